@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: MIT
+# gmprof: a GPU memory-inefficiency profiler.  GNU make.
+#
+#   make            build the analyzer, the collector and (with nvcc) the device patches
+#   make run        set up, build and run the main job (see README.md)
+#   make test       build with ASan/UBSan and run every test that needs no GPU
+#   make gpu-check  tests that need a GPU (skipped with one line without one)
+#   make bench      CPU benchmarks;  make bench-gpu: overhead on a GPU machine
+#   make fuzz       longer libFuzzer runs;  make install PREFIX=...;  make clean
+#   V=1             show full commands
+
+.DELETE_ON_ERROR:
+.SECONDARY:
+.SUFFIXES:
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BUILD ?= build
+CC ?= cc
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+
+ifeq ($(V),1)
+Q :=
+msg = @true
+else
+Q := @
+msg = @printf '  %-8s %s\n' $(1) $(2)
+endif
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-missing-field-initializers
+CSTD := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
+OPT ?= -O2 -g
+BASE_CFLAGS := $(CSTD) $(WARN) -fPIC -Iinclude -Iformat -Idetector -Ianalyzer -Igpu_patch
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# Two flavours share the sources: release (build/rel) and test (build/test, sanitized).
+REL := $(BUILD)/rel
+TST := $(BUILD)/test
+
+FORMAT_SRC := $(wildcard format/*.c)
+DETECT_SRC := $(wildcard detector/*.c)
+ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
+CORE_SRC := $(FORMAT_SRC) $(DETECT_SRC)
+
+LIBS_ANALYZER := -lcjson -ldwarf -lelf -lz -lm -lpthread
+LIBS_TEST := $(LIBS_ANALYZER) -lcmocka
+
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all run test gpu-check bench bench-gpu fuzz install clean deps patches
+
+all: $(DEPS_STAMP) $(REL)/gmprof patches
+
+# ---- dependencies -----------------------------------------------------------
+# Debian packages the build needs; installed when running as root, else the
+# exact command is printed and make stops with status 2.
+DEB_PKGS := libdwarf-dev libelf-dev libunwind-dev libcjson-dev libcmocka-dev zlib1g-dev
+HEADERS := libdwarf/libdwarf.h:libdwarf-dev gelf.h:libelf-dev libunwind.h:libunwind-dev \
+	cjson/cJSON.h:libcjson-dev cmocka.h:libcmocka-dev zlib.h:zlib1g-dev
+
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP):
+	$(Q)missing=""; for hp in $(HEADERS); do h=$${hp%%:*}; p=$${hp##*:}; \
+	  printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <%s>\n' "$$h" | \
+	    $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "gmprof: installing missing Debian packages:$$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+	    { echo "gmprof: apt-get could not install:$$missing" >&2; exit 2; }; \
+	  else \
+	    echo "gmprof: missing build dependencies; run: sudo apt-get install -y$$missing" >&2; exit 2; \
+	  fi; \
+	fi
+	$(Q)mkdir -p $(@D) && touch $@
+
+# ---- compilation ------------------------------------------------------------
+$(REL)/%.o: %.c $(DEPS_STAMP)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPT) -MMD -MP -c $< -o $@
+
+$(TST)/%.o: %.c $(DEPS_STAMP)
+	$(call msg,CC-SAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+objs = $(patsubst %.c,$(1)/%.o,$(2))
+
+$(REL)/libgmprof-core.a: $(call objs,$(REL),$(CORE_SRC))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(TST)/libgmprof-core.a: $(call objs,$(TST),$(CORE_SRC))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(REL)/gmprof: $(call objs,$(REL),analyzer/main.c $(ANALYZER_SRC)) $(REL)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS_ANALYZER)
+
+$(TST)/gmprof: $(call objs,$(TST),analyzer/main.c $(ANALYZER_SRC)) $(TST)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_ANALYZER)
+
+# ---- device patches (optional) ----------------------------------------------
+patches:
+ifeq ($(NVCC),)
+	@echo "gmprof: nvcc not found; skipping the device patches (gpu_patch/)"
+else
+	@true
+endif
+
+# ---- tests -----------------------------------------------------------------
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(TST)/tests/%,$(UNIT_SRC))
+TEST_SUPPORT := $(call objs,$(TST),$(wildcard tests/unit/support_*.c))
+
+$(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(call objs,$(TST),$(ANALYZER_SRC)) $(TST)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_TEST)
+
+test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof
+	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BIN)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/* Shared command-line parsing for the gmprof subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gmp_cli__usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "gmprof %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'gmprof %s --help')\n", cmd);
+	return GMP_EXIT_USAGE;
+}
+
+void gmp_cli__reset_getopt(void)
+{
+	optind = 0; /* glibc: 0 also resets its internal state */
+	opterr = 0;
+}
+
+int gmp_cli__u32(const char *s, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int gmp_cli__pct(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 100000)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int gmp_cli__bytes(const char *s, uint64_t *out)
+{
+	static const struct { const char *suf; uint64_t mul; } units[] = {
+		{ "", 1 }, { "B", 1 }, { "K", 1000ull }, { "KB", 1000ull }, { "KiB", 1ull << 10 },
+		{ "M", 1000000ull }, { "MB", 1000000ull }, { "MiB", 1ull << 20 },
+		{ "G", 1000000000ull }, { "GB", 1000000000ull }, { "GiB", 1ull << 30 },
+		{ "T", 1000000000000ull }, { "TB", 1000000000000ull }, { "TiB", 1ull << 40 },
+	};
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-' || *s == '+')
+		return -1;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suf) == 0) {
+			long double b = (long double)v * (long double)units[i].mul;
+			if (b > 18446744073709551615.0L || b != floorl(b))
+				return -1;
+			*out = (uint64_t)b;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_detect_opts *o,
+			int *salvage)
+{
+	int bad = 0;
+	switch (c) {
+	case OPT_EARLY: bad = gmp_cli__u32(arg, &o->early_apis); break;
+	case OPT_LATE: bad = gmp_cli__u32(arg, &o->late_apis); break;
+	case OPT_IDLE: bad = gmp_cli__u32(arg, &o->idle_apis); break;
+	case OPT_PEAKS: bad = gmp_cli__u32(arg, &o->peaks); break;
+	case OPT_REDUNDANT: bad = gmp_cli__pct(arg, &o->redundant_pct); break;
+	case OPT_OVERALLOC: bad = gmp_cli__pct(arg, &o->overalloc_pct); break;
+	case OPT_FRAG: bad = gmp_cli__pct(arg, &o->frag_pct); break;
+	case OPT_CV: bad = gmp_cli__pct(arg, &o->cv_pct); break;
+	case OPT_PATTERNS:
+		if (gmp_pattern__parse_list(arg, &o->patterns)) {
+			gmp_cli__usage_error(cmd, "'--patterns %s' names no known pattern list (e.g. early_allocation,memory_leak or all)",
+					     arg);
+			return -1;
+		}
+		return 1;
+	case OPT_SALVAGE:
+		*salvage = 1;
+		return 1;
+	default:
+		return 0;
+	}
+	if (bad) {
+		gmp_cli__usage_error(cmd, "bad value '%s' for a threshold option", arg);
+		return -1;
+	}
+	return 1;
+}

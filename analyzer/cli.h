@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line helpers shared by the subcommands: the detection
+ * thresholds every analyzing command takes, number parsing, and usage
+ * errors (one line on stderr, exit status 2).
+ */
+#ifndef GMPROF_CLI_H
+#define GMPROF_CLI_H
+
+#include <getopt.h>
+#include <stdint.h>
+
+#include "gmprof/detect.h"
+
+#define GMP_EXIT_OK 0
+#define GMP_EXIT_GATE 1
+#define GMP_EXIT_USAGE 2
+
+enum {
+	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
+	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT,
+	OPT_CMD_BASE = 1100,   /* subcommands number their own options from here */
+};
+
+/* The threshold options, for a subcommand's getopt_long table. */
+#define GMP_DETECT_LONGOPTS                                                   \
+	{ "early-apis", required_argument, 0, OPT_EARLY },                    \
+	{ "late-apis", required_argument, 0, OPT_LATE },                      \
+	{ "idle-apis", required_argument, 0, OPT_IDLE },                      \
+	{ "redundant-pct", required_argument, 0, OPT_REDUNDANT },             \
+	{ "overalloc-pct", required_argument, 0, OPT_OVERALLOC },             \
+	{ "frag-pct", required_argument, 0, OPT_FRAG },                       \
+	{ "cv-pct", required_argument, 0, OPT_CV },                           \
+	{ "peaks", required_argument, 0, OPT_PEAKS },                         \
+	{ "patterns", required_argument, 0, OPT_PATTERNS },                   \
+	{ "salvage", no_argument, 0, OPT_SALVAGE }
+
+#define GMP_DETECT_HELP                                                                \
+	"Detection thresholds (the paper's defaults):\n"                               \
+	"      --early-apis N     early allocation: N+ APIs between alloc and first use (1)\n" \
+	"      --late-apis N      late deallocation: N+ APIs between last use and free (1)\n" \
+	"      --idle-apis N      temporary idleness: N+ APIs between two uses (2)\n"     \
+	"      --redundant-pct P  redundant allocation: sizes within P%% (10)\n"          \
+	"      --overalloc-pct P  overallocation: under P%% of bytes accessed (80)\n"    \
+	"      --frag-pct P       overallocation: fragmentation under P%% (80)\n"        \
+	"      --cv-pct P         non-uniform access: coefficient of variation over P%% (20)\n" \
+	"      --peaks N          memory peaks reported per device (2)\n"                \
+	"      --patterns LIST    report only these patterns (comma list, or all)\n"     \
+	"      --salvage          analyze the intact part of a damaged profile\n"
+
+/*
+ * Handles a threshold option; returns 1 when c was one, 0 when not, -1 on
+ * a bad value (already reported).
+ */
+int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_detect_opts *o,
+			int *salvage);
+/* Parses a non-negative integer with optional K/M/G/KiB/MiB/GiB suffix. */
+int gmp_cli__bytes(const char *s, uint64_t *out);
+int gmp_cli__u32(const char *s, uint32_t *out);
+int gmp_cli__pct(const char *s, double *out);
+/* Prints "gmprof CMD: MSG" and a hint; returns GMP_EXIT_USAGE. */
+int gmp_cli__usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Resets getopt for a subcommand's argv. */
+void gmp_cli__reset_getopt(void);
+
+#endif

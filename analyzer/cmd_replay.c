@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gmprof replay`: runs the whole analysis on a profile or an event script
+ * and prints the findings, as text or as the findings JSON object.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "findings_json.h"
+#include "input.h"
+#include "safefile.h"
+
+static const char usage[] =
+	"Usage: gmprof replay [options] INPUT\n"
+	"\n"
+	"Analyze a profile or an event script (told apart by content) and print the\n"
+	"findings: the ten inefficiency patterns, the memory peaks, and what fixing\n"
+	"each finding would save at the peak.  INPUT '-' reads standard input.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --format text|json   output format (text)\n"
+	"  -o, --output FILE        write to FILE instead of standard output\n"
+	"      --force              replace FILE if it exists\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	GMP_DETECT_HELP
+	"\n"
+	"Exit status: 0 analyzed, 2 bad usage or input.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  gmprof replay tests/scripts/figure2.jsonl\n"
+	"  gmprof replay --format json --idle-apis 4 app.gmprof\n";
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, 0, 'f' },
+		{ "output", required_argument, 0, 'o' },
+		{ "force", no_argument, 0, OPT_FORCE },
+		{ "help", no_argument, 0, 'h' },
+		GMP_DETECT_LONGOPTS,
+		{ 0, 0, 0, 0 },
+	};
+	struct gmp_detect_opts o;
+	gmp_detect_opts__defaults(&o);
+	const char *format = "text", *output = "-";
+	int force = 0, salvage = 0, c;
+	gmp_cli__reset_getopt();
+	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': format = optarg; break;
+		case 'o': output = optarg; break;
+		case OPT_FORCE: force = 1; break;
+		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
+		case ':': return gmp_cli__usage_error("replay", "option '%s' needs a value", argv[optind - 1]);
+		case '?': return gmp_cli__usage_error("replay", "unknown option '%s'", argv[optind - 1]);
+		default:
+			if (gmp_cli__detect_opt("replay", c, optarg, &o, &salvage) < 0)
+				return GMP_EXIT_USAGE;
+		}
+	}
+	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
+		return gmp_cli__usage_error("replay", "unknown format '%s' (text or json)", format);
+	if (optind != argc - 1)
+		return gmp_cli__usage_error("replay", "expected one INPUT, got %d", argc - optind);
+	const char *path = argv[optind];
+	struct gmp_input in;
+	if (gmp_input__load(path, salvage, &in))
+		return GMP_EXIT_USAGE;
+	struct gmp_result *r = NULL;
+	int rc = GMP_EXIT_USAGE;
+	struct gmp_outfile out;
+	if (gmp_input__detect(&in, &o, &r))
+		goto done;
+	int err = gmp_outfile__open(&out, output, force);
+	if (err) {
+		gmp_input__perror(output, err == -EEXIST ? "refusing to overwrite (use --force)"
+							 : "cannot create",
+				  err == -EEXIST ? 0 : err);
+		goto done;
+	}
+	if (strcmp(format, "json") == 0) {
+		struct gmp_jw jw;
+		gmp_jw__init(&jw, out.fp, 1);
+		gmp_findings__json(&jw, r, NULL);
+		gmp_jw__raw(&jw, "\n", 1);
+		err = gmp_jw__finish(&jw);
+	} else {
+		gmp_text__findings(out.fp, r, strcmp(path, "-") ? path : "<stdin>");
+	}
+	if (err) {
+		gmp_outfile__abort(&out);
+		gmp_input__perror(output, "cannot write", err);
+		goto done;
+	}
+	err = gmp_outfile__commit(&out);
+	if (err) {
+		gmp_input__perror(output, "cannot write", err);
+		goto done;
+	}
+	rc = GMP_EXIT_OK;
+done:
+	gmp_result__free(r);
+	gmp_input__release(&in);
+	return rc;
+}

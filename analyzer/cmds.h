@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* The gmprof subcommands: each takes its own argv (argv[0] is its name). */
+#ifndef GMPROF_CMDS_H
+#define GMPROF_CMDS_H
+
+#include <stdio.h>
+
+#include "gmprof/detect.h"
+
+int cmd_replay(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* Prints the findings as readable text (replay's default format). */
+void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source);
+
+#endif

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/* Loads profiles and event scripts by content, with one-line errors. */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gmprof/profile.h"
+#include "gmprof/script.h"
+
+void gmp_input__perror(const char *path, const char *what, int err)
+{
+	fprintf(stderr, "gmprof: %s '%s': %s\n", what, path, strerror(err < 0 ? -err : err));
+}
+
+static const char *shown(const char *path)
+{
+	return strcmp(path, "-") == 0 ? "<stdin>" : path;
+}
+
+static int slurp(int fd, char **buf, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap);
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		if (n == cap) {
+			char *nb = realloc(b, cap * 2);
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, b + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int err = -errno;
+			free(b);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+static int profile_error(const char *path, int err)
+{
+	switch (err) {
+	case -ENODATA:
+		fprintf(stderr, "gmprof: profile '%s' is cut off inside its header: it holds no data\n",
+			path);
+		break;
+	case -EPROTONOSUPPORT:
+		fprintf(stderr, "gmprof: profile '%s' has an unsupported format version (this gmprof reads version %d)\n",
+			path, GMP_PROFILE_VERSION_MAJOR);
+		break;
+	default:
+		gmp_input__perror(path, "cannot read profile", err);
+	}
+	return -1;
+}
+
+static int script_error(const char *path, int err, const struct gmp_script_error *se)
+{
+	if (err == -EINVAL || se->msg[0])
+		fprintf(stderr, "gmprof: %s:%u: %s\n", path, se->line, se->msg);
+	else
+		gmp_input__perror(path, "cannot read event script", err);
+	return -1;
+}
+
+static int check_profile(const char *path, const struct gmp_trace *t, int salvage)
+{
+	if (t->damaged && !salvage) {
+		fprintf(stderr, "gmprof: profile '%s' is damaged at byte %" PRIu64 " (%s); %zu events before it are intact: use --salvage to analyze them\n",
+			path, t->bytes_read, t->damage, t->nev);
+		return -1;
+	}
+	if (t->damaged)
+		fprintf(stderr, "gmprof: warning: profile '%s' is damaged at byte %" PRIu64 " (%s); analyzing the %zu events before it\n",
+			path, t->bytes_read, t->damage, t->nev);
+	else if (t->truncated)
+		fprintf(stderr, "gmprof: warning: profile '%s' is incomplete: it ends inside a record after %" PRIu64 " of %" PRIu64 " bytes; analyzing the %zu events before it\n",
+			path, t->bytes_read, t->bytes_total, t->nev);
+	else if (!t->ended)
+		fprintf(stderr, "gmprof: warning: profile '%s' is incomplete: the program did not reach its end (it crashed or was killed); analyzing its %zu events\n",
+			path, t->nev);
+	if (t->unharvested)
+		fprintf(stderr, "gmprof: warning: %" PRIu64 " kernel launches in '%s' have no recorded access sets\n",
+			t->unharvested, path);
+	return 0;
+}
+
+static int load_mem(const char *path, const char *buf, size_t len, int salvage,
+		    struct gmp_input *in)
+{
+	int err;
+	if (gmp_profile__is_profile(buf, len) ||
+	    (len < GMP_PROFILE_MAGIC_LEN && len > 0 && buf[0] == GMP_PROFILE_MAGIC[0])) {
+		in->is_profile = 1;
+		err = gmp_profile__read_mem(buf, len, &in->trace);
+		if (err)
+			return profile_error(path, err);
+		return check_profile(path, in->trace, salvage);
+	}
+	struct gmp_script_error se;
+	err = gmp_script__read_mem(buf, len, &in->trace, &se);
+	return err ? script_error(path, err, &se) : 0;
+}
+
+/* Text or binary?  A script is text: reject binaries that are no profile. */
+static int looks_binary(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == 0)
+			return 1;
+	return 0;
+}
+
+int gmp_input__load(const char *path, int salvage, struct gmp_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->path = path;
+	const char *name = shown(path);
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		gmp_input__perror(name, "cannot open", errno);
+		return -1;
+	}
+	struct stat st;
+	int rc = -1;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "gmprof: '%s' is a directory, not a profile or event script\n", name);
+		goto out;
+	}
+	unsigned char head[16];
+	ssize_t n = 0;
+	if (fd != STDIN_FILENO && S_ISREG(st.st_mode)) {
+		n = pread(fd, head, sizeof(head), 0);
+		if (n < 0) {
+			gmp_input__perror(name, "cannot read", errno);
+			goto out;
+		}
+		if (gmp_profile__is_profile(head, (size_t)n)) {
+			in->is_profile = 1;
+			int err = gmp_profile__read_fd(fd, &in->trace);
+			rc = err ? profile_error(name, err) : check_profile(name, in->trace, salvage);
+			goto out;
+		}
+		if (looks_binary(head, (size_t)n) && !(n > 0 && head[0] == GMP_PROFILE_MAGIC[0])) {
+			fprintf(stderr, "gmprof: '%s' is neither a gmprof profile nor an event script\n",
+				name);
+			goto out;
+		}
+		FILE *fp = fdopen(fd, "r");
+		if (!fp) {
+			gmp_input__perror(name, "cannot read", errno);
+			goto out;
+		}
+		fd = -1;
+		if (n > 0 && head[0] == GMP_PROFILE_MAGIC[0]) {
+			/* A profile cut inside its magic: let the profile reader say so. */
+			char *buf = NULL;
+			size_t len = 0;
+			int err = slurp(fileno(fp), &buf, &len);
+			fclose(fp);
+			if (err) {
+				gmp_input__perror(name, "cannot read", err);
+				return -1;
+			}
+			rc = load_mem(name, buf, len, salvage, in);
+			free(buf);
+			return rc;
+		}
+		struct gmp_script_error se;
+		int err = gmp_script__read_file(fp, &in->trace, &se);
+		fclose(fp);
+		return err ? script_error(name, err, &se) : 0;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	int err = slurp(fd, &buf, &len);
+	if (err) {
+		gmp_input__perror(name, "cannot read", err);
+		goto out;
+	}
+	rc = load_mem(name, buf, len, salvage, in);
+	free(buf);
+out:
+	if (fd >= 0 && fd != STDIN_FILENO)
+		close(fd);
+	if (rc) {
+		gmp_trace__free(in->trace);
+		in->trace = NULL;
+	}
+	return rc;
+}
+
+void gmp_input__release(struct gmp_input *in)
+{
+	gmp_trace__free(in->trace);
+	in->trace = NULL;
+}
+
+int gmp_input__detect(const struct gmp_input *in, const struct gmp_detect_opts *o,
+		      struct gmp_result **out)
+{
+	struct gmp_detect_error de;
+	int err = gmp_detect(in->trace, o, out, &de);
+	if (!err)
+		return 0;
+	const char *name = shown(in->path);
+	if (err == -ENOMEM)
+		fprintf(stderr, "gmprof: out of memory while analyzing '%s'\n", name);
+	else if (de.line)
+		fprintf(stderr, "gmprof: %s:%u: %s\n", name, de.line, de.msg);
+	else if (de.ev != GMP_NO_EVENT)
+		fprintf(stderr, "gmprof: %s: event #%u: %s\n", name, de.ev, de.msg);
+	else
+		fprintf(stderr, "gmprof: %s: %s\n", name, de.msg);
+	return -1;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Loading what the user named: a profile or an event script, told apart by
+ * content (the profile's magic), never by file name.  On failure these
+ * functions print one line naming the problem and return -1: the caller
+ * exits with status 2.
+ */
+#ifndef GMPROF_INPUT_H
+#define GMPROF_INPUT_H
+
+#include "gmprof/detect.h"
+#include "gmprof/trace.h"
+
+struct gmp_input {
+	const char *path;          /* borrowed */
+	struct gmp_trace *trace;   /* owned */
+	int is_profile;
+};
+
+/* path "-" reads standard input.  salvage: analyze a damaged profile's intact part. */
+int gmp_input__load(const char *path, int salvage, struct gmp_input *in);
+void gmp_input__release(struct gmp_input *in);
+
+/* Runs the detector; prints a one-line error (with the script line) and returns -1. */
+int gmp_input__detect(const struct gmp_input *in, const struct gmp_detect_opts *o,
+		      struct gmp_result **out);
+
+/* Prints "gmprof: MSG" for an errno-style error about path. */
+void gmp_input__perror(const char *path, const char *what, int err);
+
+#endif

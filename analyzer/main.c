@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gmprof: the command-line front end, git-style.  Each subcommand lives in
+ * its own cmd_*.c; this file dispatches and prints the top-level help.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "gmprof/version.h"
+
+static const char usage[] =
+	"Usage: gmprof COMMAND [options] [args]\n"
+	"\n"
+	"A GPU memory profiler: finds early and late allocations, leaks, idle,\n"
+	"unused, redundant and overallocated objects, dead writes and access\n"
+	"patterns in CUDA programs, and what fixing each would save at the peak.\n"
+	"\n"
+	"Commands:\n"
+	"  replay    analyze a profile or an event script and print the findings\n"
+	"  dump      write a profile as an event script\n"
+	"\n"
+	"  gmprof COMMAND --help   describes each command\n"
+	"  gmprof --version        prints the version\n"
+	"\n"
+	"Exit status: 0 ok, 1 a gate failed, 2 bad usage or input.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  gmprof replay tests/scripts/figure2.jsonl\n"
+	"  gmprof dump app.gmprof | less\n";
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "replay", cmd_replay },
+	{ "dump", cmd_dump },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return GMP_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(usage, stdout);
+		return GMP_EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		printf("gmprof %s (profile format %d.%d)\n", GMPROF_VERSION, 1, 0);
+		return GMP_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(cmd, commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "gmprof: unknown command '%s' (see 'gmprof --help')\n", cmd);
+	return GMP_EXIT_USAGE;
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/* The readable form of a detector result, as `gmprof replay` prints it. */
+#include <inttypes.h>
+
+#include "cmds.h"
+#include "findings_json.h"
+
+static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *f, size_t i)
+{
+	char nb[160], a[160], b[160], sz[32], s1[32], s2[32], s3[32];
+	const struct gmp_object *o = &r->objects[f->object];
+	fprintf(fp, "%3zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),
+		gmp_result__object_name(r, f->object, nb, sizeof(nb)),
+		gmp_human_bytes(o->size, sz, sizeof(sz)));
+	switch (f->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION:
+	case GMP_PAT_LATE_DEALLOCATION:
+	case GMP_PAT_TEMPORARY_IDLENESS:
+	case GMP_PAT_REDUNDANT_ALLOCATION:
+		fprintf(fp, ", distance %" PRId64 ", %" PRIu64 " API%s between", f->distance,
+			f->apis_between, f->apis_between == 1 ? "" : "s");
+		break;
+	case GMP_PAT_DEAD_WRITE:
+		fprintf(fp, ", %" PRIu64 " dead bytes", f->bytes);
+		break;
+	case GMP_PAT_OVERALLOCATION:
+		fprintf(fp, ", %.1f%% accessed, fragmentation %.1f%%", f->accessed_pct, f->frag_pct);
+		break;
+	case GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY:
+		fprintf(fp, ", CV %.1f%% in %u of %u launches", f->cv_pct, f->count, f->total);
+		break;
+	case GMP_PAT_STRUCTURED_ACCESS:
+		fprintf(fp, ", %u disjoint slices", f->count);
+		break;
+	}
+	fputc('\n', fp);
+	if (f->ev_a != GMP_NO_EVENT && f->ev_b != GMP_NO_EVENT)
+		fprintf(fp, "     %s -> %s\n", gmp_result__api_label(r, f->ev_a, a, sizeof(a)),
+			gmp_result__api_label(r, f->ev_b, b, sizeof(b)));
+	else if (f->ev_a != GMP_NO_EVENT)
+		fprintf(fp, "     %s\n", gmp_result__api_label(r, f->ev_a, a, sizeof(a)));
+	if (f->saving)
+		fprintf(fp, "     saves %s at the peak (%s -> %s)\n",
+			gmp_human_bytes(f->saving, s1, sizeof(s1)),
+			gmp_human_bytes(f->peak_before, s2, sizeof(s2)),
+			gmp_human_bytes(f->peak_after, s3, sizeof(s3)));
+	fprintf(fp, "     suggestion: %s\n", f->suggestion);
+}
+
+void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source)
+{
+	char sz[32];
+	const struct gmp_trace *t = r->trace;
+	fprintf(fp, "gmprof: %s: %zu events, %" PRIu64 " GPU APIs, %zu objects, %u levels\n",
+		source, t->nev, r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);
+	for (size_t i = 0; i < r->ndevices; i++)
+		fprintf(fp, "device %u: peak %s (%" PRIu64 " bytes)\n", r->devices[i].device,
+			gmp_human_bytes(r->devices[i].peak_bytes, sz, sizeof(sz)),
+			r->devices[i].peak_bytes);
+	if (!r->nfindings) {
+		fprintf(fp, "no findings\n");
+		return;
+	}
+	fprintf(fp, "%zu finding%s, ranked by what fixing %s saves at the peak:\n", r->nfindings,
+		r->nfindings == 1 ? "" : "s", r->nfindings == 1 ? "it" : "them");
+	for (size_t i = 0; i < r->nfindings; i++)
+		one(fp, r, &r->findings[i], i);
+}

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The build pass: the multi-stream dependency graph of the paper's
+ * Definition 5.1 plus synchronization, levels from Kahn's algorithm, the
+ * topological order, and each object's accesses in that order.
+ *
+ * Edges into an event:
+ *  - intra-stream: from the previous op on its stream;
+ *  - data: RAW from the object's last writer (its allocation at first),
+ *    WAW from the last writer when nobody read since, WAR from every reader
+ *    since the last write; a free counts as a write;
+ *  - a host barrier (device sync, stream sync, event sync) orders
+ *    everything issued after it; a device sync waits for every stream of
+ *    its device, a stream sync for its stream, an event sync for the
+ *    event's record; an event wait follows the event's record.
+ * Sync and event ops have weight 0: they order work but take no time step
+ * of their own, so they are never among the APIs "between" two others.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "u64map.h"
+#include "util.h"
+
+#define NONE UINT32_MAX
+
+struct stream_state {
+	uint32_t device;
+	uint32_t last;          /* last op on the stream */
+	uint32_t barrier_seen;  /* the last barrier this stream was ordered after */
+	uint32_t synced;        /* `last` when a device barrier last covered it */
+};
+
+struct bs {
+	struct det *d;
+	struct gmp_csr in;
+	struct gmp_u64map stream_idx;
+	struct stream_state *streams;
+	size_t nstreams, streams_cap;
+	struct gmp_u64map events;   /* event id -> record vertex */
+	uint32_t barrier;           /* latest host barrier vertex */
+	uint32_t *owner;            /* per object: last writer */
+	uint32_t *readers;          /* per object: head of its reader list */
+	uint32_t (*rnode)[2];       /* reader list nodes: vertex, next */
+	size_t nrnode, rnode_cap;
+};
+
+static struct stream_state *stream_of(struct bs *b, const struct gmp_event *e)
+{
+	uint64_t key = (uint64_t)e->device << 32 | e->stream;
+	int is_new;
+	uint32_t *idx = gmp_u64map__slot(&b->stream_idx, key, (uint32_t)b->nstreams, &is_new);
+	if (!idx)
+		return NULL;
+	if (is_new) {
+		if (GMP_GROW(b->streams, b->streams_cap, b->nstreams + 1))
+			return NULL;
+		b->streams[b->nstreams++] = (struct stream_state){
+			.device = e->device, .last = NONE, .barrier_seen = NONE, .synced = NONE };
+	}
+	return &b->streams[*idx];
+}
+
+static int src(struct bs *b, uint32_t u)
+{
+	return u == NONE ? 0 : gmp_csr__add_src(&b->in, u);
+}
+
+static int data_edges(struct bs *b, uint32_t v)
+{
+	struct det *d = b->d;
+	for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
+		uint32_t obj = DEP_OBJ(d->deps[k]);
+		unsigned kind = DEP_KIND(d->deps[k]);
+		if (kind == DEP_ALLOC) {
+			b->owner[obj] = v;
+			b->readers[obj] = NONE;
+			continue;
+		}
+		if (kind & DEP_READ && kind != DEP_FREE && src(b, b->owner[obj]))
+			return -ENOMEM;
+		if (kind == DEP_READ) {
+			if (GMP_GROW(b->rnode, b->rnode_cap, b->nrnode + 1) || b->nrnode >= NONE)
+				return -ENOMEM;
+			b->rnode[b->nrnode][0] = v;
+			b->rnode[b->nrnode][1] = b->readers[obj];
+			b->readers[obj] = (uint32_t)b->nrnode++;
+			continue;
+		}
+		/* A write or a free: after the readers since the last write, or the writer. */
+		if (b->readers[obj] == NONE && src(b, b->owner[obj]))
+			return -ENOMEM;
+		for (uint32_t n = b->readers[obj]; n != NONE; n = b->rnode[n][1])
+			if (src(b, b->rnode[n][0]))
+				return -ENOMEM;
+		b->readers[obj] = NONE;
+		b->owner[obj] = v;
+	}
+	return 0;
+}
+
+/* Orders v after the latest barrier, once per stream. */
+static int after_barrier(struct bs *b, struct stream_state *s)
+{
+	if (b->barrier == NONE || (s && s->barrier_seen == b->barrier))
+		return 0;
+	if (s)
+		s->barrier_seen = b->barrier;
+	return src(b, b->barrier);
+}
+
+static int sync_edges(struct bs *b, const struct gmp_event *e)
+{
+	if (e->flags & GMP_EF_SYNC_STREAM)
+		return 0; /* the stream edge already orders it after the stream's work */
+	if (e->flags & GMP_EF_SYNC_EVENT) {
+		uint32_t *rec = gmp_u64map__get(&b->events, e->value);
+		return rec ? src(b, *rec) : 0;
+	}
+	/* Device-wide: after the latest op of every stream of this device. */
+	for (size_t i = 0; i < b->nstreams; i++) {
+		struct stream_state *x = &b->streams[i];
+		if (x->device != e->device || x->last == NONE || x->synced == x->last)
+			continue;
+		x->synced = x->last;
+		if (src(b, x->last))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_vertex(struct bs *b, uint32_t v)
+{
+	struct det *d = b->d;
+	const struct gmp_event *e = &d->t->ev[v];
+	int on_stream = !(e->op == GMP_OP_SYNC && !(e->flags & GMP_EF_SYNC_STREAM));
+	struct stream_state *s = on_stream ? stream_of(b, e) : NULL;
+	if ((on_stream && !s) || gmp_csr__begin_vertex(&b->in, v))
+		return -ENOMEM;
+	d->weight[v] = e->op != GMP_OP_SYNC && e->op != GMP_OP_EVENT_RECORD &&
+		       e->op != GMP_OP_EVENT_WAIT;
+	if (s && src(b, s->last))
+		return -ENOMEM;
+	if (after_barrier(b, s))
+		return -ENOMEM;
+	if (data_edges(b, v))
+		return -ENOMEM;
+	switch (e->op) {
+	case GMP_OP_SYNC:
+		if (sync_edges(b, e))
+			return -ENOMEM;
+		b->barrier = v;
+		break;
+	case GMP_OP_EVENT_RECORD: {
+		uint32_t *slot = gmp_u64map__slot(&b->events, e->value, v, NULL);
+		if (!slot)
+			return -ENOMEM;
+		*slot = v;
+		break;
+	}
+	case GMP_OP_EVENT_WAIT: {
+		uint32_t *rec = gmp_u64map__get(&b->events, e->value);
+		if (rec && src(b, *rec))
+			return -ENOMEM;
+		break;
+	}
+	default:
+		break;
+	}
+	if (s)
+		s->last = v;
+	return 0;
+}
+
+static int ordinals(struct det *d)
+{
+	const struct gmp_trace *t = d->t;
+	struct gmp_u64map count;
+	gmp_u64map__init(&count);
+	for (size_t i = 0; i < t->nev; i++) {
+		const struct gmp_event *e = &t->ev[i];
+		uint64_t key = (uint64_t)e->device << 40 | (uint64_t)e->stream << 8 | e->op;
+		uint32_t *n = gmp_u64map__slot(&count, key, 0, NULL);
+		if (!n) {
+			gmp_u64map__release(&count);
+			return -ENOMEM;
+		}
+		d->r->ordinal[i] = ++*n;
+	}
+	gmp_u64map__release(&count);
+	return 0;
+}
+
+/* Sorts events by (level, index): a counting sort, O(V + levels). */
+static int topo_order(struct det *d)
+{
+	struct gmp_result *r = d->r;
+	size_t n = d->t->nev;
+	uint32_t maxl = 0;
+	for (size_t i = 0; i < n; i++)
+		if (r->level[i] > maxl)
+			maxl = r->level[i];
+	r->max_level = maxl;
+	uint64_t *start = calloc((size_t)maxl + 2, sizeof(*start));
+	d->api_before = calloc((size_t)maxl + 3, sizeof(*d->api_before));
+	if (!start || !d->api_before) {
+		free(start);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		start[r->level[i] + 1]++;
+		if (d->weight[i]) {
+			d->api_before[r->level[i] + 1]++;
+			r->napis++;
+		}
+	}
+	for (uint32_t l = 0; l <= maxl; l++) {
+		start[l + 1] += start[l];
+		d->api_before[l + 1] += d->api_before[l];
+	}
+	d->api_before[maxl + 2] = d->api_before[maxl + 1];
+	for (size_t i = 0; i < n; i++) {
+		uint32_t p = (uint32_t)start[r->level[i]]++;
+		r->order[p] = (uint32_t)i;
+		d->pos[i] = p;
+	}
+	free(start);
+	return 0;
+}
+
+static int cmp_acc(const void *a, const void *b, void *ctx)
+{
+	const uint32_t *level = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (level[x] != level[y])
+		return level[x] < level[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Per object: the events that read or write it, by (level, index). */
+static int object_accesses(struct det *d)
+{
+	struct gmp_result *r = d->r;
+	size_t nobj = r->nobjects;
+	d->oacc_off = calloc(nobj + 1, sizeof(*d->oacc_off));
+	if (!d->oacc_off)
+		return -ENOMEM;
+	size_t total = 0;
+	for (size_t k = 0; k < d->ndeps; k++)
+		if (DEP_KIND(d->deps[k]) <= DEP_RW) {
+			d->oacc_off[DEP_OBJ(d->deps[k]) + 1]++;
+			total++;
+		}
+	for (size_t o = 0; o < nobj; o++)
+		d->oacc_off[o + 1] += d->oacc_off[o];
+	d->oacc = malloc((total ? total : 1) * sizeof(*d->oacc));
+	uint32_t *fill = malloc((nobj + 1) * sizeof(*fill));
+	if (!d->oacc || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	memcpy(fill, d->oacc_off, (nobj + 1) * sizeof(*fill));
+	for (size_t v = 0; v < d->t->nev; v++)
+		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++)
+			if (DEP_KIND(d->deps[k]) <= DEP_RW)
+				d->oacc[fill[DEP_OBJ(d->deps[k])]++] = (uint32_t)v;
+	free(fill);
+	for (size_t o = 0; o < nobj; o++) {
+		uint32_t a = d->oacc_off[o], b = d->oacc_off[o + 1];
+		struct gmp_object *ob = &r->objects[o];
+		ob->naccess = b - a;
+		if (b - a > 1)
+			qsort_r(d->oacc + a, b - a, sizeof(uint32_t), cmp_acc, r->level);
+		if (b > a) {
+			ob->first_ev = d->oacc[a];
+			ob->last_ev = d->oacc[b - 1];
+		}
+	}
+	return 0;
+}
+
+int det_build(struct det *d)
+{
+	const struct gmp_trace *t = d->t;
+	struct gmp_result *r = d->r;
+	uint32_t n = (uint32_t)t->nev;
+	struct bs b = { .d = d, .barrier = NONE };
+	int err = -ENOMEM;
+	gmp_u64map__init(&b.stream_idx);
+	gmp_u64map__init(&b.events);
+	size_t nobj = r->nobjects ? r->nobjects : 1;
+	b.owner = malloc(nobj * sizeof(*b.owner));
+	b.readers = malloc(nobj * sizeof(*b.readers));
+	d->weight = malloc(n ? n : 1);
+	r->level = malloc((n ? n : 1) * sizeof(*r->level));
+	r->ordinal = malloc((n ? n : 1) * sizeof(*r->ordinal));
+	r->order = malloc((n ? n : 1) * sizeof(*r->order));
+	d->pos = malloc((n ? n : 1) * sizeof(*d->pos));
+	if (!b.owner || !b.readers || !d->weight || !r->level || !r->ordinal || !r->order ||
+	    !d->pos)
+		goto out;
+	for (uint32_t v = 0; v < n; v++)
+		if ((err = add_vertex(&b, v)))
+			goto out;
+	/* The graph holds what ordering needs; reader lists can go now. */
+	free(b.rnode);
+	b.rnode = NULL;
+	if ((err = gmp_csr__finish(&b.in, n)))
+		goto out;
+	r->nedges = b.in.nadj;
+	struct gmp_cycle cyc;
+	err = gmp_graph__levels(&b.in, d->weight, r->level, &cyc);
+	if (err == -ELOOP) {
+		/* Edges only point forward in issue order, so this means a bug. */
+		det_fail(d, cyc.v[0], "dependency cycle through %u events", cyc.len);
+		goto out;
+	}
+	if (err || (err = ordinals(d)) || (err = topo_order(d)) || (err = object_accesses(d)))
+		goto out;
+out:
+	gmp_csr__release(&b.in);
+	gmp_u64map__release(&b.stream_idx);
+	gmp_u64map__release(&b.events);
+	free(b.streams);
+	free(b.owner);
+	free(b.readers);
+	free(b.rnode);
+	return err;
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The detector's entry point: runs the passes in order, ranks the findings
+ * and owns the result.  Also the shared helpers of the passes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util.h"
+
+static const char *const pattern_names[GMP_PAT_COUNT] = {
+	"early_allocation", "late_deallocation", "redundant_allocation",
+	"unused_allocation", "memory_leak", "temporary_idleness", "dead_write",
+	"overallocation", "non_uniform_access_frequency", "structured_access",
+};
+
+const char *gmp_pattern__name(unsigned p)
+{
+	return p < GMP_PAT_COUNT ? pattern_names[p] : "?";
+}
+
+int gmp_pattern__parse(const char *s)
+{
+	for (unsigned p = 0; p < GMP_PAT_COUNT; p++)
+		if (strcmp(s, pattern_names[p]) == 0)
+			return (int)p;
+	return -1;
+}
+
+int gmp_pattern__parse_list(const char *s, uint32_t *mask)
+{
+	if (strcmp(s, "all") == 0) {
+		*mask = GMP_PAT_ALL;
+		return 0;
+	}
+	uint32_t m = 0;
+	const char *p = s;
+	while (*p) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		char name[64];
+		if (n == 0 || n >= sizeof(name))
+			return -EINVAL;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		int pat = gmp_pattern__parse(name);
+		if (pat < 0)
+			return -EINVAL;
+		m |= 1u << pat;
+		p += n + (comma ? 1 : 0);
+		if (comma && !*p)
+			return -EINVAL;
+	}
+	if (!m)
+		return -EINVAL;
+	*mask = m;
+	return 0;
+}
+
+void gmp_detect_opts__defaults(struct gmp_detect_opts *o)
+{
+	*o = (struct gmp_detect_opts){
+		.early_apis = 1, .late_apis = 1, .idle_apis = 2, .redundant_pct = 10.0,
+		.overalloc_pct = 80.0, .frag_pct = 80.0, .cv_pct = 20.0, .peaks = 2,
+		.patterns = GMP_PAT_ALL,
+	};
+}
+
+int det_fail(struct det *d, uint32_t ev, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->err->msg, sizeof(d->err->msg), fmt, ap);
+	va_end(ap);
+	d->err->ev = ev;
+	d->err->line = ev < d->t->nev ? d->t->ev[ev].line : 0;
+	return -EINVAL;
+}
+
+int det_add_finding(struct det *d, const struct gmp_finding *f, const char *fmt, ...)
+{
+	struct gmp_result *r = d->r;
+	if (!(d->o->patterns & (1u << f->pattern)))
+		return 0;
+	if (GMP_GROW(r->findings, d->findings_cap, r->nfindings + 1))
+		return -ENOMEM;
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	char *s = strdup(buf);
+	if (!s)
+		return -ENOMEM;
+	struct gmp_finding *nf = &r->findings[r->nfindings++];
+	*nf = *f;
+	nf->suggestion = s;
+	return 0;
+}
+
+int64_t det_add_range(struct det *d, const struct gmp_range *rg)
+{
+	struct gmp_result *r = d->r;
+	if (r->nranges >= UINT32_MAX || GMP_GROW(r->ranges, d->ranges_cap, r->nranges + 1))
+		return -ENOMEM;
+	r->ranges[r->nranges] = *rg;
+	return (int64_t)r->nranges++;
+}
+
+uint64_t det_apis_between(const struct det *d, uint32_t la, uint32_t lb)
+{
+	if (lb <= la + 1)
+		return 0;
+	return d->api_before[lb] - d->api_before[la + 1];
+}
+
+const char *gmp_api__kind(unsigned op)
+{
+	static const char *const k[] = { "?", "ALLOC", "FREE", "MEMCPY", "MEMSET", "KERNEL",
+					 "SYNC", "EVENT_RECORD", "EVENT_WAIT" };
+	return op <= GMP_OP_MAX ? k[op] : "?";
+}
+
+const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char *buf,
+				  size_t n)
+{
+	const struct gmp_trace *t = r->trace;
+	if (ev >= t->nev) {
+		snprintf(buf, n, "program end");
+		return buf;
+	}
+	const struct gmp_event *e = &t->ev[ev];
+	char dev[32] = "";
+	if (e->device)
+		snprintf(dev, sizeof(dev), "device %" PRIu32 ", ", e->device);
+	if (e->op == GMP_OP_KERNEL)
+		snprintf(buf, n, "KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 ")",
+			 gmp_trace__str(t, e->name, NULL), dev, e->stream, r->ordinal[ev]);
+	else
+		snprintf(buf, n, "%s (%sstream %" PRIu32 ", #%" PRIu32 ")", gmp_api__kind(e->op),
+			 dev, e->stream, r->ordinal[ev]);
+	return buf;
+}
+
+const char *gmp_result__object_name(const struct gmp_result *r, uint32_t obj, char *buf,
+				    size_t n)
+{
+	const struct gmp_object *o = &r->objects[obj];
+	const struct gmp_event *e = &r->trace->ev[o->alloc_ev];
+	if (e->flags & GMP_EF_HAS_LABEL)
+		snprintf(buf, n, "%s", gmp_trace__str(r->trace, e->name, NULL));
+	else
+		snprintf(buf, n, "obj#%" PRIu32, obj + 1);
+	return buf;
+}
+
+const char *det_api(const struct det *d, uint32_t ev, char *buf, size_t n)
+{
+	return gmp_result__api_label(d->r, ev, buf, n);
+}
+
+const char *det_obj(const struct det *d, uint32_t obj, char *buf, size_t n)
+{
+	return gmp_result__object_name(d->r, obj, buf, n);
+}
+
+static int cmp_findings(const void *a, const void *b)
+{
+	const struct gmp_finding *x = a, *y = b;
+	if (x->saving != y->saving)
+		return x->saving > y->saving ? -1 : 1;
+	if (x->pattern != y->pattern)
+		return x->pattern < y->pattern ? -1 : 1;
+	if (x->object != y->object)
+		return x->object < y->object ? -1 : 1;
+	if (x->ev_a != y->ev_a)
+		return x->ev_a < y->ev_a ? -1 : 1;
+	return (x->ev_b > y->ev_b) - (x->ev_b < y->ev_b);
+}
+
+void gmp_result__free(struct gmp_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nfindings; i++)
+		free(r->findings[i].suggestion);
+	free(r->objects);
+	free(r->findings);
+	free(r->ranges);
+	free(r->peaks);
+	free(r->peak_objs);
+	free(r->curve);
+	free(r->devices);
+	free(r->level);
+	free(r->ordinal);
+	free(r->order);
+	free(r);
+}
+
+static void det_release(struct det *d)
+{
+	det_free_curves(d);
+	free(d->dep_off);
+	free(d->deps);
+	free(d->touch_obj);
+	free(d->weight);
+	free(d->pos);
+	free(d->api_before);
+	free(d->oacc_off);
+	free(d->oacc);
+}
+
+int gmp_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o,
+	       struct gmp_result **out, struct gmp_detect_error *err)
+{
+	struct gmp_detect_opts defaults;
+	if (!o) {
+		gmp_detect_opts__defaults(&defaults);
+		o = &defaults;
+	}
+	struct gmp_detect_error scratch;
+	if (!err)
+		err = &scratch;
+	memset(err, 0, sizeof(*err));
+	err->ev = GMP_NO_EVENT;
+	struct gmp_result *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->trace = t;
+	r->opts = *o;
+	struct det d = { .t = t, .o = o, .r = r, .err = err };
+	int rc;
+	if ((rc = det_resolve(&d)) || (rc = det_build(&d)) ||
+	    (rc = det_object_patterns(&d)) || (rc = det_dead_writes(&d)) ||
+	    (rc = det_redundant(&d)) || (rc = det_intra(&d)) || (rc = det_peaks(&d)) ||
+	    (rc = det_savings(&d))) {
+		if (rc == -ENOMEM && !err->msg[0])
+			snprintf(err->msg, sizeof(err->msg), "out of memory");
+		det_release(&d);
+		gmp_result__free(r);
+		return rc;
+	}
+	det_release(&d);
+	if (r->nfindings > 1)
+		qsort(r->findings, r->nfindings, sizeof(*r->findings), cmp_findings);
+	*out = r;
+	return 0;
+}

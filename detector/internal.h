@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The detector's working state, shared by its passes: resolve (objects and
+ * per-event dependencies), build (graph, levels, order), the pattern
+ * passes, and peaks/savings.  Internal to detector/.
+ */
+#ifndef GMPROF_DETECT_INTERNAL_H
+#define GMPROF_DETECT_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "gmprof/detect.h"
+#include "graph.h"
+
+/* What an event does to an object (low 3 bits of a dependency entry). */
+enum dep_kind {
+	DEP_READ = 1,
+	DEP_WRITE = 2,
+	DEP_RW = 3,
+	DEP_ALLOC = 4,
+	DEP_FREE = 5,
+};
+
+#define DEP_OBJ(d) ((d) >> 3)
+#define DEP_KIND(d) ((d) & 7u)
+#define DEP_MAX_OBJ ((1u << 29) - 1)
+
+struct det {
+	const struct gmp_trace *t;
+	const struct gmp_detect_opts *o;
+	struct gmp_result *r;
+	struct gmp_detect_error *err;
+	size_t objects_cap, findings_cap, ranges_cap;
+	/* resolve: deps of event v are deps[dep_off[v] .. dep_off[v+1]) */
+	uint32_t *dep_off;
+	uint32_t *deps;
+	size_t ndeps, deps_cap;
+	uint32_t *touch_obj;   /* per trace touch: its object */
+	/* build */
+	uint8_t *weight;       /* 1 for GPU APIs, 0 for sync and event ops */
+	uint32_t *pos;         /* per event: its place in r->order */
+	uint64_t *api_before;  /* api_before[L]: GPU APIs with level < L */
+	/* per-object accesses, sorted by (level, event): oacc[oacc_off[o] ..] */
+	uint32_t *oacc_off;
+	uint32_t *oacc;
+	/* peaks: one live-bytes curve per device (peaks.c) */
+	struct dev_curve *curves;
+};
+
+int det_resolve(struct det *d);
+int det_build(struct det *d);
+int det_object_patterns(struct det *d);
+int det_dead_writes(struct det *d);
+int det_redundant(struct det *d);
+int det_intra(struct det *d);
+int det_peaks(struct det *d);
+int det_savings(struct det *d);
+void det_free_curves(struct det *d);
+
+/* Reports an inconsistency at event ev; returns -EINVAL. */
+int det_fail(struct det *d, uint32_t ev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Appends a finding with a formatted suggestion; returns 0 or -ENOMEM. */
+int det_add_finding(struct det *d, const struct gmp_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Appends ranges; returns the offset of the first or -ENOMEM. */
+int64_t det_add_range(struct det *d, const struct gmp_range *rg);
+
+/* GPU APIs whose level lies strictly between la and lb (0 when lb <= la + 1). */
+uint64_t det_apis_between(const struct det *d, uint32_t la, uint32_t lb);
+
+/* Labels for messages and suggestions (buffers of at least 160 bytes). */
+const char *det_api(const struct det *d, uint32_t ev, char *buf, size_t n);
+const char *det_obj(const struct det *d, uint32_t obj, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Intra-object patterns (paper, sections 3.2 and 5.2), from the touches a
+ * kernel launch recorded (bytes accessed and how often) and from the exact
+ * ranges of copies and sets:
+ *  - overallocation: bytes accessed over the object's whole life, and the
+ *    fragmentation 1 - largest unaccessed chunk / unaccessed bytes;
+ *  - non-uniform access frequency: per launch, the coefficient of
+ *    variation of access counts over the accessed bytes;
+ *  - structured access: per kernel, two or more launches whose access sets
+ *    on the object are pairwise disjoint.
+ * An object is judged for overallocation only when every kernel that
+ * accessed it had at least one launch with touches recorded.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util.h"
+
+struct span {
+	uint32_t obj;
+	uint32_t tag;          /* launch event (structured) or unused */
+	uint64_t start, end;   /* object offsets */
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+struct vec_span {
+	struct span *v;
+	size_t n, cap;
+};
+
+static int push_span(struct vec_span *s, uint32_t obj, uint32_t tag, uint64_t a, uint64_t b)
+{
+	if (GMP_GROW(s->v, s->cap, s->n + 1))
+		return -ENOMEM;
+	s->v[s->n++] = (struct span){ obj, tag, a, b };
+	return 0;
+}
+
+/* One (launch, object) pair with touches. */
+struct lrec {
+	uint32_t obj, name, ev;
+	uint32_t first, count;  /* its touches: tidx[first .. first+count) */
+	double cv;
+	uint64_t lo, hi;        /* extent of its accesses (object offsets) */
+};
+
+static int cmp_lrec(const void *a, const void *b)
+{
+	const struct lrec *x = a, *y = b;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->name != y->name)
+		return x->name < y->name ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+struct ix {
+	struct det *d;
+	struct vec_span life;     /* accessed ranges over objects' lives */
+	struct lrec *lr;
+	size_t nlr, lr_cap;
+	uint32_t *tidx;           /* touch indices grouped per lrec */
+	size_t ntidx;
+	/* kernel coverage: (obj, name, has_touch) per kernel dep */
+	uint64_t *cov;
+	size_t ncov, cov_cap;
+};
+
+struct edge {
+	uint64_t at;
+	int64_t delta;
+};
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * Sweeps the touches of one lrec: fills merged ranges (when out is set),
+ * the CV and, when hist is set, the bytes per count bucket.
+ */
+static int sweep(struct ix *x, const struct lrec *l, struct vec_span *out, double *cv,
+		 uint64_t *hist, uint64_t *hist_max)
+{
+	const struct gmp_trace *t = x->d->t;
+	const struct gmp_object *o = &x->d->r->objects[l->obj];
+	struct edge *e = malloc(2 * (size_t)l->count * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < l->count; i++) {
+		const struct gmp_touch *tc = &t->touch[x->tidx[l->first + i]];
+		int64_t c = tc->count > INT64_MAX / 4 ? INT64_MAX / 4 : (int64_t)tc->count;
+		e[2 * i] = (struct edge){ tc->addr - o->addr, c ? c : 0 };
+		e[2 * i + 1] = (struct edge){ tc->addr + tc->size - o->addr, c ? -c : 0 };
+	}
+	size_t ne = 2 * (size_t)l->count;
+	qsort(e, ne, sizeof(*e), cmp_edge);
+	/* First pass: moments (and the largest count for the histogram). */
+	long double n = 0, s1 = 0, s2 = 0;
+	int64_t cur = 0, maxc = 0;
+	uint64_t run_start = 0;
+	int in_run = 0;
+	int err = 0;
+	for (size_t i = 0; i < ne; i++) {
+		if (i > 0 && e[i].at > e[i - 1].at && cur > 0) {
+			long double len = (long double)(e[i].at - e[i - 1].at);
+			n += len;
+			s1 += len * (long double)cur;
+			s2 += len * (long double)cur * (long double)cur;
+			if (cur > maxc)
+				maxc = cur;
+		}
+		cur += e[i].delta;
+	}
+	/* Merged extents come from the touches themselves (count-independent). */
+	if (out) {
+		struct span *sp = malloc((size_t)l->count * sizeof(*sp));
+		if (!sp) {
+			free(e);
+			return -ENOMEM;
+		}
+		for (uint32_t i = 0; i < l->count; i++) {
+			const struct gmp_touch *tc = &t->touch[x->tidx[l->first + i]];
+			sp[i] = (struct span){ l->obj, l->ev, tc->addr - o->addr,
+					       tc->addr + tc->size - o->addr };
+		}
+		qsort(sp, l->count, sizeof(*sp), cmp_span);
+		for (uint32_t i = 0; i < l->count && !err; i++) {
+			if (!in_run) {
+				run_start = sp[i].start;
+				cur = (int64_t)sp[i].end;
+				in_run = 1;
+			} else if (sp[i].start <= (uint64_t)cur) {
+				if (sp[i].end > (uint64_t)cur)
+					cur = (int64_t)sp[i].end;
+			} else {
+				err = push_span(out, l->obj, l->ev, run_start, (uint64_t)cur);
+				run_start = sp[i].start;
+				cur = (int64_t)sp[i].end;
+			}
+		}
+		if (in_run && !err)
+			err = push_span(out, l->obj, l->ev, run_start, (uint64_t)cur);
+		free(sp);
+	}
+	if (n > 0 && s1 > 0) {
+		long double mean = s1 / n;
+		long double var = s2 / n - mean * mean;
+		*cv = var > 0 ? (double)(sqrtl(var) / mean * 100.0L) : 0.0;
+	} else {
+		*cv = 0.0;
+	}
+	if (hist && maxc > 0) {
+		cur = 0;
+		for (size_t i = 0; i < ne; i++) {
+			if (i > 0 && e[i].at > e[i - 1].at && cur > 0) {
+				uint64_t b = (uint64_t)(cur - 1) * GMP_HIST_BUCKETS / (uint64_t)maxc;
+				hist[b < GMP_HIST_BUCKETS ? b : GMP_HIST_BUCKETS - 1] +=
+					e[i].at - e[i - 1].at;
+			}
+			cur += e[i].delta;
+		}
+		*hist_max = (uint64_t)maxc;
+	}
+	free(e);
+	return err;
+}
+
+static int cmp_tidx_obj(const void *a, const void *b, void *ctx)
+{
+	const uint32_t *obj = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (obj[x] != obj[y])
+		return obj[x] < obj[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Groups each touched launch's touches by object into lrecs. */
+static int collect_launches(struct ix *x)
+{
+	struct det *d = x->d;
+	const struct gmp_trace *t = d->t;
+	x->tidx = malloc((t->ntouch ? t->ntouch : 1) * sizeof(*x->tidx));
+	if (!x->tidx)
+		return -ENOMEM;
+	for (size_t v = 0; v < t->nev; v++) {
+		const struct gmp_event *e = &t->ev[v];
+		if (e->op != GMP_OP_KERNEL || !(e->flags & GMP_EF_TOUCH_KNOWN) || !e->touch_n)
+			continue;
+		uint32_t *g = x->tidx + x->ntidx;
+		for (uint32_t i = 0; i < e->touch_n; i++)
+			g[i] = e->touch_off + i;
+		qsort_r(g, e->touch_n, sizeof(*g), cmp_tidx_obj, d->touch_obj);
+		for (uint32_t i = 0; i < e->touch_n;) {
+			uint32_t j = i, obj = d->touch_obj[g[i]];
+			while (j < e->touch_n && d->touch_obj[g[j]] == obj)
+				j++;
+			if (GMP_GROW(x->lr, x->lr_cap, x->nlr + 1))
+				return -ENOMEM;
+			x->lr[x->nlr++] = (struct lrec){ .obj = obj, .name = e->name, .ev = (uint32_t)v,
+							 .first = (uint32_t)(x->ntidx + i),
+							 .count = j - i };
+			i = j;
+		}
+		x->ntidx += e->touch_n;
+	}
+	return 0;
+}
+
+/* Exact ranges of copies and sets, and kernel coverage per object. */
+static int collect_life(struct ix *x)
+{
+	struct det *d = x->d;
+	const struct gmp_trace *t = d->t;
+	for (size_t v = 0; v < t->nev; v++) {
+		const struct gmp_event *e = &t->ev[v];
+		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
+			uint32_t obj = DEP_OBJ(d->deps[k]);
+			if (DEP_KIND(d->deps[k]) > DEP_RW)
+				continue;
+			const struct gmp_object *o = &d->r->objects[obj];
+			uint64_t a[2] = { 0, 0 }, n = 0;
+			if (e->op == GMP_OP_MEMSET || (e->op == GMP_OP_MEMCPY && (e->flags & GMP_EF_HAS_DST)))
+				a[n++] = e->addr;
+			if (e->op == GMP_OP_MEMCPY && (e->flags & GMP_EF_HAS_SRC))
+				a[n++] = e->src;
+			for (uint64_t i = 0; i < n; i++) {
+				if (a[i] >= o->addr && a[i] + e->size <= o->addr + o->size &&
+				    push_span(&x->life, obj, 0, a[i] - o->addr,
+					      a[i] - o->addr + e->size))
+					return -ENOMEM;
+			}
+			if (e->op == GMP_OP_KERNEL) {
+				if (GMP_GROW(x->cov, x->cov_cap, x->ncov + 1))
+					return -ENOMEM;
+				int touched = (e->flags & GMP_EF_TOUCH_KNOWN) != 0;
+				x->cov[x->ncov++] = (uint64_t)obj << 33 | (uint64_t)e->name << 1 |
+						    (uint64_t)touched;
+			}
+		}
+	}
+	/* Touched bytes count for the object and for the pool that holds it. */
+	for (size_t i = 0; i < x->nlr; i++) {
+		const struct lrec *l = &x->lr[i];
+		for (uint32_t j = 0; j < l->count; j++) {
+			const struct gmp_touch *tc = &t->touch[x->tidx[l->first + j]];
+			for (uint32_t obj = l->obj; obj != GMP_NO_OBJECT;
+			     obj = d->r->objects[obj].parent) {
+				const struct gmp_object *o = &d->r->objects[obj];
+				if (push_span(&x->life, obj, 0, tc->addr - o->addr,
+					      tc->addr + tc->size - o->addr))
+					return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* 1 when every kernel that accessed obj had a launch with touches. */
+static int covered(const struct ix *x, uint32_t obj, size_t *pos)
+{
+	int ok = 1, any = 0;
+	size_t i = *pos;
+	while (i < x->ncov && (x->cov[i] >> 33) < obj)
+		i++;
+	while (i < x->ncov && (x->cov[i] >> 33) == obj) {
+		uint64_t name = x->cov[i] >> 1;
+		int touched = 0;
+		for (; i < x->ncov && (x->cov[i] >> 1) == name; i++)
+			touched |= (int)(x->cov[i] & 1);
+		ok &= touched;
+		any = 1;
+	}
+	*pos = i;
+	(void)any;
+	return ok;
+}
+
+static const char *guidance(double acc, double frag, const struct gmp_detect_opts *o)
+{
+	int low_acc = acc < o->overalloc_pct, low_frag = frag < o->frag_pct;
+	if (low_acc && low_frag)
+		return "easy to optimize: shrinking or freeing the unaccessed memory saves a lot";
+	if (!low_acc && low_frag)
+		return "shrinking or freeing the unaccessed memory saves little";
+	if (low_acc)
+		return "hard to optimize: the unaccessed bytes are scattered over the object";
+	return "no action needed";
+}
+
+static int overallocation(struct ix *x)
+{
+	struct det *d = x->d;
+	if (x->life.n > 1)
+		qsort(x->life.v, x->life.n, sizeof(*x->life.v), cmp_span);
+	if (x->ncov > 1)
+		qsort(x->cov, x->ncov, sizeof(*x->cov), cmp_u64);
+	size_t cpos = 0;
+	char nb[64];
+	for (size_t i = 0; i < x->life.n;) {
+		uint32_t obj = x->life.v[i].obj;
+		const struct gmp_object *o = &d->r->objects[obj];
+		uint64_t accessed = 0, largest = 0, largest_off = 0, prev_end = 0, cur_s = 0, cur_e = 0;
+		int run = 0;
+		size_t j = i;
+		for (; j < x->life.n && x->life.v[j].obj == obj; j++) {
+			const struct span *s = &x->life.v[j];
+			if (run && s->start <= cur_e) {
+				if (s->end > cur_e)
+					cur_e = s->end;
+				continue;
+			}
+			if (run) {
+				accessed += cur_e - cur_s;
+				prev_end = cur_e;
+			}
+			if (s->start - prev_end > largest) {
+				largest = s->start - prev_end;
+				largest_off = prev_end;
+			}
+			cur_s = s->start;
+			cur_e = s->end;
+			run = 1;
+		}
+		accessed += cur_e - cur_s;
+		if (o->size - cur_e > largest) {
+			largest = o->size - cur_e;
+			largest_off = cur_e;
+		}
+		i = j;
+		if (!covered(x, obj, &cpos) || accessed >= o->size)
+			continue;
+		uint64_t unacc = o->size - accessed;
+		double acc_pct = (double)accessed * 100.0 / (double)o->size;
+		double frag = (1.0 - (double)largest / (double)unacc) * 100.0;
+		if (!(acc_pct < d->o->overalloc_pct && frag < d->o->frag_pct))
+			continue;
+		struct gmp_finding f = { .pattern = GMP_PAT_OVERALLOCATION, .object = obj,
+					 .other = GMP_NO_OBJECT, .ev_a = o->alloc_ev,
+					 .ev_b = o->free_ev, .bytes = unacc, .accessed_pct = acc_pct,
+					 .frag_pct = frag };
+		struct gmp_range rg = { .off = largest_off, .len = largest, .ev = GMP_NO_EVENT };
+		int64_t off = det_add_range(d, &rg);
+		if (off < 0)
+			return (int)off;
+		f.range_off = (uint32_t)off;
+		f.range_n = 1;
+		snprintf(nb, sizeof(nb), "%.1f%%", acc_pct);
+		int err = det_add_finding(d, &f,
+			"shrink it: only %s of its %" PRIu64 " bytes are ever accessed; the largest unaccessed chunk is %" PRIu64 " bytes at offset %" PRIu64 " (%s)",
+			nb, o->size, largest, largest_off, guidance(acc_pct, frag, d->o));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Two ranges from different launches overlap?  Ranges sorted by start. */
+static int disjoint(const struct span *s, size_t n)
+{
+	uint64_t end1 = 0, end2 = 0;
+	uint32_t l1 = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t other_end = s[i].tag == l1 ? end2 : end1;
+		if (other_end > s[i].start)
+			return 0;
+		if (s[i].tag == l1) {
+			if (s[i].end > end1)
+				end1 = s[i].end;
+		} else if (s[i].end > end1) {
+			end2 = end1;
+			end1 = s[i].end;
+			l1 = s[i].tag;
+		} else if (s[i].end > end2) {
+			end2 = s[i].end;
+		}
+	}
+	return 1;
+}
+
+static int group(struct ix *x, size_t a, size_t b)
+{
+	struct det *d = x->d;
+	const struct lrec *first = &x->lr[a];
+	const struct gmp_object *o = &d->r->objects[first->obj];
+	char api[160];
+	int err = 0;
+	/* Non-uniform access frequency: the launch with the largest CV. */
+	size_t worst = a, over = 0;
+	for (size_t i = a; i < b; i++) {
+		if (x->lr[i].cv > d->o->cv_pct)
+			over++;
+		if (x->lr[i].cv > x->lr[worst].cv)
+			worst = i;
+	}
+	if (over) {
+		struct gmp_finding f = { .pattern = GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY,
+					 .object = first->obj, .other = GMP_NO_OBJECT,
+					 .ev_a = x->lr[worst].ev, .ev_b = GMP_NO_EVENT,
+					 .kernel = first->name, .cv_pct = x->lr[worst].cv,
+					 .count = (uint32_t)over, .total = (uint32_t)(b - a) };
+		double cv;
+		if ((err = sweep(x, &x->lr[worst], NULL, &cv, f.hist, &f.hist_max)))
+			return err;
+		err = det_add_finding(d, &f,
+			"keep its hot bytes in shared memory or cache: access counts vary by %.0f%% (coefficient of variation) in %s",
+			f.cv_pct, det_api(d, f.ev_a, api, sizeof(api)));
+		if (err)
+			return err;
+	}
+	if (b - a < 2)
+		return 0;
+	struct vec_span sl = { 0 };
+	for (size_t i = a; i < b && !err; i++) {
+		double cv;
+		err = sweep(x, &x->lr[i], &sl, &cv, NULL, NULL);
+	}
+	if (err) {
+		free(sl.v);
+		return err;
+	}
+	if (sl.n > 1)
+		qsort(sl.v, sl.n, sizeof(*sl.v), cmp_span);
+	if (disjoint(sl.v, sl.n)) {
+		struct gmp_finding f = { .pattern = GMP_PAT_STRUCTURED_ACCESS, .object = first->obj,
+					 .other = GMP_NO_OBJECT, .ev_a = x->lr[a].ev,
+					 .ev_b = x->lr[b - 1].ev, .kernel = first->name,
+					 .count = (uint32_t)(b - a), .total = (uint32_t)(b - a) };
+		uint64_t largest = 0;
+		for (size_t i = a; i < b && !err; i++) {
+			const struct lrec *l = &x->lr[i];
+			struct gmp_range rg = { .off = l->lo, .len = l->hi - l->lo, .ev = l->ev };
+			if (rg.len > largest)
+				largest = rg.len;
+			int64_t off = det_add_range(d, &rg);
+			if (off < 0)
+				err = (int)off;
+			else if (f.range_n++ == 0)
+				f.range_off = (uint32_t)off;
+		}
+		f.bytes = o->size > largest ? o->size - largest : 0;
+		if (!err)
+			err = det_add_finding(d, &f,
+				"allocate one slice at a time: %u launches of kernel %s touch disjoint slices of it; the largest slice is %" PRIu64 " of %" PRIu64 " bytes",
+				f.count, gmp_trace__str(d->t, first->name, NULL), largest, o->size);
+	}
+	free(sl.v);
+	return err;
+}
+
+static int per_launch(struct ix *x)
+{
+	const struct gmp_trace *t = x->d->t;
+	for (size_t i = 0; i < x->nlr; i++) {
+		struct lrec *l = &x->lr[i];
+		const struct gmp_object *o = &x->d->r->objects[l->obj];
+		l->lo = UINT64_MAX;
+		l->hi = 0;
+		for (uint32_t j = 0; j < l->count; j++) {
+			const struct gmp_touch *tc = &t->touch[x->tidx[l->first + j]];
+			if (tc->addr - o->addr < l->lo)
+				l->lo = tc->addr - o->addr;
+			if (tc->addr + tc->size - o->addr > l->hi)
+				l->hi = tc->addr + tc->size - o->addr;
+		}
+		int err = sweep(x, l, NULL, &l->cv, NULL, NULL);
+		if (err)
+			return err;
+	}
+	if (x->nlr > 1)
+		qsort(x->lr, x->nlr, sizeof(*x->lr), cmp_lrec);
+	for (size_t a = 0; a < x->nlr;) {
+		size_t b = a;
+		while (b < x->nlr && x->lr[b].obj == x->lr[a].obj && x->lr[b].name == x->lr[a].name)
+			b++;
+		int err = group(x, a, b);
+		if (err)
+			return err;
+		a = b;
+	}
+	return 0;
+}
+
+int det_intra(struct det *d)
+{
+	struct ix x = { .d = d };
+	int err = collect_launches(&x);
+	if (!err)
+		err = collect_life(&x);
+	if (!err)
+		err = overallocation(&x);
+	if (!err)
+		err = per_launch(&x);
+	free(x.life.v);
+	free(x.lr);
+	free(x.tidx);
+	free(x.cov);
+	return err;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Redundant allocation: the paper's one-pass algorithm (section 5.1,
+ * Figure 3), made O(n log n).  Walking the sorted first/last-use list from
+ * the tail, an object becomes Done at its first use; it may then reuse the
+ * closest object on its left still in the Initial state, i.e. the one
+ * whose last use is latest among those ending strictly before this
+ * object's first use, not yet reused, of similar size (within X%) and on
+ * the same device.  A max segment tree over objects sorted by size answers
+ * "latest last use within a size range"; objects leave it when their last
+ * use is passed or when they are reused.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct cand {
+	uint32_t obj, group;
+	uint64_t size;
+	uint32_t first, last;  /* levels */
+};
+
+static int cmp_size(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+/* Sort helpers over indices into the size-sorted array (ctx). */
+static int cmp_last_desc(const void *a, const void *b, void *ctx)
+{
+	const struct cand *c = ctx;
+	const struct cand *x = &c[*(const uint32_t *)a], *y = &c[*(const uint32_t *)b];
+	if (x->last != y->last)
+		return x->last > y->last ? -1 : 1;
+	return (x->obj < y->obj) - (x->obj > y->obj);
+}
+
+static int cmp_first_desc(const void *a, const void *b, void *ctx)
+{
+	const struct cand *c = ctx;
+	const struct cand *x = &c[*(const uint32_t *)a], *y = &c[*(const uint32_t *)b];
+	if (x->first != y->first)
+		return x->first > y->first ? -1 : 1;
+	return (x->obj < y->obj) - (x->obj > y->obj);
+}
+
+struct segtree {
+	uint64_t *t;
+	size_t n;  /* leaves, power of two */
+};
+
+static void seg_set(struct segtree *s, size_t i, uint64_t v)
+{
+	i += s->n;
+	s->t[i] = v;
+	for (i /= 2; i >= 1; i /= 2)
+		s->t[i] = s->t[2 * i] > s->t[2 * i + 1] ? s->t[2 * i] : s->t[2 * i + 1];
+}
+
+static uint64_t seg_max(const struct segtree *s, size_t lo, size_t hi) /* [lo, hi) */
+{
+	uint64_t m = 0;
+	for (lo += s->n, hi += s->n; lo < hi; lo /= 2, hi /= 2) {
+		if (lo & 1) {
+			if (s->t[lo] > m)
+				m = s->t[lo];
+			lo++;
+		}
+		if (hi & 1) {
+			hi--;
+			if (s->t[hi] > m)
+				m = s->t[hi];
+		}
+	}
+	return m;
+}
+
+/* First index in c[lo, hi) whose (group, size) is >= (g, size). */
+static size_t lower(const struct cand *c, size_t lo, size_t hi, uint32_t g, uint64_t size)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c[mid].group < g || (c[mid].group == g && c[mid].size < size))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int similar(uint64_t a, uint64_t b, double pct)
+{
+	uint64_t big = a > b ? a : b, diff = a > b ? a - b : b - a;
+	return (long double)diff * 100.0L <= (long double)big * (long double)pct;
+}
+
+static int report(struct det *d, uint32_t obj, uint32_t other)
+{
+	const struct gmp_object *o = &d->r->objects[obj], *p = &d->r->objects[other];
+	struct gmp_finding f = { .pattern = GMP_PAT_REDUNDANT_ALLOCATION, .object = obj,
+				 .other = other, .ev_a = p->last_ev, .ev_b = o->first_ev };
+	f.distance = (int64_t)d->r->level[f.ev_b] - (int64_t)d->r->level[f.ev_a];
+	f.apis_between = det_apis_between(d, d->r->level[f.ev_a], d->r->level[f.ev_b]);
+	char n[160], a[160], b[160];
+	return det_add_finding(d, &f,
+		"reuse the memory of %s instead of allocating this object: its last use, %s, comes before this object's first use, %s",
+		det_obj(d, other, n, sizeof(n)), det_api(d, f.ev_a, a, sizeof(a)),
+		det_api(d, f.ev_b, b, sizeof(b)));
+}
+
+int det_redundant(struct det *d)
+{
+	struct gmp_result *r = d->r;
+	size_t n = 0;
+	for (size_t o = 0; o < r->nobjects; o++)
+		n += r->objects[o].naccess > 0;
+	if (n < 2)
+		return 0;
+	int err = -ENOMEM;
+	struct cand *c = malloc(n * sizeof(*c));
+	uint32_t *by_last = malloc(n * sizeof(*by_last));
+	uint32_t *by_first = malloc(n * sizeof(*by_first));
+	struct segtree st = { .n = 1 };
+	while (st.n < n)
+		st.n *= 2;
+	st.t = calloc(2 * st.n, sizeof(*st.t));
+	if (!c || !by_last || !by_first || !st.t)
+		goto out;
+	size_t k = 0;
+	for (size_t o = 0; o < r->nobjects; o++) {
+		const struct gmp_object *ob = &r->objects[o];
+		if (!ob->naccess)
+			continue;
+		c[k++] = (struct cand){ .obj = (uint32_t)o, .size = ob->size,
+					.group = ob->device * 2 + (ob->kind == GMP_MEM_POOL_REGION),
+					.first = r->level[ob->first_ev], .last = r->level[ob->last_ev] };
+	}
+	qsort(c, n, sizeof(*c), cmp_size);
+	for (uint32_t i = 0; i < n; i++) {
+		by_last[i] = by_first[i] = i;
+		seg_set(&st, i, ((uint64_t)c[i].last + 1) << 32 | c[i].obj);
+	}
+	qsort_r(by_last, n, sizeof(*by_last), cmp_last_desc, c);
+	qsort_r(by_first, n, sizeof(*by_first), cmp_first_desc, c);
+	uint32_t *rank = malloc(r->nobjects * sizeof(*rank));
+	if (!rank)
+		goto out;
+	for (uint32_t i = 0; i < n; i++)
+		rank[c[i].obj] = i;
+	double x = d->o->redundant_pct / 100.0;
+	size_t p = 0;
+	err = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		const struct cand *j = &c[by_first[i]];
+		/* Objects whose last use is not strictly before j's first use are no longer Initial. */
+		while (p < n && c[by_last[p]].last >= j->first)
+			seg_set(&st, by_last[p++], 0);
+		uint64_t lo_size = x >= 1.0 ? 0 : (uint64_t)ceill((long double)j->size * (1.0L - x));
+		size_t lo = lower(c, 0, n, j->group, lo_size);
+		size_t hi = x >= 1.0 ? lower(c, 0, n, j->group + 1, 0)
+				     : lower(c, 0, n, j->group,
+					     (uint64_t)floorl((long double)j->size / (1.0L - x)) + 1);
+		uint64_t best = lo < hi ? seg_max(&st, lo, hi) : 0;
+		if (!best)
+			continue;
+		uint32_t other = (uint32_t)(best & 0xffffffffu);
+		if (!similar(r->objects[other].size, j->size, d->o->redundant_pct))
+			continue;
+		seg_set(&st, rank[other], 0); /* Reused: nobody else may take it */
+		err = report(d, j->obj, other);
+	}
+	free(rank);
+out:
+	free(c);
+	free(by_last);
+	free(by_first);
+	free(st.t);
+	return err;
+}

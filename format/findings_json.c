@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/* Writes a detector result as the findings JSON object. */
+#include "findings_json.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+const char *gmp_human_bytes(uint64_t v, char *buf, size_t n)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	if (v < 1024) {
+		snprintf(buf, n, "%" PRIu64 " B", v);
+		return buf;
+	}
+	double x = (double)v;
+	int u = 0;
+	while (x >= 1024.0 && u < 5) {
+		x /= 1024.0;
+		u++;
+	}
+	snprintf(buf, n, "%.1f %s", x, unit[u]);
+	return buf;
+}
+
+const char *gmp_findings__where(const struct gmp_result *r, uint32_t ev,
+				const struct gmp_findings_opts *o)
+{
+	if (ev >= r->trace->nev)
+		return "";
+	const struct gmp_event *e = &r->trace->ev[ev];
+	if (e->at)
+		return gmp_trace__str(r->trace, e->at, NULL);
+	if (e->stack && o && o->at_fn) {
+		const char *s = o->at_fn(o->at_ctx, e->stack);
+		if (s)
+			return s;
+	}
+	return "";
+}
+
+void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32_t ev,
+			   const struct gmp_findings_opts *o)
+{
+	if (ev >= r->trace->nev) {
+		gmp_jw__null(jw);
+		return;
+	}
+	const struct gmp_event *e = &r->trace->ev[ev];
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "api", gmp_api__kind(e->op));
+	if (e->op == GMP_OP_KERNEL)
+		gmp_jw__kstr(jw, "name", gmp_trace__str(r->trace, e->name, NULL));
+	if (e->device)
+		gmp_jw__ku64(jw, "device", e->device);
+	gmp_jw__ku64(jw, "stream", e->stream);
+	gmp_jw__ku64(jw, "ordinal", r->ordinal[ev]);
+	gmp_jw__ku64(jw, "level", r->level[ev]);
+	gmp_jw__ku64(jw, "event", ev);
+	const char *at = gmp_findings__where(r, ev, o);
+	if (*at)
+		gmp_jw__kstr(jw, "at", at);
+	gmp_jw__obj_end(jw);
+}
+
+static void histogram(struct gmp_jw *jw, const struct gmp_finding *f)
+{
+	gmp_jw__key(jw, "histogram");
+	gmp_jw__obj(jw);
+	gmp_jw__ku64(jw, "max_count", f->hist_max);
+	gmp_jw__key(jw, "bytes");
+	gmp_jw__arr(jw);
+	for (int b = 0; b < GMP_HIST_BUCKETS; b++)
+		gmp_jw__u64(jw, f->hist[b]);
+	gmp_jw__arr_end(jw);
+	gmp_jw__obj_end(jw);
+}
+
+static void ranges(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f,
+		   const struct gmp_findings_opts *o)
+{
+	if (!f->range_n)
+		return;
+	gmp_jw__key(jw, f->pattern == GMP_PAT_STRUCTURED_ACCESS ? "slices" :
+			f->pattern == GMP_PAT_OVERALLOCATION ? "largest_unaccessed" : "ranges");
+	gmp_jw__arr(jw);
+	for (uint32_t i = 0; i < f->range_n; i++) {
+		const struct gmp_range *rg = &r->ranges[f->range_off + i];
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "offset", rg->off);
+		gmp_jw__ku64(jw, "size", rg->len);
+		if (rg->ev != GMP_NO_EVENT) {
+			gmp_jw__key(jw, "api");
+			gmp_findings__api_ref(jw, r, rg->ev, o);
+		}
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+}
+
+static void bound_keys(uint32_t pattern, const char **a, const char **b)
+{
+	*a = "from";
+	*b = "to";
+	switch (pattern) {
+	case GMP_PAT_EARLY_ALLOCATION: *a = "alloc"; *b = "first_use"; break;
+	case GMP_PAT_LATE_DEALLOCATION: *a = "last_use"; *b = "free"; break;
+	case GMP_PAT_TEMPORARY_IDLENESS: *a = "idle_after"; *b = "idle_until"; break;
+	case GMP_PAT_DEAD_WRITE: *a = "dead_write"; *b = "overwritten_by"; break;
+	case GMP_PAT_REDUNDANT_ALLOCATION: *a = "other_last_use"; *b = "first_use"; break;
+	case GMP_PAT_MEMORY_LEAK: *a = "last_use"; *b = NULL; break;
+	case GMP_PAT_UNUSED_ALLOCATION: *a = "alloc"; *b = "free"; break;
+	case GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY: *a = "launch"; *b = NULL; break;
+	case GMP_PAT_STRUCTURED_ACCESS: *a = "first_launch"; *b = "last_launch"; break;
+	case GMP_PAT_OVERALLOCATION: *a = "alloc"; *b = "free"; break;
+	}
+}
+
+static void finding(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f,
+		    const struct gmp_findings_opts *o)
+{
+	char nb[160];
+	const struct gmp_object *ob = &r->objects[f->object];
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "pattern", gmp_pattern__name(f->pattern));
+	gmp_jw__kstr(jw, "object", gmp_result__object_name(r, f->object, nb, sizeof(nb)));
+	gmp_jw__ku64(jw, "object_id", f->object + 1);
+	gmp_jw__ku64(jw, "size", ob->size);
+	gmp_jw__khex(jw, "addr", ob->addr);
+	if (ob->device)
+		gmp_jw__ku64(jw, "device", ob->device);
+	if (ob->kind != GMP_MEM_DEVICE)
+		gmp_jw__kstr(jw, "kind", gmp_mem_kind__name(ob->kind));
+	const char *at = gmp_findings__where(r, ob->alloc_ev, o);
+	if (*at)
+		gmp_jw__kstr(jw, "at", at);
+	const char *ka, *kb;
+	bound_keys(f->pattern, &ka, &kb);
+	if (f->ev_a != GMP_NO_EVENT && ka) {
+		gmp_jw__key(jw, ka);
+		gmp_findings__api_ref(jw, r, f->ev_a, o);
+	}
+	if (f->ev_b != GMP_NO_EVENT && kb) {
+		gmp_jw__key(jw, kb);
+		gmp_findings__api_ref(jw, r, f->ev_b, o);
+	}
+	switch (f->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION:
+	case GMP_PAT_LATE_DEALLOCATION:
+	case GMP_PAT_TEMPORARY_IDLENESS:
+	case GMP_PAT_REDUNDANT_ALLOCATION:
+		gmp_jw__ki64(jw, "distance", f->distance);
+		gmp_jw__ku64(jw, "apis_between", f->apis_between);
+		break;
+	default:
+		break;
+	}
+	if (f->other != GMP_NO_OBJECT)
+		gmp_jw__kstr(jw, "reuses", gmp_result__object_name(r, f->other, nb, sizeof(nb)));
+	if (f->pattern == GMP_PAT_DEAD_WRITE)
+		gmp_jw__ku64(jw, "dead_bytes", f->bytes);
+	if (f->pattern == GMP_PAT_OVERALLOCATION) {
+		gmp_jw__ku64(jw, "unaccessed_bytes", f->bytes);
+		gmp_jw__kdbl(jw, "accessed_pct", f->accessed_pct, 2);
+		gmp_jw__kdbl(jw, "fragmentation_pct", f->frag_pct, 2);
+	}
+	if (f->pattern == GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY ||
+	    f->pattern == GMP_PAT_STRUCTURED_ACCESS) {
+		gmp_jw__kstr(jw, "kernel", gmp_trace__str(r->trace, f->kernel, NULL));
+		gmp_jw__ku64(jw, "launches", f->total);
+	}
+	if (f->pattern == GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY) {
+		gmp_jw__kdbl(jw, "cv_pct", f->cv_pct, 2);
+		gmp_jw__ku64(jw, "launches_over_threshold", f->count);
+		histogram(jw, f);
+	}
+	ranges(jw, r, f, o);
+	gmp_jw__ku64(jw, "peak_bytes", f->peak_before);
+	gmp_jw__ku64(jw, "peak_after_fix", f->peak_after);
+	gmp_jw__ku64(jw, "saving_bytes", f->saving);
+	gmp_jw__kstr(jw, "suggestion", f->suggestion);
+	if (o && o->extra)
+		o->extra(o->extra_ctx, jw, r, f);
+	gmp_jw__obj_end(jw);
+}
+
+static void devices(struct gmp_jw *jw, const struct gmp_result *r,
+		    const struct gmp_findings_opts *o)
+{
+	char nb[160];
+	gmp_jw__key(jw, "devices");
+	gmp_jw__arr(jw);
+	for (size_t i = 0; i < r->ndevices; i++) {
+		const struct gmp_device_summary *ds = &r->devices[i];
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "device", ds->device);
+		gmp_jw__ku64(jw, "peak_bytes", ds->peak_bytes);
+		gmp_jw__ku64(jw, "objects", ds->objects);
+		gmp_jw__key(jw, "peaks");
+		gmp_jw__arr(jw);
+		for (size_t p = 0; p < r->npeaks; p++) {
+			const struct gmp_peak *pk = &r->peaks[p];
+			if (pk->device != ds->device)
+				continue;
+			gmp_jw__obj(jw);
+			gmp_jw__ku64(jw, "bytes", pk->bytes);
+			gmp_jw__key(jw, "at");
+			gmp_findings__api_ref(jw, r, pk->ev, o);
+			gmp_jw__key(jw, "live_objects");
+			gmp_jw__arr(jw);
+			for (uint32_t k = 0; k < pk->obj_n; k++) {
+				uint32_t obj = r->peak_objs[pk->obj_off + k];
+				gmp_jw__obj(jw);
+				gmp_jw__kstr(jw, "object", gmp_result__object_name(r, obj, nb, sizeof(nb)));
+				gmp_jw__ku64(jw, "size", r->objects[obj].size);
+				gmp_jw__obj_end(jw);
+			}
+			gmp_jw__arr_end(jw);
+			gmp_jw__obj_end(jw);
+		}
+		gmp_jw__arr_end(jw);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+}
+
+void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
+			const struct gmp_findings_opts *o)
+{
+	const struct gmp_trace *t = r->trace;
+	gmp_jw__obj(jw);
+	gmp_jw__kbool(jw, "complete", !t->truncated && !t->damaged);
+	gmp_jw__ku64(jw, "events", t->nev);
+	gmp_jw__ku64(jw, "apis", r->napis);
+	gmp_jw__ku64(jw, "objects", r->nobjects);
+	gmp_jw__ku64(jw, "dependency_edges", r->nedges);
+	gmp_jw__ku64(jw, "levels", t->nev ? (uint64_t)r->max_level + 1 : 0);
+	gmp_jw__ku64(jw, "peak_bytes", r->peak_bytes);
+	devices(jw, r, o);
+	gmp_jw__key(jw, "findings");
+	gmp_jw__arr(jw);
+	size_t n = r->nfindings;
+	if (o && o->max_findings > 0 && (size_t)o->max_findings < n)
+		n = (size_t)o->max_findings;
+	for (size_t i = 0; i < n; i++)
+		finding(jw, r, &r->findings[i], o);
+	gmp_jw__arr_end(jw);
+	gmp_jw__obj_end(jw);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The findings object (event-script spec, "Output of gmprof replay"):
+ * written by `gmprof replay --format json`, by `gmprof report --format
+ * json` and, online, by the collector into the profile.
+ */
+#ifndef GMPROF_FINDINGS_JSON_H
+#define GMPROF_FINDINGS_JSON_H
+
+#include "gmprof/detect.h"
+#include "gmprof/script.h"
+#include "jw.h"
+
+struct gmp_findings_opts {
+	gmp_at_fn at_fn;        /* symbolizes a call stack to "file:line"; may be NULL */
+	void *at_ctx;
+	/* Adds more fields to a finding object (fingerprints...); may be NULL. */
+	void (*extra)(void *ctx, struct gmp_jw *jw, const struct gmp_result *r,
+		      const struct gmp_finding *f);
+	void *extra_ctx;
+	int max_findings;       /* 0: all */
+};
+
+/* Writes the whole findings object as one JSON value. */
+void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
+			const struct gmp_findings_opts *o);
+/* An API reference object: {"api":"KERNEL","name":..,"stream":..,"ordinal":..,"level":..}. */
+void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32_t ev,
+			   const struct gmp_findings_opts *o);
+/* "where" the host issued ev: its `at`, or its symbolized stack, or "". */
+const char *gmp_findings__where(const struct gmp_result *r, uint32_t ev,
+				const struct gmp_findings_opts *o);
+
+/* "1.5 MiB", "512 B": into buf (at least 16 bytes). */
+const char *gmp_human_bytes(uint64_t v, char *buf, size_t n);
+
+#endif

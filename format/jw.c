@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+/* The streaming JSON writer. */
+#include "jw.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define DRAIN_AT (64 * 1024)
+
+void gmp_jw__init(struct gmp_jw *jw, FILE *sink, int pretty)
+{
+	memset(jw, 0, sizeof(*jw));
+	jw->sink = sink;
+	jw->pretty = pretty;
+	jw->first[0] = 1;
+}
+
+int gmp_jw__flush(struct gmp_jw *jw)
+{
+	if (jw->err || !jw->sink || !jw->len)
+		return jw->err;
+	if (fwrite(jw->buf, 1, jw->len, jw->sink) != jw->len)
+		jw->err = errno ? -errno : -EIO;
+	jw->len = 0;
+	return jw->err;
+}
+
+int gmp_jw__finish(struct gmp_jw *jw)
+{
+	int err = gmp_jw__flush(jw);
+	if (jw->sink)
+		gmp_jw__release(jw);
+	return err;
+}
+
+void gmp_jw__release(struct gmp_jw *jw)
+{
+	free(jw->buf);
+	jw->buf = NULL;
+	jw->len = jw->cap = 0;
+}
+
+static void put(struct gmp_jw *jw, const char *s, size_t n)
+{
+	if (jw->err)
+		return;
+	if (GMP_GROW(jw->buf, jw->cap, jw->len + n + 1)) {
+		jw->err = -ENOMEM;
+		return;
+	}
+	memcpy(jw->buf + jw->len, s, n);
+	jw->len += n;
+	jw->buf[jw->len] = '\0';
+	if (jw->sink && jw->len >= DRAIN_AT)
+		gmp_jw__flush(jw);
+}
+
+static void indent(struct gmp_jw *jw)
+{
+	static const char spaces[] = "                                ";
+	put(jw, "\n", 1);
+	int n = jw->depth * 2;
+	while (n > 0) {
+		int k = n > 32 ? 32 : n;
+		put(jw, spaces, (size_t)k);
+		n -= k;
+	}
+}
+
+/* Emits the separator that comes before a value or key. */
+static void sep(struct gmp_jw *jw)
+{
+	if (jw->after_key) {
+		jw->after_key = 0;
+		return;
+	}
+	if (jw->depth > 0 && !jw->first[jw->depth])
+		put(jw, ",", 1); /* top-level values are separated by the caller */
+	jw->first[jw->depth] = 0;
+	if (jw->pretty && jw->depth > 0)
+		indent(jw);
+}
+
+static void open_(struct gmp_jw *jw, const char *c)
+{
+	sep(jw);
+	put(jw, c, 1);
+	if (jw->depth + 1 >= GMP_JW_MAX_DEPTH) {
+		jw->err = -E2BIG;
+		return;
+	}
+	jw->depth++;
+	jw->first[jw->depth] = 1;
+}
+
+static void close_(struct gmp_jw *jw, const char *c)
+{
+	int empty = jw->first[jw->depth];
+	if (jw->depth > 0)
+		jw->depth--;
+	if (jw->pretty && !empty)
+		indent(jw);
+	put(jw, c, 1);
+}
+
+void gmp_jw__obj(struct gmp_jw *jw) { open_(jw, "{"); }
+void gmp_jw__obj_end(struct gmp_jw *jw) { close_(jw, "}"); }
+void gmp_jw__arr(struct gmp_jw *jw) { open_(jw, "["); }
+void gmp_jw__arr_end(struct gmp_jw *jw) { close_(jw, "]"); }
+
+static void quoted(struct gmp_jw *jw, const char *s, size_t n)
+{
+	static const char hexd[] = "0123456789abcdef";
+	put(jw, "\"", 1);
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *esc = NULL;
+		char u[7];
+		switch (c) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				u[0] = '\\'; u[1] = 'u'; u[2] = '0'; u[3] = '0';
+				u[4] = hexd[c >> 4]; u[5] = hexd[c & 15]; u[6] = 0;
+				esc = u;
+			}
+		}
+		if (esc) {
+			put(jw, s + run, i - run);
+			put(jw, esc, strlen(esc));
+			run = i + 1;
+		}
+	}
+	put(jw, s + run, n - run);
+	put(jw, "\"", 1);
+}
+
+void gmp_jw__key(struct gmp_jw *jw, const char *k)
+{
+	sep(jw);
+	quoted(jw, k, strlen(k));
+	put(jw, jw->pretty ? ": " : ":", jw->pretty ? 2 : 1);
+	jw->after_key = 1;
+}
+
+void gmp_jw__strn(struct gmp_jw *jw, const char *s, size_t n)
+{
+	sep(jw);
+	quoted(jw, s, n);
+}
+
+void gmp_jw__str(struct gmp_jw *jw, const char *s)
+{
+	gmp_jw__strn(jw, s, strlen(s));
+}
+
+void gmp_jw__u64(struct gmp_jw *jw, uint64_t v)
+{
+	char b[24];
+	int n = snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	sep(jw);
+	put(jw, b, (size_t)n);
+}
+
+void gmp_jw__i64(struct gmp_jw *jw, int64_t v)
+{
+	char b[24];
+	int n = snprintf(b, sizeof(b), "%lld", (long long)v);
+	sep(jw);
+	put(jw, b, (size_t)n);
+}
+
+void gmp_jw__dbl(struct gmp_jw *jw, double v, int decimals)
+{
+	char b[64];
+	if (!isfinite(v)) {
+		gmp_jw__null(jw);
+		return;
+	}
+	int n = snprintf(b, sizeof(b), "%.*f", decimals, v);
+	sep(jw);
+	put(jw, b, (size_t)n);
+}
+
+void gmp_jw__bool(struct gmp_jw *jw, int v)
+{
+	sep(jw);
+	put(jw, v ? "true" : "false", v ? 4 : 5);
+}
+
+void gmp_jw__null(struct gmp_jw *jw)
+{
+	sep(jw);
+	put(jw, "null", 4);
+}
+
+void gmp_jw__hex(struct gmp_jw *jw, uint64_t v)
+{
+	char b[24];
+	int n = snprintf(b, sizeof(b), "\"0x%llx\"", (unsigned long long)v);
+	sep(jw);
+	put(jw, b, (size_t)n);
+}
+
+void gmp_jw__raw(struct gmp_jw *jw, const char *s, size_t n)
+{
+	put(jw, s, n);
+}
+
+void gmp_jw__rawf(struct gmp_jw *jw, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		jw->err = -EINVAL;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		put(jw, small, (size_t)n);
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+	if (!big) {
+		jw->err = -ENOMEM;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	put(jw, big, (size_t)n);
+	free(big);
+}
+
+void gmp_jw__kstr(struct gmp_jw *jw, const char *k, const char *s)
+{
+	gmp_jw__key(jw, k);
+	gmp_jw__str(jw, s);
+}
+
+void gmp_jw__ku64(struct gmp_jw *jw, const char *k, uint64_t v)
+{
+	gmp_jw__key(jw, k);
+	gmp_jw__u64(jw, v);
+}
+
+void gmp_jw__ki64(struct gmp_jw *jw, const char *k, int64_t v)
+{
+	gmp_jw__key(jw, k);
+	gmp_jw__i64(jw, v);
+}
+
+void gmp_jw__khex(struct gmp_jw *jw, const char *k, uint64_t v)
+{
+	gmp_jw__key(jw, k);
+	gmp_jw__hex(jw, v);
+}
+
+void gmp_jw__kdbl(struct gmp_jw *jw, const char *k, double v, int decimals)
+{
+	gmp_jw__key(jw, k);
+	gmp_jw__dbl(jw, v, decimals);
+}
+
+void gmp_jw__kbool(struct gmp_jw *jw, const char *k, int v)
+{
+	gmp_jw__key(jw, k);
+	gmp_jw__bool(jw, v);
+}

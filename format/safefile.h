@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Safe output files.  gmp_file__create makes a new file without following
+ * a symlink and, unless forced, without replacing anything.  An outfile is
+ * written to a hidden temporary beside its target and appears under its
+ * name only when committed, so a failed run never leaves half a report
+ * and never clobbers an existing file (unless forced).
+ */
+#ifndef GMPROF_SAFEFILE_H
+#define GMPROF_SAFEFILE_H
+
+#include <stdio.h>
+
+/* Returns an fd opened for writing, or -errno (-EEXIST when it exists). */
+int gmp_file__create(const char *path, int force);
+
+struct gmp_outfile {
+	FILE *fp;       /* write here */
+	char *path;     /* owned copy; NULL for standard output */
+	char *tmp;      /* owned temporary path */
+	int force;
+};
+
+/* path "-" means standard output.  Returns 0 or -errno. */
+int gmp_outfile__open(struct gmp_outfile *o, const char *path, int force);
+/* Flushes, syncs and moves the file into place; then releases o. */
+int gmp_outfile__commit(struct gmp_outfile *o);
+/* Removes the temporary and releases o. */
+void gmp_outfile__abort(struct gmp_outfile *o);
+
+#endif

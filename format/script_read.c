@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The event-script reader: one JSON object per line, parsed with cJSON and
+ * checked field by field.  The first bad line stops the read with its line
+ * number and the reason; nothing is guessed.
+ */
+#define _GNU_SOURCE
+#include "gmprof/script.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define MAX_EXACT 9007199254740992.0 /* 2^53: larger integers need hex strings */
+
+struct reader {
+	struct gmp_trace *t;
+	struct gmp_script_error *err;
+	unsigned line;
+	int ended;
+	struct gmp_access *acc;
+	size_t nacc, acc_cap;
+	struct gmp_touch *touch;
+	size_t ntouch, touch_cap;
+};
+
+static int fail(struct reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->err->msg, sizeof(r->err->msg), fmt, ap);
+	va_end(ap);
+	r->err->line = r->line;
+	return -EINVAL;
+}
+
+/* Parses an integer or a "0x" hex string into *v. */
+static int num(struct reader *r, const cJSON *item, const char *field, uint64_t *v)
+{
+	if (cJSON_IsNumber(item)) {
+		double d = item->valuedouble;
+		if (d < 0 || d != floor(d))
+			return fail(r, "field '%s' must be a non-negative integer", field);
+		if (d > MAX_EXACT)
+			return fail(r, "field '%s' is too large for a JSON number; write it as a \"0x\" hex string",
+				    field);
+		*v = (uint64_t)d;
+		return 0;
+	}
+	if (cJSON_IsString(item)) {
+		const char *s = item->valuestring;
+		size_t n = strlen(s);
+		if (n < 3 || n > 18 || s[0] != '0' || s[1] != 'x')
+			goto bad;
+		uint64_t x = 0;
+		for (size_t i = 2; i < n; i++) {
+			char c = s[i];
+			unsigned d;
+			if (c >= '0' && c <= '9')
+				d = (unsigned)(c - '0');
+			else if (c >= 'a' && c <= 'f')
+				d = (unsigned)(c - 'a' + 10);
+			else if (c >= 'A' && c <= 'F')
+				d = (unsigned)(c - 'A' + 10);
+			else
+				goto bad;
+			x = x << 4 | d;
+		}
+		*v = x;
+		return 0;
+	}
+bad:
+	return fail(r, "field '%s' must be a non-negative integer or a \"0x\" hex string", field);
+}
+
+static int opt_num(struct reader *r, const cJSON *o, const char *field, uint64_t *v)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, field);
+	if (!it)
+		return 1;
+	return num(r, it, field, v) ? -EINVAL : 0;
+}
+
+static int req_num(struct reader *r, const cJSON *o, const char *field, uint64_t *v)
+{
+	int rc = opt_num(r, o, field, v);
+	if (rc > 0)
+		return fail(r, "missing required field '%s'", field);
+	return rc;
+}
+
+static int opt_u32(struct reader *r, const cJSON *o, const char *field, uint32_t *v)
+{
+	uint64_t x;
+	int rc = opt_num(r, o, field, &x);
+	if (rc)
+		return rc;
+	if (x > UINT32_MAX)
+		return fail(r, "field '%s' must be below 2^32", field);
+	*v = (uint32_t)x;
+	return 0;
+}
+
+static int opt_str(struct reader *r, const cJSON *o, const char *field, uint32_t *id)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, field);
+	if (!it)
+		return 1;
+	if (!cJSON_IsString(it))
+		return fail(r, "field '%s' must be a string", field);
+	*id = gmp_trace__intern_cstr(r->t, it->valuestring);
+	return *id ? 0 : -ENOMEM;
+}
+
+static const char *const common_fields[] = { "op", "at", "thread", "stream", "device",
+					      "time_ns", NULL };
+
+/* Fields each op accepts besides the common ones. */
+static const char *const *op_fields(unsigned op)
+{
+	static const char *const alloc_f[] = { "addr", "size", "label", "kind", NULL };
+	static const char *const free_f[] = { "addr", NULL };
+	static const char *const memcpy_f[] = { "dst", "src", "size", NULL };
+	static const char *const memset_f[] = { "addr", "size", "value", NULL };
+	static const char *const kernel_f[] = { "name", "read", "write", "touch", NULL };
+	static const char *const sync_f[] = { "event", NULL };
+	static const char *const event_f[] = { "event", NULL };
+	static const char *const none_f[] = { NULL };
+	switch (op) {
+	case GMP_OP_ALLOC: return alloc_f;
+	case GMP_OP_FREE: return free_f;
+	case GMP_OP_MEMCPY: return memcpy_f;
+	case GMP_OP_MEMSET: return memset_f;
+	case GMP_OP_KERNEL: return kernel_f;
+	case GMP_OP_SYNC: return sync_f;
+	case GMP_OP_EVENT_RECORD:
+	case GMP_OP_EVENT_WAIT: return event_f;
+	default: return none_f;
+	}
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (; *list; list++)
+		if (strcmp(*list, s) == 0)
+			return 1;
+	return 0;
+}
+
+static int check_fields(struct reader *r, const cJSON *o, unsigned op)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, o) {
+		if (!in_list(common_fields, it->string) && !in_list(op_fields(op), it->string))
+			return fail(r, "unknown field '%s' for op '%s'", it->string,
+				    op ? gmp_op__name(op) : "end");
+	}
+	return 0;
+}
+
+static int event_id(struct reader *r, const cJSON *o, uint64_t *v, int required)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "event");
+	if (!it)
+		return required ? fail(r, "missing required field 'event'") : 1;
+	if (cJSON_IsString(it) && strncmp(it->valuestring, "0x", 2) != 0) {
+		uint32_t id = gmp_trace__intern_cstr(r->t, it->valuestring);
+		if (!id)
+			return -ENOMEM;
+		*v = GMP_EVENT_NAMED | id;
+		return 0;
+	}
+	if (num(r, it, "event", v))
+		return -EINVAL;
+	if (*v & GMP_EVENT_NAMED)
+		return fail(r, "field 'event' is too large");
+	return 0;
+}
+
+static int addr_list(struct reader *r, const cJSON *o, const char *field, uint32_t rw)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, field);
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return fail(r, "field '%s' must be a list of addresses", field);
+	const cJSON *it;
+	cJSON_ArrayForEach(it, arr) {
+		uint64_t a;
+		if (num(r, it, field, &a))
+			return -EINVAL;
+		if (GMP_GROW(r->acc, r->acc_cap, r->nacc + 1))
+			return -ENOMEM;
+		r->acc[r->nacc++] = (struct gmp_access){ .addr = a, .rw = rw };
+	}
+	return 0;
+}
+
+static int parse_rw(struct reader *r, const cJSON *item, uint32_t *rw)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(item, "rw");
+	if (!it)
+		return fail(r, "missing required field 'rw' in a touch");
+	const char *s = cJSON_IsString(it) ? it->valuestring : "";
+	if (strcmp(s, "r") == 0)
+		*rw = GMP_RW_READ;
+	else if (strcmp(s, "w") == 0)
+		*rw = GMP_RW_WRITE;
+	else if (strcmp(s, "rw") == 0)
+		*rw = GMP_RW_READ | GMP_RW_WRITE;
+	else
+		return fail(r, "field 'rw' of a touch must be \"r\", \"w\" or \"rw\"");
+	return 0;
+}
+
+static int touch_list(struct reader *r, const cJSON *o, int *present)
+{
+	static const char *const touch_f[] = { "addr", "size", "count", "rw", NULL };
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "touch");
+	*present = arr != NULL;
+	if (!arr)
+		return 0;
+	if (!cJSON_IsArray(arr))
+		return fail(r, "field 'touch' must be a list of objects");
+	const cJSON *it;
+	cJSON_ArrayForEach(it, arr) {
+		if (!cJSON_IsObject(it))
+			return fail(r, "each touch must be an object");
+		const cJSON *f;
+		cJSON_ArrayForEach(f, it) {
+			if (!in_list(touch_f, f->string))
+				return fail(r, "unknown field '%s' in a touch", f->string);
+		}
+		struct gmp_touch tc = { .count = 1 };
+		if (req_num(r, it, "addr", &tc.addr) || req_num(r, it, "size", &tc.size) ||
+		    opt_num(r, it, "count", &tc.count) < 0 || parse_rw(r, it, &tc.rw))
+			return -EINVAL;
+		if (tc.size == 0)
+			return fail(r, "a touch must have a positive size");
+		if (tc.addr + tc.size < tc.addr)
+			return fail(r, "a touch runs past the end of the address space");
+		if (GMP_GROW(r->touch, r->touch_cap, r->ntouch + 1))
+			return -ENOMEM;
+		r->touch[r->ntouch++] = tc;
+	}
+	return 0;
+}
+
+static int parse_op(struct reader *r, const cJSON *o, unsigned *op)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "op");
+	if (!it)
+		return fail(r, "missing required field 'op'");
+	if (!cJSON_IsString(it))
+		return fail(r, "field 'op' must be a string");
+	const char *s = it->valuestring;
+	if (strcmp(s, "end") == 0) {
+		*op = 0;
+		return 0;
+	}
+	for (unsigned k = 1; k <= GMP_OP_MAX; k++) {
+		if (strcmp(s, gmp_op__name(k)) == 0) {
+			*op = k;
+			return 0;
+		}
+	}
+	return fail(r, "unknown op '%s'", s);
+}
+
+static int common(struct reader *r, const cJSON *o, struct gmp_event *e)
+{
+	uint64_t t = 0;
+	if (opt_u32(r, o, "stream", &e->stream) < 0 || opt_u32(r, o, "thread", &e->thread) < 0 ||
+	    opt_u32(r, o, "device", &e->device) < 0 || opt_num(r, o, "time_ns", &t) < 0 ||
+	    opt_str(r, o, "at", &e->at) < 0)
+		return -EINVAL;
+	e->host_ns = t;
+	return 0;
+}
+
+static int ranged(struct reader *r, uint64_t addr, uint64_t size)
+{
+	if (addr + size < addr)
+		return fail(r, "the range runs past the end of the address space");
+	return 0;
+}
+
+static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e,
+			   int *touch_present)
+{
+	int rc;
+	switch (e->op) {
+	case GMP_OP_ALLOC:
+		if (req_num(r, o, "addr", &e->addr) || req_num(r, o, "size", &e->size))
+			return -EINVAL;
+		if (e->size == 0)
+			return fail(r, "an allocation must have a positive size");
+		if (ranged(r, e->addr, e->size))
+			return -EINVAL;
+		if ((rc = opt_str(r, o, "label", &e->name)) < 0)
+			return rc;
+		if (rc == 0)
+			e->flags |= GMP_EF_HAS_LABEL;
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind");
+		if (k) {
+			int kind = cJSON_IsString(k) ? gmp_mem_kind__parse(k->valuestring) : -1;
+			if (kind < 0)
+				return fail(r, "field 'kind' must be one of \"device\", \"managed\", \"async\", \"pool_region\", \"device_heap\"");
+			e->kind = (uint8_t)kind;
+		}
+		return 0;
+	case GMP_OP_FREE:
+		return req_num(r, o, "addr", &e->addr);
+	case GMP_OP_MEMCPY:
+		if (req_num(r, o, "size", &e->size))
+			return -EINVAL;
+		if ((rc = opt_num(r, o, "dst", &e->addr)) < 0)
+			return rc;
+		if (rc == 0)
+			e->flags |= GMP_EF_HAS_DST;
+		if ((rc = opt_num(r, o, "src", &e->src)) < 0)
+			return rc;
+		if (rc == 0)
+			e->flags |= GMP_EF_HAS_SRC;
+		if (!(e->flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC)))
+			return fail(r, "a memcpy needs at least one of 'dst' and 'src'");
+		if (ranged(r, e->addr, e->size) || ranged(r, e->src, e->size))
+			return -EINVAL;
+		return 0;
+	case GMP_OP_MEMSET:
+		if (req_num(r, o, "addr", &e->addr) || req_num(r, o, "size", &e->size) ||
+		    ranged(r, e->addr, e->size))
+			return -EINVAL;
+		if ((rc = opt_num(r, o, "value", &e->value)) < 0)
+			return rc;
+		if (rc == 0) {
+			if (e->value > 255)
+				return fail(r, "field 'value' must be a byte (0 to 255)");
+			e->flags |= GMP_EF_HAS_VALUE;
+		}
+		return 0;
+	case GMP_OP_KERNEL:
+		if ((rc = opt_str(r, o, "name", &e->name)) < 0)
+			return rc;
+		if (rc > 0)
+			return fail(r, "missing required field 'name'");
+		if (addr_list(r, o, "read", GMP_RW_READ) || addr_list(r, o, "write", GMP_RW_WRITE) ||
+		    touch_list(r, o, touch_present))
+			return -EINVAL;
+		e->flags |= GMP_EF_ACCESS_KNOWN;
+		if (*touch_present)
+			e->flags |= GMP_EF_TOUCH_KNOWN;
+		return 0;
+	case GMP_OP_SYNC:
+		if (cJSON_GetObjectItemCaseSensitive(o, "stream"))
+			e->flags |= GMP_EF_SYNC_STREAM;
+		if ((rc = event_id(r, o, &e->value, 0)) < 0)
+			return rc;
+		if (rc == 0) {
+			if (e->flags & GMP_EF_SYNC_STREAM)
+				return fail(r, "a sync takes 'stream' or 'event', not both");
+			e->flags |= GMP_EF_SYNC_EVENT;
+		}
+		return 0;
+	case GMP_OP_EVENT_RECORD:
+	case GMP_OP_EVENT_WAIT:
+		return event_id(r, o, &e->value, 1);
+	}
+	return 0;
+}
+
+static int parse_line(struct reader *r, const char *line, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+		i++;
+	if (i == len || line[i] == '#')
+		return 0;
+	if (r->ended)
+		return fail(r, "nothing may follow the 'end' op");
+	const char *endp = NULL;
+	cJSON *o = cJSON_ParseWithLengthOpts(line, len, &endp, 0);
+	if (!o)
+		return fail(r, "not valid JSON");
+	int rc = 0;
+	while (endp && endp < line + len && (*endp == ' ' || *endp == '\t' || *endp == '\r'))
+		endp++;
+	if (endp && endp < line + len && *endp) {
+		rc = fail(r, "text after the JSON object");
+		goto out;
+	}
+	if (!cJSON_IsObject(o)) {
+		rc = fail(r, "not a JSON object");
+		goto out;
+	}
+	unsigned op = 0;
+	if ((rc = parse_op(r, o, &op)) || (rc = check_fields(r, o, op)))
+		goto out;
+	struct gmp_event e = { .op = (uint8_t)op, .line = r->line };
+	if ((rc = common(r, o, &e)))
+		goto out;
+	if (op == 0) {
+		r->ended = 1;
+		r->t->ended = 1;
+		goto out;
+	}
+	r->nacc = r->ntouch = 0;
+	int touch_present = 0;
+	if ((rc = op_fields_parse(r, o, &e, &touch_present)))
+		goto out;
+	if (gmp_trace__add_event(r->t, &e, r->acc, r->nacc, r->touch, r->ntouch) < 0)
+		rc = -ENOMEM;
+out:
+	cJSON_Delete(o);
+	return rc;
+}
+
+static int reader_init(struct reader *r, struct gmp_script_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->err = err;
+	err->line = 0;
+	err->msg[0] = '\0';
+	r->t = gmp_trace__new();
+	return r->t ? 0 : -ENOMEM;
+}
+
+static int reader_done(struct reader *r, int rc, struct gmp_trace **out)
+{
+	free(r->acc);
+	free(r->touch);
+	if (rc) {
+		if (rc == -ENOMEM && !r->err->msg[0]) {
+			r->err->line = r->line;
+			snprintf(r->err->msg, sizeof(r->err->msg), "out of memory");
+		}
+		gmp_trace__free(r->t);
+		return rc;
+	}
+	*out = r->t;
+	return 0;
+}
+
+int gmp_script__read_mem(const char *buf, size_t len, struct gmp_trace **out,
+			 struct gmp_script_error *err)
+{
+	struct reader r;
+	if (reader_init(&r, err))
+		return -ENOMEM;
+	int rc = 0;
+	size_t off = 0;
+	while (off < len && !rc) {
+		const char *nl = memchr(buf + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (buf + off)) : len - off;
+		r.line++;
+		if (memchr(buf + off, '\0', n))
+			rc = fail(&r, "line contains a NUL byte");
+		else
+			rc = parse_line(&r, buf + off, n);
+		off += n + 1;
+	}
+	return reader_done(&r, rc, out);
+}
+
+int gmp_script__read_file(FILE *fp, struct gmp_trace **out, struct gmp_script_error *err)
+{
+	struct reader r;
+	if (reader_init(&r, err))
+		return -ENOMEM;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	while (!rc && (n = getline(&line, &cap, fp)) >= 0) {
+		r.line++;
+		size_t len = (size_t)n;
+		if (len && line[len - 1] == '\n')
+			len--;
+		if (memchr(line, '\0', len))
+			rc = fail(&r, "line contains a NUL byte");
+		else
+			rc = parse_line(&r, line, len);
+	}
+	if (!rc && ferror(fp)) {
+		rc = -EIO;
+		snprintf(err->msg, sizeof(err->msg), "read error");
+	}
+	free(line);
+	return reader_done(&r, rc, out);
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The event-script writer (`gmprof dump`): one JSON line per event, with
+ * exactly the fields the reader needs to rebuild the same trace.
+ */
+#include <string.h>
+
+#include "gmprof/script.h"
+#include "jw.h"
+
+static void event_value(struct gmp_jw *jw, const struct gmp_trace *t, uint64_t v)
+{
+	if (v & GMP_EVENT_NAMED)
+		gmp_jw__kstr(jw, "event", gmp_trace__str(t, (uint32_t)(v & 0xffffffffu), NULL));
+	else
+		gmp_jw__ku64(jw, "event", v);
+}
+
+static void addr_list(struct gmp_jw *jw, const struct gmp_trace *t,
+		      const struct gmp_event *e, const char *key, uint32_t bit)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < e->acc_n; i++)
+		n += (t->acc[e->acc_off + i].rw & bit) != 0;
+	if (!n)
+		return;
+	gmp_jw__key(jw, key);
+	gmp_jw__arr(jw);
+	for (uint32_t i = 0; i < e->acc_n; i++)
+		if (t->acc[e->acc_off + i].rw & bit)
+			gmp_jw__hex(jw, t->acc[e->acc_off + i].addr);
+	gmp_jw__arr_end(jw);
+}
+
+static void touches(struct gmp_jw *jw, const struct gmp_trace *t, const struct gmp_event *e)
+{
+	static const char *const rw_names[] = { "", "r", "w", "rw" };
+	gmp_jw__key(jw, "touch");
+	gmp_jw__arr(jw);
+	for (uint32_t i = 0; i < e->touch_n; i++) {
+		const struct gmp_touch *tc = &t->touch[e->touch_off + i];
+		gmp_jw__obj(jw);
+		gmp_jw__khex(jw, "addr", tc->addr);
+		gmp_jw__ku64(jw, "size", tc->size);
+		if (tc->count != 1)
+			gmp_jw__ku64(jw, "count", tc->count);
+		gmp_jw__kstr(jw, "rw", rw_names[tc->rw & 3]);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+}
+
+static void op_fields(struct gmp_jw *jw, const struct gmp_trace *t, const struct gmp_event *e)
+{
+	switch (e->op) {
+	case GMP_OP_ALLOC:
+		gmp_jw__khex(jw, "addr", e->addr);
+		gmp_jw__ku64(jw, "size", e->size);
+		if (e->kind != GMP_MEM_DEVICE)
+			gmp_jw__kstr(jw, "kind", gmp_mem_kind__name(e->kind));
+		if (e->flags & GMP_EF_HAS_LABEL)
+			gmp_jw__kstr(jw, "label", gmp_trace__str(t, e->name, NULL));
+		break;
+	case GMP_OP_FREE:
+		gmp_jw__khex(jw, "addr", e->addr);
+		break;
+	case GMP_OP_MEMCPY:
+		if (e->flags & GMP_EF_HAS_DST)
+			gmp_jw__khex(jw, "dst", e->addr);
+		if (e->flags & GMP_EF_HAS_SRC)
+			gmp_jw__khex(jw, "src", e->src);
+		gmp_jw__ku64(jw, "size", e->size);
+		break;
+	case GMP_OP_MEMSET:
+		gmp_jw__khex(jw, "addr", e->addr);
+		gmp_jw__ku64(jw, "size", e->size);
+		if (e->flags & GMP_EF_HAS_VALUE)
+			gmp_jw__ku64(jw, "value", e->value);
+		break;
+	case GMP_OP_KERNEL:
+		gmp_jw__kstr(jw, "name", gmp_trace__str(t, e->name, NULL));
+		addr_list(jw, t, e, "read", GMP_RW_READ);
+		addr_list(jw, t, e, "write", GMP_RW_WRITE);
+		if (e->flags & GMP_EF_TOUCH_KNOWN)
+			touches(jw, t, e);
+		break;
+	case GMP_OP_SYNC:
+		if (e->flags & GMP_EF_SYNC_EVENT)
+			event_value(jw, t, e->value);
+		break;
+	case GMP_OP_EVENT_RECORD:
+	case GMP_OP_EVENT_WAIT:
+		event_value(jw, t, e->value);
+		break;
+	}
+}
+
+static void header(struct gmp_jw *jw, const struct gmp_trace *t)
+{
+	gmp_jw__rawf(jw, "# gmprof event script, version 1: %zu events\n", t->nev);
+	for (size_t i = 0; i < t->nmeta; i++) {
+		const char *k = gmp_trace__str(t, t->meta[i].key, NULL);
+		const char *v = gmp_trace__str(t, t->meta[i].value, NULL);
+		/* Comments end at a newline; keep values on one line. */
+		gmp_jw__rawf(jw, "# %s: ", k);
+		for (const char *p = v; *p; p++)
+			gmp_jw__raw(jw, (*p == '\n' || *p == '\r') ? " " : p, 1);
+		gmp_jw__raw(jw, "\n", 1);
+	}
+	if (t->truncated || t->damaged)
+		gmp_jw__rawf(jw, "# the profile is incomplete: %s\n",
+			     t->damaged ? t->damage : "it ends inside a record");
+	if (t->unharvested)
+		gmp_jw__rawf(jw, "# %llu kernel launches have no recorded access sets\n",
+			     (unsigned long long)t->unharvested);
+}
+
+int gmp_script__write(FILE *fp, const struct gmp_trace *t, gmp_at_fn at_fn, void *ctx)
+{
+	struct gmp_jw jw;
+	gmp_jw__init(&jw, fp, 0);
+	header(&jw, t);
+	for (size_t i = 0; i < t->nev && !jw.err; i++) {
+		const struct gmp_event *e = &t->ev[i];
+		gmp_jw__obj(&jw);
+		gmp_jw__kstr(&jw, "op", gmp_op__name(e->op));
+		op_fields(&jw, t, e);
+		if (e->stream || (e->op == GMP_OP_SYNC && (e->flags & GMP_EF_SYNC_STREAM)))
+			gmp_jw__ku64(&jw, "stream", e->stream);
+		if (e->device)
+			gmp_jw__ku64(&jw, "device", e->device);
+		if (e->thread)
+			gmp_jw__ku64(&jw, "thread", e->thread);
+		if (e->host_ns)
+			gmp_jw__ku64(&jw, "time_ns", e->host_ns);
+		const char *at = e->at ? gmp_trace__str(t, e->at, NULL) : NULL;
+		if (!at && e->stack && at_fn)
+			at = at_fn(ctx, e->stack);
+		if (at && *at)
+			gmp_jw__kstr(&jw, "at", at);
+		gmp_jw__obj_end(&jw);
+		gmp_jw__raw(&jw, "\n", 1);
+	}
+	if (t->ended)
+		gmp_jw__raw(&jw, "{\"op\":\"end\"}\n", 13);
+	return gmp_jw__finish(&jw);
+}

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The in-memory trace: append-only arrays of events, kernel accesses and
+ * touches, plus interned strings, stacks, modules, streams and metadata.
+ */
+#include "gmprof/trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strtab.h"
+#include "util.h"
+
+struct gmp_trace *gmp_trace__new(void)
+{
+	struct gmp_trace *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->strings = gmp_strtab__new();
+	t->stack_off = calloc(1, sizeof(*t->stack_off));
+	if (!t->strings || !t->stack_off) {
+		gmp_trace__free(t);
+		return NULL;
+	}
+	t->stacks_cap = 1;
+	return t;
+}
+
+void gmp_trace__free(struct gmp_trace *t)
+{
+	if (!t)
+		return;
+	free(t->ev);
+	free(t->acc);
+	free(t->touch);
+	gmp_strtab__free(t->strings);
+	free(t->pcs);
+	free(t->stack_off);
+	free(t->mods);
+	free(t->streams);
+	free(t->meta);
+	free(t->findings_json);
+	free(t);
+}
+
+static int append_acc(struct gmp_trace *t, const struct gmp_access *acc, size_t n,
+		      uint32_t *off)
+{
+	if (t->nacc + n > UINT32_MAX)
+		return -EOVERFLOW;
+	if (GMP_GROW(t->acc, t->acc_cap, t->nacc + n))
+		return -ENOMEM;
+	if (n)
+		memcpy(t->acc + t->nacc, acc, n * sizeof(*acc));
+	*off = (uint32_t)t->nacc;
+	t->nacc += n;
+	return 0;
+}
+
+static int append_touch(struct gmp_trace *t, const struct gmp_touch *tc, size_t n,
+			uint32_t *off)
+{
+	if (t->ntouch + n > UINT32_MAX)
+		return -EOVERFLOW;
+	if (GMP_GROW(t->touch, t->touch_cap, t->ntouch + n))
+		return -ENOMEM;
+	if (n)
+		memcpy(t->touch + t->ntouch, tc, n * sizeof(*tc));
+	*off = (uint32_t)t->ntouch;
+	t->ntouch += n;
+	return 0;
+}
+
+int64_t gmp_trace__add_event(struct gmp_trace *t, const struct gmp_event *ev,
+			     const struct gmp_access *acc, size_t nacc,
+			     const struct gmp_touch *touch, size_t ntouch)
+{
+	if (t->nev >= UINT32_MAX - 1)
+		return -EOVERFLOW;
+	if (GMP_GROW(t->ev, t->ev_cap, t->nev + 1))
+		return -ENOMEM;
+	struct gmp_event e = *ev;
+	e.acc_off = e.acc_n = e.touch_off = e.touch_n = 0;
+	if (nacc) {
+		int err = append_acc(t, acc, nacc, &e.acc_off);
+		if (err)
+			return err;
+		e.acc_n = (uint32_t)nacc;
+	}
+	if (ntouch) {
+		int err = append_touch(t, touch, ntouch, &e.touch_off);
+		if (err)
+			return err;
+		e.touch_n = (uint32_t)ntouch;
+	}
+	t->ev[t->nev] = e;
+	return (int64_t)t->nev++;
+}
+
+int gmp_trace__set_accesses(struct gmp_trace *t, size_t event,
+			    const struct gmp_access *acc, size_t nacc)
+{
+	if (event >= t->nev || t->ev[event].op != GMP_OP_KERNEL)
+		return -EINVAL;
+	struct gmp_event *e = &t->ev[event];
+	if (e->flags & GMP_EF_ACCESS_KNOWN)
+		return -EEXIST;
+	int err = append_acc(t, acc, nacc, &e->acc_off);
+	if (err)
+		return err;
+	e->acc_n = (uint32_t)nacc;
+	e->flags |= GMP_EF_ACCESS_KNOWN;
+	return 0;
+}
+
+int gmp_trace__set_touches(struct gmp_trace *t, size_t event,
+			   const struct gmp_touch *touch, size_t ntouch)
+{
+	if (event >= t->nev || t->ev[event].op != GMP_OP_KERNEL)
+		return -EINVAL;
+	struct gmp_event *e = &t->ev[event];
+	if (e->flags & GMP_EF_TOUCH_KNOWN)
+		return -EEXIST;
+	int err = append_touch(t, touch, ntouch, &e->touch_off);
+	if (err)
+		return err;
+	e->touch_n = (uint32_t)ntouch;
+	e->flags |= GMP_EF_TOUCH_KNOWN;
+	return 0;
+}
+
+uint32_t gmp_trace__intern(struct gmp_trace *t, const char *s, size_t len)
+{
+	return gmp_strtab__intern(t->strings, s, len);
+}
+
+uint32_t gmp_trace__intern_cstr(struct gmp_trace *t, const char *s)
+{
+	return gmp_strtab__intern(t->strings, s, strlen(s));
+}
+
+uint32_t gmp_trace__find_string(const struct gmp_trace *t, const char *s, size_t len)
+{
+	return gmp_strtab__find(t->strings, s, len);
+}
+
+const char *gmp_trace__str(const struct gmp_trace *t, uint32_t id, size_t *len)
+{
+	const char *s = gmp_strtab__get(t->strings, id, len);
+	if (!s) {
+		if (len)
+			*len = 0;
+		return "";
+	}
+	return s;
+}
+
+size_t gmp_trace__nstrings(const struct gmp_trace *t)
+{
+	return gmp_strtab__count(t->strings);
+}
+
+uint32_t gmp_trace__add_stack(struct gmp_trace *t, const uint64_t *pcs, size_t n)
+{
+	if (t->npcs + n > UINT32_MAX || t->nstacks >= UINT32_MAX - 1)
+		return 0;
+	if (GMP_GROW(t->pcs, t->pcs_cap, t->npcs + n) ||
+	    GMP_GROW(t->stack_off, t->stacks_cap, t->nstacks + 2))
+		return 0;
+	if (n)
+		memcpy(t->pcs + t->npcs, pcs, n * sizeof(*pcs));
+	t->npcs += n;
+	t->nstacks++;
+	t->stack_off[t->nstacks] = (uint32_t)t->npcs;
+	return (uint32_t)t->nstacks;
+}
+
+size_t gmp_trace__stack(const struct gmp_trace *t, uint32_t id, const uint64_t **pcs)
+{
+	if (id == 0 || id > t->nstacks) {
+		*pcs = NULL;
+		return 0;
+	}
+	*pcs = t->pcs + t->stack_off[id - 1];
+	return t->stack_off[id] - t->stack_off[id - 1];
+}
+
+int gmp_trace__add_module(struct gmp_trace *t, const struct gmp_module *m)
+{
+	if (GMP_GROW(t->mods, t->mods_cap, t->nmods + 1))
+		return -ENOMEM;
+	t->mods[t->nmods++] = *m;
+	return 0;
+}
+
+int gmp_trace__add_stream(struct gmp_trace *t, const struct gmp_stream_info *s)
+{
+	if (GMP_GROW(t->streams, t->streams_cap, t->nstreams + 1))
+		return -ENOMEM;
+	t->streams[t->nstreams++] = *s;
+	return 0;
+}
+
+int gmp_trace__set_meta(struct gmp_trace *t, const char *key, const char *value)
+{
+	uint32_t k = gmp_trace__intern_cstr(t, key);
+	uint32_t v = gmp_trace__intern_cstr(t, value);
+	if (!k || !v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nmeta; i++) {
+		if (t->meta[i].key == k) {
+			t->meta[i].value = v;
+			return 0;
+		}
+	}
+	if (GMP_GROW(t->meta, t->meta_cap, t->nmeta + 1))
+		return -ENOMEM;
+	t->meta[t->nmeta++] = (struct gmp_kv){ .key = k, .value = v };
+	return 0;
+}
+
+const char *gmp_trace__meta(const struct gmp_trace *t, const char *key)
+{
+	uint32_t k = gmp_trace__find_string(t, key, strlen(key));
+	if (!k)
+		return NULL;
+	for (size_t i = 0; i < t->nmeta; i++)
+		if (t->meta[i].key == k)
+			return gmp_trace__str(t, t->meta[i].value, NULL);
+	return NULL;
+}
+
+int gmp_trace__set_findings(struct gmp_trace *t, const char *json, size_t len)
+{
+	char *s = malloc(len + 1);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, json, len);
+	s[len] = '\0';
+	free(t->findings_json);
+	t->findings_json = s;
+	return 0;
+}
+
+static const char *const op_names[] = {
+	[GMP_OP_ALLOC] = "alloc",
+	[GMP_OP_FREE] = "free",
+	[GMP_OP_MEMCPY] = "memcpy",
+	[GMP_OP_MEMSET] = "memset",
+	[GMP_OP_KERNEL] = "kernel",
+	[GMP_OP_SYNC] = "sync",
+	[GMP_OP_EVENT_RECORD] = "event_record",
+	[GMP_OP_EVENT_WAIT] = "event_wait",
+};
+
+const char *gmp_op__name(unsigned op)
+{
+	if (op == 0 || op > GMP_OP_MAX)
+		return "?";
+	return op_names[op];
+}
+
+static const char *const kind_names[] = {
+	[GMP_MEM_DEVICE] = "device",
+	[GMP_MEM_MANAGED] = "managed",
+	[GMP_MEM_ASYNC] = "async",
+	[GMP_MEM_POOL_REGION] = "pool_region",
+	[GMP_MEM_DEVICE_HEAP] = "device_heap",
+};
+
+const char *gmp_mem_kind__name(unsigned kind)
+{
+	if (kind > GMP_MEM_KIND_MAX)
+		return "?";
+	return kind_names[kind];
+}
+
+int gmp_mem_kind__parse(const char *s)
+{
+	for (unsigned k = 0; k <= GMP_MEM_KIND_MAX; k++)
+		if (strcmp(s, kind_names[k]) == 0)
+			return (int)k;
+	return -1;
+}

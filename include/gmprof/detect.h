@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gmprof detector: a pure library (no CUDA, no I/O) that turns a
+ * trace into findings.  It builds the multi-stream dependency graph
+ * (stream order, RAW/WAW/WAR on each object, synchronization), gives every
+ * API a timestamp with Kahn's algorithm, classifies the ten patterns of
+ * the DrGPUM paper, finds the memory peaks per device and estimates what
+ * fixing each finding would save at the peak.
+ *
+ * Ownership: a result borrows its trace (keep the trace alive while the
+ * result is used) and owns everything else it points to.
+ */
+#ifndef GMPROF_DETECT_H
+#define GMPROF_DETECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gmprof/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum gmp_pattern {
+	GMP_PAT_EARLY_ALLOCATION = 0,
+	GMP_PAT_LATE_DEALLOCATION,
+	GMP_PAT_REDUNDANT_ALLOCATION,
+	GMP_PAT_UNUSED_ALLOCATION,
+	GMP_PAT_MEMORY_LEAK,
+	GMP_PAT_TEMPORARY_IDLENESS,
+	GMP_PAT_DEAD_WRITE,
+	GMP_PAT_OVERALLOCATION,
+	GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY,
+	GMP_PAT_STRUCTURED_ACCESS,
+	GMP_PAT_COUNT
+};
+
+#define GMP_PAT_ALL ((1u << GMP_PAT_COUNT) - 1)
+
+const char *gmp_pattern__name(unsigned p);   /* "early_allocation", ... */
+/* Parses a name; returns the pattern or -1. */
+int gmp_pattern__parse(const char *s);
+/* Parses "all" or a comma list of names into a mask; returns 0 or -EINVAL. */
+int gmp_pattern__parse_list(const char *s, uint32_t *mask);
+
+struct gmp_detect_opts {
+	uint32_t early_apis;     /* --early-apis: APIs between alloc and first use (1) */
+	uint32_t late_apis;      /* --late-apis: APIs between last use and free (1) */
+	uint32_t idle_apis;      /* --idle-apis: APIs between two uses (2) */
+	double redundant_pct;    /* --redundant-pct: size difference allowed (10) */
+	double overalloc_pct;    /* --overalloc-pct: accessed share below this (80) */
+	double frag_pct;         /* --frag-pct: fragmentation below this (80) */
+	double cv_pct;           /* --cv-pct: coefficient of variation above this (20) */
+	uint32_t peaks;          /* --peaks: peaks reported per device (2) */
+	uint32_t patterns;       /* --patterns: mask of patterns to report (all) */
+};
+
+void gmp_detect_opts__defaults(struct gmp_detect_opts *o);
+
+#define GMP_NO_EVENT UINT32_MAX
+#define GMP_NO_OBJECT UINT32_MAX
+
+struct gmp_object {
+	uint64_t addr, size;
+	uint32_t alloc_ev;       /* event index of its allocation */
+	uint32_t free_ev;        /* event index of its free, GMP_NO_EVENT if leaked */
+	uint32_t first_ev;       /* first (lowest level) accessing API, or GMP_NO_EVENT */
+	uint32_t last_ev;        /* last (highest level) accessing API, or GMP_NO_EVENT */
+	uint32_t naccess;        /* APIs that access it */
+	uint32_t device;
+	uint32_t kind;           /* enum gmp_mem_kind */
+	uint32_t parent;         /* pool regions: the object they live in */
+};
+
+/* A byte range inside an object (offsets from the object's start). */
+struct gmp_range {
+	uint64_t off, len;
+	uint32_t ev;             /* the API that the range belongs to, or GMP_NO_EVENT */
+	uint32_t reserved;
+};
+
+#define GMP_HIST_BUCKETS 10
+
+struct gmp_finding {
+	uint32_t pattern;        /* enum gmp_pattern */
+	uint32_t object;         /* index into result->objects */
+	uint32_t other;          /* redundant: the object it can reuse */
+	uint32_t ev_a, ev_b;     /* the APIs that bound it (GMP_NO_EVENT when none) */
+	uint32_t kernel;         /* string id: kernel name (intra-object patterns) */
+	int64_t distance;        /* level difference between ev_a and ev_b */
+	uint64_t apis_between;   /* GPU APIs whose level lies strictly between */
+	uint64_t bytes;          /* dead write: dead bytes; overallocation: unaccessed */
+	double accessed_pct;     /* overallocation */
+	double frag_pct;         /* overallocation */
+	double cv_pct;           /* non-uniform access frequency: the largest */
+	uint32_t count;          /* NUAF: launches over the threshold; structured: slices */
+	uint32_t total;          /* NUAF/structured: launches of the kernel on the object */
+	uint32_t range_off, range_n;   /* into result->ranges */
+	uint64_t hist[GMP_HIST_BUCKETS]; /* NUAF: bytes per access-count bucket */
+	uint64_t hist_max;       /* NUAF: the largest access count */
+	uint64_t peak_before;    /* the peak of the object's device */
+	uint64_t peak_after;     /* the peak with this finding fixed */
+	uint64_t saving;         /* peak_before - peak_after, never negative */
+	char *suggestion;        /* owned by the result */
+};
+
+struct gmp_peak {
+	uint32_t device;
+	uint32_t ev;             /* the event that reached the peak */
+	uint64_t bytes;
+	uint32_t obj_off, obj_n; /* live objects: result->peak_objs[off .. off+n) */
+};
+
+/* A change of live bytes on a device, in topological order. */
+struct gmp_curve_point {
+	uint32_t ev;
+	uint32_t device;
+	uint64_t live;
+};
+
+struct gmp_device_summary {
+	uint32_t device;
+	uint64_t peak_bytes;
+	uint64_t objects;
+};
+
+struct gmp_result {
+	const struct gmp_trace *trace;  /* borrowed */
+	struct gmp_object *objects;
+	size_t nobjects;
+	struct gmp_finding *findings;   /* ranked by saving, largest first */
+	size_t nfindings;
+	struct gmp_range *ranges;
+	size_t nranges;
+	struct gmp_peak *peaks;         /* per device, largest first */
+	size_t npeaks;
+	uint32_t *peak_objs;
+	size_t npeak_objs;
+	struct gmp_curve_point *curve;  /* every alloc/free, topological order */
+	size_t ncurve;
+	struct gmp_device_summary *devices;
+	size_t ndevices;
+	uint32_t *level;                /* per event: its topological timestamp */
+	uint32_t *ordinal;              /* per event: #n among its op on its stream */
+	uint32_t *order;                /* events sorted by (level, index) */
+	uint32_t max_level;
+	uint64_t napis;                 /* GPU APIs (sync ops excluded) */
+	uint64_t nedges;                /* dependency edges */
+	uint64_t peak_bytes;            /* the largest peak over all devices */
+	struct gmp_detect_opts opts;
+};
+
+struct gmp_detect_error {
+	uint32_t ev;             /* event index, or GMP_NO_EVENT */
+	uint32_t line;           /* the event's script line, or 0 */
+	char msg[240];
+};
+
+/*
+ * Runs the whole analysis.  Returns 0 and a result; -EINVAL when the trace
+ * is inconsistent (a free of no live object, an access outside every
+ * object, ...: *err says which event and why); -ELOOP for a dependency
+ * cycle (named in *err); -ENOMEM.
+ */
+int gmp_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o,
+	       struct gmp_result **out, struct gmp_detect_error *err);
+void gmp_result__free(struct gmp_result *r);
+
+/* The object's name: its label, or "obj#N" (N counts allocations from 1). */
+const char *gmp_result__object_name(const struct gmp_result *r, uint32_t obj,
+				    char *buf, size_t n);
+/* "KERNEL vecAdd (stream 1, #3)", "ALLOC (stream 0, #2)", ... */
+const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char *buf,
+				  size_t n);
+/* "ALLOC", "FREE", "MEMCPY", "MEMSET", "KERNEL", "SYNC", ... */
+const char *gmp_api__kind(unsigned op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

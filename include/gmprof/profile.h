@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gmprof profile: a versioned, append-only binary file of records.
+ * The collector writes it while the program runs; the analyzer reads it.
+ * The format is documented in docs/profile-format.md.
+ *
+ * Writer: not thread-safe; the caller serializes.  It owns its file
+ * descriptor and buffer.  Every function returns 0 (or an id/index) on
+ * success and a negative errno on failure; after a write error the writer
+ * stays failed and every later call returns the same error.
+ *
+ * Reader: returns a new trace owned by the caller.  A profile cut off at
+ * any byte after its header reads up to the last complete record and sets
+ * trace->truncated; a record that fails its checksum stops the reader and
+ * sets trace->damaged.  Neither is an error.
+ */
+#ifndef GMPROF_PROFILE_H
+#define GMPROF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gmprof/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GMP_PROFILE_MAGIC "\x89GMPROF\n"
+#define GMP_PROFILE_MAGIC_LEN 8
+#define GMP_PROFILE_HEADER_LEN 16
+#define GMP_PROFILE_VERSION_MAJOR 1
+#define GMP_PROFILE_VERSION_MINOR 0
+
+enum gmp_record_type {
+	GMP_REC_META = 1,
+	GMP_REC_STRING = 2,
+	GMP_REC_STACK = 3,
+	GMP_REC_MODULE = 4,
+	GMP_REC_STREAM = 5,
+	GMP_REC_EVENT = 6,
+	GMP_REC_ACCESS = 7,
+	GMP_REC_TOUCH = 8,
+	GMP_REC_FINDINGS = 9,
+	GMP_REC_END = 10,
+	GMP_REC_MAX = 10
+};
+
+struct gmp_writer;
+
+/* Takes ownership of fd (closed by gmp_writer__close) and writes the header. */
+int gmp_writer__open_fd(int fd, size_t buffer_bytes, struct gmp_writer **out);
+/*
+ * Creates path (never following a symlink; never overwriting unless force)
+ * and opens a writer on it.
+ */
+int gmp_writer__create(const char *path, int force, size_t buffer_bytes,
+		       struct gmp_writer **out);
+
+int gmp_writer__meta(struct gmp_writer *w, const char *key, const char *value);
+/* Interns s; writes a STRING record the first time.  Returns id >= 1 or -errno. */
+int64_t gmp_writer__string(struct gmp_writer *w, const char *s, size_t len);
+/* Interns a call stack; writes a STACK record the first time. */
+int64_t gmp_writer__stack(struct gmp_writer *w, const uint64_t *pcs, size_t n);
+int gmp_writer__module(struct gmp_writer *w, const struct gmp_module *m);
+int gmp_writer__stream(struct gmp_writer *w, const struct gmp_stream_info *s);
+/*
+ * Appends one event; string and stack ids in ev are the writer's own.
+ * Returns the event's index (from 0) or -errno.  acc_*, touch_* and line
+ * are not written: see gmp_writer__accesses/touches.
+ */
+int64_t gmp_writer__event(struct gmp_writer *w, const struct gmp_event *ev);
+/* A kernel's read/write sets and intra-object touches, possibly later. */
+int gmp_writer__accesses(struct gmp_writer *w, uint64_t event,
+			 const struct gmp_access *acc, size_t n);
+int gmp_writer__touches(struct gmp_writer *w, uint64_t event,
+			const struct gmp_touch *touch, size_t n);
+int gmp_writer__findings(struct gmp_writer *w, const char *json, size_t len);
+/* Writes the buffered, complete records to the file. */
+int gmp_writer__flush(struct gmp_writer *w);
+uint64_t gmp_writer__events(const struct gmp_writer *w);
+/* Bytes handed to the file so far (after the last flush). */
+uint64_t gmp_writer__bytes_flushed(const struct gmp_writer *w);
+/*
+ * Writes an END record when clean, flushes, closes and frees.  Returns the
+ * first error seen over the writer's life, or 0.  NULL is a no-op.
+ */
+int gmp_writer__close(struct gmp_writer *w, int clean);
+
+/* Writes every table and event of t (ids remapped to the writer's). */
+int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t);
+
+/* 1 when buf starts with the profile magic. */
+int gmp_profile__is_profile(const void *buf, size_t len);
+/*
+ * Reads a whole profile from memory or from a file descriptor (read to its
+ * end, not closed).  Returns 0 and a new trace, -EINVAL when the data is
+ * not a profile, -EPROTONOSUPPORT for another major version, -ENODATA when
+ * the header itself is cut short, -ENOMEM or the read error.
+ */
+int gmp_profile__read_mem(const void *buf, size_t len, struct gmp_trace **out);
+int gmp_profile__read_fd(int fd, struct gmp_trace **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

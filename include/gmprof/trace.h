@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The gmprof event model: what a CUDA program did to GPU memory, as the
+ * collector records it, as an event script describes it, and as the
+ * detector reads it.  A trace is an ordered array of events (issue order)
+ * plus the side tables they refer to: interned strings, call stacks, the
+ * module map, streams and run metadata.
+ *
+ * Ownership: a struct gmp_trace owns every array and string it holds.
+ * Pointers returned by the accessors are borrowed and stay valid until the
+ * next call that appends to the same table, or until gmp_trace__free().
+ * Functions return 0 or a negative errno; none of them prints.
+ */
+#ifndef GMPROF_TRACE_H
+#define GMPROF_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* String, stack and module ids start at 1; 0 means "none". */
+#define GMP_NONE 0u
+
+enum gmp_op {
+	GMP_OP_ALLOC = 1,        /* a data object comes to life */
+	GMP_OP_FREE = 2,         /* the object at addr is released */
+	GMP_OP_MEMCPY = 3,       /* copy size bytes src -> addr (dst) */
+	GMP_OP_MEMSET = 4,       /* set size bytes at addr */
+	GMP_OP_KERNEL = 5,       /* a kernel launch */
+	GMP_OP_SYNC = 6,         /* host waits: device, one stream or one event */
+	GMP_OP_EVENT_RECORD = 7, /* cudaEventRecord(value, stream) */
+	GMP_OP_EVENT_WAIT = 8,   /* cudaStreamWaitEvent(stream, value) */
+	GMP_OP_MAX = 8
+};
+
+/* Kinds of allocation (GMP_OP_ALLOC's kind). */
+enum gmp_mem_kind {
+	GMP_MEM_DEVICE = 0,      /* cudaMalloc, cuMemAlloc */
+	GMP_MEM_MANAGED = 1,     /* cudaMallocManaged */
+	GMP_MEM_ASYNC = 2,       /* cudaMallocAsync, pool allocations */
+	GMP_MEM_POOL_REGION = 3, /* a sub-allocation inside another object (NVTX) */
+	GMP_MEM_DEVICE_HEAP = 4, /* malloc() inside a kernel */
+	GMP_MEM_KIND_MAX = 4
+};
+
+/* Read/write bits of accesses and touches. */
+#define GMP_RW_READ 0x1u
+#define GMP_RW_WRITE 0x2u
+
+/* Event flags (struct gmp_event.flags). */
+#define GMP_EF_HAS_DST 0x0001u      /* memcpy: addr is a device object */
+#define GMP_EF_HAS_SRC 0x0002u      /* memcpy: src is a device object */
+#define GMP_EF_SYNC_STREAM 0x0004u  /* sync: the host waits for one stream */
+#define GMP_EF_SYNC_EVENT 0x0008u   /* sync: the host waits for event value */
+#define GMP_EF_ACCESS_KNOWN 0x0010u /* kernel: its read/write sets were recorded */
+#define GMP_EF_TOUCH_KNOWN 0x0020u  /* kernel: intra-object touches were recorded */
+#define GMP_EF_HAS_VALUE 0x0040u    /* memset: value was given */
+#define GMP_EF_HAS_LABEL 0x0080u    /* alloc: name holds a user label */
+#define GMP_EF_ASYNC 0x0100u        /* memcpy/memset: an *Async call */
+
+/*
+ * One GPU API as issued by the host.  88 bytes; the detector's memory
+ * budget per event is built on this size, so think before growing it.
+ */
+struct gmp_event {
+	uint8_t op;          /* enum gmp_op */
+	uint8_t kind;        /* alloc: enum gmp_mem_kind */
+	uint16_t flags;      /* GMP_EF_* */
+	uint32_t device;     /* CUDA device ordinal */
+	uint32_t stream;     /* stream number: 0 is the legacy default stream */
+	uint32_t thread;     /* host thread id (0 unknown) */
+	uint32_t stack;      /* call-path id (0 none) */
+	uint32_t at;         /* string id of "file:line" (0 none) */
+	uint32_t name;       /* kernel: name; alloc: label (0 none) */
+	uint32_t line;       /* event script line, 0 for recorded events */
+	uint32_t acc_off;    /* kernel: first entry in trace->acc */
+	uint32_t acc_n;      /* kernel: number of accesses */
+	uint32_t touch_off;  /* kernel: first entry in trace->touch */
+	uint32_t touch_n;    /* kernel: number of touches */
+	uint64_t addr;       /* alloc/free/memset: object address; memcpy: dst */
+	uint64_t src;        /* memcpy: source address */
+	uint64_t size;       /* alloc/memcpy/memset: bytes */
+	uint64_t value;      /* memset: byte value; event ops and event sync: event id */
+	uint64_t host_ns;    /* host clock at issue, ns since the run began (0 unknown) */
+};
+
+/* A kernel read and/or wrote the object that contains addr. */
+struct gmp_access {
+	uint64_t addr;
+	uint32_t rw;         /* GMP_RW_* */
+	uint32_t reserved;
+};
+
+/* A kernel accessed bytes [addr, addr+size) count times. */
+struct gmp_touch {
+	uint64_t addr;
+	uint64_t size;
+	uint64_t count;
+	uint32_t rw;         /* GMP_RW_* */
+	uint32_t reserved;
+};
+
+/* A loaded ELF module, for offline symbolization. */
+struct gmp_module {
+	uint32_t path;       /* string id */
+	uint32_t build_id;   /* string id of the hex build-id (0 unknown) */
+	uint64_t base;       /* lowest mapped address */
+	uint64_t size;       /* extent of the mapping */
+	uint64_t bias;       /* load bias: runtime address - file address */
+};
+
+/* A stream the collector saw; scripts have none. */
+struct gmp_stream_info {
+	uint32_t number;     /* the number events use */
+	uint32_t device;
+	uint64_t handle;     /* CUstream value */
+	uint32_t flags;      /* creation flags */
+	uint32_t reserved;
+};
+
+struct gmp_kv {
+	uint32_t key;        /* string id */
+	uint32_t value;      /* string id */
+};
+
+struct gmp_strtab;
+
+struct gmp_trace {
+	struct gmp_event *ev;
+	size_t nev, ev_cap;
+	struct gmp_access *acc;
+	size_t nacc, acc_cap;
+	struct gmp_touch *touch;
+	size_t ntouch, touch_cap;
+	struct gmp_strtab *strings;
+	/* stacks: stack id k (1-based) has pcs[stack_off[k-1] .. stack_off[k]) */
+	uint64_t *pcs;
+	size_t npcs, pcs_cap;
+	uint32_t *stack_off;
+	size_t nstacks, stacks_cap;
+	struct gmp_module *mods;
+	size_t nmods, mods_cap;
+	struct gmp_stream_info *streams;
+	size_t nstreams, streams_cap;
+	struct gmp_kv *meta;
+	size_t nmeta, meta_cap;
+	char *findings_json;     /* online findings stored in a profile, or NULL */
+	int ended;               /* the program reached its end (script `end`, clean exit) */
+	/* Set by readers: */
+	int truncated;           /* the input ended inside a record */
+	int damaged;             /* a record failed its checksum or made no sense */
+	const char *damage;      /* static text: why the reader stopped early */
+	uint64_t bytes_read;     /* bytes of complete, intact records read */
+	uint64_t bytes_total;    /* bytes in the input */
+	uint64_t unharvested;    /* kernels whose access sets never arrived */
+};
+
+struct gmp_trace *gmp_trace__new(void);
+void gmp_trace__free(struct gmp_trace *t);
+
+/*
+ * Appends a copy of ev and returns its index, or a negative errno.  For
+ * kernels, accesses and touches are appended from the arrays given and
+ * acc_off/acc_n/touch_off/touch_n are set; pass NULL/0 when there are none.
+ */
+int64_t gmp_trace__add_event(struct gmp_trace *t, const struct gmp_event *ev,
+			     const struct gmp_access *acc, size_t nacc,
+			     const struct gmp_touch *touch, size_t ntouch);
+
+/* Attaches a kernel's access sets after the fact (deferred harvest). */
+int gmp_trace__set_accesses(struct gmp_trace *t, size_t event,
+			    const struct gmp_access *acc, size_t nacc);
+int gmp_trace__set_touches(struct gmp_trace *t, size_t event,
+			   const struct gmp_touch *touch, size_t ntouch);
+
+/* Interns s (len bytes, not NUL-terminated) and returns its id (>= 1), or 0 on ENOMEM. */
+uint32_t gmp_trace__intern(struct gmp_trace *t, const char *s, size_t len);
+uint32_t gmp_trace__intern_cstr(struct gmp_trace *t, const char *s);
+/* Looks up an id without interning: returns the id or 0. */
+uint32_t gmp_trace__find_string(const struct gmp_trace *t, const char *s, size_t len);
+/* The string for id, or "" for 0 and unknown ids; *len may be NULL. */
+const char *gmp_trace__str(const struct gmp_trace *t, uint32_t id, size_t *len);
+size_t gmp_trace__nstrings(const struct gmp_trace *t);
+
+/* Appends a call stack; returns its id (>= 1) or 0 on ENOMEM. */
+uint32_t gmp_trace__add_stack(struct gmp_trace *t, const uint64_t *pcs, size_t n);
+/* The PCs of stack id; returns the count and sets *pcs (borrowed). */
+size_t gmp_trace__stack(const struct gmp_trace *t, uint32_t id, const uint64_t **pcs);
+
+int gmp_trace__add_module(struct gmp_trace *t, const struct gmp_module *m);
+int gmp_trace__add_stream(struct gmp_trace *t, const struct gmp_stream_info *s);
+int gmp_trace__set_meta(struct gmp_trace *t, const char *key, const char *value);
+/* The value of metadata key, or NULL. */
+const char *gmp_trace__meta(const struct gmp_trace *t, const char *key);
+int gmp_trace__set_findings(struct gmp_trace *t, const char *json, size_t len);
+
+const char *gmp_op__name(unsigned op);          /* "alloc", "kernel", ... */
+const char *gmp_mem_kind__name(unsigned kind);  /* "device", "managed", ... */
+/* Parses a kind name; returns the kind or -1. */
+int gmp_mem_kind__parse(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
