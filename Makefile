@@ -49,7 +49,7 @@ LIBS_TEST := $(LIBS_ANALYZER) -lcmocka
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all run test gpu-check bench bench-gpu fuzz install clean deps patches
+.PHONY: all run test gpu-check gpu-run bench bench-gpu fuzz install clean deps patches
 
 all: $(DEPS_STAMP) $(REL)/gmprof patches
 
@@ -115,6 +115,19 @@ else
 	@true
 endif
 
+# ---- the main job ------------------------------------------------------------
+# On a GPU machine: profile a bundled benchmark.  Without one: analyze the
+# bundled example (a recorded profile once one is committed under tests/data).
+RUN_INPUT ?= $(firstword $(wildcard tests/data/*.gmprof) tests/scripts/simple_multi_copy.jsonl)
+
+run: all
+	@if sh tests/gpu/have-gpu.sh >/dev/null 2>&1 && [ -x $(REL)/libgmprof.so ]; then \
+	  $(MAKE) --no-print-directory gpu-run; \
+	else \
+	  echo "gmprof: no GPU here; analyzing the bundled $(RUN_INPUT)"; \
+	  $(REL)/gmprof replay $(RUN_INPUT); \
+	fi
+
 # ---- tests -----------------------------------------------------------------
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(TST)/tests/%,$(UNIT_SRC))
@@ -127,6 +140,14 @@ $(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(call objs,$(TST),$(ANALY
 
 test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof
 	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BIN)
+
+gpu-check: all
+	@if ! sh tests/gpu/have-gpu.sh; then exit 0; fi; \
+	BUILD=$(BUILD) NVCC=$(NVCC) sh tests/gpu/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(REL)/gmprof $(DESTDIR)$(PREFIX)/bin/gmprof
 
 clean:
 	rm -rf $(BUILD)

@@ -147,7 +147,7 @@ int gmp_input__load(const char *path, int salvage, struct gmp_input *in)
 		fprintf(stderr, "gmprof: '%s' is a directory, not a profile or event script\n", name);
 		goto out;
 	}
-	unsigned char head[16];
+	unsigned char head[512];
 	ssize_t n = 0;
 	if (fd != STDIN_FILENO && S_ISREG(st.st_mode)) {
 		n = pread(fd, head, sizeof(head), 0);
@@ -156,6 +156,10 @@ int gmp_input__load(const char *path, int salvage, struct gmp_input *in)
 			goto out;
 		}
 		if (gmp_profile__is_profile(head, (size_t)n)) {
+			if (lseek(fd, 0, SEEK_SET) != 0) {
+				gmp_input__perror(name, "cannot read", errno);
+				goto out;
+			}
 			in->is_profile = 1;
 			int err = gmp_profile__read_fd(fd, &in->trace);
 			rc = err ? profile_error(name, err) : check_profile(name, in->trace, salvage);

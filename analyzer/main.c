@@ -20,6 +20,7 @@ static const char usage[] =
 	"Commands:\n"
 	"  replay    analyze a profile or an event script and print the findings\n"
 	"  dump      write a profile as an event script\n"
+	"  convert   write an event script as a profile\n"
 	"\n"
 	"  gmprof COMMAND --help   describes each command\n"
 	"  gmprof --version        prints the version\n"
@@ -38,6 +39,7 @@ struct command {
 static const struct command commands[] = {
 	{ "replay", cmd_replay },
 	{ "dump", cmd_dump },
+	{ "convert", cmd_convert },
 };
 
 int main(int argc, char **argv)

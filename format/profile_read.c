@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "codec.h"
+#include "gmprof/script.h"
 #include "util.h"
 
 int gmp_profile__is_profile(const void *buf, size_t len)
@@ -69,6 +70,9 @@ static int parse_event(struct parser *ps, struct gmp_dec *d, const char **why)
 	if (e.stack > t->nstacks || e.at > gmp_trace__nstrings(t) ||
 	    e.name > gmp_trace__nstrings(t))
 		BAD("event refers to an undefined string or stack");
+	if (gmp_event__named_id(&e) && ((e.value & ~GMP_EVENT_NAMED) == 0 ||
+					(e.value & ~GMP_EVENT_NAMED) > gmp_trace__nstrings(t)))
+		BAD("event refers to an undefined event name");
 	if (gmp_trace__add_event(ps->t, &e, NULL, 0, NULL, 0) < 0)
 		return -ENOMEM;
 	return 0;

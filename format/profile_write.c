@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "codec.h"
+#include "gmprof/script.h"
 #include "safefile.h"
 #include "util.h"
 
@@ -384,8 +385,7 @@ static int64_t map_stack(struct gmp_writer *w, const struct gmp_trace *t, uint32
 static int write_tables(struct gmp_writer *w, const struct gmp_trace *t)
 {
 	for (size_t i = 0; i < t->nmeta; i++) {
-		int err = gmp_writer__meta(w, gmp_trace__str(t, t->meta[i].key, NULL),
-					   gmp_trace__str(t, t->meta[i].value, NULL));
+		int err = gmp_writer__meta(w, t->meta[i].key, t->meta[i].value);
 		if (err)
 			return err;
 	}
@@ -419,6 +419,13 @@ int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t)
 		e.name = (uint32_t)name;
 		e.stack = (uint32_t)stack;
 		e.flags &= (uint16_t) ~(GMP_EF_ACCESS_KNOWN | GMP_EF_TOUCH_KNOWN);
+		if (gmp_event__named_id(&e)) {
+			/* Event ids named by a string carry a string id: remap it too. */
+			int64_t id = map_str(w, t, (uint32_t)e.value);
+			if (id < 0)
+				return w->err;
+			e.value = GMP_EVENT_NAMED | (uint64_t)id;
+		}
 		int64_t idx = gmp_writer__event(w, &e);
 		if (idx < 0)
 			return (int)idx;

@@ -99,8 +99,7 @@ static void header(struct gmp_jw *jw, const struct gmp_trace *t)
 {
 	gmp_jw__rawf(jw, "# gmprof event script, version 1: %zu events\n", t->nev);
 	for (size_t i = 0; i < t->nmeta; i++) {
-		const char *k = gmp_trace__str(t, t->meta[i].key, NULL);
-		const char *v = gmp_trace__str(t, t->meta[i].value, NULL);
+		const char *k = t->meta[i].key, *v = t->meta[i].value;
 		/* Comments end at a newline; keep values on one line. */
 		gmp_jw__rawf(jw, "# %s: ", k);
 		for (const char *p = v; *p; p++)

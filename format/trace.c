@@ -39,6 +39,10 @@ void gmp_trace__free(struct gmp_trace *t)
 	free(t->stack_off);
 	free(t->mods);
 	free(t->streams);
+	for (size_t i = 0; i < t->nmeta; i++) {
+		free(t->meta[i].key);
+		free(t->meta[i].value);
+	}
 	free(t->meta);
 	free(t->findings_json);
 	free(t);
@@ -204,30 +208,31 @@ int gmp_trace__add_stream(struct gmp_trace *t, const struct gmp_stream_info *s)
 
 int gmp_trace__set_meta(struct gmp_trace *t, const char *key, const char *value)
 {
-	uint32_t k = gmp_trace__intern_cstr(t, key);
-	uint32_t v = gmp_trace__intern_cstr(t, value);
-	if (!k || !v)
+	char *v = strdup(value);
+	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < t->nmeta; i++) {
-		if (t->meta[i].key == k) {
+		if (strcmp(t->meta[i].key, key) == 0) {
+			free(t->meta[i].value);
 			t->meta[i].value = v;
 			return 0;
 		}
 	}
-	if (GMP_GROW(t->meta, t->meta_cap, t->nmeta + 1))
+	char *k = strdup(key);
+	if (!k || GMP_GROW(t->meta, t->meta_cap, t->nmeta + 1)) {
+		free(k);
+		free(v);
 		return -ENOMEM;
+	}
 	t->meta[t->nmeta++] = (struct gmp_kv){ .key = k, .value = v };
 	return 0;
 }
 
 const char *gmp_trace__meta(const struct gmp_trace *t, const char *key)
 {
-	uint32_t k = gmp_trace__find_string(t, key, strlen(key));
-	if (!k)
-		return NULL;
 	for (size_t i = 0; i < t->nmeta; i++)
-		if (t->meta[i].key == k)
-			return gmp_trace__str(t, t->meta[i].value, NULL);
+		if (strcmp(t->meta[i].key, key) == 0)
+			return t->meta[i].value;
 	return NULL;
 }
 

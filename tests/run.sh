@@ -33,6 +33,7 @@ for bin in "$@"; do
 done
 
 for t in tests/cli/*.sh; do
+	[ "$(basename "$t")" = lib.sh ] && continue
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	if sh "$t" >"$log" 2>&1; then

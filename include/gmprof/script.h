@@ -46,6 +46,14 @@ int gmp_script__write(FILE *fp, const struct gmp_trace *t, gmp_at_fn at_fn, void
 /* Event ids given as strings in a script map to ids with this bit set. */
 #define GMP_EVENT_NAMED (1ull << 63)
 
+/* 1 when e's value is an event id named by a string (low 32 bits: string id). */
+static inline int gmp_event__named_id(const struct gmp_event *e)
+{
+	return (e->op == GMP_OP_EVENT_RECORD || e->op == GMP_OP_EVENT_WAIT ||
+		(e->op == GMP_OP_SYNC && (e->flags & GMP_EF_SYNC_EVENT))) &&
+	       (e->value & GMP_EVENT_NAMED);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -121,9 +121,10 @@ struct gmp_stream_info {
 	uint32_t reserved;
 };
 
+/* Run metadata: owned strings, kept apart from the interned string ids. */
 struct gmp_kv {
-	uint32_t key;        /* string id */
-	uint32_t value;      /* string id */
+	char *key;
+	char *value;
 };
 
 struct gmp_strtab;

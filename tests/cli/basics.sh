@@ -1,0 +1,49 @@
+# SPDX-License-Identifier: MIT
+# The gmprof command: help, version, unknown commands and options, bad input.
+. tests/cli/lib.sh
+S=tests/scripts
+
+expect_exit 0 "gmprof --help exits 0" -- "$GMPROF" --help
+grep -q "^Usage: gmprof COMMAND" "$TMPDIR/out" && ok "help goes to stdout" || notok "help goes to stdout"
+expect_exit 0 "gmprof --version" -- "$GMPROF" --version
+grep -q "^gmprof [0-9]" "$TMPDIR/out" && ok "version line" || notok "version line"
+expect_exit 2 "unknown command exits 2" -- "$GMPROF" frobnicate
+expect_stderr_line "unknown command 'frobnicate'" "unknown command: one line"
+expect_exit 2 "no command exits 2" -- "$GMPROF"
+for cmd in replay dump convert; do
+	expect_exit 0 "$cmd --help" -- "$GMPROF" $cmd --help
+	grep -q "^EXAMPLES" "$TMPDIR/out" && ok "$cmd help has examples" || notok "$cmd help has examples"
+	expect_exit 2 "$cmd unknown option" -- "$GMPROF" $cmd --bogus x
+	expect_stderr_line "unknown option '--bogus'" "$cmd unknown option: one line"
+done
+expect_exit 2 "replay without input" -- "$GMPROF" replay
+expect_exit 2 "replay bad threshold" -- "$GMPROF" replay --idle-apis -3 $S/figure2.jsonl
+expect_stderr_line "bad value '-3'" "bad threshold: one line"
+expect_exit 2 "replay bad pattern list" -- "$GMPROF" replay --patterns nope $S/figure2.jsonl
+expect_exit 2 "replay bad format" -- "$GMPROF" replay --format xml $S/figure2.jsonl
+
+# Bad input: one sentence, exit 2.
+expect_exit 2 "missing file" -- "$GMPROF" replay "$TMPDIR/nope.jsonl"
+expect_stderr_line "cannot open '.*nope.jsonl': No such file or directory" "missing file: one line"
+printf '{"op":"alloc","addr":1,"size":1}\n{"op":"bad"}\n' >"$TMPDIR/bad.jsonl"
+expect_exit 2 "bad script line" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
+expect_stderr_line "bad.jsonl:2: unknown op 'bad'" "bad script: file, line and reason"
+printf '{"op":"free","addr":"0x10"}\n' >"$TMPDIR/free.jsonl"
+expect_exit 2 "free of nothing" -- "$GMPROF" replay "$TMPDIR/free.jsonl"
+expect_stderr_line "free.jsonl:1: free of 0x10, which belongs to no live object" "free of nothing: one line"
+head -c 100 /dev/urandom | tr '\000' '\001' >"$TMPDIR/junk"
+printf '\000\001\002' >>"$TMPDIR/junk"
+expect_exit 2 "binary junk" -- "$GMPROF" replay "$TMPDIR/junk"
+expect_stderr_line "neither a gmprof profile nor an event script" "binary junk: one line"
+expect_exit 2 "directory" -- "$GMPROF" replay "$TMPDIR"
+expect_stderr_line "is a directory" "directory: one line"
+
+# Output files: never overwritten without --force, never half-written.
+expect_exit 0 "replay -o" -- "$GMPROF" replay -o "$TMPDIR/r.txt" $S/figure2.jsonl
+expect_exit 2 "replay -o refuses to overwrite" -- "$GMPROF" replay -o "$TMPDIR/r.txt" $S/figure2.jsonl
+expect_stderr_line "refusing to overwrite" "overwrite refusal: one line"
+expect_exit 0 "replay -o --force" -- "$GMPROF" replay --force -o "$TMPDIR/r.txt" $S/figure2.jsonl
+expect_exit 2 "unwritable output" -- "$GMPROF" replay -o /proc/gmprof-nope/x $S/figure2.jsonl
+expect_stderr_line "cannot create '/proc/gmprof-nope/x'" "unwritable output: one line"
+[ ! -e /proc/gmprof-nope/x ] && ok "nothing left behind" || notok "nothing left behind"
+finish

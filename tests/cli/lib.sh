@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the command-line tests: each check prints "ok - NAME" or
+# "not ok - NAME" and the script exits non-zero at the end if any failed.
+: "${GMPROF:?GMPROF must name the gmprof binary}"
+: "${TMPDIR:=/tmp}"
+failed=0
+ok() { echo "ok - $1"; }
+notok() { echo "not ok - $1"; failed=1; }
+# expect_exit CODE NAME -- CMD...: runs CMD, checks its status, keeps stderr in $err.
+expect_exit() {
+	_want=$1; _name=$2; shift 3
+	"$@" >"$TMPDIR/out" 2>"$TMPDIR/err"
+	_got=$?
+	err=$(cat "$TMPDIR/err")
+	if [ "$_got" -eq "$_want" ]; then ok "$_name"; else notok "$_name (exit $_got, want $_want): $err"; fi
+}
+# expect_stderr_line PATTERN NAME: stderr is exactly one line matching PATTERN.
+expect_stderr_line() {
+	_n=$(wc -l <"$TMPDIR/err")
+	if [ "$_n" -eq 1 ] && grep -q -- "$1" "$TMPDIR/err"; then ok "$2"; else notok "$2: $(cat "$TMPDIR/err")"; fi
+}
+finish() { exit "$failed"; }

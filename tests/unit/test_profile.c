@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The profile writer and reader: a full round trip of every record type,
+ * truncation at every byte offset, damaged records, unknown record types,
+ * version and magic checks, and safe file creation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "codec.h"
+#include "gmprof/profile.h"
+#include "support.h"
+
+struct sample {
+	unsigned char *buf;
+	size_t len;
+	/* bound[i]: offset where record i starts (the last is the file size);
+	 * events_at[i]: events complete by then; type[i]: record i's type */
+	uint64_t bound[64];
+	size_t events_at[64];
+	unsigned type[64];
+	size_t nbound;
+};
+
+/* Splits the file into records by the documented framing. */
+static void frame(struct sample *s)
+{
+	size_t off = GMP_PROFILE_HEADER_LEN, events = 0;
+	s->nbound = 0;
+	while (off < s->len) {
+		assert_true(s->nbound < 63);
+		s->bound[s->nbound] = off;
+		s->events_at[s->nbound] = events;
+		s->type[s->nbound] = s->buf[off];
+		struct gmp_dec d = { .p = s->buf + off + 1, .end = s->buf + s->len };
+		uint64_t plen = gmp_dec_varint(&d);
+		assert_false(d.err);
+		events += s->buf[off] == GMP_REC_EVENT;
+		off = (size_t)(d.p - s->buf) + plen + 4;
+		s->nbound++;
+	}
+	assert_int_equal(off, s->len);
+	s->bound[s->nbound] = off;
+	s->events_at[s->nbound] = events;
+	s->nbound++;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	long n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	unsigned char *b = malloc((size_t)n + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	*len = (size_t)n;
+	return b;
+}
+
+/* Writes a small profile with every record type; one flush per record. */
+static void make_sample(struct sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	char *path = ts_tmpfile("sample");
+	struct gmp_writer *w;
+	assert_int_equal(gmp_writer__create(path, 0, 1, &w), 0);
+	assert_int_equal(gmp_writer__meta(w, "command", "./app --size 3"), 0);
+	int64_t name = gmp_writer__string(w, "vecAdd", 6);
+	int64_t label = gmp_writer__string(w, "d_a", 3);
+	assert_true(name == 1 && label == 2);
+	assert_int_equal(gmp_writer__string(w, "vecAdd", 6), 1); /* interned */
+	uint64_t pcs[3] = { 0x401000, 0x401234, 0x7f0000001000 };
+	int64_t st = gmp_writer__stack(w, pcs, 3);
+	assert_int_equal(st, 1);
+	assert_int_equal(gmp_writer__stack(w, pcs, 3), 1);
+	assert_int_equal(gmp_writer__stack(w, pcs, 2), 2);
+	struct gmp_module m = { .path = (uint32_t)gmp_writer__string(w, "/usr/bin/app", 12),
+				.base = 0x400000, .size = 0x10000, .bias = 0 };
+	assert_int_equal(gmp_writer__module(w, &m), 0);
+	struct gmp_stream_info si = { .number = 1, .device = 0, .handle = 0x55550000, .flags = 1 };
+	assert_int_equal(gmp_writer__stream(w, &si), 0);
+	struct gmp_event e = { .op = GMP_OP_ALLOC, .addr = 0x7f0000000000, .size = 4096,
+			       .name = (uint32_t)label, .flags = GMP_EF_HAS_LABEL, .stack = 1,
+			       .thread = 77, .host_ns = 123456 };
+	assert_int_equal(gmp_writer__event(w, &e), 0);
+	struct gmp_event k = { .op = GMP_OP_KERNEL, .name = (uint32_t)name, .stream = 1,
+			       .stack = 2 };
+	assert_int_equal(gmp_writer__event(w, &k), 1);
+	struct gmp_access acc[2] = { { 0x7f0000000000, GMP_RW_READ, 0 },
+				     { 0x7f0000000010, GMP_RW_READ | GMP_RW_WRITE, 0 } };
+	assert_int_equal(gmp_writer__accesses(w, 1, acc, 2), 0);
+	struct gmp_touch tc = { 0x7f0000000000, 64, 3, GMP_RW_READ, 0 };
+	assert_int_equal(gmp_writer__touches(w, 1, &tc, 1), 0);
+	struct gmp_event f = { .op = GMP_OP_FREE, .addr = 0x7f0000000000, .device = 2 };
+	assert_int_equal(gmp_writer__event(w, &f), 2);
+	assert_int_equal(gmp_writer__findings(w, "{\"findings\":[]}", 15), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	s->buf = slurp(path, &s->len);
+	frame(s);
+	assert_int_equal(s->events_at[s->nbound - 1], 3);
+	unlink(path);
+	free(path);
+}
+
+static void check_full(const struct gmp_trace *t)
+{
+	assert_int_equal(t->nev, 3);
+	assert_true(t->ended);
+	assert_false(t->truncated);
+	assert_false(t->damaged);
+	assert_string_equal(gmp_trace__meta(t, "command"), "./app --size 3");
+	const struct gmp_event *a = &t->ev[0], *k = &t->ev[1], *f = &t->ev[2];
+	assert_int_equal(a->op, GMP_OP_ALLOC);
+	assert_int_equal(a->addr, 0x7f0000000000);
+	assert_int_equal(a->size, 4096);
+	assert_int_equal(a->thread, 77);
+	assert_int_equal(a->host_ns, 123456);
+	assert_string_equal(gmp_trace__str(t, a->name, NULL), "d_a");
+	const uint64_t *pcs;
+	assert_int_equal(gmp_trace__stack(t, a->stack, &pcs), 3);
+	assert_int_equal(pcs[2], 0x7f0000001000);
+	assert_int_equal(gmp_trace__stack(t, k->stack, &pcs), 2);
+	assert_int_equal(k->op, GMP_OP_KERNEL);
+	assert_int_equal(k->stream, 1);
+	assert_true(k->flags & GMP_EF_ACCESS_KNOWN);
+	assert_true(k->flags & GMP_EF_TOUCH_KNOWN);
+	assert_int_equal(k->acc_n, 2);
+	assert_int_equal(t->acc[k->acc_off + 1].rw, GMP_RW_READ | GMP_RW_WRITE);
+	assert_int_equal(k->touch_n, 1);
+	assert_int_equal(t->touch[k->touch_off].count, 3);
+	assert_int_equal(f->device, 2);
+	assert_int_equal(t->nmods, 1);
+	assert_string_equal(gmp_trace__str(t, t->mods[0].path, NULL), "/usr/bin/app");
+	assert_int_equal(t->nstreams, 1);
+	assert_int_equal(t->streams[0].handle, 0x55550000);
+	assert_string_equal(t->findings_json, "{\"findings\":[]}");
+	assert_int_equal(t->unharvested, 0);
+}
+
+static void round_trip(void **state)
+{
+	(void)state;
+	struct sample s;
+	make_sample(&s);
+	struct gmp_trace *t = NULL;
+	assert_int_equal(gmp_profile__read_mem(s.buf, s.len, &t), 0);
+	check_full(t);
+	gmp_trace__free(t);
+	/* The same through a file descriptor. */
+	char *path = ts_tmpfile("rt");
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, s.buf, s.len), (ssize_t)s.len);
+	lseek(fd, 0, SEEK_SET);
+	assert_int_equal(gmp_profile__read_fd(fd, &t), 0);
+	check_full(t);
+	assert_int_equal(t->bytes_read, s.len);
+	gmp_trace__free(t);
+	close(fd);
+	unlink(path);
+	free(path);
+	free(s.buf);
+}
+
+static void truncation_at_every_byte(void **state)
+{
+	(void)state;
+	struct sample s;
+	make_sample(&s);
+	for (size_t cut = 0; cut <= s.len; cut++) {
+		struct gmp_trace *t = NULL;
+		int err = gmp_profile__read_mem(s.buf, cut, &t);
+		if (cut < GMP_PROFILE_HEADER_LEN) {
+			assert_int_equal(err, -ENODATA);
+			continue;
+		}
+		assert_int_equal(err, 0);
+		size_t b = 0;
+		while (b + 1 < s.nbound && s.bound[b + 1] <= cut)
+			b++;
+		if (cut < s.bound[0])
+			b = 0;
+		if (t->nev != s.events_at[b] || t->bytes_read != s.bound[b])
+			fail_msg("cut at %zu: %zu events, %llu bytes; expected %zu and %llu", cut,
+				 t->nev, (unsigned long long)t->bytes_read, s.events_at[b],
+				 (unsigned long long)s.bound[b]);
+		assert_int_equal(t->truncated, cut != s.bound[b]);
+		assert_false(t->damaged);
+		assert_int_equal(t->ended, cut == s.len);
+		/* A kernel whose access record was cut off counts as unharvested. */
+		if (t->nev >= 2 && !(t->ev[1].flags & GMP_EF_ACCESS_KNOWN))
+			assert_int_equal(t->unharvested, 1);
+		gmp_trace__free(t);
+	}
+	free(s.buf);
+}
+
+static void damaged_record(void **state)
+{
+	(void)state;
+	struct sample s;
+	make_sample(&s);
+	/* Corrupt one byte inside the second event record (the kernel). */
+	size_t k = 0, seen = 0;
+	for (; k < s.nbound && seen < 2; k++)
+		seen += s.type[k] == GMP_REC_EVENT;
+	k--;
+	s.buf[s.bound[k] + 3] ^= 0x5a;
+	struct gmp_trace *t = NULL;
+	assert_int_equal(gmp_profile__read_mem(s.buf, s.len, &t), 0);
+	assert_true(t->damaged);
+	assert_string_equal(t->damage, "record checksum mismatch");
+	assert_int_equal(t->nev, 1);
+	assert_int_equal(t->bytes_read, s.bound[k]);
+	gmp_trace__free(t);
+	free(s.buf);
+}
+
+static void unknown_record_is_skipped(void **state)
+{
+	(void)state;
+	struct sample s;
+	make_sample(&s);
+	/* A record of a type from a future minor version, right after the header. */
+	unsigned char rec[4 + 3 + 4] = { 200, 3, 'a', 'b', 'c' };
+	size_t rl = 5;
+	gmp_put_le32(rec + rl, gmp_crc32(0, rec, rl));
+	rl += 4;
+	unsigned char *b = malloc(s.len + rl);
+	memcpy(b, s.buf, GMP_PROFILE_HEADER_LEN);
+	memcpy(b + GMP_PROFILE_HEADER_LEN, rec, rl);
+	memcpy(b + GMP_PROFILE_HEADER_LEN + rl, s.buf + GMP_PROFILE_HEADER_LEN,
+	       s.len - GMP_PROFILE_HEADER_LEN);
+	struct gmp_trace *t = NULL;
+	assert_int_equal(gmp_profile__read_mem(b, s.len + rl, &t), 0);
+	check_full(t);
+	gmp_trace__free(t);
+	free(b);
+	free(s.buf);
+}
+
+static void header_checks(void **state)
+{
+	(void)state;
+	struct sample s;
+	make_sample(&s);
+	struct gmp_trace *t = NULL;
+	s.buf[8] = 2;
+	assert_int_equal(gmp_profile__read_mem(s.buf, s.len, &t), -EPROTONOSUPPORT);
+	s.buf[8] = 1;
+	s.buf[1] = 'X';
+	assert_int_equal(gmp_profile__read_mem(s.buf, s.len, &t), -EINVAL);
+	assert_false(gmp_profile__is_profile(s.buf, s.len));
+	assert_int_equal(gmp_profile__read_mem("{\"op\":\"end\"}", 12, &t), -EINVAL);
+	free(s.buf);
+}
+
+static void semantic_damage(void **state)
+{
+	(void)state;
+	/* An access record for an event that is not a kernel: valid CRC, bad content. */
+	char *path = ts_tmpfile("sem");
+	struct gmp_writer *w;
+	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
+	struct gmp_event e = { .op = GMP_OP_ALLOC, .addr = 0x1000, .size = 16 };
+	assert_int_equal(gmp_writer__event(w, &e), 0);
+	struct gmp_access a = { 0x1000, GMP_RW_READ, 0 };
+	assert_int_equal(gmp_writer__accesses(w, 0, &a, 1), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	size_t len;
+	unsigned char *b = slurp(path, &len);
+	struct gmp_trace *t = NULL;
+	assert_int_equal(gmp_profile__read_mem(b, len, &t), 0);
+	assert_true(t->damaged);
+	assert_int_equal(t->nev, 1);
+	gmp_trace__free(t);
+	free(b);
+	unlink(path);
+	free(path);
+}
+
+static void safe_create(void **state)
+{
+	(void)state;
+	char *path = ts_tmpfile("safe");
+	char *link = ts_tmpfile("link");
+	struct gmp_writer *w;
+	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	/* No overwrite unless forced. */
+	assert_int_equal(gmp_writer__create(path, 0, 0, &w), -EEXIST);
+	assert_int_equal(gmp_writer__create(path, 1, 0, &w), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	/* Never through a symlink, forced or not. */
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(gmp_writer__create(link, 0, 0, &w), -EEXIST);
+	assert_int_equal(gmp_writer__create(link, 1, 0, &w), -EEXIST);
+	struct stat st;
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	unlink(link);
+	unlink(path);
+	free(link);
+	free(path);
+}
+
+static void write_trace_round_trip(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script_file("simple_multi_copy.jsonl");
+	char *path = ts_tmpfile("wt");
+	struct gmp_writer *w;
+	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
+	assert_int_equal(gmp_writer__write_trace(w, t), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	size_t len;
+	unsigned char *b = slurp(path, &len);
+	struct gmp_trace *u = NULL;
+	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	assert_int_equal(u->nev, t->nev);
+	for (size_t i = 0; i < t->nev; i++) {
+		assert_int_equal(u->ev[i].op, t->ev[i].op);
+		assert_int_equal(u->ev[i].addr, t->ev[i].addr);
+		assert_string_equal(gmp_trace__str(u, u->ev[i].at, NULL),
+				    gmp_trace__str(t, t->ev[i].at, NULL));
+	}
+	gmp_trace__free(u);
+	gmp_trace__free(t);
+	free(b);
+	unlink(path);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(truncation_at_every_byte),
+		cmocka_unit_test(damaged_record),
+		cmocka_unit_test(unknown_record_is_skipped),
+		cmocka_unit_test(header_checks),
+		cmocka_unit_test(semantic_damage),
+		cmocka_unit_test(safe_create),
+		cmocka_unit_test(write_trace_round_trip),
+	};
+	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
+}
