@@ -115,6 +115,18 @@ else
 	@true
 endif
 
+# ---- benchmarks (CPU) -------------------------------------------------------
+$(REL)/gmprof-gen: $(REL)/benchmarks/gen.o $(REL)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS_ANALYZER)
+
+$(REL)/gmprof-bench: $(REL)/benchmarks/harness.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(OPT) -o $@ $^ -lm
+
+bench: all $(REL)/gmprof-gen $(REL)/gmprof-bench
+	$(Q)BUILD=$(BUILD) sh benchmarks/run-cpu.sh
+
 # ---- the main job ------------------------------------------------------------
 # On a GPU machine: profile a bundled benchmark.  Without one: analyze the
 # bundled example (a recorded profile once one is committed under tests/data).

@@ -4,6 +4,7 @@
  * and prints the findings, as text or as the findings JSON object.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,7 +22,9 @@ static const char usage[] =
 	"each finding would save at the peak.  INPUT '-' reads standard input.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --format text|json   output format (text)\n"
+	"  -f, --format text|json   output format (text); JSON is one line unless --pretty\n"
+	"      --pretty             indent the JSON\n"
+	"  -n, --top N              print only the N findings that save the most (all)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"      --force              replace FILE if it exists\n"
 	"  -h, --help               show this help\n"
@@ -32,12 +35,15 @@ static const char usage[] =
 	"\n"
 	"EXAMPLES\n"
 	"  gmprof replay tests/scripts/figure2.jsonl\n"
-	"  gmprof replay --format json --idle-apis 4 app.gmprof\n";
+	"  gmprof replay --format json --idle-apis 4 app.gmprof\n"
+	"  gmprof replay --top 10 app.gmprof\n";
 
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, 0, 'f' },
+		{ "pretty", no_argument, 0, OPT_CMD_BASE },
+		{ "top", required_argument, 0, 'n' },
 		{ "output", required_argument, 0, 'o' },
 		{ "force", no_argument, 0, OPT_FORCE },
 		{ "help", no_argument, 0, 'h' },
@@ -47,11 +53,17 @@ int cmd_replay(int argc, char **argv)
 	struct gmp_detect_opts o;
 	gmp_detect_opts__defaults(&o);
 	const char *format = "text", *output = "-";
-	int force = 0, salvage = 0, c;
+	int force = 0, salvage = 0, pretty = 0, c;
+	uint32_t top = 0;
 	gmp_cli__reset_getopt();
-	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:n:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': format = optarg; break;
+		case OPT_CMD_BASE: pretty = 1; break;
+		case 'n':
+			if (gmp_cli__u32(optarg, &top))
+				return gmp_cli__usage_error("replay", "bad value '%s' for --top", optarg);
+			break;
 		case 'o': output = optarg; break;
 		case OPT_FORCE: force = 1; break;
 		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
@@ -84,12 +96,13 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (strcmp(format, "json") == 0) {
 		struct gmp_jw jw;
-		gmp_jw__init(&jw, out.fp, 1);
-		gmp_findings__json(&jw, r, NULL);
+		struct gmp_findings_opts fo = { .max_findings = (int)(top > INT32_MAX ? INT32_MAX : top) };
+		gmp_jw__init(&jw, out.fp, pretty);
+		gmp_findings__json(&jw, r, &fo);
 		gmp_jw__raw(&jw, "\n", 1);
 		err = gmp_jw__finish(&jw);
 	} else {
-		gmp_text__findings(out.fp, r, strcmp(path, "-") ? path : "<stdin>");
+		gmp_text__findings(out.fp, r, strcmp(path, "-") ? path : "<stdin>", top);
 	}
 	if (err) {
 		gmp_outfile__abort(&out);

@@ -15,19 +15,24 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	switch (f->pattern) {
 	case GMP_PAT_EARLY_ALLOCATION:
 	case GMP_PAT_LATE_DEALLOCATION:
-	case GMP_PAT_TEMPORARY_IDLENESS:
 	case GMP_PAT_REDUNDANT_ALLOCATION:
-		fprintf(fp, ", distance %" PRId64 ", %" PRIu64 " API%s between", f->distance,
+		fprintf(fp, ", distance %" PRId32 ", %" PRIu32 " API%s between", f->distance,
 			f->apis_between, f->apis_between == 1 ? "" : "s");
+		break;
+	case GMP_PAT_TEMPORARY_IDLENESS:
+		fprintf(fp, ", %u idle range%s, the longest with %" PRIu32 " API%s between",
+			f->count, f->count == 1 ? "" : "s", f->apis_between,
+			f->apis_between == 1 ? "" : "s");
 		break;
 	case GMP_PAT_DEAD_WRITE:
 		fprintf(fp, ", %" PRIu64 " dead bytes", f->bytes);
 		break;
 	case GMP_PAT_OVERALLOCATION:
-		fprintf(fp, ", %.1f%% accessed, fragmentation %.1f%%", f->accessed_pct, f->frag_pct);
+		fprintf(fp, ", %.1f%% accessed, fragmentation %.1f%%", (double)f->accessed_pct,
+			(double)f->frag_pct);
 		break;
 	case GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY:
-		fprintf(fp, ", CV %.1f%% in %u of %u launches", f->cv_pct, f->count, f->total);
+		fprintf(fp, ", CV %.1f%% in %u of %u launches", (double)f->cv_pct, f->count, f->total);
 		break;
 	case GMP_PAT_STRUCTURED_ACCESS:
 		fprintf(fp, ", %u disjoint slices", f->count);
@@ -42,12 +47,23 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	if (f->saving)
 		fprintf(fp, "     saves %s at the peak (%s -> %s)\n",
 			gmp_human_bytes(f->saving, s1, sizeof(s1)),
-			gmp_human_bytes(f->peak_before, s2, sizeof(s2)),
-			gmp_human_bytes(f->peak_after, s3, sizeof(s3)));
-	fprintf(fp, "     suggestion: %s\n", f->suggestion);
+			gmp_human_bytes(gmp_finding__peak_before(r, f), s2, sizeof(s2)),
+			gmp_human_bytes(gmp_finding__peak_after(r, f), s3, sizeof(s3)));
+	char sugg[768];
+	fprintf(fp, "     suggestion: %s\n", gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
 }
 
-void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source)
+static void pattern_counts(FILE *fp, const struct gmp_result *r)
+{
+	size_t n[GMP_PAT_COUNT] = { 0 };
+	for (size_t i = 0; i < r->nfindings; i++)
+		n[r->findings[i].pattern]++;
+	for (unsigned p = 0; p < GMP_PAT_COUNT; p++)
+		if (n[p])
+			fprintf(fp, "  %-30s %zu\n", gmp_pattern__name(p), n[p]);
+}
+
+void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top)
 {
 	char sz[32];
 	const struct gmp_trace *t = r->trace;
@@ -61,8 +77,16 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 		fprintf(fp, "no findings\n");
 		return;
 	}
-	fprintf(fp, "%zu finding%s, ranked by what fixing %s saves at the peak:\n", r->nfindings,
-		r->nfindings == 1 ? "" : "s", r->nfindings == 1 ? "it" : "them");
-	for (size_t i = 0; i < r->nfindings; i++)
+	size_t n = top && top < r->nfindings ? top : r->nfindings;
+	fprintf(fp, "%zu finding%s", r->nfindings, r->nfindings == 1 ? "" : "s");
+	if (n < r->nfindings) {
+		fprintf(fp, ":\n");
+		pattern_counts(fp, r);
+		fprintf(fp, "the top %zu, ranked by what fixing them saves at the peak:\n", n);
+	} else {
+		fprintf(fp, ", ranked by what fixing %s saves at the peak:\n",
+			r->nfindings == 1 ? "it" : "them");
+	}
+	for (size_t i = 0; i < n; i++)
 		one(fp, r, &r->findings[i], i);
 }

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -41,6 +42,8 @@ struct bs {
 	struct stream_state *streams;
 	size_t nstreams, streams_cap;
 	struct gmp_u64map events;   /* event id -> record vertex */
+	uint64_t last_key;          /* the stream looked up last */
+	uint32_t last_idx;
 	uint32_t barrier;           /* latest host barrier vertex */
 	uint32_t *owner;            /* per object: last writer */
 	uint32_t *readers;          /* per object: head of its reader list */
@@ -51,6 +54,8 @@ struct bs {
 static struct stream_state *stream_of(struct bs *b, const struct gmp_event *e)
 {
 	uint64_t key = (uint64_t)e->device << 32 | e->stream;
+	if (b->last_key == key && b->nstreams)
+		return &b->streams[b->last_idx]; /* runs of ops on one stream are common */
 	int is_new;
 	uint32_t *idx = gmp_u64map__slot(&b->stream_idx, key, (uint32_t)b->nstreams, &is_new);
 	if (!idx)
@@ -61,6 +66,8 @@ static struct stream_state *stream_of(struct bs *b, const struct gmp_event *e)
 		b->streams[b->nstreams++] = (struct stream_state){
 			.device = e->device, .last = NONE, .barrier_seen = NONE, .synced = NONE };
 	}
+	b->last_key = key;
+	b->last_idx = *idx;
 	return &b->streams[*idx];
 }
 
@@ -217,6 +224,8 @@ static int topo_order(struct det *d)
 			r->napis++;
 		}
 	}
+	free(d->weight); /* levels are done: nothing else needs the weights */
+	d->weight = NULL;
 	for (uint32_t l = 0; l <= maxl; l++) {
 		start[l + 1] += start[l];
 		d->api_before[l + 1] += d->api_before[l];
@@ -229,15 +238,6 @@ static int topo_order(struct det *d)
 	}
 	free(start);
 	return 0;
-}
-
-static int cmp_acc(const void *a, const void *b, void *ctx)
-{
-	const uint32_t *level = ctx;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (level[x] != level[y])
-		return level[x] < level[y] ? -1 : 1;
-	return x < y ? -1 : x > y;
 }
 
 /* Per object: the events that read or write it, by (level, index). */
@@ -263,17 +263,18 @@ static int object_accesses(struct det *d)
 		return -ENOMEM;
 	}
 	memcpy(fill, d->oacc_off, (nobj + 1) * sizeof(*fill));
-	for (size_t v = 0; v < d->t->nev; v++)
+	/* Walking events in topological order leaves each list sorted by (level, index). */
+	for (size_t p = 0; p < d->t->nev; p++) {
+		uint32_t v = r->order[p];
 		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++)
 			if (DEP_KIND(d->deps[k]) <= DEP_RW)
-				d->oacc[fill[DEP_OBJ(d->deps[k])]++] = (uint32_t)v;
+				d->oacc[fill[DEP_OBJ(d->deps[k])]++] = v;
+	}
 	free(fill);
 	for (size_t o = 0; o < nobj; o++) {
 		uint32_t a = d->oacc_off[o], b = d->oacc_off[o + 1];
 		struct gmp_object *ob = &r->objects[o];
 		ob->naccess = b - a;
-		if (b - a > 1)
-			qsort_r(d->oacc + a, b - a, sizeof(uint32_t), cmp_acc, r->level);
 		if (b > a) {
 			ob->first_ev = d->oacc[a];
 			ob->last_ev = d->oacc[b - 1];
@@ -296,11 +297,7 @@ int det_build(struct det *d)
 	b.readers = malloc(nobj * sizeof(*b.readers));
 	d->weight = malloc(n ? n : 1);
 	r->level = malloc((n ? n : 1) * sizeof(*r->level));
-	r->ordinal = malloc((n ? n : 1) * sizeof(*r->ordinal));
-	r->order = malloc((n ? n : 1) * sizeof(*r->order));
-	d->pos = malloc((n ? n : 1) * sizeof(*d->pos));
-	if (!b.owner || !b.readers || !d->weight || !r->level || !r->ordinal || !r->order ||
-	    !d->pos)
+	if (!b.owner || !b.readers || !d->weight || !r->level)
 		goto out;
 	for (uint32_t v = 0; v < n; v++)
 		if ((err = add_vertex(&b, v)))
@@ -310,14 +307,34 @@ int det_build(struct det *d)
 	b.rnode = NULL;
 	if ((err = gmp_csr__finish(&b.in, n)))
 		goto out;
+	if (b.in.nadj) {
+		uint32_t *fit = realloc(b.in.adj, b.in.nadj * sizeof(*b.in.adj));
+		if (fit) {
+			b.in.adj = fit;
+			b.in.adj_cap = b.in.nadj;
+		}
+	}
 	r->nedges = b.in.nadj;
 	struct gmp_cycle cyc;
-	err = gmp_graph__levels(&b.in, d->weight, r->level, &cyc);
+	free(b.owner);
+	free(b.readers);
+	b.owner = b.readers = NULL;
+	err = gmp_graph__levels_consume(&b.in, d->weight, r->level, &cyc);
 	if (err == -ELOOP) {
 		/* Edges only point forward in issue order, so this means a bug. */
-		det_fail(d, cyc.v[0], "dependency cycle through %u events", cyc.len);
+		char list[128] = "";
+		for (uint32_t i = 0, k = 0; i < cyc.len && i < GMP_CYCLE_MAX && k + 12 < sizeof(list); i++)
+			k += (uint32_t)snprintf(list + k, sizeof(list) - k, "%s#%u", i ? " -> " : "",
+						cyc.v[i]);
+		det_fail(d, cyc.v[0], "dependency cycle through %u events: %s", cyc.len, list);
 		goto out;
 	}
+	gmp_csr__release(&b.in);
+	r->ordinal = malloc((n ? n : 1) * sizeof(*r->ordinal));
+	r->order = malloc((n ? n : 1) * sizeof(*r->order));
+	d->pos = malloc((n ? n : 1) * sizeof(*d->pos));
+	if (!err && (!r->ordinal || !r->order || !d->pos))
+		err = -ENOMEM;
 	if (err || (err = ordinals(d)) || (err = topo_order(d)) || (err = object_accesses(d)))
 		goto out;
 out:

@@ -150,7 +150,6 @@ static int cmp_dead(const void *a, const void *b)
 static int report(struct dw *w)
 {
 	struct det *d = w->d;
-	char a[160], b[160];
 	if (w->ndead > 1)
 		qsort(w->dead, w->ndead, sizeof(*w->dead), cmp_dead);
 	for (size_t i = 0; i < w->ndead;) {
@@ -173,11 +172,10 @@ static int report(struct dw *w)
 			if (f.range_n++ == 0)
 				f.range_off = (uint32_t)off;
 		}
-		f.distance = (int64_t)d->r->level[f.ev_b] - (int64_t)d->r->level[f.ev_a];
-		f.apis_between = det_apis_between(d, d->r->level[f.ev_a], d->r->level[f.ev_b]);
-		int err = det_add_finding(d, &f,
-			"remove %s, or shrink it: %" PRIu64 " of the bytes it writes are overwritten by %s before any use",
-			det_api(d, f.ev_a, a, sizeof(a)), f.bytes, det_api(d, f.ev_b, b, sizeof(b)));
+		f.distance = (int32_t)((int64_t)d->r->level[f.ev_b] - (int64_t)d->r->level[f.ev_a]);
+		f.apis_between = (uint32_t)det_apis_between(d, d->r->level[f.ev_a],
+							     d->r->level[f.ev_b]);
+		int err = det_add_finding(d, &f);
 		if (err)
 			return err;
 		i = j;

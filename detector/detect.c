@@ -3,11 +3,13 @@
  * The detector's entry point: runs the passes in order, ranks the findings
  * and owns the result.  Also the shared helpers of the passes.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 #include "util.h"
@@ -81,25 +83,33 @@ int det_fail(struct det *d, uint32_t ev, const char *fmt, ...)
 	return -EINVAL;
 }
 
-int det_add_finding(struct det *d, const struct gmp_finding *f, const char *fmt, ...)
+int det_add_finding(struct det *d, const struct gmp_finding *f)
 {
 	struct gmp_result *r = d->r;
 	if (!(d->o->patterns & (1u << f->pattern)))
 		return 0;
 	if (GMP_GROW(r->findings, d->findings_cap, r->nfindings + 1))
 		return -ENOMEM;
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	char *s = strdup(buf);
-	if (!s)
-		return -ENOMEM;
-	struct gmp_finding *nf = &r->findings[r->nfindings++];
-	*nf = *f;
-	nf->suggestion = s;
+	r->findings[r->nfindings++] = *f;
 	return 0;
+}
+
+int64_t det_add_span(struct det *d, const struct gmp_span *sp)
+{
+	struct gmp_result *r = d->r;
+	if (r->nspans >= UINT32_MAX || GMP_GROW(r->spans, d->spans_cap, r->nspans + 1))
+		return -ENOMEM;
+	r->spans[r->nspans] = *sp;
+	return (int64_t)r->nspans++;
+}
+
+int64_t det_add_hist(struct det *d, const struct gmp_hist *h)
+{
+	struct gmp_result *r = d->r;
+	if (r->nhists >= UINT32_MAX || GMP_GROW(r->hists, d->hists_cap, r->nhists + 1))
+		return -ENOMEM;
+	r->hists[r->nhists] = *h;
+	return (int64_t)r->nhists++;
 }
 
 int64_t det_add_range(struct det *d, const struct gmp_range *rg)
@@ -168,9 +178,26 @@ const char *det_obj(const struct det *d, uint32_t obj, char *buf, size_t n)
 	return gmp_result__object_name(d->r, obj, buf, n);
 }
 
-static int cmp_findings(const void *a, const void *b)
+uint64_t gmp_finding__peak_before(const struct gmp_result *r, const struct gmp_finding *f)
 {
-	const struct gmp_finding *x = a, *y = b;
+	const struct gmp_object *o = &r->objects[f->object];
+	while (o->parent != GMP_NO_OBJECT)
+		o = &r->objects[o->parent];
+	for (size_t i = 0; i < r->ndevices; i++)
+		if (r->devices[i].device == o->device)
+			return r->devices[i].peak_bytes;
+	return 0;
+}
+
+uint64_t gmp_finding__peak_after(const struct gmp_result *r, const struct gmp_finding *f)
+{
+	return gmp_finding__peak_before(r, f) - f->saving;
+}
+
+static int cmp_findings(const void *a, const void *b, void *ctx)
+{
+	const struct gmp_finding *all = ctx;
+	const struct gmp_finding *x = &all[*(const uint32_t *)a], *y = &all[*(const uint32_t *)b];
 	if (x->saving != y->saving)
 		return x->saving > y->saving ? -1 : 1;
 	if (x->pattern != y->pattern)
@@ -182,13 +209,37 @@ static int cmp_findings(const void *a, const void *b)
 	return (x->ev_b > y->ev_b) - (x->ev_b < y->ev_b);
 }
 
+const char *gmp_pass__name(unsigned i)
+{
+	static const char *const names[GMP_PASSES] = {
+		"resolve", "graph", "lifetime", "dead_write", "redundant", "intra", "peaks",
+		"savings", "rank",
+	};
+	return i < GMP_PASSES ? names[i] : "?";
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int timed(struct det *d, unsigned pass, int (*fn)(struct det *))
+{
+	uint64_t t0 = now_ns();
+	int rc = fn(d);
+	d->r->pass_ns[pass] = now_ns() - t0;
+	return rc;
+}
+
 void gmp_result__free(struct gmp_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nfindings; i++)
-		free(r->findings[i].suggestion);
 	free(r->objects);
+	free(r->spans);
+	free(r->hists);
 	free(r->findings);
 	free(r->ranges);
 	free(r->peaks);
@@ -201,17 +252,80 @@ void gmp_result__free(struct gmp_result *r)
 	free(r);
 }
 
-static void det_release(struct det *d)
+/* Frees what only the pattern passes need, before the peak passes run. */
+static void det_release_patterns(struct det *d)
 {
-	det_free_curves(d);
 	free(d->dep_off);
 	free(d->deps);
 	free(d->touch_obj);
 	free(d->weight);
-	free(d->pos);
 	free(d->api_before);
 	free(d->oacc_off);
 	free(d->oacc);
+	d->dep_off = d->deps = d->touch_obj = d->oacc_off = d->oacc = NULL;
+	d->weight = NULL;
+	d->api_before = NULL;
+}
+
+static void det_release(struct det *d)
+{
+	det_free_curves(d);
+	det_release_patterns(d);
+	free(d->pos);
+	d->pos = NULL;
+}
+
+/* Ranks the findings by saving, sorting indices and permuting once. */
+static int det_rank(struct det *d)
+{
+	struct gmp_result *r = d->r;
+	size_t n = r->nfindings;
+	if (n < 2)
+		return 0;
+	uint32_t *idx = malloc(n * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, n, sizeof(*idx), cmp_findings, r->findings);
+	/* Apply the permutation in place: slot i takes finding idx[i]. */
+	for (size_t i = 0; i < n; i++) {
+		if (idx[i] == i || idx[i] == UINT32_MAX)
+			continue;
+		struct gmp_finding tmp = r->findings[i];
+		size_t j = i;
+		for (;;) {
+			size_t k = idx[j];
+			idx[j] = UINT32_MAX;
+			if (k == i) {
+				r->findings[j] = tmp;
+				break;
+			}
+			r->findings[j] = r->findings[k];
+			j = k;
+		}
+	}
+	free(idx);
+	return 0;
+}
+
+/* Gives back the slack that doubling growth left at the end of an array. */
+static void *fit(void *p, size_t n, size_t elem)
+{
+	if (!p || !n)
+		return p;
+	void *q = realloc(p, n * elem);
+	return q ? q : p;
+}
+
+static void shrink(struct gmp_result *r)
+{
+	r->objects = fit(r->objects, r->nobjects, sizeof(*r->objects));
+	r->findings = fit(r->findings, r->nfindings, sizeof(*r->findings));
+	r->ranges = fit(r->ranges, r->nranges, sizeof(*r->ranges));
+	r->spans = fit(r->spans, r->nspans, sizeof(*r->spans));
+	r->hists = fit(r->hists, r->nhists, sizeof(*r->hists));
+	r->peak_objs = fit(r->peak_objs, r->npeak_objs, sizeof(*r->peak_objs));
 }
 
 int gmp_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o,
@@ -234,10 +348,21 @@ int gmp_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o,
 	r->opts = *o;
 	struct det d = { .t = t, .o = o, .r = r, .err = err };
 	int rc;
-	if ((rc = det_resolve(&d)) || (rc = det_build(&d)) ||
-	    (rc = det_object_patterns(&d)) || (rc = det_dead_writes(&d)) ||
-	    (rc = det_redundant(&d)) || (rc = det_intra(&d)) || (rc = det_peaks(&d)) ||
-	    (rc = det_savings(&d))) {
+	static int (*const pattern_passes[])(struct det *) = {
+		det_resolve, det_build, det_object_patterns, det_dead_writes, det_redundant,
+		det_intra,
+	};
+	unsigned p = 0;
+	rc = 0;
+	for (; p < 6 && !rc; p++)
+		rc = timed(&d, p, pattern_passes[p]);
+	if (!rc) {
+		det_release_patterns(&d);
+		shrink(r);
+		if (!(rc = timed(&d, 6, det_peaks)) && !(rc = timed(&d, 7, det_savings)))
+			rc = timed(&d, 8, det_rank);
+	}
+	if (rc) {
 		if (rc == -ENOMEM && !err->msg[0])
 			snprintf(err->msg, sizeof(err->msg), "out of memory");
 		det_release(&d);
@@ -245,8 +370,6 @@ int gmp_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o,
 		return rc;
 	}
 	det_release(&d);
-	if (r->nfindings > 1)
-		qsort(r->findings, r->nfindings, sizeof(*r->findings), cmp_findings);
 	*out = r;
 	return 0;
 }

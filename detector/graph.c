@@ -128,32 +128,41 @@ static void find_cycle(const struct gmp_csr *in, const uint32_t *indeg, struct g
 	free(seen);
 }
 
-int gmp_graph__levels(const struct gmp_csr *in, const uint8_t *weight, uint32_t *level,
-		      struct gmp_cycle *cycle)
+/* Builds the out-edge CSR of the in-edge CSR in. */
+static int transpose(const struct gmp_csr *in, struct gmp_csr *out)
 {
 	uint32_t n = in->n;
-	int err = -ENOMEM;
-	uint32_t *indeg = calloc((size_t)n + 1, sizeof(*indeg));
-	uint32_t *out_off = calloc((size_t)n + 1, sizeof(*out_off));
-	uint32_t *out = malloc((in->nadj ? in->nadj : 1) * sizeof(*out));
-	uint32_t *queue = malloc(((size_t)n + 1) * sizeof(*queue));
-	if (!indeg || !out_off || !out || !queue)
-		goto cleanup;
-	/* Transpose in-edges into out-edges. */
-	for (uint32_t v = 0; v < n; v++) {
-		indeg[v] = in->off[v + 1] - in->off[v];
-		for (uint32_t i = in->off[v]; i < in->off[v + 1]; i++)
-			out_off[in->adj[i] + 1]++;
+	memset(out, 0, sizeof(*out));
+	out->n = n;
+	out->off = calloc((size_t)n + 1, sizeof(*out->off));
+	out->adj = malloc((in->nadj ? in->nadj : 1) * sizeof(*out->adj));
+	if (!out->off || !out->adj) {
+		gmp_csr__release(out);
+		return -ENOMEM;
 	}
 	for (uint32_t v = 0; v < n; v++)
-		out_off[v + 1] += out_off[v];
+		for (uint32_t i = in->off[v]; i < in->off[v + 1]; i++)
+			out->off[in->adj[i] + 1]++;
+	for (uint32_t v = 0; v < n; v++)
+		out->off[v + 1] += out->off[v];
 	for (uint32_t v = 0; v < n; v++)
 		for (uint32_t i = in->off[v]; i < in->off[v + 1]; i++)
-			out[out_off[in->adj[i]]++] = v;
+			out->adj[out->off[in->adj[i]]++] = v;
 	for (uint32_t v = n; v > 0; v--)
-		out_off[v] = out_off[v - 1];
-	out_off[0] = 0;
+		out->off[v] = out->off[v - 1];
+	out->off[0] = 0;
+	out->nadj = out->adj_cap = in->nadj;
+	return 0;
+}
 
+/*
+ * Kahn's algorithm on out-edges; indeg holds in-degrees and is consumed.
+ * Returns the number of vertices ordered.
+ */
+static uint32_t kahn(const struct gmp_csr *out, uint32_t *indeg, uint32_t *queue,
+		     const uint8_t *weight, uint32_t *level)
+{
+	uint32_t n = out->n;
 	size_t head = 0, tail = 0;
 	for (uint32_t v = 0; v < n; v++) {
 		level[v] = 0;
@@ -163,24 +172,76 @@ int gmp_graph__levels(const struct gmp_csr *in, const uint8_t *weight, uint32_t 
 	while (head < tail) {
 		uint32_t u = queue[head++];
 		uint32_t lu = level[u] + (weight ? weight[u] : 1);
-		for (uint32_t i = out_off[u]; i < out_off[u + 1]; i++) {
-			uint32_t v = out[i];
+		for (uint32_t i = out->off[u]; i < out->off[u + 1]; i++) {
+			uint32_t v = out->adj[i];
 			if (level[v] < lu)
 				level[v] = lu;
 			if (--indeg[v] == 0)
 				queue[tail++] = v;
 		}
 	}
-	if (tail < n) {
-		find_cycle(in, indeg, cycle);
-		err = -ELOOP;
+	return (uint32_t)tail;
+}
+
+static int levels(struct gmp_csr *in, int consume, const uint8_t *weight, uint32_t *level,
+		  struct gmp_cycle *cycle)
+{
+	uint32_t n = in->n;
+	struct gmp_csr out;
+	int err = transpose(in, &out);
+	if (err)
+		return err;
+	uint32_t *indeg, *queue = malloc(((size_t)n + 1) * sizeof(*queue));
+	if (consume) {
+		/* The in-edges are spent: their offsets become the in-degrees. */
+		free(in->adj);
+		in->adj = NULL;
+		in->nadj = in->adj_cap = 0;
+		indeg = in->off;
+		for (uint32_t v = 0; v < n; v++)
+			indeg[v] = indeg[v + 1] - indeg[v];
 	} else {
-		err = 0;
+		indeg = malloc(((size_t)n + 1) * sizeof(*indeg));
+		if (indeg)
+			for (uint32_t v = 0; v < n; v++)
+				indeg[v] = in->off[v + 1] - in->off[v];
 	}
-cleanup:
-	free(indeg);
-	free(out_off);
-	free(out);
+	if (!indeg || !queue) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (kahn(&out, indeg, queue, weight, level) < n) {
+		err = -ELOOP;
+		/* Name a cycle from the in-edges (rebuilt from the out-edges if spent). */
+		struct gmp_csr back;
+		const struct gmp_csr *preds = in;
+		if (consume) {
+			if (transpose(&out, &back)) {
+				cycle->len = 0;
+				goto out;
+			}
+			preds = &back;
+		}
+		find_cycle(preds, indeg, cycle);
+		if (consume)
+			gmp_csr__release(&back);
+	}
+out:
+	if (!consume)
+		free(indeg);
 	free(queue);
+	gmp_csr__release(&out);
 	return err;
+}
+
+int gmp_graph__levels(const struct gmp_csr *in, const uint8_t *weight, uint32_t *level,
+		      struct gmp_cycle *cycle)
+{
+	return levels((struct gmp_csr *)in, 0, weight, level, cycle);
+}
+
+int gmp_graph__levels_consume(struct gmp_csr *in, const uint8_t *weight, uint32_t *level,
+			      struct gmp_cycle *cycle)
+{
+	return levels(in, 1, weight, level, cycle);
 }

@@ -48,5 +48,8 @@ struct gmp_cycle {
  */
 int gmp_graph__levels(const struct gmp_csr *in, const uint8_t *weight, uint32_t *level,
 		      struct gmp_cycle *cycle);
+/* The same, releasing *in as soon as it is no longer needed (less memory at peak). */
+int gmp_graph__levels_consume(struct gmp_csr *in, const uint8_t *weight, uint32_t *level,
+			      struct gmp_cycle *cycle);
 
 #endif

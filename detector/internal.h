@@ -31,7 +31,7 @@ struct det {
 	const struct gmp_detect_opts *o;
 	struct gmp_result *r;
 	struct gmp_detect_error *err;
-	size_t objects_cap, findings_cap, ranges_cap;
+	size_t objects_cap, findings_cap, ranges_cap, spans_cap, hists_cap;
 	/* resolve: deps of event v are deps[dep_off[v] .. dep_off[v+1]) */
 	uint32_t *dep_off;
 	uint32_t *deps;
@@ -40,7 +40,7 @@ struct det {
 	/* build */
 	uint8_t *weight;       /* 1 for GPU APIs, 0 for sync and event ops */
 	uint32_t *pos;         /* per event: its place in r->order */
-	uint64_t *api_before;  /* api_before[L]: GPU APIs with level < L */
+	uint32_t *api_before;  /* api_before[L]: GPU APIs with level < L */
 	/* per-object accesses, sorted by (level, event): oacc[oacc_off[o] ..] */
 	uint32_t *oacc_off;
 	uint32_t *oacc;
@@ -62,11 +62,12 @@ void det_free_curves(struct det *d);
 int det_fail(struct det *d, uint32_t ev, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Appends a finding with a formatted suggestion; returns 0 or -ENOMEM. */
-int det_add_finding(struct det *d, const struct gmp_finding *f, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Appends ranges; returns the offset of the first or -ENOMEM. */
+/* Appends a finding (unless its pattern is filtered out); returns 0 or -ENOMEM. */
+int det_add_finding(struct det *d, const struct gmp_finding *f);
+/* Appends a range, a span or a histogram; returns its index or -ENOMEM. */
 int64_t det_add_range(struct det *d, const struct gmp_range *rg);
+int64_t det_add_span(struct det *d, const struct gmp_span *sp);
+int64_t det_add_hist(struct det *d, const struct gmp_hist *h);
 
 /* GPU APIs whose level lies strictly between la and lb (0 when lb <= la + 1). */
 uint64_t det_apis_between(const struct det *d, uint32_t la, uint32_t lb);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "u64map.h"
 #include "util.h"
 
 struct span {
@@ -77,9 +78,8 @@ struct ix {
 	size_t nlr, lr_cap;
 	uint32_t *tidx;           /* touch indices grouped per lrec */
 	size_t ntidx;
-	/* kernel coverage: (obj, name, has_touch) per kernel dep */
-	uint64_t *cov;
-	size_t ncov, cov_cap;
+	/* 1 for objects some kernel accessed with no launch of it recording touches */
+	uint8_t *uncovered;
 };
 
 struct edge {
@@ -225,16 +225,55 @@ static int collect_launches(struct ix *x)
 	return 0;
 }
 
-/* Exact ranges of copies and sets, and kernel coverage per object. */
+/*
+ * Marks the objects whose accesses are not all known: a kernel accessed
+ * them and no launch of that kernel recorded touches on them.
+ */
+static int coverage(struct ix *x)
+{
+	struct det *d = x->d;
+	const struct gmp_trace *t = d->t;
+	x->uncovered = calloc(d->r->nobjects ? d->r->nobjects : 1, 1);
+	if (!x->uncovered)
+		return -ENOMEM;
+	struct gmp_u64map touched;
+	gmp_u64map__init(&touched);
+	for (size_t i = 0; i < x->nlr; i++) {
+		uint64_t key = (uint64_t)x->lr[i].obj << 32 | x->lr[i].name;
+		if (!gmp_u64map__slot(&touched, key, 1, NULL)) {
+			gmp_u64map__release(&touched);
+			return -ENOMEM;
+		}
+	}
+	for (size_t v = 0; v < t->nev; v++) {
+		const struct gmp_event *e = &t->ev[v];
+		if (e->op != GMP_OP_KERNEL || (e->flags & GMP_EF_TOUCH_KNOWN))
+			continue;
+		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
+			uint32_t obj = DEP_OBJ(d->deps[k]);
+			if (!x->nlr || !gmp_u64map__get(&touched, (uint64_t)obj << 32 | e->name))
+				x->uncovered[obj] = 1;
+		}
+	}
+	gmp_u64map__release(&touched);
+	return 0;
+}
+
+/* Exact ranges of copies and sets over the objects whose accesses are all known. */
 static int collect_life(struct ix *x)
 {
 	struct det *d = x->d;
 	const struct gmp_trace *t = d->t;
+	int err = coverage(x);
+	if (err)
+		return err;
 	for (size_t v = 0; v < t->nev; v++) {
 		const struct gmp_event *e = &t->ev[v];
+		if (e->op != GMP_OP_MEMCPY && e->op != GMP_OP_MEMSET)
+			continue;
 		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
 			uint32_t obj = DEP_OBJ(d->deps[k]);
-			if (DEP_KIND(d->deps[k]) > DEP_RW)
+			if (DEP_KIND(d->deps[k]) > DEP_RW || x->uncovered[obj])
 				continue;
 			const struct gmp_object *o = &d->r->objects[obj];
 			uint64_t a[2] = { 0, 0 }, n = 0;
@@ -248,13 +287,6 @@ static int collect_life(struct ix *x)
 					      a[i] - o->addr + e->size))
 					return -ENOMEM;
 			}
-			if (e->op == GMP_OP_KERNEL) {
-				if (GMP_GROW(x->cov, x->cov_cap, x->ncov + 1))
-					return -ENOMEM;
-				int touched = (e->flags & GMP_EF_TOUCH_KNOWN) != 0;
-				x->cov[x->ncov++] = (uint64_t)obj << 33 | (uint64_t)e->name << 1 |
-						    (uint64_t)touched;
-			}
 		}
 	}
 	/* Touched bytes count for the object and for the pool that holds it. */
@@ -265,6 +297,8 @@ static int collect_life(struct ix *x)
 			for (uint32_t obj = l->obj; obj != GMP_NO_OBJECT;
 			     obj = d->r->objects[obj].parent) {
 				const struct gmp_object *o = &d->r->objects[obj];
+				if (x->uncovered[obj])
+					continue;
 				if (push_span(&x->life, obj, 0, tc->addr - o->addr,
 					      tc->addr + tc->size - o->addr))
 					return -ENOMEM;
@@ -274,53 +308,11 @@ static int collect_life(struct ix *x)
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* 1 when every kernel that accessed obj had a launch with touches. */
-static int covered(const struct ix *x, uint32_t obj, size_t *pos)
-{
-	int ok = 1, any = 0;
-	size_t i = *pos;
-	while (i < x->ncov && (x->cov[i] >> 33) < obj)
-		i++;
-	while (i < x->ncov && (x->cov[i] >> 33) == obj) {
-		uint64_t name = x->cov[i] >> 1;
-		int touched = 0;
-		for (; i < x->ncov && (x->cov[i] >> 1) == name; i++)
-			touched |= (int)(x->cov[i] & 1);
-		ok &= touched;
-		any = 1;
-	}
-	*pos = i;
-	(void)any;
-	return ok;
-}
-
-static const char *guidance(double acc, double frag, const struct gmp_detect_opts *o)
-{
-	int low_acc = acc < o->overalloc_pct, low_frag = frag < o->frag_pct;
-	if (low_acc && low_frag)
-		return "easy to optimize: shrinking or freeing the unaccessed memory saves a lot";
-	if (!low_acc && low_frag)
-		return "shrinking or freeing the unaccessed memory saves little";
-	if (low_acc)
-		return "hard to optimize: the unaccessed bytes are scattered over the object";
-	return "no action needed";
-}
-
 static int overallocation(struct ix *x)
 {
 	struct det *d = x->d;
 	if (x->life.n > 1)
 		qsort(x->life.v, x->life.n, sizeof(*x->life.v), cmp_span);
-	if (x->ncov > 1)
-		qsort(x->cov, x->ncov, sizeof(*x->cov), cmp_u64);
-	size_t cpos = 0;
-	char nb[64];
 	for (size_t i = 0; i < x->life.n;) {
 		uint32_t obj = x->life.v[i].obj;
 		const struct gmp_object *o = &d->r->objects[obj];
@@ -352,7 +344,7 @@ static int overallocation(struct ix *x)
 			largest_off = cur_e;
 		}
 		i = j;
-		if (!covered(x, obj, &cpos) || accessed >= o->size)
+		if (accessed >= o->size)
 			continue;
 		uint64_t unacc = o->size - accessed;
 		double acc_pct = (double)accessed * 100.0 / (double)o->size;
@@ -361,18 +353,15 @@ static int overallocation(struct ix *x)
 			continue;
 		struct gmp_finding f = { .pattern = GMP_PAT_OVERALLOCATION, .object = obj,
 					 .other = GMP_NO_OBJECT, .ev_a = o->alloc_ev,
-					 .ev_b = o->free_ev, .bytes = unacc, .accessed_pct = acc_pct,
-					 .frag_pct = frag };
+					 .ev_b = o->free_ev, .bytes = unacc,
+					 .accessed_pct = (float)acc_pct, .frag_pct = (float)frag };
 		struct gmp_range rg = { .off = largest_off, .len = largest, .ev = GMP_NO_EVENT };
 		int64_t off = det_add_range(d, &rg);
 		if (off < 0)
 			return (int)off;
 		f.range_off = (uint32_t)off;
 		f.range_n = 1;
-		snprintf(nb, sizeof(nb), "%.1f%%", acc_pct);
-		int err = det_add_finding(d, &f,
-			"shrink it: only %s of its %" PRIu64 " bytes are ever accessed; the largest unaccessed chunk is %" PRIu64 " bytes at offset %" PRIu64 " (%s)",
-			nb, o->size, largest, largest_off, guidance(acc_pct, frag, d->o));
+		int err = det_add_finding(d, &f);
 		if (err)
 			return err;
 	}
@@ -407,7 +396,6 @@ static int group(struct ix *x, size_t a, size_t b)
 	struct det *d = x->d;
 	const struct lrec *first = &x->lr[a];
 	const struct gmp_object *o = &d->r->objects[first->obj];
-	char api[160];
 	int err = 0;
 	/* Non-uniform access frequency: the launch with the largest CV. */
 	size_t worst = a, over = 0;
@@ -421,15 +409,17 @@ static int group(struct ix *x, size_t a, size_t b)
 		struct gmp_finding f = { .pattern = GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY,
 					 .object = first->obj, .other = GMP_NO_OBJECT,
 					 .ev_a = x->lr[worst].ev, .ev_b = GMP_NO_EVENT,
-					 .kernel = first->name, .cv_pct = x->lr[worst].cv,
+					 .kernel = first->name, .cv_pct = (float)x->lr[worst].cv,
 					 .count = (uint32_t)over, .total = (uint32_t)(b - a) };
 		double cv;
-		if ((err = sweep(x, &x->lr[worst], NULL, &cv, f.hist, &f.hist_max)))
+		struct gmp_hist h = { 0 };
+		if ((err = sweep(x, &x->lr[worst], NULL, &cv, h.bytes, &h.max_count)))
 			return err;
-		err = det_add_finding(d, &f,
-			"keep its hot bytes in shared memory or cache: access counts vary by %.0f%% (coefficient of variation) in %s",
-			f.cv_pct, det_api(d, f.ev_a, api, sizeof(api)));
-		if (err)
+		int64_t hi = det_add_hist(d, &h);
+		if (hi < 0)
+			return (int)hi;
+		f.hist = (uint32_t)hi;
+		if ((err = det_add_finding(d, &f)))
 			return err;
 	}
 	if (b - a < 2)
@@ -464,9 +454,7 @@ static int group(struct ix *x, size_t a, size_t b)
 		}
 		f.bytes = o->size > largest ? o->size - largest : 0;
 		if (!err)
-			err = det_add_finding(d, &f,
-				"allocate one slice at a time: %u launches of kernel %s touch disjoint slices of it; the largest slice is %" PRIu64 " of %" PRIu64 " bytes",
-				f.count, gmp_trace__str(d->t, first->name, NULL), largest, o->size);
+			err = det_add_finding(d, &f);
 	}
 	free(sl.v);
 	return err;
@@ -518,6 +506,6 @@ int det_intra(struct det *d)
 	free(x.life.v);
 	free(x.lr);
 	free(x.tidx);
-	free(x.cov);
+	free(x.uncovered);
 	return err;
 }

@@ -15,6 +15,8 @@
 #include "internal.h"
 #include "util.h"
 
+#define PEAK_SPANS 64
+
 struct dev_curve {
 	uint32_t device;
 	uint32_t *pos;    /* pos[0] is a sentinel for "before any change" */
@@ -23,6 +25,9 @@ struct dev_curve {
 	uint64_t *tree;   /* max segment tree over live[] */
 	size_t leaves;
 	uint64_t peak;
+	/* Where the curve stands at its peak: [pk_start[i], pk_end[i]) in positions. */
+	uint32_t pk_start[PEAK_SPANS], pk_end[PEAK_SPANS];
+	size_t npk;       /* PEAK_SPANS + 1 when there are more */
 };
 
 static int counted(const struct gmp_object *o)
@@ -75,34 +80,39 @@ struct mod {
 	int64_t delta;
 };
 
-static int cmp_u32(const void *a, const void *b)
+struct bound {
+	uint32_t at;
+	int64_t delta;   /* change of the offset from here on */
+};
+
+static int cmp_bound(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
+	const struct bound *x = a, *y = b;
+	return (x->at > y->at) - (x->at < y->at);
 }
 
-/* The curve's maximum with the mods applied. */
+/*
+ * The curve's maximum with the mods applied: the mods cut the positions
+ * into segments of constant offset; each segment costs one range query.
+ * b has room for 2 * nm + 2 entries.
+ */
 static uint64_t peak_with(const struct dev_curve *c, uint32_t npos, const struct mod *m,
-			  size_t nm)
+			  size_t nm, struct bound *b)
 {
-	uint32_t b[2 + 2 * 4];
 	size_t nb = 0;
-	b[nb++] = 0;
-	b[nb++] = npos;
+	b[nb++] = (struct bound){ 0, 0 };
+	b[nb++] = (struct bound){ npos, 0 };
 	for (size_t i = 0; i < nm; i++) {
-		b[nb++] = m[i].x;
-		b[nb++] = m[i].y;
+		b[nb++] = (struct bound){ m[i].x, m[i].delta };
+		b[nb++] = (struct bound){ m[i].y, -m[i].delta };
 	}
-	qsort(b, nb, sizeof(*b), cmp_u32);
-	int64_t best = 0;
+	qsort(b, nb, sizeof(*b), cmp_bound);
+	int64_t best = 0, delta = 0;
 	for (size_t j = 0; j + 1 < nb; j++) {
-		if (b[j] == b[j + 1])
+		delta += b[j].delta;
+		if (b[j].at == b[j + 1].at || b[j].at >= npos)
 			continue;
-		int64_t delta = 0;
-		for (size_t i = 0; i < nm; i++)
-			if (m[i].x <= b[j] && b[j + 1] <= m[i].y)
-				delta += m[i].delta;
-		size_t lo = at_pos(c, b[j]), hi = at_pos(c, b[j + 1] - 1);
+		size_t lo = at_pos(c, b[j].at), hi = at_pos(c, b[j + 1].at - 1);
 		int64_t v = (int64_t)tree_max(c, lo, hi) + delta;
 		if (v > best)
 			best = v;
@@ -148,25 +158,48 @@ static int build_curves(struct det *d)
 		c->live[0] = 0;
 		c->m = 1;
 	}
-	/* Object of each alloc/free event: deps hold it. */
-	for (size_t p = 0; p < d->t->nev; p++) {
-		uint32_t v = r->order[p];
-		uint8_t op = d->t->ev[v].op;
-		if (op != GMP_OP_ALLOC && op != GMP_OP_FREE)
-			continue;
-		uint32_t obj = DEP_OBJ(d->deps[d->dep_off[v]]);
-		const struct gmp_object *ob = &r->objects[obj];
+	/* The object each alloc/free position belongs to (high bit: a free). */
+	uint32_t *obj_at = malloc((d->t->nev ? d->t->nev : 1) * sizeof(*obj_at));
+	if (!obj_at)
+		return -ENOMEM;
+	memset(obj_at, 0xff, d->t->nev * sizeof(*obj_at));
+	for (size_t o = 0; o < r->nobjects; o++) {
+		const struct gmp_object *ob = &r->objects[o];
 		if (!counted(ob))
 			continue;
+		obj_at[d->pos[ob->alloc_ev]] = (uint32_t)o;
+		if (ob->free_ev != GMP_NO_EVENT)
+			obj_at[d->pos[ob->free_ev]] = (uint32_t)o | 0x80000000u;
+	}
+	for (size_t p = 0; p < d->t->nev; p++) {
+		if (obj_at[p] == UINT32_MAX)
+			continue;
+		uint32_t obj = obj_at[p] & 0x7fffffffu;
+		int is_free = (obj_at[p] >> 31) != 0;
+		const struct gmp_object *ob = &r->objects[obj];
 		struct dev_curve *c = &curves[dev_index(r, ob->device)];
 		uint64_t live = c->live[c->m - 1];
-		live = op == GMP_OP_ALLOC ? live + ob->size : live - ob->size;
+		live = is_free ? live - ob->size : live + ob->size;
 		c->pos[c->m] = (uint32_t)p;
 		c->live[c->m++] = live;
 		if (live > c->peak)
 			c->peak = live;
-		r->curve[r->ncurve++] = (struct gmp_curve_point){ .ev = v, .device = ob->device,
+		r->curve[r->ncurve++] = (struct gmp_curve_point){ .ev = r->order[p],
+								  .device = ob->device,
 								  .live = live };
+	}
+	free(obj_at);
+	for (size_t i = 0; i < r->ndevices; i++) {
+		struct dev_curve *c = &curves[i];
+		for (size_t k = 1; k < c->m && c->npk <= PEAK_SPANS; k++) {
+			if (c->live[k] != c->peak)
+				continue;
+			if (c->npk < PEAK_SPANS) {
+				c->pk_start[c->npk] = c->pos[k];
+				c->pk_end[c->npk] = k + 1 < c->m ? c->pos[k + 1] : (uint32_t)d->t->nev;
+			}
+			c->npk++;
+		}
 	}
 	for (size_t i = 0; i < r->ndevices; i++) {
 		struct dev_curve *c = &curves[i];
@@ -298,6 +331,35 @@ static void life(const struct det *d, const struct gmp_object *o, uint32_t *a, u
 	*f = o->free_ev == GMP_NO_EVENT ? (uint32_t)d->t->nev : d->pos[o->free_ev];
 }
 
+/*
+ * 1 when some moment of the peak lies outside every range the mods lower:
+ * then the fix cannot lower the peak.  Mods must not overlap and, beyond
+ * the first, come in position order (idle spans do).
+ */
+static int peak_untouched(const struct dev_curve *c, const struct mod *m, size_t nm)
+{
+	if (c->npk > PEAK_SPANS)
+		return 0; /* too many moments to check quickly */
+	for (size_t i = 0; i < nm; i++)
+		if (m[i].delta > 0)
+			return 0;
+	for (size_t p = 0; p < c->npk; p++) {
+		/* The last mod starting at or before this peak moment must cover it. */
+		size_t lo = 0, hi = nm;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (m[mid].x <= c->pk_start[p])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || m[lo - 1].y < c->pk_end[p])
+			return 1;
+	}
+	return 0;
+}
+
+/* The changes of live ranges that fixing fd makes; m has room for max(3, spans). */
 static size_t mods_for(const struct det *d, const struct gmp_finding *fd, struct mod *m)
 {
 	const struct gmp_object *o = &d->r->objects[fd->object];
@@ -319,8 +381,12 @@ static size_t mods_for(const struct det *d, const struct gmp_finding *fd, struct
 		m[0] = (struct mod){ o->naccess ? d->pos[o->last_ev] + 1 : a, end, -s };
 		return 1;
 	case GMP_PAT_TEMPORARY_IDLENESS:
-		m[0] = (struct mod){ d->pos[fd->ev_a] + 1, d->pos[fd->ev_b], -s };
-		return 1;
+		/* Absent over every idle range. */
+		for (uint32_t i = 0; i < fd->range_n; i++) {
+			const struct gmp_span *sp = &d->r->spans[fd->range_off + i];
+			m[i] = (struct mod){ d->pos[sp->ev_a] + 1, d->pos[sp->ev_b], -s };
+		}
+		return fd->range_n;
 	case GMP_PAT_REDUNDANT_ALLOCATION: {
 		const struct gmp_object *p = &d->r->objects[fd->other];
 		uint32_t pa, pf;
@@ -343,6 +409,17 @@ static size_t mods_for(const struct det *d, const struct gmp_finding *fd, struct
 int det_savings(struct det *d)
 {
 	struct gmp_result *r = d->r;
+	size_t most = 3;
+	for (size_t i = 0; i < r->nfindings; i++)
+		if (r->findings[i].pattern == GMP_PAT_TEMPORARY_IDLENESS && r->findings[i].range_n > most)
+			most = r->findings[i].range_n;
+	struct mod *m = malloc(most * sizeof(*m));
+	struct bound *b = malloc((2 * most + 2) * sizeof(*b));
+	if (!m || !b) {
+		free(m);
+		free(b);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < r->nfindings; i++) {
 		struct gmp_finding *fd = &r->findings[i];
 		const struct gmp_object *o = &r->objects[fd->object];
@@ -353,12 +430,10 @@ int det_savings(struct det *d)
 		if (di == SIZE_MAX)
 			continue;
 		const struct dev_curve *c = &d->curves[di];
-		fd->peak_before = fd->peak_after = c->peak;
 		fd->saving = 0;
 		/* A fix inside a pool frees nothing on the device unless the pool shrinks. */
 		if (!counted(o))
 			continue;
-		struct mod m[4];
 		size_t nm = mods_for(d, fd, m);
 		size_t k = 0;
 		for (size_t j = 0; j < nm; j++)
@@ -366,12 +441,24 @@ int det_savings(struct det *d)
 				m[k++] = m[j];
 		if (!k)
 			continue;
-		uint64_t after = peak_with(c, (uint32_t)d->t->nev, m, k);
-		if (after < c->peak) {
-			fd->peak_after = after;
-			fd->saving = c->peak - after;
+		if (fd->pattern == GMP_PAT_REDUNDANT_ALLOCATION) {
+			/*
+			 * Sharing one buffer lowers the curve only where both objects
+			 * lived; a peak moment anywhere else keeps the peak.
+			 */
+			struct mod both = { m[0].x > m[1].x ? m[0].x : m[1].x,
+					    m[0].y < m[1].y ? m[0].y : m[1].y, -1 };
+			if (both.x >= both.y || peak_untouched(c, &both, 1))
+				continue;
+		} else if (peak_untouched(c, m, k)) {
+			continue;
 		}
+		uint64_t after = peak_with(c, (uint32_t)d->t->nev, m, k, b);
+		if (after < c->peak)
+			fd->saving = c->peak - after;
 	}
+	free(m);
+	free(b);
 	det_free_curves(d);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "radix.h"
 
 struct cand {
 	uint32_t obj, group;
@@ -34,23 +35,20 @@ static int cmp_size(const void *a, const void *b)
 	return (x->obj > y->obj) - (x->obj < y->obj);
 }
 
-/* Sort helpers over indices into the size-sorted array (ctx). */
-static int cmp_last_desc(const void *a, const void *b, void *ctx)
+/*
+ * Fills out[] with indices into c, by (level, obj) descending: key(i) is
+ * c[i].first or c[i].last.  keys has room for n entries.
+ */
+static int by_level_desc(const struct cand *c, size_t n, int last, const uint32_t *rank,
+			 uint64_t *keys, uint32_t *out)
 {
-	const struct cand *c = ctx;
-	const struct cand *x = &c[*(const uint32_t *)a], *y = &c[*(const uint32_t *)b];
-	if (x->last != y->last)
-		return x->last > y->last ? -1 : 1;
-	return (x->obj < y->obj) - (x->obj > y->obj);
-}
-
-static int cmp_first_desc(const void *a, const void *b, void *ctx)
-{
-	const struct cand *c = ctx;
-	const struct cand *x = &c[*(const uint32_t *)a], *y = &c[*(const uint32_t *)b];
-	if (x->first != y->first)
-		return x->first > y->first ? -1 : 1;
-	return (x->obj < y->obj) - (x->obj > y->obj);
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (uint64_t)(last ? c[i].last : c[i].first) << 32 | c[i].obj;
+	if (gmp_radix_sort_u64(keys, n))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		out[i] = rank[(uint32_t)keys[n - 1 - i]];
+	return 0;
 }
 
 struct segtree {
@@ -108,13 +106,9 @@ static int report(struct det *d, uint32_t obj, uint32_t other)
 	const struct gmp_object *o = &d->r->objects[obj], *p = &d->r->objects[other];
 	struct gmp_finding f = { .pattern = GMP_PAT_REDUNDANT_ALLOCATION, .object = obj,
 				 .other = other, .ev_a = p->last_ev, .ev_b = o->first_ev };
-	f.distance = (int64_t)d->r->level[f.ev_b] - (int64_t)d->r->level[f.ev_a];
-	f.apis_between = det_apis_between(d, d->r->level[f.ev_a], d->r->level[f.ev_b]);
-	char n[160], a[160], b[160];
-	return det_add_finding(d, &f,
-		"reuse the memory of %s instead of allocating this object: its last use, %s, comes before this object's first use, %s",
-		det_obj(d, other, n, sizeof(n)), det_api(d, f.ev_a, a, sizeof(a)),
-		det_api(d, f.ev_b, b, sizeof(b)));
+	f.distance = (int32_t)((int64_t)d->r->level[f.ev_b] - (int64_t)d->r->level[f.ev_a]);
+	f.apis_between = (uint32_t)det_apis_between(d, d->r->level[f.ev_a], d->r->level[f.ev_b]);
+	return det_add_finding(d, &f);
 }
 
 int det_redundant(struct det *d)
@@ -145,17 +139,26 @@ int det_redundant(struct det *d)
 					.first = r->level[ob->first_ev], .last = r->level[ob->last_ev] };
 	}
 	qsort(c, n, sizeof(*c), cmp_size);
-	for (uint32_t i = 0; i < n; i++) {
-		by_last[i] = by_first[i] = i;
-		seg_set(&st, i, ((uint64_t)c[i].last + 1) << 32 | c[i].obj);
-	}
-	qsort_r(by_last, n, sizeof(*by_last), cmp_last_desc, c);
-	qsort_r(by_first, n, sizeof(*by_first), cmp_first_desc, c);
+	for (uint32_t i = 0; i < n; i++)
+		st.t[st.n + i] = ((uint64_t)c[i].last + 1) << 32 | c[i].obj;
+	for (size_t i = st.n - 1; i >= 1; i--)
+		st.t[i] = st.t[2 * i] > st.t[2 * i + 1] ? st.t[2 * i] : st.t[2 * i + 1];
 	uint32_t *rank = malloc(r->nobjects * sizeof(*rank));
-	if (!rank)
+	uint64_t *keys = malloc(n * sizeof(*keys));
+	if (!rank || !keys) {
+		free(rank);
+		free(keys);
 		goto out;
+	}
 	for (uint32_t i = 0; i < n; i++)
 		rank[c[i].obj] = i;
+	if (by_level_desc(c, n, 1, rank, keys, by_last) ||
+	    by_level_desc(c, n, 0, rank, keys, by_first)) {
+		free(rank);
+		free(keys);
+		goto out;
+	}
+	free(keys);
 	double x = d->o->redundant_pct / 100.0;
 	size_t p = 0;
 	err = 0;

@@ -15,19 +15,55 @@
 #include "objmap.h"
 #include "util.h"
 
+#define CACHE_SLOTS 4096 /* 2^12: the hash keeps 12 bits */
+
+/* A remembered lookup: [start, end) belonged to obj when cached. */
+struct hit {
+	uint64_t start, end;
+	uint32_t obj;
+};
+
 struct rs {
 	struct det *d;
 	struct gmp_objmap *base;     /* device, managed, async, heap objects */
 	struct gmp_objmap *regions;  /* pool regions */
+	struct hit cache[CACHE_SLOTS]; /* kernels touch the same objects again and again */
 	uint32_t *stamp;             /* per object: last event that added a dep + 1 */
 	uint32_t *slot;              /* per object: index of that dep entry */
 	size_t stamp_cap;
 };
 
-static uint32_t lookup(const struct rs *s, uint64_t addr)
+static uint32_t lookup_slow(const struct rs *s, uint64_t addr)
 {
 	uint32_t o = gmp_objmap__find(s->regions, addr);
 	return o != UINT32_MAX ? o : gmp_objmap__find(s->base, addr);
+}
+
+/*
+ * The object containing addr, or UINT32_MAX.  A cached hit is valid while
+ * its object is live: a freed object has free_ev set, and the cache is
+ * cleared whenever a pool region comes or goes (a region may cover part
+ * of a cached pool).
+ */
+static uint32_t lookup(struct rs *s, uint64_t addr)
+{
+	/* Allocations are aligned: hash the address rather than take its low bits. */
+	struct hit *h = &s->cache[((addr >> 8) * 0x9e3779b97f4a7c15ull) >> 52];
+	if (h->obj != UINT32_MAX && addr >= h->start && addr < h->end &&
+	    s->d->r->objects[h->obj].free_ev == GMP_NO_EVENT)
+		return h->obj;
+	uint32_t o = lookup_slow(s, addr);
+	if (o != UINT32_MAX) {
+		const struct gmp_object *ob = &s->d->r->objects[o];
+		*h = (struct hit){ .start = ob->addr, .end = ob->addr + ob->size, .obj = o };
+	}
+	return o;
+}
+
+static void forget(struct rs *s)
+{
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		s->cache[i].obj = UINT32_MAX;
 }
 
 static int push_dep(struct rs *s, uint32_t v, uint32_t obj, unsigned kind)
@@ -98,6 +134,7 @@ static int do_alloc(struct rs *s, uint32_t v, const struct gmp_event *e)
 	}
 	uint32_t parent = GMP_NO_OBJECT;
 	if (region) {
+		forget(s);
 		parent = gmp_objmap__find(s->base, e->addr);
 		if (parent == UINT32_MAX ||
 		    end > d->r->objects[parent].addr + d->r->objects[parent].size)
@@ -143,6 +180,8 @@ static int do_free(struct rs *s, uint32_t v, const struct gmp_event *e)
 				det_obj(d, obj, nb, sizeof(nb)),
 				det_obj(d, child, (char[160]){ 0 }, 160));
 	gmp_objmap__remove(map, start);
+	if (map == s->regions)
+		forget(s);
 	d->r->objects[obj].free_ev = v;
 	return push_dep(s, v, obj, DEP_FREE);
 }
@@ -225,13 +264,17 @@ static int do_kernel(struct rs *s, uint32_t v, const struct gmp_event *e)
 int det_resolve(struct det *d)
 {
 	const struct gmp_trace *t = d->t;
-	struct rs s = { .d = d };
 	int err = -ENOMEM;
-	s.base = gmp_objmap__new();
-	s.regions = gmp_objmap__new();
+	struct rs *s = calloc(1, sizeof(*s)); /* big: the lookup cache */
+	if (!s)
+		return err;
+	s->d = d;
+	forget(s);
+	s->base = gmp_objmap__new();
+	s->regions = gmp_objmap__new();
 	d->dep_off = malloc((t->nev + 1) * sizeof(*d->dep_off));
 	d->touch_obj = malloc((t->ntouch ? t->ntouch : 1) * sizeof(*d->touch_obj));
-	if (!s.base || !s.regions || !d->dep_off || !d->touch_obj)
+	if (!s->base || !s->regions || !d->dep_off || !d->touch_obj)
 		goto out;
 	err = 0;
 	for (size_t i = 0; i < t->nev && !err; i++) {
@@ -243,19 +286,28 @@ int det_resolve(struct det *d)
 			break;
 		}
 		switch (e->op) {
-		case GMP_OP_ALLOC: err = do_alloc(&s, v, e); break;
-		case GMP_OP_FREE: err = do_free(&s, v, e); break;
+		case GMP_OP_ALLOC: err = do_alloc(s, v, e); break;
+		case GMP_OP_FREE: err = do_free(s, v, e); break;
 		case GMP_OP_MEMCPY:
-		case GMP_OP_MEMSET: err = do_copy_set(&s, v, e); break;
-		case GMP_OP_KERNEL: err = do_kernel(&s, v, e); break;
+		case GMP_OP_MEMSET: err = do_copy_set(s, v, e); break;
+		case GMP_OP_KERNEL: err = do_kernel(s, v, e); break;
 		default: break;
 		}
 	}
 	d->dep_off[t->nev] = (uint32_t)d->ndeps;
+	if (!err && d->ndeps) {
+		/* Give back the growth slack: deps live through every pattern pass. */
+		uint32_t *fit = realloc(d->deps, d->ndeps * sizeof(*d->deps));
+		if (fit) {
+			d->deps = fit;
+			d->deps_cap = d->ndeps;
+		}
+	}
 out:
-	gmp_objmap__free(s.base);
-	gmp_objmap__free(s.regions);
-	free(s.stamp);
-	free(s.slot);
+	gmp_objmap__free(s->base);
+	gmp_objmap__free(s->regions);
+	free(s->stamp);
+	free(s->slot);
+	free(s);
 	return err;
 }

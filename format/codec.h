@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Byte-level codecs of the profile format: LEB128 varints, little-endian
- * words and CRC-32 (IEEE).  A decoder never reads past its end; it sets
+ * words and CRC-32C.  A decoder never reads past its end; it sets
  * its error flag instead and returns zeros from then on.
  */
 #ifndef GMPROF_CODEC_H
@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* CRC-32C of buf, continuing crc (0 to start); hardware where available. */
 uint32_t gmp_crc32(uint32_t crc, const void *buf, size_t len);
+/* The same, always on the table-driven path (tests compare the two). */
+uint32_t gmp_crc32_portable(uint32_t crc, const void *buf, size_t len);
 
 /* Encodes v at p (at most 10 bytes) and returns the bytes used. */
 static inline size_t gmp_put_varint(uint8_t *p, uint64_t v)
@@ -45,6 +48,8 @@ struct gmp_dec {
 
 static inline uint64_t gmp_dec_varint(struct gmp_dec *d)
 {
+	if (d->p < d->end && *d->p < 0x80)
+		return *d->p++; /* most fields are small */
 	uint64_t v = 0;
 	for (unsigned shift = 0; shift < 64; shift += 7) {
 		if (d->p >= d->end) {

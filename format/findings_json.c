@@ -62,22 +62,47 @@ void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32
 	gmp_jw__obj_end(jw);
 }
 
-static void histogram(struct gmp_jw *jw, const struct gmp_finding *f)
+static void histogram(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f)
 {
+	const struct gmp_hist *h = &r->hists[f->hist];
 	gmp_jw__key(jw, "histogram");
 	gmp_jw__obj(jw);
-	gmp_jw__ku64(jw, "max_count", f->hist_max);
+	gmp_jw__ku64(jw, "max_count", h->max_count);
 	gmp_jw__key(jw, "bytes");
 	gmp_jw__arr(jw);
 	for (int b = 0; b < GMP_HIST_BUCKETS; b++)
-		gmp_jw__u64(jw, f->hist[b]);
+		gmp_jw__u64(jw, h->bytes[b]);
 	gmp_jw__arr_end(jw);
 	gmp_jw__obj_end(jw);
+}
+
+static void spans(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f,
+		  const struct gmp_findings_opts *o)
+{
+	gmp_jw__ku64(jw, "idle_ranges", f->count);
+	gmp_jw__key(jw, "ranges");
+	gmp_jw__arr(jw);
+	for (uint32_t i = 0; i < f->range_n; i++) {
+		const struct gmp_span *sp = &r->spans[f->range_off + i];
+		gmp_jw__obj(jw);
+		gmp_jw__key(jw, "idle_after");
+		gmp_findings__api_ref(jw, r, sp->ev_a, o);
+		gmp_jw__key(jw, "idle_until");
+		gmp_findings__api_ref(jw, r, sp->ev_b, o);
+		gmp_jw__ki64(jw, "distance", (int64_t)r->level[sp->ev_b] - (int64_t)r->level[sp->ev_a]);
+		gmp_jw__ku64(jw, "apis_between", sp->apis_between);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
 }
 
 static void ranges(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f,
 		   const struct gmp_findings_opts *o)
 {
+	if (f->pattern == GMP_PAT_TEMPORARY_IDLENESS) {
+		spans(jw, r, f, o);
+		return;
+	}
 	if (!f->range_n)
 		return;
 	gmp_jw__key(jw, f->pattern == GMP_PAT_STRUCTURED_ACCESS ? "slices" :
@@ -160,8 +185,8 @@ static void finding(struct gmp_jw *jw, const struct gmp_result *r, const struct 
 		gmp_jw__ku64(jw, "dead_bytes", f->bytes);
 	if (f->pattern == GMP_PAT_OVERALLOCATION) {
 		gmp_jw__ku64(jw, "unaccessed_bytes", f->bytes);
-		gmp_jw__kdbl(jw, "accessed_pct", f->accessed_pct, 2);
-		gmp_jw__kdbl(jw, "fragmentation_pct", f->frag_pct, 2);
+		gmp_jw__kdbl(jw, "accessed_pct", (double)f->accessed_pct, 2);
+		gmp_jw__kdbl(jw, "fragmentation_pct", (double)f->frag_pct, 2);
 	}
 	if (f->pattern == GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY ||
 	    f->pattern == GMP_PAT_STRUCTURED_ACCESS) {
@@ -169,15 +194,16 @@ static void finding(struct gmp_jw *jw, const struct gmp_result *r, const struct 
 		gmp_jw__ku64(jw, "launches", f->total);
 	}
 	if (f->pattern == GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY) {
-		gmp_jw__kdbl(jw, "cv_pct", f->cv_pct, 2);
+		gmp_jw__kdbl(jw, "cv_pct", (double)f->cv_pct, 2);
 		gmp_jw__ku64(jw, "launches_over_threshold", f->count);
-		histogram(jw, f);
+		histogram(jw, r, f);
 	}
 	ranges(jw, r, f, o);
-	gmp_jw__ku64(jw, "peak_bytes", f->peak_before);
-	gmp_jw__ku64(jw, "peak_after_fix", f->peak_after);
+	gmp_jw__ku64(jw, "peak_bytes", gmp_finding__peak_before(r, f));
+	gmp_jw__ku64(jw, "peak_after_fix", gmp_finding__peak_after(r, f));
 	gmp_jw__ku64(jw, "saving_bytes", f->saving);
-	gmp_jw__kstr(jw, "suggestion", f->suggestion);
+	char sugg[768];
+	gmp_jw__kstr(jw, "suggestion", gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
 	if (o && o->extra)
 		o->extra(o->extra_ctx, jw, r, f);
 	gmp_jw__obj_end(jw);

@@ -45,9 +45,11 @@ void gmp_jw__release(struct gmp_jw *jw)
 	jw->len = jw->cap = 0;
 }
 
-static void put(struct gmp_jw *jw, const char *s, size_t n)
+static void __attribute__((noinline)) put_slow(struct gmp_jw *jw, const char *s, size_t n)
 {
 	if (jw->err)
+		return;
+	if (jw->sink && jw->len >= DRAIN_AT && gmp_jw__flush(jw))
 		return;
 	if (GMP_GROW(jw->buf, jw->cap, jw->len + n + 1)) {
 		jw->err = -ENOMEM;
@@ -56,8 +58,18 @@ static void put(struct gmp_jw *jw, const char *s, size_t n)
 	memcpy(jw->buf + jw->len, s, n);
 	jw->len += n;
 	jw->buf[jw->len] = '\0';
-	if (jw->sink && jw->len >= DRAIN_AT)
-		gmp_jw__flush(jw);
+}
+
+/* The buffer always keeps room for a NUL; drained lazily at DRAIN_AT. */
+static inline void put(struct gmp_jw *jw, const char *s, size_t n)
+{
+	if (jw->len + n < jw->cap && jw->len < DRAIN_AT && !jw->err) {
+		memcpy(jw->buf + jw->len, s, n);
+		jw->len += n;
+		jw->buf[jw->len] = '\0';
+		return;
+	}
+	put_slow(jw, s, n);
 }
 
 static void indent(struct gmp_jw *jw)
@@ -120,6 +132,8 @@ static void quoted(struct gmp_jw *jw, const char *s, size_t n)
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+			continue;
 		const char *esc = NULL;
 		char u[7];
 		switch (c) {
@@ -164,20 +178,33 @@ void gmp_jw__str(struct gmp_jw *jw, const char *s)
 	gmp_jw__strn(jw, s, strlen(s));
 }
 
+/* Writes v in decimal ending at end; returns the first digit. */
+static char *utoa(uint64_t v, char *end)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
 void gmp_jw__u64(struct gmp_jw *jw, uint64_t v)
 {
 	char b[24];
-	int n = snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+	char *p = utoa(v, b + sizeof(b));
 	sep(jw);
-	put(jw, b, (size_t)n);
+	put(jw, p, (size_t)(b + sizeof(b) - p));
 }
 
 void gmp_jw__i64(struct gmp_jw *jw, int64_t v)
 {
 	char b[24];
-	int n = snprintf(b, sizeof(b), "%lld", (long long)v);
+	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	char *p = utoa(m, b + sizeof(b));
+	if (v < 0)
+		*--p = '-';
 	sep(jw);
-	put(jw, b, (size_t)n);
+	put(jw, p, (size_t)(b + sizeof(b) - p));
 }
 
 void gmp_jw__dbl(struct gmp_jw *jw, double v, int decimals)
@@ -206,10 +233,19 @@ void gmp_jw__null(struct gmp_jw *jw)
 
 void gmp_jw__hex(struct gmp_jw *jw, uint64_t v)
 {
+	static const char hexd[] = "0123456789abcdef";
 	char b[24];
-	int n = snprintf(b, sizeof(b), "\"0x%llx\"", (unsigned long long)v);
+	char *p = b + sizeof(b);
+	*--p = '"';
+	do {
+		*--p = hexd[v & 15];
+		v >>= 4;
+	} while (v);
+	*--p = 'x';
+	*--p = '0';
+	*--p = '"';
 	sep(jw);
-	put(jw, b, (size_t)n);
+	put(jw, p, (size_t)(b + sizeof(b) - p));
 }
 
 void gmp_jw__raw(struct gmp_jw *jw, const char *s, size_t n)

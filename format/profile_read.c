@@ -97,7 +97,6 @@ static int parse_access(struct parser *ps, struct gmp_dec *d, const char **why)
 	for (uint64_t i = 0; i < n; i++) {
 		ps->acc[i].addr = gmp_dec_varint(d);
 		ps->acc[i].rw = gmp_dec_u32(d);
-		ps->acc[i].reserved = 0;
 		if (ps->acc[i].rw & ~(GMP_RW_READ | GMP_RW_WRITE))
 			d->err = 1;
 	}
@@ -293,8 +292,24 @@ static size_t parse_records(struct parser *ps, const uint8_t *buf, size_t len,
 	return off;
 }
 
+static void *fit(void *p, size_t n, size_t elem, size_t *cap)
+{
+	if (!p || !n)
+		return p;
+	void *q = realloc(p, n * elem);
+	if (!q)
+		return p;
+	*cap = n;
+	return q;
+}
+
+/* Counts unharvested kernels and gives back the arrays' growth slack. */
 static void finish(struct gmp_trace *t)
 {
+	t->ev = fit(t->ev, t->nev, sizeof(*t->ev), &t->ev_cap);
+	t->acc = fit(t->acc, t->nacc, sizeof(*t->acc), &t->acc_cap);
+	t->touch = fit(t->touch, t->ntouch, sizeof(*t->touch), &t->touch_cap);
+	t->pcs = fit(t->pcs, t->npcs, sizeof(*t->pcs), &t->pcs_cap);
 	uint64_t missing = 0;
 	for (size_t i = 0; i < t->nev; i++)
 		if (t->ev[i].op == GMP_OP_KERNEL && !(t->ev[i].flags & GMP_EF_ACCESS_KNOWN))

@@ -82,27 +82,55 @@ struct gmp_range {
 
 #define GMP_HIST_BUCKETS 10
 
+/*
+ * One idle range of an object: no GPU API uses it between ev_a and ev_b.
+ * Its distance is level[ev_b] - level[ev_a].
+ */
+struct gmp_span {
+	uint32_t ev_a, ev_b;
+	uint32_t apis_between;
+};
+
+/* Bytes of an object per access-count bucket, for one launch. */
+struct gmp_hist {
+	uint64_t max_count;              /* bucket b holds counts in (b, b+1] * max/BUCKETS */
+	uint64_t bytes[GMP_HIST_BUCKETS];
+};
+
+/*
+ * A finding.  64 bytes: results of large traces hold millions.  Its text
+ * (the suggestion) is made on demand by gmp_result__suggestion(); its
+ * device peak is in result->devices, and the peak with it fixed is
+ * gmp_finding__peak_after().
+ */
 struct gmp_finding {
 	uint32_t pattern;        /* enum gmp_pattern */
 	uint32_t object;         /* index into result->objects */
 	uint32_t other;          /* redundant: the object it can reuse */
-	uint32_t ev_a, ev_b;     /* the APIs that bound it (GMP_NO_EVENT when none) */
+	uint32_t ev_a, ev_b;     /* the APIs that bound it (GMP_NO_EVENT when none);
+				    idleness: its longest idle range */
 	uint32_t kernel;         /* string id: kernel name (intra-object patterns) */
-	int64_t distance;        /* level difference between ev_a and ev_b */
-	uint64_t apis_between;   /* GPU APIs whose level lies strictly between */
-	uint64_t bytes;          /* dead write: dead bytes; overallocation: unaccessed */
-	double accessed_pct;     /* overallocation */
-	double frag_pct;         /* overallocation */
-	double cv_pct;           /* non-uniform access frequency: the largest */
-	uint32_t count;          /* NUAF: launches over the threshold; structured: slices */
+	union {
+		struct {         /* lifetime patterns, dead write, redundant */
+			int32_t distance;      /* level difference between ev_a and ev_b */
+			uint32_t apis_between; /* GPU APIs whose level lies strictly between */
+		};
+		struct {         /* overallocation */
+			float accessed_pct;
+			float frag_pct;
+		};
+		struct {         /* non-uniform access frequency */
+			float cv_pct;          /* the largest over the kernel's launches */
+			uint32_t hist;         /* index into result->hists */
+		};
+	};
+	uint64_t bytes;          /* dead write: dead bytes; overallocation: unaccessed;
+				    structured: object minus its largest slice */
+	uint32_t count;          /* idle ranges; NUAF: launches over the threshold; slices */
 	uint32_t total;          /* NUAF/structured: launches of the kernel on the object */
-	uint32_t range_off, range_n;   /* into result->ranges */
-	uint64_t hist[GMP_HIST_BUCKETS]; /* NUAF: bytes per access-count bucket */
-	uint64_t hist_max;       /* NUAF: the largest access count */
-	uint64_t peak_before;    /* the peak of the object's device */
-	uint64_t peak_after;     /* the peak with this finding fixed */
-	uint64_t saving;         /* peak_before - peak_after, never negative */
-	char *suggestion;        /* owned by the result */
+	uint32_t range_off;      /* idleness: into result->spans; others: result->ranges */
+	uint32_t range_n;
+	uint64_t saving;         /* bytes fixing it removes from its device's peak */
 };
 
 struct gmp_peak {
@@ -125,6 +153,10 @@ struct gmp_device_summary {
 	uint64_t objects;
 };
 
+#define GMP_PASSES 9
+/* "resolve", "graph", "lifetime", "dead_write", "redundant", "intra", "peaks", "savings", "rank" */
+const char *gmp_pass__name(unsigned i);
+
 struct gmp_result {
 	const struct gmp_trace *trace;  /* borrowed */
 	struct gmp_object *objects;
@@ -133,6 +165,10 @@ struct gmp_result {
 	size_t nfindings;
 	struct gmp_range *ranges;
 	size_t nranges;
+	struct gmp_span *spans;         /* idle ranges */
+	size_t nspans;
+	struct gmp_hist *hists;
+	size_t nhists;
 	struct gmp_peak *peaks;         /* per device, largest first */
 	size_t npeaks;
 	uint32_t *peak_objs;
@@ -149,6 +185,7 @@ struct gmp_result {
 	uint64_t nedges;                /* dependency edges */
 	uint64_t peak_bytes;            /* the largest peak over all devices */
 	struct gmp_detect_opts opts;
+	uint64_t pass_ns[GMP_PASSES];   /* time each pass took (gmp_pass__name) */
 };
 
 struct gmp_detect_error {
@@ -173,6 +210,12 @@ const char *gmp_result__object_name(const struct gmp_result *r, uint32_t obj,
 /* "KERNEL vecAdd (stream 1, #3)", "ALLOC (stream 0, #2)", ... */
 const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char *buf,
 				  size_t n);
+/* The peak of the device f's object lives on, and that peak with f fixed. */
+uint64_t gmp_finding__peak_before(const struct gmp_result *r, const struct gmp_finding *f);
+uint64_t gmp_finding__peak_after(const struct gmp_result *r, const struct gmp_finding *f);
+/* What to do about f, in one sentence, into buf. */
+const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_finding *f,
+				   char *buf, size_t n);
 /* "ALLOC", "FREE", "MEMCPY", "MEMSET", "KERNEL", "SYNC", ... */
 const char *gmp_api__kind(unsigned op);
 

@@ -87,11 +87,13 @@ struct gmp_event {
 	uint64_t host_ns;    /* host clock at issue, ns since the run began (0 unknown) */
 };
 
-/* A kernel read and/or wrote the object that contains addr. */
-struct gmp_access {
+/*
+ * A kernel read and/or wrote the object that contains addr.  12 bytes:
+ * large traces hold several per kernel.
+ */
+struct __attribute__((packed, aligned(4))) gmp_access {
 	uint64_t addr;
 	uint32_t rw;         /* GMP_RW_* */
-	uint32_t reserved;
 };
 
 /* A kernel accessed bytes [addr, addr+size) count times. */

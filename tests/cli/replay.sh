@@ -5,7 +5,7 @@
 . tests/cli/lib.sh
 for s in tests/scripts/*.jsonl; do
 	name=$(basename "$s" .jsonl)
-	expect_exit 0 "replay $name" -- "$GMPROF" replay --format json "$s"
+	expect_exit 0 "replay $name" -- "$GMPROF" replay --format json --pretty "$s"
 	if diff -u "tests/golden/$name.json" "$TMPDIR/out" >"$TMPDIR/diff"; then
 		ok "$name matches its golden findings"
 	else
@@ -13,15 +13,15 @@ for s in tests/scripts/*.jsonl; do
 	fi
 	cp "$TMPDIR/out" "$TMPDIR/script.json"
 	expect_exit 0 "convert $name" -- "$GMPROF" convert -o "$TMPDIR/$name.gmprof" "$s"
-	expect_exit 0 "replay $name profile" -- "$GMPROF" replay --format json "$TMPDIR/$name.gmprof"
+	expect_exit 0 "replay $name profile" -- "$GMPROF" replay --format json --pretty "$TMPDIR/$name.gmprof"
 	cmp -s "$TMPDIR/out" "$TMPDIR/script.json" && ok "$name: profile gives the same findings" || notok "$name: profile gives the same findings"
 	"$GMPROF" dump "$TMPDIR/$name.gmprof" >"$TMPDIR/$name.dump.jsonl" 2>"$TMPDIR/err"
-	expect_exit 0 "replay $name dump" -- "$GMPROF" replay --format json "$TMPDIR/$name.dump.jsonl"
+	expect_exit 0 "replay $name dump" -- "$GMPROF" replay --format json --pretty "$TMPDIR/$name.dump.jsonl"
 	cmp -s "$TMPDIR/out" "$TMPDIR/script.json" && ok "$name: dump gives the same findings" || notok "$name: dump gives the same findings"
 	# Standard input works too, and format detection is by content.
 	cp "$TMPDIR/$name.gmprof" "$TMPDIR/$name.jsonl.misnamed"
-	expect_exit 0 "profile named like a script" -- "$GMPROF" replay --format json "$TMPDIR/$name.jsonl.misnamed"
-	"$GMPROF" replay --format json - <"$TMPDIR/$name.gmprof" >"$TMPDIR/stdin.json" 2>/dev/null
+	expect_exit 0 "profile named like a script" -- "$GMPROF" replay --format json --pretty "$TMPDIR/$name.jsonl.misnamed"
+	"$GMPROF" replay --format json --pretty - <"$TMPDIR/$name.gmprof" >"$TMPDIR/stdin.json" 2>/dev/null
 	cmp -s "$TMPDIR/stdin.json" "$TMPDIR/script.json" && ok "$name: profile on stdin" || notok "$name: profile on stdin"
 done
 finish

@@ -47,7 +47,7 @@ static void figure3(void **state)
 	/* O3's first use shares a level with O1's last use: no reuse there. */
 	assert_int_equal(ts_count(r, GMP_PAT_REDUNDANT_ALLOCATION, NULL), 1);
 	/* Sharing O1's memory removes one MiB from the peak of four. */
-	assert_int_equal(f->peak_before, 4u << 20);
+	assert_int_equal(gmp_finding__peak_before(r, f), 4u << 20);
 	assert_int_equal(f->saving, 1u << 20);
 	gmp_result__free(r);
 	gmp_trace__free(t);
@@ -107,7 +107,9 @@ static void simple_multi_copy(void **state)
 	expect_api(r, v[0], "ALLOC (stream 0, #3)");
 	expect_api(r, v[1], "MEMSET (stream 0, #2)");
 	expect_api(r, v[2], "ALLOC (stream 0, #4)");
-	assert_string_equal(f->suggestion, "allocate it just before KERNEL incKernel (stream 0, #1)");
+	char sugg[512];
+	assert_string_equal(gmp_result__suggestion(r, f, sugg, sizeof(sugg)),
+			    "allocate it just before KERNEL incKernel (stream 0, #1)");
 
 	/* d_data_in1: idle over ALLOC(0,2), ALLOC(0,3), SET(0,2) and ALLOC(0,4). */
 	f = ts_one(r, GMP_PAT_TEMPORARY_IDLENESS, "d_data_in1");

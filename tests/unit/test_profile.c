@@ -94,8 +94,8 @@ static void make_sample(struct sample *s)
 	struct gmp_event k = { .op = GMP_OP_KERNEL, .name = (uint32_t)name, .stream = 1,
 			       .stack = 2 };
 	assert_int_equal(gmp_writer__event(w, &k), 1);
-	struct gmp_access acc[2] = { { 0x7f0000000000, GMP_RW_READ, 0 },
-				     { 0x7f0000000010, GMP_RW_READ | GMP_RW_WRITE, 0 } };
+	struct gmp_access acc[2] = { { 0x7f0000000000, GMP_RW_READ },
+				     { 0x7f0000000010, GMP_RW_READ | GMP_RW_WRITE } };
 	assert_int_equal(gmp_writer__accesses(w, 1, acc, 2), 0);
 	struct gmp_touch tc = { 0x7f0000000000, 64, 3, GMP_RW_READ, 0 };
 	assert_int_equal(gmp_writer__touches(w, 1, &tc, 1), 0);
@@ -272,7 +272,7 @@ static void semantic_damage(void **state)
 	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
 	struct gmp_event e = { .op = GMP_OP_ALLOC, .addr = 0x1000, .size = 16 };
 	assert_int_equal(gmp_writer__event(w, &e), 0);
-	struct gmp_access a = { 0x1000, GMP_RW_READ, 0 };
+	struct gmp_access a = { 0x1000, GMP_RW_READ };
 	assert_int_equal(gmp_writer__accesses(w, 0, &a, 1), 0);
 	assert_int_equal(gmp_writer__close(w, 1), 0);
 	size_t len;
@@ -339,9 +339,26 @@ static void write_trace_round_trip(void **state)
 	free(path);
 }
 
+/* The checksum is CRC-32C, the same in hardware and in software. */
+static void checksum(void **state)
+{
+	(void)state;
+	/* The standard check value of CRC-32C: "123456789" -> 0xE3069283. */
+	assert_int_equal(gmp_crc32(0, "123456789", 9), 0xE3069283u);
+	assert_int_equal(gmp_crc32_portable(0, "123456789", 9), 0xE3069283u);
+	unsigned char buf[1000];
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 131 + 7);
+	for (size_t n = 0; n < sizeof(buf); n += 37)
+		assert_int_equal(gmp_crc32(0, buf, n), gmp_crc32_portable(0, buf, n));
+	/* Continuing a checksum equals checksumming the whole. */
+	assert_int_equal(gmp_crc32(gmp_crc32(0, buf, 300), buf + 300, 700), gmp_crc32(0, buf, 1000));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(checksum),
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(truncation_at_every_byte),
 		cmocka_unit_test(damaged_record),

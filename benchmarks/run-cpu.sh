@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The CPU benchmarks (make bench): replay throughput and memory per event
+# at 1M and 10M events, from binary profiles and from event scripts, on a
+# typical workload (temporaries from a pool, as behind a caching
+# allocator) and a stress workload (every temporary a fresh allocation:
+# many findings).  One run prints one table; compare within it, never
+# across machines.  Goals (issue: the detector): >= 2M events/s from a
+# profile, >= 500k/s from a script, <= 200 B/event, 10M/1M time ~ 10.
+set -eu
+BUILD=${BUILD:-build}
+B=$BUILD/rel
+RUNS=${RUNS:-3}
+SIZES=${SIZES:-"1000000 10000000"}
+W=$(mktemp -d "${TMPDIR:-/tmp}/gmprof-bench.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+
+row() { # label events seconds rss_kib
+	awk -v l="$1" -v n="$2" -v s="$3" -v k="$4" 'BEGIN {
+		printf "| %-34s | %9d | %7.3f | %10.0f | %7.1f |\n", l, n, s, n / s, k * 1024 / n }'
+}
+
+echo "gmprof CPU benchmarks: $(date -u +%Y-%m-%d), $(nproc) cores, median of $RUNS runs"
+echo
+echo "| replay (gmprof replay --top 10)     |    events | seconds |   events/s | B/event |"
+echo "|------------------------------------|-----------|---------|------------|---------|"
+for mode in pool fresh; do
+	flag=""; [ "$mode" = pool ] && flag="--pool"
+	for n in $SIZES; do
+		"$B/gmprof-gen" $flag -n "$n" -o "$W/$mode-$n.gmprof"
+		set -- $("$B/gmprof-bench" -r "$RUNS" -- "$B/gmprof" replay --top 10 "$W/$mode-$n.gmprof")
+		row "$mode workload, profile" "$n" "$1" "$2"
+		echo "$mode profile $n $1" >>"$W/times"
+		if [ "$mode" = pool ]; then
+			"$B/gmprof-gen" $flag -n "$n" --script -o "$W/$mode-$n.jsonl"
+			set -- $("$B/gmprof-bench" -r "$RUNS" -- "$B/gmprof" replay --top 10 "$W/$mode-$n.jsonl")
+			row "$mode workload, event script" "$n" "$1" "$2"
+			echo "$mode script $n $1" >>"$W/times"
+			rm -f "$W/$mode-$n.jsonl"
+		fi
+		rm -f "$W/$mode-$n.gmprof"
+	done
+done
+echo
+echo "Scaling (time at the largest size / time at the smallest, ideal = size ratio):"
+awk '{ key = $1 " " $2; if (!(key in lo) || $3 < lon[key]) { lon[key] = $3; lo[key] = $4 }
+       if (!(key in hi) || $3 > hin[key]) { hin[key] = $3; hi[key] = $4 } }
+     END { for (k in lo) if (hin[k] > lon[k])
+		printf "  %-14s %5.2fx for %gx the events\n", k, hi[k] / lo[k], hin[k] / lon[k] }' "$W/times" | sort

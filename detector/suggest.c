@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What to do about a finding, in one sentence, as DrGPUM's GUI phrases
+ * it: "allocate it just before KERNEL k (stream s, #i)", "free it just
+ * after ...", "remove this allocation", "reuse obj#1 ...".  Made on demand
+ * from the finding's fields, so results stay small.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "gmprof/detect.h"
+
+/* The paper's Table 2: what the two overallocation metrics mean. */
+static const char *guidance(const struct gmp_result *r, const struct gmp_finding *f)
+{
+	int low_acc = f->accessed_pct < r->opts.overalloc_pct;
+	int low_frag = f->frag_pct < r->opts.frag_pct;
+	if (low_acc && low_frag)
+		return "easy to optimize: shrinking or freeing the unaccessed memory saves a lot";
+	if (!low_acc && low_frag)
+		return "shrinking or freeing the unaccessed memory saves little";
+	if (low_acc)
+		return "hard to optimize: the unaccessed bytes are scattered over the object";
+	return "no action needed";
+}
+
+const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_finding *f,
+				   char *buf, size_t n)
+{
+	char a[160], b[160], o[160];
+	const struct gmp_object *ob = &r->objects[f->object];
+	const struct gmp_range *rg = f->range_n ? &r->ranges[f->range_off] : NULL;
+	switch (f->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION:
+		snprintf(buf, n, "allocate it just before %s",
+			 gmp_result__api_label(r, f->ev_b, a, sizeof(a)));
+		break;
+	case GMP_PAT_LATE_DEALLOCATION:
+		snprintf(buf, n, "free it just after %s",
+			 gmp_result__api_label(r, f->ev_a, a, sizeof(a)));
+		break;
+	case GMP_PAT_UNUSED_ALLOCATION:
+		snprintf(buf, n, "remove this allocation: no GPU API accesses it");
+		break;
+	case GMP_PAT_MEMORY_LEAK:
+		if (ob->naccess)
+			snprintf(buf, n, "free it just after %s, its last use",
+				 gmp_result__api_label(r, f->ev_a, a, sizeof(a)));
+		else
+			snprintf(buf, n, "free it, or better remove it: it is never used");
+		break;
+	case GMP_PAT_TEMPORARY_IDLENESS:
+		snprintf(buf, n, "free it (or move it to host memory) just after %s and reallocate it just before %s%s",
+			 gmp_result__api_label(r, f->ev_a, a, sizeof(a)),
+			 gmp_result__api_label(r, f->ev_b, b, sizeof(b)),
+			 f->count > 1 ? "; likewise over its other idle ranges" : "");
+		break;
+	case GMP_PAT_DEAD_WRITE:
+		snprintf(buf, n, "remove %s, or shrink it: %" PRIu64 " of the bytes it writes are overwritten by %s before any use",
+			 gmp_result__api_label(r, f->ev_a, a, sizeof(a)), f->bytes,
+			 gmp_result__api_label(r, f->ev_b, b, sizeof(b)));
+		break;
+	case GMP_PAT_REDUNDANT_ALLOCATION:
+		snprintf(buf, n, "reuse the memory of %s instead of allocating this object: its last use, %s, comes before this object's first use, %s",
+			 gmp_result__object_name(r, f->other, o, sizeof(o)),
+			 gmp_result__api_label(r, f->ev_a, a, sizeof(a)),
+			 gmp_result__api_label(r, f->ev_b, b, sizeof(b)));
+		break;
+	case GMP_PAT_OVERALLOCATION:
+		snprintf(buf, n, "shrink it: only %.1f%% of its %" PRIu64 " bytes are ever accessed; the largest unaccessed chunk is %" PRIu64 " bytes at offset %" PRIu64 " (%s)",
+			 (double)f->accessed_pct, ob->size, rg ? rg->len : 0, rg ? rg->off : 0,
+			 guidance(r, f));
+		break;
+	case GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY:
+		snprintf(buf, n, "keep its hot bytes in shared memory or cache: access counts vary by %.0f%% (coefficient of variation) in %s",
+			 (double)f->cv_pct, gmp_result__api_label(r, f->ev_a, a, sizeof(a)));
+		break;
+	case GMP_PAT_STRUCTURED_ACCESS:
+		snprintf(buf, n, "allocate one slice at a time: %u launches of kernel %s touch disjoint slices of it; the largest slice is %" PRIu64 " of %" PRIu64 " bytes",
+			 f->count, gmp_trace__str(r->trace, f->kernel, NULL), ob->size - f->bytes,
+			 ob->size);
+		break;
+	default:
+		snprintf(buf, n, "?");
+	}
+	return buf;
+}
