@@ -108,11 +108,24 @@ $(TST)/gmprof: $(call objs,$(TST),analyzer/main.c $(ANALYZER_SRC)) $(TST)/libgmp
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_ANALYZER)
 
 # ---- device patches (optional) ----------------------------------------------
-patches:
+# Every architecture this nvcc can build, plus PTX of the newest for the future.
+PATCH_ARCHS ?= $(shell $(NVCC) --list-gpu-code 2>/dev/null | sed -n 's/^sm_//p' | sort -n)
+comma := ,
+PATCH_LAST = $(lastword $(PATCH_ARCHS))
+PATCH_GENCODE = $(foreach a,$(PATCH_ARCHS),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \
+	-gencode arch=compute_$(PATCH_LAST)$(comma)code=compute_$(PATCH_LAST)
+PATCH_FATBIN := $(REL)/gmprof_patch.fatbin
+
 ifeq ($(NVCC),)
+patches:
 	@echo "gmprof: nvcc not found; skipping the device patches (gpu_patch/)"
 else
-	@true
+patches: $(PATCH_FATBIN)
+
+$(PATCH_FATBIN): gpu_patch/gmprof_patch.cu gpu_patch/patch_logic.h gpu_patch/patch_abi.h
+	$(call msg,NVCC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(NVCC) --fatbin --compile-as-tools-patch -O3 -Igpu_patch $(PATCH_GENCODE) -o $@ $<
 endif
 
 # ---- benchmarks (CPU) -------------------------------------------------------
@@ -150,8 +163,8 @@ $(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(call objs,$(TST),$(ANALY
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_TEST)
 
-test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof
-	$(Q)BUILD=$(BUILD) sh tests/run.sh $(UNIT_BIN)
+test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof patches
+	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) sh tests/run.sh $(UNIT_BIN)
 
 gpu-check: all
 	@if ! sh tests/gpu/have-gpu.sh; then exit 0; fi; \

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gmprof's device patches: the callbacks the Compute Sanitizer calls
+ * before every global memory access (and cp.async copy from global
+ * memory), and after a kernel's malloc()/free().  Built with
+ * `nvcc --fatbin --compile-as-tools-patch` for every architecture nvcc
+ * supports; the collector loads the fatbin into each context.
+ *
+ * The per-access logic is gpu_patch/patch_logic.h, shared with the host
+ * and tested there.  This file adds what only a GPU has: warp aggregation.
+ * Lanes that hit the same object elect one lane to set the object's hit
+ * bits (the OR of theirs); lanes that bump the same counter add their
+ * count once.  Nothing here synchronizes with the host.
+ */
+#include "patch_logic.h"
+
+/* The Sanitizer's patch result: 0 is success (an error would end the warp). */
+typedef int gmp_patch_result;
+
+static __device__ __forceinline__ uint32_t lane_id(void)
+{
+	uint32_t lane;
+	asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+	return lane;
+}
+
+/*
+ * The OR of v over the lanes of group (all of which call this).  Shuffles,
+ * not redux.sync: ptxas refuses redux in tools patches.
+ */
+static __device__ __forceinline__ uint32_t group_or(uint32_t group, uint32_t v)
+{
+	uint32_t acc = 0;
+	for (uint32_t m = group; m; m &= m - 1)
+		acc |= __shfl_sync(group, v, __ffs(m) - 1);
+	return acc;
+}
+
+static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64_t addr,
+					      uint32_t size, uint32_t flags)
+{
+	const uint32_t active = __activemask();
+	const uint32_t lane = lane_id();
+	const struct gmp_patch_table *t = (const struct gmp_patch_table *)(uintptr_t)l->table;
+	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
+	uint32_t bits = size ? gmp_patch_hit_bits(flags) : 0;
+	int64_t i = bits ? gmp_patch_lookup(t, addr) : -1;
+	int64_t j = bits && size > 1 ? gmp_patch_lookup(t, addr + size - 1) : i;
+
+	/* One lane per distinct object sets the bits its group needs. */
+	uint32_t group = __match_any_sync(active, (unsigned long long)i);
+	uint32_t gbits = group_or(group, bits);
+	if (i >= 0 && lane == (uint32_t)(__ffs(group) - 1))
+		gmp_patch_mark(&hits[i], gbits);
+	if (j >= 0 && j != i)
+		gmp_patch_mark(&hits[j], bits); /* straddles two objects: rare, no aggregation */
+
+	if (l->mode & GMP_MODE_INTRA_GPU) {
+		const struct gmp_patch_intra_obj *io =
+			(const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;
+		/* Bitmaps: test-and-set per lane.  Counters: one add per cell and warp. */
+		uint64_t cell = ~0ull - lane; /* unique unless the access sits in one cell */
+		int single = 0;
+		if (io && i >= 0 && j == i && io[i].counters && addr >= io[i].base) {
+			uint64_t off = addr - io[i].base;
+			uint64_t c0 = off >> l->cgran_shift, c1 = (off + size - 1) >> l->cgran_shift;
+			if (c0 == c1 && off + size <= io[i].size) {
+				cell = (uint64_t)i << 32 ^ c0;
+				single = 1;
+			}
+		}
+		uint32_t same = __match_any_sync(active, cell);
+		if (io && i >= 0) {
+			struct gmp_patch_intra_obj o = io[i];
+			if (single) {
+				o.counters = 0; /* counted below, once for the whole group */
+				if (lane == (uint32_t)(__ffs(same) - 1)) {
+					uint32_t *cnt = (uint32_t *)(uintptr_t)io[i].counters;
+					GMP_ADD32(&cnt[(addr - o.base) >> l->cgran_shift], __popc(same));
+				}
+			}
+			gmp_patch_intra(l, &o, addr, size);
+		}
+		if (io && j >= 0 && j != i)
+			gmp_patch_intra(l, &io[j], addr, size);
+	}
+	if ((l->mode & GMP_MODE_INTRA_STREAM) && (i >= 0 || j >= 0))
+		gmp_patch_stream(l, addr, size, flags);
+}
+
+extern "C" __device__ __noinline__ gmp_patch_result
+gmp_patch_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t size, uint32_t flags,
+			const void *data)
+{
+	(void)pc;
+	(void)data;
+	if (userdata)
+		access((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)ptr, size, flags);
+	return 0;
+}
+
+/* cp.async: a read of global memory into shared memory. */
+extern "C" __device__ __noinline__ gmp_patch_result
+gmp_patch_memcpy_async(void *userdata, uint64_t pc, void *src, uint32_t dst, uint32_t size)
+{
+	(void)pc;
+	(void)dst;
+	if (userdata && src)
+		access((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)src, size,
+		       GMP_SAN_ACCESS_READ);
+	return 0;
+}
+
+extern "C" __device__ __noinline__ gmp_patch_result
+gmp_patch_device_malloc(void *userdata, uint64_t pc, void *ptr, uint64_t size)
+{
+	(void)pc;
+	if (userdata && ptr)
+		gmp_patch_heap((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)ptr,
+			       size ? size : 1);
+	return 0;
+}
+
+extern "C" __device__ __noinline__ gmp_patch_result
+gmp_patch_device_free(void *userdata, uint64_t pc, void *ptr)
+{
+	(void)pc;
+	if (userdata && ptr)
+		gmp_patch_heap((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)ptr, 0);
+	return 0;
+}

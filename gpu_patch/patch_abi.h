@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data the collector (host) and the device patches share: structs and
+ * constants only, laid out identically for nvcc and the host C compiler
+ * (device pointers are uint64_t).  The size of each field is in its
+ * comment; every struct is a multiple of 8 bytes.
+ *
+ * For each monitored launch the collector fills one struct
+ * gmp_patch_launch in device memory and passes its address as the
+ * callbacks' userdata.  The object table is shared by launches until the
+ * live objects change.
+ */
+#ifndef GMPROF_PATCH_ABI_H
+#define GMPROF_PATCH_ABI_H
+
+#include <stdint.h>
+
+#define GMP_PATCH_ABI_VERSION 1
+
+/* Access flags as the Compute Sanitizer passes them to a memory-access patch. */
+#define GMP_SAN_ACCESS_READ 0x1u
+#define GMP_SAN_ACCESS_WRITE 0x2u
+#define GMP_SAN_ACCESS_ATOMSYS 0x4u   /* a system-scope atomic */
+#define GMP_SAN_ACCESS_PREFETCH 0x8u  /* a prefetch: reads nothing */
+
+/* Hit bits, one uint32_t per table entry. */
+#define GMP_HIT_READ 0x1u
+#define GMP_HIT_WRITE 0x2u
+
+/* What a launch records (gmp_patch_launch.mode). */
+#define GMP_MODE_OBJECT 0x1u        /* hit bits per object */
+#define GMP_MODE_INTRA_GPU 0x2u     /* access bitmaps and counters kept on the GPU */
+#define GMP_MODE_INTRA_STREAM 0x4u  /* access records streamed to the host */
+
+#define GMP_GRAN_SHIFT_DEFAULT 2    /* bitmap: one bit per 4 bytes */
+#define GMP_CGRAN_SHIFT_DEFAULT 6   /* counters: one per 64 bytes */
+
+/*
+ * The live objects, sorted by start, disjoint: uint64_t start[n] then
+ * uint64_t end[n] follow the header.  A pool with regions is split into
+ * its regions and the gaps between them.
+ */
+struct gmp_patch_table {
+	uint64_t n;                  /* 8: entries */
+	uint64_t version;            /* 8: bumped whenever the host rebuilds it */
+};
+
+/* Per table entry in intra mode: where its object's maps live. */
+struct gmp_patch_intra_obj {
+	uint64_t base;               /* 8: the object's start (offsets count from here) */
+	uint64_t size;               /* 8: the object's size */
+	uint64_t bitmap;             /* 8: uint32_t words, one bit per 1 << gran_shift bytes; 0: none */
+	uint64_t counters;           /* 8: uint32_t per 1 << cgran_shift bytes; 0: none */
+};
+
+/* Stream mode: one memory access. */
+struct gmp_patch_record {
+	uint64_t addr;               /* 8 */
+	uint32_t size;               /* 4: bytes */
+	uint32_t flags;              /* 4: GMP_SAN_ACCESS_* */
+};
+
+/* A malloc() or free() inside a kernel. */
+struct gmp_patch_heap_record {
+	uint64_t ptr;                /* 8 */
+	uint64_t size;               /* 8: bytes; 0 for a free */
+};
+
+struct gmp_patch_launch {
+	uint64_t table;              /* 8: const struct gmp_patch_table * */
+	uint64_t hits;               /* 8: uint32_t[table->n], zeroed before the launch */
+	uint64_t intra;              /* 8: struct gmp_patch_intra_obj[table->n], or 0 */
+	uint64_t records;            /* 8: struct gmp_patch_record[record_cap], or 0 */
+	uint64_t heap;               /* 8: struct gmp_patch_heap_record[heap_cap], or 0 */
+	uint32_t mode;               /* 4: GMP_MODE_* */
+	uint32_t gran_shift;         /* 4: log2 of the bitmap granularity */
+	uint32_t cgran_shift;        /* 4: log2 of the counter granularity */
+	uint32_t record_cap;         /* 4 */
+	uint32_t heap_cap;           /* 4 */
+	uint32_t abi;                /* 4: GMP_PATCH_ABI_VERSION */
+	uint32_t record_count;       /* 4: records claimed; beyond record_cap they were dropped */
+	uint32_t heap_count;         /* 4: heap records claimed; likewise */
+	uint64_t reserved;           /* 8 */
+};
+
+#define GMP_PATCH_LAUNCH_SIZE 80
+
+#endif

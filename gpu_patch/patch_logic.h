@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a patched memory access does, in one place for the device (nvcc)
+ * and the host C compiler: the CPU tests and the collector's test double
+ * run exactly this code.  No allocation, no I/O.
+ *
+ *   - find the object: binary search over the sorted table, checking both
+ *     ends, so an address in a gap belongs to nobody;
+ *   - an access that straddles two objects marks both;
+ *   - atomics set both read and write, prefetches nothing;
+ *   - flags are tested before they are set: the atomics are for the first
+ *     touch only;
+ *   - intra mode: set bitmap bits and bump counters of the bytes touched,
+ *     clipped to the object.
+ */
+#ifndef GMPROF_PATCH_LOGIC_H
+#define GMPROF_PATCH_LOGIC_H
+
+#include "patch_abi.h"
+
+#ifdef __CUDACC__
+#define GMP_HD __device__ __forceinline__
+#define GMP_LOAD32(p) (*(volatile const uint32_t *)(p))
+#define GMP_OR32(p, v) atomicOr((unsigned int *)(p), (unsigned int)(v))
+#define GMP_ADD32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
+#else
+#define GMP_HD static inline
+#define GMP_LOAD32(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define GMP_OR32(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
+#define GMP_ADD32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+#endif
+
+GMP_HD const uint64_t *gmp_patch_starts(const struct gmp_patch_table *t)
+{
+	return (const uint64_t *)(t + 1);
+}
+
+GMP_HD const uint64_t *gmp_patch_ends(const struct gmp_patch_table *t)
+{
+	return (const uint64_t *)(t + 1) + t->n;
+}
+
+/* The entry containing addr, or -1 (a gap, before the first, or no entries). */
+GMP_HD int64_t gmp_patch_lookup(const struct gmp_patch_table *t, uint64_t addr)
+{
+	uint64_t n = t->n;
+	const uint64_t *start = gmp_patch_starts(t);
+	if (n == 0 || addr < start[0])
+		return -1;
+	uint64_t lo = 0, hi = n; /* start[lo] <= addr; the answer is in [lo, hi) */
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (start[mid] <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return addr < gmp_patch_ends(t)[lo] ? (int64_t)lo : -1;
+}
+
+/* Hit bits of an access: atomics read and write, prefetches touch nothing. */
+GMP_HD uint32_t gmp_patch_hit_bits(uint32_t flags)
+{
+	if (flags & GMP_SAN_ACCESS_PREFETCH)
+		return 0;
+	uint32_t b = 0;
+	if (flags & GMP_SAN_ACCESS_READ)
+		b |= GMP_HIT_READ;
+	if (flags & GMP_SAN_ACCESS_WRITE)
+		b |= GMP_HIT_WRITE;
+	if (flags & GMP_SAN_ACCESS_ATOMSYS)
+		b |= GMP_HIT_READ | GMP_HIT_WRITE;
+	return b;
+}
+
+/* Sets bits on a hit word unless they are set already. */
+GMP_HD void gmp_patch_mark(uint32_t *hit, uint32_t bits)
+{
+	if ((GMP_LOAD32(hit) & bits) != bits)
+		GMP_OR32(hit, bits);
+}
+
+/* Intra mode: bitmap bits and counters of [addr, addr+size), clipped to the object. */
+GMP_HD void gmp_patch_intra(const struct gmp_patch_launch *l, const struct gmp_patch_intra_obj *io,
+			    uint64_t addr, uint64_t size)
+{
+	uint64_t lo = addr > io->base ? addr - io->base : 0;
+	uint64_t hi = addr + size - io->base; /* exclusive */
+	if (addr + size <= io->base || lo >= io->size)
+		return;
+	if (hi > io->size)
+		hi = io->size;
+	if (io->bitmap) {
+		uint32_t *bits = (uint32_t *)(uintptr_t)io->bitmap;
+		for (uint64_t g = lo >> l->gran_shift; g <= (hi - 1) >> l->gran_shift; g++) {
+			uint32_t *w = &bits[g >> 5];
+			uint32_t m = 1u << (g & 31);
+			if (!(GMP_LOAD32(w) & m))
+				GMP_OR32(w, m);
+		}
+	}
+	if (io->counters) {
+		uint32_t *cnt = (uint32_t *)(uintptr_t)io->counters;
+		for (uint64_t c = lo >> l->cgran_shift; c <= (hi - 1) >> l->cgran_shift; c++)
+			GMP_ADD32(&cnt[c], 1u);
+	}
+}
+
+/* Stream mode: claims a record slot; beyond the capacity the record is dropped. */
+GMP_HD void gmp_patch_stream(struct gmp_patch_launch *l, uint64_t addr, uint32_t size,
+			     uint32_t flags)
+{
+	uint32_t i = GMP_ADD32(&l->record_count, 1u);
+	if (i < l->record_cap) {
+		struct gmp_patch_record *r = (struct gmp_patch_record *)(uintptr_t)l->records;
+		r[i].addr = addr;
+		r[i].size = size;
+		r[i].flags = flags;
+	}
+}
+
+/*
+ * Everything one thread's access does, without warp aggregation: the
+ * device wraps this to let one lane per object set the hit bits.
+ * Returns the entry of the access's first byte (or -1).
+ */
+GMP_HD int64_t gmp_patch_access(struct gmp_patch_launch *l, uint64_t addr, uint32_t size,
+				uint32_t flags)
+{
+	uint32_t bits = gmp_patch_hit_bits(flags);
+	if (!bits || !size)
+		return -1;
+	const struct gmp_patch_table *t = (const struct gmp_patch_table *)(uintptr_t)l->table;
+	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
+	int64_t i = gmp_patch_lookup(t, addr);
+	int64_t j = size > 1 ? gmp_patch_lookup(t, addr + size - 1) : i;
+	const struct gmp_patch_intra_obj *io =
+		(const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;
+	if (i >= 0) {
+		gmp_patch_mark(&hits[i], bits);
+		if ((l->mode & GMP_MODE_INTRA_GPU) && io)
+			gmp_patch_intra(l, &io[i], addr, size);
+	}
+	if (j >= 0 && j != i) {
+		gmp_patch_mark(&hits[j], bits);
+		if ((l->mode & GMP_MODE_INTRA_GPU) && io)
+			gmp_patch_intra(l, &io[j], addr, size);
+	}
+	if ((l->mode & GMP_MODE_INTRA_STREAM) && (i >= 0 || j >= 0))
+		gmp_patch_stream(l, addr, size, flags);
+	return i;
+}
+
+/* malloc() or free() inside a kernel (size 0). */
+GMP_HD void gmp_patch_heap(struct gmp_patch_launch *l, uint64_t ptr, uint64_t size)
+{
+	if (!l->heap)
+		return;
+	uint32_t i = GMP_ADD32(&l->heap_count, 1u);
+	if (i < l->heap_cap) {
+		struct gmp_patch_heap_record *h = (struct gmp_patch_heap_record *)(uintptr_t)l->heap;
+		h[i].ptr = ptr;
+		h[i].size = size;
+	}
+}
+
+#endif

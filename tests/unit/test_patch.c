@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The device patches' per-access logic (gpu_patch/patch_logic.h) built for
+ * the CPU: lookups in gaps and at object ends, accesses straddling two
+ * objects, no objects, 100k objects, atomics and prefetches, bitmaps and
+ * counters, stream records, heap records.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "patch_logic.h"
+#include "support.h"
+
+/* A table of n objects: object k is [base + k*stride, + size). */
+static struct gmp_patch_table *table(uint64_t n, uint64_t base, uint64_t stride, uint64_t size)
+{
+	struct gmp_patch_table *t = calloc(1, sizeof(*t) + 2 * (n ? n : 1) * sizeof(uint64_t));
+	assert_non_null(t);
+	t->n = n;
+	uint64_t *start = (uint64_t *)(t + 1), *end = start + n;
+	for (uint64_t k = 0; k < n; k++) {
+		start[k] = base + k * stride;
+		end[k] = start[k] + size;
+	}
+	return t;
+}
+
+static void gaps_and_ends(void **state)
+{
+	(void)state;
+	/* Objects of 100 bytes every 256 bytes from 0x1000. */
+	struct gmp_patch_table *t = table(3, 0x1000, 256, 100);
+	assert_int_equal(gmp_patch_lookup(t, 0xfff), -1);      /* before the first */
+	assert_int_equal(gmp_patch_lookup(t, 0x1000), 0);      /* first byte */
+	assert_int_equal(gmp_patch_lookup(t, 0x1000 + 99), 0); /* last byte */
+	assert_int_equal(gmp_patch_lookup(t, 0x1000 + 100), -1); /* the gap after it */
+	assert_int_equal(gmp_patch_lookup(t, 0x1000 + 255), -1);
+	assert_int_equal(gmp_patch_lookup(t, 0x1100), 1);
+	assert_int_equal(gmp_patch_lookup(t, 0x1200 + 99), 2);
+	assert_int_equal(gmp_patch_lookup(t, 0x1200 + 100), -1); /* past the last */
+	assert_int_equal(gmp_patch_lookup(t, UINT64_MAX), -1);
+	free(t);
+}
+
+static void no_objects(void **state)
+{
+	(void)state;
+	struct gmp_patch_table *t = table(0, 0, 0, 0);
+	uint32_t hits[1] = { 0 };
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+				      .mode = GMP_MODE_OBJECT };
+	assert_int_equal(gmp_patch_lookup(t, 0x1000), -1);
+	assert_int_equal(gmp_patch_access(&l, 0x1000, 4, GMP_SAN_ACCESS_READ), -1);
+	assert_int_equal(hits[0], 0);
+	free(t);
+}
+
+static void flags(void **state)
+{
+	(void)state;
+	struct gmp_patch_table *t = table(4, 0x1000, 0x1000, 64);
+	uint32_t hits[4] = { 0 };
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+				      .mode = GMP_MODE_OBJECT };
+	gmp_patch_access(&l, 0x1008, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(&l, 0x2008, 8, GMP_SAN_ACCESS_WRITE);
+	gmp_patch_access(&l, 0x3000, 4, GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE); /* an atomic */
+	gmp_patch_access(&l, 0x4000, 4, GMP_SAN_ACCESS_ATOMSYS);
+	gmp_patch_access(&l, 0x1010, 4, GMP_SAN_ACCESS_PREFETCH | GMP_SAN_ACCESS_READ);
+	gmp_patch_access(&l, 0x1040, 4, GMP_SAN_ACCESS_WRITE); /* the gap after object 0 */
+	assert_int_equal(hits[0], GMP_HIT_READ);
+	assert_int_equal(hits[1], GMP_HIT_WRITE);
+	assert_int_equal(hits[2], GMP_HIT_READ | GMP_HIT_WRITE);
+	assert_int_equal(hits[3], GMP_HIT_READ | GMP_HIT_WRITE);
+	/* Zero-sized and flagless accesses mark nothing. */
+	assert_int_equal(gmp_patch_access(&l, 0x1000, 0, GMP_SAN_ACCESS_WRITE), -1);
+	assert_int_equal(gmp_patch_access(&l, 0x1000, 4, 0), -1);
+	assert_int_equal(hits[0], GMP_HIT_READ);
+	free(t);
+}
+
+static void straddling(void **state)
+{
+	(void)state;
+	/* Two adjacent objects: [0x1000, 0x1010) and [0x1010, 0x1020). */
+	struct gmp_patch_table *t = table(2, 0x1000, 16, 16);
+	uint32_t hits[2] = { 0 };
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+				      .mode = GMP_MODE_OBJECT };
+	assert_int_equal(gmp_patch_access(&l, 0x100c, 8, GMP_SAN_ACCESS_WRITE), 0);
+	assert_int_equal(hits[0], GMP_HIT_WRITE);
+	assert_int_equal(hits[1], GMP_HIT_WRITE);
+	/* Starting in a gap and ending in an object still marks the object. */
+	struct gmp_patch_table *g = table(2, 0x1000, 32, 16);
+	uint32_t h2[2] = { 0 };
+	l.table = (uintptr_t)g;
+	l.hits = (uintptr_t)h2;
+	assert_int_equal(gmp_patch_access(&l, 0x101c, 8, GMP_SAN_ACCESS_READ), -1);
+	assert_int_equal(h2[0], 0);
+	assert_int_equal(h2[1], GMP_HIT_READ);
+	free(t);
+	free(g);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void hundred_thousand(void **state)
+{
+	(void)state;
+	enum { N = 100000 };
+	/* Random sizes and gaps; every lookup checked against a linear scan. */
+	struct gmp_patch_table *t = calloc(1, sizeof(*t) + 2 * N * sizeof(uint64_t));
+	uint64_t *start = (uint64_t *)(t + 1), *end = start + N;
+	uint64_t x = 12345, a = 0x7f0000000000ull;
+	t->n = N;
+	for (int k = 0; k < N; k++) {
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		start[k] = a;
+		end[k] = a + 1 + x % 5000;
+		a = end[k] + x % 300; /* sometimes no gap at all */
+	}
+	for (int q = 0; q < 200000; q++) {
+		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+		uint64_t addr = 0x7f0000000000ull - 10 + x % (a - 0x7f0000000000ull + 20);
+		int64_t want = -1;
+		uint64_t *p = bsearch(&addr, start, N, sizeof(uint64_t), cmp_u64);
+		if (p)
+			want = p - start;
+		else
+			for (int k = 0; k < N; k++)
+				if (start[k] <= addr && addr < end[k]) {
+					want = k;
+					break;
+				}
+		if (gmp_patch_lookup(t, addr) != want)
+			fail_msg("lookup of 0x%llx: %lld, want %lld", (unsigned long long)addr,
+				 (long long)gmp_patch_lookup(t, addr), (long long)want);
+		if (q > 2000 && !p)
+			q += 50; /* the linear scan is slow: fewer misses */
+	}
+	free(t);
+}
+
+static void intra_maps(void **state)
+{
+	(void)state;
+	/* One 256-byte object; 4-byte bitmap granularity, 64-byte counters. */
+	struct gmp_patch_table *t = table(1, 0x10000, 0, 256);
+	uint32_t hits[1] = { 0 }, bitmap[2] = { 0 }, counters[4] = { 0 };
+	struct gmp_patch_intra_obj io = { .base = 0x10000, .size = 256,
+					  .bitmap = (uintptr_t)bitmap,
+					  .counters = (uintptr_t)counters };
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+				      .intra = (uintptr_t)&io,
+				      .mode = GMP_MODE_OBJECT | GMP_MODE_INTRA_GPU,
+				      .gran_shift = GMP_GRAN_SHIFT_DEFAULT,
+				      .cgran_shift = GMP_CGRAN_SHIFT_DEFAULT };
+	gmp_patch_access(&l, 0x10000, 8, GMP_SAN_ACCESS_READ);   /* bits 0-1, counter 0 */
+	gmp_patch_access(&l, 0x10004, 4, GMP_SAN_ACCESS_READ);   /* bit 1 again, counter 0 */
+	gmp_patch_access(&l, 0x1003e, 4, GMP_SAN_ACCESS_WRITE);  /* bits 15-16, counters 0-1 */
+	gmp_patch_access(&l, 0x100fc, 16, GMP_SAN_ACCESS_READ);  /* runs past the end: bit 63 only */
+	assert_int_equal(bitmap[0], 0x00018003u);   /* bytes 0-7, 62-65 */
+	assert_int_equal(bitmap[1], 0x80000000u);   /* bytes 252-255 */
+	assert_int_equal(counters[0], 3);
+	assert_int_equal(counters[1], 1);
+	assert_int_equal(counters[2], 0);
+	assert_int_equal(counters[3], 1);
+	assert_int_equal(hits[0], GMP_HIT_READ | GMP_HIT_WRITE);
+	free(t);
+}
+
+static void stream_and_heap(void **state)
+{
+	(void)state;
+	struct gmp_patch_table *t = table(1, 0x10000, 0, 256);
+	uint32_t hits[1] = { 0 };
+	struct gmp_patch_record rec[2];
+	struct gmp_patch_heap_record heap[1];
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+				      .records = (uintptr_t)rec, .record_cap = 2,
+				      .heap = (uintptr_t)heap, .heap_cap = 1,
+				      .mode = GMP_MODE_OBJECT | GMP_MODE_INTRA_STREAM };
+	gmp_patch_access(&l, 0x10010, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(&l, 0x20000, 4, GMP_SAN_ACCESS_READ); /* no object: not recorded */
+	gmp_patch_access(&l, 0x10020, 8, GMP_SAN_ACCESS_WRITE);
+	gmp_patch_access(&l, 0x10030, 8, GMP_SAN_ACCESS_WRITE); /* over capacity: dropped, counted */
+	assert_int_equal(l.record_count, 3);
+	assert_int_equal(rec[0].addr, 0x10010);
+	assert_int_equal(rec[1].size, 8);
+	assert_int_equal(rec[1].flags, GMP_SAN_ACCESS_WRITE);
+	gmp_patch_heap(&l, 0xabc000, 128);
+	gmp_patch_heap(&l, 0xabc000, 0);
+	assert_int_equal(l.heap_count, 2);
+	assert_int_equal(heap[0].size, 128);
+	free(t);
+}
+
+static void abi_layout(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct gmp_patch_launch), GMP_PATCH_LAUNCH_SIZE);
+	assert_int_equal(sizeof(struct gmp_patch_table), 16);
+	assert_int_equal(sizeof(struct gmp_patch_intra_obj), 32);
+	assert_int_equal(sizeof(struct gmp_patch_record), 16);
+	assert_int_equal(sizeof(struct gmp_patch_heap_record), 16);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(gaps_and_ends),
+		cmocka_unit_test(no_objects),
+		cmocka_unit_test(flags),
+		cmocka_unit_test(straddling),
+		cmocka_unit_test(hundred_thousand),
+		cmocka_unit_test(intra_maps),
+		cmocka_unit_test(stream_and_heap),
+		cmocka_unit_test(abi_layout),
+	};
+	return cmocka_run_group_tests_name("patch", tests, NULL, NULL);
+}
