@@ -45,13 +45,16 @@ ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
 CORE_SRC := $(FORMAT_SRC) $(DETECT_SRC)
 
 LIBS_ANALYZER := -lcjson -ldwarf -lelf -lz -lm -lpthread
+LIBS_COLLECTOR := -lunwind -lpthread -ldl -lm
+COLLECTOR_SRC := $(wildcard collector/*.c)
+COLLECTOR_CFLAGS := -fvisibility=hidden -Icollector
 LIBS_TEST := $(LIBS_ANALYZER) -lcmocka
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
 .PHONY: all run test gpu-check gpu-run bench bench-gpu fuzz install clean deps patches
 
-all: $(DEPS_STAMP) $(REL)/gmprof patches
+all: $(DEPS_STAMP) $(REL)/gmprof $(REL)/libgmprof.so patches
 
 # ---- dependencies -----------------------------------------------------------
 # Debian packages the build needs; installed when running as root, else the
@@ -87,7 +90,7 @@ $(REL)/%.o: %.c $(DEPS_STAMP)
 $(TST)/%.o: %.c $(DEPS_STAMP)
 	$(call msg,CC-SAN,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
 objs = $(patsubst %.c,$(1)/%.o,$(2))
 
@@ -106,6 +109,46 @@ $(REL)/gmprof: $(call objs,$(REL),analyzer/main.c $(ANALYZER_SRC)) $(REL)/libgmp
 $(TST)/gmprof: $(call objs,$(TST),analyzer/main.c $(ANALYZER_SRC)) $(TST)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_ANALYZER)
+
+# ---- the collector (libgmprof.so) ---------------------------------------------
+$(REL)/collector/%.o: collector/%.c $(DEPS_STAMP)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(COLLECTOR_CFLAGS) $(OPT) -MMD -MP -c $< -o $@
+
+$(TST)/collector/%.o: collector/%.c $(DEPS_STAMP)
+	$(call msg,CC-SAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(COLLECTOR_CFLAGS) -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(REL)/libgmprof.so: $(call objs,$(REL),$(COLLECTOR_SRC)) $(REL)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared $(OPT) -Wl,--exclude-libs,ALL -Wl,-z,defs -o $@ $^ $(LIBS_COLLECTOR)
+
+$(TST)/libgmprof.so: $(call objs,$(TST),$(COLLECTOR_SRC)) $(TST)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared $(SAN_FLAGS) -Wl,--exclude-libs,ALL -o $@ $^ $(LIBS_COLLECTOR)
+
+# The Sanitizer test double and the fake CUDA program that drives it (tests only).
+$(TST)/tests/double/%.o: tests/double/%.c $(DEPS_STAMP)
+	$(call msg,CC-SAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -Itests/double -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(TST)/double/libsanitizer-public.so: $(TST)/tests/double/sanitizer_double.o $(TST)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared $(SAN_FLAGS) -o $@ $^ -lcjson -lm -lpthread
+
+$(TST)/double/fake_app: $(TST)/tests/double/fake_app.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(SAN_FLAGS) -rdynamic -o $@ $^ -ldl -lpthread
+
+$(TST)/double/patches.fatbin:
+	$(Q)mkdir -p $(@D) && echo "stands in for gmprof_patch.fatbin: the test double loads no patches" > $@
+
+DOUBLE := $(TST)/double/libsanitizer-public.so $(TST)/double/fake_app $(TST)/double/patches.fatbin \
+	$(TST)/libgmprof.so
 
 # ---- device patches (optional) ----------------------------------------------
 # Every architecture this nvcc can build, plus PTX of the newest for the future.
@@ -157,13 +200,15 @@ run: all
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(TST)/tests/%,$(UNIT_SRC))
 TEST_SUPPORT := $(call objs,$(TST),$(wildcard tests/unit/support_*.c))
+# Collector modules with no Sanitizer in them, for the unit tests.
+COLLECTOR_PURE := $(call objs,$(TST),collector/options.c collector/pathpat.c collector/touches.c)
 
-$(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(call objs,$(TST),$(ANALYZER_SRC)) $(TST)/libgmprof-core.a
+$(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(COLLECTOR_PURE) $(call objs,$(TST),$(ANALYZER_SRC)) $(TST)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_TEST)
 
-test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof patches
+test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(DOUBLE) patches
 	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) sh tests/run.sh $(UNIT_BIN)
 
 gpu-check: all
@@ -171,8 +216,10 @@ gpu-check: all
 	BUILD=$(BUILD) NVCC=$(NVCC) sh tests/gpu/run.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gmprof
 	install -m 0755 $(REL)/gmprof $(DESTDIR)$(PREFIX)/bin/gmprof
+	install -m 0755 $(REL)/libgmprof.so $(DESTDIR)$(PREFIX)/lib/gmprof/libgmprof.so
+	if [ -f $(PATCH_FATBIN) ]; then install -m 0644 $(PATCH_FATBIN) $(DESTDIR)$(PREFIX)/lib/gmprof/; fi
 
 clean:
 	rm -rf $(BUILD)

@@ -162,3 +162,23 @@ size_t gmp_objmap__count(const struct gmp_objmap *m)
 {
 	return m->count;
 }
+
+static int walk(const struct node *n, uint32_t t,
+		int (*fn)(void *ctx, uint64_t start, uint64_t end, uint32_t obj), void *ctx)
+{
+	while (t != NIL) {
+		int rc = walk(n, n[t].l, fn, ctx);
+		if (rc)
+			return rc;
+		if ((rc = fn(ctx, n[t].start, n[t].end, n[t].obj)))
+			return rc;
+		t = n[t].r;
+	}
+	return 0;
+}
+
+int gmp_objmap__each(const struct gmp_objmap *m,
+		     int (*fn)(void *ctx, uint64_t start, uint64_t end, uint32_t obj), void *ctx)
+{
+	return walk(m->n, m->root, fn, ctx);
+}

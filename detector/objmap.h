@@ -28,5 +28,8 @@ uint32_t gmp_objmap__find(const struct gmp_objmap *m, uint64_t addr);
 /* An object overlapping [start, end), or UINT32_MAX. */
 uint32_t gmp_objmap__overlap(const struct gmp_objmap *m, uint64_t start, uint64_t end);
 size_t gmp_objmap__count(const struct gmp_objmap *m);
+/* Calls fn for every range in address order; stops early when fn returns nonzero. */
+int gmp_objmap__each(const struct gmp_objmap *m,
+		     int (*fn)(void *ctx, uint64_t start, uint64_t end, uint32_t obj), void *ctx);
 
 #endif

@@ -363,6 +363,18 @@ int gmp_writer__close(struct gmp_writer *w, int clean)
 	return err;
 }
 
+void gmp_writer__abandon(struct gmp_writer *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	gmp_trace__free(w->dict);
+	free(w->stack_slots);
+	free(w->buf);
+	free(w);
+}
+
 /* Maps a string id of t to the writer's id (0 stays 0). */
 static int64_t map_str(struct gmp_writer *w, const struct gmp_trace *t, uint32_t id)
 {

@@ -36,7 +36,8 @@ for t in tests/cli/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
-	if sh "$t" >"$log" 2>&1; then
+	mkdir -p "$TMPDIR/$name"
+	if TMPDIR="$TMPDIR/$name" sh "$t" >"$log" 2>&1; then
 		n=$(grep -c '^ok ' "$log")
 		[ "$n" -eq 0 ] && n=1
 		pass=$((pass + n))

@@ -87,6 +87,12 @@ uint64_t gmp_writer__bytes_flushed(const struct gmp_writer *w);
  */
 int gmp_writer__close(struct gmp_writer *w, int clean);
 
+/*
+ * Drops the writer without writing anything more (a forked child must not
+ * add to its parent's file): closes the descriptor and frees.
+ */
+void gmp_writer__abandon(struct gmp_writer *w);
+
 /* Writes every table and event of t (ids remapped to the writer's). */
 int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t);
 

@@ -46,6 +46,13 @@ enum gmp_mem_kind {
 	GMP_MEM_KIND_MAX = 4
 };
 
+/* How a kernel launch was monitored (GMP_OP_KERNEL's kind). */
+enum gmp_kernel_kind {
+	GMP_KERNEL_OBJECT = 0,        /* object level: hit flags only */
+	GMP_KERNEL_INTRA_GPU = 1,     /* intra-object maps kept on the GPU */
+	GMP_KERNEL_INTRA_STREAM = 2,  /* intra-object access records streamed to the host */
+};
+
 /* Read/write bits of accesses and touches. */
 #define GMP_RW_READ 0x1u
 #define GMP_RW_WRITE 0x2u
@@ -67,7 +74,7 @@ enum gmp_mem_kind {
  */
 struct gmp_event {
 	uint8_t op;          /* enum gmp_op */
-	uint8_t kind;        /* alloc: enum gmp_mem_kind */
+	uint8_t kind;        /* alloc: enum gmp_mem_kind; kernel: enum gmp_kernel_kind */
 	uint16_t flags;      /* GMP_EF_* */
 	uint32_t device;     /* CUDA device ordinal */
 	uint32_t stream;     /* stream number: 0 is the legacy default stream */

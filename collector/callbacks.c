@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Sanitizer callback: reads each callback's data and hands plain
+ * values to the recorder and the device side.  This is the only file that
+ * knows the callback structs.  A thread-local guard stops re-entry; the
+ * collector's lock is taken once per callback.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "collector.h"
+
+static __thread int in_callback;
+static __thread uint64_t launch_ev = UINT64_MAX;
+static __thread const char *api_name;   /* the outermost runtime/driver API in progress */
+static __thread int api_depth;
+
+static uint64_t h(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+static void event(struct gmp_event *e, const char *name)
+{
+	rec_event(e, name ? name : api_name, 1);
+}
+
+static void api(const Sanitizer_CallbackData *cd)
+{
+	if (cd->callbackSite == SANITIZER_API_ENTER) {
+		if (api_depth++ == 0)
+			api_name = cd->functionName;
+	} else if (api_depth > 0 && --api_depth == 0) {
+		api_name = NULL;
+	}
+}
+
+/* Allocations that are no program data object: module variables, runtime internals, host memory. */
+static int ignored(const Sanitizer_ResourceMemoryData *md)
+{
+	return md->flags & (SANITIZER_MEMORY_FLAG_MODULE | SANITIZER_MEMORY_FLAG_CG_RUNTIME |
+			    SANITIZER_MEMORY_FLAG_CNP | SANITIZER_MEMORY_FLAG_HOST_PINNED);
+}
+
+static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t stream)
+{
+	if (ignored(md) || !md->size)
+		return;
+	if (rec_live_add(md->address, md->size)) {
+		/* We missed a free (made before gmprof was loaded, say): end the stale object. */
+		static int warned;
+		if (!warned++)
+			rec_say("an allocation at 0x%llx overlaps an object gmprof thought live; recording a free for it",
+				(unsigned long long)md->address);
+		uint64_t start, end;
+		while (gmp_objmap__floor(gmp_col.live, md->address + md->size - 1, &start, &end, NULL) &&
+		       end > md->address) {
+			struct gmp_event f = { .op = GMP_OP_FREE, .addr = start, .device = md->device };
+			event(&f, "gmprof: free not seen");
+			rec_live_remove(start);
+		}
+		rec_live_add(md->address, md->size);
+	}
+	struct gmp_event e = { .op = GMP_OP_ALLOC, .kind = kind, .addr = md->address,
+			       .size = md->size, .device = (uint32_t)md->device, .stream = stream };
+	event(&e, NULL);
+}
+
+static void release(const Sanitizer_ResourceMemoryData *md, uint32_t stream, int synchronizing)
+{
+	uint64_t start;
+	if (ignored(md) || !gmp_objmap__floor(gmp_col.live, md->address, &start, NULL, NULL) ||
+	    start != md->address)
+		return; /* not an object we saw being born */
+	uint32_t device = (uint32_t)md->device;
+	if (synchronizing) {
+		/* cudaFree synchronizes the device first: launches before it are done. */
+		if (gmp_col.last_device_sync != (int64_t)device) {
+			struct gmp_event s = { .op = GMP_OP_SYNC, .device = device };
+			event(&s, NULL);
+		}
+		dev_synced(md->context, NULL, 1);
+	}
+	struct gmp_event e = { .op = GMP_OP_FREE, .addr = md->address, .device = device,
+			       .stream = stream };
+	event(&e, NULL);
+	rec_live_remove(md->address);
+}
+
+static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
+{
+	switch (cbid) {
+	case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED: {
+		const Sanitizer_ResourceContextData *c = cbdata;
+		dev_context_created(c->context, (uint32_t)c->device);
+		break;
+	}
+	case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
+		dev_context_destroying(((const Sanitizer_ResourceContextData *)cbdata)->context);
+		break;
+	case SANITIZER_CBID_RESOURCE_STREAM_CREATED:
+		rec_stream(h(((const Sanitizer_ResourceStreamData *)cbdata)->stream));
+		break;
+	case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
+		const Sanitizer_ResourceModuleData *m = cbdata;
+		dev_module_loaded(m->context, m->module);
+		break;
+	}
+	case SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED: {
+		const Sanitizer_ResourceFunctionsLazyLoadedData *m = cbdata;
+		dev_module_loaded(m->context, m->module); /* patch what was just loaded */
+		break;
+	}
+	case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC: {
+		const Sanitizer_ResourceMemoryData *md = cbdata;
+		alloc(md, md->flags & SANITIZER_MEMORY_FLAG_MANAGED ? GMP_MEM_MANAGED : GMP_MEM_DEVICE,
+		      rec_stream(h(md->stream)));
+		break;
+	}
+	case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC: {
+		const Sanitizer_ResourceMemoryData *md = cbdata;
+		alloc(md, GMP_MEM_ASYNC, rec_stream(h(md->stream)));
+		break;
+	}
+	case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE: {
+		const Sanitizer_ResourceMemoryData *md = cbdata;
+		release(md, 0, 1);
+		break;
+	}
+	case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC: {
+		const Sanitizer_ResourceMemoryData *md = cbdata;
+		release(md, rec_stream(h(md->stream)), 0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld)
+{
+	struct gmp_launch_info li = { .ctx = ld->context, .module = ld->module,
+				      .function = ld->function, .hstream = ld->hStream,
+				      .hlaunch = ld->hLaunch, .name = ld->functionName,
+				      .ev = launch_ev };
+	if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
+		struct gmp_event e = { .op = GMP_OP_KERNEL, .device = (uint32_t)ld->device,
+				       .stream = rec_stream(h(ld->stream)) };
+		dev_launch_begin(&li, &e);
+		launch_ev = li.ev;
+	} else if (cbid == SANITIZER_CBID_LAUNCH_END && launch_ev != UINT64_MAX) {
+		dev_launch_end(&li);
+		launch_ev = UINT64_MAX;
+	}
+}
+
+static void copy(const Sanitizer_MemcpyData *md)
+{
+	if (md->direction == SANITIZER_MEMCPY_DIRECTION_HOST_TO_HOST)
+		return;
+	struct gmp_event e = { .op = GMP_OP_MEMCPY, .size = md->size,
+			       .device = rec_device(md->dstContext ? md->dstContext : md->srcContext) };
+	if (rec_is_device(md->dstAddress, md->size)) {
+		e.addr = md->dstAddress;
+		e.flags |= GMP_EF_HAS_DST;
+	}
+	if (rec_is_device(md->srcAddress, md->size)) {
+		e.src = md->srcAddress;
+		e.flags |= GMP_EF_HAS_SRC;
+	}
+	if (!(e.flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC)))
+		return; /* neither side is a device object gmprof tracks */
+	CUstream s = md->apiStream ? md->apiStream
+				   : (e.flags & GMP_EF_HAS_DST ? md->dstStream : md->srcStream);
+	e.stream = rec_stream(h(s));
+	if (md->isAsync)
+		e.flags |= GMP_EF_ASYNC;
+	event(&e, NULL);
+	if (!md->isAsync) {
+		/* A blocking copy returns when it is done: later work comes after it. */
+		struct gmp_event sy = { .op = GMP_OP_SYNC, .flags = GMP_EF_SYNC_STREAM,
+					.stream = e.stream, .device = e.device };
+		event(&sy, NULL);
+	}
+}
+
+static void set(const Sanitizer_MemsetData *md)
+{
+	uint64_t size = md->width * (md->height ? md->height : 1) *
+			(md->elementSize ? md->elementSize : 1);
+	if (!rec_is_device(md->address, size))
+		return;
+	struct gmp_event e = { .op = GMP_OP_MEMSET, .addr = md->address, .size = size,
+			       .stream = rec_stream(h(md->stream)), .device = rec_device(md->context) };
+	if (md->elementSize <= 1) {
+		e.value = md->value & 0xff;
+		e.flags |= GMP_EF_HAS_VALUE;
+	}
+	if (md->isAsync)
+		e.flags |= GMP_EF_ASYNC;
+	event(&e, NULL);
+}
+
+static void sync(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData *sd)
+{
+	struct gmp_event e = { .op = GMP_OP_SYNC, .device = rec_device(sd->context) };
+	if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
+		e.flags = GMP_EF_SYNC_STREAM;
+		e.stream = rec_stream(h(sd->stream));
+		event(&e, NULL);
+		dev_synced(sd->context, sd->hStream, 0);
+	} else if (cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
+		event(&e, NULL);
+		dev_synced(sd->context, NULL, 1);
+	}
+}
+
+static void events(Sanitizer_CallbackId cbid, const Sanitizer_EventData *ed)
+{
+	struct gmp_event e = { .value = h(ed->event), .device = rec_device(ed->context) };
+	switch (cbid) {
+	case SANITIZER_CBID_EVENTS_RECORD:
+		e.op = GMP_OP_EVENT_RECORD;
+		e.stream = rec_stream(h(ed->stream));
+		break;
+	case SANITIZER_CBID_EVENTS_STREAM_WAIT:
+		e.op = GMP_OP_EVENT_WAIT;
+		e.stream = rec_stream(h(ed->stream));
+		break;
+	case SANITIZER_CBID_EVENTS_SYNCHRONIZE:
+		e.op = GMP_OP_SYNC;
+		e.flags = GMP_EF_SYNC_EVENT;
+		break;
+	default:
+		return;
+	}
+	event(&e, NULL);
+}
+
+/* CUgraphNodeType values of the driver API. */
+enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_MEM_ALLOC = 10, NODE_MEM_FREE = 11 };
+
+static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunchData *gd)
+{
+	if (gd->isGraphUpload)
+		return;
+	switch ((int)gd->nodeType) {
+	case NODE_KERNEL:
+		launch(cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN ? SANITIZER_CBID_LAUNCH_BEGIN
+								       : SANITIZER_CBID_LAUNCH_END,
+		       &gd->launchData);
+		break;
+	case NODE_MEMCPY:
+		if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN)
+			copy(&gd->memcpyData);
+		break;
+	case NODE_MEMSET:
+		if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN)
+			set(&gd->memsetData);
+		break;
+	case NODE_MEM_ALLOC:
+		if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN)
+			alloc(&gd->memAllocData, GMP_MEM_ASYNC, rec_stream(h(gd->memAllocData.stream)));
+		break;
+	case NODE_MEM_FREE:
+		if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) {
+			Sanitizer_ResourceMemoryData md = { .address = gd->memFreeAddress };
+			release(&md, 0, 0);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
+			    Sanitizer_CallbackId cbid, const void *cbdata);
+
+void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
+			    Sanitizer_CallbackId cbid, const void *cbdata)
+{
+	(void)userdata;
+	if (in_callback || !gmp_col.active || !cbdata)
+		return;
+	if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
+		api(cbdata); /* thread-local only: no lock */
+		return;
+	}
+	in_callback = 1;
+	pthread_mutex_lock(&gmp_col.lock);
+	if (!gmp_col.closed) {
+		switch (domain) {
+		case SANITIZER_CB_DOMAIN_RESOURCE: resource(cbid, cbdata); break;
+		case SANITIZER_CB_DOMAIN_LAUNCH: launch(cbid, cbdata); break;
+		case SANITIZER_CB_DOMAIN_MEMCPY:
+			if (cbid == SANITIZER_CBID_MEMCPY_STARTING)
+				copy(cbdata);
+			break;
+		case SANITIZER_CB_DOMAIN_MEMSET:
+			if (cbid == SANITIZER_CBID_MEMSET_STARTING)
+				set(cbdata);
+			break;
+		case SANITIZER_CB_DOMAIN_SYNCHRONIZE: sync(cbid, cbdata); break;
+		case SANITIZER_CB_DOMAIN_EVENTS: events(cbid, cbdata); break;
+		case SANITIZER_CB_DOMAIN_GRAPHS:
+			if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN ||
+			    cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END)
+				graph_node(cbid, cbdata);
+			break;
+		default:
+			break;
+		}
+		gmp_col.events_since_flush++;
+	}
+	pthread_mutex_unlock(&gmp_col.lock);
+	in_callback = 0;
+}

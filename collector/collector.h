@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector's state and its internal interfaces.  One collector per
+ * process (the Sanitizer API allows one subscriber).  Every field below
+ * `lock` is guarded by it; callbacks take it, do little, and let it go.
+ *
+ *   inject.c     entry points (InitializeInjection, the constructor), exit
+ *   callbacks.c  the Sanitizer callback: cbdata -> recorder and device calls
+ *   recorder.c   events into the profile and the in-memory trace, streams,
+ *                live objects, the flusher thread, online detection at exit
+ *   device.c     patches, object tables, launch buffers, harvesting
+ *   kfilter.c    which launches intra-object mode monitors
+ */
+#ifndef GMPROF_COLLECTOR_H
+#define GMPROF_COLLECTOR_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "callpath.h"
+#include "gmprof/profile.h"
+#include "objmap.h"
+#include "options.h"
+#include "san.h"
+#include "u64map.h"
+
+struct gmp_ctx_state;
+struct gmp_kfilter;
+
+struct gmp_collector {
+	struct gmp_opts opts;
+	struct gmp_san san;
+	Sanitizer_SubscriberHandle sub;
+	int active;               /* subscribed and recording */
+	char patch_path[PATH_MAX];
+
+	pthread_mutex_t lock;
+	struct gmp_writer *w;
+	struct gmp_trace *trace;  /* the same events, for online detection (NULL: off) */
+	char path[PATH_MAX];      /* the profile */
+	int write_failed;         /* the profile cannot be written: stop, keep the program going */
+	int closed;
+	uint64_t t0_ns;
+	struct gmp_callpath *cp;
+	uint64_t *pcs;            /* scratch for call paths (opts.depth) */
+	/* streams: CUstream (or per-thread key) -> number */
+	struct gmp_u64map streams;
+	uint32_t next_stream;
+	/* contexts: CUcontext -> device ordinal */
+	struct gmp_u64map ctx_device;
+	/* live device objects: start -> end (value: index into obj_kind) */
+	struct gmp_objmap *live;
+	uint64_t live_version;    /* bumped on every change */
+	struct gmp_ctx_state **ctxs;
+	size_t nctxs, ctxs_cap;
+	struct gmp_kfilter *kf;
+	/* the flusher thread */
+	pthread_t flusher;
+	pthread_cond_t wake;
+	int flusher_running, stop;
+	uint64_t events_since_flush;
+	int64_t last_device_sync; /* the last event was a device sync of this device, or -1 */
+};
+
+extern struct gmp_collector gmp_col;
+
+/* ---- recorder.c (callers hold gmp_col.lock) -------------------------------- */
+/* Creates the profile; on failure one sentence is in err. */
+int rec_open(char *err, size_t errn);
+/* Flushes, runs the online detector (clean) and closes; idempotent. */
+void rec_close(int clean);
+/* Appends an event; name may be NULL; the call path is captured when stack is set. */
+int64_t rec_event(struct gmp_event *e, const char *name, int stack);
+int rec_accesses(uint64_t ev, const struct gmp_access *acc, size_t n);
+int rec_touches(uint64_t ev, const struct gmp_touch *t, size_t n);
+uint32_t rec_stream(uint64_t handle);
+void rec_context(CUcontext ctx, uint32_t device);
+uint32_t rec_device(CUcontext ctx);
+/* A device object comes or goes (for copies and the patch tables). */
+int rec_live_add(uint64_t addr, uint64_t size);
+int rec_live_remove(uint64_t addr);
+/* 1 when [addr, addr+size) lies inside one live object. */
+int rec_is_device(uint64_t addr, uint64_t size);
+/* Writes what is buffered (signal handlers: only when the lock is free). */
+void rec_flush_now(void);
+/* Prints one line "gmprof: ..." on stderr (the collector talks to the user only so). */
+void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- device.c (callers hold gmp_col.lock) --------------------------------- */
+struct gmp_launch_info {
+	CUcontext ctx;
+	CUmodule module;
+	CUfunction function;
+	Sanitizer_StreamHandle hstream;
+	Sanitizer_LaunchHandle hlaunch;
+	const char *name;
+	uint64_t ev;              /* set by dev_launch_begin: the kernel's event, or UINT64_MAX */
+};
+
+void dev_context_created(CUcontext ctx, uint32_t device);
+void dev_module_loaded(CUcontext ctx, CUmodule module);
+/* Prepares the launch's buffers and records its kernel event e (kind: how it is monitored). */
+void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e);
+void dev_launch_end(const struct gmp_launch_info *li);
+/* Harvests the launches a sync completed: one stream (hs) or all (hs NULL, all set). */
+void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all);
+/* Before a context goes: harvest everything, free its buffers. */
+void dev_context_destroying(CUcontext ctx);
+/* At exit: harvest every pending launch of every context. */
+void dev_finish(void);
+
+/* ---- kfilter.c ------------------------------------------------------------- */
+int gmp_kfilter__new(struct gmp_kfilter **out, uint32_t sample, const char *regex, char *err,
+		     size_t n);
+void gmp_kfilter__free(struct gmp_kfilter *kf);
+/* 1 when this launch of the kernel is monitored in intra mode. */
+int gmp_kfilter__take(struct gmp_kfilter *kf, const char *mangled);
+
+#endif

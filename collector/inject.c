@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libgmprof.so's entry points.  The CUDA driver loads it through
+ * CUDA_INJECTION64_PATH and calls InitializeInjection(); LD_PRELOAD loads
+ * it before main and its constructor runs.  Either way the collector
+ * subscribes to the Compute Sanitizer exactly once.  At exit (and when a
+ * context is torn down) it harvests, analyzes and closes the profile; on
+ * a fatal signal it flushes what it has.  If anything is missing it says
+ * so in one sentence and lets the program run unprofiled, or stops it
+ * (GMPROF_ON_ERROR=fail).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collector.h"
+
+struct gmp_collector gmp_col = { .lock = PTHREAD_MUTEX_INITIALIZER, .last_device_sync = -1 };
+
+void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
+			    Sanitizer_CallbackId cbid, const void *cbdata);
+int InitializeInjection(void);
+
+static int started;           /* 0 not yet, 1 running or given up */
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+				     SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+#define NSIG_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
+static struct sigaction old_actions[NSIG_FATAL];
+
+/* A dying program: write what is buffered, then die as it would have. */
+static void on_fatal(int sig, siginfo_t *si, void *uc)
+{
+	rec_flush_now();
+	for (size_t i = 0; i < NSIG_FATAL; i++) {
+		if (fatal_signals[i] != sig)
+			continue;
+		struct sigaction *old = &old_actions[i];
+		if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+			old->sa_sigaction(sig, si, uc);
+			return;
+		}
+		if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+			old->sa_handler(sig);
+			return;
+		}
+		if (old->sa_handler == SIG_IGN)
+			return;
+		sigaction(sig, old, NULL);
+		raise(sig);
+		return;
+	}
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSIG_FATAL; i++)
+		sigaction(fatal_signals[i], &sa, &old_actions[i]);
+}
+
+static void at_exit(void)
+{
+	if (!gmp_col.active)
+		return;
+	rec_close(1);
+	gmp_col.active = 0;
+}
+
+/* A forked child that does not exec must not write into its parent's profile. */
+static void in_child(void)
+{
+	gmp_col.active = 0;
+	gmp_col.flusher_running = 0;
+	if (gmp_col.w) {
+		gmp_writer__abandon(gmp_col.w);
+		gmp_col.w = NULL;
+	}
+	gmp_col.closed = 1;
+	pthread_mutex_init(&gmp_col.lock, NULL);
+}
+
+static int default_patch(char *out, size_t n)
+{
+	Dl_info di;
+	if (!dladdr((void *)&InitializeInjection, &di) || !di.dli_fname)
+		return -ENOENT;
+	const char *slash = strrchr(di.dli_fname, '/');
+	int dir = slash ? (int)(slash - di.dli_fname) : 1;
+	snprintf(out, n, "%.*s/gmprof_patch.fatbin", dir, slash ? di.dli_fname : ".");
+	return access(out, R_OK) ? -ENOENT : 0;
+}
+
+static const char *getenv_fn(const char *name)
+{
+	return getenv(name);
+}
+
+/* One sentence, then unprofiled -- or stop, when the user asked for that. */
+static void give_up(const char *what)
+{
+	rec_say("%s; %s", what,
+		gmp_col.opts.fail ? "stopping (GMPROF_ON_ERROR=fail)" : "the program runs unprofiled");
+	if (gmp_col.opts.fail)
+		exit(2);
+}
+
+static void start(void)
+{
+	char err[PATH_MAX + 256];
+	/* Read GMPROF_ON_ERROR first: it decides what a bad option means. */
+	const char *on_error = getenv("GMPROF_ON_ERROR");
+	gmp_col.opts.fail = on_error && strcmp(on_error, "fail") == 0;
+	if (gmp_opts__parse(&gmp_col.opts, getenv_fn, err, sizeof(err))) {
+		give_up(err);
+		return;
+	}
+	if (gmp_san__load(&gmp_col.san, gmp_col.opts.sanitizer_lib, err, sizeof(err))) {
+		give_up(err);
+		return;
+	}
+	if (gmp_col.opts.patch[0]) {
+		snprintf(gmp_col.patch_path, sizeof(gmp_col.patch_path), "%s", gmp_col.opts.patch);
+		if (access(gmp_col.patch_path, R_OK)) {
+			snprintf(err, sizeof(err), "the device patches '%s' cannot be read (GMPROF_PATCH)",
+				 gmp_col.patch_path);
+			give_up(err);
+			return;
+		}
+	} else if (default_patch(gmp_col.patch_path, sizeof(gmp_col.patch_path))) {
+		snprintf(err, sizeof(err), "the device patches 'gmprof_patch.fatbin' are not beside libgmprof.so (set GMPROF_PATCH)");
+		give_up(err);
+		return;
+	}
+	if (gmp_kfilter__new(&gmp_col.kf, gmp_col.opts.kernel_sample, gmp_col.opts.kernels, err,
+			     sizeof(err))) {
+		give_up(err);
+		return;
+	}
+	pthread_mutex_lock(&gmp_col.lock);
+	int rc = rec_open(err, sizeof(err));
+	pthread_mutex_unlock(&gmp_col.lock);
+	if (rc) {
+		give_up(err);
+		return;
+	}
+	SanitizerResult r = gmp_col.san.Subscribe(&gmp_col.sub, gmp_sanitizer_callback, NULL);
+	if (r != SANITIZER_SUCCESS) {
+		snprintf(err, sizeof(err), "cannot subscribe to the Compute Sanitizer (%s)%s",
+			 gmp_san__strerror(&gmp_col.san, r),
+			 r == SANITIZER_ERROR_MAX_LIMIT_REACHED
+				 ? ": another tool (compute-sanitizer, a profiler) already did"
+			 : r == SANITIZER_ERROR_NOT_INITIALIZED
+				 ? ": the driver and the Sanitizer library do not match"
+				 : "");
+		rec_close(0);
+		give_up(err);
+		return;
+	}
+	static const Sanitizer_CallbackDomain domains[] = {
+		SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_MEMCPY,
+		SANITIZER_CB_DOMAIN_MEMSET, SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CB_DOMAIN_EVENTS,
+		SANITIZER_CB_DOMAIN_GRAPHS, SANITIZER_CB_DOMAIN_RUNTIME_API,
+		SANITIZER_CB_DOMAIN_DRIVER_API,
+	};
+	for (size_t i = 0; i < sizeof(domains) / sizeof(domains[0]); i++) {
+		r = gmp_col.san.EnableDomain(1, gmp_col.sub, domains[i]);
+		if (r != SANITIZER_SUCCESS && domains[i] <= SANITIZER_CB_DOMAIN_MEMSET) {
+			snprintf(err, sizeof(err), "cannot enable Compute Sanitizer callbacks (%s)",
+				 gmp_san__strerror(&gmp_col.san, r));
+			gmp_col.san.Unsubscribe(gmp_col.sub);
+			rec_close(0);
+			give_up(err);
+			return;
+		}
+	}
+	gmp_col.active = 1;
+	install_signals();
+	pthread_atfork(NULL, NULL, in_child);
+	atexit(at_exit);
+}
+
+static void start_once(void)
+{
+	pthread_mutex_lock(&start_lock);
+	if (!started) {
+		started = 1;
+		start();
+	}
+	pthread_mutex_unlock(&start_lock);
+}
+
+/* Called by the CUDA driver when loaded through CUDA_INJECTION64_PATH. */
+__attribute__((visibility("default"))) int InitializeInjection(void)
+{
+	start_once();
+	return 1;
+}
+
+/* LD_PRELOAD (or CUDA_INJECTION64_PATH: the driver's dlopen runs this first). */
+__attribute__((constructor)) static void gmprof_ctor(void)
+{
+	start_once();
+}

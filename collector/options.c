@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+/* Parsing and validation of the GMPROF_* variables (no side effects). */
+#include "options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int bad(char *err, size_t n, const char *name, const char *value, const char *why)
+{
+	snprintf(err, n, "%s='%s' is not valid: %s", name, value, why);
+	return -EINVAL;
+}
+
+static int u32_opt(gmp_getenv_fn get, const char *name, uint32_t lo, uint32_t hi, uint32_t *out,
+		   char *err, size_t n)
+{
+	const char *v = get(name);
+	if (!v)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+	char why[96];
+	snprintf(why, sizeof(why), "expected a whole number from %u to %u", lo, hi);
+	if (!*v || *v == '-' || *v == '+' || *end || errno || x < lo || x > hi)
+		return bad(err, n, name, v, why);
+	*out = (uint32_t)x;
+	return 0;
+}
+
+static int bool_opt(gmp_getenv_fn get, const char *name, int *out, char *err, size_t n)
+{
+	const char *v = get(name);
+	if (!v)
+		return 0;
+	if (!strcmp(v, "1") || !strcmp(v, "yes") || !strcmp(v, "true"))
+		*out = 1;
+	else if (!strcmp(v, "0") || !strcmp(v, "no") || !strcmp(v, "false"))
+		*out = 0;
+	else
+		return bad(err, n, name, v, "expected 1 or 0");
+	return 0;
+}
+
+static int choice_opt(gmp_getenv_fn get, const char *name, const char *a, const char *b,
+		      int *out, char *err, size_t n)
+{
+	const char *v = get(name);
+	if (!v)
+		return 0;
+	char why[96];
+	snprintf(why, sizeof(why), "expected %s or %s", a, b);
+	if (!strcmp(v, a))
+		*out = 0;
+	else if (!strcmp(v, b))
+		*out = 1;
+	else
+		return bad(err, n, name, v, why);
+	return 0;
+}
+
+static int str_opt(gmp_getenv_fn get, const char *name, char *out, size_t cap, char *err,
+		   size_t n)
+{
+	const char *v = get(name);
+	if (!v)
+		return 0;
+	if (strlen(v) >= cap)
+		return bad(err, n, name, v, "too long");
+	strcpy(out, v);
+	return 0;
+}
+
+static int pow2(uint32_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
+{
+	memset(o, 0, sizeof(*o));
+	strcpy(o->output, "gmprof.%p.gmprof");
+	o->kernel_sample = 1;
+	o->depth = 32;
+	o->flush_ms = 200;
+	o->online = 1;
+	o->summary = 1;
+	o->pool = 256;
+	o->gran = 4;
+	o->cgran = 64;
+	o->records = 1u << 20;
+	if (str_opt(get, "GMPROF_OUTPUT", o->output, sizeof(o->output), err, n) ||
+	    bool_opt(get, "GMPROF_FORCE", &o->force, err, n) ||
+	    choice_opt(get, "GMPROF_MODE", "object", "intra", &o->mode, err, n) ||
+	    u32_opt(get, "GMPROF_KERNEL_SAMPLE", 1, 1u << 30, &o->kernel_sample, err, n) ||
+	    str_opt(get, "GMPROF_KERNELS", o->kernels, sizeof(o->kernels), err, n) ||
+	    u32_opt(get, "GMPROF_DEPTH", 1, 256, &o->depth, err, n) ||
+	    u32_opt(get, "GMPROF_FLUSH_MS", 1, 3600000, &o->flush_ms, err, n) ||
+	    choice_opt(get, "GMPROF_ON_ERROR", "continue", "fail", &o->fail, err, n) ||
+	    str_opt(get, "GMPROF_SANITIZER_LIB", o->sanitizer_lib, sizeof(o->sanitizer_lib), err, n) ||
+	    str_opt(get, "GMPROF_PATCH", o->patch, sizeof(o->patch), err, n) ||
+	    bool_opt(get, "GMPROF_ONLINE", &o->online, err, n) ||
+	    bool_opt(get, "GMPROF_SUMMARY", &o->summary, err, n) ||
+	    choice_opt(get, "GMPROF_HARVEST", "deferred", "launch", &o->harvest, err, n) ||
+	    u32_opt(get, "GMPROF_POOL", 1, 1u << 20, &o->pool, err, n) ||
+	    u32_opt(get, "GMPROF_GRANULARITY", 1, 1u << 20, &o->gran, err, n) ||
+	    u32_opt(get, "GMPROF_COUNTER_GRANULARITY", 1, 1u << 24, &o->cgran, err, n) ||
+	    u32_opt(get, "GMPROF_RECORDS", 1, 1u << 30, &o->records, err, n))
+		return -EINVAL;
+	char v[32];
+	if (!pow2(o->gran)) {
+		snprintf(v, sizeof(v), "%u", o->gran);
+		return bad(err, n, "GMPROF_GRANULARITY", v, "expected a power of 2");
+	}
+	if (!pow2(o->cgran) || o->cgran < o->gran) {
+		snprintf(v, sizeof(v), "%u", o->cgran);
+		return bad(err, n, "GMPROF_COUNTER_GRANULARITY", v,
+			   "expected a power of 2 no finer than GMPROF_GRANULARITY");
+	}
+	if (!o->output[0])
+		return bad(err, n, "GMPROF_OUTPUT", "", "the profile needs a name");
+	return 0;
+}

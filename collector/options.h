@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector's options: GMPROF_* environment variables, validated.
+ * `gmprof run` sets them; they can also be set by hand.  A bad value is
+ * reported by name and the collector does not start.
+ */
+#ifndef GMPROF_COLLECTOR_OPTIONS_H
+#define GMPROF_COLLECTOR_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum gmp_mode { GMP_COLLECT_OBJECT = 0, GMP_COLLECT_INTRA = 1 };
+enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
+
+struct gmp_opts {
+	char output[1024];       /* GMPROF_OUTPUT: path pattern ("gmprof.%p.gmprof") */
+	int force;               /* GMPROF_FORCE: replace an existing profile (0) */
+	int mode;                /* GMPROF_MODE: object | intra (object) */
+	uint32_t kernel_sample;  /* GMPROF_KERNEL_SAMPLE: monitor every Nth launch of a kernel (1) */
+	char kernels[512];       /* GMPROF_KERNELS: regex on demangled kernel names ("") */
+	uint32_t depth;          /* GMPROF_DEPTH: call-path frames kept (32) */
+	uint32_t flush_ms;       /* GMPROF_FLUSH_MS: flush interval (200) */
+	int fail;                /* GMPROF_ON_ERROR: continue (0) | fail (1) */
+	char sanitizer_lib[1024];/* GMPROF_SANITIZER_LIB: libsanitizer-public.so ("": search) */
+	char patch[1024];        /* GMPROF_PATCH: the device patch fatbin ("": beside the collector) */
+	int online;              /* GMPROF_ONLINE: run the detector at exit (1) */
+	int summary;             /* GMPROF_SUMMARY: print the summary on stderr (1) */
+	int harvest;             /* GMPROF_HARVEST: deferred | launch (deferred) */
+	uint32_t pool;           /* GMPROF_POOL: launch buffers before a forced harvest (256) */
+	uint32_t gran;           /* GMPROF_GRANULARITY: bitmap bytes per bit, power of 2 (4) */
+	uint32_t cgran;          /* GMPROF_COUNTER_GRANULARITY: bytes per counter (64) */
+	uint32_t records;        /* GMPROF_RECORDS: stream-mode records per launch (1048576) */
+};
+
+typedef const char *(*gmp_getenv_fn)(const char *name);
+
+/* Fills o from the environment; returns 0 or -EINVAL with one sentence in err. */
+int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn getenv_fn, char *err, size_t n);
+
+#endif

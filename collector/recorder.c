@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The recorder: events into the profile (and into an in-memory trace for
+ * the online detector), stream numbering, the live device objects, the
+ * flusher thread that bounds what a SIGKILL can lose, and what happens at
+ * the end: harvest, detect, write the findings, print a summary.
+ * Callers hold gmp_col.lock unless a comment says otherwise.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "findings_json.h"
+#include "gmprof/detect.h"
+#include "gmprof/version.h"
+#include "pathpat.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void rec_say(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "gmprof: %s\n", buf);
+}
+
+/* A write error ends recording, once, with one sentence; the program runs on. */
+static void write_failed(int err)
+{
+	if (gmp_col.write_failed)
+		return;
+	gmp_col.write_failed = 1;
+	rec_say("cannot write the profile '%s': %s; the program continues unprofiled",
+		gmp_col.path, strerror(-err));
+}
+
+static int emit_module(void *ctx, const char *path, const char *build_id, uint64_t base,
+		       uint64_t size, uint64_t bias)
+{
+	(void)ctx;
+	int64_t p = gmp_writer__string(gmp_col.w, path, strlen(path));
+	int64_t b = *build_id ? gmp_writer__string(gmp_col.w, build_id, strlen(build_id)) : 0;
+	if (p < 0 || b < 0)
+		return p < 0 ? (int)p : (int)b;
+	struct gmp_module m = { .path = (uint32_t)p, .build_id = (uint32_t)b, .base = base,
+				.size = size, .bias = bias };
+	return gmp_writer__module(gmp_col.w, &m);
+}
+
+static void command_line(char *out, size_t n)
+{
+	out[0] = '\0';
+	FILE *fp = fopen("/proc/self/cmdline", "re");
+	if (!fp)
+		return;
+	size_t k = fread(out, 1, n - 1, fp);
+	fclose(fp);
+	out[k] = '\0';
+	for (size_t i = 0; i + 1 < k; i++)
+		if (out[i] == '\0')
+			out[i] = ' ';
+}
+
+static void *flusher_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&gmp_col.lock);
+	while (!gmp_col.stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)gmp_col.opts.flush_ms * 1000000u;
+		ts.tv_sec += (time_t)(ns / 1000000000u);
+		ts.tv_nsec = (long)(ns % 1000000000u);
+		pthread_cond_timedwait(&gmp_col.wake, &gmp_col.lock, &ts);
+		if (!gmp_col.stop && !gmp_col.closed && !gmp_col.write_failed && gmp_col.w) {
+			int err = gmp_writer__flush(gmp_col.w);
+			if (err)
+				write_failed(err);
+		}
+	}
+	pthread_mutex_unlock(&gmp_col.lock);
+	return NULL;
+}
+
+static const char *getenv_fn(const char *name)
+{
+	return getenv(name);
+}
+
+int rec_open(char *err, size_t errn)
+{
+	char host[256] = "localhost";
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	if (gmp_path__expand(gmp_col.opts.output, getpid(), host, getenv_fn, gmp_col.path,
+			     sizeof(gmp_col.path), err, errn))
+		return -EINVAL;
+	int rc = gmp_writer__create(gmp_col.path, gmp_col.opts.force, 1 << 16, &gmp_col.w);
+	if (rc) {
+		if (rc == -EEXIST)
+			snprintf(err, errn, "refusing to overwrite '%s' or to follow a symlink there (set GMPROF_FORCE=1 to replace a file)",
+				 gmp_col.path);
+		else
+			snprintf(err, errn, "cannot create the profile '%s': %s", gmp_col.path,
+				 strerror(-rc));
+		return rc;
+	}
+	snprintf(err, errn, "cannot start the profile '%s': %s", gmp_col.path, strerror(ENOMEM));
+	if (gmp_col.opts.online && !(gmp_col.trace = gmp_trace__new()))
+		return -ENOMEM;
+	char cmd[4096], num[64];
+	command_line(cmd, sizeof(cmd));
+	snprintf(num, sizeof(num), "%ld", (long)getpid());
+	if (gmp_writer__meta(gmp_col.w, "command", cmd) || gmp_writer__meta(gmp_col.w, "pid", num) ||
+	    gmp_writer__meta(gmp_col.w, "host", host) ||
+	    gmp_writer__meta(gmp_col.w, "gmprof", GMPROF_VERSION) ||
+	    gmp_writer__meta(gmp_col.w, "mode", gmp_col.opts.mode ? "intra" : "object") ||
+	    gmp_writer__meta(gmp_col.w, "harvest", gmp_col.opts.harvest ? "launch" : "deferred") ||
+	    gmp_writer__meta(gmp_col.w, "sanitizer", gmp_col.san.path)) {
+		snprintf(err, errn, "cannot write the profile '%s'", gmp_col.path);
+		return -EIO;
+	}
+	snprintf(num, sizeof(num), "%lld", (long long)time(NULL));
+	gmp_writer__meta(gmp_col.w, "start_time", num);
+	if ((rc = gmp_callpath__new(&gmp_col.cp)))
+		return rc;
+	gmp_col.pcs = calloc(gmp_col.opts.depth, sizeof(*gmp_col.pcs));
+	gmp_col.live = gmp_objmap__new();
+	if (!gmp_col.pcs || !gmp_col.live)
+		return -ENOMEM;
+	if ((rc = gmp_callpath__modules(gmp_col.cp, emit_module, NULL)) ||
+	    (rc = gmp_writer__flush(gmp_col.w))) {
+		snprintf(err, errn, "cannot write the profile '%s': %s", gmp_col.path, strerror(-rc));
+		return rc;
+	}
+	gmp_col.t0_ns = now_ns();
+	pthread_cond_init(&gmp_col.wake, NULL);
+	if (pthread_create(&gmp_col.flusher, NULL, flusher_main, NULL) == 0)
+		gmp_col.flusher_running = 1;
+	return 0;
+}
+
+static int64_t intern_w(const char *s)
+{
+	return s ? gmp_writer__string(gmp_col.w, s, strlen(s)) : 0;
+}
+
+int64_t rec_event(struct gmp_event *e, const char *name, int stack)
+{
+	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
+		return -1;
+	e->thread = (uint32_t)syscall(SYS_gettid);
+	e->host_ns = now_ns() - gmp_col.t0_ns;
+	if (gmp_callpath__stale(gmp_col.cp))
+		gmp_callpath__modules(gmp_col.cp, emit_module, NULL); /* a dlopen since */
+	struct gmp_event we = *e;
+	int64_t nm = intern_w(name);
+	if (nm < 0) {
+		write_failed((int)nm);
+		return -1;
+	}
+	we.name = (uint32_t)nm;
+	if (stack) {
+		size_t n = gmp_callpath__capture(gmp_col.cp, gmp_col.pcs, gmp_col.opts.depth);
+		int64_t st = n ? gmp_writer__stack(gmp_col.w, gmp_col.pcs, n) : 0;
+		if (st < 0) {
+			write_failed((int)st);
+			return -1;
+		}
+		we.stack = (uint32_t)st;
+	}
+	int64_t idx = gmp_writer__event(gmp_col.w, &we);
+	if (idx < 0) {
+		write_failed((int)idx);
+		return -1;
+	}
+	gmp_col.last_device_sync = e->op == GMP_OP_SYNC &&
+				   !(e->flags & (GMP_EF_SYNC_STREAM | GMP_EF_SYNC_EVENT))
+					   ? (int64_t)e->device : -1;
+	if (gmp_col.trace) {
+		struct gmp_event te = *e;
+		te.stack = 0;
+		te.name = name ? gmp_trace__intern_cstr(gmp_col.trace, name) : 0;
+		if ((name && !te.name) || gmp_trace__add_event(gmp_col.trace, &te, NULL, 0, NULL, 0) != idx) {
+			/* Out of memory: keep recording, give up the online analysis. */
+			gmp_trace__free(gmp_col.trace);
+			gmp_col.trace = NULL;
+			rec_say("out of memory for the online analysis; the profile is still written");
+		}
+	}
+	return idx;
+}
+
+int rec_accesses(uint64_t ev, const struct gmp_access *acc, size_t n)
+{
+	if (gmp_col.closed || gmp_col.write_failed)
+		return -1;
+	int err = gmp_writer__accesses(gmp_col.w, ev, acc, n);
+	if (err) {
+		write_failed(err);
+		return err;
+	}
+	if (gmp_col.trace)
+		gmp_trace__set_accesses(gmp_col.trace, ev, acc, n);
+	return 0;
+}
+
+int rec_touches(uint64_t ev, const struct gmp_touch *t, size_t n)
+{
+	if (gmp_col.closed || gmp_col.write_failed)
+		return -1;
+	int err = gmp_writer__touches(gmp_col.w, ev, t, n);
+	if (err) {
+		write_failed(err);
+		return err;
+	}
+	if (gmp_col.trace)
+		gmp_trace__set_touches(gmp_col.trace, ev, t, n);
+	return 0;
+}
+
+uint32_t rec_stream(uint64_t handle)
+{
+	/* The legacy default stream (NULL or CU_STREAM_LEGACY) is 0. */
+	if (handle == 0 || handle == 1)
+		return 0;
+	uint64_t key = handle;
+	if (handle == 2) /* CU_STREAM_PER_THREAD: one default stream per thread */
+		key = 2 | (uint64_t)syscall(SYS_gettid) << 8;
+	int is_new;
+	uint32_t *slot = gmp_u64map__slot(&gmp_col.streams, key, 0, &is_new);
+	if (!slot)
+		return 0;
+	if (is_new) {
+		*slot = ++gmp_col.next_stream;
+		struct gmp_stream_info si = { .number = *slot, .handle = handle };
+		if (!gmp_col.write_failed && gmp_writer__stream(gmp_col.w, &si))
+			write_failed(-EIO);
+	}
+	return *slot;
+}
+
+void rec_context(CUcontext ctx, uint32_t device)
+{
+	uint32_t *slot = gmp_u64map__slot(&gmp_col.ctx_device, (uint64_t)(uintptr_t)ctx, device, NULL);
+	if (slot)
+		*slot = device;
+}
+
+uint32_t rec_device(CUcontext ctx)
+{
+	uint32_t *d = gmp_u64map__get(&gmp_col.ctx_device, (uint64_t)(uintptr_t)ctx);
+	return d ? *d : 0;
+}
+
+int rec_live_add(uint64_t addr, uint64_t size)
+{
+	if (gmp_objmap__overlap(gmp_col.live, addr, addr + size) != UINT32_MAX)
+		return -EEXIST;
+	gmp_col.live_version++;
+	return gmp_objmap__insert(gmp_col.live, addr, addr + size, 0);
+}
+
+int rec_live_remove(uint64_t addr)
+{
+	int rc = gmp_objmap__remove(gmp_col.live, addr);
+	if (!rc)
+		gmp_col.live_version++;
+	return rc;
+}
+
+int rec_is_device(uint64_t addr, uint64_t size)
+{
+	uint64_t start, end;
+	if (!gmp_objmap__floor(gmp_col.live, addr, &start, &end, NULL))
+		return 0;
+	return addr >= start && addr + (size ? size : 1) <= end;
+}
+
+void rec_flush_now(void)
+{
+	if (pthread_mutex_trylock(&gmp_col.lock) != 0)
+		return;
+	if (gmp_col.w && !gmp_col.closed && !gmp_col.write_failed)
+		gmp_writer__flush(gmp_col.w);
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
+/* The online detector's verdict: into the profile, and a summary on stderr. */
+static void online(void)
+{
+	struct gmp_result *r = NULL;
+	struct gmp_detect_error de;
+	if (gmp_detect(gmp_col.trace, NULL, &r, &de)) {
+		rec_say("the online analysis failed (%s); 'gmprof report %s' may say more",
+			de.msg, gmp_col.path);
+		return;
+	}
+	struct gmp_jw jw;
+	gmp_jw__init(&jw, NULL, 0);
+	gmp_findings__json(&jw, r, NULL);
+	if (!jw.err && gmp_writer__findings(gmp_col.w, jw.buf, jw.len))
+		write_failed(-EIO);
+	gmp_jw__release(&jw);
+	if (!gmp_col.opts.summary) {
+		gmp_result__free(r);
+		return;
+	}
+	char a[32], b[32], name[160], sugg[768];
+	fprintf(stderr, "==gmprof== %zu GPU memory events, %zu objects; profile: %s\n",
+		gmp_col.trace->nev, r->nobjects, gmp_col.path);
+	for (size_t i = 0; i < r->ndevices; i++)
+		fprintf(stderr, "==gmprof== device %u peak: %s\n", r->devices[i].device,
+			gmp_human_bytes(r->devices[i].peak_bytes, a, sizeof(a)));
+	size_t per[GMP_PAT_COUNT] = { 0 };
+	for (size_t i = 0; i < r->nfindings; i++)
+		per[r->findings[i].pattern]++;
+	fprintf(stderr, "==gmprof== FINDINGS: %zu", r->nfindings);
+	for (unsigned p = 0; p < GMP_PAT_COUNT; p++)
+		if (per[p])
+			fprintf(stderr, "%s%s %zu", p ? ", " : " (", gmp_pattern__name(p), per[p]);
+	fprintf(stderr, "%s\n", r->nfindings ? ")" : "");
+	for (size_t i = 0; i < r->nfindings && i < 5; i++) {
+		const struct gmp_finding *f = &r->findings[i];
+		fprintf(stderr, "==gmprof==   %zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),
+			gmp_result__object_name(r, f->object, name, sizeof(name)),
+			gmp_human_bytes(r->objects[f->object].size, a, sizeof(a)));
+		if (f->saving)
+			fprintf(stderr, ", saves %s at the peak",
+				gmp_human_bytes(f->saving, b, sizeof(b)));
+		fprintf(stderr, ": %s\n", gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
+	}
+	fprintf(stderr, "==gmprof== full report: gmprof report %s\n", gmp_col.path);
+	gmp_result__free(r);
+}
+
+void rec_close(int clean)
+{
+	pthread_mutex_lock(&gmp_col.lock);
+	if (gmp_col.closed || !gmp_col.w) {
+		pthread_mutex_unlock(&gmp_col.lock);
+		return;
+	}
+	if (clean)
+		dev_finish();
+	if (clean && gmp_col.trace && !gmp_col.write_failed)
+		online();
+	gmp_col.closed = 1;
+	int err = gmp_writer__close(gmp_col.w, clean && !gmp_col.write_failed);
+	gmp_col.w = NULL;
+	if (err && !gmp_col.write_failed)
+		write_failed(err);
+	gmp_col.stop = 1;
+	pthread_cond_signal(&gmp_col.wake);
+	int join = gmp_col.flusher_running;
+	gmp_col.flusher_running = 0;
+	pthread_mutex_unlock(&gmp_col.lock);
+	if (join)
+		pthread_join(gmp_col.flusher, NULL);
+}

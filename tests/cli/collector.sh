@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: MIT
+# The collector, driven through the Sanitizer test double: every script
+# replayed as Sanitizer callbacks gives the same findings as the script
+# itself; both ways of loading; path patterns, no overwrite, no symlink,
+# flush on exit, and one-sentence failures.
+. tests/cli/lib.sh
+B=${BUILD:-build}/test
+FAKE=$B/double/fake_app
+export GMPROF_COLLECTOR=$PWD/$B/libgmprof.so
+export GMPROF_SANITIZER_LIB=$PWD/$B/double/libsanitizer-public.so
+export GMPROF_DOUBLE=$GMPROF_SANITIZER_LIB
+export GMPROF_PATCH=$PWD/$B/double/patches.fatbin
+export GMPROF_SUMMARY=0
+# Labels and source locations do not travel through Sanitizer callbacks.
+strip_script() { sed -E 's/,"label":"[^"]*"//; s/,"at":"[^"]*"//' "$1"; }
+strip_json() { grep -v '"at": ' "$1"; }
+
+for s in tests/scripts/*.jsonl; do
+	name=$(basename "$s" .jsonl)
+	mode=object
+	grep -q '"touch"' "$s" && mode=intra
+	strip_script "$s" >"$TMPDIR/$name.plain.jsonl"
+	"$GMPROF" replay --format json --pretty "$TMPDIR/$name.plain.jsonl" >"$TMPDIR/want.json"
+	rm -f "$TMPDIR/$name.gmprof"
+	expect_exit 0 "collect $name ($mode mode)" -- env GMPROF_MODE=$mode \
+		GMPROF_OUTPUT="$TMPDIR/$name.gmprof" "$FAKE" "$s"
+	"$GMPROF" replay --format json --pretty "$TMPDIR/$name.gmprof" >"$TMPDIR/got.json" 2>"$TMPDIR/err"
+	strip_json "$TMPDIR/got.json" >"$TMPDIR/got.stripped"
+	strip_json "$TMPDIR/want.json" >"$TMPDIR/want.stripped"
+	if diff -u "$TMPDIR/want.stripped" "$TMPDIR/got.stripped" >"$TMPDIR/diff"; then
+		ok "$name: collected findings equal the script's"
+	else
+		notok "$name: collected findings equal the script's"; head -40 "$TMPDIR/diff"
+	fi
+	[ ! -s "$TMPDIR/err" ] && ok "$name: the profile is complete" || notok "$name: the profile is complete: $(cat "$TMPDIR/err")"
+done
+
+# Intra mode with no room for the maps on the "GPU": access records streamed instead.
+rm -f "$TMPDIR/oom.gmprof"
+expect_exit 0 "intra mode, maps do not fit" -- env GMPROF_MODE=intra GMPROF_RECORDS=1000 GMPROF_OUTPUT="$TMPDIR/oom.gmprof" \
+	"$FAKE" --oom-above 65536 tests/scripts/intra_patterns.jsonl
+"$GMPROF" replay --format json --pretty "$TMPDIR/oom.gmprof" | strip_json /dev/stdin >"$TMPDIR/got.stripped"
+strip_script tests/scripts/intra_patterns.jsonl >"$TMPDIR/p.jsonl"
+"$GMPROF" replay --format json --pretty "$TMPDIR/p.jsonl" | strip_json /dev/stdin >"$TMPDIR/want.stripped"
+cmp -s "$TMPDIR/got.stripped" "$TMPDIR/want.stripped" && ok "streamed records give the same findings" || notok "streamed records give the same findings"
+"$GMPROF" dump "$TMPDIR/oom.gmprof" | grep -q '"touch"' && ok "streamed launches have touches" || notok "streamed launches have touches"
+
+# Object mode: touches are not collected, so intra patterns cannot appear.
+rm -f "$TMPDIR/obj.gmprof"
+env GMPROF_OUTPUT="$TMPDIR/obj.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl
+"$GMPROF" dump "$TMPDIR/obj.gmprof" | grep -q '"touch"' && notok "object mode records no touches" || ok "object mode records no touches"
+
+# GMPROF_HARVEST=launch (DrGPUM's per-launch serialization) finds the same.
+rm -f "$TMPDIR/h.gmprof"
+env GMPROF_HARVEST=launch GMPROF_OUTPUT="$TMPDIR/h.gmprof" "$FAKE" tests/scripts/figure3.jsonl
+"$GMPROF" replay --format json "$TMPDIR/h.gmprof" >"$TMPDIR/a.json"
+"$GMPROF" replay --format json "$TMPDIR/figure3.gmprof" >"$TMPDIR/b.json"
+cmp -s "$TMPDIR/a.json" "$TMPDIR/b.json" && ok "per-launch harvest finds the same" || notok "per-launch harvest finds the same"
+
+# LD_PRELOAD loads it too, and it subscribes once.
+ASAN_RT=$(${CC:-cc} -print-file-name=libasan.so)
+rm -f "$TMPDIR/pre.gmprof"
+expect_exit 0 "LD_PRELOAD" -- env LD_PRELOAD="$ASAN_RT $GMPROF_COLLECTOR" \
+	GMPROF_OUTPUT="$TMPDIR/pre.gmprof" "$FAKE" --preloaded tests/scripts/figure2.jsonl
+"$GMPROF" replay --format json "$TMPDIR/pre.gmprof" >"$TMPDIR/a.json"
+"$GMPROF" replay --format json "$TMPDIR/figure2.gmprof" >"$TMPDIR/b.json"
+cmp -s "$TMPDIR/a.json" "$TMPDIR/b.json" && ok "preloaded: same findings" || notok "preloaded: same findings"
+rm -f "$TMPDIR/both.gmprof"
+expect_exit 0 "preloaded and injected: one subscriber" -- env LD_PRELOAD="$ASAN_RT $GMPROF_COLLECTOR" \
+	GMPROF_OUTPUT="$TMPDIR/both.gmprof" "$FAKE" tests/scripts/figure2.jsonl
+[ -z "$err" ] && ok "no second subscription attempt" || notok "no second subscription attempt: $err"
+
+# Path patterns.
+rm -rf "$TMPDIR/pp" && mkdir "$TMPDIR/pp"
+env GMPROF_OUTPUT="$TMPDIR/pp/run.%q{JOB}.r%r.%h.%p.gmprof" JOB=nightly SLURM_PROCID=3 \
+	"$FAKE" tests/scripts/figure4.jsonl
+f=$(ls "$TMPDIR/pp")
+case "$f" in run.nightly.r3.$(hostname).[0-9]*.gmprof) ok "pattern %q %r %h %p: $f";; *) notok "pattern %q %r %h %p: $f";; esac
+expect_exit 0 "a pattern escaping its directory" -- env GMPROF_OUTPUT="$TMPDIR/pp/%q{X}" X=../evil "$FAKE" tests/scripts/figure4.jsonl
+expect_stderr_line "would change the directory" "escape refused in one sentence"
+[ ! -e "$TMPDIR/evil" ] && ok "nothing written outside" || notok "nothing written outside"
+
+# No overwrite, no symlink; the program runs on unless told to fail.
+cp "$TMPDIR/figure4.gmprof" "$TMPDIR/keep.gmprof"
+expect_exit 0 "existing profile: program runs on" -- env GMPROF_OUTPUT="$TMPDIR/keep.gmprof" "$FAKE" tests/scripts/figure2.jsonl
+expect_stderr_line "refusing to overwrite" "existing profile: one sentence"
+cmp -s "$TMPDIR/keep.gmprof" "$TMPDIR/figure4.gmprof" && ok "existing profile untouched" || notok "existing profile untouched"
+expect_exit 2 "existing profile with GMPROF_ON_ERROR=fail" -- env GMPROF_ON_ERROR=fail GMPROF_OUTPUT="$TMPDIR/keep.gmprof" "$FAKE" tests/scripts/figure2.jsonl
+expect_exit 0 "GMPROF_FORCE=1 replaces it" -- env GMPROF_FORCE=1 GMPROF_OUTPUT="$TMPDIR/keep.gmprof" "$FAKE" tests/scripts/figure2.jsonl
+ln -sf "$TMPDIR/target" "$TMPDIR/link.gmprof"
+expect_exit 0 "symlink: program runs on" -- env GMPROF_FORCE=1 GMPROF_OUTPUT="$TMPDIR/link.gmprof" "$FAKE" tests/scripts/figure2.jsonl
+expect_stderr_line "refusing to overwrite .* or to follow a symlink" "symlink refused in one sentence"
+[ ! -e "$TMPDIR/target" ] && ok "nothing written through the symlink" || notok "nothing written through the symlink"
+
+# Flush on exit, with or without CUDA teardown.
+rm -f "$TMPDIR/x.gmprof"
+expect_exit 0 "no teardown" -- env GMPROF_OUTPUT="$TMPDIR/x.gmprof" "$FAKE" --no-teardown tests/scripts/simple_multi_copy.jsonl
+"$GMPROF" replay "$TMPDIR/x.gmprof" >/dev/null 2>"$TMPDIR/err"
+[ ! -s "$TMPDIR/err" ] && ok "exit without teardown: complete profile" || notok "exit without teardown: $(cat "$TMPDIR/err")"
+rm -f "$TMPDIR/x.gmprof"
+expect_exit 3 "exit() in the middle" -- env GMPROF_OUTPUT="$TMPDIR/x.gmprof" "$FAKE" --die-after 20 exit tests/scripts/simple_multi_copy.jsonl
+n=$("$GMPROF" dump "$TMPDIR/x.gmprof" 2>/dev/null | grep -v '"op":"end"' | grep -c '"op"')
+[ "$n" -eq 20 ] && ok "exit(): all 20 events written" || notok "exit(): all 20 events written (got $n)"
+"$GMPROF" dump "$TMPDIR/x.gmprof" 2>/dev/null | grep -q '"op":"end"' && ok "exit(): the profile is complete" || notok "exit(): the profile is complete"
+
+# Failures: one sentence each.
+expect_exit 0 "no Sanitizer library: runs unprofiled" -- env GMPROF_SANITIZER_LIB=/nonexistent/libsanitizer-public.so \
+	GMPROF_OUTPUT="$TMPDIR/none.gmprof" "$FAKE" tests/scripts/figure2.jsonl
+expect_stderr_line "the Compute Sanitizer library '/nonexistent/libsanitizer-public.so' does not exist; the program runs unprofiled" "no Sanitizer library: one sentence"
+[ ! -e "$TMPDIR/none.gmprof" ] && ok "no profile without a library" || notok "no profile without a library"
+expect_exit 2 "no Sanitizer library with GMPROF_ON_ERROR=fail" -- env GMPROF_ON_ERROR=fail \
+	GMPROF_SANITIZER_LIB=/nonexistent/libsanitizer-public.so "$FAKE" tests/scripts/figure2.jsonl
+for bad in GMPROF_MODE=fast GMPROF_DEPTH=0 GMPROF_FLUSH_MS=-1 GMPROF_GRANULARITY=3 GMPROF_KERNELS='(' GMPROF_FORCE=maybe; do
+	var=${bad%%=*}
+	expect_exit 0 "bad $var: runs unprofiled" -- env "$bad" GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" tests/scripts/figure2.jsonl
+	expect_stderr_line "$var" "bad $var: one sentence naming it"
+done
+finish

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A stand-in for a CUDA program, for the collector tests.  It loads the
+ * collector as the CUDA driver would (dlopen of GMPROF_COLLECTOR, then
+ * InitializeInjection) -- or finds it already preloaded -- and has the
+ * Sanitizer test double replay event scripts as callbacks.
+ *
+ *   fake_app [--preloaded] [--no-teardown] [--threads N] [--oom-above BYTES]
+ *            [--die-after N kill|segv|abort|exit] SCRIPT
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sanitizer_double.h"
+
+struct api {
+	__typeof__(&gmp_double_start) start;
+	__typeof__(&gmp_double_replay) replay;
+	__typeof__(&gmp_double_teardown) teardown;
+	__typeof__(&gmp_double_set_die) set_die;
+	__typeof__(&gmp_double_set_oom_above) set_oom;
+	__typeof__(&gmp_double_error) error;
+};
+
+static struct api d;
+static const char *script;
+
+static void *thread_main(void *arg)
+{
+	uintptr_t k = (uintptr_t)arg;
+	/* Each thread: streams and objects of its own. */
+	if (d.replay(script, (uint32_t)(k * 100), (uint64_t)k << 40)) {
+		fprintf(stderr, "fake_app: thread %u: %s\n", (unsigned)k, d.error());
+		return (void *)1;
+	}
+	return NULL;
+}
+
+static void *must(void *h, const char *name)
+{
+	void *p = dlsym(h, name);
+	if (!p) {
+		fprintf(stderr, "fake_app: %s: %s\n", name, dlerror());
+		exit(2);
+	}
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	int preloaded = 0, teardown = 1, threads = 0, i = 1;
+	long die_after = -1, oom = -1;
+	int how = 0;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--preloaded"))
+			preloaded = 1;
+		else if (!strcmp(argv[i], "--no-teardown"))
+			teardown = 0;
+		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+			threads = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--oom-above") && i + 1 < argc)
+			oom = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--die-after") && i + 2 < argc) {
+			die_after = atol(argv[++i]);
+			const char *h = argv[++i];
+			how = !strcmp(h, "kill") ? GMP_DOUBLE_DIE_KILL : !strcmp(h, "segv") ? GMP_DOUBLE_DIE_SEGV
+			      : !strcmp(h, "abort") ? GMP_DOUBLE_DIE_ABORT : GMP_DOUBLE_DIE_EXIT;
+		} else {
+			fprintf(stderr, "fake_app: bad option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (i != argc - 1) {
+		fprintf(stderr, "usage: fake_app [options] SCRIPT\n");
+		return 2;
+	}
+	script = argv[i];
+	/* The double drives the replay even when the collector was told another library. */
+	const char *lib = getenv("GMPROF_DOUBLE");
+	if (!lib)
+		lib = getenv("GMPROF_SANITIZER_LIB");
+	if (!lib) {
+		fprintf(stderr, "fake_app: GMPROF_DOUBLE must name the test double\n");
+		return 2;
+	}
+	if (!preloaded) {
+		/* What the driver does with CUDA_INJECTION64_PATH. */
+		const char *col = getenv("GMPROF_COLLECTOR");
+		void *c = col ? dlopen(col, RTLD_NOW | RTLD_LOCAL) : NULL;
+		if (!c) {
+			fprintf(stderr, "fake_app: cannot load the collector: %s\n", col ? dlerror() : "GMPROF_COLLECTOR unset");
+			return 2;
+		}
+		int (*init)(void) = (int (*)(void))must(c, "InitializeInjection");
+		init();
+	}
+	void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+	if (!h) /* the collector did not load it (it gave up): load it to drive the replay */
+		h = dlopen(lib, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "fake_app: %s\n", dlerror());
+		return 2;
+	}
+	*(void **)&d.start = must(h, "gmp_double_start");
+	*(void **)&d.replay = must(h, "gmp_double_replay");
+	*(void **)&d.teardown = must(h, "gmp_double_teardown");
+	*(void **)&d.set_die = must(h, "gmp_double_set_die");
+	*(void **)&d.set_oom = must(h, "gmp_double_set_oom_above");
+	*(void **)&d.error = must(h, "gmp_double_error");
+	if (oom >= 0)
+		d.set_oom((uint64_t)oom);
+	if (die_after >= 0)
+		d.set_die(die_after, how);
+	d.start();
+	int rc = 0;
+	if (threads > 0) {
+		pthread_t *tid = calloc((size_t)threads, sizeof(*tid));
+		for (int k = 0; k < threads; k++)
+			pthread_create(&tid[k], NULL, thread_main, (void *)(uintptr_t)(k + 1));
+		for (int k = 0; k < threads; k++) {
+			void *r;
+			pthread_join(tid[k], &r);
+			rc |= r != NULL;
+		}
+		free(tid);
+	} else if (d.replay(script, 0, 0)) {
+		fprintf(stderr, "fake_app: %s\n", d.error());
+		rc = 1;
+	}
+	if (teardown)
+		d.teardown();
+	return rc;
+}

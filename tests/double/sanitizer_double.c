@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A test double of libsanitizer-public.so.  It exports the functions the
+ * collector calls, with "device memory" in host memory, and replays an
+ * event script as the callbacks and callback data the real library
+ * delivers: contexts, modules, streams, allocations, copies, sets,
+ * launches, syncs and events.  Kernels "run" through gpu_patch's own
+ * per-access logic on the userdata the collector attached to the launch,
+ * so hit flags, bitmaps and counters come out exactly as the patches
+ * would make them.  Used by the collector tests; never installed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gmprof/script.h"
+#include "patch_logic.h"
+#include "sanitizer_api.h"
+#include "sanitizer_double.h"
+
+static Sanitizer_CallbackFunc callback;
+static void *callback_data;
+static int subscribed;
+static uint32_t domains;           /* enabled domains, one bit each */
+static const char *patched_cb[16]; /* callback name per instruction id */
+static int module_patched;
+static __thread void *launch_userdata; /* set by the collector in LAUNCH_BEGIN, same thread */
+static uint64_t oom_above = UINT64_MAX;
+static long die_at = -1;
+static int die_how;
+static char last_error[256];
+
+#define CTX ((CUcontext)(uintptr_t)0x1000)
+#define MODULE ((CUmodule)(uintptr_t)0x2000)
+#define HOST_ADDR 0x10ull            /* a host buffer: no device object is there */
+
+static CUstream stream_handle(uint32_t n)
+{
+	return n ? (CUstream)(uintptr_t)(0x5000 + n * 16) : NULL;
+}
+
+static Sanitizer_StreamHandle hstream(uint32_t n)
+{
+	return (Sanitizer_StreamHandle)(uintptr_t)(0x6000 + n * 16);
+}
+
+SanitizerResult sanitizerGetResultString(SanitizerResult result, const char **str)
+{
+	if (!str)
+		return SANITIZER_ERROR_INVALID_PARAMETER;
+	*str = result == SANITIZER_SUCCESS ? "no error" :
+	       result == SANITIZER_ERROR_OUT_OF_MEMORY ? "out of memory" :
+	       result == SANITIZER_ERROR_MAX_LIMIT_REACHED ? "limit reached" : "double error";
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerSubscribe(Sanitizer_SubscriberHandle *subscriber,
+				   Sanitizer_CallbackFunc cb, void *userdata)
+{
+	if (subscribed)
+		return SANITIZER_ERROR_MAX_LIMIT_REACHED;
+	subscribed = 1;
+	callback = cb;
+	callback_data = userdata;
+	*subscriber = (Sanitizer_SubscriberHandle)(uintptr_t)0x77;
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerUnsubscribe(Sanitizer_SubscriberHandle subscriber)
+{
+	(void)subscriber;
+	subscribed = 0;
+	callback = NULL;
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerEnableDomain(uint32_t enable, Sanitizer_SubscriberHandle subscriber,
+				      Sanitizer_CallbackDomain domain)
+{
+	(void)subscriber;
+	if (domain <= 0 || domain > 31)
+		return SANITIZER_ERROR_INVALID_DOMAIN_ID;
+	if (enable)
+		domains |= 1u << domain;
+	else
+		domains &= ~(1u << domain);
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerEnableCallback(uint32_t enable, Sanitizer_SubscriberHandle subscriber,
+					Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid)
+{
+	(void)cbid;
+	return sanitizerEnableDomain(enable, subscriber, domain);
+}
+
+SanitizerResult sanitizerAlloc(CUcontext ctx, void **devPtr, size_t size)
+{
+	(void)ctx;
+	if (size > oom_above)
+		return SANITIZER_ERROR_OUT_OF_MEMORY;
+	*devPtr = calloc(1, size ? size : 1);
+	return *devPtr ? SANITIZER_SUCCESS : SANITIZER_ERROR_OUT_OF_MEMORY;
+}
+
+SanitizerResult sanitizerFree(CUcontext ctx, void *devPtr)
+{
+	(void)ctx;
+	free(devPtr);
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t count,
+						 Sanitizer_StreamHandle stream)
+{
+	(void)stream;
+	memcpy(dst, src, count);
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
+					    Sanitizer_StreamHandle stream)
+{
+	(void)stream;
+	memcpy(dst, src, count);
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer_StreamHandle stream)
+{
+	(void)stream;
+	memset(devPtr, value, count);
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream)
+{
+	(void)stream;
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerAddPatchesFromFile(const char *filename, CUcontext ctx)
+{
+	(void)ctx;
+	return access(filename, R_OK) == 0 ? SANITIZER_SUCCESS : SANITIZER_ERROR_INVALID_PARAMETER;
+}
+
+SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUmodule module,
+					   const char *name)
+{
+	static const char *const known[] = { "gmp_patch_global_access", "gmp_patch_memcpy_async",
+					     "gmp_patch_device_malloc", "gmp_patch_device_free" };
+	if (module != MODULE || id <= 0 || id >= 16)
+		return SANITIZER_ERROR_INVALID_PARAMETER;
+	for (size_t i = 0; i < 4; i++)
+		if (strcmp(name, known[i]) == 0) {
+			patched_cb[id] = known[i];
+			return SANITIZER_SUCCESS;
+		}
+	return SANITIZER_ERROR_INVALID_PARAMETER; /* no such device function in the patches */
+}
+
+SanitizerResult sanitizerPatchModule(CUmodule module)
+{
+	if (module != MODULE)
+		return SANITIZER_ERROR_INVALID_PARAMETER;
+	module_patched = 1;
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerSetLaunchCallbackData(Sanitizer_LaunchHandle launch, CUfunction kernel,
+					       Sanitizer_StreamHandle stream, const void *userdata)
+{
+	(void)launch;
+	(void)kernel;
+	(void)stream;
+	launch_userdata = (void *)userdata;
+	return SANITIZER_SUCCESS;
+}
+
+/* ---- replay ----------------------------------------------------------------- */
+
+static void deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const void *data)
+{
+	if (callback && (domains & (1u << d)))
+		callback(callback_data, d, cbid, data);
+}
+
+static void api(const char *name, Sanitizer_ApiCallbackSite site)
+{
+	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = name, .context = CTX };
+	deliver(SANITIZER_CB_DOMAIN_RUNTIME_API, 1, &cd);
+}
+
+static int fail(unsigned line, const char *msg)
+{
+	snprintf(last_error, sizeof(last_error), "line %u: %s", line, msg);
+	return -EINVAL;
+}
+
+static CUevent event_handle(uint64_t v)
+{
+	return (CUevent)(uintptr_t)(0x900000 + (v & 0xffffffffu) * 16 + ((v >> 63) ? 8 : 0));
+}
+
+static void run_kernel(const struct gmp_trace *t, const struct gmp_event *e)
+{
+	struct gmp_patch_launch *l = launch_userdata;
+	if (!l || !module_patched || !patched_cb[SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS])
+		return;
+	for (uint32_t i = 0; i < e->acc_n; i++) {
+		const struct gmp_access *a = &t->acc[e->acc_off + i];
+		uint32_t flags = (a->rw & GMP_RW_READ ? GMP_SAN_ACCESS_READ : 0) |
+				 (a->rw & GMP_RW_WRITE ? GMP_SAN_ACCESS_WRITE : 0);
+		gmp_patch_access(l, a->addr, 1, flags);
+	}
+	for (uint32_t i = 0; i < e->touch_n; i++) {
+		const struct gmp_touch *tc = &t->touch[e->touch_off + i];
+		uint32_t flags = (tc->rw & GMP_RW_READ ? GMP_SAN_ACCESS_READ : 0) |
+				 (tc->rw & GMP_RW_WRITE ? GMP_SAN_ACCESS_WRITE : 0);
+		for (uint64_t c = 0; c < tc->count; c++)
+			gmp_patch_access(l, tc->addr, (uint32_t)tc->size, flags);
+	}
+}
+
+/* The kind of each live object, to pick the free callback. */
+struct live {
+	uint64_t addr;
+	uint8_t kind;
+};
+
+static int replay_event(const struct gmp_trace *t, size_t i, struct live **live, size_t *nlive)
+{
+	const struct gmp_event *e = &t->ev[i];
+	int prev_sync = i > 0 && t->ev[i - 1].op == GMP_OP_SYNC &&
+			!(t->ev[i - 1].flags & (GMP_EF_SYNC_STREAM | GMP_EF_SYNC_EVENT));
+	switch (e->op) {
+	case GMP_OP_ALLOC: {
+		if (e->kind != GMP_MEM_DEVICE && e->kind != GMP_MEM_MANAGED && e->kind != GMP_MEM_ASYNC)
+			return fail(e->line, "the test double cannot replay this kind of allocation");
+		Sanitizer_ResourceMemoryData md = {
+			.address = e->addr, .size = e->size, .context = CTX, .device = (CUdevice)e->device,
+			.stream = stream_handle(e->stream), .hStream = hstream(e->stream),
+			.flags = e->kind == GMP_MEM_MANAGED ? SANITIZER_MEMORY_FLAG_MANAGED : 0,
+			.visibility = SANITIZER_MEMORY_VISIBILITY_GLOBAL };
+		api(e->kind == GMP_MEM_ASYNC ? "cudaMallocAsync" : "cudaMalloc", SANITIZER_API_ENTER);
+		deliver(SANITIZER_CB_DOMAIN_RESOURCE,
+			e->kind == GMP_MEM_ASYNC ? SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC
+						 : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, &md);
+		api("cudaMalloc", SANITIZER_API_EXIT);
+		struct live *nl = realloc(*live, (*nlive + 1) * sizeof(**live));
+		if (!nl)
+			return -ENOMEM;
+		*live = nl;
+		nl[(*nlive)++] = (struct live){ e->addr, e->kind };
+		break;
+	}
+	case GMP_OP_FREE: {
+		uint8_t kind = GMP_MEM_DEVICE;
+		for (size_t k = 0; k < *nlive; k++)
+			if ((*live)[k].addr == e->addr) {
+				kind = (*live)[k].kind;
+				(*live)[k] = (*live)[--*nlive];
+				break;
+			}
+		Sanitizer_ResourceMemoryData md = { .address = e->addr, .context = CTX,
+						    .stream = stream_handle(e->stream),
+						    .hStream = hstream(e->stream) };
+		/* After a device sync it is a cudaFree; otherwise a stream-ordered free. */
+		int blocking = prev_sync && kind != GMP_MEM_ASYNC;
+		api(blocking ? "cudaFree" : "cudaFreeAsync", SANITIZER_API_ENTER);
+		deliver(SANITIZER_CB_DOMAIN_RESOURCE,
+			blocking ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE
+				 : SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC, &md);
+		api("cudaFree", SANITIZER_API_EXIT);
+		break;
+	}
+	case GMP_OP_MEMCPY: {
+		int dst = (e->flags & GMP_EF_HAS_DST) != 0, src = (e->flags & GMP_EF_HAS_SRC) != 0;
+		Sanitizer_MemcpyData md = {
+			.srcContext = CTX, .dstContext = CTX, .srcStream = stream_handle(e->stream),
+			.hSrcStream = hstream(e->stream), .dstStream = stream_handle(e->stream),
+			.hDstStream = hstream(e->stream), .srcAddress = src ? e->src : HOST_ADDR,
+			.dstAddress = dst ? e->addr : HOST_ADDR, .size = e->size, .width = e->size,
+			.height = 1, .depth = 1, .isAsync = 1,
+			.direction = dst && src ? SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_DEVICE
+				     : dst ? SANITIZER_MEMCPY_DIRECTION_HOST_TO_DEVICE
+					   : SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_HOST,
+			.apiContext = CTX, .apiStream = stream_handle(e->stream),
+			.hApiStream = hstream(e->stream) };
+		api("cudaMemcpyAsync", SANITIZER_API_ENTER);
+		deliver(SANITIZER_CB_DOMAIN_MEMCPY, SANITIZER_CBID_MEMCPY_STARTING, &md);
+		api("cudaMemcpyAsync", SANITIZER_API_EXIT);
+		break;
+	}
+	case GMP_OP_MEMSET: {
+		Sanitizer_MemsetData md = { .context = CTX, .stream = stream_handle(e->stream),
+					    .hStream = hstream(e->stream), .address = e->addr,
+					    .width = e->size, .height = 1, .elementSize = 1,
+					    .value = (uint32_t)e->value, .isAsync = 1 };
+		api("cudaMemsetAsync", SANITIZER_API_ENTER);
+		deliver(SANITIZER_CB_DOMAIN_MEMSET, SANITIZER_CBID_MEMSET_STARTING, &md);
+		api("cudaMemsetAsync", SANITIZER_API_EXIT);
+		break;
+	}
+	case GMP_OP_KERNEL: {
+		const char *name = gmp_trace__str(t, e->name, NULL);
+		Sanitizer_LaunchData ld = {
+			.context = CTX, .stream = stream_handle(e->stream), .hStream = hstream(e->stream),
+			.module = MODULE, .function = (CUfunction)(uintptr_t)(0x3000 + e->name * 16),
+			.functionName = name, .gridDim_x = 1, .gridDim_y = 1, .gridDim_z = 1,
+			.blockDim_x = 32, .blockDim_y = 1, .blockDim_z = 1, .gridId = i + 1,
+			.hLaunch = (Sanitizer_LaunchHandle)(uintptr_t)(0x8000000 + i),
+			.device = (CUdevice)e->device };
+		launch_userdata = NULL;
+		api("cudaLaunchKernel", SANITIZER_API_ENTER);
+		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
+		run_kernel(t, e);
+		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &ld);
+		api("cudaLaunchKernel", SANITIZER_API_EXIT);
+		break;
+	}
+	case GMP_OP_SYNC: {
+		if (e->flags & GMP_EF_SYNC_EVENT) {
+			Sanitizer_EventData ed = { .event = event_handle(e->value), .context = CTX };
+			deliver(SANITIZER_CB_DOMAIN_EVENTS, SANITIZER_CBID_EVENTS_SYNCHRONIZE, &ed);
+		} else {
+			Sanitizer_SynchronizeData sd = { .context = CTX,
+							 .stream = stream_handle(e->stream),
+							 .hStream = hstream(e->stream) };
+			deliver(SANITIZER_CB_DOMAIN_SYNCHRONIZE,
+				e->flags & GMP_EF_SYNC_STREAM ? SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED
+							      : SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED,
+				&sd);
+		}
+		break;
+	}
+	case GMP_OP_EVENT_RECORD:
+	case GMP_OP_EVENT_WAIT: {
+		Sanitizer_EventData ed = { .event = event_handle(e->value), .context = CTX,
+					   .stream = stream_handle(e->stream),
+					   .hStream = hstream(e->stream) };
+		deliver(SANITIZER_CB_DOMAIN_EVENTS,
+			e->op == GMP_OP_EVENT_RECORD ? SANITIZER_CBID_EVENTS_RECORD
+						     : SANITIZER_CBID_EVENTS_STREAM_WAIT, &ed);
+		break;
+	}
+	}
+	return 0;
+}
+
+static void maybe_die(long n)
+{
+	if (n != die_at)
+		return;
+	switch (die_how) {
+	case GMP_DOUBLE_DIE_KILL: raise(SIGKILL); break;
+	case GMP_DOUBLE_DIE_SEGV: raise(SIGSEGV); break;
+	case GMP_DOUBLE_DIE_ABORT: abort();
+	case GMP_DOUBLE_DIE_EXIT: exit(3);
+	}
+}
+
+void gmp_double_set_die(long after_events, int how)
+{
+	die_at = after_events;
+	die_how = how;
+}
+
+void gmp_double_set_oom_above(uint64_t bytes)
+{
+	oom_above = bytes;
+}
+
+const char *gmp_double_error(void)
+{
+	return last_error;
+}
+
+void gmp_double_start(void)
+{
+	Sanitizer_ResourceContextData cd = { .context = CTX, .device = 0 };
+	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED, &cd);
+	Sanitizer_ResourceModuleData md = { .context = CTX, .module = MODULE };
+	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_LOADED, &md);
+}
+
+int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_offset)
+{
+	FILE *fp = fopen(script, "r");
+	if (!fp) {
+		snprintf(last_error, sizeof(last_error), "cannot open %s", script);
+		return -errno;
+	}
+	struct gmp_trace *t = NULL;
+	struct gmp_script_error se;
+	int err = gmp_script__read_file(fp, &t, &se);
+	fclose(fp);
+	if (err) {
+		snprintf(last_error, sizeof(last_error), "%s:%u: %s", script, se.line, se.msg);
+		return err;
+	}
+	/* Streams are created in number order, so the collector numbers them alike. */
+	uint32_t maxs = 0;
+	for (size_t i = 0; i < t->nev; i++)
+		if (t->ev[i].stream > maxs)
+			maxs = t->ev[i].stream;
+	for (uint32_t n = 1; n <= maxs; n++) {
+		Sanitizer_ResourceStreamData sd = { .context = CTX,
+						    .stream = stream_handle(stream_base + n),
+						    .hStream = hstream(stream_base + n) };
+		deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_STREAM_CREATED, &sd);
+	}
+	struct live *live = NULL;
+	size_t nlive = 0;
+	for (size_t i = 0; i < t->nev; i++) {
+		struct gmp_event *e = &t->ev[i];
+		if (e->stream)
+			e->stream += stream_base;
+		if (e->op != GMP_OP_MEMCPY || (e->flags & GMP_EF_HAS_DST))
+			e->addr += addr_offset;
+		if (e->flags & GMP_EF_HAS_SRC)
+			e->src += addr_offset;
+		for (uint32_t k = 0; k < e->acc_n; k++)
+			t->acc[e->acc_off + k].addr += addr_offset;
+		for (uint32_t k = 0; k < e->touch_n; k++)
+			t->touch[e->touch_off + k].addr += addr_offset;
+	}
+	for (size_t i = 0; i < t->nev && !err; i++) {
+		err = replay_event(t, i, &live, &nlive);
+		maybe_die((long)i + 1);
+	}
+	free(live);
+	gmp_trace__free(t);
+	return err;
+}
+
+void gmp_double_teardown(void)
+{
+	Sanitizer_ResourceContextData cd = { .context = CTX, .device = 0 };
+	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &cd);
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* The test double's own controls (see sanitizer_double.c). */
+#ifndef GMPROF_SANITIZER_DOUBLE_H
+#define GMPROF_SANITIZER_DOUBLE_H
+
+#include <stdint.h>
+
+enum { GMP_DOUBLE_DIE_KILL = 1, GMP_DOUBLE_DIE_SEGV, GMP_DOUBLE_DIE_ABORT, GMP_DOUBLE_DIE_EXIT };
+
+/* The CUDA context and module come to life (the collector patches the module). */
+void gmp_double_start(void);
+/*
+ * Replays a script as callbacks.  Stream numbers are shifted by
+ * stream_base and device addresses by addr_offset, so threads can replay
+ * on streams and objects of their own.  Returns 0 or -errno (see
+ * gmp_double_error).
+ */
+int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_offset);
+/* The context goes away (as when the CUDA runtime tears down at exit). */
+void gmp_double_teardown(void);
+/* Kills the process after that many events of a replay. */
+void gmp_double_set_die(long after_events, int how);
+/* sanitizerAlloc fails for larger blocks (device memory is full). */
+void gmp_double_set_oom_above(uint64_t bytes);
+const char *gmp_double_error(void);
+
+#endif
