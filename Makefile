@@ -32,7 +32,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wno-missing-field-initializers
 CSTD := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
 OPT ?= -O2 -g
-BASE_CFLAGS := $(CSTD) $(WARN) -fPIC -Iinclude -Iformat -Idetector -Ianalyzer -Igpu_patch
+BASE_CFLAGS := $(CSTD) $(WARN) -fPIC -Iinclude -Iformat -Idetector -Ianalyzer -Igpu_patch -Icollector
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Two flavours share the sources: release (build/rel) and test (build/test, sanitized).
@@ -41,10 +41,12 @@ TST := $(BUILD)/test
 
 FORMAT_SRC := $(wildcard format/*.c)
 DETECT_SRC := $(wildcard detector/*.c)
-ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
+# gmprof run shares the collector's library search, options and path patterns.
+ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)) \
+	collector/san.c collector/pathpat.c collector/options.c
 CORE_SRC := $(FORMAT_SRC) $(DETECT_SRC)
 
-LIBS_ANALYZER := -lcjson -ldwarf -lelf -lz -lm -lpthread
+LIBS_ANALYZER := -lcjson -ldwarf -lelf -lz -lm -lpthread -ldl
 LIBS_COLLECTOR := -lunwind -lpthread -ldl -lm
 COLLECTOR_SRC := $(wildcard collector/*.c)
 COLLECTOR_CFLAGS := -fvisibility=hidden -Icollector
@@ -144,11 +146,15 @@ $(TST)/double/fake_app: $(TST)/tests/double/fake_app.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(SAN_FLAGS) -rdynamic -o $@ $^ -ldl -lpthread
 
+$(TST)/double/libcuda-fake.so: $(TST)/tests/double/fake_cuda.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared $(SAN_FLAGS) -o $@ $^
+
 $(TST)/double/patches.fatbin:
 	$(Q)mkdir -p $(@D) && echo "stands in for gmprof_patch.fatbin: the test double loads no patches" > $@
 
 DOUBLE := $(TST)/double/libsanitizer-public.so $(TST)/double/fake_app $(TST)/double/patches.fatbin \
-	$(TST)/libgmprof.so
+	$(TST)/double/libcuda-fake.so $(TST)/libgmprof.so
 
 # ---- device patches (optional) ----------------------------------------------
 # Every architecture this nvcc can build, plus PTX of the newest for the future.
@@ -201,7 +207,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(TST)/tests/%,$(UNIT_SRC))
 TEST_SUPPORT := $(call objs,$(TST),$(wildcard tests/unit/support_*.c))
 # Collector modules with no Sanitizer in them, for the unit tests.
-COLLECTOR_PURE := $(call objs,$(TST),collector/options.c collector/pathpat.c collector/touches.c)
+COLLECTOR_PURE := $(call objs,$(TST),collector/touches.c)
 
 $(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(COLLECTOR_PURE) $(call objs,$(TST),$(ANALYZER_SRC)) $(TST)/libgmprof-core.a
 	$(call msg,LD,$@)

@@ -18,6 +18,7 @@ static const char usage[] =
 	"patterns in CUDA programs, and what fixing each would save at the peak.\n"
 	"\n"
 	"Commands:\n"
+	"  run       run a CUDA program under the collector and report what it found\n"
 	"  replay    analyze a profile or an event script and print the findings\n"
 	"  dump      write a profile as an event script\n"
 	"  convert   write an event script as a profile\n"
@@ -28,6 +29,7 @@ static const char usage[] =
 	"Exit status: 0 ok, 1 a gate failed, 2 bad usage or input.\n"
 	"\n"
 	"EXAMPLES\n"
+	"  gmprof run -- ./my_cuda_app\n"
 	"  gmprof replay tests/scripts/figure2.jsonl\n"
 	"  gmprof dump app.gmprof | less\n";
 
@@ -37,6 +39,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "run", cmd_run },
 	{ "replay", cmd_replay },
 	{ "dump", cmd_dump },
 	{ "convert", cmd_convert },

@@ -112,6 +112,6 @@ int gmp_path__expand(const char *pattern, pid_t pid, const char *host, gmp_geten
 	}
 	return 0;
 too_long:
-	snprintf(err, errn, "GMPROF_OUTPUT='%s' expands to a path that is too long", pattern);
+	snprintf(err, errn, "GMPROF_OUTPUT expands to a path that is too long (over %zu bytes)", n - 1);
 	return -EINVAL;
 }

@@ -90,6 +90,8 @@ int main(int argc, char **argv)
 	if (!preloaded) {
 		/* What the driver does with CUDA_INJECTION64_PATH. */
 		const char *col = getenv("GMPROF_COLLECTOR");
+		if (!col)
+			col = getenv("CUDA_INJECTION64_PATH");
 		void *c = col ? dlopen(col, RTLD_NOW | RTLD_LOCAL) : NULL;
 		if (!c) {
 			fprintf(stderr, "fake_app: cannot load the collector: %s\n", col ? dlerror() : "GMPROF_COLLECTOR unset");

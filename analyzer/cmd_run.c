@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gmprof run [options] -- PROGRAM ARGS...`: checks that this machine can
+ * profile (a CUDA driver, a GPU, the Compute Sanitizer library), runs the
+ * program with the collector injected (CUDA_INJECTION64_PATH), forwards
+ * signals to it, passes its exit status through, and then prints the
+ * findings of the profile it wrote.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "input.h"
+#include "pathpat.h"
+#include "san.h"
+
+static const char usage[] =
+	"Usage: gmprof run [options] -- PROGRAM [ARGS...]\n"
+	"\n"
+	"Run a CUDA program under the collector and print what it found.  The\n"
+	"program's exit status passes through; signals sent to gmprof reach it.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output PATTERN     profile path: %p pid, %h host, %q{VAR}, %r rank, %% (gmprof.%p.gmprof)\n"
+	"      --force              replace an existing profile\n"
+	"      --mode object|intra  object level (default), or also intra-object maps\n"
+	"      --kernel-sample N    intra mode: monitor every Nth launch of each kernel (1)\n"
+	"      --kernels REGEX      intra mode: only kernels whose demangled name matches\n"
+	"      --depth N            call-path frames kept (32)\n"
+	"      --harvest deferred|launch  collect hit flags at the program's syncs (default),\n"
+	"                           or after every launch as DrGPUM does\n"
+	"      --sanitizer-lib PATH the Compute Sanitizer library to use\n"
+	"      --fail-on PATTERNS   exit 1 when one of these patterns is found (comma list or all)\n"
+	"      --top N              findings printed (10); 0 prints none\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"Exit status: the program's own when it fails; else 1 when --fail-on matched;\n"
+	"2 when this machine cannot profile (no driver, no GPU, no Sanitizer library).\n"
+	"\n"
+	"EXAMPLES\n"
+	"  gmprof run -- ./my_app --size 4096\n"
+	"  gmprof run --mode intra --kernels 'gemm' -o 'prof.%r.gmprof' -- mpirun -n 2 ./app\n"
+	"  gmprof run --fail-on memory_leak,unused_allocation -- ./unit_tests\n";
+
+static pid_t child;
+
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+/* The collector lives beside gmprof (a build tree) or in ../lib/gmprof (an install). */
+static int find_collector(char *out, size_t n)
+{
+	const char *env = getenv("GMPROF_COLLECTOR");
+	if (env && *env) {
+		snprintf(out, n, "%s", env);
+		return access(out, R_OK) == 0;
+	}
+	char self[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (k <= 0)
+		return 0;
+	self[k] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	if (snprintf(out, n, "%s/libgmprof.so", self) < (int)n && access(out, R_OK) == 0)
+		return 1;
+	return snprintf(out, n, "%s/../lib/gmprof/libgmprof.so", self) < (int)n &&
+	       access(out, R_OK) == 0;
+}
+
+/* A CUDA driver that sees a GPU.  GMPROF_CUDA_DRIVER names another driver library. */
+static int preflight_gpu(void)
+{
+	const char *lib = getenv("GMPROF_CUDA_DRIVER");
+	if (!lib || !*lib)
+		lib = "libcuda.so.1";
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "gmprof: no CUDA driver on this machine (%s cannot be loaded)\n", lib);
+		return -1;
+	}
+	int (*init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
+	int (*count)(int *) = (int (*)(int *))dlsym(h, "cuDeviceGetCount");
+	int n = 0;
+	int rc = init && count ? init(0) : -1;
+	if (rc == 0)
+		rc = count(&n);
+	dlclose(h);
+	if (rc != 0 || n == 0) {
+		fprintf(stderr, "gmprof: no GPU: the CUDA driver sees no device%s\n",
+			rc == 100 ? "" : rc == 0 ? "" : " (cuInit failed)");
+		return -1;
+	}
+	return 0;
+}
+
+struct run_opts {
+	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib;
+	int force;
+	uint32_t fail_on, top;
+};
+
+static int set_env(const struct run_opts *o, const char *collector)
+{
+	int err = setenv("CUDA_INJECTION64_PATH", collector, 1);
+	err |= setenv("GMPROF_OUTPUT", o->output, 1);
+	if (o->force)
+		err |= setenv("GMPROF_FORCE", "1", 1);
+	if (o->mode)
+		err |= setenv("GMPROF_MODE", o->mode, 1);
+	if (o->sample)
+		err |= setenv("GMPROF_KERNEL_SAMPLE", o->sample, 1);
+	if (o->kernels)
+		err |= setenv("GMPROF_KERNELS", o->kernels, 1);
+	if (o->depth)
+		err |= setenv("GMPROF_DEPTH", o->depth, 1);
+	if (o->harvest)
+		err |= setenv("GMPROF_HARVEST", o->harvest, 1);
+	if (o->sanlib)
+		err |= setenv("GMPROF_SANITIZER_LIB", o->sanlib, 1);
+	/* The report comes from gmprof; the program's stderr stays the program's. */
+	err |= setenv("GMPROF_SUMMARY", "0", 1);
+	/* Patch every kernel when its module loads. */
+	err |= setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+	return err ? -errno : 0;
+}
+
+static int launch(char **argv, int *status)
+{
+	/* The child reports a failed exec through a close-on-exec pipe. */
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		fprintf(stderr, "gmprof: cannot start '%s': %s\n", argv[0], strerror(errno));
+		return -1;
+	}
+	child = fork();
+	if (child < 0) {
+		fprintf(stderr, "gmprof: cannot start '%s': %s\n", argv[0], strerror(errno));
+		return -1;
+	}
+	if (child == 0) {
+		close(fds[0]);
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(fds[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(fds[1]);
+	int e = 0;
+	ssize_t got;
+	while ((got = read(fds[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	if (got == (ssize_t)sizeof(e)) {
+		waitpid(child, status, 0);
+		fprintf(stderr, "gmprof: cannot run '%s': %s\n", argv[0], strerror(e));
+		return -1;
+	}
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+	struct sigaction sa = { .sa_handler = forward };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	while (waitpid(child, status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "gmprof: lost the program: %s\n", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static const char *getenv_fn(const char *name)
+{
+	return getenv(name);
+}
+
+/* Reports the profile the program wrote; returns 1 when --fail-on matched. */
+static int report(const struct run_opts *o, pid_t pid)
+{
+	char host[256] = "localhost", path[PATH_MAX], err[512];
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	if (gmp_path__expand(o->output, pid, host, getenv_fn, path, sizeof(path), err, sizeof(err)))
+		return -1; /* the collector said why */
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		fprintf(stderr, "gmprof: the program wrote no profile ('%s' does not exist)\n", path);
+		return -1;
+	}
+	struct gmp_input in;
+	if (gmp_input__load(path, 0, &in))
+		return -1;
+	struct gmp_detect_opts dopts;
+	gmp_detect_opts__defaults(&dopts);
+	struct gmp_result *r = NULL;
+	int rc = -1;
+	if (gmp_input__detect(&in, &dopts, &r) == 0) {
+		if (o->top)
+			gmp_text__findings(stdout, r, path, o->top);
+		rc = 0;
+		for (size_t i = 0; i < r->nfindings; i++)
+			if (o->fail_on & (1u << r->findings[i].pattern))
+				rc = 1;
+		gmp_result__free(r);
+	}
+	gmp_input__release(&in);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	enum { O_FORCE = OPT_CMD_BASE, O_MODE, O_SAMPLE, O_KERNELS, O_DEPTH, O_HARVEST, O_SANLIB,
+	       O_FAILON, O_TOP };
+	static const struct option longopts[] = {
+		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, O_FORCE },
+		{ "mode", required_argument, 0, O_MODE }, { "kernel-sample", required_argument, 0, O_SAMPLE },
+		{ "kernels", required_argument, 0, O_KERNELS }, { "depth", required_argument, 0, O_DEPTH },
+		{ "harvest", required_argument, 0, O_HARVEST },
+		{ "sanitizer-lib", required_argument, 0, O_SANLIB },
+		{ "fail-on", required_argument, 0, O_FAILON }, { "top", required_argument, 0, O_TOP },
+		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	struct run_opts o = { .output = "gmprof.%p.gmprof", .top = 10 };
+	int c;
+	uint32_t u;
+	gmp_cli__reset_getopt();
+	/* '+': stop at the first non-option, the program. */
+	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.output = optarg; break;
+		case O_FORCE: o.force = 1; break;
+		case O_MODE:
+			if (strcmp(optarg, "object") && strcmp(optarg, "intra"))
+				return gmp_cli__usage_error("run", "--mode must be object or intra, not '%s'", optarg);
+			o.mode = optarg;
+			break;
+		case O_SAMPLE:
+			if (gmp_cli__u32(optarg, &u) || !u)
+				return gmp_cli__usage_error("run", "bad value '%s' for --kernel-sample", optarg);
+			o.sample = optarg;
+			break;
+		case O_KERNELS: o.kernels = optarg; break;
+		case O_DEPTH:
+			if (gmp_cli__u32(optarg, &u) || !u || u > 256)
+				return gmp_cli__usage_error("run", "bad value '%s' for --depth (1 to 256)", optarg);
+			o.depth = optarg;
+			break;
+		case O_HARVEST:
+			if (strcmp(optarg, "deferred") && strcmp(optarg, "launch"))
+				return gmp_cli__usage_error("run", "--harvest must be deferred or launch, not '%s'", optarg);
+			o.harvest = optarg;
+			break;
+		case O_SANLIB: o.sanlib = optarg; break;
+		case O_FAILON:
+			if (gmp_pattern__parse_list(optarg, &o.fail_on))
+				return gmp_cli__usage_error("run", "'--fail-on %s' names no known pattern list", optarg);
+			break;
+		case O_TOP:
+			if (gmp_cli__u32(optarg, &o.top))
+				return gmp_cli__usage_error("run", "bad value '%s' for --top", optarg);
+			break;
+		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
+		case ':': return gmp_cli__usage_error("run", "option '%s' needs a value", argv[optind - 1]);
+		default: return gmp_cli__usage_error("run", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc && strcmp(argv[optind - 1], "--") != 0 && argv[optind][0] == '-')
+		return gmp_cli__usage_error("run", "unknown option '%s'", argv[optind]);
+	if (optind >= argc)
+		return gmp_cli__usage_error("run", "no program to run (put it after --)");
+	char collector[PATH_MAX], err[PATH_MAX + 256];
+	if (!find_collector(collector, sizeof(collector))) {
+		fprintf(stderr, "gmprof: the collector libgmprof.so is not beside gmprof nor in ../lib/gmprof (build it with make, or set GMPROF_COLLECTOR)\n");
+		return GMP_EXIT_USAGE;
+	}
+	if (preflight_gpu())
+		return GMP_EXIT_USAGE;
+	struct gmp_san san;
+	if (gmp_san__load(&san, o.sanlib, err, sizeof(err))) {
+		fprintf(stderr, "gmprof: %s\n", err);
+		return GMP_EXIT_USAGE;
+	}
+	if (set_env(&o, collector)) {
+		fprintf(stderr, "gmprof: cannot set up the environment: %s\n", strerror(errno));
+		return GMP_EXIT_USAGE;
+	}
+	int status;
+	if (launch(argv + optind, &status))
+		return GMP_EXIT_USAGE;
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "gmprof: the program was killed by signal %d (%s)\n", WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	int rep = report(&o, child);
+	if (code)
+		return code;
+	return rep == 1 ? GMP_EXIT_GATE : rep < 0 ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+}

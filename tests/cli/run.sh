@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: MIT
+# gmprof run: preflight failures in one sentence, the program's exit status
+# and signals passing through, --fail-on, and the report -- with a stand-in
+# driver, the Sanitizer test double and the fake CUDA program.
+. tests/cli/lib.sh
+B=${BUILD:-build}/test
+FAKE=$PWD/$B/double/fake_app
+DOUBLE=$PWD/$B/double/libsanitizer-public.so
+export GMPROF_COLLECTOR=$PWD/$B/libgmprof.so GMPROF_PATCH=$PWD/$B/double/patches.fatbin
+export GMPROF_DOUBLE=$DOUBLE
+
+expect_exit 0 "run --help" -- "$GMPROF" run --help
+expect_exit 2 "run without a program" -- "$GMPROF" run
+expect_exit 2 "no CUDA driver" -- env GMPROF_CUDA_DRIVER=/nonexistent/libcuda.so.1 "$GMPROF" run -- true
+expect_stderr_line "no CUDA driver on this machine" "no CUDA driver: one sentence"
+export GMPROF_CUDA_DRIVER=$PWD/$B/double/libcuda-fake.so
+expect_exit 2 "no GPU" -- env FAKE_CUDA_DEVICES=0 "$GMPROF" run -- true
+expect_stderr_line "no GPU: the CUDA driver sees no device" "no GPU: one sentence"
+expect_exit 2 "no Sanitizer library" -- "$GMPROF" run --sanitizer-lib /nonexistent/libsanitizer-public.so -- true
+expect_stderr_line "the Compute Sanitizer library '/nonexistent/libsanitizer-public.so' does not exist" "no Sanitizer library: one sentence"
+expect_exit 2 "bad --mode" -- "$GMPROF" run --mode fast -- true
+
+R="$GMPROF run --sanitizer-lib $DOUBLE -o $TMPDIR/p.%p.gmprof"
+expect_exit 0 "a run" -- $R -- "$FAKE" tests/scripts/figure2.jsonl
+grep -q "4 findings" "$TMPDIR/out" && ok "the run reports its findings" || notok "the run reports its findings: $(cat "$TMPDIR/out")"
+ls "$TMPDIR"/p.*.gmprof >/dev/null 2>&1 && ok "the profile is named by the pattern" || notok "the profile is named by the pattern"
+expect_exit 1 "--fail-on a found pattern" -- $R --fail-on memory_leak -- "$FAKE" tests/scripts/figure2.jsonl
+expect_exit 0 "--fail-on a pattern not found" -- $R --fail-on memory_leak -- "$FAKE" tests/scripts/figure4.jsonl
+expect_exit 3 "the program's exit status passes through" -- $R -- "$FAKE" --die-after 5 exit tests/scripts/figure2.jsonl
+expect_exit 137 "a program killed by SIGKILL" -- $R -- "$FAKE" --die-after 5 kill tests/scripts/figure2.jsonl
+grep -q "killed by signal 9" "$TMPDIR/err" && ok "the signal is named" || notok "the signal is named: $err"
+expect_exit 2 "a program that cannot start" -- $R -- "$TMPDIR/no-such-program"
+
+# Signals sent to gmprof reach the program.
+$R -- sleep 30 >/dev/null 2>"$TMPDIR/err" &
+pid=$!
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 143 ] && ok "SIGTERM forwarded (exit 143)" || notok "SIGTERM forwarded (exit $rc)"
+finish

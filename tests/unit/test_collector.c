@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collector's pure parts: GMPROF_* options, profile path patterns,
+ * and intra-object maps turned into touches.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "pathpat.h"
+#include "support.h"
+#include "touches.h"
+
+static const char *const *env;
+
+static const char *fake_getenv(const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *const *e = env; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+static int parse(const char *const *vars, struct gmp_opts *o, char *err)
+{
+	env = vars;
+	return gmp_opts__parse(o, fake_getenv, err, 256);
+}
+
+static void options(void **state)
+{
+	(void)state;
+	struct gmp_opts o;
+	char err[256];
+	assert_int_equal(parse(NULL, &o, err), 0);
+	assert_string_equal(o.output, "gmprof.%p.gmprof");
+	assert_int_equal(o.mode, GMP_COLLECT_OBJECT);
+	assert_int_equal(o.depth, 32);
+	assert_int_equal(o.gran, 4);
+	assert_int_equal(o.online, 1);
+	static const char *const good[] = { "GMPROF_MODE=intra", "GMPROF_KERNEL_SAMPLE=100",
+					    "GMPROF_DEPTH=8", "GMPROF_FORCE=yes",
+					    "GMPROF_HARVEST=launch", "GMPROF_GRANULARITY=8",
+					    "GMPROF_COUNTER_GRANULARITY=128", NULL };
+	assert_int_equal(parse(good, &o, err), 0);
+	assert_int_equal(o.mode, GMP_COLLECT_INTRA);
+	assert_int_equal(o.kernel_sample, 100);
+	assert_int_equal(o.force, 1);
+	assert_int_equal(o.harvest, GMP_HARVEST_LAUNCH);
+	static const char *const bad[][2] = {
+		{ "GMPROF_MODE=fast", "GMPROF_MODE='fast'" },
+		{ "GMPROF_DEPTH=0", "GMPROF_DEPTH='0'" },
+		{ "GMPROF_DEPTH=9x", "GMPROF_DEPTH='9x'" },
+		{ "GMPROF_FLUSH_MS=-5", "GMPROF_FLUSH_MS='-5'" },
+		{ "GMPROF_FORCE=maybe", "GMPROF_FORCE='maybe'" },
+		{ "GMPROF_GRANULARITY=6", "power of 2" },
+		{ "GMPROF_COUNTER_GRANULARITY=2", "no finer than" },
+		{ "GMPROF_OUTPUT=", "needs a name" },
+		{ "GMPROF_ON_ERROR=ignore", "GMPROF_ON_ERROR='ignore'" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *vars[] = { bad[i][0], NULL };
+		assert_int_equal(parse(vars, &o, err), -EINVAL);
+		if (!strstr(err, bad[i][1]))
+			fail_msg("'%s' does not say '%s'", err, bad[i][1]);
+	}
+}
+
+static int expand(const char *pattern, const char *const *vars, char *out, char *err)
+{
+	env = vars;
+	return gmp_path__expand(pattern, 4242, "node7", fake_getenv, out, 256, err, 256);
+}
+
+static void path_patterns(void **state)
+{
+	(void)state;
+	char out[256], err[256];
+	assert_int_equal(expand("p.%p.%h.gmprof", NULL, out, err), 0);
+	assert_string_equal(out, "p.4242.node7.gmprof");
+	static const char *const vars[] = { "JOB=train", "SLURM_PROCID=3", "RANK=9", NULL };
+	assert_int_equal(expand("/out/%q{JOB}/r%r-100%%", vars, out, err), 0);
+	assert_string_equal(out, "/out/train/r3-100%");
+	static const char *const torch[] = { "RANK=5", NULL };
+	assert_int_equal(expand("r%r", torch, out, err), 0);
+	assert_string_equal(out, "r5");
+	assert_int_equal(expand("r%r", NULL, out, err), 0);
+	assert_string_equal(out, "r0");
+	assert_int_equal(expand("%q{NOPE}", NULL, out, err), -EINVAL);
+	assert_non_null(strstr(err, "unset variable"));
+	assert_int_equal(expand("%x", NULL, out, err), -EINVAL);
+	assert_non_null(strstr(err, "unknown %x"));
+	assert_int_equal(expand("a%", NULL, out, err), -EINVAL);
+	assert_int_equal(expand("%q{JOB", vars, out, err), -EINVAL);
+	static const char *const evil[] = { "X=../../etc", "Y=..", "Z=a/b", "R=1;rm", "E=", NULL };
+	assert_int_equal(expand("d/%q{X}", evil, out, err), -EINVAL);
+	assert_non_null(strstr(err, "would change the directory"));
+	assert_int_equal(expand("d/%q{Y}", evil, out, err), -EINVAL);
+	assert_int_equal(expand("d/%q{Z}", evil, out, err), -EINVAL);
+	assert_int_equal(expand("d/%q{E}", evil, out, err), -EINVAL);
+	static const char *const badrank[] = { "PMI_RANK=1;rm", NULL };
+	assert_int_equal(expand("r%r", badrank, out, err), -EINVAL);
+	assert_non_null(strstr(err, "not a number"));
+	char longp[300];
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[sizeof(longp) - 1] = '\0';
+	assert_int_equal(expand(longp, NULL, out, err), -EINVAL);
+	assert_non_null(strstr(err, "too long"));
+}
+
+static void maps_to_touches(void **state)
+{
+	(void)state;
+	/* 256 bytes at 0x1000: granules of 4, cells of 64 bytes. */
+	uint32_t bm[2] = { 0 }, ct[4] = { 0 };
+	gmp_maps__add(0x1000, 256, bm, ct, 2, 6, 0x1000, 8);   /* bytes 0-7 */
+	gmp_maps__add(0x1000, 256, bm, ct, 2, 6, 0x1004, 4);   /* bytes 4-7 again */
+	gmp_maps__add(0x1000, 256, bm, ct, 2, 6, 0x1040, 8);   /* bytes 64-71 */
+	gmp_maps__add(0x1000, 256, bm, ct, 2, 6, 0x1044, 4);
+	gmp_maps__add(0x1000, 256, bm, ct, 2, 6, 0x10fc, 32);  /* runs past the end */
+	gmp_maps__add(0x1000, 256, bm, ct, 2, 6, 0x0f00, 16);  /* before the object */
+	struct gmp_touch_vec tv = { 0 };
+	assert_int_equal(gmp_maps__touches(0x1000, 256, bm, ct, 2, 6, GMP_RW_READ, &tv), 0);
+	assert_int_equal(tv.n, 3);
+	assert_int_equal(tv.v[0].addr, 0x1000);
+	assert_int_equal(tv.v[0].size, 8);
+	assert_int_equal(tv.v[0].count, 2);  /* cell 0 had two accesses */
+	assert_int_equal(tv.v[1].addr, 0x1040);
+	assert_int_equal(tv.v[1].count, 2);
+	assert_int_equal(tv.v[2].addr, 0x10fc);
+	assert_int_equal(tv.v[2].size, 4);
+	assert_int_equal(tv.v[2].count, 1);
+	free(tv.v);
+	/* An object whose size is no multiple of the granule: the last run is clipped. */
+	uint32_t b2[1] = { 0x7 };
+	struct gmp_touch_vec t2 = { 0 };
+	assert_int_equal(gmp_maps__touches(0x2000, 10, b2, NULL, 2, 6, GMP_RW_WRITE, &t2), 0);
+	assert_int_equal(t2.n, 1);
+	assert_int_equal(t2.v[0].size, 10);
+	free(t2.v);
+	assert_int_equal(gmp_maps__bitmap_words(256, 2), 2);
+	assert_int_equal(gmp_maps__bitmap_words(257, 2), 3);
+	assert_int_equal(gmp_maps__counters(256, 6), 4);
+	assert_int_equal(gmp_maps__counters(1, 6), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(options),
+		cmocka_unit_test(path_patterns),
+		cmocka_unit_test(maps_to_touches),
+	};
+	return cmocka_run_group_tests_name("collector", tests, NULL, NULL);
+}
