@@ -49,12 +49,19 @@ CORE_SRC := $(FORMAT_SRC) $(DETECT_SRC)
 LIBS_ANALYZER := -lcjson -ldwarf -lelf -lz -lm -lpthread -ldl
 LIBS_COLLECTOR := -lunwind -lpthread -ldl -lm
 COLLECTOR_SRC := $(wildcard collector/*.c)
+# The toolkit's own Sanitizer headers, where they exist; else gmprof's declarations.
+SAN_INC := $(CUDA_HOME)/compute-sanitizer/include
+ifneq ($(wildcard $(SAN_INC)/sanitizer.h),)
+COLLECTOR_CFLAGS := -fvisibility=hidden -Icollector -DGMP_HAVE_SANITIZER_HEADERS \
+	-I$(CUDA_HOME)/include -I$(SAN_INC)
+else
 COLLECTOR_CFLAGS := -fvisibility=hidden -Icollector
+endif
 LIBS_TEST := $(LIBS_ANALYZER) -lcmocka
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all run test gpu-check gpu-run bench bench-gpu fuzz install clean deps patches
+.PHONY: all run test gpu-check gpu-run gpu-record bench bench-gpu fuzz install clean deps patches
 
 all: $(DEPS_STAMP) $(REL)/gmprof $(REL)/libgmprof.so patches
 
@@ -219,7 +226,20 @@ test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(DOUBLE) patches
 
 gpu-check: all
 	@if ! sh tests/gpu/have-gpu.sh; then exit 0; fi; \
-	BUILD=$(BUILD) NVCC=$(NVCC) sh tests/gpu/run.sh
+	BUILD=$(BUILD) NVCC=$(NVCC) CUDA_HOME=$(CUDA_HOME) sh tests/gpu/run.sh
+
+# The main job on a GPU machine: profile the bundled simpleMultiCopy-shaped benchmark.
+gpu-run: all
+	@mkdir -p $(BUILD)/gpu
+	$(Q)$(NVCC) -O2 -g -lineinfo -Xcompiler -rdynamic -o $(BUILD)/gpu/simple_multi_copy benchmarks/cuda/simple_multi_copy.cu
+	$(REL)/gmprof run --force -o $(BUILD)/gpu/simple_multi_copy.gmprof -- $(BUILD)/gpu/simple_multi_copy
+
+# After gpu-check on a GPU machine: keep its profiles (and binaries, for symbols) as test data.
+gpu-record:
+	@test -d $(BUILD)/gpu || { echo "gmprof: run make gpu-check on a GPU machine first" >&2; exit 2; }
+	@mkdir -p tests/data/bin
+	@for p in $(BUILD)/gpu/*.gmprof; do n=$$(basename $$p .gmprof); \
+	  cp $$p tests/data/$$n.gmprof && cp $(BUILD)/gpu/$$n tests/data/bin/$$n && echo "recorded $$n"; done
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gmprof

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+# What can be checked of the GPU tests without a GPU: gmprof's Sanitizer
+# declarations still give the layout recorded in tests/gpu/layout.expected
+# (which gpu-check compares with the toolkit's), and every GPU test program
+# compiles.
+. tests/cli/lib.sh
+cc -std=c11 -D_DEFAULT_SOURCE -Icollector -Itests/gpu -o "$TMPDIR/layout" tests/gpu/layout.c &&
+	"$TMPDIR/layout" >"$TMPDIR/layout.txt" && diff -u tests/gpu/layout.expected "$TMPDIR/layout.txt" &&
+	ok "declared layout matches tests/gpu/layout.expected" || notok "declared layout matches tests/gpu/layout.expected"
+if [ -z "${NVCC:-}" ]; then
+	ok "no nvcc: the GPU programs are not compiled here"
+	finish
+fi
+for src in tests/gpu/*.cu; do
+	name=$(basename "$src" .cu)
+	"$NVCC" -O0 -o "$TMPDIR/$name" "$src" -lpthread >"$TMPDIR/$name.log" 2>&1 &&
+		ok "tests/gpu/$name.cu compiles" || { notok "tests/gpu/$name.cu compiles"; cat "$TMPDIR/$name.log"; }
+	[ -f "tests/gpu/$name.expect" ] && ok "$name has expected findings" || notok "$name has expected findings"
+done
+finish

@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make gpu-check: on a machine with a GPU, check the collector against the
+# real Compute Sanitizer.
+#  1. The toolkit's Sanitizer headers agree with gmprof's own declarations
+#     on every size, offset and constant the collector uses.
+#  2. Each program in tests/gpu/ runs under `gmprof run`, and its findings
+#     equal the .expect file beside it, exactly: a line "PATTERN OBJECT"
+#     per finding, or "PATTERN *N" for N findings of a pattern.
+#  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
+# Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
+set -u
+BUILD=${BUILD:-build}
+NVCC=${NVCC:-nvcc}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+OUT_DIR=$BUILD/gpu
+G=$BUILD/rel/gmprof
+mkdir -p "$OUT_DIR"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# 1. Header agreement.
+SAN_INC=$CUDA_HOME/compute-sanitizer/include
+if [ -f "$SAN_INC/sanitizer.h" ]; then
+	if cc -std=c11 -D_DEFAULT_SOURCE -DGMP_HAVE_SANITIZER_HEADERS -I"$CUDA_HOME/include" -I"$SAN_INC" \
+		-Icollector -Itests/gpu -o "$OUT_DIR/layout_toolkit" tests/gpu/layout.c 2>"$OUT_DIR/layout.err"; then
+		"$OUT_DIR/layout_toolkit" >"$OUT_DIR/layout.toolkit"
+		if diff -u tests/gpu/layout.expected "$OUT_DIR/layout.toolkit" >"$OUT_DIR/layout.diff"; then
+			ok "toolkit headers agree with gmprof's declarations ($(wc -l <tests/gpu/layout.expected) facts)"
+		else
+			bad "toolkit headers differ from gmprof's declarations:"; cat "$OUT_DIR/layout.diff"
+		fi
+	else
+		bad "layout check does not build against the toolkit headers:"; cat "$OUT_DIR/layout.err"
+	fi
+else
+	bad "no Compute Sanitizer headers in $SAN_INC: cannot check the declarations"
+fi
+
+# 2./3. Programs with expected findings.
+findings() { # profile -> "pattern object" lines, sorted
+	"$G" replay --format json --pretty "$1" | awk '
+		/"pattern": / { gsub(/[",]/, "", $2); p = $2 }
+		/"object": / && p != "" { gsub(/[",]/, "", $2); print p, $2; p = "" }' | sort
+}
+check() { # name profile expect
+	findings "$2" >"$OUT_DIR/$1.got"
+	awk 'NR == FNR { if ($2 ~ /^\*/) want[$1] = substr($2, 2); else pair[$1 " " $2]++; next }
+	     { if ($1 in want) have[$1]++; else got[$1 " " $2]++ }
+	     END {
+		bad = 0
+		for (k in pair) if (got[k] != pair[k]) { print "missing or repeated: " k; bad = 1 }
+		for (k in got) if (!(k in pair)) { print "unexpected: " k; bad = 1 }
+		for (k in want) if (have[k] + 0 != want[k] + 0) { print k ": " have[k] + 0 " findings, want " want[k]; bad = 1 }
+		exit bad }' "$3" "$OUT_DIR/$1.got" >"$OUT_DIR/$1.diff"
+}
+for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
+	[ -f "$src" ] || continue
+	name=$(basename "$src" .cu)
+	dir=$(dirname "$src")
+	exp="$dir/$name.expect"
+	[ -f "$exp" ] || continue
+	mode=object
+	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
+	if ! "$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -o "$OUT_DIR/$name" "$src" -lpthread \
+		>"$OUT_DIR/$name.build" 2>&1; then
+		bad "$name: does not build"; cat "$OUT_DIR/$name.build"; continue
+	fi
+	if ! "$G" run --mode "$mode" --force --top 0 -o "$OUT_DIR/$name.gmprof" -- "$OUT_DIR/$name" \
+		>"$OUT_DIR/$name.log" 2>&1; then
+		bad "$name: the program failed under gmprof"; cat "$OUT_DIR/$name.log"; continue
+	fi
+	if check "$name" "$OUT_DIR/$name.gmprof" "$exp"; then
+		ok "$name ($mode): findings as expected"
+	else
+		bad "$name ($mode):"; cat "$OUT_DIR/$name.diff"
+	fi
+done
+echo "gpu-check: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
