@@ -12,6 +12,8 @@ int cmd_replay(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_addr2line(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Prints the findings as readable text (replay's default format); top 0: all. */
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top);

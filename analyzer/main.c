@@ -19,9 +19,11 @@ static const char usage[] =
 	"\n"
 	"Commands:\n"
 	"  run       run a CUDA program under the collector and report what it found\n"
+	"  report    the full report: run, peaks, a plot of live bytes, ranked findings\n"
 	"  replay    analyze a profile or an event script and print the findings\n"
 	"  dump      write a profile as an event script\n"
 	"  convert   write an event script as a profile\n"
+	"  addr2line print source lines of addresses, as binutils addr2line\n"
 	"\n"
 	"  gmprof COMMAND --help   describes each command\n"
 	"  gmprof --version        prints the version\n"
@@ -40,9 +42,11 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", cmd_run },
+	{ "report", cmd_report },
 	{ "replay", cmd_replay },
 	{ "dump", cmd_dump },
 	{ "convert", cmd_convert },
+	{ "addr2line", cmd_addr2line },
 };
 
 int main(int argc, char **argv)

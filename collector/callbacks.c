@@ -66,10 +66,22 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 	event(&e, NULL);
 }
 
+/* Contexts being torn down: what they release then was leaked by the program. */
+static CUcontext dying[16];
+static size_t ndying;
+
+static int is_dying(CUcontext c)
+{
+	for (size_t i = 0; i < ndying; i++)
+		if (dying[i] == c)
+			return 1;
+	return 0;
+}
+
 static void release(const Sanitizer_ResourceMemoryData *md, uint32_t stream, int synchronizing)
 {
 	uint64_t start;
-	if (ignored(md) || !gmp_objmap__floor(gmp_col.live, md->address, &start, NULL, NULL) ||
+	if (ignored(md) || (md->context && is_dying(md->context)) || !gmp_objmap__floor(gmp_col.live, md->address, &start, NULL, NULL) ||
 	    start != md->address)
 		return; /* not an object we saw being born */
 	uint32_t device = (uint32_t)md->device;
@@ -95,9 +107,13 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 		dev_context_created(c->context, (uint32_t)c->device);
 		break;
 	}
-	case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING:
-		dev_context_destroying(((const Sanitizer_ResourceContextData *)cbdata)->context);
+	case SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: {
+		CUcontext c = ((const Sanitizer_ResourceContextData *)cbdata)->context;
+		if (ndying < sizeof(dying) / sizeof(dying[0]))
+			dying[ndying++] = c;
+		dev_context_destroying(c);
 		break;
+	}
 	case SANITIZER_CBID_RESOURCE_STREAM_CREATED:
 		rec_stream(h(((const Sanitizer_ResourceStreamData *)cbdata)->stream));
 		break;

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gmprof report`: what a person reads, in the spirit of heaptrack_print
+ * and ms_print -- the run, the peaks and what was live at each, an ASCII
+ * plot of live bytes over the topological order, and the findings ranked
+ * by what fixing them saves, each with its object, call path, source
+ * lines and suggestion.  --format json gives the machine form, with a
+ * stable fingerprint per finding.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "session.h"
+
+static const char usage[] =
+	"Usage: gmprof report [options] INPUT\n"
+	"\n"
+	"Print a report of a profile or an event script: the run, its memory peaks,\n"
+	"a plot of live bytes, and the findings ranked by what fixing them saves.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --format text|json   output format (text)\n"
+	"      --pretty             indent the JSON\n"
+	"  -n, --top N              findings shown (all)\n"
+	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
+	"  -o, --output FILE        write to FILE instead of standard output\n"
+	"      --force              replace FILE if it exists\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	GMP_DETECT_HELP
+	"\n"
+	"EXAMPLES\n"
+	"  gmprof report app.gmprof\n"
+	"  gmprof report --top 5 --symbols ./build app.gmprof\n"
+	"  gmprof report --format json app.gmprof > findings.json\n";
+
+#define PLOT_W 64
+#define PLOT_H 10
+
+struct report {
+	struct gmp_session *s;
+	const char *format;
+	int pretty;
+	uint32_t top;
+};
+
+static void header(FILE *fp, struct gmp_session *s)
+{
+	const struct gmp_trace *t = s->in.trace;
+	const struct gmp_result *r = s->r;
+	fprintf(fp, "gmprof report: %s\n", s->name);
+	static const char *const keys[] = { "command", "host", "pid", "device", "cuda", "mode" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = gmp_trace__meta(t, keys[i]);
+		if (v && *v)
+			fprintf(fp, "  %-8s %s\n", keys[i], v);
+	}
+	fprintf(fp, "  events   %zu (%" PRIu64 " GPU APIs), %zu objects, %u levels\n", t->nev,
+		r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);
+	if (t->damaged)
+		fprintf(fp, "  status   INCOMPLETE: damaged at byte %" PRIu64 " (%s); what came before is reported\n",
+			t->bytes_read, t->damage);
+	else if (t->truncated)
+		fprintf(fp, "  status   INCOMPLETE: cut off after %" PRIu64 " of %" PRIu64 " bytes; what came before is reported\n",
+			t->bytes_read, t->bytes_total);
+	else if (s->in.is_profile && !t->ended)
+		fprintf(fp, "  status   INCOMPLETE: the program did not reach its end (crashed or killed); objects still live were not necessarily leaked\n");
+	if (t->unharvested)
+		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets\n",
+			t->unharvested);
+}
+
+static const char *where(struct gmp_session *s, uint32_t ev, char *buf, size_t n)
+{
+	const char *site = gmp_sites__event(&s->sites, ev, NULL);
+	if (site)
+		snprintf(buf, n, " at %s", site);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+static void peaks(FILE *fp, struct gmp_session *s)
+{
+	const struct gmp_result *r = s->r;
+	char a[32], b[32], api[160], at[512], name[160];
+	fprintf(fp, "\nPeaks\n");
+	if (!r->ndevices)
+		fprintf(fp, "  no device memory was allocated\n");
+	for (size_t p = 0; p < r->npeaks; p++) {
+		const struct gmp_peak *pk = &r->peaks[p];
+		fprintf(fp, "  device %u: %s at %s%s\n", pk->device,
+			gmp_human_bytes(pk->bytes, a, sizeof(a)),
+			gmp_result__api_label(r, pk->ev, api, sizeof(api)), where(s, pk->ev, at, sizeof(at)));
+		for (uint32_t k = 0; k < pk->obj_n && k < 8; k++) {
+			uint32_t obj = r->peak_objs[pk->obj_off + k];
+			fprintf(fp, "    %-24s %10s%s\n", gmp_result__object_name(r, obj, name, sizeof(name)),
+				gmp_human_bytes(r->objects[obj].size, b, sizeof(b)),
+				where(s, r->objects[obj].alloc_ev, at, sizeof(at)));
+		}
+		if (pk->obj_n > 8)
+			fprintf(fp, "    ... and %u more\n", pk->obj_n - 8);
+	}
+}
+
+/* Live bytes per column over the topological order, ms_print-style. */
+static void plot(FILE *fp, const struct gmp_result *r, uint32_t device)
+{
+	if (!r->ncurve || !r->trace->nev)
+		return;
+	uint64_t col[PLOT_W] = { 0 }, peak = 0;
+	int mark[PLOT_W] = { 0 };
+	uint64_t levels = (uint64_t)r->max_level + 1;
+	uint64_t live = 0;
+	size_t k = 0;
+	for (uint32_t c = 0; c < PLOT_W; c++) {
+		uint64_t end = levels * (c + 1) / PLOT_W;
+		uint64_t mx = live;
+		for (; k < r->ncurve && r->level[r->curve[k].ev] < end; k++) {
+			if (r->curve[k].device != device)
+				continue;
+			live = r->curve[k].live;
+			if (live > mx)
+				mx = live;
+		}
+		col[c] = mx;
+		if (mx > peak)
+			peak = mx;
+	}
+	for (size_t p = 0; p < r->npeaks; p++)
+		if (r->peaks[p].device == device)
+			mark[(uint64_t)r->level[r->peaks[p].ev] * PLOT_W / levels] = 1;
+	if (!peak)
+		return;
+	char a[32];
+	fprintf(fp, "\nLive bytes on device %u over the topological order ('#' marks a peak)\n", device);
+	for (int row = PLOT_H; row >= 1; row--) {
+		if (row == PLOT_H)
+			fprintf(fp, "%10s |", gmp_human_bytes(peak, a, sizeof(a)));
+		else
+			fprintf(fp, "%10s |", "");
+		for (int c = 0; c < PLOT_W; c++) {
+			uint64_t h = (col[c] * PLOT_H + peak - 1) / peak;
+			fputc(h >= (uint64_t)row ? (mark[c] ? '#' : ':') : ' ', fp);
+		}
+		fputc('\n', fp);
+	}
+	fprintf(fp, "%10s +", "0");
+	for (int c = 0; c < PLOT_W; c++)
+		fputc('-', fp);
+	fprintf(fp, "\n%12s0%*s%" PRIu64 " levels\n", "", PLOT_W - 8, "", levels - 1);
+}
+
+static void metric(FILE *fp, const struct gmp_finding *f)
+{
+	switch (f->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION:
+	case GMP_PAT_LATE_DEALLOCATION:
+	case GMP_PAT_REDUNDANT_ALLOCATION:
+		fprintf(fp, "distance %d, %u API%s between", f->distance, f->apis_between,
+			f->apis_between == 1 ? "" : "s");
+		break;
+	case GMP_PAT_TEMPORARY_IDLENESS:
+		fprintf(fp, "%u idle range%s, the longest with %u APIs between", f->count,
+			f->count == 1 ? "" : "s", f->apis_between);
+		break;
+	case GMP_PAT_DEAD_WRITE:
+		fprintf(fp, "%" PRIu64 " dead bytes", f->bytes);
+		break;
+	case GMP_PAT_OVERALLOCATION:
+		fprintf(fp, "%.1f%% accessed, fragmentation %.1f%%", (double)f->accessed_pct,
+			(double)f->frag_pct);
+		break;
+	case GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY:
+		fprintf(fp, "coefficient of variation %.1f%% (%u of %u launches over the threshold)",
+			(double)f->cv_pct, f->count, f->total);
+		break;
+	case GMP_PAT_STRUCTURED_ACCESS:
+		fprintf(fp, "%u launches on disjoint slices", f->count);
+		break;
+	default:
+		fprintf(fp, "never freed or never used");
+	}
+}
+
+static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f, size_t i)
+{
+	const struct gmp_result *r = s->r;
+	const struct gmp_object *o = &r->objects[f->object];
+	char a[32], b[32], c[32], name[160], api[160], at[512], buf[768];
+	fprintf(fp, "\n%3zu. %s: %s (%s)\n", i + 1, gmp_pattern__name(f->pattern),
+		gmp_result__object_name(r, f->object, name, sizeof(name)),
+		gmp_human_bytes(o->size, a, sizeof(a)));
+	fprintf(fp, "     ");
+	metric(fp, f);
+	if (f->saving)
+		fprintf(fp, "; saves %s at the peak (%s -> %s)", gmp_human_bytes(f->saving, a, sizeof(a)),
+			gmp_human_bytes(gmp_finding__peak_before(r, f), b, sizeof(b)),
+			gmp_human_bytes(gmp_finding__peak_after(r, f), c, sizeof(c)));
+	fputc('\n', fp);
+	fprintf(fp, "     allocated by %s%s\n", gmp_result__api_label(r, o->alloc_ev, api, sizeof(api)),
+		where(s, o->alloc_ev, at, sizeof(at)));
+	if (f->ev_a != GMP_NO_EVENT && f->ev_a != o->alloc_ev)
+		fprintf(fp, "     from %s%s\n", gmp_result__api_label(r, f->ev_a, api, sizeof(api)),
+			where(s, f->ev_a, at, sizeof(at)));
+	if (f->ev_b != GMP_NO_EVENT)
+		fprintf(fp, "     to   %s%s\n", gmp_result__api_label(r, f->ev_b, api, sizeof(api)),
+			where(s, f->ev_b, at, sizeof(at)));
+	fprintf(fp, "     fix: %s\n", gmp_result__suggestion(r, f, buf, sizeof(buf)));
+	const struct gmp_event *e = &r->trace->ev[o->alloc_ev];
+	if (e->stack && s->sym) {
+		struct gmp_frame frames[16];
+		size_t n = gmp_symbolizer__stack(s->sym, e->stack, frames, 16);
+		if (n)
+			fprintf(fp, "     allocation call path:\n");
+		for (size_t k = 0; k < n; k++)
+			fprintf(fp, "       %s\n", gmp_frame__format(&frames[k], buf, sizeof(buf)));
+	}
+}
+
+static int text(FILE *fp, void *ctx)
+{
+	struct report *rp = ctx;
+	struct gmp_session *s = rp->s;
+	const struct gmp_result *r = s->r;
+	header(fp, s);
+	peaks(fp, s);
+	for (size_t d = 0; d < r->ndevices; d++)
+		plot(fp, r, r->devices[d].device);
+	size_t n = rp->top && rp->top < r->nfindings ? rp->top : r->nfindings;
+	fprintf(fp, "\nFindings: %zu", r->nfindings);
+	if (n < r->nfindings)
+		fprintf(fp, " (the top %zu shown)", n);
+	fprintf(fp, ", ranked by what fixing them saves at the peak\n");
+	for (size_t i = 0; i < n; i++)
+		finding(fp, s, &r->findings[i], i);
+	return ferror(fp) ? -5 /* EIO */ : 0;
+}
+
+static int json(FILE *fp, void *ctx)
+{
+	struct report *rp = ctx;
+	struct gmp_findings_opts o;
+	gmp_sites__findings_opts(&rp->s->sites, &o);
+	o.max_findings = (int)(rp->top > INT32_MAX ? INT32_MAX : rp->top);
+	struct gmp_jw jw;
+	gmp_jw__init(&jw, fp, rp->pretty);
+	gmp_findings__json(&jw, rp->s->r, &o);
+	gmp_jw__raw(&jw, "\n", 1);
+	return gmp_jw__finish(&jw);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	enum { O_PRETTY = OPT_CMD_BASE, O_SYMBOLS };
+	static const struct option longopts[] = {
+		{ "format", required_argument, 0, 'f' }, { "pretty", no_argument, 0, O_PRETTY },
+		{ "top", required_argument, 0, 'n' }, { "symbols", required_argument, 0, O_SYMBOLS },
+		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
+		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+	};
+	struct gmp_detect_opts o;
+	gmp_detect_opts__defaults(&o);
+	struct report rp = { .format = "text" };
+	const char *output = "-", *symdir = NULL;
+	int force = 0, salvage = 0, c;
+	gmp_cli__reset_getopt();
+	while ((c = getopt_long(argc, argv, ":f:n:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f': rp.format = optarg; break;
+		case O_PRETTY: rp.pretty = 1; break;
+		case 'n':
+			if (gmp_cli__u32(optarg, &rp.top))
+				return gmp_cli__usage_error("report", "bad value '%s' for --top", optarg);
+			break;
+		case O_SYMBOLS: symdir = optarg; break;
+		case 'o': output = optarg; break;
+		case OPT_FORCE: force = 1; break;
+		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
+		case ':': return gmp_cli__usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+		case '?': return gmp_cli__usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		default:
+			if (gmp_cli__detect_opt("report", c, optarg, &o, &salvage) < 0)
+				return GMP_EXIT_USAGE;
+		}
+	}
+	if (strcmp(rp.format, "text") && strcmp(rp.format, "json"))
+		return gmp_cli__usage_error("report", "unknown format '%s' (text or json)", rp.format);
+	if (optind != argc - 1)
+		return gmp_cli__usage_error("report", "expected one INPUT, got %d", argc - optind);
+	struct gmp_session s;
+	if (gmp_session__open(&s, argv[optind], salvage, &o, symdir))
+		return GMP_EXIT_USAGE;
+	rp.s = &s;
+	int rc = gmp_output__write(output, force, strcmp(rp.format, "json") ? text : json, &rp);
+	gmp_session__close(&s);
+	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+}

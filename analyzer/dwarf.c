@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: MIT
+/*
+ * DWARF line and function lookup: the only file that calls libdwarf (its
+ * API changed in later releases; this is the 20210528 one).  A CU index
+ * is built at open from .debug_aranges or the CU DIEs; a CU's sorted line
+ * table and its function ranges (subprograms and inlined subroutines) are
+ * built the first time an address falls in it.  Lookups follow what
+ * binutils does: the last line row at or below the address, the smallest
+ * function range containing it, linkage names before plain names.
+ */
+#define _GNU_SOURCE
+#include "dwarf.h"
+
+#include <libdwarf/dwarf.h>
+#include <errno.h>
+#include <libdwarf/libdwarf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strtab.h"
+#include "util.h"
+
+struct row {
+	uint64_t addr;
+	uint32_t line;
+	uint32_t file;      /* index into cu->files */
+	uint32_t disc;      /* discriminator */
+	uint32_t end;       /* end of a sequence */
+	uint32_t order;     /* position in the table, for stable sorting */
+};
+
+struct func {
+	uint64_t lo, hi;
+	uint32_t name;      /* string id, 0 unknown */
+	uint32_t call_file; /* inlined: where it was called from (string id) */
+	uint32_t call_line;
+	uint32_t depth;
+	uint32_t parent;    /* index of the enclosing func, or UINT32_MAX */
+};
+
+struct cu {
+	Dwarf_Off die_off;
+	int loaded;         /* 1 loaded, -1 failed */
+	struct row *rows;
+	size_t nrows;
+	struct func *funcs; /* sorted by lo */
+	size_t nfuncs, funcs_cap;
+	uint64_t *maxhi;    /* prefix maxima of funcs[].hi */
+	uint32_t *files;    /* string ids of the line table's files */
+	size_t nfiles;
+};
+
+struct span {
+	uint64_t lo, hi;
+	uint32_t cu;
+};
+
+struct gmp_dwarf {
+	Dwarf_Debug dbg;
+	struct cu *cus;
+	size_t ncus, cus_cap;
+	struct span *idx;
+	size_t nidx, idx_cap;
+	struct gmp_strtab *str;
+};
+
+static int add_span(struct gmp_dwarf *d, uint64_t lo, uint64_t hi, uint32_t cu)
+{
+	if (hi <= lo)
+		return 0;
+	if (GMP_GROW(d->idx, d->idx_cap, d->nidx + 1))
+		return -ENOMEM;
+	d->idx[d->nidx++] = (struct span){ lo, hi, cu };
+	return 0;
+}
+
+typedef int (*range_fn)(void *ctx, uint64_t lo, uint64_t hi);
+
+/* Calls fn for each address range of a DIE (low/high pc, DWARF 4 ranges, DWARF 5 rnglists). */
+static int die_ranges(Dwarf_Debug dbg, Dwarf_Die die, uint64_t cu_base, range_fn fn, void *ctx)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Addr lo, hi;
+	Dwarf_Half form;
+	enum Dwarf_Form_Class cls;
+	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK &&
+	    dwarf_highpc_b(die, &hi, &form, &cls, &e) == DW_DLV_OK) {
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			hi += lo;
+		return fn(ctx, lo, hi);
+	}
+	Dwarf_Attribute attr;
+	if (dwarf_attr(die, DW_AT_ranges, &attr, &e) != DW_DLV_OK)
+		return 0;
+	int rc = 0;
+	Dwarf_Half aform = 0;
+	dwarf_whatform(attr, &aform, &e);
+	Dwarf_Unsigned val = 0;
+	if (aform == DW_FORM_rnglistx) {
+		dwarf_formudata(attr, &val, &e);
+	} else {
+		Dwarf_Off off = 0;
+		if (dwarf_global_formref(attr, &off, &e) != DW_DLV_OK)
+			dwarf_formudata(attr, &val, &e);
+		else
+			val = off;
+	}
+	Dwarf_Half version = 0, offsize = 0;
+	dwarf_get_version_of_die(die, &version, &offsize);
+	if (version >= 5) {
+		Dwarf_Rnglists_Head head;
+		Dwarf_Unsigned count = 0, global = 0;
+		if (dwarf_rnglists_get_rle_head(attr, aform, val, &head, &count, &global, &e) ==
+		    DW_DLV_OK) {
+			for (Dwarf_Unsigned i = 0; i < count && !rc; i++) {
+				unsigned len, code;
+				Dwarf_Unsigned r1, r2, c1, c2;
+				Dwarf_Bool unavailable = 0;
+				if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &r1, &r2,
+								      &unavailable, &c1, &c2, &e) != DW_DLV_OK)
+					break;
+				if (code == DW_RLE_end_of_list)
+					break;
+				if (code != DW_RLE_base_address && code != DW_RLE_base_addressx &&
+				    !unavailable)
+					rc = fn(ctx, c1, c2);
+			}
+			dwarf_dealloc_rnglists_head(head);
+		}
+	} else {
+		Dwarf_Ranges *r;
+		Dwarf_Signed n = 0;
+		Dwarf_Off real;
+		Dwarf_Unsigned bytes;
+		if (dwarf_get_ranges_b(dbg, val, die, &real, &r, &n, &bytes, &e) == DW_DLV_OK) {
+			uint64_t base = cu_base;
+			for (Dwarf_Signed i = 0; i < n && !rc; i++) {
+				if (r[i].dwr_type == DW_RANGES_END)
+					break;
+				if (r[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
+					base = r[i].dwr_addr2;
+				else
+					rc = fn(ctx, base + r[i].dwr_addr1, base + r[i].dwr_addr2);
+			}
+			dwarf_ranges_dealloc(dbg, r, n);
+		}
+	}
+	dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	return rc;
+}
+
+struct cu_ctx {
+	struct gmp_dwarf *d;
+	uint32_t cu;
+};
+
+static int cu_range(void *ctx, uint64_t lo, uint64_t hi)
+{
+	struct cu_ctx *c = ctx;
+	return add_span(c->d, lo, hi, c->cu);
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Indexes every CU by its address ranges. */
+static int index_cus(struct gmp_dwarf *d)
+{
+	Dwarf_Error e = NULL;
+	for (;;) {
+		Dwarf_Unsigned hlen, abbrev_off, next;
+		Dwarf_Half version, asize, lsize, esize, cutype;
+		Dwarf_Sig8 sig;
+		Dwarf_Unsigned typeoff;
+		int rc = dwarf_next_cu_header_d(d->dbg, 1, &hlen, &version, &abbrev_off, &asize, &lsize,
+						&esize, &sig, &typeoff, &next, &cutype, &e);
+		if (rc == DW_DLV_NO_ENTRY)
+			break;
+		if (rc != DW_DLV_OK)
+			return -EIO;
+		Dwarf_Die die;
+		if (dwarf_siblingof_b(d->dbg, NULL, 1, &die, &e) != DW_DLV_OK)
+			continue;
+		Dwarf_Off off = 0;
+		dwarf_dieoffset(die, &off, &e);
+		if (GMP_GROW(d->cus, d->cus_cap, d->ncus + 1)) {
+			dwarf_dealloc(d->dbg, die, DW_DLA_DIE);
+			return -ENOMEM;
+		}
+		uint32_t cu = (uint32_t)d->ncus++;
+		memset(&d->cus[cu], 0, sizeof(d->cus[cu]));
+		d->cus[cu].die_off = off;
+		Dwarf_Addr base = 0;
+		dwarf_lowpc(die, &base, &e);
+		struct cu_ctx c = { d, cu };
+		rc = die_ranges(d->dbg, die, base, cu_range, &c);
+		dwarf_dealloc(d->dbg, die, DW_DLA_DIE);
+		if (rc)
+			return rc;
+	}
+	if (d->nidx > 1)
+		qsort(d->idx, d->nidx, sizeof(*d->idx), cmp_span);
+	return 0;
+}
+
+static const char *attr_string(Dwarf_Die die, Dwarf_Half at)
+{
+	char *s = NULL;
+	Dwarf_Error e = NULL;
+	return dwarf_die_text(die, at, &s, &e) == DW_DLV_OK ? s : NULL;
+}
+
+/* The name binutils would print: the linkage name, else the name, following origins. */
+static const char *func_name(Dwarf_Debug dbg, Dwarf_Die die, int depth)
+{
+	const char *n = attr_string(die, DW_AT_linkage_name);
+	if (!n)
+		n = attr_string(die, DW_AT_MIPS_linkage_name);
+	if (!n)
+		n = attr_string(die, DW_AT_name);
+	if (n || depth > 8)
+		return n;
+	static const Dwarf_Half refs[] = { DW_AT_abstract_origin, DW_AT_specification };
+	for (size_t i = 0; i < 2 && !n; i++) {
+		Dwarf_Attribute attr;
+		Dwarf_Error e = NULL;
+		Dwarf_Off off;
+		Dwarf_Die other;
+		if (dwarf_attr(die, refs[i], &attr, &e) != DW_DLV_OK)
+			continue;
+		if (dwarf_global_formref(attr, &off, &e) == DW_DLV_OK &&
+		    dwarf_offdie_b(dbg, off, 1, &other, &e) == DW_DLV_OK) {
+			n = func_name(dbg, other, depth + 1);
+			dwarf_dealloc(dbg, other, DW_DLA_DIE);
+		}
+		dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+	}
+	return n;
+}
+
+struct fn_ctx {
+	struct gmp_dwarf *d;
+	struct cu *cu;
+	struct func f;
+	int err;
+};
+
+static int func_range(void *ctx, uint64_t lo, uint64_t hi)
+{
+	struct fn_ctx *c = ctx;
+	if (hi <= lo)
+		return 0;
+	if (GMP_GROW(c->cu->funcs, c->cu->funcs_cap, c->cu->nfuncs + 1))
+		return -ENOMEM;
+	struct func f = c->f;
+	f.lo = lo;
+	f.hi = hi;
+	c->cu->funcs[c->cu->nfuncs++] = f;
+	return 0;
+}
+
+static uint32_t intern(struct gmp_dwarf *d, const char *s)
+{
+	return s ? gmp_strtab__intern(d->str, s, strlen(s)) : 0;
+}
+
+static int walk(struct gmp_dwarf *d, struct cu *cu, Dwarf_Die die, uint64_t base, uint32_t depth)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Die child;
+	if (depth > 64 || dwarf_child(die, &child, &e) != DW_DLV_OK)
+		return 0;
+	int rc = 0;
+	while (!rc) {
+		Dwarf_Half tag = 0;
+		dwarf_tag(child, &tag, &e);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			struct fn_ctx c = { .d = d, .cu = cu };
+			c.f.name = intern(d, func_name(d->dbg, child, 0));
+			c.f.depth = depth;
+			if (tag == DW_TAG_inlined_subroutine) {
+				Dwarf_Attribute a;
+				Dwarf_Unsigned v;
+				if (dwarf_attr(child, DW_AT_call_line, &a, &e) == DW_DLV_OK) {
+					if (dwarf_formudata(a, &v, &e) == DW_DLV_OK)
+						c.f.call_line = (uint32_t)v;
+					dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+				}
+				if (dwarf_attr(child, DW_AT_call_file, &a, &e) == DW_DLV_OK) {
+					if (dwarf_formudata(a, &v, &e) == DW_DLV_OK)
+						c.f.call_file = (uint32_t)v + 1; /* file number + 1; 0 none */
+					dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+				}
+			}
+			rc = die_ranges(d->dbg, child, base, func_range, &c);
+		}
+		if (!rc)
+			rc = walk(d, cu, child, base, depth + 1);
+		Dwarf_Die sib;
+		int s = dwarf_siblingof_b(d->dbg, child, 1, &sib, &e);
+		dwarf_dealloc(d->dbg, child, DW_DLA_DIE);
+		if (s != DW_DLV_OK)
+			break;
+		child = sib;
+	}
+	return rc;
+}
+
+/* Line tables and DIEs usually come in address order already. */
+static int sorted(const void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return 0;
+	return 1;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end ? -1 : 1; /* a sequence's end before a row that starts at it */
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi < y->hi) - (x->hi > y->hi); /* the enclosing one first */
+}
+
+static int load_lines(struct gmp_dwarf *d, struct cu *cu, Dwarf_Die die)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Unsigned version;
+	Dwarf_Small count;
+	Dwarf_Line_Context ctx;
+	if (dwarf_srclines_b(die, &version, &count, &ctx, &e) != DW_DLV_OK)
+		return 0; /* no line table: functions only */
+	Dwarf_Line *lines;
+	Dwarf_Signed n = 0;
+	int rc = 0;
+	if (dwarf_srclines_from_linecontext(ctx, &lines, &n, &e) != DW_DLV_OK)
+		goto out;
+	cu->rows = malloc((n ? (size_t)n : 1) * sizeof(*cu->rows));
+	if (!cu->rows) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* File names: one dwarf_linesrc per distinct file number. */
+	uint32_t *by_fileno = NULL;
+	size_t nfileno = 0;
+	for (Dwarf_Signed i = 0; i < n; i++) {
+		Dwarf_Addr a = 0;
+		Dwarf_Unsigned ln = 0, fno = 0, isa, disc = 0;
+		Dwarf_Bool end = 0, pe, eb;
+		dwarf_lineaddr(lines[i], &a, &e);
+		dwarf_lineno(lines[i], &ln, &e);
+		dwarf_lineendsequence(lines[i], &end, &e);
+		dwarf_line_srcfileno(lines[i], &fno, &e);
+		dwarf_prologue_end_etc(lines[i], &pe, &eb, &isa, &disc, &e);
+		if (fno >= nfileno) {
+			size_t cap = fno + 16;
+			uint32_t *b = realloc(by_fileno, cap * sizeof(*b));
+			if (!b) {
+				free(by_fileno);
+				rc = -ENOMEM;
+				goto out;
+			}
+			memset(b + nfileno, 0, (cap - nfileno) * sizeof(*b));
+			by_fileno = b;
+			nfileno = cap;
+		}
+		if (!by_fileno[fno]) {
+			char *src = NULL;
+			if (dwarf_linesrc(lines[i], &src, &e) == DW_DLV_OK) {
+				by_fileno[fno] = intern(d, src);
+				dwarf_dealloc(d->dbg, src, DW_DLA_STRING);
+			}
+		}
+		cu->rows[cu->nrows] = (struct row){ .addr = a, .line = (uint32_t)ln,
+						    .file = by_fileno[fno], .disc = (uint32_t)disc,
+						    .end = end != 0, .order = (uint32_t)cu->nrows };
+		cu->nrows++;
+	}
+	cu->files = by_fileno;
+	cu->nfiles = nfileno;
+	if (!sorted(cu->rows, cu->nrows, sizeof(*cu->rows), cmp_row))
+		qsort(cu->rows, cu->nrows, sizeof(*cu->rows), cmp_row);
+out:
+	dwarf_srclines_dealloc_b(ctx);
+	return rc;
+}
+
+static int load_cu(struct gmp_dwarf *d, struct cu *cu)
+{
+	Dwarf_Error e = NULL;
+	Dwarf_Die die;
+	cu->loaded = -1;
+	if (dwarf_offdie_b(d->dbg, cu->die_off, 1, &die, &e) != DW_DLV_OK)
+		return -EIO;
+	Dwarf_Addr base = 0;
+	dwarf_lowpc(die, &base, &e);
+	int rc = load_lines(d, cu, die);
+	if (!rc)
+		rc = walk(d, cu, die, base, 0);
+	dwarf_dealloc(d->dbg, die, DW_DLA_DIE);
+	if (rc)
+		return rc;
+	if (!sorted(cu->funcs, cu->nfuncs, sizeof(*cu->funcs), cmp_func))
+		qsort(cu->funcs, cu->nfuncs, sizeof(*cu->funcs), cmp_func);
+	cu->maxhi = malloc((cu->nfuncs ? cu->nfuncs : 1) * sizeof(*cu->maxhi));
+	if (!cu->maxhi)
+		return -ENOMEM;
+	for (size_t i = 0; i < cu->nfuncs; i++)
+		cu->maxhi[i] = i && cu->maxhi[i - 1] > cu->funcs[i].hi ? cu->maxhi[i - 1] : cu->funcs[i].hi;
+	cu->loaded = 1;
+	return 0;
+}
+
+int gmp_dwarf__open(const char *path, struct gmp_dwarf **out)
+{
+	struct gmp_dwarf *d = calloc(1, sizeof(*d));
+	if (!d || !(d->str = gmp_strtab__new())) {
+		free(d);
+		return -ENOMEM;
+	}
+	Dwarf_Error e = NULL;
+	char truepath[4096];
+	char *dl[] = { (char *)"/usr/lib/debug" };
+	unsigned char source = 0;
+	int rc = dwarf_init_path_dl(path, truepath, sizeof(truepath), DW_DLC_READ,
+				    DW_GROUPNUMBER_ANY, NULL, NULL, &d->dbg, dl, 1, &source, NULL,
+				    0, NULL, &e);
+	if (rc != DW_DLV_OK) {
+		if (rc == DW_DLV_ERROR && e)
+			dwarf_dealloc(NULL, e, DW_DLA_ERROR);
+		gmp_strtab__free(d->str);
+		free(d);
+		return rc == DW_DLV_NO_ENTRY ? -ENODATA : -EIO;
+	}
+	rc = index_cus(d);
+	if (rc) {
+		gmp_dwarf__close(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+void gmp_dwarf__close(struct gmp_dwarf *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->ncus; i++) {
+		free(d->cus[i].rows);
+		free(d->cus[i].funcs);
+		free(d->cus[i].maxhi);
+		free(d->cus[i].files);
+	}
+	free(d->cus);
+	free(d->idx);
+	if (d->dbg) {
+		Dwarf_Error e = NULL;
+		dwarf_finish(d->dbg, &e);
+	}
+	gmp_strtab__free(d->str);
+	free(d);
+}
+
+/* The CU whose ranges contain addr, loaded; NULL when none. */
+static struct cu *cu_for(struct gmp_dwarf *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->nidx;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->idx[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges can overlap; look back a little for one that contains addr. */
+	for (size_t k = lo; k > 0 && lo - k < 8; k--) {
+		const struct span *s = &d->idx[k - 1];
+		if (addr >= s->lo && addr < s->hi) {
+			struct cu *cu = &d->cus[s->cu];
+			if (!cu->loaded && load_cu(d, cu))
+				return NULL;
+			return cu->loaded > 0 ? cu : NULL;
+		}
+	}
+	return NULL;
+}
+
+static const char *str(const struct gmp_dwarf *d, uint32_t id)
+{
+	return id ? gmp_strtab__get(d->str, id, NULL) : NULL;
+}
+
+int gmp_dwarf__lookup(struct gmp_dwarf *d, uint64_t addr, struct gmp_srcloc *out, int max)
+{
+	struct cu *cu = cu_for(d, addr);
+	if (!cu || max < 1)
+		return 0;
+	memset(out, 0, sizeof(*out));
+	/* The line: the last row at or below addr, unless that ends a sequence. */
+	size_t lo = 0, hi = cu->nrows;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cu->rows[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int found = 0;
+	if (lo > 0 && !cu->rows[lo - 1].end) {
+		const struct row *r = &cu->rows[lo - 1];
+		out[0].file = str(d, r->file);
+		out[0].line = r->line;
+		out[0].discriminator = r->disc;
+		found = 1;
+	}
+	/* The function: the smallest range containing addr; then its inline chain. */
+	lo = 0;
+	hi = cu->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cu->funcs[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct func *best = NULL;
+	for (size_t k = lo; k > 0 && cu->maxhi[k - 1] > addr; k--) {
+		const struct func *f = &cu->funcs[k - 1];
+		if (addr < f->hi && (!best || f->hi - f->lo < best->hi - best->lo ||
+				     (f->hi - f->lo == best->hi - best->lo && f->depth > best->depth)))
+			best = f;
+	}
+	if (!best)
+		return found;
+	out[0].function = str(d, best->name);
+	int n = 1;
+	/* Inlined frames: each inlined subroutine was called from the next one out. */
+	const struct func *inner = best;
+	while (n < max && inner->call_line) {
+		const struct func *outer = NULL;
+		for (size_t k = lo; k > 0 && cu->maxhi[k - 1] > addr; k--) {
+			const struct func *f = &cu->funcs[k - 1];
+			if (addr < f->hi && f->depth < inner->depth &&
+			    (!outer || f->depth > outer->depth))
+				outer = f;
+		}
+		if (!outer)
+			break;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].function = str(d, outer->name);
+		out[n].line = inner->call_line;
+		out[n].file = inner->call_file && inner->call_file - 1 < cu->nfiles
+				      ? str(d, cu->files[inner->call_file - 1]) : NULL;
+		n++;
+		inner = outer;
+	}
+	return n;
+}

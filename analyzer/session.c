@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+/* Loading, detecting and symbolizing once for every command; safe outputs. */
+#include "session.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "safefile.h"
+
+int gmp_session__open(struct gmp_session *s, const char *path, int salvage,
+		      const struct gmp_detect_opts *o, const char *symdir)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = strcmp(path, "-") ? path : "<stdin>";
+	if (gmp_input__load(path, salvage, &s->in))
+		return -1;
+	if (gmp_input__detect(&s->in, o, &s->r)) {
+		gmp_input__release(&s->in);
+		return -1;
+	}
+	if (s->in.is_profile && gmp_symbolizer__new(s->in.trace, symdir, &s->sym)) {
+		fprintf(stderr, "gmprof: out of memory\n");
+		gmp_session__close(s);
+		return -1;
+	}
+	s->sites = (struct gmp_sites){ .r = s->r, .sym = s->sym };
+	return 0;
+}
+
+void gmp_session__close(struct gmp_session *s)
+{
+	gmp_symbolizer__free(s->sym);
+	gmp_result__free(s->r);
+	gmp_input__release(&s->in);
+	memset(s, 0, sizeof(*s));
+}
+
+int gmp_output__write(const char *path, int force, int (*fn)(FILE *fp, void *ctx), void *ctx)
+{
+	struct gmp_outfile out;
+	int err = gmp_outfile__open(&out, path, force);
+	if (err == -EEXIST) {
+		fprintf(stderr, "gmprof: refusing to overwrite '%s' (use --force)\n", path);
+		return -1;
+	}
+	if (err) {
+		gmp_input__perror(path, "cannot create", err);
+		return -1;
+	}
+	err = fn(out.fp, ctx);
+	if (err) {
+		gmp_outfile__abort(&out);
+		gmp_input__perror(path, "cannot write", err);
+		return -1;
+	}
+	if ((err = gmp_outfile__commit(&out))) {
+		gmp_input__perror(path, "cannot write", err);
+		return -1;
+	}
+	return 0;
+}

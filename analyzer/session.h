@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What every analyzing command does first -- load the input, run the
+ * detector, set up symbolization -- and last: write an output file safely.
+ * Failures print one line and return -1 (the command exits 2).
+ */
+#ifndef GMPROF_SESSION_H
+#define GMPROF_SESSION_H
+
+#include <stdio.h>
+
+#include "gmprof/detect.h"
+#include "input.h"
+#include "sites.h"
+#include "symbolize.h"
+
+struct gmp_session {
+	struct gmp_input in;
+	struct gmp_result *r;
+	struct gmp_symbolizer *sym;   /* NULL for scripts */
+	struct gmp_sites sites;
+	const char *name;             /* the input as shown to the user */
+};
+
+int gmp_session__open(struct gmp_session *s, const char *path, int salvage,
+		      const struct gmp_detect_opts *o, const char *symdir);
+void gmp_session__close(struct gmp_session *s);
+
+/*
+ * Writes an output through fn into path ("-": standard output), never
+ * leaving half a file or replacing one unless force.  fn returns 0 or a
+ * negative errno.  Returns 0, or -1 after saying why.
+ */
+int gmp_output__write(const char *path, int force, int (*fn)(FILE *fp, void *ctx), void *ctx);
+
+#endif

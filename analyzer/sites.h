@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Source sites of events and stable fingerprints of findings, shared by
+ * report, check, baseline, SARIF, Perfetto and HTML.  A gmp_sites borrows
+ * its result and symbolizer (which may be NULL: scripts have `at`).
+ */
+#ifndef GMPROF_SITES_H
+#define GMPROF_SITES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "findings_json.h"
+#include "gmprof/detect.h"
+#include "symbolize.h"
+
+struct gmp_sites {
+	const struct gmp_result *r;
+	struct gmp_symbolizer *sym;
+};
+
+/* "file:line" where the host issued ev (frame gets the user frame, may be NULL), or NULL. */
+const char *gmp_sites__event(struct gmp_sites *s, uint32_t ev, struct gmp_frame *frame);
+uint64_t gmp_sites__fingerprint(struct gmp_sites *s, const struct gmp_finding *f);
+const char *gmp_sites__fingerprint_hex(struct gmp_sites *s, const struct gmp_finding *f,
+				       char *buf, size_t n);
+/* Findings JSON options: symbolized `at`, and a fingerprint and call path per finding. */
+void gmp_sites__findings_opts(struct gmp_sites *s, struct gmp_findings_opts *o);
+void gmp_sites__json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_result *r,
+			   const struct gmp_finding *f);
+
+#endif

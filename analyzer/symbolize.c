@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Call paths of a profile as source lines: each PC goes to its module
+ * through the profile's module map (load bias included), then to DWARF
+ * (with inlined frames) or the symbol table.  Every unique PC is looked up
+ * once.  Frames of the CUDA runtime and driver, the Sanitizer and gmprof
+ * itself are trimmed; so is the C library's start-up at the bottom.
+ */
+#define _GNU_SOURCE
+#include "symbolize.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dwarf.h"
+#include "strtab.h"
+#include "symtab.h"
+#include "u64map.h"
+#include "util.h"
+
+#define INLINE_MAX 8
+
+struct mod {
+	const struct gmp_module *m;
+	int state;               /* 0 not opened, 1 open, -1 unavailable */
+	int hidden;              /* CUDA, Sanitizer, gmprof or libc start-up */
+	struct gmp_dwarf *dw;
+	struct gmp_symtab *st;
+	const char *path;        /* the file used */
+};
+
+/* One looked-up PC: frames[off .. off+n) in the frame pool. */
+struct gmp_symbolizer {
+	const struct gmp_trace *t;
+	char *symdir;
+	struct mod *mods;        /* sorted by base */
+	size_t nmods;
+	struct gmp_u64map cache; /* pc -> index into looks */
+	struct look {
+		uint32_t off, n;
+		int hidden;
+	} *looks;
+	size_t nlooks, looks_cap;
+	struct gmp_frame *pool;
+	size_t npool, pool_cap;
+	struct gmp_strtab *names; /* demangled names and paths */
+	char at[4096];
+};
+
+static int cmp_mod(const void *a, const void *b)
+{
+	const struct mod *x = a, *y = b;
+	return (x->m->base > y->m->base) - (x->m->base < y->m->base);
+}
+
+static int hidden_module(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	static const char *const prefixes[] = { "libcuda.", "libcudart", "libgmprof",
+						"libsanitizer", "libcupti", "libc.so", "ld-linux",
+						NULL };
+	for (int i = 0; prefixes[i]; i++)
+		if (strncmp(b, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	return 0;
+}
+
+int gmp_symbolizer__new(const struct gmp_trace *t, const char *symdir,
+			struct gmp_symbolizer **out)
+{
+	struct gmp_symbolizer *s = calloc(1, sizeof(*s));
+	if (!s || !(s->names = gmp_strtab__new()) ||
+	    !(s->mods = calloc(t->nmods ? t->nmods : 1, sizeof(*s->mods))) ||
+	    (symdir && !(s->symdir = strdup(symdir)))) {
+		gmp_symbolizer__free(s);
+		return -ENOMEM;
+	}
+	s->t = t;
+	gmp_u64map__init(&s->cache);
+	for (size_t i = 0; i < t->nmods; i++) {
+		s->mods[i].m = &t->mods[i];
+		s->mods[i].hidden = hidden_module(gmp_trace__str(t, t->mods[i].path, NULL));
+	}
+	s->nmods = t->nmods;
+	if (s->nmods > 1)
+		qsort(s->mods, s->nmods, sizeof(*s->mods), cmp_mod);
+	*out = s;
+	return 0;
+}
+
+void gmp_symbolizer__free(struct gmp_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nmods; i++) {
+		gmp_dwarf__close(s->mods[i].dw);
+		gmp_symtab__close(s->mods[i].st);
+	}
+	free(s->mods);
+	free(s->looks);
+	free(s->pool);
+	free(s->symdir);
+	gmp_u64map__release(&s->cache);
+	gmp_strtab__free(s->names);
+	free(s);
+}
+
+static struct mod *module_of(struct gmp_symbolizer *s, uint64_t pc)
+{
+	size_t lo = 0, hi = s->nmods;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->mods[mid].m->base <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc < s->mods[lo - 1].m->base + s->mods[lo - 1].m->size)
+		return &s->mods[lo - 1];
+	return NULL;
+}
+
+static const char *intern(struct gmp_symbolizer *s, const char *str)
+{
+	if (!str)
+		return NULL;
+	uint32_t id = gmp_strtab__intern(s->names, str, strlen(str));
+	return id ? gmp_strtab__get(s->names, id, NULL) : str;
+}
+
+/* Opens the module's file: as recorded, else under --symbols by its name; checks the build-id. */
+static void open_module(struct gmp_symbolizer *s, struct mod *md)
+{
+	md->state = -1;
+	const char *rec = gmp_trace__str(s->t, md->m->path, NULL);
+	const char *want_id = gmp_trace__str(s->t, md->m->build_id, NULL);
+	char cand[2][4096];
+	int nc = 0;
+	if (s->symdir) {
+		const char *b = strrchr(rec, '/');
+		if (snprintf(cand[nc], sizeof(cand[nc]), "%s/%s", s->symdir, b ? b + 1 : rec) <
+		    (int)sizeof(cand[nc]))
+			nc++;
+	}
+	snprintf(cand[nc++], sizeof(cand[0]), "%s", rec);
+	for (int i = 0; i < nc; i++) {
+		struct gmp_symtab *st;
+		if (gmp_symtab__open(cand[i], &st))
+			continue;
+		if (*want_id && *gmp_symtab__build_id(st) && strcmp(want_id, gmp_symtab__build_id(st))) {
+			gmp_symtab__close(st); /* another build of that file */
+			continue;
+		}
+		md->st = st;
+		md->path = intern(s, cand[i]);
+		if (gmp_dwarf__open(cand[i], &md->dw))
+			md->dw = NULL;
+		md->state = 1;
+		return;
+	}
+}
+
+/* Looks pc up (a return address: the call is the byte before). */
+static struct look *lookup(struct gmp_symbolizer *s, uint64_t pc)
+{
+	uint32_t *hit = gmp_u64map__get(&s->cache, pc);
+	if (hit)
+		return &s->looks[*hit];
+	if (GMP_GROW(s->looks, s->looks_cap, s->nlooks + 1) ||
+	    GMP_GROW(s->pool, s->pool_cap, s->npool + INLINE_MAX))
+		return NULL;
+	struct look *lk = &s->looks[s->nlooks];
+	*lk = (struct look){ .off = (uint32_t)s->npool };
+	struct mod *md = module_of(s, pc);
+	struct gmp_frame *f = &s->pool[s->npool];
+	struct gmp_srcloc loc[INLINE_MAX];
+	int n = 0;
+	if (md) {
+		lk->hidden = md->hidden;
+		if (!md->state)
+			open_module(s, md);
+		uint64_t addr = pc - 1 - md->m->bias;
+		if (md->state > 0 && md->dw)
+			n = gmp_dwarf__lookup(md->dw, addr, loc, INLINE_MAX);
+		const char *symfile = NULL;
+		const char *sym = md->state > 0 ? gmp_symtab__find(md->st, addr, &symfile) : NULL;
+		if (!n) {
+			memset(loc, 0, sizeof(loc[0]));
+			loc[0].file = symfile && *symfile ? symfile : NULL;
+			n = 1;
+		}
+		if (!loc[0].function)
+			loc[0].function = sym;
+	} else {
+		memset(loc, 0, sizeof(loc[0]));
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		char *plain = gmp_demangle(loc[i].function);
+		f[i] = (struct gmp_frame){
+			.function = intern(s, plain ? plain : loc[i].function), .file = intern(s, loc[i].file),
+			.line = loc[i].line, .pc = pc, .inlined = i + 1 < n,
+			.offset = md ? pc - 1 - md->m->bias : pc,
+			.module = md ? gmp_trace__str(s->t, md->m->path, NULL) : NULL };
+		free(plain);
+	}
+	/* The C runtime's start-up frames say nothing about the program. */
+	if (loc[n - 1].function && (!strcmp(loc[n - 1].function, "_start") ||
+				    !strncmp(loc[n - 1].function, "__libc_start", 12)))
+		lk->hidden = 1;
+	lk->n = (uint32_t)n;
+	s->npool += (size_t)n;
+	if (!gmp_u64map__slot(&s->cache, pc, (uint32_t)s->nlooks, NULL))
+		return NULL;
+	s->nlooks++;
+	return lk;
+}
+
+size_t gmp_symbolizer__stack(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *out,
+			     size_t max)
+{
+	const uint64_t *pcs;
+	size_t n = gmp_trace__stack(s->t, stack, &pcs), k = 0;
+	for (size_t i = 0; i < n && k < max; i++) {
+		struct look *lk = lookup(s, pcs[i]);
+		if (!lk)
+			break;
+		if (lk->hidden)
+			continue;
+		for (uint32_t j = 0; j < lk->n && k < max; j++)
+			out[k++] = s->pool[lk->off + j];
+	}
+	return k;
+}
+
+const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f)
+{
+	struct gmp_frame frames[32];
+	size_t n = gmp_symbolizer__stack(s, stack, frames, 32);
+	for (size_t i = 0; i < n; i++) {
+		if (frames[i].file && frames[i].line) {
+			if (f)
+				*f = frames[i];
+			snprintf(s->at, sizeof(s->at), "%s:%u", frames[i].file, frames[i].line);
+			return s->at;
+		}
+	}
+	return NULL;
+}
+
+const char *gmp_symbolizer__at(void *ctx, uint32_t stack)
+{
+	return ctx ? gmp_symbolizer__site(ctx, stack, NULL) : NULL;
+}
+
+const char *gmp_frame__format(const struct gmp_frame *f, char *buf, size_t n)
+{
+	const char *fn = f->function ? f->function : "??";
+	if (f->file)
+		snprintf(buf, n, "%s (%s:%u)%s", fn, f->file, f->line, f->inlined ? " [inlined]" : "");
+	else if (f->module)
+		snprintf(buf, n, "%s (%s+0x%llx)", fn, f->module, (unsigned long long)f->offset);
+	else
+		snprintf(buf, n, "%s (0x%llx)", fn, (unsigned long long)f->pc);
+	return buf;
+}
