@@ -221,7 +221,14 @@ $(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(COLLECTOR_PURE) $(call o
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_TEST)
 
-test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(DOUBLE) patches
+# Test tools: checkers of what the analyzer writes.
+TEST_TOOLS := $(TST)/tools/trace_check $(TST)/tools/sarif_check
+$(TST)/tools/%: tests/tools/%.c $(DEPS_STAMP)
+	$(call msg,CC-SAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -o $@ $< -lcjson -lm
+
+test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(DOUBLE) $(TEST_TOOLS) patches
 	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) sh tests/run.sh $(UNIT_BIN)
 
 gpu-check: all

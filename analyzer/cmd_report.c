@@ -133,7 +133,8 @@ static void plot(FILE *fp, const struct gmp_result *r, uint32_t device)
 	}
 	for (size_t p = 0; p < r->npeaks; p++)
 		if (r->peaks[p].device == device)
-			mark[(uint64_t)r->level[r->peaks[p].ev] * PLOT_W / levels] = 1;
+			/* The column the loop above puts that level in. */
+			mark[(((uint64_t)r->level[r->peaks[p].ev] + 1) * PLOT_W + levels - 1) / levels - 1] = 1;
 	if (!peak)
 		return;
 	char a[32];
@@ -155,38 +156,6 @@ static void plot(FILE *fp, const struct gmp_result *r, uint32_t device)
 	fprintf(fp, "\n%12s0%*s%" PRIu64 " levels\n", "", PLOT_W - 8, "", levels - 1);
 }
 
-static void metric(FILE *fp, const struct gmp_finding *f)
-{
-	switch (f->pattern) {
-	case GMP_PAT_EARLY_ALLOCATION:
-	case GMP_PAT_LATE_DEALLOCATION:
-	case GMP_PAT_REDUNDANT_ALLOCATION:
-		fprintf(fp, "distance %d, %u API%s between", f->distance, f->apis_between,
-			f->apis_between == 1 ? "" : "s");
-		break;
-	case GMP_PAT_TEMPORARY_IDLENESS:
-		fprintf(fp, "%u idle range%s, the longest with %u APIs between", f->count,
-			f->count == 1 ? "" : "s", f->apis_between);
-		break;
-	case GMP_PAT_DEAD_WRITE:
-		fprintf(fp, "%" PRIu64 " dead bytes", f->bytes);
-		break;
-	case GMP_PAT_OVERALLOCATION:
-		fprintf(fp, "%.1f%% accessed, fragmentation %.1f%%", (double)f->accessed_pct,
-			(double)f->frag_pct);
-		break;
-	case GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY:
-		fprintf(fp, "coefficient of variation %.1f%% (%u of %u launches over the threshold)",
-			(double)f->cv_pct, f->count, f->total);
-		break;
-	case GMP_PAT_STRUCTURED_ACCESS:
-		fprintf(fp, "%u launches on disjoint slices", f->count);
-		break;
-	default:
-		fprintf(fp, "never freed or never used");
-	}
-}
-
 static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f, size_t i)
 {
 	const struct gmp_result *r = s->r;
@@ -195,8 +164,8 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 	fprintf(fp, "\n%3zu. %s: %s (%s)\n", i + 1, gmp_pattern__name(f->pattern),
 		gmp_result__object_name(r, f->object, name, sizeof(name)),
 		gmp_human_bytes(o->size, a, sizeof(a)));
-	fprintf(fp, "     ");
-	metric(fp, f);
+	char m[160];
+	fprintf(fp, "     %s", gmp_text__metric(f, m, sizeof(m)));
 	if (f->saving)
 		fprintf(fp, "; saves %s at the peak (%s -> %s)", gmp_human_bytes(f->saving, a, sizeof(a)),
 			gmp_human_bytes(gmp_finding__peak_before(r, f), b, sizeof(b)),

@@ -14,7 +14,13 @@ int cmd_convert(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_addr2line(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_perfetto(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_html(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
 
+/* The finding's measure in words: "distance 3, 2 APIs between", "40.0% accessed, ...". */
+const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
 /* Prints the findings as readable text (replay's default format); top 0: all. */
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "strtab.h"
+#include "u64map.h"
 #include "util.h"
 
 struct row {
@@ -63,6 +64,7 @@ struct gmp_dwarf {
 	struct span *idx;
 	size_t nidx, idx_cap;
 	struct gmp_strtab *str;
+	struct gmp_u64map names;   /* DIE offset of an abstract origin -> its name id + 1 */
 };
 
 static int add_span(struct gmp_dwarf *d, uint64_t lo, uint64_t hi, uint32_t cu)
@@ -215,31 +217,45 @@ static const char *attr_string(Dwarf_Die die, Dwarf_Half at)
 }
 
 /* The name binutils would print: the linkage name, else the name, following origins. */
-static const char *func_name(Dwarf_Debug dbg, Dwarf_Die die, int depth)
+static const char *own_name(Dwarf_Die die)
 {
 	const char *n = attr_string(die, DW_AT_linkage_name);
 	if (!n)
 		n = attr_string(die, DW_AT_MIPS_linkage_name);
-	if (!n)
-		n = attr_string(die, DW_AT_name);
+	return n ? n : attr_string(die, DW_AT_name);
+}
+
+static uint32_t intern(struct gmp_dwarf *d, const char *s);
+
+/* The name id of a function DIE; origins are looked up once each (cached). */
+static uint32_t func_name(struct gmp_dwarf *d, Dwarf_Die die, int depth)
+{
+	const char *n = own_name(die);
 	if (n || depth > 8)
-		return n;
+		return intern(d, n);
 	static const Dwarf_Half refs[] = { DW_AT_abstract_origin, DW_AT_specification };
-	for (size_t i = 0; i < 2 && !n; i++) {
+	uint32_t id = 0;
+	for (size_t i = 0; i < 2 && !id; i++) {
 		Dwarf_Attribute attr;
 		Dwarf_Error e = NULL;
 		Dwarf_Off off;
 		Dwarf_Die other;
 		if (dwarf_attr(die, refs[i], &attr, &e) != DW_DLV_OK)
 			continue;
-		if (dwarf_global_formref(attr, &off, &e) == DW_DLV_OK &&
-		    dwarf_offdie_b(dbg, off, 1, &other, &e) == DW_DLV_OK) {
-			n = func_name(dbg, other, depth + 1);
-			dwarf_dealloc(dbg, other, DW_DLA_DIE);
+		if (dwarf_global_formref(attr, &off, &e) == DW_DLV_OK) {
+			uint32_t *hit = gmp_u64map__get(&d->names, off);
+			if (hit) {
+				id = *hit - 1;
+			} else if (dwarf_offdie_b(d->dbg, off, 1, &other, &e) == DW_DLV_OK) {
+				id = func_name(d, other, depth + 1);
+				dwarf_dealloc(d->dbg, other, DW_DLA_DIE);
+				uint32_t *slot = gmp_u64map__slot(&d->names, off, id + 1, NULL);
+				(void)slot; /* out of memory only costs the cache */
+			}
 		}
-		dwarf_dealloc(dbg, attr, DW_DLA_ATTR);
+		dwarf_dealloc(d->dbg, attr, DW_DLA_ATTR);
 	}
-	return n;
+	return id;
 }
 
 struct fn_ctx {
@@ -268,6 +284,39 @@ static uint32_t intern(struct gmp_dwarf *d, const char *s)
 	return s ? gmp_strtab__intern(d->str, s, strlen(s)) : 0;
 }
 
+/* Tags whose children may hold code: the rest (types, variables...) are skipped. */
+static int holds_code(Dwarf_Half tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_common_block:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static uint32_t attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at, uint32_t add)
+{
+	Dwarf_Attribute a;
+	Dwarf_Unsigned v;
+	Dwarf_Error e = NULL;
+	uint32_t out = 0;
+	if (dwarf_attr(die, at, &a, &e) == DW_DLV_OK) {
+		if (dwarf_formudata(a, &v, &e) == DW_DLV_OK)
+			out = (uint32_t)v + add;
+		dwarf_dealloc(dbg, a, DW_DLA_ATTR);
+	}
+	return out;
+}
+
 static int walk(struct gmp_dwarf *d, struct cu *cu, Dwarf_Die die, uint64_t base, uint32_t depth)
 {
 	Dwarf_Error e = NULL;
@@ -279,26 +328,25 @@ static int walk(struct gmp_dwarf *d, struct cu *cu, Dwarf_Die die, uint64_t base
 		Dwarf_Half tag = 0;
 		dwarf_tag(child, &tag, &e);
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			/* Ranges first: declarations and abstract instances have none. */
 			struct fn_ctx c = { .d = d, .cu = cu };
-			c.f.name = intern(d, func_name(d->dbg, child, 0));
 			c.f.depth = depth;
-			if (tag == DW_TAG_inlined_subroutine) {
-				Dwarf_Attribute a;
-				Dwarf_Unsigned v;
-				if (dwarf_attr(child, DW_AT_call_line, &a, &e) == DW_DLV_OK) {
-					if (dwarf_formudata(a, &v, &e) == DW_DLV_OK)
-						c.f.call_line = (uint32_t)v;
-					dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+			size_t first = cu->nfuncs;
+			rc = die_ranges(d->dbg, child, base, func_range, &c);
+			if (!rc && cu->nfuncs > first) {
+				uint32_t name = func_name(d, child, 0), line = 0, file = 0;
+				if (tag == DW_TAG_inlined_subroutine) {
+					line = attr_udata(d->dbg, child, DW_AT_call_line, 0);
+					file = attr_udata(d->dbg, child, DW_AT_call_file, 1); /* file + 1; 0 none */
 				}
-				if (dwarf_attr(child, DW_AT_call_file, &a, &e) == DW_DLV_OK) {
-					if (dwarf_formudata(a, &v, &e) == DW_DLV_OK)
-						c.f.call_file = (uint32_t)v + 1; /* file number + 1; 0 none */
-					dwarf_dealloc(d->dbg, a, DW_DLA_ATTR);
+				for (size_t k = first; k < cu->nfuncs; k++) {
+					cu->funcs[k].name = name;
+					cu->funcs[k].call_line = line;
+					cu->funcs[k].call_file = file;
 				}
 			}
-			rc = die_ranges(d->dbg, child, base, func_range, &c);
 		}
-		if (!rc)
+		if (!rc && holds_code(tag))
 			rc = walk(d, cu, child, base, depth + 1);
 		Dwarf_Die sib;
 		int s = dwarf_siblingof_b(d->dbg, child, 1, &sib, &e);
@@ -434,6 +482,7 @@ int gmp_dwarf__open(const char *path, struct gmp_dwarf **out)
 		free(d);
 		return -ENOMEM;
 	}
+	gmp_u64map__init(&d->names);
 	Dwarf_Error e = NULL;
 	char truepath[4096];
 	char *dl[] = { (char *)"/usr/lib/debug" };
@@ -445,6 +494,7 @@ int gmp_dwarf__open(const char *path, struct gmp_dwarf **out)
 		if (rc == DW_DLV_ERROR && e)
 			dwarf_dealloc(NULL, e, DW_DLA_ERROR);
 		gmp_strtab__free(d->str);
+		gmp_u64map__release(&d->names);
 		free(d);
 		return rc == DW_DLV_NO_ENTRY ? -ENODATA : -EIO;
 	}
@@ -474,6 +524,7 @@ void gmp_dwarf__close(struct gmp_dwarf *d)
 		dwarf_finish(d->dbg, &e);
 	}
 	gmp_strtab__free(d->str);
+	gmp_u64map__release(&d->names);
 	free(d);
 }
 

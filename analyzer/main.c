@@ -20,6 +20,10 @@ static const char usage[] =
 	"Commands:\n"
 	"  run       run a CUDA program under the collector and report what it found\n"
 	"  report    the full report: run, peaks, a plot of live bytes, ranked findings\n"
+	"  perfetto  write a Perfetto trace: streams, lifetimes, live bytes, flows, findings\n"
+	"  html      a self-contained HTML report: plots, lifetimes, findings, histograms\n"
+	"  check     the CI gate: patterns, peak and leak budgets, a baseline; SARIF, JUnit\n"
+	"  baseline  write the baseline that check --baseline compares against\n"
 	"  replay    analyze a profile or an event script and print the findings\n"
 	"  dump      write a profile as an event script\n"
 	"  convert   write an event script as a profile\n"
@@ -43,6 +47,10 @@ struct command {
 static const struct command commands[] = {
 	{ "run", cmd_run },
 	{ "report", cmd_report },
+	{ "perfetto", cmd_perfetto },
+	{ "check", cmd_check },
+	{ "html", cmd_html },
+	{ "baseline", cmd_baseline },
 	{ "replay", cmd_replay },
 	{ "dump", cmd_dump },
 	{ "convert", cmd_convert },

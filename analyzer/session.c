@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "gz.h"
 #include "safefile.h"
 
 int gmp_session__open(struct gmp_session *s, const char *path, int salvage,
@@ -47,7 +48,18 @@ int gmp_output__write(const char *path, int force, int (*fn)(FILE *fp, void *ctx
 		gmp_input__perror(path, "cannot create", err);
 		return -1;
 	}
-	err = fn(out.fp, ctx);
+	if (gmp_gz__wanted(path)) {
+		FILE *gz = gmp_gz__open(out.fp);
+		if (!gz)
+			err = -ENOMEM;
+		else {
+			err = fn(gz, ctx);
+			if (fclose(gz) && !err)
+				err = -EIO;
+		}
+	} else {
+		err = fn(out.fp, ctx);
+	}
 	if (err) {
 		gmp_outfile__abort(&out);
 		gmp_input__perror(path, "cannot write", err);

@@ -5,6 +5,43 @@
 #include "cmds.h"
 #include "findings_json.h"
 
+const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n)
+{
+	switch (f->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION:
+	case GMP_PAT_LATE_DEALLOCATION:
+	case GMP_PAT_REDUNDANT_ALLOCATION:
+		snprintf(buf, n, "distance %" PRId32 ", %" PRIu32 " API%s between", f->distance,
+			 f->apis_between, f->apis_between == 1 ? "" : "s");
+		break;
+	case GMP_PAT_TEMPORARY_IDLENESS:
+		snprintf(buf, n, "%u idle range%s, the longest with %" PRIu32 " API%s between",
+			 f->count, f->count == 1 ? "" : "s", f->apis_between,
+			 f->apis_between == 1 ? "" : "s");
+		break;
+	case GMP_PAT_DEAD_WRITE:
+		snprintf(buf, n, "%" PRIu64 " dead bytes", f->bytes);
+		break;
+	case GMP_PAT_OVERALLOCATION:
+		snprintf(buf, n, "%.1f%% accessed, fragmentation %.1f%%", (double)f->accessed_pct,
+			 (double)f->frag_pct);
+		break;
+	case GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY:
+		snprintf(buf, n, "coefficient of variation %.1f%% in %u of %u launches",
+			 (double)f->cv_pct, f->count, f->total);
+		break;
+	case GMP_PAT_STRUCTURED_ACCESS:
+		snprintf(buf, n, "%u launches on disjoint slices", f->count);
+		break;
+	case GMP_PAT_MEMORY_LEAK:
+		snprintf(buf, n, "never freed");
+		break;
+	default:
+		snprintf(buf, n, "never used");
+	}
+	return buf;
+}
+
 static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *f, size_t i)
 {
 	char nb[160], a[160], b[160], sz[32], s1[32], s2[32], s3[32];
@@ -12,32 +49,8 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	fprintf(fp, "%3zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),
 		gmp_result__object_name(r, f->object, nb, sizeof(nb)),
 		gmp_human_bytes(o->size, sz, sizeof(sz)));
-	switch (f->pattern) {
-	case GMP_PAT_EARLY_ALLOCATION:
-	case GMP_PAT_LATE_DEALLOCATION:
-	case GMP_PAT_REDUNDANT_ALLOCATION:
-		fprintf(fp, ", distance %" PRId32 ", %" PRIu32 " API%s between", f->distance,
-			f->apis_between, f->apis_between == 1 ? "" : "s");
-		break;
-	case GMP_PAT_TEMPORARY_IDLENESS:
-		fprintf(fp, ", %u idle range%s, the longest with %" PRIu32 " API%s between",
-			f->count, f->count == 1 ? "" : "s", f->apis_between,
-			f->apis_between == 1 ? "" : "s");
-		break;
-	case GMP_PAT_DEAD_WRITE:
-		fprintf(fp, ", %" PRIu64 " dead bytes", f->bytes);
-		break;
-	case GMP_PAT_OVERALLOCATION:
-		fprintf(fp, ", %.1f%% accessed, fragmentation %.1f%%", (double)f->accessed_pct,
-			(double)f->frag_pct);
-		break;
-	case GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY:
-		fprintf(fp, ", CV %.1f%% in %u of %u launches", (double)f->cv_pct, f->count, f->total);
-		break;
-	case GMP_PAT_STRUCTURED_ACCESS:
-		fprintf(fp, ", %u disjoint slices", f->count);
-		break;
-	}
+	char m[160];
+	fprintf(fp, ", %s", gmp_text__metric(f, m, sizeof(m)));
 	fputc('\n', fp);
 	if (f->ev_a != GMP_NO_EVENT && f->ev_b != GMP_NO_EVENT)
 		fprintf(fp, "     %s -> %s\n", gmp_result__api_label(r, f->ev_a, a, sizeof(a)),

@@ -3,8 +3,9 @@
  * gmprof-bench: runs a command several times and prints its median wall
  * time and its peak resident memory (from wait4), one line:
  *
- *   gmprof-bench [-r RUNS] -- COMMAND ARGS...    ->  "<median seconds> <max RSS KiB>"
+ *   gmprof-bench [-r RUNS] [-i FILE] -- COMMAND ARGS...  ->  "<median seconds> <max RSS KiB>"
  *
+ * -i FILE: the command's standard input (opened anew for every run).
  * Standard output of the command goes to /dev/null.  Exit 2 when the
  * command fails.
  */
@@ -35,12 +36,18 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	int runs = 5, i = 1;
-	if (i + 1 < argc && strcmp(argv[i], "-r") == 0) {
-		runs = atoi(argv[i + 1]);
+	const char *input = NULL;
+	for (;;) {
+		if (i + 1 < argc && strcmp(argv[i], "-r") == 0)
+			runs = atoi(argv[i + 1]);
+		else if (i + 1 < argc && strcmp(argv[i], "-i") == 0)
+			input = argv[i + 1];
+		else
+			break;
 		i += 2;
 	}
 	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || runs < 1 || runs > 100) {
-		fprintf(stderr, "usage: gmprof-bench [-r RUNS] -- COMMAND ARGS...\n");
+		fprintf(stderr, "usage: gmprof-bench [-r RUNS] [-i FILE] -- COMMAND ARGS...\n");
 		return 2;
 	}
 	char **cmd = argv + i + 1;
@@ -57,6 +64,11 @@ int main(int argc, char **argv)
 			int fd = open("/dev/null", O_WRONLY);
 			if (fd >= 0)
 				dup2(fd, STDOUT_FILENO);
+			if (input) {
+				int in = open(input, O_RDONLY);
+				if (in < 0 || dup2(in, STDIN_FILENO) < 0)
+					_exit(127);
+			}
 			execvp(cmd[0], cmd);
 			fprintf(stderr, "gmprof-bench: cannot run '%s': %s\n", cmd[0], strerror(errno));
 			_exit(127);

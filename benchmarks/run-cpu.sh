@@ -47,3 +47,20 @@ awk '{ key = $1 " " $2; if (!(key in lo) || $3 < lon[key]) { lon[key] = $3; lo[k
        if (!(key in hi) || $3 > hin[key]) { hin[key] = $3; hi[key] = $4 } }
      END { for (k in lo) if (hin[k] > lon[k])
 		printf "  %-14s %5.2fx for %gx the events\n", k, hi[k] / lo[k], hin[k] / lon[k] }' "$W/times" | sort
+
+echo
+echo "| trace writer (gmprof perfetto -o -, pool workload)   |    events | seconds | API events/s | trace events/s | MB written |"
+echo "|------------------------------------------------------|-----------|---------|--------------|----------------|------------|"
+for n in 1000000; do
+	"$B/gmprof-gen" --pool -n "$n" -o "$W/trace-$n.gmprof"
+	"$B/gmprof" perfetto --stats -o - "$W/trace-$n.gmprof" 2>"$W/stats" | wc -c >"$W/bytes"
+	# "gmprof perfetto: N API events, M trace events in S s: ..."
+	awk -v mb="$(cat "$W/bytes")" '{ api = $3; tr = $6; sec = $10 }
+		END { printf "| %-52s | %9d | %7.3f | %12.0f | %14.0f | %10.1f |\n", "1M API events, every access a child slice and flow", api, sec, api / sec, tr / sec, mb / 1e6 }' "$W/stats"
+	rm -f "$W/trace-$n.gmprof"
+done
+echo
+echo "addr2line against binutils (goal: at least 5x faster, identical output):"
+echo
+SHAPE=loop BUILD=$BUILD sh benchmarks/addr2line.sh
+SHAPE=branchy BUILD=$BUILD sh benchmarks/addr2line.sh

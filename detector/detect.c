@@ -249,12 +249,19 @@ void gmp_result__free(struct gmp_result *r)
 	free(r->level);
 	free(r->ordinal);
 	free(r->order);
+	free(r->dep_off);
+	free(r->deps);
 	free(r);
 }
 
 /* Frees what only the pattern passes need, before the peak passes run. */
 static void det_release_patterns(struct det *d)
 {
+	if (d->o->keep_deps && !d->r->deps) {
+		d->r->dep_off = d->dep_off;
+		d->r->deps = d->deps;
+		d->dep_off = d->deps = NULL;
+	}
 	free(d->dep_off);
 	free(d->deps);
 	free(d->touch_obj);

@@ -15,15 +15,15 @@
 
 /* What an event does to an object (low 3 bits of a dependency entry). */
 enum dep_kind {
-	DEP_READ = 1,
-	DEP_WRITE = 2,
-	DEP_RW = 3,
-	DEP_ALLOC = 4,
-	DEP_FREE = 5,
+	DEP_READ = GMP_DEP_READ,
+	DEP_WRITE = GMP_DEP_WRITE,
+	DEP_RW = GMP_DEP_RW,
+	DEP_ALLOC = GMP_DEP_ALLOC,
+	DEP_FREE = GMP_DEP_FREE,
 };
 
-#define DEP_OBJ(d) ((d) >> 3)
-#define DEP_KIND(d) ((d) & 7u)
+#define DEP_OBJ(d) GMP_DEP_OBJ(d)
+#define DEP_KIND(d) GMP_DEP_KIND(d)
 #define DEP_MAX_OBJ ((1u << 29) - 1)
 
 struct det {

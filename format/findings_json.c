@@ -76,13 +76,20 @@ static void histogram(struct gmp_jw *jw, const struct gmp_result *r, const struc
 	gmp_jw__obj_end(jw);
 }
 
+/* Ranges written for f: all, or the first max_ranges. */
+static uint32_t shown(const struct gmp_finding *f, const struct gmp_findings_opts *o)
+{
+	return o && o->max_ranges && o->max_ranges < f->range_n ? o->max_ranges : f->range_n;
+}
+
 static void spans(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f,
 		  const struct gmp_findings_opts *o)
 {
 	gmp_jw__ku64(jw, "idle_ranges", f->count);
+	uint32_t n = shown(f, o);
 	gmp_jw__key(jw, "ranges");
 	gmp_jw__arr(jw);
-	for (uint32_t i = 0; i < f->range_n; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		const struct gmp_span *sp = &r->spans[f->range_off + i];
 		gmp_jw__obj(jw);
 		gmp_jw__key(jw, "idle_after");
@@ -94,6 +101,8 @@ static void spans(struct gmp_jw *jw, const struct gmp_result *r, const struct gm
 		gmp_jw__obj_end(jw);
 	}
 	gmp_jw__arr_end(jw);
+	if (n < f->range_n)
+		gmp_jw__ku64(jw, "ranges_omitted", f->range_n - n);
 }
 
 static void ranges(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f,
@@ -107,8 +116,9 @@ static void ranges(struct gmp_jw *jw, const struct gmp_result *r, const struct g
 		return;
 	gmp_jw__key(jw, f->pattern == GMP_PAT_STRUCTURED_ACCESS ? "slices" :
 			f->pattern == GMP_PAT_OVERALLOCATION ? "largest_unaccessed" : "ranges");
+	uint32_t n = shown(f, o);
 	gmp_jw__arr(jw);
-	for (uint32_t i = 0; i < f->range_n; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		const struct gmp_range *rg = &r->ranges[f->range_off + i];
 		gmp_jw__obj(jw);
 		gmp_jw__ku64(jw, "offset", rg->off);
@@ -120,6 +130,8 @@ static void ranges(struct gmp_jw *jw, const struct gmp_result *r, const struct g
 		gmp_jw__obj_end(jw);
 	}
 	gmp_jw__arr_end(jw);
+	if (n < f->range_n)
+		gmp_jw__ku64(jw, "ranges_omitted", f->range_n - n);
 }
 
 static void bound_keys(uint32_t pattern, const char **a, const char **b)
@@ -140,8 +152,8 @@ static void bound_keys(uint32_t pattern, const char **a, const char **b)
 	}
 }
 
-static void finding(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f,
-		    const struct gmp_findings_opts *o)
+void gmp_findings__one(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f,
+		       const struct gmp_findings_opts *o)
 {
 	char nb[160];
 	const struct gmp_object *ob = &r->objects[f->object];
@@ -268,7 +280,7 @@ void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
 	if (o && o->max_findings > 0 && (size_t)o->max_findings < n)
 		n = (size_t)o->max_findings;
 	for (size_t i = 0; i < n; i++)
-		finding(jw, r, &r->findings[i], o);
+		gmp_findings__one(jw, r, &r->findings[i], o);
 	gmp_jw__arr_end(jw);
 	gmp_jw__obj_end(jw);
 }

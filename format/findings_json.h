@@ -19,11 +19,15 @@ struct gmp_findings_opts {
 		      const struct gmp_finding *f);
 	void *extra_ctx;
 	int max_findings;       /* 0: all */
+	uint32_t max_ranges;    /* ranges (idle spans, slices...) per finding; 0: all */
 };
 
 /* Writes the whole findings object as one JSON value. */
 void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
 			const struct gmp_findings_opts *o);
+/* One finding object (an element of "findings"). */
+void gmp_findings__one(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_finding *f,
+		       const struct gmp_findings_opts *o);
 /* An API reference object: {"api":"KERNEL","name":..,"stream":..,"ordinal":..,"level":..}. */
 void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32_t ev,
 			   const struct gmp_findings_opts *o);

@@ -315,3 +315,39 @@ void gmp_jw__kbool(struct gmp_jw *jw, const char *k, int v)
 	gmp_jw__key(jw, k);
 	gmp_jw__bool(jw, v);
 }
+
+void gmp_jw__milli(struct gmp_jw *jw, uint64_t v)
+{
+	char b[32];
+	char *end = b + sizeof(b), *p = end;
+	uint64_t frac = v % 1000;
+	if (frac) {
+		/* Three decimals without trailing zeros: 1.5, 2.25, 3.125. */
+		char d[3] = { (char)('0' + frac / 100), (char)('0' + frac / 10 % 10),
+			      (char)('0' + frac % 10) };
+		int n = d[2] != '0' ? 3 : d[1] != '0' ? 2 : 1;
+		for (int i = n - 1; i >= 0; i--)
+			*--p = d[i];
+		*--p = '.';
+	}
+	p = utoa(v / 1000, p);
+	sep(jw);
+	put(jw, p, (size_t)(end - p));
+}
+
+void gmp_jw__kmilli(struct gmp_jw *jw, const char *k, uint64_t v)
+{
+	gmp_jw__key(jw, k);
+	gmp_jw__milli(jw, v);
+}
+
+void gmp_jw__key_lit(struct gmp_jw *jw, const char *k, const char *lit, size_t n)
+{
+	if (jw->pretty) {
+		gmp_jw__key(jw, k);
+		return;
+	}
+	sep(jw);
+	put(jw, lit, n);
+	jw->after_key = 1;
+}

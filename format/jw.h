@@ -46,11 +46,20 @@ void gmp_jw__dbl(struct gmp_jw *jw, double v, int decimals);
 void gmp_jw__bool(struct gmp_jw *jw, int v);
 void gmp_jw__null(struct gmp_jw *jw);
 void gmp_jw__hex(struct gmp_jw *jw, uint64_t v);   /* "0x1a2b" */
+/* v / 1000 with up to three decimals, exactly (ns as µs: 1500 -> 1.5). */
+void gmp_jw__milli(struct gmp_jw *jw, uint64_t v);
 /* Raw text appended as is (no comma handling): newlines between JSON lines. */
 void gmp_jw__raw(struct gmp_jw *jw, const char *s, size_t n);
 /* printf into the buffer as raw text. */
 void gmp_jw__rawf(struct gmp_jw *jw, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A key known at compile time, written without escaping:
+ * GMP_JW_KEY(jw, "ts") is gmp_jw__key(jw, "ts"), faster.
+ */
+void gmp_jw__key_lit(struct gmp_jw *jw, const char *k, const char *lit, size_t n);
+#define GMP_JW_KEY(jw, k) gmp_jw__key_lit((jw), k, "\"" k "\":", sizeof("\"" k "\":") - 1)
 
 /* Key-value shorthands. */
 void gmp_jw__kstr(struct gmp_jw *jw, const char *k, const char *s);
@@ -59,5 +68,6 @@ void gmp_jw__ki64(struct gmp_jw *jw, const char *k, int64_t v);
 void gmp_jw__khex(struct gmp_jw *jw, const char *k, uint64_t v);
 void gmp_jw__kdbl(struct gmp_jw *jw, const char *k, double v, int decimals);
 void gmp_jw__kbool(struct gmp_jw *jw, const char *k, int v);
+void gmp_jw__kmilli(struct gmp_jw *jw, const char *k, uint64_t v);
 
 #endif

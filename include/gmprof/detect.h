@@ -54,9 +54,22 @@ struct gmp_detect_opts {
 	double cv_pct;           /* --cv-pct: coefficient of variation above this (20) */
 	uint32_t peaks;          /* --peaks: peaks reported per device (2) */
 	uint32_t patterns;       /* --patterns: mask of patterns to report (all) */
+	int keep_deps;           /* keep each event's object uses in the result (traces, HTML) */
 };
 
 void gmp_detect_opts__defaults(struct gmp_detect_opts *o);
+
+/*
+ * What an event does to an object: result->deps entries are
+ * (object << 3) | GMP_DEP_*, kept when gmp_detect_opts.keep_deps is set.
+ */
+#define GMP_DEP_READ 1u
+#define GMP_DEP_WRITE 2u
+#define GMP_DEP_RW 3u
+#define GMP_DEP_ALLOC 4u
+#define GMP_DEP_FREE 5u
+#define GMP_DEP_OBJ(d) ((d) >> 3)
+#define GMP_DEP_KIND(d) ((d) & 7u)
 
 #define GMP_NO_EVENT UINT32_MAX
 #define GMP_NO_OBJECT UINT32_MAX
@@ -180,6 +193,8 @@ struct gmp_result {
 	uint32_t *level;                /* per event: its topological timestamp */
 	uint32_t *ordinal;              /* per event: #n among its op on its stream */
 	uint32_t *order;                /* events sorted by (level, index) */
+	uint32_t *dep_off;              /* keep_deps: event v uses deps[dep_off[v] .. dep_off[v+1]) */
+	uint32_t *deps;                 /* keep_deps: (object << 3) | GMP_DEP_*; else NULL */
 	uint32_t max_level;
 	uint64_t napis;                 /* GPU APIs (sync ops excluded) */
 	uint64_t nedges;                /* dependency edges */

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+#include "baseline.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input.h"
+#include "jw.h"
+
+#define MAX_BASELINE (64u << 20)
+
+static int bad(char *err, size_t n, const char *msg)
+{
+	snprintf(err, n, "%s", msg);
+	return -EINVAL;
+}
+
+/* A JSON number that is a non-negative integer below 2^53. */
+static int get_u64(const cJSON *o, const char *key, uint64_t *v)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0) || x->valuedouble >= 9007199254740992.0 ||
+	    x->valuedouble != (double)(uint64_t)x->valuedouble)
+		return -1;
+	*v = (uint64_t)x->valuedouble;
+	return 0;
+}
+
+static int parse_hex(const char *s, uint64_t *v)
+{
+	if (strlen(s) != 16)
+		return -1;
+	uint64_t x = 0;
+	for (int i = 0; i < 16; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return -1;
+		x = x << 4 | (uint64_t)d;
+	}
+	*v = x;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int only_keys(const cJSON *o, const char *const *keys, size_t n, char *err, size_t errn)
+{
+	const cJSON *c;
+	cJSON_ArrayForEach(c, o) {
+		size_t i = 0;
+		while (i < n && strcmp(c->string, keys[i]))
+			i++;
+		if (i == n) {
+			snprintf(err, errn, "unknown key '%.60s'", c->string);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size_t errn)
+{
+	static const char *const top[] = { "gmprof_baseline", "input", "peak_bytes", "leaked_bytes",
+					   "findings" };
+	static const char *const fkeys[] = { "fingerprint", "pattern", "object", "saving_bytes" };
+	if (!cJSON_IsObject(root))
+		return bad(err, errn, "not a JSON object");
+	int rc = only_keys(root, top, 5, err, errn);
+	if (rc)
+		return rc;
+	uint64_t version;
+	if (get_u64(root, "gmprof_baseline", &version) || version != 1)
+		return bad(err, errn, "not a gmprof baseline of version 1 (\"gmprof_baseline\": 1)");
+	if (get_u64(root, "peak_bytes", &b->peak_bytes))
+		return bad(err, errn, "\"peak_bytes\" must be a non-negative integer");
+	if (get_u64(root, "leaked_bytes", &b->leaked_bytes))
+		return bad(err, errn, "\"leaked_bytes\" must be a non-negative integer");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "input");
+	if (in && !cJSON_IsString(in))
+		return bad(err, errn, "\"input\" must be a string");
+	const cJSON *fs = cJSON_GetObjectItemCaseSensitive(root, "findings");
+	if (!cJSON_IsArray(fs))
+		return bad(err, errn, "\"findings\" must be an array");
+	size_t n = (size_t)cJSON_GetArraySize(fs);
+	b->fingerprints = malloc((n ? n : 1) * sizeof(uint64_t));
+	if (!b->fingerprints)
+		return -ENOMEM;
+	const cJSON *f;
+	size_t i = 0;
+	cJSON_ArrayForEach(f, fs) {
+		if (!cJSON_IsObject(f))
+			return bad(err, errn, "every finding must be an object");
+		if ((rc = only_keys(f, fkeys, 4, err, errn)))
+			return rc;
+		const cJSON *fp = cJSON_GetObjectItemCaseSensitive(f, "fingerprint");
+		if (!cJSON_IsString(fp) || parse_hex(fp->valuestring, &b->fingerprints[i]))
+			return bad(err, errn, "a finding's \"fingerprint\" must be 16 lower-case hex digits");
+		const cJSON *pat = cJSON_GetObjectItemCaseSensitive(f, "pattern");
+		if (pat && (!cJSON_IsString(pat) || gmp_pattern__parse(pat->valuestring) < 0))
+			return bad(err, errn, "a finding's \"pattern\" must name a pattern");
+		const cJSON *obj = cJSON_GetObjectItemCaseSensitive(f, "object");
+		if (obj && !cJSON_IsString(obj))
+			return bad(err, errn, "a finding's \"object\" must be a string");
+		uint64_t saving;
+		if (cJSON_GetObjectItemCaseSensitive(f, "saving_bytes") && get_u64(f, "saving_bytes", &saving))
+			return bad(err, errn, "a finding's \"saving_bytes\" must be a non-negative integer");
+		i++;
+	}
+	qsort(b->fingerprints, n, sizeof(uint64_t), cmp_u64);
+	size_t u = 0;
+	for (size_t k = 0; k < n; k++)
+		if (!u || b->fingerprints[u - 1] != b->fingerprints[k])
+			b->fingerprints[u++] = b->fingerprints[k];
+	b->nfingerprints = u;
+	return 0;
+}
+
+int gmp_baseline__parse(const char *text, size_t len, struct gmp_baseline *b, char *err,
+			size_t errn)
+{
+	memset(b, 0, sizeof(*b));
+	snprintf(err, errn, "?");
+	cJSON *root = cJSON_ParseWithLength(text, len);
+	if (!root)
+		return bad(err, errn, "not valid JSON");
+	int rc = parse_tree(root, b, err, errn);
+	cJSON_Delete(root);
+	if (rc)
+		gmp_baseline__release(b);
+	return rc;
+}
+
+int gmp_baseline__load(const char *path, struct gmp_baseline *b)
+{
+	memset(b, 0, sizeof(*b));
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		gmp_input__perror(path, "cannot open baseline", errno);
+		return -1;
+	}
+	char *buf = malloc(MAX_BASELINE + 1);
+	size_t n = buf ? fread(buf, 1, MAX_BASELINE + 1, fp) : 0;
+	int rerr = ferror(fp);
+	fclose(fp);
+	if (!buf || rerr || n > MAX_BASELINE) {
+		fprintf(stderr, "gmprof: cannot read baseline '%s': %s\n", path,
+			!buf ? "out of memory" : rerr ? "read error" : "larger than 64 MiB");
+		free(buf);
+		return -1;
+	}
+	char err[160];
+	int rc = gmp_baseline__parse(buf, n, b, err, sizeof(err));
+	free(buf);
+	if (rc) {
+		fprintf(stderr, "gmprof: bad baseline '%s': %s\n", path, rc == -ENOMEM ? "out of memory" : err);
+		return -1;
+	}
+	return 0;
+}
+
+void gmp_baseline__release(struct gmp_baseline *b)
+{
+	free(b->fingerprints);
+	memset(b, 0, sizeof(*b));
+}
+
+int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fp)
+{
+	return bsearch(&fp, b->fingerprints, b->nfingerprints, sizeof(uint64_t), cmp_u64) != NULL;
+}
+
+uint64_t gmp_leaked_bytes(const struct gmp_result *r)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < r->nfindings; i++)
+		if (r->findings[i].pattern == GMP_PAT_MEMORY_LEAK)
+			sum += r->objects[r->findings[i].object].size;
+	return sum;
+}
+
+int gmp_baseline__write(FILE *fp, struct gmp_session *s)
+{
+	const struct gmp_result *r = s->r;
+	struct gmp_jw jw;
+	char hex[32], name[160];
+	gmp_jw__init(&jw, fp, 1);
+	gmp_jw__obj(&jw);
+	gmp_jw__ku64(&jw, "gmprof_baseline", 1);
+	gmp_jw__kstr(&jw, "input", s->name);
+	gmp_jw__ku64(&jw, "peak_bytes", r->peak_bytes);
+	gmp_jw__ku64(&jw, "leaked_bytes", gmp_leaked_bytes(r));
+	gmp_jw__key(&jw, "findings");
+	gmp_jw__arr(&jw);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct gmp_finding *f = &r->findings[i];
+		gmp_jw__obj(&jw);
+		gmp_jw__kstr(&jw, "fingerprint", gmp_sites__fingerprint_hex(&s->sites, f, hex, sizeof(hex)));
+		gmp_jw__kstr(&jw, "pattern", gmp_pattern__name(f->pattern));
+		gmp_jw__kstr(&jw, "object", gmp_result__object_name(r, f->object, name, sizeof(name)));
+		gmp_jw__ku64(&jw, "saving_bytes", f->saving);
+		gmp_jw__obj_end(&jw);
+	}
+	gmp_jw__arr_end(&jw);
+	gmp_jw__obj_end(&jw);
+	gmp_jw__raw(&jw, "\n", 1);
+	return gmp_jw__finish(&jw);
+}

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gmprof check`, the CI gate, and `gmprof baseline`, which writes what a
+ * later check compares against.  Each check passes or fails on its own;
+ * the command prints one line per check, writes SARIF and JUnit on
+ * request, and exits 0 when all pass, 1 when one fails, 2 on bad input.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "baseline.h"
+#include "cli.h"
+#include "cmds.h"
+#include "findings_json.h"
+#include "sarif.h"
+#include "session.h"
+
+static const char usage[] =
+	"Usage: gmprof check [options] INPUT\n"
+	"\n"
+	"Gate a CI job on a profile or an event script.  Every check prints one line\n"
+	"(PASS or FAIL); the exit status is 0 when all pass, 1 when one fails and 2\n"
+	"on bad input.\n"
+	"\n"
+	"Checks:\n"
+	"      --fail-on PATTERNS   fail when one of these patterns is found (comma list or all)\n"
+	"      --max-peak BYTES     fail when a device's peak exceeds BYTES (K, M, G, KiB, MiB, GiB)\n"
+	"      --max-leak BYTES     fail when more than BYTES are leaked\n"
+	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
+	"                           a peak grown past the tolerance (FILE: gmprof baseline)\n"
+	"      --tolerance T        peak growth allowed over the baseline: a percentage,\n"
+	"                           bytes, or both as 5%,1MiB (the larger applies; default 0)\n"
+	"      --allow-incomplete   pass a profile whose program crashed or was cut off\n"
+	"\n"
+	"Outputs:\n"
+	"      --sarif FILE         SARIF 2.1.0 for code scanning (GitHub, GitLab...)\n"
+	"      --junit FILE         JUnit XML, one test case per check\n"
+	"      --source-root DIR    SARIF paths relative to DIR (the current directory)\n"
+	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
+	"      --force              replace output files that exist\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	GMP_DETECT_HELP
+	"\n"
+	"EXAMPLES\n"
+	"  gmprof check --fail-on memory_leak,unused_allocation app.gmprof\n"
+	"  gmprof check --max-peak 6GiB --baseline main.baseline.json --tolerance 5%,1MiB \\\n"
+	"               --sarif gmprof.sarif --junit gmprof.xml app.gmprof\n";
+
+static const char usage_baseline[] =
+	"Usage: gmprof baseline [options] INPUT\n"
+	"\n"
+	"Write the baseline `gmprof check --baseline` compares against: the run's\n"
+	"peak and leaked bytes and the fingerprints of its findings.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE        write to FILE (standard output by default)\n"
+	"      --force              replace FILE if it exists\n"
+	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	GMP_DETECT_HELP
+	"\n"
+	"EXAMPLE\n"
+	"  gmprof baseline -o main.baseline.json app.gmprof\n";
+
+#define MAX_CHECKS (GMP_PAT_COUNT + 8)
+
+struct check {
+	char name[64];
+	int failed;
+	char *detail;   /* owned: one line, or several for findings */
+};
+
+struct gate {
+	struct gmp_session *s;
+	struct check checks[MAX_CHECKS];
+	size_t n;
+};
+
+static struct check *add(struct gate *g, const char *name, int failed, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static struct check *add(struct gate *g, const char *name, int failed, const char *fmt, ...)
+{
+	struct check *c = &g->checks[g->n++];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->failed = failed;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&c->detail, fmt, ap) < 0)
+		c->detail = NULL;
+	va_end(ap);
+	return c;
+}
+
+/* Appends a line to a check's detail. */
+static void more(struct check *c, const char *line)
+{
+	char *d;
+	if (asprintf(&d, "%s\n%s", c->detail ? c->detail : "", line) < 0)
+		return;
+	free(c->detail);
+	c->detail = d;
+}
+
+static void finding_line(struct gate *g, const struct gmp_finding *f, char *buf, size_t n)
+{
+	char name[160], size[32], site[512] = "";
+	const struct gmp_result *r = g->s->r;
+	const char *at = gmp_sites__event(&g->s->sites, r->objects[f->object].alloc_ev, NULL);
+	if (at)
+		snprintf(site, sizeof(site), " allocated at %s", at);
+	char hex[32];
+	snprintf(buf, n, "  %s: %s (%s)%s [%s]", gmp_pattern__name(f->pattern),
+		 gmp_result__object_name(r, f->object, name, sizeof(name)),
+		 gmp_human_bytes(r->objects[f->object].size, size, sizeof(size)), site,
+		 gmp_sites__fingerprint_hex(&g->s->sites, f, hex, sizeof(hex)));
+}
+
+static void check_patterns(struct gate *g, uint32_t mask)
+{
+	const struct gmp_result *r = g->s->r;
+	char line[900], name[64];
+	for (unsigned p = 0; p < GMP_PAT_COUNT; p++) {
+		if (!(mask & (1u << p)))
+			continue;
+		size_t n = 0;
+		for (size_t i = 0; i < r->nfindings; i++)
+			n += r->findings[i].pattern == p;
+		snprintf(name, sizeof(name), "pattern:%s", gmp_pattern__name(p));
+		struct check *c = add(g, name, n > 0, "%zu finding%s", n, n == 1 ? "" : "s");
+		for (size_t i = 0, shown = 0; i < r->nfindings && shown < 20; i++) {
+			if (r->findings[i].pattern != p)
+				continue;
+			finding_line(g, &r->findings[i], line, sizeof(line));
+			more(c, line);
+			shown++;
+		}
+		if (n > 20) {
+			snprintf(line, sizeof(line), "  ... and %zu more", n - 20);
+			more(c, line);
+		}
+	}
+}
+
+static void check_budget(struct gate *g, const char *name, uint64_t value, uint64_t max)
+{
+	char a[32], b[32];
+	add(g, name, value > max, "%s %s %s", gmp_human_bytes(value, a, sizeof(a)),
+	    value > max ? ">" : "<=", gmp_human_bytes(max, b, sizeof(b)));
+}
+
+static void check_baseline(struct gate *g, const struct gmp_baseline *b, double pct, uint64_t abs)
+{
+	const struct gmp_result *r = g->s->r;
+	char line[900], a[32], c2[32], d[32];
+	size_t fresh = 0;
+	for (size_t i = 0; i < r->nfindings; i++)
+		fresh += !gmp_baseline__has(b, gmp_sites__fingerprint(&g->s->sites, &r->findings[i]));
+	struct check *c = add(g, "baseline:new_findings", fresh > 0, "%zu finding%s not in the baseline",
+			      fresh, fresh == 1 ? "" : "s");
+	for (size_t i = 0, shown = 0; i < r->nfindings && shown < 20; i++) {
+		if (gmp_baseline__has(b, gmp_sites__fingerprint(&g->s->sites, &r->findings[i])))
+			continue;
+		finding_line(g, &r->findings[i], line, sizeof(line));
+		more(c, line);
+		shown++;
+	}
+	uint64_t rel = (uint64_t)((double)b->peak_bytes * pct / 100.0);
+	uint64_t allowed = b->peak_bytes + (rel > abs ? rel : abs);
+	add(g, "baseline:peak", r->peak_bytes > allowed, "%s against %s in the baseline (allowed up to %s)",
+	    gmp_human_bytes(r->peak_bytes, a, sizeof(a)), gmp_human_bytes(b->peak_bytes, c2, sizeof(c2)),
+	    gmp_human_bytes(allowed, d, sizeof(d)));
+}
+
+static void xml_text(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '&': fputs("&amp;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		case '\'': fputs("&apos;", fp); break;
+		default:
+			/* XML 1.0 allows no control characters but tab and newlines. */
+			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' && *s != '\r')
+				fputc('?', fp);
+			else
+				fputc(*s, fp);
+		}
+	}
+}
+
+static int write_junit(FILE *fp, void *ctx)
+{
+	struct gate *g = ctx;
+	size_t failures = 0;
+	for (size_t i = 0; i < g->n; i++)
+		failures += g->checks[i].failed != 0;
+	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(fp, "<testsuites name=\"gmprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", g->n, failures);
+	fprintf(fp, "  <testsuite name=\"gmprof check: ");
+	xml_text(fp, g->s->name);
+	fprintf(fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\">\n", g->n, failures);
+	for (size_t i = 0; i < g->n; i++) {
+		const struct check *c = &g->checks[i];
+		fprintf(fp, "    <testcase classname=\"gmprof.check\" name=\"");
+		xml_text(fp, c->name);
+		fprintf(fp, "\" time=\"0\"");
+		if (!c->failed) {
+			fprintf(fp, ">\n      <system-out>");
+			xml_text(fp, c->detail);
+			fprintf(fp, "</system-out>\n    </testcase>\n");
+			continue;
+		}
+		const char *nl = c->detail ? strchr(c->detail, '\n') : NULL;
+		fprintf(fp, ">\n      <failure type=\"gmprof\" message=\"");
+		if (nl) {
+			char *first = strndup(c->detail, (size_t)(nl - c->detail));
+			xml_text(fp, first);
+			free(first);
+		} else {
+			xml_text(fp, c->detail);
+		}
+		fprintf(fp, "\">");
+		xml_text(fp, c->detail);
+		fprintf(fp, "</failure>\n    </testcase>\n");
+	}
+	fprintf(fp, "  </testsuite>\n</testsuites>\n");
+	return ferror(fp) ? -EIO : 0;
+}
+
+/* "5%", "1MiB", "5%,1MiB" (either order). */
+static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
+{
+	char buf[64];
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", s);
+	*pct = 0;
+	*abs = 0;
+	char *save = NULL;
+	int any = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		size_t n = strlen(tok);
+		if (n && tok[n - 1] == '%') {
+			tok[n - 1] = 0;
+			if (gmp_cli__pct(tok, pct))
+				return -1;
+		} else if (gmp_cli__bytes(tok, abs)) {
+			return -1;
+		}
+		any = 1;
+	}
+	return any ? 0 : -1;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT,
+	       O_ROOT, O_SYMBOLS, O_INCOMPLETE };
+	static const struct option longopts[] = {
+		{ "fail-on", required_argument, 0, O_FAILON }, { "max-peak", required_argument, 0, O_MAXPEAK },
+		{ "max-leak", required_argument, 0, O_MAXLEAK }, { "baseline", required_argument, 0, O_BASELINE },
+		{ "tolerance", required_argument, 0, O_TOL }, { "sarif", required_argument, 0, O_SARIF },
+		{ "junit", required_argument, 0, O_JUNIT }, { "source-root", required_argument, 0, O_ROOT },
+		{ "symbols", required_argument, 0, O_SYMBOLS }, { "allow-incomplete", no_argument, 0, O_INCOMPLETE },
+		{ "force", no_argument, 0, OPT_FORCE }, { "help", no_argument, 0, 'h' },
+		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+	};
+	struct gmp_detect_opts o;
+	gmp_detect_opts__defaults(&o);
+	const char *sarif = NULL, *junit = NULL, *basefile = NULL, *root = NULL, *symdir = NULL;
+	uint32_t fail_on = 0;
+	uint64_t max_peak = 0, max_leak = 0, tol_abs = 0;
+	double tol_pct = 0;
+	int have_peak = 0, have_leak = 0, force = 0, salvage = 0, allow_incomplete = 0, c;
+	gmp_cli__reset_getopt();
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_FAILON:
+			if (gmp_pattern__parse_list(optarg, &fail_on))
+				return gmp_cli__usage_error("check", "'--fail-on %s' names no known pattern list", optarg);
+			break;
+		case O_MAXPEAK:
+			if (gmp_cli__bytes(optarg, &max_peak))
+				return gmp_cli__usage_error("check", "bad byte count '%s' for --max-peak", optarg);
+			have_peak = 1;
+			break;
+		case O_MAXLEAK:
+			if (gmp_cli__bytes(optarg, &max_leak))
+				return gmp_cli__usage_error("check", "bad byte count '%s' for --max-leak", optarg);
+			have_leak = 1;
+			break;
+		case O_BASELINE: basefile = optarg; break;
+		case O_TOL:
+			if (parse_tolerance(optarg, &tol_pct, &tol_abs))
+				return gmp_cli__usage_error("check", "bad tolerance '%s' (like 5%%, 1MiB or 5%%,1MiB)", optarg);
+			break;
+		case O_SARIF: sarif = optarg; break;
+		case O_JUNIT: junit = optarg; break;
+		case O_ROOT: root = optarg; break;
+		case O_SYMBOLS: symdir = optarg; break;
+		case O_INCOMPLETE: allow_incomplete = 1; break;
+		case OPT_FORCE: force = 1; break;
+		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
+		case ':': return gmp_cli__usage_error("check", "option '%s' needs a value", argv[optind - 1]);
+		case '?': return gmp_cli__usage_error("check", "unknown option '%s'", argv[optind - 1]);
+		default:
+			if (gmp_cli__detect_opt("check", c, optarg, &o, &salvage) < 0)
+				return GMP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return gmp_cli__usage_error("check", "expected one INPUT, got %d", argc - optind);
+	struct gmp_sarif sf = { .error_mask = fail_on };
+	/* An absolute root is taken as written: the sources may live elsewhere (CI). */
+	if (root && root[0] == '/' && strlen(root) < sizeof(sf.root)) {
+		snprintf(sf.root, sizeof(sf.root), "%s", root);
+		size_t rl = strlen(sf.root);
+		while (rl > 1 && sf.root[rl - 1] == '/')
+			sf.root[--rl] = 0;
+	} else if (root ? !realpath(root, sf.root) : !getcwd(sf.root, sizeof(sf.root))) {
+		gmp_input__perror(root ? root : ".", "cannot resolve the source root", errno);
+		return GMP_EXIT_USAGE;
+	}
+	if (!strcmp(sf.root, "/"))
+		sf.root[0] = 0;
+	struct gmp_baseline base = { 0 };
+	if (basefile && gmp_baseline__load(basefile, &base))
+		return GMP_EXIT_USAGE;
+	struct gmp_session s;
+	if (gmp_session__open(&s, argv[optind], salvage, &o, symdir)) {
+		gmp_baseline__release(&base);
+		return GMP_EXIT_USAGE;
+	}
+	struct gate g = { .s = &s };
+	const struct gmp_trace *t = s.in.trace;
+	int incomplete = t->truncated || t->damaged || (s.in.is_profile && !t->ended);
+	add(&g, "complete", incomplete && !allow_incomplete, "%s",
+	    !incomplete ? "the program ran to its end"
+	    : t->truncated || t->damaged ? "the profile is cut off or damaged: findings cover only its intact part"
+	    : "the program did not reach its end (crashed or killed)");
+	check_patterns(&g, fail_on);
+	if (have_peak)
+		check_budget(&g, "max_peak", s.r->peak_bytes, max_peak);
+	if (have_leak)
+		check_budget(&g, "max_leak", gmp_leaked_bytes(s.r), max_leak);
+	if (basefile)
+		check_baseline(&g, &base, tol_pct, tol_abs);
+	size_t failed = 0;
+	for (size_t i = 0; i < g.n; i++) {
+		const struct check *ck = &g.checks[i];
+		failed += ck->failed != 0;
+		printf("%s %s: %s\n", ck->failed ? "FAIL" : "PASS", ck->name, ck->detail ? ck->detail : "");
+	}
+	printf("gmprof check: %zu check%s, %zu failed\n", g.n, g.n == 1 ? "" : "s", failed);
+	fflush(stdout);
+	int rc = 0;
+	sf.s = &s;
+	sf.baseline = basefile ? &base : NULL;
+	if (sarif && gmp_output__write(sarif, force, gmp_sarif__write, &sf))
+		rc = -1;
+	if (!rc && junit && gmp_output__write(junit, force, write_junit, &g))
+		rc = -1;
+	for (size_t i = 0; i < g.n; i++)
+		free(g.checks[i].detail);
+	gmp_session__close(&s);
+	gmp_baseline__release(&base);
+	if (rc)
+		return GMP_EXIT_USAGE;
+	return failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
+}
+
+static int write_baseline(FILE *fp, void *ctx)
+{
+	return gmp_baseline__write(fp, ctx);
+}
+
+int cmd_baseline(int argc, char **argv)
+{
+	enum { O_SYMBOLS = OPT_CMD_BASE };
+	static const struct option longopts[] = {
+		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
+		{ "symbols", required_argument, 0, O_SYMBOLS }, { "help", no_argument, 0, 'h' },
+		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+	};
+	struct gmp_detect_opts o;
+	gmp_detect_opts__defaults(&o);
+	const char *output = "-", *symdir = NULL;
+	int force = 0, salvage = 0, c;
+	gmp_cli__reset_getopt();
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case OPT_FORCE: force = 1; break;
+		case O_SYMBOLS: symdir = optarg; break;
+		case 'h': fputs(usage_baseline, stdout); return GMP_EXIT_OK;
+		case ':': return gmp_cli__usage_error("baseline", "option '%s' needs a value", argv[optind - 1]);
+		case '?': return gmp_cli__usage_error("baseline", "unknown option '%s'", argv[optind - 1]);
+		default:
+			if (gmp_cli__detect_opt("baseline", c, optarg, &o, &salvage) < 0)
+				return GMP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return gmp_cli__usage_error("baseline", "expected one INPUT, got %d", argc - optind);
+	struct gmp_session s;
+	if (gmp_session__open(&s, argv[optind], salvage, &o, symdir))
+		return GMP_EXIT_USAGE;
+	int rc = gmp_output__write(output, force, write_baseline, &s);
+	gmp_session__close(&s);
+	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+}

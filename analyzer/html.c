@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gmprof html`: one self-contained page that opens offline -- no script,
+ * no font, no image, no request of any kind: inline CSS and SVG only.
+ * It holds the run's summary, a plot of live bytes per device with the
+ * peaks marked, lifetime bars of the largest objects, the findings table
+ * with source lines, and a histogram for each non-uniform-access finding.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "findings_json.h"
+#include "session.h"
+
+#define PLOT_W 960
+#define PLOT_H 220
+#define BAR_ROWS 60
+#define ROW_H 14
+
+static const char usage[] =
+	"Usage: gmprof html [options] INPUT\n"
+	"\n"
+	"Write a self-contained HTML report (no scripts, no network): live bytes per\n"
+	"device with the peaks, object lifetimes, the findings with source lines, and\n"
+	"a histogram for each non-uniform access finding.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE        write to FILE (standard output by default)\n"
+	"      --objects N          lifetime bars for the N largest objects (60)\n"
+	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
+	"      --force              replace FILE if it exists\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	GMP_DETECT_HELP
+	"\n"
+	"EXAMPLE\n"
+	"  gmprof html -o report.html app.gmprof\n";
+
+struct page {
+	struct gmp_session *s;
+	uint32_t objects;
+};
+
+static void esc(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '&': fputs("&amp;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		case '\'': fputs("&#39;", fp); break;
+		default: fputc(*s, fp);
+		}
+	}
+}
+
+static const char style[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#fff}"
+	"h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}"
+	"table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #e4e4e4;"
+	"padding:4px 8px;text-align:left;vertical-align:top}th{background:#f4f5f7}"
+	"td.n{text-align:right;white-space:nowrap}code{font-size:12px}"
+	".incomplete{background:#fff3cd;border:1px solid #e0c060;padding:8px}"
+	"svg text{font:11px system-ui,sans-serif;fill:#333}"
+	".curve{fill:#8ab4f8;stroke:#1a73e8}.peak{stroke:#d93025;stroke-width:2}"
+	".life{fill:#9aa0a6}.life.f{fill:#f29900}.hist{fill:#1a73e8}"
+	"dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dt{font-weight:600}";
+
+static void summary(FILE *fp, struct gmp_session *s)
+{
+	const struct gmp_trace *t = s->in.trace;
+	const struct gmp_result *r = s->r;
+	char a[32];
+	fprintf(fp, "<dl>");
+	static const char *const keys[] = { "command", "host", "device", "cuda", "mode" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = gmp_trace__meta(t, keys[i]);
+		if (v && *v) {
+			fprintf(fp, "<dt>%s</dt><dd>", keys[i]);
+			esc(fp, v);
+			fprintf(fp, "</dd>");
+		}
+	}
+	fprintf(fp, "<dt>input</dt><dd>");
+	esc(fp, s->name);
+	fprintf(fp, "</dd><dt>events</dt><dd>%zu (%" PRIu64 " GPU APIs), %zu objects</dd>", t->nev,
+		r->napis, r->nobjects);
+	fprintf(fp, "<dt>peak</dt><dd>%s</dd><dt>findings</dt><dd>%zu</dd></dl>\n",
+		gmp_human_bytes(r->peak_bytes, a, sizeof(a)), r->nfindings);
+	if (t->truncated || t->damaged || (s->in.is_profile && !t->ended))
+		fprintf(fp, "<p class=\"incomplete\">This profile is incomplete (%s); what it holds is reported.</p>\n",
+			t->truncated || t->damaged ? "cut off or damaged" : "the program did not reach its end");
+}
+
+/* Live bytes of one device: the largest value in each pixel column, as a step area. */
+static void curve(FILE *fp, const struct gmp_result *r, uint32_t device)
+{
+	uint64_t levels = (uint64_t)r->max_level + 1, peak = 0, live = 0;
+	uint64_t *col = calloc(PLOT_W, sizeof(uint64_t));
+	if (!col)
+		return;
+	size_t k = 0;
+	for (uint32_t c = 0; c < PLOT_W; c++) {
+		uint64_t end = levels * (c + 1) / PLOT_W, mx = live;
+		for (; k < r->ncurve && r->level[r->curve[k].ev] < end; k++) {
+			if (r->curve[k].device != device)
+				continue;
+			live = r->curve[k].live;
+			mx = live > mx ? live : mx;
+		}
+		col[c] = mx;
+		peak = mx > peak ? mx : peak;
+	}
+	char a[32];
+	fprintf(fp, "<h3>Device %u: peak %s</h3>\n", device, gmp_human_bytes(peak, a, sizeof(a)));
+	fprintf(fp, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
+		"aria-label=\"live bytes on device %u\">\n", PLOT_W + 80, PLOT_H + 30, PLOT_W + 80,
+		PLOT_H + 30, device);
+	fprintf(fp, "<text x=\"0\" y=\"12\">%s</text><text x=\"0\" y=\"%d\">0</text>\n",
+		gmp_human_bytes(peak, a, sizeof(a)), PLOT_H);
+	fprintf(fp, "<path class=\"curve\" d=\"M70 %d", PLOT_H);
+	for (uint32_t c = 0; c < PLOT_W; c++) {
+		double y = peak ? PLOT_H - (double)col[c] * (PLOT_H - 10) / (double)peak : PLOT_H;
+		fprintf(fp, " L%u %.1f L%u %.1f", 70 + c, y, 71 + c, y);
+	}
+	fprintf(fp, " L%d %d Z\"/>\n", 70 + PLOT_W, PLOT_H);
+	for (size_t p = 0; p < r->npeaks; p++) {
+		if (r->peaks[p].device != device)
+			continue;
+		/* The column the loop above puts that level in. */
+		uint64_t x = 70 + (((uint64_t)r->level[r->peaks[p].ev] + 1) * PLOT_W + levels - 1) / levels - 1;
+		fprintf(fp, "<line class=\"peak\" x1=\"%" PRIu64 "\" x2=\"%" PRIu64 "\" y1=\"0\" y2=\"%d\">"
+			"<title>peak %zu: %s</title></line>\n", x, x, PLOT_H, p + 1,
+			gmp_human_bytes(r->peaks[p].bytes, a, sizeof(a)));
+	}
+	fprintf(fp, "<text x=\"70\" y=\"%d\">0</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">"
+		"level %" PRIu64 " (topological order)</text>\n</svg>\n", PLOT_H + 20, 70 + PLOT_W,
+		PLOT_H + 20, levels - 1);
+	free(col);
+}
+
+static int by_size(const void *a, const void *b, void *ctx)
+{
+	const struct gmp_object *o = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (o[x].size != o[y].size)
+		return o[x].size > o[y].size ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static void lifetimes(FILE *fp, struct page *pg)
+{
+	const struct gmp_result *r = pg->s->r;
+	size_t n = r->nobjects < pg->objects ? r->nobjects : pg->objects;
+	uint32_t *idx = malloc((r->nobjects ? r->nobjects : 1) * sizeof(uint32_t));
+	uint8_t *flagged = calloc(r->nobjects ? r->nobjects : 1, 1);
+	if (!idx || !flagged) {
+		free(idx);
+		free(flagged);
+		return;
+	}
+	for (size_t i = 0; i < r->nobjects; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, r->nobjects, sizeof(uint32_t), by_size, r->objects);
+	for (size_t i = 0; i < r->nfindings; i++)
+		flagged[r->findings[i].object] = 1;
+	uint64_t levels = (uint64_t)r->max_level + 1;
+	fprintf(fp, "<h2>Object lifetimes</h2>\n<p>The %zu largest of %zu objects, from allocation to free "
+		"over the topological order; orange ones have findings.</p>\n", n, r->nobjects);
+	fprintf(fp, "<svg width=\"%d\" height=\"%zu\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"object lifetimes\">\n",
+		PLOT_W + 240, n * ROW_H + 4, PLOT_W + 240, n * ROW_H + 4);
+	for (size_t i = 0; i < n; i++) {
+		const struct gmp_object *o = &r->objects[idx[i]];
+		char name[160], a[32];
+		uint64_t from = r->level[o->alloc_ev];
+		uint64_t to = o->free_ev != GMP_NO_EVENT ? r->level[o->free_ev] + 1 : levels;
+		double x = 230 + (double)from * PLOT_W / (double)levels;
+		double w = (double)(to - from) * PLOT_W / (double)levels;
+		fprintf(fp, "<text x=\"0\" y=\"%zu\">", i * ROW_H + 11);
+		esc(fp, gmp_result__object_name(r, idx[i], name, sizeof(name)));
+		fprintf(fp, " (%s)</text>", gmp_human_bytes(o->size, a, sizeof(a)));
+		fprintf(fp, "<rect class=\"life%s\" x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"%d\">"
+			"<title>", flagged[idx[i]] ? " f" : "", x, i * ROW_H + 2, w < 1 ? 1.0 : w, ROW_H - 3);
+		esc(fp, name);
+		const char *site = gmp_sites__event(&pg->s->sites, o->alloc_ev, NULL);
+		if (site) {
+			fprintf(fp, " allocated at ");
+			esc(fp, site);
+		}
+		fprintf(fp, ", levels %" PRIu64 "-%" PRIu64 "%s</title></rect>\n", from, to - 1,
+			o->free_ev == GMP_NO_EVENT ? " (never freed)" : "");
+	}
+	fprintf(fp, "</svg>\n");
+	free(idx);
+	free(flagged);
+}
+
+static void histogram(FILE *fp, const struct gmp_result *r, const struct gmp_finding *f)
+{
+	const struct gmp_hist *h = &r->hists[f->hist];
+	uint64_t mx = 0;
+	for (int b = 0; b < GMP_HIST_BUCKETS; b++)
+		mx = h->bytes[b] > mx ? h->bytes[b] : mx;
+	fprintf(fp, "<svg width=\"330\" height=\"120\" viewBox=\"0 0 330 120\" role=\"img\" "
+		"aria-label=\"bytes per access count\">");
+	for (int b = 0; b < GMP_HIST_BUCKETS; b++) {
+		double hh = mx ? (double)h->bytes[b] * 90 / (double)mx : 0;
+		uint64_t lo = h->max_count * (uint64_t)b / GMP_HIST_BUCKETS;
+		uint64_t hi = h->max_count * (uint64_t)(b + 1) / GMP_HIST_BUCKETS;
+		fprintf(fp, "<rect class=\"hist\" x=\"%d\" y=\"%.1f\" width=\"28\" height=\"%.1f\">"
+			"<title>%" PRIu64 " bytes accessed %" PRIu64 "-%" PRIu64 " times</title></rect>",
+			10 + b * 32, 100 - hh, hh, h->bytes[b], lo + 1, hi);
+	}
+	fprintf(fp, "<text x=\"10\" y=\"115\">accesses: 1</text><text x=\"320\" y=\"115\" "
+		"text-anchor=\"end\">%" PRIu64 "</text></svg>", h->max_count);
+}
+
+static void findings(FILE *fp, struct page *pg)
+{
+	const struct gmp_result *r = pg->s->r;
+	fprintf(fp, "<h2>Findings</h2>\n");
+	if (!r->nfindings) {
+		fprintf(fp, "<p>No findings.</p>\n");
+		return;
+	}
+	fprintf(fp, "<table><thead><tr><th>#</th><th>pattern</th><th>object</th><th>size</th>"
+		"<th>measure</th><th>saves at the peak</th><th>allocated at</th><th>fix</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct gmp_finding *f = &r->findings[i];
+		const struct gmp_object *o = &r->objects[f->object];
+		char name[160], a[32], b[32], m[160], sugg[768];
+		fprintf(fp, "<tr><td class=\"n\">%zu</td><td>%s</td><td>", i + 1, gmp_pattern__name(f->pattern));
+		esc(fp, gmp_result__object_name(r, f->object, name, sizeof(name)));
+		fprintf(fp, "</td><td class=\"n\">%s</td><td>", gmp_human_bytes(o->size, a, sizeof(a)));
+		esc(fp, gmp_text__metric(f, m, sizeof(m)));
+		if (f->pattern == GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY && f->hist < r->nhists) {
+			fprintf(fp, "<br>");
+			histogram(fp, r, f);
+		}
+		fprintf(fp, "</td><td class=\"n\">%s</td><td><code>",
+			f->saving ? gmp_human_bytes(f->saving, b, sizeof(b)) : "-");
+		const char *site = gmp_sites__event(&pg->s->sites, o->alloc_ev, NULL);
+		esc(fp, site ? site : "");
+		fprintf(fp, "</code></td><td>");
+		esc(fp, gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
+		fprintf(fp, "</td></tr>\n");
+	}
+	fprintf(fp, "</tbody></table>\n");
+}
+
+static int write_page(FILE *fp, void *ctx)
+{
+	struct page *pg = ctx;
+	const struct gmp_result *r = pg->s->r;
+	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+		"<title>gmprof: ");
+	esc(fp, pg->s->name);
+	fprintf(fp, "</title><style>%s</style></head><body>\n<h1>gmprof report: ", style);
+	esc(fp, pg->s->name);
+	fprintf(fp, "</h1>\n");
+	summary(fp, pg->s);
+	fprintf(fp, "<h2>Live bytes</h2>\n");
+	if (!r->ndevices)
+		fprintf(fp, "<p>No device memory was allocated.</p>\n");
+	for (size_t d = 0; d < r->ndevices; d++)
+		curve(fp, r, r->devices[d].device);
+	lifetimes(fp, pg);
+	findings(fp, pg);
+	fprintf(fp, "<p><small>Written by gmprof.</small></p>\n</body></html>\n");
+	return ferror(fp) ? -EIO : 0;
+}
+
+int cmd_html(int argc, char **argv)
+{
+	enum { O_SYMBOLS = OPT_CMD_BASE, O_OBJECTS };
+	static const struct option longopts[] = {
+		{ "output", required_argument, 0, 'o' }, { "objects", required_argument, 0, O_OBJECTS },
+		{ "symbols", required_argument, 0, O_SYMBOLS }, { "force", no_argument, 0, OPT_FORCE },
+		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+	};
+	struct gmp_detect_opts o;
+	gmp_detect_opts__defaults(&o);
+	const char *output = "-", *symdir = NULL;
+	int force = 0, salvage = 0, c;
+	struct page pg = { .objects = BAR_ROWS };
+	gmp_cli__reset_getopt();
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case O_OBJECTS:
+			if (gmp_cli__u32(optarg, &pg.objects))
+				return gmp_cli__usage_error("html", "bad value '%s' for --objects", optarg);
+			break;
+		case O_SYMBOLS: symdir = optarg; break;
+		case OPT_FORCE: force = 1; break;
+		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
+		case ':': return gmp_cli__usage_error("html", "option '%s' needs a value", argv[optind - 1]);
+		case '?': return gmp_cli__usage_error("html", "unknown option '%s'", argv[optind - 1]);
+		default:
+			if (gmp_cli__detect_opt("html", c, optarg, &o, &salvage) < 0)
+				return GMP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1)
+		return gmp_cli__usage_error("html", "expected one INPUT, got %d", argc - optind);
+	struct gmp_session s;
+	if (gmp_session__open(&s, argv[optind], salvage, &o, symdir))
+		return GMP_EXIT_USAGE;
+	pg.s = &s;
+	int rc = gmp_output__write(output, force, write_page, &pg);
+	gmp_session__close(&s);
+	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+}

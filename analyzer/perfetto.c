@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Perfetto trace: Chrome Trace Event JSON as Perfetto's importer reads
+ * it, streamed event by event (never a tree in memory).
+ *
+ *   process per device (pid = device + 1), named "GPU d"
+ *   thread per stream (tid = stream + 2) and one for device-wide syncs
+ *     (tid 1): every API an X slice; under each kernel, copy and set, a
+ *     child slice per object it reads or writes
+ *   async b/e per object, named by allocation site, so one site's objects
+ *     share a track group
+ *   a counter "live bytes" per device, one C event per change
+ *   v2 flows: one chain per object, bind_id = object + 1, from its
+ *     allocation through every slice that touches it to its free
+ *   an instant (process scope) per finding, the finding object as args
+ *
+ * Times are ns internally and written as µs with three decimals.  On the
+ * topological axis one level is 1 µs; on the host axis ts is the host
+ * clock at issue.  A slice lasts 1 µs, cut short where the next slice on
+ * its track begins, so slices on a track never overlap.
+ */
+#define _GNU_SOURCE
+#include "perfetto.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "findings_json.h"
+#include "jw.h"
+#include "u64map.h"
+#include "util.h"
+
+#define SLICE_NS 1000u
+#define TID_HOST 1u
+#define NO_TRACK UINT32_MAX
+
+struct track {
+	uint32_t device, tid;
+	uint32_t last;           /* backward pass: the next event seen on it */
+};
+
+struct pf {
+	struct gmp_session *s;
+	const struct gmp_result *r;
+	const struct gmp_trace *t;
+	struct gmp_jw jw;
+	int host;
+	uint32_t *order;         /* emission order (borrowed from r in topo mode) */
+	uint32_t *owned_order;
+	uint32_t *next;          /* per event: next event on its track, or UINT32_MAX */
+	uint32_t *track_of;      /* per event */
+	struct track *tracks;
+	size_t ntracks, tracks_cap;
+	struct gmp_u64map track_ids;
+	uint32_t *last_use;      /* per object: its last event in emission order */
+	uint8_t *seen;           /* per object: flow chain started */
+	uint64_t *live;          /* per track device: live bytes (indexed by device slot) */
+	struct gmp_u64map dev_ids;
+	uint32_t *devs;
+	size_t ndevs, devs_cap;
+	uint64_t written;
+	int any;                 /* a trace event was written */
+};
+
+/* Starts a trace event on a line of its own: diffable and greppable. */
+static void begin(struct pf *p)
+{
+	if (p->any)
+		gmp_jw__raw(&p->jw, ",\n", 2);
+	p->any = 1;
+	p->jw.first[1] = 1;
+	gmp_jw__obj(&p->jw);
+}
+
+static uint64_t ts_of(const struct pf *p, uint32_t ev)
+{
+	return p->host ? p->t->ev[ev].host_ns : (uint64_t)p->r->level[ev] * SLICE_NS;
+}
+
+static int host_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct gmp_event *ev = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (ev[x].host_ns != ev[y].host_ns)
+		return ev[x].host_ns < ev[y].host_ns ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t pid_of(uint32_t device) { return device + 1; }
+
+static int device_slot(struct pf *p, uint32_t device, uint32_t *slot)
+{
+	int is_new = 0;
+	uint32_t *v = gmp_u64map__slot(&p->dev_ids, device, (uint32_t)p->ndevs, &is_new);
+	if (!v)
+		return -ENOMEM;
+	if (is_new) {
+		if (GMP_GROW(p->devs, p->devs_cap, p->ndevs + 1))
+			return -ENOMEM;
+		p->devs[p->ndevs++] = device;
+	}
+	*slot = *v;
+	return 0;
+}
+
+static int track_of(struct pf *p, const struct gmp_event *e, uint32_t *id)
+{
+	int wide = e->op == GMP_OP_SYNC && !(e->flags & GMP_EF_SYNC_STREAM);
+	uint32_t tid = wide ? TID_HOST : e->stream + 2;
+	uint64_t key = (uint64_t)e->device << 32 | tid;
+	int is_new = 0;
+	uint32_t *v = gmp_u64map__slot(&p->track_ids, key, (uint32_t)p->ntracks, &is_new);
+	if (!v)
+		return -ENOMEM;
+	if (is_new) {
+		if (GMP_GROW(p->tracks, p->tracks_cap, p->ntracks + 1))
+			return -ENOMEM;
+		p->tracks[p->ntracks++] = (struct track){ e->device, tid, UINT32_MAX };
+	}
+	*id = *v;
+	return 0;
+}
+
+/* Orders the events, assigns tracks and finds each event's successor on its track. */
+static int prepare(struct pf *p)
+{
+	const struct gmp_trace *t = p->t;
+	size_t n = t->nev;
+	if (p->host) {
+		int any = 0;
+		for (size_t i = 0; i < n && !any; i++)
+			any = t->ev[i].host_ns != 0;
+		if (n && !any)
+			return -ENODATA;
+		if (!(p->owned_order = malloc((n ? n : 1) * sizeof(uint32_t))))
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			p->owned_order[i] = (uint32_t)i;
+		qsort_r(p->owned_order, n, sizeof(uint32_t), host_cmp, t->ev);
+		p->order = p->owned_order;
+	} else {
+		p->order = p->r->order;
+	}
+	p->next = malloc((n ? n : 1) * sizeof(uint32_t));
+	p->track_of = malloc((n ? n : 1) * sizeof(uint32_t));
+	p->last_use = malloc((p->r->nobjects ? p->r->nobjects : 1) * sizeof(uint32_t));
+	p->seen = calloc(p->r->nobjects ? p->r->nobjects : 1, 1);
+	if (!p->next || !p->track_of || !p->last_use || !p->seen)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = p->order[i], slot;
+		int rc = track_of(p, &t->ev[v], &p->track_of[v]);
+		if (!rc)
+			rc = device_slot(p, t->ev[v].device, &slot);
+		if (rc)
+			return rc;
+		for (uint32_t k = p->r->dep_off[v]; k < p->r->dep_off[v + 1]; k++)
+			p->last_use[GMP_DEP_OBJ(p->r->deps[k])] = v;
+	}
+	for (size_t i = n; i-- > 0;) {
+		uint32_t v = p->order[i];
+		struct track *tr = &p->tracks[p->track_of[v]];
+		p->next[v] = tr->last;
+		tr->last = v;
+	}
+	if (!(p->live = calloc(p->ndevs ? p->ndevs : 1, sizeof(uint64_t))))
+		return -ENOMEM;
+	return 0;
+}
+
+/* The common head of a trace event. */
+static void head(struct pf *p, const char *ph, const char *name, uint32_t pid, uint64_t ts)
+{
+	struct gmp_jw *jw = &p->jw;
+	begin(p);
+	GMP_JW_KEY(jw, "ph");
+	gmp_jw__str(jw, ph);
+	GMP_JW_KEY(jw, "name");
+	gmp_jw__str(jw, name);
+	GMP_JW_KEY(jw, "pid");
+	gmp_jw__u64(jw, pid);
+	GMP_JW_KEY(jw, "ts");
+	gmp_jw__milli(jw, ts);
+	p->written++;
+}
+
+static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *name,
+		 uint32_t sort)
+{
+	struct gmp_jw *jw = &p->jw;
+	char key[32];
+	begin(p);
+	GMP_JW_KEY(jw, "ph");
+	gmp_jw__str(jw, "M");
+	GMP_JW_KEY(jw, "name");
+	gmp_jw__str(jw, what);
+	GMP_JW_KEY(jw, "pid");
+	gmp_jw__u64(jw, pid);
+	if (tid) {
+		GMP_JW_KEY(jw, "tid");
+		gmp_jw__u64(jw, tid);
+	}
+	gmp_jw__key(jw, "args");
+	gmp_jw__obj(jw);
+	GMP_JW_KEY(jw, "name");
+	gmp_jw__str(jw, name);
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
+	snprintf(key, sizeof(key), "%s_sort_index", tid ? "thread" : "process");
+	begin(p);
+	GMP_JW_KEY(jw, "ph");
+	gmp_jw__str(jw, "M");
+	GMP_JW_KEY(jw, "name");
+	gmp_jw__str(jw, key);
+	GMP_JW_KEY(jw, "pid");
+	gmp_jw__u64(jw, pid);
+	if (tid) {
+		GMP_JW_KEY(jw, "tid");
+		gmp_jw__u64(jw, tid);
+	}
+	gmp_jw__key(jw, "args");
+	gmp_jw__obj(jw);
+	GMP_JW_KEY(jw, "sort_index");
+	gmp_jw__u64(jw, sort);
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
+	p->written += 2;
+}
+
+static void names(struct pf *p)
+{
+	char buf[96];
+	for (size_t d = 0; d < p->ndevs; d++) {
+		snprintf(buf, sizeof(buf), "GPU %u", p->devs[d]);
+		meta(p, "process_name", pid_of(p->devs[d]), 0, buf, p->devs[d]);
+	}
+	for (size_t i = 0; i < p->ntracks; i++) {
+		const struct track *tr = &p->tracks[i];
+		if (tr->tid == TID_HOST)
+			snprintf(buf, sizeof(buf), "host: device synchronization");
+		else if (tr->tid == 2)
+			snprintf(buf, sizeof(buf), "stream 0 (legacy default)");
+		else
+			snprintf(buf, sizeof(buf), "stream %u", tr->tid - 2);
+		meta(p, "thread_name", pid_of(tr->device), tr->tid, buf, tr->tid);
+	}
+}
+
+/* "read obj#12", "write weights": without printf, for millions of them. */
+static size_t child_name(const struct gmp_result *r, uint32_t obj, uint32_t kind, char *buf,
+			 size_t n)
+{
+	const char *verb = kind == GMP_DEP_RW ? "read+write " : kind == GMP_DEP_WRITE ? "write " : "read ";
+	size_t len = strlen(verb);
+	memcpy(buf, verb, len);
+	const struct gmp_event *a = &r->trace->ev[r->objects[obj].alloc_ev];
+	if (a->flags & GMP_EF_HAS_LABEL) {
+		size_t ln;
+		const char *l = gmp_trace__str(r->trace, a->name, &ln);
+		if (ln > n - len - 1)
+			ln = n - len - 1;
+		memcpy(buf + len, l, ln);
+		return len + ln;
+	}
+	char digits[16], *q = digits + sizeof(digits);
+	uint32_t v = obj + 1;
+	do {
+		*--q = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(buf + len, "obj#", 4);
+	len += 4;
+	memcpy(buf + len, q, (size_t)(digits + sizeof(digits) - q));
+	return len + (size_t)(digits + sizeof(digits) - q);
+}
+
+/* Binds a slice into its object's flow chain. */
+static void flow(struct pf *p, uint32_t obj, uint32_t ev)
+{
+	int in = p->seen[obj], out = p->last_use[obj] != ev;
+	p->seen[obj] = 1;
+	if (!in && !out)
+		return;
+	GMP_JW_KEY(&p->jw, "bind_id");
+	gmp_jw__u64(&p->jw, (uint64_t)obj + 1);
+	if (in) {
+		GMP_JW_KEY(&p->jw, "flow_in");
+		gmp_jw__bool(&p->jw, 1);
+	}
+	if (out) {
+		GMP_JW_KEY(&p->jw, "flow_out");
+		gmp_jw__bool(&p->jw, 1);
+	}
+}
+
+static const char *object_site(struct pf *p, uint32_t obj, char *buf, size_t n)
+{
+	const char *site = gmp_sites__event(&p->s->sites, p->r->objects[obj].alloc_ev, NULL);
+	snprintf(buf, n, "alloc at %s", site ? site : "an unknown site");
+	return buf;
+}
+
+static void lifetime(struct pf *p, uint32_t obj, const char *ph, uint64_t ts, int leaked)
+{
+	struct gmp_jw *jw = &p->jw;
+	const struct gmp_object *o = &p->r->objects[obj];
+	char site[560], name[160];
+	head(p, ph, object_site(p, obj, site, sizeof(site)), pid_of(o->device), ts);
+	GMP_JW_KEY(jw, "cat");
+	gmp_jw__str(jw, "object");
+	GMP_JW_KEY(jw, "id");
+	gmp_jw__hex(jw, (uint64_t)obj + 1);
+	gmp_jw__key(jw, "args");
+	gmp_jw__obj(jw);
+	GMP_JW_KEY(jw, "object");
+	gmp_jw__str(jw, gmp_result__object_name(p->r, obj, name, sizeof(name)));
+	GMP_JW_KEY(jw, "size");
+	gmp_jw__u64(jw, o->size);
+	GMP_JW_KEY(jw, "addr");
+	gmp_jw__hex(jw, o->addr);
+	if (leaked) {
+		GMP_JW_KEY(jw, "leaked");
+		gmp_jw__bool(jw, 1);
+	}
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
+}
+
+static void counter(struct pf *p, uint32_t device, uint64_t ts)
+{
+	uint32_t *slot = gmp_u64map__get(&p->dev_ids, device);
+	head(p, "C", "live bytes", pid_of(device), ts);
+	gmp_jw__key(&p->jw, "args");
+	gmp_jw__obj(&p->jw);
+	GMP_JW_KEY(&p->jw, "bytes");
+	gmp_jw__u64(&p->jw, p->live[*slot]);
+	gmp_jw__obj_end(&p->jw);
+	gmp_jw__obj_end(&p->jw);
+}
+
+static void api(struct pf *p, uint32_t v)
+{
+	struct gmp_jw *jw = &p->jw;
+	const struct gmp_trace *t = p->t;
+	const struct gmp_event *e = &t->ev[v];
+	const struct track *tr = &p->tracks[p->track_of[v]];
+	uint64_t ts = ts_of(p, v), dur = SLICE_NS;
+	if (p->next[v] != UINT32_MAX) {
+		uint64_t nts = ts_of(p, p->next[v]);
+		dur = nts - ts < dur ? nts - ts : dur;
+	}
+	const char *name = e->op == GMP_OP_KERNEL && e->name ? gmp_trace__str(t, e->name, NULL)
+							      : gmp_api__kind(e->op);
+	uint32_t d0 = p->r->dep_off[v], d1 = p->r->dep_off[v + 1];
+	head(p, "X", name, pid_of(e->device), ts);
+	GMP_JW_KEY(jw, "tid");
+	gmp_jw__u64(jw, tr->tid);
+	GMP_JW_KEY(jw, "dur");
+	gmp_jw__milli(jw, dur);
+	GMP_JW_KEY(jw, "cat");
+	gmp_jw__str(jw, gmp_api__kind(e->op));
+	int own = e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE;
+	if (own && d1 > d0)
+		flow(p, GMP_DEP_OBJ(p->r->deps[d0]), v);
+	gmp_jw__key(jw, "args");
+	gmp_jw__obj(jw);
+	GMP_JW_KEY(jw, "ordinal");
+	gmp_jw__u64(jw, p->r->ordinal[v]);
+	GMP_JW_KEY(jw, "level");
+	gmp_jw__u64(jw, p->r->level[v]);
+	if (e->size) {
+		GMP_JW_KEY(jw, "size");
+		gmp_jw__u64(jw, e->size);
+	}
+	if (e->addr) {
+		GMP_JW_KEY(jw, "addr");
+		gmp_jw__hex(jw, e->addr);
+	}
+	const char *site = gmp_sites__event(&p->s->sites, v, NULL);
+	if (site) {
+		GMP_JW_KEY(jw, "at");
+		gmp_jw__str(jw, site);
+	}
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
+	if (own) {
+		if (d1 > d0 && e->op == GMP_OP_ALLOC)
+			lifetime(p, GMP_DEP_OBJ(p->r->deps[d0]), "b", ts, 0);
+		if (d1 > d0 && e->op == GMP_OP_FREE)
+			lifetime(p, GMP_DEP_OBJ(p->r->deps[d0]), "e", ts + dur, 0);
+		if (d1 > d0) {
+			const struct gmp_object *o = &p->r->objects[GMP_DEP_OBJ(p->r->deps[d0])];
+			if (o->kind != GMP_MEM_POOL_REGION) {
+				uint32_t *slot = gmp_u64map__get(&p->dev_ids, o->device);
+				if (slot) {
+					if (e->op == GMP_OP_ALLOC)
+						p->live[*slot] += o->size;
+					else
+						p->live[*slot] -= o->size;
+					counter(p, o->device, ts);
+				}
+			}
+		}
+		return;
+	}
+	/* A child slice per object used, nested in the API's slice. */
+	uint64_t cdur = dur * 9 / 10;
+	for (uint32_t k = d0; k < d1; k++) {
+		uint32_t obj = GMP_DEP_OBJ(p->r->deps[k]), kind = GMP_DEP_KIND(p->r->deps[k]);
+		char cname[200];
+		size_t cn = child_name(p->r, obj, kind, cname, sizeof(cname));
+		begin(p);
+		GMP_JW_KEY(jw, "ph");
+		gmp_jw__strn(jw, "X", 1);
+		GMP_JW_KEY(jw, "name");
+		gmp_jw__strn(jw, cname, cn);
+		GMP_JW_KEY(jw, "pid");
+		gmp_jw__u64(jw, pid_of(e->device));
+		GMP_JW_KEY(jw, "ts");
+		gmp_jw__milli(jw, ts);
+		GMP_JW_KEY(jw, "tid");
+		gmp_jw__u64(jw, tr->tid);
+		GMP_JW_KEY(jw, "dur");
+		gmp_jw__milli(jw, cdur);
+		flow(p, obj, v);
+		gmp_jw__obj_end(jw);
+		p->written++;
+	}
+}
+
+static void findings(struct pf *p, uint64_t end)
+{
+	struct gmp_jw *jw = &p->jw;
+	struct gmp_findings_opts fo;
+	gmp_sites__findings_opts(&p->s->sites, &fo);
+	fo.max_ranges = 8; /* an instant is a summary: the report has them all */
+	for (size_t i = 0; i < p->r->nfindings; i++) {
+		const struct gmp_finding *f = &p->r->findings[i];
+		const struct gmp_object *o = &p->r->objects[f->object];
+		uint32_t at = f->ev_b != GMP_NO_EVENT ? f->ev_b
+			      : f->ev_a != GMP_NO_EVENT ? f->ev_a : o->alloc_ev;
+		uint64_t ts = f->pattern == GMP_PAT_MEMORY_LEAK ? end : ts_of(p, at);
+		char name[200], oname[160];
+		snprintf(name, sizeof(name), "%s: %s", gmp_pattern__name(f->pattern),
+			 gmp_result__object_name(p->r, f->object, oname, sizeof(oname)));
+		head(p, "i", name, pid_of(o->device), ts);
+		GMP_JW_KEY(jw, "s");
+	gmp_jw__str(jw, "p");
+		GMP_JW_KEY(jw, "cat");
+	gmp_jw__str(jw, "finding");
+		gmp_jw__key(jw, "args");
+		gmp_findings__one(jw, p->r, f, &fo);
+		gmp_jw__obj_end(jw);
+	}
+}
+
+static int write_all(struct pf *p, FILE *fp)
+{
+	struct gmp_jw *jw = &p->jw;
+	gmp_jw__init(jw, fp, 0);
+	static const char open[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+	gmp_jw__raw(jw, open, sizeof(open) - 1);
+	jw->depth = 1;
+	names(p);
+	uint64_t end = 0;
+	for (size_t i = 0; i < p->t->nev; i++) {
+		uint32_t v = p->order[i];
+		api(p, v);
+		uint64_t e = ts_of(p, v) + SLICE_NS;
+		end = e > end ? e : end;
+	}
+	for (size_t o = 0; o < p->r->nobjects; o++)
+		if (p->r->objects[o].free_ev == GMP_NO_EVENT)
+			lifetime(p, (uint32_t)o, "e", end, 1);
+	findings(p, end);
+	static const char close[] = "\n],\n\"metadata\":{";
+	gmp_jw__raw(jw, close, sizeof(close) - 1);
+	jw->depth = 1;
+	jw->first[1] = 1;
+	GMP_JW_KEY(jw, "producer");
+	gmp_jw__str(jw, "gmprof");
+	GMP_JW_KEY(jw, "time_axis");
+	gmp_jw__str(jw, p->host ? "host" : "topo");
+	GMP_JW_KEY(jw, "input");
+	gmp_jw__str(jw, p->s->name);
+	gmp_jw__raw(jw, "}}\n", 3);
+	return gmp_jw__finish(jw);
+}
+
+int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t *nwritten)
+{
+	struct pf p = { .s = s, .r = s->r, .t = s->in.trace, .host = host_time };
+	gmp_u64map__init(&p.track_ids);
+	gmp_u64map__init(&p.dev_ids);
+	int rc = s->r->deps ? prepare(&p) : -EINVAL;
+	if (!rc)
+		rc = write_all(&p, fp);
+	else
+		gmp_jw__release(&p.jw);
+	if (nwritten)
+		*nwritten = p.written;
+	free(p.owned_order);
+	free(p.next);
+	free(p.track_of);
+	free(p.tracks);
+	free(p.last_use);
+	free(p.seen);
+	free(p.live);
+	free(p.devs);
+	gmp_u64map__release(&p.track_ids);
+	gmp_u64map__release(&p.dev_ids);
+	return rc;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SARIF 2.1.0 for GitHub code scanning: one rule per pattern, one result
+ * per finding located at its allocation site (a source line from DWARF, or
+ * the `at` of an event script; failing both, the script line of the
+ * allocation, or the input itself), with region.startLine and a stable
+ * partialFingerprints entry so re-uploads update alerts instead of
+ * duplicating them.  Paths under the source root are written relative to
+ * %SRCROOT%.
+ */
+#include "sarif.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "findings_json.h"
+#include "gmprof/version.h"
+#include "jw.h"
+
+static const struct {
+	const char *name, *shortd, *fulld;
+} rules[GMP_PAT_COUNT] = {
+	[GMP_PAT_EARLY_ALLOCATION] = { "EarlyAllocation", "GPU memory allocated long before its first use",
+		"The object is allocated several GPU APIs before any API uses it, so it occupies memory it does not need yet. Allocate it just before its first use." },
+	[GMP_PAT_LATE_DEALLOCATION] = { "LateDeallocation", "GPU memory freed long after its last use",
+		"The object stays allocated for several GPU APIs after its last use. Free it right after that use." },
+	[GMP_PAT_REDUNDANT_ALLOCATION] = { "RedundantAllocation", "GPU allocation that could reuse a dead object's memory",
+		"Another object of about the same size is no longer used when this one is first used. Reuse its memory instead of allocating." },
+	[GMP_PAT_UNUSED_ALLOCATION] = { "UnusedAllocation", "GPU memory allocated and never used",
+		"No GPU API ever reads or writes the object. Remove the allocation." },
+	[GMP_PAT_MEMORY_LEAK] = { "MemoryLeak", "GPU memory never freed",
+		"The object is still allocated when the program ends. Free it after its last use." },
+	[GMP_PAT_TEMPORARY_IDLENESS] = { "TemporaryIdleness", "GPU memory idle between two uses",
+		"The object is not used for a long stretch between two uses. Free it (or move it to host memory) during the gap." },
+	[GMP_PAT_DEAD_WRITE] = { "DeadWrite", "GPU memory written and overwritten before any read",
+		"Bytes of the object are written and then written again with no read in between; the first write is wasted." },
+	[GMP_PAT_OVERALLOCATION] = { "Overallocation", "GPU object mostly never accessed",
+		"Kernels access only a small part of the object. Allocate only what is used." },
+	[GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY] = { "NonUniformAccessFrequency", "GPU object accessed with very uneven frequency",
+		"Some parts of the object are accessed far more than others in a kernel. Keep the hot part in device memory and the cold part elsewhere (host or managed memory)." },
+	[GMP_PAT_STRUCTURED_ACCESS] = { "StructuredAccess", "GPU object used one disjoint slice at a time",
+		"Each launch of a kernel uses a different slice of the object. Allocate one slice and reuse it." },
+};
+
+struct loc {
+	char file[PATH_MAX];
+	uint32_t line;
+};
+
+/* Splits "file:line" at its last colon. */
+static int split_site(const char *site, struct loc *l)
+{
+	const char *c = strrchr(site, ':');
+	char *end;
+	unsigned long line = c ? strtoul(c + 1, &end, 10) : 0;
+	if (!c || c == site || !line || *end || line > UINT32_MAX)
+		return -1;
+	size_t n = (size_t)(c - site);
+	if (n >= sizeof(l->file))
+		return -1;
+	memcpy(l->file, site, n);
+	l->file[n] = 0;
+	l->line = (uint32_t)line;
+	return 0;
+}
+
+static void location_of(struct gmp_sarif *sf, uint32_t ev, struct loc *l)
+{
+	const char *site = ev != GMP_NO_EVENT ? gmp_sites__event(&sf->s->sites, ev, NULL) : NULL;
+	if (site && !split_site(site, l))
+		return;
+	/* No source line: point at the input (an event script's own line). */
+	snprintf(l->file, sizeof(l->file), "%s", sf->s->in.path);
+	l->line = ev != GMP_NO_EVENT && sf->s->in.trace->ev[ev].line ? sf->s->in.trace->ev[ev].line : 1;
+}
+
+/* Percent-encodes what a URI path may not hold. */
+static void uri_path(char *out, size_t n, const char *p)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t k = 0;
+	for (; *p && k + 4 < n; p++) {
+		unsigned char c = (unsigned char)*p;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("/-._~+", c)) {
+			out[k++] = (char)c;
+		} else {
+			out[k++] = '%';
+			out[k++] = hex[c >> 4];
+			out[k++] = hex[c & 15];
+		}
+	}
+	out[k] = 0;
+}
+
+static void artifact(struct gmp_sarif *sf, struct gmp_jw *jw, const struct loc *l)
+{
+	char uri[PATH_MAX * 3 + 16], path[PATH_MAX * 3];
+	const char *f = l->file;
+	size_t rn = strlen(sf->root);
+	int rel = f[0] != '/';
+	if (!rel && rn && strncmp(f, sf->root, rn) == 0 && f[rn] == '/') {
+		f += rn + 1;
+		rel = 1;
+	}
+	while (rel && f[0] == '.' && f[1] == '/')
+		f += 2;
+	uri_path(path, sizeof(path), f);
+	gmp_jw__key(jw, "artifactLocation");
+	gmp_jw__obj(jw);
+	if (rel) {
+		gmp_jw__kstr(jw, "uri", path);
+		gmp_jw__kstr(jw, "uriBaseId", "%SRCROOT%");
+	} else {
+		snprintf(uri, sizeof(uri), "file://%s", path);
+		gmp_jw__kstr(jw, "uri", uri);
+	}
+	gmp_jw__obj_end(jw);
+	gmp_jw__key(jw, "region");
+	gmp_jw__obj(jw);
+	gmp_jw__ku64(jw, "startLine", l->line ? l->line : 1);
+	gmp_jw__obj_end(jw);
+}
+
+static void physical(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t ev)
+{
+	struct loc l;
+	location_of(sf, ev, &l);
+	gmp_jw__key(jw, "physicalLocation");
+	gmp_jw__obj(jw);
+	artifact(sf, jw, &l);
+	gmp_jw__obj_end(jw);
+}
+
+static void rule_list(struct gmp_jw *jw)
+{
+	gmp_jw__key(jw, "rules");
+	gmp_jw__arr(jw);
+	for (unsigned p = 0; p < GMP_PAT_COUNT; p++) {
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "id", gmp_pattern__name(p));
+		gmp_jw__kstr(jw, "name", rules[p].name);
+		gmp_jw__key(jw, "shortDescription");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "text", rules[p].shortd);
+		gmp_jw__obj_end(jw);
+		gmp_jw__key(jw, "fullDescription");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "text", rules[p].fulld);
+		gmp_jw__obj_end(jw);
+		gmp_jw__key(jw, "help");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "text", rules[p].fulld);
+		gmp_jw__obj_end(jw);
+		gmp_jw__key(jw, "defaultConfiguration");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "level", "warning");
+		gmp_jw__obj_end(jw);
+		gmp_jw__key(jw, "properties");
+		gmp_jw__obj(jw);
+		gmp_jw__key(jw, "tags");
+		gmp_jw__arr(jw);
+		gmp_jw__str(jw, "gpu");
+		gmp_jw__str(jw, "memory");
+		gmp_jw__str(jw, "performance");
+		gmp_jw__arr_end(jw);
+		gmp_jw__kstr(jw, "precision", "high");
+		gmp_jw__kstr(jw, "problem.severity", p == GMP_PAT_MEMORY_LEAK ? "warning" : "recommendation");
+		gmp_jw__obj_end(jw);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+}
+
+static void related(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_finding *f)
+{
+	const uint32_t evs[2] = { f->ev_a, f->ev_b };
+	char label[160], text[200];
+	int open = 0;
+	for (int i = 0; i < 2; i++) {
+		if (evs[i] == GMP_NO_EVENT || evs[i] == sf->s->r->objects[f->object].alloc_ev)
+			continue;
+		if (!open) {
+			gmp_jw__key(jw, "relatedLocations");
+			gmp_jw__arr(jw);
+			open = 1;
+		}
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "id", (uint64_t)i + 1);
+		physical(sf, jw, evs[i]);
+		gmp_jw__key(jw, "message");
+		gmp_jw__obj(jw);
+		snprintf(text, sizeof(text), "%s", gmp_result__api_label(sf->s->r, evs[i], label, sizeof(label)));
+		gmp_jw__kstr(jw, "text", text);
+		gmp_jw__obj_end(jw);
+		gmp_jw__obj_end(jw);
+	}
+	if (open)
+		gmp_jw__arr_end(jw);
+}
+
+static void result(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_finding *f)
+{
+	const struct gmp_result *r = sf->s->r;
+	const struct gmp_object *o = &r->objects[f->object];
+	char name[160], size[32], metric[160], sugg[768], msg[1400], hex[32], save[32];
+	gmp_result__object_name(r, f->object, name, sizeof(name));
+	gmp_human_bytes(o->size, size, sizeof(size));
+	gmp_text__metric(f, metric, sizeof(metric));
+	gmp_result__suggestion(r, f, sugg, sizeof(sugg));
+	if (f->saving)
+		snprintf(msg, sizeof(msg), "%s: %s (%s), %s; fixing it saves %s at the peak. Fix: %s.",
+			 gmp_pattern__name(f->pattern), name, size, metric,
+			 gmp_human_bytes(f->saving, save, sizeof(save)), sugg);
+	else
+		snprintf(msg, sizeof(msg), "%s: %s (%s), %s. Fix: %s.", gmp_pattern__name(f->pattern),
+			 name, size, metric, sugg);
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "ruleId", gmp_pattern__name(f->pattern));
+	gmp_jw__ku64(jw, "ruleIndex", f->pattern);
+	gmp_jw__kstr(jw, "level", sf->error_mask & (1u << f->pattern) ? "error" : "warning");
+	gmp_jw__key(jw, "message");
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "text", msg);
+	gmp_jw__obj_end(jw);
+	gmp_jw__key(jw, "locations");
+	gmp_jw__arr(jw);
+	gmp_jw__obj(jw);
+	physical(sf, jw, o->alloc_ev);
+	gmp_jw__obj_end(jw);
+	gmp_jw__arr_end(jw);
+	related(sf, jw, f);
+	gmp_jw__key(jw, "partialFingerprints");
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "gmprofFinding/v1", gmp_sites__fingerprint_hex(&sf->s->sites, f, hex, sizeof(hex)));
+	gmp_jw__obj_end(jw);
+	if (sf->baseline) {
+		uint64_t fp = gmp_sites__fingerprint(&sf->s->sites, f);
+		gmp_jw__kstr(jw, "baselineState", gmp_baseline__has(sf->baseline, fp) ? "unchanged" : "new");
+	}
+	gmp_jw__key(jw, "properties");
+	gmp_jw__obj(jw);
+	gmp_jw__ku64(jw, "object_size", o->size);
+	gmp_jw__ku64(jw, "saving_bytes", f->saving);
+	gmp_jw__ku64(jw, "peak_bytes", gmp_finding__peak_before(r, f));
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
+}
+
+int gmp_sarif__write(FILE *fp, void *ctx)
+{
+	struct gmp_sarif *sf = ctx;
+	const struct gmp_result *r = sf->s->r;
+	char root[PATH_MAX * 3 + 16], path[PATH_MAX * 3];
+	struct gmp_jw jw;
+	gmp_jw__init(&jw, fp, 1);
+	gmp_jw__obj(&jw);
+	gmp_jw__kstr(&jw, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	gmp_jw__kstr(&jw, "version", "2.1.0");
+	gmp_jw__key(&jw, "runs");
+	gmp_jw__arr(&jw);
+	gmp_jw__obj(&jw);
+	gmp_jw__key(&jw, "tool");
+	gmp_jw__obj(&jw);
+	gmp_jw__key(&jw, "driver");
+	gmp_jw__obj(&jw);
+	gmp_jw__kstr(&jw, "name", "gmprof");
+	gmp_jw__kstr(&jw, "version", GMPROF_VERSION);
+	gmp_jw__kstr(&jw, "semanticVersion", GMPROF_VERSION);
+	rule_list(&jw);
+	gmp_jw__obj_end(&jw);
+	gmp_jw__obj_end(&jw);
+	if (sf->root[0]) {
+		uri_path(path, sizeof(path), sf->root);
+		snprintf(root, sizeof(root), "file://%s/", path);
+		gmp_jw__key(&jw, "originalUriBaseIds");
+		gmp_jw__obj(&jw);
+		gmp_jw__key(&jw, "%SRCROOT%");
+		gmp_jw__obj(&jw);
+		gmp_jw__kstr(&jw, "uri", root);
+		gmp_jw__obj_end(&jw);
+		gmp_jw__obj_end(&jw);
+	}
+	gmp_jw__key(&jw, "results");
+	gmp_jw__arr(&jw);
+	for (size_t i = 0; i < r->nfindings; i++)
+		result(sf, &jw, &r->findings[i]);
+	gmp_jw__arr_end(&jw);
+	gmp_jw__key(&jw, "properties");
+	gmp_jw__obj(&jw);
+	gmp_jw__kstr(&jw, "input", sf->s->name);
+	gmp_jw__ku64(&jw, "peak_bytes", r->peak_bytes);
+	gmp_jw__kbool(&jw, "complete", !sf->s->in.trace->truncated && !sf->s->in.trace->damaged);
+	gmp_jw__obj_end(&jw);
+	gmp_jw__obj_end(&jw);
+	gmp_jw__arr_end(&jw);
+	gmp_jw__obj_end(&jw);
+	gmp_jw__raw(&jw, "\n", 1);
+	return gmp_jw__finish(&jw);
+}

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: MIT
+# The analyzer's outputs: report, Perfetto trace, SARIF, JUnit, baseline and
+# HTML.  A checked-in profile (tests/golden/outputs/smc.gmprof, the
+# simpleMultiCopy script as a profile) is rendered and compared with
+# expected files; GMPROF_UPDATE_GOLDEN=1 rewrites them.  Every trace made
+# here goes through the trace checker, every SARIF file through the
+# SARIF checker.
+. tests/cli/lib.sh
+T=$(dirname "$GMPROF")/tools
+G=tests/golden/outputs
+IN=$G/smc.gmprof
+
+golden() { # NAME FILE: FILE equals $G/NAME
+	if [ -n "${GMPROF_UPDATE_GOLDEN:-}" ]; then cp "$2" "$G/$1"; fi
+	if diff -u "$G/$1" "$2" >"$TMPDIR/diff"; then ok "golden $1"; else notok "golden $1"; head -40 "$TMPDIR/diff"; fi
+}
+trace_ok() { # FILE NAME
+	if "$T/trace_check" "$1" --expect-flows >"$TMPDIR/tc" 2>&1; then ok "trace checker: $2"; else notok "trace checker: $2: $(cat "$TMPDIR/tc")"; fi
+}
+sarif_ok() { # FILE MIN NAME
+	if "$T/sarif_check" "$1" "$2" >"$TMPDIR/sc" 2>&1; then ok "SARIF checker: $3"; else notok "SARIF checker: $3: $(cat "$TMPDIR/sc")"; fi
+}
+
+# ---- goldens of a checked-in profile ------------------------------------------
+expect_exit 0 "report" -- "$GMPROF" report "$IN"
+golden smc.report.txt "$TMPDIR/out"
+expect_exit 0 "report --format json" -- "$GMPROF" report --format json --pretty "$IN"
+golden smc.report.json "$TMPDIR/out"
+expect_exit 0 "perfetto" -- "$GMPROF" perfetto -o "$TMPDIR/smc.trace.json" "$IN"
+golden smc.trace.json "$TMPDIR/smc.trace.json"
+trace_ok "$TMPDIR/smc.trace.json" "smc topo"
+expect_exit 1 "check fails on early allocations" -- "$GMPROF" check --fail-on early_allocation \
+	--max-peak 16MiB --sarif "$TMPDIR/smc.sarif" --junit "$TMPDIR/smc.junit.xml" --source-root /src "$IN"
+golden smc.check.txt "$TMPDIR/out"
+golden smc.sarif "$TMPDIR/smc.sarif"
+golden smc.junit.xml "$TMPDIR/smc.junit.xml"
+sarif_ok "$TMPDIR/smc.sarif" 11 "smc"
+expect_exit 0 "baseline" -- "$GMPROF" baseline -o "$TMPDIR/smc.baseline.json" "$IN"
+golden smc.baseline.json "$TMPDIR/smc.baseline.json"
+
+# ---- fingerprints are stable: the script and its profile agree ------------------
+"$GMPROF" report --format json tests/scripts/simple_multi_copy.jsonl | grep -o '"fingerprint":"[0-9a-f]*"' >"$TMPDIR/fp1"
+"$GMPROF" report --format json "$IN" | grep -o '"fingerprint":"[0-9a-f]*"' >"$TMPDIR/fp2"
+[ -s "$TMPDIR/fp1" ] && cmp -s "$TMPDIR/fp1" "$TMPDIR/fp2" && ok "fingerprints agree between script and profile" || notok "fingerprints agree between script and profile"
+
+# ---- traces of every script, and gzip ---------------------------------------------
+for s in tests/scripts/*.jsonl; do
+	n=$(basename "$s" .jsonl)
+	expect_exit 0 "perfetto $n" -- "$GMPROF" perfetto -o "$TMPDIR/$n.json" "$s"
+	trace_ok "$TMPDIR/$n.json" "$n"
+done
+expect_exit 0 "perfetto .json.gz" -- "$GMPROF" perfetto -o "$TMPDIR/smc.json.gz" "$IN"
+gzip -dc "$TMPDIR/smc.json.gz" >"$TMPDIR/smc.unz.json" 2>/dev/null && cmp -s "$TMPDIR/smc.unz.json" "$TMPDIR/smc.trace.json" \
+	&& ok ".json.gz holds the same trace" || notok ".json.gz holds the same trace"
+expect_exit 2 "--time host on a script: no host times" -- "$GMPROF" perfetto --time host tests/scripts/figure2.jsonl
+expect_stderr_line "no host times" "  ... said in one line"
+expect_exit 2 "bad --time" -- "$GMPROF" perfetto --time wall "$IN"
+expect_exit 2 "perfetto refuses to overwrite" -- "$GMPROF" perfetto -o "$TMPDIR/smc.trace.json" "$IN"
+expect_stderr_line "refusing to overwrite" "  ... said in one line"
+expect_exit 2 "perfetto into a missing directory" -- "$GMPROF" perfetto -o "$TMPDIR/no/such/dir/t.json" "$IN"
+expect_stderr_line "cannot create" "  ... said in one line"
+
+# ---- the trace checker catches what Perfetto would reject ---------------------------
+bad_trace() { # NAME JSON-EVENTS
+	printf '{"traceEvents":[{"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}},{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}},%s]}\n' "$2" >"$TMPDIR/bad.json"
+	if "$T/trace_check" "$TMPDIR/bad.json" >/dev/null 2>&1; then notok "trace checker rejects $1"; else ok "trace checker rejects $1"; fi
+}
+bad_trace "overlapping slices" '{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":2},{"ph":"X","name":"b","pid":1,"tid":1,"ts":1,"dur":2}'
+bad_trace "a flow that never closes" '{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1,"bind_id":7,"flow_out":true}'
+bad_trace "a flow_in with no flow" '{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":1,"bind_id":7,"flow_in":true}'
+bad_trace "a string counter" '{"ph":"C","name":"c","pid":1,"ts":0,"args":{"bytes":"many"}}'
+bad_trace "an async begin with no end" '{"ph":"b","name":"o","cat":"object","id":"0x1","pid":1,"ts":0}'
+bad_trace "an unnamed thread" '{"ph":"X","name":"a","pid":1,"tid":9,"ts":0,"dur":1}'
+bad_trace "a negative timestamp" '{"ph":"X","name":"a","pid":1,"tid":1,"ts":-1,"dur":1}'
+
+# ---- check: exit status, budgets, baselines --------------------------------------
+expect_exit 0 "check passes with no findings of the failing patterns" -- "$GMPROF" check --fail-on memory_leak "$IN"
+expect_exit 1 "check --max-peak below the peak" -- "$GMPROF" check --max-peak 15MiB "$IN"
+expect_exit 0 "check --max-peak at the peak" -- "$GMPROF" check --max-peak 16MiB "$IN"
+expect_exit 1 "check --max-leak 0 on a leaking script" -- "$GMPROF" check --max-leak 0 tests/scripts/figure2.jsonl
+expect_exit 0 "check --max-leak 8KiB on it" -- "$GMPROF" check --max-leak 8KiB tests/scripts/figure2.jsonl
+"$GMPROF" baseline -o "$TMPDIR/f3.base.json" tests/scripts/figure3.jsonl 2>/dev/null
+expect_exit 0 "check against its own baseline" -- "$GMPROF" check --baseline "$TMPDIR/f3.base.json" tests/scripts/figure3.jsonl
+expect_exit 1 "check: new findings against another run's baseline" -- "$GMPROF" check --baseline "$TMPDIR/f3.base.json" tests/scripts/figure2.jsonl
+grep -q "FAIL baseline:new_findings: 4 findings" "$TMPDIR/out" && ok "  ... naming how many are new" || notok "  ... naming how many are new: $(cat "$TMPDIR/out")"
+# A peak grown by 1 MiB on 4 MiB (25%): fails at 5%, passes at 5%,1MiB and at 30%.
+sed 's/"peak_bytes": 4194304/"peak_bytes": 3145728/' "$TMPDIR/f3.base.json" >"$TMPDIR/f3.small.json"
+expect_exit 1 "peak grown past --tolerance 5%" -- "$GMPROF" check --baseline "$TMPDIR/f3.small.json" --tolerance 5% tests/scripts/figure3.jsonl
+expect_exit 0 "peak within --tolerance 5%,1MiB" -- "$GMPROF" check --baseline "$TMPDIR/f3.small.json" --tolerance 5%,1MiB tests/scripts/figure3.jsonl
+expect_exit 0 "peak within --tolerance 34%" -- "$GMPROF" check --baseline "$TMPDIR/f3.small.json" --tolerance 34% tests/scripts/figure3.jsonl
+expect_exit 2 "bad --tolerance" -- "$GMPROF" check --tolerance five tests/scripts/figure3.jsonl
+expect_exit 2 "bad --fail-on" -- "$GMPROF" check --fail-on leaks tests/scripts/figure3.jsonl
+expect_stderr_line "names no known pattern" "  ... said in one line"
+printf '{"gmprof_baseline":1,"peak_bytes":1,"leaked_bytes":0,"findings":[{"fingerprint":"xyz"}]}' >"$TMPDIR/badbase.json"
+expect_exit 2 "a corrupt baseline" -- "$GMPROF" check --baseline "$TMPDIR/badbase.json" tests/scripts/figure3.jsonl
+expect_stderr_line "bad baseline.*fingerprint" "  ... said in one line"
+expect_exit 2 "a missing baseline" -- "$GMPROF" check --baseline "$TMPDIR/none.json" tests/scripts/figure3.jsonl
+expect_stderr_line "cannot open baseline" "  ... said in one line"
+expect_exit 2 "SARIF into a missing directory" -- "$GMPROF" check --sarif "$TMPDIR/no/dir/x.sarif" tests/scripts/figure3.jsonl
+expect_stderr_line "cannot create" "  ... said in one line"
+for s in tests/scripts/*.jsonl; do
+	n=$(basename "$s" .jsonl)
+	"$GMPROF" check --fail-on all --sarif "$TMPDIR/$n.sarif" "$s" >/dev/null 2>&1
+	sarif_ok "$TMPDIR/$n.sarif" 1 "$n"
+done
+# A script without `at`: SARIF points at the script line of the allocation.
+grep -q '"uri": "tests/scripts/figure3.jsonl"' "$TMPDIR/figure3.sarif" && ok "SARIF falls back to the script line" || notok "SARIF falls back to the script line"
+
+# ---- HTML: self-contained -----------------------------------------------------------
+expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/r.html" tests/scripts/intra_patterns.jsonl
+if grep -Eqi '<script|src=|href=|url\(|@import' "$TMPDIR/r.html"; then notok "html loads nothing"; else ok "html loads nothing"; fi
+[ "$(grep -c '<svg' "$TMPDIR/r.html")" -ge 3 ] && ok "html has the plot, the lifetimes and a histogram" || notok "html has the plot, the lifetimes and a histogram"
+grep -q '<td>non_uniform_access_frequency</td>' "$TMPDIR/r.html" && ok "html lists the findings" || notok "html lists the findings"
+finish

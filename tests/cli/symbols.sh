@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: MIT
+# Source lines from DWARF: a C program built with -g here (two files, static
+# and inline functions, -O0 and -O2), symbolized by `gmprof addr2line` and
+# by binutils addr2line on every function start and many addresses inside
+# functions: the outputs must be identical.  Then a profile recorded
+# through the test double shows its call path as function (file:line) with
+# the runtime's frames trimmed.
+. tests/cli/lib.sh
+if ! command -v addr2line >/dev/null || ! command -v cc >/dev/null; then
+	echo "ok - skipped: binutils addr2line or cc missing"; exit 0
+fi
+cat >"$TMPDIR/a.c" <<'C'
+#include <stdio.h>
+int helper(int x);
+static int twice(int x) { return 2 * x; }
+static inline int add(int a, int b) { return a + b; }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	int s = 0;
+	for (int i = 0; i < argc * 10; i++)
+		s = add(s, twice(helper(i)));
+	printf("%d\n", s);
+	return 0;
+}
+C
+cat >"$TMPDIR/b.c" <<'C'
+static int sq(int x) { return x * x; }
+int helper(int x)
+{
+	int y = sq(x);
+	if (y > 100)
+		return y - 1;
+	return y + 1;
+}
+C
+for opt in O0 O2; do
+	cc -g -$opt -fPIE -pie -o "$TMPDIR/prog-$opt" "$TMPDIR/a.c" "$TMPDIR/b.c" || { notok "build -$opt"; continue; }
+	# Every text address from the first function's start to the last one's end, step 1..7.
+	nm -n "$TMPDIR/prog-$opt" | awk '$2 ~ /^[tT]$/ { print $1 }' >"$TMPDIR/funcs"
+	lo=$((0x$(head -1 "$TMPDIR/funcs"))); hi=$((0x$(tail -1 "$TMPDIR/funcs") + 64))
+	awk -v a="$lo" -v b="$hi" 'BEGIN { s = 1; for (x = a; x < b; x += s) { printf "%x\n", x; s = s % 7 + 1 } }' >"$TMPDIR/addrs"
+	cat "$TMPDIR/funcs" >>"$TMPDIR/addrs"
+	n=$(wc -l <"$TMPDIR/addrs")
+	addr2line -f -e "$TMPDIR/prog-$opt" <"$TMPDIR/addrs" >"$TMPDIR/want"
+	"$GMPROF" addr2line -f -e "$TMPDIR/prog-$opt" <"$TMPDIR/addrs" >"$TMPDIR/got" 2>"$TMPDIR/err"
+	if cmp -s "$TMPDIR/want" "$TMPDIR/got"; then ok "addr2line -f, -$opt: $n addresses as binutils"; else
+		notok "addr2line -f, -$opt: $n addresses as binutils"; diff "$TMPDIR/want" "$TMPDIR/got" | head -10; fi
+	addr2line -e "$TMPDIR/prog-$opt" $(head -50 "$TMPDIR/addrs") >"$TMPDIR/want"
+	"$GMPROF" addr2line -e "$TMPDIR/prog-$opt" $(head -50 "$TMPDIR/addrs") >"$TMPDIR/got"
+	cmp -s "$TMPDIR/want" "$TMPDIR/got" && ok "addr2line with addresses as arguments, -$opt" || notok "addr2line with addresses as arguments, -$opt"
+done
+"$GMPROF" addr2line -e "$TMPDIR/prog-O0" $(nm "$TMPDIR/prog-O0" | awk '$3 == "helper" { print $1 }') | grep -q "b.c:3" \
+	&& ok "helper's start is b.c:3" || notok "helper's start is b.c:3"
+expect_exit 2 "addr2line on a missing file" -- "$GMPROF" addr2line -e "$TMPDIR/none" 0x10
+expect_stderr_line "none" "  ... said in one line"
+
+# A recorded call path: the allocation site is the line of fake_app.c that
+# calls into the (double's) CUDA runtime, and no runtime frame shows.
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+if [ -x "$B/double/fake_app" ]; then
+	line=$(grep -n 'd.replay(script, 0, 0)' tests/double/fake_app.c | cut -d: -f1)
+	env GMPROF_COLLECTOR="$B/libgmprof.so" GMPROF_SANITIZER_LIB="$B/double/libsanitizer-public.so" \
+		GMPROF_DOUBLE="$B/double/libsanitizer-public.so" GMPROF_PATCH="$B/double/patches.fatbin" \
+		GMPROF_SUMMARY=0 GMPROF_OUTPUT="$TMPDIR/f3.gmprof" "$B/double/fake_app" tests/scripts/figure3.jsonl
+	"$GMPROF" report "$TMPDIR/f3.gmprof" >"$TMPDIR/report" 2>&1
+	grep -q "allocated by ALLOC (stream 1, #1) at .*fake_app.c:$line\$" "$TMPDIR/report" && ok "report: allocation site fake_app.c:$line" || notok "report: allocation site fake_app.c:$line: $(grep -m1 'allocated by' "$TMPDIR/report")"
+	grep -q "^       main (.*fake_app.c:$line)\$" "$TMPDIR/report" && ok "report: call path as function (file:line)" || notok "report: call path as function (file:line)"
+	if grep -Eq "sanitizer|libgmprof|_start|__libc" "$TMPDIR/report"; then notok "report: runtime frames trimmed"; else ok "report: runtime frames trimmed"; fi
+	"$GMPROF" perfetto --time host -o "$TMPDIR/f3.json" "$TMPDIR/f3.gmprof" 2>"$TMPDIR/err"
+	"$B/tools/trace_check" "$TMPDIR/f3.json" --expect-flows >/dev/null 2>&1 && ok "host-time trace of a recorded profile passes the checker" || notok "host-time trace of a recorded profile passes the checker"
+	grep -q "fake_app.c:$line" "$TMPDIR/f3.json" && ok "trace: lifetimes named by allocation site" || notok "trace: lifetimes named by allocation site"
+fi
+finish
