@@ -160,6 +160,56 @@ $(TST)/double/libcuda-fake.so: $(TST)/tests/double/fake_cuda.o
 $(TST)/double/patches.fatbin:
 	$(Q)mkdir -p $(@D) && echo "stands in for gmprof_patch.fatbin: the test double loads no patches" > $@
 
+# Uninstrumented copies, for failure injection (an LD_PRELOAD shim cannot
+# replace malloc under AddressSanitizer).
+$(REL)/tests/double/%.o: tests/double/%.c $(DEPS_STAMP)
+	$(call msg,CC,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -Itests/double $(OPT) -MMD -MP -c $< -o $@
+
+$(REL)/double/libsanitizer-public.so: $(REL)/tests/double/sanitizer_double.o $(REL)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -o $@ $^ -lcjson -lm -lpthread
+
+$(REL)/double/fake_app: $(REL)/tests/double/fake_app.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) -rdynamic -o $@ $^ -ldl -lpthread
+
+$(REL)/tools/inject_errors.so: tests/tools/inject_errors.c $(DEPS_STAMP)
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CSTD) $(WARN) -O1 -g -fPIC -shared -o $@ $< -ldl
+
+INJECT := $(REL)/double/libsanitizer-public.so $(REL)/double/fake_app $(REL)/tools/inject_errors.so \
+	$(REL)/gmprof $(REL)/libgmprof.so
+
+# ThreadSanitizer copies of the collector, the double and the fake program,
+# for the threads test.
+TSN := $(BUILD)/tsan
+TSAN_FLAGS := -fsanitize=thread -O1 -g -DGMP_UNWIND_STEP
+$(TSN)/collector/%.o: collector/%.c $(DEPS_STAMP)
+	$(call msg,CC-TSAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(COLLECTOR_CFLAGS) $(TSAN_FLAGS) -MMD -MP -c $< -o $@
+$(TSN)/%.o: %.c $(DEPS_STAMP)
+	$(call msg,CC-TSAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -Itests/double $(TSAN_FLAGS) -MMD -MP -c $< -o $@
+$(TSN)/libgmprof-core.a: $(call objs,$(TSN),$(CORE_SRC))
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(TSN)/libgmprof.so: $(call objs,$(TSN),$(COLLECTOR_SRC)) $(TSN)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) -shared -fsanitize=thread -Wl,--exclude-libs,ALL -o $@ $^ $(LIBS_COLLECTOR)
+$(TSN)/double/libsanitizer-public.so: $(TSN)/tests/double/sanitizer_double.o $(TSN)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -shared -fsanitize=thread -o $@ $^ -lcjson -lm -lpthread
+$(TSN)/double/fake_app: $(TSN)/tests/double/fake_app.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) -fsanitize=thread -rdynamic -o $@ $^ -ldl -lpthread
+TSAN := $(TSN)/libgmprof.so $(TSN)/double/libsanitizer-public.so $(TSN)/double/fake_app
+
 DOUBLE := $(TST)/double/libsanitizer-public.so $(TST)/double/fake_app $(TST)/double/patches.fatbin \
 	$(TST)/double/libcuda-fake.so $(TST)/libgmprof.so
 
@@ -228,8 +278,29 @@ $(TST)/tools/%: tests/tools/%.c $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -o $@ $< -lcjson -lm
 
-test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(DOUBLE) $(TEST_TOOLS) patches
-	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) sh tests/run.sh $(UNIT_BIN)
+# ---- fuzzing (libFuzzer; needs clang) ------------------------------------------
+CLANG ?= $(shell command -v clang 2>/dev/null)
+FUZZ := $(BUILD)/fuzz
+FUZZ_TARGETS := profile script baseline
+FUZZ_BINS := $(if $(CLANG),$(patsubst %,$(FUZZ)/fuzz_%,$(FUZZ_TARGETS)))
+FUZZ_FLAGS := $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-Iinclude -Iformat -Idetector -Ianalyzer
+FUZZ_SRC := $(CORE_SRC) analyzer/baseline.c analyzer/input.c
+FUZZ_TIME ?= 300
+
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC) $(DEPS_STAMP)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC) -lcjson -lm
+
+# The long run: FUZZ_TIME seconds per target; prints the executions reached.
+fuzz: $(DEPS_STAMP)
+	@if [ -z "$(CLANG)" ]; then echo "gmprof: clang not found; install it (apt-get install clang) to fuzz" >&2; exit 2; fi
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
+	$(Q)FUZZ=$(FUZZ) FUZZ_TIME=$(FUZZ_TIME) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(DOUBLE) $(TEST_TOOLS) $(FUZZ_BINS) $(INJECT) $(TSAN) patches
+	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) FUZZ=$(if $(CLANG),$(FUZZ)) sh tests/run.sh $(UNIT_BIN)
 
 gpu-check: all
 	@if ! sh tests/gpu/have-gpu.sh; then exit 0; fi; \

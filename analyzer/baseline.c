@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "input.h"
-#include "jw.h"
 
 #define MAX_BASELINE (64u << 20)
 
@@ -183,32 +182,4 @@ uint64_t gmp_leaked_bytes(const struct gmp_result *r)
 		if (r->findings[i].pattern == GMP_PAT_MEMORY_LEAK)
 			sum += r->objects[r->findings[i].object].size;
 	return sum;
-}
-
-int gmp_baseline__write(FILE *fp, struct gmp_session *s)
-{
-	const struct gmp_result *r = s->r;
-	struct gmp_jw jw;
-	char hex[32], name[160];
-	gmp_jw__init(&jw, fp, 1);
-	gmp_jw__obj(&jw);
-	gmp_jw__ku64(&jw, "gmprof_baseline", 1);
-	gmp_jw__kstr(&jw, "input", s->name);
-	gmp_jw__ku64(&jw, "peak_bytes", r->peak_bytes);
-	gmp_jw__ku64(&jw, "leaked_bytes", gmp_leaked_bytes(r));
-	gmp_jw__key(&jw, "findings");
-	gmp_jw__arr(&jw);
-	for (size_t i = 0; i < r->nfindings; i++) {
-		const struct gmp_finding *f = &r->findings[i];
-		gmp_jw__obj(&jw);
-		gmp_jw__kstr(&jw, "fingerprint", gmp_sites__fingerprint_hex(&s->sites, f, hex, sizeof(hex)));
-		gmp_jw__kstr(&jw, "pattern", gmp_pattern__name(f->pattern));
-		gmp_jw__kstr(&jw, "object", gmp_result__object_name(r, f->object, name, sizeof(name)));
-		gmp_jw__ku64(&jw, "saving_bytes", f->saving);
-		gmp_jw__obj_end(&jw);
-	}
-	gmp_jw__arr_end(&jw);
-	gmp_jw__obj_end(&jw);
-	gmp_jw__raw(&jw, "\n", 1);
-	return gmp_jw__finish(&jw);
 }

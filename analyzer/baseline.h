@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "session.h"
+#include "gmprof/detect.h"
 
 struct gmp_baseline {
 	uint64_t peak_bytes;
@@ -36,7 +36,5 @@ int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fingerprint);
 
 /* Bytes the run's memory_leak findings leave allocated. */
 uint64_t gmp_leaked_bytes(const struct gmp_result *r);
-/* Writes the baseline of a session. */
-int gmp_baseline__write(FILE *fp, struct gmp_session *s);
 
 #endif

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
+#include "jw.h"
 #include "sarif.h"
 #include "session.h"
 
@@ -381,9 +382,38 @@ int cmd_check(int argc, char **argv)
 	return failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
 }
 
+/* The baseline of a session (format: baseline.h). */
+static int baseline_json(FILE *fp, struct gmp_session *s)
+{
+	const struct gmp_result *r = s->r;
+	struct gmp_jw jw;
+	char hex[32], name[160];
+	gmp_jw__init(&jw, fp, 1);
+	gmp_jw__obj(&jw);
+	gmp_jw__ku64(&jw, "gmprof_baseline", 1);
+	gmp_jw__kstr(&jw, "input", s->name);
+	gmp_jw__ku64(&jw, "peak_bytes", r->peak_bytes);
+	gmp_jw__ku64(&jw, "leaked_bytes", gmp_leaked_bytes(r));
+	gmp_jw__key(&jw, "findings");
+	gmp_jw__arr(&jw);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct gmp_finding *f = &r->findings[i];
+		gmp_jw__obj(&jw);
+		gmp_jw__kstr(&jw, "fingerprint", gmp_sites__fingerprint_hex(&s->sites, f, hex, sizeof(hex)));
+		gmp_jw__kstr(&jw, "pattern", gmp_pattern__name(f->pattern));
+		gmp_jw__kstr(&jw, "object", gmp_result__object_name(r, f->object, name, sizeof(name)));
+		gmp_jw__ku64(&jw, "saving_bytes", f->saving);
+		gmp_jw__obj_end(&jw);
+	}
+	gmp_jw__arr_end(&jw);
+	gmp_jw__obj_end(&jw);
+	gmp_jw__raw(&jw, "\n", 1);
+	return gmp_jw__finish(&jw);
+}
+
 static int write_baseline(FILE *fp, void *ctx)
 {
-	return gmp_baseline__write(fp, ctx);
+	return baseline_json(fp, ctx);
 }
 
 int cmd_baseline(int argc, char **argv)

@@ -133,10 +133,38 @@ static int in_skip(const struct gmp_callpath *cp, uint64_t pc)
 	return 0;
 }
 
+#ifdef GMP_UNWIND_STEP
+/*
+ * The ThreadSanitizer build walks frame by frame: unw_backtrace keeps a
+ * per-thread cache whose destructor runs after TSan has dropped the
+ * thread's state, which crashes TSan's runtime (not a race of ours).
+ */
+static int walk(void **buf, int max)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+	if (unw_getcontext(&uc) || unw_init_local(&c, &uc))
+		return 0;
+	int n = 0;
+	do {
+		unw_word_t ip;
+		if (unw_get_reg(&c, UNW_REG_IP, &ip))
+			break;
+		buf[n++] = (void *)(uintptr_t)ip;
+	} while (n < max && unw_step(&c) > 0);
+	return n;
+}
+#else
+static int walk(void **buf, int max)
+{
+	return unw_backtrace(buf, max);
+}
+#endif
+
 size_t gmp_callpath__capture(struct gmp_callpath *cp, uint64_t *pcs, size_t max)
 {
 	void *buf[320];
-	int n = unw_backtrace(buf, (int)(sizeof(buf) / sizeof(buf[0])));
+	int n = walk(buf, (int)(sizeof(buf) / sizeof(buf[0])));
 	if (n <= 0)
 		return 0;
 	pthread_rwlock_rdlock(&cp->lock);

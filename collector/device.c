@@ -85,6 +85,15 @@ static int check(SanitizerResult r, const char *what)
 	return -EIO;
 }
 
+/* Host memory ran out: say so once, as for device failures. */
+static void out_of_memory(const char *what)
+{
+	if (!warned_alloc) {
+		warned_alloc = 1;
+		rec_say("out of host memory while %s; some kernel launches stay unmonitored", what);
+	}
+}
+
 void dev_context_created(CUcontext ctx, uint32_t device)
 {
 	rec_context(ctx, device);
@@ -131,6 +140,8 @@ void dev_module_loaded(CUcontext ctx, CUmodule module)
 			return;
 	if (!GMP_GROW(s->patched, s->patched_cap, s->npatched + 1))
 		s->patched[s->npatched++] = module;
+	else
+		out_of_memory("recording a patched module");
 }
 
 static int is_patched(const struct gmp_ctx_state *s, CUmodule m)
@@ -201,6 +212,8 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 	s->cur = sn;
 	return sn;
 fail:
+	if (!sn || !host || !sn->start || !sn->size)
+		out_of_memory("building the object table");
 	free(host);
 	if (sn) {
 		if (sn->dev)
@@ -351,7 +364,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 				     li->hstream), "clearing hit flags") ||
 	    check(gmp_col.san.SetLaunchCallbackData(li->hlaunch, li->function, li->hstream, p.buf.dev),
 		  "sanitizerSetLaunchCallbackData") ||
-	    GMP_GROW(s->pend, s->pend_cap, s->npend + 1)) {
+	    (GMP_GROW(s->pend, s->pend_cap, s->npend + 1) && (out_of_memory("queuing a launch"), 1))) {
 		if (p.maps)
 			gmp_col.san.Free(s->ctx, p.maps);
 		put_buffer(s, p.buf);
@@ -484,6 +497,8 @@ static void harvest(struct gmp_ctx_state *s, struct pending *p)
 				rec_touches(p->ev, tv.v, tv.n);
 			free(tv.v);
 		}
+	} else if (!hits || !acc) {
+		out_of_memory("reading a launch's accesses");
 	}
 	free(hits);
 	free(acc);

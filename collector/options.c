@@ -86,6 +86,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	o->depth = 32;
 	o->flush_ms = 200;
 	o->online = 1;
+	o->online_events = 5000000;
 	o->summary = 1;
 	o->pool = 256;
 	o->gran = 4;
@@ -102,6 +103,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    str_opt(get, "GMPROF_SANITIZER_LIB", o->sanitizer_lib, sizeof(o->sanitizer_lib), err, n) ||
 	    str_opt(get, "GMPROF_PATCH", o->patch, sizeof(o->patch), err, n) ||
 	    bool_opt(get, "GMPROF_ONLINE", &o->online, err, n) ||
+	    u32_opt(get, "GMPROF_ONLINE_EVENTS", 1, 1u << 30, &o->online_events, err, n) ||
 	    bool_opt(get, "GMPROF_SUMMARY", &o->summary, err, n) ||
 	    choice_opt(get, "GMPROF_HARVEST", "deferred", "launch", &o->harvest, err, n) ||
 	    u32_opt(get, "GMPROF_POOL", 1, 1u << 20, &o->pool, err, n) ||

@@ -193,6 +193,14 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 	gmp_col.last_device_sync = e->op == GMP_OP_SYNC &&
 				   !(e->flags & (GMP_EF_SYNC_STREAM | GMP_EF_SYNC_EVENT))
 					   ? (int64_t)e->device : -1;
+	if (gmp_col.trace && gmp_col.trace->nev >= gmp_col.opts.online_events) {
+		/* Bounded memory: past the cap the profile alone carries the run. */
+		gmp_trace__free(gmp_col.trace);
+		gmp_col.trace = NULL;
+		rec_say("more than %u events: the online analysis stops here (GMPROF_ONLINE_EVENTS); "
+			"run 'gmprof report %s' after the program ends", gmp_col.opts.online_events,
+			gmp_col.path);
+	}
 	if (gmp_col.trace) {
 		struct gmp_event te = *e;
 		te.stack = 0;
@@ -245,8 +253,10 @@ uint32_t rec_stream(uint64_t handle)
 		key = 2 | (uint64_t)syscall(SYS_gettid) << 8;
 	int is_new;
 	uint32_t *slot = gmp_u64map__slot(&gmp_col.streams, key, 0, &is_new);
-	if (!slot)
+	if (!slot) {
+		write_failed(-ENOMEM); /* a wrong stream would mislead: stop instead */
 		return 0;
+	}
 	if (is_new) {
 		*slot = ++gmp_col.next_stream;
 		struct gmp_stream_info si = { .number = *slot, .handle = handle };
@@ -261,6 +271,8 @@ void rec_context(CUcontext ctx, uint32_t device)
 	uint32_t *slot = gmp_u64map__slot(&gmp_col.ctx_device, (uint64_t)(uintptr_t)ctx, device, NULL);
 	if (slot)
 		*slot = device;
+	else
+		write_failed(-ENOMEM);
 }
 
 uint32_t rec_device(CUcontext ctx)
@@ -295,7 +307,20 @@ int rec_is_device(uint64_t addr, uint64_t size)
 
 void rec_flush_now(void)
 {
-	if (pthread_mutex_trylock(&gmp_col.lock) != 0)
+	/*
+	 * Called from a fatal-signal handler.  The flusher thread may hold the
+	 * lock for a moment: wait for it, boundedly (if this very thread holds
+	 * it -- a crash inside the collector -- waiting cannot help).
+	 */
+	int locked = 0;
+	for (int i = 0; i < 2000 && !locked; i++) {
+		locked = pthread_mutex_trylock(&gmp_col.lock) == 0;
+		if (!locked) {
+			struct timespec ms = { 0, 1000000 };
+			nanosleep(&ms, NULL);
+		}
+	}
+	if (!locked)
 		return;
 	if (gmp_col.w && !gmp_col.closed && !gmp_col.write_failed)
 		gmp_writer__flush(gmp_col.w);

@@ -353,6 +353,10 @@ int gmp_writer__close(struct gmp_writer *w, int clean)
 	}
 	if (!w->err)
 		gmp_writer__flush(w);
+	/* A clean close makes the profile durable (a pipe or tty cannot sync: fine). */
+	if (clean && !w->err && w->fd >= 0 && fsync(w->fd) != 0 && errno != EINVAL &&
+	    errno != EROFS)
+		fail(w, -errno);
 	if (w->fd >= 0 && close(w->fd) != 0)
 		fail(w, -errno);
 	int err = w->err;

@@ -5,7 +5,7 @@
  * InitializeInjection) -- or finds it already preloaded -- and has the
  * Sanitizer test double replay event scripts as callbacks.
  *
- *   fake_app [--preloaded] [--no-teardown] [--threads N] [--oom-above BYTES]
+ *   fake_app [--preloaded] [--bare] [--no-teardown] [--threads N] [--oom-above BYTES]
  *            [--die-after N kill|segv|abort|exit] SCRIPT
  */
 #define _GNU_SOURCE
@@ -52,12 +52,14 @@ static void *must(void *h, const char *name)
 
 int main(int argc, char **argv)
 {
-	int preloaded = 0, teardown = 1, threads = 0, i = 1;
+	int preloaded = 0, bare = 0, teardown = 1, threads = 0, i = 1;
 	long die_after = -1, oom = -1;
 	int how = 0;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--preloaded"))
 			preloaded = 1;
+		else if (!strcmp(argv[i], "--bare"))
+			bare = 1;
 		else if (!strcmp(argv[i], "--no-teardown"))
 			teardown = 0;
 		else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
@@ -87,7 +89,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fake_app: GMPROF_DOUBLE must name the test double\n");
 		return 2;
 	}
-	if (!preloaded) {
+	if (!preloaded && !bare) {
 		/* What the driver does with CUDA_INJECTION64_PATH. */
 		const char *col = getenv("GMPROF_COLLECTOR");
 		if (!col)

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "gmprof/profile.h"
 #include "gmprof/script.h"
 #include "patch_logic.h"
 #include "sanitizer_api.h"
@@ -357,6 +359,14 @@ static void maybe_die(long n)
 {
 	if (n != die_at)
 		return;
+	/* GMP_DOUBLE_DIE_PAUSE_MS: the program lingers before it dies (flush-interval tests). */
+	const char *pause = getenv("GMP_DOUBLE_DIE_PAUSE_MS");
+	if (pause && *pause) {
+		long ms = atol(pause);
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
 	switch (die_how) {
 	case GMP_DOUBLE_DIE_KILL: raise(SIGKILL); break;
 	case GMP_DOUBLE_DIE_SEGV: raise(SIGSEGV); break;
@@ -397,11 +407,17 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		return -errno;
 	}
 	struct gmp_trace *t = NULL;
-	struct gmp_script_error se;
-	int err = gmp_script__read_file(fp, &t, &se);
+	struct gmp_script_error se = { 0 };
+	/* A script, or a profile (large replays: the scale benchmark). */
+	unsigned char magic[8] = { 0 };
+	size_t got = fread(magic, 1, sizeof(magic), fp);
+	rewind(fp);
+	int err = gmp_profile__is_profile(magic, got) ? gmp_profile__read_fd(fileno(fp), &t)
+						      : gmp_script__read_file(fp, &t, &se);
 	fclose(fp);
 	if (err) {
-		snprintf(last_error, sizeof(last_error), "%s:%u: %s", script, se.line, se.msg);
+		snprintf(last_error, sizeof(last_error), "%s:%u: %s", script, se.line,
+			 se.msg[0] ? se.msg : strerror(-err));
 		return err;
 	}
 	/* Streams are created in number order, so the collector numbers them alike. */

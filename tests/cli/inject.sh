@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+# Failure injection (tests/tools/inject_errors.c, LD_PRELOAD): open, write,
+# fsync, rename and malloc fail on demand in the analyzer and in the
+# collector.  The analyzer must exit 2 with one sentence (or succeed when
+# the failure did not matter) and never crash, leaving no partial output;
+# the profiled program must keep running, with at most one sentence from
+# the collector, and a profile that is right whenever the collector said
+# nothing.  Uninstrumented builds are used: a shim cannot replace malloc
+# under AddressSanitizer.  Allocations inside libdwarf are not failed: its
+# error paths crash on a failed allocation (seen with 20210528), so the
+# malloc sweeps count only allocations made by gmprof's own code.
+. tests/cli/lib.sh
+R=$(cd "$(dirname "$GMPROF")/../rel" && pwd)
+SHIM=$R/tools/inject_errors.so
+G=$R/gmprof
+if [ ! -x "$G" ] || [ ! -f "$SHIM" ] || [ ! -x "$R/double/fake_app" ]; then
+	notok "uninstrumented builds missing (make test builds them)"; finish
+fi
+inj() { LD_PRELOAD=$SHIM "$@"; }
+S=tests/scripts/simple_multi_copy.jsonl
+
+# ---- analyzer: output files --------------------------------------------------------
+for f in open:1 write:1 fsync:1 rename:1; do
+	rm -f "$TMPDIR/out.txt"
+	expect_exit 2 "report -o: $f fails" -- env GMP_INJECT=$f GMP_INJECT_PATH=out.txt LD_PRELOAD="$SHIM" "$G" report -o "$TMPDIR/out.txt" "$S"
+	expect_stderr_line "out.txt" "  ... one sentence naming the file"
+	if ls -A "$TMPDIR" | grep -q "out.txt"; then notok "  ... no partial file left"; else ok "  ... no partial file left"; fi
+done
+echo "keep me" >"$TMPDIR/keep.txt"
+expect_exit 2 "report -o --force: write fails" -- env GMP_INJECT=write:1 GMP_INJECT_PATH=keep.txt LD_PRELOAD="$SHIM" "$G" report --force -o "$TMPDIR/keep.txt" "$S"
+[ "$(cat "$TMPDIR/keep.txt")" = "keep me" ] && ok "  ... the existing file is untouched" || notok "  ... the existing file is untouched"
+expect_exit 2 "input cannot be opened" -- env GMP_INJECT=open:1 GMP_INJECT_PATH=simple_multi LD_PRELOAD="$SHIM" "$G" replay "$S"
+expect_stderr_line "cannot open" "  ... one sentence"
+for cmd in "perfetto -o $TMPDIR/t.json" "html -o $TMPDIR/t.html" "check --sarif $TMPDIR/t.sarif" "baseline -o $TMPDIR/t.base"; do
+	rm -f "$TMPDIR"/t.*
+	expect_exit 2 "${cmd%% *}: write fails" -- env GMP_INJECT=write:1 GMP_INJECT_PATH="$TMPDIR" LD_PRELOAD="$SHIM" $G $cmd "$S"
+	expect_stderr_line "cannot write" "  ... one sentence"
+done
+
+# ---- analyzer: every allocation of a run, failed in turn -------------------------------
+sweep() { # NAME STEP MAX CALLER -- CMD...: exit 0/1, or 2 with one line; never a crash
+	name=$1 step=$2 max=$3 caller=$4; shift 5
+	n=1 bad=0 clean=0
+	while [ "$n" -le "$max" ]; do
+		env GMP_INJECT="malloc:$n" GMP_INJECT_CALLER="$caller" LD_PRELOAD="$SHIM" "$@" >/dev/null 2>"$TMPDIR/err"
+		rc=$?
+		lines=$(wc -l <"$TMPDIR/err")
+		[ "$rc" -eq 2 ] && clean=$((clean + 1))
+		if [ "$rc" -gt 2 ] || { [ "$rc" -eq 2 ] && [ "$lines" -ne 1 ]; }; then
+			[ "$bad" -lt 3 ] && echo "# $name: allocation $n: exit $rc: $(head -2 "$TMPDIR/err")"
+			bad=$((bad + 1))
+		fi
+		n=$((n + step))
+	done
+	[ "$bad" -eq 0 ] && ok "$name: no crash, one sentence ($clean clean failures)" || notok "$name: $bad bad outcomes"
+}
+sweep "replay, every allocation" 2 400 "" -- "$G" replay "$S"
+P=tests/fuzz/corpus/profile/recorded-figure3.gmprof
+sweep "report of a recorded profile" 7 700 "$R/gmprof" -- "$G" report "$P"
+sweep "perfetto" 7 700 "$R/gmprof" -- "$G" perfetto -o - "$P"
+sweep "check with SARIF and JUnit" 7 700 "$R/gmprof" -- "$G" check --fail-on all --sarif "$TMPDIR/s.sarif" --junit "$TMPDIR/j.xml" --force "$P"
+sweep "html" 7 700 "$R/gmprof" -- "$G" html -o - "$P"
+
+# ---- collector: the program runs on ------------------------------------------------------
+export GMPROF_COLLECTOR="$R/libgmprof.so" GMPROF_SANITIZER_LIB="$R/double/libsanitizer-public.so"
+export GMPROF_DOUBLE="$GMPROF_SANITIZER_LIB" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0
+echo "stands in for the device patches" >"$GMPROF_PATCH"
+env GMPROF_OUTPUT="$TMPDIR/full.gmprof" "$R/double/fake_app" "$S" >/dev/null 2>&1
+"$G" replay --format json "$TMPDIR/full.gmprof" >"$TMPDIR/full.json" 2>/dev/null
+for f in open:1 write:1 write:2+ write:3 fsync:1; do
+	rm -f "$TMPDIR/p.gmprof"
+	expect_exit 0 "collector: $f on the profile fails; the program runs on" -- env GMP_INJECT=$f GMP_INJECT_PATH=p.gmprof \
+		GMPROF_OUTPUT="$TMPDIR/p.gmprof" LD_PRELOAD="$SHIM" "$R/double/fake_app" "$S"
+	expect_stderr_line "gmprof: cannot .*p.gmprof" "  ... one sentence naming the profile"
+done
+n=1 bad=0 said=0
+while [ "$n" -le 300 ]; do
+	rm -f "$TMPDIR/p.gmprof"
+	env GMP_INJECT="malloc:$n" GMP_INJECT_CALLER=libgmprof GMPROF_OUTPUT="$TMPDIR/p.gmprof" LD_PRELOAD="$SHIM" \
+		"$R/double/fake_app" "$S" >/dev/null 2>"$TMPDIR/err"
+	rc=$?
+	lines=$(wc -l <"$TMPDIR/err")
+	if [ "$rc" -ne 0 ] || [ "$lines" -gt 1 ]; then
+		[ "$bad" -lt 3 ] && echo "# collector allocation $n: exit $rc: $(head -2 "$TMPDIR/err")"; bad=$((bad + 1))
+	elif [ "$lines" -eq 0 ]; then
+		# Nothing said: then nothing may be missing.
+		"$G" replay --format json "$TMPDIR/p.gmprof" >"$TMPDIR/p.json" 2>/dev/null
+		if ! cmp -s "$TMPDIR/p.json" "$TMPDIR/full.json"; then
+			[ "$bad" -lt 3 ] && echo "# collector allocation $n: silent, but the findings differ"; bad=$((bad + 1))
+		fi
+	else
+		said=$((said + 1))
+	fi
+	n=$((n + 1))
+done
+[ "$bad" -eq 0 ] && ok "collector: 300 allocations failed in turn; the program always ran on, the collector said one sentence ($said times) or lost nothing" \
+	|| notok "collector allocation sweep: $bad bad outcomes"
+finish

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+# Threads: a host program with 8 threads issuing CUDA calls at once through
+# the test double, under ThreadSanitizer (collector, double and program all
+# instrumented).  TSan must report nothing, and every event must appear
+# once, with the right thread and stream: each thread replays the same
+# script on streams and objects of its own (thread k's objects live at
+# k << 40), so per thread its events must be the script's, in order, on
+# streams no other thread uses.  Three runs, for the interleavings.
+. tests/cli/lib.sh
+T=$(cd "$(dirname "$GMPROF")/../tsan" 2>/dev/null && pwd)
+if [ -z "$T" ] || [ ! -x "$T/double/fake_app" ]; then notok "ThreadSanitizer build missing (make test builds it)"; finish; fi
+S=tests/scripts/simple_multi_copy.jsonl
+echo "stands in for the device patches" >"$TMPDIR/patches.fatbin"
+# The script's events as the collector records them, for one thread.
+"$GMPROF" convert -o "$TMPDIR/one.gmprof" "$S" 2>/dev/null
+"$GMPROF" dump "$TMPDIR/one.gmprof" 2>/dev/null | grep '"op"' | grep -v '"op":"end"' | sed 's/.*"op":"\([a-z_]*\)".*/\1/' >"$TMPDIR/one.ops"
+per=$(wc -l <"$TMPDIR/one.ops")
+for run in 1 2 3; do
+	rm -f "$TMPDIR/t.gmprof"
+	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
+		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+		GMPROF_OUTPUT="$TMPDIR/t.gmprof" TSAN_OPTIONS="halt_on_error=0 exitcode=66" \
+		"$T/double/fake_app" --threads 8 "$S" >/dev/null 2>"$TMPDIR/tsan"
+	rc=$?
+	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "run $run: 8 threads, no ThreadSanitizer report" || { notok "run $run: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+	"$GMPROF" dump "$TMPDIR/t.gmprof" 2>/dev/null | grep '"op"' | grep -v '"op":"end"' >"$TMPDIR/t.ev"
+	total=$(wc -l <"$TMPDIR/t.ev")
+	[ "$total" -eq $((per * 8)) ] && ok "run $run: $total events = 8 x $per" || notok "run $run: $total events, want $((8 * per))"
+	# Per host thread: its ops in order, one address space (k << 40) and its own streams.
+	awk -v dir="$TMPDIR" '
+		{ match($0, /"thread":[0-9]+/); th = substr($0, RSTART + 9, RLENGTH - 9)
+		  match($0, /"op":"[a-z_]+"/); op = substr($0, RSTART + 6, RLENGTH - 7)
+		  print op > (dir "/th." th ".ops")
+		  if (match($0, /"addr":"0x[0-9a-f]+"/)) { a = substr($0, RSTART + 10, RLENGTH - 11)
+		    hi = substr(a, 1, length(a) - 10); if (!(th in space)) space[th] = hi
+		    else if (space[th] != hi) bad = bad "thread " th " touches two address spaces; " }
+		  if (match($0, /"stream":[0-9]+/)) { s = substr($0, RSTART + 9, RLENGTH - 9)
+		    if ((s in owner) && owner[s] != th) bad = bad "stream " s " used by two threads; "
+		    owner[s] = th }
+		  threads[th] = 1 }
+		END { n = 0; for (t in threads) n++; print n > (dir "/nthreads"); printf "%s", bad > (dir "/bad") }' "$TMPDIR/t.ev"
+	[ "$(cat "$TMPDIR/nthreads")" -eq 8 ] && ok "run $run: events from 8 host threads" || notok "run $run: events from $(cat "$TMPDIR/nthreads") host threads"
+	[ ! -s "$TMPDIR/bad" ] && ok "run $run: no stream or object shared across threads" || notok "run $run: $(cat "$TMPDIR/bad")"
+	same=0
+	for f in "$TMPDIR"/th.*.ops; do cmp -s "$f" "$TMPDIR/one.ops" && same=$((same + 1)); done
+	[ "$same" -eq 8 ] && ok "run $run: each thread's events are the script's, once, in order" || notok "run $run: $same of 8 threads match the script"
+	rm -f "$TMPDIR"/th.*.ops
+done
+finish
