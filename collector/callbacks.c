@@ -25,11 +25,22 @@ static void event(struct gmp_event *e, const char *name)
 	rec_event(e, name ? name : api_name, 1);
 }
 
+/* Launches enqueued when this thread's current API call began. */
+static __thread uint64_t api_enter_seq;
+
+/* What a sync in this thread covers: launches enqueued before its call began. */
+static uint64_t sync_horizon(void)
+{
+	return api_depth > 0 ? api_enter_seq : UINT64_MAX - 1;
+}
+
 static void api(const Sanitizer_CallbackData *cd)
 {
 	if (cd->callbackSite == SANITIZER_API_ENTER) {
-		if (api_depth++ == 0)
+		if (api_depth++ == 0) {
 			api_name = cd->functionName;
+			api_enter_seq = __atomic_load_n(&gmp_col.enqueue_seq, __ATOMIC_ACQUIRE);
+		}
 	} else if (api_depth > 0 && --api_depth == 0) {
 		api_name = NULL;
 	}
@@ -91,7 +102,7 @@ static void release(const Sanitizer_ResourceMemoryData *md, uint32_t stream, int
 			struct gmp_event s = { .op = GMP_OP_SYNC, .device = device };
 			event(&s, NULL);
 		}
-		dev_synced(md->context, NULL, 1);
+		dev_synced(md->context, NULL, 1, sync_horizon());
 	}
 	struct gmp_event e = { .op = GMP_OP_FREE, .addr = md->address, .device = device,
 			       .stream = stream };
@@ -224,10 +235,10 @@ static void sync(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData *sd)
 		e.flags = GMP_EF_SYNC_STREAM;
 		e.stream = rec_stream(h(sd->stream));
 		event(&e, NULL);
-		dev_synced(sd->context, sd->hStream, 0);
+		dev_synced(sd->context, sd->hStream, 0, sync_horizon());
 	} else if (cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
 		event(&e, NULL);
-		dev_synced(sd->context, NULL, 1);
+		dev_synced(sd->context, NULL, 1, sync_horizon());
 	}
 }
 

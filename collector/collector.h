@@ -52,6 +52,10 @@ struct gmp_collector {
 	/* live device objects: start -> end (value: index into obj_kind) */
 	struct gmp_objmap *live;
 	uint64_t live_version;    /* bumped on every change */
+	uint64_t enqueue_seq;     /* launches enqueued so far (atomic) */
+	/* the same set as sorted arrays, for object tables (a copy, not a tree walk) */
+	uint64_t *tab_start, *tab_end;
+	size_t tab_n, tab_cap;
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;
 	struct gmp_kfilter *kf;
@@ -103,8 +107,11 @@ void dev_module_loaded(CUcontext ctx, CUmodule module);
 /* Prepares the launch's buffers and records its kernel event e (kind: how it is monitored). */
 void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e);
 void dev_launch_end(const struct gmp_launch_info *li);
-/* Harvests the launches a sync completed: one stream (hs) or all (hs NULL, all set). */
-void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all);
+/*
+ * Harvests the launches a sync completed: one stream (hs) or all (hs NULL,
+ * all set), enqueued no later than horizon (cb_sync_horizon()).
+ */
+void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon);
 /* Before a context goes: harvest everything, free its buffers. */
 void dev_context_destroying(CUcontext ctx);
 /* At exit: harvest every pending launch of every context. */

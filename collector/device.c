@@ -21,6 +21,7 @@
 /* The object table of one version of the live set, shared by its launches. */
 struct snapshot {
 	uint32_t refs;            /* pending launches using it, + 1 while current */
+	size_t bytes;             /* host and device memory it holds */
 	uint64_t version;
 	size_t n;
 	uint64_t *start, *size;   /* host: entry -> object */
@@ -34,6 +35,7 @@ struct lbuf {
 
 struct pending {
 	uint64_t ev;
+	uint64_t seq;             /* order in which launches were enqueued; 0: not yet */
 	Sanitizer_StreamHandle hs;
 	struct lbuf buf;
 	struct snapshot *snap;
@@ -51,11 +53,21 @@ struct gmp_ctx_state {
 	size_t nfree, free_cap;
 	struct pending *pend;
 	size_t npend, pend_cap;
+	size_t snap_bytes;        /* held by live snapshots: bounded by SNAP_LIMIT */
 	CUmodule *patched;
 	size_t npatched, patched_cap;
 };
 
 static int warned_alloc;
+
+/* Host and device memory that object tables of pending launches may hold. */
+#define SNAP_LIMIT (64u << 20)
+
+/* Which pending launches a harvest may take (see harvest_stream). */
+#define HV_ANY UINT64_MAX       /* also launches not yet enqueued (teardown) */
+#define HV_ENQUEUED (UINT64_MAX - 1)
+static size_t harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, int all,
+			     uint64_t horizon);
 
 static struct gmp_ctx_state *state_of(CUcontext ctx)
 {
@@ -156,6 +168,7 @@ static void snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 {
 	if (!sn || --sn->refs)
 		return;
+	s->snap_bytes -= sn->bytes;
 	if (sn->dev)
 		gmp_col.san.Free(s->ctx, sn->dev);
 	free(sn->start);
@@ -163,28 +176,24 @@ static void snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 	free(sn);
 }
 
-struct fill {
-	struct snapshot *sn;
-	size_t k;
-};
-
-static int fill_cb(void *ctx, uint64_t start, uint64_t end, uint32_t obj)
-{
-	(void)obj;
-	struct fill *f = ctx;
-	f->sn->start[f->k] = start;
-	f->sn->size[f->k] = end - start;
-	f->k++;
-	return 0;
-}
-
 /* The table of the current live set, uploaded on hs and complete on return. */
 static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs)
 {
 	if (s->cur && s->cur->version == gmp_col.live_version)
 		return s->cur;
+	/*
+	 * Launches waiting for harvest keep their tables alive; with many live
+	 * objects and a changing set, that memory grows with every launch.
+	 * Past SNAP_LIMIT, collect the oldest launches first.
+	 */
+	while (s->snap_bytes > SNAP_LIMIT && s->npend) {
+		Sanitizer_StreamHandle oldest = s->pend[0].hs;
+		if (check(gmp_col.san.StreamSynchronize(oldest), "sanitizerStreamSynchronize") ||
+		    !harvest_stream(s, oldest, 0, HV_ENQUEUED))
+			break; /* the oldest is still being issued by another thread */
+	}
 	struct snapshot *sn = calloc(1, sizeof(*sn));
-	size_t n = gmp_objmap__count(gmp_col.live);
+	size_t n = gmp_col.tab_n;
 	size_t bytes = sizeof(struct gmp_patch_table) + 2 * n * sizeof(uint64_t);
 	uint64_t *host = malloc(bytes);
 	if (!sn || !host || !(sn->start = malloc((n ? n : 1) * 8)) || !(sn->size = malloc((n ? n : 1) * 8)))
@@ -192,22 +201,24 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 	sn->n = n;
 	sn->version = gmp_col.live_version;
 	sn->refs = 1;
-	struct fill f = { sn, 0 };
-	gmp_objmap__each(gmp_col.live, fill_cb, &f);
+	/* Copies of the recorder's sorted arrays: no walk of the live tree. */
 	struct gmp_patch_table *t = (struct gmp_patch_table *)host;
 	t->n = n;
 	t->version = sn->version;
 	uint64_t *start = (uint64_t *)(t + 1), *end = start + n;
-	for (size_t i = 0; i < n; i++) {
-		start[i] = sn->start[i];
-		end[i] = sn->start[i] + sn->size[i];
-	}
+	memcpy(start, gmp_col.tab_start, n * sizeof(uint64_t));
+	memcpy(end, gmp_col.tab_end, n * sizeof(uint64_t));
+	memcpy(sn->start, gmp_col.tab_start, n * sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++)
+		sn->size[i] = end[i] - start[i];
 	if (check(gmp_col.san.Alloc(s->ctx, &sn->dev, bytes), "allocating the object table") ||
 	    check(gmp_col.san.MemcpyHostToDeviceAsync(sn->dev, host, bytes, hs), "uploading the object table") ||
 	    /* Other streams' launches will read it too: let the upload finish first. */
 	    check(gmp_col.san.StreamSynchronize(hs), "uploading the object table"))
 		goto fail;
 	free(host);
+	sn->bytes = bytes + 2 * n * sizeof(uint64_t);
+	s->snap_bytes += sn->bytes;
 	snap_put(s, s->cur);
 	s->cur = sn;
 	return sn;
@@ -308,18 +319,32 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 
 static void harvest(struct gmp_ctx_state *s, struct pending *p);
 
-static void harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, int all)
+/*
+ * Collects the pending launches of one stream (or all) that a completed
+ * synchronization covers: those enqueued (their launch returned) no later
+ * than horizon, the enqueue count when the synchronizing call began.  A
+ * launch another thread has not finished issuing, or issued after the
+ * sync began, may still be running: it waits for a later sync.  Returns
+ * how many were collected.
+ */
+static size_t harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, int all,
+			     uint64_t horizon)
 {
+	size_t taken = 0;
 	for (size_t i = 0; i < s->npend;) {
-		if (all || s->pend[i].hs == hs) {
+		const struct pending *q = &s->pend[i];
+		int covered = horizon == HV_ANY || (q->seq && q->seq <= horizon);
+		if ((all || q->hs == hs) && covered) {
 			struct pending p = s->pend[i];
 			memmove(&s->pend[i], &s->pend[i + 1], (s->npend - i - 1) * sizeof(*s->pend));
 			s->npend--;
 			harvest(s, &p);
+			taken++;
 		} else {
 			i++;
 		}
 	}
+	return taken;
 }
 
 /* Records the kernel event: its kind says how the launch is monitored. */
@@ -344,7 +369,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		Sanitizer_StreamHandle oldest = s->pend[0].hs;
 		if (check(gmp_col.san.StreamSynchronize(oldest), "sanitizerStreamSynchronize"))
 			return;
-		harvest_stream(s, oldest, 0);
+		harvest_stream(s, oldest, 0, HV_ENQUEUED);
 	}
 	struct pending p = { .hs = li->hstream, .mode = GMP_MODE_OBJECT };
 	if (!(p.snap = current_table(s, li->hstream)) || get_buffer(s, p.snap->n, &p.buf)) {
@@ -389,14 +414,20 @@ void dev_launch_end(const struct gmp_launch_info *li)
 	struct gmp_ctx_state *s = state_of(li->ctx);
 	if (!s || !s->npend)
 		return;
-	struct pending *last = &s->pend[s->npend - 1];
-	if (last->ev != li->ev)
+	/* Other threads may have launched since: find this launch, newest first. */
+	size_t k = s->npend;
+	while (k > 0 && s->pend[k - 1].ev != li->ev)
+		k--;
+	if (!k)
 		return;
+	struct pending *last = &s->pend[k - 1];
+	last->seq = __atomic_add_fetch(&gmp_col.enqueue_seq, 1, __ATOMIC_ACQ_REL);
 	/* DrGPUM's way (for comparison), and intra maps, which are big: collect now. */
 	if (gmp_col.opts.harvest == GMP_HARVEST_LAUNCH || last->maps) {
 		if (check(gmp_col.san.StreamSynchronize(li->hstream), "sanitizerStreamSynchronize"))
 			return;
 		struct pending p = *last;
+		memmove(last, last + 1, (s->npend - k) * sizeof(*last));
 		s->npend--;
 		harvest(s, &p);
 	}
@@ -508,13 +539,13 @@ static void harvest(struct gmp_ctx_state *s, struct pending *p)
 	snap_put(s, p->snap);
 }
 
-void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all)
+void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon)
 {
 	for (size_t i = 0; i < gmp_col.nctxs; i++) {
 		struct gmp_ctx_state *s = gmp_col.ctxs[i];
 		if (ctx && s->ctx != ctx)
 			continue;
-		harvest_stream(s, hs, all);
+		harvest_stream(s, hs, all, horizon);
 	}
 }
 
@@ -539,7 +570,7 @@ static void drain(struct gmp_ctx_state *s)
 			s->npend = 0;
 			break;
 		}
-		harvest_stream(s, hs, 0);
+		harvest_stream(s, hs, 0, HV_ANY);
 	}
 }
 

@@ -281,20 +281,63 @@ uint32_t rec_device(CUcontext ctx)
 	return d ? *d : 0;
 }
 
+/* The first table entry whose start is >= addr. */
+static size_t tab_pos(uint64_t addr)
+{
+	size_t lo = 0, hi = gmp_col.tab_n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (gmp_col.tab_start[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 int rec_live_add(uint64_t addr, uint64_t size)
 {
 	if (gmp_objmap__overlap(gmp_col.live, addr, addr + size) != UINT32_MAX)
 		return -EEXIST;
+	if (gmp_col.tab_n == gmp_col.tab_cap) {
+		size_t cap = gmp_col.tab_cap ? 2 * gmp_col.tab_cap : 1024;
+		uint64_t *a = realloc(gmp_col.tab_start, cap * sizeof(*a));
+		if (a)
+			gmp_col.tab_start = a;
+		uint64_t *b = a ? realloc(gmp_col.tab_end, cap * sizeof(*b)) : NULL;
+		if (b)
+			gmp_col.tab_end = b;
+		if (!a || !b)
+			return -ENOMEM;
+		gmp_col.tab_cap = cap;
+	}
+	int rc = gmp_objmap__insert(gmp_col.live, addr, addr + size, 0);
+	if (rc)
+		return rc;
+	size_t k = tab_pos(addr), move = gmp_col.tab_n - k;
+	memmove(gmp_col.tab_start + k + 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
+	memmove(gmp_col.tab_end + k + 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
+	gmp_col.tab_start[k] = addr;
+	gmp_col.tab_end[k] = addr + size;
+	gmp_col.tab_n++;
 	gmp_col.live_version++;
-	return gmp_objmap__insert(gmp_col.live, addr, addr + size, 0);
+	return 0;
 }
 
 int rec_live_remove(uint64_t addr)
 {
 	int rc = gmp_objmap__remove(gmp_col.live, addr);
-	if (!rc)
-		gmp_col.live_version++;
-	return rc;
+	if (rc)
+		return rc;
+	size_t k = tab_pos(addr);
+	if (k < gmp_col.tab_n && gmp_col.tab_start[k] == addr) {
+		size_t move = gmp_col.tab_n - k - 1;
+		memmove(gmp_col.tab_start + k, gmp_col.tab_start + k + 1, move * sizeof(uint64_t));
+		memmove(gmp_col.tab_end + k, gmp_col.tab_end + k + 1, move * sizeof(uint64_t));
+		gmp_col.tab_n--;
+	}
+	gmp_col.live_version++;
+	return 0;
 }
 
 int rec_is_device(uint64_t addr, uint64_t size)

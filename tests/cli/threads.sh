@@ -5,7 +5,11 @@
 # once, with the right thread and stream: each thread replays the same
 # script on streams and objects of its own (thread k's objects live at
 # k << 40), so per thread its events must be the script's, in order, on
-# streams no other thread uses.  Three runs, for the interleavings.
+# streams no other thread uses.  One difference is allowed: cudaFree
+# synchronizes the device, and the collector records that sync unless the
+# last event of the whole program already was one -- with threads, whether
+# it was depends on the interleaving, so repeated syncs count as one.
+# Three runs, for the interleavings.
 . tests/cli/lib.sh
 T=$(cd "$(dirname "$GMPROF")/../tsan" 2>/dev/null && pwd)
 if [ -z "$T" ] || [ ! -x "$T/double/fake_app" ]; then notok "ThreadSanitizer build missing (make test builds it)"; finish; fi
@@ -26,7 +30,7 @@ for run in 1 2 3; do
 	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "run $run: 8 threads, no ThreadSanitizer report" || { notok "run $run: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
 	"$GMPROF" dump "$TMPDIR/t.gmprof" 2>/dev/null | grep '"op"' | grep -v '"op":"end"' >"$TMPDIR/t.ev"
 	total=$(wc -l <"$TMPDIR/t.ev")
-	[ "$total" -eq $((per * 8)) ] && ok "run $run: $total events = 8 x $per" || notok "run $run: $total events, want $((8 * per))"
+	[ "$total" -ge $((per * 8)) ] && ok "run $run: $total events >= 8 x $per" || notok "run $run: $total events, want $((8 * per))"
 	# Per host thread: its ops in order, one address space (k << 40) and its own streams.
 	awk -v dir="$TMPDIR" '
 		{ match($0, /"thread":[0-9]+/); th = substr($0, RSTART + 9, RLENGTH - 9)
@@ -43,8 +47,12 @@ for run in 1 2 3; do
 	[ "$(cat "$TMPDIR/nthreads")" -eq 8 ] && ok "run $run: events from 8 host threads" || notok "run $run: events from $(cat "$TMPDIR/nthreads") host threads"
 	[ ! -s "$TMPDIR/bad" ] && ok "run $run: no stream or object shared across threads" || notok "run $run: $(cat "$TMPDIR/bad")"
 	same=0
-	for f in "$TMPDIR"/th.*.ops; do cmp -s "$f" "$TMPDIR/one.ops" && same=$((same + 1)); done
+	for f in "$TMPDIR"/th.*.ops; do
+		awk '$0 != "sync" || prev != "sync"; { prev = $0 }' "$f" >"$f.c"
+		awk '$0 != "sync" || prev != "sync"; { prev = $0 }' "$TMPDIR/one.ops" >"$TMPDIR/one.c"
+		cmp -s "$f.c" "$TMPDIR/one.c" && same=$((same + 1))
+	done
 	[ "$same" -eq 8 ] && ok "run $run: each thread's events are the script's, once, in order" || notok "run $run: $same of 8 threads match the script"
-	rm -f "$TMPDIR"/th.*.ops
+	rm -f "$TMPDIR"/th.*.ops "$TMPDIR"/th.*.ops.c
 done
 finish
