@@ -111,3 +111,36 @@ int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_dete
 	}
 	return 1;
 }
+
+void gmp_cli__common_init(struct gmp_cli_common *cm)
+{
+	memset(cm, 0, sizeof(*cm));
+	gmp_detect_opts__defaults(&cm->o);
+	cm->output = "-";
+}
+
+int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
+		    struct gmp_cli_common *cm, int *exit_code)
+{
+	switch (c) {
+	case 'o': cm->output = optarg; return 1;
+	case OPT_FORCE: cm->force = 1; return 1;
+	case OPT_SYMBOLS: cm->symdir = optarg; return 1;
+	case 'h':
+		fputs(usage, stdout);
+		*exit_code = GMP_EXIT_OK;
+		return -1;
+	case ':':
+		*exit_code = gmp_cli__usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		return -1;
+	case '?':
+		*exit_code = gmp_cli__usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		return -1;
+	default: {
+		int r = gmp_cli__detect_opt(cmd, c, optarg, &cm->o, &cm->salvage);
+		if (r < 0)
+			*exit_code = GMP_EXIT_USAGE;
+		return r;
+	}
+	}
+}

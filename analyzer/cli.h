@@ -18,7 +18,7 @@
 
 enum {
 	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
-	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT,
+	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT, OPT_SYMBOLS,
 	OPT_CMD_BASE = 1100,   /* subcommands number their own options from here */
 };
 
@@ -54,6 +54,25 @@ enum {
  */
 int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_detect_opts *o,
 			int *salvage);
+/* What every analyzing command takes besides its own options. */
+struct gmp_cli_common {
+	struct gmp_detect_opts o;
+	const char *output;      /* -o (standard output: "-") */
+	const char *symdir;      /* --symbols */
+	int force, salvage;
+};
+
+void gmp_cli__common_init(struct gmp_cli_common *cm);
+
+/*
+ * The getopt cases every analyzing command shares: -o, --force, --symbols
+ * (OPT_SYMBOLS), -h (prints usage), missing values, unknown options and the
+ * thresholds.  Returns 1 when c was handled, 0 when it is the command's own,
+ * or -1 with *exit_code set: the command returns it.
+ */
+int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
+		    struct gmp_cli_common *cm, int *exit_code);
+
 /* Parses a non-negative integer with optional K/M/G/KiB/MiB/GiB suffix. */
 int gmp_cli__bytes(const char *s, uint64_t *out);
 int gmp_cli__u32(const char *s, uint32_t *out);

@@ -268,23 +268,23 @@ static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
 int cmd_check(int argc, char **argv)
 {
 	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT,
-	       O_ROOT, O_SYMBOLS, O_INCOMPLETE };
+	       O_ROOT, O_INCOMPLETE };
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, 0, O_FAILON }, { "max-peak", required_argument, 0, O_MAXPEAK },
 		{ "max-leak", required_argument, 0, O_MAXLEAK }, { "baseline", required_argument, 0, O_BASELINE },
 		{ "tolerance", required_argument, 0, O_TOL }, { "sarif", required_argument, 0, O_SARIF },
 		{ "junit", required_argument, 0, O_JUNIT }, { "source-root", required_argument, 0, O_ROOT },
-		{ "symbols", required_argument, 0, O_SYMBOLS }, { "allow-incomplete", no_argument, 0, O_INCOMPLETE },
+		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "allow-incomplete", no_argument, 0, O_INCOMPLETE },
 		{ "force", no_argument, 0, OPT_FORCE }, { "help", no_argument, 0, 'h' },
 		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
-	struct gmp_detect_opts o;
-	gmp_detect_opts__defaults(&o);
-	const char *sarif = NULL, *junit = NULL, *basefile = NULL, *root = NULL, *symdir = NULL;
+	struct gmp_cli_common cm;
+	gmp_cli__common_init(&cm);
+	const char *sarif = NULL, *junit = NULL, *basefile = NULL, *root = NULL;
 	uint32_t fail_on = 0;
 	uint64_t max_peak = 0, max_leak = 0, tol_abs = 0;
 	double tol_pct = 0;
-	int have_peak = 0, have_leak = 0, force = 0, salvage = 0, allow_incomplete = 0, c;
+	int have_peak = 0, have_leak = 0, allow_incomplete = 0, c, ex;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -310,15 +310,10 @@ int cmd_check(int argc, char **argv)
 		case O_SARIF: sarif = optarg; break;
 		case O_JUNIT: junit = optarg; break;
 		case O_ROOT: root = optarg; break;
-		case O_SYMBOLS: symdir = optarg; break;
 		case O_INCOMPLETE: allow_incomplete = 1; break;
-		case OPT_FORCE: force = 1; break;
-		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
-		case ':': return gmp_cli__usage_error("check", "option '%s' needs a value", argv[optind - 1]);
-		case '?': return gmp_cli__usage_error("check", "unknown option '%s'", argv[optind - 1]);
 		default:
-			if (gmp_cli__detect_opt("check", c, optarg, &o, &salvage) < 0)
-				return GMP_EXIT_USAGE;
+			if (gmp_cli__common("check", usage, c, argv, &cm, &ex) < 0)
+				return ex;
 		}
 	}
 	if (optind != argc - 1)
@@ -340,7 +335,7 @@ int cmd_check(int argc, char **argv)
 	if (basefile && gmp_baseline__load(basefile, &base))
 		return GMP_EXIT_USAGE;
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], salvage, &o, symdir)) {
+	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir)) {
 		gmp_baseline__release(&base);
 		return GMP_EXIT_USAGE;
 	}
@@ -369,9 +364,9 @@ int cmd_check(int argc, char **argv)
 	int rc = 0;
 	sf.s = &s;
 	sf.baseline = basefile ? &base : NULL;
-	if (sarif && gmp_output__write(sarif, force, gmp_sarif__write, &sf))
+	if (sarif && gmp_output__write(sarif, cm.force, gmp_sarif__write, &sf))
 		rc = -1;
-	if (!rc && junit && gmp_output__write(junit, force, write_junit, &g))
+	if (!rc && junit && gmp_output__write(junit, cm.force, write_junit, &g))
 		rc = -1;
 	for (size_t i = 0; i < g.n; i++)
 		free(g.checks[i].detail);
@@ -418,36 +413,24 @@ static int write_baseline(FILE *fp, void *ctx)
 
 int cmd_baseline(int argc, char **argv)
 {
-	enum { O_SYMBOLS = OPT_CMD_BASE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
-		{ "symbols", required_argument, 0, O_SYMBOLS }, { "help", no_argument, 0, 'h' },
+		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "help", no_argument, 0, 'h' },
 		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
-	struct gmp_detect_opts o;
-	gmp_detect_opts__defaults(&o);
-	const char *output = "-", *symdir = NULL;
-	int force = 0, salvage = 0, c;
+	struct gmp_cli_common cm;
+	gmp_cli__common_init(&cm);
+	int c, ex;
 	gmp_cli__reset_getopt();
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case OPT_FORCE: force = 1; break;
-		case O_SYMBOLS: symdir = optarg; break;
-		case 'h': fputs(usage_baseline, stdout); return GMP_EXIT_OK;
-		case ':': return gmp_cli__usage_error("baseline", "option '%s' needs a value", argv[optind - 1]);
-		case '?': return gmp_cli__usage_error("baseline", "unknown option '%s'", argv[optind - 1]);
-		default:
-			if (gmp_cli__detect_opt("baseline", c, optarg, &o, &salvage) < 0)
-				return GMP_EXIT_USAGE;
-		}
-	}
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1)
+		if (gmp_cli__common("baseline", usage_baseline, c, argv, &cm, &ex) < 0)
+			return ex;
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("baseline", "expected one INPUT, got %d", argc - optind);
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], salvage, &o, symdir))
+	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir))
 		return GMP_EXIT_USAGE;
-	int rc = gmp_output__write(output, force, write_baseline, &s);
+	int rc = gmp_output__write(cm.output, cm.force, write_baseline, &s);
 	gmp_session__close(&s);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

@@ -56,43 +56,34 @@ static double now(void)
 
 int cmd_perfetto(int argc, char **argv)
 {
-	enum { O_TIME = OPT_CMD_BASE, O_SYMBOLS, O_STATS };
+	enum { O_TIME = OPT_CMD_BASE, O_STATS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "time", required_argument, 0, O_TIME },
-		{ "symbols", required_argument, 0, O_SYMBOLS }, { "force", no_argument, 0, OPT_FORCE },
+		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "force", no_argument, 0, OPT_FORCE },
 		{ "stats", no_argument, 0, O_STATS }, { "help", no_argument, 0, 'h' },
 		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
-	struct gmp_detect_opts o;
-	gmp_detect_opts__defaults(&o);
-	o.keep_deps = 1;
-	const char *output = "-", *symdir = NULL;
-	int force = 0, salvage = 0, stats = 0, c;
+	struct gmp_cli_common cm;
+	gmp_cli__common_init(&cm);
+	cm.o.keep_deps = 1;
+	int stats = 0, c, ex;
 	struct job j = { 0 };
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case O_TIME:
+		if (c == O_TIME) {
 			if (strcmp(optarg, "topo") && strcmp(optarg, "host"))
 				return gmp_cli__usage_error("perfetto", "unknown time axis '%s' (topo or host)", optarg);
 			j.host = strcmp(optarg, "host") == 0;
-			break;
-		case O_SYMBOLS: symdir = optarg; break;
-		case OPT_FORCE: force = 1; break;
-		case O_STATS: stats = 1; break;
-		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
-		case ':': return gmp_cli__usage_error("perfetto", "option '%s' needs a value", argv[optind - 1]);
-		case '?': return gmp_cli__usage_error("perfetto", "unknown option '%s'", argv[optind - 1]);
-		default:
-			if (gmp_cli__detect_opt("perfetto", c, optarg, &o, &salvage) < 0)
-				return GMP_EXIT_USAGE;
+		} else if (c == O_STATS) {
+			stats = 1;
+		} else if (gmp_cli__common("perfetto", usage, c, argv, &cm, &ex) < 0) {
+			return ex;
 		}
 	}
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("perfetto", "expected one INPUT, got %d", argc - optind);
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], salvage, &o, symdir))
+	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir))
 		return GMP_EXIT_USAGE;
 	j.s = &s;
 	if (j.host) {
@@ -107,7 +98,7 @@ int cmd_perfetto(int argc, char **argv)
 		}
 	}
 	double t0 = now();
-	int rc = gmp_output__write(output, force, write_trace, &j);
+	int rc = gmp_output__write(cm.output, cm.force, write_trace, &j);
 	double dt = now() - t0;
 	if (!rc && stats)
 		fprintf(stderr, "gmprof perfetto: %zu API events, %" PRIu64 " trace events in %.3f s: %.0f API events/s\n",

@@ -225,36 +225,28 @@ static int json(FILE *fp, void *ctx)
 
 int cmd_report(int argc, char **argv)
 {
-	enum { O_PRETTY = OPT_CMD_BASE, O_SYMBOLS };
+	enum { O_PRETTY = OPT_CMD_BASE };
 	static const struct option longopts[] = {
 		{ "format", required_argument, 0, 'f' }, { "pretty", no_argument, 0, O_PRETTY },
-		{ "top", required_argument, 0, 'n' }, { "symbols", required_argument, 0, O_SYMBOLS },
+		{ "top", required_argument, 0, 'n' }, { "symbols", required_argument, 0, OPT_SYMBOLS },
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
 		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
-	struct gmp_detect_opts o;
-	gmp_detect_opts__defaults(&o);
+	struct gmp_cli_common cm;
+	gmp_cli__common_init(&cm);
 	struct report rp = { .format = "text" };
-	const char *output = "-", *symdir = NULL;
-	int force = 0, salvage = 0, c;
+	int c, ex;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":f:n:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f': rp.format = optarg; break;
-		case O_PRETTY: rp.pretty = 1; break;
-		case 'n':
+		if (c == 'f') {
+			rp.format = optarg;
+		} else if (c == O_PRETTY) {
+			rp.pretty = 1;
+		} else if (c == 'n') {
 			if (gmp_cli__u32(optarg, &rp.top))
 				return gmp_cli__usage_error("report", "bad value '%s' for --top", optarg);
-			break;
-		case O_SYMBOLS: symdir = optarg; break;
-		case 'o': output = optarg; break;
-		case OPT_FORCE: force = 1; break;
-		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
-		case ':': return gmp_cli__usage_error("report", "option '%s' needs a value", argv[optind - 1]);
-		case '?': return gmp_cli__usage_error("report", "unknown option '%s'", argv[optind - 1]);
-		default:
-			if (gmp_cli__detect_opt("report", c, optarg, &o, &salvage) < 0)
-				return GMP_EXIT_USAGE;
+		} else if (gmp_cli__common("report", usage, c, argv, &cm, &ex) < 0) {
+			return ex;
 		}
 	}
 	if (strcmp(rp.format, "text") && strcmp(rp.format, "json"))
@@ -262,10 +254,10 @@ int cmd_report(int argc, char **argv)
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("report", "expected one INPUT, got %d", argc - optind);
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], salvage, &o, symdir))
+	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir))
 		return GMP_EXIT_USAGE;
 	rp.s = &s;
-	int rc = gmp_output__write(output, force, strcmp(rp.format, "json") ? text : json, &rp);
+	int rc = gmp_output__write(cm.output, cm.force, strcmp(rp.format, "json") ? text : json, &rp);
 	gmp_session__close(&s);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

@@ -280,42 +280,32 @@ static int write_page(FILE *fp, void *ctx)
 
 int cmd_html(int argc, char **argv)
 {
-	enum { O_SYMBOLS = OPT_CMD_BASE, O_OBJECTS };
+	enum { O_OBJECTS = OPT_CMD_BASE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "objects", required_argument, 0, O_OBJECTS },
-		{ "symbols", required_argument, 0, O_SYMBOLS }, { "force", no_argument, 0, OPT_FORCE },
+		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "force", no_argument, 0, OPT_FORCE },
 		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
-	struct gmp_detect_opts o;
-	gmp_detect_opts__defaults(&o);
-	const char *output = "-", *symdir = NULL;
-	int force = 0, salvage = 0, c;
+	struct gmp_cli_common cm;
+	gmp_cli__common_init(&cm);
 	struct page pg = { .objects = BAR_ROWS };
+	int c, ex;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case O_OBJECTS:
+		if (c == O_OBJECTS) {
 			if (gmp_cli__u32(optarg, &pg.objects))
 				return gmp_cli__usage_error("html", "bad value '%s' for --objects", optarg);
-			break;
-		case O_SYMBOLS: symdir = optarg; break;
-		case OPT_FORCE: force = 1; break;
-		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
-		case ':': return gmp_cli__usage_error("html", "option '%s' needs a value", argv[optind - 1]);
-		case '?': return gmp_cli__usage_error("html", "unknown option '%s'", argv[optind - 1]);
-		default:
-			if (gmp_cli__detect_opt("html", c, optarg, &o, &salvage) < 0)
-				return GMP_EXIT_USAGE;
+		} else if (gmp_cli__common("html", usage, c, argv, &cm, &ex) < 0) {
+			return ex;
 		}
 	}
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("html", "expected one INPUT, got %d", argc - optind);
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], salvage, &o, symdir))
+	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir))
 		return GMP_EXIT_USAGE;
 	pg.s = &s;
-	int rc = gmp_output__write(output, force, write_page, &pg);
+	int rc = gmp_output__write(cm.output, cm.force, write_page, &pg);
 	gmp_session__close(&s);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

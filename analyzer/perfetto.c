@@ -185,11 +185,11 @@ static void head(struct pf *p, const char *ph, const char *name, uint32_t pid, u
 	p->written++;
 }
 
-static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *name,
-		 uint32_t sort)
+/* One metadata event: args holds one key, a string or a number. */
+static void meta1(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *key,
+		  const char *str, uint64_t num)
 {
 	struct gmp_jw *jw = &p->jw;
-	char key[32];
 	begin(p);
 	GMP_JW_KEY(jw, "ph");
 	gmp_jw__str(jw, "M");
@@ -201,31 +201,23 @@ static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, con
 		GMP_JW_KEY(jw, "tid");
 		gmp_jw__u64(jw, tid);
 	}
-	gmp_jw__key(jw, "args");
+	GMP_JW_KEY(jw, "args");
 	gmp_jw__obj(jw);
-	GMP_JW_KEY(jw, "name");
-	gmp_jw__str(jw, name);
+	gmp_jw__key(jw, key);
+	if (str)
+		gmp_jw__str(jw, str);
+	else
+		gmp_jw__u64(jw, num);
 	gmp_jw__obj_end(jw);
 	gmp_jw__obj_end(jw);
-	snprintf(key, sizeof(key), "%s_sort_index", tid ? "thread" : "process");
-	begin(p);
-	GMP_JW_KEY(jw, "ph");
-	gmp_jw__str(jw, "M");
-	GMP_JW_KEY(jw, "name");
-	gmp_jw__str(jw, key);
-	GMP_JW_KEY(jw, "pid");
-	gmp_jw__u64(jw, pid);
-	if (tid) {
-		GMP_JW_KEY(jw, "tid");
-		gmp_jw__u64(jw, tid);
-	}
-	gmp_jw__key(jw, "args");
-	gmp_jw__obj(jw);
-	GMP_JW_KEY(jw, "sort_index");
-	gmp_jw__u64(jw, sort);
-	gmp_jw__obj_end(jw);
-	gmp_jw__obj_end(jw);
-	p->written += 2;
+	p->written++;
+}
+
+static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *name,
+		 uint32_t sort)
+{
+	meta1(p, what, pid, tid, "name", name, 0);
+	meta1(p, tid ? "thread_sort_index" : "process_sort_index", pid, tid, "sort_index", NULL, sort);
 }
 
 static void names(struct pf *p)

@@ -333,6 +333,21 @@ static void log_caller(void *ret)
 		real_write(2, msg, (size_t)k);
 }
 
+/* Whether this allocation (called from ret) is the one to fail. */
+static int alloc_fails(void *ret)
+{
+	if (in_malloc || !rule[F_MALLOC].at)
+		return 0;
+	in_malloc = 1;
+	int f = caller_counts(ret) && fail(F_MALLOC);
+	if (f)
+		log_caller(ret);
+	in_malloc = 0;
+	if (f)
+		errno = ENOMEM;
+	return f;
+}
+
 void *malloc(size_t n)
 {
 	if (!ready) {
@@ -345,17 +360,8 @@ void *malloc(size_t n)
 			return boot + boot_used - k;
 		}
 	}
-	if (!in_malloc && rule[F_MALLOC].at) {
-		in_malloc = 1;
-		int f = caller_counts(__builtin_return_address(0)) && fail(F_MALLOC);
-		if (f)
-			log_caller(__builtin_return_address(0));
-		in_malloc = 0;
-		if (f) {
-			errno = ENOMEM;
-			return NULL;
-		}
-	}
+	if (alloc_fails(__builtin_return_address(0)))
+		return NULL;
 	return real_malloc(n);
 }
 
@@ -372,17 +378,8 @@ void *calloc(size_t n, size_t size)
 			return boot + boot_used - k;
 		}
 	}
-	if (!in_malloc && rule[F_MALLOC].at) {
-		in_malloc = 1;
-		int f = caller_counts(__builtin_return_address(0)) && fail(F_MALLOC);
-		if (f)
-			log_caller(__builtin_return_address(0));
-		in_malloc = 0;
-		if (f) {
-			errno = ENOMEM;
-			return NULL;
-		}
-	}
+	if (alloc_fails(__builtin_return_address(0)))
+		return NULL;
 	return real_calloc(n, size);
 }
 
@@ -395,17 +392,8 @@ void *realloc(void *p, size_t n)
 			memcpy(q, p, n < sizeof(boot) ? n : sizeof(boot));
 		return q;
 	}
-	if (!in_malloc && rule[F_MALLOC].at) {
-		in_malloc = 1;
-		int f = caller_counts(__builtin_return_address(0)) && fail(F_MALLOC);
-		if (f)
-			log_caller(__builtin_return_address(0));
-		in_malloc = 0;
-		if (f) {
-			errno = ENOMEM;
-			return NULL;
-		}
-	}
+	if (alloc_fails(__builtin_return_address(0)))
+		return NULL;
 	return real_realloc(p, n);
 }
 
