@@ -32,8 +32,8 @@ page_requests() { # NETLOG: requests made by a file:// page
 }
 console_lines() { grep -c 'CONSOLE' "$TMPDIR/console"; }
 
-"$GMPROF" html -o "$TMPDIR/report.html" tests/scripts/intra_patterns.jsonl 2>/dev/null
-"$GMPROF" html -o "$TMPDIR/smc.html" tests/golden/outputs/smc.gmprof 2>/dev/null
+expect_exit 0 "html of an event script" -- "$GMPROF" html -o "$TMPDIR/report.html" tests/scripts/intra_patterns.jsonl
+expect_exit 0 "html of a profile" -- "$GMPROF" html -o "$TMPDIR/smc.html" tests/golden/outputs/smc.gmprof
 for page in report smc; do
 	rm -f "$TMPDIR/$page.png"
 	if render "$TMPDIR/$page.html" "$TMPDIR/$page.png" "$TMPDIR/$page.net.json"; then ok "$page.html renders"; else notok "$page.html renders: $(tail -3 "$TMPDIR/console")"; fi
