@@ -55,7 +55,13 @@ sweep() { # NAME STEP MAX CALLER -- CMD...: exit 0/1, or 2 with one line; never 
 	[ "$bad" -eq 0 ] && ok "$name: no crash, one sentence ($clean clean failures)" || notok "$name: $bad bad outcomes"
 }
 sweep "replay, every allocation" 2 400 "" -- "$G" replay "$S"
-P=tests/fuzz/corpus/profile/recorded-figure3.gmprof
+# A profile recorded here, so that its call paths symbolize (DWARF of fake_app).
+P=$TMPDIR/recorded.gmprof
+echo "stands in for the device patches" >"$TMPDIR/patches.fatbin"
+env GMPROF_COLLECTOR="$R/libgmprof.so" GMPROF_SANITIZER_LIB="$R/double/libsanitizer-public.so" \
+	GMPROF_DOUBLE="$R/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+	GMPROF_OUTPUT="$P" "$R/double/fake_app" tests/scripts/figure3.jsonl >/dev/null 2>&1
+"$G" report "$P" 2>/dev/null | grep -q "fake_app.c:" && ok "a recorded profile with source lines to sweep" || notok "a recorded profile with source lines to sweep"
 sweep "report of a recorded profile" 7 700 "$R/gmprof" -- "$G" report "$P"
 sweep "perfetto" 7 700 "$R/gmprof" -- "$G" perfetto -o - "$P"
 sweep "check with SARIF and JUnit" 7 700 "$R/gmprof" -- "$G" check --fail-on all --sarif "$TMPDIR/s.sarif" --junit "$TMPDIR/j.xml" --force "$P"
@@ -64,7 +70,6 @@ sweep "html" 7 700 "$R/gmprof" -- "$G" html -o - "$P"
 # ---- collector: the program runs on ------------------------------------------------------
 export GMPROF_COLLECTOR="$R/libgmprof.so" GMPROF_SANITIZER_LIB="$R/double/libsanitizer-public.so"
 export GMPROF_DOUBLE="$GMPROF_SANITIZER_LIB" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0
-echo "stands in for the device patches" >"$GMPROF_PATCH"
 env GMPROF_OUTPUT="$TMPDIR/full.gmprof" "$R/double/fake_app" "$S" >/dev/null 2>&1
 "$G" replay --format json "$TMPDIR/full.gmprof" >"$TMPDIR/full.json" 2>/dev/null
 for f in open:1 write:1 write:2+ write:3 fsync:1; do
