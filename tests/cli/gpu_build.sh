@@ -17,4 +17,22 @@ for src in tests/gpu/*.cu; do
 		ok "tests/gpu/$name.cu compiles" || { notok "tests/gpu/$name.cu compiles"; cat "$TMPDIR/$name.log"; }
 	[ -f "tests/gpu/$name.expect" ] && ok "$name has expected findings" || notok "$name has expected findings"
 done
+# The benchmark programs: both versions compile; the expected findings of the
+# unfixed one are what the detector finds in its event model.
+for src in benchmarks/cuda/*.cu; do
+	name=$(basename "$src" .cu)
+	variants="-DUNFIXED"
+	grep -q "ifn*def FIXED" "$src" && variants="-DUNFIXED -DFIXED"
+	for v in $variants; do
+		"$NVCC" -O0 $v -o "$TMPDIR/$name" "$src" >"$TMPDIR/$name.log" 2>&1 &&
+			ok "benchmarks/cuda/$name.cu compiles ($v)" || { notok "benchmarks/cuda/$name.cu compiles ($v)"; cat "$TMPDIR/$name.log"; }
+	done
+	model=benchmarks/cuda/models/$name.jsonl
+	[ -f "$model" ] || continue
+	"$GMPROF" replay --format json --pretty "$model" | awk '
+		/"pattern": / { gsub(/[",]/, "", $2); p = $2 }
+		/"object": / && p != "" { gsub(/[",]/, "", $2); print p, $2; p = "" }' | sort >"$TMPDIR/$name.model"
+	diff -u "benchmarks/cuda/$name.expect" "$TMPDIR/$name.model" >"$TMPDIR/$name.diff" &&
+		ok "$name.expect is what its event model gives" || { notok "$name.expect is what its event model gives"; cat "$TMPDIR/$name.diff"; }
+done
 finish

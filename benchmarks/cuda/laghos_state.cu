@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A solver in the shape of Laghos: the state of the Lagrangian phase
+ * (velocity, energy, a work vector) is allocated before the time loop and
+ * freed only at exit, although the remap and output phases that follow
+ * never touch it (late deallocation); the output buffer is allocated at
+ * setup too (early allocation).  Built with -DFIXED, the phase state is
+ * freed as the phase ends and the output buffer allocated when needed.
+ * Expected findings: laghos_state.expect, which is what the detector finds
+ * in the program's event model (models/laghos_state.jsonl).  Not yet run
+ * on a GPU.
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                              \
+	do {                                                                     \
+		cudaError_t e_ = (call);                                         \
+		if (e_ != cudaSuccess) {                                         \
+			std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,  \
+				     cudaGetErrorString(e_));                    \
+			std::exit(1);                                            \
+		}                                                                \
+	} while (0)
+
+#define N (1 << 24)
+#define STEPS 4
+#define REMAPS 4
+
+__global__ void init(float *p, size_t n, float v)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i < n)
+		p[i] = v;
+}
+
+/* One explicit step of the Lagrangian phase. */
+__global__ void step(float *x, float *v, float *e, float *work, size_t n, float dt)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i >= n)
+		return;
+	float f = -0.5f * x[i] + 0.1f * e[i];
+	work[i] = f;
+	v[i] += dt * f;
+	x[i] += dt * v[i];
+	e[i] -= dt * f * v[i];
+}
+
+/* Remap: smooth the positions only. */
+__global__ void remap(float *x, size_t n)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i > 0 && i + 1 < n)
+		x[i] = 0.25f * x[i - 1] + 0.5f * x[i] + 0.25f * x[i + 1];
+}
+
+__global__ void output(float *out, const float *x, size_t n)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i < n)
+		out[i] = x[i] * 2.0f;
+}
+
+int main()
+{
+	const size_t n = N, bytes = n * sizeof(float);
+	const unsigned b = (unsigned)((n + 255) / 256);
+	float *x, *v, *e, *work, *out;
+	CHECK(cudaMalloc(&x, bytes));                      /* obj#1 */
+	CHECK(cudaMalloc(&v, bytes));                      /* obj#2 */
+	CHECK(cudaMalloc(&e, bytes));                      /* obj#3 */
+	CHECK(cudaMalloc(&work, bytes));                   /* obj#4 */
+#ifndef FIXED
+	CHECK(cudaMalloc(&out, bytes));                    /* obj#5: early */
+#endif
+	init<<<b, 256>>>(x, n, 1.0f);
+	init<<<b, 256>>>(v, n, 0.0f);
+	init<<<b, 256>>>(e, n, 1.0f);
+	for (int s = 0; s < STEPS; s++)
+		step<<<b, 256>>>(x, v, e, work, n, 0.01f);
+#ifdef FIXED
+	CHECK(cudaFree(v));
+	CHECK(cudaFree(e));
+	CHECK(cudaFree(work));
+#endif
+	for (int r = 0; r < REMAPS; r++)
+		remap<<<b, 256>>>(x, n);
+#ifdef FIXED
+	CHECK(cudaMalloc(&out, bytes));
+#endif
+	output<<<b, 256>>>(out, x, n);
+	float first;
+	CHECK(cudaMemcpy(&first, out, sizeof(first), cudaMemcpyDeviceToHost));
+	std::printf("out[0] = %g\n", first);
+	CHECK(cudaFree(out));
+	CHECK(cudaFree(x));
+#ifndef FIXED
+	CHECK(cudaFree(v));                                /* late */
+	CHECK(cudaFree(e));                                /* late */
+	CHECK(cudaFree(work));                             /* late */
+#endif
+	return 0;
+}
