@@ -382,7 +382,9 @@ static void online(void)
 	}
 	struct gmp_jw jw;
 	gmp_jw__init(&jw, NULL, 0);
-	gmp_findings__json(&jw, r, NULL);
+	/* The profile keeps the top findings as the online verdict; gmprof recomputes them all. */
+	struct gmp_findings_opts fo = { .max_findings = 10000, .max_ranges = 8 };
+	gmp_findings__json(&jw, r, &fo);
 	if (!jw.err && gmp_writer__findings(gmp_col.w, jw.buf, jw.len))
 		write_failed(-EIO);
 	gmp_jw__release(&jw);
