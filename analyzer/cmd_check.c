@@ -240,6 +240,46 @@ static int write_junit(FILE *fp, void *ctx)
 	return ferror(fp) ? -EIO : 0;
 }
 
+/* What a check run was asked for. */
+struct budgets {
+	uint32_t fail_on;
+	int have_peak;
+	uint64_t max_peak;
+	int have_leak;
+	uint64_t max_leak;
+	const struct gmp_baseline *base;   /* NULL: no baseline */
+	double tol_pct;
+	uint64_t tol_abs;
+	int allow_incomplete;
+};
+
+/* Runs every check asked for, prints a line each and a total; returns how many failed. */
+static size_t run_checks(struct gate *g, const struct budgets *bu)
+{
+	const struct gmp_session *s = g->s;
+	const struct gmp_trace *t = s->in.trace;
+	int incomplete = t->truncated || t->damaged || (s->in.is_profile && !t->ended);
+	add(g, "complete", incomplete && !bu->allow_incomplete, "%s",
+	    !incomplete ? "the program ran to its end"
+	    : t->truncated || t->damaged ? "the profile is cut off or damaged: findings cover only its intact part"
+	    : "the program did not reach its end (crashed or killed)");
+	check_patterns(g, bu->fail_on);
+	if (bu->have_peak)
+		check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak);
+	if (bu->have_leak)
+		check_budget(g, "max_leak", gmp_leaked_bytes(s->r), bu->max_leak);
+	if (bu->base)
+		check_baseline(g, bu->base, bu->tol_pct, bu->tol_abs);
+	size_t failed = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const struct check *ck = &g->checks[i];
+		failed += ck->failed != 0;
+		printf("%s %s: %s\n", ck->failed ? "FAIL" : "PASS", ck->name, ck->detail ? ck->detail : "");
+	}
+	printf("gmprof check: %zu check%s, %zu failed\n", g->n, g->n == 1 ? "" : "s", failed);
+	return failed;
+}
+
 /* "5%", "1MiB", "5%,1MiB" (either order). */
 static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
 {
@@ -340,26 +380,9 @@ int cmd_check(int argc, char **argv)
 		return GMP_EXIT_USAGE;
 	}
 	struct gate g = { .s = &s };
-	const struct gmp_trace *t = s.in.trace;
-	int incomplete = t->truncated || t->damaged || (s.in.is_profile && !t->ended);
-	add(&g, "complete", incomplete && !allow_incomplete, "%s",
-	    !incomplete ? "the program ran to its end"
-	    : t->truncated || t->damaged ? "the profile is cut off or damaged: findings cover only its intact part"
-	    : "the program did not reach its end (crashed or killed)");
-	check_patterns(&g, fail_on);
-	if (have_peak)
-		check_budget(&g, "max_peak", s.r->peak_bytes, max_peak);
-	if (have_leak)
-		check_budget(&g, "max_leak", gmp_leaked_bytes(s.r), max_leak);
-	if (basefile)
-		check_baseline(&g, &base, tol_pct, tol_abs);
-	size_t failed = 0;
-	for (size_t i = 0; i < g.n; i++) {
-		const struct check *ck = &g.checks[i];
-		failed += ck->failed != 0;
-		printf("%s %s: %s\n", ck->failed ? "FAIL" : "PASS", ck->name, ck->detail ? ck->detail : "");
-	}
-	printf("gmprof check: %zu check%s, %zu failed\n", g.n, g.n == 1 ? "" : "s", failed);
+	struct budgets bu = { fail_on, have_peak, max_peak, have_leak, max_leak,
+			      basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete };
+	size_t failed = run_checks(&g, &bu);
 	fflush(stdout);
 	int rc = 0;
 	sf.s = &s;

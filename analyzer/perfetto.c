@@ -331,6 +331,27 @@ static void counter(struct pf *p, uint32_t device, uint64_t ts)
 	gmp_jw__obj_end(&p->jw);
 }
 
+/* An ALLOC or FREE: its object's lifetime begins or ends, and live bytes change. */
+static void own_object(struct pf *p, const struct gmp_event *e, uint32_t obj, uint64_t ts,
+		       uint64_t dur)
+{
+	if (e->op == GMP_OP_ALLOC)
+		lifetime(p, obj, "b", ts, 0);
+	else
+		lifetime(p, obj, "e", ts + dur, 0);
+	const struct gmp_object *o = &p->r->objects[obj];
+	if (o->kind == GMP_MEM_POOL_REGION)
+		return;
+	uint32_t *slot = gmp_u64map__get(&p->dev_ids, o->device);
+	if (!slot)
+		return;
+	if (e->op == GMP_OP_ALLOC)
+		p->live[*slot] += o->size;
+	else
+		p->live[*slot] -= o->size;
+	counter(p, o->device, ts);
+}
+
 static void api(struct pf *p, uint32_t v)
 {
 	struct gmp_jw *jw = &p->jw;
@@ -377,23 +398,8 @@ static void api(struct pf *p, uint32_t v)
 	gmp_jw__obj_end(jw);
 	gmp_jw__obj_end(jw);
 	if (own) {
-		if (d1 > d0 && e->op == GMP_OP_ALLOC)
-			lifetime(p, GMP_DEP_OBJ(p->r->deps[d0]), "b", ts, 0);
-		if (d1 > d0 && e->op == GMP_OP_FREE)
-			lifetime(p, GMP_DEP_OBJ(p->r->deps[d0]), "e", ts + dur, 0);
-		if (d1 > d0) {
-			const struct gmp_object *o = &p->r->objects[GMP_DEP_OBJ(p->r->deps[d0])];
-			if (o->kind != GMP_MEM_POOL_REGION) {
-				uint32_t *slot = gmp_u64map__get(&p->dev_ids, o->device);
-				if (slot) {
-					if (e->op == GMP_OP_ALLOC)
-						p->live[*slot] += o->size;
-					else
-						p->live[*slot] -= o->size;
-					counter(p, o->device, ts);
-				}
-			}
-		}
+		if (d1 > d0)
+			own_object(p, e, GMP_DEP_OBJ(p->r->deps[d0]), ts, dur);
 		return;
 	}
 	/* A child slice per object used, nested in the API's slice. */
