@@ -4,7 +4,7 @@
 # 100k long-lived objects replayed through the collector, against the same
 # replay with no collector (--bare), in one run.  The collector's memory is
 # the difference of peak RSS; with the online analysis capped
-# (GMPROF_ONLINE_EVENTS, 5M by default) and off, it must stay bounded.
+# (GMPROF_ONLINE_EVENTS, 2M by default) and off, it must stay bounded.
 # Also the analyzer on the 10M profile the collector wrote.
 set -eu
 BUILD=${BUILD:-build}
@@ -25,7 +25,7 @@ for n in $SIZES; do
 		rm -f "$W/out.gmprof"
 		set -- $(env GMPROF_ONLINE=$online GMPROF_OUTPUT="$W/out.gmprof" "$R/gmprof-bench" -r 1 -- "$R/double/fake_app" "$W/in.gmprof")
 		awk -v n="$n" -v t="$1" -v k="$2" -v bk="$bare_k" -v on="$online" 'BEGIN {
-			printf "| %s | %d | %.2f | %.0f | %.0f | %.1f |\n", on ? "online analysis on (capped at 5M events)" : "online analysis off",
+			printf "| %s | %d | %.2f | %.0f | %.0f | %.1f |\n", on ? "online analysis on (capped at 2M events)" : "online analysis off",
 				n, t, k / 1024, (k - bk) / 1024, (k - bk) * 1024 / n }'
 	done
 	printf "| (the replay alone, no collector) | %d | %.2f | %.0f | - | - |\n" "$n" "$bare_t" "$(echo "$bare_k" | awk '{ print $1 / 1024 }')"

@@ -86,7 +86,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	o->depth = 32;
 	o->flush_ms = 200;
 	o->online = 1;
-	o->online_events = 5000000;
+	o->online_events = 2000000;
 	o->summary = 1;
 	o->pool = 256;
 	o->gran = 4;

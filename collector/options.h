@@ -25,7 +25,7 @@ struct gmp_opts {
 	char sanitizer_lib[1024];/* GMPROF_SANITIZER_LIB: libsanitizer-public.so ("": search) */
 	char patch[1024];        /* GMPROF_PATCH: the device patch fatbin ("": beside the collector) */
 	int online;              /* GMPROF_ONLINE: run the detector at exit (1) */
-	uint32_t online_events;  /* GMPROF_ONLINE_EVENTS: events kept for it (5000000) */
+	uint32_t online_events;  /* GMPROF_ONLINE_EVENTS: events kept for it (2000000) */
 	int summary;             /* GMPROF_SUMMARY: print the summary on stderr (1) */
 	int harvest;             /* GMPROF_HARVEST: deferred | launch (deferred) */
 	uint32_t pool;           /* GMPROF_POOL: launch buffers before a forced harvest (256) */
