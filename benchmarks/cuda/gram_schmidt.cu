@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A Gram-Schmidt-like loop in the shape of PolyBench's gramschmidt: each
+ * launch of the column kernel works on one column block of Q and never on
+ * the others (structured access: one block's worth of memory would do,
+ * reused launch after launch), and every thread reads the first norm of R
+ * while writing its own entry once (non-uniform access frequency: the hot
+ * words belong in shared memory).  Run in intra mode (gram_schmidt.mode).
+ * Built with -DFIXED, one column block is allocated and reused, and the
+ * hot norm is read once per block into shared memory.  Expected findings:
+ * gram_schmidt.expect, which is what the detector finds in the program's
+ * event model (models/gram_schmidt.jsonl).  Not yet run on a GPU.
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define CHECK(call)                                                              \
+	do {                                                                     \
+		cudaError_t e_ = (call);                                         \
+		if (e_ != cudaSuccess) {                                         \
+			std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,  \
+				     cudaGetErrorString(e_));                    \
+			std::exit(1);                                            \
+		}                                                                \
+	} while (0)
+
+#define BLOCKS 4
+#define BLOCK_FLOATS (1u << 18)   /* 1 MiB per column block */
+#define RN 4096                    /* entries of R */
+
+/* Orthogonalize column block q (BLOCK_FLOATS floats) against the first norm. */
+__global__ void column(float *q, float *r, unsigned k)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i >= BLOCK_FLOATS)
+		return;
+#ifndef FIXED
+	float n0 = r[0];                          /* every thread: the hot word */
+#else
+	__shared__ float n0s;
+	if (threadIdx.x == 0)
+		n0s = r[0];
+	__syncthreads();
+	float n0 = n0s;
+#endif
+	q[i] = q[i] / (n0 + 1.0f) + (float)k;
+	if (i >= 64 && i < RN)
+		r[i] = q[i];                      /* the rest of R: once each */
+}
+
+__global__ void init(float *p, size_t n, float v)
+{
+	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+	if (i < n)
+		p[i] = v;
+}
+
+int main()
+{
+	float *q, *r;
+	const unsigned b = (BLOCK_FLOATS + 255) / 256;
+#ifndef FIXED
+	CHECK(cudaMalloc(&q, (size_t)BLOCKS * BLOCK_FLOATS * sizeof(float)));   /* obj#1 */
+#else
+	CHECK(cudaMalloc(&q, (size_t)BLOCK_FLOATS * sizeof(float)));
+#endif
+	CHECK(cudaMalloc(&r, RN * sizeof(float)));                               /* obj#2 */
+	init<<<(RN + 255) / 256, 256>>>(r, RN, 1.0f);
+	for (unsigned k = 0; k < BLOCKS; k++) {
+#ifndef FIXED
+		float *blk = q + (size_t)k * BLOCK_FLOATS;
+#else
+		float *blk = q;
+#endif
+		init<<<b, 256>>>(blk, BLOCK_FLOATS, (float)k);
+		column<<<b, 256>>>(blk, r, k);
+	}
+	float out;
+	CHECK(cudaMemcpy(&out, r + 64, sizeof(out), cudaMemcpyDeviceToHost));
+	CHECK(cudaFree(q));
+	CHECK(cudaFree(r));
+	std::printf("r[64] = %g\n", out);
+	return 0;
+}
