@@ -261,7 +261,7 @@ run: all
 	  $(MAKE) --no-print-directory gpu-run; \
 	else \
 	  echo "gmprof: no GPU here; analyzing the bundled $(RUN_INPUT)"; \
-	  $(REL)/gmprof replay $(RUN_INPUT); \
+	  $(REL)/gmprof report $(RUN_INPUT); \
 	fi
 
 # ---- tests -----------------------------------------------------------------
@@ -316,6 +316,7 @@ gpu-run: all
 	@mkdir -p $(BUILD)/gpu
 	$(Q)$(NVCC) -O2 -g -lineinfo -Xcompiler -rdynamic -o $(BUILD)/gpu/simple_multi_copy benchmarks/cuda/simple_multi_copy.cu
 	$(REL)/gmprof run --force -o $(BUILD)/gpu/simple_multi_copy.gmprof -- $(BUILD)/gpu/simple_multi_copy
+	$(REL)/gmprof report --top 10 $(BUILD)/gpu/simple_multi_copy.gmprof
 
 # After gpu-check on a GPU machine: keep its profiles (and binaries, for symbols) as test data.
 gpu-record:
