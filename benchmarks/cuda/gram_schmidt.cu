@@ -11,19 +11,7 @@
  * gram_schmidt.expect, which is what the detector finds in the program's
  * event model (models/gram_schmidt.jsonl).  Not yet run on a GPU.
  */
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                              \
-	do {                                                                     \
-		cudaError_t e_ = (call);                                         \
-		if (e_ != cudaSuccess) {                                         \
-			std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,  \
-				     cudaGetErrorString(e_));                    \
-			std::exit(1);                                            \
-		}                                                                \
-	} while (0)
+#include "bench.h"
 
 #define BLOCKS 4
 #define BLOCK_FLOATS (1u << 18)   /* 1 MiB per column block */

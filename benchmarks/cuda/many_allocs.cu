@@ -9,19 +9,7 @@
  * detector finds in the program's event model (models/many_allocs.jsonl).
  * Not yet run on a GPU.
  */
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                              \
-	do {                                                                     \
-		cudaError_t e_ = (call);                                         \
-		if (e_ != cudaSuccess) {                                         \
-			std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,  \
-				     cudaGetErrorString(e_));                    \
-			std::exit(1);                                            \
-		}                                                                \
-	} while (0)
+#include "bench.h"
 
 #define BUFFERS 5000
 #define PER 5

@@ -7,19 +7,7 @@
  * four buffers are freed together at the end (late deallocation).
  * About two seconds on an H100.
  */
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                              \
-	do {                                                                     \
-		cudaError_t e_ = (call);                                         \
-		if (e_ != cudaSuccess) {                                         \
-			std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,  \
-				     cudaGetErrorString(e_));                    \
-			std::exit(1);                                            \
-		}                                                                \
-	} while (0)
+#include "bench.h"
 
 __global__ void inc_kernel(int *out, const int *in, size_t n, int reps)
 {

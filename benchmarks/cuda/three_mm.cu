@@ -12,19 +12,7 @@
  * in the program's event model (models/three_mm.jsonl); `make gpu-check`
  * compares a real run with it.  Not yet run on a GPU.
  */
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                              \
-	do {                                                                     \
-		cudaError_t e_ = (call);                                         \
-		if (e_ != cudaSuccess) {                                         \
-			std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,  \
-				     cudaGetErrorString(e_));                    \
-			std::exit(1);                                            \
-		}                                                                \
-	} while (0)
+#include "bench.h"
 
 #ifndef N
 #define N 2048

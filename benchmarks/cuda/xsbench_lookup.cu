@@ -9,20 +9,8 @@
  * which is what the detector finds in the program's event model
  * (models/xsbench_lookup.jsonl).  Not yet run on a GPU.
  */
-#include <cstdio>
-#include <cstdlib>
 #include <vector>
-#include <cuda_runtime.h>
-
-#define CHECK(call)                                                              \
-	do {                                                                     \
-		cudaError_t e_ = (call);                                         \
-		if (e_ != cudaSuccess) {                                         \
-			std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__,  \
-				     cudaGetErrorString(e_));                    \
-			std::exit(1);                                            \
-		}                                                                \
-	} while (0)
+#include "bench.h"
 
 #define MAX_POINTS (64u << 20)   /* floats: 256 MiB, the largest problem */
 #define POINTS (4u << 20)        /* floats: 16 MiB, this run's */
