@@ -246,7 +246,7 @@ $(REL)/gmprof-bench: $(REL)/benchmarks/harness.o
 # The GPU overhead harness (native vs gmprof object/intra vs compute-sanitizer)
 # is not written yet: it needs a GPU machine to be developed against.
 bench-gpu:
-	@echo "gmprof: make bench-gpu is not implemented yet (the GPU overhead harness; see issue 8)" >&2; exit 2
+	@echo "gmprof: make bench-gpu is not implemented yet: the GPU overhead harness (native, object, intra and memcheck runs) still has to be written on a GPU machine" >&2; exit 2
 
 bench: all $(REL)/gmprof-gen $(REL)/gmprof-bench
 	$(Q)BUILD=$(BUILD) sh benchmarks/run-cpu.sh

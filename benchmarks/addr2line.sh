@@ -7,7 +7,7 @@
 # with a branch around an inlined helper): binutils is much slower on the
 # second, so both are measured.  Prints one table row and checks
 # that both give the same file:line for every address.
-# Goal (issue: the analyzer's outputs): at least 5x faster.
+# Goal: at least 5x faster.
 set -eu
 BUILD=${BUILD:-build}
 G=$BUILD/rel/gmprof

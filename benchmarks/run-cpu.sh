@@ -5,7 +5,7 @@
 # typical workload (temporaries from a pool, as behind a caching
 # allocator) and a stress workload (every temporary a fresh allocation:
 # many findings).  One run prints one table; compare within it, never
-# across machines.  Goals (issue: the detector): >= 2M events/s from a
+# across machines.  Goals: >= 2M events/s from a
 # profile, >= 500k/s from a script, <= 200 B/event, 10M/1M time ~ 10.
 set -eu
 BUILD=${BUILD:-build}
