@@ -85,6 +85,30 @@ static int find_collector(char *out, size_t n)
 }
 
 /* A CUDA driver that sees a GPU.  GMPROF_CUDA_DRIVER names another driver library. */
+/*
+ * The profile's directory must exist and be writable before the program
+ * runs: otherwise it would run unprofiled.  A directory part that holds
+ * pattern tokens is expanded by the collector; it is not checked here.
+ */
+static int preflight_output(const char *pattern)
+{
+	const char *slash = strrchr(pattern, '/');
+	char dir[PATH_MAX];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == pattern)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), pattern);
+	if (strchr(dir, '%'))
+		return 0;
+	if (access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "gmprof: cannot write the profile into '%s': %s\n", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int preflight_gpu(void)
 {
 	const char *lib = getenv("GMPROF_CUDA_DRIVER");
@@ -291,7 +315,7 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "gmprof: the collector libgmprof.so is not beside gmprof nor in ../lib/gmprof (build it with make, or set GMPROF_COLLECTOR)\n");
 		return GMP_EXIT_USAGE;
 	}
-	if (preflight_gpu())
+	if (preflight_output(o.output) || preflight_gpu())
 		return GMP_EXIT_USAGE;
 	struct gmp_san san;
 	if (gmp_san__load(&san, o.sanlib, err, sizeof(err))) {

@@ -19,6 +19,8 @@ expect_stderr_line "no GPU: the CUDA driver sees no device" "no GPU: one sentenc
 expect_exit 2 "no Sanitizer library" -- "$GMPROF" run --sanitizer-lib /nonexistent/libsanitizer-public.so -- true
 expect_stderr_line "the Compute Sanitizer library '/nonexistent/libsanitizer-public.so' does not exist" "no Sanitizer library: one sentence"
 expect_exit 2 "bad --mode" -- "$GMPROF" run --mode fast -- true
+expect_exit 2 "an output directory that does not exist" -- "$GMPROF" run -o "$TMPDIR/no/such/dir/p.gmprof" -- true
+expect_stderr_line "cannot write the profile into '$TMPDIR/no/such/dir': No such file or directory" "  ... one sentence, before the program runs"
 
 R="$GMPROF run --sanitizer-lib $DOUBLE -o $TMPDIR/p.%p.gmprof"
 expect_exit 0 "a run" -- $R -- "$FAKE" tests/scripts/figure2.jsonl
