@@ -182,25 +182,6 @@ static void check_baseline(struct gate *g, const struct gmp_baseline *b, double 
 	    gmp_human_bytes(allowed, d, sizeof(d)));
 }
 
-static void xml_text(FILE *fp, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '&': fputs("&amp;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&apos;", fp); break;
-		default:
-			/* XML 1.0 allows no control characters but tab and newlines. */
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' && *s != '\r')
-				fputc('?', fp);
-			else
-				fputc(*s, fp);
-		}
-	}
-}
-
 static int write_junit(FILE *fp, void *ctx)
 {
 	struct gate *g = ctx;
@@ -210,16 +191,16 @@ static int write_junit(FILE *fp, void *ctx)
 	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(fp, "<testsuites name=\"gmprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", g->n, failures);
 	fprintf(fp, "  <testsuite name=\"gmprof check: ");
-	xml_text(fp, g->s->name);
+	gmp_text__markup(fp, g->s->name);
 	fprintf(fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\">\n", g->n, failures);
 	for (size_t i = 0; i < g->n; i++) {
 		const struct check *c = &g->checks[i];
 		fprintf(fp, "    <testcase classname=\"gmprof.check\" name=\"");
-		xml_text(fp, c->name);
+		gmp_text__markup(fp, c->name);
 		fprintf(fp, "\" time=\"0\"");
 		if (!c->failed) {
 			fprintf(fp, ">\n      <system-out>");
-			xml_text(fp, c->detail);
+			gmp_text__markup(fp, c->detail);
 			fprintf(fp, "</system-out>\n    </testcase>\n");
 			continue;
 		}
@@ -227,13 +208,13 @@ static int write_junit(FILE *fp, void *ctx)
 		fprintf(fp, ">\n      <failure type=\"gmprof\" message=\"");
 		if (nl) {
 			char *first = strndup(c->detail, (size_t)(nl - c->detail));
-			xml_text(fp, first);
+			gmp_text__markup(fp, first);
 			free(first);
 		} else {
-			xml_text(fp, c->detail);
+			gmp_text__markup(fp, c->detail);
 		}
 		fprintf(fp, "\">");
-		xml_text(fp, c->detail);
+		gmp_text__markup(fp, c->detail);
 		fprintf(fp, "</failure>\n    </testcase>\n");
 	}
 	fprintf(fp, "  </testsuite>\n</testsuites>\n");

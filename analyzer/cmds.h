@@ -21,6 +21,8 @@ int cmd_baseline(int argc, char **argv);
 
 /* The finding's measure in words: "distance 3, 2 APIs between", "40.0% accessed, ...". */
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
+/* Writes s escaped for HTML and XML text and attribute values (JUnit, the HTML report). */
+void gmp_text__markup(FILE *fp, const char *s);
 /* Prints the findings as readable text (replay's default format); top 0: all. */
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top);
 

@@ -47,20 +47,6 @@ struct page {
 	uint32_t objects;
 };
 
-static void esc(FILE *fp, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '&': fputs("&amp;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		case '\'': fputs("&#39;", fp); break;
-		default: fputc(*s, fp);
-		}
-	}
-}
-
 static const char style[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#fff}"
 	"h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ddd}"
@@ -84,12 +70,12 @@ static void summary(FILE *fp, struct gmp_session *s)
 		const char *v = gmp_trace__meta(t, keys[i]);
 		if (v && *v) {
 			fprintf(fp, "<dt>%s</dt><dd>", keys[i]);
-			esc(fp, v);
+			gmp_text__markup(fp, v);
 			fprintf(fp, "</dd>");
 		}
 	}
 	fprintf(fp, "<dt>input</dt><dd>");
-	esc(fp, s->name);
+	gmp_text__markup(fp, s->name);
 	fprintf(fp, "</dd><dt>events</dt><dd>%zu (%" PRIu64 " GPU APIs), %zu objects</dd>", t->nev,
 		r->napis, r->nobjects);
 	fprintf(fp, "<dt>peak</dt><dd>%s</dd><dt>findings</dt><dd>%zu</dd></dl>\n",
@@ -184,15 +170,15 @@ static void lifetimes(FILE *fp, struct page *pg)
 		double x = 230 + (double)from * PLOT_W / (double)levels;
 		double w = (double)(to - from) * PLOT_W / (double)levels;
 		fprintf(fp, "<text x=\"0\" y=\"%zu\">", i * ROW_H + 11);
-		esc(fp, gmp_result__object_name(r, idx[i], name, sizeof(name)));
+		gmp_text__markup(fp, gmp_result__object_name(r, idx[i], name, sizeof(name)));
 		fprintf(fp, " (%s)</text>", gmp_human_bytes(o->size, a, sizeof(a)));
 		fprintf(fp, "<rect class=\"life%s\" x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"%d\">"
 			"<title>", flagged[idx[i]] ? " f" : "", x, i * ROW_H + 2, w < 1 ? 1.0 : w, ROW_H - 3);
-		esc(fp, name);
+		gmp_text__markup(fp, name);
 		const char *site = gmp_sites__event(&pg->s->sites, o->alloc_ev, NULL);
 		if (site) {
 			fprintf(fp, " allocated at ");
-			esc(fp, site);
+			gmp_text__markup(fp, site);
 		}
 		fprintf(fp, ", levels %" PRIu64 "-%" PRIu64 "%s</title></rect>\n", from, to - 1,
 			o->free_ev == GMP_NO_EVENT ? " (never freed)" : "");
@@ -237,9 +223,9 @@ static void findings(FILE *fp, struct page *pg)
 		const struct gmp_object *o = &r->objects[f->object];
 		char name[160], a[32], b[32], m[160], sugg[768];
 		fprintf(fp, "<tr><td class=\"n\">%zu</td><td>%s</td><td>", i + 1, gmp_pattern__name(f->pattern));
-		esc(fp, gmp_result__object_name(r, f->object, name, sizeof(name)));
+		gmp_text__markup(fp, gmp_result__object_name(r, f->object, name, sizeof(name)));
 		fprintf(fp, "</td><td class=\"n\">%s</td><td>", gmp_human_bytes(o->size, a, sizeof(a)));
-		esc(fp, gmp_text__metric(f, m, sizeof(m)));
+		gmp_text__markup(fp, gmp_text__metric(f, m, sizeof(m)));
 		if (f->pattern == GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY && f->hist < r->nhists) {
 			fprintf(fp, "<br>");
 			histogram(fp, r, f);
@@ -247,9 +233,9 @@ static void findings(FILE *fp, struct page *pg)
 		fprintf(fp, "</td><td class=\"n\">%s</td><td><code>",
 			f->saving ? gmp_human_bytes(f->saving, b, sizeof(b)) : "-");
 		const char *site = gmp_sites__event(&pg->s->sites, o->alloc_ev, NULL);
-		esc(fp, site ? site : "");
+		gmp_text__markup(fp, site ? site : "");
 		fprintf(fp, "</code></td><td>");
-		esc(fp, gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
+		gmp_text__markup(fp, gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
 		fprintf(fp, "</td></tr>\n");
 	}
 	fprintf(fp, "</tbody></table>\n");
@@ -262,9 +248,9 @@ static int write_page(FILE *fp, void *ctx)
 	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
 		"<title>gmprof: ");
-	esc(fp, pg->s->name);
+	gmp_text__markup(fp, pg->s->name);
 	fprintf(fp, "</title><style>%s</style></head><body>\n<h1>gmprof report: ", style);
-	esc(fp, pg->s->name);
+	gmp_text__markup(fp, pg->s->name);
 	fprintf(fp, "</h1>\n");
 	summary(fp, pg->s);
 	fprintf(fp, "<h2>Live bytes</h2>\n");

@@ -103,3 +103,22 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 	for (size_t i = 0; i < n; i++)
 		one(fp, r, &r->findings[i], i);
 }
+
+void gmp_text__markup(FILE *fp, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", fp); break;
+		case '>': fputs("&gt;", fp); break;
+		case '&': fputs("&amp;", fp); break;
+		case '"': fputs("&quot;", fp); break;
+		case '\'': fputs("&#39;", fp); break;
+		default:
+			/* XML 1.0 allows no control character but tab and line ends. */
+			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' && *s != '\r')
+				fputc('?', fp);
+			else
+				fputc(*s, fp);
+		}
+	}
+}

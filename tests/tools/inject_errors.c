@@ -43,7 +43,6 @@ static int ready, in_init;
 static const char *path_sub, *caller_sub;
 static char tracked[4096];   /* fds opened on a matching path */
 
-static int (*real_open)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
 static FILE *(*real_fopen)(const char *, const char *);
 static int (*real_mkostemp)(char *, int);
@@ -74,7 +73,6 @@ static void init(void)
 	real_calloc = dlsym(RTLD_NEXT, "calloc");
 	real_realloc = dlsym(RTLD_NEXT, "realloc");
 	real_free = dlsym(RTLD_NEXT, "free");
-	real_open = dlsym(RTLD_NEXT, "open");
 	real_openat = dlsym(RTLD_NEXT, "openat");
 	real_fopen = dlsym(RTLD_NEXT, "fopen");
 	real_mkostemp = dlsym(RTLD_NEXT, "mkostemp");
@@ -137,29 +135,48 @@ static int fd_counts(int fd)
 	return fd < (int)sizeof(tracked) && tracked[fd];
 }
 
+/* Whether this call (counted when counts) fails; sets errno when it does. */
+static int injected(int f, int counts, int err)
+{
+	if (!counts || !fail(f))
+		return 0;
+	errno = err;
+	return 1;
+}
+
 static void track(int fd, const char *path)
 {
 	if (fd >= 0 && fd < (int)sizeof(tracked))
 		tracked[fd] = path_sub && path && strstr(path, path_sub);
 }
 
+/* open and openat both end here (open is openat at the working directory). */
+static int open_at(int dir, const char *path, int flags, mode_t mode)
+{
+	if (injected(F_OPEN, path_counts(path), EACCES))
+		return -1;
+	int fd = real_openat(dir, path, flags, mode);
+	track(fd, path);
+	return fd;
+}
+
+/* The mode argument exists only when the file may be created. */
+#define OPEN_MODE(flags, mode)                                  \
+	do {                                                    \
+		if ((flags) & (O_CREAT | O_TMPFILE)) {          \
+			va_list ap;                             \
+			va_start(ap, flags);                    \
+			mode = (mode_t)va_arg(ap, int);         \
+			va_end(ap);                             \
+		}                                               \
+	} while (0)
+
 int open(const char *path, int flags, ...)
 {
 	init();
 	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
-	if (path_counts(path) && fail(F_OPEN)) {
-		errno = EACCES;
-		return -1;
-	}
-	int fd = real_open(path, flags, mode);
-	track(fd, path);
-	return fd;
+	OPEN_MODE(flags, mode);
+	return open_at(AT_FDCWD, path, flags, mode);
 }
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
 
@@ -167,29 +184,16 @@ int openat(int dir, const char *path, int flags, ...)
 {
 	init();
 	mode_t mode = 0;
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
-	if (path_counts(path) && fail(F_OPEN)) {
-		errno = EACCES;
-		return -1;
-	}
-	int fd = real_openat(dir, path, flags, mode);
-	track(fd, path);
-	return fd;
+	OPEN_MODE(flags, mode);
+	return open_at(dir, path, flags, mode);
 }
 int openat64(int dir, const char *path, int flags, ...) __attribute__((alias("openat")));
 
 int mkostemp(char *tmpl, int flags)
 {
 	init();
-	if (path_counts(tmpl) && fail(F_OPEN)) {
-		errno = EACCES;
+	if (injected(F_OPEN, path_counts(tmpl), EACCES))
 		return -1;
-	}
 	int fd = real_mkostemp(tmpl, flags);
 	track(fd, tmpl);
 	return fd;
@@ -203,10 +207,8 @@ int mkstemp(char *tmpl)
 FILE *fopen(const char *path, const char *mode)
 {
 	init();
-	if (path_counts(path) && fail(F_OPEN)) {
-		errno = EACCES;
+	if (injected(F_OPEN, path_counts(path), EACCES))
 		return NULL;
-	}
 	FILE *fp = real_fopen(path, mode);
 	if (fp)
 		track(fileno(fp), path);
@@ -217,10 +219,8 @@ FILE *fopen64(const char *path, const char *mode) __attribute__((alias("fopen"))
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	init();
-	if (fd_counts(fd) && fail(F_WRITE)) {
-		errno = ENOSPC;
+	if (injected(F_WRITE, fd_counts(fd), ENOSPC))
 		return -1;
-	}
 	return real_write(fd, buf, n);
 }
 
@@ -253,60 +253,48 @@ int fclose(FILE *fp)
 int fsync(int fd)
 {
 	init();
-	if (fd_counts(fd) && fail(F_FSYNC)) {
-		errno = EIO;
+	if (injected(F_FSYNC, fd_counts(fd), EIO))
 		return -1;
-	}
 	return real_fsync(fd);
 }
 
 int fdatasync(int fd)
 {
 	init();
-	if (fd_counts(fd) && fail(F_FSYNC)) {
-		errno = EIO;
+	if (injected(F_FSYNC, fd_counts(fd), EIO))
 		return -1;
-	}
 	return real_fdatasync(fd);
 }
 
 int rename(const char *from, const char *to)
 {
 	init();
-	if (path_counts(to) && fail(F_RENAME)) {
-		errno = EIO;
+	if (injected(F_RENAME, path_counts(to), EIO))
 		return -1;
-	}
 	return real_rename(from, to);
 }
 
 int renameat(int fd1, const char *from, int fd2, const char *to)
 {
 	init();
-	if (path_counts(to) && fail(F_RENAME)) {
-		errno = EIO;
+	if (injected(F_RENAME, path_counts(to), EIO))
 		return -1;
-	}
 	return real_renameat(fd1, from, fd2, to);
 }
 
 int link(const char *from, const char *to)
 {
 	init();
-	if (path_counts(to) && fail(F_RENAME)) {
-		errno = EIO;
+	if (injected(F_RENAME, path_counts(to), EIO))
 		return -1;
-	}
 	return real_link(from, to);
 }
 
 int linkat(int fd1, const char *from, int fd2, const char *to, int flags)
 {
 	init();
-	if (path_counts(to) && fail(F_RENAME)) {
-		errno = EIO;
+	if (injected(F_RENAME, path_counts(to), EIO))
 		return -1;
-	}
 	return real_linkat(fd1, from, fd2, to, flags);
 }
 
