@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -27,6 +28,8 @@ static const char usage[] =
 	"  -n, --top N              print only the N findings that save the most (all)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"      --force              replace FILE if it exists\n"
+	"      --stats              print the time spent loading and in each pass on\n"
+	"                           standard error\n"
 	"  -h, --help               show this help\n"
 	"\n"
 	GMP_DETECT_HELP
@@ -38,11 +41,30 @@ static const char usage[] =
 	"  gmprof replay --format json --idle-apis 4 app.gmprof\n"
 	"  gmprof replay --top 10 app.gmprof\n";
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* One line: events, load time, each pass, rate (what `make bench` divides). */
+static void print_stats(const struct gmp_trace *t, const struct gmp_result *r, uint64_t load_ns,
+			uint64_t detect_ns)
+{
+	fprintf(stderr, "gmprof replay: %zu events: load %.3f s", t->nev, (double)load_ns / 1e9);
+	for (unsigned i = 0; i < GMP_PASSES; i++)
+		fprintf(stderr, ", %s %.3f", gmp_pass__name(i), (double)r->pass_ns[i] / 1e9);
+	double s = (double)(load_ns + detect_ns) / 1e9;
+	fprintf(stderr, "; total %.3f s, %.0f events/s\n", s, s > 0 ? (double)t->nev / s : 0.0);
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, 0, 'f' },
 		{ "pretty", no_argument, 0, OPT_CMD_BASE },
+		{ "stats", no_argument, 0, OPT_CMD_BASE + 1 },
 		{ "top", required_argument, 0, 'n' },
 		{ "output", required_argument, 0, 'o' },
 		{ "force", no_argument, 0, OPT_FORCE },
@@ -53,13 +75,14 @@ int cmd_replay(int argc, char **argv)
 	struct gmp_detect_opts o;
 	gmp_detect_opts__defaults(&o);
 	const char *format = "text", *output = "-";
-	int force = 0, salvage = 0, pretty = 0, c;
+	int force = 0, salvage = 0, pretty = 0, stats = 0, c;
 	uint32_t top = 0;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":f:o:n:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': format = optarg; break;
 		case OPT_CMD_BASE: pretty = 1; break;
+		case OPT_CMD_BASE + 1: stats = 1; break;
 		case 'n':
 			if (gmp_cli__u32(optarg, &top))
 				return gmp_cli__usage_error("replay", "bad value '%s' for --top", optarg);
@@ -80,13 +103,17 @@ int cmd_replay(int argc, char **argv)
 		return gmp_cli__usage_error("replay", "expected one INPUT, got %d", argc - optind);
 	const char *path = argv[optind];
 	struct gmp_input in;
+	uint64_t t0 = now_ns();
 	if (gmp_input__load(path, salvage, &in))
 		return GMP_EXIT_USAGE;
+	uint64_t t1 = now_ns();
 	struct gmp_result *r = NULL;
 	int rc = GMP_EXIT_USAGE;
 	struct gmp_outfile out;
 	if (gmp_input__detect(&in, &o, &r))
 		goto done;
+	if (stats)
+		print_stats(in.trace, r, t1 - t0, now_ns() - t1);
 	int err = gmp_outfile__open(&out, output, force);
 	if (err) {
 		gmp_input__perror(output, err == -EEXIST ? "refusing to overwrite (use --force)"

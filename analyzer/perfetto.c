@@ -382,11 +382,11 @@ static void api(struct pf *p, uint32_t v)
 	gmp_jw__u64(jw, p->r->ordinal[v]);
 	GMP_JW_KEY(jw, "level");
 	gmp_jw__u64(jw, p->r->level[v]);
-	if (e->size) {
+	if (e->op != GMP_OP_KERNEL && e->size) {
 		GMP_JW_KEY(jw, "size");
 		gmp_jw__u64(jw, e->size);
 	}
-	if (e->addr) {
+	if (e->op != GMP_OP_KERNEL && e->addr) {
 		GMP_JW_KEY(jw, "addr");
 		gmp_jw__hex(jw, e->addr);
 	}

@@ -15,9 +15,21 @@
  *    event's record; an event wait follows the event's record.
  * Sync and event ops have weight 0: they order work but take no time step
  * of their own, so they are never among the APIs "between" two others.
+ *
+ * Levels (the paper's section 5.3) come from Kahn's algorithm.  Every edge
+ * points forward in issue order, so issue order is an order in which Kahn's
+ * algorithm may take the vertices: when v is added, its in-edges are all
+ * known and all come from vertices already taken.  The level of v is then
+ * final as soon as its in-edges are, and the pass keeps no graph: O(V + E)
+ * time and O(V) memory.  An edge that did not point forward would break
+ * that; it is reported as an error.  With gmp_detect_opts.verify_order the
+ * whole in-edge graph is also built and levelled by the general Kahn's
+ * algorithm of graph.c, with its cycle report, and the two must agree (the
+ * tests run every trace that way).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,10 +45,17 @@ struct stream_state {
 	uint32_t last;          /* last op on the stream */
 	uint32_t barrier_seen;  /* the last barrier this stream was ordered after */
 	uint32_t synced;        /* `last` when a device barrier last covered it */
+	uint32_t ord[GMP_OP_MAX + 1]; /* ops of each kind issued on it so far */
 };
 
 struct bs {
 	struct det *d;
+	uint32_t v;                 /* the vertex being added */
+	uint32_t lvl;               /* its level so far */
+	uint32_t recent[3];         /* its last sources (duplicates are not counted) */
+	uint32_t nrecent;
+	uint64_t nedges;
+	int verify;                 /* also build `in` for the general Kahn's algorithm */
 	struct gmp_csr in;
 	struct gmp_u64map stream_idx;
 	struct stream_state *streams;
@@ -71,14 +90,34 @@ static struct stream_state *stream_of(struct bs *b, const struct gmp_event *e)
 	return &b->streams[*idx];
 }
 
+/* An edge u -> v (v the vertex being added). */
 static int src(struct bs *b, uint32_t u)
 {
-	return u == NONE ? 0 : gmp_csr__add_src(&b->in, u);
+	if (u == NONE)
+		return 0;
+	/* Stream and data edges often coincide: a repeat of the last three is one edge. */
+	for (uint32_t i = 0; i < b->nrecent; i++)
+		if (b->recent[i] == u)
+			return 0;
+	b->recent[2] = b->recent[1];
+	b->recent[1] = b->recent[0];
+	b->recent[0] = u;
+	if (b->nrecent < 3)
+		b->nrecent++;
+	b->nedges++;
+	if (u >= b->v)
+		return det_fail(b->d, b->v, "dependency edge from event #%u to the earlier event #%u",
+				u, b->v);
+	uint32_t l = b->d->r->level[u] + b->d->weight[u];
+	if (l > b->lvl)
+		b->lvl = l;
+	return b->verify ? gmp_csr__add_src(&b->in, u) : 0;
 }
 
 static int data_edges(struct bs *b, uint32_t v)
 {
 	struct det *d = b->d;
+	int err;
 	for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
 		uint32_t obj = DEP_OBJ(d->deps[k]);
 		unsigned kind = DEP_KIND(d->deps[k]);
@@ -87,8 +126,8 @@ static int data_edges(struct bs *b, uint32_t v)
 			b->readers[obj] = NONE;
 			continue;
 		}
-		if (kind & DEP_READ && kind != DEP_FREE && src(b, b->owner[obj]))
-			return -ENOMEM;
+		if (kind & DEP_READ && kind != DEP_FREE && (err = src(b, b->owner[obj])))
+			return err;
 		if (kind == DEP_READ) {
 			if (GMP_GROW(b->rnode, b->rnode_cap, b->nrnode + 1) || b->nrnode >= NONE)
 				return -ENOMEM;
@@ -98,11 +137,11 @@ static int data_edges(struct bs *b, uint32_t v)
 			continue;
 		}
 		/* A write or a free: after the readers since the last write, or the writer. */
-		if (b->readers[obj] == NONE && src(b, b->owner[obj]))
-			return -ENOMEM;
+		if (b->readers[obj] == NONE && (err = src(b, b->owner[obj])))
+			return err;
 		for (uint32_t n = b->readers[obj]; n != NONE; n = b->rnode[n][1])
-			if (src(b, b->rnode[n][0]))
-				return -ENOMEM;
+			if ((err = src(b, b->rnode[n][0])))
+				return err;
 		b->readers[obj] = NONE;
 		b->owner[obj] = v;
 	}
@@ -133,8 +172,9 @@ static int sync_edges(struct bs *b, const struct gmp_event *e)
 		if (x->device != e->device || x->last == NONE || x->synced == x->last)
 			continue;
 		x->synced = x->last;
-		if (src(b, x->last))
-			return -ENOMEM;
+		int err = src(b, x->last);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -144,21 +184,26 @@ static int add_vertex(struct bs *b, uint32_t v)
 	struct det *d = b->d;
 	const struct gmp_event *e = &d->t->ev[v];
 	int on_stream = !(e->op == GMP_OP_SYNC && !(e->flags & GMP_EF_SYNC_STREAM));
-	struct stream_state *s = on_stream ? stream_of(b, e) : NULL;
-	if ((on_stream && !s) || gmp_csr__begin_vertex(&b->in, v))
+	/* A device sync is on no stream, but numbered with the ops of its stream field. */
+	struct stream_state *ss = stream_of(b, e), *s = on_stream ? ss : NULL;
+	if (!ss || (b->verify && gmp_csr__begin_vertex(&b->in, v)))
 		return -ENOMEM;
+	if (e->op > GMP_OP_MAX)
+		return det_fail(d, v, "event of unknown kind %u", e->op);
+	d->r->ordinal[v] = ++ss->ord[e->op];
+	b->v = v;
+	b->lvl = 0;
+	b->nrecent = 0;
 	d->weight[v] = e->op != GMP_OP_SYNC && e->op != GMP_OP_EVENT_RECORD &&
 		       e->op != GMP_OP_EVENT_WAIT;
-	if (s && src(b, s->last))
-		return -ENOMEM;
-	if (after_barrier(b, s))
-		return -ENOMEM;
-	if (data_edges(b, v))
-		return -ENOMEM;
+	int err;
+	if ((s && (err = src(b, s->last))) || (err = after_barrier(b, s)) ||
+	    (err = data_edges(b, v)))
+		return err;
 	switch (e->op) {
 	case GMP_OP_SYNC:
-		if (sync_edges(b, e))
-			return -ENOMEM;
+		if ((err = sync_edges(b, e)))
+			return err;
 		b->barrier = v;
 		break;
 	case GMP_OP_EVENT_RECORD: {
@@ -170,8 +215,8 @@ static int add_vertex(struct bs *b, uint32_t v)
 	}
 	case GMP_OP_EVENT_WAIT: {
 		uint32_t *rec = gmp_u64map__get(&b->events, e->value);
-		if (rec && src(b, *rec))
-			return -ENOMEM;
+		if (rec && (err = src(b, *rec)))
+			return err;
 		break;
 	}
 	default:
@@ -179,25 +224,7 @@ static int add_vertex(struct bs *b, uint32_t v)
 	}
 	if (s)
 		s->last = v;
-	return 0;
-}
-
-static int ordinals(struct det *d)
-{
-	const struct gmp_trace *t = d->t;
-	struct gmp_u64map count;
-	gmp_u64map__init(&count);
-	for (size_t i = 0; i < t->nev; i++) {
-		const struct gmp_event *e = &t->ev[i];
-		uint64_t key = (uint64_t)e->device << 40 | (uint64_t)e->stream << 8 | e->op;
-		uint32_t *n = gmp_u64map__slot(&count, key, 0, NULL);
-		if (!n) {
-			gmp_u64map__release(&count);
-			return -ENOMEM;
-		}
-		d->r->ordinal[i] = ++*n;
-	}
-	gmp_u64map__release(&count);
+	d->r->level[v] = b->lvl;
 	return 0;
 }
 
@@ -283,12 +310,44 @@ static int object_accesses(struct det *d)
 	return 0;
 }
 
+/*
+ * Levels the whole graph with the general Kahn's algorithm (graph.c) and
+ * checks them against the levels computed while adding vertices.
+ */
+static int verify_levels(struct det *d, struct gmp_csr *in, uint32_t n)
+{
+	int err = gmp_csr__finish(in, n);
+	if (err)
+		return err;
+	if (in->nadj != d->r->nedges)
+		return det_fail(d, GMP_NO_EVENT, "internal error: %zu edges in the graph, %" PRIu64
+				" counted", in->nadj, d->r->nedges);
+	uint32_t *level = malloc((n ? n : 1) * sizeof(*level));
+	if (!level)
+		return -ENOMEM;
+	struct gmp_cycle cyc;
+	err = gmp_graph__levels_consume(in, d->weight, level, &cyc);
+	if (err == -ELOOP) {
+		char list[128] = "";
+		for (uint32_t i = 0, k = 0; i < cyc.len && i < GMP_CYCLE_MAX && k + 12 < sizeof(list); i++)
+			k += (uint32_t)snprintf(list + k, sizeof(list) - k, "%s#%u", i ? " -> " : "",
+						cyc.v[i]);
+		err = det_fail(d, cyc.v[0], "dependency cycle through %u events: %s", cyc.len, list);
+	}
+	for (uint32_t v = 0; !err && v < n; v++)
+		if (level[v] != d->r->level[v])
+			err = det_fail(d, v, "internal error: level %u here, %u by Kahn's algorithm",
+				       d->r->level[v], level[v]);
+	free(level);
+	return err;
+}
+
 int det_build(struct det *d)
 {
 	const struct gmp_trace *t = d->t;
 	struct gmp_result *r = d->r;
 	uint32_t n = (uint32_t)t->nev;
-	struct bs b = { .d = d, .barrier = NONE };
+	struct bs b = { .d = d, .barrier = NONE, .verify = d->o->verify_order };
 	int err = -ENOMEM;
 	gmp_u64map__init(&b.stream_idx);
 	gmp_u64map__init(&b.events);
@@ -297,45 +356,27 @@ int det_build(struct det *d)
 	b.readers = malloc(nobj * sizeof(*b.readers));
 	d->weight = malloc(n ? n : 1);
 	r->level = malloc((n ? n : 1) * sizeof(*r->level));
-	if (!b.owner || !b.readers || !d->weight || !r->level)
+	r->ordinal = malloc((n ? n : 1) * sizeof(*r->ordinal));
+	if (!b.owner || !b.readers || !d->weight || !r->level || !r->ordinal)
 		goto out;
 	for (uint32_t v = 0; v < n; v++)
 		if ((err = add_vertex(&b, v)))
 			goto out;
-	/* The graph holds what ordering needs; reader lists can go now. */
+	err = 0;
+	r->nedges = b.nedges;
+	/* Reader lists are done. */
 	free(b.rnode);
 	b.rnode = NULL;
-	if ((err = gmp_csr__finish(&b.in, n)))
-		goto out;
-	if (b.in.nadj) {
-		uint32_t *fit = realloc(b.in.adj, b.in.nadj * sizeof(*b.in.adj));
-		if (fit) {
-			b.in.adj = fit;
-			b.in.adj_cap = b.in.nadj;
-		}
-	}
-	r->nedges = b.in.nadj;
-	struct gmp_cycle cyc;
 	free(b.owner);
 	free(b.readers);
 	b.owner = b.readers = NULL;
-	err = gmp_graph__levels_consume(&b.in, d->weight, r->level, &cyc);
-	if (err == -ELOOP) {
-		/* Edges only point forward in issue order, so this means a bug. */
-		char list[128] = "";
-		for (uint32_t i = 0, k = 0; i < cyc.len && i < GMP_CYCLE_MAX && k + 12 < sizeof(list); i++)
-			k += (uint32_t)snprintf(list + k, sizeof(list) - k, "%s#%u", i ? " -> " : "",
-						cyc.v[i]);
-		det_fail(d, cyc.v[0], "dependency cycle through %u events: %s", cyc.len, list);
+	if (b.verify && (err = verify_levels(d, &b.in, n)))
 		goto out;
-	}
-	gmp_csr__release(&b.in);
-	r->ordinal = malloc((n ? n : 1) * sizeof(*r->ordinal));
 	r->order = malloc((n ? n : 1) * sizeof(*r->order));
 	d->pos = malloc((n ? n : 1) * sizeof(*d->pos));
-	if (!err && (!r->ordinal || !r->order || !d->pos))
+	if (!r->order || !d->pos)
 		err = -ENOMEM;
-	if (err || (err = ordinals(d)) || (err = topo_order(d)) || (err = object_accesses(d)))
+	if (err || (err = topo_order(d)) || (err = object_accesses(d)))
 		goto out;
 out:
 	gmp_csr__release(&b.in);

@@ -57,12 +57,18 @@ static int parse_event(struct parser *ps, struct gmp_dec *d, const char **why)
 	e.at = gmp_dec_u32(d);
 	e.name = gmp_dec_u32(d);
 	e.host_ns = gmp_dec_varint(d);
-	e.addr = gmp_dec_varint(d);
-	e.src = gmp_dec_varint(d);
-	e.size = gmp_dec_varint(d);
-	e.value = gmp_dec_varint(d);
+	uint64_t addr = gmp_dec_varint(d), src = gmp_dec_varint(d);
+	uint64_t size = gmp_dec_varint(d), value = gmp_dec_varint(d);
 	if (d->err || flags > 0xffff)
 		BAD("malformed event record");
+	if (e.op != GMP_OP_KERNEL) { /* a kernel's are zero; its accesses come later */
+		e.addr = addr;
+		e.size = size;
+		if (e.op == GMP_OP_MEMCPY)
+			e.src = src;
+		else
+			e.value = value;
+	}
 	e.flags = (uint16_t)(flags & ~(uint64_t)(GMP_EF_ACCESS_KNOWN | GMP_EF_TOUCH_KNOWN));
 	if (e.op == 0 || e.op > GMP_OP_MAX || e.kind > GMP_MEM_KIND_MAX)
 		BAD("event of unknown kind");

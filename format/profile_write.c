@@ -286,11 +286,15 @@ int64_t gmp_writer__event(struct gmp_writer *w, const struct gmp_event *ev)
 	if (rec_begin(w, &r, GMP_REC_EVENT, 100))
 		return w->err;
 	uint8_t head[2] = { ev->op, ev->kind };
+	/* The record keeps every field; an op's fields share storage in memory. */
+	int k = ev->op == GMP_OP_KERNEL, copy = ev->op == GMP_OP_MEMCPY;
+	uint64_t addr = k ? 0 : ev->addr, size = k ? 0 : ev->size;
+	uint64_t src = copy ? ev->src : 0, value = k || copy ? 0 : ev->value;
 	if (put(w, head, 2) || rec_varint(w, ev->flags) || rec_varint(w, ev->device) ||
 	    rec_varint(w, ev->stream) || rec_varint(w, ev->thread) ||
 	    rec_varint(w, ev->stack) || rec_varint(w, ev->at) || rec_varint(w, ev->name) ||
-	    rec_varint(w, ev->host_ns) || rec_varint(w, ev->addr) ||
-	    rec_varint(w, ev->src) || rec_varint(w, ev->size) || rec_varint(w, ev->value))
+	    rec_varint(w, ev->host_ns) || rec_varint(w, addr) || rec_varint(w, src) ||
+	    rec_varint(w, size) || rec_varint(w, value))
 		return w->err;
 	if (rec_end(w, &r))
 		return w->err;

@@ -85,7 +85,10 @@ int64_t gmp_trace__add_event(struct gmp_trace *t, const struct gmp_event *ev,
 	if (GMP_GROW(t->ev, t->ev_cap, t->nev + 1))
 		return -ENOMEM;
 	struct gmp_event e = *ev;
-	e.acc_off = e.acc_n = e.touch_off = e.touch_n = 0;
+	if (e.op == GMP_OP_KERNEL)
+		e.acc_off = e.acc_n = e.touch_off = e.touch_n = 0;
+	else if (nacc || ntouch)
+		return -EINVAL; /* only kernels have accesses */
 	if (nacc) {
 		int err = append_acc(t, acc, nacc, &e.acc_off);
 		if (err)

@@ -55,6 +55,9 @@ struct gmp_detect_opts {
 	uint32_t peaks;          /* --peaks: peaks reported per device (2) */
 	uint32_t patterns;       /* --patterns: mask of patterns to report (all) */
 	int keep_deps;           /* keep each event's object uses in the result (traces, HTML) */
+	int verify_order;        /* also level the whole graph with the general Kahn's
+				    algorithm and fail unless it agrees (tests: slower,
+				    more memory) */
 };
 
 void gmp_detect_opts__defaults(struct gmp_detect_opts *o);

@@ -69,8 +69,12 @@ enum gmp_kernel_kind {
 #define GMP_EF_ASYNC 0x0100u        /* memcpy/memset: an *Async call */
 
 /*
- * One GPU API as issued by the host.  88 bytes; the detector's memory
+ * One GPU API as issued by the host.  64 bytes: the detector's memory
  * budget per event is built on this size, so think before growing it.
+ * What an event carries depends on its op, and the fields of different ops
+ * share storage: a kernel has acc_off..touch_n and no addr, size, src or
+ * value; a memcpy has src and no value; every other op may have value and
+ * no src.  Read only the fields of the event's op.
  */
 struct gmp_event {
 	uint8_t op;          /* enum gmp_op */
@@ -83,16 +87,27 @@ struct gmp_event {
 	uint32_t at;         /* string id of "file:line" (0 none) */
 	uint32_t name;       /* kernel: name; alloc: label (0 none) */
 	uint32_t line;       /* event script line, 0 for recorded events */
-	uint32_t acc_off;    /* kernel: first entry in trace->acc */
-	uint32_t acc_n;      /* kernel: number of accesses */
-	uint32_t touch_off;  /* kernel: first entry in trace->touch */
-	uint32_t touch_n;    /* kernel: number of touches */
-	uint64_t addr;       /* alloc/free/memset: object address; memcpy: dst */
-	uint64_t src;        /* memcpy: source address */
-	uint64_t size;       /* alloc/memcpy/memset: bytes */
-	uint64_t value;      /* memset: byte value; event ops and event sync: event id */
+	union {
+		struct {     /* every op but kernels */
+			uint64_t addr;   /* alloc/free/memset: object address; memcpy: dst */
+			uint64_t size;   /* alloc/memcpy/memset: bytes */
+			union {
+				uint64_t src;    /* memcpy: source address */
+				uint64_t value;  /* memset: byte value; event ops and
+						    event sync: event id */
+			};
+		};
+		struct {     /* kernels */
+			uint32_t acc_off;    /* first entry in trace->acc */
+			uint32_t acc_n;      /* number of accesses */
+			uint32_t touch_off;  /* first entry in trace->touch */
+			uint32_t touch_n;    /* number of touches */
+		};
+	};
 	uint64_t host_ns;    /* host clock at issue, ns since the run began (0 unknown) */
 };
+
+_Static_assert(sizeof(struct gmp_event) == 64, "struct gmp_event is 64 bytes");
 
 /*
  * A kernel read and/or wrote the object that contains addr.  12 bytes:

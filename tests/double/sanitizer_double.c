@@ -437,10 +437,13 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		struct gmp_event *e = &t->ev[i];
 		if (e->stream)
 			e->stream += stream_base;
-		if (e->op != GMP_OP_MEMCPY || (e->flags & GMP_EF_HAS_DST))
-			e->addr += addr_offset;
-		if (e->flags & GMP_EF_HAS_SRC)
-			e->src += addr_offset;
+		if (e->op != GMP_OP_KERNEL) {
+			if (e->op != GMP_OP_MEMCPY || (e->flags & GMP_EF_HAS_DST))
+				e->addr += addr_offset;
+			if (e->op == GMP_OP_MEMCPY && (e->flags & GMP_EF_HAS_SRC))
+				e->src += addr_offset;
+			continue;
+		}
 		for (uint32_t k = 0; k < e->acc_n; k++)
 			t->acc[e->acc_off + k].addr += addr_offset;
 		for (uint32_t k = 0; k < e->touch_n; k++)

@@ -84,6 +84,102 @@ static void bad_edge(void **state)
 	assert_int_equal(gmp_csr__from_pairs(&g, 2, e, 1), -EINVAL);
 }
 
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Random multi-stream traces (allocations, kernels that read and write,
+ * copies, sets, device/stream/event syncs, event record and wait, frees):
+ * the detector's levels, computed as vertices are added, must equal those
+ * of the general Kahn's algorithm on the whole graph (ts_detect checks with
+ * gmp_detect_opts.verify_order), and every edge must point forward.
+ */
+static void streaming_levels_match_kahn(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	for (int round = 0; round < 200; round++) {
+		struct gmp_trace *t = gmp_trace__new();
+		assert_non_null(t);
+		enum { SLOTS = 8 };
+		uint64_t live[SLOTS] = { 0 }, next = 0x10000;
+		int nev = 20 + (int)(rnd(&seed) % 200);
+		for (int i = 0; i < nev; i++) {
+			struct gmp_event e = { .stream = (uint32_t)(rnd(&seed) % 4),
+					       .device = (uint32_t)(rnd(&seed) % 5 == 0) };
+			struct gmp_access acc[3];
+			size_t nacc = 0;
+			uint32_t slot = (uint32_t)(rnd(&seed) % SLOTS), other = (slot + 1) % SLOTS;
+			switch (rnd(&seed) % 9) {
+			case 0:
+				if (live[slot])
+					continue;
+				e.op = GMP_OP_ALLOC;
+				e.addr = live[slot] = next;
+				e.size = 4096;
+				next += 0x10000;
+				break;
+			case 1:
+				if (!live[slot])
+					continue;
+				e.op = GMP_OP_FREE;
+				e.addr = live[slot];
+				live[slot] = 0;
+				break;
+			case 2: case 3:
+				e.op = GMP_OP_KERNEL;
+				e.flags = GMP_EF_ACCESS_KNOWN;
+				for (uint32_t k = 0; k < SLOTS && nacc < 3; k++)
+					if (live[k] && rnd(&seed) % 3 == 0)
+						acc[nacc++] = (struct gmp_access){
+							live[k] + 8, 1 + (uint32_t)(rnd(&seed) % 3) };
+				break;
+			case 4:
+				if (!live[slot] || !live[other])
+					continue;
+				e.op = GMP_OP_MEMCPY;
+				e.flags = GMP_EF_HAS_DST | GMP_EF_HAS_SRC;
+				e.addr = live[slot];
+				e.src = live[other];
+				e.size = 64;
+				break;
+			case 5:
+				if (!live[slot])
+					continue;
+				e.op = GMP_OP_MEMSET;
+				e.addr = live[slot];
+				e.size = 128;
+				break;
+			case 6:
+				e.op = GMP_OP_SYNC;
+				e.flags = rnd(&seed) % 2 ? GMP_EF_SYNC_STREAM : 0;
+				break;
+			case 7:
+				e.op = GMP_OP_EVENT_RECORD;
+				e.value = rnd(&seed) % 3;
+				break;
+			default:
+				e.op = rnd(&seed) % 2 ? GMP_OP_EVENT_WAIT : GMP_OP_SYNC;
+				if (e.op == GMP_OP_SYNC)
+					e.flags = GMP_EF_SYNC_EVENT;
+				e.value = rnd(&seed) % 3;
+				break;
+			}
+			assert_true(gmp_trace__add_event(t, &e, acc, nacc, NULL, 0) >= 0);
+		}
+		struct gmp_result *r = ts_detect(t, NULL);
+		for (size_t v = 0; v < t->nev; v++)
+			assert_true(r->level[v] <= r->max_level);
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -91,6 +187,7 @@ int main(void)
 		cmocka_unit_test(cycle_is_named),
 		cmocka_unit_test(long_chain_is_linear),
 		cmocka_unit_test(bad_edge),
+		cmocka_unit_test(streaming_levels_match_kahn),
 	};
 	return cmocka_run_group_tests_name("graph", tests, NULL, NULL);
 }
