@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 #include "radix.h"
@@ -82,17 +83,79 @@ static uint64_t seg_max(const struct segtree *s, size_t lo, size_t hi) /* [lo, h
 	return m;
 }
 
-/* First index in c[lo, hi) whose (group, size) is >= (g, size). */
-static size_t lower(const struct cand *c, size_t lo, size_t hi, uint32_t g, uint64_t size)
+/* Bits needed to hold values 0 .. n - 1. */
+static unsigned bits_for(uint64_t n)
 {
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c[mid].group < g || (c[mid].group == g && c[mid].size < size))
-			lo = mid + 1;
-		else
-			hi = mid;
+	unsigned b = 0;
+	while (b < 64 && ((uint64_t)1 << b) < n)
+		b++;
+	return b;
+}
+
+/*
+ * Sorts c by (group, size, obj).  c comes in obj order, so a stable sort by
+ * (group, size) is enough: a radix sort of (group, size, index) keys when
+ * they fit in 64 bits (nearly always), else a comparison sort.
+ */
+static int sort_by_size(struct cand *c, size_t n)
+{
+	uint64_t max_size = 0;
+	uint32_t max_group = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].size > max_size)
+			max_size = c[i].size;
+		if (c[i].group > max_group)
+			max_group = c[i].group;
 	}
-	return lo;
+	unsigned sb = bits_for(max_size + (max_size < UINT64_MAX)), ib = bits_for(n);
+	unsigned gb = bits_for((uint64_t)max_group + 1);
+	if (sb + ib + gb > 64) {
+		qsort(c, n, sizeof(*c), cmp_size);
+		return 0;
+	}
+	uint64_t *key = malloc(n * sizeof(*key));
+	struct cand *out = malloc(n * sizeof(*out));
+	int err = -ENOMEM;
+	if (key && out) {
+		for (size_t i = 0; i < n; i++)
+			key[i] = (((uint64_t)c[i].group << sb | c[i].size) << ib) | i;
+		if (!(err = gmp_radix_sort_u64(key, n))) {
+			uint64_t mask = ((uint64_t)1 << ib) - 1;
+			for (size_t i = 0; i < n; i++)
+				out[i] = c[key[i] & mask];
+			memcpy(c, out, n * sizeof(*c));
+		}
+	}
+	free(key);
+	free(out);
+	return err;
+}
+
+/*
+ * For each candidate (c sorted by group and size), the index range of the
+ * candidates of its group whose size is within x of its own: [lo[i], hi[i]).
+ * Both ends only move forward as sizes grow: one sweep.
+ */
+static void size_windows(const struct cand *c, size_t n, double x, uint32_t *lo, uint32_t *hi)
+{
+	size_t a = 0, b = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || c[i].group != c[i - 1].group)
+			a = b = i;
+		uint64_t min_size = 0, max_size = UINT64_MAX;
+		if (x < 1.0) {
+			long double s = (long double)c[i].size;
+			min_size = (uint64_t)ceill(s * (1.0L - x));
+			long double m = floorl(s / (1.0L - x));
+			max_size = m >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)m;
+		}
+		while (a < n && c[a].group == c[i].group && c[a].size < min_size)
+			a++;
+		while (b < n && c[b].group == c[i].group && c[b].size <= max_size)
+			b++;
+		lo[i] = (uint32_t)a;
+		hi[i] = (uint32_t)b;
+	}
 }
 
 static int similar(uint64_t a, uint64_t b, double pct)
@@ -138,7 +201,13 @@ int det_redundant(struct det *d)
 					.group = ob->device * 2 + (ob->kind == GMP_MEM_POOL_REGION),
 					.first = r->level[ob->first_ev], .last = r->level[ob->last_ev] };
 	}
-	qsort(c, n, sizeof(*c), cmp_size);
+	uint32_t *lo_w = malloc(n * sizeof(*lo_w)), *hi_w = malloc(n * sizeof(*hi_w));
+	if (!lo_w || !hi_w || sort_by_size(c, n)) {
+		free(lo_w);
+		free(hi_w);
+		goto out;
+	}
+	size_windows(c, n, d->o->redundant_pct / 100.0, lo_w, hi_w);
 	for (uint32_t i = 0; i < n; i++)
 		st.t[st.n + i] = ((uint64_t)c[i].last + 1) << 32 | c[i].obj;
 	for (size_t i = st.n - 1; i >= 1; i--)
@@ -148,6 +217,8 @@ int det_redundant(struct det *d)
 	if (!rank || !keys) {
 		free(rank);
 		free(keys);
+		free(lo_w);
+		free(hi_w);
 		goto out;
 	}
 	for (uint32_t i = 0; i < n; i++)
@@ -156,22 +227,20 @@ int det_redundant(struct det *d)
 	    by_level_desc(c, n, 0, rank, keys, by_first)) {
 		free(rank);
 		free(keys);
+		free(lo_w);
+		free(hi_w);
 		goto out;
 	}
 	free(keys);
-	double x = d->o->redundant_pct / 100.0;
 	size_t p = 0;
 	err = 0;
 	for (size_t i = 0; i < n && !err; i++) {
-		const struct cand *j = &c[by_first[i]];
+		uint32_t jc = by_first[i];
+		const struct cand *j = &c[jc];
 		/* Objects whose last use is not strictly before j's first use are no longer Initial. */
 		while (p < n && c[by_last[p]].last >= j->first)
 			seg_set(&st, by_last[p++], 0);
-		uint64_t lo_size = x >= 1.0 ? 0 : (uint64_t)ceill((long double)j->size * (1.0L - x));
-		size_t lo = lower(c, 0, n, j->group, lo_size);
-		size_t hi = x >= 1.0 ? lower(c, 0, n, j->group + 1, 0)
-				     : lower(c, 0, n, j->group,
-					     (uint64_t)floorl((long double)j->size / (1.0L - x)) + 1);
+		size_t lo = lo_w[jc], hi = hi_w[jc];
 		uint64_t best = lo < hi ? seg_max(&st, lo, hi) : 0;
 		if (!best)
 			continue;
@@ -182,6 +251,8 @@ int det_redundant(struct det *d)
 		err = report(d, j->obj, other);
 	}
 	free(rank);
+	free(lo_w);
+	free(hi_w);
 out:
 	free(c);
 	free(by_last);

@@ -223,6 +223,34 @@ static void redundant_size_threshold(void **state)
 	}
 }
 
+/*
+ * Sizes so large that (size, index) keys do not fit 64 bits: the same
+ * answer from the comparison-sort path, and the 10% window exact at the top.
+ */
+static void redundant_huge_sizes(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		char body[1024];
+		/*
+		 * 2^61 bytes, then the largest size within 10% of it, or one byte
+		 * more; an object on device 1 makes (group, size, index) need 65 bits.
+		 */
+		snprintf(body, sizeof(body),
+			 "{\"op\":\"alloc\",\"addr\":\"0x7000000000000000\",\"size\":64,\"device\":1}\n"
+			 "{\"op\":\"kernel\",\"name\":\"k1\",\"device\":1,\"write\":[\"0x7000000000000000\"]}\n"
+			 "{\"op\":\"alloc\",\"addr\":\"0x1000\",\"size\":\"0x2000000000000000\",\"label\":\"P\"}\n"
+			 "{\"op\":\"alloc\",\"addr\":\"0x4000000000000000\",\"size\":\"%s\",\"label\":\"Q\"}\n"
+			 K("kp", "write", "0x1000") K("kq", "write", "0x4000000000000000")
+			 F("0x1000") F("0x4000000000000000"),
+			 i == 0 ? "0x238e38e38e38e38e" : "0x238e38e38e38e38f");
+		struct gmp_trace *t;
+		struct gmp_result *r = run(body, &t);
+		assert_int_equal(ts_count(r, GMP_PAT_REDUNDANT_ALLOCATION, "Q"), i == 0 ? 1 : 0);
+		done(r, t);
+	}
+}
+
 /* Unused and never freed: both findings; savings remove the object. */
 static void unused_and_leaked(void **state)
 {
@@ -327,6 +355,7 @@ int main(void)
 		cmocka_unit_test(d2h_copy_between_writes),
 		cmocka_unit_test(kernel_touches_clear_ranges),
 		cmocka_unit_test(redundant_size_threshold),
+		cmocka_unit_test(redundant_huge_sizes),
 		cmocka_unit_test(unused_and_leaked),
 		cmocka_unit_test(two_peaks),
 		cmocka_unit_test(thresholds),
