@@ -16,7 +16,8 @@ FUNCS=${FUNCS:-250}
 SHAPE=${SHAPE:-loop}
 N=${N:-200000}
 W=$(mktemp -d "${TMPDIR:-/tmp}/gmprof-a2l.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
+[ -z "${KEEP:-}" ] || echo "kept $W" >&2
 i=0
 while [ $i -lt "$FILES" ]; do
 	awk -v f=$i -v n="$FUNCS" -v shape="$SHAPE" 'BEGIN {
