@@ -243,10 +243,10 @@ $(REL)/gmprof-bench: $(REL)/benchmarks/harness.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(OPT) -o $@ $^ -lm
 
-# The GPU overhead harness (native vs gmprof object/intra vs compute-sanitizer)
-# is not written yet: it needs a GPU machine to be developed against.
-bench-gpu:
-	@echo "gmprof: make bench-gpu is not implemented yet: the GPU overhead harness (native, object, intra and memcheck runs) still has to be written on a GPU machine" >&2; exit 2
+# The GPU overhead harness: native vs gmprof object/intra vs compute-sanitizer
+# memcheck, and native peaks of each program's unfixed and fixed builds.
+bench-gpu: all $(REL)/gmprof-bench
+	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) RUNS=$(or $(RUNS),5) sh benchmarks/overhead.sh
 
 bench: all $(REL)/gmprof-gen $(REL)/gmprof-bench
 	$(Q)BUILD=$(BUILD) sh benchmarks/run-cpu.sh

@@ -1,5 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* What every benchmark program shares: fail loudly on any CUDA error. */
+/*
+ * What every benchmark program shares: fail loudly on any CUDA error, and
+ * measure the native peak.  Every cudaMalloc goes through bench_malloc,
+ * which samples the device memory in use (cudaMemGetInfo: device-wide, in
+ * the driver's page granularity) before and after the call; at exit the
+ * program prints the highest use above the first sample on standard error:
+ *   bench: native peak N bytes
+ * `make bench-gpu` compares that line between the unfixed and the -DFIXED
+ * build of each program.
+ */
 #ifndef GMPROF_BENCH_H
 #define GMPROF_BENCH_H
 
@@ -16,5 +25,38 @@
 			std::exit(1);                                            \
 		}                                                                \
 	} while (0)
+
+static size_t bench_base_, bench_peak_;
+static int bench_sampled_;
+
+static void bench_report_(void)
+{
+	std::fprintf(stderr, "bench: native peak %zu bytes\n", bench_peak_);
+}
+
+static void bench_sample_(void)
+{
+	size_t free_b = 0, total_b = 0;
+	if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+		return;
+	size_t used = total_b - free_b;
+	if (!bench_sampled_) {
+		bench_sampled_ = 1;
+		bench_base_ = used;
+		std::atexit(bench_report_);
+	}
+	if (used > bench_base_ && used - bench_base_ > bench_peak_)
+		bench_peak_ = used - bench_base_;
+}
+
+template <typename T> static inline cudaError_t bench_malloc(T **p, size_t bytes)
+{
+	bench_sample_();
+	cudaError_t e = cudaMalloc(reinterpret_cast<void **>(p), bytes);
+	bench_sample_();
+	return e;
+}
+
+#define cudaMalloc bench_malloc
 
 #endif

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: MIT
+# The tables of make bench-gpu (benchmarks/overhead.sh), from two files:
+#   times: "PROGRAM CONFIG SECONDS", one line per run
+#   peaks: "PROGRAM unfixed|fixed BYTES", the native peak of each build
+# Per program: the median time of each configuration and its ratio to
+# native; across programs: the median and the geometric mean of the ratios;
+# then the goals, met or not, and the native peak reductions.
+function median(list,    n, v, i, j, t) {
+	n = split(list, v, " ")
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+}
+FNR == NR {
+	if (NF != 3 || $3 !~ /^[0-9.]+$/) { print "overhead.awk: bad time line: " $0 > "/dev/stderr"; bad = 1; exit 2 }
+	if (!($1 in seen)) { seen[$1] = 1; prog[++np] = $1 }
+	t[$1, $2] = t[$1, $2] " " $3
+	next
+}
+{ peak[$1, $2] = $3; if (!($1 in pseen)) { pseen[$1] = 1; pprog[++npp] = $1 } }
+END {
+	if (bad) exit 2
+	nc = split("object object-launch intra memcheck", cfg, " ")
+	printf "| program | native s |"
+	for (c = 1; c <= nc; c++) printf " %s s | %s x |", cfg[c], cfg[c]
+	printf " memcheck / object |\n|---|---|"
+	for (c = 1; c <= nc; c++) printf "---|---|"
+	printf "---|\n"
+	for (i = 1; i <= np; i++) {
+		p = prog[i]
+		if (!((p, "native") in t)) { print "overhead.awk: no native time for " p > "/dev/stderr"; exit 2 }
+		nat = median(t[p, "native"])
+		obj = mc = 0
+		printf "| %s | %.3f |", p, nat
+		for (c = 1; c <= nc; c++) {
+			if (!((p, cfg[c]) in t)) { printf " - | - |"; continue }
+			m = median(t[p, cfg[c]])
+			r = nat > 0 ? m / nat : 0
+			ratios[c] = ratios[c] " " r
+			logsum[c] += log(r > 0 ? r : 1e-9); cnt[c]++
+			printf " %.3f | %.2f |", m, r
+			if (cfg[c] == "object") obj = m
+			if (cfg[c] == "memcheck") mc = m
+		}
+		f = obj > 0 ? mc / obj : 0
+		faster = faster " " f
+		printf " %.1f |\n", f
+	}
+	for (k = 1; k <= 2; k++) {
+		printf "| **%s** | |", (k == 1 ? "median" : "geometric mean")
+		for (c = 1; c <= nc; c++) {
+			if (!cnt[c]) { printf " | - |"; continue }
+			printf " | %.2f |", (k == 1 ? median(ratios[c]) : exp(logsum[c] / cnt[c]))
+			med[c] = median(ratios[c])
+		}
+		printf " %s |\n", (k == 1 ? sprintf("%.1f", median(faster)) : "")
+	}
+	print ""
+	print "Goals (medians across programs):"
+	printf "- object level <= 1.15x native: %.2fx, %s\n", med[1], (med[1] <= 1.15 ? "met" : "NOT met")
+	printf "- intra-object, every kernel, <= 2.5x native: %.2fx, %s\n", med[3], (med[3] <= 2.5 ? "met" : "NOT met")
+	printf "- object level >= 5x faster than memcheck: %.1fx, %s\n", median(faster), (median(faster) >= 5 ? "met" : "NOT met")
+	if (!npp) exit 0
+	print ""
+	print "| program | native peak, unfixed | native peak, -DFIXED | reduction |"
+	print "|---|---|---|---|"
+	for (i = 1; i <= npp; i++) {
+		p = pprog[i]
+		u = peak[p, "unfixed"]; x = peak[p, "fixed"]
+		if (x == "") { printf "| %s | %d | (no fixed version) | - |\n", p, u; continue }
+		printf "| %s | %d | %d | %.1f%% |\n", p, u, x, (u > 0 ? 100 * (u - x) / u : 0)
+	}
+}

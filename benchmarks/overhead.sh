@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make bench-gpu: the overhead of gmprof on a GPU machine, side by side in
+# one run.  Every program in benchmarks/cuda/ runs
+#   native          the program alone
+#   object          gmprof run --mode object (deferred harvesting: no
+#                   serialization of the program's streams)
+#   object-launch   the same with GMPROF_HARVEST=launch (hit flags read
+#                   after every launch: the program's work is serialized)
+#   intra           gmprof run --mode intra, every kernel monitored
+#   memcheck        compute-sanitizer --tool memcheck --leak-check full
+# RUNS times each (default 5), the configurations interleaved run by run so
+# that drift on the machine touches them alike; the table reports medians,
+# the ratio to native per program, and the median and geometric mean of the
+# ratios across programs (benchmarks/overhead.awk).  It also measures the
+# native peak of the unfixed and the -DFIXED build of each program (the
+# "bench: native peak" line of bench.h).  The table goes to standard output
+# and to benchmarks/results/<date>-<device>.md.
+# Goals: object <= 1.15x median; intra <= 2.5x median; object at least 5x
+# faster than memcheck.
+set -eu
+BUILD=${BUILD:-build}
+NVCC=${NVCC:-nvcc}
+RUNS=${RUNS:-5}
+PROGRAMS=${PROGRAMS:-$(ls benchmarks/cuda/*.cu | sed 's|.*/||; s|\.cu$||')}
+G=$BUILD/rel/gmprof
+T=$BUILD/rel/gmprof-bench
+OUT=$BUILD/bench-gpu
+SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/compute-sanitizer/compute-sanitizer)}
+if ! why=$(sh tests/gpu/have-gpu.sh 2>&1); then
+	why=${why#gmprof: }
+	echo "gmprof: make bench-gpu needs a GPU: ${why%%;*}" >&2
+	exit 2
+fi
+[ -x "$SAN" ] || { echo "gmprof: compute-sanitizer not found (set COMPUTE_SANITIZER): the memcheck column needs it" >&2; exit 2; }
+mkdir -p "$OUT"
+: >"$OUT/times"
+: >"$OUT/peaks"
+
+for p in $PROGRAMS; do
+	src=benchmarks/cuda/$p.cu
+	"$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -o "$OUT/$p" "$src"
+	if grep -q "ifn*def FIXED" "$src"; then
+		"$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -DFIXED -o "$OUT/$p.fixed" "$src"
+	fi
+done
+
+# One timed run: program config seconds, appended to $OUT/times.
+timed() { # program config command...
+	p=$1 c=$2
+	shift 2
+	set -- $("$T" -r 1 -- "$@" 2>>"$OUT/$p.$c.log") || {
+		echo "gmprof: $p ($c) failed; see $OUT/$p.$c.log" >&2
+		exit 1
+	}
+	echo "$p $c $1" >>"$OUT/times"
+}
+
+r=1
+while [ $r -le "$RUNS" ]; do
+	for p in $PROGRAMS; do
+		prof=$OUT/$p.gmprof
+		timed "$p" native "$OUT/$p"
+		timed "$p" object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
+		timed "$p" object-launch env GMPROF_HARVEST=launch \
+			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
+		timed "$p" intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
+		timed "$p" memcheck "$SAN" --tool memcheck --leak-check full "$OUT/$p"
+	done
+	r=$((r + 1))
+done
+
+# Native peaks, unfixed and fixed.
+for p in $PROGRAMS; do
+	for v in "" .fixed; do
+		[ -x "$OUT/$p$v" ] || continue
+		"$OUT/$p$v" >/dev/null 2>"$OUT/$p$v.peak"
+		awk -v p="$p" -v v="${v:-.unfixed}" '/^bench: native peak / { print p, substr(v, 2), $4 }' \
+			"$OUT/$p$v.peak" >>"$OUT/peaks"
+	done
+done
+
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
+toolkit=$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+slug=$(echo "$device" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-')
+res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
+{
+	echo "# GPU overhead, $(date -u +%Y-%m-%d), $device"
+	echo
+	echo "Driver $driver, CUDA toolkit $toolkit, $(nproc) CPU cores; median of $RUNS runs, configurations interleaved."
+	echo
+	echo "Commands, per program P (built with \`$NVCC -O2 -g -lineinfo -Xcompiler -rdynamic\`):"
+	echo
+	echo "- native: \`P\`"
+	echo "- object: \`gmprof run --mode object --force --top 0 -o P.gmprof -- P\`"
+	echo "- object-launch: the same with \`GMPROF_HARVEST=launch\`"
+	echo "- intra: \`gmprof run --mode intra --force --top 0 -o P.gmprof -- P\` (every kernel)"
+	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
+	echo
+	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks"
+} | tee "$res"
+echo "written to $res"

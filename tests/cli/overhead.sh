@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: MIT
+# make bench-gpu's arithmetic, without a GPU: benchmarks/overhead.awk on
+# made-up run times and peaks (medians, ratios to native, median and
+# geometric mean across programs, the goals, the peak reductions), and
+# benchmarks/overhead.sh's refusal to run without a GPU.
+. tests/cli/lib.sh
+A=benchmarks/overhead.awk
+cat >"$TMPDIR/times" <<'T'
+a native 1.0
+a object 1.1
+a object-launch 1.5
+a intra 2.0
+a memcheck 20
+a native 1.2
+a object 9.9
+a object-launch 1.6
+a intra 2.2
+a memcheck 22
+a native 1.1
+a object 1.2
+a object-launch 1.7
+a intra 2.4
+a memcheck 21
+b native 2
+b object 2.2
+b object-launch 4
+b intra 6
+b memcheck 10
+T
+printf 'a unfixed 1000\na fixed 600\nb unfixed 500\n' >"$TMPDIR/peaks"
+awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" >"$TMPDIR/table" 2>"$TMPDIR/err" &&
+	ok "the table is made" || notok "the table is made: $(cat "$TMPDIR/err")"
+row() { grep "^| $1 |" "$TMPDIR/table"; }
+# a: native median 1.1; object median 1.2 (the 9.9 outlier does not move it): 1.09x.
+row a | grep -q '^| a | 1.100 | 1.200 | 1.09 | 1.600 | 1.45 | 2.200 | 2.00 | 21.000 | 19.09 | 17.5 |$' &&
+	ok "per program: medians and ratios to native" || notok "per program: $(row a)"
+# object 1.0909, 1.1 -> 1.10 both ways; object-launch 1.4545, 2 -> median 1.73, geometric
+# mean 1.71; intra 2.0, 3.0 -> 2.50 and 2.45.
+row '\*\*median\*\*' | grep -q '| 1.10 | | 1.73 | | 2.50 | | 12.05 | 11.0 |$' &&
+	ok "median across programs" || notok "median row: $(row '\*\*median\*\*')"
+row '\*\*geometric mean\*\*' | grep -q '| 1.10 | | 1.71 | | 2.45 | | 9.77 |' &&
+	ok "geometric mean across programs" || notok "geometric mean row: $(row '\*\*geometric mean\*\*')"
+grep -q '^- object level <= 1.15x native: 1.10x, met$' "$TMPDIR/table" &&
+	grep -q '^- intra-object, every kernel, <= 2.5x native: 2.50x, met$' "$TMPDIR/table" &&
+	grep -q '^- object level >= 5x faster than memcheck: 11.0x, met$' "$TMPDIR/table" &&
+	ok "goals judged" || notok "goals: $(grep '^- ' "$TMPDIR/table")"
+sed 's/^b object 2.2$/b object 9/' "$TMPDIR/times" >"$TMPDIR/times2"
+awk -f "$A" "$TMPDIR/times2" "$TMPDIR/peaks" | grep -q '^- object level <= 1.15x native: 2.80x, NOT met$' &&
+	ok "a missed goal says NOT met" || notok "a missed goal says NOT met"
+row a | tail -1 | grep -q '^| a | 1000 | 600 | 40.0% |$' && row b | tail -1 | grep -q '(no fixed version)' &&
+	ok "native peak reductions" || notok "peaks: $(row a | tail -1)"
+echo "a native fast" >"$TMPDIR/bad"
+expect_exit 2 "a bad time line is an error" -- awk -f "$A" "$TMPDIR/bad" "$TMPDIR/peaks"
+if sh tests/gpu/have-gpu.sh >/dev/null 2>&1; then
+	ok "a GPU is here: the harness itself runs under make bench-gpu"
+else
+	expect_exit 2 "without a GPU the harness stops with status 2" -- sh benchmarks/overhead.sh
+	expect_stderr_line "GPU" "and says why in one line"
+fi
+finish
