@@ -2,6 +2,8 @@
 # The tables of make bench-gpu (benchmarks/overhead.sh), from two files:
 #   times: "PROGRAM CONFIG SECONDS", one line per run
 #   peaks: "PROGRAM unfixed|fixed BYTES", the native peak of each build
+#   micro (optional): "CONFIG WARP_INSTRUCTIONS KERNEL_MS", one line per run
+#     of benchmarks/micro/access_cost (native, empty, object, intra)
 # Per program: the median time of each configuration and its ratio to
 # native; across programs: the median and the geometric mean of the ratios;
 # then the goals, met or not, and the native peak reductions.
@@ -15,6 +17,11 @@ FNR == NR {
 	if (NF != 3 || $3 !~ /^[0-9.]+$/) { print "overhead.awk: bad time line: " $0 > "/dev/stderr"; bad = 1; exit 2 }
 	if (!($1 in seen)) { seen[$1] = 1; prog[++np] = $1 }
 	t[$1, $2] = t[$1, $2] " " $3
+	next
+}
+FILENAME == ARGV[3] {
+	if (NF != 3) { print "overhead.awk: bad micro line: " $0 > "/dev/stderr"; bad = 1; exit 2 }
+	ms[$1] = ms[$1] " " $3; warps[$1] = $2
 	next
 }
 { peak[$1, $2] = $3; if (!($1 in pseen)) { pseen[$1] = 1; pprog[++npp] = $1 } }
@@ -60,6 +67,23 @@ END {
 	printf "- object level <= 1.15x native: %.2fx, %s\n", med[1], (med[1] <= 1.15 ? "met" : "NOT met")
 	printf "- intra-object, every kernel, <= 2.5x native: %.2fx, %s\n", med[3], (med[3] <= 2.5 ? "met" : "NOT met")
 	printf "- object level >= 5x faster than memcheck: %.1fx, %s\n", median(faster), (median(faster) >= 5 ? "met" : "NOT met")
+	if ("native" in ms) {
+		print ""
+		print "Per-access cost (benchmarks/micro/access_cost: the kernel's time by CUDA events, median;"
+		print "ns per warp-level global memory instruction above native):"
+		print ""
+		print "| patch | kernel ms | ns per warp instruction |"
+		print "|---|---|---|"
+		base = median(ms["native"])
+		printf "| none (native) | %.3f | - |\n", base
+		nm = split("empty object intra", mcfg, " ")
+		split("empty callback|first-touch flags (object)|warp-aggregated counters (intra)", label, "|")
+		for (c = 1; c <= nm; c++) {
+			if (!(mcfg[c] in ms)) continue
+			m = median(ms[mcfg[c]])
+			printf "| %s | %.3f | %.3f |\n", label[c], m, (warps[mcfg[c]] > 0 ? (m - base) * 1e6 / warps[mcfg[c]] : 0)
+		}
+	}
 	if (!npp) exit 0
 	print ""
 	print "| program | native peak, unfixed | native peak, -DFIXED | reduction |"

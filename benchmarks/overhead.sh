@@ -70,6 +70,28 @@ while [ $r -le "$RUNS" ]; do
 	r=$((r + 1))
 done
 
+# The per-access cost: the microbenchmark's kernel time under each patch.
+"$NVCC" -O2 -o "$OUT/access_cost" benchmarks/micro/access_cost.cu
+: >"$OUT/micro"
+micro() { # config command...
+	c=$1
+	shift
+	"$@" >"$OUT/access_cost.$c.out" 2>>"$OUT/access_cost.$c.log" || {
+		echo "gmprof: access_cost ($c) failed; see $OUT/access_cost.$c.log" >&2
+		exit 1
+	}
+	awk -v c="$c" '$1 == "access_cost:" { print c, $2, $3 }' "$OUT/access_cost.$c.out" >>"$OUT/micro"
+}
+r=1
+while [ $r -le "$RUNS" ]; do
+	prof=$OUT/access_cost.gmprof
+	micro native "$OUT/access_cost"
+	micro empty env GMPROF_PATCH_EMPTY=1 "$G" run --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	micro object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	micro intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	r=$((r + 1))
+done
+
 # Native peaks, unfixed and fixed.
 for p in $PROGRAMS; do
 	for v in "" .fixed; do
@@ -98,6 +120,8 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "- intra: \`gmprof run --mode intra --force --top 0 -o P.gmprof -- P\` (every kernel)"
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
-	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks"
+	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"
+	echo
+	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro"
 } | tee "$res"
 echo "written to $res"

@@ -139,7 +139,10 @@ void dev_module_loaded(CUcontext ctx, CUmodule module)
 		{ SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE, "gmp_patch_device_free" },
 	};
 	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		SanitizerResult r = gmp_col.san.PatchInstructions(points[i].id, module, points[i].cb);
+		const char *cb = points[i].cb;
+		if (gmp_col.opts.patch_empty && points[i].id == SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS)
+			cb = "gmp_patch_global_access_empty";
+		SanitizerResult r = gmp_col.san.PatchInstructions(points[i].id, module, cb);
 		if (r != SANITIZER_SUCCESS && points[i].id == SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS) {
 			check(r, "patching global memory accesses");
 			return;

@@ -125,6 +125,9 @@ static void start(void)
 		give_up(err);
 		return;
 	}
+	if (gmp_col.opts.patch_empty)
+		rec_say("GMPROF_PATCH_EMPTY is set: kernels call an empty callback and record no "
+			"access, so the findings mean nothing (a benchmark baseline)");
 	if (gmp_san__load(&gmp_col.san, gmp_col.opts.sanitizer_lib, err, sizeof(err))) {
 		give_up(err);
 		return;

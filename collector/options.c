@@ -109,7 +109,8 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    u32_opt(get, "GMPROF_POOL", 1, 1u << 20, &o->pool, err, n) ||
 	    u32_opt(get, "GMPROF_GRANULARITY", 1, 1u << 20, &o->gran, err, n) ||
 	    u32_opt(get, "GMPROF_COUNTER_GRANULARITY", 1, 1u << 24, &o->cgran, err, n) ||
-	    u32_opt(get, "GMPROF_RECORDS", 1, 1u << 30, &o->records, err, n))
+	    u32_opt(get, "GMPROF_RECORDS", 1, 1u << 30, &o->records, err, n) ||
+	    bool_opt(get, "GMPROF_PATCH_EMPTY", &o->patch_empty, err, n))
 		return -EINVAL;
 	char v[32];
 	if (!pow2(o->gran)) {

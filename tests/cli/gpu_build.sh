@@ -17,6 +17,11 @@ for src in tests/gpu/*.cu; do
 		ok "tests/gpu/$name.cu compiles" || { notok "tests/gpu/$name.cu compiles"; cat "$TMPDIR/$name.log"; }
 	[ -f "tests/gpu/$name.expect" ] && ok "$name has expected findings" || notok "$name has expected findings"
 done
+for src in benchmarks/micro/*.cu; do
+	name=$(basename "$src" .cu)
+	"$NVCC" -O2 -o "$TMPDIR/$name" "$src" >"$TMPDIR/$name.log" 2>&1 &&
+		ok "benchmarks/micro/$name.cu compiles" || { notok "benchmarks/micro/$name.cu compiles"; cat "$TMPDIR/$name.log"; }
+done
 # The benchmark programs: both versions compile; the expected findings of the
 # unfixed one are what the detector finds in its event model.
 for src in benchmarks/cuda/*.cu; do

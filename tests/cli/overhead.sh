@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # make bench-gpu's arithmetic, without a GPU: benchmarks/overhead.awk on
 # made-up run times and peaks (medians, ratios to native, median and
-# geometric mean across programs, the goals, the peak reductions), and
+# geometric mean across programs, the goals, the peak reductions, the
+# per-access cost), and
 # benchmarks/overhead.sh's refusal to run without a GPU.
 . tests/cli/lib.sh
 A=benchmarks/overhead.awk
@@ -49,6 +50,13 @@ awk -f "$A" "$TMPDIR/times2" "$TMPDIR/peaks" | grep -q '^- object level <= 1.15x
 	ok "a missed goal says NOT met" || notok "a missed goal says NOT met"
 row a | tail -1 | grep -q '^| a | 1000 | 600 | 40.0% |$' && row b | tail -1 | grep -q '(no fixed version)' &&
 	ok "native peak reductions" || notok "peaks: $(row a | tail -1)"
+# Per-access cost: (median ms - native median ms) * 1e6 / warp instructions.
+printf 'native 1000000 2.0\nnative 1000000 2.2\nnative 1000000 2.1\nempty 1000000 3.1\nobject 1000000 5.1\nintra 1000000 12.1\n' >"$TMPDIR/micro"
+awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro" >"$TMPDIR/table3"
+grep -q '^| empty callback | 3.100 | 1.000 |$' "$TMPDIR/table3" &&
+	grep -q '^| first-touch flags (object) | 5.100 | 3.000 |$' "$TMPDIR/table3" &&
+	grep -q '^| warp-aggregated counters (intra) | 12.100 | 10.000 |$' "$TMPDIR/table3" &&
+	ok "ns per warp instruction above native" || notok "per-access cost: $(grep '^| [ew]' "$TMPDIR/table3")"
 echo "a native fast" >"$TMPDIR/bad"
 expect_exit 2 "a bad time line is an error" -- awk -f "$A" "$TMPDIR/bad" "$TMPDIR/peaks"
 if sh tests/gpu/have-gpu.sh >/dev/null 2>&1; then
