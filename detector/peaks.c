@@ -20,10 +20,10 @@
 struct dev_curve {
 	uint32_t device;
 	uint32_t *pos;    /* pos[0] is a sentinel for "before any change" */
-	uint64_t *live;
+	uint64_t *live;   /* while building; then the tree's leaves */
 	size_t m;         /* points including the sentinel */
-	uint64_t *tree;   /* max segment tree over live[] */
-	size_t leaves;
+	uint64_t *tree;   /* max segment tree over live[], bottom-up: 2 * m entries */
+	size_t leaves;    /* m */
 	uint64_t peak;
 	/* Where the curve stands at its peak: [pk_start[i], pk_end[i]) in positions. */
 	uint32_t pk_start[PEAK_SPANS], pk_end[PEAK_SPANS];
@@ -203,14 +203,15 @@ static int build_curves(struct det *d)
 	}
 	for (size_t i = 0; i < r->ndevices; i++) {
 		struct dev_curve *c = &curves[i];
-		c->leaves = 1;
-		while (c->leaves < c->m)
-			c->leaves *= 2;
-		c->tree = calloc(2 * c->leaves, sizeof(*c->tree));
+		/* A bottom-up tree needs no power of two; its leaves replace live[]. */
+		c->leaves = c->m;
+		c->tree = malloc(2 * c->leaves * sizeof(*c->tree));
 		if (!c->tree)
 			return -ENOMEM;
-		for (size_t k = 0; k < c->m; k++)
-			c->tree[c->leaves + k] = c->live[k];
+		c->tree[0] = 0;
+		memcpy(c->tree + c->leaves, c->live, c->m * sizeof(*c->tree));
+		free(c->live);
+		c->live = c->tree + c->leaves;
 		for (size_t k = c->leaves - 1; k >= 1; k--)
 			c->tree[k] = c->tree[2 * k] > c->tree[2 * k + 1] ? c->tree[2 * k]
 									 : c->tree[2 * k + 1];
@@ -307,7 +308,8 @@ void det_free_curves(struct det *d)
 		return;
 	for (size_t i = 0; i < d->r->ndevices; i++) {
 		free(d->curves[i].pos);
-		free(d->curves[i].live);
+		if (!d->curves[i].tree)
+			free(d->curves[i].live); /* else live points into the tree */
 		free(d->curves[i].tree);
 	}
 	free(d->curves);

@@ -54,7 +54,7 @@ static int by_level_desc(const struct cand *c, size_t n, int last, const uint32_
 
 struct segtree {
 	uint64_t *t;
-	size_t n;  /* leaves, power of two */
+	size_t n;  /* leaves */
 };
 
 static void seg_set(struct segtree *s, size_t i, uint64_t v)
@@ -183,15 +183,12 @@ int det_redundant(struct det *d)
 	if (n < 2)
 		return 0;
 	int err = -ENOMEM;
+	struct segtree st = { .n = n }; /* bottom-up: any number of leaves */
+	uint32_t *by_last = NULL, *by_first = NULL, *lo_w = NULL, *hi_w = NULL, *rank = NULL;
+	uint64_t *keys = NULL;
 	struct cand *c = malloc(n * sizeof(*c));
-	uint32_t *by_last = malloc(n * sizeof(*by_last));
-	uint32_t *by_first = malloc(n * sizeof(*by_first));
-	struct segtree st = { .n = 1 };
-	while (st.n < n)
-		st.n *= 2;
-	st.t = calloc(2 * st.n, sizeof(*st.t));
-	if (!c || !by_last || !by_first || !st.t)
-		goto out;
+	if (!c)
+		return -ENOMEM;
 	size_t k = 0;
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
@@ -201,37 +198,33 @@ int det_redundant(struct det *d)
 					.group = ob->device * 2 + (ob->kind == GMP_MEM_POOL_REGION),
 					.first = r->level[ob->first_ev], .last = r->level[ob->last_ev] };
 	}
-	uint32_t *lo_w = malloc(n * sizeof(*lo_w)), *hi_w = malloc(n * sizeof(*hi_w));
-	if (!lo_w || !hi_w || sort_by_size(c, n)) {
-		free(lo_w);
-		free(hi_w);
+	/* Allocated as needed: the sort's own temporaries are gone before the rest comes. */
+	if (sort_by_size(c, n))
 		goto out;
-	}
+	lo_w = malloc(n * sizeof(*lo_w));
+	hi_w = malloc(n * sizeof(*hi_w));
+	rank = malloc(r->nobjects * sizeof(*rank));
+	keys = malloc(n * sizeof(*keys));
+	by_last = malloc(n * sizeof(*by_last));
+	by_first = malloc(n * sizeof(*by_first));
+	if (!lo_w || !hi_w || !rank || !keys || !by_last || !by_first)
+		goto out;
 	size_windows(c, n, d->o->redundant_pct / 100.0, lo_w, hi_w);
+	for (uint32_t i = 0; i < n; i++)
+		rank[c[i].obj] = i;
+	if (by_level_desc(c, n, 1, rank, keys, by_last) ||
+	    by_level_desc(c, n, 0, rank, keys, by_first))
+		goto out;
+	free(keys);
+	keys = NULL;
+	st.t = malloc(2 * st.n * sizeof(*st.t));
+	if (!st.t)
+		goto out;
+	st.t[0] = 0;
 	for (uint32_t i = 0; i < n; i++)
 		st.t[st.n + i] = ((uint64_t)c[i].last + 1) << 32 | c[i].obj;
 	for (size_t i = st.n - 1; i >= 1; i--)
 		st.t[i] = st.t[2 * i] > st.t[2 * i + 1] ? st.t[2 * i] : st.t[2 * i + 1];
-	uint32_t *rank = malloc(r->nobjects * sizeof(*rank));
-	uint64_t *keys = malloc(n * sizeof(*keys));
-	if (!rank || !keys) {
-		free(rank);
-		free(keys);
-		free(lo_w);
-		free(hi_w);
-		goto out;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		rank[c[i].obj] = i;
-	if (by_level_desc(c, n, 1, rank, keys, by_last) ||
-	    by_level_desc(c, n, 0, rank, keys, by_first)) {
-		free(rank);
-		free(keys);
-		free(lo_w);
-		free(hi_w);
-		goto out;
-	}
-	free(keys);
 	size_t p = 0;
 	err = 0;
 	for (size_t i = 0; i < n && !err; i++) {
@@ -250,13 +243,14 @@ int det_redundant(struct det *d)
 		seg_set(&st, rank[other], 0); /* Reused: nobody else may take it */
 		err = report(d, j->obj, other);
 	}
-	free(rank);
-	free(lo_w);
-	free(hi_w);
 out:
 	free(c);
 	free(by_last);
 	free(by_first);
+	free(lo_w);
+	free(hi_w);
+	free(rank);
+	free(keys);
 	free(st.t);
 	return err;
 }
