@@ -89,21 +89,17 @@ static int check(SanitizerResult r, const char *what)
 {
 	if (r == SANITIZER_SUCCESS)
 		return 0;
-	if (!warned_alloc) {
-		warned_alloc = 1;
+	if (!__atomic_exchange_n(&warned_alloc, 1, __ATOMIC_RELAXED)) /* once, from any thread */
 		rec_say("%s failed (%s); some kernel launches stay unmonitored", what,
 			gmp_san__strerror(&gmp_col.san, r));
-	}
 	return -EIO;
 }
 
 /* Host memory ran out: say so once, as for device failures. */
 static void out_of_memory(const char *what)
 {
-	if (!warned_alloc) {
-		warned_alloc = 1;
+	if (!__atomic_exchange_n(&warned_alloc, 1, __ATOMIC_RELAXED))
 		rec_say("out of host memory while %s; some kernel launches stay unmonitored", what);
-	}
 }
 
 void dev_context_created(CUcontext ctx, uint32_t device)
@@ -139,9 +135,8 @@ void dev_module_loaded(CUcontext ctx, CUmodule module)
 		{ SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE, "gmp_patch_device_free" },
 	};
 	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		const char *cb = points[i].cb;
-		if (gmp_col.opts.patch_empty && points[i].id == SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS)
-			cb = "gmp_patch_global_access_empty";
+		const char *cb = gmp_col.opts.patch_empty && i == 0 ? "gmp_patch_global_access_empty"
+								   : points[i].cb; /* [0]: global */
 		SanitizerResult r = gmp_col.san.PatchInstructions(points[i].id, module, cb);
 		if (r != SANITIZER_SUCCESS && points[i].id == SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS) {
 			check(r, "patching global memory accesses");
