@@ -64,7 +64,7 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 			rec_say("an allocation at 0x%llx overlaps an object gmprof thought live; recording a free for it",
 				(unsigned long long)md->address);
 		uint64_t start, end;
-		while (gmp_objmap__floor(gmp_col.live, md->address + md->size - 1, &start, &end, NULL) &&
+		while (rec_live_floor(md->address + md->size - 1, &start, &end) &&
 		       end > md->address) {
 			struct gmp_event f = { .op = GMP_OP_FREE, .addr = start, .device = md->device };
 			event(&f, "gmprof: free not seen");
@@ -92,7 +92,7 @@ static int is_dying(CUcontext c)
 static void release(const Sanitizer_ResourceMemoryData *md, uint32_t stream, int synchronizing)
 {
 	uint64_t start;
-	if (ignored(md) || (md->context && is_dying(md->context)) || !gmp_objmap__floor(gmp_col.live, md->address, &start, NULL, NULL) ||
+	if (ignored(md) || (md->context && is_dying(md->context)) || !rec_live_floor(md->address, &start, NULL) ||
 	    start != md->address)
 		return; /* not an object we saw being born */
 	uint32_t device = (uint32_t)md->device;

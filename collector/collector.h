@@ -20,7 +20,6 @@
 
 #include "callpath.h"
 #include "gmprof/profile.h"
-#include "objmap.h"
 #include "options.h"
 #include "san.h"
 #include "u64map.h"
@@ -49,13 +48,14 @@ struct gmp_collector {
 	uint32_t next_stream;
 	/* contexts: CUcontext -> device ordinal */
 	struct gmp_u64map ctx_device;
-	/* live device objects: start -> end (value: index into obj_kind) */
-	struct gmp_objmap *live;
-	uint64_t live_version;    /* bumped on every change */
-	uint64_t enqueue_seq;     /* launches enqueued so far (atomic) */
-	/* the same set as sorted arrays, for object tables (a copy, not a tree walk) */
+	/*
+	 * Live device objects as sorted, disjoint [tab_start[i], tab_end[i]):
+	 * lookups by binary search; object tables are copies of them.
+	 */
 	uint64_t *tab_start, *tab_end;
 	size_t tab_n, tab_cap;
+	uint64_t live_version;    /* bumped on every change */
+	uint64_t enqueue_seq;     /* launches enqueued so far (atomic) */
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;
 	struct gmp_kfilter *kf;
@@ -86,6 +86,8 @@ int rec_live_add(uint64_t addr, uint64_t size);
 int rec_live_remove(uint64_t addr);
 /* 1 when [addr, addr+size) lies inside one live object. */
 int rec_is_device(uint64_t addr, uint64_t size);
+/* The live object with the largest start <= addr: 1 and its bounds (end may be NULL), or 0. */
+int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end);
 /* Writes what is buffered (signal handlers: only when the lock is free). */
 void rec_flush_now(void);
 /* Prints one line "gmprof: ..." on stderr (the collector talks to the user only so). */
@@ -109,7 +111,8 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e);
 void dev_launch_end(const struct gmp_launch_info *li);
 /*
  * Harvests the launches a sync completed: one stream (hs) or all (hs NULL,
- * all set), enqueued no later than horizon (cb_sync_horizon()).
+ * all set), enqueued no later than horizon (the enqueue count when the
+ * synchronizing call began).
  */
 void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon);
 /* Before a context goes: harvest everything, free its buffers. */

@@ -141,8 +141,7 @@ int rec_open(char *err, size_t errn)
 	if ((rc = gmp_callpath__new(&gmp_col.cp)))
 		return rc;
 	gmp_col.pcs = calloc(gmp_col.opts.depth, sizeof(*gmp_col.pcs));
-	gmp_col.live = gmp_objmap__new();
-	if (!gmp_col.pcs || !gmp_col.live)
+	if (!gmp_col.pcs)
 		return -ENOMEM;
 	if ((rc = gmp_callpath__modules(gmp_col.cp, emit_module, NULL)) ||
 	    (rc = gmp_writer__flush(gmp_col.w))) {
@@ -281,13 +280,13 @@ uint32_t rec_device(CUcontext ctx)
 	return d ? *d : 0;
 }
 
-/* The first table entry whose start is >= addr. */
-static size_t tab_pos(uint64_t addr)
+/* The first live entry whose start is > addr. */
+static size_t tab_after(uint64_t addr)
 {
 	size_t lo = 0, hi = gmp_col.tab_n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (gmp_col.tab_start[mid] < addr)
+		if (gmp_col.tab_start[mid] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -295,9 +294,22 @@ static size_t tab_pos(uint64_t addr)
 	return lo;
 }
 
+int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	size_t k = tab_after(addr);
+	if (!k)
+		return 0;
+	if (start)
+		*start = gmp_col.tab_start[k - 1];
+	if (end)
+		*end = gmp_col.tab_end[k - 1];
+	return 1;
+}
+
 int rec_live_add(uint64_t addr, uint64_t size)
 {
-	if (gmp_objmap__overlap(gmp_col.live, addr, addr + size) != UINT32_MAX)
+	uint64_t end;
+	if (size && rec_live_floor(addr + size - 1, NULL, &end) && end > addr)
 		return -EEXIST;
 	if (gmp_col.tab_n == gmp_col.tab_cap) {
 		size_t cap = gmp_col.tab_cap ? 2 * gmp_col.tab_cap : 1024;
@@ -311,10 +323,7 @@ int rec_live_add(uint64_t addr, uint64_t size)
 			return -ENOMEM;
 		gmp_col.tab_cap = cap;
 	}
-	int rc = gmp_objmap__insert(gmp_col.live, addr, addr + size, 0);
-	if (rc)
-		return rc;
-	size_t k = tab_pos(addr), move = gmp_col.tab_n - k;
+	size_t k = tab_after(addr), move = gmp_col.tab_n - k;
 	memmove(gmp_col.tab_start + k + 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
 	memmove(gmp_col.tab_end + k + 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
 	gmp_col.tab_start[k] = addr;
@@ -326,16 +335,13 @@ int rec_live_add(uint64_t addr, uint64_t size)
 
 int rec_live_remove(uint64_t addr)
 {
-	int rc = gmp_objmap__remove(gmp_col.live, addr);
-	if (rc)
-		return rc;
-	size_t k = tab_pos(addr);
-	if (k < gmp_col.tab_n && gmp_col.tab_start[k] == addr) {
-		size_t move = gmp_col.tab_n - k - 1;
-		memmove(gmp_col.tab_start + k, gmp_col.tab_start + k + 1, move * sizeof(uint64_t));
-		memmove(gmp_col.tab_end + k, gmp_col.tab_end + k + 1, move * sizeof(uint64_t));
-		gmp_col.tab_n--;
-	}
+	size_t k = tab_after(addr);
+	if (!k || gmp_col.tab_start[k - 1] != addr)
+		return -ENOENT;
+	size_t move = gmp_col.tab_n - k;
+	memmove(gmp_col.tab_start + k - 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
+	memmove(gmp_col.tab_end + k - 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
+	gmp_col.tab_n--;
 	gmp_col.live_version++;
 	return 0;
 }
@@ -343,7 +349,7 @@ int rec_live_remove(uint64_t addr)
 int rec_is_device(uint64_t addr, uint64_t size)
 {
 	uint64_t start, end;
-	if (!gmp_objmap__floor(gmp_col.live, addr, &start, &end, NULL))
+	if (!rec_live_floor(addr, &start, &end))
 		return 0;
 	return addr >= start && addr + (size ? size : 1) <= end;
 }

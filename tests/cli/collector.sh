@@ -35,6 +35,25 @@ for s in tests/scripts/*.jsonl; do
 	[ ! -s "$TMPDIR/err" ] && ok "$name: the profile is complete" || notok "$name: the profile is complete: $(cat "$TMPDIR/err")"
 done
 
+# An allocation over an object whose free gmprof missed: that object (only
+# it) gets a free just before the new allocation, and one line says so.
+cat >"$TMPDIR/missed.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096}
+{"op":"alloc","addr":"0x20000","size":4096}
+{"op":"alloc","addr":"0x10800","size":8192}
+{"op":"kernel","name":"k","write":["0x10800"]}
+{"op":"free","addr":"0x10800"}
+{"op":"free","addr":"0x20000"}
+{"op":"end"}
+J
+rm -f "$TMPDIR/missed.gmprof"
+expect_exit 0 "a missed free: the program runs" -- env GMPROF_OUTPUT="$TMPDIR/missed.gmprof" "$FAKE" "$TMPDIR/missed.jsonl"
+expect_stderr_line "overlaps an object gmprof thought live" "a missed free: one line says so"
+"$GMPROF" dump "$TMPDIR/missed.gmprof" | sed -n 's/^{"op":"\([a-z]*\)","addr":"\(0x[0-9a-f]*\)".*/\1 \2/p' >"$TMPDIR/missed.ops"
+printf 'alloc 0x10000\nalloc 0x20000\nfree 0x10000\nalloc 0x10800\nfree 0x10800\nfree 0x20000\n' |
+	diff -u - "$TMPDIR/missed.ops" >"$TMPDIR/missed.diff" &&
+	ok "a missed free: the stale object alone is freed first" || { notok "a missed free"; cat "$TMPDIR/missed.diff"; }
+
 # Intra mode with no room for the maps on the "GPU": access records streamed instead.
 rm -f "$TMPDIR/oom.gmprof"
 expect_exit 0 "intra mode, maps do not fit" -- env GMPROF_MODE=intra GMPROF_RECORDS=1000 GMPROF_OUTPUT="$TMPDIR/oom.gmprof" \
