@@ -293,7 +293,7 @@ FUZZ_FLAGS := $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-r
 FUZZ_SRC := $(CORE_SRC) analyzer/baseline.c analyzer/input.c
 FUZZ_TIME ?= 300
 
-$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_SRC) $(DEPS_STAMP)
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_detect.h $(FUZZ_SRC) $(DEPS_STAMP)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC) -lcjson -lm

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int gmp_cli__usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -143,4 +144,11 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 		return r;
 	}
 	}
+}
+
+double gmp_cli__seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

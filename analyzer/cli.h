@@ -82,5 +82,7 @@ int gmp_cli__usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Resets getopt for a subcommand's argv. */
 void gmp_cli__reset_getopt(void);
+/* A monotonic clock in seconds, for --stats. */
+double gmp_cli__seconds(void);
 
 #endif

@@ -4,7 +4,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -45,13 +44,6 @@ static int write_trace(FILE *fp, void *ctx)
 {
 	struct job *j = ctx;
 	return gmp_perfetto__write(fp, j->s, j->host, &j->written);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int cmd_perfetto(int argc, char **argv)
@@ -97,9 +89,9 @@ int cmd_perfetto(int argc, char **argv)
 			return GMP_EXIT_USAGE;
 		}
 	}
-	double t0 = now();
+	double t0 = gmp_cli__seconds();
 	int rc = gmp_output__write(cm.output, cm.force, write_trace, &j);
-	double dt = now() - t0;
+	double dt = gmp_cli__seconds() - t0;
 	if (!rc && stats)
 		fprintf(stderr, "gmprof perfetto: %zu API events, %" PRIu64 " trace events in %.3f s: %.0f API events/s\n",
 			s.in.trace->nev, j.written, dt, dt > 0 ? (double)s.in.trace->nev / dt : 0.0);

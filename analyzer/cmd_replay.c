@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -41,21 +40,14 @@ static const char usage[] =
 	"  gmprof replay --format json --idle-apis 4 app.gmprof\n"
 	"  gmprof replay --top 10 app.gmprof\n";
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* One line: events, load time, each pass, rate (what `make bench` divides). */
-static void print_stats(const struct gmp_trace *t, const struct gmp_result *r, uint64_t load_ns,
-			uint64_t detect_ns)
+static void print_stats(const struct gmp_trace *t, const struct gmp_result *r, double load,
+			double detect)
 {
-	fprintf(stderr, "gmprof replay: %zu events: load %.3f s", t->nev, (double)load_ns / 1e9);
+	fprintf(stderr, "gmprof replay: %zu events: load %.3f s", t->nev, load);
 	for (unsigned i = 0; i < GMP_PASSES; i++)
 		fprintf(stderr, ", %s %.3f", gmp_pass__name(i), (double)r->pass_ns[i] / 1e9);
-	double s = (double)(load_ns + detect_ns) / 1e9;
+	double s = load + detect;
 	fprintf(stderr, "; total %.3f s, %.0f events/s\n", s, s > 0 ? (double)t->nev / s : 0.0);
 }
 
@@ -72,10 +64,10 @@ int cmd_replay(int argc, char **argv)
 		GMP_DETECT_LONGOPTS,
 		{ 0, 0, 0, 0 },
 	};
-	struct gmp_detect_opts o;
-	gmp_detect_opts__defaults(&o);
-	const char *format = "text", *output = "-";
-	int force = 0, salvage = 0, pretty = 0, stats = 0, c;
+	struct gmp_cli_common cm;
+	gmp_cli__common_init(&cm);
+	const char *format = "text";
+	int pretty = 0, stats = 0, c, ex;
 	uint32_t top = 0;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":f:o:n:h", longopts, NULL)) != -1) {
@@ -87,14 +79,9 @@ int cmd_replay(int argc, char **argv)
 			if (gmp_cli__u32(optarg, &top))
 				return gmp_cli__usage_error("replay", "bad value '%s' for --top", optarg);
 			break;
-		case 'o': output = optarg; break;
-		case OPT_FORCE: force = 1; break;
-		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
-		case ':': return gmp_cli__usage_error("replay", "option '%s' needs a value", argv[optind - 1]);
-		case '?': return gmp_cli__usage_error("replay", "unknown option '%s'", argv[optind - 1]);
 		default:
-			if (gmp_cli__detect_opt("replay", c, optarg, &o, &salvage) < 0)
-				return GMP_EXIT_USAGE;
+			if (gmp_cli__common("replay", usage, c, argv, &cm, &ex) < 0)
+				return ex;
 		}
 	}
 	if (strcmp(format, "text") != 0 && strcmp(format, "json") != 0)
@@ -103,20 +90,20 @@ int cmd_replay(int argc, char **argv)
 		return gmp_cli__usage_error("replay", "expected one INPUT, got %d", argc - optind);
 	const char *path = argv[optind];
 	struct gmp_input in;
-	uint64_t t0 = now_ns();
-	if (gmp_input__load(path, salvage, &in))
+	double t0 = gmp_cli__seconds();
+	if (gmp_input__load(path, cm.salvage, &in))
 		return GMP_EXIT_USAGE;
-	uint64_t t1 = now_ns();
+	double t1 = gmp_cli__seconds();
 	struct gmp_result *r = NULL;
 	int rc = GMP_EXIT_USAGE;
 	struct gmp_outfile out;
-	if (gmp_input__detect(&in, &o, &r))
+	if (gmp_input__detect(&in, &cm.o, &r))
 		goto done;
 	if (stats)
-		print_stats(in.trace, r, t1 - t0, now_ns() - t1);
-	int err = gmp_outfile__open(&out, output, force);
+		print_stats(in.trace, r, t1 - t0, gmp_cli__seconds() - t1);
+	int err = gmp_outfile__open(&out, cm.output, cm.force);
 	if (err) {
-		gmp_input__perror(output, err == -EEXIST ? "refusing to overwrite (use --force)"
+		gmp_input__perror(cm.output, err == -EEXIST ? "refusing to overwrite (use --force)"
 							 : "cannot create",
 				  err == -EEXIST ? 0 : err);
 		goto done;
@@ -133,12 +120,12 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (err) {
 		gmp_outfile__abort(&out);
-		gmp_input__perror(output, "cannot write", err);
+		gmp_input__perror(cm.output, "cannot write", err);
 		goto done;
 	}
 	err = gmp_outfile__commit(&out);
 	if (err) {
-		gmp_input__perror(output, "cannot write", err);
+		gmp_input__perror(cm.output, "cannot write", err);
 		goto done;
 	}
 	rc = GMP_EXIT_OK;

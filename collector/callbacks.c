@@ -6,6 +6,7 @@
  * collector's lock is taken once per callback.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 
 #include "collector.h"
@@ -57,7 +58,7 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 {
 	if (ignored(md) || !md->size)
 		return;
-	if (rec_live_add(md->address, md->size)) {
+	if (rec_live_add(md->address, md->size) == -EEXIST) {
 		/* We missed a free (made before gmprof was loaded, say): end the stale object. */
 		static int warned;
 		if (!warned++)

@@ -81,7 +81,11 @@ int rec_touches(uint64_t ev, const struct gmp_touch *t, size_t n);
 uint32_t rec_stream(uint64_t handle);
 void rec_context(CUcontext ctx, uint32_t device);
 uint32_t rec_device(CUcontext ctx);
-/* A device object comes or goes (for copies and the patch tables). */
+/*
+ * A device object comes or goes (for copies and the patch tables).  Adding
+ * returns -EEXIST when it overlaps a live object, -ENOMEM (the profile is
+ * then stopped, with one sentence) when memory ran out.
+ */
 int rec_live_add(uint64_t addr, uint64_t size);
 int rec_live_remove(uint64_t addr);
 /* 1 when [addr, addr+size) lies inside one live object. */

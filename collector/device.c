@@ -102,6 +102,16 @@ static void out_of_memory(const char *what)
 		rec_say("out of host memory while %s; some kernel launches stay unmonitored", what);
 }
 
+/* Waits for the oldest launch's stream, collects what it completed: 1 some, 0 none
+   (another thread is still issuing the oldest), -1 the wait failed. */
+static int collect_oldest(struct gmp_ctx_state *s)
+{
+	Sanitizer_StreamHandle oldest = s->pend[0].hs;
+	if (check(gmp_col.san.StreamSynchronize(oldest), "sanitizerStreamSynchronize"))
+		return -1;
+	return harvest_stream(s, oldest, 0, HV_ENQUEUED) > 0;
+}
+
 void dev_context_created(CUcontext ctx, uint32_t device)
 {
 	rec_context(ctx, device);
@@ -184,11 +194,7 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 	 * objects and a changing set, that memory grows with every launch.
 	 * Past SNAP_LIMIT, collect the oldest launches first.
 	 */
-	while (s->snap_bytes > SNAP_LIMIT && s->npend) {
-		Sanitizer_StreamHandle oldest = s->pend[0].hs;
-		if (check(gmp_col.san.StreamSynchronize(oldest), "sanitizerStreamSynchronize") ||
-		    !harvest_stream(s, oldest, 0, HV_ENQUEUED))
-			break; /* the oldest is still being issued by another thread */
+	while (s->snap_bytes > SNAP_LIMIT && s->npend && collect_oldest(s) > 0) {
 	}
 	struct snapshot *sn = calloc(1, sizeof(*sn));
 	size_t n = gmp_col.tab_n;
@@ -362,13 +368,9 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		record(li, e, 0); /* unmonitored: its access sets stay unknown */
 		return;
 	}
-	if (s->npend >= gmp_col.opts.pool) {
-		/* The pool ran low: wait for the oldest launch's stream and collect it. */
-		Sanitizer_StreamHandle oldest = s->pend[0].hs;
-		if (check(gmp_col.san.StreamSynchronize(oldest), "sanitizerStreamSynchronize"))
-			return;
-		harvest_stream(s, oldest, 0, HV_ENQUEUED);
-	}
+	/* The pool ran low: wait for the oldest launch's stream and collect it. */
+	if (s->npend >= gmp_col.opts.pool && collect_oldest(s) < 0)
+		return;
 	struct pending p = { .hs = li->hstream, .mode = GMP_MODE_OBJECT };
 	if (!(p.snap = current_table(s, li->hstream)) || get_buffer(s, p.snap->n, &p.buf)) {
 		record(li, e, 0);

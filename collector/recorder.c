@@ -319,8 +319,10 @@ int rec_live_add(uint64_t addr, uint64_t size)
 		uint64_t *b = a ? realloc(gmp_col.tab_end, cap * sizeof(*b)) : NULL;
 		if (b)
 			gmp_col.tab_end = b;
-		if (!a || !b)
+		if (!a || !b) {
+			write_failed(-ENOMEM); /* an object left out would mislead: stop instead */
 			return -ENOMEM;
+		}
 		gmp_col.tab_cap = cap;
 	}
 	size_t k = tab_after(addr), move = gmp_col.tab_n - k;
