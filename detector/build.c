@@ -228,8 +228,11 @@ static int add_vertex(struct bs *b, uint32_t v)
 	return 0;
 }
 
-/* Sorts events by (level, index): a counting sort, O(V + levels). */
-static int topo_order(struct det *d)
+/*
+ * Sorts events by (level, index): a counting sort, O(V + levels).  Leaves
+ * in *end, for each level, the position in r->order after its last event.
+ */
+static int topo_order(struct det *d, uint64_t **end)
 {
 	struct gmp_result *r = d->r;
 	size_t n = d->t->nev;
@@ -263,12 +266,12 @@ static int topo_order(struct det *d)
 		r->order[p] = (uint32_t)i;
 		d->pos[i] = p;
 	}
-	free(start);
+	*end = start;
 	return 0;
 }
 
-/* Per object: the events that read or write it, by (level, index). */
-static int object_accesses(struct det *d)
+/* Per object: the events that read or write it, by (level, index); level_end from topo_order. */
+static int object_accesses(struct det *d, const uint64_t *level_end)
 {
 	struct gmp_result *r = d->r;
 	size_t nobj = r->nobjects;
@@ -290,14 +293,52 @@ static int object_accesses(struct det *d)
 		return -ENOMEM;
 	}
 	memcpy(fill, d->oacc_off, (nobj + 1) * sizeof(*fill));
-	/* Walking events in topological order leaves each list sorted by (level, index). */
-	for (size_t p = 0; p < d->t->nev; p++) {
+	/*
+	 * Walking events in topological order leaves each list sorted by
+	 * (level, index), and levels only grow, so api_before is read in order:
+	 * idle gaps are found here rather than by a later pass over every
+	 * object's accesses (which reads levels and counts at random).
+	 */
+	uint32_t idle = d->o->patterns & (1u << GMP_PAT_TEMPORARY_IDLENESS) ? d->o->idle_apis : 0;
+	uint32_t (*last)[2] = idle ? malloc((nobj + 1) * sizeof(*last)) : NULL; /* event, APIs after it */
+	if (idle && !last) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t o = 0; idle && o < nobj; o++)
+		last[o][0] = NONE;
+	int err = 0;
+	uint32_t l = 0;
+	for (size_t p = 0; p < d->t->nev && !err; p++) {
 		uint32_t v = r->order[p];
-		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++)
-			if (DEP_KIND(d->deps[k]) <= DEP_RW)
-				d->oacc[fill[DEP_OBJ(d->deps[k])]++] = v;
+		while (p >= level_end[l])
+			l++; /* v's level, without reading r->level at random */
+		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
+			if (DEP_KIND(d->deps[k]) > DEP_RW)
+				continue;
+			uint32_t obj = DEP_OBJ(d->deps[k]);
+			d->oacc[fill[obj]++] = v;
+			if (!idle)
+				continue;
+			/* APIs strictly between the two levels: api_before[l] - api_before[l' + 1]. */
+			uint32_t before = d->api_before[l];
+			if (last[obj][0] != NONE && before > last[obj][1] &&
+			    before - last[obj][1] >= idle) {
+				if (GMP_GROW(d->gaps, d->gaps_cap, d->ngaps + 1)) {
+					err = -ENOMEM;
+					break;
+				}
+				d->gaps[d->ngaps++] = (struct det_gap){ obj, last[obj][0], v,
+									before - last[obj][1] };
+			}
+			last[obj][0] = v;
+			last[obj][1] = d->api_before[l + 1];
+		}
 	}
 	free(fill);
+	free(last);
+	if (err)
+		return err;
 	for (size_t o = 0; o < nobj; o++) {
 		uint32_t a = d->oacc_off[o], b = d->oacc_off[o + 1];
 		struct gmp_object *ob = &r->objects[o];
@@ -359,9 +400,11 @@ int det_build(struct det *d)
 	r->ordinal = malloc((n ? n : 1) * sizeof(*r->ordinal));
 	if (!b.owner || !b.readers || !d->weight || !r->level || !r->ordinal)
 		goto out;
-	for (uint32_t v = 0; v < n; v++)
+	for (uint32_t v = 0; v < n; v++) {
+		DET_PREFETCH(&t->ev[v + 16 < n ? v + 16 : v]);
 		if ((err = add_vertex(&b, v)))
 			goto out;
+	}
 	err = 0;
 	r->nedges = b.nedges;
 	/* Reader lists are done. */
@@ -376,7 +419,11 @@ int det_build(struct det *d)
 	d->pos = malloc((n ? n : 1) * sizeof(*d->pos));
 	if (!r->order || !d->pos)
 		err = -ENOMEM;
-	if (err || (err = topo_order(d)) || (err = object_accesses(d)))
+	uint64_t *level_end = NULL;
+	if (!err && !(err = topo_order(d, &level_end)))
+		err = object_accesses(d, level_end);
+	free(level_end);
+	if (err)
 		goto out;
 out:
 	gmp_csr__release(&b.in);

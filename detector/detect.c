@@ -257,7 +257,7 @@ void gmp_result__free(struct gmp_result *r)
 /* Frees what only the pattern passes need, before the peak passes run. */
 static void det_release_patterns(struct det *d)
 {
-	if (d->o->keep_deps && !d->r->deps) {
+	if (d->o->keep_deps && d->dep_off) { /* deps is NULL when no event uses an object */
 		d->r->dep_off = d->dep_off;
 		d->r->deps = d->deps;
 		d->dep_off = d->deps = NULL;
@@ -269,6 +269,9 @@ static void det_release_patterns(struct det *d)
 	free(d->api_before);
 	free(d->oacc_off);
 	free(d->oacc);
+	free(d->gaps);
+	d->gaps = NULL;
+	d->ngaps = d->gaps_cap = 0;
 	d->dep_off = d->deps = d->touch_obj = d->oacc_off = d->oacc = NULL;
 	d->weight = NULL;
 	d->api_before = NULL;

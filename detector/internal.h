@@ -26,6 +26,23 @@ enum dep_kind {
 #define DEP_KIND(d) GMP_DEP_KIND(d)
 #define DEP_MAX_OBJ ((1u << 29) - 1)
 
+/*
+ * A hint to fetch memory that a loop will read a few iterations on.  Used
+ * where a pass streams through the event array while doing enough other
+ * work per event that the hardware prefetcher falls behind (measured:
+ * benchmarks/results/).
+ */
+#if defined(__GNUC__)
+#define DET_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define DET_PREFETCH(p) ((void)(p))
+#endif
+
+/* Two consecutive accesses x, y to obj with `between` GPU APIs between them. */
+struct det_gap {
+	uint32_t obj, x, y, between;
+};
+
 struct det {
 	const struct gmp_trace *t;
 	const struct gmp_detect_opts *o;
@@ -44,6 +61,10 @@ struct det {
 	/* per-object accesses, sorted by (level, event): oacc[oacc_off[o] ..] */
 	uint32_t *oacc_off;
 	uint32_t *oacc;
+	/* idle gaps between an object's consecutive accesses, found by the build
+	 * pass's topological walk, in that order (objpat.c reports them) */
+	struct det_gap *gaps;
+	size_t ngaps, gaps_cap;
 	/* peaks: one live-bytes curve per device (peaks.c) */
 	struct dev_curve *curves;
 };

@@ -4,9 +4,14 @@
  * late deallocation, unused allocation, memory leak and temporary
  * idleness.  "Between" counts GPU APIs whose level lies strictly between
  * the two levels; sync and event ops never count.  An object's idle ranges
- * form one finding that lists every range.
+ * form one finding that lists every range; the gaps themselves are found
+ * by the build pass's topological walk (build.c).
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "internal.h"
+#include "util.h"
 
 static struct gmp_finding base(uint32_t pattern, uint32_t obj)
 {
@@ -24,31 +29,22 @@ static void bounded(const struct det *d, struct gmp_finding *f, uint32_t a, uint
 	f->apis_between = (uint32_t)det_apis_between(d, level[a], level[b]);
 }
 
-static int idleness(struct det *d, uint32_t obj)
+/* sp[0 .. n): obj's idle gaps, in topological order, already in r->spans at off. */
+static int idleness(struct det *d, uint32_t obj, uint32_t off, uint32_t n)
 {
-	const uint32_t *level = d->r->level;
 	struct gmp_finding f = base(GMP_PAT_TEMPORARY_IDLENESS, obj);
-	if (!(d->o->patterns & (1u << f.pattern)))
-		return 0;
-	for (uint32_t k = d->oacc_off[obj]; k + 1 < d->oacc_off[obj + 1]; k++) {
-		uint32_t x = d->oacc[k], y = d->oacc[k + 1];
-		uint64_t between = det_apis_between(d, level[x], level[y]);
-		if (between < d->o->idle_apis)
-			continue;
-		struct gmp_span sp = { .ev_a = x, .ev_b = y, .apis_between = (uint32_t)between };
-		int64_t at = det_add_span(d, &sp);
-		if (at < 0)
-			return (int)at;
-		if (f.count++ == 0)
-			f.range_off = (uint32_t)at;
-		if (f.ev_a == GMP_NO_EVENT || between > f.apis_between)
-			bounded(d, &f, x, y);
-	}
-	f.range_n = f.count;
-	return f.count ? det_add_finding(d, &f) : 0;
+	const struct gmp_span *sp = d->r->spans + off;
+	f.range_off = off;
+	f.range_n = f.count = n;
+	uint32_t best = 0;
+	for (uint32_t k = 1; k < n; k++)
+		if (sp[k].apis_between > sp[best].apis_between)
+			best = k;
+	bounded(d, &f, sp[best].ev_a, sp[best].ev_b);
+	return det_add_finding(d, &f);
 }
 
-static int one_object(struct det *d, uint32_t obj)
+static int one_object(struct det *d, uint32_t obj, uint32_t gap_off, uint32_t ngap)
 {
 	const struct gmp_object *o = &d->r->objects[obj];
 	const uint32_t *level = d->r->level;
@@ -74,7 +70,7 @@ static int one_object(struct det *d, uint32_t obj)
 			if ((err = det_add_finding(d, &f)))
 				return err;
 		}
-		if (d->o->idle_apis > 0 && (err = idleness(d, obj)))
+		if (ngap && (err = idleness(d, obj, gap_off, ngap)))
 			return err;
 	}
 	if (o->free_ev == GMP_NO_EVENT) {
@@ -88,10 +84,37 @@ static int one_object(struct det *d, uint32_t obj)
 
 int det_object_patterns(struct det *d)
 {
-	for (size_t obj = 0; obj < d->r->nobjects; obj++) {
-		int err = one_object(d, (uint32_t)obj);
-		if (err)
-			return err;
+	struct gmp_result *r = d->r;
+	size_t nobj = r->nobjects;
+	/*
+	 * The build pass's idle gaps become spans grouped by object (a stable
+	 * counting sort that writes each span once, in its final place).
+	 */
+	uint32_t *off = calloc(nobj + 2, sizeof(*off));
+	if (!off)
+		return -ENOMEM;
+	uint32_t base = (uint32_t)r->nspans;
+	if (d->ngaps && (r->nspans + d->ngaps >= UINT32_MAX ||
+			 GMP_GROW(r->spans, d->spans_cap, r->nspans + d->ngaps))) {
+		free(off);
+		return -ENOMEM;
 	}
-	return 0;
+	for (size_t i = 0; i < d->ngaps; i++)
+		off[d->gaps[i].obj + 2]++;
+	for (size_t o = 0; o < nobj; o++)
+		off[o + 2] += off[o + 1];
+	for (size_t i = 0; i < d->ngaps; i++) {
+		const struct det_gap *g = &d->gaps[i];
+		r->spans[base + off[g->obj + 1]++] = (struct gmp_span){ g->x, g->y, g->between };
+	}
+	r->nspans += d->ngaps;
+	free(d->gaps);
+	d->gaps = NULL;
+	d->ngaps = d->gaps_cap = 0;
+	/* off[o] .. off[o + 1] now bounds object o's gaps. */
+	int err = 0;
+	for (size_t obj = 0; obj < nobj && !err; obj++)
+		err = one_object(d, (uint32_t)obj, base + off[obj], off[obj + 1] - off[obj]);
+	free(off);
+	return err;
 }

@@ -93,91 +93,179 @@ static uint64_t rnd(uint64_t *s)
 }
 
 /*
- * Random multi-stream traces (allocations, kernels that read and write,
- * copies, sets, device/stream/event syncs, event record and wait, frees):
- * the detector's levels, computed as vertices are added, must equal those
- * of the general Kahn's algorithm on the whole graph (ts_detect checks with
- * gmp_detect_opts.verify_order), and every edge must point forward.
+ * A random multi-stream trace: allocations, kernels that read and write,
+ * copies, sets, device/stream/event syncs, event record and wait, frees.
+ */
+static struct gmp_trace *random_trace(uint64_t *seed)
+{
+	struct gmp_trace *t = gmp_trace__new();
+	assert_non_null(t);
+	enum { SLOTS = 8 };
+	uint64_t live[SLOTS] = { 0 }, next = 0x10000;
+	int nev = 20 + (int)(rnd(seed) % 200);
+	for (int i = 0; i < nev; i++) {
+		struct gmp_event e = { .stream = (uint32_t)(rnd(seed) % 4),
+				       .device = (uint32_t)(rnd(seed) % 5 == 0) };
+		struct gmp_access acc[3];
+		size_t nacc = 0;
+		uint32_t slot = (uint32_t)(rnd(seed) % SLOTS), other = (slot + 1) % SLOTS;
+		switch (rnd(seed) % 9) {
+		case 0:
+			if (live[slot])
+				continue;
+			e.op = GMP_OP_ALLOC;
+			e.addr = live[slot] = next;
+			e.size = 4096;
+			next += 0x10000;
+			break;
+		case 1:
+			if (!live[slot])
+				continue;
+			e.op = GMP_OP_FREE;
+			e.addr = live[slot];
+			live[slot] = 0;
+			break;
+		case 2: case 3:
+			e.op = GMP_OP_KERNEL;
+			e.flags = GMP_EF_ACCESS_KNOWN;
+			for (uint32_t k = 0; k < SLOTS && nacc < 3; k++)
+				if (live[k] && rnd(seed) % 3 == 0)
+					acc[nacc++] = (struct gmp_access){
+						live[k] + 8, 1 + (uint32_t)(rnd(seed) % 3) };
+			break;
+		case 4:
+			if (!live[slot] || !live[other])
+				continue;
+			e.op = GMP_OP_MEMCPY;
+			e.flags = GMP_EF_HAS_DST | GMP_EF_HAS_SRC;
+			e.addr = live[slot];
+			e.src = live[other];
+			e.size = 64;
+			break;
+		case 5:
+			if (!live[slot])
+				continue;
+			e.op = GMP_OP_MEMSET;
+			e.addr = live[slot];
+			e.size = 128;
+			break;
+		case 6:
+			e.op = GMP_OP_SYNC;
+			e.flags = rnd(seed) % 2 ? GMP_EF_SYNC_STREAM : 0;
+			break;
+		case 7:
+			e.op = GMP_OP_EVENT_RECORD;
+			e.value = rnd(seed) % 3;
+			break;
+		default:
+			e.op = rnd(seed) % 2 ? GMP_OP_EVENT_WAIT : GMP_OP_SYNC;
+			if (e.op == GMP_OP_SYNC)
+				e.flags = GMP_EF_SYNC_EVENT;
+			e.value = rnd(seed) % 3;
+			break;
+		}
+		assert_true(gmp_trace__add_event(t, &e, acc, nacc, NULL, 0) >= 0);
+	}
+	return t;
+}
+
+/*
+ * On random traces the detector's levels, computed as vertices are added,
+ * must equal those of the general Kahn's algorithm on the whole graph
+ * (ts_detect checks with gmp_detect_opts.verify_order), and every edge
+ * must point forward.
  */
 static void streaming_levels_match_kahn(void **state)
 {
 	(void)state;
 	uint64_t seed = 0x9e3779b97f4a7c15u;
 	for (int round = 0; round < 200; round++) {
-		struct gmp_trace *t = gmp_trace__new();
-		assert_non_null(t);
-		enum { SLOTS = 8 };
-		uint64_t live[SLOTS] = { 0 }, next = 0x10000;
-		int nev = 20 + (int)(rnd(&seed) % 200);
-		for (int i = 0; i < nev; i++) {
-			struct gmp_event e = { .stream = (uint32_t)(rnd(&seed) % 4),
-					       .device = (uint32_t)(rnd(&seed) % 5 == 0) };
-			struct gmp_access acc[3];
-			size_t nacc = 0;
-			uint32_t slot = (uint32_t)(rnd(&seed) % SLOTS), other = (slot + 1) % SLOTS;
-			switch (rnd(&seed) % 9) {
-			case 0:
-				if (live[slot])
-					continue;
-				e.op = GMP_OP_ALLOC;
-				e.addr = live[slot] = next;
-				e.size = 4096;
-				next += 0x10000;
-				break;
-			case 1:
-				if (!live[slot])
-					continue;
-				e.op = GMP_OP_FREE;
-				e.addr = live[slot];
-				live[slot] = 0;
-				break;
-			case 2: case 3:
-				e.op = GMP_OP_KERNEL;
-				e.flags = GMP_EF_ACCESS_KNOWN;
-				for (uint32_t k = 0; k < SLOTS && nacc < 3; k++)
-					if (live[k] && rnd(&seed) % 3 == 0)
-						acc[nacc++] = (struct gmp_access){
-							live[k] + 8, 1 + (uint32_t)(rnd(&seed) % 3) };
-				break;
-			case 4:
-				if (!live[slot] || !live[other])
-					continue;
-				e.op = GMP_OP_MEMCPY;
-				e.flags = GMP_EF_HAS_DST | GMP_EF_HAS_SRC;
-				e.addr = live[slot];
-				e.src = live[other];
-				e.size = 64;
-				break;
-			case 5:
-				if (!live[slot])
-					continue;
-				e.op = GMP_OP_MEMSET;
-				e.addr = live[slot];
-				e.size = 128;
-				break;
-			case 6:
-				e.op = GMP_OP_SYNC;
-				e.flags = rnd(&seed) % 2 ? GMP_EF_SYNC_STREAM : 0;
-				break;
-			case 7:
-				e.op = GMP_OP_EVENT_RECORD;
-				e.value = rnd(&seed) % 3;
-				break;
-			default:
-				e.op = rnd(&seed) % 2 ? GMP_OP_EVENT_WAIT : GMP_OP_SYNC;
-				if (e.op == GMP_OP_SYNC)
-					e.flags = GMP_EF_SYNC_EVENT;
-				e.value = rnd(&seed) % 3;
-				break;
-			}
-			assert_true(gmp_trace__add_event(t, &e, acc, nacc, NULL, 0) >= 0);
-		}
+		struct gmp_trace *t = random_trace(&seed);
 		struct gmp_result *r = ts_detect(t, NULL);
 		for (size_t v = 0; v < t->nev; v++)
 			assert_true(r->level[v] <= r->max_level);
 		gmp_result__free(r);
 		gmp_trace__free(t);
 	}
+}
+
+static int is_api(const struct gmp_event *e)
+{
+	return e->op != GMP_OP_SYNC && e->op != GMP_OP_EVENT_RECORD && e->op != GMP_OP_EVENT_WAIT;
+}
+
+/*
+ * Temporary idleness, found during the topological walk, against the
+ * definition computed the slow way on random traces: for each object, its
+ * accesses in (level, event) order; each consecutive pair with at least
+ * --idle-apis GPU APIs strictly between their levels is one range, listed
+ * in that order; the finding is bounded by the first longest range.
+ */
+static void idle_ranges_match_definition(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x2545f4914f6cdd1du;
+	size_t checked = 0;
+	for (int round = 0; round < 200; round++) {
+		struct gmp_trace *t = random_trace(&seed);
+		struct gmp_detect_opts o;
+		gmp_detect_opts__defaults(&o);
+		o.keep_deps = 1;
+		o.idle_apis = 1 + (uint32_t)(round % 3);
+		struct gmp_result *r = ts_detect(t, &o);
+		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
+			/* Its accesses in topological order (r->order is by level, then event). */
+			uint32_t acc[256], n = 0;
+			for (size_t p = 0; p < t->nev; p++) {
+				uint32_t v = r->order[p];
+				for (uint32_t k = r->dep_off[v]; k < r->dep_off[v + 1]; k++)
+					if (GMP_DEP_OBJ(r->deps[k]) == obj &&
+					    GMP_DEP_KIND(r->deps[k]) <= GMP_DEP_RW && n < 256)
+						acc[n++] = v;
+			}
+			struct gmp_span want[256];
+			uint32_t nwant = 0, best = 0;
+			for (uint32_t i = 0; i + 1 < n; i++) {
+				uint32_t between = 0;
+				for (size_t e = 0; e < t->nev; e++)
+					between += is_api(&t->ev[e]) && r->level[e] > r->level[acc[i]] &&
+						   r->level[e] < r->level[acc[i + 1]];
+				if (between < o.idle_apis)
+					continue;
+				want[nwant] = (struct gmp_span){ acc[i], acc[i + 1], between };
+				if (want[nwant].apis_between > want[best].apis_between)
+					best = nwant;
+				nwant++;
+			}
+			const struct gmp_finding *f = NULL;
+			for (size_t i = 0; i < r->nfindings; i++)
+				if (r->findings[i].pattern == GMP_PAT_TEMPORARY_IDLENESS &&
+				    r->findings[i].object == obj) {
+					assert_null(f);
+					f = &r->findings[i];
+				}
+			if (!nwant) {
+				assert_null(f);
+				continue;
+			}
+			assert_non_null(f);
+			assert_int_equal(f->count, nwant);
+			assert_int_equal(f->range_n, nwant);
+			for (uint32_t i = 0; i < nwant; i++) {
+				const struct gmp_span *got = &r->spans[f->range_off + i];
+				assert_int_equal(got->ev_a, want[i].ev_a);
+				assert_int_equal(got->ev_b, want[i].ev_b);
+				assert_int_equal(got->apis_between, want[i].apis_between);
+			}
+			assert_int_equal(f->ev_a, want[best].ev_a);
+			assert_int_equal(f->ev_b, want[best].ev_b);
+			assert_int_equal(f->apis_between, want[best].apis_between);
+			checked += nwant;
+		}
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+	assert_true(checked > 500); /* the traces do have idle ranges */
 }
 
 int main(void)
@@ -188,6 +276,7 @@ int main(void)
 		cmocka_unit_test(long_chain_is_linear),
 		cmocka_unit_test(bad_edge),
 		cmocka_unit_test(streaming_levels_match_kahn),
+		cmocka_unit_test(idle_ranges_match_definition),
 	};
 	return cmocka_run_group_tests_name("graph", tests, NULL, NULL);
 }
