@@ -232,7 +232,7 @@ static int add_vertex(struct bs *b, uint32_t v)
  * Sorts events by (level, index): a counting sort, O(V + levels).  Leaves
  * in *end, for each level, the position in r->order after its last event.
  */
-static int topo_order(struct det *d, uint64_t **end)
+static int topo_order(struct det *d, uint32_t **end)
 {
 	struct gmp_result *r = d->r;
 	size_t n = d->t->nev;
@@ -241,7 +241,7 @@ static int topo_order(struct det *d, uint64_t **end)
 		if (r->level[i] > maxl)
 			maxl = r->level[i];
 	r->max_level = maxl;
-	uint64_t *start = calloc((size_t)maxl + 2, sizeof(*start));
+	uint32_t *start = calloc((size_t)maxl + 2, sizeof(*start));
 	d->api_before = calloc((size_t)maxl + 3, sizeof(*d->api_before));
 	if (!start || !d->api_before) {
 		free(start);
@@ -262,7 +262,7 @@ static int topo_order(struct det *d, uint64_t **end)
 	}
 	d->api_before[maxl + 2] = d->api_before[maxl + 1];
 	for (size_t i = 0; i < n; i++) {
-		uint32_t p = (uint32_t)start[r->level[i]]++;
+		uint32_t p = start[r->level[i]]++;
 		r->order[p] = (uint32_t)i;
 		d->pos[i] = p;
 	}
@@ -270,8 +270,76 @@ static int topo_order(struct det *d, uint64_t **end)
 	return 0;
 }
 
-/* Per object: the events that read or write it, by (level, index); level_end from topo_order. */
-static int object_accesses(struct det *d, const uint64_t *level_end)
+/*
+ * Walks every access (read or write) in topological order: with `fill`,
+ * appends it to its object's list in oacc.  Levels only grow along the walk,
+ * so api_before is read in order, and idle gaps (consecutive accesses to an
+ * object with at least idle_apis GPU APIs strictly between their levels,
+ * api_before[l] - api_before[l' + 1]) are found here rather than by a pass
+ * over each object's accesses, which reads levels and counts at random.
+ * With gap_off set: spans NULL counts each object's gaps into
+ * gap_off[obj + 2]; otherwise writes them to spans[gap_off[obj + 1]++].
+ */
+static int walk_accesses(struct det *d, uint32_t *fill, struct gmp_span *spans)
+{
+	const struct gmp_result *r = d->r;
+	uint32_t idle = d->gap_off ? d->o->idle_apis : 0;
+	uint32_t (*last)[2] = NULL; /* per object: its last access, APIs up to its level */
+	if (idle) {
+		if (!(last = malloc((r->nobjects + 1) * sizeof(*last))))
+			return -ENOMEM;
+		for (size_t o = 0; o < r->nobjects; o++)
+			last[o][0] = NONE;
+	}
+	uint32_t l = 0;
+	for (size_t p = 0; p < d->t->nev; p++) {
+		uint32_t v = r->order[p];
+		while (p >= d->level_end[l])
+			l++; /* v's level, without reading r->level at random */
+		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
+			if (DEP_KIND(d->deps[k]) > DEP_RW)
+				continue;
+			uint32_t obj = DEP_OBJ(d->deps[k]);
+			if (fill)
+				d->oacc[fill[obj]++] = v;
+			if (!idle)
+				continue;
+			uint32_t before = d->api_before[l];
+			if (last[obj][0] != NONE && before > last[obj][1] &&
+			    before - last[obj][1] >= idle) {
+				if (spans)
+					spans[d->gap_off[obj + 1]++] = (struct gmp_span){
+						last[obj][0], v, before - last[obj][1] };
+				else
+					d->gap_off[obj + 2]++;
+			}
+			last[obj][0] = v;
+			last[obj][1] = d->api_before[l + 1];
+		}
+	}
+	free(last);
+	return 0;
+}
+
+int det_idle_spans(struct det *d, uint32_t *base)
+{
+	struct gmp_result *r = d->r;
+	*base = (uint32_t)r->nspans;
+	if (!d->gap_off)
+		return 0;
+	for (size_t o = 0; o < r->nobjects; o++)
+		d->gap_off[o + 2] += d->gap_off[o + 1];
+	size_t n = d->gap_off[r->nobjects + 1];
+	if (r->nspans + n >= UINT32_MAX || GMP_GROW(r->spans, d->spans_cap, r->nspans + n + 1))
+		return -ENOMEM;
+	int err = walk_accesses(d, NULL, r->spans + r->nspans);
+	if (!err)
+		r->nspans += n;
+	return err;
+}
+
+/* Per object: the events that read or write it, by (level, index). */
+static int object_accesses(struct det *d)
 {
 	struct gmp_result *r = d->r;
 	size_t nobj = r->nobjects;
@@ -293,50 +361,14 @@ static int object_accesses(struct det *d, const uint64_t *level_end)
 		return -ENOMEM;
 	}
 	memcpy(fill, d->oacc_off, (nobj + 1) * sizeof(*fill));
-	/*
-	 * Walking events in topological order leaves each list sorted by
-	 * (level, index), and levels only grow, so api_before is read in order:
-	 * idle gaps are found here rather than by a later pass over every
-	 * object's accesses (which reads levels and counts at random).
-	 */
+	/* Idle gaps are counted in the same walk and written by det_idle_spans. */
 	uint32_t idle = d->o->patterns & (1u << GMP_PAT_TEMPORARY_IDLENESS) ? d->o->idle_apis : 0;
-	uint32_t (*last)[2] = idle ? malloc((nobj + 1) * sizeof(*last)) : NULL; /* event, APIs after it */
-	if (idle && !last) {
-		free(fill);
-		return -ENOMEM;
-	}
-	for (size_t o = 0; idle && o < nobj; o++)
-		last[o][0] = NONE;
 	int err = 0;
-	uint32_t l = 0;
-	for (size_t p = 0; p < d->t->nev && !err; p++) {
-		uint32_t v = r->order[p];
-		while (p >= level_end[l])
-			l++; /* v's level, without reading r->level at random */
-		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
-			if (DEP_KIND(d->deps[k]) > DEP_RW)
-				continue;
-			uint32_t obj = DEP_OBJ(d->deps[k]);
-			d->oacc[fill[obj]++] = v;
-			if (!idle)
-				continue;
-			/* APIs strictly between the two levels: api_before[l] - api_before[l' + 1]. */
-			uint32_t before = d->api_before[l];
-			if (last[obj][0] != NONE && before > last[obj][1] &&
-			    before - last[obj][1] >= idle) {
-				if (GMP_GROW(d->gaps, d->gaps_cap, d->ngaps + 1)) {
-					err = -ENOMEM;
-					break;
-				}
-				d->gaps[d->ngaps++] = (struct det_gap){ obj, last[obj][0], v,
-									before - last[obj][1] };
-			}
-			last[obj][0] = v;
-			last[obj][1] = d->api_before[l + 1];
-		}
-	}
+	if (idle && !(d->gap_off = calloc(nobj + 2, sizeof(*d->gap_off))))
+		err = -ENOMEM;
+	if (!err)
+		err = walk_accesses(d, fill, NULL);
 	free(fill);
-	free(last);
 	if (err)
 		return err;
 	for (size_t o = 0; o < nobj; o++) {
@@ -419,11 +451,7 @@ int det_build(struct det *d)
 	d->pos = malloc((n ? n : 1) * sizeof(*d->pos));
 	if (!r->order || !d->pos)
 		err = -ENOMEM;
-	uint64_t *level_end = NULL;
-	if (!err && !(err = topo_order(d, &level_end)))
-		err = object_accesses(d, level_end);
-	free(level_end);
-	if (err)
+	if (err || (err = topo_order(d, &d->level_end)) || (err = object_accesses(d)))
 		goto out;
 out:
 	gmp_csr__release(&b.in);

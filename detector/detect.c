@@ -269,9 +269,10 @@ static void det_release_patterns(struct det *d)
 	free(d->api_before);
 	free(d->oacc_off);
 	free(d->oacc);
-	free(d->gaps);
-	d->gaps = NULL;
-	d->ngaps = d->gaps_cap = 0;
+	free(d->level_end);
+	free(d->gap_off);
+	d->level_end = NULL;
+	d->gap_off = NULL;
 	d->dep_off = d->deps = d->touch_obj = d->oacc_off = d->oacc = NULL;
 	d->weight = NULL;
 	d->api_before = NULL;

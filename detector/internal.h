@@ -38,11 +38,6 @@ enum dep_kind {
 #define DET_PREFETCH(p) ((void)(p))
 #endif
 
-/* Two consecutive accesses x, y to obj with `between` GPU APIs between them. */
-struct det_gap {
-	uint32_t obj, x, y, between;
-};
-
 struct det {
 	const struct gmp_trace *t;
 	const struct gmp_detect_opts *o;
@@ -61,16 +56,18 @@ struct det {
 	/* per-object accesses, sorted by (level, event): oacc[oacc_off[o] ..] */
 	uint32_t *oacc_off;
 	uint32_t *oacc;
-	/* idle gaps between an object's consecutive accesses, found by the build
-	 * pass's topological walk, in that order (objpat.c reports them) */
-	struct det_gap *gaps;
-	size_t ngaps, gaps_cap;
+	uint32_t *level_end;   /* per level: its end in r->order (until the lifetime pass) */
+	/* idle gaps: object o's are spans[base + gap_off[o] .. base + gap_off[o + 1])
+	 * after det_idle_spans; NULL when temporary idleness is off */
+	uint32_t *gap_off;
 	/* peaks: one live-bytes curve per device (peaks.c) */
 	struct dev_curve *curves;
 };
 
 int det_resolve(struct det *d);
 int det_build(struct det *d);
+/* Writes the idle gaps that det_build counted to r->spans from *base, grouped by object. */
+int det_idle_spans(struct det *d, uint32_t *base);
 int det_object_patterns(struct det *d);
 int det_dead_writes(struct det *d);
 int det_redundant(struct det *d);

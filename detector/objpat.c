@@ -4,14 +4,12 @@
  * late deallocation, unused allocation, memory leak and temporary
  * idleness.  "Between" counts GPU APIs whose level lies strictly between
  * the two levels; sync and event ops never count.  An object's idle ranges
- * form one finding that lists every range; the gaps themselves are found
- * by the build pass's topological walk (build.c).
+ * form one finding that lists every range; the ranges themselves are found
+ * by walks over the topological order (build.c).
  */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "internal.h"
-#include "util.h"
 
 static struct gmp_finding base(uint32_t pattern, uint32_t obj)
 {
@@ -84,37 +82,16 @@ static int one_object(struct det *d, uint32_t obj, uint32_t gap_off, uint32_t ng
 
 int det_object_patterns(struct det *d)
 {
-	struct gmp_result *r = d->r;
-	size_t nobj = r->nobjects;
-	/*
-	 * The build pass's idle gaps become spans grouped by object (a stable
-	 * counting sort that writes each span once, in its final place).
-	 */
-	uint32_t *off = calloc(nobj + 2, sizeof(*off));
-	if (!off)
-		return -ENOMEM;
-	uint32_t base = (uint32_t)r->nspans;
-	if (d->ngaps && (r->nspans + d->ngaps >= UINT32_MAX ||
-			 GMP_GROW(r->spans, d->spans_cap, r->nspans + d->ngaps))) {
-		free(off);
-		return -ENOMEM;
+	uint32_t base;
+	int err = det_idle_spans(d, &base);
+	for (size_t obj = 0; obj < d->r->nobjects && !err; obj++) {
+		uint32_t a = d->gap_off ? d->gap_off[obj] : 0, b = d->gap_off ? d->gap_off[obj + 1] : 0;
+		err = one_object(d, (uint32_t)obj, base + a, b - a);
 	}
-	for (size_t i = 0; i < d->ngaps; i++)
-		off[d->gaps[i].obj + 2]++;
-	for (size_t o = 0; o < nobj; o++)
-		off[o + 2] += off[o + 1];
-	for (size_t i = 0; i < d->ngaps; i++) {
-		const struct det_gap *g = &d->gaps[i];
-		r->spans[base + off[g->obj + 1]++] = (struct gmp_span){ g->x, g->y, g->between };
-	}
-	r->nspans += d->ngaps;
-	free(d->gaps);
-	d->gaps = NULL;
-	d->ngaps = d->gaps_cap = 0;
-	/* off[o] .. off[o + 1] now bounds object o's gaps. */
-	int err = 0;
-	for (size_t obj = 0; obj < nobj && !err; obj++)
-		err = one_object(d, (uint32_t)obj, base + off[obj], off[obj + 1] - off[obj]);
-	free(off);
+	/* The later passes need neither. */
+	free(d->level_end);
+	free(d->gap_off);
+	d->level_end = NULL;
+	d->gap_off = NULL;
 	return err;
 }
