@@ -32,7 +32,18 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes 
 	-Wno-missing-field-initializers
 CSTD := -std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L
 OPT ?= -O2 -g
-BASE_CFLAGS := $(CSTD) $(WARN) -fPIC -Iinclude -Iformat -Idetector -Ianalyzer -Igpu_patch -Icollector
+# Machines without network (GPU nodes often have none): `make deps-offline` on
+# a networked Debian or Ubuntu machine unpacks the dependencies into .deps/root
+# (no root needed); copy the tree over and the build uses them, with a run path.
+LOCAL_DEPS := .deps/root
+ifneq ($(wildcard $(LOCAL_DEPS)/usr/include),)
+LOCAL_LIBDIRS := $(abspath $(wildcard $(LOCAL_DEPS)/usr/lib/*-linux-gnu $(LOCAL_DEPS)/lib/*-linux-gnu))
+DEP_CFLAGS := $(foreach d,$(abspath $(wildcard $(LOCAL_DEPS)/usr/include/*-linux-gnu) \
+	$(LOCAL_DEPS)/usr/include),-isystem $(d))
+DEP_LDFLAGS := $(foreach d,$(LOCAL_LIBDIRS),-L$(d) -Wl,-rpath,$(d))
+endif
+BASE_CFLAGS := $(CSTD) $(WARN) -fPIC -Iinclude -Iformat -Idetector -Ianalyzer -Igpu_patch -Icollector \
+	$(DEP_CFLAGS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 # Two flavours share the sources: release (build/rel) and test (build/test, sanitized).
@@ -46,8 +57,8 @@ ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)) \
 	collector/san.c collector/pathpat.c collector/options.c
 CORE_SRC := $(FORMAT_SRC) $(DETECT_SRC)
 
-LIBS_ANALYZER := -lcjson -ldwarf -lelf -lz -lm -lpthread -ldl
-LIBS_COLLECTOR := -lunwind -lpthread -ldl -lm
+LIBS_ANALYZER := $(DEP_LDFLAGS) -lcjson -ldwarf -lelf -lz -lm -lpthread -ldl
+LIBS_COLLECTOR := $(DEP_LDFLAGS) -lunwind -lpthread -ldl -lm
 COLLECTOR_SRC := $(wildcard collector/*.c)
 # The toolkit's own Sanitizer headers, where they exist; else gmprof's declarations.
 SAN_INC := $(CUDA_HOME)/compute-sanitizer/include
@@ -61,7 +72,7 @@ LIBS_TEST := $(LIBS_ANALYZER) -lcmocka
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all run test gpu-check gpu-run gpu-record bench bench-gpu fuzz install clean deps patches
+.PHONY: all run test gpu-check gpu-run gpu-record bench bench-gpu fuzz install clean deps deps-offline patches
 
 all: $(DEPS_STAMP) $(REL)/gmprof $(REL)/libgmprof.so patches
 
@@ -74,10 +85,22 @@ HEADERS := libdwarf/libdwarf.h:libdwarf-dev gelf.h:libelf-dev libunwind.h:libunw
 
 deps: $(DEPS_STAMP)
 
+# The packages above and their libraries, unpacked into .deps/root for a
+# machine without network (see LOCAL_DEPS).
+DEB_RUNTIME := libdwarf1 libelf1 libunwind8 libcjson1 libcmocka0 zlib1g
+deps-offline:
+	$(Q)command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || \
+	  { echo "gmprof: deps-offline needs apt-get and dpkg-deb (a Debian or Ubuntu machine)" >&2; exit 2; }
+	$(Q)rm -rf .deps && mkdir -p .deps/debs
+	$(Q)cd .deps/debs && apt-get download $(DEB_PKGS) $(DEB_RUNTIME) >../download.log 2>&1 || \
+	  { cat ../download.log >&2; echo "gmprof: apt-get could not download the packages (is this machine online?)" >&2; exit 2; }
+	$(Q)for d in .deps/debs/*.deb; do dpkg-deb -x "$$d" $(LOCAL_DEPS) || exit 2; done
+	$(Q)echo "gmprof: dependencies unpacked into $(LOCAL_DEPS); copy the tree to the offline machine and run make there"
+
 $(DEPS_STAMP):
 	$(Q)missing=""; for hp in $(HEADERS); do h=$${hp%%:*}; p=$${hp##*:}; \
 	  printf '#include <stdarg.h>\n#include <stddef.h>\n#include <setjmp.h>\n#include <stdint.h>\n#include <%s>\n' "$$h" | \
-	    $(CC) -E -x c - >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	    $(CC) $(DEP_CFLAGS) -E -x c - >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "gmprof: installing missing Debian packages:$$missing"; \
@@ -281,7 +304,7 @@ TEST_TOOLS := $(TST)/tools/trace_check $(TST)/tools/sarif_check
 $(TST)/tools/%: tests/tools/%.c $(DEPS_STAMP)
 	$(call msg,CC-SAN,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -o $@ $< -lcjson -lm
+	$(Q)$(CC) $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -o $@ $< $(DEP_LDFLAGS) -lcjson -lm
 
 # ---- fuzzing (libFuzzer; needs clang) ------------------------------------------
 CLANG ?= $(shell command -v clang 2>/dev/null)
@@ -289,14 +312,14 @@ FUZZ := $(BUILD)/fuzz
 FUZZ_TARGETS := profile script baseline
 FUZZ_BINS := $(if $(CLANG),$(patsubst %,$(FUZZ)/fuzz_%,$(FUZZ_TARGETS)))
 FUZZ_FLAGS := $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-Iinclude -Iformat -Idetector -Ianalyzer
+	-Iinclude -Iformat -Idetector -Ianalyzer $(DEP_CFLAGS)
 FUZZ_SRC := $(CORE_SRC) analyzer/baseline.c analyzer/input.c
 FUZZ_TIME ?= 300
 
 $(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_detect.h $(FUZZ_SRC) $(DEPS_STAMP)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC) -lcjson -lm
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC) $(DEP_LDFLAGS) -lcjson -lm
 
 # The long run: FUZZ_TIME seconds per target; prints the executions reached.
 fuzz: $(DEPS_STAMP)
