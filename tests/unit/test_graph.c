@@ -115,7 +115,7 @@ static struct gmp_trace *random_trace(uint64_t *seed)
 				continue;
 			e.op = GMP_OP_ALLOC;
 			e.addr = live[slot] = next;
-			e.size = 4096;
+			e.size = 4096 + (rnd(seed) % 3) * 256; /* 4352 is within 10% of 4096, 4608 is not */
 			next += 0x10000;
 			break;
 		case 1:
@@ -268,6 +268,156 @@ static void idle_ranges_match_definition(void **state)
 	assert_true(checked > 500); /* the traces do have idle ranges */
 }
 
+/* GPU APIs whose level lies strictly between those of events a and b. */
+static uint32_t apis_between(const struct gmp_trace *t, const struct gmp_result *r, uint32_t a,
+			     uint32_t b)
+{
+	uint32_t n = 0;
+	for (size_t e = 0; e < t->nev; e++)
+		n += is_api(&t->ev[e]) && r->level[e] > r->level[a] && r->level[e] < r->level[b];
+	return n;
+}
+
+/* The one finding of a pattern on an object, or NULL; fails on two. */
+static const struct gmp_finding *finding_of(const struct gmp_result *r, unsigned pattern,
+					    uint32_t obj)
+{
+	const struct gmp_finding *f = NULL;
+	for (size_t i = 0; i < r->nfindings; i++)
+		if (r->findings[i].pattern == pattern && r->findings[i].object == obj) {
+			assert_null(f);
+			f = &r->findings[i];
+		}
+	return f;
+}
+
+/*
+ * Early and late allocation, unused allocation, memory leak and the peak,
+ * against their definitions computed the slow way on random traces, with
+ * thresholds that vary by round: an object's first and last access are the
+ * lowest and highest in (level, event) order; early when at least
+ * --early-apis GPU APIs lie strictly between its allocation's level and
+ * its first access's, late likewise from its last access to its free; the
+ * peak is the largest sum of live bytes along the topological order.
+ */
+static void lifetime_and_peak_match_definition(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x853c49e6748fea9bu;
+	size_t early = 0, late = 0, unused = 0, leak = 0;
+	for (int round = 0; round < 200; round++) {
+		struct gmp_trace *t = random_trace(&seed);
+		struct gmp_detect_opts o;
+		gmp_detect_opts__defaults(&o);
+		o.keep_deps = 1;
+		o.early_apis = 1 + (uint32_t)(round % 3);
+		o.late_apis = 1 + (uint32_t)(round / 3 % 3);
+		struct gmp_result *r = ts_detect(t, &o);
+		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
+			const struct gmp_object *ob = &r->objects[obj];
+			uint32_t first = GMP_NO_EVENT, last = GMP_NO_EVENT, n = 0;
+			for (size_t p = 0; p < t->nev; p++) {
+				uint32_t v = r->order[p];
+				int uses = 0;
+				for (uint32_t k = r->dep_off[v]; k < r->dep_off[v + 1]; k++)
+					uses |= GMP_DEP_OBJ(r->deps[k]) == obj &&
+						GMP_DEP_KIND(r->deps[k]) <= GMP_DEP_RW;
+				if (!uses)
+					continue;
+				if (first == GMP_NO_EVENT)
+					first = v;
+				last = v;
+				n++;
+			}
+			assert_int_equal(ob->naccess, n);
+			const struct gmp_finding *f = finding_of(r, GMP_PAT_UNUSED_ALLOCATION, obj);
+			assert_int_equal(f != NULL, n == 0);
+			unused += f != NULL;
+			f = finding_of(r, GMP_PAT_MEMORY_LEAK, obj);
+			assert_int_equal(f != NULL, ob->free_ev == GMP_NO_EVENT);
+			leak += f != NULL;
+			f = finding_of(r, GMP_PAT_EARLY_ALLOCATION, obj);
+			uint32_t want = n ? apis_between(t, r, ob->alloc_ev, first) : 0;
+			assert_int_equal(f != NULL, n && want >= o.early_apis);
+			if (f) {
+				assert_int_equal(f->ev_a, ob->alloc_ev);
+				assert_int_equal(f->ev_b, first);
+				assert_int_equal(f->apis_between, want);
+				assert_int_equal(f->distance, (int32_t)(r->level[first] - r->level[ob->alloc_ev]));
+				early++;
+			}
+			f = finding_of(r, GMP_PAT_LATE_DEALLOCATION, obj);
+			want = n && ob->free_ev != GMP_NO_EVENT ? apis_between(t, r, last, ob->free_ev) : 0;
+			assert_int_equal(f != NULL, n && ob->free_ev != GMP_NO_EVENT && want >= o.late_apis);
+			if (f) {
+				assert_int_equal(f->ev_a, last);
+				assert_int_equal(f->ev_b, ob->free_ev);
+				assert_int_equal(f->apis_between, want);
+				late++;
+			}
+		}
+		/* The peak: live bytes per device along the topological order. */
+		uint64_t live[2] = { 0, 0 }, peak = 0;
+		for (size_t p = 0; p < t->nev; p++) {
+			uint32_t v = r->order[p];
+			for (uint32_t obj = 0; obj < r->nobjects; obj++) {
+				const struct gmp_object *ob = &r->objects[obj];
+				assert_true(ob->device < 2);
+				if (ob->alloc_ev == v)
+					live[ob->device] += ob->size;
+				if (ob->free_ev == v)
+					live[ob->device] -= ob->size;
+				if (live[ob->device] > peak)
+					peak = live[ob->device];
+			}
+		}
+		assert_int_equal(r->peak_bytes, peak);
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+	/* The traces do hold every pattern checked. */
+	assert_true(early > 50 && late > 50 && unused > 20 && leak > 50);
+}
+
+/*
+ * Every redundant allocation found is sound on random traces: the object
+ * is first used strictly after the level of the other's last use, both on
+ * one device, of sizes within --redundant-pct, and no object is reused twice
+ * or reuses twice.
+ */
+static void redundant_findings_are_sound(void **state)
+{
+	(void)state;
+	uint64_t seed = 0xda942042e4dd58b5u;
+	size_t found = 0;
+	for (int round = 0; round < 200; round++) {
+		struct gmp_trace *t = random_trace(&seed);
+		struct gmp_result *r = ts_detect(t, NULL);
+		uint8_t reused[64] = { 0 }, reuses[64] = { 0 };
+		for (size_t i = 0; i < r->nfindings; i++) {
+			const struct gmp_finding *f = &r->findings[i];
+			if (f->pattern != GMP_PAT_REDUNDANT_ALLOCATION)
+				continue;
+			assert_true(f->object < 64 && f->other < 64 && f->object != f->other);
+			const struct gmp_object *j = &r->objects[f->object], *o = &r->objects[f->other];
+			assert_true(j->naccess > 0 && o->naccess > 0);
+			assert_int_equal(f->ev_a, o->last_ev);
+			assert_int_equal(f->ev_b, j->first_ev);
+			assert_true(r->level[o->last_ev] < r->level[j->first_ev]);
+			assert_int_equal(j->device, o->device);
+			uint64_t big = j->size > o->size ? j->size : o->size;
+			uint64_t diff = j->size > o->size ? j->size - o->size : o->size - j->size;
+			assert_true(diff * 100 <= big * 10);
+			assert_int_equal(reused[f->other]++, 0);
+			assert_int_equal(reuses[f->object]++, 0);
+			found++;
+		}
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+	assert_true(found > 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +427,8 @@ int main(void)
 		cmocka_unit_test(bad_edge),
 		cmocka_unit_test(streaming_levels_match_kahn),
 		cmocka_unit_test(idle_ranges_match_definition),
+		cmocka_unit_test(lifetime_and_peak_match_definition),
+		cmocka_unit_test(redundant_findings_are_sound),
 	};
 	return cmocka_run_group_tests_name("graph", tests, NULL, NULL);
 }
