@@ -138,16 +138,16 @@ static struct gmp_trace *random_trace(uint64_t *seed)
 				continue;
 			e.op = GMP_OP_MEMCPY;
 			e.flags = GMP_EF_HAS_DST | GMP_EF_HAS_SRC;
-			e.addr = live[slot];
-			e.src = live[other];
-			e.size = 64;
+			e.addr = live[slot] + rnd(seed) % 4 * 32; /* ranges that partly overlap */
+			e.src = live[other] + rnd(seed) % 4 * 32;
+			e.size = 64 + rnd(seed) % 3 * 32;
 			break;
 		case 5:
 			if (!live[slot])
 				continue;
 			e.op = GMP_OP_MEMSET;
-			e.addr = live[slot];
-			e.size = 128;
+			e.addr = live[slot] + rnd(seed) % 4 * 32;
+			e.size = 32 + rnd(seed) % 4 * 32;
 			break;
 		case 6:
 			e.op = GMP_OP_SYNC;
@@ -418,6 +418,115 @@ static void redundant_findings_are_sound(void **state)
 	assert_true(found > 50);
 }
 
+struct dead_byte {
+	uint32_t obj, writer, byte, killer;
+};
+
+static int cmp_dead_byte(const void *a, const void *b)
+{
+	const struct dead_byte *x = a, *y = b;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	if (x->writer != y->writer)
+		return x->writer < y->writer ? -1 : 1;
+	return (x->byte > y->byte) - (x->byte < y->byte);
+}
+
+/*
+ * Dead writes against a byte-by-byte model on random traces (the detector
+ * keeps byte ranges): each object byte remembers the memcpy or memset that
+ * wrote it and that nothing has accessed since; a later write of the byte
+ * makes it dead (writer, byte, killer); a copy reading it, a kernel using
+ * the object (touches unknown: the whole object) and the free clear it.
+ * Each writer with dead bytes is one finding whose ranges cover exactly
+ * its dead bytes, each range with the write that killed it, and whose ev_b
+ * is the earliest killer.
+ */
+static void dead_writes_match_byte_model(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x6a09e667f3bcc909u;
+	size_t dead_total = 0;
+	enum { MAXOBJ = 64, MAXSZ = 4608, MAXDEAD = 1 << 16 };
+	static uint32_t pend[MAXOBJ][MAXSZ];
+	static struct dead_byte dead[MAXDEAD];
+	for (int round = 0; round < 200; round++) {
+		struct gmp_trace *t = random_trace(&seed);
+		struct gmp_detect_opts o;
+		gmp_detect_opts__defaults(&o);
+		o.keep_deps = 1;
+		struct gmp_result *r = ts_detect(t, &o);
+		assert_true(r->nobjects <= MAXOBJ);
+		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
+			assert_true(r->objects[obj].size <= MAXSZ);
+			for (uint32_t b = 0; b < MAXSZ; b++)
+				pend[obj][b] = GMP_NO_EVENT;
+		}
+		size_t ndead = 0;
+		for (uint32_t v = 0; v < t->nev; v++) {
+			const struct gmp_event *e = &t->ev[v];
+			for (uint32_t k = r->dep_off[v]; k < r->dep_off[v + 1]; k++) {
+				uint32_t obj = GMP_DEP_OBJ(r->deps[k]);
+				const struct gmp_object *ob = &r->objects[obj];
+				unsigned kind = GMP_DEP_KIND(r->deps[k]);
+				if (kind == GMP_DEP_ALLOC)
+					continue;
+				if (kind == GMP_DEP_FREE || e->op == GMP_OP_KERNEL) {
+					for (uint32_t b = 0; b < ob->size; b++)
+						pend[obj][b] = GMP_NO_EVENT;
+					continue;
+				}
+				uint64_t lo = ob->addr, hi = ob->addr + ob->size;
+				if (e->op == GMP_OP_MEMCPY && e->src >= lo && e->src + e->size <= hi)
+					for (uint64_t b = e->src - lo; b < e->src - lo + e->size; b++)
+						pend[obj][b] = GMP_NO_EVENT;
+				if (e->addr < lo || e->addr + e->size > hi)
+					continue;
+				for (uint64_t b = e->addr - lo; b < e->addr - lo + e->size; b++) {
+					if (pend[obj][b] != GMP_NO_EVENT) {
+						assert_true(ndead < MAXDEAD);
+						dead[ndead++] = (struct dead_byte){ obj, pend[obj][b],
+										    (uint32_t)b, v };
+					}
+					pend[obj][b] = v;
+				}
+			}
+		}
+		qsort(dead, ndead, sizeof(*dead), cmp_dead_byte);
+		/* Every finding's ranges, byte by byte, against the model. */
+		size_t got = 0;
+		for (size_t i = 0; i < r->nfindings; i++) {
+			const struct gmp_finding *f = &r->findings[i];
+			if (f->pattern != GMP_PAT_DEAD_WRITE)
+				continue;
+			uint64_t bytes = 0;
+			uint32_t first_killer = GMP_NO_EVENT;
+			for (uint32_t j = 0; j < f->range_n; j++) {
+				const struct gmp_range *rg = &r->ranges[f->range_off + j];
+				for (uint64_t b = rg->off; b < rg->off + rg->len; b++) {
+					struct dead_byte key = { f->object, f->ev_a, (uint32_t)b, 0 };
+					struct dead_byte *hit = bsearch(&key, dead, ndead, sizeof(*dead),
+									cmp_dead_byte);
+					assert_non_null(hit);
+					assert_int_equal(hit->killer, rg->ev);
+					hit->killer = GMP_NO_EVENT - 1; /* each byte once */
+				}
+				bytes += rg->len;
+				if (rg->ev < first_killer)
+					first_killer = rg->ev;
+			}
+			assert_int_equal(f->bytes, bytes);
+			assert_int_equal(f->ev_b, first_killer);
+			got += bytes;
+		}
+		assert_int_equal(got, ndead);
+		dead_total += got;
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+	assert_true(dead_total > 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +538,7 @@ int main(void)
 		cmocka_unit_test(idle_ranges_match_definition),
 		cmocka_unit_test(lifetime_and_peak_match_definition),
 		cmocka_unit_test(redundant_findings_are_sound),
+		cmocka_unit_test(dead_writes_match_byte_model),
 	};
 	return cmocka_run_group_tests_name("graph", tests, NULL, NULL);
 }
