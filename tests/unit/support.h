@@ -29,6 +29,14 @@ size_t ts_count(const struct gmp_result *r, unsigned pattern, const char *name);
 const struct gmp_finding *ts_one(const struct gmp_result *r, unsigned pattern, const char *name);
 /* Index of the object named name, or fails. */
 uint32_t ts_obj(const struct gmp_result *r, const char *name);
+/* xorshift64: the next pseudo-random number of *s. */
+uint64_t ts_rnd(uint64_t *s);
+/*
+ * A random multi-stream trace of 20 to 219 events: allocations of three
+ * sizes, kernels that read and write, copies and sets at varying offsets,
+ * device/stream/event syncs, event record and wait, frees.
+ */
+struct gmp_trace *ts_random_trace(uint64_t *seed);
 /* A temporary file path (unique per call); the caller frees it. */
 char *ts_tmpfile(const char *tag);
 
