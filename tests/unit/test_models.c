@@ -440,6 +440,92 @@ static void savings_match_definition(void **state)
 			fail_msg("no saving from pattern %u", p);
 }
 
+/*
+ * Overallocation against a byte model on random traces.  Kernels there
+ * record no touches, so only objects that no kernel used are judged: their
+ * accessed bytes are the union of the copies and sets inside them; an
+ * object is overallocated when it has accessed under --overalloc-pct of its
+ * bytes and the unaccessed bytes are fragmented under --frag-pct (1 - the
+ * largest unaccessed run / all unaccessed bytes); the finding names the
+ * unaccessed bytes and the largest run (the first, on ties).
+ */
+static void overallocation_matches_byte_model(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x3c6ef372fe94f82bu;
+	size_t judged = 0, found = 0;
+	static uint8_t used[4608];
+	for (int round = 0; round < 200; round++) {
+		struct gmp_trace *t = ts_random_trace(&seed);
+		struct gmp_detect_opts o;
+		gmp_detect_opts__defaults(&o);
+		o.keep_deps = 1;
+		o.frag_pct = round % 2 ? 80 : 1; /* copies are small: most of an object is one gap */
+		struct gmp_result *r = ts_detect(t, &o);
+		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
+			const struct gmp_object *ob = &r->objects[obj];
+			assert_true(ob->size <= sizeof(used));
+			memset(used, 0, sizeof(used));
+			int by_kernel = 0, ranges = 0;
+			for (uint32_t v = 0; v < t->nev; v++) {
+				const struct gmp_event *e = &t->ev[v];
+				for (uint32_t k = r->dep_off[v]; k < r->dep_off[v + 1]; k++) {
+					if (GMP_DEP_OBJ(r->deps[k]) != obj || GMP_DEP_KIND(r->deps[k]) > GMP_DEP_RW)
+						continue;
+					by_kernel |= e->op == GMP_OP_KERNEL;
+					uint64_t at[2] = { e->addr, e->op == GMP_OP_MEMCPY ? e->src : 0 };
+					for (int i = 0; i < 2 && e->op != GMP_OP_KERNEL; i++)
+						if (at[i] >= ob->addr && at[i] + e->size <= ob->addr + ob->size) {
+							memset(used + (at[i] - ob->addr), 1, e->size);
+							ranges = 1;
+						}
+				}
+			}
+			const struct gmp_finding *f = finding_of(r, GMP_PAT_OVERALLOCATION, obj);
+			if (by_kernel || !ranges) {
+				assert_null(f);
+				continue;
+			}
+			judged++;
+			uint64_t accessed = 0, largest = 0, largest_off = 0;
+			for (uint64_t b = 0; b < ob->size;) {
+				if (used[b]) {
+					accessed++;
+					b++;
+					continue;
+				}
+				uint64_t run = b;
+				while (run < ob->size && !used[run])
+					run++;
+				if (run - b > largest) {
+					largest = run - b;
+					largest_off = b;
+				}
+				b = run;
+			}
+			int over = 0;
+			double acc_pct = 0, frag = 0;
+			if (accessed < ob->size) {
+				acc_pct = (double)accessed * 100.0 / (double)ob->size;
+				frag = (1.0 - (double)largest / (double)(ob->size - accessed)) * 100.0;
+				over = acc_pct < o.overalloc_pct && frag < o.frag_pct;
+			}
+			assert_int_equal(f != NULL, over);
+			if (!f)
+				continue;
+			found++;
+			assert_int_equal(f->bytes, ob->size - accessed);
+			assert_true(f->accessed_pct == (float)acc_pct && f->frag_pct == (float)frag);
+			assert_int_equal(f->range_n, 1);
+			assert_int_equal(r->ranges[f->range_off].off, largest_off);
+			assert_int_equal(r->ranges[f->range_off].len, largest);
+		}
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+	assert_true(judged > 50 && found > 20 && found < judged);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +534,7 @@ int main(void)
 		cmocka_unit_test(redundant_findings_are_sound),
 		cmocka_unit_test(dead_writes_match_byte_model),
 		cmocka_unit_test(savings_match_definition),
+		cmocka_unit_test(overallocation_matches_byte_model),
 	};
 	return cmocka_run_group_tests_name("models", tests, NULL, NULL);
 }
