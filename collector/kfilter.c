@@ -35,6 +35,7 @@ int gmp_kfilter__new(struct gmp_kfilter **out, uint32_t sample, const char *rege
 	struct gmp_kfilter *kf = calloc(1, sizeof(*kf));
 	if (!kf || !(kf->names = gmp_trace__new())) {
 		free(kf);
+		snprintf(err, n, "out of memory setting up the kernel filter");
 		return -ENOMEM;
 	}
 	kf->sample = sample ? sample : 1;
