@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "input.h"
+#include "json_parse.h"
 
 #define MAX_BASELINE (64u << 20)
 
@@ -126,7 +127,12 @@ int gmp_baseline__parse(const char *text, size_t len, struct gmp_baseline *b, ch
 {
 	memset(b, 0, sizeof(*b));
 	snprintf(err, errn, "?");
-	cJSON *root = cJSON_ParseWithLength(text, len);
+	int oom;
+	cJSON *root = gmp_json__parse(text, len, NULL, &oom);
+	if (!root && oom) {
+		snprintf(err, errn, "out of memory");
+		return -ENOMEM;
+	}
 	if (!root)
 		return bad(err, errn, "not valid JSON");
 	int rc = parse_tree(root, b, err, errn);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_parse.h"
 #include "util.h"
 
 #define MAX_EXACT 9007199254740992.0 /* 2^53: larger integers need hex strings */
@@ -387,7 +388,10 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 	if (r->ended)
 		return fail(r, "nothing may follow the 'end' op");
 	const char *endp = NULL;
-	cJSON *o = cJSON_ParseWithLengthOpts(line, len, &endp, 0);
+	int oom;
+	cJSON *o = gmp_json__parse(line, len, &endp, &oom);
+	if (!o && oom)
+		return -ENOMEM;
 	if (!o)
 		return fail(r, "not valid JSON");
 	int rc = 0;

@@ -9,7 +9,7 @@ if ! command -v apt-get >/dev/null || ! command -v dpkg-deb >/dev/null; then
 fi
 T=$TMPDIR/tree
 mkdir -p "$T"
-git ls-files -z | xargs -0 sh -c 'for f; do mkdir -p "$0/$(dirname "$f")" && cp -p "$f" "$0/$f"; done' "$T"
+git ls-files -z --cached --others --exclude-standard | xargs -0 sh -c 'for f; do mkdir -p "$0/$(dirname "$f")" && cp -p "$f" "$0/$f"; done' "$T"
 if ! (cd "$T" && make -s deps-offline) >"$TMPDIR/deps.log" 2>&1; then
 	if grep -q "could not download" "$TMPDIR/deps.log"; then
 		ok "apt-get cannot download here (offline?): deps-offline is not tested"
