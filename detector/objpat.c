@@ -84,10 +84,10 @@ int det_object_patterns(struct det *d)
 {
 	uint32_t base;
 	int err = det_idle_spans(d, &base);
-	for (size_t obj = 0; obj < d->r->nobjects && !err; obj++) {
-		uint32_t a = d->gap_off ? d->gap_off[obj] : 0, b = d->gap_off ? d->gap_off[obj + 1] : 0;
-		err = one_object(d, (uint32_t)obj, base + a, b - a);
-	}
+	const uint32_t *g = d->gap_off; /* NULL: no idle gaps were looked for */
+	for (size_t obj = 0; obj < d->r->nobjects && !err; obj++)
+		err = one_object(d, (uint32_t)obj, base + (g ? g[obj] : 0),
+				 g ? g[obj + 1] - g[obj] : 0);
 	/* The later passes need neither. */
 	free(d->level_end);
 	free(d->gap_off);

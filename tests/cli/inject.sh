@@ -38,6 +38,10 @@ for cmd in "perfetto -o $TMPDIR/t.json" "html -o $TMPDIR/t.html" "check --sarif 
 done
 
 # ---- analyzer: every allocation of a run, failed in turn -------------------------------
+# 0 when FILE holds one sentence: one printable line from gmprof giving a reason.
+one_sentence() {
+	[ "$(wc -l <"$1")" -eq 1 ] && LC_ALL=C grep -q "^gmprof[a-z ]*: [A-Za-z'][[:print:]]*\$" "$1"
+}
 # The inputs are sound: a failed allocation must never be blamed on them.
 sweep() { # NAME STEP MAX CALLER -- CMD...: exit 0/1, or 2 with one line; never a crash
 	name=$1 step=$2 max=$3 caller=$4; shift 5
@@ -45,10 +49,8 @@ sweep() { # NAME STEP MAX CALLER -- CMD...: exit 0/1, or 2 with one line; never 
 	while [ "$n" -le "$max" ]; do
 		env GMP_INJECT="malloc:$n" GMP_INJECT_CALLER="$caller" LD_PRELOAD="$SHIM" "$@" >/dev/null 2>"$TMPDIR/err"
 		rc=$?
-		lines=$(wc -l <"$TMPDIR/err")
 		[ "$rc" -eq 2 ] && clean=$((clean + 1))
-		if [ "$rc" -gt 2 ] || { [ "$rc" -eq 2 ] && { [ "$lines" -ne 1 ] ||
-			! LC_ALL=C grep -q "^gmprof[a-z ]*: [A-Za-z'][[:print:]]*\$" "$TMPDIR/err" ||
+		if [ "$rc" -gt 2 ] || { [ "$rc" -eq 2 ] && { ! one_sentence "$TMPDIR/err" ||
 			grep -qi "not valid\|corrupt\|malformed\|bad record\|checksum" "$TMPDIR/err"; }; }; then
 			[ "$bad" -lt 3 ] && echo "# $name: allocation $n: exit $rc: $(head -2 "$TMPDIR/err")"
 			bad=$((bad + 1))
@@ -88,9 +90,7 @@ while [ "$n" -le 300 ]; do
 		"$R/double/fake_app" "$S" >/dev/null 2>"$TMPDIR/err"
 	rc=$?
 	lines=$(wc -l <"$TMPDIR/err")
-	# One sentence means one printable line that gives a reason.
-	if [ "$rc" -ne 0 ] || [ "$lines" -gt 1 ] ||
-		{ [ "$lines" -eq 1 ] && ! LC_ALL=C grep -q '^gmprof: [A-Za-z][[:print:]]*$' "$TMPDIR/err"; }; then
+	if [ "$rc" -ne 0 ] || { [ "$lines" -gt 0 ] && ! one_sentence "$TMPDIR/err"; }; then
 		[ "$bad" -lt 3 ] && echo "# collector allocation $n: exit $rc: $(head -2 "$TMPDIR/err")"; bad=$((bad + 1))
 	elif [ "$lines" -eq 0 ]; then
 		# Nothing said: then nothing may be missing.

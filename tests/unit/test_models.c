@@ -13,6 +13,47 @@ static int is_api(const struct gmp_event *e)
 	return e->op != GMP_OP_SYNC && e->op != GMP_OP_EVENT_RECORD && e->op != GMP_OP_EVENT_WAIT;
 }
 
+/* GPU APIs whose level lies strictly between those of events a and b. */
+static uint32_t apis_between(const struct gmp_trace *t, const struct gmp_result *r, uint32_t a,
+			     uint32_t b)
+{
+	uint32_t n = 0;
+	for (size_t e = 0; e < t->nev; e++)
+		n += is_api(&t->ev[e]) && r->level[e] > r->level[a] && r->level[e] < r->level[b];
+	return n;
+}
+
+/* The one finding of a pattern on an object, or NULL; fails on two. */
+static const struct gmp_finding *finding_of(const struct gmp_result *r, unsigned pattern,
+					    uint32_t obj)
+{
+	const struct gmp_finding *f = NULL;
+	for (size_t i = 0; i < r->nfindings; i++)
+		if (r->findings[i].pattern == pattern && r->findings[i].object == obj) {
+			assert_null(f);
+			f = &r->findings[i];
+		}
+	return f;
+}
+
+/* obj's accessing events in topological order (r->order: by level, then event). */
+static uint32_t accesses_in_order(const struct gmp_trace *t, const struct gmp_result *r,
+				  uint32_t obj, uint32_t *acc, uint32_t cap)
+{
+	uint32_t n = 0;
+	for (size_t p = 0; p < t->nev; p++) {
+		uint32_t v = r->order[p];
+		int uses = 0;
+		for (uint32_t k = r->dep_off[v]; k < r->dep_off[v + 1]; k++)
+			uses |= GMP_DEP_OBJ(r->deps[k]) == obj && GMP_DEP_KIND(r->deps[k]) <= GMP_DEP_RW;
+		if (uses) {
+			assert_true(n < cap);
+			acc[n++] = v;
+		}
+	}
+	return n;
+}
+
 /*
  * Temporary idleness, found during the topological walk, against the
  * definition computed the slow way on random traces: for each object, its
@@ -33,22 +74,11 @@ static void idle_ranges_match_definition(void **state)
 		o.idle_apis = 1 + (uint32_t)(round % 3);
 		struct gmp_result *r = ts_detect(t, &o);
 		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
-			/* Its accesses in topological order (r->order is by level, then event). */
-			uint32_t acc[256], n = 0;
-			for (size_t p = 0; p < t->nev; p++) {
-				uint32_t v = r->order[p];
-				for (uint32_t k = r->dep_off[v]; k < r->dep_off[v + 1]; k++)
-					if (GMP_DEP_OBJ(r->deps[k]) == obj &&
-					    GMP_DEP_KIND(r->deps[k]) <= GMP_DEP_RW && n < 256)
-						acc[n++] = v;
-			}
+			uint32_t acc[256], n = accesses_in_order(t, r, obj, acc, 256);
 			struct gmp_span want[256];
 			uint32_t nwant = 0, best = 0;
 			for (uint32_t i = 0; i + 1 < n; i++) {
-				uint32_t between = 0;
-				for (size_t e = 0; e < t->nev; e++)
-					between += is_api(&t->ev[e]) && r->level[e] > r->level[acc[i]] &&
-						   r->level[e] < r->level[acc[i + 1]];
+				uint32_t between = apis_between(t, r, acc[i], acc[i + 1]);
 				if (between < o.idle_apis)
 					continue;
 				want[nwant] = (struct gmp_span){ acc[i], acc[i + 1], between };
@@ -56,13 +86,7 @@ static void idle_ranges_match_definition(void **state)
 					best = nwant;
 				nwant++;
 			}
-			const struct gmp_finding *f = NULL;
-			for (size_t i = 0; i < r->nfindings; i++)
-				if (r->findings[i].pattern == GMP_PAT_TEMPORARY_IDLENESS &&
-				    r->findings[i].object == obj) {
-					assert_null(f);
-					f = &r->findings[i];
-				}
+			const struct gmp_finding *f = finding_of(r, GMP_PAT_TEMPORARY_IDLENESS, obj);
 			if (!nwant) {
 				assert_null(f);
 				continue;
@@ -85,29 +109,6 @@ static void idle_ranges_match_definition(void **state)
 		gmp_trace__free(t);
 	}
 	assert_true(checked > 500); /* the traces do have idle ranges */
-}
-
-/* GPU APIs whose level lies strictly between those of events a and b. */
-static uint32_t apis_between(const struct gmp_trace *t, const struct gmp_result *r, uint32_t a,
-			     uint32_t b)
-{
-	uint32_t n = 0;
-	for (size_t e = 0; e < t->nev; e++)
-		n += is_api(&t->ev[e]) && r->level[e] > r->level[a] && r->level[e] < r->level[b];
-	return n;
-}
-
-/* The one finding of a pattern on an object, or NULL; fails on two. */
-static const struct gmp_finding *finding_of(const struct gmp_result *r, unsigned pattern,
-					    uint32_t obj)
-{
-	const struct gmp_finding *f = NULL;
-	for (size_t i = 0; i < r->nfindings; i++)
-		if (r->findings[i].pattern == pattern && r->findings[i].object == obj) {
-			assert_null(f);
-			f = &r->findings[i];
-		}
-	return f;
 }
 
 /*
@@ -134,20 +135,8 @@ static void lifetime_and_peak_match_definition(void **state)
 		struct gmp_result *r = ts_detect(t, &o);
 		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
 			const struct gmp_object *ob = &r->objects[obj];
-			uint32_t first = GMP_NO_EVENT, last = GMP_NO_EVENT, n = 0;
-			for (size_t p = 0; p < t->nev; p++) {
-				uint32_t v = r->order[p];
-				int uses = 0;
-				for (uint32_t k = r->dep_off[v]; k < r->dep_off[v + 1]; k++)
-					uses |= GMP_DEP_OBJ(r->deps[k]) == obj &&
-						GMP_DEP_KIND(r->deps[k]) <= GMP_DEP_RW;
-				if (!uses)
-					continue;
-				if (first == GMP_NO_EVENT)
-					first = v;
-				last = v;
-				n++;
-			}
+			uint32_t acc[256], n = accesses_in_order(t, r, obj, acc, 256);
+			uint32_t first = n ? acc[0] : GMP_NO_EVENT, last = n ? acc[n - 1] : GMP_NO_EVENT;
 			assert_int_equal(ob->naccess, n);
 			const struct gmp_finding *f = finding_of(r, GMP_PAT_UNUSED_ALLOCATION, obj);
 			assert_int_equal(f != NULL, n == 0);
