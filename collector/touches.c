@@ -17,10 +17,11 @@ size_t gmp_maps__counters(uint64_t size, unsigned cgran_shift)
 	return (size_t)((size + (1ull << cgran_shift) - 1) >> cgran_shift);
 }
 
-static int push(struct gmp_touch_vec *out, uint64_t addr, uint64_t len, uint64_t count,
-		uint32_t rw)
+/* Appends a run, merged into the last one when it continues it within this object. */
+static int push(struct gmp_touch_vec *out, size_t first, uint64_t addr, uint64_t len,
+		uint64_t count, uint32_t rw)
 {
-	if (out->n) {
+	if (out->n > first) {
 		struct gmp_touch *last = &out->v[out->n - 1];
 		if (last->addr + last->size == addr && last->count == count && last->rw == rw) {
 			last->size += len;
@@ -39,6 +40,7 @@ int gmp_maps__touches(uint64_t base, uint64_t size, const uint32_t *bitmap,
 {
 	uint64_t gran = 1ull << gran_shift;
 	uint64_t granules = (size + gran - 1) >> gran_shift;
+	size_t first = out->n; /* runs of an adjacent object before this one stay apart */
 	for (uint64_t g = 0; g < granules;) {
 		uint32_t word = bitmap[g >> 5];
 		if (!word && !(g & 31)) {
@@ -54,7 +56,7 @@ int gmp_maps__touches(uint64_t base, uint64_t size, const uint32_t *bitmap,
 		if (off + len > size)
 			len = size - off;
 		uint64_t count = counters ? counters[off >> cgran_shift] : 1;
-		if (push(out, base + off, len, count ? count : 1, rw))
+		if (push(out, first, base + off, len, count ? count : 1, rw))
 			return -ENOMEM;
 		g++;
 	}

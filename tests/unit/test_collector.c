@@ -142,6 +142,18 @@ static void maps_to_touches(void **state)
 	assert_int_equal(t2.n, 1);
 	assert_int_equal(t2.v[0].size, 10);
 	free(t2.v);
+	/* Two adjacent objects touched alike (cudaMalloc often places them so):
+	   each keeps its own run, never one run across both. */
+	uint32_t whole[1] = { 0xffffffff };
+	struct gmp_touch_vec t3 = { 0 };
+	assert_int_equal(gmp_maps__touches(0x3000, 128, whole, NULL, 2, 6, GMP_RW_READ, &t3), 0);
+	assert_int_equal(gmp_maps__touches(0x3080, 128, whole, NULL, 2, 6, GMP_RW_READ, &t3), 0);
+	assert_int_equal(t3.n, 2);
+	assert_int_equal(t3.v[0].addr, 0x3000);
+	assert_int_equal(t3.v[0].size, 128);
+	assert_int_equal(t3.v[1].addr, 0x3080);
+	assert_int_equal(t3.v[1].size, 128);
+	free(t3.v);
 	assert_int_equal(gmp_maps__bitmap_words(256, 2), 2);
 	assert_int_equal(gmp_maps__bitmap_words(257, 2), 3);
 	assert_int_equal(gmp_maps__counters(256, 6), 4);
