@@ -8,7 +8,8 @@
  *   callbacks.c  the Sanitizer callback: cbdata -> recorder and device calls
  *   recorder.c   events into the profile and the in-memory trace, streams,
  *                live objects, the flusher thread, online detection at exit
- *   device.c     patches, object tables, launch buffers, harvesting
+ *   device.c     patches, object tables, launch buffers (device.h: locking)
+ *   harvest.c    reading monitored launches back
  *   kfilter.c    which launches intra-object mode monitors
  */
 #ifndef GMPROF_COLLECTOR_H
@@ -40,6 +41,7 @@ struct gmp_collector {
 	char path[PATH_MAX];      /* the profile */
 	int write_failed;         /* the profile cannot be written: stop, keep the program going */
 	int closed;
+	int closing;              /* rec_close is draining the device side */
 	uint64_t t0_ns;
 	struct gmp_callpath *cp;
 	uint64_t *pcs;            /* scratch for call paths (opts.depth) */
@@ -97,7 +99,8 @@ void rec_flush_now(void);
 /* Prints one line "gmprof: ..." on stderr (the collector talks to the user only so). */
 void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- device.c (callers hold gmp_col.lock) --------------------------------- */
+/* ---- device.c, harvest.c (callers hold gmp_col.lock; each may release it
+   while it calls the Sanitizer, see device.h) -------------------------------- */
 struct gmp_launch_info {
 	CUcontext ctx;
 	CUmodule module;

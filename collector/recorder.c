@@ -431,10 +431,11 @@ static void online(void)
 void rec_close(int clean)
 {
 	pthread_mutex_lock(&gmp_col.lock);
-	if (gmp_col.closed || !gmp_col.w) {
+	if (gmp_col.closed || gmp_col.closing || !gmp_col.w) {
 		pthread_mutex_unlock(&gmp_col.lock);
 		return;
 	}
+	gmp_col.closing = 1; /* dev_finish releases the lock while it waits */
 	if (clean)
 		dev_finish();
 	if (clean && gmp_col.trace && !gmp_col.write_failed)

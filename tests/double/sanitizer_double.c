@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,34 @@ static uint64_t oom_above = UINT64_MAX;
 static long die_at = -1;
 static int die_how;
 static char last_error[256];
+
+/*
+ * The driver's lock, as seen on a real GPU (gmprof's docs/sanitizer-api.md):
+ * allocation and free callbacks run with it held shared, and a synchronous
+ * Sanitizer copy or stream wait takes it exclusively.  A collector that
+ * makes such a call while holding a lock of its own, which another
+ * thread's allocation callback waits for, deadlocks; here the wait gives
+ * up after DRIVER_WAIT_S and the process aborts with a sentence saying so.
+ */
+static pthread_rwlock_t driver = PTHREAD_RWLOCK_INITIALIZER;
+static __thread int driver_shared; /* this thread is in a callback that holds it */
+#define DRIVER_WAIT_S 10
+
+static void driver_exclusive(const char *fn)
+{
+	if (driver_shared)
+		return; /* called back from inside the driver: it holds what it needs */
+	usleep(100); /* widen the window in which other threads enter callbacks */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += DRIVER_WAIT_S;
+	if (pthread_rwlock_timedwrlock(&driver, &until)) {
+		fprintf(stderr, "sanitizer double: deadlock: %s waited %d s for the driver lock, which "
+			"threads inside allocation callbacks hold\n", fn, DRIVER_WAIT_S);
+		abort();
+	}
+	pthread_rwlock_unlock(&driver);
+}
 
 #define CTX ((CUcontext)(uintptr_t)0x1000)
 #define MODULE ((CUmodule)(uintptr_t)0x2000)
@@ -128,6 +157,7 @@ SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 					    Sanitizer_StreamHandle stream)
 {
 	(void)stream;
+	driver_exclusive("sanitizerMemcpyDeviceToHost");
 	memcpy(dst, src, count);
 	return SANITIZER_SUCCESS;
 }
@@ -142,6 +172,7 @@ SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer
 SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream)
 {
 	(void)stream;
+	driver_exclusive("sanitizerStreamSynchronize");
 	return SANITIZER_SUCCESS;
 }
 
@@ -188,8 +219,22 @@ SanitizerResult sanitizerSetLaunchCallbackData(Sanitizer_LaunchHandle launch, CU
 
 static void deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const void *data)
 {
-	if (callback && (domains & (1u << d)))
-		callback(callback_data, d, cbid, data);
+	if (!callback || !(domains & (1u << d)))
+		return;
+	int shared = d == SANITIZER_CB_DOMAIN_RESOURCE &&
+		     (cbid == SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC ||
+		      cbid == SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE ||
+		      cbid == SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC ||
+		      cbid == SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC);
+	if (shared) {
+		pthread_rwlock_rdlock(&driver);
+		driver_shared++;
+	}
+	callback(callback_data, d, cbid, data);
+	if (shared) {
+		driver_shared--;
+		pthread_rwlock_unlock(&driver);
+	}
 }
 
 static void api(const char *name, Sanitizer_ApiCallbackSite site)

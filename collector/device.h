@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device side's private state, shared by device.c (patches, object
+ * tables, launches) and harvest.c (reading launches back).
+ *
+ * Locking.  Callers of every dev_* function hold gmp_col.lock, and every
+ * Sanitizer call is made with it released (dev_unlock/dev_lock around the
+ * call).  On a real GPU the driver runs allocation callbacks under a lock
+ * of its own, held shared, and a synchronous Sanitizer copy takes that
+ * lock exclusively: a thread that copied while holding gmp_col.lock, which
+ * another thread's allocation callback waits for, deadlocked both (seen on
+ * an H100; docs/sanitizer-api.md).  So what a Sanitizer call works on is
+ * made private to the calling thread first: a pending launch is taken off
+ * its queue, a new object table is built from a copy of the live set, and
+ * device memory to free goes on a garbage list freed outside the lock.
+ */
+#ifndef GMPROF_DEVICE_H
+#define GMPROF_DEVICE_H
+
+#include "collector.h"
+#include "touches.h"
+
+/* The object table of one version of the live set, shared by its launches. */
+struct snapshot {
+	uint32_t refs;            /* pending launches and callers using it, + 1 while current */
+	size_t bytes;             /* host and device memory it holds */
+	uint64_t version;
+	size_t n;
+	uint64_t *start, *size;   /* host: entry -> object */
+	void *dev;                /* device: struct gmp_patch_table + start[] + end[] */
+};
+
+struct lbuf {
+	void *dev;                /* struct gmp_patch_launch + uint32_t hits[cap] */
+	size_t cap;
+};
+
+struct pending {
+	uint64_t ev;
+	uint64_t seq;             /* order in which launches were enqueued; 0: not yet */
+	Sanitizer_StreamHandle hs;
+	struct lbuf buf;
+	struct snapshot *snap;
+	uint32_t mode;
+	void *maps;               /* intra: device block of maps, or stream records */
+	size_t maps_bytes;
+	/* What a harvest read back (outside the lock), for its commit (inside). */
+	struct gmp_access *acc;
+	size_t nacc;
+	struct gmp_touch_vec tv;  /* tv.n == SIZE_MAX: touches unknown */
+	int read;                 /* 1 read, 0 the read failed, -1 out of host memory */
+};
+
+struct gmp_ctx_state {
+	CUcontext ctx;
+	uint32_t device;
+	int patches;              /* 0 not yet, 1 loaded, -1 failed */
+	struct snapshot *cur;
+	struct lbuf *free;
+	size_t nfree, free_cap;
+	struct pending *pend;
+	size_t npend, pend_cap;
+	size_t snap_bytes;        /* held by live snapshots: bounded by SNAP_LIMIT */
+	CUmodule *patched;
+	size_t npatched, patched_cap;
+	void **garbage;           /* device memory to free once the lock is released */
+	size_t ngarbage, garbage_cap;
+};
+
+/* Which pending launches a harvest may take (see dev_harvest_stream). */
+#define HV_ANY UINT64_MAX       /* also launches not yet enqueued (teardown) */
+#define HV_ENQUEUED (UINT64_MAX - 1)
+
+static inline void dev_unlock(void)
+{
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
+static inline void dev_lock(void)
+{
+	pthread_mutex_lock(&gmp_col.lock);
+}
+
+/* 0, or -EIO after saying once that what failed leaves launches unmonitored. */
+int dev_check(SanitizerResult r, const char *what);
+void dev_out_of_memory(const char *what);
+/* Device memory to free with the lock released (dev_collect_garbage). */
+void dev_free_later(struct gmp_ctx_state *s, void *dev);
+/* Frees the garbage list; releases the lock meanwhile. */
+void dev_collect_garbage(struct gmp_ctx_state *s);
+void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn);
+void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b);
+
+/* harvest.c: each releases the lock while it waits and reads. */
+size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, int all,
+			  uint64_t horizon);
+/* Waits for the oldest launch's stream, collects what it completed: 1 some, 0 none, -1 failed. */
+int dev_collect_oldest(struct gmp_ctx_state *s);
+/* A launch taken off the queue: wait for its stream, read it, commit it. */
+void dev_harvest_now(struct gmp_ctx_state *s, struct pending *p);
+/* Everything still pending on s. */
+void dev_drain(struct gmp_ctx_state *s);
+
+#endif

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Harvesting monitored launches: when a sync covers them (or the pool runs
+ * low, or at the end), their hit flags and intra-object maps are read back
+ * and become the kernel's accesses and touches in the profile.  A harvest
+ * takes its launches off the queue under the lock, reads them with the lock
+ * released (Sanitizer copies; see device.h), and commits them under it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "patch_abi.h"
+#include "util.h"
+
+static void touches_gpu(struct pending *p, const uint32_t *hits)
+{
+	struct gmp_touch_vec *tv = &p->tv;
+	uint8_t *host = malloc(p->maps_bytes ? p->maps_bytes : 1);
+	if (!host || dev_check(gmp_col.san.MemcpyDeviceToHost(host, p->maps, p->maps_bytes, p->hs),
+			       "reading intra maps")) {
+		free(host);
+		tv->n = SIZE_MAX; /* unknown */
+		return;
+	}
+	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran);
+	unsigned cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
+	const struct gmp_patch_intra_obj *io = (const struct gmp_patch_intra_obj *)host;
+	uint64_t dev0 = (uint64_t)(uintptr_t)p->maps;
+	for (size_t i = 0; i < p->snap->n; i++) {
+		if (!hits[i])
+			continue;
+		const uint32_t *bm = (const uint32_t *)(host + (io[i].bitmap - dev0));
+		const uint32_t *ct = (const uint32_t *)(host + (io[i].counters - dev0));
+		if (gmp_maps__touches(io[i].base, io[i].size, bm, ct, gs, cs, hits[i], tv)) {
+			tv->n = SIZE_MAX;
+			break;
+		}
+	}
+	free(host);
+}
+
+static void touches_stream(struct pending *p, const uint32_t *hits)
+{
+	struct gmp_touch_vec *tv = &p->tv;
+	struct gmp_patch_launch l;
+	if (dev_check(gmp_col.san.MemcpyDeviceToHost(&l, p->buf.dev, sizeof(l), p->hs),
+		      "reading a launch")) {
+		tv->n = SIZE_MAX;
+		return;
+	}
+	if (l.record_count > l.record_cap) {
+		tv->n = SIZE_MAX; /* records were dropped: the touches would be wrong */
+		return;
+	}
+	size_t nrec = l.record_count;
+	struct gmp_patch_record *rec = malloc((nrec ? nrec : 1) * sizeof(*rec));
+	if (!rec || dev_check(gmp_col.san.MemcpyDeviceToHost(rec, p->maps, nrec * sizeof(*rec), p->hs),
+			      "reading access records")) {
+		free(rec);
+		tv->n = SIZE_MAX;
+		return;
+	}
+	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran);
+	unsigned cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
+	for (size_t i = 0; i < p->snap->n && tv->n != SIZE_MAX; i++) {
+		if (!hits[i])
+			continue;
+		uint64_t base = p->snap->start[i], size = p->snap->size[i];
+		uint32_t *bm = calloc(gmp_maps__bitmap_words(size, gs) + 1, 4);
+		uint32_t *ct = calloc(gmp_maps__counters(size, cs) + 1, 4);
+		if (bm && ct) {
+			for (size_t k = 0; k < nrec; k++)
+				gmp_maps__add(base, size, bm, ct, gs, cs, rec[k].addr, rec[k].size);
+			if (gmp_maps__touches(base, size, bm, ct, gs, cs, hits[i], tv))
+				tv->n = SIZE_MAX;
+		} else {
+			tv->n = SIZE_MAX;
+		}
+		free(bm);
+		free(ct);
+	}
+	free(rec);
+}
+
+/* Reads one launch back: lock released; p and its snapshot are this thread's. */
+static void harvest_read(struct pending *p)
+{
+	size_t n = p->snap->n;
+	uint32_t *hits = malloc((n ? n : 1) * sizeof(*hits));
+	p->acc = malloc((n ? n : 1) * sizeof(*p->acc));
+	p->read = -1;
+	if (!hits || !p->acc) {
+		free(hits);
+		return;
+	}
+	p->read = 0;
+	if (!dev_check(gmp_col.san.MemcpyDeviceToHost(hits, (char *)p->buf.dev + GMP_PATCH_LAUNCH_SIZE,
+						      n * 4, p->hs), "reading hit flags")) {
+		p->read = 1;
+		for (size_t i = 0; i < n; i++)
+			if (hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE))
+				p->acc[p->nacc++] = (struct gmp_access){
+					.addr = p->snap->start[i],
+					.rw = hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE) };
+		if (p->maps) {
+			if (p->mode & GMP_MODE_INTRA_GPU)
+				touches_gpu(p, hits);
+			else
+				touches_stream(p, hits);
+		}
+	}
+	free(hits);
+}
+
+/* Records what was read and returns the launch's resources: lock held. */
+static void harvest_commit(struct gmp_ctx_state *s, struct pending *p)
+{
+	if (p->read == 1) {
+		rec_accesses(p->ev, p->acc, p->nacc);
+		if (p->maps && p->tv.n != SIZE_MAX)
+			rec_touches(p->ev, p->tv.v, p->tv.n);
+	} else if (p->read < 0) {
+		dev_out_of_memory("reading a launch's accesses");
+	}
+	free(p->acc);
+	free(p->tv.v);
+	if (p->maps)
+		dev_free_later(s, p->maps);
+	dev_put_buffer(s, p->buf);
+	dev_snap_put(s, p->snap);
+}
+
+/*
+ * Collects the pending launches of one stream (or all) that a completed
+ * synchronization covers: those enqueued (their launch returned) no later
+ * than horizon, the enqueue count when the synchronizing call began.  A
+ * launch another thread has not finished issuing, or issued after the
+ * sync began, may still be running: it waits for a later sync.  Returns
+ * how many were collected.
+ */
+size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, int all,
+			  uint64_t horizon)
+{
+	struct pending *take = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < s->npend;) {
+		const struct pending *q = &s->pend[i];
+		int covered = horizon == HV_ANY || (q->seq && q->seq <= horizon);
+		if ((all || q->hs == hs) && covered) {
+			if (GMP_GROW(take, cap, n + 1)) {
+				dev_out_of_memory("collecting launches"); /* the rest wait for a later sync */
+				break;
+			}
+			take[n++] = s->pend[i];
+			memmove(&s->pend[i], &s->pend[i + 1], (s->npend - i - 1) * sizeof(*s->pend));
+			s->npend--;
+		} else {
+			i++;
+		}
+	}
+	if (!n)
+		return 0;
+	dev_unlock();
+	for (size_t k = 0; k < n; k++)
+		harvest_read(&take[k]);
+	dev_lock();
+	for (size_t k = 0; k < n; k++)
+		harvest_commit(s, &take[k]);
+	free(take);
+	dev_collect_garbage(s);
+	return n;
+}
+
+int dev_collect_oldest(struct gmp_ctx_state *s)
+{
+	if (!s->npend)
+		return 0;
+	Sanitizer_StreamHandle oldest = s->pend[0].hs;
+	dev_unlock();
+	SanitizerResult r = gmp_col.san.StreamSynchronize(oldest);
+	dev_lock();
+	if (dev_check(r, "sanitizerStreamSynchronize"))
+		return -1;
+	return dev_harvest_stream(s, oldest, 0, HV_ENQUEUED) > 0;
+}
+
+void dev_harvest_now(struct gmp_ctx_state *s, struct pending *p)
+{
+	dev_unlock();
+	SanitizerResult r = gmp_col.san.StreamSynchronize(p->hs);
+	if (r == SANITIZER_SUCCESS)
+		harvest_read(p);
+	dev_lock();
+	if (dev_check(r, "sanitizerStreamSynchronize"))
+		p->read = 0;
+	harvest_commit(s, p);
+	dev_collect_garbage(s);
+}
+
+void dev_drain(struct gmp_ctx_state *s)
+{
+	while (s->npend) {
+		Sanitizer_StreamHandle hs = s->pend[0].hs;
+		dev_unlock();
+		SanitizerResult r = gmp_col.san.StreamSynchronize(hs);
+		dev_lock();
+		if (r != SANITIZER_SUCCESS || !dev_harvest_stream(s, hs, 0, HV_ANY)) {
+			/* The context is gone (or memory ran out): these launches stay without access sets. */
+			for (size_t i = 0; i < s->npend; i++) {
+				if (s->pend[i].maps)
+					dev_free_later(s, s->pend[i].maps);
+				dev_put_buffer(s, s->pend[i].buf);
+				dev_snap_put(s, s->pend[i].snap);
+			}
+			s->npend = 0;
+			dev_collect_garbage(s);
+			break;
+		}
+	}
+}
+
+/* Contexts come and go while the lock is released: walk them by index. */
+void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon)
+{
+	for (size_t i = 0; i < gmp_col.nctxs; i++) {
+		struct gmp_ctx_state *s = gmp_col.ctxs[i];
+		if (ctx && s->ctx != ctx)
+			continue;
+		dev_harvest_stream(s, hs, all, horizon);
+	}
+}
+
+void dev_finish(void)
+{
+	for (size_t i = 0; i < gmp_col.nctxs; i++)
+		dev_drain(gmp_col.ctxs[i]);
+}
