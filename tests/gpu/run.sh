@@ -7,6 +7,8 @@
 #  2. Each program in tests/gpu/ runs under `gmprof run`, and its findings
 #     equal the .expect file beside it, exactly: a line "PATTERN OBJECT"
 #     per finding, or "PATTERN *N" for N findings of a pattern.
+#     A program that runs past GPU_TEST_LIMIT seconds (120) fails; SKIP="a b"
+#     leaves programs out.
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
 # Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
 set -u
@@ -14,6 +16,7 @@ BUILD=${BUILD:-build}
 NVCC=${NVCC:-nvcc}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 OUT_DIR=$BUILD/gpu
+LIMIT=${GPU_TEST_LIMIT:-120} # seconds per program under gmprof: a hang fails, not stalls
 G=$BUILD/rel/gmprof
 mkdir -p "$OUT_DIR"
 pass=0
@@ -68,9 +71,14 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		>"$OUT_DIR/$name.build" 2>&1; then
 		bad "$name: does not build"; cat "$OUT_DIR/$name.build"; continue
 	fi
-	if ! "$G" run --mode "$mode" --force --top 0 -o "$OUT_DIR/$name.gmprof" -- "$OUT_DIR/$name" \
-		>"$OUT_DIR/$name.log" 2>&1; then
-		bad "$name: the program failed under gmprof"; cat "$OUT_DIR/$name.log"; continue
+	case " ${SKIP:-} " in *" $name "*) echo "skip $name (SKIP)"; continue ;; esac
+	timeout "$LIMIT" "$G" run --mode "$mode" --force --top 0 -o "$OUT_DIR/$name.gmprof" -- "$OUT_DIR/$name" \
+		>"$OUT_DIR/$name.log" 2>&1
+	rc=$?
+	if [ $rc = 124 ]; then
+		bad "$name: did not finish in $LIMIT s under gmprof (a hang?)"; cat "$OUT_DIR/$name.log"; continue
+	elif [ $rc != 0 ]; then
+		bad "$name: the program failed under gmprof (status $rc)"; cat "$OUT_DIR/$name.log"; continue
 	fi
 	if check "$name" "$OUT_DIR/$name.gmprof" "$exp"; then
 		ok "$name ($mode): findings as expected"

@@ -1,0 +1,79 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# One lease of a GPU machine, in one command: what the machine has, the
+# build, make gpu-check, the recorded profiles and (STEPS=...bench) the
+# overhead benchmark.  Every step's log goes to $1 (default build/session),
+# in at most eight files, so that a harness with a file limit brings them
+# all back.  Steps run under timeouts and the script goes on past a failed
+# one: a lease is too short to stop at the first failure.
+#   sh tests/gpu/session.sh OUTDIR        STEPS="env build check record bench"
+set -u
+O=${1:-build/session}
+STEPS=${STEPS:-env build check record}
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+export PATH="$PATH:$CUDA_HOME/bin"
+mkdir -p "$O"
+has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+step() { echo "== $1 ($(date -u +%H:%M:%S))"; }
+
+if has env; then
+	step env
+	{
+		date -u
+		uname -a
+		cat /etc/os-release 2>/dev/null | head -3
+		nvidia-smi 2>&1 | head -20
+		nvcc --version 2>&1 | tail -2
+		cc --version 2>&1 | head -1
+		ls "$CUDA_HOME"/compute-sanitizer 2>&1
+		"$CUDA_HOME"/compute-sanitizer/compute-sanitizer --version 2>&1
+		nproc
+	} >"$O/env.txt" 2>&1
+	# The toolkit's Sanitizer headers travel back for reading (not for the tree).
+	tar czf "$O/san-include.tgz" -C "$CUDA_HOME/compute-sanitizer" include 2>>"$O/env.txt"
+	tail -3 "$O/env.txt"
+fi
+if has build; then
+	step build
+	timeout 400 make -j"$(nproc)" all >"$O/build.log" 2>&1
+	echo "build rc=$?"
+	tail -5 "$O/build.log"
+fi
+if has check; then
+	step gpu-check
+	timeout "${CHECK_TIMEOUT:-360}" make gpu-check >"$O/check.log" 2>&1
+	echo "gpu-check rc=$?"
+	grep -E '^(ok|FAIL|gmprof)' "$O/check.log" | head -40
+fi
+if has hang; then
+	# A program that hangs under gmprof: every thread's stack after HANG_WAIT s.
+	step "hang ${HANG:-multithread}"
+	src=$(ls tests/gpu/"${HANG:-multithread}".cu benchmarks/cuda/"${HANG:-multithread}".cu 2>/dev/null | head -1)
+	mkdir -p build/gpu
+	nvcc -O2 -g -lineinfo -Xcompiler -rdynamic -o build/gpu/hang "$src" -lpthread
+	timeout 120 build/rel/gmprof run --force --top 0 -o build/gpu/hang.gmprof -- build/gpu/hang \
+		>"$O/hang.txt" 2>&1 &
+	sleep "${HANG_WAIT:-20}"
+	pid=$(pgrep -n -x hang)
+	echo "pid=$pid" >>"$O/hang.txt"
+	if [ -n "$pid" ]; then
+		timeout 90 cuda-gdb -p "$pid" -batch -ex "info threads" -ex "thread apply all bt" \
+			>>"$O/hang.txt" 2>&1
+		kill -9 "$pid"
+	fi
+	wait
+	grep -c . "$O/hang.txt"
+fi
+if has record; then
+	step record
+	tar czf "$O/gpu.tgz" build/gpu 2>/dev/null
+	ls -la "$O/gpu.tgz"
+fi
+if has bench; then
+	step bench-gpu
+	timeout "${BENCH_TIMEOUT:-400}" make bench-gpu RUNS="${RUNS:-3}" >"$O/bench.log" 2>&1
+	echo "bench-gpu rc=$?"
+	tar czf "$O/bench.tgz" build/bench-gpu benchmarks/results 2>/dev/null
+	tail -30 "$O/bench.log"
+fi
+step done
