@@ -10,7 +10,9 @@
  *    WAW from the last writer when nobody read since, WAR from every reader
  *    since the last write; a free counts as a write;
  *  - a host barrier (device sync, stream sync, event sync) orders
- *    everything issued after it; a device sync waits for every stream of
+ *    everything its host thread issues after it (another thread's later
+ *    calls are not ordered by it: gmprof sees no host locks or joins);
+ *    a device sync waits for every stream of
  *    its device, a stream sync for its stream, an event sync for the
  *    event's record; an event wait follows the event's record.
  * Sync and event ops have weight 0: they order work but take no time step
@@ -63,7 +65,9 @@ struct bs {
 	struct gmp_u64map events;   /* event id -> record vertex */
 	uint64_t last_key;          /* the stream looked up last */
 	uint32_t last_idx;
-	uint32_t barrier;           /* latest host barrier vertex */
+	struct gmp_u64map barriers; /* host thread -> its latest barrier vertex */
+	uint32_t last_thread;       /* the thread looked up last ... */
+	uint32_t *barrier;          /* ... and its slot (valid until a thread is added) */
 	uint32_t *owner;            /* per object: last writer */
 	uint32_t *readers;          /* per object: head of its reader list */
 	uint32_t (*rnode)[2];       /* reader list nodes: vertex, next */
@@ -148,14 +152,26 @@ static int data_edges(struct bs *b, uint32_t v)
 	return 0;
 }
 
-/* Orders v after the latest barrier, once per stream. */
-static int after_barrier(struct bs *b, struct stream_state *s)
+/* The slot of the latest barrier of e's host thread. */
+static uint32_t *barrier_of(struct bs *b, const struct gmp_event *e)
 {
-	if (b->barrier == NONE || (s && s->barrier_seen == b->barrier))
+	if (b->barrier && b->last_thread == e->thread)
+		return b->barrier; /* runs of one thread's calls are common */
+	int is_new;
+	uint32_t *slot = gmp_u64map__slot(&b->barriers, e->thread, NONE, &is_new);
+	b->last_thread = e->thread;
+	b->barrier = slot;
+	return slot;
+}
+
+/* Orders v after its thread's latest barrier, once per stream. */
+static int after_barrier(struct bs *b, struct stream_state *s, uint32_t barrier)
+{
+	if (barrier == NONE || (s && s->barrier_seen == barrier))
 		return 0;
 	if (s)
-		s->barrier_seen = b->barrier;
-	return src(b, b->barrier);
+		s->barrier_seen = barrier;
+	return src(b, barrier);
 }
 
 static int sync_edges(struct bs *b, const struct gmp_event *e)
@@ -186,7 +202,8 @@ static int add_vertex(struct bs *b, uint32_t v)
 	int on_stream = !(e->op == GMP_OP_SYNC && !(e->flags & GMP_EF_SYNC_STREAM));
 	/* A device sync is on no stream, but numbered with the ops of its stream field. */
 	struct stream_state *ss = stream_of(b, e), *s = on_stream ? ss : NULL;
-	if (!ss || (b->verify && gmp_csr__begin_vertex(&b->in, v)))
+	uint32_t *barrier = barrier_of(b, e);
+	if (!ss || !barrier || (b->verify && gmp_csr__begin_vertex(&b->in, v)))
 		return -ENOMEM;
 	if (e->op > GMP_OP_MAX)
 		return det_fail(d, v, "event of unknown kind %u", e->op);
@@ -197,14 +214,14 @@ static int add_vertex(struct bs *b, uint32_t v)
 	d->weight[v] = e->op != GMP_OP_SYNC && e->op != GMP_OP_EVENT_RECORD &&
 		       e->op != GMP_OP_EVENT_WAIT;
 	int err;
-	if ((s && (err = src(b, s->last))) || (err = after_barrier(b, s)) ||
+	if ((s && (err = src(b, s->last))) || (err = after_barrier(b, s, *barrier)) ||
 	    (err = data_edges(b, v)))
 		return err;
 	switch (e->op) {
 	case GMP_OP_SYNC:
 		if ((err = sync_edges(b, e)))
 			return err;
-		b->barrier = v;
+		*barrier = v;
 		break;
 	case GMP_OP_EVENT_RECORD: {
 		uint32_t *slot = gmp_u64map__slot(&b->events, e->value, v, NULL);
@@ -420,8 +437,9 @@ int det_build(struct det *d)
 	const struct gmp_trace *t = d->t;
 	struct gmp_result *r = d->r;
 	uint32_t n = (uint32_t)t->nev;
-	struct bs b = { .d = d, .barrier = NONE, .verify = d->o->verify_order };
+	struct bs b = { .d = d, .verify = d->o->verify_order };
 	int err = -ENOMEM;
+	gmp_u64map__init(&b.barriers);
 	gmp_u64map__init(&b.stream_idx);
 	gmp_u64map__init(&b.events);
 	size_t nobj = r->nobjects ? r->nobjects : 1;
@@ -455,6 +473,7 @@ int det_build(struct det *d)
 		goto out;
 out:
 	gmp_csr__release(&b.in);
+	gmp_u64map__release(&b.barriers);
 	gmp_u64map__release(&b.stream_idx);
 	gmp_u64map__release(&b.events);
 	free(b.streams);

@@ -108,6 +108,40 @@ static void sync_orders_streams(void **state)
 	}
 }
 
+/*
+ * A host barrier orders only its own thread's later calls: eight threads
+ * each sync their stream (as tests/gpu/multithread.cu does on a GPU), and
+ * another thread's next allocation and kernel stay where their own
+ * stream puts them.  The same calls from one thread are ordered.
+ */
+static void barrier_per_thread(void **state)
+{
+	(void)state;
+#define TH(op, th) "{\"op\":\"" op "\",\"stream\":" #th ",\"thread\":" #th "}\n"
+#define ATH(addr, th) "{\"op\":\"alloc\",\"addr\":\"" addr "\",\"size\":64,\"stream\":" #th ",\"thread\":" #th "}\n"
+#define KTH(addr, th) "{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"" addr "\"],\"stream\":" #th ",\"thread\":" #th "}\n"
+	static const char threads[] =
+		ATH("0x1000", 1) KTH("0x1000", 1) KTH("0x1000", 1) KTH("0x1000", 1) TH("sync", 1)
+		ATH("0x2000", 2) KTH("0x2000", 2);
+	struct gmp_trace *t;
+	struct gmp_result *r = run(threads, &t);
+	assert_int_equal(r->level[5], 0); /* thread 2's allocation: not after thread 1's sync */
+	assert_int_equal(r->level[6], 1);
+	assert_int_equal(ts_count(r, GMP_PAT_EARLY_ALLOCATION, NULL), 0);
+	done(r, t);
+	/* The control: thread 1 issues all of it, so its sync orders what follows. */
+	static const char one[] =
+		ATH("0x1000", 1) KTH("0x1000", 1) KTH("0x1000", 1) KTH("0x1000", 1) TH("sync", 1)
+		"{\"op\":\"alloc\",\"addr\":\"0x2000\",\"size\":64,\"stream\":2,\"thread\":1}\n"
+		"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x2000\"],\"stream\":2,\"thread\":1}\n";
+	r = run(one, &t);
+	assert_true(r->level[5] > r->level[3]);
+	done(r, t);
+#undef TH
+#undef ATH
+#undef KTH
+}
+
 /* A freed object's address reused by a new object: two objects. */
 static void address_reuse(void **state)
 {
@@ -349,6 +383,7 @@ int main(void)
 		cmocka_unit_test(independent_streams_no_false_early),
 		cmocka_unit_test(sync_ops_not_counted),
 		cmocka_unit_test(sync_orders_streams),
+		cmocka_unit_test(barrier_per_thread),
 		cmocka_unit_test(address_reuse),
 		cmocka_unit_test(partial_overlap_dead_write),
 		cmocka_unit_test(disjoint_writes_not_dead),
