@@ -8,9 +8,12 @@
  *
  * The per-access logic is gpu_patch/patch_logic.h, shared with the host
  * and tested there.  This file adds what only a GPU has: warp aggregation.
- * Lanes that hit the same object elect one lane to set the object's hit
- * bits (the OR of theirs); lanes that bump the same counter add their
- * count once.  Nothing here synchronizes with the host.
+ * When one object holds the whole warp's access (the common case), the
+ * warp searches the table once, for its leader's address, and the leader
+ * sets the hit bits; otherwise lanes that hit the same object elect one
+ * lane to set the object's bits (the OR of theirs).  Lanes that bump the
+ * same counter add their count once.  Nothing here synchronizes with the
+ * host.
  */
 #include "patch_logic.h"
 
@@ -24,36 +27,44 @@ static __device__ __forceinline__ uint32_t lane_id(void)
 	return lane;
 }
 
-/*
- * The OR of v over the lanes of group (all of which call this).  Shuffles,
- * not redux.sync: ptxas refuses redux in tools patches.
- */
-static __device__ __forceinline__ uint32_t group_or(uint32_t group, uint32_t v)
-{
-	uint32_t acc = 0;
-	for (uint32_t m = group; m; m &= m - 1)
-		acc |= __shfl_sync(group, v, __ffs(m) - 1);
-	return acc;
-}
-
 static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64_t addr,
 					      uint32_t size, uint32_t flags)
 {
 	const uint32_t active = __activemask();
 	const uint32_t lane = lane_id();
+	const uint32_t leader = __ffs(active) - 1;
 	const struct gmp_patch_table *t = (const struct gmp_patch_table *)(uintptr_t)l->table;
 	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
 	uint32_t bits = size ? gmp_patch_hit_bits(flags) : 0;
-	int64_t i = bits ? gmp_patch_lookup(t, addr) : -1;
-	int64_t j = bits && size > 1 ? gmp_patch_lookup(t, addr + size - 1) : i;
-
-	/* One lane per distinct object sets the bits its group needs. */
-	uint32_t group = __match_any_sync(active, (unsigned long long)i);
-	uint32_t gbits = group_or(group, bits);
-	if (i >= 0 && lane == (uint32_t)(__ffs(group) - 1))
-		gmp_patch_mark(&hits[i], gbits);
-	if (j >= 0 && j != i)
-		gmp_patch_mark(&hits[j], bits); /* straddles two objects: rare, no aggregation */
+	/* Which lanes read and which write: the OR of any group's bits is two ballots. */
+	const uint32_t rd = __ballot_sync(active, bits & GMP_HIT_READ);
+	const uint32_t wr = __ballot_sync(active, bits & GMP_HIT_WRITE);
+	if (!(rd | wr))
+		return; /* prefetches or empty accesses only */
+	int64_t i, j;
+	/*
+	 * The common case first: one object holds every lane's access (a warp
+	 * reading one array).  The whole warp searches the leader's address,
+	 * so each step of the search is one broadcast load, not up to 32.
+	 */
+	int64_t i0 = gmp_patch_lookup(t, __shfl_sync(active, addr, leader));
+	int inside = !bits || (i0 >= 0 && addr >= gmp_patch_starts(t)[i0] &&
+			       addr + size <= gmp_patch_ends(t)[i0]);
+	if (__all_sync(active, inside)) {
+		i = j = bits ? i0 : -1;
+		if (i0 >= 0 && lane == leader)
+			gmp_patch_mark(&hits[i0], (rd ? GMP_HIT_READ : 0) | (wr ? GMP_HIT_WRITE : 0));
+	} else {
+		i = bits ? gmp_patch_lookup(t, addr) : -1;
+		j = bits && size > 1 ? gmp_patch_lookup(t, addr + size - 1) : i;
+		/* One lane per distinct object sets the bits its group needs. */
+		uint32_t group = __match_any_sync(active, (unsigned long long)i);
+		uint32_t gbits = (rd & group ? GMP_HIT_READ : 0) | (wr & group ? GMP_HIT_WRITE : 0);
+		if (i >= 0 && lane == (uint32_t)(__ffs(group) - 1))
+			gmp_patch_mark(&hits[i], gbits);
+		if (j >= 0 && j != i)
+			gmp_patch_mark(&hits[j], bits); /* straddles two objects: rare, no aggregation */
+	}
 
 	if (l->mode & GMP_MODE_INTRA_GPU) {
 		const struct gmp_patch_intra_obj *io =
