@@ -235,8 +235,16 @@ static uint32_t attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at, uint32
 	Dwarf_Error e = NULL;
 	uint32_t out = 0;
 	if (dwarf_attr(die, at, &a, &e) == DW_DLV_OK) {
-		if (dwarf_formudata(a, &v, &e) == DW_DLV_OK)
+		Dwarf_Signed sv;
+		int rc = dwarf_formudata(a, &v, &e);
+		if (rc == DW_DLV_ERROR) {
+			dwarf_dealloc(dbg, e, DW_DLA_ERROR);
+			e = NULL;
+		}
+		if (rc == DW_DLV_OK)
 			out = (uint32_t)v + add;
+		else if (dwarf_formsdata(a, &sv, &e) == DW_DLV_OK && sv >= 0)
+			out = (uint32_t)sv + add; /* DW_FORM_implicit_const (DWARF 5) */
 		dwarf_dealloc(dbg, a, DW_DLA_ATTR);
 	}
 	return out;
@@ -365,8 +373,29 @@ static int load_lines(struct gmp_dwarf *d, struct cu *cu, Dwarf_Die die)
 						    .end = end != 0, .order = (uint32_t)cu->nrows };
 		cu->nrows++;
 	}
-	cu->files = by_fileno;
-	cu->nfiles = nfileno;
+	free(by_fileno);
+	/*
+	 * Inlined calls name their file by its number in the line table's file
+	 * list (DW_AT_call_file): 1-based up to DWARF 4, 0-based in DWARF 5.
+	 * files[v] is the name for number v, rows or no rows in that file.
+	 */
+	char **names = NULL;
+	Dwarf_Signed nnames = 0;
+	if (dwarf_srcfiles(die, &names, &nnames, &e) == DW_DLV_OK) {
+		size_t shift = version >= 5 ? 0 : 1;
+		cu->files = calloc((size_t)nnames + shift + 1, sizeof(*cu->files));
+		for (Dwarf_Signed i = 0; i < nnames; i++) {
+			if (cu->files)
+				cu->files[i + shift] = intern(d, names[i]);
+			dwarf_dealloc(d->dbg, names[i], DW_DLA_STRING);
+		}
+		dwarf_dealloc(d->dbg, names, DW_DLA_LIST);
+		if (!cu->files) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		cu->nfiles = (size_t)nnames + shift;
+	}
 	if (!sorted(cu->rows, cu->nrows, sizeof(*cu->rows), cmp_row))
 		qsort(cu->rows, cu->nrows, sizeof(*cu->rows), cmp_row);
 out:
