@@ -237,19 +237,47 @@ size_t gmp_symbolizer__stack(struct gmp_symbolizer *s, uint32_t stack, struct gm
 	return k;
 }
 
+/*
+ * A file of the CUDA toolkit or the system, or one nvcc generated, not the
+ * program's own: a kernel launch's innermost frames with a line are the
+ * runtime's inlined launch helper (crt/device_functions.h) and nvcc's
+ * launch stub (a temporary *.cudafe1.stub.c), which say nothing to the user;
+ * the frame after the stub is the kernel's host wrapper, at the kernel's
+ * definition: the launch's site is the frame after that.
+ */
+static int toolkit_file(const char *f)
+{
+	return strncmp(f, "/usr/include/", 13) == 0 || strstr(f, "/include/crt/") ||
+	       strstr(f, ".cudafe1.") ||
+	       (strstr(f, "/targets/") && strstr(f, "/include/")) || strstr(f, "/cuda/include/");
+}
+
 const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f)
 {
 	struct gmp_frame frames[32];
 	size_t n = gmp_symbolizer__stack(s, stack, frames, 32);
+	const struct gmp_frame *pick = NULL;
+	int wrapper = 0; /* the frame after nvcc's launch stub: the kernel's host wrapper */
 	for (size_t i = 0; i < n; i++) {
-		if (frames[i].file && frames[i].line) {
-			if (f)
-				*f = frames[i];
-			snprintf(s->at, sizeof(s->at), "%s:%u", frames[i].file, frames[i].line);
-			return s->at;
+		int stub = (frames[i].function && !strncmp(frames[i].function, "__device_stub_", 14)) ||
+			   (frames[i].file && strstr(frames[i].file, ".cudafe1.stub."));
+		int skip = wrapper && !stub;
+		wrapper = stub;
+		if (!frames[i].file || !frames[i].line)
+			continue;
+		if (!pick)
+			pick = &frames[i]; /* only toolkit frames: the innermost one */
+		if (!stub && !skip && !toolkit_file(frames[i].file)) {
+			pick = &frames[i];
+			break;
 		}
 	}
-	return NULL;
+	if (!pick)
+		return NULL;
+	if (f)
+		*f = *pick;
+	snprintf(s->at, sizeof(s->at), "%s:%u", pick->file, pick->line);
+	return s->at;
 }
 
 const char *gmp_symbolizer__at(void *ctx, uint32_t stack)

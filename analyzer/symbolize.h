@@ -30,7 +30,8 @@ void gmp_symbolizer__free(struct gmp_symbolizer *s);
 /* The user frames of a stack, innermost first, inlined frames included. */
 size_t gmp_symbolizer__stack(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *out,
 			     size_t max);
-/* "file:line" of the innermost user frame with a line (f gets that frame), or NULL. */
+/* "file:line" of the innermost frame with a line outside the CUDA toolkit and
+   system headers (else the innermost with a line; f gets that frame), or NULL. */
 const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f);
 /* The same as a gmp_at_fn (ctx is the symbolizer). */
 const char *gmp_symbolizer__at(void *ctx, uint32_t stack);
