@@ -276,15 +276,15 @@ bench: all $(REL)/gmprof-gen $(REL)/gmprof-bench
 
 # ---- the main job ------------------------------------------------------------
 # On a GPU machine: profile a bundled benchmark.  Without one: analyze the
-# bundled example (a recorded profile once one is committed under tests/data).
-RUN_INPUT ?= $(firstword $(wildcard tests/data/*.gmprof) tests/scripts/simple_multi_copy.jsonl)
+# bundled profile of the same program, recorded on an H100 (tests/data/gpu/).
+RUN_INPUT ?= tests/data/gpu/simple_multi_copy.gmprof
 
 run: all
 	@if sh tests/gpu/have-gpu.sh >/dev/null 2>&1 && [ -x $(REL)/libgmprof.so ]; then \
 	  $(MAKE) --no-print-directory gpu-run; \
 	else \
 	  echo "gmprof: no GPU here; analyzing the bundled $(RUN_INPUT)"; \
-	  $(REL)/gmprof report $(RUN_INPUT); \
+	  $(REL)/gmprof report --symbols tests/data/gpu/bin $(RUN_INPUT); \
 	fi
 
 # ---- tests -----------------------------------------------------------------
@@ -341,12 +341,19 @@ gpu-run: all
 	$(REL)/gmprof run --force -o $(BUILD)/gpu/simple_multi_copy.gmprof -- $(BUILD)/gpu/simple_multi_copy
 	$(REL)/gmprof report --top 10 $(BUILD)/gpu/simple_multi_copy.gmprof
 
-# After gpu-check on a GPU machine: keep its profiles (and binaries, for symbols) as test data.
+# After gpu-check on a GPU machine: keep its profiles as test data, in
+# tests/data/gpu/ (RECORD_MAX bytes at most each), with the binaries named in
+# RECORD_BINS for their symbols.  tests/cli/recorded.sh checks them without a GPU.
+RECORD_DIR ?= tests/data/gpu
+RECORD_MAX ?= 1048576
+RECORD_BINS ?= simple_multi_copy
 gpu-record:
 	@test -d $(BUILD)/gpu || { echo "gmprof: run make gpu-check on a GPU machine first" >&2; exit 2; }
-	@mkdir -p tests/data/bin
+	@mkdir -p $(RECORD_DIR)/bin
 	@for p in $(BUILD)/gpu/*.gmprof; do n=$$(basename $$p .gmprof); \
-	  cp $$p tests/data/$$n.gmprof && cp $(BUILD)/gpu/$$n tests/data/bin/$$n && echo "recorded $$n"; done
+	  if [ $$(wc -c <$$p) -gt $(RECORD_MAX) ]; then echo "skipped $$n (over $(RECORD_MAX) bytes)"; continue; fi; \
+	  cp $$p $(RECORD_DIR)/$$n.gmprof && echo "recorded $$n"; done
+	@for n in $(RECORD_BINS); do cp $(BUILD)/gpu/$$n $(RECORD_DIR)/bin/$$n || exit 2; done
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gmprof

@@ -43,22 +43,7 @@ else
 fi
 
 # 2./3. Programs with expected findings.
-findings() { # profile -> "pattern object" lines, sorted
-	"$G" replay --format json --pretty "$1" | awk '
-		/"pattern": / { gsub(/[",]/, "", $2); p = $2 }
-		/"object": / && p != "" { gsub(/[",]/, "", $2); print p, $2; p = "" }' | sort
-}
-check() { # name profile expect
-	findings "$2" >"$OUT_DIR/$1.got"
-	awk 'NR == FNR { if ($2 ~ /^\*/) want[$1] = substr($2, 2); else pair[$1 " " $2]++; next }
-	     { if ($1 in want) have[$1]++; else got[$1 " " $2]++ }
-	     END {
-		bad = 0
-		for (k in pair) if (got[k] != pair[k]) { print "missing or repeated: " k; bad = 1 }
-		for (k in got) if (!(k in pair)) { print "unexpected: " k; bad = 1 }
-		for (k in want) if (have[k] + 0 != want[k] + 0) { print k ": " have[k] + 0 " findings, want " want[k]; bad = 1 }
-		exit bad }' "$3" "$OUT_DIR/$1.got" >"$OUT_DIR/$1.diff"
-}
+. tests/gpu/expect.sh
 for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	[ -f "$src" ] || continue
 	name=$(basename "$src" .cu)

@@ -6,7 +6,7 @@
 # in at most eight files, so that a harness with a file limit brings them
 # all back.  Steps run under timeouts and the script goes on past a failed
 # one: a lease is too short to stop at the first failure.
-#   sh tests/gpu/session.sh OUTDIR        STEPS="env build check record bench"
+#   sh tests/gpu/session.sh OUTDIR        STEPS="env build check hang record bench run"
 set -u
 O=${1:-build/session}
 STEPS=${STEPS:-env build check record}
@@ -75,5 +75,11 @@ if has bench; then
 	echo "bench-gpu rc=$?"
 	tar czf "$O/bench.tgz" build/bench-gpu benchmarks/results 2>/dev/null
 	tail -30 "$O/bench.log"
+fi
+if has run; then
+	step "make run"
+	timeout 120 make run >"$O/run.log" 2>&1
+	echo "make run rc=$?"
+	head -12 "$O/run.log"
 fi
 step done

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: MIT
+# Profiles recorded on a real GPU (tests/data/gpu/, an H100 on 2026-11-23,
+# by make gpu-check and make gpu-record): each is analyzed without a GPU and
+# must give exactly the findings its program's .expect file names, as it
+# did on the GPU; every output is rendered and checked; the bundled binary
+# resolves call paths to the program's source lines.
+. tests/cli/lib.sh
+T=$(dirname "$GMPROF")/tools
+D=tests/data/gpu
+G=$GMPROF
+OUT_DIR=$TMPDIR
+. tests/gpu/expect.sh
+n=0
+for p in "$D"/*.gmprof; do
+	name=$(basename "$p" .gmprof)
+	exp=$(ls tests/gpu/"$name".expect benchmarks/cuda/"$name".expect 2>/dev/null | head -1)
+	if [ -z "$exp" ]; then notok "$name: no .expect file for this recorded profile"; continue; fi
+	n=$((n + 1))
+	if check "$name" "$p" "$exp"; then ok "$name: findings as on the GPU"; else notok "$name: $(cat "$TMPDIR/$name.diff")"; fi
+	"$GMPROF" report "$p" >"$TMPDIR/r" 2>"$TMPDIR/err" && ! grep -q INCOMPLETE "$TMPDIR/r" &&
+		ok "$name: report, complete" || notok "$name: report: $(cat "$TMPDIR/err")"
+	if "$GMPROF" perfetto -o "$TMPDIR/$name.json" --force "$p" 2>"$TMPDIR/err" &&
+		"$T/trace_check" "$TMPDIR/$name.json" >"$TMPDIR/tc" 2>&1; then
+		ok "$name: Perfetto trace passes the trace checker"
+	else
+		notok "$name: Perfetto: $(cat "$TMPDIR/err" "$TMPDIR/tc")"
+	fi
+	"$GMPROF" html -o "$TMPDIR/$name.html" --force "$p" 2>"$TMPDIR/err" && grep -q '<svg' "$TMPDIR/$name.html" &&
+		ok "$name: html" || notok "$name: html: $(cat "$TMPDIR/err")"
+	"$GMPROF" check --fail-on all --sarif "$TMPDIR/$name.sarif" --junit "$TMPDIR/$name.xml" --force "$p" >/dev/null 2>"$TMPDIR/err"
+	rc=$?
+	nf=$(wc -l <"$TMPDIR/$name.got")
+	if [ "$nf" -eq 0 ]; then want=0; else want=1; fi
+	[ "$rc" -eq "$want" ] && ok "$name: check --fail-on all exits $want ($nf findings)" ||
+		notok "$name: check exits $rc, want $want: $(cat "$TMPDIR/err")"
+	if "$T/sarif_check" "$TMPDIR/$name.sarif" "$nf" >"$TMPDIR/sc" 2>&1; then ok "$name: SARIF checker"; else notok "$name: SARIF: $(cat "$TMPDIR/sc")"; fi
+done
+[ "$n" -ge 10 ] && ok "$n recorded profiles" || notok "only $n recorded profiles in $D"
+
+# Symbols from the bundled binary: the launch and allocation lines of the source.
+S=benchmarks/cuda/simple_multi_copy.cu
+"$GMPROF" report --symbols "$D/bin" "$D/simple_multi_copy.gmprof" >"$TMPDIR/smc" 2>"$TMPDIR/err"
+launch=$(grep -m1 -o 'KERNEL _Z10inc_kernelPiPKimi (stream 0, #1) at [^ ]*' "$TMPDIR/smc" | sed 's/.*:\([0-9]*\)$/\1/')
+if [ -n "$launch" ] && sed -n "${launch}p" "$S" | grep -q 'inc_kernel<<<'; then
+	ok "a kernel's site is its launch in the source (line $launch), not the toolkit's or nvcc's stub"
+else
+	notok "the first kernel's site: '$(grep -m1 'KERNEL _Z10' "$TMPDIR/smc")'"
+fi
+grep -q 'main (.*/benchmarks/cuda/simple_multi_copy.cu:[0-9]*)$' "$TMPDIR/smc" &&
+	ok "allocation call paths reach main's line through the inlined helper" ||
+	notok "no call path reaches main in $S"
+if grep ' at ' "$TMPDIR/smc" | grep -q 'device_functions.h\|cudafe1'; then
+	notok "a site points into the toolkit"
+else
+	ok "no site points into the toolkit or nvcc's stub"
+fi
+# Eight host threads: each one's events on streams of its own.
+threads=$("$GMPROF" dump "$D/multithread.gmprof" | grep '"op":"kernel"' | grep -o '"thread":[0-9]*' | sort -u | wc -l)
+[ "$threads" -eq 8 ] && ok "multithread: kernels from 8 host threads" || notok "multithread: kernels from $threads host threads"
+finish
