@@ -15,29 +15,57 @@
 #include "patch_abi.h"
 #include "util.h"
 
+/*
+ * Intra maps on the GPU: [intra_obj * n][bitmap, counters per entry], laid
+ * out by device.c's setup_intra.  When few objects were hit and their maps
+ * are a small part of the block, only theirs are read (one copy each);
+ * otherwise the block in one copy.
+ */
+#define FEW_HITS 64
+
 static void touches_gpu(struct pending *p, const uint32_t *hits)
 {
 	struct gmp_touch_vec *tv = &p->tv;
-	uint8_t *host = malloc(p->maps_bytes ? p->maps_bytes : 1);
-	if (!host || dev_check(gmp_col.san.MemcpyDeviceToHost(host, p->maps, p->maps_bytes, p->hs),
-			       "reading intra maps")) {
+	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran);
+	unsigned cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
+	size_t n = p->snap->n, nhit = 0, hit_bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (hits[i]) {
+			nhit++;
+			hit_bytes += 4 * (gmp_maps__bitmap_words(p->snap->size[i], gs) +
+					  gmp_maps__counters(p->snap->size[i], cs));
+		}
+	int each = nhit <= FEW_HITS && hit_bytes < p->maps_bytes / 2;
+	uint8_t *host = malloc(each ? (hit_bytes ? hit_bytes : 1) : (p->maps_bytes ? p->maps_bytes : 1));
+	if (!host || (!each && dev_check(gmp_col.san.MemcpyDeviceToHost(host, p->maps, p->maps_bytes, p->hs),
+					 "reading intra maps"))) {
 		free(host);
 		tv->n = SIZE_MAX; /* unknown */
 		return;
 	}
-	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran);
-	unsigned cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
-	const struct gmp_patch_intra_obj *io = (const struct gmp_patch_intra_obj *)host;
-	uint64_t dev0 = (uint64_t)(uintptr_t)p->maps;
-	for (size_t i = 0; i < p->snap->n; i++) {
-		if (!hits[i])
-			continue;
-		const uint32_t *bm = (const uint32_t *)(host + (io[i].bitmap - dev0));
-		const uint32_t *ct = (const uint32_t *)(host + (io[i].counters - dev0));
-		if (gmp_maps__touches(io[i].base, io[i].size, bm, ct, gs, cs, hits[i], tv)) {
-			tv->n = SIZE_MAX;
-			break;
+	size_t at = n * sizeof(struct gmp_patch_intra_obj); /* the maps' offset in the block */
+	uint8_t *next = host;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t base = p->snap->start[i], size = p->snap->size[i];
+		size_t bw = 4 * gmp_maps__bitmap_words(size, gs), cw = 4 * gmp_maps__counters(size, cs);
+		if (hits[i]) {
+			const uint8_t *m = host + at;
+			if (each) {
+				if (dev_check(gmp_col.san.MemcpyDeviceToHost(next, (char *)p->maps + at, bw + cw, p->hs),
+					      "reading intra maps")) {
+					tv->n = SIZE_MAX;
+					break;
+				}
+				m = next;
+				next += bw + cw;
+			}
+			if (gmp_maps__touches(base, size, (const uint32_t *)m, (const uint32_t *)(m + bw), gs, cs,
+					      hits[i], tv)) {
+				tv->n = SIZE_MAX;
+				break;
+			}
 		}
+		at += bw + cw;
 	}
 	free(host);
 }

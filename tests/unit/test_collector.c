@@ -11,6 +11,7 @@
 #include "pathpat.h"
 #include "support.h"
 #include "touches.h"
+#include "util.h"
 
 static const char *const *env;
 
@@ -160,12 +161,78 @@ static void maps_to_touches(void **state)
 	assert_int_equal(gmp_maps__counters(1, 6), 1);
 }
 
+/* The per-granule definition of touches: each set granule, clipped, with its cell's count. */
+static void reference_touches(uint64_t base, uint64_t size, const uint32_t *bm, const uint32_t *ct,
+			      unsigned gs, unsigned cs, uint32_t rw, struct gmp_touch_vec *out)
+{
+	uint64_t gran = 1ull << gs, granules = (size + gran - 1) >> gs;
+	size_t first = out->n;
+	for (uint64_t g = 0; g < granules; g++) {
+		if (!(bm[g >> 5] & (1u << (g & 31))))
+			continue;
+		uint64_t off = g << gs, len = off + gran > size ? size - off : gran;
+		uint64_t count = ct ? (ct[off >> cs] ? ct[off >> cs] : 1) : 1;
+		struct gmp_touch *last = out->n > first ? &out->v[out->n - 1] : NULL;
+		if (last && last->addr + last->size == base + off && last->count == count) {
+			last->size += len;
+			continue;
+		}
+		assert_int_equal(GMP_GROW(out->v, out->cap, out->n + 1), 0);
+		out->v[out->n++] = (struct gmp_touch){ .addr = base + off, .size = len, .count = count, .rw = rw };
+	}
+}
+
+/* The word-at-a-time runs equal the per-granule definition on random maps. */
+static void maps_to_touches_random(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	for (int round = 0; round < 500; round++) {
+		unsigned gs = (unsigned)(ts_rnd(&seed) % 4);          /* 1 to 8 bytes */
+		unsigned cs = gs + (unsigned)(ts_rnd(&seed) % 5);     /* cells of 1 to 16 granules */
+		uint64_t size = 1 + ts_rnd(&seed) % 3000;
+		size_t words = gmp_maps__bitmap_words(size, gs), cells = gmp_maps__counters(size, cs);
+		uint32_t *bm = calloc(words + 1, 4), *ct = calloc(cells + 1, 4);
+		assert_non_null(bm);
+		assert_non_null(ct);
+		unsigned style = (unsigned)(ts_rnd(&seed) % 4);
+		for (size_t w = 0; w < words + 1; w++) /* the word past the end: garbage to ignore */
+			bm[w] = style == 0 ? (uint32_t)ts_rnd(&seed)
+			      : style == 1 ? ~0u
+			      : style == 2 ? (ts_rnd(&seed) % 3 ? ~0u : 0)
+					   : (uint32_t)(ts_rnd(&seed) & ts_rnd(&seed));
+		for (size_t c = 0; c < cells; c++)
+			ct[c] = (uint32_t)(ts_rnd(&seed) % (style == 1 ? 2 : 4)); /* 0 counts as 1 */
+		const uint32_t *cts = ts_rnd(&seed) % 4 ? ct : NULL;
+		struct gmp_touch_vec got = { 0 }, want = { 0 };
+		/* A touch of an adjacent object first: runs must not merge into it. */
+		struct gmp_touch prev = { .addr = 0x10000 - 16, .size = 16, .count = 1, .rw = GMP_RW_READ };
+		assert_int_equal(GMP_GROW(got.v, got.cap, 1), 0);
+		assert_int_equal(GMP_GROW(want.v, want.cap, 1), 0);
+		got.v[got.n++] = prev;
+		want.v[want.n++] = prev;
+		assert_int_equal(gmp_maps__touches(0x10000, size, bm, cts, gs, cs, GMP_RW_READ, &got), 0);
+		reference_touches(0x10000, size, bm, cts, gs, cs, GMP_RW_READ, &want);
+		assert_int_equal(got.n, want.n);
+		for (size_t i = 0; i < got.n; i++) {
+			assert_int_equal(got.v[i].addr, want.v[i].addr);
+			assert_int_equal(got.v[i].size, want.v[i].size);
+			assert_int_equal(got.v[i].count, want.v[i].count);
+		}
+		free(got.v);
+		free(want.v);
+		free(bm);
+		free(ct);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(options),
 		cmocka_unit_test(path_patterns),
 		cmocka_unit_test(maps_to_touches),
+		cmocka_unit_test(maps_to_touches_random),
 	};
 	return cmocka_run_group_tests_name("collector", tests, NULL, NULL);
 }
