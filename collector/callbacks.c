@@ -97,18 +97,22 @@ static void release(const Sanitizer_ResourceMemoryData *md, uint32_t stream, int
 	    start != md->address)
 		return; /* not an object we saw being born */
 	uint32_t device = (uint32_t)md->device;
-	if (synchronizing) {
-		/* cudaFree synchronizes the device first: launches before it are done. */
-		if (gmp_col.last_device_sync != (int64_t)device) {
-			struct gmp_event s = { .op = GMP_OP_SYNC, .device = device };
-			event(&s, NULL);
-		}
-		dev_synced(md->context, NULL, 1, sync_horizon());
+	/* cudaFree synchronizes the device first: launches before it are done. */
+	if (synchronizing && gmp_col.last_device_sync != (int64_t)device) {
+		struct gmp_event s = { .op = GMP_OP_SYNC, .device = device };
+		event(&s, NULL);
 	}
 	struct gmp_event e = { .op = GMP_OP_FREE, .addr = md->address, .device = device,
 			       .stream = stream };
 	event(&e, NULL);
 	rec_live_remove(md->address);
+	/*
+	 * Harvest last: it releases the lock, and another thread's allocation
+	 * may reuse the address meanwhile.  Accesses belong to their kernels'
+	 * events, so the order of the records does not matter.
+	 */
+	if (synchronizing)
+		dev_synced(md->context, NULL, 1, sync_horizon());
 }
 
 static void resource(Sanitizer_CallbackId cbid, const void *cbdata)

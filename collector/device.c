@@ -381,6 +381,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	}
 	p.ev = li->ev;
 	s->pend[s->npend++] = p;
+	dev_collect_garbage(s); /* a table this launch replaced */
 }
 
 void dev_launch_end(const struct gmp_launch_info *li)
