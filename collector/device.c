@@ -88,8 +88,7 @@ void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 		return;
 	s->snap_bytes -= sn->bytes;
 	dev_free_later(s, sn->dev);
-	free(sn->start);
-	free(sn->size);
+	free(sn->host);
 	free(sn);
 }
 
@@ -195,35 +194,36 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 	struct snapshot *sn = calloc(1, sizeof(*sn));
 	size_t n = gmp_col.tab_n;
 	size_t bytes = sizeof(struct gmp_patch_table) + 2 * n * sizeof(uint64_t);
-	uint64_t *host = malloc(bytes);
-	if (!sn || !host || !(sn->start = malloc((n ? n : 1) * 8)) || !(sn->size = malloc((n ? n : 1) * 8))) {
+	if (!sn || !(sn->host = malloc(bytes))) {
 		dev_out_of_memory("building the object table");
-		goto fail;
+		free(sn);
+		return NULL;
 	}
 	sn->n = n;
 	sn->version = gmp_col.live_version;
 	sn->refs = 1; /* the caller's */
-	/* Copies of the recorder's sorted arrays: no walk of the live tree. */
-	struct gmp_patch_table *t = (struct gmp_patch_table *)host;
+	/* A copy of the recorder's sorted arrays, kept as the host's view too. */
+	struct gmp_patch_table *t = sn->host;
 	t->n = n;
 	t->version = sn->version;
-	uint64_t *start = (uint64_t *)(t + 1), *end = start + n;
-	memcpy(start, gmp_col.tab_start, n * sizeof(uint64_t));
-	memcpy(end, gmp_col.tab_end, n * sizeof(uint64_t));
+	sn->start = (uint64_t *)(t + 1);
+	sn->end = sn->start + n;
 	memcpy(sn->start, gmp_col.tab_start, n * sizeof(uint64_t));
-	for (size_t i = 0; i < n; i++)
-		sn->size[i] = end[i] - start[i];
+	memcpy(sn->end, gmp_col.tab_end, n * sizeof(uint64_t));
 	dev_unlock();
 	int err = dev_check(gmp_col.san.Alloc(s->ctx, &sn->dev, bytes), "allocating the object table") ||
-		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(sn->dev, host, bytes, hs),
+		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(sn->dev, sn->host, bytes, hs),
 			    "uploading the object table") ||
 		  /* Other streams' launches will read it too: let the upload finish first. */
 		  dev_check(gmp_col.san.StreamSynchronize(hs), "uploading the object table");
 	dev_lock();
-	if (err)
-		goto fail;
-	free(host);
-	sn->bytes = bytes + 2 * n * sizeof(uint64_t);
+	if (err) {
+		dev_free_later(s, sn->dev);
+		free(sn->host);
+		free(sn);
+		return NULL;
+	}
+	sn->bytes = 2 * bytes;
 	s->snap_bytes += sn->bytes;
 	/* Another thread may have installed a newer table meanwhile: keep that one. */
 	if (!s->cur || s->cur->version < sn->version) {
@@ -232,15 +232,6 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 		sn->refs++;
 	}
 	return sn;
-fail:
-	free(host);
-	if (sn) {
-		dev_free_later(s, sn->dev);
-		free(sn->start);
-		free(sn->size);
-		free(sn);
-	}
-	return NULL;
 }
 
 /* A launch buffer for n entries: from the pool, or allocated with the lock released. */
@@ -266,7 +257,8 @@ static size_t maps_bytes(const struct snapshot *sn, unsigned gs, unsigned cs)
 {
 	size_t bytes = sn->n * sizeof(struct gmp_patch_intra_obj);
 	for (size_t i = 0; i < sn->n; i++)
-		bytes += 4 * (gmp_maps__bitmap_words(sn->size[i], gs) + gmp_maps__counters(sn->size[i], cs));
+		bytes += 4 * (gmp_maps__bitmap_words(sn->end[i] - sn->start[i], gs) +
+			      gmp_maps__counters(sn->end[i] - sn->start[i], cs));
 	return bytes;
 }
 
@@ -289,7 +281,7 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 		uint64_t at = (uint64_t)(uintptr_t)maps + p->snap->n * sizeof(*io);
 		for (size_t i = 0; i < p->snap->n; i++) {
 			io[i].base = p->snap->start[i];
-			io[i].size = p->snap->size[i];
+			io[i].size = p->snap->end[i] - p->snap->start[i];
 			io[i].bitmap = at;
 			at += 4 * gmp_maps__bitmap_words(io[i].size, gs);
 			io[i].counters = at;

@@ -26,8 +26,9 @@ struct snapshot {
 	size_t bytes;             /* host and device memory it holds */
 	uint64_t version;
 	size_t n;
-	uint64_t *start, *size;   /* host: entry -> object */
-	void *dev;                /* device: struct gmp_patch_table + start[] + end[] */
+	uint64_t *start, *end;    /* host: entry -> object, inside host */
+	void *host;               /* struct gmp_patch_table + start[] + end[], as uploaded */
+	void *dev;                /* the same on the device */
 };
 
 struct lbuf {

@@ -32,8 +32,8 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	for (size_t i = 0; i < n; i++)
 		if (hits[i]) {
 			nhit++;
-			hit_bytes += 4 * (gmp_maps__bitmap_words(p->snap->size[i], gs) +
-					  gmp_maps__counters(p->snap->size[i], cs));
+			uint64_t size = p->snap->end[i] - p->snap->start[i];
+			hit_bytes += 4 * (gmp_maps__bitmap_words(size, gs) + gmp_maps__counters(size, cs));
 		}
 	int each = nhit <= FEW_HITS && hit_bytes < p->maps_bytes / 2;
 	uint8_t *host = malloc(each ? (hit_bytes ? hit_bytes : 1) : (p->maps_bytes ? p->maps_bytes : 1));
@@ -46,7 +46,7 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	size_t at = n * sizeof(struct gmp_patch_intra_obj); /* the maps' offset in the block */
 	uint8_t *next = host;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t base = p->snap->start[i], size = p->snap->size[i];
+		uint64_t base = p->snap->start[i], size = p->snap->end[i] - base;
 		size_t bw = 4 * gmp_maps__bitmap_words(size, gs), cw = 4 * gmp_maps__counters(size, cs);
 		if (hits[i]) {
 			const uint8_t *m = host + at;
@@ -96,7 +96,7 @@ static void touches_stream(struct pending *p, const uint32_t *hits)
 	for (size_t i = 0; i < p->snap->n && tv->n != SIZE_MAX; i++) {
 		if (!hits[i])
 			continue;
-		uint64_t base = p->snap->start[i], size = p->snap->size[i];
+		uint64_t base = p->snap->start[i], size = p->snap->end[i] - base;
 		uint32_t *bm = calloc(gmp_maps__bitmap_words(size, gs) + 1, 4);
 		uint32_t *ct = calloc(gmp_maps__counters(size, cs) + 1, 4);
 		if (bm && ct) {
