@@ -47,13 +47,15 @@ static char last_error[256];
  */
 static pthread_rwlock_t driver = PTHREAD_RWLOCK_INITIALIZER;
 static __thread int driver_shared; /* this thread is in a callback that holds it */
+static int replaying;              /* threads replaying at once (atomic) */
 #define DRIVER_WAIT_S 10
 
 static void driver_exclusive(const char *fn)
 {
 	if (driver_shared)
 		return; /* called back from inside the driver: it holds what it needs */
-	usleep(100); /* widen the window in which other threads enter callbacks */
+	if (__atomic_load_n(&replaying, __ATOMIC_RELAXED) > 1)
+		usleep(300); /* widen the window in which other threads enter callbacks */
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += DRIVER_WAIT_S;
@@ -494,10 +496,12 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		for (uint32_t k = 0; k < e->touch_n; k++)
 			t->touch[e->touch_off + k].addr += addr_offset;
 	}
+	__atomic_add_fetch(&replaying, 1, __ATOMIC_RELAXED);
 	for (size_t i = 0; i < t->nev && !err; i++) {
 		err = replay_event(t, i, &live, &nlive);
 		maybe_die((long)i + 1);
 	}
+	__atomic_sub_fetch(&replaying, 1, __ATOMIC_RELAXED);
 	free(live);
 	gmp_trace__free(t);
 	return err;
