@@ -338,7 +338,7 @@ gpu-check: all
 gpu-run: all
 	@mkdir -p $(BUILD)/gpu
 	$(Q)$(NVCC) -O2 -g -lineinfo -Xcompiler -rdynamic -o $(BUILD)/gpu/simple_multi_copy benchmarks/cuda/simple_multi_copy.cu
-	$(REL)/gmprof run --force -o $(BUILD)/gpu/simple_multi_copy.gmprof -- $(BUILD)/gpu/simple_multi_copy
+	$(REL)/gmprof run --force --top 0 -o $(BUILD)/gpu/simple_multi_copy.gmprof -- $(BUILD)/gpu/simple_multi_copy
 	$(REL)/gmprof report --top 10 $(BUILD)/gpu/simple_multi_copy.gmprof
 
 # After gpu-check on a GPU machine: keep its profiles as test data, in

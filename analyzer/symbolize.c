@@ -208,9 +208,15 @@ static struct look *lookup(struct gmp_symbolizer *s, uint64_t pc)
 			.module = md ? gmp_trace__str(s->t, md->m->path, NULL) : NULL };
 		free(plain);
 	}
-	/* The C runtime's start-up frames say nothing about the program. */
+	/*
+	 * The C runtime's start-up frames say nothing about the program, nor
+	 * do the internals of the CUDA runtime that nvcc links in statically
+	 * (functions named libcudart_static_<hash>; its API entry points, such
+	 * as cudaMalloc, stay).
+	 */
 	if (loc[n - 1].function && (!strcmp(loc[n - 1].function, "_start") ||
-				    !strncmp(loc[n - 1].function, "__libc_start", 12)))
+				    !strncmp(loc[n - 1].function, "__libc_start", 12) ||
+				    !strncmp(loc[n - 1].function, "libcudart_static_", 17)))
 		lk->hidden = 1;
 	lk->n = (uint32_t)n;
 	s->npool += (size_t)n;
