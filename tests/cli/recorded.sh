@@ -55,6 +55,8 @@ if grep ' at ' "$TMPDIR/smc" | grep -q 'device_functions.h\|cudafe1'; then
 else
 	ok "no site points into the toolkit or nvcc's stub"
 fi
+grep -q 'libcudart_static_' "$TMPDIR/smc" && notok "call paths show the static CUDA runtime's internals" ||
+	ok "call paths start at the CUDA API (cudaMalloc), not inside the static runtime"
 # Eight host threads: each one's events on streams of its own.
 threads=$("$GMPROF" dump "$D/multithread.gmprof" | grep '"op":"kernel"' | grep -o '"thread":[0-9]*' | sort -u | wc -l)
 [ "$threads" -eq 8 ] && ok "multithread: kernels from 8 host threads" || notok "multithread: kernels from $threads host threads"
