@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "symtab.h"
+
 int gmp_cli__usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -117,6 +119,7 @@ void gmp_cli__common_init(struct gmp_cli_common *cm)
 {
 	memset(cm, 0, sizeof(*cm));
 	gmp_detect_opts__defaults(&cm->o);
+	cm->o.demangle = gmp_demangle; /* KERNEL labels read as C++, not as symbols */
 	cm->output = "-";
 }
 

@@ -24,6 +24,7 @@
 #include "input.h"
 #include "pathpat.h"
 #include "san.h"
+#include "symtab.h"
 
 static const char usage[] =
 	"Usage: gmprof run [options] -- PROGRAM [ARGS...]\n"
@@ -234,6 +235,7 @@ static int report(const struct run_opts *o, pid_t pid)
 		return -1;
 	struct gmp_detect_opts dopts;
 	gmp_detect_opts__defaults(&dopts);
+	dopts.demangle = gmp_demangle;
 	struct gmp_result *r = NULL;
 	int rc = -1;
 	if (gmp_input__detect(&in, &dopts, &r) == 0) {

@@ -363,7 +363,7 @@ static void api(struct pf *p, uint32_t v)
 		uint64_t nts = ts_of(p, p->next[v]);
 		dur = nts - ts < dur ? nts - ts : dur;
 	}
-	const char *name = e->op == GMP_OP_KERNEL && e->name ? gmp_trace__str(t, e->name, NULL)
+	const char *name = e->op == GMP_OP_KERNEL && e->name ? gmp_result__kernel_name(p->r, e->name)
 							      : gmp_api__kind(e->op);
 	uint32_t d0 = p->r->dep_off[v], d1 = p->r->dep_off[v + 1];
 	head(p, "X", name, pid_of(e->device), ts);

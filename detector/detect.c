@@ -135,6 +135,30 @@ const char *gmp_api__kind(unsigned op)
 	return op <= GMP_OP_MAX ? k[op] : "?";
 }
 
+/* A few recent readable kernel names: labels repeat the same kernels. */
+#define NAMES 64
+struct gmp_names {
+	uint32_t id[NAMES];
+	char *name[NAMES];        /* NULL: the recorded name is the readable one */
+	uint8_t used[NAMES];
+};
+
+const char *gmp_result__kernel_name(const struct gmp_result *r, uint32_t id)
+{
+	const char *raw = gmp_trace__str(r->trace, id, NULL);
+	struct gmp_names *c = r->names;
+	if (!c || !raw)
+		return raw;
+	size_t k = id % NAMES;
+	if (!c->used[k] || c->id[k] != id) {
+		free(c->name[k]);
+		c->name[k] = r->opts.demangle(raw);
+		c->id[k] = id;
+		c->used[k] = 1;
+	}
+	return c->name[k] ? c->name[k] : raw;
+}
+
 const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char *buf,
 				  size_t n)
 {
@@ -149,7 +173,7 @@ const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char 
 		snprintf(dev, sizeof(dev), "device %" PRIu32 ", ", e->device);
 	if (e->op == GMP_OP_KERNEL)
 		snprintf(buf, n, "KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 ")",
-			 gmp_trace__str(t, e->name, NULL), dev, e->stream, r->ordinal[ev]);
+			 gmp_result__kernel_name(r, e->name), dev, e->stream, r->ordinal[ev]);
 	else
 		snprintf(buf, n, "%s (%sstream %" PRIu32 ", #%" PRIu32 ")", gmp_api__kind(e->op),
 			 dev, e->stream, r->ordinal[ev]);
@@ -251,6 +275,10 @@ void gmp_result__free(struct gmp_result *r)
 	free(r->order);
 	free(r->dep_off);
 	free(r->deps);
+	if (r->names)
+		for (size_t i = 0; i < NAMES; i++)
+			free(r->names->name[i]);
+	free(r->names);
 	free(r);
 }
 
@@ -357,6 +385,10 @@ int gmp_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o,
 		return -ENOMEM;
 	r->trace = t;
 	r->opts = *o;
+	if (o->demangle && !(r->names = calloc(1, sizeof(*r->names)))) {
+		free(r);
+		return -ENOMEM;
+	}
 	struct det d = { .t = t, .o = o, .r = r, .err = err };
 	int rc;
 	static int (*const pattern_passes[])(struct det *) = {

@@ -58,6 +58,9 @@ struct gmp_detect_opts {
 	int verify_order;        /* also level the whole graph with the general Kahn's
 				    algorithm and fail unless it agrees (tests: slower,
 				    more memory) */
+	/* Kernel names in labels: a malloc'd readable name for a recorded one, or
+	   NULL to keep it (the analyzer passes a C++ demangler; NULL: none). */
+	char *(*demangle)(const char *name);
 };
 
 void gmp_detect_opts__defaults(struct gmp_detect_opts *o);
@@ -204,6 +207,7 @@ struct gmp_result {
 	uint64_t peak_bytes;            /* the largest peak over all devices */
 	struct gmp_detect_opts opts;
 	uint64_t pass_ns[GMP_PASSES];   /* time each pass took (gmp_pass__name) */
+	struct gmp_names *names;        /* readable kernel names, cached (opts.demangle) */
 };
 
 struct gmp_detect_error {
@@ -225,6 +229,8 @@ void gmp_result__free(struct gmp_result *r);
 /* The object's name: its label, or "obj#N" (N counts allocations from 1). */
 const char *gmp_result__object_name(const struct gmp_result *r, uint32_t obj,
 				    char *buf, size_t n);
+/* A kernel's name (a trace string id) as labels show it: demangled with opts.demangle. */
+const char *gmp_result__kernel_name(const struct gmp_result *r, uint32_t name);
 /* "KERNEL vecAdd (stream 1, #3)", "ALLOC (stream 0, #2)", ... */
 const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char *buf,
 				  size_t n);
