@@ -54,7 +54,7 @@ FORMAT_SRC := $(wildcard format/*.c)
 DETECT_SRC := $(wildcard detector/*.c)
 # gmprof run shares the collector's library search, options and path patterns.
 ANALYZER_SRC := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c)) \
-	collector/san.c collector/pathpat.c collector/options.c
+	collector/san.c collector/pathpat.c collector/options.c collector/demangle.c
 CORE_SRC := $(FORMAT_SRC) $(DETECT_SRC)
 
 LIBS_ANALYZER := $(DEP_LDFLAGS) -lcjson -ldwarf -lelf -lz -lm -lpthread -ldl

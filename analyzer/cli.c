@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "symtab.h"
+#include "demangle.h"
 
 int gmp_cli__usage_error(const char *cmd, const char *fmt, ...)
 {

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "demangle.h"
 #include "dwarf.h"
 #include "symtab.h"
 #include "u64map.h"

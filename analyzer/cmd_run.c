@@ -21,10 +21,10 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "demangle.h"
 #include "input.h"
 #include "pathpat.h"
 #include "san.h"
-#include "symtab.h"
 
 static const char usage[] =
 	"Usage: gmprof run [options] -- PROGRAM [ARGS...]\n"

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "dwarf.h"
 #include "strtab.h"
 #include "symtab.h"

@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "symtab.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -249,30 +248,4 @@ void gmp_symtab__text(const struct gmp_symtab *st, uint64_t *lo, uint64_t *hi)
 {
 	*lo = st->text_lo;
 	*hi = st->text_hi;
-}
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-char *gmp_demangle(const char *mangled)
-{
-	static demangle_fn fn;
-	static int tried;
-	if (!mangled || mangled[0] != '_' || mangled[1] != 'Z')
-		return NULL;
-	if (!tried) {
-		tried = 1;
-		*(void **)&fn = dlsym(RTLD_DEFAULT, "__cxa_demangle");
-		if (!fn) {
-			void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
-			if (h)
-				*(void **)&fn = dlsym(h, "__cxa_demangle");
-		}
-	}
-	int status = -1;
-	char *r = fn ? fn(mangled, NULL, NULL, &status) : NULL;
-	if (status != 0) {
-		free(r);
-		return NULL;
-	}
-	return r;
 }

@@ -27,8 +27,4 @@ const char *gmp_symtab__build_id(const struct gmp_symtab *s);
 /* The lowest and highest executable addresses (for tests and benchmarks). */
 void gmp_symtab__text(const struct gmp_symtab *s, uint64_t *lo, uint64_t *hi);
 
-/* Demangles a C++ name with the C++ runtime's __cxa_demangle when one can be
- * loaded; returns a malloc'd string or NULL. */
-char *gmp_demangle(const char *mangled);
-
 #endif

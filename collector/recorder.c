@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "demangle.h"
 #include "findings_json.h"
 #include "gmprof/detect.h"
 #include "gmprof/version.h"
@@ -383,7 +384,10 @@ static void online(void)
 {
 	struct gmp_result *r = NULL;
 	struct gmp_detect_error de;
-	if (gmp_detect(gmp_col.trace, NULL, &r, &de)) {
+	struct gmp_detect_opts o;
+	gmp_detect_opts__defaults(&o);
+	o.demangle = gmp_demangle; /* the summary names kernels as the program's source does */
+	if (gmp_detect(gmp_col.trace, &o, &r, &de)) {
 		rec_say("the online analysis failed (%s); 'gmprof report %s' may say more",
 			de.msg, gmp_col.path);
 		return;

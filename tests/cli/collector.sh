@@ -134,4 +134,11 @@ for bad in GMPROF_MODE=fast GMPROF_DEPTH=0 GMPROF_FLUSH_MS=-1 GMPROF_GRANULARITY
 	expect_exit 0 "bad $var: runs unprofiled" -- env "$bad" GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" tests/scripts/figure2.jsonl
 	expect_stderr_line "$var" "bad $var: one sentence naming it"
 done
+# The exit summary names a C++ kernel as its source does, demangled.
+printf '%s\n' '{"op":"alloc","addr":"0x1000","size":4096}' '{"op":"alloc","addr":"0x9000","size":4096}' \
+	'{"op":"kernel","name":"_Z10inc_kernelPiPKimi","write":["0x1000"]}' '{"op":"free","addr":"0x1000"}' \
+	'{"op":"kernel","name":"_Z10inc_kernelPiPKimi","write":["0x9000"]}' '{"op":"free","addr":"0x9000"}' >"$TMPDIR/cxx.jsonl"
+env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/cxx.gmprof" "$FAKE" "$TMPDIR/cxx.jsonl" 2>"$TMPDIR/cxx.err" >/dev/null
+grep -q '==gmprof==.*KERNEL inc_kernel(int\*, int const\*, unsigned long, int)' "$TMPDIR/cxx.err" &&
+	ok "exit summary: kernel names demangled" || notok "exit summary: $(grep KERNEL "$TMPDIR/cxx.err" | head -1)"
 finish
