@@ -25,6 +25,7 @@
 #include "input.h"
 #include "pathpat.h"
 #include "san.h"
+#include "session.h"
 
 static const char usage[] =
 	"Usage: gmprof run [options] -- PROGRAM [ARGS...]\n"
@@ -230,24 +231,21 @@ static int report(const struct run_opts *o, pid_t pid)
 		fprintf(stderr, "gmprof: the program wrote no profile ('%s' does not exist)\n", path);
 		return -1;
 	}
-	struct gmp_input in;
-	if (gmp_input__load(path, 0, &in))
-		return -1;
 	struct gmp_detect_opts dopts;
 	gmp_detect_opts__defaults(&dopts);
 	dopts.demangle = gmp_demangle;
-	struct gmp_result *r = NULL;
-	int rc = -1;
-	if (gmp_input__detect(&in, &dopts, &r) == 0) {
-		if (o->top)
-			gmp_text__findings(stdout, r, path, o->top);
-		rc = 0;
-		for (size_t i = 0; i < r->nfindings; i++)
-			if (o->fail_on & (1u << r->findings[i].pattern))
-				rc = 1;
-		gmp_result__free(r);
-	}
-	gmp_input__release(&in);
+	/* The program's binaries are where it ran: findings get their source lines. */
+	struct gmp_session s;
+	if (gmp_session__open(&s, path, 0, &dopts, NULL))
+		return -1;
+	const struct gmp_result *r = s.r;
+	if (o->top)
+		gmp_text__findings(stdout, r, path, o->top, &s.sites);
+	int rc = 0;
+	for (size_t i = 0; i < r->nfindings; i++)
+		if (o->fail_on & (1u << r->findings[i].pattern))
+			rc = 1;
+	gmp_session__close(&s);
 	return rc;
 }
 

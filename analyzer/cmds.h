@@ -24,6 +24,9 @@ const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
 /* Writes s escaped for HTML and XML text and attribute values (JUnit, the HTML report). */
 void gmp_text__markup(FILE *fp, const char *s);
 /* Prints the findings as readable text (replay's default format); top 0: all. */
-void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top);
+/* The short list: counts, peaks and the top findings (sites NULL: no source lines). */
+struct gmp_sites;
+void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top,
+			struct gmp_sites *sites);
 
 #endif

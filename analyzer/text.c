@@ -4,6 +4,7 @@
 
 #include "cmds.h"
 #include "findings_json.h"
+#include "sites.h"
 
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n)
 {
@@ -42,7 +43,8 @@ const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n)
 	return buf;
 }
 
-static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *f, size_t i)
+static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *f, size_t i,
+		struct gmp_sites *sites)
 {
 	char nb[160], a[160], b[160], sz[32], s1[32], s2[32], s3[32];
 	const struct gmp_object *o = &r->objects[f->object];
@@ -52,6 +54,9 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	char m[160];
 	fprintf(fp, ", %s", gmp_text__metric(f, m, sizeof(m)));
 	fputc('\n', fp);
+	const char *at = sites ? gmp_sites__event(sites, o->alloc_ev, NULL) : NULL;
+	if (at)
+		fprintf(fp, "     allocated at %s\n", at);
 	if (f->ev_a != GMP_NO_EVENT && f->ev_b != GMP_NO_EVENT)
 		fprintf(fp, "     %s -> %s\n", gmp_result__api_label(r, f->ev_a, a, sizeof(a)),
 			gmp_result__api_label(r, f->ev_b, b, sizeof(b)));
@@ -76,7 +81,8 @@ static void pattern_counts(FILE *fp, const struct gmp_result *r)
 			fprintf(fp, "  %-30s %zu\n", gmp_pattern__name(p), n[p]);
 }
 
-void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top)
+void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top,
+			struct gmp_sites *sites)
 {
 	char sz[32];
 	const struct gmp_trace *t = r->trace;
@@ -101,7 +107,7 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 			r->nfindings == 1 ? "it" : "them");
 	}
 	for (size_t i = 0; i < n; i++)
-		one(fp, r, &r->findings[i], i);
+		one(fp, r, &r->findings[i], i, sites);
 }
 
 void gmp_text__markup(FILE *fp, const char *s)

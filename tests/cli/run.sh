@@ -25,6 +25,9 @@ expect_stderr_line "cannot write the profile into '$TMPDIR/no/such/dir': No such
 R="$GMPROF run --sanitizer-lib $DOUBLE -o $TMPDIR/p.%p.gmprof"
 expect_exit 0 "a run" -- $R -- "$FAKE" tests/scripts/figure2.jsonl
 grep -q "4 findings" "$TMPDIR/out" && ok "the run reports its findings" || notok "the run reports its findings: $(cat "$TMPDIR/out")"
+[ "$(grep -c '^     allocated at .*/tests/double/fake_app.c:[0-9]*$' "$TMPDIR/out")" -eq 4 ] &&
+	ok "each finding says where its object was allocated (the program's source line)" ||
+	notok "allocation sites: $(grep -c 'allocated at' "$TMPDIR/out") of 4"
 ls "$TMPDIR"/p.*.gmprof >/dev/null 2>&1 && ok "the profile is named by the pattern" || notok "the profile is named by the pattern"
 expect_exit 1 "--fail-on a found pattern" -- $R --fail-on memory_leak -- "$FAKE" tests/scripts/figure2.jsonl
 expect_exit 0 "--fail-on a pattern not found" -- $R --fail-on memory_leak -- "$FAKE" tests/scripts/figure4.jsonl
