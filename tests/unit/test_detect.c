@@ -5,6 +5,8 @@
  * allocation sizes, peaks, savings and thresholds.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
@@ -140,6 +142,53 @@ static void barrier_per_thread(void **state)
 #undef TH
 #undef ATH
 #undef KTH
+}
+
+/* A stand-in demangler: "kN" reads as "kernel_N()", anything else is kept. */
+static int demangled;
+static char *fake_demangle(const char *name)
+{
+	if (name[0] != 'k')
+		return NULL;
+	demangled++;
+	char *out = malloc(strlen(name) + 16);
+	if (out)
+		sprintf(out, "kernel_%s()", name + 1);
+	return out;
+}
+
+/* Labels name kernels through opts.demangle, cached, also past the cache's size. */
+static void kernel_names_demangled(void **state)
+{
+	(void)state;
+	enum { N = 150 }; /* more distinct kernels than the label cache holds */
+	size_t cap = 64 + N * 96;
+	char *body = malloc(cap), *at = body;
+	assert_non_null(body);
+	at += sprintf(at, "{\"op\":\"alloc\",\"addr\":\"0x1000\",\"size\":64}\n");
+	for (int i = 0; i < N; i++)
+		at += sprintf(at, "{\"op\":\"kernel\",\"name\":\"k%d\",\"read\":[\"0x1000\"]}\n", i);
+	struct gmp_trace *t = ts_script(body);
+	free(body);
+	struct gmp_detect_opts o;
+	gmp_detect_opts__defaults(&o);
+	o.demangle = fake_demangle;
+	struct gmp_result *r = ts_detect(t, &o);
+	char buf[128], want[128];
+	demangled = 0;
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < N; i++) {
+			snprintf(want, sizeof(want), "KERNEL kernel_%d() (stream 0, #%d)", i, i + 1);
+			assert_string_equal(gmp_result__api_label(r, (uint32_t)i + 1, buf, sizeof(buf)), want);
+			assert_string_equal(gmp_result__api_label(r, (uint32_t)i + 1, buf, sizeof(buf)), want);
+		}
+	assert_true(demangled <= 2 * N); /* a repeated label is served from the cache */
+	gmp_result__free(r);
+	/* Without the hook: the recorded names. */
+	r = ts_detect(t, NULL);
+	assert_string_equal(gmp_result__api_label(r, 1, buf, sizeof(buf)), "KERNEL k0 (stream 0, #1)");
+	gmp_result__free(r);
+	gmp_trace__free(t);
 }
 
 /* A freed object's address reused by a new object: two objects. */
@@ -384,6 +433,7 @@ int main(void)
 		cmocka_unit_test(sync_ops_not_counted),
 		cmocka_unit_test(sync_orders_streams),
 		cmocka_unit_test(barrier_per_thread),
+		cmocka_unit_test(kernel_names_demangled),
 		cmocka_unit_test(address_reuse),
 		cmocka_unit_test(partial_overlap_dead_write),
 		cmocka_unit_test(disjoint_writes_not_dead),
