@@ -22,7 +22,6 @@
 #include "cli.h"
 #include "cmds.h"
 #include "demangle.h"
-#include "input.h"
 #include "pathpat.h"
 #include "san.h"
 #include "session.h"

@@ -38,7 +38,6 @@ static struct gmp_ctx_state *state_of(CUcontext ctx)
 	return s;
 }
 
-
 int dev_check(SanitizerResult r, const char *what)
 {
 	if (r == SANITIZER_SUCCESS)

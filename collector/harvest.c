@@ -155,8 +155,7 @@ static void harvest_commit(struct gmp_ctx_state *s, struct pending *p)
 	}
 	free(p->acc);
 	free(p->tv.v);
-	if (p->maps)
-		dev_free_later(s, p->maps);
+	dev_free_later(s, p->maps);
 	dev_put_buffer(s, p->buf);
 	dev_snap_put(s, p->snap);
 }
@@ -173,22 +172,22 @@ size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, in
 			  uint64_t horizon)
 {
 	struct pending *take = NULL;
-	size_t n = 0, cap = 0;
-	for (size_t i = 0; i < s->npend;) {
+	size_t n = 0, cap = 0, kept = 0;
+	/* One pass: taken launches move out, the others close up in order. */
+	for (size_t i = 0; i < s->npend; i++) {
 		const struct pending *q = &s->pend[i];
 		int covered = horizon == HV_ANY || (q->seq && q->seq <= horizon);
-		if ((all || q->hs == hs) && covered) {
-			if (GMP_GROW(take, cap, n + 1)) {
-				dev_out_of_memory("collecting launches"); /* the rest wait for a later sync */
-				break;
-			}
-			take[n++] = s->pend[i];
-			memmove(&s->pend[i], &s->pend[i + 1], (s->npend - i - 1) * sizeof(*s->pend));
-			s->npend--;
-		} else {
-			i++;
+		int take_it = (all || q->hs == hs) && covered;
+		if (take_it && GMP_GROW(take, cap, n + 1)) {
+			dev_out_of_memory("collecting launches"); /* it waits for a later sync */
+			take_it = 0;
 		}
+		if (take_it)
+			take[n++] = *q;
+		else
+			s->pend[kept++] = *q;
 	}
+	s->npend = kept;
 	if (!n)
 		return 0;
 	dev_unlock();
@@ -237,12 +236,8 @@ void dev_drain(struct gmp_ctx_state *s)
 		dev_lock();
 		if (r != SANITIZER_SUCCESS || !dev_harvest_stream(s, hs, 0, HV_ANY)) {
 			/* The context is gone (or memory ran out): these launches stay without access sets. */
-			for (size_t i = 0; i < s->npend; i++) {
-				if (s->pend[i].maps)
-					dev_free_later(s, s->pend[i].maps);
-				dev_put_buffer(s, s->pend[i].buf);
-				dev_snap_put(s, s->pend[i].snap);
-			}
+			for (size_t i = 0; i < s->npend; i++)
+				harvest_commit(s, &s->pend[i]); /* read 0: resources back, nothing recorded */
 			s->npend = 0;
 			dev_collect_garbage(s);
 			break;

@@ -34,33 +34,20 @@ static int push(struct gmp_touch_vec *out, size_t first, uint64_t addr, uint64_t
 	return 0;
 }
 
-/* The first set bit at or after g (granules when none). */
-static uint64_t next_set(const uint32_t *bitmap, uint64_t g, uint64_t granules)
+/*
+ * The first granule at or after g whose bit differs from `flip`'s (flip 0:
+ * the first set bit; flip ~0: the first clear one), or granules when none.
+ */
+static uint64_t next_bit(const uint32_t *bitmap, uint64_t g, uint64_t granules, uint32_t flip)
 {
 	uint64_t nwords = (granules + 31) / 32, w = g >> 5;
 	if (w >= nwords)
 		return granules;
-	uint32_t word = bitmap[w] & (~0u << (g & 31));
+	uint32_t word = (bitmap[w] ^ flip) & (~0u << (g & 31));
 	while (!word) {
 		if (++w >= nwords)
 			return granules;
-		word = bitmap[w];
-	}
-	uint64_t at = (w << 5) + (uint64_t)__builtin_ctz(word);
-	return at < granules ? at : granules;
-}
-
-/* The first clear bit at or after g (granules when none). */
-static uint64_t next_clear(const uint32_t *bitmap, uint64_t g, uint64_t granules)
-{
-	uint64_t nwords = (granules + 31) / 32, w = g >> 5;
-	if (w >= nwords)
-		return granules;
-	uint32_t word = ~bitmap[w] & (~0u << (g & 31));
-	while (!word) {
-		if (++w >= nwords)
-			return granules;
-		word = ~bitmap[w];
+		word = bitmap[w] ^ flip;
 	}
 	uint64_t at = (w << 5) + (uint64_t)__builtin_ctz(word);
 	return at < granules ? at : granules;
@@ -78,8 +65,8 @@ int gmp_maps__touches(uint64_t base, uint64_t size, const uint32_t *bitmap,
 {
 	uint64_t granules = (size + (1ull << gran_shift) - 1) >> gran_shift;
 	size_t first = out->n; /* runs of an adjacent object before this one stay apart */
-	for (uint64_t g = next_set(bitmap, 0, granules); g < granules;) {
-		uint64_t end = next_clear(bitmap, g, granules);
+	for (uint64_t g = next_bit(bitmap, 0, granules, 0); g < granules;) {
+		uint64_t end = next_bit(bitmap, g, granules, ~0u);
 		uint64_t lo = g << gran_shift, hi = end << gran_shift;
 		if (hi > size)
 			hi = size;
@@ -95,7 +82,7 @@ int gmp_maps__touches(uint64_t base, uint64_t size, const uint32_t *bitmap,
 				return -ENOMEM;
 			lo = cut;
 		}
-		g = next_set(bitmap, end, granules);
+		g = next_bit(bitmap, end, granules, 0);
 	}
 	return 0;
 }
