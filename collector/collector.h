@@ -27,6 +27,7 @@
 
 struct gmp_ctx_state;
 struct gmp_kfilter;
+struct gmp_objmap;
 
 struct gmp_collector {
 	struct gmp_opts opts;
@@ -67,6 +68,8 @@ struct gmp_collector {
 	int flusher_running, stop;
 	uint64_t events_since_flush;
 	int64_t last_device_sync; /* the last event was a device sync of this device, or -1 */
+	struct gmp_objmap *heap;  /* live device-heap objects (malloc() in kernels) */
+	uint64_t heap_lost;       /* in-kernel malloc()/free() calls whose records were lost */
 };
 
 extern struct gmp_collector gmp_col;
@@ -80,6 +83,15 @@ void rec_close(int clean);
 int64_t rec_event(struct gmp_event *e, const char *name, int stack);
 int rec_accesses(uint64_t ev, const struct gmp_access *acc, size_t n);
 int rec_touches(uint64_t ev, const struct gmp_touch *t, size_t n);
+/*
+ * malloc() (size > 0) and free() (size 0) calls inside the launch recorded
+ * as event kev (k: its event as recorded), in the order the device took
+ * them; lost: calls whose records did not fit.  Written as in-kernel
+ * alloc/free events of device_heap objects.
+ */
+struct gmp_patch_heap_record;
+void rec_heap(const struct gmp_event *k, uint64_t kev, const struct gmp_patch_heap_record *h,
+	      size_t n, uint64_t lost);
 uint32_t rec_stream(uint64_t handle);
 void rec_context(CUcontext ctx, uint32_t device);
 uint32_t rec_device(CUcontext ctx);

@@ -118,17 +118,26 @@ static const struct {
 	{ SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE, "gmp_patch_device_free" },
 };
 
-/* Patches one module: lock released.  0, or the failure to report. */
-static SanitizerResult patch_module(CUmodule module, const char **what)
+/*
+ * Patches one module: lock released.  0, or the failure to report.  Sets
+ * *heap when device-side malloc() was patched (older drivers may lack it).
+ */
+static SanitizerResult patch_module(CUmodule module, const char **what, int *heap)
 {
 	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
 		const char *cb = gmp_col.opts.patch_empty && i == 0 ? "gmp_patch_global_access_empty"
 								   : points[i].cb; /* [0]: global */
+		int is_heap = points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC ||
+			      points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE;
+		if (is_heap && !gmp_col.opts.heap_records)
+			continue; /* GMPROF_HEAP_RECORDS=0 */
 		SanitizerResult r = gmp_col.san.PatchInstructions(points[i].id, module, cb);
 		if (r != SANITIZER_SUCCESS && points[i].id == SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS) {
 			*what = "patching global memory accesses";
 			return r;
 		}
+		if (r == SANITIZER_SUCCESS && points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC)
+			*heap = 1;
 	}
 	*what = "sanitizerPatchModule";
 	return gmp_col.san.PatchModule(module);
@@ -145,8 +154,11 @@ void dev_module_loaded(CUcontext ctx, CUmodule module)
 	SanitizerResult added = add ? gmp_col.san.AddPatchesFromFile(gmp_col.patch_path, ctx)
 				    : SANITIZER_SUCCESS;
 	const char *what = NULL;
-	SanitizerResult r = added == SANITIZER_SUCCESS ? patch_module(module, &what) : added;
+	int heap = 0;
+	SanitizerResult r = added == SANITIZER_SUCCESS ? patch_module(module, &what, &heap) : added;
 	dev_lock();
+	if (heap && r == SANITIZER_SUCCESS)
+		s->heap = 1;
 	if (add && s->patches == 0) {
 		s->patches = added == SANITIZER_SUCCESS ? 1 : -1;
 		if (added != SANITIZER_SUCCESS)
@@ -207,8 +219,10 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 	t->version = sn->version;
 	sn->start = (uint64_t *)(t + 1);
 	sn->end = sn->start + n;
-	memcpy(sn->start, gmp_col.tab_start, n * sizeof(uint64_t));
-	memcpy(sn->end, gmp_col.tab_end, n * sizeof(uint64_t));
+	if (n) { /* no live objects: the arrays may not exist yet */
+		memcpy(sn->start, gmp_col.tab_start, n * sizeof(uint64_t));
+		memcpy(sn->end, gmp_col.tab_end, n * sizeof(uint64_t));
+	}
 	dev_unlock();
 	int err = dev_check(gmp_col.san.Alloc(s->ctx, &sn->dev, bytes), "allocating the object table") ||
 		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(sn->dev, sn->host, bytes, hs),
@@ -233,11 +247,15 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 	return sn;
 }
 
-/* A launch buffer for n entries: from the pool, or allocated with the lock released. */
+/*
+ * A launch buffer for n entries (and heap records when the context's
+ * kernels may malloc()): from the pool, or allocated with the lock released.
+ */
 static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 {
+	size_t heap = s->heap ? gmp_col.opts.heap_records : 0;
 	for (size_t i = 0; i < s->nfree; i++) {
-		if (s->free[i].cap >= n) {
+		if (s->free[i].cap >= n && s->free[i].heap_cap >= heap) {
 			*out = s->free[i];
 			s->free[i] = s->free[--s->nfree];
 			return 0;
@@ -245,8 +263,10 @@ static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 	}
 	size_t cap = n < 64 ? 64 : n + n / 4;
 	out->cap = cap;
+	out->heap_cap = heap;
+	size_t bytes = lbuf_heap_off(out) + heap * sizeof(struct gmp_patch_heap_record);
 	dev_unlock();
-	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, GMP_PATCH_LAUNCH_SIZE + cap * 4);
+	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
 	dev_lock();
 	return dev_check(r, "allocating a launch buffer");
 }
@@ -350,6 +370,10 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	struct gmp_patch_launch l = { .table = (uint64_t)(uintptr_t)p.snap->dev,
 				      .hits = (uint64_t)(uintptr_t)p.buf.dev + GMP_PATCH_LAUNCH_SIZE,
 				      .mode = GMP_MODE_OBJECT, .abi = GMP_PATCH_ABI_VERSION };
+	if (p.buf.heap_cap) {
+		l.heap = (uint64_t)(uintptr_t)p.buf.dev + lbuf_heap_off(&p.buf);
+		l.heap_cap = (uint32_t)p.buf.heap_cap;
+	}
 	int intra = gmp_col.opts.mode == GMP_COLLECT_INTRA && gmp_kfilter__take(gmp_col.kf, li->name);
 	dev_unlock();
 	if (intra && setup_intra(s, &p, &l) == 0)
@@ -371,6 +395,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		return;
 	}
 	p.ev = li->ev;
+	p.kev = *e;
 	s->pend[s->npend++] = p;
 	dev_collect_garbage(s); /* a table this launch replaced */
 }

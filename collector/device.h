@@ -18,6 +18,7 @@
 #define GMPROF_DEVICE_H
 
 #include "collector.h"
+#include "patch_abi.h"
 #include "touches.h"
 
 /* The object table of one version of the live set, shared by its launches. */
@@ -31,10 +32,20 @@ struct snapshot {
 	void *dev;                /* the same on the device */
 };
 
+/*
+ * A launch's device buffer: struct gmp_patch_launch, uint32_t hits[cap],
+ * then (heap_cap > 0) struct gmp_patch_heap_record[heap_cap] at heap_off().
+ */
 struct lbuf {
-	void *dev;                /* struct gmp_patch_launch + uint32_t hits[cap] */
+	void *dev;
 	size_t cap;
+	size_t heap_cap;
 };
+
+static inline size_t lbuf_heap_off(const struct lbuf *b)
+{
+	return (GMP_PATCH_LAUNCH_SIZE + b->cap * 4 + 7) & ~(size_t)7;
+}
 
 struct pending {
 	uint64_t ev;
@@ -49,6 +60,10 @@ struct pending {
 	struct gmp_access *acc;
 	size_t nacc;
 	struct gmp_touch_vec tv;  /* tv.n == SIZE_MAX: touches unknown */
+	struct gmp_event kev;     /* the launch's event as recorded (in-kernel heap ops copy it) */
+	struct gmp_patch_heap_record *heap; /* malloc()/free() calls read back */
+	size_t nheap;
+	uint64_t heap_lost;       /* calls whose records did not fit */
 	int read;                 /* 1 read, 0 the read failed, -1 out of host memory */
 };
 
@@ -56,6 +71,7 @@ struct gmp_ctx_state {
 	CUcontext ctx;
 	uint32_t device;
 	int patches;              /* 0 not yet, 1 loaded, -1 failed */
+	int heap;                 /* device-side malloc/free were patched in some module */
 	struct snapshot *cur;
 	struct lbuf *free;
 	size_t nfree, free_cap;

@@ -113,21 +113,50 @@ static void touches_stream(struct pending *p, const uint32_t *hits)
 	free(rec);
 }
 
+/* The malloc()/free() records of a launch whose header says how many it took. */
+static int read_heap(struct pending *p, const struct gmp_patch_launch *l)
+{
+	size_t n = l->heap_count < p->buf.heap_cap ? l->heap_count : p->buf.heap_cap;
+	p->heap_lost = l->heap_count - n;
+	if (!n)
+		return 0;
+	p->heap = malloc(n * sizeof(*p->heap));
+	if (!p->heap) {
+		p->heap_lost += n;
+		return -ENOMEM;
+	}
+	if (dev_check(gmp_col.san.MemcpyDeviceToHost(p->heap, (char *)p->buf.dev + lbuf_heap_off(&p->buf),
+						     n * sizeof(*p->heap), p->hs), "reading heap records")) {
+		p->heap_lost += n;
+		return -EIO;
+	}
+	p->nheap = n;
+	return 0;
+}
+
 /* Reads one launch back: lock released; p and its snapshot are this thread's. */
 static void harvest_read(struct pending *p)
 {
 	size_t n = p->snap->n;
-	uint32_t *hits = malloc((n ? n : 1) * sizeof(*hits));
+	/* With heap records, the launch's header (their count) comes in the same copy as the hits. */
+	size_t head = p->buf.heap_cap ? GMP_PATCH_LAUNCH_SIZE : 0;
+	uint8_t *block = malloc(head + (n ? n : 1) * sizeof(uint32_t));
+	uint32_t *hits = (uint32_t *)(block + head);
 	p->acc = malloc((n ? n : 1) * sizeof(*p->acc));
 	p->read = -1;
-	if (!hits || !p->acc) {
-		free(hits);
+	if (!block || !p->acc) {
+		free(block);
 		return;
 	}
 	p->read = 0;
-	if (!dev_check(gmp_col.san.MemcpyDeviceToHost(hits, (char *)p->buf.dev + GMP_PATCH_LAUNCH_SIZE,
-						      n * 4, p->hs), "reading hit flags")) {
+	if (!dev_check(gmp_col.san.MemcpyDeviceToHost(block, (char *)p->buf.dev + GMP_PATCH_LAUNCH_SIZE - head,
+						      head + n * 4, p->hs), "reading hit flags")) {
 		p->read = 1;
+		if (head) {
+			struct gmp_patch_launch l;
+			memcpy(&l, block, sizeof(l));
+			read_heap(p, &l); /* a failure counts the calls as lost */
+		}
 		for (size_t i = 0; i < n; i++)
 			if (hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE))
 				p->acc[p->nacc++] = (struct gmp_access){
@@ -140,7 +169,7 @@ static void harvest_read(struct pending *p)
 				touches_stream(p, hits);
 		}
 	}
-	free(hits);
+	free(block);
 }
 
 /* Records what was read and returns the launch's resources: lock held. */
@@ -150,11 +179,14 @@ static void harvest_commit(struct gmp_ctx_state *s, struct pending *p)
 		rec_accesses(p->ev, p->acc, p->nacc);
 		if (p->maps && p->tv.n != SIZE_MAX)
 			rec_touches(p->ev, p->tv.v, p->tv.n);
+		if (p->nheap || p->heap_lost)
+			rec_heap(&p->kev, p->ev, p->heap, p->nheap, p->heap_lost);
 	} else if (p->read < 0) {
 		dev_out_of_memory("reading a launch's accesses");
 	}
 	free(p->acc);
 	free(p->tv.v);
+	free(p->heap);
 	dev_free_later(s, p->maps);
 	dev_put_buffer(s, p->buf);
 	dev_snap_put(s, p->snap);

@@ -22,6 +22,8 @@
 #include "findings_json.h"
 #include "gmprof/detect.h"
 #include "gmprof/version.h"
+#include "objmap.h"
+#include "patch_abi.h"
 #include "pathpat.h"
 
 static uint64_t now_ns(void)
@@ -156,6 +158,8 @@ int rec_open(char *err, size_t errn)
 	return 0;
 }
 
+static void online_add(const struct gmp_event *e, const char *name, int64_t idx);
+
 static int64_t intern_w(const char *s)
 {
 	return s ? gmp_writer__string(gmp_col.w, s, strlen(s)) : 0;
@@ -190,6 +194,7 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 		write_failed((int)idx);
 		return -1;
 	}
+	e->stack = we.stack; /* the profile's id: in-kernel heap ops reuse their launch's */
 	gmp_col.last_device_sync = e->op == GMP_OP_SYNC &&
 				   !(e->flags & (GMP_EF_SYNC_STREAM | GMP_EF_SYNC_EVENT))
 					   ? (int64_t)e->device : -1;
@@ -201,18 +206,83 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 			"run 'gmprof report %s' after the program ends", gmp_col.opts.online_events,
 			gmp_col.path);
 	}
-	if (gmp_col.trace) {
-		struct gmp_event te = *e;
-		te.stack = 0;
-		te.name = name ? gmp_trace__intern_cstr(gmp_col.trace, name) : 0;
-		if ((name && !te.name) || gmp_trace__add_event(gmp_col.trace, &te, NULL, 0, NULL, 0) != idx) {
-			/* Out of memory: keep recording, give up the online analysis. */
-			gmp_trace__free(gmp_col.trace);
-			gmp_col.trace = NULL;
-			rec_say("out of memory for the online analysis; the profile is still written");
-		}
-	}
+	online_add(e, name, idx);
 	return idx;
+}
+
+/* The online trace gets the same event at the same index. */
+static void online_add(const struct gmp_event *e, const char *name, int64_t idx)
+{
+	if (!gmp_col.trace)
+		return;
+	struct gmp_event te = *e;
+	te.stack = 0;
+	te.name = name ? gmp_trace__intern_cstr(gmp_col.trace, name) : 0;
+	if ((name && !te.name) || gmp_trace__add_event(gmp_col.trace, &te, NULL, 0, NULL, 0) != idx) {
+		/* Out of memory: keep recording, give up the online analysis. */
+		gmp_trace__free(gmp_col.trace);
+		gmp_col.trace = NULL;
+		rec_say("out of memory for the online analysis; the profile is still written");
+	}
+}
+
+/* One in-kernel alloc or free of launch kev, with the launch's thread, stack and time. */
+static int heap_event(const struct gmp_event *k, uint64_t kev, uint8_t op, uint64_t addr,
+		      uint64_t size)
+{
+	struct gmp_event e = { .op = op, .kind = op == GMP_OP_ALLOC ? GMP_MEM_DEVICE_HEAP : 0,
+			       .flags = GMP_EF_IN_KERNEL, .device = k->device, .stream = k->stream,
+			       .thread = k->thread, .stack = k->stack, .host_ns = k->host_ns,
+			       .addr = addr, .size = size, .value = kev };
+	int64_t idx = gmp_writer__event(gmp_col.w, &e);
+	if (idx < 0) {
+		write_failed((int)idx);
+		return -1;
+	}
+	online_add(&e, NULL, idx);
+	return 0;
+}
+
+void rec_heap(const struct gmp_event *k, uint64_t kev, const struct gmp_patch_heap_record *h,
+	      size_t n, uint64_t lost)
+{
+	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
+		return;
+	if (!gmp_col.heap && !(gmp_col.heap = gmp_objmap__new())) {
+		write_failed(-ENOMEM); /* a heap object left out would mislead: stop instead */
+		return;
+	}
+	gmp_col.heap_lost += lost;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start, end;
+		if (!h[i].size) {
+			if (!gmp_objmap__floor(gmp_col.heap, h[i].ptr, &start, &end, NULL) ||
+			    start != h[i].ptr) {
+				continue; /* its malloc's record was lost (and counted) */
+			}
+			gmp_objmap__remove(gmp_col.heap, start);
+			if (heap_event(k, kev, GMP_OP_FREE, start, 0))
+				return;
+			continue;
+		}
+		end = h[i].ptr + h[i].size;
+		if (end < h[i].ptr)
+			end = UINT64_MAX;
+		/* Live heap objects it overlaps were freed by a free() whose record was lost. */
+		while (gmp_objmap__overlap(gmp_col.heap, h[i].ptr, end) != UINT32_MAX) {
+			if (!gmp_objmap__floor(gmp_col.heap, end - 1, &start, NULL, NULL))
+				break;
+			gmp_objmap__remove(gmp_col.heap, start);
+			if (heap_event(k, kev, GMP_OP_FREE, start, 0))
+				return;
+		}
+		if (gmp_objmap__insert(gmp_col.heap, h[i].ptr, end, 0)) {
+			write_failed(-ENOMEM);
+			return;
+		}
+		if (heap_event(k, kev, GMP_OP_ALLOC, h[i].ptr, end - h[i].ptr))
+			return;
+	}
 }
 
 int rec_accesses(uint64_t ev, const struct gmp_access *acc, size_t n)
@@ -387,6 +457,14 @@ static void online(void)
 	struct gmp_detect_opts o;
 	gmp_detect_opts__defaults(&o);
 	o.demangle = gmp_demangle; /* the summary names kernels as the program's source does */
+	/* In-kernel heap ops were recorded when their launch was read back: put them beside it. */
+	int err = gmp_trace__place_heap_ops(gmp_col.trace);
+	if (err) {
+		rec_say("the online analysis failed (%s); 'gmprof report %s' may say more",
+			err == -ENOMEM ? "out of memory" : "an in-kernel heap event names no launch",
+			gmp_col.path);
+		return;
+	}
 	if (gmp_detect(gmp_col.trace, &o, &r, &de)) {
 		rec_say("the online analysis failed (%s); 'gmprof report %s' may say more",
 			de.msg, gmp_col.path);
@@ -414,9 +492,11 @@ static void online(void)
 	for (size_t i = 0; i < r->nfindings; i++)
 		per[r->findings[i].pattern]++;
 	fprintf(stderr, "==gmprof== FINDINGS: %zu", r->nfindings);
-	for (unsigned p = 0; p < GMP_PAT_COUNT; p++)
-		if (per[p])
-			fprintf(stderr, "%s%s %zu", p ? ", " : " (", gmp_pattern__name(p), per[p]);
+	for (unsigned p = 0, first = 1; p < GMP_PAT_COUNT; p++)
+		if (per[p]) {
+			fprintf(stderr, "%s%s %zu", first ? " (" : ", ", gmp_pattern__name(p), per[p]);
+			first = 0;
+		}
 	fprintf(stderr, "%s\n", r->nfindings ? ")" : "");
 	for (size_t i = 0; i < r->nfindings && i < 5; i++) {
 		const struct gmp_finding *f = &r->findings[i];
@@ -442,6 +522,17 @@ void rec_close(int clean)
 	gmp_col.closing = 1; /* dev_finish releases the lock while it waits */
 	if (clean)
 		dev_finish();
+	if (gmp_col.heap_lost && gmp_col.w && !gmp_col.write_failed) {
+		char n[32];
+		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.heap_lost);
+		if (gmp_writer__meta(gmp_col.w, "device_heap_lost", n))
+			write_failed(-EIO);
+		rec_say("%s malloc()/free() calls inside kernels were not recorded (a launch made more "
+			"than GMPROF_HEAP_RECORDS=%u); device-heap objects in the profile are incomplete",
+			n, gmp_col.opts.heap_records);
+	}
+	gmp_objmap__free(gmp_col.heap);
+	gmp_col.heap = NULL;
 	if (clean && gmp_col.trace && !gmp_col.write_failed)
 		online();
 	gmp_col.closed = 1;

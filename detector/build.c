@@ -9,6 +9,8 @@
  *  - data: RAW from the object's last writer (its allocation at first),
  *    WAW from the last writer when nobody read since, WAR from every reader
  *    since the last write; a free counts as a write;
+ *  - an alloc or free made inside a kernel (device heap): from that launch
+ *    only, not from its stream or a barrier;
  *  - a host barrier (device sync, stream sync, event sync) orders
  *    everything its host thread issues after it (another thread's later
  *    calls are not ordered by it: gmprof sees no host locks or joins);
@@ -16,7 +18,8 @@
  *    its device, a stream sync for its stream, an event sync for the
  *    event's record; an event wait follows the event's record.
  * Sync and event ops have weight 0: they order work but take no time step
- * of their own, so they are never among the APIs "between" two others.
+ * of their own, so they are never among the APIs "between" two others; nor
+ * are in-kernel heap ops, which are part of their launch.
  *
  * Levels (the paper's section 5.3) come from Kahn's algorithm.  Every edge
  * points forward in issue order, so issue order is an order in which Kahn's
@@ -199,7 +202,10 @@ static int add_vertex(struct bs *b, uint32_t v)
 {
 	struct det *d = b->d;
 	const struct gmp_event *e = &d->t->ev[v];
-	int on_stream = !(e->op == GMP_OP_SYNC && !(e->flags & GMP_EF_SYNC_STREAM));
+	/* malloc() or free() inside a launch: ordered after that launch alone. */
+	int in_kernel = (e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE) &&
+			(e->flags & GMP_EF_IN_KERNEL);
+	int on_stream = !(e->op == GMP_OP_SYNC && !(e->flags & GMP_EF_SYNC_STREAM)) && !in_kernel;
 	/* A device sync is on no stream, but numbered with the ops of its stream field. */
 	struct stream_state *ss = stream_of(b, e), *s = on_stream ? ss : NULL;
 	uint32_t *barrier = barrier_of(b, e);
@@ -207,14 +213,17 @@ static int add_vertex(struct bs *b, uint32_t v)
 		return -ENOMEM;
 	if (e->op > GMP_OP_MAX)
 		return det_fail(d, v, "event of unknown kind %u", e->op);
-	d->r->ordinal[v] = ++ss->ord[e->op];
+	/* An in-kernel op takes its launch's number: it is not an API of its own. */
+	d->r->ordinal[v] = in_kernel && e->value < v ? d->r->ordinal[e->value] : ++ss->ord[e->op];
 	b->v = v;
 	b->lvl = 0;
 	b->nrecent = 0;
 	d->weight[v] = e->op != GMP_OP_SYNC && e->op != GMP_OP_EVENT_RECORD &&
-		       e->op != GMP_OP_EVENT_WAIT;
+		       e->op != GMP_OP_EVENT_WAIT && !in_kernel;
 	int err;
-	if ((s && (err = src(b, s->last))) || (err = after_barrier(b, s, *barrier)) ||
+	if (in_kernel && (err = src(b, (uint32_t)e->value)))
+		return err;
+	if ((s && (err = src(b, s->last))) || (!in_kernel && (err = after_barrier(b, s, *barrier))) ||
 	    (err = data_edges(b, v)))
 		return err;
 	switch (e->op) {

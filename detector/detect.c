@@ -171,7 +171,14 @@ const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char 
 	char dev[32] = "";
 	if (e->device)
 		snprintf(dev, sizeof(dev), "device %" PRIu32 ", ", e->device);
-	if (e->op == GMP_OP_KERNEL)
+	if ((e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE) && (e->flags & GMP_EF_IN_KERNEL) &&
+	    e->value < ev) {
+		const struct gmp_event *k = &t->ev[e->value];
+		snprintf(buf, n, "%s in KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 ")",
+			 e->op == GMP_OP_ALLOC ? "malloc()" : "free()",
+			 gmp_result__kernel_name(r, k->name), dev, k->stream,
+			 r->ordinal[e->value]);
+	} else if (e->op == GMP_OP_KERNEL)
 		snprintf(buf, n, "KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 ")",
 			 gmp_result__kernel_name(r, e->name), dev, e->stream, r->ordinal[ev]);
 	else

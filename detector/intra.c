@@ -213,6 +213,10 @@ static int collect_launches(struct ix *x)
 			uint32_t j = i, obj = d->touch_obj[g[i]];
 			while (j < e->touch_n && d->touch_obj[g[j]] == obj)
 				j++;
+			if (d->r->objects[obj].kind == GMP_MEM_DEVICE_HEAP) {
+				i = j; /* not analyzed: see resolve.c */
+				continue;
+			}
 			if (GMP_GROW(x->lr, x->lr_cap, x->nlr + 1))
 				return -ENOMEM;
 			x->lr[x->nlr++] = (struct lrec){ .obj = obj, .name = e->name, .ev = (uint32_t)v,

@@ -47,7 +47,9 @@ static int one_object(struct det *d, uint32_t obj, uint32_t gap_off, uint32_t ng
 	const struct gmp_object *o = &d->r->objects[obj];
 	const uint32_t *level = d->r->level;
 	int err;
-	if (o->naccess == 0) {
+	if (o->kind == GMP_MEM_DEVICE_HEAP) {
+		/* Its accesses are not analyzed (resolve.c): only a leak can be told. */
+	} else if (o->naccess == 0) {
 		struct gmp_finding f = base(GMP_PAT_UNUSED_ALLOCATION, obj);
 		f.ev_a = o->alloc_ev;
 		f.ev_b = o->free_ev;

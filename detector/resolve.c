@@ -118,11 +118,34 @@ static int new_object(struct rs *s, uint32_t v, const struct gmp_event *e, uint3
 	return 0;
 }
 
+/*
+ * A device_heap object lives and dies inside kernels: its alloc and free
+ * carry GMP_EF_IN_KERNEL and the index of an earlier launch; nothing else does.
+ */
+static int heap_op_ok(struct rs *s, uint32_t v, const struct gmp_event *e, int heap)
+{
+	struct det *d = s->d;
+	int in = (e->flags & GMP_EF_IN_KERNEL) != 0;
+	if (heap && !in)
+		return det_fail(d, v, "a device_heap object is %s by a host call; only kernels malloc() and free() it",
+				e->op == GMP_OP_ALLOC ? "allocated" : "freed");
+	if (!heap && in)
+		return det_fail(d, v, "a kernel %s an object that is not on the device heap",
+				e->op == GMP_OP_ALLOC ? "allocates" : "frees");
+	if (in && (e->value >= v || d->t->ev[e->value].op != GMP_OP_KERNEL))
+		return det_fail(d, v, "an in-kernel %s names event #%" PRIu64 ", which is not an earlier kernel launch",
+				e->op == GMP_OP_ALLOC ? "alloc" : "free", e->value);
+	return 0;
+}
+
 static int do_alloc(struct rs *s, uint32_t v, const struct gmp_event *e)
 {
 	struct det *d = s->d;
 	char nb[160];
 	uint64_t end = e->addr + e->size;
+	int err = heap_op_ok(s, v, e, e->kind == GMP_MEM_DEVICE_HEAP);
+	if (err)
+		return err;
 	int region = e->kind == GMP_MEM_POOL_REGION;
 	struct gmp_objmap *map = region ? s->regions : s->base;
 	uint32_t clash = gmp_objmap__overlap(map, e->addr, end);
@@ -145,7 +168,7 @@ static int do_alloc(struct rs *s, uint32_t v, const struct gmp_event *e)
 				e->addr, end);
 	}
 	uint32_t id = 0;
-	int err = new_object(s, v, e, &id);
+	err = new_object(s, v, e, &id);
 	if (err)
 		return err;
 	d->r->objects[id].parent = parent;
@@ -174,6 +197,9 @@ static int do_free(struct rs *s, uint32_t v, const struct gmp_event *e)
 		}
 	}
 	const struct gmp_object *o = &d->r->objects[obj];
+	int err = heap_op_ok(s, v, e, o->kind == GMP_MEM_DEVICE_HEAP);
+	if (err)
+		return err;
 	uint32_t child = gmp_objmap__overlap(s->regions, o->addr, o->addr + o->size);
 	if (map == s->base && child != UINT32_MAX)
 		return det_fail(d, v, "free of %s while its pool region %s is still live",
@@ -229,6 +255,17 @@ static int do_copy_set(struct rs *s, uint32_t v, const struct gmp_event *e)
 	return 0;
 }
 
+/*
+ * Accesses to device-heap objects are not analyzed: the launch that
+ * malloc()s one cannot report its own accesses (the object is not yet in
+ * the table its patches search), so what is known of them is partial.
+ * Such objects count towards peaks and leaks only.
+ */
+static int heap(const struct det *d, uint32_t obj)
+{
+	return d->r->objects[obj].kind == GMP_MEM_DEVICE_HEAP;
+}
+
 static int do_kernel(struct rs *s, uint32_t v, const struct gmp_event *e)
 {
 	struct det *d = s->d;
@@ -241,6 +278,8 @@ static int do_kernel(struct rs *s, uint32_t v, const struct gmp_event *e)
 					gmp_trace__str(t, e->name, NULL),
 					a->rw & GMP_RW_WRITE ? "writes" : "reads", a->addr);
 		unsigned kind = a->rw & (GMP_RW_READ | GMP_RW_WRITE);
+		if (kind && heap(d, obj))
+			continue; /* not analyzed: see heap() */
 		if (kind) {
 			int err = push_access(s, v, obj, kind);
 			if (err)
@@ -255,7 +294,7 @@ static int do_kernel(struct rs *s, uint32_t v, const struct gmp_event *e)
 			return err;
 		d->touch_obj[e->touch_off + i] = obj;
 		unsigned kind = tc->rw & (GMP_RW_READ | GMP_RW_WRITE);
-		if (kind && (err = push_access(s, v, obj, kind)))
+		if (kind && !heap(d, obj) && (err = push_access(s, v, obj, kind)))
 			return err;
 	}
 	return 0;

@@ -43,7 +43,10 @@ const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_
 		snprintf(buf, n, "remove this allocation: no GPU API accesses it");
 		break;
 	case GMP_PAT_MEMORY_LEAK:
-		if (ob->naccess)
+		if (ob->kind == GMP_MEM_DEVICE_HEAP)
+			snprintf(buf, n, "free() it in a kernel once it is no longer needed: %s malloc()s it and no kernel frees it",
+				 gmp_result__api_label(r, r->trace->ev[ob->alloc_ev].value, a, sizeof(a)));
+		else if (ob->naccess)
 			snprintf(buf, n, "free it just after %s, its last use",
 				 gmp_result__api_label(r, f->ev_a, a, sizeof(a)));
 		else

@@ -79,6 +79,13 @@ static int parse_event(struct parser *ps, struct gmp_dec *d, const char **why)
 	if (gmp_event__named_id(&e) && ((e.value & ~GMP_EVENT_NAMED) == 0 ||
 					(e.value & ~GMP_EVENT_NAMED) > gmp_trace__nstrings(t)))
 		BAD("event refers to an undefined event name");
+	if (e.flags & GMP_EF_IN_KERNEL) {
+		/* malloc() or free() inside a launch, read back after it: the launch came first. */
+		if (!((e.op == GMP_OP_ALLOC && e.kind == GMP_MEM_DEVICE_HEAP) || e.op == GMP_OP_FREE))
+			BAD("only device-heap allocations and frees happen inside a kernel");
+		if (e.value >= t->nev || t->ev[e.value].op != GMP_OP_KERNEL)
+			BAD("in-kernel heap event refers to no earlier kernel launch");
+	}
 	if (gmp_trace__add_event(ps->t, &e, NULL, 0, NULL, 0) < 0)
 		return -ENOMEM;
 	return 0;
@@ -309,9 +316,15 @@ static void *fit(void *p, size_t n, size_t elem, size_t *cap)
 	return q;
 }
 
-/* Counts unharvested kernels and gives back the arrays' growth slack. */
-static void finish(struct gmp_trace *t)
+/*
+ * Puts in-kernel heap ops beside their launches, counts unharvested
+ * kernels and gives back the arrays' growth slack.
+ */
+static int finish(struct gmp_trace *t)
 {
+	int err = gmp_trace__place_heap_ops(t); /* -EINVAL: parse_event checked each */
+	if (err)
+		return err;
 	t->ev = fit(t->ev, t->nev, sizeof(*t->ev), &t->ev_cap);
 	t->acc = fit(t->acc, t->nacc, sizeof(*t->acc), &t->acc_cap);
 	t->touch = fit(t->touch, t->ntouch, sizeof(*t->touch), &t->touch_cap);
@@ -321,6 +334,7 @@ static void finish(struct gmp_trace *t)
 		if (t->ev[i].op == GMP_OP_KERNEL && !(t->ev[i].flags & GMP_EF_ACCESS_KNOWN))
 			missing++;
 	t->unharvested = missing;
+	return 0;
 }
 
 static int parser_init(struct parser *ps)
@@ -357,7 +371,10 @@ int gmp_profile__read_mem(const void *buf, size_t len, struct gmp_trace **out)
 		gmp_trace__free(ps.t);
 		return err;
 	}
-	finish(ps.t);
+	if ((err = finish(ps.t))) {
+		gmp_trace__free(ps.t);
+		return err;
+	}
 	*out = ps.t;
 	return 0;
 }
@@ -434,7 +451,10 @@ int gmp_profile__read_fd(int fd, struct gmp_trace **out)
 	if (!stop && len > 0)
 		ps.t->truncated = 1;
 	ps.t->bytes_total = total;
-	finish(ps.t);
+	if ((err = finish(ps.t))) {
+		gmp_trace__free(ps.t);
+		return err;
+	}
 	*out = ps.t;
 	return 0;
 }

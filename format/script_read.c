@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "json_parse.h"
+#include "u64map.h"
 #include "util.h"
 
 #define MAX_EXACT 9007199254740992.0 /* 2^53: larger integers need hex strings */
@@ -28,6 +29,8 @@ struct reader {
 	size_t nacc, acc_cap;
 	struct gmp_touch *touch;
 	size_t ntouch, touch_cap;
+	struct gmp_u64map last_kernel; /* device << 32 | stream -> its latest launch + 1 */
+	struct gmp_u64map heap;        /* device_heap object address -> 1 while live */
 };
 
 static int fail(struct reader *r, const char *fmt, ...)
@@ -378,6 +381,36 @@ static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e
 	return 0;
 }
 
+/*
+ * A device_heap object is malloc()ed and free()d inside kernels: its alloc
+ * and its free belong to the latest launch on their stream.
+ */
+static int in_kernel(struct reader *r, struct gmp_event *e)
+{
+	int heap_alloc = e->op == GMP_OP_ALLOC && e->kind == GMP_MEM_DEVICE_HEAP;
+	uint32_t *live = NULL;
+	if (e->op == GMP_OP_FREE && !((live = gmp_u64map__get(&r->heap, e->addr)) && *live))
+		return 0;
+	if (!heap_alloc && !live)
+		return 0;
+	uint32_t *k = gmp_u64map__get(&r->last_kernel, (uint64_t)e->device << 32 | e->stream);
+	if (!k)
+		return fail(r, "a device_heap object is allocated and freed inside a kernel: "
+			    "this %s needs an earlier kernel launch on its stream",
+			    heap_alloc ? "alloc" : "free");
+	e->flags |= GMP_EF_IN_KERNEL;
+	e->value = *k - 1;
+	if (live) {
+		*live = 0;
+		return 0;
+	}
+	uint32_t *slot = gmp_u64map__slot(&r->heap, e->addr, 1, NULL);
+	if (!slot)
+		return -ENOMEM;
+	*slot = 1;
+	return 0;
+}
+
 static int parse_line(struct reader *r, const char *line, size_t len)
 {
 	size_t i = 0;
@@ -420,8 +453,15 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 	int touch_present = 0;
 	if ((rc = op_fields_parse(r, o, &e, &touch_present)))
 		goto out;
-	if (gmp_trace__add_event(r->t, &e, r->acc, r->nacc, r->touch, r->ntouch) < 0)
+	if ((rc = in_kernel(r, &e)))
+		goto out;
+	int64_t idx = gmp_trace__add_event(r->t, &e, r->acc, r->nacc, r->touch, r->ntouch);
+	uint32_t *k = idx < 0 || e.op != GMP_OP_KERNEL ? NULL
+		: gmp_u64map__slot(&r->last_kernel, (uint64_t)e.device << 32 | e.stream, 0, NULL);
+	if (idx < 0 || (e.op == GMP_OP_KERNEL && !k))
 		rc = -ENOMEM;
+	else if (k)
+		*k = (uint32_t)idx + 1;
 out:
 	cJSON_Delete(o);
 	return rc;
@@ -433,6 +473,8 @@ static int reader_init(struct reader *r, struct gmp_script_error *err)
 	r->err = err;
 	err->line = 0;
 	err->msg[0] = '\0';
+	gmp_u64map__init(&r->last_kernel);
+	gmp_u64map__init(&r->heap);
 	r->t = gmp_trace__new();
 	return r->t ? 0 : -ENOMEM;
 }
@@ -441,6 +483,8 @@ static int reader_done(struct reader *r, int rc, struct gmp_trace **out)
 {
 	free(r->acc);
 	free(r->touch);
+	gmp_u64map__release(&r->last_kernel);
+	gmp_u64map__release(&r->heap);
 	if (rc) {
 		if (rc == -ENOMEM && !r->err->msg[0]) {
 			r->err->line = r->line;

@@ -105,6 +105,75 @@ int64_t gmp_trace__add_event(struct gmp_trace *t, const struct gmp_event *ev,
 	return (int64_t)t->nev++;
 }
 
+/* An alloc or free made by malloc() or free() inside a kernel launch. */
+static int in_kernel(const struct gmp_event *e)
+{
+	return (e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE) && (e->flags & GMP_EF_IN_KERNEL);
+}
+
+int gmp_trace__place_heap_ops(struct gmp_trace *t)
+{
+	size_t n = t->nev, moved = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct gmp_event *e = &t->ev[i];
+		if (!in_kernel(e))
+			continue;
+		if (e->value >= i || t->ev[e->value].op != GMP_OP_KERNEL)
+			return -EINVAL;
+		/* In place: right after its launch or after another op of the same launch. */
+		const struct gmp_event *p = &t->ev[i - 1];
+		if (!(i - 1 == e->value || (in_kernel(p) && p->value == e->value)))
+			moved++;
+	}
+	if (!moved)
+		return 0;
+	/* Each launch's heap ops as a list, in file order. */
+	uint32_t *head = malloc(n * sizeof(*head)), *tail = malloc(n * sizeof(*tail));
+	uint32_t *next = malloc(n * sizeof(*next)), *pos = malloc(n * sizeof(*pos));
+	struct gmp_event *ev = malloc(n * sizeof(*ev));
+	int err = -ENOMEM;
+	if (!head || !tail || !next || !pos || !ev)
+		goto out;
+	memset(head, 0xff, n * sizeof(*head));
+	for (size_t i = 0; i < n; i++) {
+		next[i] = UINT32_MAX;
+		if (!in_kernel(&t->ev[i]))
+			continue;
+		size_t k = t->ev[i].value;
+		if (head[k] == UINT32_MAX)
+			head[k] = (uint32_t)i;
+		else
+			next[tail[k]] = (uint32_t)i;
+		tail[k] = (uint32_t)i;
+	}
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (in_kernel(&t->ev[i]))
+			continue;
+		pos[i] = (uint32_t)at;
+		ev[at++] = t->ev[i];
+		for (uint32_t c = head[i]; c != UINT32_MAX; c = next[c]) {
+			pos[c] = (uint32_t)at;
+			ev[at++] = t->ev[c];
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (in_kernel(&ev[i]))
+			ev[i].value = pos[ev[i].value];
+	free(t->ev);
+	t->ev = ev;
+	t->ev_cap = n;
+	ev = NULL;
+	err = 0;
+out:
+	free(head);
+	free(tail);
+	free(next);
+	free(pos);
+	free(ev);
+	return err;
+}
+
 int gmp_trace__set_accesses(struct gmp_trace *t, size_t event,
 			    const struct gmp_access *acc, size_t nacc)
 {

@@ -67,6 +67,8 @@ enum gmp_kernel_kind {
 #define GMP_EF_HAS_VALUE 0x0040u    /* memset: value was given */
 #define GMP_EF_HAS_LABEL 0x0080u    /* alloc: name holds a user label */
 #define GMP_EF_ASYNC 0x0100u        /* memcpy/memset: an *Async call */
+#define GMP_EF_IN_KERNEL 0x0200u    /* alloc/free of a device_heap object: malloc() or
+				       free() inside the kernel launch at event `value` */
 
 /*
  * One GPU API as issued by the host.  64 bytes: the detector's memory
@@ -94,7 +96,8 @@ struct gmp_event {
 			union {
 				uint64_t src;    /* memcpy: source address */
 				uint64_t value;  /* memset: byte value; event ops and
-						    event sync: event id */
+						    event sync: event id; in-kernel
+						    alloc/free: the launch's index */
 			};
 		};
 		struct {     /* kernels */
@@ -200,6 +203,16 @@ int gmp_trace__set_accesses(struct gmp_trace *t, size_t event,
 			    const struct gmp_access *acc, size_t nacc);
 int gmp_trace__set_touches(struct gmp_trace *t, size_t event,
 			   const struct gmp_touch *touch, size_t ntouch);
+
+/*
+ * Moves each in-kernel heap op (GMP_EF_IN_KERNEL) to just after its
+ * launch, keeping their order, and renumbers `value` to match.  A
+ * collector learns of them only when it reads the launch back, so a
+ * profile holds them later in file order; readers call this once all
+ * events are in.  Returns 0, -EINVAL when one names no earlier kernel
+ * launch, or -ENOMEM (the trace is then unchanged).
+ */
+int gmp_trace__place_heap_ops(struct gmp_trace *t);
 
 /* Interns s (len bytes, not NUL-terminated) and returns its id (>= 1), or 0 on ENOMEM. */
 uint32_t gmp_trace__intern(struct gmp_trace *t, const char *s, size_t len);

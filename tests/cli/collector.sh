@@ -54,6 +54,41 @@ printf 'alloc 0x10000\nalloc 0x20000\nfree 0x10000\nalloc 0x10800\nfree 0x10800\
 	diff -u - "$TMPDIR/missed.ops" >"$TMPDIR/missed.diff" &&
 	ok "a missed free: the stale object alone is freed first" || { notok "a missed free"; cat "$TMPDIR/missed.diff"; }
 
+# In-kernel malloc()/free() beyond GMPROF_HEAP_RECORDS per launch: the
+# calls that did not fit are counted and said in one line; a free whose
+# malloc was lost is skipped, and a malloc over a heap object whose free
+# was lost ends that object first, so the profile stays consistent.
+cat >"$TMPDIR/heaplost.jsonl" <<'J'
+{"op":"kernel","name":"a","stream":1}
+{"op":"alloc","addr":"0x900000","size":256,"kind":"device_heap","stream":1}
+{"op":"free","addr":"0x900000","stream":1}
+{"op":"alloc","addr":"0x910000","size":256,"kind":"device_heap","stream":1}
+{"op":"kernel","name":"b","stream":1}
+{"op":"alloc","addr":"0x900080","size":64,"kind":"device_heap","stream":1}
+{"op":"free","addr":"0x910000","stream":1}
+{"op":"sync"}
+{"op":"end"}
+J
+rm -f "$TMPDIR/heaplost.gmprof"
+expect_exit 0 "heap records that do not fit: the program runs" -- env GMPROF_HEAP_RECORDS=1 \
+	GMPROF_OUTPUT="$TMPDIR/heaplost.gmprof" "$FAKE" "$TMPDIR/heaplost.jsonl"
+expect_stderr_line "^gmprof: 3 malloc()/free() calls inside kernels were not recorded (a launch made more than GMPROF_HEAP_RECORDS=1)" \
+	"heap records that do not fit: one line counts them"
+"$GMPROF" dump "$TMPDIR/heaplost.gmprof" | sed -n 's/^{"op":"\([a-z]*\)","addr":"\(0x[0-9a-f]*\)".*/\1 \2/p' >"$TMPDIR/heaplost.ops"
+printf 'alloc 0x900000\nfree 0x900000\nalloc 0x900080\n' | diff -u - "$TMPDIR/heaplost.ops" >"$TMPDIR/heaplost.diff" &&
+	ok "heap records that do not fit: the stale object is ended, the unknown free skipped" ||
+	{ notok "heap records that do not fit"; cat "$TMPDIR/heaplost.diff"; }
+"$GMPROF" dump "$TMPDIR/heaplost.gmprof" | grep -q '^# device_heap_lost: 3$' &&
+	ok "heap records that do not fit: the profile says how many" || notok "heap records that do not fit: device_heap_lost in the profile"
+expect_exit 0 "heap records that do not fit: the profile analyzes" -- "$GMPROF" replay --format json "$TMPDIR/heaplost.gmprof"
+grep -q '"pattern":"memory_leak","object":"obj#2"' "$TMPDIR/out" &&
+	ok "heap records that do not fit: the last object is a leak" || notok "heap records that do not fit: $(cat "$TMPDIR/out")"
+# GMPROF_HEAP_RECORDS=0: heap calls are not patched, so none are recorded.
+rm -f "$TMPDIR/heapoff.gmprof"
+expect_exit 0 "heap tracking off" -- env GMPROF_HEAP_RECORDS=0 GMPROF_OUTPUT="$TMPDIR/heapoff.gmprof" "$FAKE" tests/scripts/device_heap.jsonl
+"$GMPROF" dump "$TMPDIR/heapoff.gmprof" | grep -q '"kind":"device_heap"' && notok "heap tracking off: no device_heap objects" ||
+	ok "heap tracking off: no device_heap objects"
+
 # Intra mode with no room for the maps on the "GPU": access records streamed instead.
 rm -f "$TMPDIR/oom.gmprof"
 expect_exit 0 "intra mode, maps do not fit" -- env GMPROF_MODE=intra GMPROF_RECORDS=1000 GMPROF_OUTPUT="$TMPDIR/oom.gmprof" \

@@ -256,11 +256,19 @@ static CUevent event_handle(uint64_t v)
 	return (CUevent)(uintptr_t)(0x900000 + (v & 0xffffffffu) * 16 + ((v >> 63) ? 8 : 0));
 }
 
-static void run_kernel(const struct gmp_trace *t, const struct gmp_event *e)
+static void run_kernel(const struct gmp_trace *t, size_t k)
 {
+	const struct gmp_event *e = &t->ev[k];
 	struct gmp_patch_launch *l = launch_userdata;
 	if (!l || !module_patched || !patched_cb[SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS])
 		return;
+	/* Its malloc() and free() calls: the script's heap ops that follow it. */
+	for (size_t i = k + 1; i < t->nev && patched_cb[SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC]; i++) {
+		const struct gmp_event *h = &t->ev[i];
+		if (!(h->flags & GMP_EF_IN_KERNEL) || h->value != k)
+			break;
+		gmp_patch_heap(l, h->addr, h->op == GMP_OP_ALLOC ? h->size : 0);
+	}
 	for (uint32_t i = 0; i < e->acc_n; i++) {
 		const struct gmp_access *a = &t->acc[e->acc_off + i];
 		uint32_t flags = (a->rw & GMP_RW_READ ? GMP_SAN_ACCESS_READ : 0) |
@@ -287,6 +295,8 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 	const struct gmp_event *e = &t->ev[i];
 	int prev_sync = i > 0 && t->ev[i - 1].op == GMP_OP_SYNC &&
 			!(t->ev[i - 1].flags & (GMP_EF_SYNC_STREAM | GMP_EF_SYNC_EVENT));
+	if ((e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE) && (e->flags & GMP_EF_IN_KERNEL))
+		return 0; /* malloc() or free() inside the launch before it: run_kernel made it */
 	switch (e->op) {
 	case GMP_OP_ALLOC: {
 		if (e->kind != GMP_MEM_DEVICE && e->kind != GMP_MEM_MANAGED && e->kind != GMP_MEM_ASYNC)
@@ -368,7 +378,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		launch_userdata = NULL;
 		api("cudaLaunchKernel", SANITIZER_API_ENTER);
 		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
-		run_kernel(t, e);
+		run_kernel(t, i);
 		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &ld);
 		api("cudaLaunchKernel", SANITIZER_API_EXIT);
 		break;
