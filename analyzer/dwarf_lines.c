@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+/* gmprof's DWARF reader: line programs (dwarf_read.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libdwarf/dwarf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_read.h"
+#include "util.h"
+
+/* ---- line programs ---------------------------------------------------------- */
+
+struct files {
+	const char **dir;
+	size_t ndir, dir_cap;
+	uint32_t *id;               /* string id per file number */
+	size_t nfile, file_cap;
+};
+
+/* A file's full name as binutils and libdwarf form it, interned. */
+static int add_file(struct gmp_dwarf *d, struct files *f, const struct unit *u, const char *name,
+		    uint64_t dir)
+{
+	if (GMP_GROW(f->id, f->file_cap, f->nfile + 1))
+		return -ENOMEM;
+	uint32_t id = 0;
+	if (name) {
+		const char *dn = dir < f->ndir ? f->dir[dir] : NULL;
+		char *full = NULL;
+		int n = 0;
+		if (name[0] == '/' || !dn || !*dn)
+			n = asprintf(&full, "%s", name);
+		else if (dn[0] != '/' && u->comp_dir && *u->comp_dir)
+			n = asprintf(&full, "%s/%s/%s", u->comp_dir, dn, name);
+		else
+			n = asprintf(&full, "%s/%s", dn, name);
+		if (n < 0)
+			return -ENOMEM;
+		id = gmp_dwarf__intern(d, full);
+		free(full);
+		if (!id)
+			return -ENOMEM;
+	}
+	f->id[f->nfile++] = id;
+	return 0;
+}
+
+static int add_dir(struct files *f, const char *s)
+{
+	if (GMP_GROW(f->dir, f->dir_cap, f->ndir + 1))
+		return -ENOMEM;
+	f->dir[f->ndir++] = s;
+	return 0;
+}
+
+/* DWARF 5 directory or file entries: formats, then entries. */
+static int entries5(struct gmp_dwarf *d, const struct unit *lu, struct cur *c, struct files *f,
+		    int dirs)
+{
+	uint8_t nfmt = (uint8_t)rd(c, 1);
+	uint64_t fmt[32][2];
+	if (nfmt > 32)
+		return -ENOTSUP;
+	for (unsigned i = 0; i < nfmt; i++) {
+		fmt[i][0] = uleb(c);
+		fmt[i][1] = uleb(c);
+	}
+	uint64_t n = uleb(c);
+	for (uint64_t k = 0; k < n && !c->err; k++) {
+		const char *name = NULL;
+		uint64_t dir = 0;
+		for (unsigned i = 0; i < nfmt; i++) {
+			struct val v;
+			int err = dwr_form(c, lu, (unsigned)fmt[i][1], 0, &v);
+			if (err)
+				return err;
+			if (fmt[i][0] == DW_LNCT_path)
+				name = dwr_string(d->own, lu, &v);
+			else if (fmt[i][0] == DW_LNCT_directory_index)
+				dir = v.u;
+		}
+		int err = dirs ? add_dir(f, name) : add_file(d, f, lu, name, dir);
+		if (err)
+			return err;
+	}
+	return c->err ? -EIO : 0;
+}
+
+struct seqref {
+	uint64_t start;
+	size_t lo, hi;
+};
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct seqref *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/*
+ * Puts whole sequences in address order (each is in order already), so
+ * that sorting the rows is rarely needed: gmp_dwarf__finish_cu checks, and
+ * sorts only when sequences overlap.
+ */
+static int order_sequences(struct cu *cu, const size_t *seq, size_t nseq)
+{
+	size_t n = 0;
+	int in_order = 1;
+	struct seqref *s = malloc((nseq ? nseq : 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (size_t k = 0; k + 1 < nseq; k++) {
+		if (seq[k + 1] == seq[k])
+			continue;
+		s[n] = (struct seqref){ cu->rows[seq[k]].addr, seq[k], seq[k + 1] };
+		if (n && cmp_seq(&s[n - 1], &s[n]) > 0)
+			in_order = 0;
+		n++;
+	}
+	if (in_order || seq[nseq - 1] != cu->nrows) { /* (rows after the last end: leave them) */
+		free(s);
+		return 0;
+	}
+	qsort(s, n, sizeof(*s), cmp_seq);
+	struct row *out = malloc((cu->nrows ? cu->nrows : 1) * sizeof(*out));
+	uint32_t *disc = cu->disc ? malloc(cu->nrows * sizeof(*disc)) : NULL;
+	if (!out || (cu->disc && !disc)) {
+		free(out);
+		free(s);
+		return -ENOMEM;
+	}
+	size_t at = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t m = s[k].hi - s[k].lo;
+		memcpy(out + at, cu->rows + s[k].lo, m * sizeof(*out));
+		if (disc)
+			memcpy(disc + at, cu->disc + s[k].lo, m * sizeof(*disc));
+		at += m;
+	}
+	free(cu->rows);
+	free(cu->disc);
+	cu->rows = out;
+	cu->disc = disc;
+	cu->rows_cap = cu->nrows ? cu->nrows : 1;
+	free(s);
+	return 0;
+}
+
+/* Decodes the CU's line program into its rows and file list. */
+int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
+{
+	const struct gmp_dwr *r = d->own;
+	struct cur c = at(&r->s[S_LINE], u->stmt_list);
+	uint64_t len = rd(&c, 4);
+	struct unit lu = *u; /* the line table's own offset size and version */
+	lu.offsz = 4;
+	if (len == 0xffffffffu) {
+		len = rd(&c, 8);
+		lu.offsz = 8;
+	}
+	if (c.err || len > (uint64_t)(c.end - c.p))
+		return -EIO;
+	c.end = c.p + len;
+	lu.version = (uint16_t)rd(&c, 2);
+	if (lu.version < 2 || lu.version > 5)
+		return -EIO;
+	if (lu.version >= 5) {
+		lu.asize = (uint8_t)rd(&c, 1);
+		rd(&c, 1); /* segment selector size */
+	}
+	uint64_t hlen = rd(&c, lu.offsz);
+	if (c.err || hlen > (uint64_t)(c.end - c.p))
+		return -EIO;
+	const uint8_t *prog = c.p + hlen;
+	uint8_t min_inst = (uint8_t)rd(&c, 1);
+	if (lu.version >= 4)
+		rd(&c, 1); /* maximum operations per instruction: 1 outside VLIW */
+	uint8_t default_stmt = (uint8_t)rd(&c, 1);
+	(void)default_stmt;
+	int8_t line_base = (int8_t)rd(&c, 1);
+	uint8_t line_range = (uint8_t)rd(&c, 1), opcode_base = (uint8_t)rd(&c, 1);
+	uint8_t std_len[256] = { 0 };
+	for (unsigned i = 1; i < opcode_base; i++)
+		std_len[i] = (uint8_t)rd(&c, 1);
+	if (c.err || !line_range)
+		return -EIO;
+	struct files f = { 0 };
+	int err = 0;
+	if (lu.version >= 5) {
+		err = entries5(d, &lu, &c, &f, 1);
+		if (!err)
+			err = entries5(d, &lu, &c, &f, 0);
+	} else {
+		/* Directory 0 is the compilation directory; files count from 1. */
+		err = add_dir(&f, u->comp_dir);
+		while (!err && !c.err && c.p < c.end && *c.p)
+			err = add_dir(&f, cstr(&c));
+		rd(&c, 1);
+		if (!err)
+			err = add_file(d, &f, u, NULL, 0);
+		while (!err && !c.err && c.p < c.end && *c.p) {
+			const char *name = cstr(&c);
+			uint64_t dir = uleb(&c);
+			uleb(&c); /* mtime */
+			uleb(&c); /* length */
+			err = add_file(d, &f, u, name, dir);
+		}
+	}
+	if (!err && c.err)
+		err = -EIO;
+	/* Rows, sized from what earlier programs held per byte (growing copies them). */
+	struct gmp_dwr *rw = d->own;
+	cu->rows_cap = (size_t)((uint64_t)len * (rw->rows_per_kb ? rw->rows_per_kb : 256) / 1024) + 64;
+	if (!err && !(cu->rows = malloc(cu->rows_cap * sizeof(*cu->rows))))
+		err = -ENOMEM;
+	/* Sequences: [seq[k], seq[k+1]) of rows, each in address order. */
+	size_t *seq = NULL, nseq = 0, seq_cap = 0;
+	if (!err && GMP_GROW(seq, seq_cap, 1))
+		err = -ENOMEM;
+	if (!err)
+		seq[nseq++] = 0;
+	c.p = prog;
+	uint64_t addr = 0;
+	uint32_t file = 1, line = 1, disc = 0;
+	while (!err && c.p < c.end && !c.err) {
+		uint8_t op = (uint8_t)rd(&c, 1);
+		uint32_t fid = file < f.nfile ? f.id[file] : 0;
+		if (op >= opcode_base) {
+			unsigned adj = op - opcode_base;
+			addr += (uint64_t)(adj / line_range) * min_inst;
+			line += (uint32_t)(line_base + (int)(adj % line_range));
+			err = gmp_dwarf__add_row(cu, addr, line, fid, disc, 0);
+			disc = 0;
+			continue;
+		}
+		switch (op) {
+		case 0: { /* extended */
+			uint64_t n = uleb(&c);
+			if (!n || n > (uint64_t)(c.end - c.p)) {
+				c.err = 1;
+				break;
+			}
+			const uint8_t *next = c.p + n;
+			uint8_t sub = (uint8_t)rd(&c, 1);
+			if (sub == DW_LNE_end_sequence) {
+				err = gmp_dwarf__add_row(cu, addr, line, fid, disc, 1);
+				if (!err && GMP_GROW(seq, seq_cap, nseq + 1))
+					err = -ENOMEM;
+				if (!err)
+					seq[nseq++] = cu->nrows;
+				addr = 0;
+				file = line = 1;
+				disc = 0;
+			} else if (sub == DW_LNE_set_address) {
+				addr = rd(&c, (unsigned)(n - 1 <= 8 ? n - 1 : 8));
+			} else if (sub == DW_LNE_set_discriminator) {
+				disc = (uint32_t)uleb(&c);
+			} else if (sub == DW_LNE_define_file && lu.version < 5) {
+				const char *name = cstr(&c);
+				err = add_file(d, &f, u, name, uleb(&c));
+			}
+			c.p = next;
+			break;
+		}
+		case DW_LNS_copy:
+			err = gmp_dwarf__add_row(cu, addr, line, fid, disc, 0);
+			disc = 0;
+			break;
+		case DW_LNS_advance_pc: addr += uleb(&c) * min_inst; break;
+		case DW_LNS_advance_line: line += (uint32_t)sleb(&c); break;
+		case DW_LNS_set_file: file = (uint32_t)uleb(&c); break;
+		case DW_LNS_set_column: uleb(&c); break;
+		case DW_LNS_negate_stmt: case DW_LNS_set_basic_block: case DW_LNS_set_prologue_end:
+		case DW_LNS_set_epilogue_begin:
+			break;
+		case DW_LNS_const_add_pc:
+			addr += (uint64_t)((255u - opcode_base) / line_range) * min_inst;
+			break;
+		case DW_LNS_fixed_advance_pc: addr += rd(&c, 2); break;
+		case DW_LNS_set_isa: uleb(&c); break;
+		default: /* an opcode of a later version: skip its operands */
+			for (unsigned i = 0; i < std_len[op]; i++)
+				uleb(&c);
+		}
+	}
+	free(f.dir);
+	if (!err && len >= 1024)
+		rw->rows_per_kb = (size_t)(cu->nrows * 1024 / len) + 1;
+	if (!err)
+		err = order_sequences(cu, seq, nseq);
+	free(seq);
+	if (err) {
+		free(f.id);
+		return err;
+	}
+	cu->files = f.id; /* indexed by file number, as DW_AT_call_file counts */
+	cu->nfiles = f.nfile;
+	return 0;
+}

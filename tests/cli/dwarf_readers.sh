@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: MIT
+# gmprof's own DWARF reader (analyzer/dwarf_read.c) against libdwarf, the
+# reference it replaces for speed (GMPROF_DWARF_READER=libdwarf), and
+# against binutils: the same function, file, line, discriminator and
+# inline chain for every address, on binaries from several producers and
+# layouts: DWARF 4 and 5, gcc and clang (which uses strx, addrx and
+# rnglistx forms), -O0 and -O2, C++ (linkage names, specifications,
+# namespaces, templates), compressed sections, a separate debug file found
+# by .gnu_debuglink, split DWARF (which the own reader declines: libdwarf
+# answers), the nvcc-built benchmark program, and gmprof itself.
+. tests/cli/lib.sh
+if ! command -v addr2line >/dev/null || ! command -v cc >/dev/null; then
+	echo "ok - skipped: binutils addr2line or cc missing"; exit 0
+fi
+cat >"$TMPDIR/a.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int helper(int x);
+static int twice(int x) { return 2 * x; }
+static inline int add(int a, int b) { return a + b; }
+__attribute__((cold, noinline)) static void fail(int s) { fprintf(stderr, "%d\n", s); abort(); }
+int main(int argc, char **argv)
+{
+	(void)argv;
+	int s = 0;
+	for (int i = 0; i < argc * 10; i++) {
+		if (i & 1)
+			s = add(s, twice(helper(i)));
+		else
+			s -= helper(i) / 3;
+	}
+	if (s == 12345)
+		fail(s);
+	printf("%d\n", s);
+	return 0;
+}
+C
+cat >"$TMPDIR/b.c" <<'C'
+static int sq(int x) { return x * x; }
+static inline int cube(int x) { return sq(x) * x; }
+int helper(int x)
+{
+	int y = sq(x);
+	for (int i = 0; i < x; i++)
+		y += (i & 3) ? cube(i) : sq(i);
+	if (y > 100)
+		return y - 1;
+	return y + 1;
+}
+C
+cat >"$TMPDIR/c.cc" <<'C'
+#include <cstdio>
+#include <vector>
+namespace ns {
+template <typename T> struct Acc {
+	T sum{};
+	void add(T v) { sum += v * 2; }
+	T get() const { return sum; }
+};
+struct S {
+	int run(int n);
+};
+int S::run(int n)
+{
+	Acc<long> a;
+	std::vector<int> v(n);
+	for (int i = 0; i < n; i++)
+		v[i] = i;
+	for (int x : v)
+		a.add(x);
+	return (int)a.get();
+}
+}
+int main(int argc, char **)
+{
+	ns::S s;
+	std::printf("%d\n", s.run(argc * 100));
+	return 0;
+}
+C
+# Every text address from the first function to the last, step 1..7, and each start.
+addresses() {
+	nm -n "$1" | awk '$2 ~ /^[tT]$/ { print $1 }' >"$TMPDIR/funcs"
+	lo=$((0x$(head -1 "$TMPDIR/funcs"))); hi=$((0x$(tail -1 "$TMPDIR/funcs") + 64))
+	awk -v a="$lo" -v b="$hi" -v m="${2:-3}" 'BEGIN { s = 1; for (x = a; x < b; x += s) { printf "%x\n", x; s = s % m + 1 } }' >"$TMPDIR/addrs"
+	cat "$TMPDIR/funcs" >>"$TMPDIR/addrs"
+}
+# NAME BINARY [binutils]: own reader = libdwarf (-f -i -C); with "binutils", also = binutils -f.
+compare() {
+	addresses "$2" "${STEP:-3}"
+	n=$(wc -l <"$TMPDIR/addrs")
+	GMPROF_DWARF_READER=${OWN:-gmprof} "$GMPROF" addr2line -f -i -C -e "$2" <"$TMPDIR/addrs" >"$TMPDIR/own" 2>"$TMPDIR/err"
+	GMPROF_DWARF_READER=libdwarf "$GMPROF" addr2line -f -i -C -e "$2" <"$TMPDIR/addrs" >"$TMPDIR/ref" 2>>"$TMPDIR/err"
+	if [ -s "$TMPDIR/own" ] && cmp -s "$TMPDIR/own" "$TMPDIR/ref"; then
+		ok "$1: own reader = libdwarf on $n addresses (-f -i -C)"
+	else
+		notok "$1: own reader = libdwarf on $n addresses"; diff "$TMPDIR/ref" "$TMPDIR/own" | head -8; cat "$TMPDIR/err"
+	fi
+	[ "${3:-}" = binutils ] || return 0
+	for f in -f "-f -i" "-f -i -C"; do
+		addr2line $f -e "$2" <"$TMPDIR/addrs" >"$TMPDIR/want"
+		"$GMPROF" addr2line $f -e "$2" <"$TMPDIR/addrs" >"$TMPDIR/got"
+		if cmp -s "$TMPDIR/want" "$TMPDIR/got"; then ok "$1: = binutils addr2line $f"; else
+			notok "$1: = binutils addr2line $f"; diff "$TMPDIR/want" "$TMPDIR/got" | head -8; fi
+	done
+}
+build() { # NAME COMPILER FLAGS...
+	name=$1; shift
+	if "$@" -o "$TMPDIR/$name" >"$TMPDIR/build.log" 2>&1; then return 0; fi
+	echo "ok - skipped $name: the compiler refused it ($(head -1 "$TMPDIR/build.log"))"
+	return 1
+}
+C_SRC="$TMPDIR/a.c $TMPDIR/b.c"
+for v in 4 5; do
+	for opt in O0 O2; do
+		build gcc-dwarf$v-$opt cc -g -gdwarf-$v -$opt -fPIE -pie $C_SRC && compare "gcc DWARF $v -$opt" "$TMPDIR/gcc-dwarf$v-$opt" binutils
+	done
+done
+build clang-dwarf5 clang -g -gdwarf-5 -O2 $C_SRC && compare "clang DWARF 5 -O2" "$TMPDIR/clang-dwarf5" binutils
+build clang-dwarf4 clang -g -gdwarf-4 -O1 $C_SRC && compare "clang DWARF 4 -O1" "$TMPDIR/clang-dwarf4" binutils
+if command -v g++ >/dev/null; then
+	build gxx g++ -g -O2 "$TMPDIR/c.cc" && compare "g++ -O2 (C++)" "$TMPDIR/gxx" binutils
+	build gxx-sections g++ -g -O2 -ffunction-sections "$TMPDIR/c.cc" && compare "g++ -ffunction-sections" "$TMPDIR/gxx-sections"
+fi
+build gcc-gz cc -g -O2 -gz $C_SRC && compare "compressed DWARF sections (-gz)" "$TMPDIR/gcc-gz" binutils
+# A separate debug file, found through .gnu_debuglink beside the stripped program.
+if build gcc-sep cc -g -O2 $C_SRC; then
+	mkdir -p "$TMPDIR/sep"
+	objcopy --only-keep-debug "$TMPDIR/gcc-sep" "$TMPDIR/sep/gcc-sep.debug" &&
+		objcopy --strip-debug --add-gnu-debuglink="$TMPDIR/sep/gcc-sep.debug" "$TMPDIR/gcc-sep" "$TMPDIR/sep/prog" &&
+		compare "stripped, debug file by .gnu_debuglink" "$TMPDIR/sep/prog"
+	a=$(nm "$TMPDIR/gcc-sep" | awk '$3 == "helper" { print $1 }')
+	[ -n "$a" ] && [ "$("$GMPROF" addr2line -f -e "$TMPDIR/sep/prog" "$a")" = "$("$GMPROF" addr2line -f -e "$TMPDIR/gcc-sep" "$a")" ] &&
+		"$GMPROF" addr2line -e "$TMPDIR/sep/prog" "$a" | grep -q "b.c:[0-9]" &&
+		ok "  ... the debug file's lines are used" || notok "  ... the debug file's lines are used"
+fi
+# Split DWARF: the own reader declines it, libdwarf answers (and the result is still binutils').
+if build gcc-split cc -g -gsplit-dwarf -O2 -gdwarf-5 $C_SRC; then
+	expect_exit 2 "split DWARF: the own reader alone declines it" -- env GMPROF_DWARF_READER=gmprof "$GMPROF" addr2line -e "$TMPDIR/gcc-split" 0
+	OWN=auto compare "split DWARF (libdwarf reads it)" "$TMPDIR/gcc-split"
+fi
+# The nvcc-built benchmark program (gcc 13, DWARF 5).  Its line tables'
+# file 0 (the .cudafe1.cpp) and file 1 (bench.h) differ, and DWARF 5
+# numbers files from 0: libdwarf 20210528 and binutils 2.40 read file
+# numbers as 1-based there, and name the .cudafe1.cpp for lines of
+# bench.h; readelf and gmprof's reader name bench.h.  So the readers are
+# compared on function names, and the lines are checked against readelf.
+B=tests/data/gpu/bin/simple_multi_copy
+STEP=3 addresses "$B" 3
+GMPROF_DWARF_READER=gmprof "$GMPROF" addr2line -f -i -C -e "$B" <"$TMPDIR/addrs" | awk 'NR % 2' >"$TMPDIR/own"
+GMPROF_DWARF_READER=libdwarf "$GMPROF" addr2line -f -i -C -e "$B" <"$TMPDIR/addrs" | awk 'NR % 2' >"$TMPDIR/ref"
+[ -s "$TMPDIR/own" ] && cmp -s "$TMPDIR/own" "$TMPDIR/ref" &&
+	ok "nvcc-built simple_multi_copy: own reader = libdwarf on the functions of $(wc -l <"$TMPDIR/addrs") addresses" ||
+	{ notok "nvcc-built simple_multi_copy: own reader = libdwarf on functions"; diff "$TMPDIR/ref" "$TMPDIR/own" | head -5; }
+# (Of rows at one address, the last is the one a lookup finds.)
+readelf --debug-dump=decodedline "$B" 2>/dev/null |
+	awk '$3 ~ /^0x/ { if ($3 == a) n--; a = $3; f[++n] = $1; l[n] = $2; x[n] = $3 }
+	     END { for (i = 1; i <= n; i++) if (f[i] == "bench.h") print x[i], l[i] }' | head -200 >"$TMPDIR/rows"
+if [ -s "$TMPDIR/rows" ]; then
+	awk '{ print $1 }' "$TMPDIR/rows" | "$GMPROF" addr2line -e "$B" | sed 's|.*/||; s/ (discriminator [0-9]*)//' >"$TMPDIR/got"
+	awk '{ print "bench.h:" $2 }' "$TMPDIR/rows" | diff - "$TMPDIR/got" >"$TMPDIR/diff" &&
+		ok "nvcc-built simple_multi_copy: $(wc -l <"$TMPDIR/rows") rows of bench.h as readelf decodes them" ||
+		{ notok "nvcc-built simple_multi_copy: rows of bench.h as readelf decodes them"; head -5 "$TMPDIR/diff"; }
+fi
+STEP=61 compare "gmprof itself" "$GMPROF"
+finish
