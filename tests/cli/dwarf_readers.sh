@@ -163,4 +163,21 @@ if [ -s "$TMPDIR/rows" ]; then
 		{ notok "nvcc-built simple_multi_copy: rows of bench.h as readelf decodes them"; head -5 "$TMPDIR/diff"; }
 fi
 STEP=61 compare "gmprof itself" "$GMPROF"
+# A program that writes one address and waits for its answer gets it before the next.
+if build inter cc -g -O0 $C_SRC && mkfifo "$TMPDIR/in"; then
+	"$GMPROF" addr2line -e "$TMPDIR/inter" <"$TMPDIR/in" >"$TMPDIR/answers" 2>&1 &
+	pid=$!
+	exec 3>"$TMPDIR/in"
+	got=0
+	for want in 1 2; do
+		nm "$TMPDIR/inter" | awk '$3 == "main" { print $1 }' >&3
+		i=0
+		while [ "$(wc -l <"$TMPDIR/answers")" -lt "$want" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		[ "$(wc -l <"$TMPDIR/answers")" -eq "$want" ] && got=$((got + 1))
+	done
+	exec 3>&-
+	wait "$pid"
+	[ "$got" -eq 2 ] && grep -q "a.c:" "$TMPDIR/answers" && ok "addr2line answers each address as it arrives" ||
+		notok "addr2line answers each address as it arrives: $(cat "$TMPDIR/answers")"
+fi
 finish

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The DWARF model both readers fill (dwarf_model.h): the CU index, line
+ * rows and their order, function ranges and the lookup arrays built when
+ * a CU is loaded.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_model.h"
+#include "util.h"
+
+int gmp_dwarf__add_span(struct gmp_dwarf *d, uint64_t lo, uint64_t hi, uint32_t cu)
+{
+	if (hi <= lo)
+		return 0;
+	if (GMP_GROW(d->idx, d->idx_cap, d->nidx + 1))
+		return -ENOMEM;
+	d->idx[d->nidx++] = (struct span){ lo, hi, cu };
+	return 0;
+}
+
+int gmp_dwarf__cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+uint32_t gmp_dwarf__intern(struct gmp_dwarf *d, const char *s)
+{
+	return s ? gmp_strtab__intern(d->str, s, strlen(s)) : 0;
+}
+
+/* Line tables and DIEs usually come in address order already. */
+static int sorted(const void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	const char *p = base;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return 0;
+	return 1;
+}
+
+int gmp_dwarf__add_row(struct cu *cu, uint64_t addr, uint32_t line, uint32_t file,
+		       uint32_t disc, int end)
+{
+	size_t cap = cu->rows_cap;
+	if (cu->nrows == cap && GMP_GROW(cu->rows, cu->rows_cap, cu->nrows + 1))
+		return -ENOMEM;
+	if (cu->disc && cu->rows_cap != cap) {
+		uint32_t *d = realloc(cu->disc, cu->rows_cap * sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		cu->disc = d;
+	}
+	if (disc && !cu->disc) {
+		if (!(cu->disc = calloc(cu->rows_cap, sizeof(*cu->disc))))
+			return -ENOMEM;
+	}
+	if (cu->disc)
+		cu->disc[cu->nrows] = disc;
+	cu->rows[cu->nrows++] = (struct row){ .addr = addr,
+					      .line = end ? GMP_ROW_END
+						  : line < GMP_ROW_END ? line : GMP_ROW_END - 1,
+					      .file = file };
+	return 0;
+}
+
+/* Row order: by address, a sequence's end before a row that starts at it, then as read. */
+static int row_before(const struct row *x, const struct row *y)
+{
+	if (x->addr != y->addr)
+		return x->addr < y->addr;
+	return x->line == GMP_ROW_END && y->line != GMP_ROW_END;
+}
+
+struct row_ix {
+	struct row r;
+	uint32_t disc, order;
+};
+
+static int cmp_row_ix(const void *a, const void *b)
+{
+	const struct row_ix *x = a, *y = b;
+	if (row_before(&x->r, &y->r))
+		return -1;
+	if (row_before(&y->r, &x->r))
+		return 1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Sorts rows (with their discriminators) stably; most tables need no sorting. */
+static int sort_rows(struct cu *cu)
+{
+	size_t n = cu->nrows, k = 1;
+	while (k < n && !row_before(&cu->rows[k], &cu->rows[k - 1]))
+		k++;
+	if (k >= n)
+		return 0;
+	struct row_ix *t = malloc(n * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct row_ix){ cu->rows[i], cu->disc ? cu->disc[i] : 0, (uint32_t)i };
+	qsort(t, n, sizeof(*t), cmp_row_ix);
+	for (size_t i = 0; i < n; i++) {
+		cu->rows[i] = t[i].r;
+		if (cu->disc)
+			cu->disc[i] = t[i].disc;
+	}
+	free(t);
+	return 0;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return (x->hi < y->hi) - (x->hi > y->hi); /* the enclosing one first */
+}
+
+int gmp_dwarf__finish_cu(struct cu *cu)
+{
+	if (sort_rows(cu))
+		return -ENOMEM;
+	if (!sorted(cu->funcs, cu->nfuncs, sizeof(*cu->funcs), cmp_func))
+		qsort(cu->funcs, cu->nfuncs, sizeof(*cu->funcs), cmp_func);
+	cu->maxhi = malloc((cu->nfuncs ? cu->nfuncs : 1) * sizeof(*cu->maxhi));
+	if (!cu->maxhi)
+		return -ENOMEM;
+	for (size_t i = 0; i < cu->nfuncs; i++)
+		cu->maxhi[i] = i && cu->maxhi[i - 1] > cu->funcs[i].hi ? cu->maxhi[i - 1] : cu->funcs[i].hi;
+	cu->loaded = 1;
+	return 0;
+}
