@@ -86,7 +86,9 @@ void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 	if (!sn || --sn->refs)
 		return;
 	s->snap_bytes -= sn->bytes;
-	dev_free_later(s, sn->dev);
+	for (size_t i = 0; i < sn->ncopies; i++)
+		dev_free_later(s, sn->copies[i].dev);
+	free(sn->copies);
 	free(sn->host);
 	free(sn);
 }
@@ -185,11 +187,11 @@ static int is_patched(const struct gmp_ctx_state *s, CUmodule m)
 }
 
 /*
- * The table of the current live set, uploaded on hs and complete on
- * return, with a reference for the caller.  A new one is built from a copy
- * of the live set; the upload runs with the lock released.
+ * The table of the current live set, with a reference for the caller: the
+ * current one, or a new one built from a copy of the live set (host side
+ * only; table_on uploads it).
  */
-static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs)
+static struct snapshot *current_table(struct gmp_ctx_state *s)
 {
 	if (s->cur && s->cur->version == gmp_col.live_version) {
 		s->cur->refs++;
@@ -202,6 +204,11 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 	 */
 	while (s->snap_bytes > SNAP_LIMIT && s->npend && dev_collect_oldest(s) > 0) {
 	}
+	/* (The lock was released meanwhile: another thread may have built it.) */
+	if (s->cur && s->cur->version == gmp_col.live_version) {
+		s->cur->refs++;
+		return s->cur;
+	}
 	struct snapshot *sn = calloc(1, sizeof(*sn));
 	size_t n = gmp_col.tab_n;
 	size_t bytes = sizeof(struct gmp_patch_table) + 2 * n * sizeof(uint64_t);
@@ -211,8 +218,9 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 		return NULL;
 	}
 	sn->n = n;
+	sn->table_bytes = bytes;
 	sn->version = gmp_col.live_version;
-	sn->refs = 1; /* the caller's */
+	sn->refs = 2; /* the caller's, and as the current table */
 	/* A copy of the recorder's sorted arrays, kept as the host's view too. */
 	struct gmp_patch_table *t = sn->host;
 	t->n = n;
@@ -223,28 +231,44 @@ static struct snapshot *current_table(struct gmp_ctx_state *s, Sanitizer_StreamH
 		memcpy(sn->start, gmp_col.tab_start, n * sizeof(uint64_t));
 		memcpy(sn->end, gmp_col.tab_end, n * sizeof(uint64_t));
 	}
+	sn->bytes = bytes;
+	s->snap_bytes += sn->bytes;
+	dev_snap_put(s, s->cur);
+	s->cur = sn;
+	return sn;
+}
+
+/*
+ * The snapshot's table on the device for launches on stream hs.  Each
+ * stream gets its own copy, uploaded on that stream: a launch there is
+ * ordered after its upload, so no launch waits for the host, and no
+ * stream waits for another (a copy costs 16 bytes per live object).
+ * The upload runs with the lock released; the caller holds a reference.
+ */
+static void *table_on(struct gmp_ctx_state *s, struct snapshot *sn, Sanitizer_StreamHandle hs)
+{
+	for (size_t i = 0; i < sn->ncopies; i++)
+		if (sn->copies[i].hs == hs)
+			return sn->copies[i].dev;
+	void *dev = NULL;
 	dev_unlock();
-	int err = dev_check(gmp_col.san.Alloc(s->ctx, &sn->dev, bytes), "allocating the object table") ||
-		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(sn->dev, sn->host, bytes, hs),
-			    "uploading the object table") ||
-		  /* Other streams' launches will read it too: let the upload finish first. */
-		  dev_check(gmp_col.san.StreamSynchronize(hs), "uploading the object table");
+	int err = dev_check(gmp_col.san.Alloc(s->ctx, &dev, sn->table_bytes), "allocating the object table") ||
+		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(dev, sn->host, sn->table_bytes, hs),
+			    "uploading the object table");
 	dev_lock();
+	if (!err && GMP_GROW(sn->copies, sn->copies_cap, sn->ncopies + 1)) {
+		dev_out_of_memory("uploading the object table");
+		err = -ENOMEM;
+	}
 	if (err) {
-		dev_free_later(s, sn->dev);
-		free(sn->host);
-		free(sn);
+		dev_free_later(s, dev);
 		return NULL;
 	}
-	sn->bytes = 2 * bytes;
-	s->snap_bytes += sn->bytes;
-	/* Another thread may have installed a newer table meanwhile: keep that one. */
-	if (!s->cur || s->cur->version < sn->version) {
-		dev_snap_put(s, s->cur);
-		s->cur = sn;
-		sn->refs++;
-	}
-	return sn;
+	/* (Another thread may have added one for hs meanwhile: both are complete copies.) */
+	sn->copies[sn->ncopies++] = (struct tcopy){ hs, dev };
+	sn->bytes += sn->table_bytes;
+	s->snap_bytes += sn->table_bytes;
+	return dev;
 }
 
 /*
@@ -362,12 +386,14 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	}
 	struct pending p = { .hs = li->hstream, .mode = GMP_MODE_OBJECT };
 	/* The pool ran low: wait for the oldest launch's stream and collect it. */
+	void *table = NULL;
 	if ((s->npend >= gmp_col.opts.pool && dev_collect_oldest(s) < 0) ||
-	    !(p.snap = current_table(s, li->hstream)) || get_buffer(s, p.snap->n, &p.buf)) {
+	    !(p.snap = current_table(s)) || !(table = table_on(s, p.snap, li->hstream)) ||
+	    get_buffer(s, p.snap->n, &p.buf)) {
 		unmonitored(s, &p, li, e);
 		return;
 	}
-	struct gmp_patch_launch l = { .table = (uint64_t)(uintptr_t)p.snap->dev,
+	struct gmp_patch_launch l = { .table = (uint64_t)(uintptr_t)table,
 				      .hits = (uint64_t)(uintptr_t)p.buf.dev + GMP_PATCH_LAUNCH_SIZE,
 				      .mode = GMP_MODE_OBJECT, .abi = GMP_PATCH_ABI_VERSION };
 	if (p.buf.heap_cap) {

@@ -21,6 +21,12 @@
 #include "patch_abi.h"
 #include "touches.h"
 
+/* A snapshot's table on the device, uploaded on one stream for its launches. */
+struct tcopy {
+	Sanitizer_StreamHandle hs;
+	void *dev;
+};
+
 /* The object table of one version of the live set, shared by its launches. */
 struct snapshot {
 	uint32_t refs;            /* pending launches and callers using it, + 1 while current */
@@ -29,7 +35,9 @@ struct snapshot {
 	size_t n;
 	uint64_t *start, *end;    /* host: entry -> object, inside host */
 	void *host;               /* struct gmp_patch_table + start[] + end[], as uploaded */
-	void *dev;                /* the same on the device */
+	size_t table_bytes;       /* its size */
+	struct tcopy *copies;     /* on the device, one per stream that launched with it */
+	size_t ncopies, copies_cap;
 };
 
 /*

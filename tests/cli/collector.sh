@@ -89,6 +89,26 @@ expect_exit 0 "heap tracking off" -- env GMPROF_HEAP_RECORDS=0 GMPROF_OUTPUT="$T
 "$GMPROF" dump "$TMPDIR/heapoff.gmprof" | grep -q '"kind":"device_heap"' && notok "heap tracking off: no device_heap objects" ||
 	ok "heap tracking off: no device_heap objects"
 
+# Object tables cost no host waits: a table changed before each of 20
+# launches on stream 1, each table also used by a launch on stream 2, and
+# the collector never synchronizes a stream (the program's own sync
+# harvests): each stream gets its own copy of each table, uploaded in order.
+awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
+	for (i = 0; i < 20; i++) { a = sprintf("0x%x", 2097152 + i * 65536)
+		print "{\"op\":\"alloc\",\"addr\":\"" a "\",\"size\":4096,\"stream\":1}"
+		print "{\"op\":\"kernel\",\"name\":\"k\",\"stream\":1,\"write\":[\"" a "\"],\"read\":[\"0x100000\"]}"
+		print "{\"op\":\"kernel\",\"name\":\"k2\",\"stream\":2,\"read\":[\"" a "\"]}" }
+	print "{\"op\":\"sync\"}" }' >"$TMPDIR/tables.jsonl"
+rm -f "$TMPDIR/tables.gmprof"
+expect_exit 0 "table per version and stream: the program runs" -- env GMP_DOUBLE_STATS=1 \
+	GMPROF_OUTPUT="$TMPDIR/tables.gmprof" "$FAKE" "$TMPDIR/tables.jsonl"
+expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies$" \
+	"table per version and stream: no stream sync; 40 launch buffers and 20 tables on 2 streams uploaded"
+"$GMPROF" replay --format json --pretty "$TMPDIR/tables.gmprof" | grep -v '"at": ' >"$TMPDIR/tables.got"
+"$GMPROF" replay --format json --pretty "$TMPDIR/tables.jsonl" | grep -v '"at": ' >"$TMPDIR/tables.want"
+[ "$(grep -c '"pattern"' "$TMPDIR/tables.want")" -gt 10 ] && cmp -s "$TMPDIR/tables.got" "$TMPDIR/tables.want" && ok "table per version and stream: the same findings as the script" ||
+	notok "table per version and stream: the same findings as the script"
+
 # Intra mode with no room for the maps on the "GPU": access records streamed instead.
 rm -f "$TMPDIR/oom.gmprof"
 expect_exit 0 "intra mode, maps do not fit" -- env GMPROF_MODE=intra GMPROF_RECORDS=1000 GMPROF_OUTPUT="$TMPDIR/oom.gmprof" \

@@ -163,6 +163,35 @@ if [ -s "$TMPDIR/rows" ]; then
 		{ notok "nvcc-built simple_multi_copy: rows of bench.h as readelf decodes them"; head -5 "$TMPDIR/diff"; }
 fi
 STEP=61 compare "gmprof itself" "$GMPROF"
+# Damaged DWARF: bytes of the debug sections overwritten at random.  The own
+# reader must answer or fail with one sentence (exit 0 or 2), never crash or
+# read out of bounds (this is the sanitizer build in make test).
+if build dmg cc -g -O2 -gdwarf-5 $C_SRC; then
+	readelf -S -W "$TMPDIR/dmg" | awk '$2 ~ /^\.debug_(info|abbrev|line|rnglists|str_offsets|addr)$/ { print $5, $6 }' |
+		while read -r off len; do echo $((0x$off)) $((0x$len)); done >"$TMPDIR/secs"
+	nm "$TMPDIR/dmg" | awk '$2 ~ /^[tT]$/ { print $1 }' >"$TMPDIR/dmg.addrs"
+	bad=0 changed=0
+	seed=${DWARF_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+	for i in $(seq 1 80); do
+		cp "$TMPDIR/dmg" "$TMPDIR/dmg.$i"
+		awk -v seed="$seed" -v i="$i" 'BEGIN { srand(seed + i) }
+			{ off[NR] = $1; len[NR] = $2 }
+			END { for (k = 0; k < 1 + int(rand() * 8); k++) { s = 1 + int(rand() * NR)
+				printf "%d %d\n", off[s] + int(rand() * len[s]), int(rand() * 256) } }' "$TMPDIR/secs" |
+		while read -r at byte; do
+			printf "$(printf '\\%03o' "$byte")" | dd of="$TMPDIR/dmg.$i" bs=1 seek="$at" conv=notrunc 2>/dev/null
+		done
+		cmp -s "$TMPDIR/dmg" "$TMPDIR/dmg.$i" || changed=$((changed + 1))
+		GMPROF_DWARF_READER=gmprof "$GMPROF" addr2line -f -i -e "$TMPDIR/dmg.$i" <"$TMPDIR/dmg.addrs" >/dev/null 2>"$TMPDIR/dmg.err"
+		rc=$?
+		if { [ $rc -ne 0 ] && [ $rc -ne 2 ]; } || grep -q "runtime error\|AddressSanitizer" "$TMPDIR/dmg.err"; then
+			bad=$((bad + 1)); cp "$TMPDIR/dmg.$i" "$TMPDIR/dmg.crash"; head -3 "$TMPDIR/dmg.err"
+		fi
+		rm -f "$TMPDIR/dmg.$i"
+	done
+	[ $bad -eq 0 ] && [ $changed -ge 70 ] && ok "$changed damaged copies: answered or refused, never a crash (DWARF_SEED=$seed)" ||
+		notok "$bad of $changed damaged copies crashed the reader (DWARF_SEED=$seed reproduces)"
+fi
 # A program that writes one address and waits for its answer gets it before the next.
 if build inter cc -g -O0 $C_SRC && mkfifo "$TMPDIR/in"; then
 	"$GMPROF" addr2line -e "$TMPDIR/inter" <"$TMPDIR/in" >"$TMPDIR/answers" 2>&1 &

@@ -46,6 +46,8 @@ static char last_error[256];
  * up after DRIVER_WAIT_S and the process aborts with a sentence saying so.
  */
 static pthread_rwlock_t driver = PTHREAD_RWLOCK_INITIALIZER;
+/* Counted for GMP_DOUBLE_STATS (atomic): what the collector cost the "GPU". */
+static unsigned long n_stream_syncs, n_uploads;
 static __thread int driver_shared; /* this thread is in a callback that holds it */
 static int replaying;              /* threads replaying at once (atomic) */
 #define DRIVER_WAIT_S 10
@@ -151,6 +153,7 @@ SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t co
 						 Sanitizer_StreamHandle stream)
 {
 	(void)stream;
+	__atomic_add_fetch(&n_uploads, 1, __ATOMIC_RELAXED);
 	memcpy(dst, src, count);
 	return SANITIZER_SUCCESS;
 }
@@ -174,6 +177,7 @@ SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer
 SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream)
 {
 	(void)stream;
+	__atomic_add_fetch(&n_stream_syncs, 1, __ATOMIC_RELAXED);
 	driver_exclusive("sanitizerStreamSynchronize");
 	return SANITIZER_SUCCESS;
 }
@@ -521,4 +525,14 @@ void gmp_double_teardown(void)
 {
 	Sanitizer_ResourceContextData cd = { .context = CTX, .device = 0 };
 	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &cd);
+}
+
+/* GMP_DOUBLE_STATS=1: one line at exit with the stream syncs and uploads the collector asked for. */
+__attribute__((destructor)) static void print_stats(void)
+{
+	const char *v = getenv("GMP_DOUBLE_STATS");
+	if (v && *v == '1')
+		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies\n",
+			__atomic_load_n(&n_stream_syncs, __ATOMIC_RELAXED),
+			__atomic_load_n(&n_uploads, __ATOMIC_RELAXED));
 }
