@@ -173,7 +173,7 @@ int dwr_read_abbrevs(struct gmp_dwr *r, uint64_t off, const struct unit *u, uint
 			return -EIO;
 		if (!code)
 			break;
-		if (code > (1u << 20))
+		if (code > (1u << 16))
 			return -ENOTSUP; /* sparse codes: not what compilers write */
 		uint64_t tag = uleb(&c);
 		uint8_t children = (uint8_t)rd(&c, 1);
