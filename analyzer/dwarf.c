@@ -133,34 +133,7 @@ struct fn_ctx {
 static int func_range(void *ctx, uint64_t lo, uint64_t hi)
 {
 	struct fn_ctx *c = ctx;
-	if (hi <= lo)
-		return 0;
-	if (GMP_GROW(c->cu->funcs, c->cu->funcs_cap, c->cu->nfuncs + 1))
-		return -ENOMEM;
-	struct func f = c->f;
-	f.lo = lo;
-	f.hi = hi;
-	c->cu->funcs[c->cu->nfuncs++] = f;
-	return 0;
-}
-
-/* Tags whose children may hold code: the rest (types, variables...) are skipped. */
-static int holds_code(Dwarf_Half tag)
-{
-	switch (tag) {
-	case DW_TAG_subprogram:
-	case DW_TAG_inlined_subroutine:
-	case DW_TAG_lexical_block:
-	case DW_TAG_namespace:
-	case DW_TAG_module:
-	case DW_TAG_try_block:
-	case DW_TAG_catch_block:
-	case DW_TAG_with_stmt:
-	case DW_TAG_common_block:
-		return 1;
-	default:
-		return 0;
-	}
+	return gmp_dwarf__add_func(c->cu, &c->f, lo, hi);
 }
 
 static uint32_t attr_udata(Dwarf_Debug dbg, Dwarf_Die die, Dwarf_Half at, uint32_t add)
@@ -214,7 +187,7 @@ static int walk(struct gmp_dwarf *d, struct cu *cu, Dwarf_Die die, uint64_t base
 				}
 			}
 		}
-		if (!rc && holds_code(tag))
+		if (!rc && gmp_dwarf__holds_code(tag))
 			rc = walk(d, cu, child, base, depth + 1);
 		Dwarf_Die sib;
 		int s = dwarf_siblingof_b(d->dbg, child, 1, &sib, &e);

@@ -5,6 +5,7 @@
  * a CU is loaded.
  */
 #include <errno.h>
+#include <libdwarf/dwarf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -134,4 +135,29 @@ int gmp_dwarf__finish_cu(struct cu *cu)
 		cu->maxhi[i] = i && cu->maxhi[i - 1] > cu->funcs[i].hi ? cu->maxhi[i - 1] : cu->funcs[i].hi;
 	cu->loaded = 1;
 	return 0;
+}
+
+int gmp_dwarf__add_func(struct cu *cu, const struct func *f, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return 0;
+	if (GMP_GROW(cu->funcs, cu->funcs_cap, cu->nfuncs + 1))
+		return -ENOMEM;
+	cu->funcs[cu->nfuncs] = *f;
+	cu->funcs[cu->nfuncs].lo = lo;
+	cu->funcs[cu->nfuncs].hi = hi;
+	cu->nfuncs++;
+	return 0;
+}
+
+int gmp_dwarf__holds_code(unsigned tag)
+{
+	switch (tag) {
+	case DW_TAG_subprogram: case DW_TAG_inlined_subroutine: case DW_TAG_lexical_block:
+	case DW_TAG_namespace: case DW_TAG_module: case DW_TAG_try_block: case DW_TAG_catch_block:
+	case DW_TAG_with_stmt: case DW_TAG_common_block:
+		return 1;
+	default:
+		return 0;
+	}
 }

@@ -70,6 +70,10 @@ int gmp_dwarf__add_span(struct gmp_dwarf *d, uint64_t lo, uint64_t hi, uint32_t 
 int gmp_dwarf__cmp_span(const void *a, const void *b);
 /* The string id of s in d's table (0 for NULL or out of memory). */
 uint32_t gmp_dwarf__intern(struct gmp_dwarf *d, const char *s);
+/* Appends f as the function range [lo, hi) (empty ones are dropped); 0 or -ENOMEM. */
+int gmp_dwarf__add_func(struct cu *cu, const struct func *f, uint64_t lo, uint64_t hi);
+/* 1 for DIE tags whose children may hold code (the rest, types and variables, are skipped). */
+int gmp_dwarf__holds_code(unsigned tag);
 /* Appends a row (program order); 0 or -ENOMEM. */
 int gmp_dwarf__add_row(struct cu *cu, uint64_t addr, uint32_t line, uint32_t file,
 		       uint32_t disc, int end);

@@ -43,28 +43,7 @@ struct walk {
 static int func_range(void *ctx, uint64_t lo, uint64_t hi)
 {
 	struct walk *w = ctx;
-	if (hi <= lo)
-		return 0;
-	if (GMP_GROW(w->cu->funcs, w->cu->funcs_cap, w->cu->nfuncs + 1))
-		return -ENOMEM;
-	struct func f = w->f;
-	f.lo = lo;
-	f.hi = hi;
-	w->cu->funcs[w->cu->nfuncs++] = f;
-	return 0;
-}
-
-/* Tags whose children may hold code: the rest (types, variables...) are skipped. */
-static int holds_code(unsigned tag)
-{
-	switch (tag) {
-	case DW_TAG_subprogram: case DW_TAG_inlined_subroutine: case DW_TAG_lexical_block:
-	case DW_TAG_namespace: case DW_TAG_module: case DW_TAG_try_block: case DW_TAG_catch_block:
-	case DW_TAG_with_stmt: case DW_TAG_common_block:
-		return 1;
-	default:
-		return 0;
-	}
+	return gmp_dwarf__add_func(w->cu, &w->f, lo, hi);
 }
 
 static uint32_t udata(const struct val *v, uint32_t add)
@@ -92,7 +71,7 @@ static int siblings(struct walk *w, struct cur *c, uint32_t depth, int keep)
 		if (!a)
 			return rc;
 		int func = keep && (a->tag == DW_TAG_subprogram || a->tag == DW_TAG_inlined_subroutine);
-		int inner = keep && holds_code(a->tag) && depth + 1 <= 64;
+		int inner = keep && gmp_dwarf__holds_code(a->tag) && depth + 1 <= 64;
 		uint64_t sib = 0;
 		if (!func && !(inner && a->children)) {
 			/* Nothing here for lookups: step over it, and over its children. */
