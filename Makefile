@@ -208,7 +208,7 @@ INJECT := $(REL)/double/libsanitizer-public.so $(REL)/double/fake_app $(REL)/too
 	$(REL)/gmprof $(REL)/libgmprof.so
 
 # ThreadSanitizer copies of the collector, the double and the fake program,
-# for the threads test.
+# for the threads test, and of gmprof (which loads DWARF on two threads).
 TSN := $(BUILD)/tsan
 TSAN_FLAGS := -fsanitize=thread -O1 -g -DGMP_UNWIND_STEP
 $(TSN)/collector/%.o: collector/%.c $(DEPS_STAMP)
@@ -231,7 +231,10 @@ $(TSN)/double/libsanitizer-public.so: $(TSN)/tests/double/sanitizer_double.o $(T
 $(TSN)/double/fake_app: $(TSN)/tests/double/fake_app.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) -fsanitize=thread -rdynamic -o $@ $^ -ldl -lpthread
-TSAN := $(TSN)/libgmprof.so $(TSN)/double/libsanitizer-public.so $(TSN)/double/fake_app
+$(TSN)/gmprof: $(call objs,$(TSN),analyzer/main.c $(ANALYZER_SRC)) $(TSN)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) -fsanitize=thread -o $@ $^ $(LIBS_ANALYZER)
+TSAN := $(TSN)/libgmprof.so $(TSN)/double/libsanitizer-public.so $(TSN)/double/fake_app $(TSN)/gmprof
 
 DOUBLE := $(TST)/double/libsanitizer-public.so $(TST)/double/fake_app $(TST)/double/patches.fatbin \
 	$(TST)/double/libcuda-fake.so $(TST)/libgmprof.so

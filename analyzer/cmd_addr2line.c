@@ -279,6 +279,8 @@ static int batch(struct a2l *a, struct item *it, size_t n)
 		return -ENOMEM;
 	}
 	a->nlocs = 0;
+	if (a->dw)
+		gmp_dwarf__preload(a->dw, &it[0].addr, n, sizeof(*it));
 	if (GMP_GROW(a->res, a->res_cap, n)) {
 		a->oom = 1;
 		return -ENOMEM;
@@ -305,7 +307,7 @@ static int batch(struct a2l *a, struct item *it, size_t n)
 	return fflush(a->out) ? -EIO : 0;
 }
 
-#define BATCH (1u << 16)
+#define BATCH (1u << 15)
 
 /*
  * Addresses from standard input, one per line, answered a batch at a time:

@@ -20,21 +20,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dwarf_model.h"
 #include "dwarf_ranges.h"
 #include "util.h"
-
-struct cu_ctx {
-	struct gmp_dwarf *d;
-	uint32_t cu;
-};
-
-static int cu_range(void *ctx, uint64_t lo, uint64_t hi)
-{
-	struct cu_ctx *c = ctx;
-	return gmp_dwarf__add_span(c->d, lo, hi, c->cu);
-}
 
 /* Indexes every CU by its address ranges. */
 static int index_cus(struct gmp_dwarf *d)
@@ -65,8 +55,8 @@ static int index_cus(struct gmp_dwarf *d)
 		d->cus[cu].die_off = off;
 		Dwarf_Addr base = 0;
 		dwarf_lowpc(die, &base, &e);
-		struct cu_ctx c = { d, cu };
-		rc = gmp_dwarf__die_ranges(d->dbg, die, base, cu_range, &c);
+		struct gmp_span_ctx c = { d, cu };
+		rc = gmp_dwarf__die_ranges(d->dbg, die, base, gmp_dwarf__span_cb, &c);
 		dwarf_dealloc(d->dbg, die, DW_DLA_DIE);
 		if (rc)
 			return rc;
@@ -309,6 +299,7 @@ int gmp_dwarf__open(const char *path, struct gmp_dwarf **out)
 		return -ENOMEM;
 	}
 	gmp_u64map__init(&d->names);
+	pthread_spin_init(&d->mu, PTHREAD_PROCESS_PRIVATE);
 	/*
 	 * gmprof's own reader first; libdwarf for what it declines.  The tests
 	 * pick one with GMPROF_DWARF_READER: "libdwarf", or "gmprof" (which
@@ -370,11 +361,12 @@ void gmp_dwarf__close(struct gmp_dwarf *d)
 	gmp_dwr__close(d->own);
 	gmp_strtab__free(d->str);
 	gmp_u64map__release(&d->names);
+	pthread_spin_destroy(&d->mu);
 	free(d);
 }
 
-/* The CU whose ranges contain addr, loaded; NULL when none. */
-static struct cu *cu_for(struct gmp_dwarf *d, uint64_t addr)
+/* The CU whose ranges contain addr (not loaded), or NULL. */
+static struct cu *cu_at(struct gmp_dwarf *d, uint64_t addr)
 {
 	size_t lo = 0, hi = d->nidx;
 	while (lo < hi) {
@@ -387,14 +379,66 @@ static struct cu *cu_for(struct gmp_dwarf *d, uint64_t addr)
 	/* Ranges can overlap; look back a little for one that contains addr. */
 	for (size_t k = lo; k > 0 && lo - k < 8; k--) {
 		const struct span *s = &d->idx[k - 1];
-		if (addr >= s->lo && addr < s->hi) {
-			struct cu *cu = &d->cus[s->cu];
-			if (!cu->loaded && load_cu(d, cu))
-				return NULL;
-			return cu->loaded > 0 ? cu : NULL;
-		}
+		if (addr >= s->lo && addr < s->hi)
+			return &d->cus[s->cu];
 	}
 	return NULL;
+}
+
+struct preload {
+	struct gmp_dwarf *d;
+	struct cu **todo;
+	size_t n, next;             /* next: atomic */
+};
+
+static void *preload_main(void *arg)
+{
+	struct preload *p = arg;
+	size_t k;
+	while ((k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->n)
+		load_cu(p->d, p->todo[k]); /* a failure leaves the CU unloaded (-1) */
+	return NULL;
+}
+
+void gmp_dwarf__preload(struct gmp_dwarf *d, const void *addrs, size_t n, size_t stride)
+{
+	if (!d->own || n < 2)
+		return; /* libdwarf is not thread-safe: its CUs load as they are looked up */
+	struct preload p = { .d = d };
+	size_t cap = 0;
+	const char *a = addrs;
+	for (size_t i = 0; i < n; i++) {
+		struct cu *cu = cu_at(d, *(const uint64_t *)(const void *)(a + i * stride));
+		if (!cu || cu->loaded || (p.n && p.todo[p.n - 1] == cu))
+			continue;
+		size_t k = 0;
+		while (k < p.n && p.todo[k] != cu)
+			k++;
+		if (k < p.n)
+			continue;
+		if (GMP_GROW(p.todo, cap, p.n + 1))
+			break; /* out of memory: the rest load as they are looked up */
+		p.todo[p.n++] = cu;
+	}
+	pthread_t th;
+	if (p.n >= 2 && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		d->threads = 1;
+		int started = pthread_create(&th, NULL, preload_main, &p) == 0;
+		preload_main(&p);
+		if (started)
+			pthread_join(th, NULL);
+		d->threads = 0;
+	}
+	free(p.todo);
+}
+
+/* The CU whose ranges contain addr, loaded; NULL when none. */
+static struct cu *cu_for(struct gmp_dwarf *d, uint64_t addr)
+{
+	struct cu *cu = cu_at(d, addr);
+	if (cu && !cu->loaded && load_cu(d, cu))
+		return NULL;
+	return cu && cu->loaded > 0 ? cu : NULL;
 }
 
 static const char *str(const struct gmp_dwarf *d, uint32_t id)

@@ -7,6 +7,7 @@
 #ifndef GMPROF_DWARF_H
 #define GMPROF_DWARF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct gmp_dwarf;
@@ -30,5 +31,11 @@ void gmp_dwarf__close(struct gmp_dwarf *d);
  * each with its call site.  Returns how many it filled (0: nothing known).
  */
 int gmp_dwarf__lookup(struct gmp_dwarf *d, uint64_t addr, struct gmp_srcloc *out, int max);
+/*
+ * Loads, on two threads where there are two cores, the CUs that n
+ * addresses fall in (each a uint64_t at addrs + i * stride), so that
+ * looking them up finds them loaded.  Only gmprof's own reader does this.
+ */
+void gmp_dwarf__preload(struct gmp_dwarf *d, const void *addrs, size_t n, size_t stride);
 
 #endif

@@ -338,17 +338,25 @@ static const struct unit *unit_of(const struct gmp_dwr *r, uint64_t off)
 /* The name of the function DIE at off, through the cache of origins. */
 static uint32_t name_at(struct gmp_dwarf *d, uint64_t off, int depth)
 {
-	uint32_t *hit = gmp_u64map__get(&d->names, off);
-	if (hit)
-		return *hit - 1;
+	if (d->threads)
+		pthread_spin_lock(&d->mu);
+	uint32_t *hit = gmp_u64map__get(&d->names, off), known = hit ? *hit : 0;
+	if (d->threads)
+		pthread_spin_unlock(&d->mu);
+	if (known)
+		return known - 1;
 	const struct unit *u = unit_of(d->own, off);
 	uint32_t id = 0;
 	struct die x;
 	struct cur c = at(&d->own->s[S_INFO], off);
 	if (u && dwr_read_die(d->own, u, &c, &x) == 1)
 		id = dwr_func_name(d, u, &x, depth + 1);
+	if (d->threads)
+		pthread_spin_lock(&d->mu);
 	uint32_t *slot_ = gmp_u64map__slot(&d->names, off, id + 1, NULL);
 	(void)slot_; /* out of memory only costs the cache */
+	if (d->threads)
+		pthread_spin_unlock(&d->mu);
 	return id;
 }
 

@@ -214,7 +214,8 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 		err = -EIO;
 	/* Rows, sized from what earlier programs held per byte (growing copies them). */
 	struct gmp_dwr *rw = d->own;
-	cu->rows_cap = (size_t)((uint64_t)len * (rw->rows_per_kb ? rw->rows_per_kb : 256) / 1024) + 64;
+	size_t per_kb = __atomic_load_n(&rw->rows_per_kb, __ATOMIC_RELAXED);
+	cu->rows_cap = (size_t)((uint64_t)len * (per_kb ? per_kb : 256) / 1024) + 64;
 	if (!err && !(cu->rows = malloc(cu->rows_cap * sizeof(*cu->rows))))
 		err = -ENOMEM;
 	/* Sequences: [seq[k], seq[k+1]) of rows, each in address order. */
@@ -289,7 +290,7 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 	}
 	free(f.dir);
 	if (!err && len >= 1024)
-		rw->rows_per_kb = (size_t)(cu->nrows * 1024 / len) + 1;
+		__atomic_store_n(&rw->rows_per_kb, (size_t)(cu->nrows * 1024 / len) + 1, __ATOMIC_RELAXED);
 	if (!err)
 		err = order_sequences(cu, seq, nseq);
 	free(seq);

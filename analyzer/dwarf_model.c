@@ -22,6 +22,12 @@ int gmp_dwarf__add_span(struct gmp_dwarf *d, uint64_t lo, uint64_t hi, uint32_t 
 	return 0;
 }
 
+int gmp_dwarf__span_cb(void *ctx, uint64_t lo, uint64_t hi)
+{
+	const struct gmp_span_ctx *c = ctx;
+	return gmp_dwarf__add_span(c->d, lo, hi, c->cu);
+}
+
 int gmp_dwarf__cmp_span(const void *a, const void *b)
 {
 	const struct span *x = a, *y = b;
@@ -30,6 +36,12 @@ int gmp_dwarf__cmp_span(const void *a, const void *b)
 
 uint32_t gmp_dwarf__intern(struct gmp_dwarf *d, const char *s)
 {
+	if (d->threads && s) {
+		pthread_spin_lock(&d->mu);
+		uint32_t id = gmp_strtab__intern(d->str, s, strlen(s));
+		pthread_spin_unlock(&d->mu);
+		return id;
+	}
 	return s ? gmp_strtab__intern(d->str, s, strlen(s)) : 0;
 }
 

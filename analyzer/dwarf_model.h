@@ -8,6 +8,7 @@
 #ifndef GMPROF_DWARF_MODEL_H
 #define GMPROF_DWARF_MODEL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,10 +63,19 @@ struct gmp_dwarf {
 	size_t nidx, idx_cap;
 	struct gmp_strtab *str;
 	struct gmp_u64map names;   /* DIE offset of an abstract origin -> its name id + 1 */
+	/* Held around str and names while gmp_dwarf__preload loads CUs on two threads. */
+	pthread_spinlock_t mu;
+	int threads;
 };
 
 /* Records [lo, hi) as an address range of CU cu (empty ranges are dropped). */
 int gmp_dwarf__add_span(struct gmp_dwarf *d, uint64_t lo, uint64_t hi, uint32_t cu);
+/* A range callback that records CU ranges: ctx is a struct gmp_span_ctx. */
+struct gmp_span_ctx {
+	struct gmp_dwarf *d;
+	uint32_t cu;
+};
+int gmp_dwarf__span_cb(void *ctx, uint64_t lo, uint64_t hi);
 /* qsort order of struct span: by start. */
 int gmp_dwarf__cmp_span(const void *a, const void *b);
 /* The string id of s in d's table (0 for NULL or out of memory). */

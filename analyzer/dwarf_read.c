@@ -151,17 +151,6 @@ int gmp_dwr__load_cu(struct gmp_dwarf *d, uint32_t i)
 
 /* ---- units and sections ----------------------------------------------------- */
 
-struct span_ctx {
-	struct gmp_dwarf *d;
-	uint32_t i;
-};
-
-static int cu_span(void *ctx, uint64_t lo, uint64_t hi)
-{
-	struct span_ctx *c = ctx;
-	return gmp_dwarf__add_span(c->d, lo, hi, c->i);
-}
-
 /* Reads unit headers and CU DIEs: the CU index, and each unit's bases. */
 static int index_units(struct gmp_dwarf *d)
 {
@@ -225,8 +214,8 @@ static int index_units(struct gmp_dwarf *d)
 		memset(&d->cus[i], 0, sizeof(d->cus[i]));
 		d->cus[i].die_off = u.die;
 		r->u[r->nu++] = u;
-		struct span_ctx sc = { d, i };
-		if (rc == 1 && (err = dwr_die_ranges(r, &r->u[i], &x, cu_span, &sc)))
+		struct gmp_span_ctx sc = { d, i };
+		if (rc == 1 && (err = dwr_die_ranges(r, &r->u[i], &x, gmp_dwarf__span_cb, &sc)))
 			return err;
 		off = u.end;
 	}

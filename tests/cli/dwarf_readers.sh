@@ -192,6 +192,18 @@ if build dmg cc -g -O2 -gdwarf-5 $C_SRC; then
 	[ $bad -eq 0 ] && [ $changed -ge 70 ] && ok "$changed damaged copies: answered or refused, never a crash (DWARF_SEED=$seed)" ||
 		notok "$bad of $changed damaged copies crashed the reader (DWARF_SEED=$seed reproduces)"
 fi
+# Compilation units load on two threads (gmp_dwarf__preload): the
+# ThreadSanitizer build of gmprof symbolizes gmprof itself without a report.
+T=$(cd "$(dirname "$GMPROF")/../tsan" 2>/dev/null && pwd)
+if [ -n "$T" ] && [ -x "$T/gmprof" ]; then
+	STEP=61 addresses "$GMPROF" 61
+	TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/gmprof" addr2line -f -i -e "$GMPROF" <"$TMPDIR/addrs" >"$TMPDIR/tsan.out" 2>"$TMPDIR/tsan"
+	rc=$?
+	GMPROF_DWARF_READER=libdwarf "$GMPROF" addr2line -f -i -e "$GMPROF" <"$TMPDIR/addrs" >"$TMPDIR/tsan.ref"
+	[ $rc -eq 0 ] && ! grep -q "WARNING: ThreadSanitizer" "$TMPDIR/tsan" && cmp -s "$TMPDIR/tsan.out" "$TMPDIR/tsan.ref" &&
+		ok "two loading threads: no ThreadSanitizer report, the same answers" ||
+		{ notok "two loading threads: exit $rc"; head -20 "$TMPDIR/tsan"; }
+fi
 # A program that writes one address and waits for its answer gets it before the next.
 if build inter cc -g -O0 $C_SRC && mkfifo "$TMPDIR/in"; then
 	"$GMPROF" addr2line -e "$TMPDIR/inter" <"$TMPDIR/in" >"$TMPDIR/answers" 2>&1 &
