@@ -407,19 +407,17 @@ void gmp_dwarf__preload(struct gmp_dwarf *d, const void *addrs, size_t n, size_t
 	struct preload p = { .d = d };
 	size_t cap = 0;
 	const char *a = addrs;
-	for (size_t i = 0; i < n; i++) {
+	uint8_t *queued = calloc(d->ncus ? d->ncus : 1, 1);
+	for (size_t i = 0; queued && i < n; i++) {
 		struct cu *cu = cu_at(d, *(const uint64_t *)(const void *)(a + i * stride));
-		if (!cu || cu->loaded || (p.n && p.todo[p.n - 1] == cu))
-			continue;
-		size_t k = 0;
-		while (k < p.n && p.todo[k] != cu)
-			k++;
-		if (k < p.n)
+		if (!cu || cu->loaded || queued[cu - d->cus])
 			continue;
 		if (GMP_GROW(p.todo, cap, p.n + 1))
 			break; /* out of memory: the rest load as they are looked up */
+		queued[cu - d->cus] = 1;
 		p.todo[p.n++] = cu;
 	}
+	free(queued);
 	pthread_t th;
 	if (p.n >= 2 && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
 		d->threads = 1;
