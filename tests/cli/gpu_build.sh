@@ -11,11 +11,25 @@ if [ -z "${NVCC:-}" ]; then
 	ok "no nvcc: the GPU programs are not compiled here"
 	finish
 fi
+# "PATTERN OBJECT" lines of a script's findings, or "PATTERN *COUNT" where the expect file counts.
+model_findings() { # SCRIPT EXPECT
+	counts=0
+	grep -q '\*' "$2" && counts=1
+	"$GMPROF" replay --format json --pretty "$1" | awk -v counts=$counts '
+		/"pattern": / { gsub(/[",]/, "", $2); p = $2; c[p]++ }
+		/"object": / && p != "" { gsub(/[",]/, "", $2); if (!counts) print p, $2; p = "" }
+		END { if (counts) for (k in c) print k, "*" c[k] }' | sort
+}
 for src in tests/gpu/*.cu; do
 	name=$(basename "$src" .cu)
 	"$NVCC" -O0 -o "$TMPDIR/$name" "$src" -lpthread >"$TMPDIR/$name.log" 2>&1 &&
 		ok "tests/gpu/$name.cu compiles" || { notok "tests/gpu/$name.cu compiles"; cat "$TMPDIR/$name.log"; }
 	[ -f "tests/gpu/$name.expect" ] && ok "$name has expected findings" || notok "$name has expected findings"
+	# Where the program has an event model, its expected findings are what the model gives.
+	[ -f "tests/gpu/$name.jsonl" ] || continue
+	model_findings "tests/gpu/$name.jsonl" "tests/gpu/$name.expect" >"$TMPDIR/$name.model"
+	diff -u "tests/gpu/$name.expect" "$TMPDIR/$name.model" >"$TMPDIR/$name.diff" &&
+		ok "tests/gpu/$name.expect is what its event model gives" || { notok "tests/gpu/$name.expect is what its event model gives"; cat "$TMPDIR/$name.diff"; }
 done
 for src in benchmarks/micro/*.cu; do
 	name=$(basename "$src" .cu)
@@ -34,13 +48,7 @@ for src in benchmarks/cuda/*.cu; do
 	done
 	model=benchmarks/cuda/models/$name.jsonl
 	[ -f "$model" ] || continue
-	# "PATTERN OBJECT" lines, or "PATTERN *COUNT" where the expect file counts.
-	counts=0
-	grep -q '\*' "benchmarks/cuda/$name.expect" && counts=1
-	"$GMPROF" replay --format json --pretty "$model" | awk -v counts=$counts '
-		/"pattern": / { gsub(/[",]/, "", $2); p = $2; c[p]++ }
-		/"object": / && p != "" { gsub(/[",]/, "", $2); if (!counts) print p, $2; p = "" }
-		END { if (counts) for (k in c) print k, "*" c[k] }' | sort >"$TMPDIR/$name.model"
+	model_findings "$model" "benchmarks/cuda/$name.expect" >"$TMPDIR/$name.model"
 	diff -u "benchmarks/cuda/$name.expect" "$TMPDIR/$name.model" >"$TMPDIR/$name.diff" &&
 		ok "$name.expect is what its event model gives" || { notok "$name.expect is what its event model gives"; cat "$TMPDIR/$name.diff"; }
 done
