@@ -141,10 +141,10 @@ if build gcc-split cc -g -gsplit-dwarf -O2 -gdwarf-5 $C_SRC; then
 fi
 # The nvcc-built benchmark program (gcc 13, DWARF 5).  Its line tables'
 # file 0 (the .cudafe1.cpp) and file 1 (bench.h) differ, and DWARF 5
-# numbers files from 0: libdwarf 20210528 and binutils 2.40 read file
-# numbers as 1-based there, and name the .cudafe1.cpp for lines of
-# bench.h; readelf and gmprof's reader name bench.h.  So the readers are
-# compared on function names, and the lines are checked against readelf.
+# numbers files from 0: libdwarf 20210528 and binutils 2.40 name the
+# .cudafe1.cpp for rows that readelf decodes as bench.h; gmprof's reader
+# names bench.h.  So the readers are compared on function names, and the
+# lines are checked against readelf.
 B=tests/data/gpu/bin/simple_multi_copy
 STEP=3 addresses "$B" 3
 GMPROF_DWARF_READER=gmprof "$GMPROF" addr2line -f -i -C -e "$B" <"$TMPDIR/addrs" | awk 'NR % 2' >"$TMPDIR/own"
