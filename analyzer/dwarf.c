@@ -114,10 +114,8 @@ static uint32_t func_name(struct gmp_dwarf *d, Dwarf_Die die, int depth)
 }
 
 struct fn_ctx {
-	struct gmp_dwarf *d;
 	struct cu *cu;
-	struct func f;
-	int err;
+	struct func f;              /* the function whose ranges are being added */
 };
 
 static int func_range(void *ctx, uint64_t lo, uint64_t hi)
@@ -160,7 +158,7 @@ static int walk(struct gmp_dwarf *d, struct cu *cu, Dwarf_Die die, uint64_t base
 		dwarf_tag(child, &tag, &e);
 		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
 			/* Ranges first: declarations and abstract instances have none. */
-			struct fn_ctx c = { .d = d, .cu = cu };
+			struct fn_ctx c = { .cu = cu };
 			c.f.depth = depth;
 			size_t first = cu->nfuncs;
 			rc = gmp_dwarf__die_ranges(d->dbg, child, base, func_range, &c);
