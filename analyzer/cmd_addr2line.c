@@ -207,31 +207,25 @@ static const uint8_t hexval1[256] = {
 	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
-/* A hexadecimal address, 0x optional, blanks around it allowed. */
-static int parse_addr(const char *s, uint64_t *out)
+/* A hexadecimal address in [s, end), 0x optional, blanks around it allowed. */
+static int parse_addr(const char *s, const char *end, uint64_t *out)
 {
-	while (*s == ' ' || *s == '\t')
+	while (s < end && (*s == ' ' || *s == '\t'))
 		s++;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
 	uint64_t v = 0;
 	const char *start = s;
-	for (;; s++) {
-		unsigned c = (unsigned char)*s, d;
-		if (c - '0' < 10)
-			d = c - '0';
-		else if ((c | 0x20) - 'a' < 6)
-			d = (c | 0x20) - 'a' + 10;
-		else
-			break;
+	for (unsigned h; s < end && (h = hexval1[(unsigned char)*s]); s++) {
 		if (v >> 60)
 			return -1; /* more than 64 bits */
-		v = v << 4 | d;
+		v = v << 4 | (h - 1);
 	}
-	const char *end = s;
-	while (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')
-		end++;
-	if (*end || s == start)
+	if (s == start)
+		return -1;
+	while (s < end && (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n'))
+		s++;
+	if (s != end)
 		return -1;
 	*out = v;
 	return 0;
@@ -346,24 +340,11 @@ static int from_stdin(struct a2l *a)
 		size_t pos = 0, n = 0;
 		int bad = 0, failed = 0;
 		char *nl;
-		while (!bad && !failed && pos < len) {
-			/* The common line, hex digits and a newline, in one pass; parse_addr for the rest. */
-			uint64_t v = 0;
-			size_t k = pos;
-			unsigned h;
-			while (k < len && k - pos < 16 && (h = hexval1[(unsigned char)buf[k]]))
-				v = v << 4 | (h - 1), k++;
-			if (k < len && buf[k] == '\n' && k > pos) {
-				it[n].addr = v;
-				nl = buf + k;
-			} else {
-				if (!(nl = memchr(buf + pos, '\n', len - pos)))
-					break;
+		while (!bad && !failed && (nl = memchr(buf + pos, '\n', len - pos))) {
+			if (parse_addr(buf + pos, nl, &it[n].addr)) {
 				*nl = '\0';
-				if (parse_addr(buf + pos, &it[n].addr)) {
-					bad = 1; /* the lines before it are answered first */
-					break;
-				}
+				bad = 1; /* the lines before it are answered first */
+				break;
 			}
 			it[n].idx = (uint32_t)n;
 			pos = (size_t)(nl - buf) + 1;
@@ -434,7 +415,7 @@ int cmd_addr2line(int argc, char **argv)
 		struct item *it = calloc((size_t)(argc - optind), sizeof(*it));
 		size_t n = 0;
 		for (int i = optind; it && i < argc; i++, n++) {
-			if (parse_addr(argv[i], &it[n].addr)) {
+			if (parse_addr(argv[i], argv[i] + strlen(argv[i]), &it[n].addr)) {
 				rc = gmp_cli__usage_error("addr2line", "'%s' is not a hexadecimal address", argv[i]);
 				break;
 			}

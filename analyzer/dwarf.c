@@ -15,7 +15,6 @@
 
 #include <libdwarf/dwarf.h>
 #include <errno.h>
-#include <stddef.h>
 #include <libdwarf/libdwarf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,13 +342,7 @@ void gmp_dwarf__close(struct gmp_dwarf *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->ncus; i++) {
-		free(d->cus[i].rows);
-		free(d->cus[i].disc);
-		free(d->cus[i].funcs);
-		free(d->cus[i].maxhi);
-		free(d->cus[i].files);
-	}
+	gmp_dwarf__free_cus(d);
 	free(d->cus);
 	free(d->idx);
 	if (d->dbg) {
@@ -366,14 +359,7 @@ void gmp_dwarf__close(struct gmp_dwarf *d)
 /* The CU whose ranges contain addr (not loaded), or NULL. */
 static struct cu *cu_at(struct gmp_dwarf *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->nidx;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->idx[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = gmp_dwarf__upper(d->idx, sizeof(*d->idx), d->nidx, addr, NULL);
 	/* Ranges can overlap; look back a little for one that contains addr. */
 	for (size_t k = lo; k > 0 && lo - k < 8; k--) {
 		const struct span *s = &d->idx[k - 1];
@@ -442,45 +428,6 @@ static const char *str(const struct gmp_dwarf *d, uint32_t id)
 	return id ? gmp_strtab__get(d->str, id, NULL) : NULL;
 }
 
-/*
- * The first element whose 64-bit key (its first field) is above key, in an
- * array sorted by it.  The search starts at *hint, where the previous one
- * ended, galloping forward: callers that look up addresses in increasing
- * order (gmprof addr2line sorts each batch) pay a comparison or two.
- */
-_Static_assert(offsetof(struct row, addr) == 0 && offsetof(struct func, lo) == 0,
-	       "upper() searches by the first field");
-
-static size_t upper(const void *base, size_t size, size_t n, uint64_t key, size_t *hint)
-{
-	const char *b = base;
-#define KEY(i) (*(const uint64_t *)(const void *)(b + (i) * size))
-	size_t lo = 0, hi = n, h = *hint;
-	if (h < n) {
-		if (KEY(h) <= key) {
-			lo = h + 1;
-			size_t step = 1;
-			while (lo + step - 1 < n && KEY(lo + step - 1) <= key) {
-				lo += step;
-				step <<= 1;
-			}
-			hi = lo + step - 1 < n ? lo + step - 1 : n;
-		} else {
-			hi = h;
-		}
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (KEY(mid) <= key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-#undef KEY
-	*hint = lo ? lo - 1 : 0;
-	return lo;
-}
-
 int gmp_dwarf__lookup(struct gmp_dwarf *d, uint64_t addr, struct gmp_srcloc *out, int max)
 {
 	struct cu *cu = cu_for(d, addr);
@@ -488,7 +435,7 @@ int gmp_dwarf__lookup(struct gmp_dwarf *d, uint64_t addr, struct gmp_srcloc *out
 		return 0;
 	memset(out, 0, sizeof(*out));
 	/* The line: the last row at or below addr, unless that ends a sequence. */
-	size_t lo = upper(cu->rows, sizeof(*cu->rows), cu->nrows, addr, &cu->row_hint);
+	size_t lo = gmp_dwarf__upper(cu->rows, sizeof(*cu->rows), cu->nrows, addr, &cu->row_hint);
 	int found = 0;
 	if (lo > 0 && cu->rows[lo - 1].line != GMP_ROW_END) {
 		const struct row *r = &cu->rows[lo - 1];
@@ -498,7 +445,7 @@ int gmp_dwarf__lookup(struct gmp_dwarf *d, uint64_t addr, struct gmp_srcloc *out
 		found = 1;
 	}
 	/* The function: the smallest range containing addr; then its inline chain. */
-	lo = upper(cu->funcs, sizeof(*cu->funcs), cu->nfuncs, addr, &cu->func_hint);
+	lo = gmp_dwarf__upper(cu->funcs, sizeof(*cu->funcs), cu->nfuncs, addr, &cu->func_hint);
 	const struct func *best = NULL;
 	for (size_t k = lo; k > 0 && cu->maxhi[k - 1] > addr; k--) {
 		const struct func *f = &cu->funcs[k - 1];

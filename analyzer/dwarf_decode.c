@@ -2,6 +2,7 @@
 /* gmprof's DWARF reader: forms, abbreviations, DIEs and range lists (dwarf_read.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <libdwarf/dwarf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 /* ---- forms ------------------------------------------------------------------ */
 
 /* Reads one value of form; -ENOTSUP for a form this reader does not know. */
-int dwr_form(struct cur *c, const struct unit *u, unsigned f, int64_t implicit, struct val *v)
+int dwr_form(struct gmp_dec *c, const struct unit *u, unsigned f, int64_t implicit, struct val *v)
 {
 	v->k = V_NONE;
 	switch (f) {
@@ -28,24 +29,26 @@ int dwr_form(struct cur *c, const struct unit *u, unsigned f, int64_t implicit, 
 		v->u = rd(c, 4); break;
 	case DW_FORM_data8: case DW_FORM_ref8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8:
 		v->u = rd(c, 8); break;
-	case DW_FORM_data16: skip(c, 16); return 0;
+	case DW_FORM_data16: gmp_dec_bytes(c, 16); return 0;
 	case DW_FORM_sdata: v->k = V_SCONST; v->u = (uint64_t)sleb(c); return c->err ? -EIO : 0;
 	case DW_FORM_udata: case DW_FORM_ref_udata: case DW_FORM_strx: case DW_FORM_addrx:
 	case DW_FORM_loclistx: case DW_FORM_rnglistx: case DW_FORM_GNU_addr_index:
 	case DW_FORM_GNU_str_index:
-		v->u = uleb(c); break;
+		v->u = gmp_dec_varint(c); break;
 	case DW_FORM_string: v->k = V_STR; v->s = cstr(c); return c->err ? -EIO : 0;
 	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset: case DW_FORM_strp_sup:
 		v->u = rd(c, u->offsz); break;
 	case DW_FORM_ref_addr: v->u = rd(c, u->version <= 2 ? u->asize : u->offsz); break;
-	case DW_FORM_block1: skip(c, rd(c, 1)); return c->err ? -EIO : 0;
-	case DW_FORM_block2: skip(c, rd(c, 2)); return c->err ? -EIO : 0;
-	case DW_FORM_block4: skip(c, rd(c, 4)); return c->err ? -EIO : 0;
-	case DW_FORM_block: case DW_FORM_exprloc: skip(c, uleb(c)); return c->err ? -EIO : 0;
+	case DW_FORM_block1: gmp_dec_bytes(c, rd(c, 1)); return c->err ? -EIO : 0;
+	case DW_FORM_block2: gmp_dec_bytes(c, rd(c, 2)); return c->err ? -EIO : 0;
+	case DW_FORM_block4: gmp_dec_bytes(c, rd(c, 4)); return c->err ? -EIO : 0;
+	case DW_FORM_block: case DW_FORM_exprloc:
+		gmp_dec_bytes(c, gmp_dec_varint(c));
+		return c->err ? -EIO : 0;
 	case DW_FORM_flag_present: v->u = 1; break;
 	case DW_FORM_implicit_const: v->k = V_SCONST; v->u = (uint64_t)implicit; return 0;
 	case DW_FORM_indirect: {
-		uint64_t g = uleb(c);
+		uint64_t g = gmp_dec_varint(c);
 		if (c->err || g == DW_FORM_indirect || g == DW_FORM_implicit_const)
 			return -EIO;
 		return dwr_form(c, u, (unsigned)g, 0, v);
@@ -85,7 +88,7 @@ const char *dwr_string(const struct gmp_dwr *r, const struct unit *u, const stru
 		return v->s ? v->s : str_at(&r->s[v->u & 1 ? S_LINE_STR : S_STR], v->u >> 1);
 	if (v->k != V_STRX)
 		return NULL;
-	struct cur c = at(&r->s[S_STR_OFF], u->str_base + v->u * u->offsz);
+	struct gmp_dec c = at(&r->s[S_STR_OFF], u->str_base + v->u * u->offsz);
 	uint64_t off = rd(&c, u->offsz);
 	return c.err ? NULL : str_at(&r->s[S_STR], off);
 }
@@ -97,7 +100,7 @@ uint64_t dwr_address(const struct gmp_dwr *r, const struct unit *u, const struct
 	if (v->k == V_ADDR)
 		return v->u;
 	if (v->k == V_ADDRX) {
-		struct cur c = at(&r->s[S_ADDR], u->addr_base + v->u * u->asize);
+		struct gmp_dec c = at(&r->s[S_ADDR], u->addr_base + v->u * u->asize);
 		uint64_t a = rd(&c, u->asize);
 		if (!c.err)
 			return a;
@@ -166,16 +169,16 @@ int dwr_read_abbrevs(struct gmp_dwr *r, uint64_t off, const struct unit *u, uint
 	memset(t, 0, sizeof(*t));
 	t->off = off;
 	r->nab++;
-	struct cur c = at(&r->s[S_ABBREV], off);
+	struct gmp_dec c = at(&r->s[S_ABBREV], off);
 	for (;;) {
-		uint64_t code = uleb(&c);
+		uint64_t code = gmp_dec_varint(&c);
 		if (c.err)
 			return -EIO;
 		if (!code)
 			break;
 		if (code > (1u << 16))
 			return -ENOTSUP; /* sparse codes: not what compilers write */
-		uint64_t tag = uleb(&c);
+		uint64_t tag = gmp_dec_varint(&c);
 		uint8_t children = (uint8_t)rd(&c, 1);
 		if (code >= t->ncode) {
 			size_t n = (size_t)code + 16;
@@ -190,7 +193,7 @@ int dwr_read_abbrevs(struct gmp_dwr *r, uint64_t off, const struct unit *u, uint
 		*a = (struct abbrev){ .tag = (uint16_t)(tag ? tag : 0xffff), .children = children,
 				      .first = (uint32_t)t->nspec };
 		for (;;) {
-			uint64_t name = uleb(&c), f = uleb(&c);
+			uint64_t name = gmp_dec_varint(&c), f = gmp_dec_varint(&c);
 			int64_t implicit = f == DW_FORM_implicit_const ? sleb(&c) : 0;
 			if (c.err)
 				return -EIO;
@@ -199,7 +202,7 @@ int dwr_read_abbrevs(struct gmp_dwr *r, uint64_t off, const struct unit *u, uint
 			if (f > 0xffff || name > 0xffff)
 				return -ENOTSUP;
 			struct val v;
-			struct cur probe = { NULL, NULL, 0 };
+			struct gmp_dec probe = { NULL, NULL, 0 };
 			struct unit dummy = { .asize = 8, .offsz = 4, .version = 5 };
 			if (f != DW_FORM_indirect && dwr_form(&probe, &dummy, (unsigned)f, 0, &v) == -ENOTSUP)
 				return -ENOTSUP; /* a form this reader cannot skip: libdwarf reads the file */
@@ -240,9 +243,9 @@ static struct val *slot(struct die *d, unsigned at)
 
 /* The abbreviation of the DIE at c (advancing past its code); NULL at a null entry. */
 const struct abbrev *dwr_die_abbrev(const struct gmp_dwr *r, const struct unit *u,
-				       struct cur *c, int *err)
+				       struct gmp_dec *c, int *err)
 {
-	uint64_t code = uleb(c);
+	uint64_t code = gmp_dec_varint(c);
 	const struct abbrevs *t = &r->ab[u->abbr];
 	*err = 0;
 	if (c->err || (code && (code >= t->ncode || !t->by_code[code].tag)))
@@ -251,7 +254,7 @@ const struct abbrev *dwr_die_abbrev(const struct gmp_dwr *r, const struct unit *
 }
 
 /* Reads the attributes of a DIE whose abbreviation is a. */
-int dwr_read_attrs(const struct gmp_dwr *r, const struct unit *u, struct cur *c,
+int dwr_read_attrs(const struct gmp_dwr *r, const struct unit *u, struct gmp_dec *c,
 		      const struct abbrev *a, struct die *d)
 {
 	const struct abbrevs *t = &r->ab[u->abbr];
@@ -276,7 +279,7 @@ int dwr_read_attrs(const struct gmp_dwr *r, const struct unit *u, struct cur *c,
  * Reads the DIE at c (advancing past it).  Returns 1 for a DIE, 0 for the
  * null entry that ends a sibling list, or a negative errno.
  */
-int dwr_read_die(const struct gmp_dwr *r, const struct unit *u, struct cur *c, struct die *d)
+int dwr_read_die(const struct gmp_dwr *r, const struct unit *u, struct gmp_dec *c, struct die *d)
 {
 	int err;
 	const struct abbrev *a = dwr_die_abbrev(r, u, c, &err);
@@ -289,26 +292,26 @@ int dwr_read_die(const struct gmp_dwr *r, const struct unit *u, struct cur *c, s
  * Steps over a DIE's attributes without decoding them: at once when their
  * sizes are fixed.  *sibling gets DW_AT_sibling's target, or 0.
  */
-int dwr_skip_attrs(const struct gmp_dwr *r, const struct unit *u, struct cur *c,
+int dwr_skip_attrs(const struct gmp_dwr *r, const struct unit *u, struct gmp_dec *c,
 		      const struct abbrev *a, uint64_t *sibling)
 {
 	struct val v;
 	*sibling = 0;
 	if (a->fixed >= 0 && a->key == unit_key(u)) {
 		if (a->sib >= 0 && a->children) {
-			struct cur sc = *c;
-			skip(&sc, (uint64_t)a->sib);
+			struct gmp_dec sc = *c;
+			gmp_dec_bytes(&sc, (uint64_t)a->sib);
 			if (!dwr_form(&sc, u, a->sib_form, 0, &v) && v.k == V_REF)
 				*sibling = v.u;
 		}
-		skip(c, (uint64_t)a->fixed);
+		gmp_dec_bytes(c, (uint64_t)a->fixed);
 		return c->err ? -EIO : 0;
 	}
 	const struct spec *sp = &r->ab[u->abbr].spec[a->first];
 	for (uint32_t i = 0; i < a->n; i++) {
 		int n = fixed_size(sp[i].form, u);
 		if (n >= 0 && sp[i].at != DW_AT_sibling) {
-			skip(c, (uint64_t)n);
+			gmp_dec_bytes(c, (uint64_t)n);
 			continue;
 		}
 		int err = dwr_form(c, u, sp[i].form, sp[i].implicit, &v);
@@ -321,16 +324,11 @@ int dwr_skip_attrs(const struct gmp_dwr *r, const struct unit *u, struct cur *c,
 }
 
 /* The unit holding .debug_info offset off, or NULL. */
+_Static_assert(offsetof(struct unit, off) == 0, "gmp_dwarf__upper searches by the first field");
+
 static const struct unit *unit_of(const struct gmp_dwr *r, uint64_t off)
 {
-	size_t lo = 0, hi = r->nu;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->u[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = gmp_dwarf__upper(r->u, sizeof(*r->u), r->nu, off, NULL);
 	return lo && off < r->u[lo - 1].end ? &r->u[lo - 1] : NULL;
 }
 
@@ -348,7 +346,7 @@ static uint32_t name_at(struct gmp_dwarf *d, uint64_t off, int depth)
 	const struct unit *u = unit_of(d->own, off);
 	uint32_t id = 0;
 	struct die x;
-	struct cur c = at(&d->own->s[S_INFO], off);
+	struct gmp_dec c = at(&d->own->s[S_INFO], off);
 	if (u && dwr_read_die(d->own, u, &c, &x) == 1)
 		id = dwr_func_name(d, u, &x, depth + 1);
 	if (d->threads)
@@ -380,7 +378,7 @@ uint32_t dwr_func_name(struct gmp_dwarf *d, const struct unit *u, const struct d
 static int rnglist(const struct gmp_dwr *r, const struct unit *u, uint64_t off, range_cb fn,
 		   void *ctx)
 {
-	struct cur c = at(&r->s[S_RNGLISTS], off);
+	struct gmp_dec c = at(&r->s[S_RNGLISTS], off);
 	uint64_t base = u->base;
 	int rc = 0, ok = 1, ok2 = 1;
 	while (!rc && !c.err) {
@@ -391,27 +389,27 @@ static int rnglist(const struct gmp_dwr *r, const struct unit *u, uint64_t off, 
 		case DW_RLE_end_of_list:
 			return 0;
 		case DW_RLE_base_addressx:
-			a.u = uleb(&c);
+			a.u = gmp_dec_varint(&c);
 			base = dwr_address(r, u, &a, &ok);
 			break;
 		case DW_RLE_startx_endx:
-			a.u = uleb(&c);
-			b.u = uleb(&c);
+			a.u = gmp_dec_varint(&c);
+			b.u = gmp_dec_varint(&c);
 			lo = dwr_address(r, u, &a, &ok);
 			hi = dwr_address(r, u, &b, &ok2);
 			if (ok && ok2)
 				rc = fn(ctx, lo, hi);
 			break;
 		case DW_RLE_startx_length:
-			a.u = uleb(&c);
+			a.u = gmp_dec_varint(&c);
 			lo = dwr_address(r, u, &a, &ok);
-			hi = lo + uleb(&c);
+			hi = lo + gmp_dec_varint(&c);
 			if (ok)
 				rc = fn(ctx, lo, hi);
 			break;
 		case DW_RLE_offset_pair:
-			lo = uleb(&c);
-			hi = uleb(&c);
+			lo = gmp_dec_varint(&c);
+			hi = gmp_dec_varint(&c);
 			rc = fn(ctx, base + lo, base + hi);
 			break;
 		case DW_RLE_base_address:
@@ -424,7 +422,7 @@ static int rnglist(const struct gmp_dwr *r, const struct unit *u, uint64_t off, 
 			break;
 		case DW_RLE_start_length:
 			lo = rd(&c, u->asize);
-			hi = lo + uleb(&c);
+			hi = lo + gmp_dec_varint(&c);
 			rc = fn(ctx, lo, hi);
 			break;
 		default:
@@ -453,7 +451,7 @@ int dwr_die_ranges(const struct gmp_dwr *r, const struct unit *u, const struct d
 		if (x->ranges.k == V_RNGX) {
 			if (!u->has_rng_base)
 				return 0;
-			struct cur c = at(&r->s[S_RNGLISTS], u->rng_base + x->ranges.u * u->offsz);
+			struct gmp_dec c = at(&r->s[S_RNGLISTS], u->rng_base + x->ranges.u * u->offsz);
 			off = u->rng_base + rd(&c, u->offsz);
 			if (c.err)
 				return 0;
@@ -461,7 +459,7 @@ int dwr_die_ranges(const struct gmp_dwr *r, const struct unit *u, const struct d
 		return rnglist(r, u, off, fn, ctx);
 	}
 	/* DWARF 2 to 4: address pairs in .debug_ranges, from the CU's base. */
-	struct cur c = at(&r->s[S_RANGES], x->ranges.u);
+	struct gmp_dec c = at(&r->s[S_RANGES], x->ranges.u);
 	uint64_t base = u->base, max = u->asize == 8 ? UINT64_MAX : 0xffffffffu;
 	int rc = 0;
 	while (!rc && !c.err) {

@@ -56,7 +56,7 @@ static int add_dir(struct files *f, const char *s)
 }
 
 /* DWARF 5 directory or file entries: formats, then entries. */
-static int entries5(struct gmp_dwarf *d, const struct unit *lu, struct cur *c, struct files *f,
+static int entries5(struct gmp_dwarf *d, const struct unit *lu, struct gmp_dec *c, struct files *f,
 		    int dirs)
 {
 	uint8_t nfmt = (uint8_t)rd(c, 1);
@@ -64,10 +64,10 @@ static int entries5(struct gmp_dwarf *d, const struct unit *lu, struct cur *c, s
 	if (nfmt > 32)
 		return -ENOTSUP;
 	for (unsigned i = 0; i < nfmt; i++) {
-		fmt[i][0] = uleb(c);
-		fmt[i][1] = uleb(c);
+		fmt[i][0] = gmp_dec_varint(c);
+		fmt[i][1] = gmp_dec_varint(c);
 	}
-	uint64_t n = uleb(c);
+	uint64_t n = gmp_dec_varint(c);
 	for (uint64_t k = 0; k < n && !c->err; k++) {
 		const char *name = NULL;
 		uint64_t dir = 0;
@@ -154,7 +154,7 @@ static int order_sequences(struct cu *cu, const size_t *seq, size_t nseq)
 int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 {
 	const struct gmp_dwr *r = d->own;
-	struct cur c = at(&r->s[S_LINE], u->stmt_list);
+	struct gmp_dec c = at(&r->s[S_LINE], u->stmt_list);
 	uint64_t len = rd(&c, 4);
 	struct unit lu = *u; /* the line table's own offset size and version */
 	lu.offsz = 4;
@@ -204,9 +204,9 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 			err = add_file(d, &f, u, NULL, 0);
 		while (!err && !c.err && c.p < c.end && *c.p) {
 			const char *name = cstr(&c);
-			uint64_t dir = uleb(&c);
-			uleb(&c); /* mtime */
-			uleb(&c); /* length */
+			uint64_t dir = gmp_dec_varint(&c);
+			gmp_dec_varint(&c); /* mtime */
+			gmp_dec_varint(&c); /* length */
 			err = add_file(d, &f, u, name, dir);
 		}
 	}
@@ -240,7 +240,7 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 		}
 		switch (op) {
 		case 0: { /* extended */
-			uint64_t n = uleb(&c);
+			uint64_t n = gmp_dec_varint(&c);
 			if (!n || n > (uint64_t)(c.end - c.p)) {
 				c.err = 1;
 				break;
@@ -259,10 +259,10 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 			} else if (sub == DW_LNE_set_address) {
 				addr = rd(&c, (unsigned)(n - 1 <= 8 ? n - 1 : 8));
 			} else if (sub == DW_LNE_set_discriminator) {
-				disc = (uint32_t)uleb(&c);
+				disc = (uint32_t)gmp_dec_varint(&c);
 			} else if (sub == DW_LNE_define_file && lu.version < 5) {
 				const char *name = cstr(&c);
-				err = add_file(d, &f, u, name, uleb(&c));
+				err = add_file(d, &f, u, name, gmp_dec_varint(&c));
 			}
 			c.p = next;
 			break;
@@ -271,10 +271,10 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 			err = gmp_dwarf__add_row(cu, addr, line, fid, disc, 0);
 			disc = 0;
 			break;
-		case DW_LNS_advance_pc: addr += uleb(&c) * min_inst; break;
+		case DW_LNS_advance_pc: addr += gmp_dec_varint(&c) * min_inst; break;
 		case DW_LNS_advance_line: line += (uint32_t)sleb(&c); break;
-		case DW_LNS_set_file: file = (uint32_t)uleb(&c); break;
-		case DW_LNS_set_column: uleb(&c); break;
+		case DW_LNS_set_file: file = (uint32_t)gmp_dec_varint(&c); break;
+		case DW_LNS_set_column: gmp_dec_varint(&c); break;
 		case DW_LNS_negate_stmt: case DW_LNS_set_basic_block: case DW_LNS_set_prologue_end:
 		case DW_LNS_set_epilogue_begin:
 			break;
@@ -282,10 +282,10 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 			addr += (uint64_t)((255u - opcode_base) / line_range) * min_inst;
 			break;
 		case DW_LNS_fixed_advance_pc: addr += rd(&c, 2); break;
-		case DW_LNS_set_isa: uleb(&c); break;
+		case DW_LNS_set_isa: gmp_dec_varint(&c); break;
 		default: /* an opcode of a later version: skip its operands */
 			for (unsigned i = 0; i < std_len[op]; i++)
-				uleb(&c);
+				gmp_dec_varint(&c);
 		}
 	}
 	free(f.dir);

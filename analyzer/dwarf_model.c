@@ -5,6 +5,7 @@
  * a CU is loaded.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <libdwarf/dwarf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,4 +173,52 @@ int gmp_dwarf__holds_code(unsigned tag)
 	default:
 		return 0;
 	}
+}
+
+void gmp_dwarf__free_cus(struct gmp_dwarf *d)
+{
+	for (size_t i = 0; i < d->ncus; i++) {
+		free(d->cus[i].rows);
+		free(d->cus[i].disc);
+		free(d->cus[i].funcs);
+		free(d->cus[i].maxhi);
+		free(d->cus[i].files);
+	}
+	d->ncus = 0;
+}
+
+/* From the hint the search gallops forward (gmprof addr2line sorts each batch). */
+_Static_assert(offsetof(struct row, addr) == 0 && offsetof(struct func, lo) == 0 &&
+		       offsetof(struct span, lo) == 0,
+	       "gmp_dwarf__upper searches by the first field");
+
+size_t gmp_dwarf__upper(const void *base, size_t size, size_t n, uint64_t key, size_t *hint)
+{
+	const char *b = base;
+#define KEY(i) (*(const uint64_t *)(const void *)(b + (i) * size))
+	size_t lo = 0, hi = n, h = hint ? *hint : n;
+	if (h < n) {
+		if (KEY(h) <= key) {
+			lo = h + 1;
+			size_t step = 1;
+			while (lo + step - 1 < n && KEY(lo + step - 1) <= key) {
+				lo += step;
+				step <<= 1;
+			}
+			hi = lo + step - 1 < n ? lo + step - 1 : n;
+		} else {
+			hi = h;
+		}
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (KEY(mid) <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+#undef KEY
+	if (hint)
+		*hint = lo ? lo - 1 : 0;
+	return lo;
 }

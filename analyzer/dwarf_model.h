@@ -87,6 +87,14 @@ int gmp_dwarf__holds_code(unsigned tag);
 /* Appends a row (program order); 0 or -ENOMEM. */
 int gmp_dwarf__add_row(struct cu *cu, uint64_t addr, uint32_t line, uint32_t file,
 		       uint32_t disc, int end);
+/*
+ * The first element of a sorted array whose uint64_t key (its first field)
+ * is above key.  With hint, the search starts where the last one ended
+ * (*hint) and leaves it there: increasing keys cost a comparison or two.
+ */
+size_t gmp_dwarf__upper(const void *base, size_t size, size_t n, uint64_t key, size_t *hint);
+/* Frees every CU's tables and forgets the CUs (the arrays d->cus, d->idx stay). */
+void gmp_dwarf__free_cus(struct gmp_dwarf *d);
 /* Sorts a loaded CU's rows and functions and builds its lookup arrays. */
 int gmp_dwarf__finish_cu(struct cu *cu);
 

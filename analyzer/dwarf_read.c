@@ -59,7 +59,7 @@ static uint32_t udata(const struct val *v, uint32_t add)
  * holds, as in the libdwarf reader: only below DIEs that hold code, and
  * to depth 64.
  */
-static int siblings(struct walk *w, struct cur *c, uint32_t depth, int keep)
+static int siblings(struct walk *w, struct gmp_dec *c, uint32_t depth, int keep)
 {
 	const struct gmp_dwr *r = w->d->own;
 	const uint8_t *info = r->s[S_INFO].p;
@@ -137,7 +137,7 @@ int gmp_dwr__load_cu(struct gmp_dwarf *d, uint32_t i)
 			cu->nrows = cu->rows_cap = 0;
 		}
 	}
-	struct cur c = at(&d->own->s[S_INFO], u->die);
+	struct gmp_dec c = at(&d->own->s[S_INFO], u->die);
 	c.end = d->own->s[S_INFO].p + u->end;
 	struct die x;
 	struct walk w = { .d = d, .cu = cu, .u = u };
@@ -158,7 +158,7 @@ static int index_units(struct gmp_dwarf *d)
 	const struct sect *info = &r->s[S_INFO];
 	uint64_t off = 0;
 	while (off + 11 <= info->n) {
-		struct cur c = at(info, off);
+		struct gmp_dec c = at(info, off);
 		struct unit u = { .off = off, .offsz = 4 };
 		uint64_t len = rd(&c, 4);
 		if (len == 0xffffffffu) {
@@ -179,7 +179,7 @@ static int index_units(struct gmp_dwarf *d)
 			if (type == DW_UT_skeleton || type == DW_UT_split_compile || type == DW_UT_split_type)
 				return -ENOTSUP; /* split DWARF */
 			if (type == DW_UT_type)
-				skip(&c, 8 + u.offsz);
+				gmp_dec_bytes(&c, 8 + u.offsz);
 		} else {
 			abbr = rd(&c, u.offsz);
 			u.asize = (uint8_t)rd(&c, 1);
@@ -350,13 +350,8 @@ int gmp_dwr__open(struct gmp_dwarf *d, const char *path)
 		qsort(d->idx, d->nidx, sizeof(*d->idx), gmp_dwarf__cmp_span);
 	if (err) {
 		/* Declined or failed: leave d as it was for libdwarf (or the caller). */
-		for (size_t i = 0; i < d->ncus; i++) {
-			free(d->cus[i].rows);
-			free(d->cus[i].disc);
-			free(d->cus[i].funcs);
-			free(d->cus[i].files);
-		}
-		d->ncus = d->nidx = 0;
+		gmp_dwarf__free_cus(d);
+		d->nidx = 0;
 		gmp_dwr__close(r);
 		d->own = NULL;
 		return err == -ENOMEM ? err : -ENOTSUP;

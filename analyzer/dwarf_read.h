@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "codec.h"
 #include "dwarf_model.h"
 
 enum { S_INFO, S_ABBREV, S_LINE, S_STR, S_LINE_STR, S_RANGES, S_RNGLISTS, S_ADDR, S_STR_OFF, S_N };
@@ -19,12 +20,6 @@ enum { S_INFO, S_ABBREV, S_LINE, S_STR, S_LINE_STR, S_RANGES, S_RNGLISTS, S_ADDR
 struct sect {
 	const uint8_t *p;
 	size_t n;
-};
-
-/* A bounds-checked cursor: reads past the end set err and return 0. */
-struct cur {
-	const uint8_t *p, *end;
-	int err;
 };
 
 struct spec {
@@ -95,7 +90,12 @@ typedef int (*range_cb)(void *ctx, uint64_t lo, uint64_t hi);
 
 /* ---- primitive reads -------------------------------------------------------- */
 
-static inline uint64_t rd(struct cur *c, unsigned n)
+/*
+ * Reads on a struct gmp_dec (codec.h: gmp_dec_varint is ULEB128,
+ * gmp_dec_bytes skips), for what DWARF adds: n-byte little-endian words,
+ * SLEB128 and strings.  Past the end they set err and return 0.
+ */
+static inline uint64_t rd(struct gmp_dec *c, unsigned n)
 {
 	if ((size_t)(c->end - c->p) < n) {
 		c->err = 1;
@@ -109,21 +109,7 @@ static inline uint64_t rd(struct cur *c, unsigned n)
 	return v;
 }
 
-static inline uint64_t uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; c->p < c->end; shift += 7) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->err = 1;
-	return 0;
-}
-
-static inline int64_t sleb(struct cur *c)
+static inline int64_t sleb(struct gmp_dec *c)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -142,17 +128,7 @@ static inline int64_t sleb(struct cur *c)
 	return 0;
 }
 
-static inline void skip(struct cur *c, uint64_t n)
-{
-	if ((uint64_t)(c->end - c->p) < n) {
-		c->err = 1;
-		c->p = c->end;
-	} else {
-		c->p += n;
-	}
-}
-
-static inline const char *cstr(struct cur *c)
+static inline const char *cstr(struct gmp_dec *c)
 {
 	const uint8_t *z = c->p < c->end ? memchr(c->p, 0, (size_t)(c->end - c->p)) : NULL;
 	if (!z) {
@@ -173,9 +149,9 @@ static inline const char *str_at(const struct sect *s, uint64_t off)
 	return (const char *)s->p + off;
 }
 
-static inline struct cur at(const struct sect *s, uint64_t off)
+static inline struct gmp_dec at(const struct sect *s, uint64_t off)
 {
-	struct cur c = { s->p, s->p + s->n, 0 };
+	struct gmp_dec c = { s->p, s->p + s->n, 0 };
 	if (!s->p || off > s->n)
 		c.err = 1;
 	else
@@ -184,16 +160,16 @@ static inline struct cur at(const struct sect *s, uint64_t off)
 }
 
 /* dwarf_decode.c */
-int dwr_form(struct cur *c, const struct unit *u, unsigned f, int64_t implicit, struct val *v);
+int dwr_form(struct gmp_dec *c, const struct unit *u, unsigned f, int64_t implicit, struct val *v);
 const char *dwr_string(const struct gmp_dwr *r, const struct unit *u, const struct val *v);
 uint64_t dwr_address(const struct gmp_dwr *r, const struct unit *u, const struct val *v, int *ok);
 int dwr_read_abbrevs(struct gmp_dwr *r, uint64_t off, const struct unit *u, uint32_t *out);
-const struct abbrev *dwr_die_abbrev(const struct gmp_dwr *r, const struct unit *u, struct cur *c,
+const struct abbrev *dwr_die_abbrev(const struct gmp_dwr *r, const struct unit *u, struct gmp_dec *c,
 				    int *err);
-int dwr_read_attrs(const struct gmp_dwr *r, const struct unit *u, struct cur *c,
+int dwr_read_attrs(const struct gmp_dwr *r, const struct unit *u, struct gmp_dec *c,
 		   const struct abbrev *a, struct die *d);
-int dwr_read_die(const struct gmp_dwr *r, const struct unit *u, struct cur *c, struct die *d);
-int dwr_skip_attrs(const struct gmp_dwr *r, const struct unit *u, struct cur *c,
+int dwr_read_die(const struct gmp_dwr *r, const struct unit *u, struct gmp_dec *c, struct die *d);
+int dwr_skip_attrs(const struct gmp_dwr *r, const struct unit *u, struct gmp_dec *c,
 		   const struct abbrev *a, uint64_t *sibling);
 uint32_t dwr_func_name(struct gmp_dwarf *d, const struct unit *u, const struct die *x, int depth);
 int dwr_die_ranges(const struct gmp_dwr *r, const struct unit *u, const struct die *x, range_cb fn,

@@ -193,18 +193,15 @@ static int is_patched(const struct gmp_ctx_state *s, CUmodule m)
  */
 static struct snapshot *current_table(struct gmp_ctx_state *s)
 {
-	if (s->cur && s->cur->version == gmp_col.live_version) {
-		s->cur->refs++;
-		return s->cur;
-	}
 	/*
 	 * Launches waiting for harvest keep their tables alive; with many live
 	 * objects and a changing set, that memory grows with every launch.
-	 * Past SNAP_LIMIT, collect the oldest launches first.
+	 * Past SNAP_LIMIT, collect the oldest launches before building a new
+	 * table (collecting releases the lock: another thread may build it).
 	 */
-	while (s->snap_bytes > SNAP_LIMIT && s->npend && dev_collect_oldest(s) > 0) {
+	while (!(s->cur && s->cur->version == gmp_col.live_version) && s->snap_bytes > SNAP_LIMIT &&
+	       s->npend && dev_collect_oldest(s) > 0) {
 	}
-	/* (The lock was released meanwhile: another thread may have built it.) */
 	if (s->cur && s->cur->version == gmp_col.live_version) {
 		s->cur->refs++;
 		return s->cur;

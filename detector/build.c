@@ -203,8 +203,7 @@ static int add_vertex(struct bs *b, uint32_t v)
 	struct det *d = b->d;
 	const struct gmp_event *e = &d->t->ev[v];
 	/* malloc() or free() inside a launch: ordered after that launch alone. */
-	int in_kernel = (e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE) &&
-			(e->flags & GMP_EF_IN_KERNEL);
+	int in_kernel = gmp_event__in_kernel(e);
 	int on_stream = !(e->op == GMP_OP_SYNC && !(e->flags & GMP_EF_SYNC_STREAM)) && !in_kernel;
 	/* A device sync is on no stream, but numbered with the ops of its stream field. */
 	struct stream_state *ss = stream_of(b, e), *s = on_stream ? ss : NULL;

@@ -171,8 +171,7 @@ const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char 
 	char dev[32] = "";
 	if (e->device)
 		snprintf(dev, sizeof(dev), "device %" PRIu32 ", ", e->device);
-	if ((e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE) && (e->flags & GMP_EF_IN_KERNEL) &&
-	    e->value < ev) {
+	if (gmp_event__in_kernel(e) && e->value < ev) {
 		const struct gmp_event *k = &t->ev[e->value];
 		snprintf(buf, n, "%s in KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 ")",
 			 e->op == GMP_OP_ALLOC ? "malloc()" : "free()",

@@ -50,8 +50,7 @@ void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32
 	gmp_jw__kstr(jw, "api", gmp_api__kind(e->op));
 	if (e->op == GMP_OP_KERNEL)
 		gmp_jw__kstr(jw, "name", gmp_trace__str(r->trace, e->name, NULL));
-	if ((e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE) && (e->flags & GMP_EF_IN_KERNEL) &&
-	    e->value < ev) {
+	if (gmp_event__in_kernel(e) && e->value < ev) {
 		/* malloc() or free() inside this launch */
 		gmp_jw__ku64(jw, "in_kernel_event", e->value);
 		gmp_jw__kstr(jw, "name", gmp_trace__str(r->trace, r->trace->ev[e->value].name, NULL));

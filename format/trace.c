@@ -105,24 +105,18 @@ int64_t gmp_trace__add_event(struct gmp_trace *t, const struct gmp_event *ev,
 	return (int64_t)t->nev++;
 }
 
-/* An alloc or free made by malloc() or free() inside a kernel launch. */
-static int in_kernel(const struct gmp_event *e)
-{
-	return (e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE) && (e->flags & GMP_EF_IN_KERNEL);
-}
-
 int gmp_trace__place_heap_ops(struct gmp_trace *t)
 {
 	size_t n = t->nev, moved = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct gmp_event *e = &t->ev[i];
-		if (!in_kernel(e))
+		if (!gmp_event__in_kernel(e))
 			continue;
 		if (e->value >= i || t->ev[e->value].op != GMP_OP_KERNEL)
 			return -EINVAL;
 		/* In place: right after its launch or after another op of the same launch. */
 		const struct gmp_event *p = &t->ev[i - 1];
-		if (!(i - 1 == e->value || (in_kernel(p) && p->value == e->value)))
+		if (!(i - 1 == e->value || (gmp_event__in_kernel(p) && p->value == e->value)))
 			moved++;
 	}
 	if (!moved)
@@ -137,7 +131,7 @@ int gmp_trace__place_heap_ops(struct gmp_trace *t)
 	memset(head, 0xff, n * sizeof(*head));
 	for (size_t i = 0; i < n; i++) {
 		next[i] = UINT32_MAX;
-		if (!in_kernel(&t->ev[i]))
+		if (!gmp_event__in_kernel(&t->ev[i]))
 			continue;
 		size_t k = t->ev[i].value;
 		if (head[k] == UINT32_MAX)
@@ -148,7 +142,7 @@ int gmp_trace__place_heap_ops(struct gmp_trace *t)
 	}
 	size_t at = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (in_kernel(&t->ev[i]))
+		if (gmp_event__in_kernel(&t->ev[i]))
 			continue;
 		pos[i] = (uint32_t)at;
 		ev[at++] = t->ev[i];
@@ -158,7 +152,7 @@ int gmp_trace__place_heap_ops(struct gmp_trace *t)
 		}
 	}
 	for (size_t i = 0; i < n; i++)
-		if (in_kernel(&ev[i]))
+		if (gmp_event__in_kernel(&ev[i]))
 			ev[i].value = pos[ev[i].value];
 	free(t->ev);
 	t->ev = ev;

@@ -112,6 +112,12 @@ struct gmp_event {
 
 _Static_assert(sizeof(struct gmp_event) == 64, "struct gmp_event is 64 bytes");
 
+/* An alloc or free made by malloc() or free() inside the launch at event `value`. */
+static inline int gmp_event__in_kernel(const struct gmp_event *e)
+{
+	return (e->op == GMP_OP_ALLOC || e->op == GMP_OP_FREE) && (e->flags & GMP_EF_IN_KERNEL);
+}
+
 /*
  * A kernel read and/or wrote the object that contains addr.  12 bytes:
  * large traces hold several per kernel.
