@@ -40,10 +40,10 @@ enum {
 	"      --early-apis N     early allocation: N+ APIs between alloc and first use (1)\n" \
 	"      --late-apis N      late deallocation: N+ APIs between last use and free (1)\n" \
 	"      --idle-apis N      temporary idleness: N+ APIs between two uses (2)\n"     \
-	"      --redundant-pct P  redundant allocation: sizes within P%% (10)\n"          \
-	"      --overalloc-pct P  overallocation: under P%% of bytes accessed (80)\n"    \
-	"      --frag-pct P       overallocation: fragmentation under P%% (80)\n"        \
-	"      --cv-pct P         non-uniform access: coefficient of variation over P%% (20)\n" \
+	"      --redundant-pct P  redundant allocation: sizes within P% (10)\n"          \
+	"      --overalloc-pct P  overallocation: under P% of bytes accessed (80)\n"    \
+	"      --frag-pct P       overallocation: fragmentation under P% (80)\n"        \
+	"      --cv-pct P         non-uniform access: coefficient of variation over P% (20)\n" \
 	"      --peaks N          memory peaks reported per device (2)\n"                \
 	"      --patterns LIST    report only these patterns (comma list, or all)\n"     \
 	"      --salvage          analyze the intact part of a damaged profile\n"

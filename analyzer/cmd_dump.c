@@ -57,9 +57,7 @@ int cmd_dump(int argc, char **argv)
 	int rc = GMP_EXIT_USAGE;
 	int err = gmp_outfile__open(&out, output, force);
 	if (err) {
-		gmp_input__perror(output, err == -EEXIST ? "refusing to overwrite (use --force)"
-							 : "cannot create",
-				  err == -EEXIST ? 0 : err);
+		gmp_output__perror(output, err);
 		goto done;
 	}
 	err = gmp_script__write(out.fp, in.trace, NULL, NULL);

@@ -103,9 +103,7 @@ int cmd_replay(int argc, char **argv)
 		print_stats(in.trace, r, t1 - t0, gmp_cli__seconds() - t1);
 	int err = gmp_outfile__open(&out, cm.output, cm.force);
 	if (err) {
-		gmp_input__perror(cm.output, err == -EEXIST ? "refusing to overwrite (use --force)"
-							 : "cannot create",
-				  err == -EEXIST ? 0 : err);
+		gmp_output__perror(cm.output, err);
 		goto done;
 	}
 	if (strcmp(format, "json") == 0) {

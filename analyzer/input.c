@@ -19,6 +19,14 @@ void gmp_input__perror(const char *path, const char *what, int err)
 	fprintf(stderr, "gmprof: %s '%s': %s\n", what, path, strerror(err < 0 ? -err : err));
 }
 
+void gmp_output__perror(const char *path, int err)
+{
+	if (err == -EEXIST)
+		fprintf(stderr, "gmprof: refusing to overwrite '%s' (use --force)\n", path);
+	else
+		gmp_input__perror(path, "cannot create", err);
+}
+
 static const char *shown(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;

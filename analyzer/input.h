@@ -27,5 +27,7 @@ int gmp_input__detect(const struct gmp_input *in, const struct gmp_detect_opts *
 
 /* Prints "gmprof: MSG" for an errno-style error about path. */
 void gmp_input__perror(const char *path, const char *what, int err);
+/* The sentence for an output file gmp_outfile__open could not open (err < 0). */
+void gmp_output__perror(const char *path, int err);
 
 #endif

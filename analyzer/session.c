@@ -40,12 +40,8 @@ int gmp_output__write(const char *path, int force, int (*fn)(FILE *fp, void *ctx
 {
 	struct gmp_outfile out;
 	int err = gmp_outfile__open(&out, path, force);
-	if (err == -EEXIST) {
-		fprintf(stderr, "gmprof: refusing to overwrite '%s' (use --force)\n", path);
-		return -1;
-	}
 	if (err) {
-		gmp_input__perror(path, "cannot create", err);
+		gmp_output__perror(path, err);
 		return -1;
 	}
 	if (gmp_gz__wanted(path)) {

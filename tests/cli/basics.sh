@@ -16,6 +16,11 @@ for cmd in replay dump convert; do
 	expect_exit 2 "$cmd unknown option" -- "$GMPROF" $cmd --bogus x
 	expect_stderr_line "unknown option '--bogus'" "$cmd unknown option: one line"
 done
+# Help text is printed as is: no printf escapes may show through.
+for cmd in run report perfetto html check baseline replay dump convert addr2line; do
+	"$GMPROF" $cmd --help >"$TMPDIR/help" 2>&1 || notok "$cmd --help exits 0"
+	if grep -qE '[A-Za-z0-9]%%' "$TMPDIR/help"; then notok "$cmd help shows a literal %%"; else ok "$cmd help has no literal %%"; fi
+done
 expect_exit 2 "replay without input" -- "$GMPROF" replay
 expect_exit 2 "replay bad threshold" -- "$GMPROF" replay --idle-apis -3 $S/figure2.jsonl
 expect_stderr_line "bad value '-3'" "bad threshold: one line"
@@ -41,7 +46,10 @@ expect_stderr_line "is a directory" "directory: one line"
 # Output files: never overwritten without --force, never half-written.
 expect_exit 0 "replay -o" -- "$GMPROF" replay -o "$TMPDIR/r.txt" $S/figure2.jsonl
 expect_exit 2 "replay -o refuses to overwrite" -- "$GMPROF" replay -o "$TMPDIR/r.txt" $S/figure2.jsonl
-expect_stderr_line "refusing to overwrite" "overwrite refusal: one line"
+expect_stderr_line "refusing to overwrite '.*r.txt' (use --force)\$" "overwrite refusal: one line, no errno text"
+"$GMPROF" dump $S/figure2.jsonl >/dev/null 2>&1
+expect_exit 2 "dump -o refuses to overwrite" -- "$GMPROF" dump -o "$TMPDIR/r.txt" $S/figure2.jsonl
+expect_stderr_line "refusing to overwrite '.*r.txt' (use --force)\$" "dump: the same sentence"
 expect_exit 0 "replay -o --force" -- "$GMPROF" replay --force -o "$TMPDIR/r.txt" $S/figure2.jsonl
 expect_exit 2 "unwritable output" -- "$GMPROF" replay -o /proc/gmprof-nope/x $S/figure2.jsonl
 expect_stderr_line "cannot create '/proc/gmprof-nope/x'" "unwritable output: one line"
