@@ -20,10 +20,13 @@
 #include "internal.h"
 #include "radix.h"
 
+/* What the walk needs of an object, in one place: it visits them at random. */
 struct cand {
 	uint32_t obj, group;
 	uint64_t size;
-	uint32_t first, last;  /* levels */
+	uint32_t first, last;        /* levels */
+	uint32_t first_ev, last_ev;
+	uint32_t lo, hi;             /* candidates of similar size: [lo, hi) in size order */
 };
 
 static int cmp_size(const void *a, const void *b)
@@ -36,20 +39,32 @@ static int cmp_size(const void *a, const void *b)
 	return (x->obj > y->obj) - (x->obj < y->obj);
 }
 
-/*
- * Fills out[] with indices into c, by (level, obj) descending: key(i) is
- * c[i].first or c[i].last.  keys has room for n entries.
- */
-static int by_level_desc(const struct cand *c, size_t n, int last, const uint32_t *rank,
-			 uint64_t *keys, uint32_t *out)
+/* Fills out[] with indices into c by (first level, obj) descending; keys has room for n. */
+static int by_first_desc(const struct cand *c, size_t n, const uint32_t *rank, uint64_t *keys,
+			 uint32_t *out)
 {
 	for (size_t i = 0; i < n; i++)
-		keys[i] = (uint64_t)(last ? c[i].last : c[i].first) << 32 | c[i].obj;
+		keys[i] = (uint64_t)c[i].first << 32 | c[i].obj;
 	if (gmp_radix_sort_u64(keys, n))
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (i + 16 < n)
+			__builtin_prefetch(&rank[(uint32_t)keys[n - 17 - i]]);
 		out[i] = rank[(uint32_t)keys[n - 1 - i]];
+	}
 	return 0;
+}
+
+/*
+ * keys[] = (last level << 32 | index into c), ascending (read from the end
+ * for descending).  Objects with one last level all leave the tree before
+ * the next query, so their order among themselves does not matter.
+ */
+static int by_last_keys(const struct cand *c, size_t n, uint64_t *keys)
+{
+	for (size_t i = 0; i < n; i++)
+		keys[i] = (uint64_t)c[i].last << 32 | i;
+	return gmp_radix_sort_u64(keys, n);
 }
 
 struct segtree {
@@ -136,13 +151,21 @@ static int sort_by_size(struct cand *c, size_t n)
  * candidates of its group whose size is within x of its own: [lo[i], hi[i]).
  * Both ends only move forward as sizes grow: one sweep.
  */
-static void size_windows(const struct cand *c, size_t n, double x, uint32_t *lo, uint32_t *hi)
+static void size_windows(struct cand *c, size_t n, double x)
 {
 	size_t a = 0, b = 0;
+	uint64_t min_size = 0, max_size = UINT64_MAX;
 	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || c[i].group != c[i - 1].group)
+		int new_group = i == 0 || c[i].group != c[i - 1].group;
+		if (new_group)
 			a = b = i;
-		uint64_t min_size = 0, max_size = UINT64_MAX;
+		else if (c[i].size == c[i - 1].size) { /* sizes repeat: the same window */
+			c[i].lo = c[i - 1].lo;
+			c[i].hi = c[i - 1].hi;
+			continue;
+		}
+		min_size = 0;
+		max_size = UINT64_MAX;
 		if (x < 1.0) {
 			long double s = (long double)c[i].size;
 			min_size = (uint64_t)ceill(s * (1.0L - x));
@@ -153,8 +176,8 @@ static void size_windows(const struct cand *c, size_t n, double x, uint32_t *lo,
 			a++;
 		while (b < n && c[b].group == c[i].group && c[b].size <= max_size)
 			b++;
-		lo[i] = (uint32_t)a;
-		hi[i] = (uint32_t)b;
+		c[i].lo = (uint32_t)a;
+		c[i].hi = (uint32_t)b;
 	}
 }
 
@@ -164,13 +187,13 @@ static int similar(uint64_t a, uint64_t b, double pct)
 	return (long double)diff * 100.0L <= (long double)big * (long double)pct;
 }
 
-static int report(struct det *d, uint32_t obj, uint32_t other)
+/* j may reuse p: the finding, from the candidates alone (no lookups at random). */
+static int report(struct det *d, const struct cand *j, const struct cand *p)
 {
-	const struct gmp_object *o = &d->r->objects[obj], *p = &d->r->objects[other];
-	struct gmp_finding f = { .pattern = GMP_PAT_REDUNDANT_ALLOCATION, .object = obj,
-				 .other = other, .ev_a = p->last_ev, .ev_b = o->first_ev };
-	f.distance = (int32_t)((int64_t)d->r->level[f.ev_b] - (int64_t)d->r->level[f.ev_a]);
-	f.apis_between = (uint32_t)det_apis_between(d, d->r->level[f.ev_a], d->r->level[f.ev_b]);
+	struct gmp_finding f = { .pattern = GMP_PAT_REDUNDANT_ALLOCATION, .object = j->obj,
+				 .other = p->obj, .ev_a = p->last_ev, .ev_b = j->first_ev };
+	f.distance = (int32_t)((int64_t)j->first - (int64_t)p->last);
+	f.apis_between = (uint32_t)det_apis_between(d, p->last, j->first);
 	return det_add_finding(d, &f);
 }
 
@@ -184,8 +207,8 @@ int det_redundant(struct det *d)
 		return 0;
 	int err = -ENOMEM;
 	struct segtree st = { .n = n }; /* bottom-up: any number of leaves */
-	uint32_t *by_last = NULL, *by_first = NULL, *lo_w = NULL, *hi_w = NULL, *rank = NULL;
-	uint64_t *keys = NULL;
+	uint32_t *by_first = NULL, *rank = NULL;
+	uint64_t *keys = NULL, *by_last = NULL;
 	struct cand *c = malloc(n * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -196,24 +219,22 @@ int det_redundant(struct det *d)
 			continue;
 		c[k++] = (struct cand){ .obj = (uint32_t)o, .size = ob->size,
 					.group = ob->device * 2 + (ob->kind == GMP_MEM_POOL_REGION),
-					.first = r->level[ob->first_ev], .last = r->level[ob->last_ev] };
+					.first = r->level[ob->first_ev], .last = r->level[ob->last_ev],
+					.first_ev = ob->first_ev, .last_ev = ob->last_ev };
 	}
 	/* Allocated as needed: the sort's own temporaries are gone before the rest comes. */
 	if (sort_by_size(c, n))
 		goto out;
-	lo_w = malloc(n * sizeof(*lo_w));
-	hi_w = malloc(n * sizeof(*hi_w));
 	rank = malloc(r->nobjects * sizeof(*rank));
 	keys = malloc(n * sizeof(*keys));
 	by_last = malloc(n * sizeof(*by_last));
 	by_first = malloc(n * sizeof(*by_first));
-	if (!lo_w || !hi_w || !rank || !keys || !by_last || !by_first)
+	if (!rank || !keys || !by_last || !by_first)
 		goto out;
-	size_windows(c, n, d->o->redundant_pct / 100.0, lo_w, hi_w);
+	size_windows(c, n, d->o->redundant_pct / 100.0);
 	for (uint32_t i = 0; i < n; i++)
 		rank[c[i].obj] = i;
-	if (by_level_desc(c, n, 1, rank, keys, by_last) ||
-	    by_level_desc(c, n, 0, rank, keys, by_first))
+	if (by_last_keys(c, n, by_last) || by_first_desc(c, n, rank, keys, by_first))
 		goto out;
 	free(keys);
 	keys = NULL;
@@ -225,30 +246,28 @@ int det_redundant(struct det *d)
 		st.t[st.n + i] = ((uint64_t)c[i].last + 1) << 32 | c[i].obj;
 	for (size_t i = st.n - 1; i >= 1; i--)
 		st.t[i] = st.t[2 * i] > st.t[2 * i + 1] ? st.t[2 * i] : st.t[2 * i + 1];
-	size_t p = 0;
+	size_t p = n; /* by_last is ascending: walk it from the end */
 	err = 0;
 	for (size_t i = 0; i < n && !err; i++) {
-		uint32_t jc = by_first[i];
-		const struct cand *j = &c[jc];
+		if (i + 8 < n)
+			__builtin_prefetch(&c[by_first[i + 8]]);
+		const struct cand *j = &c[by_first[i]];
 		/* Objects whose last use is not strictly before j's first use are no longer Initial. */
-		while (p < n && c[by_last[p]].last >= j->first)
-			seg_set(&st, by_last[p++], 0);
-		size_t lo = lo_w[jc], hi = hi_w[jc];
-		uint64_t best = lo < hi ? seg_max(&st, lo, hi) : 0;
+		while (p > 0 && (uint32_t)(by_last[p - 1] >> 32) >= j->first)
+			seg_set(&st, (uint32_t)by_last[--p], 0);
+		uint64_t best = j->lo < j->hi ? seg_max(&st, j->lo, j->hi) : 0;
 		if (!best)
 			continue;
-		uint32_t other = (uint32_t)(best & 0xffffffffu);
-		if (!similar(r->objects[other].size, j->size, d->o->redundant_pct))
+		const struct cand *other = &c[rank[(uint32_t)best]];
+		if (!similar(other->size, j->size, d->o->redundant_pct))
 			continue;
-		seg_set(&st, rank[other], 0); /* Reused: nobody else may take it */
-		err = report(d, j->obj, other);
+		seg_set(&st, rank[other->obj], 0); /* Reused: nobody else may take it */
+		err = report(d, j, other);
 	}
 out:
 	free(c);
 	free(by_last);
 	free(by_first);
-	free(lo_w);
-	free(hi_w);
 	free(rank);
 	free(keys);
 	free(st.t);
