@@ -170,7 +170,7 @@ $(TST)/tests/double/%.o: tests/double/%.c $(DEPS_STAMP)
 $(TST)/double/libsanitizer-public.so: $(TST)/tests/double/sanitizer_double.o $(TST)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -shared $(SAN_FLAGS) -o $@ $^ -lcjson -lm -lpthread
+	$(Q)$(CC) -shared $(SAN_FLAGS) -o $@ $^ -lcjson -lm -lpthread -ldl
 
 $(TST)/double/fake_app: $(TST)/tests/double/fake_app.o
 	$(call msg,LD,$@)
@@ -193,7 +193,7 @@ $(REL)/tests/double/%.o: tests/double/%.c $(DEPS_STAMP)
 $(REL)/double/libsanitizer-public.so: $(REL)/tests/double/sanitizer_double.o $(REL)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -shared -o $@ $^ -lcjson -lm -lpthread
+	$(Q)$(CC) -shared -o $@ $^ -lcjson -lm -lpthread -ldl
 
 $(REL)/double/fake_app: $(REL)/tests/double/fake_app.o
 	$(call msg,LD,$@)
@@ -227,7 +227,7 @@ $(TSN)/libgmprof.so: $(call objs,$(TSN),$(COLLECTOR_SRC)) $(TSN)/libgmprof-core.
 $(TSN)/double/libsanitizer-public.so: $(TSN)/tests/double/sanitizer_double.o $(TSN)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -shared -fsanitize=thread -o $@ $^ -lcjson -lm -lpthread
+	$(Q)$(CC) -shared -fsanitize=thread -o $@ $^ -lcjson -lm -lpthread -ldl
 $(TSN)/double/fake_app: $(TSN)/tests/double/fake_app.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) -fsanitize=thread -rdynamic -o $@ $^ -ldl -lpthread
@@ -297,6 +297,10 @@ TEST_SUPPORT := $(call objs,$(TST),$(wildcard tests/unit/support_*.c))
 # Collector modules with no Sanitizer in them, for the unit tests.
 COLLECTOR_PURE := $(call objs,$(TST),collector/touches.c)
 
+# The NVTX layout check and the test double (pool regions) read the toolkit's nvtx3 headers.
+$(TST)/tests/double/sanitizer_double.o $(REL)/tests/double/sanitizer_double.o \
+$(TSN)/tests/double/sanitizer_double.o: BASE_CFLAGS += -isystem $(CUDA_HOME)/include
+$(TST)/tests/unit/test_nvtx_abi.o: BASE_CFLAGS += -isystem $(CUDA_HOME)/include
 $(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(COLLECTOR_PURE) $(call objs,$(TST),$(ANALYZER_SRC)) $(TST)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)

@@ -163,6 +163,13 @@ static int set_env(const struct run_opts *o, const char *collector)
 	err |= setenv("GMPROF_SUMMARY", "0", 1);
 	/* Patch every kernel when its module loads. */
 	err |= setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+	/* Pools' regions announced with the NVTX memory API come to the collector too. */
+	const char *nvtx = getenv("NVTX_INJECTION64_PATH");
+	if (nvtx && *nvtx && strcmp(nvtx, collector) != 0)
+		fprintf(stderr, "gmprof: NVTX_INJECTION64_PATH names another tool ('%s'); "
+			"regions of memory pools announced with NVTX are not seen\n", nvtx);
+	else
+		err |= setenv("NVTX_INJECTION64_PATH", collector, 1);
 	return err ? -errno : 0;
 }
 

@@ -58,7 +58,7 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 {
 	if (ignored(md) || !md->size)
 		return;
-	if (rec_live_add(md->address, md->size) == -EEXIST) {
+	if (rec_live_add(md->address, md->size, (uint32_t)md->device) == -EEXIST) {
 		/* We missed a free (made before gmprof was loaded, say): end the stale object. */
 		static int warned;
 		if (!warned++)
@@ -67,11 +67,12 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 		uint64_t start, end;
 		while (rec_live_floor(md->address + md->size - 1, &start, &end) &&
 		       end > md->address) {
+			nvtx_end_regions(start, end);
 			struct gmp_event f = { .op = GMP_OP_FREE, .addr = start, .device = md->device };
 			event(&f, "gmprof: free not seen");
 			rec_live_remove(start);
 		}
-		rec_live_add(md->address, md->size);
+		rec_live_add(md->address, md->size, (uint32_t)md->device);
 	}
 	struct gmp_event e = { .op = GMP_OP_ALLOC, .kind = kind, .addr = md->address,
 			       .size = md->size, .device = (uint32_t)md->device, .stream = stream };
@@ -92,8 +93,8 @@ static int is_dying(CUcontext c)
 
 static void release(const Sanitizer_ResourceMemoryData *md, uint32_t stream, int synchronizing)
 {
-	uint64_t start;
-	if (ignored(md) || (md->context && is_dying(md->context)) || !rec_live_floor(md->address, &start, NULL) ||
+	uint64_t start, end;
+	if (ignored(md) || (md->context && is_dying(md->context)) || !rec_live_floor(md->address, &start, &end) ||
 	    start != md->address)
 		return; /* not an object we saw being born */
 	uint32_t device = (uint32_t)md->device;
@@ -102,6 +103,7 @@ static void release(const Sanitizer_ResourceMemoryData *md, uint32_t stream, int
 		struct gmp_event s = { .op = GMP_OP_SYNC, .device = device };
 		event(&s, NULL);
 	}
+	nvtx_end_regions(start, end); /* pieces of it the program did not unregister */
 	struct gmp_event e = { .op = GMP_OP_FREE, .addr = md->address, .device = device,
 			       .stream = stream };
 	event(&e, NULL);

@@ -56,6 +56,7 @@ struct gmp_collector {
 	 * lookups by binary search; object tables are copies of them.
 	 */
 	uint64_t *tab_start, *tab_end;
+	uint32_t *tab_dev;        /* each one's device */
 	size_t tab_n, tab_cap;
 	uint64_t live_version;    /* bumped on every change */
 	uint64_t enqueue_seq;     /* launches enqueued so far (atomic) */
@@ -69,6 +70,7 @@ struct gmp_collector {
 	uint64_t events_since_flush;
 	int64_t last_device_sync; /* the last event was a device sync of this device, or -1 */
 	struct gmp_objmap *heap;  /* live device-heap objects (malloc() in kernels) */
+	struct gmp_objmap *regions; /* live NVTX regions (nvtx.c); obj: their heap's number */
 	uint64_t heap_lost;       /* in-kernel malloc()/free() calls whose records were lost */
 };
 
@@ -100,8 +102,10 @@ uint32_t rec_device(CUcontext ctx);
  * returns -EEXIST when it overlaps a live object, -ENOMEM (the profile is
  * then stopped, with one sentence) when memory ran out.
  */
-int rec_live_add(uint64_t addr, uint64_t size);
+int rec_live_add(uint64_t addr, uint64_t size, uint32_t device);
 int rec_live_remove(uint64_t addr);
+/* The device of the live object containing addr, or UINT32_MAX. */
+uint32_t rec_live_device(uint64_t addr);
 /* 1 when [addr, addr+size) lies inside one live object. */
 int rec_is_device(uint64_t addr, uint64_t size);
 /* The live object with the largest start <= addr: 1 and its bounds (end may be NULL), or 0. */
@@ -110,6 +114,18 @@ int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end);
 void rec_flush_now(void);
 /* Prints one line "gmprof: ..." on stderr (the collector talks to the user only so). */
 void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- nvtx.c: regions of pools announced with NVTX (callers hold gmp_col.lock) ---- */
+/* Ends the live regions inside [start, end) (their pool is being freed). */
+void nvtx_end_regions(uint64_t start, uint64_t end);
+/* Live regions, which split their pools in the object tables. */
+size_t nvtx_region_count(void);
+/*
+ * The object table's entries: the live objects, each pool split into its
+ * regions and the gaps between them; sorted and disjoint.  start and end
+ * have room for tab_n + 2 * nvtx_region_count() entries; returns how many.
+ */
+size_t nvtx_table_pieces(uint64_t *start, uint64_t *end);
 
 /* ---- device.c, harvest.c (callers hold gmp_col.lock; each may release it
    while it calls the Sanitizer, see device.h) -------------------------------- */

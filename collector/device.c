@@ -207,11 +207,22 @@ static struct snapshot *current_table(struct gmp_ctx_state *s)
 		return s->cur;
 	}
 	struct snapshot *sn = calloc(1, sizeof(*sn));
-	size_t n = gmp_col.tab_n;
+	size_t n = gmp_col.tab_n, nreg = nvtx_region_count();
+	uint64_t *pieces = NULL;
+	if (nreg) { /* pools split into their NVTX regions and the gaps between them */
+		pieces = malloc(2 * (n + 2 * nreg) * sizeof(*pieces));
+		if (!pieces) {
+			dev_out_of_memory("building the object table");
+			free(sn);
+			return NULL;
+		}
+		n = nvtx_table_pieces(pieces, pieces + n + 2 * nreg);
+	}
 	size_t bytes = sizeof(struct gmp_patch_table) + 2 * n * sizeof(uint64_t);
 	if (!sn || !(sn->host = malloc(bytes))) {
 		dev_out_of_memory("building the object table");
 		free(sn);
+		free(pieces);
 		return NULL;
 	}
 	sn->n = n;
@@ -224,7 +235,11 @@ static struct snapshot *current_table(struct gmp_ctx_state *s)
 	t->version = sn->version;
 	sn->start = (uint64_t *)(t + 1);
 	sn->end = sn->start + n;
-	if (n) { /* no live objects: the arrays may not exist yet */
+	if (pieces) {
+		memcpy(sn->start, pieces, n * sizeof(uint64_t));
+		memcpy(sn->end, pieces + gmp_col.tab_n + 2 * nreg, n * sizeof(uint64_t));
+		free(pieces);
+	} else if (n) { /* no live objects: the arrays may not exist yet */
 		memcpy(sn->start, gmp_col.tab_start, n * sizeof(uint64_t));
 		memcpy(sn->end, gmp_col.tab_end, n * sizeof(uint64_t));
 	}

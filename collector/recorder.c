@@ -377,7 +377,7 @@ int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end)
 	return 1;
 }
 
-int rec_live_add(uint64_t addr, uint64_t size)
+int rec_live_add(uint64_t addr, uint64_t size, uint32_t device)
 {
 	uint64_t end;
 	if (size && rec_live_floor(addr + size - 1, NULL, &end) && end > addr)
@@ -390,7 +390,10 @@ int rec_live_add(uint64_t addr, uint64_t size)
 		uint64_t *b = a ? realloc(gmp_col.tab_end, cap * sizeof(*b)) : NULL;
 		if (b)
 			gmp_col.tab_end = b;
-		if (!a || !b) {
+		uint32_t *c = b ? realloc(gmp_col.tab_dev, cap * sizeof(*c)) : NULL;
+		if (c)
+			gmp_col.tab_dev = c;
+		if (!a || !b || !c) {
 			write_failed(-ENOMEM); /* an object left out would mislead: stop instead */
 			return -ENOMEM;
 		}
@@ -399,8 +402,10 @@ int rec_live_add(uint64_t addr, uint64_t size)
 	size_t k = tab_after(addr), move = gmp_col.tab_n - k;
 	memmove(gmp_col.tab_start + k + 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
 	memmove(gmp_col.tab_end + k + 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
+	memmove(gmp_col.tab_dev + k + 1, gmp_col.tab_dev + k, move * sizeof(uint32_t));
 	gmp_col.tab_start[k] = addr;
 	gmp_col.tab_end[k] = addr + size;
+	gmp_col.tab_dev[k] = device;
 	gmp_col.tab_n++;
 	gmp_col.live_version++;
 	return 0;
@@ -414,9 +419,16 @@ int rec_live_remove(uint64_t addr)
 	size_t move = gmp_col.tab_n - k;
 	memmove(gmp_col.tab_start + k - 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
 	memmove(gmp_col.tab_end + k - 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
+	memmove(gmp_col.tab_dev + k - 1, gmp_col.tab_dev + k, move * sizeof(uint32_t));
 	gmp_col.tab_n--;
 	gmp_col.live_version++;
 	return 0;
+}
+
+uint32_t rec_live_device(uint64_t addr)
+{
+	size_t k = tab_after(addr);
+	return k && addr < gmp_col.tab_end[k - 1] ? gmp_col.tab_dev[k - 1] : UINT32_MAX;
 }
 
 int rec_is_device(uint64_t addr, uint64_t size)

@@ -11,6 +11,8 @@ export GMPROF_SANITIZER_LIB=$PWD/$B/double/libsanitizer-public.so
 export GMPROF_DOUBLE=$GMPROF_SANITIZER_LIB
 export GMPROF_PATCH=$PWD/$B/double/patches.fatbin
 export GMPROF_SUMMARY=0
+# Pool regions reach the collector through NVTX, which loads it from here.
+export NVTX_INJECTION64_PATH=$GMPROF_COLLECTOR
 # Labels and source locations do not travel through Sanitizer callbacks.
 strip_script() { sed -E 's/,"label":"[^"]*"//; s/,"at":"[^"]*"//' "$1"; }
 strip_json() { grep -v '"at": ' "$1"; }

@@ -35,6 +35,15 @@ expect_exit 3 "the program's exit status passes through" -- $R -- "$FAKE" --die-
 expect_exit 137 "a program killed by SIGKILL" -- $R -- "$FAKE" --die-after 5 kill tests/scripts/figure2.jsonl
 grep -q "killed by signal 9" "$TMPDIR/err" && ok "the signal is named" || notok "the signal is named: $err"
 expect_exit 2 "a program that cannot start" -- $R -- "$TMPDIR/no-such-program"
+# Pools' regions announced with NVTX reach the collector (gmprof run names it to NVTX).
+if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
+	expect_exit 0 "a run with NVTX regions" -- env -u NVTX_INJECTION64_PATH $R -- "$FAKE" tests/scripts/pool_regions.jsonl
+	grep -q "unused_allocation: obj#4 (4.0 KiB)" "$TMPDIR/out" && ok "run: regions are objects of their own" ||
+		notok "run: regions: $(grep -c 'unused' "$TMPDIR/out")"
+	expect_exit 0 "NVTX_INJECTION64_PATH set to another tool" -- env NVTX_INJECTION64_PATH=/opt/other/libtool.so \
+		$R -- "$FAKE" tests/scripts/figure2.jsonl
+	expect_stderr_line "NVTX_INJECTION64_PATH names another tool ('/opt/other/libtool.so')" "  ... one line says regions are not seen"
+fi
 
 # Signals sent to gmprof reach the program.
 $R -- sleep 30 >/dev/null 2>"$TMPDIR/err" &

@@ -55,4 +55,20 @@ for run in 1 2 3; do
 	[ "$same" -eq 8 ] && ok "run $run: each thread's events are the script's, once, in order" || notok "run $run: $same of 8 threads match the script"
 	rm -f "$TMPDIR"/th.*.ops "$TMPDIR"/th.*.ops.c
 done
+# NVTX pool regions from 8 threads at once (NVTX calls take the collector's lock too).
+if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
+	rm -f "$TMPDIR/r.gmprof"
+	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
+		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+		NVTX_INJECTION64_PATH="$T/libgmprof.so" GMPROF_OUTPUT="$TMPDIR/r.gmprof" \
+		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 tests/scripts/pool_regions.jsonl \
+		>/dev/null 2>"$TMPDIR/tsan"
+	rc=$?
+	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "NVTX regions: 8 threads, no ThreadSanitizer report" || { notok "NVTX regions: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+	r=$("$GMPROF" dump "$TMPDIR/r.gmprof" 2>/dev/null | grep -c '"kind":"pool_region"')
+	[ "$r" -eq 24 ] && ok "NVTX regions: 8 x 3 regions recorded" || notok "NVTX regions: $r regions recorded, want 24"
+	"$GMPROF" replay "$TMPDIR/r.gmprof" >/dev/null 2>"$TMPDIR/err" && ok "NVTX regions: the profile replays" ||
+		notok "NVTX regions: $(cat "$TMPDIR/err")"
+fi
 finish

@@ -7,7 +7,14 @@
  * launches, syncs and events.  Kernels "run" through gpu_patch's own
  * per-access logic on the userdata the collector attached to the launch,
  * so hit flags, bitmaps and counters come out exactly as the patches
- * would make them.  Used by the collector tests; never installed.
+ * would make them.  Pool regions are announced as a caching allocator
+ * would, with the NVTX memory API (the NVTX library loads the collector
+ * from NVTX_INJECTION64_PATH): a heap per pool on its first region, each
+ * region registered and unregistered, the heap unregistered after the
+ * pool's cudaFree.  GMP_DOUBLE_NVTX=reset resets the heap before the
+ * cudaFree instead; =resize also resizes each region to its own size
+ * right after registering it.  Used by the collector tests; never
+ * installed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +31,14 @@
 #include "patch_logic.h"
 #include "sanitizer_api.h"
 #include "sanitizer_double.h"
+
+#if __has_include(<nvtx3/nvToolsExtMem.h>)
+#include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtMem.h>
+#define HAVE_NVTX 1
+#else
+#define HAVE_NVTX 0
+#endif
 
 static Sanitizer_CallbackFunc callback;
 static void *callback_data;
@@ -288,11 +303,74 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 	}
 }
 
-/* The kind of each live object, to pick the free callback. */
+/* The kind of each live object, to pick the free callback; NVTX handles of pools and regions. */
 struct live {
-	uint64_t addr;
+	uint64_t addr, size;
 	uint8_t kind;
+	void *handle;  /* a pool's heap, a region's handle */
 };
+
+static unsigned long n_unregisters;
+
+#if HAVE_NVTX
+static int nvtx_mode(const char *m)
+{
+	const char *v = getenv("GMP_DOUBLE_NVTX");
+	return v && !strcmp(v, m);
+}
+
+/* A region of the live pool containing it (or of the process-wide heap when none does). */
+static void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t size)
+{
+	void *heap = NULL;
+	for (size_t k = 0; k < nlive; k++) {
+		struct live *p = &live[k];
+		if (p->kind == GMP_MEM_POOL_REGION || addr < p->addr || addr + size > p->addr + p->size)
+			continue;
+		if (!p->handle) {
+			nvtxMemVirtualRangeDesc_t r = { .size = p->size, .ptr = (void *)(uintptr_t)p->addr };
+			nvtxMemHeapDesc_t hd = { .extCompatID = NVTX_EXT_COMPATID_MEM,
+						 .structSize = sizeof(hd),
+						 .usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR,
+						 .type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS,
+						 .typeSpecificDescSize = sizeof(r), .typeSpecificDesc = &r };
+			p->handle = nvtxMemHeapRegister(NULL, &hd);
+		}
+		heap = p->handle;
+		break;
+	}
+	nvtxMemVirtualRangeDesc_t r = { .size = size, .ptr = (void *)(uintptr_t)addr };
+	nvtxMemRegionHandle_t handle = NULL;
+	nvtxMemRegionsRegisterBatch_t b = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(b),
+					    .regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS, .heap = heap,
+					    .regionCount = 1, .regionDescElementSize = sizeof(r),
+					    .regionDescElements = &r, .regionHandleElementsOut = &handle };
+	nvtxMemRegionsRegister(NULL, &b);
+	if (nvtx_mode("resize")) {
+		nvtxMemRegionsResizeBatch_t rb = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(rb),
+						   .regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS, .regionDescCount = 1,
+						   .regionDescElementSize = sizeof(r), .regionDescElements = &r };
+		nvtxMemRegionsResize(NULL, &rb);
+	}
+	return handle;
+}
+
+/* By handle and by pointer in turn: both name the region. */
+static void region_unregister(const struct live *l)
+{
+	int by_handle = n_unregisters++ % 2 == 0;
+	nvtxMemRegionRef_t ref;
+	if (by_handle)
+		ref.handle = l->handle;
+	else
+		ref.pointer = (void *)(uintptr_t)l->addr;
+	nvtxMemRegionsUnregisterBatch_t b = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(b),
+					      .refType = by_handle ? NVTX_MEM_REGION_REF_TYPE_HANDLE
+								   : NVTX_MEM_REGION_REF_TYPE_POINTER,
+					      .refCount = 1, .refElementSize = sizeof(ref), .refElements = &ref };
+	nvtxMemRegionsUnregister(NULL, &b);
+}
+#endif
 
 static int replay_event(const struct gmp_trace *t, size_t i, struct live **live, size_t *nlive)
 {
@@ -303,6 +381,19 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		return 0; /* malloc() or free() inside the launch before it: run_kernel made it */
 	switch (e->op) {
 	case GMP_OP_ALLOC: {
+		if (e->kind == GMP_MEM_POOL_REGION) {
+#if HAVE_NVTX
+			void *handle = region_register(*live, *nlive, e->addr, e->size);
+			struct live *nl = realloc(*live, (*nlive + 1) * sizeof(**live));
+			if (!nl)
+				return -ENOMEM;
+			*live = nl;
+			nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, handle };
+			break;
+#else
+			return fail(e->line, "the test double was built without the nvtx3 headers: no pool regions");
+#endif
+		}
 		if (e->kind != GMP_MEM_DEVICE && e->kind != GMP_MEM_MANAGED && e->kind != GMP_MEM_ASYNC)
 			return fail(e->line, "the test double cannot replay this kind of allocation");
 		Sanitizer_ResourceMemoryData md = {
@@ -319,17 +410,33 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		if (!nl)
 			return -ENOMEM;
 		*live = nl;
-		nl[(*nlive)++] = (struct live){ e->addr, e->kind };
+		nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, NULL };
 		break;
 	}
 	case GMP_OP_FREE: {
 		uint8_t kind = GMP_MEM_DEVICE;
+		void *heap = NULL;
+		/* A region and its pool share a start: the region is the one freed first. */
+		size_t found = SIZE_MAX;
 		for (size_t k = 0; k < *nlive; k++)
-			if ((*live)[k].addr == e->addr) {
-				kind = (*live)[k].kind;
-				(*live)[k] = (*live)[--*nlive];
-				break;
-			}
+			if ((*live)[k].addr == e->addr &&
+			    (found == SIZE_MAX || (*live)[k].kind == GMP_MEM_POOL_REGION))
+				found = k;
+		if (found != SIZE_MAX) {
+			kind = (*live)[found].kind;
+			heap = (*live)[found].handle;
+#if HAVE_NVTX
+			if (kind == GMP_MEM_POOL_REGION)
+				region_unregister(&(*live)[found]);
+#endif
+			(*live)[found] = (*live)[--*nlive];
+		}
+		if (kind == GMP_MEM_POOL_REGION)
+			break;
+#if HAVE_NVTX
+		if (heap && nvtx_mode("reset"))
+			nvtxMemHeapReset(NULL, heap);
+#endif
 		Sanitizer_ResourceMemoryData md = { .address = e->addr, .context = CTX,
 						    .stream = stream_handle(e->stream),
 						    .hStream = hstream(e->stream) };
@@ -340,6 +447,12 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			blocking ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE
 				 : SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC, &md);
 		api("cudaFree", SANITIZER_API_EXIT);
+#if HAVE_NVTX
+		if (heap)
+			nvtxMemHeapUnregister(NULL, heap);
+#else
+		(void)heap;
+#endif
 		break;
 	}
 	case GMP_OP_MEMCPY: {
@@ -458,6 +571,17 @@ void gmp_double_start(void)
 	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED, &cd);
 	Sanitizer_ResourceModuleData md = { .context = CTX, .module = MODULE };
 	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_LOADED, &md);
+#if HAVE_NVTX
+	/*
+	 * NVTX loads its tool on a module's first call, with a check of its
+	 * state that ThreadSanitizer reports when threads race to it (NVTX's
+	 * code, not gmprof's): make that first call here, with no regions.
+	 */
+	nvtxMemRegionsUnregisterBatch_t none = { .extCompatID = NVTX_EXT_COMPATID_MEM,
+						 .structSize = sizeof(none),
+						 .refType = NVTX_MEM_REGION_REF_TYPE_POINTER };
+	nvtxMemRegionsUnregister(NULL, &none);
+#endif
 }
 
 int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_offset)

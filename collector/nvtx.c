@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sub-allocations announced with the NVTX memory API.  A caching
+ * allocator (a deep-learning framework's, RMM's, a program's own) gets a
+ * few large blocks with cudaMalloc and hands out pieces of them; the
+ * Sanitizer sees only the blocks.  An allocator that registers its blocks
+ * as NVTX heaps and each piece as a region shows gmprof the pieces: each
+ * region becomes an object of its own (kind pool_region) inside its block,
+ * with its own lifetime and accesses, and the patches' object tables split
+ * the block into its regions and the gaps between them.
+ *
+ * The program's NVTX library loads the collector as its tool
+ * (NVTX_INJECTION64_PATH; gmprof run sets it) and calls the entry points
+ * below from the program's threads.  They take the collector's lock.
+ * Regions that lie outside every live device allocation are ignored (one
+ * line says so); a region registered over a live one ends it first, and
+ * freeing a block ends the regions still in it, so the profile stays
+ * consistent whatever order the program's calls come in.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "nvtx_abi.h"
+#include "objmap.h"
+#include "util.h"
+
+#define API __attribute__((visibility("default")))
+
+/* Heaps by number (handle = number; 0 is NVTX's process-wide heap). */
+static uint8_t *heap_live;
+static size_t nheaps, heaps_cap;
+
+static int warned_outside, warned_overlap, warned_type;
+
+static int enter(void)
+{
+	pthread_mutex_lock(&gmp_col.lock);
+	if (gmp_col.active && !gmp_col.closed)
+		return 1;
+	pthread_mutex_unlock(&gmp_col.lock);
+	return 0;
+}
+
+static void leave(void)
+{
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
+static void region_event(uint8_t op, uint64_t addr, uint64_t size, const char *api)
+{
+	uint32_t dev = rec_live_device(addr);
+	struct gmp_event e = { .op = op, .kind = op == GMP_OP_ALLOC ? GMP_MEM_POOL_REGION : 0,
+			       .addr = addr, .size = size, .device = dev == UINT32_MAX ? 0 : dev,
+			       .stream = rec_stream(0) };
+	rec_event(&e, api, 1);
+}
+
+static void end_region(uint64_t start, const char *api)
+{
+	region_event(GMP_OP_FREE, start, 0, api);
+	gmp_objmap__remove(gmp_col.regions, start);
+	gmp_col.live_version++;
+}
+
+void nvtx_end_regions(uint64_t start, uint64_t end)
+{
+	uint64_t s;
+	while (gmp_col.regions && gmp_objmap__overlap(gmp_col.regions, start, end) != UINT32_MAX &&
+	       gmp_objmap__floor(gmp_col.regions, end - 1, &s, NULL, NULL))
+		end_region(s, "gmprof: its pool was freed");
+}
+
+size_t nvtx_region_count(void)
+{
+	return gmp_col.regions ? gmp_objmap__count(gmp_col.regions) : 0;
+}
+
+struct pieces {
+	uint64_t *start, *end;
+	size_t n, base;        /* entries written; the live object being split */
+	uint64_t cur;          /* where its next piece starts */
+};
+
+static void piece(struct pieces *p, uint64_t s, uint64_t e)
+{
+	if (s < e) {
+		p->start[p->n] = s;
+		p->end[p->n++] = e;
+	}
+}
+
+/* Regions come in address order; each lies inside one live object. */
+static int add_region(void *ctx, uint64_t s, uint64_t e, uint32_t heap)
+{
+	(void)heap;
+	struct pieces *p = ctx;
+	while (p->base < gmp_col.tab_n && gmp_col.tab_end[p->base] <= s) {
+		piece(p, p->cur, gmp_col.tab_end[p->base]);
+		if (++p->base < gmp_col.tab_n)
+			p->cur = gmp_col.tab_start[p->base];
+	}
+	if (p->base == gmp_col.tab_n || s < p->cur)
+		return 0; /* not inside a live object: cannot happen, nothing to split */
+	piece(p, p->cur, s);
+	piece(p, s, e);
+	p->cur = e;
+	return 0;
+}
+
+size_t nvtx_table_pieces(uint64_t *start, uint64_t *end)
+{
+	struct pieces p = { .start = start, .end = end };
+	if (!gmp_col.tab_n)
+		return 0;
+	p.cur = gmp_col.tab_start[0];
+	if (gmp_col.regions)
+		gmp_objmap__each(gmp_col.regions, add_region, &p);
+	while (p.base < gmp_col.tab_n) {
+		piece(&p, p.cur, gmp_col.tab_end[p.base]);
+		if (++p.base < gmp_col.tab_n)
+			p.cur = gmp_col.tab_start[p.base];
+	}
+	return p.n;
+}
+
+/* Registers one region of heap h: lock held. */
+static void add(uint32_t h, uint64_t addr, uint64_t size, const char *api)
+{
+	if (!size)
+		return;
+	if (!rec_is_device(addr, size)) {
+		if (!warned_outside++)
+			rec_say("an NVTX region [0x%llx, +%llu) lies outside every live device allocation; "
+				"gmprof ignores such regions", (unsigned long long)addr, (unsigned long long)size);
+		return;
+	}
+	if (!gmp_col.regions && !(gmp_col.regions = gmp_objmap__new())) {
+		rec_say("out of host memory while recording an NVTX region; regions are ignored from here");
+		return;
+	}
+	uint64_t s;
+	while (gmp_objmap__overlap(gmp_col.regions, addr, addr + size) != UINT32_MAX &&
+	       gmp_objmap__floor(gmp_col.regions, addr + size - 1, &s, NULL, NULL)) {
+		if (!warned_overlap++)
+			rec_say("an NVTX region at 0x%llx was registered over a live one; "
+				"gmprof ends the old one there", (unsigned long long)addr);
+		end_region(s, "gmprof: a region registered over it");
+	}
+	if (gmp_objmap__insert(gmp_col.regions, addr, addr + size, h)) {
+		rec_say("out of host memory while recording an NVTX region; it is ignored");
+		return;
+	}
+	gmp_col.live_version++;
+	region_event(GMP_OP_ALLOC, addr, size, api);
+}
+
+static int virtual_ranges(uint32_t type, size_t elem_size)
+{
+	if (type == GMP_NVTX_MEM_TYPE_VIRTUAL_ADDRESS && elem_size >= sizeof(struct gmp_nvtx_range))
+		return 1;
+	if (!warned_type++)
+		rec_say("NVTX regions of a type other than virtual addresses are ignored");
+	return 0;
+}
+
+static struct gmp_nvtx_range range_at(const void *descs, size_t elem_size, size_t i)
+{
+	struct gmp_nvtx_range r;
+	memcpy(&r, (const char *)descs + i * elem_size, sizeof(r));
+	return r;
+}
+
+static void *heap_register(void *domain, const struct gmp_nvtx_heap_desc *desc)
+{
+	(void)domain;
+	(void)desc; /* the heap's range is its cudaMalloc'd block, known already */
+	pthread_mutex_lock(&gmp_col.lock);
+	void *handle = NULL;
+	if (!GMP_GROW(heap_live, heaps_cap, nheaps + 2)) {
+		if (!nheaps)
+			nheaps = 1; /* number 0 is the process-wide heap */
+		heap_live[nheaps] = 1;
+		handle = (void *)(uintptr_t)nheaps++;
+	}
+	pthread_mutex_unlock(&gmp_col.lock);
+	return handle;
+}
+
+/* The live regions of heap h, collected before any is ended. */
+struct of_heap {
+	uint32_t h;
+	uint64_t *starts;
+	size_t n, cap;
+	int err;
+};
+
+static int collect(void *ctx, uint64_t s, uint64_t e, uint32_t heap)
+{
+	(void)e;
+	struct of_heap *o = ctx;
+	if (heap != o->h)
+		return 0;
+	if (GMP_GROW(o->starts, o->cap, o->n + 1)) {
+		o->err = -ENOMEM;
+		return 1;
+	}
+	o->starts[o->n++] = s;
+	return 0;
+}
+
+static void end_heap(uint32_t h, const char *api)
+{
+	struct of_heap o = { .h = h };
+	if (!gmp_col.regions)
+		return;
+	gmp_objmap__each(gmp_col.regions, collect, &o);
+	for (size_t i = 0; i < o.n; i++)
+		end_region(o.starts[i], api);
+	if (o.err)
+		rec_say("out of host memory while ending an NVTX heap's regions; some stay live");
+	free(o.starts);
+}
+
+static uint32_t heap_number(const void *heap)
+{
+	uintptr_t h = (uintptr_t)heap;
+	return h < nheaps && heap_live[h] ? (uint32_t)h : UINT32_MAX;
+}
+
+static void heap_unregister(void *domain, void *heap)
+{
+	(void)domain;
+	if (!enter())
+		return;
+	uint32_t h = heap_number(heap);
+	if (h != UINT32_MAX && h != 0) {
+		end_heap(h, "nvtxMemHeapUnregister");
+		heap_live[h] = 0;
+	}
+	leave();
+}
+
+static void heap_reset(void *domain, void *heap)
+{
+	(void)domain;
+	if (!enter())
+		return;
+	uint32_t h = heap ? heap_number(heap) : 0;
+	if (h != UINT32_MAX)
+		end_heap(h, "nvtxMemHeapReset");
+	leave();
+}
+
+static void regions_register(void *domain, const struct gmp_nvtx_regions_register *b)
+{
+	(void)domain;
+	if (!b || !b->descs || !enter())
+		return;
+	uint32_t h = b->heap ? heap_number(b->heap) : 0;
+	if (h != UINT32_MAX && virtual_ranges(b->region_type, b->elem_size)) {
+		for (size_t i = 0; i < b->count; i++) {
+			struct gmp_nvtx_range r = range_at(b->descs, b->elem_size, i);
+			add(h, (uint64_t)(uintptr_t)r.ptr, r.size, "nvtxMemRegionsRegister");
+			if (b->handles_out)
+				b->handles_out[i] = (void *)(uintptr_t)r.ptr; /* a region's handle is its start */
+		}
+	}
+	leave();
+}
+
+static void regions_resize(void *domain, const struct gmp_nvtx_regions_resize *b)
+{
+	(void)domain;
+	if (!b || !b->descs || !enter())
+		return;
+	if (virtual_ranges(b->region_type, b->elem_size)) {
+		for (size_t i = 0; i < b->count; i++) {
+			struct gmp_nvtx_range r = range_at(b->descs, b->elem_size, i);
+			uint64_t s, addr = (uint64_t)(uintptr_t)r.ptr;
+			uint32_t h;
+			/* A resized region is a new object: the old one ends here. */
+			if (!gmp_col.regions || !gmp_objmap__floor(gmp_col.regions, addr, &s, NULL, &h) || s != addr)
+				continue;
+			end_region(s, "nvtxMemRegionsResize");
+			add(h, addr, r.size, "nvtxMemRegionsResize");
+		}
+	}
+	leave();
+}
+
+static void regions_unregister(void *domain, const struct gmp_nvtx_regions_unregister *b)
+{
+	(void)domain;
+	if (!b || !b->refs || b->elem_size < sizeof(void *) || !enter())
+		return;
+	for (size_t i = 0; i < b->count && gmp_col.regions; i++) {
+		const void *ref; /* a pointer, or a handle, which is the region's start */
+		memcpy(&ref, (const char *)b->refs + i * b->elem_size, sizeof(ref));
+		uint64_t s, addr = (uint64_t)(uintptr_t)ref;
+		if (gmp_objmap__floor(gmp_col.regions, addr, &s, NULL, NULL) && s == addr)
+			end_region(s, "nvtxMemRegionsUnregister");
+	}
+	leave();
+}
+
+/* The core module: nothing of it is used, but the load must succeed. */
+API int InitializeInjectionNvtx2(void *get_export_table);
+API int InitializeInjectionNvtx2(void *get_export_table)
+{
+	(void)get_export_table;
+	return 1;
+}
+
+API int InitializeInjectionNvtxExtension(struct gmp_nvtx_module *m);
+API int InitializeInjectionNvtxExtension(struct gmp_nvtx_module *m)
+{
+	if (!m || m->module_id != GMP_NVTX_MODULE_MEM || m->compat_id != GMP_NVTX_COMPAT_MEM)
+		return 1; /* not ours: its functions stay no-ops */
+	for (size_t i = 0; i < m->nsegments; i++) {
+		struct gmp_nvtx_segment *seg = &m->segments[i];
+		if (seg->id != 1 || seg->nslots < GMP_NVTX_CB_MEM_COUNT)
+			continue;
+		seg->slots[GMP_NVTX_CB_HEAP_REGISTER] = (intptr_t)heap_register;
+		seg->slots[GMP_NVTX_CB_HEAP_UNREGISTER] = (intptr_t)heap_unregister;
+		seg->slots[GMP_NVTX_CB_HEAP_RESET] = (intptr_t)heap_reset;
+		seg->slots[GMP_NVTX_CB_REGIONS_REGISTER] = (intptr_t)regions_register;
+		seg->slots[GMP_NVTX_CB_REGIONS_RESIZE] = (intptr_t)regions_resize;
+		seg->slots[GMP_NVTX_CB_REGIONS_UNREGISTER] = (intptr_t)regions_unregister;
+	}
+	return 1;
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The part of NVTX's tool interface the collector implements, declared by
+ * gmprof from NVTX's documented ABI (version 3, memory extension 1.2):
+ * what the loader passes to an injection library and the layouts of the
+ * memory-annotation descriptors.  tests/unit/test_nvtx_abi.c checks every
+ * size and offset here against the toolkit's nvtx3 headers.
+ *
+ * How a program's NVTX calls reach the collector: the first call of a
+ * module loads the library named by NVTX_INJECTION64_PATH (gmprof run sets
+ * it to the collector) and calls its InitializeInjectionNvtx2 (the core
+ * module) or InitializeInjectionNvtxExtension (extensions such as the
+ * memory one).  An extension's initializer gets the module's function
+ * slots and stores the address of each function it implements at the
+ * slot's callback id; slots left empty become no-ops.
+ */
+#ifndef GMPROF_NVTX_ABI_H
+#define GMPROF_NVTX_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gmp_nvtx_segment {
+	size_t id;
+	size_t nslots;
+	intptr_t *slots;              /* indexed by callback id */
+};
+
+struct gmp_nvtx_module {
+	uint16_t nvtx_version;
+	uint16_t struct_size;
+	uint16_t module_id;           /* GMP_NVTX_MODULE_MEM */
+	uint16_t compat_id;           /* GMP_NVTX_COMPAT_MEM */
+	size_t nsegments;
+	struct gmp_nvtx_segment *segments;
+	void *get_export;
+	const void *ext_info;
+};
+
+#define GMP_NVTX_MODULE_MEM 1
+#define GMP_NVTX_COMPAT_MEM 0x0102
+
+/* Callback ids (slot indices) of the memory extension. */
+enum {
+	GMP_NVTX_CB_HEAP_REGISTER = 0,
+	GMP_NVTX_CB_HEAP_UNREGISTER = 1,
+	GMP_NVTX_CB_HEAP_RESET = 2,
+	GMP_NVTX_CB_REGIONS_REGISTER = 3,
+	GMP_NVTX_CB_REGIONS_RESIZE = 4,
+	GMP_NVTX_CB_REGIONS_UNREGISTER = 5,
+	GMP_NVTX_CB_MEM_COUNT = 6         /* the ones gmprof fills */
+};
+
+#define GMP_NVTX_MEM_TYPE_VIRTUAL_ADDRESS 1
+#define GMP_NVTX_REF_POINTER 1
+#define GMP_NVTX_REF_HANDLE 2
+
+/* A range of virtual addresses (a heap's, a region's). */
+struct gmp_nvtx_range {
+	size_t size;
+	const void *ptr;
+};
+
+struct gmp_nvtx_heap_desc {
+	uint16_t compat_id;
+	uint16_t struct_size;
+	uint32_t reserved0;
+	uint32_t usage;               /* sub-allocator, layout */
+	uint32_t type;                /* GMP_NVTX_MEM_TYPE_* */
+	size_t type_desc_size;
+	const void *type_desc;        /* struct gmp_nvtx_range for virtual addresses */
+	/* category and a name follow; not read */
+};
+
+struct gmp_nvtx_regions_register {
+	uint16_t compat_id;
+	uint16_t struct_size;
+	uint32_t region_type;         /* GMP_NVTX_MEM_TYPE_* */
+	void *heap;                   /* a heap handle; NULL: the process-wide heap */
+	size_t count;
+	size_t elem_size;             /* stride of descs */
+	const void *descs;            /* struct gmp_nvtx_range, elem_size apart */
+	void **handles_out;           /* optional: a handle per region */
+};
+
+struct gmp_nvtx_regions_resize {
+	uint16_t compat_id;
+	uint16_t struct_size;
+	uint32_t region_type;
+	size_t count;
+	size_t elem_size;
+	const void *descs;            /* struct gmp_nvtx_range: start and new size */
+};
+
+struct gmp_nvtx_regions_unregister {
+	uint16_t compat_id;
+	uint16_t struct_size;
+	uint32_t ref_type;            /* GMP_NVTX_REF_* */
+	size_t count;
+	size_t elem_size;
+	const void *refs;             /* a pointer or a handle each, elem_size apart */
+};
+
+#endif

@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: MIT
+# Pool regions announced with the NVTX memory API, through the real NVTX
+# loader (the test double calls nvtxMem* as a caching allocator would):
+# whatever order the calls come in, the profile stays consistent.  The
+# script-equals-profile checks of tests/scripts/pool_regions*.jsonl are
+# in collector.sh.
+. tests/cli/lib.sh
+B=${BUILD:-build}/test
+FAKE=$B/double/fake_app
+export GMPROF_COLLECTOR=$PWD/$B/libgmprof.so
+export GMPROF_SANITIZER_LIB=$PWD/$B/double/libsanitizer-public.so
+export GMPROF_DOUBLE=$GMPROF_SANITIZER_LIB
+export GMPROF_PATCH=$PWD/$B/double/patches.fatbin
+export GMPROF_SUMMARY=0
+export NVTX_INJECTION64_PATH=$GMPROF_COLLECTOR
+if [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
+	echo "ok - skipped: no nvtx3 headers in ${CUDA_HOME:-/usr/local/cuda}/include (the test double has no NVTX)"
+	finish
+fi
+
+# collect NAME SCRIPT [ENV...]: the profile, its events as "op addr [kind]", and the replay.
+collect() {
+	name=$1 script=$2
+	shift 2
+	rm -f "$TMPDIR/$name.gmprof"
+	env "$@" GMPROF_OUTPUT="$TMPDIR/$name.gmprof" "$FAKE" "$script" >/dev/null 2>"$TMPDIR/$name.err"
+	"$GMPROF" dump "$TMPDIR/$name.gmprof" | awk '/^\{"op":"(alloc|free)"/ {
+		split($0, f, "\""); kind = ""
+		if (match($0, /"kind":"[a-z_]*"/)) kind = " " substr($0, RSTART + 8, RLENGTH - 9)
+		print f[4], f[8] kind }' >"$TMPDIR/$name.ops"
+	"$GMPROF" replay "$TMPDIR/$name.gmprof" >"$TMPDIR/$name.replay" 2>&1 &&
+		ok "$name: the profile replays" || notok "$name: the profile replays: $(cat "$TMPDIR/$name.replay")"
+}
+same_ops() { # NAME EXPECTED
+	if printf '%s\n' "$2" | diff -u - "$TMPDIR/$1.ops" >"$TMPDIR/diff"; then ok "$1: events"; else
+		notok "$1: events"; cat "$TMPDIR/diff"; fi
+}
+
+# A pool freed while regions are still registered in it: they end first (from the top).
+cat >"$TMPDIR/live.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":65536}
+{"op":"alloc","addr":"0x101000","size":4096,"kind":"pool_region"}
+{"op":"alloc","addr":"0x102000","size":4096,"kind":"pool_region"}
+{"op":"kernel","name":"k","write":["0x102000"]}
+{"op":"free","addr":"0x100000"}
+{"op":"end"}
+J
+collect live "$TMPDIR/live.jsonl"
+same_ops live "alloc 0x100000
+alloc 0x101000 pool_region
+alloc 0x102000 pool_region
+free 0x102000
+free 0x101000
+free 0x100000"
+# The same with the allocator resetting its heap before the cudaFree.
+collect reset "$TMPDIR/live.jsonl" GMP_DOUBLE_NVTX=reset
+same_ops reset "alloc 0x100000
+alloc 0x101000 pool_region
+alloc 0x102000 pool_region
+free 0x101000
+free 0x102000
+free 0x100000"
+[ ! -s "$TMPDIR/reset.err" ] && ok "reset: nothing said" || notok "reset: $(cat "$TMPDIR/reset.err")"
+
+# A region registered over a live one (its unregister was never made): the old one ends, one line says so.
+cat >"$TMPDIR/over.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":65536}
+{"op":"alloc","addr":"0x100800","size":8192,"kind":"pool_region"}
+{"op":"alloc","addr":"0x101000","size":8192,"kind":"pool_region"}
+{"op":"kernel","name":"k","write":["0x101000"]}
+{"op":"free","addr":"0x101000"}
+{"op":"free","addr":"0x100000"}
+{"op":"end"}
+J
+collect over "$TMPDIR/over.jsonl"
+same_ops over "alloc 0x100000
+alloc 0x100800 pool_region
+free 0x100800
+alloc 0x101000 pool_region
+free 0x101000
+free 0x100000"
+cp "$TMPDIR/over.err" "$TMPDIR/err"
+expect_stderr_line "NVTX region at 0x101000 was registered over a live one" "over: one line says so"
+
+# Regions outside every device allocation are ignored, with one line.
+cat >"$TMPDIR/outside.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":4096}
+{"op":"alloc","addr":"0x900000","size":4096,"kind":"pool_region"}
+{"op":"alloc","addr":"0x100800","size":4096,"kind":"pool_region"}
+{"op":"kernel","name":"k","write":["0x100000"]}
+{"op":"free","addr":"0x100000"}
+{"op":"end"}
+J
+collect outside "$TMPDIR/outside.jsonl"
+same_ops outside "alloc 0x100000
+free 0x100000"
+cp "$TMPDIR/outside.err" "$TMPDIR/err"
+expect_stderr_line "NVTX region \[0x900000, +4096) lies outside every live device allocation" "outside: one line says so"
+
+# A resized region ends and begins again (an object cannot change its size in the profile).
+collect resize tests/scripts/pool_regions_intra.jsonl GMP_DOUBLE_NVTX=resize
+same_ops resize "alloc 0x400000
+alloc 0x400000 pool_region
+free 0x400000
+alloc 0x400000 pool_region
+alloc 0x420000 pool_region
+free 0x420000
+alloc 0x420000 pool_region
+free 0x420000
+free 0x400000
+free 0x400000"
+
+# Kernels see regions as objects of their own: a launch's accesses name the
+# region, or the pool for the gaps between regions (object tables split
+# pools), in object and in intra mode.
+collect split tests/scripts/pool_regions.jsonl
+"$GMPROF" dump "$TMPDIR/split.gmprof" | grep '"name":"gemm"' | grep -q '"read":\["0x110000"\],"write":\["0x121000"\]' &&
+	ok "split: a kernel reads a region and writes the pool's gap" || notok "split: $("$GMPROF" dump "$TMPDIR/split.gmprof" | grep gemm)"
+
+# Without NVTX_INJECTION64_PATH the program's NVTX calls go nowhere: pools alone.
+collect nonvtx tests/scripts/pool_regions.jsonl NVTX_INJECTION64_PATH=
+grep -q pool_region "$TMPDIR/nonvtx.ops" && notok "no NVTX tool: no regions" || ok "no NVTX tool: no regions"
+finish

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+/*
+ * collector/nvtx_abi.h against the toolkit's nvtx3 headers: every size,
+ * offset, callback id and constant the collector relies on must agree.
+ * Without the headers (no CUDA toolkit) the test says so and skips.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nvtx_abi.h"
+#include "support.h"
+
+#if __has_include(<nvtx3/nvToolsExtMem.h>)
+#define NVTX_NO_IMPL
+#include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtMem.h>
+/* The loader's module types: included the way the extension headers do. */
+#define NVTX_EXT_TYPES_GUARD
+#include <nvtx3/nvtxDetail/nvtxExtTypes.h>
+#undef NVTX_EXT_TYPES_GUARD
+
+#define SAME_FIELD(ours, f, theirs, g)                                              \
+	do {                                                                        \
+		assert_int_equal(offsetof(ours, f), offsetof(theirs, g));           \
+		assert_int_equal(sizeof(((ours *)0)->f), sizeof(((theirs *)0)->g)); \
+	} while (0)
+
+static void layouts_agree(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(struct gmp_nvtx_segment), sizeof(nvtxExtModuleSegment_t));
+	SAME_FIELD(struct gmp_nvtx_segment, id, nvtxExtModuleSegment_t, segmentId);
+	SAME_FIELD(struct gmp_nvtx_segment, nslots, nvtxExtModuleSegment_t, slotCount);
+	SAME_FIELD(struct gmp_nvtx_segment, slots, nvtxExtModuleSegment_t, functionSlots);
+
+	assert_int_equal(sizeof(struct gmp_nvtx_module), sizeof(nvtxExtModuleInfo_t));
+	SAME_FIELD(struct gmp_nvtx_module, nvtx_version, nvtxExtModuleInfo_t, nvtxVer);
+	SAME_FIELD(struct gmp_nvtx_module, struct_size, nvtxExtModuleInfo_t, structSize);
+	SAME_FIELD(struct gmp_nvtx_module, module_id, nvtxExtModuleInfo_t, moduleId);
+	SAME_FIELD(struct gmp_nvtx_module, compat_id, nvtxExtModuleInfo_t, compatId);
+	SAME_FIELD(struct gmp_nvtx_module, nsegments, nvtxExtModuleInfo_t, segmentsCount);
+	SAME_FIELD(struct gmp_nvtx_module, segments, nvtxExtModuleInfo_t, segments);
+	SAME_FIELD(struct gmp_nvtx_module, get_export, nvtxExtModuleInfo_t, getExportFunction);
+	SAME_FIELD(struct gmp_nvtx_module, ext_info, nvtxExtModuleInfo_t, extInfo);
+
+	assert_int_equal(sizeof(struct gmp_nvtx_range), sizeof(nvtxMemVirtualRangeDesc_t));
+	SAME_FIELD(struct gmp_nvtx_range, size, nvtxMemVirtualRangeDesc_t, size);
+	SAME_FIELD(struct gmp_nvtx_range, ptr, nvtxMemVirtualRangeDesc_t, ptr);
+
+	SAME_FIELD(struct gmp_nvtx_heap_desc, compat_id, nvtxMemHeapDesc_t, extCompatID);
+	SAME_FIELD(struct gmp_nvtx_heap_desc, struct_size, nvtxMemHeapDesc_t, structSize);
+	SAME_FIELD(struct gmp_nvtx_heap_desc, usage, nvtxMemHeapDesc_t, usage);
+	SAME_FIELD(struct gmp_nvtx_heap_desc, type, nvtxMemHeapDesc_t, type);
+	SAME_FIELD(struct gmp_nvtx_heap_desc, type_desc_size, nvtxMemHeapDesc_t, typeSpecificDescSize);
+	SAME_FIELD(struct gmp_nvtx_heap_desc, type_desc, nvtxMemHeapDesc_t, typeSpecificDesc);
+
+	assert_int_equal(sizeof(struct gmp_nvtx_regions_register), sizeof(nvtxMemRegionsRegisterBatch_t));
+	SAME_FIELD(struct gmp_nvtx_regions_register, compat_id, nvtxMemRegionsRegisterBatch_t, extCompatID);
+	SAME_FIELD(struct gmp_nvtx_regions_register, struct_size, nvtxMemRegionsRegisterBatch_t, structSize);
+	SAME_FIELD(struct gmp_nvtx_regions_register, region_type, nvtxMemRegionsRegisterBatch_t, regionType);
+	SAME_FIELD(struct gmp_nvtx_regions_register, heap, nvtxMemRegionsRegisterBatch_t, heap);
+	SAME_FIELD(struct gmp_nvtx_regions_register, count, nvtxMemRegionsRegisterBatch_t, regionCount);
+	SAME_FIELD(struct gmp_nvtx_regions_register, elem_size, nvtxMemRegionsRegisterBatch_t, regionDescElementSize);
+	SAME_FIELD(struct gmp_nvtx_regions_register, descs, nvtxMemRegionsRegisterBatch_t, regionDescElements);
+	SAME_FIELD(struct gmp_nvtx_regions_register, handles_out, nvtxMemRegionsRegisterBatch_t,
+		   regionHandleElementsOut);
+
+	assert_int_equal(sizeof(struct gmp_nvtx_regions_resize), sizeof(nvtxMemRegionsResizeBatch_t));
+	SAME_FIELD(struct gmp_nvtx_regions_resize, region_type, nvtxMemRegionsResizeBatch_t, regionType);
+	SAME_FIELD(struct gmp_nvtx_regions_resize, count, nvtxMemRegionsResizeBatch_t, regionDescCount);
+	SAME_FIELD(struct gmp_nvtx_regions_resize, elem_size, nvtxMemRegionsResizeBatch_t, regionDescElementSize);
+	SAME_FIELD(struct gmp_nvtx_regions_resize, descs, nvtxMemRegionsResizeBatch_t, regionDescElements);
+
+	assert_int_equal(sizeof(struct gmp_nvtx_regions_unregister), sizeof(nvtxMemRegionsUnregisterBatch_t));
+	SAME_FIELD(struct gmp_nvtx_regions_unregister, ref_type, nvtxMemRegionsUnregisterBatch_t, refType);
+	SAME_FIELD(struct gmp_nvtx_regions_unregister, count, nvtxMemRegionsUnregisterBatch_t, refCount);
+	SAME_FIELD(struct gmp_nvtx_regions_unregister, elem_size, nvtxMemRegionsUnregisterBatch_t, refElementSize);
+	SAME_FIELD(struct gmp_nvtx_regions_unregister, refs, nvtxMemRegionsUnregisterBatch_t, refElements);
+	assert_int_equal(sizeof(void *), sizeof(nvtxMemRegionRef_t));
+}
+
+static void constants_agree(void **state)
+{
+	(void)state;
+	assert_int_equal(GMP_NVTX_MODULE_MEM, NVTX_EXT_MODULEID_MEM);
+	assert_int_equal(GMP_NVTX_COMPAT_MEM, NVTX_EXT_COMPATID_MEM);
+	assert_int_equal(GMP_NVTX_CB_HEAP_REGISTER, NVTX3EXT_CBID_nvtxMemHeapRegister);
+	assert_int_equal(GMP_NVTX_CB_HEAP_UNREGISTER, NVTX3EXT_CBID_nvtxMemHeapUnregister);
+	assert_int_equal(GMP_NVTX_CB_HEAP_RESET, NVTX3EXT_CBID_nvtxMemHeapReset);
+	assert_int_equal(GMP_NVTX_CB_REGIONS_REGISTER, NVTX3EXT_CBID_nvtxMemRegionsRegister);
+	assert_int_equal(GMP_NVTX_CB_REGIONS_RESIZE, NVTX3EXT_CBID_nvtxMemRegionsResize);
+	assert_int_equal(GMP_NVTX_CB_REGIONS_UNREGISTER, NVTX3EXT_CBID_nvtxMemRegionsUnregister);
+	assert_int_equal(GMP_NVTX_MEM_TYPE_VIRTUAL_ADDRESS, NVTX_MEM_TYPE_VIRTUAL_ADDRESS);
+	assert_int_equal(GMP_NVTX_REF_POINTER, NVTX_MEM_REGION_REF_TYPE_POINTER);
+	assert_int_equal(GMP_NVTX_REF_HANDLE, NVTX_MEM_REGION_REF_TYPE_HANDLE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(layouts_agree),
+		cmocka_unit_test(constants_agree),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#else
+static void no_headers(void **state)
+{
+	(void)state;
+	print_message("the CUDA toolkit's nvtx3 headers are not here; the NVTX layout check is skipped\n");
+	skip();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = { cmocka_unit_test(no_headers) };
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
+#endif
