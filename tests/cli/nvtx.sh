@@ -117,6 +117,14 @@ collect split tests/scripts/pool_regions.jsonl
 "$GMPROF" dump "$TMPDIR/split.gmprof" | grep '"name":"gemm"' | grep -q '"read":\["0x110000"\],"write":\["0x121000"\]' &&
 	ok "split: a kernel reads a region and writes the pool's gap" || notok "split: $("$GMPROF" dump "$TMPDIR/split.gmprof" | grep gemm)"
 
+# Preloaded (LD_PRELOAD) instead of injected: NVTX's dlopen of the same path finds the same collector.
+ASAN_RT=$(${CC:-cc} -print-file-name=libasan.so)
+rm -f "$TMPDIR/pre.gmprof"
+expect_exit 0 "preloaded: runs" -- env LD_PRELOAD="$ASAN_RT $GMPROF_COLLECTOR" \
+	GMPROF_OUTPUT="$TMPDIR/pre.gmprof" "$FAKE" --preloaded tests/scripts/pool_regions.jsonl
+n=$("$GMPROF" dump "$TMPDIR/pre.gmprof" | grep -c '"kind":"pool_region"')
+[ "$n" -eq 3 ] && ok "preloaded: the regions are recorded" || notok "preloaded: $n regions"
+
 # Without NVTX_INJECTION64_PATH the program's NVTX calls go nowhere: pools alone.
 collect nonvtx tests/scripts/pool_regions.jsonl NVTX_INJECTION64_PATH=
 grep -q pool_region "$TMPDIR/nonvtx.ops" && notok "no NVTX tool: no regions" || ok "no NVTX tool: no regions"
