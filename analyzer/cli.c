@@ -130,6 +130,7 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 	case 'o': cm->output = optarg; return 1;
 	case OPT_FORCE: cm->force = 1; return 1;
 	case OPT_SYMBOLS: cm->symdir = optarg; return 1;
+	case OPT_SUPPRESS: cm->suppress = optarg; return 1;
 	case 'h':
 		fputs(usage, stdout);
 		*exit_code = GMP_EXIT_OK;

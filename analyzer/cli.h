@@ -18,7 +18,7 @@
 
 enum {
 	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
-	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT, OPT_SYMBOLS,
+	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT, OPT_SYMBOLS, OPT_SUPPRESS,
 	OPT_CMD_BASE = 1100,   /* subcommands number their own options from here */
 };
 
@@ -33,7 +33,8 @@ enum {
 	{ "cv-pct", required_argument, 0, OPT_CV },                           \
 	{ "peaks", required_argument, 0, OPT_PEAKS },                         \
 	{ "patterns", required_argument, 0, OPT_PATTERNS },                   \
-	{ "salvage", no_argument, 0, OPT_SALVAGE }
+	{ "salvage", no_argument, 0, OPT_SALVAGE },                           \
+	{ "suppressions", required_argument, 0, OPT_SUPPRESS }
 
 #define GMP_DETECT_HELP                                                                \
 	"Detection thresholds (the paper's defaults):\n"                               \
@@ -46,7 +47,10 @@ enum {
 	"      --cv-pct P         non-uniform access: coefficient of variation over P% (20)\n" \
 	"      --peaks N          memory peaks reported per device (2)\n"                \
 	"      --patterns LIST    report only these patterns (comma list, or all)\n"     \
-	"      --salvage          analyze the intact part of a damaged profile\n"
+	"      --salvage          analyze the intact part of a damaged profile\n"         \
+	"      --suppressions FILE  leave out findings FILE's rules match: lines of\n"  \
+	"                         PATTERN:GLOB, the glob matched against the frames of\n" \
+	"                         the allocation's call path (README: Suppressions)\n"
 
 /*
  * Handles a threshold option; returns 1 when c was one, 0 when not, -1 on
@@ -59,6 +63,7 @@ struct gmp_cli_common {
 	struct gmp_detect_opts o;
 	const char *output;      /* -o (standard output: "-") */
 	const char *symdir;      /* --symbols */
+	const char *suppress;    /* --suppressions */
 	int force, salvage;
 };
 

@@ -152,6 +152,22 @@ static void check_patterns(struct gate *g, uint32_t mask)
 	}
 }
 
+/* Never fails: says what was left out, rule by rule (a rule that matches nothing may be stale). */
+static void check_suppressions(struct gate *g)
+{
+	const struct gmp_suppress *sp = &g->s->sup;
+	if (!sp->path)
+		return;
+	struct check *c = add(g, "suppressions", 0, "%zu finding%s suppressed by %s", sp->suppressed,
+			      sp->suppressed == 1 ? "" : "s", sp->path);
+	char line[900];
+	for (size_t i = 0; i < sp->n; i++) {
+		snprintf(line, sizeof(line), "  %s:%u: %s: %zu", sp->path, sp->rules[i].line, sp->rules[i].glob,
+			 sp->rules[i].hits);
+		more(c, line);
+	}
+}
+
 static void check_budget(struct gate *g, const char *name, uint64_t value, uint64_t max)
 {
 	char a[32], b[32];
@@ -244,6 +260,7 @@ static size_t run_checks(struct gate *g, const struct budgets *bu)
 	    !incomplete ? "the program ran to its end"
 	    : t->truncated || t->damaged ? "the profile is cut off or damaged: findings cover only its intact part"
 	    : "the program did not reach its end (crashed or killed)");
+	check_suppressions(g);
 	check_patterns(g, bu->fail_on);
 	if (bu->have_peak)
 		check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak);
@@ -356,7 +373,7 @@ int cmd_check(int argc, char **argv)
 	if (basefile && gmp_baseline__load(basefile, &base))
 		return GMP_EXIT_USAGE;
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir)) {
+	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir, cm.suppress)) {
 		gmp_baseline__release(&base);
 		return GMP_EXIT_USAGE;
 	}
@@ -432,7 +449,7 @@ int cmd_baseline(int argc, char **argv)
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("baseline", "expected one INPUT, got %d", argc - optind);
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir))
+	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir, cm.suppress))
 		return GMP_EXIT_USAGE;
 	int rc = gmp_output__write(cm.output, cm.force, write_baseline, &s);
 	gmp_session__close(&s);

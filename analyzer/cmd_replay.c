@@ -13,6 +13,8 @@
 #include "findings_json.h"
 #include "input.h"
 #include "safefile.h"
+#include "suppress.h"
+#include "symbolize.h"
 
 static const char usage[] =
 	"Usage: gmprof replay [options] INPUT\n"
@@ -90,15 +92,29 @@ int cmd_replay(int argc, char **argv)
 		return gmp_cli__usage_error("replay", "expected one INPUT, got %d", argc - optind);
 	const char *path = argv[optind];
 	struct gmp_input in;
-	double t0 = gmp_cli__seconds();
-	if (gmp_input__load(path, cm.salvage, &in))
+	struct gmp_suppress sup = { 0 };
+	struct gmp_symbolizer *sym = NULL;
+	if (cm.suppress && gmp_suppress__load(cm.suppress, &sup))
 		return GMP_EXIT_USAGE;
+	double t0 = gmp_cli__seconds();
+	if (gmp_input__load(path, cm.salvage, &in)) {
+		gmp_suppress__release(&sup);
+		return GMP_EXIT_USAGE;
+	}
 	double t1 = gmp_cli__seconds();
 	struct gmp_result *r = NULL;
 	int rc = GMP_EXIT_USAGE;
 	struct gmp_outfile out;
 	if (gmp_input__detect(&in, &cm.o, &r))
 		goto done;
+	if (cm.suppress) { /* rules match call paths: symbolize only then */
+		struct gmp_sites sites = { .r = r };
+		if ((in.is_profile && gmp_symbolizer__new(in.trace, cm.symdir, &sym)) ||
+		    ((sites.sym = sym), gmp_suppress__apply(&sup, r, &sites))) {
+			fprintf(stderr, "gmprof: out of memory\n");
+			goto done;
+		}
+	}
 	if (stats)
 		print_stats(in.trace, r, t1 - t0, gmp_cli__seconds() - t1);
 	int err = gmp_outfile__open(&out, cm.output, cm.force);
@@ -128,6 +144,8 @@ int cmd_replay(int argc, char **argv)
 	}
 	rc = GMP_EXIT_OK;
 done:
+	gmp_symbolizer__free(sym);
+	gmp_suppress__release(&sup);
 	gmp_result__free(r);
 	gmp_input__release(&in);
 	return rc;

@@ -204,6 +204,8 @@ static int text(FILE *fp, void *ctx)
 	fprintf(fp, "\nFindings: %zu", r->nfindings);
 	if (n < r->nfindings)
 		fprintf(fp, " (the top %zu shown)", n);
+	if (s->sup.suppressed)
+		fprintf(fp, " (%zu more suppressed by %s)", s->sup.suppressed, s->sup.path);
 	fprintf(fp, ", ranked by what fixing them saves at the peak\n");
 	for (size_t i = 0; i < n; i++)
 		finding(fp, s, &r->findings[i], i);
@@ -254,7 +256,7 @@ int cmd_report(int argc, char **argv)
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("report", "expected one INPUT, got %d", argc - optind);
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir))
+	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir, cm.suppress))
 		return GMP_EXIT_USAGE;
 	rp.s = &s;
 	int rc = gmp_output__write(cm.output, cm.force, strcmp(rp.format, "json") ? text : json, &rp);

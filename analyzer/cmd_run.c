@@ -242,7 +242,7 @@ static int report(const struct run_opts *o, pid_t pid)
 	dopts.demangle = gmp_demangle;
 	/* The program's binaries are where it ran: findings get their source lines. */
 	struct gmp_session s;
-	if (gmp_session__open(&s, path, 0, &dopts, NULL))
+	if (gmp_session__open(&s, path, 0, &dopts, NULL, NULL))
 		return -1;
 	const struct gmp_result *r = s.r;
 	if (o->top)

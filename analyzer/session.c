@@ -9,14 +9,20 @@
 #include "safefile.h"
 
 int gmp_session__open(struct gmp_session *s, const char *path, int salvage,
-		      const struct gmp_detect_opts *o, const char *symdir)
+		      const struct gmp_detect_opts *o, const char *symdir, const char *suppress)
 {
 	memset(s, 0, sizeof(*s));
 	s->name = strcmp(path, "-") ? path : "<stdin>";
-	if (gmp_input__load(path, salvage, &s->in))
+	/* A bad suppressions file is found before the input is analyzed. */
+	if (suppress && gmp_suppress__load(suppress, &s->sup))
 		return -1;
+	if (gmp_input__load(path, salvage, &s->in)) {
+		gmp_suppress__release(&s->sup);
+		return -1;
+	}
 	if (gmp_input__detect(&s->in, o, &s->r)) {
 		gmp_input__release(&s->in);
+		gmp_suppress__release(&s->sup);
 		return -1;
 	}
 	if (s->in.is_profile && gmp_symbolizer__new(s->in.trace, symdir, &s->sym)) {
@@ -25,6 +31,11 @@ int gmp_session__open(struct gmp_session *s, const char *path, int salvage,
 		return -1;
 	}
 	s->sites = (struct gmp_sites){ .r = s->r, .sym = s->sym };
+	if (suppress && gmp_suppress__apply(&s->sup, s->r, &s->sites)) {
+		fprintf(stderr, "gmprof: out of memory\n");
+		gmp_session__close(s);
+		return -1;
+	}
 	return 0;
 }
 
@@ -33,6 +44,7 @@ void gmp_session__close(struct gmp_session *s)
 	gmp_symbolizer__free(s->sym);
 	gmp_result__free(s->r);
 	gmp_input__release(&s->in);
+	gmp_suppress__release(&s->sup);
 	memset(s, 0, sizeof(*s));
 }
 

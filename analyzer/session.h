@@ -12,6 +12,7 @@
 #include "gmprof/detect.h"
 #include "input.h"
 #include "sites.h"
+#include "suppress.h"
 #include "symbolize.h"
 
 struct gmp_session {
@@ -20,10 +21,12 @@ struct gmp_session {
 	struct gmp_symbolizer *sym;   /* NULL for scripts */
 	struct gmp_sites sites;
 	const char *name;             /* the input as shown to the user */
+	struct gmp_suppress sup;      /* --suppressions (path NULL: none) */
 };
 
+/* suppress (may be NULL): a suppressions file; matching findings are left out. */
 int gmp_session__open(struct gmp_session *s, const char *path, int salvage,
-		      const struct gmp_detect_opts *o, const char *symdir);
+		      const struct gmp_detect_opts *o, const char *symdir, const char *suppress);
 void gmp_session__close(struct gmp_session *s);
 
 /*
