@@ -44,6 +44,8 @@ static const char usage[] =
 	"      --sanitizer-lib PATH the Compute Sanitizer library to use\n"
 	"      --fail-on PATTERNS   exit 1 when one of these patterns is found (comma list or all)\n"
 	"      --top N              findings printed (10); 0 prints none\n"
+	"      --suppressions FILE  leave findings FILE's rules match out of the report\n"
+	"                           and --fail-on (README: Suppressions)\n"
 	"  -h, --help               show this help\n"
 	"\n"
 	"Exit status: the program's own when it fails; else 1 when --fail-on matched;\n"
@@ -136,7 +138,7 @@ static int preflight_gpu(void)
 }
 
 struct run_opts {
-	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib;
+	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib, *suppress;
 	int force;
 	uint32_t fail_on, top;
 };
@@ -242,7 +244,7 @@ static int report(const struct run_opts *o, pid_t pid)
 	dopts.demangle = gmp_demangle;
 	/* The program's binaries are where it ran: findings get their source lines. */
 	struct gmp_session s;
-	if (gmp_session__open(&s, path, 0, &dopts, NULL, NULL))
+	if (gmp_session__open(&s, path, 0, &dopts, NULL, o->suppress))
 		return -1;
 	const struct gmp_result *r = s.r;
 	if (o->top)
@@ -258,7 +260,7 @@ static int report(const struct run_opts *o, pid_t pid)
 int cmd_run(int argc, char **argv)
 {
 	enum { O_FORCE = OPT_CMD_BASE, O_MODE, O_SAMPLE, O_KERNELS, O_DEPTH, O_HARVEST, O_SANLIB,
-	       O_FAILON, O_TOP };
+	       O_FAILON, O_TOP, O_SUPPRESS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, O_FORCE },
 		{ "mode", required_argument, 0, O_MODE }, { "kernel-sample", required_argument, 0, O_SAMPLE },
@@ -266,6 +268,7 @@ int cmd_run(int argc, char **argv)
 		{ "harvest", required_argument, 0, O_HARVEST },
 		{ "sanitizer-lib", required_argument, 0, O_SANLIB },
 		{ "fail-on", required_argument, 0, O_FAILON }, { "top", required_argument, 0, O_TOP },
+		{ "suppressions", required_argument, 0, O_SUPPRESS },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct run_opts o = { .output = "gmprof.%p.gmprof", .top = 10 };
@@ -307,6 +310,15 @@ int cmd_run(int argc, char **argv)
 			if (gmp_cli__u32(optarg, &o.top))
 				return gmp_cli__usage_error("run", "bad value '%s' for --top", optarg);
 			break;
+		case O_SUPPRESS: {
+			/* A bad file is said now, not after the program ran. */
+			struct gmp_suppress sp;
+			if (gmp_suppress__load(optarg, &sp))
+				return GMP_EXIT_USAGE;
+			gmp_suppress__release(&sp);
+			o.suppress = optarg;
+			break;
+		}
 		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
 		case ':': return gmp_cli__usage_error("run", "option '%s' needs a value", argv[optind - 1]);
 		default: return gmp_cli__usage_error("run", "unknown option '%s'", argv[optind - 1]);

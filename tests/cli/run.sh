@@ -35,6 +35,14 @@ expect_exit 3 "the program's exit status passes through" -- $R -- "$FAKE" --die-
 expect_exit 137 "a program killed by SIGKILL" -- $R -- "$FAKE" --die-after 5 kill tests/scripts/figure2.jsonl
 grep -q "killed by signal 9" "$TMPDIR/err" && ok "the signal is named" || notok "the signal is named: $err"
 expect_exit 2 "a program that cannot start" -- $R -- "$TMPDIR/no-such-program"
+# Suppressions: checked before the program runs; --fail-on ignores what they leave out.
+printf 'memory_leak:*fake_app*\n' >"$TMPDIR/leak.sup"
+expect_exit 0 "--fail-on with the leak suppressed" -- $R --suppressions "$TMPDIR/leak.sup" --fail-on memory_leak -- "$FAKE" tests/scripts/figure2.jsonl
+grep -q "3 findings" "$TMPDIR/out" && ok "  ... the report leaves it out" || notok "  ... report: $(grep findings "$TMPDIR/out")"
+printf 'nonsense\n' >"$TMPDIR/bad.sup"
+rm -f "$TMPDIR"/p.*.gmprof
+expect_exit 2 "a bad suppressions file" -- $R --suppressions "$TMPDIR/bad.sup" -- "$FAKE" tests/scripts/figure2.jsonl
+ls "$TMPDIR"/p.*.gmprof >/dev/null 2>&1 && notok "  ... refused before the program runs" || ok "  ... refused before the program runs"
 # Pools' regions announced with NVTX reach the collector (gmprof run names it to NVTX).
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	expect_exit 0 "a run with NVTX regions" -- env -u NVTX_INJECTION64_PATH $R -- "$FAKE" tests/scripts/pool_regions.jsonl
