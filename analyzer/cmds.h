@@ -18,6 +18,7 @@ int cmd_perfetto(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /* The finding's measure in words: "distance 3, 2 APIs between", "40.0% accessed, ...". */
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);

@@ -24,6 +24,7 @@ static const char usage[] =
 	"  html      a self-contained HTML report: plots, lifetimes, findings, histograms\n"
 	"  check     the CI gate: patterns, peak and leak budgets, a baseline; SARIF, JUnit\n"
 	"  baseline  write the baseline that check --baseline compares against\n"
+	"  diff      compare two runs: peaks, findings fixed and new\n"
 	"  replay    analyze a profile or an event script and print the findings\n"
 	"  dump      write a profile as an event script\n"
 	"  convert   write an event script as a profile\n"
@@ -51,6 +52,7 @@ static const struct command commands[] = {
 	{ "check", cmd_check },
 	{ "html", cmd_html },
 	{ "baseline", cmd_baseline },
+	{ "diff", cmd_diff },
 	{ "replay", cmd_replay },
 	{ "dump", cmd_dump },
 	{ "convert", cmd_convert },

@@ -17,7 +17,7 @@ for cmd in replay dump convert; do
 	expect_stderr_line "unknown option '--bogus'" "$cmd unknown option: one line"
 done
 # Help text is printed as is: no printf escapes may show through.
-for cmd in run report perfetto html check baseline replay dump convert addr2line; do
+for cmd in run report perfetto html check baseline diff replay dump convert addr2line; do
 	"$GMPROF" $cmd --help >"$TMPDIR/help" 2>&1 || notok "$cmd --help exits 0"
 	if grep -qE '[A-Za-z0-9]%%' "$TMPDIR/help"; then notok "$cmd help shows a literal %%"; else ok "$cmd help has no literal %%"; fi
 done

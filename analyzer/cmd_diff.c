@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gmprof diff BEFORE AFTER: did the change work?  The peaks of both runs
+ * per device, and the findings matched by fingerprint (pattern, allocation
+ * site, the sites of the APIs involved: what survives a rebuild), as a
+ * multiset: a fingerprint BEFORE has more often than AFTER is fixed that
+ * many times, and the other way round new.  Both inputs are analyzed with
+ * the same thresholds and suppressions.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "findings_json.h"
+#include "jw.h"
+#include "baseline.h"
+#include "session.h"
+
+static const char usage[] =
+	"Usage: gmprof diff [options] BEFORE AFTER\n"
+	"\n"
+	"Compare two runs (profiles or event scripts), say of a program before and\n"
+	"after a fix: the peak of each device, and the findings fixed (in BEFORE,\n"
+	"not in AFTER) and new (the other way), matched by their fingerprints.\n"
+	"\n"
+	"Options:\n"
+	"  -f, --format text|json   output format (text)\n"
+	"      --pretty             indent the JSON\n"
+	"      --symbols DIR        look for the profiles' binaries in DIR (by file name)\n"
+	"  -o, --output FILE        write to FILE instead of standard output\n"
+	"      --force              replace FILE if it exists\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	GMP_DETECT_HELP
+	"\n"
+	"EXAMPLES\n"
+	"  gmprof diff before.gmprof after.gmprof\n"
+	"  gmprof diff --format json --pretty main.gmprof branch.gmprof > diff.json\n";
+
+struct fp {
+	uint64_t fp;
+	uint32_t i;    /* the finding's index (its rank) */
+};
+
+struct diff {
+	struct gmp_session a, b;   /* before, after */
+	uint8_t *fixed, *fresh;    /* per finding of a / of b */
+	size_t nfixed, nfresh;
+	const char *format;
+	int pretty;
+};
+
+static int cmp_fp(const void *x, const void *y)
+{
+	const struct fp *p = x, *q = y;
+	if (p->fp != q->fp)
+		return p->fp < q->fp ? -1 : 1;
+	return (p->i > q->i) - (p->i < q->i);
+}
+
+static struct fp *fingerprints(struct gmp_session *s)
+{
+	size_t n = s->r->nfindings;
+	struct fp *v = malloc((n ? n : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct fp){ gmp_sites__fingerprint(&s->sites, &s->r->findings[i]), (uint32_t)i };
+	qsort(v, n, sizeof(*v), cmp_fp);
+	return v;
+}
+
+/* Marks what only one side has: per fingerprint, the lowest-ranked extras. */
+static int match(struct diff *d)
+{
+	size_t na = d->a.r->nfindings, nb = d->b.r->nfindings;
+	struct fp *va = fingerprints(&d->a), *vb = fingerprints(&d->b);
+	d->fixed = calloc(na ? na : 1, 1);
+	d->fresh = calloc(nb ? nb : 1, 1);
+	if (!va || !vb || !d->fixed || !d->fresh) {
+		free(va);
+		free(vb);
+		return -ENOMEM;
+	}
+	size_t i = 0, j = 0;
+	while (i < na || j < nb) {
+		uint64_t f = i < na && (j >= nb || va[i].fp <= vb[j].fp) ? va[i].fp : vb[j].fp;
+		size_t ia = i, jb = j;
+		while (i < na && va[i].fp == f)
+			i++;
+		while (j < nb && vb[j].fp == f)
+			j++;
+		size_t ca = i - ia, cb = j - jb;
+		for (size_t k = ia + (ca < cb ? ca : cb); k < i; k++, d->nfixed++)
+			d->fixed[va[k].i] = 1;
+		for (size_t k = jb + (ca < cb ? ca : cb); k < j; k++, d->nfresh++)
+			d->fresh[vb[k].i] = 1;
+	}
+	free(va);
+	free(vb);
+	return 0;
+}
+
+static uint64_t peak_of(const struct gmp_result *r, uint32_t device, int *has)
+{
+	for (size_t i = 0; i < r->ndevices; i++)
+		if (r->devices[i].device == device) {
+			*has = 1;
+			return r->devices[i].peak_bytes;
+		}
+	*has = 0;
+	return 0;
+}
+
+/* Devices of either run, in order, without repeats. */
+static size_t devices(const struct diff *d, uint32_t *out, size_t max)
+{
+	size_t n = 0;
+	const struct gmp_result *rs[2] = { d->a.r, d->b.r };
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < rs[k]->ndevices; i++) {
+			uint32_t dev = rs[k]->devices[i].device;
+			size_t j = 0;
+			while (j < n && out[j] != dev)
+				j++;
+			if (j == n && n < max)
+				out[n++] = dev;
+		}
+	for (size_t i = 1; i < n; i++) /* insertion sort: few devices */
+		for (size_t j = i; j > 0 && out[j - 1] > out[j]; j--) {
+			uint32_t t = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
+static void text_finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f)
+{
+	char name[160], size[32], metric[160], hex[32], saving[32];
+	const struct gmp_result *r = s->r;
+	const char *at = gmp_sites__event(&s->sites, r->objects[f->object].alloc_ev, NULL);
+	fprintf(fp, "  %s: %s (%s), %s", gmp_pattern__name(f->pattern),
+		gmp_result__object_name(r, f->object, name, sizeof(name)),
+		gmp_human_bytes(r->objects[f->object].size, size, sizeof(size)),
+		gmp_text__metric(f, metric, sizeof(metric)));
+	if (f->saving)
+		fprintf(fp, ", %s at the peak", gmp_human_bytes(f->saving, saving, sizeof(saving)));
+	if (at)
+		fprintf(fp, "\n    allocated at %s", at);
+	fprintf(fp, " [%s]\n", gmp_sites__fingerprint_hex(&s->sites, f, hex, sizeof(hex)));
+}
+
+static int text(FILE *fp, void *ctx)
+{
+	struct diff *d = ctx;
+	const struct gmp_result *ra = d->a.r, *rb = d->b.r;
+	char x[32], y[32], z[32];
+	fprintf(fp, "gmprof diff: %s -> %s\n", d->a.name, d->b.name);
+	uint32_t dev[64];
+	size_t nd = devices(d, dev, 64);
+	for (size_t i = 0; i < nd; i++) {
+		int ha, hb;
+		uint64_t pa = peak_of(ra, dev[i], &ha), pb = peak_of(rb, dev[i], &hb);
+		uint64_t delta = pb > pa ? pb - pa : pa - pb;
+		fprintf(fp, "  peak, device %u: %s -> %s (%s%s", dev[i], ha ? gmp_human_bytes(pa, x, sizeof(x)) : "none",
+			hb ? gmp_human_bytes(pb, y, sizeof(y)) : "none", pb < pa ? "-" : "+",
+			gmp_human_bytes(delta, z, sizeof(z)));
+		if (pa)
+			fprintf(fp, ", %s%.1f%%", pb < pa ? "-" : "+", 100.0 * (double)delta / (double)pa);
+		fprintf(fp, ")\n");
+	}
+	fprintf(fp, "  leaked: %s -> %s\n", gmp_human_bytes(gmp_leaked_bytes(ra), x, sizeof(x)),
+		gmp_human_bytes(gmp_leaked_bytes(rb), y, sizeof(y)));
+	fprintf(fp, "  findings: %zu -> %zu (%zu fixed, %zu new, %zu in both)\n", ra->nfindings,
+		rb->nfindings, d->nfixed, d->nfresh, ra->nfindings - d->nfixed);
+	if (d->nfixed) {
+		fprintf(fp, "\nFixed (in %s, not in %s):\n", d->a.name, d->b.name);
+		for (size_t i = 0; i < ra->nfindings; i++)
+			if (d->fixed[i])
+				text_finding(fp, &d->a, &ra->findings[i]);
+	}
+	if (d->nfresh) {
+		fprintf(fp, "\nNew (in %s, not in %s):\n", d->b.name, d->a.name);
+		for (size_t i = 0; i < rb->nfindings; i++)
+			if (d->fresh[i])
+				text_finding(fp, &d->b, &rb->findings[i]);
+	}
+	return ferror(fp) ? -EIO : 0;
+}
+
+static void json_findings(struct gmp_jw *jw, const char *key, struct gmp_session *s, const uint8_t *pick)
+{
+	char hex[32], name[160];
+	const struct gmp_result *r = s->r;
+	gmp_jw__key(jw, key);
+	gmp_jw__arr(jw);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		if (!pick[i])
+			continue;
+		const struct gmp_finding *f = &r->findings[i];
+		const char *at = gmp_sites__event(&s->sites, r->objects[f->object].alloc_ev, NULL);
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "fingerprint", gmp_sites__fingerprint_hex(&s->sites, f, hex, sizeof(hex)));
+		gmp_jw__kstr(jw, "pattern", gmp_pattern__name(f->pattern));
+		gmp_jw__kstr(jw, "object", gmp_result__object_name(r, f->object, name, sizeof(name)));
+		gmp_jw__ku64(jw, "size", r->objects[f->object].size);
+		gmp_jw__ku64(jw, "saving_bytes", f->saving);
+		if (at)
+			gmp_jw__kstr(jw, "allocated_at", at);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+}
+
+static int json(FILE *fp, void *ctx)
+{
+	struct diff *d = ctx;
+	const struct gmp_result *ra = d->a.r, *rb = d->b.r;
+	struct gmp_jw jw;
+	gmp_jw__init(&jw, fp, d->pretty);
+	gmp_jw__obj(&jw);
+	gmp_jw__kstr(&jw, "before", d->a.name);
+	gmp_jw__kstr(&jw, "after", d->b.name);
+	gmp_jw__key(&jw, "devices");
+	gmp_jw__arr(&jw);
+	uint32_t dev[64];
+	size_t nd = devices(d, dev, 64);
+	for (size_t i = 0; i < nd; i++) {
+		int ha, hb;
+		uint64_t pa = peak_of(ra, dev[i], &ha), pb = peak_of(rb, dev[i], &hb);
+		gmp_jw__obj(&jw);
+		gmp_jw__ku64(&jw, "device", dev[i]);
+		gmp_jw__ku64(&jw, "peak_before", pa);
+		gmp_jw__ku64(&jw, "peak_after", pb);
+		gmp_jw__obj_end(&jw);
+	}
+	gmp_jw__arr_end(&jw);
+	gmp_jw__ku64(&jw, "leaked_before", gmp_leaked_bytes(ra));
+	gmp_jw__ku64(&jw, "leaked_after", gmp_leaked_bytes(rb));
+	gmp_jw__ku64(&jw, "findings_before", ra->nfindings);
+	gmp_jw__ku64(&jw, "findings_after", rb->nfindings);
+	json_findings(&jw, "fixed", &d->a, d->fixed);
+	json_findings(&jw, "new", &d->b, d->fresh);
+	gmp_jw__obj_end(&jw);
+	gmp_jw__raw(&jw, "\n", 1);
+	return gmp_jw__finish(&jw);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, 0, 'f' }, { "pretty", no_argument, 0, OPT_CMD_BASE },
+		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
+		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "help", no_argument, 0, 'h' },
+		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+	};
+	struct gmp_cli_common cm;
+	gmp_cli__common_init(&cm);
+	struct diff d = { .format = "text" };
+	int c, ex;
+	gmp_cli__reset_getopt();
+	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
+		if (c == 'f')
+			d.format = optarg;
+		else if (c == OPT_CMD_BASE)
+			d.pretty = 1;
+		else if (gmp_cli__common("diff", usage, c, argv, &cm, &ex) < 0)
+			return ex;
+	}
+	if (strcmp(d.format, "text") != 0 && strcmp(d.format, "json") != 0)
+		return gmp_cli__usage_error("diff", "unknown format '%s' (text or json)", d.format);
+	if (optind != argc - 2)
+		return gmp_cli__usage_error("diff", "expected BEFORE and AFTER, got %d input%s", argc - optind,
+					    argc - optind == 1 ? "" : "s");
+	if (gmp_session__open(&d.a, argv[optind], cm.salvage, &cm.o, cm.symdir, cm.suppress))
+		return GMP_EXIT_USAGE;
+	if (gmp_session__open(&d.b, argv[optind + 1], cm.salvage, &cm.o, cm.symdir, cm.suppress)) {
+		gmp_session__close(&d.a);
+		return GMP_EXIT_USAGE;
+	}
+	int rc = GMP_EXIT_USAGE;
+	if (match(&d))
+		fprintf(stderr, "gmprof: out of memory\n");
+	else if (!gmp_output__write(cm.output, cm.force, strcmp(d.format, "json") ? text : json, &d))
+		rc = GMP_EXIT_OK;
+	free(d.fixed);
+	free(d.fresh);
+	gmp_session__close(&d.a);
+	gmp_session__close(&d.b);
+	return rc;
+}
