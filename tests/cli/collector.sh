@@ -6,13 +6,7 @@
 . tests/cli/lib.sh
 B=${BUILD:-build}/test
 FAKE=$B/double/fake_app
-export GMPROF_COLLECTOR=$PWD/$B/libgmprof.so
-export GMPROF_SANITIZER_LIB=$PWD/$B/double/libsanitizer-public.so
-export GMPROF_DOUBLE=$GMPROF_SANITIZER_LIB
-export GMPROF_PATCH=$PWD/$B/double/patches.fatbin
-export GMPROF_SUMMARY=0
-# Pool regions reach the collector through NVTX, which loads it from here.
-export NVTX_INJECTION64_PATH=$GMPROF_COLLECTOR
+use_double "$PWD/$B" # pool regions reach the collector through NVTX too
 # Labels and source locations do not travel through Sanitizer callbacks.
 strip_script() { sed -E 's/,"label":"[^"]*"//; s/,"at":"[^"]*"//' "$1"; }
 strip_json() { grep -v '"at": ' "$1"; }

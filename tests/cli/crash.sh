@@ -14,8 +14,7 @@
 . tests/cli/lib.sh
 B=$(cd "$(dirname "$GMPROF")" && pwd)
 FAKE=$B/double/fake_app
-export GMPROF_COLLECTOR="$B/libgmprof.so" GMPROF_SANITIZER_LIB="$B/double/libsanitizer-public.so"
-export GMPROF_DOUBLE="$GMPROF_SANITIZER_LIB" GMPROF_PATCH="$B/double/patches.fatbin" GMPROF_SUMMARY=0
+use_double "$B"
 # Let the program's own signal disposition (and the collector's handler) act, not ASan's.
 export ASAN_OPTIONS="detect_leaks=0:handle_segv=0:handle_abort=0:allow_user_segv_handler=1"
 export GMPROF_FLUSH_MS=50

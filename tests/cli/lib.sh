@@ -20,3 +20,11 @@ expect_stderr_line() {
 	if [ "$_n" -eq 1 ] && grep -q -- "$1" "$TMPDIR/err"; then ok "$2"; else notok "$2: $(cat "$TMPDIR/err")"; fi
 }
 finish() { exit "$failed"; }
+# use_double DIR [PATCH]: the collector in DIR drives the Sanitizer test double
+# there (and is NVTX's tool); PATCH stands in for the device patches.
+use_double() {
+	GMPROF_COLLECTOR=$1/libgmprof.so GMPROF_SANITIZER_LIB=$1/double/libsanitizer-public.so
+	GMPROF_DOUBLE=$GMPROF_SANITIZER_LIB GMPROF_PATCH=${2:-$1/double/patches.fatbin} GMPROF_SUMMARY=0
+	NVTX_INJECTION64_PATH=$GMPROF_COLLECTOR
+	export GMPROF_COLLECTOR GMPROF_SANITIZER_LIB GMPROF_DOUBLE GMPROF_PATCH GMPROF_SUMMARY NVTX_INJECTION64_PATH
+}

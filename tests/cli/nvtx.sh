@@ -7,12 +7,7 @@
 . tests/cli/lib.sh
 B=${BUILD:-build}/test
 FAKE=$B/double/fake_app
-export GMPROF_COLLECTOR=$PWD/$B/libgmprof.so
-export GMPROF_SANITIZER_LIB=$PWD/$B/double/libsanitizer-public.so
-export GMPROF_DOUBLE=$GMPROF_SANITIZER_LIB
-export GMPROF_PATCH=$PWD/$B/double/patches.fatbin
-export GMPROF_SUMMARY=0
-export NVTX_INJECTION64_PATH=$GMPROF_COLLECTOR
+use_double "$PWD/$B"
 if [ ! -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	echo "ok - skipped: no nvtx3 headers in ${CUDA_HOME:-/usr/local/cuda}/include (the test double has no NVTX)"
 	finish
