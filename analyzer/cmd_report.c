@@ -105,6 +105,10 @@ static void peaks(FILE *fp, struct gmp_session *s)
 		if (pk->obj_n > 8)
 			fprintf(fp, "    ... and %u more\n", pk->obj_n - 8);
 	}
+	for (size_t i = 0; i < r->ndevices; i++)
+		if (r->devices[i].inuse_peak_bytes)
+			fprintf(fp, "  device %u: at most %s in use (pools counted by their regions)\n",
+				r->devices[i].device, gmp_human_bytes(r->devices[i].inuse_peak_bytes, a, sizeof(a)));
 }
 
 /* Live bytes per column over the topological order, ms_print-style. */
@@ -167,7 +171,8 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 	char m[160];
 	fprintf(fp, "     %s", gmp_text__metric(f, m, sizeof(m)));
 	if (f->saving)
-		fprintf(fp, "; saves %s at the peak (%s -> %s)", gmp_human_bytes(f->saving, a, sizeof(a)),
+		fprintf(fp, "; saves %s at the peak%s (%s -> %s)", gmp_human_bytes(f->saving, a, sizeof(a)),
+			gmp_finding__in_use(r, f) ? " in use" : "",
 			gmp_human_bytes(gmp_finding__peak_before(r, f), b, sizeof(b)),
 			gmp_human_bytes(gmp_finding__peak_after(r, f), c, sizeof(c)));
 	fputc('\n', fp);

@@ -211,9 +211,10 @@ static void result(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fin
 	gmp_text__metric(f, metric, sizeof(metric));
 	gmp_result__suggestion(r, f, sugg, sizeof(sugg));
 	if (f->saving)
-		snprintf(msg, sizeof(msg), "%s: %s (%s), %s; fixing it saves %s at the peak. Fix: %s.",
+		snprintf(msg, sizeof(msg), "%s: %s (%s), %s; fixing it saves %s at the peak%s. Fix: %s.",
 			 gmp_pattern__name(f->pattern), name, size, metric,
-			 gmp_human_bytes(f->saving, save, sizeof(save)), sugg);
+			 gmp_human_bytes(f->saving, save, sizeof(save)),
+			 gmp_finding__in_use(r, f) ? " in use" : "", sugg);
 	else
 		snprintf(msg, sizeof(msg), "%s: %s (%s), %s. Fix: %s.", gmp_pattern__name(f->pattern),
 			 name, size, metric, sugg);

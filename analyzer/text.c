@@ -63,8 +63,8 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	else if (f->ev_a != GMP_NO_EVENT)
 		fprintf(fp, "     %s\n", gmp_result__api_label(r, f->ev_a, a, sizeof(a)));
 	if (f->saving)
-		fprintf(fp, "     saves %s at the peak (%s -> %s)\n",
-			gmp_human_bytes(f->saving, s1, sizeof(s1)),
+		fprintf(fp, "     saves %s at the peak%s (%s -> %s)\n",
+			gmp_human_bytes(f->saving, s1, sizeof(s1)), gmp_finding__in_use(r, f) ? " in use" : "",
 			gmp_human_bytes(gmp_finding__peak_before(r, f), s2, sizeof(s2)),
 			gmp_human_bytes(gmp_finding__peak_after(r, f), s3, sizeof(s3)));
 	char sugg[768];
@@ -88,10 +88,14 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 	const struct gmp_trace *t = r->trace;
 	fprintf(fp, "gmprof: %s: %zu events, %" PRIu64 " GPU APIs, %zu objects, %u levels\n",
 		source, t->nev, r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);
-	for (size_t i = 0; i < r->ndevices; i++)
-		fprintf(fp, "device %u: peak %s (%" PRIu64 " bytes)\n", r->devices[i].device,
+	for (size_t i = 0; i < r->ndevices; i++) {
+		fprintf(fp, "device %u: peak %s (%" PRIu64 " bytes)", r->devices[i].device,
 			gmp_human_bytes(r->devices[i].peak_bytes, sz, sizeof(sz)),
 			r->devices[i].peak_bytes);
+		if (r->devices[i].inuse_peak_bytes) /* pools with regions */
+			fprintf(fp, "; in use at most %s", gmp_human_bytes(r->devices[i].inuse_peak_bytes, sz, sizeof(sz)));
+		fputc('\n', fp);
+	}
 	if (!r->nfindings) {
 		fprintf(fp, "no findings\n");
 		return;

@@ -208,6 +208,11 @@ const char *det_obj(const struct det *d, uint32_t obj, char *buf, size_t n)
 	return gmp_result__object_name(d->r, obj, buf, n);
 }
 
+int gmp_finding__in_use(const struct gmp_result *r, const struct gmp_finding *f)
+{
+	return r->objects[f->object].kind == GMP_MEM_POOL_REGION;
+}
+
 uint64_t gmp_finding__peak_before(const struct gmp_result *r, const struct gmp_finding *f)
 {
 	const struct gmp_object *o = &r->objects[f->object];
@@ -215,7 +220,8 @@ uint64_t gmp_finding__peak_before(const struct gmp_result *r, const struct gmp_f
 		o = &r->objects[o->parent];
 	for (size_t i = 0; i < r->ndevices; i++)
 		if (r->devices[i].device == o->device)
-			return r->devices[i].peak_bytes;
+			return gmp_finding__in_use(r, f) ? r->devices[i].inuse_peak_bytes
+							 : r->devices[i].peak_bytes;
 	return 0;
 }
 

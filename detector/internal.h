@@ -62,6 +62,8 @@ struct det {
 	uint32_t *gap_off;
 	/* peaks: one live-bytes curve per device (peaks.c) */
 	struct dev_curve *curves;
+	/* and, where pools have regions, one of the bytes in use (NULL when none) */
+	struct dev_curve *icurves;
 };
 
 int det_resolve(struct det *d);

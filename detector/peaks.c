@@ -3,7 +3,9 @@
  * Memory peaks and what fixing each finding would save.  Live bytes per
  * device are summed over the topological order (events by level, then
  * issue order); pool regions are not counted, since their pool already
- * is.  A fix changes one or two objects' live ranges; the new peak is the
+ * is.  Where pools have regions, a second curve per device counts the
+ * bytes in use: such a pool by its live regions, every other object by
+ * itself; fixes to regions are measured against that one.  A fix changes one or two objects' live ranges; the new peak is the
  * maximum of the curve with those changes, found with a max segment tree
  * over the curve's change points in O(log n) per range.
  */
@@ -120,44 +122,48 @@ static uint64_t peak_with(const struct dev_curve *c, uint32_t npos, const struct
 	return (uint64_t)best;
 }
 
-static int build_curves(struct det *d)
+/*
+ * Curves over the objects use[] marks (one per device of r->devices, in
+ * that order): change points, peak, the moments at the peak, and the max
+ * tree.  With points, the device curve also goes to r->curve.
+ */
+static int build_set(struct det *d, struct dev_curve **out, const uint8_t *use, int points)
 {
 	struct gmp_result *r = d->r;
-	struct dev_curve *curves;
-	size_t cap = 0;
-	for (size_t o = 0; o < r->nobjects; o++) {
-		const struct gmp_object *ob = &r->objects[o];
-		if (!counted(ob))
-			continue;
-		size_t di = dev_index(r, ob->device);
-		if (di == SIZE_MAX) {
-			if (GMP_GROW(r->devices, cap, r->ndevices + 1))
-				return -ENOMEM;
-			di = r->ndevices++;
-			r->devices[di] = (struct gmp_device_summary){ .device = ob->device };
-		}
-		r->devices[di].objects++;
-	}
-	curves = d->curves = calloc(r->ndevices ? r->ndevices : 1, sizeof(*curves));
+	struct dev_curve *curves = *out = calloc(r->ndevices ? r->ndevices : 1, sizeof(*curves));
+	if (!curves)
+		return -ENOMEM;
+	size_t *nobj = calloc(r->ndevices ? r->ndevices : 1, sizeof(*nobj));
+	if (!nobj)
+		return -ENOMEM;
 	size_t total = 0;
 	for (size_t o = 0; o < r->nobjects; o++)
-		if (counted(&r->objects[o]))
-			total += 1 + (r->objects[o].free_ev != GMP_NO_EVENT);
-	r->curve = malloc((total ? total : 1) * sizeof(*r->curve));
-	if (!curves || !r->curve)
+		if (use[o]) {
+			size_t di = dev_index(r, r->objects[o].device);
+			if (di != SIZE_MAX) {
+				nobj[di]++;
+				total += 1 + (r->objects[o].free_ev != GMP_NO_EVENT);
+			}
+		}
+	if (points && !(r->curve = malloc((total ? total : 1) * sizeof(*r->curve)))) {
+		free(nobj);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < r->ndevices; i++) {
 		struct dev_curve *c = &curves[i];
 		c->device = r->devices[i].device;
-		size_t m = 1 + 2 * r->devices[i].objects;
+		size_t m = 1 + 2 * nobj[i];
 		c->pos = malloc(m * sizeof(*c->pos));
 		c->live = malloc(m * sizeof(*c->live));
-		if (!c->pos || !c->live)
+		if (!c->pos || !c->live) {
+			free(nobj);
 			return -ENOMEM;
+		}
 		c->pos[0] = 0;
 		c->live[0] = 0;
 		c->m = 1;
 	}
+	free(nobj);
 	/* The object each alloc/free position belongs to (high bit: a free). */
 	uint32_t *obj_at = malloc((d->t->nev ? d->t->nev : 1) * sizeof(*obj_at));
 	if (!obj_at)
@@ -165,7 +171,7 @@ static int build_curves(struct det *d)
 	memset(obj_at, 0xff, d->t->nev * sizeof(*obj_at));
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
-		if (!counted(ob))
+		if (!use[o] || dev_index(r, ob->device) == SIZE_MAX)
 			continue;
 		obj_at[d->pos[ob->alloc_ev]] = (uint32_t)o;
 		if (ob->free_ev != GMP_NO_EVENT)
@@ -184,9 +190,10 @@ static int build_curves(struct det *d)
 		c->live[c->m++] = live;
 		if (live > c->peak)
 			c->peak = live;
-		r->curve[r->ncurve++] = (struct gmp_curve_point){ .ev = r->order[p],
-								  .device = ob->device,
-								  .live = live };
+		if (points)
+			r->curve[r->ncurve++] = (struct gmp_curve_point){ .ev = r->order[p],
+									  .device = ob->device,
+									  .live = live };
 	}
 	free(obj_at);
 	for (size_t i = 0; i < r->ndevices; i++) {
@@ -200,9 +207,6 @@ static int build_curves(struct det *d)
 			}
 			c->npk++;
 		}
-	}
-	for (size_t i = 0; i < r->ndevices; i++) {
-		struct dev_curve *c = &curves[i];
 		/* A bottom-up tree needs no power of two; its leaves replace live[]. */
 		c->leaves = c->m;
 		c->tree = malloc(2 * c->leaves * sizeof(*c->tree));
@@ -215,11 +219,53 @@ static int build_curves(struct det *d)
 		for (size_t k = c->leaves - 1; k >= 1; k--)
 			c->tree[k] = c->tree[2 * k] > c->tree[2 * k + 1] ? c->tree[2 * k]
 									 : c->tree[2 * k + 1];
-		r->devices[i].peak_bytes = c->peak;
-		if (c->peak > r->peak_bytes)
-			r->peak_bytes = c->peak;
 	}
 	return 0;
+}
+
+static int build_curves(struct det *d)
+{
+	struct gmp_result *r = d->r;
+	size_t cap = 0, nregions = 0;
+	for (size_t o = 0; o < r->nobjects; o++) {
+		const struct gmp_object *ob = &r->objects[o];
+		nregions += !counted(ob);
+		if (!counted(ob))
+			continue;
+		size_t di = dev_index(r, ob->device);
+		if (di == SIZE_MAX) {
+			if (GMP_GROW(r->devices, cap, r->ndevices + 1))
+				return -ENOMEM;
+			di = r->ndevices++;
+			r->devices[di] = (struct gmp_device_summary){ .device = ob->device };
+		}
+		r->devices[di].objects++;
+	}
+	uint8_t *use = malloc(r->nobjects ? r->nobjects : 1);
+	if (!use)
+		return -ENOMEM;
+	for (size_t o = 0; o < r->nobjects; o++)
+		use[o] = (uint8_t)counted(&r->objects[o]);
+	int err = build_set(d, &d->curves, use, 1);
+	for (size_t i = 0; !err && i < r->ndevices; i++) {
+		r->devices[i].peak_bytes = d->curves[i].peak;
+		if (d->curves[i].peak > r->peak_bytes)
+			r->peak_bytes = d->curves[i].peak;
+	}
+	if (!err && nregions) {
+		/* In use: a pool with regions counts by its regions, every other object by itself. */
+		for (size_t o = 0; o < r->nobjects; o++)
+			use[o] = 1;
+		for (size_t o = 0; o < r->nobjects; o++)
+			if (!counted(&r->objects[o]) && r->objects[o].parent != GMP_NO_OBJECT)
+				use[r->objects[o].parent] = 0;
+		err = build_set(d, &d->icurves, use, 0);
+		for (size_t i = 0; !err && i < r->ndevices; i++)
+			if (d->icurves[i].m > 1 || d->icurves[i].peak)
+				r->devices[i].inuse_peak_bytes = d->icurves[i].peak;
+	}
+	free(use);
+	return err;
 }
 
 struct cand_peak {
@@ -302,18 +348,24 @@ static int find_peaks(struct det *d)
 	return 0;
 }
 
-void det_free_curves(struct det *d)
+static void free_set(struct det *d, struct dev_curve **set)
 {
-	if (!d->curves)
+	if (!*set)
 		return;
 	for (size_t i = 0; i < d->r->ndevices; i++) {
-		free(d->curves[i].pos);
-		if (!d->curves[i].tree)
-			free(d->curves[i].live); /* else live points into the tree */
-		free(d->curves[i].tree);
+		free((*set)[i].pos);
+		if (!(*set)[i].tree)
+			free((*set)[i].live); /* else live points into the tree */
+		free((*set)[i].tree);
 	}
-	free(d->curves);
-	d->curves = NULL;
+	free(*set);
+	*set = NULL;
+}
+
+void det_free_curves(struct det *d)
+{
+	free_set(d, &d->curves);
+	free_set(d, &d->icurves);
 }
 
 int det_peaks(struct det *d)
@@ -431,10 +483,13 @@ int det_savings(struct det *d)
 		size_t di = dev_index(r, root->device);
 		if (di == SIZE_MAX)
 			continue;
-		const struct dev_curve *c = &d->curves[di];
+		/*
+		 * A fix inside a pool frees nothing on the device unless the pool
+		 * shrinks: it lowers the peak of the bytes in use instead.
+		 */
+		const struct dev_curve *c = counted(o) ? &d->curves[di] : d->icurves ? &d->icurves[di] : NULL;
 		fd->saving = 0;
-		/* A fix inside a pool frees nothing on the device unless the pool shrinks. */
-		if (!counted(o))
+		if (!c)
 			continue;
 		size_t nm = mods_for(d, fd, m);
 		size_t k = 0;

@@ -237,6 +237,8 @@ static void devices(struct gmp_jw *jw, const struct gmp_result *r,
 		gmp_jw__obj(jw);
 		gmp_jw__ku64(jw, "device", ds->device);
 		gmp_jw__ku64(jw, "peak_bytes", ds->peak_bytes);
+		if (ds->inuse_peak_bytes) /* pools with regions */
+			gmp_jw__ku64(jw, "inuse_peak_bytes", ds->inuse_peak_bytes);
 		gmp_jw__ku64(jw, "objects", ds->objects);
 		gmp_jw__key(jw, "peaks");
 		gmp_jw__arr(jw);

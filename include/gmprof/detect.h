@@ -170,6 +170,12 @@ struct gmp_device_summary {
 	uint32_t device;
 	uint64_t peak_bytes;
 	uint64_t objects;
+	/*
+	 * When pools on the device have regions (sub-allocations announced with
+	 * NVTX): the peak of the bytes in use, where such a pool counts by its
+	 * live regions instead of its own size.  0 when it has none.
+	 */
+	uint64_t inuse_peak_bytes;
 };
 
 #define GMP_PASSES 9
@@ -234,7 +240,12 @@ const char *gmp_result__kernel_name(const struct gmp_result *r, uint32_t name);
 /* "KERNEL vecAdd (stream 1, #3)", "ALLOC (stream 0, #2)", ... */
 const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char *buf,
 				  size_t n);
-/* The peak of the device f's object lives on, and that peak with f fixed. */
+/*
+ * The peak f's saving is measured against: the device's peak, or for a
+ * region of a pool its peak of bytes in use (gmp_finding__in_use); and that
+ * peak with f fixed.
+ */
+int gmp_finding__in_use(const struct gmp_result *r, const struct gmp_finding *f);
 uint64_t gmp_finding__peak_before(const struct gmp_result *r, const struct gmp_finding *f);
 uint64_t gmp_finding__peak_after(const struct gmp_result *r, const struct gmp_finding *f);
 /* What to do about f, in one sentence, into buf. */
