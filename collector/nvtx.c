@@ -38,7 +38,7 @@ static int warned_outside, warned_overlap, warned_type;
 static int enter(void)
 {
 	pthread_mutex_lock(&gmp_col.lock);
-	if (gmp_col.active && !gmp_col.closed)
+	if (gmp_col.active && !gmp_col.closed && !gmp_col.write_failed) /* a stopped profile records nothing */
 		return 1;
 	pthread_mutex_unlock(&gmp_col.lock);
 	return 0;

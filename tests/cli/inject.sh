@@ -75,34 +75,44 @@ sweep "html" 7 700 "$R/gmprof" -- "$G" html -o - "$P"
 # ---- collector: the program runs on ------------------------------------------------------
 export GMPROF_COLLECTOR="$R/libgmprof.so" GMPROF_SANITIZER_LIB="$R/double/libsanitizer-public.so"
 export GMPROF_DOUBLE="$GMPROF_SANITIZER_LIB" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0
-env GMPROF_OUTPUT="$TMPDIR/full.gmprof" "$R/double/fake_app" "$S" >/dev/null 2>&1
-"$G" replay --format json "$TMPDIR/full.gmprof" >"$TMPDIR/full.json" 2>/dev/null
 for f in open:1 write:1 write:2+ write:3 fsync:1; do
 	rm -f "$TMPDIR/p.gmprof"
 	expect_exit 0 "collector: $f on the profile fails; the program runs on" -- env GMP_INJECT=$f GMP_INJECT_PATH=p.gmprof \
 		GMPROF_OUTPUT="$TMPDIR/p.gmprof" LD_PRELOAD="$SHIM" "$R/double/fake_app" "$S"
 	expect_stderr_line "gmprof: cannot .*p.gmprof" "  ... one sentence naming the profile"
 done
-n=1 bad=0 said=0
-while [ "$n" -le 300 ]; do
-	rm -f "$TMPDIR/p.gmprof"
-	env GMP_INJECT="malloc:$n" GMP_INJECT_CALLER=libgmprof GMPROF_OUTPUT="$TMPDIR/p.gmprof" LD_PRELOAD="$SHIM" \
-		"$R/double/fake_app" "$S" >/dev/null 2>"$TMPDIR/err"
-	rc=$?
-	lines=$(wc -l <"$TMPDIR/err")
-	if [ "$rc" -ne 0 ] || { [ "$lines" -gt 0 ] && ! one_sentence "$TMPDIR/err"; }; then
-		[ "$bad" -lt 3 ] && echo "# collector allocation $n: exit $rc: $(head -2 "$TMPDIR/err")"; bad=$((bad + 1))
-	elif [ "$lines" -eq 0 ]; then
-		# Nothing said: then nothing may be missing.
-		"$G" replay --format json "$TMPDIR/p.gmprof" >"$TMPDIR/p.json" 2>/dev/null
-		if ! cmp -s "$TMPDIR/p.json" "$TMPDIR/full.json"; then
-			[ "$bad" -lt 3 ] && echo "# collector allocation $n: silent, but the findings differ"; bad=$((bad + 1))
+# collector_sweep NAME SCRIPT COUNT: each of the collector's first COUNT allocations fails in turn.
+collector_sweep() {
+	rm -f "$TMPDIR/full.gmprof"
+	env GMPROF_OUTPUT="$TMPDIR/full.gmprof" "$R/double/fake_app" "$2" >/dev/null 2>&1
+	"$G" replay --format json "$TMPDIR/full.gmprof" >"$TMPDIR/full.json" 2>/dev/null
+	n=1 bad=0 said=0
+	while [ "$n" -le "$3" ]; do
+		rm -f "$TMPDIR/p.gmprof"
+		env GMP_INJECT="malloc:$n" GMP_INJECT_CALLER=libgmprof GMPROF_OUTPUT="$TMPDIR/p.gmprof" LD_PRELOAD="$SHIM" \
+			"$R/double/fake_app" "$2" >/dev/null 2>"$TMPDIR/err"
+		rc=$?
+		lines=$(wc -l <"$TMPDIR/err")
+		if [ "$rc" -ne 0 ] || { [ "$lines" -gt 0 ] && ! one_sentence "$TMPDIR/err"; }; then
+			[ "$bad" -lt 3 ] && echo "# $1: collector allocation $n: exit $rc: $(head -2 "$TMPDIR/err")"; bad=$((bad + 1))
+		elif [ "$lines" -eq 0 ]; then
+			# Nothing said: then nothing may be missing.
+			"$G" replay --format json "$TMPDIR/p.gmprof" >"$TMPDIR/p.json" 2>/dev/null
+			if ! cmp -s "$TMPDIR/p.json" "$TMPDIR/full.json"; then
+				[ "$bad" -lt 3 ] && echo "# $1: collector allocation $n: silent, but the findings differ"; bad=$((bad + 1))
+			fi
+		else
+			said=$((said + 1))
 		fi
-	else
-		said=$((said + 1))
-	fi
-	n=$((n + 1))
-done
-[ "$bad" -eq 0 ] && ok "collector: 300 allocations failed in turn; the program always ran on, the collector said one sentence ($said times) or lost nothing" \
-	|| notok "collector allocation sweep: $bad bad outcomes"
+		n=$((n + 1))
+	done
+	[ "$bad" -eq 0 ] && ok "$1: $3 allocations failed in turn; the program always ran on, the collector said one sentence ($said times) or lost nothing" \
+		|| notok "$1: collector allocation sweep: $bad bad outcomes"
+}
+collector_sweep "collector" "$S" 300
+# Pool regions through NVTX (the NVTX entry points allocate too).
+if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
+	export NVTX_INJECTION64_PATH=$GMPROF_COLLECTOR
+	collector_sweep "collector with NVTX regions" tests/scripts/pool_regions.jsonl 150
+fi
 finish
