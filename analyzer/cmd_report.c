@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "bysite.h"
 #include "session.h"
 
 static const char usage[] =
@@ -196,6 +197,33 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 	}
 }
 
+/* Where one fix covers many findings: sites that hold two or more (the largest groups). */
+static int by_site(FILE *fp, struct gmp_session *s)
+{
+	struct gmp_bysite b;
+	if (gmp_bysite__build(&s->sites, s->r, &b))
+		return -12; /* ENOMEM */
+	if (b.largest >= 2) {
+		size_t n = b.n < 10 ? b.n : 10;
+		fprintf(fp, "\nFindings by allocation site");
+		if (n < b.n)
+			fprintf(fp, " (the first %zu of %zu)", n, b.n);
+		fprintf(fp, "\n");
+		for (size_t i = 0; i < n; i++) {
+			const struct gmp_site_group *g = &b.g[i];
+			char bytes[32], save[32], cnt[32];
+			snprintf(cnt, sizeof(cnt), "%zu finding%s", g->findings, g->findings == 1 ? "" : "s");
+			fprintf(fp, "  %-28s %14s %10s", gmp_pattern__name(g->pattern), cnt,
+				gmp_human_bytes(g->bytes, bytes, sizeof(bytes)));
+			if (g->max_saving)
+				fprintf(fp, "  saves up to %s", gmp_human_bytes(g->max_saving, save, sizeof(save)));
+			fprintf(fp, "  at %s\n", g->site);
+		}
+	}
+	gmp_bysite__release(&b);
+	return 0;
+}
+
 static int text(FILE *fp, void *ctx)
 {
 	struct report *rp = ctx;
@@ -205,6 +233,9 @@ static int text(FILE *fp, void *ctx)
 	peaks(fp, s);
 	for (size_t d = 0; d < r->ndevices; d++)
 		plot(fp, r, r->devices[d].device);
+	int err = by_site(fp, s);
+	if (err)
+		return err;
 	size_t n = rp->top && rp->top < r->nfindings ? rp->top : r->nfindings;
 	fprintf(fp, "\nFindings: %zu", r->nfindings);
 	if (n < r->nfindings)

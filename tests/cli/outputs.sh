@@ -111,4 +111,21 @@ expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/r.html" tests/scripts/intra_p
 if grep -Eqi '<script|src=|href=|url\(|@import' "$TMPDIR/r.html"; then notok "html loads nothing"; else ok "html loads nothing"; fi
 [ "$(grep -c '<svg' "$TMPDIR/r.html")" -ge 3 ] && ok "html has the plot, the lifetimes and a histogram" || notok "html has the plot, the lifetimes and a histogram"
 grep -q '<td>non_uniform_access_frequency</td>' "$TMPDIR/r.html" && ok "html lists the findings" || notok "html lists the findings"
+# Findings grouped by allocation site: a loop's buffers share one place to fix.
+{
+	for i in 1 2 3 4 5; do
+		printf '{"op":"alloc","addr":"0x%x00000","size":%d,"at":"loop.cu:7"}\n' "$i" $((i * 4096))
+		printf '{"op":"kernel","name":"warmup","at":"loop.cu:8"}\n'
+		printf '{"op":"kernel","name":"step","write":["0x%x00000"],"at":"loop.cu:9"}\n' "$i"
+		printf '{"op":"free","addr":"0x%x00000","at":"loop.cu:10"}\n' "$i"
+	done
+	printf '{"op":"alloc","addr":"0x9000000","size":64,"at":"other.cu:3"}\n'
+} >"$TMPDIR/loop.jsonl"
+expect_exit 0 "report of a loop" -- "$GMPROF" report "$TMPDIR/loop.jsonl"
+sed -n '/^Findings by allocation site$/,/^$/p' "$TMPDIR/out" >"$TMPDIR/bysite"
+grep -q '^  early_allocation  *5 findings   60.0 KiB  at loop.cu:7$' "$TMPDIR/bysite" && ok "by site: the loop's five early allocations in one line" ||
+	notok "by site: $(cat "$TMPDIR/bysite")"
+grep -q 'other.cu:3' "$TMPDIR/bysite" && ok "by site: single findings are listed too" || notok "by site: other.cu:3 missing"
+expect_exit 0 "report of one finding per site" -- "$GMPROF" report tests/scripts/figure2.jsonl
+grep -q '^Findings by allocation site' "$TMPDIR/out" && notok "no by-site section when no site repeats" || ok "no by-site section when no site repeats"
 finish
