@@ -287,7 +287,7 @@ run: all
 	  $(MAKE) --no-print-directory gpu-run; \
 	else \
 	  echo "gmprof: no GPU here; analyzing the bundled $(RUN_INPUT)"; \
-	  $(REL)/gmprof report --symbols tests/data/gpu/bin $(RUN_INPUT); \
+	  $(REL)/gmprof report --symbols tests/data/gpu/bin --alloc-fn 'bench_malloc*' $(RUN_INPUT); \
 	fi
 
 # ---- tests -----------------------------------------------------------------
@@ -346,7 +346,7 @@ gpu-run: all
 	@mkdir -p $(BUILD)/gpu
 	$(Q)$(NVCC) -O2 -g -lineinfo -Xcompiler -rdynamic -o $(BUILD)/gpu/simple_multi_copy benchmarks/cuda/simple_multi_copy.cu
 	$(REL)/gmprof run --force --top 0 -o $(BUILD)/gpu/simple_multi_copy.gmprof -- $(BUILD)/gpu/simple_multi_copy
-	$(REL)/gmprof report --top 10 $(BUILD)/gpu/simple_multi_copy.gmprof
+	$(REL)/gmprof report --top 10 --alloc-fn 'bench_malloc*' $(BUILD)/gpu/simple_multi_copy.gmprof
 
 # After gpu-check on a GPU machine: keep its profiles as test data, in
 # tests/data/gpu/ (RECORD_MAX bytes at most each), with the binaries named in

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Shared command-line parsing for the gmprof subcommands. */
 #include "cli.h"
+#include "session.h"
 
 #include <errno.h>
 #include <math.h>
@@ -115,6 +116,13 @@ int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_dete
 	return 1;
 }
 
+void gmp_cli__session_opts(const struct gmp_cli_common *cm, struct gmp_session_opts *so)
+{
+	*so = (struct gmp_session_opts){ .salvage = cm->salvage, .detect = &cm->o, .symdir = cm->symdir,
+					 .suppress = cm->suppress, .alloc_fns = cm->alloc_fns,
+					 .nalloc_fns = cm->nalloc_fns };
+}
+
 void gmp_cli__common_init(struct gmp_cli_common *cm)
 {
 	memset(cm, 0, sizeof(*cm));
@@ -131,6 +139,13 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 	case OPT_FORCE: cm->force = 1; return 1;
 	case OPT_SYMBOLS: cm->symdir = optarg; return 1;
 	case OPT_SUPPRESS: cm->suppress = optarg; return 1;
+	case OPT_ALLOC_FN:
+		if (cm->nalloc_fns == sizeof(cm->alloc_fns) / sizeof(cm->alloc_fns[0])) {
+			*exit_code = gmp_cli__usage_error(cmd, "at most %zu --alloc-fn options", cm->nalloc_fns);
+			return -1;
+		}
+		cm->alloc_fns[cm->nalloc_fns++] = optarg;
+		return 1;
 	case 'h':
 		fputs(usage, stdout);
 		*exit_code = GMP_EXIT_OK;

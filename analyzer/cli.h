@@ -19,6 +19,7 @@
 enum {
 	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
 	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT, OPT_SYMBOLS, OPT_SUPPRESS,
+	OPT_ALLOC_FN,
 	OPT_CMD_BASE = 1100,   /* subcommands number their own options from here */
 };
 
@@ -34,7 +35,8 @@ enum {
 	{ "peaks", required_argument, 0, OPT_PEAKS },                         \
 	{ "patterns", required_argument, 0, OPT_PATTERNS },                   \
 	{ "salvage", no_argument, 0, OPT_SALVAGE },                           \
-	{ "suppressions", required_argument, 0, OPT_SUPPRESS }
+	{ "suppressions", required_argument, 0, OPT_SUPPRESS },               \
+	{ "alloc-fn", required_argument, 0, OPT_ALLOC_FN }
 
 #define GMP_DETECT_HELP                                                                \
 	"Detection thresholds (the paper's defaults):\n"                               \
@@ -50,7 +52,9 @@ enum {
 	"      --salvage          analyze the intact part of a damaged profile\n"         \
 	"      --suppressions FILE  leave out findings FILE's rules match: lines of\n"  \
 	"                         PATTERN:GLOB, the glob matched against the frames of\n" \
-	"                         the allocation's call path (README: Suppressions)\n"
+	"                         the allocation's call path (README: Suppressions)\n"  \
+	"      --alloc-fn GLOB    a function that wraps cudaMalloc: its callers are the\n" \
+	"                         allocation sites (repeatable; as massif's --alloc-fn)\n"
 
 /*
  * Handles a threshold option; returns 1 when c was one, 0 when not, -1 on
@@ -64,10 +68,15 @@ struct gmp_cli_common {
 	const char *output;      /* -o (standard output: "-") */
 	const char *symdir;      /* --symbols */
 	const char *suppress;    /* --suppressions */
+	const char *alloc_fns[16]; /* --alloc-fn, repeatable */
+	size_t nalloc_fns;
 	int force, salvage;
 };
 
 void gmp_cli__common_init(struct gmp_cli_common *cm);
+/* The session options the common ones give. */
+struct gmp_session_opts;
+void gmp_cli__session_opts(const struct gmp_cli_common *cm, struct gmp_session_opts *so);
 
 /*
  * The getopt cases every analyzing command shares: -o, --force, --symbols

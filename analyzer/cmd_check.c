@@ -373,7 +373,9 @@ int cmd_check(int argc, char **argv)
 	if (basefile && gmp_baseline__load(basefile, &base))
 		return GMP_EXIT_USAGE;
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir, cm.suppress)) {
+	struct gmp_session_opts so;
+	gmp_cli__session_opts(&cm, &so);
+	if (gmp_session__open(&s, argv[optind], &so)) {
 		gmp_baseline__release(&base);
 		return GMP_EXIT_USAGE;
 	}
@@ -449,7 +451,9 @@ int cmd_baseline(int argc, char **argv)
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("baseline", "expected one INPUT, got %d", argc - optind);
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir, cm.suppress))
+	struct gmp_session_opts so;
+	gmp_cli__session_opts(&cm, &so);
+	if (gmp_session__open(&s, argv[optind], &so))
 		return GMP_EXIT_USAGE;
 	int rc = gmp_output__write(cm.output, cm.force, write_baseline, &s);
 	gmp_session__close(&s);

@@ -276,9 +276,11 @@ int cmd_diff(int argc, char **argv)
 	if (optind != argc - 2)
 		return gmp_cli__usage_error("diff", "expected BEFORE and AFTER, got %d input%s", argc - optind,
 					    argc - optind == 1 ? "" : "s");
-	if (gmp_session__open(&d.a, argv[optind], cm.salvage, &cm.o, cm.symdir, cm.suppress))
+	struct gmp_session_opts so;
+	gmp_cli__session_opts(&cm, &so);
+	if (gmp_session__open(&d.a, argv[optind], &so))
 		return GMP_EXIT_USAGE;
-	if (gmp_session__open(&d.b, argv[optind + 1], cm.salvage, &cm.o, cm.symdir, cm.suppress)) {
+	if (gmp_session__open(&d.b, argv[optind + 1], &so)) {
 		gmp_session__close(&d.a);
 		return GMP_EXIT_USAGE;
 	}

@@ -110,6 +110,7 @@ int cmd_replay(int argc, char **argv)
 	if (cm.suppress) { /* rules match call paths: symbolize only then */
 		struct gmp_sites sites = { .r = r };
 		if ((in.is_profile && gmp_symbolizer__new(in.trace, cm.symdir, &sym)) ||
+		    (sym && (gmp_symbolizer__alloc_fns(sym, cm.alloc_fns, cm.nalloc_fns), 0)) ||
 		    ((sites.sym = sym), gmp_suppress__apply(&sup, r, &sites))) {
 			fprintf(stderr, "gmprof: out of memory\n");
 			goto done;

@@ -292,7 +292,9 @@ int cmd_report(int argc, char **argv)
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("report", "expected one INPUT, got %d", argc - optind);
 	struct gmp_session s;
-	if (gmp_session__open(&s, argv[optind], cm.salvage, &cm.o, cm.symdir, cm.suppress))
+	struct gmp_session_opts so;
+	gmp_cli__session_opts(&cm, &so);
+	if (gmp_session__open(&s, argv[optind], &so))
 		return GMP_EXIT_USAGE;
 	rp.s = &s;
 	int rc = gmp_output__write(cm.output, cm.force, strcmp(rp.format, "json") ? text : json, &rp);

@@ -46,6 +46,8 @@ static const char usage[] =
 	"      --top N              findings printed (10); 0 prints none\n"
 	"      --suppressions FILE  leave findings FILE's rules match out of the report\n"
 	"                           and --fail-on (README: Suppressions)\n"
+	"      --alloc-fn GLOB      a function that wraps cudaMalloc: its callers are the\n"
+	"                           allocation sites in the report (repeatable)\n"
 	"  -h, --help               show this help\n"
 	"\n"
 	"Exit status: the program's own when it fails; else 1 when --fail-on matched;\n"
@@ -139,6 +141,8 @@ static int preflight_gpu(void)
 
 struct run_opts {
 	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib, *suppress;
+	const char *alloc_fns[16];
+	size_t nalloc_fns;
 	int force;
 	uint32_t fail_on, top;
 };
@@ -244,7 +248,9 @@ static int report(const struct run_opts *o, pid_t pid)
 	dopts.demangle = gmp_demangle;
 	/* The program's binaries are where it ran: findings get their source lines. */
 	struct gmp_session s;
-	if (gmp_session__open(&s, path, 0, &dopts, NULL, o->suppress))
+	struct gmp_session_opts so = { .detect = &dopts, .suppress = o->suppress, .alloc_fns = o->alloc_fns,
+				       .nalloc_fns = o->nalloc_fns };
+	if (gmp_session__open(&s, path, &so))
 		return -1;
 	const struct gmp_result *r = s.r;
 	if (o->top)
@@ -260,7 +266,7 @@ static int report(const struct run_opts *o, pid_t pid)
 int cmd_run(int argc, char **argv)
 {
 	enum { O_FORCE = OPT_CMD_BASE, O_MODE, O_SAMPLE, O_KERNELS, O_DEPTH, O_HARVEST, O_SANLIB,
-	       O_FAILON, O_TOP, O_SUPPRESS };
+	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, O_FORCE },
 		{ "mode", required_argument, 0, O_MODE }, { "kernel-sample", required_argument, 0, O_SAMPLE },
@@ -268,7 +274,7 @@ int cmd_run(int argc, char **argv)
 		{ "harvest", required_argument, 0, O_HARVEST },
 		{ "sanitizer-lib", required_argument, 0, O_SANLIB },
 		{ "fail-on", required_argument, 0, O_FAILON }, { "top", required_argument, 0, O_TOP },
-		{ "suppressions", required_argument, 0, O_SUPPRESS },
+		{ "suppressions", required_argument, 0, O_SUPPRESS }, { "alloc-fn", required_argument, 0, O_ALLOCFN },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct run_opts o = { .output = "gmprof.%p.gmprof", .top = 10 };
@@ -309,6 +315,11 @@ int cmd_run(int argc, char **argv)
 		case O_TOP:
 			if (gmp_cli__u32(optarg, &o.top))
 				return gmp_cli__usage_error("run", "bad value '%s' for --top", optarg);
+			break;
+		case O_ALLOCFN:
+			if (o.nalloc_fns == sizeof(o.alloc_fns) / sizeof(o.alloc_fns[0]))
+				return gmp_cli__usage_error("run", "at most %zu --alloc-fn options", o.nalloc_fns);
+			o.alloc_fns[o.nalloc_fns++] = optarg;
 			break;
 		case O_SUPPRESS: {
 			/* A bad file is said now, not after the program ran. */

@@ -8,28 +8,30 @@
 #include "gz.h"
 #include "safefile.h"
 
-int gmp_session__open(struct gmp_session *s, const char *path, int salvage,
-		      const struct gmp_detect_opts *o, const char *symdir, const char *suppress)
+int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_session_opts *so)
 {
+	const char *suppress = so->suppress;
 	memset(s, 0, sizeof(*s));
 	s->name = strcmp(path, "-") ? path : "<stdin>";
 	/* A bad suppressions file is found before the input is analyzed. */
 	if (suppress && gmp_suppress__load(suppress, &s->sup))
 		return -1;
-	if (gmp_input__load(path, salvage, &s->in)) {
+	if (gmp_input__load(path, so->salvage, &s->in)) {
 		gmp_suppress__release(&s->sup);
 		return -1;
 	}
-	if (gmp_input__detect(&s->in, o, &s->r)) {
+	if (gmp_input__detect(&s->in, so->detect, &s->r)) {
 		gmp_input__release(&s->in);
 		gmp_suppress__release(&s->sup);
 		return -1;
 	}
-	if (s->in.is_profile && gmp_symbolizer__new(s->in.trace, symdir, &s->sym)) {
+	if (s->in.is_profile && gmp_symbolizer__new(s->in.trace, so->symdir, &s->sym)) {
 		fprintf(stderr, "gmprof: out of memory\n");
 		gmp_session__close(s);
 		return -1;
 	}
+	if (s->sym)
+		gmp_symbolizer__alloc_fns(s->sym, so->alloc_fns, so->nalloc_fns);
 	s->sites = (struct gmp_sites){ .r = s->r, .sym = s->sym };
 	if (suppress && gmp_suppress__apply(&s->sup, s->r, &s->sites)) {
 		fprintf(stderr, "gmprof: out of memory\n");

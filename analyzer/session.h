@@ -24,9 +24,16 @@ struct gmp_session {
 	struct gmp_suppress sup;      /* --suppressions (path NULL: none) */
 };
 
-/* suppress (may be NULL): a suppressions file; matching findings are left out. */
-int gmp_session__open(struct gmp_session *s, const char *path, int salvage,
-		      const struct gmp_detect_opts *o, const char *symdir, const char *suppress);
+struct gmp_session_opts {
+	int salvage;
+	const struct gmp_detect_opts *detect;
+	const char *symdir;              /* --symbols, or NULL */
+	const char *suppress;            /* --suppressions: matching findings are left out; or NULL */
+	const char *const *alloc_fns;    /* --alloc-fn globs: allocation wrappers, never sites */
+	size_t nalloc_fns;
+};
+
+int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_session_opts *so);
 void gmp_session__close(struct gmp_session *s);
 
 /*

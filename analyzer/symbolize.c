@@ -10,6 +10,7 @@
 #include "symbolize.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,23 @@ struct gmp_symbolizer {
 	size_t npool, pool_cap;
 	struct gmp_strtab *names; /* demangled names and paths */
 	char at[4096];
+	const char *const *alloc_fns; /* --alloc-fn globs: allocation wrappers, not sites */
+	size_t nalloc_fns;
 };
+
+void gmp_symbolizer__alloc_fns(struct gmp_symbolizer *s, const char *const *globs, size_t n)
+{
+	s->alloc_fns = globs;
+	s->nalloc_fns = n;
+}
+
+static int alloc_fn(const struct gmp_symbolizer *s, const char *function)
+{
+	for (size_t i = 0; function && i < s->nalloc_fns; i++)
+		if (fnmatch(s->alloc_fns[i], function, 0) == 0)
+			return 1;
+	return 0;
+}
 
 static int cmp_mod(const void *a, const void *b)
 {
@@ -274,7 +291,7 @@ const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struc
 			continue;
 		if (!pick)
 			pick = &frames[i]; /* only toolkit frames: the innermost one */
-		if (!stub && !skip && !toolkit_file(frames[i].file)) {
+		if (!stub && !skip && !toolkit_file(frames[i].file) && !alloc_fn(s, frames[i].function)) {
 			pick = &frames[i];
 			break;
 		}

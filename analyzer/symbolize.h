@@ -27,11 +27,14 @@ struct gmp_frame {
 int gmp_symbolizer__new(const struct gmp_trace *t, const char *symdir,
 			struct gmp_symbolizer **out);
 void gmp_symbolizer__free(struct gmp_symbolizer *s);
+/* Functions (fnmatch globs, kept by the caller) whose frames are allocation wrappers, never sites. */
+void gmp_symbolizer__alloc_fns(struct gmp_symbolizer *s, const char *const *globs, size_t n);
 /* The user frames of a stack, innermost first, inlined frames included. */
 size_t gmp_symbolizer__stack(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *out,
 			     size_t max);
 /* "file:line" of the innermost frame with a line outside the CUDA toolkit and
-   system headers (else the innermost with a line; f gets that frame), or NULL. */
+   system headers and not in an allocation wrapper (else the innermost with a
+   line; f gets that frame), or NULL. */
 const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f);
 /* The same as a gmp_at_fn (ctx is the symbolizer). */
 const char *gmp_symbolizer__at(void *ctx, uint32_t stack);

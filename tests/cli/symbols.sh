@@ -71,4 +71,19 @@ if [ -x "$B/double/fake_app" ]; then
 	"$B/tools/trace_check" "$TMPDIR/f3.json" --expect-flows >/dev/null 2>&1 && ok "host-time trace of a recorded profile passes the checker" || notok "host-time trace of a recorded profile passes the checker"
 	grep -q "fake_app.c:$line" "$TMPDIR/f3.json" && ok "trace: lifetimes named by allocation site" || notok "trace: lifetimes named by allocation site"
 fi
+# --alloc-fn: a wrapper's callers are the allocation sites (the benchmark's bench_malloc).
+P=tests/data/gpu/simple_multi_copy.gmprof
+"$GMPROF" report --symbols tests/data/gpu/bin "$P" >"$TMPDIR/plain.txt" 2>&1
+grep -q 'allocated by ALLOC (stream 0, #1) at .*/benchmarks/cuda/bench.h:55$' "$TMPDIR/plain.txt" &&
+	ok "without --alloc-fn: the wrapper is the site" || notok "without --alloc-fn: $(grep -m1 'allocated by' "$TMPDIR/plain.txt")"
+expect_exit 0 "report --alloc-fn" -- "$GMPROF" report --symbols tests/data/gpu/bin --alloc-fn 'bench_malloc*' "$P"
+grep -q 'allocated by ALLOC (stream 0, #1) at .*/benchmarks/cuda/simple_multi_copy.cu:40$' "$TMPDIR/out" &&
+	ok "--alloc-fn: the wrapper's caller is the site" || notok "--alloc-fn: $(grep -m1 'allocated by' "$TMPDIR/out")"
+grep -q ' at [^ ]*bench.h:55$' "$TMPDIR/out" && notok "--alloc-fn: the wrapper is never a site" || ok "--alloc-fn: the wrapper is never a site"
+expect_exit 0 "an --alloc-fn that matches nothing" -- "$GMPROF" report --symbols tests/data/gpu/bin --alloc-fn 'nothing_*' "$P"
+cmp -s "$TMPDIR/out" "$TMPDIR/plain.txt" && ok "  ... changes nothing" || notok "  ... changes nothing"
+set --
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do set -- "$@" --alloc-fn "f$i"; done
+expect_exit 2 "seventeen --alloc-fn" -- "$GMPROF" report "$@" "$P"
+expect_stderr_line "at most 16 --alloc-fn options" "  ... one sentence"
 finish
