@@ -43,7 +43,8 @@ static const char usage[] =
 	"                           or after every launch as DrGPUM does\n"
 	"      --sanitizer-lib PATH the Compute Sanitizer library to use\n"
 	"      --fail-on PATTERNS   exit 1 when one of these patterns is found (comma list or all)\n"
-	"      --top N              findings printed (10); 0 prints none\n"
+	"      --top N              findings printed (10); 0 prints none (and, without\n"
+	"                           --fail-on, leaves the profile unanalyzed)\n"
 	"      --suppressions FILE  leave findings FILE's rules match out of the report\n"
 	"                           and --fail-on (README: Suppressions)\n"
 	"      --alloc-fn GLOB      a function that wraps cudaMalloc: its callers are the\n"
@@ -167,6 +168,8 @@ static int set_env(const struct run_opts *o, const char *collector)
 		err |= setenv("GMPROF_SANITIZER_LIB", o->sanlib, 1);
 	/* The report comes from gmprof; the program's stderr stays the program's. */
 	err |= setenv("GMPROF_SUMMARY", "0", 1);
+	/* gmprof analyzes the profile itself: the program need not do it at its exit too. */
+	err |= setenv("GMPROF_ONLINE", "0", 0);
 	/* Patch every kernel when its module loads. */
 	err |= setenv("CUDA_MODULE_LOADING", "EAGER", 0);
 	/* Pools' regions announced with the NVTX memory API come to the collector too. */
@@ -243,6 +246,8 @@ static int report(const struct run_opts *o, pid_t pid)
 		fprintf(stderr, "gmprof: the program wrote no profile ('%s' does not exist)\n", path);
 		return -1;
 	}
+	if (!o->top && !o->fail_on)
+		return 0; /* nothing to print or to decide: the profile is the result */
 	struct gmp_detect_opts dopts;
 	gmp_detect_opts__defaults(&dopts);
 	dopts.demangle = gmp_demangle;

@@ -9,6 +9,10 @@
 #                   after every launch: the program's work is serialized)
 #   intra           gmprof run --mode intra, every kernel monitored
 #   memcheck        compute-sanitizer --tool memcheck --leak-check full
+# gmprof's configurations record the profile (--top 0: since 2026-11-23,
+# seventh session, neither the collector at the program's exit nor gmprof
+# run analyzes it then; the analysis is `gmprof report`, timed on the CPU by
+# make bench).
 # RUNS times each (default 5), the configurations interleaved run by run so
 # that drift on the machine touches them alike; the table reports medians,
 # the ratio to native per program, and the median and geometric mean of the

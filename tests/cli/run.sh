@@ -35,6 +35,13 @@ expect_exit 3 "the program's exit status passes through" -- $R -- "$FAKE" --die-
 expect_exit 137 "a program killed by SIGKILL" -- $R -- "$FAKE" --die-after 5 kill tests/scripts/figure2.jsonl
 grep -q "killed by signal 9" "$TMPDIR/err" && ok "the signal is named" || notok "the signal is named: $err"
 expect_exit 2 "a program that cannot start" -- $R -- "$TMPDIR/no-such-program"
+expect_exit 0 "--top 0" -- $R --top 0 -- "$FAKE" tests/scripts/figure2.jsonl
+[ ! -s "$TMPDIR/out" ] && ok "  ... prints nothing" || notok "  ... prints: $(head -2 "$TMPDIR/out")"
+# gmprof run analyzes the profile itself: the collector's online analysis is off unless asked for.
+$R -- sh -c 'printf %s "$GMPROF_ONLINE" >"$0"' "$TMPDIR/online" >/dev/null 2>&1
+[ "$(cat "$TMPDIR/online")" = 0 ] && ok "run: GMPROF_ONLINE=0 for the program" || notok "run: GMPROF_ONLINE='$(cat "$TMPDIR/online")'"
+GMPROF_ONLINE=1 $R -- sh -c 'printf %s "$GMPROF_ONLINE" >"$0"' "$TMPDIR/online" >/dev/null 2>&1
+[ "$(cat "$TMPDIR/online")" = 1 ] && ok "run: a GMPROF_ONLINE of the user's is kept" || notok "run: GMPROF_ONLINE='$(cat "$TMPDIR/online")'"
 # Suppressions: checked before the program runs; --fail-on ignores what they leave out.
 printf 'memory_leak:*fake_app*\n' >"$TMPDIR/leak.sup"
 expect_exit 0 "--fail-on with the leak suppressed" -- $R --suppressions "$TMPDIR/leak.sup" --fail-on memory_leak -- "$FAKE" tests/scripts/figure2.jsonl
