@@ -37,6 +37,16 @@ grep -q "killed by signal 9" "$TMPDIR/err" && ok "the signal is named" || notok 
 expect_exit 2 "a program that cannot start" -- $R -- "$TMPDIR/no-such-program"
 expect_exit 0 "--top 0" -- $R --top 0 -- "$FAKE" tests/scripts/figure2.jsonl
 [ ! -s "$TMPDIR/out" ] && ok "  ... prints nothing" || notok "  ... prints: $(head -2 "$TMPDIR/out")"
+# GPUs the kernel driver lists: no cuInit in gmprof before the program runs.
+mkdir -p "$TMPDIR/gpus/0000:17:00.0" "$TMPDIR/nogpus"
+expect_exit 0 "GPUs listed by the kernel driver: no CUDA driver call" -- env -u GMPROF_CUDA_DRIVER \
+	GMPROF_NVIDIA_PROC="$TMPDIR/gpus" $R -- "$FAKE" tests/scripts/figure2.jsonl
+expect_exit 2 "  ... none listed: the CUDA driver is asked" -- env GMPROF_NVIDIA_PROC="$TMPDIR/nogpus" \
+	GMPROF_CUDA_DRIVER=/nonexistent/libcuda.so.1 $R -- "$FAKE" tests/scripts/figure2.jsonl
+expect_stderr_line "no CUDA driver on this machine" "  ... one sentence"
+expect_exit 2 "  ... all hidden by CUDA_VISIBLE_DEVICES: the CUDA driver is asked" -- env GMPROF_NVIDIA_PROC="$TMPDIR/gpus" \
+	CUDA_VISIBLE_DEVICES= FAKE_CUDA_DEVICES=0 $R -- "$FAKE" tests/scripts/figure2.jsonl
+expect_stderr_line "no GPU: the CUDA driver sees no device" "  ... one sentence"
 # gmprof run analyzes the profile itself: the collector's online analysis is off unless asked for.
 $R -- sh -c 'printf %s "$GMPROF_ONLINE" >"$0"' "$TMPDIR/online" >/dev/null 2>&1
 [ "$(cat "$TMPDIR/online")" = 0 ] && ok "run: GMPROF_ONLINE=0 for the program" || notok "run: GMPROF_ONLINE='$(cat "$TMPDIR/online")'"
