@@ -10,6 +10,7 @@
 #     A program that runs past GPU_TEST_LIMIT seconds (120) fails; SKIP="a b"
 #     leaves programs out.
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
+#  4. Two of them again with lazy module loading.
 # Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
 set -u
 BUILD=${BUILD:-build}
@@ -69,6 +70,19 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		ok "$name ($mode): findings as expected"
 	else
 		bad "$name ($mode):"; cat "$OUT_DIR/$name.diff"
+	fi
+done
+# 4. Lazy module loading (the CUDA default; gmprof run asks for eager loading
+#    unless told): kernels loaded on first launch are patched when they load
+#    and give the same findings.
+for name in early_late streams_events; do
+	[ -x "$OUT_DIR/$name" ] || continue
+	timeout "$LIMIT" env CUDA_MODULE_LOADING=LAZY "$G" run --force --top 0 -o "$OUT_DIR/$name.lazy.gmprof" \
+		-- "$OUT_DIR/$name" >"$OUT_DIR/$name.lazy.log" 2>&1
+	if check "$name.lazy" "$OUT_DIR/$name.lazy.gmprof" "tests/gpu/$name.expect"; then
+		ok "$name (lazy module loading): findings as expected"
+	else
+		bad "$name (lazy module loading):"; cat "$OUT_DIR/$name.lazy.diff" "$OUT_DIR/$name.lazy.log"
 	fi
 done
 echo "gpu-check: $pass passed, $fail failed"
