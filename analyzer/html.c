@@ -78,8 +78,12 @@ static void summary(FILE *fp, struct gmp_session *s)
 	gmp_text__markup(fp, s->name);
 	fprintf(fp, "</dd><dt>events</dt><dd>%zu (%" PRIu64 " GPU APIs), %zu objects</dd>", t->nev,
 		r->napis, r->nobjects);
-	fprintf(fp, "<dt>peak</dt><dd>%s</dd><dt>findings</dt><dd>%zu</dd></dl>\n",
-		gmp_human_bytes(r->peak_bytes, a, sizeof(a)), r->nfindings);
+	fprintf(fp, "<dt>peak</dt><dd>%s</dd>", gmp_human_bytes(r->peak_bytes, a, sizeof(a)));
+	for (size_t i = 0; i < r->ndevices; i++)
+		if (r->devices[i].inuse_peak_bytes) /* pools with regions */
+			fprintf(fp, "<dt>in use</dt><dd>device %u: at most %s (pools counted by their regions)</dd>",
+				r->devices[i].device, gmp_human_bytes(r->devices[i].inuse_peak_bytes, a, sizeof(a)));
+	fprintf(fp, "<dt>findings</dt><dd>%zu</dd></dl>\n", r->nfindings);
 	if (t->truncated || t->damaged || (s->in.is_profile && !t->ended))
 		fprintf(fp, "<p class=\"incomplete\">This profile is incomplete (%s); what it holds is reported.</p>\n",
 			t->truncated || t->damaged ? "cut off or damaged" : "the program did not reach its end");

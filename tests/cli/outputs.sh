@@ -128,4 +128,14 @@ grep -q '^  early_allocation  *5 findings   60.0 KiB  at loop.cu:7$' "$TMPDIR/by
 grep -q 'other.cu:3' "$TMPDIR/bysite" && ok "by site: single findings are listed too" || notok "by site: other.cu:3 missing"
 expect_exit 0 "report of one finding per site" -- "$GMPROF" report tests/scripts/figure2.jsonl
 grep -q '^Findings by allocation site' "$TMPDIR/out" && notok "no by-site section when no site repeats" || ok "no by-site section when no site repeats"
+# Pools with regions: the peak in use beside the device's, in every format.
+expect_exit 0 "report of pool regions" -- "$GMPROF" report tests/scripts/pool_regions.jsonl
+grep -q '^  device 0: at most 132.0 KiB in use (pools counted by their regions)$' "$TMPDIR/out" &&
+	grep -q 'saves 4.0 KiB at the peak in use (132.0 KiB -> 128.0 KiB)' "$TMPDIR/out" &&
+	ok "report: the peak in use and a region's saving against it" || notok "report: $(grep -i 'in use' "$TMPDIR/out")"
+expect_exit 0 "replay of pool regions" -- "$GMPROF" replay tests/scripts/pool_regions.jsonl
+grep -q '^device 0: peak 1.0 MiB (1048576 bytes); in use at most 132.0 KiB$' "$TMPDIR/out" && ok "replay: the peak in use" ||
+	notok "replay: $(head -2 "$TMPDIR/out")"
+expect_exit 0 "html of pool regions" -- "$GMPROF" html -o - tests/scripts/pool_regions.jsonl
+grep -q '<dt>in use</dt><dd>device 0: at most 132.0 KiB' "$TMPDIR/out" && ok "html: the peak in use" || notok "html: no peak in use"
 finish
