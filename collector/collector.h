@@ -118,6 +118,8 @@ void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ---- nvtx.c: regions of pools announced with NVTX (callers hold gmp_col.lock) ---- */
 /* Ends the live regions inside [start, end) (their pool is being freed). */
 void nvtx_end_regions(uint64_t start, uint64_t end);
+/* Frees the regions and heaps (the profile is closing). */
+void nvtx_release(void);
 /* Live regions, which split their pools in the object tables. */
 size_t nvtx_region_count(void);
 /*

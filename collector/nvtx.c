@@ -73,6 +73,15 @@ void nvtx_end_regions(uint64_t start, uint64_t end)
 		end_region(s, "gmprof: its pool was freed");
 }
 
+void nvtx_release(void)
+{
+	gmp_objmap__free(gmp_col.regions);
+	gmp_col.regions = NULL;
+	free(heap_live);
+	heap_live = NULL;
+	nheaps = heaps_cap = 0;
+}
+
 size_t nvtx_region_count(void)
 {
 	return gmp_col.regions ? gmp_objmap__count(gmp_col.regions) : 0;
@@ -178,12 +187,14 @@ static void *heap_register(void *domain, const struct gmp_nvtx_heap_desc *desc)
 	(void)domain;
 	(void)desc; /* the heap's range is its cudaMalloc'd block, known already */
 	pthread_mutex_lock(&gmp_col.lock);
-	void *handle = NULL;
-	if (!GMP_GROW(heap_live, heaps_cap, nheaps + 2)) {
+	void *handle = (void *)UINTPTR_MAX; /* after the end: a handle that names nothing */
+	if (!gmp_col.closed && !GMP_GROW(heap_live, heaps_cap, nheaps + 2)) {
 		if (!nheaps)
 			nheaps = 1; /* number 0 is the process-wide heap */
 		heap_live[nheaps] = 1;
 		handle = (void *)(uintptr_t)nheaps++;
+	} else if (!gmp_col.closed) {
+		rec_say("out of host memory while registering an NVTX heap; its regions count as the process's");
 	}
 	pthread_mutex_unlock(&gmp_col.lock);
 	return handle;
@@ -260,7 +271,9 @@ static void regions_register(void *domain, const struct gmp_nvtx_regions_registe
 	if (!b || !b->descs || !enter())
 		return;
 	uint32_t h = b->heap ? heap_number(b->heap) : 0;
-	if (h != UINT32_MAX && virtual_ranges(b->region_type, b->elem_size)) {
+	if (h == UINT32_MAX)
+		h = 0; /* a heap that could not be registered: its regions still count */
+	if (virtual_ranges(b->region_type, b->elem_size)) {
 		for (size_t i = 0; i < b->count; i++) {
 			struct gmp_nvtx_range r = range_at(b->descs, b->elem_size, i);
 			add(h, (uint64_t)(uintptr_t)r.ptr, r.size, "nvtxMemRegionsRegister");

@@ -545,6 +545,7 @@ void rec_close(int clean)
 	}
 	gmp_objmap__free(gmp_col.heap);
 	gmp_col.heap = NULL;
+	nvtx_release();
 	if (clean && gmp_col.trace && !gmp_col.write_failed)
 		online();
 	gmp_col.closed = 1;
