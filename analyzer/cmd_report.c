@@ -7,6 +7,7 @@
  * lines and suggestion.  --format json gives the machine form, with a
  * stable fingerprint per finding.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,11 +249,36 @@ static int text(FILE *fp, void *ctx)
 	return ferror(fp) ? -5 /* EIO */ : 0;
 }
 
+/* "by_site": every group of findings by allocation site and pattern, ranked. */
+static void by_site_json(void *ctx, struct gmp_jw *jw, const struct gmp_result *r)
+{
+	(void)r;
+	struct gmp_bysite b;
+	if (gmp_bysite__build(ctx, r, &b)) {
+		jw->err = -ENOMEM;
+		return;
+	}
+	gmp_jw__key(jw, "by_site");
+	gmp_jw__arr(jw);
+	for (size_t i = 0; i < b.n; i++) {
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "site", b.g[i].site);
+		gmp_jw__kstr(jw, "pattern", gmp_pattern__name(b.g[i].pattern));
+		gmp_jw__ku64(jw, "findings", b.g[i].findings);
+		gmp_jw__ku64(jw, "bytes", b.g[i].bytes);
+		gmp_jw__ku64(jw, "max_saving_bytes", b.g[i].max_saving);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+	gmp_bysite__release(&b);
+}
+
 static int json(FILE *fp, void *ctx)
 {
 	struct report *rp = ctx;
 	struct gmp_findings_opts o;
 	gmp_sites__findings_opts(&rp->s->sites, &o);
+	o.top_extra = by_site_json; /* extra_ctx is the sites */
 	o.max_findings = (int)(rp->top > INT32_MAX ? INT32_MAX : rp->top);
 	struct gmp_jw jw;
 	gmp_jw__init(&jw, fp, rp->pretty);

@@ -18,6 +18,8 @@ struct gmp_findings_opts {
 	void (*extra)(void *ctx, struct gmp_jw *jw, const struct gmp_result *r,
 		      const struct gmp_finding *f);
 	void *extra_ctx;
+	/* Adds fields to the top-level object, after "findings" (ctx: extra_ctx); may be NULL. */
+	void (*top_extra)(void *ctx, struct gmp_jw *jw, const struct gmp_result *r);
 	int max_findings;       /* 0: all */
 	uint32_t max_ranges;    /* ranges (idle spans, slices...) per finding; 0: all */
 };
