@@ -9,7 +9,9 @@
  *     child slice per object it reads or writes
  *   async b/e per object, named by allocation site, so one site's objects
  *     share a track group
- *   a counter "live bytes" per device, one C event per change
+ *   a counter "live bytes" per device, one C event per change; where pools
+ *     have regions, a counter "bytes in use" too (each such pool counted by
+ *     its live regions)
  *   v2 flows: one chain per object, bind_id = object + 1, from its
  *     allocation through every slice that touches it to its free
  *   an instant (process scope) per finding, the finding object as args
@@ -56,6 +58,8 @@ struct pf {
 	uint32_t *last_use;      /* per object: its last event in emission order */
 	uint8_t *seen;           /* per object: flow chain started */
 	uint64_t *live;          /* per track device: live bytes (indexed by device slot) */
+	uint64_t *inuse;         /* likewise, bytes in use; NULL when no pool has regions */
+	uint8_t *pooled;         /* per object: a pool with regions (with inuse) */
 	struct gmp_u64map dev_ids;
 	uint32_t *devs;
 	size_t ndevs, devs_cap;
@@ -166,6 +170,15 @@ static int prepare(struct pf *p)
 	}
 	if (!(p->live = calloc(p->ndevs ? p->ndevs : 1, sizeof(uint64_t))))
 		return -ENOMEM;
+	for (size_t o = 0; o < p->r->nobjects; o++) {
+		const struct gmp_object *ob = &p->r->objects[o];
+		if (ob->kind != GMP_MEM_POOL_REGION || ob->parent == GMP_NO_OBJECT)
+			continue;
+		if (!p->pooled && (!(p->pooled = calloc(p->r->nobjects, 1)) ||
+				   !(p->inuse = calloc(p->ndevs ? p->ndevs : 1, sizeof(uint64_t)))))
+			return -ENOMEM;
+		p->pooled[ob->parent] = 1;
+	}
 	return 0;
 }
 
@@ -319,14 +332,13 @@ static void lifetime(struct pf *p, uint32_t obj, const char *ph, uint64_t ts, in
 	gmp_jw__obj_end(jw);
 }
 
-static void counter(struct pf *p, uint32_t device, uint64_t ts)
+static void counter(struct pf *p, const char *name, uint32_t device, uint64_t bytes, uint64_t ts)
 {
-	uint32_t *slot = gmp_u64map__get(&p->dev_ids, device);
-	head(p, "C", "live bytes", pid_of(device), ts);
+	head(p, "C", name, pid_of(device), ts);
 	gmp_jw__key(&p->jw, "args");
 	gmp_jw__obj(&p->jw);
 	GMP_JW_KEY(&p->jw, "bytes");
-	gmp_jw__u64(&p->jw, p->live[*slot]);
+	gmp_jw__u64(&p->jw, bytes);
 	gmp_jw__obj_end(&p->jw);
 	gmp_jw__obj_end(&p->jw);
 }
@@ -340,16 +352,18 @@ static void own_object(struct pf *p, const struct gmp_event *e, uint32_t obj, ui
 	else
 		lifetime(p, obj, "e", ts + dur, 0);
 	const struct gmp_object *o = &p->r->objects[obj];
-	if (o->kind == GMP_MEM_POOL_REGION)
-		return;
 	uint32_t *slot = gmp_u64map__get(&p->dev_ids, o->device);
 	if (!slot)
 		return;
-	if (e->op == GMP_OP_ALLOC)
-		p->live[*slot] += o->size;
-	else
-		p->live[*slot] -= o->size;
-	counter(p, o->device, ts);
+	int64_t delta = e->op == GMP_OP_ALLOC ? (int64_t)o->size : -(int64_t)o->size;
+	if (p->inuse && !p->pooled[obj]) { /* regions, and what is not a pool with regions */
+		p->inuse[*slot] += (uint64_t)delta;
+		counter(p, "bytes in use", o->device, p->inuse[*slot], ts);
+	}
+	if (o->kind == GMP_MEM_POOL_REGION)
+		return; /* inside its pool, which counts already */
+	p->live[*slot] += (uint64_t)delta;
+	counter(p, "live bytes", o->device, p->live[*slot], ts);
 }
 
 static void api(struct pf *p, uint32_t v)
@@ -505,6 +519,8 @@ int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t
 	free(p.last_use);
 	free(p.seen);
 	free(p.live);
+	free(p.inuse);
+	free(p.pooled);
 	free(p.devs);
 	gmp_u64map__release(&p.track_ids);
 	gmp_u64map__release(&p.dev_ids);

@@ -138,4 +138,10 @@ grep -q '^device 0: peak 1.0 MiB (1048576 bytes); in use at most 132.0 KiB$' "$T
 	notok "replay: $(head -2 "$TMPDIR/out")"
 expect_exit 0 "html of pool regions" -- "$GMPROF" html -o - tests/scripts/pool_regions.jsonl
 grep -q '<dt>in use</dt><dd>device 0: at most 132.0 KiB' "$TMPDIR/out" && ok "html: the peak in use" || notok "html: no peak in use"
+expect_exit 0 "perfetto of pool regions" -- "$GMPROF" perfetto -o "$TMPDIR/pr.json" tests/scripts/pool_regions.jsonl
+trace_ok "$TMPDIR/pr.json" "pool regions"
+max=$(grep '"name":"bytes in use"' "$TMPDIR/pr.json" | sed 's/.*"bytes":\([0-9]*\).*/\1/' | sort -n | tail -1)
+[ "$max" = 135168 ] && ok "perfetto: a bytes-in-use counter, at most 132 KiB" || notok "perfetto: bytes in use at most '$max'"
+grep -q '"name":"bytes in use"' "$TMPDIR/smc.trace.json" && notok "perfetto: no bytes-in-use counter without regions" ||
+	ok "perfetto: no bytes-in-use counter without regions"
 finish
