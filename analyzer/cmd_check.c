@@ -33,6 +33,8 @@ static const char usage[] =
 	"Checks:\n"
 	"      --fail-on PATTERNS   fail when one of these patterns is found (comma list or all)\n"
 	"      --max-peak BYTES     fail when a device's peak exceeds BYTES (K, M, G, KiB, MiB, GiB)\n"
+	"      --max-in-use BYTES   fail when a device's peak of bytes in use exceeds BYTES (pools\n"
+	"                           with NVTX regions counted by their regions; else its peak)\n"
 	"      --max-leak BYTES     fail when more than BYTES are leaked\n"
 	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
 	"                           a peak grown past the tolerance (FILE: gmprof baseline)\n"
@@ -170,9 +172,14 @@ static void check_suppressions(struct gate *g)
 
 static void check_budget(struct gate *g, const char *name, uint64_t value, uint64_t max)
 {
-	char a[32], b[32];
-	add(g, name, value > max, "%s %s %s", gmp_human_bytes(value, a, sizeof(a)),
-	    value > max ? ">" : "<=", gmp_human_bytes(max, b, sizeof(b)));
+	char a[64], b[64];
+	gmp_human_bytes(value, a, sizeof(a));
+	gmp_human_bytes(max, b, sizeof(b));
+	if (value != max && strcmp(a, b) == 0) { /* "1.0 MiB > 1.0 MiB" says nothing: the bytes do */
+		snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%" PRIu64 " bytes)", value);
+		snprintf(b + strlen(b), sizeof(b) - strlen(b), " (%" PRIu64 " bytes)", max);
+	}
+	add(g, name, value > max, "%s %s %s", a, value > max ? ">" : "<=", b);
 }
 
 static void check_baseline(struct gate *g, const struct gmp_baseline *b, double pct, uint64_t abs)
@@ -242,6 +249,8 @@ struct budgets {
 	uint32_t fail_on;
 	int have_peak;
 	uint64_t max_peak;
+	int have_inuse;
+	uint64_t max_inuse;
 	int have_leak;
 	uint64_t max_leak;
 	const struct gmp_baseline *base;   /* NULL: no baseline */
@@ -264,6 +273,15 @@ static size_t run_checks(struct gate *g, const struct budgets *bu)
 	check_patterns(g, bu->fail_on);
 	if (bu->have_peak)
 		check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak);
+	if (bu->have_inuse) {
+		uint64_t most = 0;
+		for (size_t i = 0; i < s->r->ndevices; i++) {
+			const struct gmp_device_summary *ds = &s->r->devices[i];
+			uint64_t v = ds->inuse_peak_bytes ? ds->inuse_peak_bytes : ds->peak_bytes;
+			most = v > most ? v : most;
+		}
+		check_budget(g, "max_in_use", most, bu->max_inuse);
+	}
 	if (bu->have_leak)
 		check_budget(g, "max_leak", gmp_leaked_bytes(s->r), bu->max_leak);
 	if (bu->base)
@@ -305,10 +323,11 @@ static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
 
 int cmd_check(int argc, char **argv)
 {
-	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT,
+	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXINUSE, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT,
 	       O_ROOT, O_INCOMPLETE };
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, 0, O_FAILON }, { "max-peak", required_argument, 0, O_MAXPEAK },
+		{ "max-in-use", required_argument, 0, O_MAXINUSE },
 		{ "max-leak", required_argument, 0, O_MAXLEAK }, { "baseline", required_argument, 0, O_BASELINE },
 		{ "tolerance", required_argument, 0, O_TOL }, { "sarif", required_argument, 0, O_SARIF },
 		{ "junit", required_argument, 0, O_JUNIT }, { "source-root", required_argument, 0, O_ROOT },
@@ -320,9 +339,9 @@ int cmd_check(int argc, char **argv)
 	gmp_cli__common_init(&cm);
 	const char *sarif = NULL, *junit = NULL, *basefile = NULL, *root = NULL;
 	uint32_t fail_on = 0;
-	uint64_t max_peak = 0, max_leak = 0, tol_abs = 0;
+	uint64_t max_peak = 0, max_inuse = 0, max_leak = 0, tol_abs = 0;
 	double tol_pct = 0;
-	int have_peak = 0, have_leak = 0, allow_incomplete = 0, c, ex;
+	int have_peak = 0, have_inuse = 0, have_leak = 0, allow_incomplete = 0, c, ex;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -334,6 +353,11 @@ int cmd_check(int argc, char **argv)
 			if (gmp_cli__bytes(optarg, &max_peak))
 				return gmp_cli__usage_error("check", "bad byte count '%s' for --max-peak", optarg);
 			have_peak = 1;
+			break;
+		case O_MAXINUSE:
+			if (gmp_cli__bytes(optarg, &max_inuse))
+				return gmp_cli__usage_error("check", "bad byte count '%s' for --max-in-use", optarg);
+			have_inuse = 1;
 			break;
 		case O_MAXLEAK:
 			if (gmp_cli__bytes(optarg, &max_leak))
@@ -380,7 +404,7 @@ int cmd_check(int argc, char **argv)
 		return GMP_EXIT_USAGE;
 	}
 	struct gate g = { .s = &s };
-	struct budgets bu = { fail_on, have_peak, max_peak, have_leak, max_leak,
+	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, have_leak, max_leak,
 			      basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete };
 	size_t failed = run_checks(&g, &bu);
 	fflush(stdout);

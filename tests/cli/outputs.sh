@@ -77,6 +77,16 @@ bad_trace "a negative timestamp" '{"ph":"X","name":"a","pid":1,"tid":1,"ts":-1,"
 expect_exit 0 "check passes with no findings of the failing patterns" -- "$GMPROF" check --fail-on memory_leak "$IN"
 expect_exit 1 "check --max-peak below the peak" -- "$GMPROF" check --max-peak 15MiB "$IN"
 expect_exit 0 "check --max-peak at the peak" -- "$GMPROF" check --max-peak 16MiB "$IN"
+expect_exit 1 "check --max-peak a few KiB under a 1.0 MiB peak" -- "$GMPROF" check --max-peak 1MiB tests/scripts/figure2.jsonl
+grep -q '^FAIL max_peak: 1.0 MiB (1060864 bytes) > 1.0 MiB (1048576 bytes)$' "$TMPDIR/out" &&
+	ok "  ... the bytes say what the rounding hides" || notok "  ... $(grep max_peak "$TMPDIR/out")"
+# --max-in-use: pools with NVTX regions count by their regions (132 KiB of a 1 MiB pool).
+expect_exit 1 "check --max-in-use under the bytes in use" -- "$GMPROF" check --max-in-use 128KiB tests/scripts/pool_regions.jsonl
+grep -q '^FAIL max_in_use: 132.0 KiB > 128.0 KiB$' "$TMPDIR/out" && ok "  ... one line" || notok "  ... $(grep max_in "$TMPDIR/out")"
+expect_exit 0 "check --max-in-use at the bytes in use, --max-peak at the pool" -- "$GMPROF" check --max-in-use 132KiB \
+	--max-peak 1MiB tests/scripts/pool_regions.jsonl
+expect_exit 1 "check --max-in-use without regions is the peak" -- "$GMPROF" check --max-in-use 1MiB tests/scripts/figure2.jsonl
+expect_exit 2 "check --max-in-use with a bad size" -- "$GMPROF" check --max-in-use lots tests/scripts/figure2.jsonl
 expect_exit 1 "check --max-leak 0 on a leaking script" -- "$GMPROF" check --max-leak 0 tests/scripts/figure2.jsonl
 expect_exit 0 "check --max-leak 8KiB on it" -- "$GMPROF" check --max-leak 8KiB tests/scripts/figure2.jsonl
 "$GMPROF" baseline -o "$TMPDIR/f3.base.json" tests/scripts/figure3.jsonl 2>/dev/null
