@@ -358,7 +358,7 @@ static void *region_register(struct live *live, size_t nlive, uint64_t addr, uin
 /* By handle and by pointer in turn: both name the region. */
 static void region_unregister(const struct live *l)
 {
-	int by_handle = n_unregisters++ % 2 == 0;
+	int by_handle = __atomic_fetch_add(&n_unregisters, 1, __ATOMIC_RELAXED) % 2 == 0;
 	nvtxMemRegionRef_t ref;
 	if (by_handle)
 		ref.handle = l->handle;
