@@ -113,10 +113,14 @@ static void peaks(FILE *fp, struct gmp_session *s)
 				r->devices[i].device, gmp_human_bytes(r->devices[i].inuse_peak_bytes, a, sizeof(a)));
 }
 
-/* Live bytes per column over the topological order, ms_print-style. */
-static void plot(FILE *fp, const struct gmp_result *r, uint32_t device)
+/*
+ * Live bytes (pts: r->curve) or bytes in use (r->inuse_curve) per column
+ * over the topological order, ms_print-style.
+ */
+static void plot(FILE *fp, const struct gmp_result *r, uint32_t device,
+		 const struct gmp_curve_point *pts, size_t npts, int inuse)
 {
-	if (!r->ncurve || !r->trace->nev)
+	if (!npts || !r->trace->nev)
 		return;
 	uint64_t col[PLOT_W] = { 0 }, peak = 0;
 	int mark[PLOT_W] = { 0 };
@@ -126,10 +130,10 @@ static void plot(FILE *fp, const struct gmp_result *r, uint32_t device)
 	for (uint32_t c = 0; c < PLOT_W; c++) {
 		uint64_t end = levels * (c + 1) / PLOT_W;
 		uint64_t mx = live;
-		for (; k < r->ncurve && r->level[r->curve[k].ev] < end; k++) {
-			if (r->curve[k].device != device)
+		for (; k < npts && r->level[pts[k].ev] < end; k++) {
+			if (pts[k].device != device)
 				continue;
-			live = r->curve[k].live;
+			live = pts[k].live;
 			if (live > mx)
 				mx = live;
 		}
@@ -137,14 +141,18 @@ static void plot(FILE *fp, const struct gmp_result *r, uint32_t device)
 		if (mx > peak)
 			peak = mx;
 	}
-	for (size_t p = 0; p < r->npeaks; p++)
+	for (size_t p = 0; p < r->npeaks && !inuse; p++)
 		if (r->peaks[p].device == device)
 			/* The column the loop above puts that level in. */
 			mark[(((uint64_t)r->level[r->peaks[p].ev] + 1) * PLOT_W + levels - 1) / levels - 1] = 1;
 	if (!peak)
 		return;
 	char a[32];
-	fprintf(fp, "\nLive bytes on device %u over the topological order ('#' marks a peak)\n", device);
+	if (inuse)
+		fprintf(fp, "\nBytes in use on device %u (pools counted by their regions) over the topological order\n",
+			device);
+	else
+		fprintf(fp, "\nLive bytes on device %u over the topological order ('#' marks a peak)\n", device);
 	for (int row = PLOT_H; row >= 1; row--) {
 		if (row == PLOT_H)
 			fprintf(fp, "%10s |", gmp_human_bytes(peak, a, sizeof(a)));
@@ -232,8 +240,11 @@ static int text(FILE *fp, void *ctx)
 	const struct gmp_result *r = s->r;
 	header(fp, s);
 	peaks(fp, s);
-	for (size_t d = 0; d < r->ndevices; d++)
-		plot(fp, r, r->devices[d].device);
+	for (size_t d = 0; d < r->ndevices; d++) {
+		plot(fp, r, r->devices[d].device, r->curve, r->ncurve, 0);
+		if (r->devices[d].inuse_peak_bytes)
+			plot(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
+	}
 	int err = by_site(fp, s);
 	if (err)
 		return err;

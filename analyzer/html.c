@@ -89,8 +89,12 @@ static void summary(FILE *fp, struct gmp_session *s)
 			t->truncated || t->damaged ? "cut off or damaged" : "the program did not reach its end");
 }
 
-/* Live bytes of one device: the largest value in each pixel column, as a step area. */
-static void curve(FILE *fp, const struct gmp_result *r, uint32_t device)
+/*
+ * Live bytes of one device (pts: r->curve), or its bytes in use (pts:
+ * r->inuse_curve): the largest value in each pixel column, as a step area.
+ */
+static void curve(FILE *fp, const struct gmp_result *r, uint32_t device,
+		  const struct gmp_curve_point *pts, size_t npts, int inuse)
 {
 	uint64_t levels = (uint64_t)r->max_level + 1, peak = 0, live = 0;
 	uint64_t *col = calloc(PLOT_W, sizeof(uint64_t));
@@ -99,20 +103,22 @@ static void curve(FILE *fp, const struct gmp_result *r, uint32_t device)
 	size_t k = 0;
 	for (uint32_t c = 0; c < PLOT_W; c++) {
 		uint64_t end = levels * (c + 1) / PLOT_W, mx = live;
-		for (; k < r->ncurve && r->level[r->curve[k].ev] < end; k++) {
-			if (r->curve[k].device != device)
+		for (; k < npts && r->level[pts[k].ev] < end; k++) {
+			if (pts[k].device != device)
 				continue;
-			live = r->curve[k].live;
+			live = pts[k].live;
 			mx = live > mx ? live : mx;
 		}
 		col[c] = mx;
 		peak = mx > peak ? mx : peak;
 	}
 	char a[32];
-	fprintf(fp, "<h3>Device %u: peak %s</h3>\n", device, gmp_human_bytes(peak, a, sizeof(a)));
+	fprintf(fp, "<h3>Device %u: %s %s</h3>\n", device,
+		inuse ? "bytes in use (pools counted by their regions), at most" : "peak",
+		gmp_human_bytes(peak, a, sizeof(a)));
 	fprintf(fp, "<svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" "
-		"aria-label=\"live bytes on device %u\">\n", PLOT_W + 80, PLOT_H + 30, PLOT_W + 80,
-		PLOT_H + 30, device);
+		"aria-label=\"%s on device %u\">\n", PLOT_W + 80, PLOT_H + 30, PLOT_W + 80,
+		PLOT_H + 30, inuse ? "bytes in use" : "live bytes", device);
 	fprintf(fp, "<text x=\"0\" y=\"12\">%s</text><text x=\"0\" y=\"%d\">0</text>\n",
 		gmp_human_bytes(peak, a, sizeof(a)), PLOT_H);
 	fprintf(fp, "<path class=\"curve\" d=\"M70 %d", PLOT_H);
@@ -121,7 +127,7 @@ static void curve(FILE *fp, const struct gmp_result *r, uint32_t device)
 		fprintf(fp, " L%u %.1f L%u %.1f", 70 + c, y, 71 + c, y);
 	}
 	fprintf(fp, " L%d %d Z\"/>\n", 70 + PLOT_W, PLOT_H);
-	for (size_t p = 0; p < r->npeaks; p++) {
+	for (size_t p = 0; p < r->npeaks && !inuse; p++) {
 		if (r->peaks[p].device != device)
 			continue;
 		/* The column the loop above puts that level in. */
@@ -260,8 +266,11 @@ static int write_page(FILE *fp, void *ctx)
 	fprintf(fp, "<h2>Live bytes</h2>\n");
 	if (!r->ndevices)
 		fprintf(fp, "<p>No device memory was allocated.</p>\n");
-	for (size_t d = 0; d < r->ndevices; d++)
-		curve(fp, r, r->devices[d].device);
+	for (size_t d = 0; d < r->ndevices; d++) {
+		curve(fp, r, r->devices[d].device, r->curve, r->ncurve, 0);
+		if (r->devices[d].inuse_peak_bytes)
+			curve(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
+	}
 	lifetimes(fp, pg);
 	findings(fp, pg);
 	fprintf(fp, "<p><small>Written by gmprof.</small></p>\n</body></html>\n");

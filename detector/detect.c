@@ -281,6 +281,7 @@ void gmp_result__free(struct gmp_result *r)
 	free(r->peaks);
 	free(r->peak_objs);
 	free(r->curve);
+	free(r->inuse_curve);
 	free(r->devices);
 	free(r->level);
 	free(r->ordinal);

@@ -125,9 +125,10 @@ static uint64_t peak_with(const struct dev_curve *c, uint32_t npos, const struct
 /*
  * Curves over the objects use[] marks (one per device of r->devices, in
  * that order): change points, peak, the moments at the peak, and the max
- * tree.  With points, the device curve also goes to r->curve.
+ * tree.  With points, every change also goes there (*npoints of them).
  */
-static int build_set(struct det *d, struct dev_curve **out, const uint8_t *use, int points)
+static int build_set(struct det *d, struct dev_curve **out, const uint8_t *use,
+		     struct gmp_curve_point **points, size_t *npoints)
 {
 	struct gmp_result *r = d->r;
 	struct dev_curve *curves = *out = calloc(r->ndevices ? r->ndevices : 1, sizeof(*curves));
@@ -145,7 +146,7 @@ static int build_set(struct det *d, struct dev_curve **out, const uint8_t *use, 
 				total += 1 + (r->objects[o].free_ev != GMP_NO_EVENT);
 			}
 		}
-	if (points && !(r->curve = malloc((total ? total : 1) * sizeof(*r->curve)))) {
+	if (points && !(*points = malloc((total ? total : 1) * sizeof(**points)))) {
 		free(nobj);
 		return -ENOMEM;
 	}
@@ -191,9 +192,9 @@ static int build_set(struct det *d, struct dev_curve **out, const uint8_t *use, 
 		if (live > c->peak)
 			c->peak = live;
 		if (points)
-			r->curve[r->ncurve++] = (struct gmp_curve_point){ .ev = r->order[p],
-									  .device = ob->device,
-									  .live = live };
+			(*points)[(*npoints)++] = (struct gmp_curve_point){ .ev = r->order[p],
+									    .device = ob->device,
+									    .live = live };
 	}
 	free(obj_at);
 	for (size_t i = 0; i < r->ndevices; i++) {
@@ -246,7 +247,7 @@ static int build_curves(struct det *d)
 		return -ENOMEM;
 	for (size_t o = 0; o < r->nobjects; o++)
 		use[o] = (uint8_t)counted(&r->objects[o]);
-	int err = build_set(d, &d->curves, use, 1);
+	int err = build_set(d, &d->curves, use, &r->curve, &r->ncurve);
 	for (size_t i = 0; !err && i < r->ndevices; i++) {
 		r->devices[i].peak_bytes = d->curves[i].peak;
 		if (d->curves[i].peak > r->peak_bytes)
@@ -259,7 +260,7 @@ static int build_curves(struct det *d)
 		for (size_t o = 0; o < r->nobjects; o++)
 			if (!counted(&r->objects[o]) && r->objects[o].parent != GMP_NO_OBJECT)
 				use[r->objects[o].parent] = 0;
-		err = build_set(d, &d->icurves, use, 0);
+		err = build_set(d, &d->icurves, use, &r->inuse_curve, &r->ninuse_curve);
 		for (size_t i = 0; !err && i < r->ndevices; i++)
 			if (d->icurves[i].m > 1 || d->icurves[i].peak)
 				r->devices[i].inuse_peak_bytes = d->icurves[i].peak;

@@ -200,6 +200,9 @@ struct gmp_result {
 	size_t npeak_objs;
 	struct gmp_curve_point *curve;  /* every alloc/free, topological order */
 	size_t ncurve;
+	/* Where pools have regions: the bytes in use at every change, likewise; else NULL. */
+	struct gmp_curve_point *inuse_curve;
+	size_t ninuse_curve;
 	struct gmp_device_summary *devices;
 	size_t ndevices;
 	uint32_t *level;                /* per event: its topological timestamp */

@@ -148,6 +148,11 @@ grep -q '^device 0: peak 1.0 MiB (1048576 bytes); in use at most 132.0 KiB$' "$T
 	notok "replay: $(head -2 "$TMPDIR/out")"
 expect_exit 0 "html of pool regions" -- "$GMPROF" html -o - tests/scripts/pool_regions.jsonl
 grep -q '<dt>in use</dt><dd>device 0: at most 132.0 KiB' "$TMPDIR/out" && ok "html: the peak in use" || notok "html: no peak in use"
+grep -q 'aria-label="bytes in use on device 0"' "$TMPDIR/out" && ok "html: a plot of the bytes in use" || notok "html: no plot of the bytes in use"
+"$GMPROF" report tests/scripts/pool_regions.jsonl | grep -q '^Bytes in use on device 0 (pools counted by their regions)' &&
+	ok "report: a plot of the bytes in use" || notok "report: no plot of the bytes in use"
+"$GMPROF" report tests/scripts/figure2.jsonl | grep -q '^Bytes in use' && notok "report: no such plot without regions" ||
+	ok "report: no such plot without regions"
 expect_exit 0 "perfetto of pool regions" -- "$GMPROF" perfetto -o "$TMPDIR/pr.json" tests/scripts/pool_regions.jsonl
 trace_ok "$TMPDIR/pr.json" "pool regions"
 max=$(grep '"name":"bytes in use"' "$TMPDIR/pr.json" | sed 's/.*"bytes":\([0-9]*\).*/\1/' | sort -n | tail -1)

@@ -538,8 +538,19 @@ static void region_savings_match_definition(void **state)
 			if (region)
 				assert_int_equal(gmp_finding__peak_before(r, f), r->devices[0].inuse_peak_bytes);
 		}
-		if (has_regions)
-			assert_true(r->devices[0].inuse_peak_bytes > 0);
+		if (has_regions) {
+			/* The curve of bytes in use reaches exactly that peak, and never goes below zero. */
+			uint64_t most = 0;
+			assert_non_null(r->inuse_curve);
+			for (size_t k = 0; k < r->ninuse_curve; k++) {
+				assert_true(r->inuse_curve[k].live < (1ull << 40));
+				most = r->inuse_curve[k].live > most ? r->inuse_curve[k].live : most;
+			}
+			assert_true(most > 0);
+			assert_int_equal(most, r->devices[0].inuse_peak_bytes);
+		} else {
+			assert_null(r->inuse_curve);
+		}
 		gmp_result__free(r);
 		gmp_trace__free(t);
 		free(text);
