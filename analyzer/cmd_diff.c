@@ -104,15 +104,36 @@ static int match(struct diff *d)
 	return 0;
 }
 
-static uint64_t peak_of(const struct gmp_result *r, uint32_t device, int *has)
+/* A device's peak, or (inuse) its peak of bytes in use: that peak where it has no regions. */
+static uint64_t peak_of(const struct gmp_result *r, uint32_t device, int inuse, int *has)
 {
 	for (size_t i = 0; i < r->ndevices; i++)
 		if (r->devices[i].device == device) {
+			const struct gmp_device_summary *ds = &r->devices[i];
 			*has = 1;
-			return r->devices[i].peak_bytes;
+			return inuse && ds->inuse_peak_bytes ? ds->inuse_peak_bytes : ds->peak_bytes;
 		}
 	*has = 0;
 	return 0;
+}
+
+static int has_regions(const struct gmp_result *r, uint32_t device)
+{
+	for (size_t i = 0; i < r->ndevices; i++)
+		if (r->devices[i].device == device && r->devices[i].inuse_peak_bytes)
+			return 1;
+	return 0;
+}
+
+static void text_peak(FILE *fp, const char *what, uint32_t dev, int ha, uint64_t pa, int hb, uint64_t pb)
+{
+	char x[32], y[32], z[32];
+	uint64_t delta = pb > pa ? pb - pa : pa - pb;
+	fprintf(fp, "  %s, device %u: %s -> %s (%s%s", what, dev, ha ? gmp_human_bytes(pa, x, sizeof(x)) : "none",
+		hb ? gmp_human_bytes(pb, y, sizeof(y)) : "none", pb < pa ? "-" : "+", gmp_human_bytes(delta, z, sizeof(z)));
+	if (pa)
+		fprintf(fp, ", %s%.1f%%", pb < pa ? "-" : "+", 100.0 * (double)delta / (double)pa);
+	fprintf(fp, ")\n");
 }
 
 /* Devices of either run, in order, without repeats. */
@@ -158,20 +179,19 @@ static int text(FILE *fp, void *ctx)
 {
 	struct diff *d = ctx;
 	const struct gmp_result *ra = d->a.r, *rb = d->b.r;
-	char x[32], y[32], z[32];
+	char x[32], y[32];
 	fprintf(fp, "gmprof diff: %s -> %s\n", d->a.name, d->b.name);
 	uint32_t dev[64];
 	size_t nd = devices(d, dev, 64);
 	for (size_t i = 0; i < nd; i++) {
 		int ha, hb;
-		uint64_t pa = peak_of(ra, dev[i], &ha), pb = peak_of(rb, dev[i], &hb);
-		uint64_t delta = pb > pa ? pb - pa : pa - pb;
-		fprintf(fp, "  peak, device %u: %s -> %s (%s%s", dev[i], ha ? gmp_human_bytes(pa, x, sizeof(x)) : "none",
-			hb ? gmp_human_bytes(pb, y, sizeof(y)) : "none", pb < pa ? "-" : "+",
-			gmp_human_bytes(delta, z, sizeof(z)));
-		if (pa)
-			fprintf(fp, ", %s%.1f%%", pb < pa ? "-" : "+", 100.0 * (double)delta / (double)pa);
-		fprintf(fp, ")\n");
+		uint64_t pa = peak_of(ra, dev[i], 0, &ha), pb = peak_of(rb, dev[i], 0, &hb);
+		text_peak(fp, "peak", dev[i], ha, pa, hb, pb);
+		if (has_regions(ra, dev[i]) || has_regions(rb, dev[i])) {
+			pa = peak_of(ra, dev[i], 1, &ha);
+			pb = peak_of(rb, dev[i], 1, &hb);
+			text_peak(fp, "in use", dev[i], ha, pa, hb, pb);
+		}
 	}
 	fprintf(fp, "  leaked: %s -> %s\n", gmp_human_bytes(gmp_leaked_bytes(ra), x, sizeof(x)),
 		gmp_human_bytes(gmp_leaked_bytes(rb), y, sizeof(y)));
@@ -231,11 +251,15 @@ static int json(FILE *fp, void *ctx)
 	size_t nd = devices(d, dev, 64);
 	for (size_t i = 0; i < nd; i++) {
 		int ha, hb;
-		uint64_t pa = peak_of(ra, dev[i], &ha), pb = peak_of(rb, dev[i], &hb);
+		uint64_t pa = peak_of(ra, dev[i], 0, &ha), pb = peak_of(rb, dev[i], 0, &hb);
 		gmp_jw__obj(&jw);
 		gmp_jw__ku64(&jw, "device", dev[i]);
 		gmp_jw__ku64(&jw, "peak_before", pa);
 		gmp_jw__ku64(&jw, "peak_after", pb);
+		if (has_regions(ra, dev[i]) || has_regions(rb, dev[i])) {
+			gmp_jw__ku64(&jw, "inuse_peak_before", peak_of(ra, dev[i], 1, &ha));
+			gmp_jw__ku64(&jw, "inuse_peak_after", peak_of(rb, dev[i], 1, &hb));
+		}
 		gmp_jw__obj_end(&jw);
 	}
 	gmp_jw__arr_end(&jw);

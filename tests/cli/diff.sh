@@ -50,6 +50,16 @@ grep -q '(1 fixed, 0 new, 1 in both)' "$TMPDIR/out" && ok "  ... one of two leak
 printf 'unused_allocation:fig2.cu:30\n' >"$TMPDIR/d.sup"
 expect_exit 0 "with suppressions" -- "$GMPROF" diff --suppressions "$TMPDIR/d.sup" $S/figure2.jsonl "$TMPDIR/fixed.jsonl"
 grep -q '(2 fixed, 1 new, 2 in both)' "$TMPDIR/out" && ok "  ... the suppressed finding is not new" || notok "suppressed: $(grep findings: "$TMPDIR/out")"
+# Pools with regions: the peak in use too.
+sed 's/"size":4096,"kind":"pool_region","label":"scratch"/"size":1024,"kind":"pool_region","label":"scratch"/' \
+	tests/scripts/pool_regions.jsonl >"$TMPDIR/smaller.jsonl"
+expect_exit 0 "regions: a smaller scratch tensor" -- "$GMPROF" diff tests/scripts/pool_regions.jsonl "$TMPDIR/smaller.jsonl"
+grep -q '^  in use, device 0: 132.0 KiB -> 129.0 KiB (-3.0 KiB, -2.3%)$' "$TMPDIR/out" && ok "  ... the peak in use, before and after" ||
+	notok "  ... $(grep 'in use' "$TMPDIR/out")"
+"$GMPROF" diff $S/figure2.jsonl "$TMPDIR/fixed.jsonl" | grep -q 'in use' &&
+	notok "  ... no such line without regions" || ok "  ... no such line without regions"
+expect_exit 0 "regions as JSON" -- "$GMPROF" diff --format json tests/scripts/pool_regions.jsonl "$TMPDIR/smaller.jsonl"
+grep -q '"inuse_peak_before":135168,"inuse_peak_after":132096' "$TMPDIR/out" && ok "  ... JSON has both" || notok "  ... JSON: $(head -c 300 "$TMPDIR/out")"
 # Bad usage and input: one sentence, exit 2.
 expect_exit 2 "one input" -- "$GMPROF" diff $S/figure2.jsonl
 expect_stderr_line "expected BEFORE and AFTER, got 1 input" "  ... one sentence"
