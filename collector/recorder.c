@@ -497,9 +497,14 @@ static void online(void)
 	char a[32], b[32], name[160], sugg[768];
 	fprintf(stderr, "==gmprof== %zu GPU memory events, %zu objects; profile: %s\n",
 		gmp_col.trace->nev, r->nobjects, gmp_col.path);
-	for (size_t i = 0; i < r->ndevices; i++)
-		fprintf(stderr, "==gmprof== device %u peak: %s\n", r->devices[i].device,
+	for (size_t i = 0; i < r->ndevices; i++) {
+		fprintf(stderr, "==gmprof== device %u peak: %s", r->devices[i].device,
 			gmp_human_bytes(r->devices[i].peak_bytes, a, sizeof(a)));
+		if (r->devices[i].inuse_peak_bytes) /* pools with NVTX regions */
+			fprintf(stderr, "; in use at most %s",
+				gmp_human_bytes(r->devices[i].inuse_peak_bytes, b, sizeof(b)));
+		fputc('\n', stderr);
+	}
 	size_t per[GMP_PAT_COUNT] = { 0 };
 	for (size_t i = 0; i < r->nfindings; i++)
 		per[r->findings[i].pattern]++;
@@ -516,8 +521,8 @@ static void online(void)
 			gmp_result__object_name(r, f->object, name, sizeof(name)),
 			gmp_human_bytes(r->objects[f->object].size, a, sizeof(a)));
 		if (f->saving)
-			fprintf(stderr, ", saves %s at the peak",
-				gmp_human_bytes(f->saving, b, sizeof(b)));
+			fprintf(stderr, ", saves %s at the peak%s",
+				gmp_human_bytes(f->saving, b, sizeof(b)), gmp_finding__in_use(r, f) ? " in use" : "");
 		fprintf(stderr, ": %s\n", gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
 	}
 	fprintf(stderr, "==gmprof== full report: gmprof report %s\n", gmp_col.path);

@@ -112,6 +112,12 @@ collect split tests/scripts/pool_regions.jsonl
 "$GMPROF" dump "$TMPDIR/split.gmprof" | grep '"name":"gemm"' | grep -q '"read":\["0x110000"\],"write":\["0x121000"\]' &&
 	ok "split: a kernel reads a region and writes the pool's gap" || notok "split: $("$GMPROF" dump "$TMPDIR/split.gmprof" | grep gemm)"
 
+# The exit summary (when the program runs without gmprof run) says the peak in use too.
+env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/sum.gmprof" "$FAKE" tests/scripts/pool_regions.jsonl 2>"$TMPDIR/sum.err" >/dev/null
+grep -q '^==gmprof== device 0 peak: 1.0 MiB; in use at most 132.0 KiB$' "$TMPDIR/sum.err" &&
+	grep -q 'saves 4.0 KiB at the peak in use' "$TMPDIR/sum.err" && ok "summary: the peak in use, and a region's saving against it" ||
+	notok "summary: $(head -4 "$TMPDIR/sum.err")"
+
 # Preloaded (LD_PRELOAD) instead of injected: NVTX's dlopen of the same path finds the same collector.
 ASAN_RT=$(${CC:-cc} -print-file-name=libasan.so)
 rm -f "$TMPDIR/pre.gmprof"
