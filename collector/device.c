@@ -317,16 +317,49 @@ static size_t maps_bytes(const struct snapshot *sn, unsigned gs, unsigned cs)
 	return bytes;
 }
 
-/* Lock released: p and its snapshot are this thread's. */
-static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_patch_launch *l)
+/*
+ * Intra maps blocks are big (a bitmap and counters for every live byte):
+ * allocating and freeing one per launch cost every intra launch a device
+ * allocation and a free.  One block is kept between launches, up to this size.
+ */
+#define SPARE_MAPS_LIMIT (256u << 20)
+
+void dev_put_maps(struct gmp_ctx_state *s, struct pending *p)
+{
+	if (!p->maps)
+		return;
+	int keep = (p->mode & GMP_MODE_INTRA_GPU) && p->maps_cap <= SPARE_MAPS_LIMIT &&
+		   (!s->maps_spare || p->maps_cap > s->maps_spare_cap);
+	if (!keep) {
+		dev_free_later(s, p->maps);
+	} else {
+		dev_free_later(s, s->maps_spare);
+		s->maps_spare = p->maps;
+		s->maps_spare_cap = p->maps_cap;
+	}
+	p->maps = NULL;
+}
+
+/*
+ * Lock released: p and its snapshot are this thread's, and so is the spare
+ * maps block (spare, of spare_cap bytes, or NULL), which it uses or frees.
+ */
+static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_patch_launch *l,
+		       void *spare, size_t spare_cap)
 {
 	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran);
 	unsigned cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
 	l->gran_shift = gs;
 	l->cgran_shift = cs;
-	size_t bytes = maps_bytes(p->snap, gs, cs);
+	size_t bytes = maps_bytes(p->snap, gs, cs), cap = bytes;
 	void *maps = NULL;
-	if (gmp_col.san.Alloc(s->ctx, &maps, bytes) == SANITIZER_SUCCESS) {
+	if (spare && spare_cap >= bytes) {
+		maps = spare;
+		cap = spare_cap;
+	} else if (spare) {
+		gmp_col.san.Free(s->ctx, spare);
+	}
+	if (maps || gmp_col.san.Alloc(s->ctx, &maps, bytes) == SANITIZER_SUCCESS) {
 		/* The maps fit beside the application's memory: keep them on the GPU. */
 		struct gmp_patch_intra_obj *io = calloc(p->snap->n ? p->snap->n : 1, sizeof(*io));
 		if (!io) {
@@ -363,6 +396,7 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 	}
 	p->maps = maps;
 	p->maps_bytes = bytes;
+	p->maps_cap = (p->mode | l->mode) & GMP_MODE_INTRA_GPU ? cap : bytes;
 	return 0;
 }
 
@@ -380,7 +414,7 @@ static void record(struct gmp_launch_info *li, struct gmp_event *e, uint32_t mod
 static void unmonitored(struct gmp_ctx_state *s, struct pending *p, struct gmp_launch_info *li,
 			struct gmp_event *e)
 {
-	dev_free_later(s, p->maps);
+	dev_put_maps(s, p);
 	if (p->buf.dev)
 		dev_put_buffer(s, p->buf);
 	dev_snap_put(s, p->snap);
@@ -413,8 +447,16 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		l.heap_cap = (uint32_t)p.buf.heap_cap;
 	}
 	int intra = gmp_col.opts.mode == GMP_COLLECT_INTRA && gmp_kfilter__take(gmp_col.kf, li->name);
+	void *spare = NULL;
+	size_t spare_cap = 0;
+	if (intra) { /* the spare maps block is this launch's now */
+		spare = s->maps_spare;
+		spare_cap = s->maps_spare_cap;
+		s->maps_spare = NULL;
+		s->maps_spare_cap = 0;
+	}
 	dev_unlock();
-	if (intra && setup_intra(s, &p, &l) == 0)
+	if (intra && setup_intra(s, &p, &l, spare, spare_cap) == 0)
 		p.mode = l.mode;
 	int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, &l, sizeof(l), li->hstream),
 			    "uploading a launch buffer") ||
@@ -462,6 +504,8 @@ void dev_launch_end(const struct gmp_launch_info *li)
 
 static void release(struct gmp_ctx_state *s)
 {
+	dev_free_later(s, s->maps_spare);
+	s->maps_spare = NULL;
 	for (size_t i = 0; i < s->nfree; i++)
 		dev_free_later(s, s->free[i].dev);
 	s->nfree = 0;

@@ -64,6 +64,7 @@ struct pending {
 	uint32_t mode;
 	void *maps;               /* intra: device block of maps, or stream records */
 	size_t maps_bytes;
+	size_t maps_cap;          /* the block's size: a reused one may be larger */
 	/* What a harvest read back (outside the lock), for its commit (inside). */
 	struct gmp_access *acc;
 	size_t nacc;
@@ -90,6 +91,8 @@ struct gmp_ctx_state {
 	size_t npatched, patched_cap;
 	void **garbage;           /* device memory to free once the lock is released */
 	size_t ngarbage, garbage_cap;
+	void *maps_spare;         /* an intra maps block kept for the next intra launch */
+	size_t maps_spare_cap;
 };
 
 /* Which pending launches a harvest may take (see dev_harvest_stream). */
@@ -111,6 +114,8 @@ int dev_check(SanitizerResult r, const char *what);
 void dev_out_of_memory(const char *what);
 /* Device memory to free with the lock released (dev_collect_garbage). */
 void dev_free_later(struct gmp_ctx_state *s, void *dev);
+/* A launch's maps block back: kept as the spare for the next intra launch, or freed later. */
+void dev_put_maps(struct gmp_ctx_state *s, struct pending *p);
 /* Frees the garbage list; releases the lock meanwhile. */
 void dev_collect_garbage(struct gmp_ctx_state *s);
 void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn);

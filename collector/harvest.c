@@ -187,7 +187,7 @@ static void harvest_commit(struct gmp_ctx_state *s, struct pending *p)
 	free(p->acc);
 	free(p->tv.v);
 	free(p->heap);
-	dev_free_later(s, p->maps);
+	dev_put_maps(s, p);
 	dev_put_buffer(s, p->buf);
 	dev_snap_put(s, p->snap);
 }

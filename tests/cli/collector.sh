@@ -98,12 +98,29 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
 rm -f "$TMPDIR/tables.gmprof"
 expect_exit 0 "table per version and stream: the program runs" -- env GMP_DOUBLE_STATS=1 \
 	GMPROF_OUTPUT="$TMPDIR/tables.gmprof" "$FAKE" "$TMPDIR/tables.jsonl"
-expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies$" \
+expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* allocations$" \
 	"table per version and stream: no stream sync; 40 launch buffers and 20 tables on 2 streams uploaded"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.gmprof" | grep -v '"at": ' >"$TMPDIR/tables.got"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.jsonl" | grep -v '"at": ' >"$TMPDIR/tables.want"
 [ "$(grep -c '"pattern"' "$TMPDIR/tables.want")" -gt 10 ] && cmp -s "$TMPDIR/tables.got" "$TMPDIR/tables.want" && ok "table per version and stream: the same findings as the script" ||
 	notok "table per version and stream: the same findings as the script"
+# Intra mode: 30 launches on two streams reuse one maps block (and one launch
+# buffer) instead of allocating and freeing a block per launch.
+awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":65536}"
+	print "{\"op\":\"alloc\",\"addr\":\"0x200000\",\"size\":65536}"
+	for (i = 0; i < 30; i++)
+		print "{\"op\":\"kernel\",\"name\":\"k\",\"stream\":" 1 + i % 2 ",\"touch\":[{\"addr\":\"0x" (i % 2 ? "1" : "2") \
+			"00000\",\"size\":" 1024 * (1 + i % 8) ",\"rw\":\"rw\"}]}"
+	print "{\"op\":\"sync\"}"; print "{\"op\":\"free\",\"addr\":\"0x100000\"}"; print "{\"op\":\"free\",\"addr\":\"0x200000\"}" }' >"$TMPDIR/maps.jsonl"
+rm -f "$TMPDIR/maps.gmprof"
+expect_exit 0 "intra maps reused: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
+	GMPROF_OUTPUT="$TMPDIR/maps.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
+expect_stderr_line "^double: 30 stream syncs, 62 host-to-device copies, 4 allocations$" \
+	"intra maps reused: 4 allocations for 30 launches (2 tables, 1 launch buffer, 1 maps block)"
+"$GMPROF" replay --format json "$TMPDIR/maps.gmprof" >"$TMPDIR/maps.got"
+"$GMPROF" replay --format json "$TMPDIR/maps.jsonl" >"$TMPDIR/maps.want"
+cmp -s "$TMPDIR/maps.got" "$TMPDIR/maps.want" && ok "intra maps reused: the same findings as the script" ||
+	notok "intra maps reused: the same findings as the script"
 
 # Intra mode with no room for the maps on the "GPU": access records streamed instead.
 rm -f "$TMPDIR/oom.gmprof"

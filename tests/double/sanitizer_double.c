@@ -62,7 +62,7 @@ static char last_error[256];
  */
 static pthread_rwlock_t driver = PTHREAD_RWLOCK_INITIALIZER;
 /* Counted for GMP_DOUBLE_STATS (atomic): what the collector cost the "GPU". */
-static unsigned long n_stream_syncs, n_uploads;
+static unsigned long n_stream_syncs, n_uploads, n_allocs;
 static __thread int driver_shared; /* this thread is in a callback that holds it */
 static int replaying;              /* threads replaying at once (atomic) */
 #define DRIVER_WAIT_S 10
@@ -153,6 +153,7 @@ SanitizerResult sanitizerAlloc(CUcontext ctx, void **devPtr, size_t size)
 	(void)ctx;
 	if (size > oom_above)
 		return SANITIZER_ERROR_OUT_OF_MEMORY;
+	__atomic_add_fetch(&n_allocs, 1, __ATOMIC_RELAXED);
 	*devPtr = calloc(1, size ? size : 1);
 	return *devPtr ? SANITIZER_SUCCESS : SANITIZER_ERROR_OUT_OF_MEMORY;
 }
@@ -651,12 +652,13 @@ void gmp_double_teardown(void)
 	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &cd);
 }
 
-/* GMP_DOUBLE_STATS=1: one line at exit with the stream syncs and uploads the collector asked for. */
+/* GMP_DOUBLE_STATS=1: one line at exit with the stream syncs, uploads and allocations the collector asked for. */
 __attribute__((destructor)) static void print_stats(void)
 {
 	const char *v = getenv("GMP_DOUBLE_STATS");
 	if (v && *v == '1')
-		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies\n",
+		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies, %lu allocations\n",
 			__atomic_load_n(&n_stream_syncs, __ATOMIC_RELAXED),
-			__atomic_load_n(&n_uploads, __ATOMIC_RELAXED));
+			__atomic_load_n(&n_uploads, __ATOMIC_RELAXED),
+			__atomic_load_n(&n_allocs, __ATOMIC_RELAXED));
 }
