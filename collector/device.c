@@ -318,31 +318,46 @@ static size_t maps_bytes(const struct snapshot *sn, unsigned gs, unsigned cs)
 }
 
 /*
- * Intra maps blocks are big (a bitmap and counters for every live byte):
- * allocating and freeing one per launch cost every intra launch a device
- * allocation and a free.  One block is kept between launches, up to this size.
+ * Intra maps blocks are big (a bitmap and counters for every live byte).
+ * Launches keep theirs until a sync collects them, as object-mode launches
+ * do, up to GMPROF_MAPS_MB in all (past that the oldest launches are
+ * collected first); blocks come back as spares for later launches instead
+ * of a device allocation and a free per launch, up to as many bytes again.
  */
-#define SPARE_MAPS_LIMIT (256u << 20)
+#define MAPS_INFLIGHT ((size_t)gmp_col.opts.maps_mb << 20)
 
 void dev_put_maps(struct gmp_ctx_state *s, struct pending *p)
 {
 	if (!p->maps)
 		return;
-	int keep = (p->mode & GMP_MODE_INTRA_GPU) && p->maps_cap <= SPARE_MAPS_LIMIT &&
-		   (!s->maps_spare || p->maps_cap > s->maps_spare_cap);
-	if (!keep) {
-		dev_free_later(s, p->maps);
+	if ((p->mode & GMP_MODE_INTRA_GPU) && s->spare_bytes + p->maps_cap <= MAPS_INFLIGHT &&
+	    !GMP_GROW(s->spares, s->spares_cap, s->nspares + 1)) {
+		s->spares[s->nspares++] = (struct spare){ p->maps, p->maps_cap };
+		s->spare_bytes += p->maps_cap;
 	} else {
-		dev_free_later(s, s->maps_spare);
-		s->maps_spare = p->maps;
-		s->maps_spare_cap = p->maps_cap;
+		dev_free_later(s, p->maps);
 	}
 	p->maps = NULL;
 }
 
+/* The smallest spare block of at least bytes, taken out of the spares; or NULL. */
+static struct spare take_spare(struct gmp_ctx_state *s, size_t bytes)
+{
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < s->nspares; i++)
+		if (s->spares[i].cap >= bytes && (best == SIZE_MAX || s->spares[i].cap < s->spares[best].cap))
+			best = i;
+	if (best == SIZE_MAX)
+		return (struct spare){ NULL, 0 };
+	struct spare sp = s->spares[best];
+	s->spares[best] = s->spares[--s->nspares];
+	s->spare_bytes -= sp.cap;
+	return sp;
+}
+
 /*
  * Lock released: p and its snapshot are this thread's, and so is the spare
- * maps block (spare, of spare_cap bytes, or NULL), which it uses or frees.
+ * maps block (spare, of spare_cap bytes, large enough; or NULL).
  */
 static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_patch_launch *l,
 		       void *spare, size_t spare_cap)
@@ -353,11 +368,9 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 	l->cgran_shift = cs;
 	size_t bytes = maps_bytes(p->snap, gs, cs), cap = bytes;
 	void *maps = NULL;
-	if (spare && spare_cap >= bytes) {
+	if (spare) {
 		maps = spare;
 		cap = spare_cap;
-	} else if (spare) {
-		gmp_col.san.Free(s->ctx, spare);
 	}
 	if (maps || gmp_col.san.Alloc(s->ctx, &maps, bytes) == SANITIZER_SUCCESS) {
 		/* The maps fit beside the application's memory: keep them on the GPU. */
@@ -447,16 +460,17 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		l.heap_cap = (uint32_t)p.buf.heap_cap;
 	}
 	int intra = gmp_col.opts.mode == GMP_COLLECT_INTRA && gmp_kfilter__take(gmp_col.kf, li->name);
-	void *spare = NULL;
-	size_t spare_cap = 0;
-	if (intra) { /* the spare maps block is this launch's now */
-		spare = s->maps_spare;
-		spare_cap = s->maps_spare_cap;
-		s->maps_spare = NULL;
-		s->maps_spare_cap = 0;
+	struct spare spare = { NULL, 0 };
+	if (intra) {
+		size_t need = maps_bytes(p.snap, (unsigned)__builtin_ctz(gmp_col.opts.gran),
+					 (unsigned)__builtin_ctz(gmp_col.opts.cgran));
+		/* Bounded device memory: collect the oldest launches (a stream wait) past the limit. */
+		while (s->npend && s->maps_inflight + need > MAPS_INFLIGHT && dev_collect_oldest(s) > 0) {
+		}
+		spare = take_spare(s, need); /* this launch's now */
 	}
 	dev_unlock();
-	if (intra && setup_intra(s, &p, &l, spare, spare_cap) == 0)
+	if (intra && setup_intra(s, &p, &l, spare.dev, spare.cap) == 0)
 		p.mode = l.mode;
 	int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, &l, sizeof(l), li->hstream),
 			    "uploading a launch buffer") ||
@@ -477,6 +491,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	p.ev = li->ev;
 	p.kev = *e;
 	s->pend[s->npend++] = p;
+	s->maps_inflight += p.maps ? p.maps_cap : 0;
 	dev_collect_garbage(s); /* a table this launch replaced */
 }
 
@@ -493,8 +508,8 @@ void dev_launch_end(const struct gmp_launch_info *li)
 		return;
 	struct pending *last = &s->pend[k - 1];
 	last->seq = __atomic_add_fetch(&gmp_col.enqueue_seq, 1, __ATOMIC_ACQ_REL);
-	/* DrGPUM's way (for comparison), and intra maps, which are big: collect now. */
-	if (gmp_col.opts.harvest == GMP_HARVEST_LAUNCH || last->maps) {
+	/* DrGPUM's way (for comparison): collect now. */
+	if (gmp_col.opts.harvest == GMP_HARVEST_LAUNCH) {
 		struct pending p = *last;
 		memmove(last, last + 1, (s->npend - k) * sizeof(*last));
 		s->npend--;
@@ -504,8 +519,11 @@ void dev_launch_end(const struct gmp_launch_info *li)
 
 static void release(struct gmp_ctx_state *s)
 {
-	dev_free_later(s, s->maps_spare);
-	s->maps_spare = NULL;
+	for (size_t i = 0; i < s->nspares; i++)
+		dev_free_later(s, s->spares[i].dev);
+	free(s->spares);
+	s->spares = NULL;
+	s->nspares = s->spares_cap = s->spare_bytes = 0;
 	for (size_t i = 0; i < s->nfree; i++)
 		dev_free_later(s, s->free[i].dev);
 	s->nfree = 0;

@@ -91,8 +91,12 @@ struct gmp_ctx_state {
 	size_t npatched, patched_cap;
 	void **garbage;           /* device memory to free once the lock is released */
 	size_t ngarbage, garbage_cap;
-	void *maps_spare;         /* an intra maps block kept for the next intra launch */
-	size_t maps_spare_cap;
+	struct spare {            /* intra maps blocks kept for the next intra launches */
+		void *dev;
+		size_t cap;
+	} *spares;
+	size_t nspares, spares_cap, spare_bytes;
+	size_t maps_inflight;     /* bytes of the maps (or record) blocks of pending launches */
 };
 
 /* Which pending launches a harvest may take (see dev_harvest_stream). */

@@ -92,6 +92,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	o->gran = 4;
 	o->cgran = 64;
 	o->records = 1u << 20;
+	o->maps_mb = 512;
 	o->heap_records = 1024;
 	if (str_opt(get, "GMPROF_OUTPUT", o->output, sizeof(o->output), err, n) ||
 	    bool_opt(get, "GMPROF_FORCE", &o->force, err, n) ||
@@ -111,6 +112,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    u32_opt(get, "GMPROF_GRANULARITY", 1, 1u << 20, &o->gran, err, n) ||
 	    u32_opt(get, "GMPROF_COUNTER_GRANULARITY", 1, 1u << 24, &o->cgran, err, n) ||
 	    u32_opt(get, "GMPROF_RECORDS", 1, 1u << 30, &o->records, err, n) ||
+	    u32_opt(get, "GMPROF_MAPS_MB", 0, 1u << 20, &o->maps_mb, err, n) ||
 	    u32_opt(get, "GMPROF_HEAP_RECORDS", 0, 1u << 24, &o->heap_records, err, n) ||
 	    bool_opt(get, "GMPROF_PATCH_EMPTY", &o->patch_empty, err, n))
 		return -EINVAL;

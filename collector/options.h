@@ -32,6 +32,8 @@ struct gmp_opts {
 	uint32_t gran;           /* GMPROF_GRANULARITY: bitmap bytes per bit, power of 2 (4) */
 	uint32_t cgran;          /* GMPROF_COUNTER_GRANULARITY: bytes per counter (64) */
 	uint32_t records;        /* GMPROF_RECORDS: stream-mode records per launch (1048576) */
+	uint32_t maps_mb;        /* GMPROF_MAPS_MB: intra maps on the device, MiB, for launches in
+				    flight and again for spare blocks (512) */
 	uint32_t heap_records;   /* GMPROF_HEAP_RECORDS: in-kernel malloc()/free() calls recorded
 				    per launch; 0: not tracked (1024) */
 	int patch_empty;         /* GMPROF_PATCH_EMPTY: global accesses call an empty callback

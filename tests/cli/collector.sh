@@ -104,21 +104,33 @@ expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* al
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.jsonl" | grep -v '"at": ' >"$TMPDIR/tables.want"
 [ "$(grep -c '"pattern"' "$TMPDIR/tables.want")" -gt 10 ] && cmp -s "$TMPDIR/tables.got" "$TMPDIR/tables.want" && ok "table per version and stream: the same findings as the script" ||
 	notok "table per version and stream: the same findings as the script"
-# Intra mode: 30 launches on two streams reuse one maps block (and one launch
-# buffer) instead of allocating and freeing a block per launch.
+# Intra mode: launches keep their maps until the program's own syncs (no
+# stream wait per launch), and maps blocks come back for later launches: 30
+# launches on two streams with a sync every 10 allocate 10 maps blocks and
+# 10 launch buffers, then reuse them.
 awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":65536}"
 	print "{\"op\":\"alloc\",\"addr\":\"0x200000\",\"size\":65536}"
-	for (i = 0; i < 30; i++)
+	for (i = 0; i < 30; i++) {
 		print "{\"op\":\"kernel\",\"name\":\"k\",\"stream\":" 1 + i % 2 ",\"touch\":[{\"addr\":\"0x" (i % 2 ? "1" : "2") \
 			"00000\",\"size\":" 1024 * (1 + i % 8) ",\"rw\":\"rw\"}]}"
-	print "{\"op\":\"sync\"}"; print "{\"op\":\"free\",\"addr\":\"0x100000\"}"; print "{\"op\":\"free\",\"addr\":\"0x200000\"}" }' >"$TMPDIR/maps.jsonl"
+		if (i % 10 == 9) print "{\"op\":\"sync\"}"
+	}
+	print "{\"op\":\"free\",\"addr\":\"0x100000\"}"; print "{\"op\":\"free\",\"addr\":\"0x200000\"}" }' >"$TMPDIR/maps.jsonl"
 rm -f "$TMPDIR/maps.gmprof"
 expect_exit 0 "intra maps reused: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/maps.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
-expect_stderr_line "^double: 30 stream syncs, 62 host-to-device copies, 4 allocations$" \
-	"intra maps reused: 4 allocations for 30 launches (2 tables, 1 launch buffer, 1 maps block)"
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 22 allocations$" \
+	"intra maps: no stream wait; 22 allocations for 30 launches (2 tables, 10 launch buffers, 10 maps blocks)"
+# With no room for maps in flight (GMPROF_MAPS_MB=0), each launch collects the one before it.
+rm -f "$TMPDIR/maps0.gmprof"
+expect_exit 0 "GMPROF_MAPS_MB=0: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra GMPROF_MAPS_MB=0 \
+	GMPROF_OUTPUT="$TMPDIR/maps0.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
+expect_stderr_line "^double: 2[0-9] stream syncs, " "GMPROF_MAPS_MB=0: a stream wait before most launches"
+"$GMPROF" replay --format json "$TMPDIR/maps0.gmprof" >"$TMPDIR/maps0.got"
 "$GMPROF" replay --format json "$TMPDIR/maps.gmprof" >"$TMPDIR/maps.got"
 "$GMPROF" replay --format json "$TMPDIR/maps.jsonl" >"$TMPDIR/maps.want"
+cmp -s "$TMPDIR/maps0.got" "$TMPDIR/maps.want" && ok "GMPROF_MAPS_MB=0: the same findings as the script" ||
+	notok "GMPROF_MAPS_MB=0: the same findings as the script"
 cmp -s "$TMPDIR/maps.got" "$TMPDIR/maps.want" && ok "intra maps reused: the same findings as the script" ||
 	notok "intra maps reused: the same findings as the script"
 
@@ -197,7 +209,7 @@ expect_stderr_line "the Compute Sanitizer library '/nonexistent/libsanitizer-pub
 [ ! -e "$TMPDIR/none.gmprof" ] && ok "no profile without a library" || notok "no profile without a library"
 expect_exit 2 "no Sanitizer library with GMPROF_ON_ERROR=fail" -- env GMPROF_ON_ERROR=fail \
 	GMPROF_SANITIZER_LIB=/nonexistent/libsanitizer-public.so "$FAKE" tests/scripts/figure2.jsonl
-for bad in GMPROF_MODE=fast GMPROF_DEPTH=0 GMPROF_FLUSH_MS=-1 GMPROF_GRANULARITY=3 GMPROF_KERNELS='(' GMPROF_FORCE=maybe; do
+for bad in GMPROF_MODE=fast GMPROF_DEPTH=0 GMPROF_FLUSH_MS=-1 GMPROF_GRANULARITY=3 GMPROF_KERNELS='(' GMPROF_FORCE=maybe GMPROF_MAPS_MB=lots; do
 	var=${bad%%=*}
 	expect_exit 0 "bad $var: runs unprofiled" -- env "$bad" GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" tests/scripts/figure2.jsonl
 	expect_stderr_line "$var" "bad $var: one sentence naming it"
