@@ -55,6 +55,16 @@ for run in 1 2 3; do
 	[ "$same" -eq 8 ] && ok "run $run: each thread's events are the script's, once, in order" || notok "run $run: $same of 8 threads match the script"
 	rm -f "$TMPDIR"/th.*.ops "$TMPDIR"/th.*.ops.c
 done
+# Intra mode from 8 threads: maps blocks in flight and reused across threads.
+rm -f "$TMPDIR/i.gmprof"
+env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
+	GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+	GMPROF_MODE=intra GMPROF_OUTPUT="$TMPDIR/i.gmprof" TSAN_OPTIONS="halt_on_error=0 exitcode=66" \
+	"$T/double/fake_app" --threads 8 tests/scripts/intra_patterns.jsonl >/dev/null 2>"$TMPDIR/tsan"
+rc=$?
+n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "intra mode: 8 threads, no ThreadSanitizer report" || { notok "intra mode: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+"$GMPROF" replay "$TMPDIR/i.gmprof" >/dev/null 2>"$TMPDIR/err" && ok "intra mode: the profile replays" || notok "intra mode: $(cat "$TMPDIR/err")"
 # NVTX pool regions from 8 threads at once (NVTX calls take the collector's lock too).
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	rm -f "$TMPDIR/r.gmprof"
