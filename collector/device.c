@@ -2,9 +2,10 @@
 /*
  * The collector's device side: loading the patches into each context,
  * the object table the patches search, and one pooled buffer per
- * monitored launch (harvest.c reads them back).  No per-launch
- * serialization unless GMPROF_HARVEST=launch or the launch is monitored
- * in intra mode.  Only Sanitizer memory and stream functions are called
+ * monitored launch (harvest.c reads them back), and in intra mode its maps
+ * block.  No per-launch serialization unless GMPROF_HARVEST=launch (or
+ * GMPROF_MAPS_MB of intra maps are in flight).  Only Sanitizer memory and
+ * stream functions are called
  * here, never the CUDA runtime, and never with gmp_col.lock held
  * (device.h says why).
  */
