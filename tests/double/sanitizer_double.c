@@ -32,13 +32,7 @@
 #include "sanitizer_api.h"
 #include "sanitizer_double.h"
 
-#if __has_include(<nvtx3/nvToolsExtMem.h>)
-#include <nvtx3/nvToolsExt.h>
-#include <nvtx3/nvToolsExtMem.h>
-#define HAVE_NVTX 1
-#else
-#define HAVE_NVTX 0
-#endif
+#include "double_nvtx.h"
 
 static Sanitizer_CallbackFunc callback;
 static void *callback_data;
@@ -304,74 +298,7 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 	}
 }
 
-/* The kind of each live object, to pick the free callback; NVTX handles of pools and regions. */
-struct live {
-	uint64_t addr, size;
-	uint8_t kind;
-	void *handle;  /* a pool's heap, a region's handle */
-};
 
-static unsigned long n_unregisters;
-
-#if HAVE_NVTX
-static int nvtx_mode(const char *m)
-{
-	const char *v = getenv("GMP_DOUBLE_NVTX");
-	return v && !strcmp(v, m);
-}
-
-/* A region of the live pool containing it (or of the process-wide heap when none does). */
-static void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t size)
-{
-	void *heap = NULL;
-	for (size_t k = 0; k < nlive; k++) {
-		struct live *p = &live[k];
-		if (p->kind == GMP_MEM_POOL_REGION || addr < p->addr || addr + size > p->addr + p->size)
-			continue;
-		if (!p->handle) {
-			nvtxMemVirtualRangeDesc_t r = { .size = p->size, .ptr = (void *)(uintptr_t)p->addr };
-			nvtxMemHeapDesc_t hd = { .extCompatID = NVTX_EXT_COMPATID_MEM,
-						 .structSize = sizeof(hd),
-						 .usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR,
-						 .type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS,
-						 .typeSpecificDescSize = sizeof(r), .typeSpecificDesc = &r };
-			p->handle = nvtxMemHeapRegister(NULL, &hd);
-		}
-		heap = p->handle;
-		break;
-	}
-	nvtxMemVirtualRangeDesc_t r = { .size = size, .ptr = (void *)(uintptr_t)addr };
-	nvtxMemRegionHandle_t handle = NULL;
-	nvtxMemRegionsRegisterBatch_t b = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(b),
-					    .regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS, .heap = heap,
-					    .regionCount = 1, .regionDescElementSize = sizeof(r),
-					    .regionDescElements = &r, .regionHandleElementsOut = &handle };
-	nvtxMemRegionsRegister(NULL, &b);
-	if (nvtx_mode("resize")) {
-		nvtxMemRegionsResizeBatch_t rb = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(rb),
-						   .regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS, .regionDescCount = 1,
-						   .regionDescElementSize = sizeof(r), .regionDescElements = &r };
-		nvtxMemRegionsResize(NULL, &rb);
-	}
-	return handle;
-}
-
-/* By handle and by pointer in turn: both name the region. */
-static void region_unregister(const struct live *l)
-{
-	int by_handle = __atomic_fetch_add(&n_unregisters, 1, __ATOMIC_RELAXED) % 2 == 0;
-	nvtxMemRegionRef_t ref;
-	if (by_handle)
-		ref.handle = l->handle;
-	else
-		ref.pointer = (void *)(uintptr_t)l->addr;
-	nvtxMemRegionsUnregisterBatch_t b = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(b),
-					      .refType = by_handle ? NVTX_MEM_REGION_REF_TYPE_HANDLE
-								   : NVTX_MEM_REGION_REF_TYPE_POINTER,
-					      .refCount = 1, .refElementSize = sizeof(ref), .refElements = &ref };
-	nvtxMemRegionsUnregister(NULL, &b);
-}
-#endif
 
 static int replay_event(const struct gmp_trace *t, size_t i, struct live **live, size_t *nlive)
 {
@@ -436,7 +363,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			break;
 #if HAVE_NVTX
 		if (heap && nvtx_mode("reset"))
-			nvtxMemHeapReset(NULL, heap);
+			nvtx_heap_reset(heap);
 #endif
 		Sanitizer_ResourceMemoryData md = { .address = e->addr, .context = CTX,
 						    .stream = stream_handle(e->stream),
@@ -450,7 +377,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		api("cudaFree", SANITIZER_API_EXIT);
 #if HAVE_NVTX
 		if (heap)
-			nvtxMemHeapUnregister(NULL, heap);
+			nvtx_heap_unregister(heap);
 #else
 		(void)heap;
 #endif
@@ -572,17 +499,7 @@ void gmp_double_start(void)
 	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED, &cd);
 	Sanitizer_ResourceModuleData md = { .context = CTX, .module = MODULE };
 	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_LOADED, &md);
-#if HAVE_NVTX
-	/*
-	 * NVTX loads its tool on a module's first call, with a check of its
-	 * state that ThreadSanitizer reports when threads race to it (NVTX's
-	 * code, not gmprof's): make that first call here, with no regions.
-	 */
-	nvtxMemRegionsUnregisterBatch_t none = { .extCompatID = NVTX_EXT_COMPATID_MEM,
-						 .structSize = sizeof(none),
-						 .refType = NVTX_MEM_REGION_REF_TYPE_POINTER };
-	nvtxMemRegionsUnregister(NULL, &none);
-#endif
+	double_nvtx_start();
 }
 
 int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_offset)

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The test double's NVTX side: a script's pool regions announced through
+ * NVTX's own loader (which loads the collector from NVTX_INJECTION64_PATH),
+ * as a caching allocator would: a heap per pool on its first region, each
+ * region registered and unregistered, the heap reset or unregistered
+ * around the pool's cudaFree (GMP_DOUBLE_NVTX, sanitizer_double.c).
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "double_nvtx.h"
+#include "gmprof/trace.h"
+
+#if HAVE_NVTX
+#include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtMem.h>
+
+static unsigned long n_unregisters;
+
+int nvtx_mode(const char *m)
+{
+	const char *v = getenv("GMP_DOUBLE_NVTX");
+	return v && !strcmp(v, m);
+}
+
+/* A region of the live pool containing it (or of the process-wide heap when none does). */
+void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t size)
+{
+	void *heap = NULL;
+	for (size_t k = 0; k < nlive; k++) {
+		struct live *p = &live[k];
+		if (p->kind == GMP_MEM_POOL_REGION || addr < p->addr || addr + size > p->addr + p->size)
+			continue;
+		if (!p->handle) {
+			nvtxMemVirtualRangeDesc_t r = { .size = p->size, .ptr = (void *)(uintptr_t)p->addr };
+			nvtxMemHeapDesc_t hd = { .extCompatID = NVTX_EXT_COMPATID_MEM,
+						 .structSize = sizeof(hd),
+						 .usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR,
+						 .type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS,
+						 .typeSpecificDescSize = sizeof(r), .typeSpecificDesc = &r };
+			p->handle = nvtxMemHeapRegister(NULL, &hd);
+		}
+		heap = p->handle;
+		break;
+	}
+	nvtxMemVirtualRangeDesc_t r = { .size = size, .ptr = (void *)(uintptr_t)addr };
+	nvtxMemRegionHandle_t handle = NULL;
+	nvtxMemRegionsRegisterBatch_t b = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(b),
+					    .regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS, .heap = heap,
+					    .regionCount = 1, .regionDescElementSize = sizeof(r),
+					    .regionDescElements = &r, .regionHandleElementsOut = &handle };
+	nvtxMemRegionsRegister(NULL, &b);
+	if (nvtx_mode("resize")) {
+		nvtxMemRegionsResizeBatch_t rb = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(rb),
+						   .regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS, .regionDescCount = 1,
+						   .regionDescElementSize = sizeof(r), .regionDescElements = &r };
+		nvtxMemRegionsResize(NULL, &rb);
+	}
+	return handle;
+}
+
+/* By handle and by pointer in turn: both name the region. */
+void region_unregister(const struct live *l)
+{
+	int by_handle = __atomic_fetch_add(&n_unregisters, 1, __ATOMIC_RELAXED) % 2 == 0;
+	nvtxMemRegionRef_t ref;
+	if (by_handle)
+		ref.handle = l->handle;
+	else
+		ref.pointer = (void *)(uintptr_t)l->addr;
+	nvtxMemRegionsUnregisterBatch_t b = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(b),
+					      .refType = by_handle ? NVTX_MEM_REGION_REF_TYPE_HANDLE
+								   : NVTX_MEM_REGION_REF_TYPE_POINTER,
+					      .refCount = 1, .refElementSize = sizeof(ref), .refElements = &ref };
+	nvtxMemRegionsUnregister(NULL, &b);
+}
+
+void nvtx_heap_reset(void *heap)
+{
+	nvtxMemHeapReset(NULL, heap);
+}
+
+void nvtx_heap_unregister(void *heap)
+{
+	nvtxMemHeapUnregister(NULL, heap);
+}
+
+void double_nvtx_start(void)
+{
+	/*
+	 * NVTX loads its tool on a module's first call, with a check of its
+	 * state that ThreadSanitizer reports when threads race to it (NVTX's
+	 * code, not gmprof's): make that first call here, with no regions.
+	 */
+	nvtxMemRegionsUnregisterBatch_t none = { .extCompatID = NVTX_EXT_COMPATID_MEM,
+						 .structSize = sizeof(none),
+						 .refType = NVTX_MEM_REGION_REF_TYPE_POINTER };
+	nvtxMemRegionsUnregister(NULL, &none);
+}
+#else
+void double_nvtx_start(void)
+{
+}
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The test double's NVTX side: pool regions of a script announced as a
+ * caching allocator would (tests/double/double_nvtx.c).  Without the
+ * toolkit's nvtx3 headers the double replays no pool regions.
+ */
+#ifndef GMPROF_DOUBLE_NVTX_H
+#define GMPROF_DOUBLE_NVTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if __has_include(<nvtx3/nvToolsExtMem.h>)
+#define HAVE_NVTX 1
+#else
+#define HAVE_NVTX 0
+#endif
+
+/* The kind of each live object, to pick the free callback; NVTX handles of pools and regions. */
+struct live {
+	uint64_t addr, size;
+	uint8_t kind;
+	void *handle;  /* a pool's heap, a region's handle */
+};
+
+/* The first NVTX call, with no regions (see double_nvtx.c). */
+void double_nvtx_start(void);
+#if HAVE_NVTX
+/* A region of the live pool containing it (or of the process-wide heap when none does). */
+void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t size);
+/* By handle and by pointer in turn: both name the region. */
+void region_unregister(const struct live *l);
+/* GMP_DOUBLE_NVTX=m */
+int nvtx_mode(const char *m);
+void nvtx_heap_reset(void *heap);
+void nvtx_heap_unregister(void *heap);
+#endif
+
+#endif
