@@ -8,17 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strtab.h"
 #include "u64map.h"
 #include "util.h"
-
-static uint64_t key_of(const char *site, unsigned pattern, uint64_t salt)
-{
-	uint64_t h = 1469598103934665603ull ^ salt;
-	for (const char *p = site; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	h = (h ^ pattern) * 1099511628211ull;
-	return h == UINT64_MAX ? 0 : h;
-}
 
 static int cmp_group(const void *a, const void *b)
 {
@@ -33,9 +25,29 @@ static int cmp_group(const void *a, const void *b)
 	return c ? c : (x->pattern > y->pattern) - (x->pattern < y->pattern);
 }
 
+/* The group of (site, pattern): sites interned, so (id, pattern) is the key. */
+static struct gmp_site_group *group_of(struct gmp_bysite *b, struct gmp_u64map *m, size_t *cap,
+				       const char *site, unsigned pattern)
+{
+	uint32_t id = gmp_strtab__intern(b->sites, site, strlen(site));
+	int fresh = 0;
+	uint32_t *slot = id ? gmp_u64map__slot(m, (uint64_t)id << 8 | pattern, (uint32_t)b->n, &fresh) : NULL;
+	if (!slot)
+		return NULL;
+	if (fresh) {
+		if (GMP_GROW(b->g, *cap, b->n + 1))
+			return NULL;
+		b->g[b->n++] = (struct gmp_site_group){ .site = gmp_strtab__get(b->sites, id, NULL),
+							.pattern = pattern };
+	}
+	return &b->g[*slot];
+}
+
 int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struct gmp_bysite *out)
 {
 	memset(out, 0, sizeof(*out));
+	if (!(out->sites = gmp_strtab__new()))
+		return -ENOMEM;
 	struct gmp_u64map m;
 	gmp_u64map__init(&m);
 	size_t cap = 0;
@@ -53,37 +65,17 @@ int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struc
 				snprintf(buf, sizeof(buf), "no site");
 			at = buf;
 		}
-		/* A key per (site, pattern); a collision of two keys moves on to the next salt. */
-		for (uint64_t salt = 0;; salt++) {
-			int fresh = 0;
-			uint32_t *slot = gmp_u64map__slot(&m, key_of(at, f->pattern, salt), (uint32_t)out->n, &fresh);
-			if (!slot) {
-				err = -ENOMEM;
-				break;
-			}
-			if (fresh) {
-				if (GMP_GROW(out->g, cap, out->n + 1)) {
-					err = -ENOMEM;
-					break;
-				}
-				out->g[out->n] = (struct gmp_site_group){ .site = strdup(at), .pattern = f->pattern };
-				if (!out->g[out->n].site) {
-					err = -ENOMEM;
-					break;
-				}
-				out->n++;
-			}
-			struct gmp_site_group *g = &out->g[*slot];
-			if (g->pattern != f->pattern || strcmp(g->site, at) != 0)
-				continue;
-			g->findings++;
-			g->bytes += o->size;
-			if (f->saving > g->max_saving)
-				g->max_saving = f->saving;
-			if (g->findings > out->largest)
-				out->largest = g->findings;
+		struct gmp_site_group *g = group_of(out, &m, &cap, at, f->pattern);
+		if (!g) {
+			err = -ENOMEM;
 			break;
 		}
+		g->findings++;
+		g->bytes += o->size;
+		if (f->saving > g->max_saving)
+			g->max_saving = f->saving;
+		if (g->findings > out->largest)
+			out->largest = g->findings;
 	}
 	gmp_u64map__release(&m);
 	if (err) {
@@ -97,8 +89,7 @@ int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struc
 
 void gmp_bysite__release(struct gmp_bysite *b)
 {
-	for (size_t i = 0; i < b->n; i++)
-		free(b->g[i].site);
+	gmp_strtab__free(b->sites);
 	free(b->g);
 	memset(b, 0, sizeof(*b));
 }

@@ -15,8 +15,10 @@
 #include "gmprof/detect.h"
 #include "sites.h"
 
+struct gmp_strtab;
+
 struct gmp_site_group {
-	char *site;           /* "file:line"; else "call path #N" of the profile; else "no site" */
+	const char *site;     /* "file:line"; else "call path #N" of the profile; else "no site" */
 	unsigned pattern;
 	size_t findings;
 	uint64_t bytes;       /* their objects' sizes, summed */
@@ -24,6 +26,7 @@ struct gmp_site_group {
 };
 
 struct gmp_bysite {
+	struct gmp_strtab *sites; /* owns the groups' site strings */
 	struct gmp_site_group *g;
 	size_t n;
 	size_t largest;       /* findings in the largest group */

@@ -116,6 +116,14 @@ int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_dete
 	return 1;
 }
 
+int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_t *n)
+{
+	if (*n == GMP_MAX_ALLOC_FNS)
+		return gmp_cli__usage_error(cmd, "at most %d --alloc-fn options", GMP_MAX_ALLOC_FNS);
+	fns[(*n)++] = glob;
+	return 0;
+}
+
 void gmp_cli__session_opts(const struct gmp_cli_common *cm, struct gmp_session_opts *so)
 {
 	*so = (struct gmp_session_opts){ .salvage = cm->salvage, .detect = &cm->o, .symdir = cm->symdir,
@@ -140,12 +148,8 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 	case OPT_SYMBOLS: cm->symdir = optarg; return 1;
 	case OPT_SUPPRESS: cm->suppress = optarg; return 1;
 	case OPT_ALLOC_FN:
-		if (cm->nalloc_fns == sizeof(cm->alloc_fns) / sizeof(cm->alloc_fns[0])) {
-			*exit_code = gmp_cli__usage_error(cmd, "at most %zu --alloc-fn options", cm->nalloc_fns);
-			return -1;
-		}
-		cm->alloc_fns[cm->nalloc_fns++] = optarg;
-		return 1;
+		*exit_code = gmp_cli__alloc_fn(cmd, optarg, cm->alloc_fns, &cm->nalloc_fns);
+		return *exit_code ? -1 : 1;
 	case 'h':
 		fputs(usage, stdout);
 		*exit_code = GMP_EXIT_OK;

@@ -15,6 +15,7 @@
 #define GMP_EXIT_OK 0
 #define GMP_EXIT_GATE 1
 #define GMP_EXIT_USAGE 2
+#define GMP_MAX_ALLOC_FNS 16     /* --alloc-fn options */
 
 enum {
 	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
@@ -68,12 +69,14 @@ struct gmp_cli_common {
 	const char *output;      /* -o (standard output: "-") */
 	const char *symdir;      /* --symbols */
 	const char *suppress;    /* --suppressions */
-	const char *alloc_fns[16]; /* --alloc-fn, repeatable */
+	const char *alloc_fns[GMP_MAX_ALLOC_FNS]; /* --alloc-fn, repeatable */
 	size_t nalloc_fns;
 	int force, salvage;
 };
 
 void gmp_cli__common_init(struct gmp_cli_common *cm);
+/* Adds an --alloc-fn glob to fns (GMP_MAX_ALLOC_FNS of them); 0, or the usage error's exit status. */
+int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_t *n);
 /* The session options the common ones give. */
 struct gmp_session_opts;
 void gmp_cli__session_opts(const struct gmp_cli_common *cm, struct gmp_session_opts *so);

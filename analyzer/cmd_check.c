@@ -276,8 +276,7 @@ static size_t run_checks(struct gate *g, const struct budgets *bu)
 	if (bu->have_inuse) {
 		uint64_t most = 0;
 		for (size_t i = 0; i < s->r->ndevices; i++) {
-			const struct gmp_device_summary *ds = &s->r->devices[i];
-			uint64_t v = ds->inuse_peak_bytes ? ds->inuse_peak_bytes : ds->peak_bytes;
+			uint64_t v = gmp_device__in_use_peak(&s->r->devices[i]);
 			most = v > most ? v : most;
 		}
 		check_budget(g, "max_in_use", most, bu->max_inuse);

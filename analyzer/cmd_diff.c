@@ -104,33 +104,34 @@ static int match(struct diff *d)
 	return 0;
 }
 
-/* A device's peak, or (inuse) its peak of bytes in use: that peak where it has no regions. */
-static uint64_t peak_of(const struct gmp_result *r, uint32_t device, int inuse, int *has)
+/* A run's summary of a device, or NULL when it did not use it. */
+static const struct gmp_device_summary *summary_of(const struct gmp_result *r, uint32_t device)
 {
 	for (size_t i = 0; i < r->ndevices; i++)
-		if (r->devices[i].device == device) {
-			const struct gmp_device_summary *ds = &r->devices[i];
-			*has = 1;
-			return inuse && ds->inuse_peak_bytes ? ds->inuse_peak_bytes : ds->peak_bytes;
-		}
-	*has = 0;
-	return 0;
+		if (r->devices[i].device == device)
+			return &r->devices[i];
+	return NULL;
 }
 
-static int has_regions(const struct gmp_result *r, uint32_t device)
+/* Either run's pools on the device have regions: its peak of bytes in use is worth showing. */
+static int has_regions(const struct gmp_device_summary *a, const struct gmp_device_summary *b)
 {
-	for (size_t i = 0; i < r->ndevices; i++)
-		if (r->devices[i].device == device && r->devices[i].inuse_peak_bytes)
-			return 1;
-	return 0;
+	return (a && a->inuse_peak_bytes) || (b && b->inuse_peak_bytes);
 }
 
-static void text_peak(FILE *fp, const char *what, uint32_t dev, int ha, uint64_t pa, int hb, uint64_t pb)
+static uint64_t peak(const struct gmp_device_summary *ds, int inuse)
+{
+	return !ds ? 0 : inuse ? gmp_device__in_use_peak(ds) : ds->peak_bytes;
+}
+
+static void text_peak(FILE *fp, const char *what, uint32_t dev, const struct gmp_device_summary *a,
+		      const struct gmp_device_summary *b, int inuse)
 {
 	char x[32], y[32], z[32];
+	uint64_t pa = peak(a, inuse), pb = peak(b, inuse);
 	uint64_t delta = pb > pa ? pb - pa : pa - pb;
-	fprintf(fp, "  %s, device %u: %s -> %s (%s%s", what, dev, ha ? gmp_human_bytes(pa, x, sizeof(x)) : "none",
-		hb ? gmp_human_bytes(pb, y, sizeof(y)) : "none", pb < pa ? "-" : "+", gmp_human_bytes(delta, z, sizeof(z)));
+	fprintf(fp, "  %s, device %u: %s -> %s (%s%s", what, dev, a ? gmp_human_bytes(pa, x, sizeof(x)) : "none",
+		b ? gmp_human_bytes(pb, y, sizeof(y)) : "none", pb < pa ? "-" : "+", gmp_human_bytes(delta, z, sizeof(z)));
 	if (pa)
 		fprintf(fp, ", %s%.1f%%", pb < pa ? "-" : "+", 100.0 * (double)delta / (double)pa);
 	fprintf(fp, ")\n");
@@ -184,14 +185,10 @@ static int text(FILE *fp, void *ctx)
 	uint32_t dev[64];
 	size_t nd = devices(d, dev, 64);
 	for (size_t i = 0; i < nd; i++) {
-		int ha, hb;
-		uint64_t pa = peak_of(ra, dev[i], 0, &ha), pb = peak_of(rb, dev[i], 0, &hb);
-		text_peak(fp, "peak", dev[i], ha, pa, hb, pb);
-		if (has_regions(ra, dev[i]) || has_regions(rb, dev[i])) {
-			pa = peak_of(ra, dev[i], 1, &ha);
-			pb = peak_of(rb, dev[i], 1, &hb);
-			text_peak(fp, "in use", dev[i], ha, pa, hb, pb);
-		}
+		const struct gmp_device_summary *a = summary_of(ra, dev[i]), *b = summary_of(rb, dev[i]);
+		text_peak(fp, "peak", dev[i], a, b, 0);
+		if (has_regions(a, b))
+			text_peak(fp, "in use", dev[i], a, b, 1);
 	}
 	fprintf(fp, "  leaked: %s -> %s\n", gmp_human_bytes(gmp_leaked_bytes(ra), x, sizeof(x)),
 		gmp_human_bytes(gmp_leaked_bytes(rb), y, sizeof(y)));
@@ -250,15 +247,14 @@ static int json(FILE *fp, void *ctx)
 	uint32_t dev[64];
 	size_t nd = devices(d, dev, 64);
 	for (size_t i = 0; i < nd; i++) {
-		int ha, hb;
-		uint64_t pa = peak_of(ra, dev[i], 0, &ha), pb = peak_of(rb, dev[i], 0, &hb);
+		const struct gmp_device_summary *a = summary_of(ra, dev[i]), *b = summary_of(rb, dev[i]);
 		gmp_jw__obj(&jw);
 		gmp_jw__ku64(&jw, "device", dev[i]);
-		gmp_jw__ku64(&jw, "peak_before", pa);
-		gmp_jw__ku64(&jw, "peak_after", pb);
-		if (has_regions(ra, dev[i]) || has_regions(rb, dev[i])) {
-			gmp_jw__ku64(&jw, "inuse_peak_before", peak_of(ra, dev[i], 1, &ha));
-			gmp_jw__ku64(&jw, "inuse_peak_after", peak_of(rb, dev[i], 1, &hb));
+		gmp_jw__ku64(&jw, "peak_before", peak(a, 0));
+		gmp_jw__ku64(&jw, "peak_after", peak(b, 0));
+		if (has_regions(a, b)) {
+			gmp_jw__ku64(&jw, "inuse_peak_before", peak(a, 1));
+			gmp_jw__ku64(&jw, "inuse_peak_after", peak(b, 1));
 		}
 		gmp_jw__obj_end(&jw);
 	}

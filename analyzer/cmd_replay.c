@@ -11,10 +11,8 @@
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
-#include "input.h"
 #include "safefile.h"
-#include "suppress.h"
-#include "symbolize.h"
+#include "session.h"
 
 static const char usage[] =
 	"Usage: gmprof replay [options] INPUT\n"
@@ -91,33 +89,20 @@ int cmd_replay(int argc, char **argv)
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("replay", "expected one INPUT, got %d", argc - optind);
 	const char *path = argv[optind];
-	struct gmp_input in;
-	struct gmp_suppress sup = { 0 };
-	struct gmp_symbolizer *sym = NULL;
-	if (cm.suppress && gmp_suppress__load(cm.suppress, &sup))
-		return GMP_EXIT_USAGE;
+	struct gmp_session s;
+	struct gmp_session_opts so;
+	gmp_cli__session_opts(&cm, &so);
 	double t0 = gmp_cli__seconds();
-	if (gmp_input__load(path, cm.salvage, &in)) {
-		gmp_suppress__release(&sup);
+	if (gmp_session__load(&s, path, &so))
 		return GMP_EXIT_USAGE;
-	}
 	double t1 = gmp_cli__seconds();
-	struct gmp_result *r = NULL;
+	if (gmp_session__analyze(&s, &so))
+		return GMP_EXIT_USAGE;
+	const struct gmp_result *r = s.r;
 	int rc = GMP_EXIT_USAGE;
 	struct gmp_outfile out;
-	if (gmp_input__detect(&in, &cm.o, &r))
-		goto done;
-	if (cm.suppress) { /* rules match call paths: symbolize only then */
-		struct gmp_sites sites = { .r = r };
-		if ((in.is_profile && gmp_symbolizer__new(in.trace, cm.symdir, &sym)) ||
-		    (sym && (gmp_symbolizer__alloc_fns(sym, cm.alloc_fns, cm.nalloc_fns), 0)) ||
-		    ((sites.sym = sym), gmp_suppress__apply(&sup, r, &sites))) {
-			fprintf(stderr, "gmprof: out of memory\n");
-			goto done;
-		}
-	}
 	if (stats)
-		print_stats(in.trace, r, t1 - t0, gmp_cli__seconds() - t1);
+		print_stats(s.in.trace, r, t1 - t0, gmp_cli__seconds() - t1);
 	int err = gmp_outfile__open(&out, cm.output, cm.force);
 	if (err) {
 		gmp_output__perror(cm.output, err);
@@ -145,9 +130,6 @@ int cmd_replay(int argc, char **argv)
 	}
 	rc = GMP_EXIT_OK;
 done:
-	gmp_symbolizer__free(sym);
-	gmp_suppress__release(&sup);
-	gmp_result__free(r);
-	gmp_input__release(&in);
+	gmp_session__close(&s);
 	return rc;
 }

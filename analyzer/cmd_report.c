@@ -122,28 +122,13 @@ static void plot(FILE *fp, const struct gmp_result *r, uint32_t device,
 {
 	if (!npts || !r->trace->nev)
 		return;
-	uint64_t col[PLOT_W] = { 0 }, peak = 0;
+	uint64_t col[PLOT_W] = { 0 };
 	int mark[PLOT_W] = { 0 };
 	uint64_t levels = (uint64_t)r->max_level + 1;
-	uint64_t live = 0;
-	size_t k = 0;
-	for (uint32_t c = 0; c < PLOT_W; c++) {
-		uint64_t end = levels * (c + 1) / PLOT_W;
-		uint64_t mx = live;
-		for (; k < npts && r->level[pts[k].ev] < end; k++) {
-			if (pts[k].device != device)
-				continue;
-			live = pts[k].live;
-			if (live > mx)
-				mx = live;
-		}
-		col[c] = mx;
-		if (mx > peak)
-			peak = mx;
-	}
+	uint64_t peak = gmp_text__columns(r, device, pts, npts, col, PLOT_W);
 	for (size_t p = 0; p < r->npeaks && !inuse; p++)
 		if (r->peaks[p].device == device)
-			/* The column the loop above puts that level in. */
+			/* The column gmp_text__columns puts that level in. */
 			mark[(((uint64_t)r->level[r->peaks[p].ev] + 1) * PLOT_W + levels - 1) / levels - 1] = 1;
 	if (!peak)
 		return;

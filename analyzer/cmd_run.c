@@ -170,7 +170,7 @@ static int preflight_gpu(void)
 
 struct run_opts {
 	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib, *suppress;
-	const char *alloc_fns[16];
+	const char *alloc_fns[GMP_MAX_ALLOC_FNS];
 	size_t nalloc_fns;
 	int force;
 	uint32_t fail_on, top;
@@ -349,11 +349,12 @@ int cmd_run(int argc, char **argv)
 			if (gmp_cli__u32(optarg, &o.top))
 				return gmp_cli__usage_error("run", "bad value '%s' for --top", optarg);
 			break;
-		case O_ALLOCFN:
-			if (o.nalloc_fns == sizeof(o.alloc_fns) / sizeof(o.alloc_fns[0]))
-				return gmp_cli__usage_error("run", "at most %zu --alloc-fn options", o.nalloc_fns);
-			o.alloc_fns[o.nalloc_fns++] = optarg;
+		case O_ALLOCFN: {
+			int ex = gmp_cli__alloc_fn("run", optarg, o.alloc_fns, &o.nalloc_fns);
+			if (ex)
+				return ex;
 			break;
+		}
 		case O_SUPPRESS: {
 			/* A bad file is said now, not after the program ran. */
 			struct gmp_suppress sp;

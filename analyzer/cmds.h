@@ -20,6 +20,12 @@ int cmd_html(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
+/*
+ * A device's curve (pts: r->curve or r->inuse_curve) in ncols columns over
+ * the topological order: the largest value in each; returns the largest.
+ */
+uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const struct gmp_curve_point *pts,
+			   size_t npts, uint64_t *col, uint32_t ncols);
 /* The finding's measure in words: "distance 3, 2 APIs between", "40.0% accessed, ...". */
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
 /* Writes s escaped for HTML and XML text and attribute values (JUnit, the HTML report). */

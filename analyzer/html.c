@@ -96,22 +96,11 @@ static void summary(FILE *fp, struct gmp_session *s)
 static void curve(FILE *fp, const struct gmp_result *r, uint32_t device,
 		  const struct gmp_curve_point *pts, size_t npts, int inuse)
 {
-	uint64_t levels = (uint64_t)r->max_level + 1, peak = 0, live = 0;
+	uint64_t levels = (uint64_t)r->max_level + 1;
 	uint64_t *col = calloc(PLOT_W, sizeof(uint64_t));
 	if (!col)
 		return;
-	size_t k = 0;
-	for (uint32_t c = 0; c < PLOT_W; c++) {
-		uint64_t end = levels * (c + 1) / PLOT_W, mx = live;
-		for (; k < npts && r->level[pts[k].ev] < end; k++) {
-			if (pts[k].device != device)
-				continue;
-			live = pts[k].live;
-			mx = live > mx ? live : mx;
-		}
-		col[c] = mx;
-		peak = mx > peak ? mx : peak;
-	}
+	uint64_t peak = gmp_text__columns(r, device, pts, npts, col, PLOT_W);
 	char a[32];
 	fprintf(fp, "<h3>Device %u: %s %s</h3>\n", device,
 		inuse ? "bytes in use (pools counted by their regions), at most" : "peak",
@@ -130,7 +119,7 @@ static void curve(FILE *fp, const struct gmp_result *r, uint32_t device,
 	for (size_t p = 0; p < r->npeaks && !inuse; p++) {
 		if (r->peaks[p].device != device)
 			continue;
-		/* The column the loop above puts that level in. */
+		/* The column gmp_text__columns puts that level in. */
 		uint64_t x = 70 + (((uint64_t)r->level[r->peaks[p].ev] + 1) * PLOT_W + levels - 1) / levels - 1;
 		fprintf(fp, "<line class=\"peak\" x1=\"%" PRIu64 "\" x2=\"%" PRIu64 "\" y1=\"0\" y2=\"%d\">"
 			"<title>peak %zu: %s</title></line>\n", x, x, PLOT_H, p + 1,

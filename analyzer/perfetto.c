@@ -10,8 +10,7 @@
  *   async b/e per object, named by allocation site, so one site's objects
  *     share a track group
  *   a counter "live bytes" per device, one C event per change; where pools
- *     have regions, a counter "bytes in use" too (each such pool counted by
- *     its live regions)
+ *     have regions, a counter "bytes in use" too (the detector's curve of it)
  *   v2 flows: one chain per object, bind_id = object + 1, from its
  *     allocation through every slice that touches it to its free
  *   an instant (process scope) per finding, the finding object as args
@@ -58,8 +57,7 @@ struct pf {
 	uint32_t *last_use;      /* per object: its last event in emission order */
 	uint8_t *seen;           /* per object: flow chain started */
 	uint64_t *live;          /* per track device: live bytes (indexed by device slot) */
-	uint64_t *inuse;         /* likewise, bytes in use; NULL when no pool has regions */
-	uint8_t *pooled;         /* per object: a pool with regions (with inuse) */
+	struct gmp_u64map inuse_at; /* event -> its point of r->inuse_curve (pools with regions) */
 	struct gmp_u64map dev_ids;
 	uint32_t *devs;
 	size_t ndevs, devs_cap;
@@ -170,15 +168,9 @@ static int prepare(struct pf *p)
 	}
 	if (!(p->live = calloc(p->ndevs ? p->ndevs : 1, sizeof(uint64_t))))
 		return -ENOMEM;
-	for (size_t o = 0; o < p->r->nobjects; o++) {
-		const struct gmp_object *ob = &p->r->objects[o];
-		if (ob->kind != GMP_MEM_POOL_REGION || ob->parent == GMP_NO_OBJECT)
-			continue;
-		if (!p->pooled && (!(p->pooled = calloc(p->r->nobjects, 1)) ||
-				   !(p->inuse = calloc(p->ndevs ? p->ndevs : 1, sizeof(uint64_t)))))
+	for (size_t k = 0; k < p->r->ninuse_curve; k++)
+		if (!gmp_u64map__slot(&p->inuse_at, p->r->inuse_curve[k].ev, (uint32_t)k, NULL))
 			return -ENOMEM;
-		p->pooled[ob->parent] = 1;
-	}
 	return 0;
 }
 
@@ -355,14 +347,15 @@ static void own_object(struct pf *p, const struct gmp_event *e, uint32_t obj, ui
 	uint32_t *slot = gmp_u64map__get(&p->dev_ids, o->device);
 	if (!slot)
 		return;
-	int64_t delta = e->op == GMP_OP_ALLOC ? (int64_t)o->size : -(int64_t)o->size;
-	if (p->inuse && !p->pooled[obj]) { /* regions, and what is not a pool with regions */
-		p->inuse[*slot] += (uint64_t)delta;
-		counter(p, "bytes in use", o->device, p->inuse[*slot], ts);
-	}
+	uint32_t *at = gmp_u64map__get(&p->inuse_at, (uint64_t)(e - p->t->ev));
+	if (at)
+		counter(p, "bytes in use", o->device, p->r->inuse_curve[*at].live, ts);
 	if (o->kind == GMP_MEM_POOL_REGION)
 		return; /* inside its pool, which counts already */
-	p->live[*slot] += (uint64_t)delta;
+	if (e->op == GMP_OP_ALLOC)
+		p->live[*slot] += o->size;
+	else
+		p->live[*slot] -= o->size;
 	counter(p, "live bytes", o->device, p->live[*slot], ts);
 }
 
@@ -505,6 +498,7 @@ int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t
 	struct pf p = { .s = s, .r = s->r, .t = s->in.trace, .host = host_time };
 	gmp_u64map__init(&p.track_ids);
 	gmp_u64map__init(&p.dev_ids);
+	gmp_u64map__init(&p.inuse_at);
 	int rc = s->r->deps ? prepare(&p) : -EINVAL;
 	if (!rc)
 		rc = write_all(&p, fp);
@@ -519,10 +513,9 @@ int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t
 	free(p.last_use);
 	free(p.seen);
 	free(p.live);
-	free(p.inuse);
-	free(p.pooled);
 	free(p.devs);
 	gmp_u64map__release(&p.track_ids);
 	gmp_u64map__release(&p.dev_ids);
+	gmp_u64map__release(&p.inuse_at);
 	return rc;
 }

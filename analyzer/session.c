@@ -8,21 +8,24 @@
 #include "gz.h"
 #include "safefile.h"
 
-int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_session_opts *so)
+int gmp_session__load(struct gmp_session *s, const char *path, const struct gmp_session_opts *so)
 {
-	const char *suppress = so->suppress;
 	memset(s, 0, sizeof(*s));
 	s->name = strcmp(path, "-") ? path : "<stdin>";
-	/* A bad suppressions file is found before the input is analyzed. */
-	if (suppress && gmp_suppress__load(suppress, &s->sup))
+	/* A bad suppressions file is found before the input is read. */
+	if (so->suppress && gmp_suppress__load(so->suppress, &s->sup))
 		return -1;
 	if (gmp_input__load(path, so->salvage, &s->in)) {
 		gmp_suppress__release(&s->sup);
 		return -1;
 	}
+	return 0;
+}
+
+int gmp_session__analyze(struct gmp_session *s, const struct gmp_session_opts *so)
+{
 	if (gmp_input__detect(&s->in, so->detect, &s->r)) {
-		gmp_input__release(&s->in);
-		gmp_suppress__release(&s->sup);
+		gmp_session__close(s);
 		return -1;
 	}
 	if (s->in.is_profile && gmp_symbolizer__new(s->in.trace, so->symdir, &s->sym)) {
@@ -33,12 +36,17 @@ int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_
 	if (s->sym)
 		gmp_symbolizer__alloc_fns(s->sym, so->alloc_fns, so->nalloc_fns);
 	s->sites = (struct gmp_sites){ .r = s->r, .sym = s->sym };
-	if (suppress && gmp_suppress__apply(&s->sup, s->r, &s->sites)) {
+	if (so->suppress && gmp_suppress__apply(&s->sup, s->r, &s->sites)) {
 		fprintf(stderr, "gmprof: out of memory\n");
 		gmp_session__close(s);
 		return -1;
 	}
 	return 0;
+}
+
+int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_session_opts *so)
+{
+	return gmp_session__load(s, path, so) || gmp_session__analyze(s, so) ? -1 : 0;
 }
 
 void gmp_session__close(struct gmp_session *s)

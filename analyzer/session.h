@@ -34,6 +34,9 @@ struct gmp_session_opts {
 };
 
 int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_session_opts *so);
+/* The two halves of open, for a command that times them: reading the input, then the rest. */
+int gmp_session__load(struct gmp_session *s, const char *path, const struct gmp_session_opts *so);
+int gmp_session__analyze(struct gmp_session *s, const struct gmp_session_opts *so);
 void gmp_session__close(struct gmp_session *s);
 
 /*

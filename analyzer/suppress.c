@@ -96,58 +96,65 @@ void gmp_suppress__release(struct gmp_suppress *sp)
 	sp->n = 0;
 }
 
-static int match(const char *glob, const char *s)
+/* The strings a finding's rules are matched against, made once per finding. */
+struct names {
+	const char *s[FRAMES * 5 + 2];
+	size_t n;
+	char buf[FRAMES][512];         /* "file:line" per frame; a script's file */
+};
+
+static void add_name(struct names *nm, const char *s)
 {
-	return s && *s && fnmatch(glob, s, 0) == 0;
+	if (s && *s)
+		nm->s[nm->n++] = s;
 }
 
-/* The strings a rule may match for one frame. */
-static int frame_matches(const char *glob, const struct gmp_frame *f)
+static void names_of(struct names *nm, const struct gmp_result *r, struct gmp_sites *sites,
+		     const struct gmp_finding *f)
 {
-	char fl[1024];
-	if (match(glob, f->function) || match(glob, f->file) || match(glob, f->module))
-		return 1;
-	if (f->module) {
-		const char *b = strrchr(f->module, '/');
-		if (b && match(glob, b + 1))
-			return 1;
+	const struct gmp_trace *t = r->trace;
+	const struct gmp_event *a = &t->ev[r->objects[f->object].alloc_ev];
+	nm->n = 0;
+	if (a->at) { /* an event script: its `at`, and the file alone */
+		const char *at = gmp_trace__str(t, a->at, NULL);
+		snprintf(nm->buf[0], sizeof(nm->buf[0]), "%s", at);
+		char *c = strrchr(nm->buf[0], ':');
+		if (c)
+			*c = 0;
+		add_name(nm, at);
+		add_name(nm, nm->buf[0]);
+	} else if (a->stack && sites->sym) {
+		struct gmp_frame frames[FRAMES];
+		size_t n = gmp_symbolizer__stack(sites->sym, a->stack, frames, FRAMES);
+		for (size_t k = 0; k < n; k++) {
+			const struct gmp_frame *fr = &frames[k];
+			add_name(nm, fr->function);
+			add_name(nm, fr->file);
+			add_name(nm, fr->module);
+			if (fr->module && strrchr(fr->module, '/'))
+				add_name(nm, strrchr(fr->module, '/') + 1);
+			if (fr->file) {
+				snprintf(nm->buf[k], sizeof(nm->buf[k]), "%s:%u", fr->file, fr->line);
+				add_name(nm, nm->buf[k]);
+			}
+		}
 	}
-	if (f->file) {
-		snprintf(fl, sizeof(fl), "%s:%u", f->file, f->line);
-		if (match(glob, fl))
-			return 1;
-	}
-	return 0;
+	if (f->kernel)
+		add_name(nm, gmp_trace__str(t, f->kernel, NULL));
 }
 
 /* The first rule that suppresses f, or NULL. */
 static struct gmp_suppress_rule *rule_for(struct gmp_suppress *sp, const struct gmp_result *r,
 					  struct gmp_sites *sites, const struct gmp_finding *f)
 {
-	const struct gmp_trace *t = r->trace;
-	const struct gmp_event *a = &t->ev[r->objects[f->object].alloc_ev];
-	struct gmp_frame frames[FRAMES + 1];
-	char file[1024];
-	size_t n = 0;
-	if (a->at) { /* an event script: its `at`, and the file alone */
-		const char *at = gmp_trace__str(t, a->at, NULL);
-		snprintf(file, sizeof(file), "%s", at);
-		char *c = strrchr(file, ':');
-		if (c)
-			*c = 0;
-		frames[n++] = (struct gmp_frame){ .file = file, .function = at };
-	} else if (a->stack && sites->sym) {
-		n = gmp_symbolizer__stack(sites->sym, a->stack, frames, FRAMES);
-	}
-	const char *kernel = f->kernel ? gmp_trace__str(t, f->kernel, NULL) : NULL;
+	struct names nm;
+	names_of(&nm, r, sites, f);
 	for (size_t i = 0; i < sp->n; i++) {
 		struct gmp_suppress_rule *ru = &sp->rules[i];
 		if (!(ru->patterns & (1u << f->pattern)))
 			continue;
-		if (match(ru->glob, kernel))
-			return ru;
-		for (size_t k = 0; k < n; k++)
-			if (frame_matches(ru->glob, &frames[k]))
+		for (size_t k = 0; k < nm.n; k++)
+			if (fnmatch(ru->glob, nm.s[k], 0) == 0)
 				return ru;
 	}
 	return NULL;

@@ -6,6 +6,25 @@
 #include "findings_json.h"
 #include "sites.h"
 
+uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const struct gmp_curve_point *pts,
+			   size_t npts, uint64_t *col, uint32_t ncols)
+{
+	uint64_t levels = (uint64_t)r->max_level + 1, peak = 0, live = 0;
+	size_t k = 0;
+	for (uint32_t c = 0; c < ncols; c++) {
+		uint64_t end = levels * (c + 1) / ncols, mx = live;
+		for (; k < npts && r->level[pts[k].ev] < end; k++) {
+			if (pts[k].device != device)
+				continue;
+			live = pts[k].live;
+			mx = live > mx ? live : mx;
+		}
+		col[c] = mx;
+		peak = mx > peak ? mx : peak;
+	}
+	return peak;
+}
+
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n)
 {
 	switch (f->pattern) {

@@ -208,24 +208,23 @@ static struct snapshot *current_table(struct gmp_ctx_state *s)
 		return s->cur;
 	}
 	struct snapshot *sn = calloc(1, sizeof(*sn));
-	size_t n = gmp_col.tab_n, nreg = nvtx_region_count();
-	uint64_t *pieces = NULL;
-	if (nreg) { /* pools split into their NVTX regions and the gaps between them */
-		pieces = malloc(2 * (n + 2 * nreg) * sizeof(*pieces));
-		if (!pieces) {
-			dev_out_of_memory("building the object table");
-			free(sn);
-			return NULL;
-		}
-		n = nvtx_table_pieces(pieces, pieces + n + 2 * nreg);
-	}
-	size_t bytes = sizeof(struct gmp_patch_table) + 2 * n * sizeof(uint64_t);
-	if (!sn || !(sn->host = malloc(bytes))) {
+	/* Room for the live objects, each pool split into its NVTX regions and the gaps between them. */
+	size_t most = gmp_col.tab_n + 2 * nvtx_region_count();
+	if (!sn || !(sn->host = malloc(sizeof(struct gmp_patch_table) + 2 * most * sizeof(uint64_t)))) {
 		dev_out_of_memory("building the object table");
 		free(sn);
-		free(pieces);
 		return NULL;
 	}
+	uint64_t *start = (uint64_t *)((struct gmp_patch_table *)sn->host + 1);
+	size_t n = gmp_col.tab_n;
+	if (most > n) {
+		n = nvtx_table_pieces(start, start + most);
+		memmove(start + n, start + most, n * sizeof(uint64_t)); /* the ends follow the n starts */
+	} else if (n) { /* no live objects: the arrays may not exist yet */
+		memcpy(start, gmp_col.tab_start, n * sizeof(uint64_t));
+		memcpy(start + n, gmp_col.tab_end, n * sizeof(uint64_t));
+	}
+	size_t bytes = sizeof(struct gmp_patch_table) + 2 * n * sizeof(uint64_t);
 	sn->n = n;
 	sn->table_bytes = bytes;
 	sn->version = gmp_col.live_version;
@@ -234,16 +233,8 @@ static struct snapshot *current_table(struct gmp_ctx_state *s)
 	struct gmp_patch_table *t = sn->host;
 	t->n = n;
 	t->version = sn->version;
-	sn->start = (uint64_t *)(t + 1);
-	sn->end = sn->start + n;
-	if (pieces) {
-		memcpy(sn->start, pieces, n * sizeof(uint64_t));
-		memcpy(sn->end, pieces + gmp_col.tab_n + 2 * nreg, n * sizeof(uint64_t));
-		free(pieces);
-	} else if (n) { /* no live objects: the arrays may not exist yet */
-		memcpy(sn->start, gmp_col.tab_start, n * sizeof(uint64_t));
-		memcpy(sn->end, gmp_col.tab_end, n * sizeof(uint64_t));
-	}
+	sn->start = start;
+	sn->end = start + n;
 	sn->bytes = bytes;
 	s->snap_bytes += sn->bytes;
 	dev_snap_put(s, s->cur);
@@ -356,23 +347,28 @@ static struct spare take_spare(struct gmp_ctx_state *s, size_t bytes)
 	return sp;
 }
 
+/* Bytes in the maps (or record) blocks of the pending launches. */
+static size_t maps_inflight(const struct gmp_ctx_state *s)
+{
+	size_t sum = 0;
+	for (size_t i = 0; i < s->npend; i++)
+		sum += s->pend[i].maps ? s->pend[i].maps_cap : 0;
+	return sum;
+}
+
 /*
  * Lock released: p and its snapshot are this thread's, and so is the spare
- * maps block (spare, of spare_cap bytes, large enough; or NULL).
+ * maps block (spare.dev, large enough for the bytes the maps take; or NULL).
  */
 static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_patch_launch *l,
-		       void *spare, size_t spare_cap)
+		       size_t bytes, struct spare spare)
 {
 	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran);
 	unsigned cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
 	l->gran_shift = gs;
 	l->cgran_shift = cs;
-	size_t bytes = maps_bytes(p->snap, gs, cs), cap = bytes;
-	void *maps = NULL;
-	if (spare) {
-		maps = spare;
-		cap = spare_cap;
-	}
+	void *maps = spare.dev;
+	size_t cap = spare.dev ? spare.cap : bytes;
 	if (maps || gmp_col.san.Alloc(s->ctx, &maps, bytes) == SANITIZER_SUCCESS) {
 		/* The maps fit beside the application's memory: keep them on the GPU. */
 		struct gmp_patch_intra_obj *io = calloc(p->snap->n ? p->snap->n : 1, sizeof(*io));
@@ -401,7 +397,7 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 		l->mode |= GMP_MODE_INTRA_GPU;
 	} else {
 		/* No room: stream access records to the host instead. */
-		bytes = (size_t)gmp_col.opts.records * sizeof(struct gmp_patch_record);
+		bytes = cap = (size_t)gmp_col.opts.records * sizeof(struct gmp_patch_record);
 		if (gmp_col.san.Alloc(s->ctx, &maps, bytes) != SANITIZER_SUCCESS)
 			return -ENOMEM;
 		l->records = (uint64_t)(uintptr_t)maps;
@@ -410,7 +406,7 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 	}
 	p->maps = maps;
 	p->maps_bytes = bytes;
-	p->maps_cap = (p->mode | l->mode) & GMP_MODE_INTRA_GPU ? cap : bytes;
+	p->maps_cap = cap;
 	return 0;
 }
 
@@ -462,16 +458,17 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	}
 	int intra = gmp_col.opts.mode == GMP_COLLECT_INTRA && gmp_kfilter__take(gmp_col.kf, li->name);
 	struct spare spare = { NULL, 0 };
+	size_t need = 0;
 	if (intra) {
-		size_t need = maps_bytes(p.snap, (unsigned)__builtin_ctz(gmp_col.opts.gran),
-					 (unsigned)__builtin_ctz(gmp_col.opts.cgran));
+		need = maps_bytes(p.snap, (unsigned)__builtin_ctz(gmp_col.opts.gran),
+				  (unsigned)__builtin_ctz(gmp_col.opts.cgran));
 		/* Bounded device memory: collect the oldest launches (a stream wait) past the limit. */
-		while (s->npend && s->maps_inflight + need > MAPS_INFLIGHT && dev_collect_oldest(s) > 0) {
+		while (s->npend && maps_inflight(s) + need > MAPS_INFLIGHT && dev_collect_oldest(s) > 0) {
 		}
 		spare = take_spare(s, need); /* this launch's now */
 	}
 	dev_unlock();
-	if (intra && setup_intra(s, &p, &l, spare.dev, spare.cap) == 0)
+	if (intra && setup_intra(s, &p, &l, need, spare) == 0)
 		p.mode = l.mode;
 	int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, &l, sizeof(l), li->hstream),
 			    "uploading a launch buffer") ||
@@ -492,7 +489,6 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	p.ev = li->ev;
 	p.kev = *e;
 	s->pend[s->npend++] = p;
-	s->maps_inflight += p.maps ? p.maps_cap : 0;
 	dev_collect_garbage(s); /* a table this launch replaced */
 }
 

@@ -96,7 +96,6 @@ struct gmp_ctx_state {
 		size_t cap;
 	} *spares;
 	size_t nspares, spares_cap, spare_bytes;
-	size_t maps_inflight;     /* bytes of the maps (or record) blocks of pending launches */
 };
 
 /* Which pending launches a harvest may take (see dev_harvest_stream). */

@@ -187,8 +187,6 @@ static void harvest_commit(struct gmp_ctx_state *s, struct pending *p)
 	free(p->acc);
 	free(p->tv.v);
 	free(p->heap);
-	if (p->maps)
-		s->maps_inflight -= p->maps_cap; /* p was pending */
 	dev_put_maps(s, p);
 	dev_put_buffer(s, p->buf);
 	dev_snap_put(s, p->snap);

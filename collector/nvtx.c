@@ -65,12 +65,20 @@ static void end_region(uint64_t start, const char *api)
 	gmp_col.live_version++;
 }
 
-void nvtx_end_regions(uint64_t start, uint64_t end)
+/* Ends every live region overlapping [start, end), from the top; returns how many. */
+static size_t end_overlapping(uint64_t start, uint64_t end, const char *api)
 {
 	uint64_t s;
-	while (gmp_col.regions && gmp_objmap__overlap(gmp_col.regions, start, end) != UINT32_MAX &&
-	       gmp_objmap__floor(gmp_col.regions, end - 1, &s, NULL, NULL))
-		end_region(s, "gmprof: its pool was freed");
+	size_t n = 0;
+	for (; gmp_col.regions && gmp_objmap__overlap(gmp_col.regions, start, end) != UINT32_MAX &&
+	       gmp_objmap__floor(gmp_col.regions, end - 1, &s, NULL, NULL); n++)
+		end_region(s, api);
+	return n;
+}
+
+void nvtx_end_regions(uint64_t start, uint64_t end)
+{
+	end_overlapping(start, end, "gmprof: its pool was freed");
 }
 
 void nvtx_release(void)
@@ -101,16 +109,21 @@ static void piece(struct pieces *p, uint64_t s, uint64_t e)
 	}
 }
 
+/* The rest of the current live object is one piece; the next object begins. */
+static void close_base(struct pieces *p)
+{
+	piece(p, p->cur, gmp_col.tab_end[p->base]);
+	if (++p->base < gmp_col.tab_n)
+		p->cur = gmp_col.tab_start[p->base];
+}
+
 /* Regions come in address order; each lies inside one live object. */
 static int add_region(void *ctx, uint64_t s, uint64_t e, uint32_t heap)
 {
 	(void)heap;
 	struct pieces *p = ctx;
-	while (p->base < gmp_col.tab_n && gmp_col.tab_end[p->base] <= s) {
-		piece(p, p->cur, gmp_col.tab_end[p->base]);
-		if (++p->base < gmp_col.tab_n)
-			p->cur = gmp_col.tab_start[p->base];
-	}
+	while (p->base < gmp_col.tab_n && gmp_col.tab_end[p->base] <= s)
+		close_base(p);
 	if (p->base == gmp_col.tab_n || s < p->cur)
 		return 0; /* not inside a live object: cannot happen, nothing to split */
 	piece(p, p->cur, s);
@@ -127,11 +140,8 @@ size_t nvtx_table_pieces(uint64_t *start, uint64_t *end)
 	p.cur = gmp_col.tab_start[0];
 	if (gmp_col.regions)
 		gmp_objmap__each(gmp_col.regions, add_region, &p);
-	while (p.base < gmp_col.tab_n) {
-		piece(&p, p.cur, gmp_col.tab_end[p.base]);
-		if (++p.base < gmp_col.tab_n)
-			p.cur = gmp_col.tab_start[p.base];
-	}
+	while (p.base < gmp_col.tab_n)
+		close_base(&p);
 	return p.n;
 }
 
@@ -150,14 +160,9 @@ static void add(uint32_t h, uint64_t addr, uint64_t size, const char *api)
 		rec_say("out of host memory while recording an NVTX region; regions are ignored from here");
 		return;
 	}
-	uint64_t s;
-	while (gmp_objmap__overlap(gmp_col.regions, addr, addr + size) != UINT32_MAX &&
-	       gmp_objmap__floor(gmp_col.regions, addr + size - 1, &s, NULL, NULL)) {
-		if (!warned_overlap++)
-			rec_say("an NVTX region at 0x%llx was registered over a live one; "
-				"gmprof ends the old one there", (unsigned long long)addr);
-		end_region(s, "gmprof: a region registered over it");
-	}
+	if (end_overlapping(addr, addr + size, "gmprof: a region registered over it") && !warned_overlap++)
+		rec_say("an NVTX region at 0x%llx was registered over a live one; "
+			"gmprof ends the old one there", (unsigned long long)addr);
 	if (gmp_objmap__insert(gmp_col.regions, addr, addr + size, h)) {
 		rec_say("out of host memory while recording an NVTX region; it is ignored");
 		return;

@@ -213,6 +213,11 @@ int gmp_finding__in_use(const struct gmp_result *r, const struct gmp_finding *f)
 	return r->objects[f->object].kind == GMP_MEM_POOL_REGION;
 }
 
+uint64_t gmp_device__in_use_peak(const struct gmp_device_summary *ds)
+{
+	return ds->inuse_peak_bytes ? ds->inuse_peak_bytes : ds->peak_bytes;
+}
+
 uint64_t gmp_finding__peak_before(const struct gmp_result *r, const struct gmp_finding *f)
 {
 	const struct gmp_object *o = &r->objects[f->object];

@@ -249,6 +249,8 @@ const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char 
  * peak with f fixed.
  */
 int gmp_finding__in_use(const struct gmp_result *r, const struct gmp_finding *f);
+/* A device's peak of bytes in use: its peak when no pool on it has regions. */
+uint64_t gmp_device__in_use_peak(const struct gmp_device_summary *ds);
 uint64_t gmp_finding__peak_before(const struct gmp_result *r, const struct gmp_finding *f);
 uint64_t gmp_finding__peak_after(const struct gmp_result *r, const struct gmp_finding *f);
 /* What to do about f, in one sentence, into buf. */
