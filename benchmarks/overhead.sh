@@ -7,8 +7,16 @@
 #                   serialization of the program's streams)
 #   object-launch   the same with GMPROF_HARVEST=launch (hit flags read
 #                   after every launch: the program's work is serialized)
+#   object-l1       object with GMPROF_PATCH_LOADS=l1 (the patches test hit
+#                   words through the SM's L1 instead of at the L2)
 #   intra           gmprof run --mode intra, every kernel monitored
+#   intra-l1        intra with GMPROF_PATCH_LOADS=l1
 #   memcheck        compute-sanitizer --tool memcheck --leak-check full
+# CONFIGS names the configurations to run (default: all of them); KEEP=1
+# adds to the times of the previous call instead of starting again, so that
+# one lease can measure in several calls under its per-call limit:
+#   CONFIGS="native object object-launch memcheck" make bench-gpu
+#   KEEP=1 CONFIGS="native intra object-l1 intra-l1" make bench-gpu
 # gmprof's configurations record the profile (--top 0: since 2026-11-23,
 # seventh session, neither the collector at the program's exit nor gmprof
 # run analyzes it then; the analysis is `gmprof report`, timed on the CPU by
@@ -27,6 +35,15 @@ BUILD=${BUILD:-build}
 NVCC=${NVCC:-nvcc}
 RUNS=${RUNS:-5}
 PROGRAMS=${PROGRAMS:-$(ls benchmarks/cuda/*.cu | sed 's|.*/||; s|\.cu$||')}
+ALL_CONFIGS="native object object-launch object-l1 intra intra-l1 memcheck"
+CONFIGS=${CONFIGS:-$ALL_CONFIGS}
+for c in $CONFIGS; do
+	case " $ALL_CONFIGS " in *" $c "*) ;; *)
+		echo "gmprof: CONFIGS: unknown configuration '$c' (known: $ALL_CONFIGS)" >&2
+		exit 2 ;;
+	esac
+done
+want() { case " $CONFIGS " in *" $1 "*) return 0 ;; esac; return 1; }
 G=$BUILD/rel/gmprof
 T=$BUILD/rel/gmprof-bench
 OUT=$BUILD/bench-gpu
@@ -38,7 +55,10 @@ if ! why=$(sh tests/gpu/have-gpu.sh 2>&1); then
 fi
 [ -x "$SAN" ] || { echo "gmprof: compute-sanitizer not found (set COMPUTE_SANITIZER): the memcheck column needs it" >&2; exit 2; }
 mkdir -p "$OUT"
-: >"$OUT/times"
+if [ "${KEEP:-0}" != 1 ]; then
+	: >"$OUT/times"
+	: >"$OUT/micro"
+fi
 : >"$OUT/peaks"
 
 for p in $PROGRAMS; do
@@ -64,19 +84,22 @@ r=1
 while [ $r -le "$RUNS" ]; do
 	for p in $PROGRAMS; do
 		prof=$OUT/$p.gmprof
-		timed "$p" native "$OUT/$p"
-		timed "$p" object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
-		timed "$p" object-launch env GMPROF_HARVEST=launch \
+		! want native || timed "$p" native "$OUT/$p"
+		! want object || timed "$p" object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
+		! want object-launch || timed "$p" object-launch env GMPROF_HARVEST=launch \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
-		timed "$p" intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
-		timed "$p" memcheck "$SAN" --tool memcheck --leak-check full "$OUT/$p"
+		! want object-l1 || timed "$p" object-l1 env GMPROF_PATCH_LOADS=l1 \
+			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
+		! want intra || timed "$p" intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
+		! want intra-l1 || timed "$p" intra-l1 env GMPROF_PATCH_LOADS=l1 \
+			"$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
+		! want memcheck || timed "$p" memcheck "$SAN" --tool memcheck --leak-check full "$OUT/$p"
 	done
 	r=$((r + 1))
 done
 
 # The per-access cost: the microbenchmark's kernel time under each patch.
 "$NVCC" -O2 -o "$OUT/access_cost" benchmarks/micro/access_cost.cu
-: >"$OUT/micro"
 micro() { # config command...
 	c=$1
 	shift
@@ -89,10 +112,14 @@ micro() { # config command...
 r=1
 while [ $r -le "$RUNS" ]; do
 	prof=$OUT/access_cost.gmprof
-	micro native "$OUT/access_cost"
-	micro empty env GMPROF_PATCH_EMPTY=1 "$G" run --force --top 0 -o "$prof" -- "$OUT/access_cost"
-	micro object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
-	micro intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	! want native || micro native "$OUT/access_cost"
+	! want object || micro empty env GMPROF_PATCH_EMPTY=1 "$G" run --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	! want object || micro object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	! want object-l1 || micro object-l1 env GMPROF_PATCH_LOADS=l1 \
+		"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	! want intra || micro intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	! want intra-l1 || micro intra-l1 env GMPROF_PATCH_LOADS=l1 \
+		"$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/access_cost"
 	r=$((r + 1))
 done
 
@@ -122,6 +149,7 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "- object: \`gmprof run --mode object --force --top 0 -o P.gmprof -- P\`"
 	echo "- object-launch: the same with \`GMPROF_HARVEST=launch\`"
 	echo "- intra: \`gmprof run --mode intra --force --top 0 -o P.gmprof -- P\` (every kernel)"
+	echo "- object-l1, intra-l1: object and intra with \`GMPROF_PATCH_LOADS=l1\` (hit and bitmap words tested through the L1)"
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"

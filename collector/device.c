@@ -451,7 +451,8 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	}
 	struct gmp_patch_launch l = { .table = (uint64_t)(uintptr_t)table,
 				      .hits = (uint64_t)(uintptr_t)p.buf.dev + GMP_PATCH_LAUNCH_SIZE,
-				      .mode = GMP_MODE_OBJECT, .abi = GMP_PATCH_ABI_VERSION };
+				      .mode = GMP_MODE_OBJECT | (gmp_col.opts.patch_l1 ? GMP_MODE_L1_TESTS : 0),
+				      .abi = GMP_PATCH_ABI_VERSION };
 	if (p.buf.heap_cap) {
 		l.heap = (uint64_t)(uintptr_t)p.buf.dev + lbuf_heap_off(&p.buf);
 		l.heap_cap = (uint32_t)p.buf.heap_cap;

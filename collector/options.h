@@ -36,6 +36,8 @@ struct gmp_opts {
 				    flight and again for spare blocks (512) */
 	uint32_t heap_records;   /* GMPROF_HEAP_RECORDS: in-kernel malloc()/free() calls recorded
 				    per launch; 0: not tracked (1024) */
+	int patch_l1;            /* GMPROF_PATCH_LOADS: l2 | l1: where the patches test hit and
+				    bitmap words before setting them (l2) */
 	int patch_empty;         /* GMPROF_PATCH_EMPTY: global accesses call an empty callback
 				    (the per-access cost benchmark's baseline; no findings) (0) */
 };

@@ -35,6 +35,7 @@ static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64
 	const uint32_t leader = __ffs(active) - 1;
 	const struct gmp_patch_table *t = (const struct gmp_patch_table *)(uintptr_t)l->table;
 	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
+	const uint32_t mode = l->mode;
 	uint32_t bits = size ? gmp_patch_hit_bits(flags) : 0;
 	/* Which lanes read and which write: the OR of any group's bits is two ballots. */
 	const uint32_t rd = __ballot_sync(active, bits & GMP_HIT_READ);
@@ -53,7 +54,8 @@ static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64
 	if (__all_sync(active, inside)) {
 		i = j = bits ? i0 : -1;
 		if (i0 >= 0 && lane == leader)
-			gmp_patch_mark(&hits[i0], (rd ? GMP_HIT_READ : 0) | (wr ? GMP_HIT_WRITE : 0));
+			gmp_patch_mark(&hits[i0], (rd ? GMP_HIT_READ : 0) | (wr ? GMP_HIT_WRITE : 0),
+				       mode);
 	} else {
 		i = bits ? gmp_patch_lookup(t, addr) : -1;
 		j = bits && size > 1 ? gmp_patch_lookup(t, addr + size - 1) : i;
@@ -61,12 +63,12 @@ static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64
 		uint32_t group = __match_any_sync(active, (unsigned long long)i);
 		uint32_t gbits = (rd & group ? GMP_HIT_READ : 0) | (wr & group ? GMP_HIT_WRITE : 0);
 		if (i >= 0 && lane == (uint32_t)(__ffs(group) - 1))
-			gmp_patch_mark(&hits[i], gbits);
+			gmp_patch_mark(&hits[i], gbits, mode);
 		if (j >= 0 && j != i)
-			gmp_patch_mark(&hits[j], bits); /* straddles two objects: rare, no aggregation */
+			gmp_patch_mark(&hits[j], bits, mode); /* straddles two objects: rare, no aggregation */
 	}
 
-	if (l->mode & GMP_MODE_INTRA_GPU) {
+	if (mode & GMP_MODE_INTRA_GPU) {
 		const struct gmp_patch_intra_obj *io =
 			(const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;
 		/* Bitmaps: test-and-set per lane.  Counters: one add per cell and warp. */
@@ -95,7 +97,7 @@ static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64
 		if (io && j >= 0 && j != i)
 			gmp_patch_intra(l, &io[j], addr, size);
 	}
-	if ((l->mode & GMP_MODE_INTRA_STREAM) && (i >= 0 || j >= 0))
+	if ((mode & GMP_MODE_INTRA_STREAM) && (i >= 0 || j >= 0))
 		gmp_patch_stream(l, addr, size, flags);
 }
 

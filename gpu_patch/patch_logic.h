@@ -20,12 +20,10 @@
 
 #ifdef __CUDACC__
 #define GMP_HD __device__ __forceinline__
-#define GMP_LOAD32(p) (*(volatile const uint32_t *)(p))
 #define GMP_OR32(p, v) atomicOr((unsigned int *)(p), (unsigned int)(v))
 #define GMP_ADD32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
 #else
 #define GMP_HD static inline
-#define GMP_LOAD32(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define GMP_OR32(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
 #define GMP_ADD32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #endif
@@ -73,10 +71,35 @@ GMP_HD uint32_t gmp_patch_hit_bits(uint32_t flags)
 	return b;
 }
 
-/* Sets bits on a hit word unless they are set already. */
-GMP_HD void gmp_patch_mark(uint32_t *hit, uint32_t bits)
+/*
+ * Reads a hit or bitmap word before an atomic sets bits in it.  By default
+ * the load is coherent across the GPU (volatile: the L2 answers).  With
+ * GMP_MODE_L1_TESTS it is a relaxed load at block scope, which the SM's L1
+ * may answer: it can miss bits another SM set (the atomic then runs once
+ * more, harmlessly), never report bits nobody set, since the L1 starts
+ * every launch empty of the previous launches' data.  Every warp of a
+ * kernel reading one array tests the same hit word, which the L2 serves
+ * one request at a time; through the L1 each SM asks once.
+ */
+GMP_HD uint32_t gmp_patch_test(const uint32_t *w, uint32_t mode)
 {
-	if ((GMP_LOAD32(hit) & bits) != bits)
+#ifdef __CUDACC__
+	uint32_t v;
+	if (mode & GMP_MODE_L1_TESTS)
+		asm volatile("ld.relaxed.cta.u32 %0, [%1];" : "=r"(v) : "l"(w));
+	else
+		v = *(volatile const uint32_t *)w;
+	return v;
+#else
+	(void)mode;
+	return __atomic_load_n(w, __ATOMIC_RELAXED);
+#endif
+}
+
+/* Sets bits on a hit word unless they are set already. */
+GMP_HD void gmp_patch_mark(uint32_t *hit, uint32_t bits, uint32_t mode)
+{
+	if ((gmp_patch_test(hit, mode) & bits) != bits)
 		GMP_OR32(hit, bits);
 }
 
@@ -92,10 +115,11 @@ GMP_HD void gmp_patch_intra(const struct gmp_patch_launch *l, const struct gmp_p
 		hi = io->size;
 	if (io->bitmap) {
 		uint32_t *bits = (uint32_t *)(uintptr_t)io->bitmap;
-		for (uint64_t g = lo >> l->gran_shift; g <= (hi - 1) >> l->gran_shift; g++) {
+		const uint32_t mode = l->mode, gs = l->gran_shift; /* read once, not per word */
+		for (uint64_t g = lo >> gs; g <= (hi - 1) >> gs; g++) {
 			uint32_t *w = &bits[g >> 5];
 			uint32_t m = 1u << (g & 31);
-			if (!(GMP_LOAD32(w) & m))
+			if (!(gmp_patch_test(w, mode) & m))
 				GMP_OR32(w, m);
 		}
 	}
@@ -137,12 +161,12 @@ GMP_HD int64_t gmp_patch_access(struct gmp_patch_launch *l, uint64_t addr, uint3
 	const struct gmp_patch_intra_obj *io =
 		(const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;
 	if (i >= 0) {
-		gmp_patch_mark(&hits[i], bits);
+		gmp_patch_mark(&hits[i], bits, l->mode);
 		if ((l->mode & GMP_MODE_INTRA_GPU) && io)
 			gmp_patch_intra(l, &io[i], addr, size);
 	}
 	if (j >= 0 && j != i) {
-		gmp_patch_mark(&hits[j], bits);
+		gmp_patch_mark(&hits[j], bits, l->mode);
 		if ((l->mode & GMP_MODE_INTRA_GPU) && io)
 			gmp_patch_intra(l, &io[j], addr, size);
 	}

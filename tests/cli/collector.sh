@@ -98,7 +98,7 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
 rm -f "$TMPDIR/tables.gmprof"
 expect_exit 0 "table per version and stream: the program runs" -- env GMP_DOUBLE_STATS=1 \
 	GMPROF_OUTPUT="$TMPDIR/tables.gmprof" "$FAKE" "$TMPDIR/tables.jsonl"
-expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* allocations$" \
+expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* allocations, 0 kernels testing through the L1$" \
 	"table per version and stream: no stream sync; 40 launch buffers and 20 tables on 2 streams uploaded"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.gmprof" | grep -v '"at": ' >"$TMPDIR/tables.got"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.jsonl" | grep -v '"at": ' >"$TMPDIR/tables.want"
@@ -119,7 +119,7 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":65536}"
 rm -f "$TMPDIR/maps.gmprof"
 expect_exit 0 "intra maps reused: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/maps.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 22 allocations$" \
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 22 allocations, 0 kernels testing through the L1$" \
 	"intra maps: no stream wait; 22 allocations for 30 launches (2 tables, 10 launch buffers, 10 maps blocks)"
 # With no room for maps in flight (GMPROF_MAPS_MB=0), each launch collects the one before it.
 rm -f "$TMPDIR/maps0.gmprof"
@@ -133,6 +133,17 @@ cmp -s "$TMPDIR/maps0.got" "$TMPDIR/maps.want" && ok "GMPROF_MAPS_MB=0: the same
 	notok "GMPROF_MAPS_MB=0: the same findings as the script"
 cmp -s "$TMPDIR/maps.got" "$TMPDIR/maps.want" && ok "intra maps reused: the same findings as the script" ||
 	notok "intra maps reused: the same findings as the script"
+# GMPROF_PATCH_LOADS=l1: every monitored launch asks the patches to test
+# words through the L1 (object and intra mode alike); what is found is the same.
+for m in object intra; do
+	rm -f "$TMPDIR/l1.$m.gmprof"
+	expect_exit 0 "GMPROF_PATCH_LOADS=l1 ($m): the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=$m \
+		GMPROF_PATCH_LOADS=l1 GMPROF_OUTPUT="$TMPDIR/l1.$m.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
+	expect_stderr_line ", 30 kernels testing through the L1$" "GMPROF_PATCH_LOADS=l1 ($m): all 30 kernels test through the L1"
+	"$GMPROF" replay --format json "$TMPDIR/l1.$m.gmprof" >"$TMPDIR/l1.$m.got"
+done
+cmp -s "$TMPDIR/l1.intra.got" "$TMPDIR/maps.want" && ok "GMPROF_PATCH_LOADS=l1 (intra): the same findings as the script" ||
+	notok "GMPROF_PATCH_LOADS=l1 (intra): the same findings as the script"
 
 # Intra mode with no room for the maps on the "GPU": access records streamed instead.
 rm -f "$TMPDIR/oom.gmprof"

@@ -57,6 +57,28 @@ grep -q '^| empty callback | 3.100 | 1.000 |$' "$TMPDIR/table3" &&
 	grep -q '^| first-touch flags (object) | 5.100 | 3.000 |$' "$TMPDIR/table3" &&
 	grep -q '^| warp-aggregated counters (intra) | 12.100 | 10.000 |$' "$TMPDIR/table3" &&
 	ok "ns per warp instruction above native" || notok "per-access cost: $(grep '^| [ew]' "$TMPDIR/table3")"
+# GMPROF_PATCH_LOADS=l1 configurations: their own columns, goals and micro
+# rows; a configuration no program ran has no column (a = 1.1 native).
+printf 'a object-l1 1.0\na object-l1 1.21\na object-l1 1.3\na intra-l1 2.2\na intra-l1 3.3\n' >"$TMPDIR/l1"
+cat "$TMPDIR/times" "$TMPDIR/l1" >"$TMPDIR/times4"
+printf 'object-l1 1000000 4.1\nintra-l1 1000000 7.1\n' | cat "$TMPDIR/micro" - >"$TMPDIR/micro4"
+awk -f "$A" "$TMPDIR/times4" "$TMPDIR/peaks" "$TMPDIR/micro4" >"$TMPDIR/table4"
+grep -q '^| program | native s | object s | object x | object-launch s | object-launch x | object-l1 s | object-l1 x | intra s | intra x | intra-l1 s | intra-l1 x | memcheck s | memcheck x | memcheck / object |$' "$TMPDIR/table4" &&
+	grep '^| a |' "$TMPDIR/table4" | head -1 | grep -q '^| a | 1.100 | 1.200 | 1.09 | 1.600 | 1.45 | 1.210 | 1.10 | 2.200 | 2.00 | 2.750 | 2.50 | 21.000 | 19.09 | 17.5 |$' &&
+	ok "l1 configurations: columns in order, medians and ratios" || notok "l1 columns: $(head -3 "$TMPDIR/table4")"
+grep -q '^- object level, GMPROF_PATCH_LOADS=l1 <= 1.15x native: 1.10x, met$' "$TMPDIR/table4" &&
+	grep -q '^- intra-object, every kernel, GMPROF_PATCH_LOADS=l1, <= 2.5x native: 2.50x, met$' "$TMPDIR/table4" &&
+	ok "l1 configurations: their goals" || notok "l1 goals: $(grep '^- ' "$TMPDIR/table4")"
+grep -q '^| first-touch flags, tested through the L1 (object-l1) | 4.100 | 2.000 |$' "$TMPDIR/table4" &&
+	grep -q '^| warp-aggregated counters, tested through the L1 (intra-l1) | 7.100 | 5.000 |$' "$TMPDIR/table4" &&
+	ok "l1 configurations: per-access cost" || notok "l1 micro: $(grep '^| [fw]' "$TMPDIR/table4")"
+grep -v ' memcheck ' "$TMPDIR/times" >"$TMPDIR/times5"
+awk -f "$A" "$TMPDIR/times5" "$TMPDIR/peaks" >"$TMPDIR/table5"
+head -1 "$TMPDIR/table5" | grep -q '| intra x | memcheck / object |$' && grep '^| a |' "$TMPDIR/table5" | head -1 | grep -q ' 2.00 | - |$' &&
+	! grep -q 'faster than memcheck' "$TMPDIR/table5" &&
+	ok "without memcheck runs: no memcheck column, ratio or goal" || notok "without memcheck: $(cat "$TMPDIR/table5")"
+expect_exit 2 "an unknown configuration in CONFIGS is refused" -- env CONFIGS="native objekt" sh benchmarks/overhead.sh
+expect_stderr_line "unknown configuration 'objekt'" "and named"
 echo "a native fast" >"$TMPDIR/bad"
 expect_exit 2 "a bad time line is an error" -- awk -f "$A" "$TMPDIR/bad" "$TMPDIR/peaks"
 if sh tests/gpu/have-gpu.sh >/dev/null 2>&1; then

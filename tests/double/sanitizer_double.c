@@ -56,7 +56,7 @@ static char last_error[256];
  */
 static pthread_rwlock_t driver = PTHREAD_RWLOCK_INITIALIZER;
 /* Counted for GMP_DOUBLE_STATS (atomic): what the collector cost the "GPU". */
-static unsigned long n_stream_syncs, n_uploads, n_allocs;
+static unsigned long n_stream_syncs, n_uploads, n_allocs, n_l1_kernels;
 static __thread int driver_shared; /* this thread is in a callback that holds it */
 static int replaying;              /* threads replaying at once (atomic) */
 #define DRIVER_WAIT_S 10
@@ -276,6 +276,8 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 	struct gmp_patch_launch *l = launch_userdata;
 	if (!l || !module_patched || !patched_cb[SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS])
 		return;
+	if (l->mode & GMP_MODE_L1_TESTS)
+		__atomic_fetch_add(&n_l1_kernels, 1, __ATOMIC_RELAXED);
 	/* Its malloc() and free() calls: the script's heap ops that follow it. */
 	for (size_t i = k + 1; i < t->nev && patched_cb[SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC]; i++) {
 		const struct gmp_event *h = &t->ev[i];
@@ -569,13 +571,19 @@ void gmp_double_teardown(void)
 	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &cd);
 }
 
-/* GMP_DOUBLE_STATS=1: one line at exit with the stream syncs, uploads and allocations the collector asked for. */
+/*
+ * GMP_DOUBLE_STATS=1: one line at exit with the stream syncs, uploads and
+ * allocations the collector asked for, and the kernels it ran with
+ * GMP_MODE_L1_TESTS.
+ */
 __attribute__((destructor)) static void print_stats(void)
 {
 	const char *v = getenv("GMP_DOUBLE_STATS");
 	if (v && *v == '1')
-		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies, %lu allocations\n",
+		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies, %lu allocations, "
+			"%lu kernels testing through the L1\n",
 			__atomic_load_n(&n_stream_syncs, __ATOMIC_RELAXED),
 			__atomic_load_n(&n_uploads, __ATOMIC_RELAXED),
-			__atomic_load_n(&n_allocs, __ATOMIC_RELAXED));
+			__atomic_load_n(&n_allocs, __ATOMIC_RELAXED),
+			__atomic_load_n(&n_l1_kernels, __ATOMIC_RELAXED));
 }

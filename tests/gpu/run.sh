@@ -11,6 +11,7 @@
 #     leaves programs out.
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
 #  4. Two of them again with lazy module loading.
+#  5. Six of them again with GMPROF_PATCH_LOADS=l1.
 # Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
 set -u
 BUILD=${BUILD:-build}
@@ -83,6 +84,23 @@ for name in early_late streams_events; do
 		ok "$name (lazy module loading): findings as expected"
 	else
 		bad "$name (lazy module loading):"; cat "$OUT_DIR/$name.lazy.diff" "$OUT_DIR/$name.lazy.log"
+	fi
+done
+# 5. Hit and bitmap words tested through the L1 (GMPROF_PATCH_LOADS=l1, the
+#    overhead benchmark's object-l1 and intra-l1): the same findings.
+for src in tests/gpu/intra.cu tests/gpu/atomics.cu tests/gpu/dead_write.cu tests/gpu/early_late.cu \
+	benchmarks/cuda/gram_schmidt.cu benchmarks/cuda/xsbench_lookup.cu; do
+	name=$(basename "$src" .cu)
+	dir=$(dirname "$src")
+	[ -x "$OUT_DIR/$name" ] || continue
+	mode=object
+	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
+	timeout "$LIMIT" env GMPROF_PATCH_LOADS=l1 "$G" run --mode "$mode" --force --top 0 \
+		-o "$OUT_DIR/$name.l1.gmprof" -- "$OUT_DIR/$name" >"$OUT_DIR/$name.l1.log" 2>&1
+	if check "$name.l1" "$OUT_DIR/$name.l1.gmprof" "$dir/$name.expect"; then
+		ok "$name ($mode, GMPROF_PATCH_LOADS=l1): findings as expected"
+	else
+		bad "$name ($mode, GMPROF_PATCH_LOADS=l1):"; cat "$OUT_DIR/$name.l1.diff" "$OUT_DIR/$name.l1.log"
 	fi
 done
 echo "gpu-check: $pass passed, $fail failed"

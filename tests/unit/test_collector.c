@@ -41,16 +41,19 @@ static void options(void **state)
 	assert_int_equal(o.depth, 32);
 	assert_int_equal(o.gran, 4);
 	assert_int_equal(o.online, 1);
+	assert_int_equal(o.patch_l1, 0);
 	static const char *const good[] = { "GMPROF_MODE=intra", "GMPROF_KERNEL_SAMPLE=100",
 					    "GMPROF_DEPTH=8", "GMPROF_FORCE=yes",
 					    "GMPROF_HARVEST=launch", "GMPROF_GRANULARITY=8",
-					    "GMPROF_COUNTER_GRANULARITY=128", "GMPROF_PATCH_EMPTY=1", NULL };
+					    "GMPROF_COUNTER_GRANULARITY=128", "GMPROF_PATCH_EMPTY=1",
+					    "GMPROF_PATCH_LOADS=l1", NULL };
 	assert_int_equal(parse(good, &o, err), 0);
 	assert_int_equal(o.mode, GMP_COLLECT_INTRA);
 	assert_int_equal(o.kernel_sample, 100);
 	assert_int_equal(o.force, 1);
 	assert_int_equal(o.harvest, GMP_HARVEST_LAUNCH);
 	assert_int_equal(o.patch_empty, 1);
+	assert_int_equal(o.patch_l1, 1);
 	static const char *const bad[][2] = {
 		{ "GMPROF_MODE=fast", "GMPROF_MODE='fast'" },
 		{ "GMPROF_DEPTH=0", "GMPROF_DEPTH='0'" },
@@ -62,6 +65,7 @@ static void options(void **state)
 		{ "GMPROF_OUTPUT=", "needs a name" },
 		{ "GMPROF_ON_ERROR=ignore", "GMPROF_ON_ERROR='ignore'" },
 		{ "GMPROF_PATCH_EMPTY=2", "GMPROF_PATCH_EMPTY='2'" },
+		{ "GMPROF_PATCH_LOADS=L1", "expected l2 or l1" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *vars[] = { bad[i][0], NULL };
