@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "collector.h"
@@ -307,6 +309,44 @@ static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunc
 	}
 }
 
+/*
+ * GMPROF_LOG_CALLBACKS=1: what the Sanitizer delivers, for finding out on a
+ * GPU how an API reaches the collector (which callbacks, which addresses).
+ * One line each: domain and callback id as numbers (sanitizer_api.h names
+ * them), the API in progress, and the memory data where there is some.
+ */
+static void log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
+			 const void *cbdata)
+{
+	char more[160] = "";
+	if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
+		switch (cbid) {
+		case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
+		case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:
+		case SANITIZER_CBID_RESOURCE_HOST_MEMORY_ALLOC:
+		case SANITIZER_CBID_RESOURCE_HOST_MEMORY_FREE:
+		case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC:
+		case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC: {
+			const Sanitizer_ResourceMemoryData *md = cbdata;
+			snprintf(more, sizeof(more), " address 0x%" PRIx64 " size %" PRIu64 " flags 0x%x",
+				 md->address, md->size, md->flags);
+			break;
+		}
+		case SANITIZER_CBID_RESOURCE_VIRTUAL_RESERVE:
+		case SANITIZER_CBID_RESOURCE_VIRTUAL_RELEASE: {
+			const Sanitizer_ResourceVirtualRange *vr = cbdata;
+			snprintf(more, sizeof(more), " address 0x%" PRIx64 " size %" PRIu64, vr->address,
+				 vr->size);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	fprintf(stderr, "gmprof: callback %d/%d in %s%s\n", (int)domain, (int)cbid,
+		api_name ? api_name : "(no API)", more);
+}
+
 void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 			    Sanitizer_CallbackId cbid, const void *cbdata);
 
@@ -320,6 +360,8 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 		api(cbdata); /* thread-local only: no lock */
 		return;
 	}
+	if (gmp_col.opts.log_callbacks)
+		log_callback(domain, cbid, cbdata);
 	in_callback = 1;
 	pthread_mutex_lock(&gmp_col.lock);
 	if (!gmp_col.closed) {

@@ -258,6 +258,12 @@ typedef struct {
 	CUlibrary library;
 } Sanitizer_ResourceModuleData;
 
+/* VIRTUAL_RESERVE and VIRTUAL_RELEASE: a reserved address range (logged only). */
+typedef struct {
+	uint64_t address;
+	uint64_t size;
+} Sanitizer_ResourceVirtualRange;
+
 typedef struct {
 	uint64_t address;
 	uint64_t size;

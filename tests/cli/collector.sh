@@ -133,6 +133,18 @@ cmp -s "$TMPDIR/maps0.got" "$TMPDIR/maps.want" && ok "GMPROF_MAPS_MB=0: the same
 	notok "GMPROF_MAPS_MB=0: the same findings as the script"
 cmp -s "$TMPDIR/maps.got" "$TMPDIR/maps.want" && ok "intra maps reused: the same findings as the script" ||
 	notok "intra maps reused: the same findings as the script"
+# GMPROF_LOG_CALLBACKS=1: a line per callback outside the API domains, with
+# the API it came from and its memory data.
+printf '{"op":"alloc","addr":"0x100000","size":4096}\n{"op":"kernel","name":"k","write":["0x100000"]}\n{"op":"end"}\n' \
+	>"$TMPDIR/logcb.jsonl"
+rm -f "$TMPDIR/logcb.gmprof"
+GMPROF_LOG_CALLBACKS=1 GMPROF_SUMMARY=0 GMPROF_OUTPUT="$TMPDIR/logcb.gmprof" "$FAKE" "$TMPDIR/logcb.jsonl" 2>"$TMPDIR/logcb.err"
+grep -q '^gmprof: callback 3/11 in cudaMalloc address 0x100000 size 4096 flags 0x0$' "$TMPDIR/logcb.err" &&
+	grep -q '^gmprof: callback 5/1 in cudaLaunchKernel$' "$TMPDIR/logcb.err" &&
+	! grep -v '^gmprof: callback ' "$TMPDIR/logcb.err" | grep -q . &&
+	ok "GMPROF_LOG_CALLBACKS=1: the allocation and the launch, with their API" || notok "GMPROF_LOG_CALLBACKS: $(cat "$TMPDIR/logcb.err")"
+GMPROF_SUMMARY=0 GMPROF_FORCE=1 GMPROF_OUTPUT="$TMPDIR/logcb.gmprof" "$FAKE" "$TMPDIR/logcb.jsonl" 2>"$TMPDIR/logcb.err"
+! grep -q 'callback' "$TMPDIR/logcb.err" && ok "without it, no callback lines" || notok "without GMPROF_LOG_CALLBACKS: $(cat "$TMPDIR/logcb.err")"
 # GMPROF_PATCH_LOADS=l1: every monitored launch asks the patches to test
 # words through the L1 (object and intra mode alike); what is found is the same.
 for m in object intra; do

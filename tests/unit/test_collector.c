@@ -42,11 +42,12 @@ static void options(void **state)
 	assert_int_equal(o.gran, 4);
 	assert_int_equal(o.online, 1);
 	assert_int_equal(o.patch_l1, 0);
+	assert_int_equal(o.log_callbacks, 0);
 	static const char *const good[] = { "GMPROF_MODE=intra", "GMPROF_KERNEL_SAMPLE=100",
 					    "GMPROF_DEPTH=8", "GMPROF_FORCE=yes",
 					    "GMPROF_HARVEST=launch", "GMPROF_GRANULARITY=8",
 					    "GMPROF_COUNTER_GRANULARITY=128", "GMPROF_PATCH_EMPTY=1",
-					    "GMPROF_PATCH_LOADS=l1", NULL };
+					    "GMPROF_PATCH_LOADS=l1", "GMPROF_LOG_CALLBACKS=1", NULL };
 	assert_int_equal(parse(good, &o, err), 0);
 	assert_int_equal(o.mode, GMP_COLLECT_INTRA);
 	assert_int_equal(o.kernel_sample, 100);
@@ -54,6 +55,7 @@ static void options(void **state)
 	assert_int_equal(o.harvest, GMP_HARVEST_LAUNCH);
 	assert_int_equal(o.patch_empty, 1);
 	assert_int_equal(o.patch_l1, 1);
+	assert_int_equal(o.log_callbacks, 1);
 	static const char *const bad[][2] = {
 		{ "GMPROF_MODE=fast", "GMPROF_MODE='fast'" },
 		{ "GMPROF_DEPTH=0", "GMPROF_DEPTH='0'" },
