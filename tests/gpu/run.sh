@@ -71,6 +71,12 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		ok "$name ($mode): findings as expected"
 	else
 		bad "$name ($mode):"; cat "$OUT_DIR/$name.diff"
+		# What the Sanitizer delivered, to see why (memory callbacks first).
+		timeout "$LIMIT" env GMPROF_LOG_CALLBACKS=1 "$G" run --mode "$mode" --force --top 0 \
+			-o "$OUT_DIR/$name.log.gmprof" -- "$OUT_DIR/$name" 2>&1 | grep '^gmprof: callback' \
+			>"$OUT_DIR/$name.callbacks"
+		echo "  $(wc -l <"$OUT_DIR/$name.callbacks") callbacks; those with memory data:"
+		grep ' address ' "$OUT_DIR/$name.callbacks" | head -40 | sed 's/^/  /'
 	fi
 done
 # 4. Lazy module loading (the CUDA default; gmprof run asks for eager loading
