@@ -83,6 +83,8 @@ int rec_open(char *err, size_t errn);
 void rec_close(int clean);
 /* Appends an event; name may be NULL; the call path is captured when stack is set. */
 int64_t rec_event(struct gmp_event *e, const char *name, int stack);
+/* Names the allocation of ALLOC event ev (a LABEL record; the online trace too): lock held. */
+void rec_label(uint64_t ev, const char *label);
 int rec_accesses(uint64_t ev, const struct gmp_access *acc, size_t n);
 int rec_touches(uint64_t ev, const struct gmp_touch *t, size_t n);
 /*

@@ -19,8 +19,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "collector.h"
 #include "nvtx_abi.h"
@@ -33,7 +35,10 @@
 static uint8_t *heap_live;
 static size_t nheaps, heaps_cap;
 
-static int warned_outside, warned_overlap, warned_type;
+/* Live regions' ALLOC events by start, for naming them (stale entries are overwritten). */
+static struct gmp_u64map region_ev;
+
+static int warned_outside, warned_overlap, warned_type, warned_name;
 
 static int enter(void)
 {
@@ -49,13 +54,13 @@ static void leave(void)
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 
-static void region_event(uint8_t op, uint64_t addr, uint64_t size, const char *api)
+static int64_t region_event(uint8_t op, uint64_t addr, uint64_t size, const char *api)
 {
 	uint32_t dev = rec_live_device(addr);
 	struct gmp_event e = { .op = op, .kind = op == GMP_OP_ALLOC ? GMP_MEM_POOL_REGION : 0,
 			       .addr = addr, .size = size, .device = dev == UINT32_MAX ? 0 : dev,
 			       .stream = rec_stream(0) };
-	rec_event(&e, api, 1);
+	return rec_event(&e, api, 1);
 }
 
 static void end_region(uint64_t start, const char *api)
@@ -87,6 +92,7 @@ void nvtx_release(void)
 	gmp_col.regions = NULL;
 	free(heap_live);
 	heap_live = NULL;
+	gmp_u64map__release(&region_ev);
 	nheaps = heaps_cap = 0;
 }
 
@@ -168,7 +174,15 @@ static void add(uint32_t h, uint64_t addr, uint64_t size, const char *api)
 		return;
 	}
 	gmp_col.live_version++;
-	region_event(GMP_OP_ALLOC, addr, size, api);
+	int64_t ev = region_event(GMP_OP_ALLOC, addr, size, api);
+	if (ev < 0 || ev >= UINT32_MAX)
+		return;
+	uint32_t *slot = gmp_u64map__slot(&region_ev, addr, 0, NULL);
+	if (slot)
+		*slot = (uint32_t)ev;
+	else
+		rec_say("out of host memory while recording an NVTX region; a name given to it later "
+			"is ignored");
 }
 
 static int virtual_ranges(uint32_t type, size_t elem_size)
@@ -324,6 +338,60 @@ static void regions_unregister(void *domain, const struct gmp_nvtx_regions_unreg
 	leave();
 }
 
+/* A name as UTF-8 in buf (at most n - 1 bytes, whole characters), or NULL. */
+static const char *utf8_name(const struct gmp_nvtx_region_name *d, char *buf, size_t n)
+{
+	if (!d->name)
+		return NULL;
+	if (d->name_type == GMP_NVTX_MESSAGE_ASCII) {
+		snprintf(buf, n, "%s", (const char *)d->name);
+		return buf;
+	}
+	if (d->name_type != GMP_NVTX_MESSAGE_UNICODE) {
+		if (!warned_name++)
+			rec_say("NVTX region names given as registered string handles are ignored; "
+				"name regions with nvtxMemRegionsName and a char or wchar_t string");
+		return NULL;
+	}
+	size_t len = 0;
+	for (const wchar_t *w = d->name; *w; w++) {
+		uint32_t c = (uint32_t)*w;
+		char u[4];
+		size_t k = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+		if (c > 0x10ffff || (c >= 0xd800 && c < 0xe000))
+			c = 0xfffd, k = 3; /* not a character: the replacement character */
+		static const uint8_t lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
+		for (size_t i = k - 1; i > 0; i--, c >>= 6)
+			u[i] = (char)(0x80 | (c & 0x3f));
+		u[0] = (char)(lead[k] | c);
+		if (len + k >= n)
+			break;
+		memcpy(buf + len, u, k);
+		len += k;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+/* nvtxMemRegionsName: a live region's object takes the name (a LABEL record). */
+static void regions_name(void *domain, const struct gmp_nvtx_regions_name *b)
+{
+	(void)domain;
+	if (!b || !b->elems || b->elem_size < sizeof(struct gmp_nvtx_region_name) || !enter())
+		return;
+	for (size_t i = 0; i < b->count && gmp_col.regions; i++) {
+		struct gmp_nvtx_region_name d;
+		memcpy(&d, (const char *)b->elems + i * b->elem_size, sizeof(d));
+		uint64_t s, addr = (uint64_t)(uintptr_t)d.ref; /* a pointer, or a handle: its start */
+		char name[256];
+		const uint32_t *ev = gmp_u64map__get(&region_ev, addr);
+		const char *n = utf8_name(&d, name, sizeof(name));
+		if (ev && n && *n && gmp_objmap__floor(gmp_col.regions, addr, &s, NULL, NULL) && s == addr)
+			rec_label(*ev, n);
+	}
+	leave();
+}
+
 /* The core module: nothing of it is used, but the load must succeed. */
 API int InitializeInjectionNvtx2(void *get_export_table);
 API int InitializeInjectionNvtx2(void *get_export_table)
@@ -347,6 +415,7 @@ API int InitializeInjectionNvtxExtension(struct gmp_nvtx_module *m)
 		seg->slots[GMP_NVTX_CB_REGIONS_REGISTER] = (intptr_t)regions_register;
 		seg->slots[GMP_NVTX_CB_REGIONS_RESIZE] = (intptr_t)regions_resize;
 		seg->slots[GMP_NVTX_CB_REGIONS_UNREGISTER] = (intptr_t)regions_unregister;
+		seg->slots[GMP_NVTX_CB_REGIONS_NAME] = (intptr_t)regions_name;
 	}
 	return 1;
 }

@@ -48,12 +48,17 @@ enum {
 	GMP_NVTX_CB_REGIONS_REGISTER = 3,
 	GMP_NVTX_CB_REGIONS_RESIZE = 4,
 	GMP_NVTX_CB_REGIONS_UNREGISTER = 5,
-	GMP_NVTX_CB_MEM_COUNT = 6         /* the ones gmprof fills */
+	GMP_NVTX_CB_REGIONS_NAME = 6,
+	GMP_NVTX_CB_MEM_COUNT = 7         /* the ones gmprof fills */
 };
 
 #define GMP_NVTX_MEM_TYPE_VIRTUAL_ADDRESS 1
 #define GMP_NVTX_REF_POINTER 1
 #define GMP_NVTX_REF_HANDLE 2
+/* How a name is given (NVTX's message types). */
+#define GMP_NVTX_MESSAGE_ASCII 1
+#define GMP_NVTX_MESSAGE_UNICODE 2     /* wchar_t */
+#define GMP_NVTX_MESSAGE_REGISTERED 3  /* a string handle of the core module's */
 
 /* A range of virtual addresses (a heap's, a region's). */
 struct gmp_nvtx_range {
@@ -99,6 +104,25 @@ struct gmp_nvtx_regions_unregister {
 	size_t count;
 	size_t elem_size;
 	const void *refs;             /* a pointer or a handle each, elem_size apart */
+};
+
+struct gmp_nvtx_region_name {
+	uint32_t ref_type;            /* GMP_NVTX_REF_* */
+	uint32_t name_type;           /* GMP_NVTX_MESSAGE_* */
+	const void *ref;              /* the region: a pointer or a handle */
+	const void *name;             /* const char *, const wchar_t * or a string handle */
+	uint32_t category;
+	uint32_t reserved0;
+};
+
+struct gmp_nvtx_regions_name {
+	uint16_t compat_id;
+	uint16_t struct_size;
+	uint32_t reserved0;
+	size_t count;
+	size_t elem_size;             /* stride of elems */
+	const struct gmp_nvtx_region_name *elems;
+	size_t reserved1;
 };
 
 #endif

@@ -226,6 +226,30 @@ static void online_add(const struct gmp_event *e, const char *name, int64_t idx)
 	}
 }
 
+void rec_label(uint64_t ev, const char *label)
+{
+	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
+		return;
+	int64_t id = intern_w(label);
+	int rc = id < 0 ? (int)id : gmp_writer__label(gmp_col.w, ev, (uint32_t)id);
+	if (rc < 0) {
+		write_failed(rc);
+		return;
+	}
+	struct gmp_trace *t = gmp_col.trace;
+	if (!t || ev >= t->nev)
+		return;
+	uint32_t tid = gmp_trace__intern_cstr(t, label);
+	if (!tid) {
+		gmp_trace__free(t);
+		gmp_col.trace = NULL;
+		rec_say("out of memory for the online analysis; the profile is still written");
+		return;
+	}
+	t->ev[ev].name = tid;
+	t->ev[ev].flags |= GMP_EF_HAS_LABEL;
+}
+
 /* One in-kernel alloc or free of launch kev, with the launch's thread, stack and time. */
 static int heap_event(const struct gmp_event *k, uint64_t kev, uint8_t op, uint64_t addr,
 		      uint64_t size)

@@ -118,6 +118,18 @@ static int parse_access(struct parser *ps, struct gmp_dec *d, const char **why)
 	return gmp_trace__set_accesses(ps->t, idx, ps->acc, n) ? -ENOMEM : 0;
 }
 
+/* LABEL (1.1): an earlier allocation gets a name, replacing any it had. */
+static int parse_label(struct parser *ps, struct gmp_dec *d, const char **why)
+{
+	uint64_t idx = gmp_dec_varint(d), label = gmp_dec_varint(d);
+	if (d->err || idx >= ps->t->nev || ps->t->ev[idx].op != GMP_OP_ALLOC || !label ||
+	    label > gmp_trace__nstrings(ps->t))
+		BAD("malformed label record");
+	ps->t->ev[idx].name = (uint32_t)label;
+	ps->t->ev[idx].flags |= GMP_EF_HAS_LABEL;
+	return 0;
+}
+
 static int parse_touch(struct parser *ps, struct gmp_dec *d, const char **why)
 {
 	uint64_t idx = gmp_dec_varint(d), n = gmp_dec_varint(d);
@@ -235,6 +247,7 @@ static int parse_record(struct parser *ps, uint8_t type, const uint8_t *p, size_
 	case GMP_REC_EVENT: r = parse_event(ps, &d, why); break;
 	case GMP_REC_ACCESS: r = parse_access(ps, &d, why); break;
 	case GMP_REC_TOUCH: r = parse_touch(ps, &d, why); break;
+	case GMP_REC_LABEL: r = parse_label(ps, &d, why); break;
 	case GMP_REC_FINDINGS:
 		r = gmp_trace__set_findings(ps->t, (const char *)p, n);
 		d.p = d.end;

@@ -328,6 +328,14 @@ int gmp_writer__touches(struct gmp_writer *w, uint64_t event,
 	return rec_end(w, &r);
 }
 
+int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label)
+{
+	struct rec r;
+	if (rec_begin(w, &r, GMP_REC_LABEL, 20) || rec_varint(w, event) || rec_varint(w, label))
+		return w->err;
+	return rec_end(w, &r);
+}
+
 int gmp_writer__findings(struct gmp_writer *w, const char *json, size_t len)
 {
 	struct rec r;

@@ -30,7 +30,7 @@ extern "C" {
 #define GMP_PROFILE_MAGIC_LEN 8
 #define GMP_PROFILE_HEADER_LEN 16
 #define GMP_PROFILE_VERSION_MAJOR 1
-#define GMP_PROFILE_VERSION_MINOR 0
+#define GMP_PROFILE_VERSION_MINOR 1 /* 1.1: LABEL records */
 
 enum gmp_record_type {
 	GMP_REC_META = 1,
@@ -43,7 +43,8 @@ enum gmp_record_type {
 	GMP_REC_TOUCH = 8,
 	GMP_REC_FINDINGS = 9,
 	GMP_REC_END = 10,
-	GMP_REC_MAX = 10
+	GMP_REC_LABEL = 11,  /* 1.1: a name given to an earlier allocation */
+	GMP_REC_MAX = 11
 };
 
 struct gmp_writer;
@@ -76,6 +77,12 @@ int gmp_writer__accesses(struct gmp_writer *w, uint64_t event,
 int gmp_writer__touches(struct gmp_writer *w, uint64_t event,
 			const struct gmp_touch *touch, size_t n);
 int gmp_writer__findings(struct gmp_writer *w, const char *json, size_t len);
+/*
+ * Names the allocation of an earlier ALLOC event (a region named after it
+ * was registered): label is a STRING id of the writer's.  A later label
+ * replaces an earlier one.
+ */
+int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label);
 /* Writes the buffered, complete records to the file. */
 int gmp_writer__flush(struct gmp_writer *w);
 uint64_t gmp_writer__events(const struct gmp_writer *w);

@@ -112,6 +112,34 @@ collect split tests/scripts/pool_regions.jsonl
 "$GMPROF" dump "$TMPDIR/split.gmprof" | grep '"name":"gemm"' | grep -q '"read":\["0x110000"\],"write":\["0x121000"\]' &&
 	ok "split: a kernel reads a region and writes the pool's gap" || notok "split: $("$GMPROF" dump "$TMPDIR/split.gmprof" | grep gemm)"
 
+# Regions named with nvtxMemRegionsName (by handle with a char string, by
+# pointer with a wchar_t string, in turn) take the name as their label: in
+# the profile (LABEL records), in the online summary and in every report.
+cat >"$TMPDIR/named.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":65536}
+{"op":"alloc","addr":"0x101000","size":4096,"kind":"pool_region","label":"weights"}
+{"op":"alloc","addr":"0x102000","size":4096,"kind":"pool_region","label":"naïve € 𝛑"}
+{"op":"alloc","addr":"0x103000","size":4096,"kind":"pool_region","label":"scratch"}
+{"op":"kernel","name":"k","read":["0x101000"],"write":["0x102000"]}
+{"op":"sync"}
+{"op":"free","addr":"0x103000"}
+{"op":"free","addr":"0x102000"}
+{"op":"free","addr":"0x101000"}
+{"op":"free","addr":"0x100000"}
+{"op":"end"}
+J
+collect named "$TMPDIR/named.jsonl" GMPROF_SUMMARY=1
+"$GMPROF" replay --format json "$TMPDIR/named.gmprof" | grep -v '"at": ' >"$TMPDIR/named.got"
+"$GMPROF" replay --format json "$TMPDIR/named.jsonl" | grep -v '"at": ' >"$TMPDIR/named.want"
+grep -q '"object":"scratch"' "$TMPDIR/named.want" && grep -q '"object":"naïve € 𝛑"' "$TMPDIR/named.want" &&
+	cmp -s "$TMPDIR/named.got" "$TMPDIR/named.want" && ok "named regions: the profile's findings name them as the script does" ||
+	notok "named regions: $(diff "$TMPDIR/named.want" "$TMPDIR/named.got" | head -5)"
+grep -q 'unused_allocation.*scratch' "$TMPDIR/named.err" && ok "named regions: the online summary names them" ||
+	notok "named regions, summary: $(cat "$TMPDIR/named.err")"
+"$GMPROF" dump "$TMPDIR/named.gmprof" >"$TMPDIR/named.dump" 2>&1 &&
+	grep -q '"label":"weights"' "$TMPDIR/named.dump" && ok "named regions: the profile's dump shows the names" ||
+	notok "named regions: dump: $(grep 0x101000 "$TMPDIR/named.dump")"
+
 # The exit summary (when the program runs without gmprof run) says the peak in use too.
 env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/sum.gmprof" "$FAKE" tests/scripts/pool_regions.jsonl 2>"$TMPDIR/sum.err" >/dev/null
 grep -q '^==gmprof== device 0 peak: 1.0 MiB; in use at most 132.0 KiB$' "$TMPDIR/sum.err" &&

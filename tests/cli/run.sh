@@ -63,7 +63,7 @@ ls "$TMPDIR"/p.*.gmprof >/dev/null 2>&1 && notok "  ... refused before the progr
 # Pools' regions announced with NVTX reach the collector (gmprof run names it to NVTX).
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	expect_exit 0 "a run with NVTX regions" -- env -u NVTX_INJECTION64_PATH $R -- "$FAKE" tests/scripts/pool_regions.jsonl
-	grep -q "unused_allocation: obj#4 (4.0 KiB)" "$TMPDIR/out" && ok "run: regions are objects of their own" ||
+	grep -q "unused_allocation: scratch (4.0 KiB)" "$TMPDIR/out" && ok "run: regions are objects of their own, with their NVTX names" ||
 		notok "run: regions: $(grep -c 'unused' "$TMPDIR/out")"
 	expect_exit 0 "NVTX_INJECTION64_PATH set to another tool" -- env NVTX_INJECTION64_PATH=/opt/other/libtool.so \
 		$R -- "$FAKE" tests/scripts/figure2.jsonl

@@ -4,11 +4,14 @@
  * NVTX's own loader (which loads the collector from NVTX_INJECTION64_PATH),
  * as a caching allocator would: a heap per pool on its first region, each
  * region registered and unregistered, the heap reset or unregistered
- * around the pool's cudaFree (GMP_DOUBLE_NVTX, sanitizer_double.c).
+ * around the pool's cudaFree (GMP_DOUBLE_NVTX, sanitizer_double.c).  A
+ * region with a label in the script is named with nvtxMemRegionsName.
  */
 #define _GNU_SOURCE
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "double_nvtx.h"
 #include "gmprof/trace.h"
@@ -25,8 +28,42 @@ int nvtx_mode(const char *m)
 	return v && !strcmp(v, m);
 }
 
-/* A region of the live pool containing it (or of the process-wide heap when none does). */
-void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t size)
+static unsigned long n_names;
+
+/*
+ * Names a region as an allocator would after handing it out: by handle
+ * with a char string and by pointer with a wchar_t string (the UTF-8 label
+ * decoded), in turn.
+ */
+static void region_name(nvtxMemRegionHandle_t handle, uint64_t addr, const char *label)
+{
+	int by_handle = __atomic_fetch_add(&n_names, 1, __ATOMIC_RELAXED) % 2 == 0;
+	wchar_t wide[128] = { 0 };
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	if (utf8) {
+		locale_t old = uselocale(utf8);
+		if (mbstowcs(wide, label, sizeof(wide) / sizeof(wide[0]) - 1) == (size_t)-1)
+			wide[0] = 0;
+		uselocale(old);
+		freelocale(utf8);
+	}
+	nvtxMemRegionNameDesc_t d = { .regionRefType = by_handle ? NVTX_MEM_REGION_REF_TYPE_HANDLE
+								 : NVTX_MEM_REGION_REF_TYPE_POINTER,
+				      .nameType = by_handle ? NVTX_MESSAGE_TYPE_ASCII : NVTX_MESSAGE_TYPE_UNICODE };
+	if (by_handle) {
+		d.region.handle = handle;
+		d.name.ascii = label;
+	} else {
+		d.region.pointer = (void *)(uintptr_t)addr;
+		d.name.unicode = wide;
+	}
+	nvtxMemRegionsNameBatch_t b = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(b),
+					.regionCount = 1, .regionElementSize = sizeof(d), .regionElements = &d };
+	nvtxMemRegionsName(NULL, &b);
+}
+
+void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t size,
+		      const char *label)
 {
 	void *heap = NULL;
 	for (size_t k = 0; k < nlive; k++) {
@@ -58,6 +95,8 @@ void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t s
 						   .regionDescElementSize = sizeof(r), .regionDescElements = &r };
 		nvtxMemRegionsResize(NULL, &rb);
 	}
+	if (label)
+		region_name(handle, addr, label);
 	return handle;
 }
 

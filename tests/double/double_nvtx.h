@@ -26,8 +26,12 @@ struct live {
 /* The first NVTX call, with no regions (see double_nvtx.c). */
 void double_nvtx_start(void);
 #if HAVE_NVTX
-/* A region of the live pool containing it (or of the process-wide heap when none does). */
-void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t size);
+/*
+ * A region of the live pool containing it (or of the process-wide heap when
+ * none does), named label (NULL: no name) with nvtxMemRegionsName.
+ */
+void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t size,
+		      const char *label);
 /* By handle and by pointer in turn: both name the region. */
 void region_unregister(const struct live *l);
 /* GMP_DOUBLE_NVTX=m */

@@ -313,7 +313,9 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 	case GMP_OP_ALLOC: {
 		if (e->kind == GMP_MEM_POOL_REGION) {
 #if HAVE_NVTX
-			void *handle = region_register(*live, *nlive, e->addr, e->size);
+			void *handle = region_register(*live, *nlive, e->addr, e->size,
+						       e->flags & GMP_EF_HAS_LABEL ? gmp_trace__str(t, e->name, NULL)
+										   : NULL);
 			struct live *nl = realloc(*live, (*nlive + 1) * sizeof(**live));
 			if (!nl)
 				return -ENOMEM;

@@ -2,8 +2,9 @@
 /*
  * A caching allocator that announces its pieces with the NVTX memory API:
  * one 4 MiB block from cudaMalloc registered as an NVTX heap, three
- * tensors handed out of it as regions.  gmprof sees each region as an
- * object of its own (kind pool_region), with its own lifetime: "s" is
+ * tensors handed out of it as regions and named.  gmprof sees each region
+ * as an object of its own (kind pool_region), named as the allocator named
+ * it, with its own lifetime: "s" is
  * never used (unused allocation), "b" is registered one API before its
  * first use (early allocation), every region is given back only after the
  * sync (late deallocation), and "a" idles while "b" is filled.  The exact
@@ -28,7 +29,24 @@ static nvtxMemHeapHandle_t heap_of(void *block, size_t bytes)
 	return nvtxMemHeapRegister(nullptr, &d);
 }
 
-static float *take(nvtxMemHeapHandle_t heap, char *at, size_t bytes)
+/* The allocator names what it hands out: gmprof reports the region by that name. */
+static void name(const void *p, const char *what)
+{
+	nvtxMemRegionNameDesc_t d = {};
+	d.regionRefType = NVTX_MEM_REGION_REF_TYPE_POINTER;
+	d.nameType = NVTX_MESSAGE_TYPE_ASCII;
+	d.region.pointer = p;
+	d.name.ascii = what;
+	nvtxMemRegionsNameBatch_t b = {};
+	b.extCompatID = NVTX_EXT_COMPATID_MEM;
+	b.structSize = sizeof(b);
+	b.regionCount = 1;
+	b.regionElementSize = sizeof(d);
+	b.regionElements = &d;
+	nvtxMemRegionsName(nullptr, &b);
+}
+
+static float *take(nvtxMemHeapHandle_t heap, char *at, size_t bytes, const char *what)
 {
 	nvtxMemVirtualRangeDesc_t r = { bytes, at };
 	nvtxMemRegionsRegisterBatch_t b = {};
@@ -40,6 +58,7 @@ static float *take(nvtxMemHeapHandle_t heap, char *at, size_t bytes)
 	b.regionDescElementSize = sizeof(r);
 	b.regionDescElements = &r;
 	nvtxMemRegionsRegister(nullptr, &b);
+	name(at, what);
 	return reinterpret_cast<float *>(at);
 }
 
@@ -63,10 +82,10 @@ int main()
 	char *block;
 	CHECK(cudaMalloc(&block, 4 * bytes));
 	nvtxMemHeapHandle_t heap = heap_of(block, 4 * bytes);
-	float *a = take(heap, block, bytes);
+	float *a = take(heap, block, bytes, "a");
 	fill<<<(n + 255) / 256, 256>>>(a, n, 1.0f);
-	float *b = take(heap, block + bytes, bytes);
-	float *s = take(heap, block + 2 * bytes, bytes / 4); /* never used */
+	float *b = take(heap, block + bytes, bytes, "b");
+	float *s = take(heap, block + 2 * bytes, bytes / 4, "s"); /* never used */
 	fill<<<(n + 255) / 256, 256>>>(b, n, 2.0f);
 	add<<<(n + 255) / 256, 256>>>(a, a, b, n);
 	CHECK(cudaDeviceSynchronize());

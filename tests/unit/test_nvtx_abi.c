@@ -77,6 +77,19 @@ static void layouts_agree(void **state)
 	SAME_FIELD(struct gmp_nvtx_regions_unregister, elem_size, nvtxMemRegionsUnregisterBatch_t, refElementSize);
 	SAME_FIELD(struct gmp_nvtx_regions_unregister, refs, nvtxMemRegionsUnregisterBatch_t, refElements);
 	assert_int_equal(sizeof(void *), sizeof(nvtxMemRegionRef_t));
+
+	assert_int_equal(sizeof(struct gmp_nvtx_region_name), sizeof(nvtxMemRegionNameDesc_t));
+	SAME_FIELD(struct gmp_nvtx_region_name, ref_type, nvtxMemRegionNameDesc_t, regionRefType);
+	SAME_FIELD(struct gmp_nvtx_region_name, name_type, nvtxMemRegionNameDesc_t, nameType);
+	SAME_FIELD(struct gmp_nvtx_region_name, ref, nvtxMemRegionNameDesc_t, region);
+	SAME_FIELD(struct gmp_nvtx_region_name, name, nvtxMemRegionNameDesc_t, name);
+	SAME_FIELD(struct gmp_nvtx_region_name, category, nvtxMemRegionNameDesc_t, category);
+	assert_int_equal(sizeof(struct gmp_nvtx_regions_name), sizeof(nvtxMemRegionsNameBatch_t));
+	SAME_FIELD(struct gmp_nvtx_regions_name, compat_id, nvtxMemRegionsNameBatch_t, extCompatID);
+	SAME_FIELD(struct gmp_nvtx_regions_name, struct_size, nvtxMemRegionsNameBatch_t, structSize);
+	SAME_FIELD(struct gmp_nvtx_regions_name, count, nvtxMemRegionsNameBatch_t, regionCount);
+	SAME_FIELD(struct gmp_nvtx_regions_name, elem_size, nvtxMemRegionsNameBatch_t, regionElementSize);
+	SAME_FIELD(struct gmp_nvtx_regions_name, elems, nvtxMemRegionsNameBatch_t, regionElements);
 }
 
 static void constants_agree(void **state)
@@ -90,6 +103,10 @@ static void constants_agree(void **state)
 	assert_int_equal(GMP_NVTX_CB_REGIONS_REGISTER, NVTX3EXT_CBID_nvtxMemRegionsRegister);
 	assert_int_equal(GMP_NVTX_CB_REGIONS_RESIZE, NVTX3EXT_CBID_nvtxMemRegionsResize);
 	assert_int_equal(GMP_NVTX_CB_REGIONS_UNREGISTER, NVTX3EXT_CBID_nvtxMemRegionsUnregister);
+	assert_int_equal(GMP_NVTX_CB_REGIONS_NAME, NVTX3EXT_CBID_nvtxMemRegionsName);
+	assert_int_equal(GMP_NVTX_MESSAGE_ASCII, NVTX_MESSAGE_TYPE_ASCII);
+	assert_int_equal(GMP_NVTX_MESSAGE_UNICODE, NVTX_MESSAGE_TYPE_UNICODE);
+	assert_int_equal(GMP_NVTX_MESSAGE_REGISTERED, NVTX_MESSAGE_TYPE_REGISTERED);
 	assert_int_equal(GMP_NVTX_MEM_TYPE_VIRTUAL_ADDRESS, NVTX_MEM_TYPE_VIRTUAL_ADDRESS);
 	assert_int_equal(GMP_NVTX_REF_POINTER, NVTX_MEM_REGION_REF_TYPE_POINTER);
 	assert_int_equal(GMP_NVTX_REF_HANDLE, NVTX_MEM_REGION_REF_TYPE_HANDLE);
