@@ -4,7 +4,7 @@
 #   peaks: "PROGRAM unfixed|fixed BYTES", the native peak of each build
 #   micro (optional): "CONFIG WARP_INSTRUCTIONS KERNEL_MS", one line per run
 #     of benchmarks/micro/access_cost (native, empty, object, object-l1,
-#     intra, intra-l1)
+#     intra, intra-l1; native-first and intra-first: one pass, first touches)
 # Per program: the median time of each configuration and its ratio to
 # native; across programs: the median and the geometric mean of the ratios;
 # then the goals, met or not, and the native peak reductions.  A
@@ -100,6 +100,12 @@ END {
 			if (!(mcfg[c] in ms)) continue
 			m = median(ms[mcfg[c]])
 			printf "| %s | %.3f | %.3f |\n", label[c], m, (warps[mcfg[c]] > 0 ? (m - base) * 1e6 / warps[mcfg[c]] : 0)
+		}
+		# One pass: every load the first touch of its bytes (against the one-pass native run).
+		if (("native-first" in ms) && ("intra-first" in ms)) {
+			base1 = median(ms["native-first"]); m = median(ms["intra-first"])
+			printf "| none (native), one pass | %.3f | - |\n", base1
+			printf "| intra, one pass: every load a first touch | %.3f | %.3f |\n", m, (warps["intra-first"] > 0 ? (m - base1) * 1e6 / warps["intra-first"] : 0)
 		}
 	}
 	if (!npp) exit 0

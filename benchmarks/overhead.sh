@@ -99,6 +99,7 @@ while [ $r -le "$RUNS" ]; do
 done
 
 # The per-access cost: the microbenchmark's kernel time under each patch.
+FIRST_TOUCH=${FIRST_TOUCH:-67108864} # floats of the one-pass run (256 MiB)
 "$NVCC" -O2 -o "$OUT/access_cost" benchmarks/micro/access_cost.cu
 micro() { # config command...
 	c=$1
@@ -120,6 +121,9 @@ while [ $r -le "$RUNS" ]; do
 	! want intra || micro intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/access_cost"
 	! want intra-l1 || micro intra-l1 env GMPROF_PATCH_LOADS=l1 \
 		"$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	# One pass over a large array: every load is the first touch of its bytes in intra mode.
+	! want native || micro native-first "$OUT/access_cost" $FIRST_TOUCH 1
+	! want intra || micro intra-first "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/access_cost" $FIRST_TOUCH 1
 	r=$((r + 1))
 done
 
@@ -153,6 +157,7 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"
+	echo "  (4M floats, 64 passes); first touch: \`access_cost $FIRST_TOUCH 1\` natively and in intra mode"
 	echo
 	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro"
 } | tee "$res"

@@ -27,6 +27,51 @@ static __device__ __forceinline__ uint32_t lane_id(void)
 	return lane;
 }
 
+/*
+ * Intra mode's bitmap, for the lanes whose access sets bits in one word of
+ * it (gmp_patch_bitmap_word): each lane tests its bits; when some are not
+ * set, the lanes that share a word OR their masks together and one of them
+ * sets them with one atomic, where each lane would take its own (a warp
+ * reading 32 consecutive floats for the first time: 32 atomics on one word,
+ * one after the other at the L2).  The masks are ORed with a butterfly
+ * between lanes of the same word, which gathers whole groups when they are
+ * aligned blocks of lanes (coalesced accesses: 32 lanes on one word, or 16
+ * and 16 with 8-byte elements); when it did not gather some group whole,
+ * every lane sets its own bits instead.  Called by every active lane (it
+ * shuffles), io NULL for a lane without one object; returns 1 for the lanes
+ * whose bits it handled.
+ */
+static __device__ __forceinline__ int bitmap_set(const struct gmp_patch_launch *l,
+						 const struct gmp_patch_intra_obj *io, uint64_t addr,
+						 uint32_t size, uint32_t active, uint32_t lane)
+{
+	uint64_t wi = 0;
+	uint32_t m = 0, *w = nullptr;
+	const int one = io && gmp_patch_bitmap_word(l, io, addr, size, &wi, &m);
+	if (one)
+		w = (uint32_t *)(uintptr_t)io->bitmap + wi;
+	const int need = one && (gmp_patch_test(w, l->mode) & m) != m;
+	if (!__any_sync(active, need))
+		return one; /* every bit already set: the common case after the first touch */
+	const uint64_t key = one ? (uint64_t)(uintptr_t)w : ~0ull - lane; /* unique when not one */
+	uint32_t acc = m;
+	for (uint32_t o = 1; o < 32; o <<= 1) {
+		uint32_t pm = __shfl_xor_sync(active, acc, o);
+		uint64_t pk = __shfl_xor_sync(active, key, o);
+		if (((active >> (lane ^ o)) & 1) && pk == key)
+			acc |= pm;
+	}
+	const uint32_t leader = __ffs(__match_any_sync(active, key)) - 1;
+	const uint32_t lead_acc = __shfl_sync(active, acc, leader);
+	if (__all_sync(active, (lead_acc & m) == m)) {
+		if (one && lane == leader && (gmp_patch_test(w, l->mode) & lead_acc) != lead_acc)
+			GMP_OR32(w, lead_acc);
+	} else if (need) {
+		GMP_OR32(w, m);
+	}
+	return one;
+}
+
 static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64_t addr,
 					      uint32_t size, uint32_t flags)
 {
@@ -71,7 +116,9 @@ static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64
 	if (mode & GMP_MODE_INTRA_GPU) {
 		const struct gmp_patch_intra_obj *io =
 			(const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;
-		/* Bitmaps: test-and-set per lane.  Counters: one add per cell and warp. */
+		/* Bitmaps: one atomic per word and warp (bitmap_set).  Counters: one add per cell and warp. */
+		const int word_done = bitmap_set(l, io && i >= 0 && j == i ? &io[i] : nullptr, addr, size,
+						 active, lane); /* every active lane: it shuffles */
 		uint64_t cell = ~0ull - lane; /* unique unless the access sits in one cell */
 		int single = 0;
 		if (io && i >= 0 && j == i && io[i].counters && addr >= io[i].base) {
@@ -85,6 +132,8 @@ static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64
 		uint32_t same = __match_any_sync(active, cell);
 		if (io && i >= 0) {
 			struct gmp_patch_intra_obj o = io[i];
+			if (word_done)
+				o.bitmap = 0; /* its bits are set (or were already) */
 			if (single) {
 				o.counters = 0; /* counted below, once for the whole group */
 				if (lane == (uint32_t)(__ffs(same) - 1)) {

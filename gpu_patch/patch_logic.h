@@ -130,6 +130,32 @@ GMP_HD void gmp_patch_intra(const struct gmp_patch_launch *l, const struct gmp_p
 	}
 }
 
+/*
+ * The one bitmap word an access sets bits in, when it sets bits in one word
+ * only (the common case: a lane's access is a few granules): its index in
+ * the object's bitmap and the bits, as gmp_patch_intra would set them one
+ * by one.  0 when the access sets bits in no word or in more than one.
+ * The device ORs the masks of a warp whose lanes share the word and sets
+ * them with one atomic, where gmp_patch_intra would take one per lane.
+ */
+GMP_HD int gmp_patch_bitmap_word(const struct gmp_patch_launch *l,
+				 const struct gmp_patch_intra_obj *io, uint64_t addr, uint64_t size,
+				 uint64_t *word, uint32_t *mask)
+{
+	if (!io->bitmap || !size || addr + size <= io->base || addr >= io->base + io->size)
+		return 0;
+	uint64_t lo = addr > io->base ? addr - io->base : 0;
+	uint64_t hi = addr + size - io->base; /* exclusive */
+	if (hi > io->size)
+		hi = io->size;
+	uint64_t g0 = lo >> l->gran_shift, g1 = (hi - 1) >> l->gran_shift;
+	if (g0 >> 5 != g1 >> 5)
+		return 0;
+	*word = g0 >> 5;
+	*mask = (uint32_t)((2u << (g1 & 31)) - (1u << (g0 & 31))); /* bits g0..g1, mod 2^32 */
+	return 1;
+}
+
 /* Stream mode: claims a record slot; beyond the capacity the record is dropped. */
 GMP_HD void gmp_patch_stream(struct gmp_patch_launch *l, uint64_t addr, uint32_t size,
 			     uint32_t flags)

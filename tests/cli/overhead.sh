@@ -72,6 +72,12 @@ grep -q '^- object level, GMPROF_PATCH_LOADS=l1 <= 1.15x native: 1.10x, met$' "$
 grep -q '^| first-touch flags, tested through the L1 (object-l1) | 4.100 | 2.000 |$' "$TMPDIR/table4" &&
 	grep -q '^| warp-aggregated counters, tested through the L1 (intra-l1) | 7.100 | 5.000 |$' "$TMPDIR/table4" &&
 	ok "l1 configurations: per-access cost" || notok "l1 micro: $(grep '^| [fw]' "$TMPDIR/table4")"
+printf 'native-first 1000000 1.0\nintra-first 1000000 9.0\nnative-first 1000000 1.2\nintra-first 1000000 11.0\n' |
+	cat "$TMPDIR/micro" - >"$TMPDIR/micro6"
+awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro6" >"$TMPDIR/table6"
+grep -q '^| none (native), one pass | 1.100 | - |$' "$TMPDIR/table6" &&
+	grep -q '^| intra, one pass: every load a first touch | 10.000 | 8.900 |$' "$TMPDIR/table6" &&
+	ok "first-touch pass: against its own native run" || notok "first touch: $(grep 'one pass' "$TMPDIR/table6")"
 grep -v ' memcheck ' "$TMPDIR/times" >"$TMPDIR/times5"
 awk -f "$A" "$TMPDIR/times5" "$TMPDIR/peaks" >"$TMPDIR/table5"
 head -1 "$TMPDIR/table5" | grep -q '| intra x | memcheck / object |$' && grep '^| a |' "$TMPDIR/table5" | head -1 | grep -q ' 2.00 | - |$' &&

@@ -173,6 +173,63 @@ static void intra_maps(void **state)
 	free(t);
 }
 
+/*
+ * The warp-aggregated bitmap path sets exactly the bits of the per-lane
+ * one: for random accesses in and around an object, the word and mask
+ * gmp_patch_bitmap_word gives (when it gives one) are what gmp_patch_intra
+ * sets, at granularities 1 to 64 bytes.
+ */
+static void bitmap_word_agrees(void **state)
+{
+	(void)state;
+	uint64_t seed = 42;
+	for (unsigned gs = 0; gs <= 6; gs++) {
+		const uint64_t base = 0x10000, size = 3000;
+		size_t words = (size_t)(((size + (1u << gs) - 1) >> gs) + 31) / 32;
+		uint32_t *a = calloc(words, 4), *b = calloc(words, 4);
+		assert_non_null(a);
+		assert_non_null(b);
+		struct gmp_patch_intra_obj io = { .base = base, .size = size, .bitmap = (uintptr_t)a };
+		struct gmp_patch_launch l = { .mode = GMP_MODE_INTRA_GPU, .gran_shift = gs, .cgran_shift = 6 };
+		int one = 0;
+		for (int k = 0; k < 4000; k++) {
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			uint64_t addr = base - 64 + (seed >> 33) % (size + 128);
+			uint64_t len = 1 + (seed >> 20) % (k % 3 ? 16 : 512);
+			memset(a, 0, words * 4);
+			io.bitmap = (uintptr_t)a;
+			gmp_patch_intra(&l, &io, addr, len);
+			uint64_t w;
+			uint32_t m;
+			if (!gmp_patch_bitmap_word(&l, &io, addr, len, &w, &m))
+				continue;
+			one++;
+			memset(b, 0, words * 4);
+			assert_true(w < words);
+			b[w] = m;
+			assert_memory_equal(a, b, words * 4);
+		}
+		assert_true(one > 1000); /* most accesses fit one word */
+		free(a);
+		free(b);
+	}
+	/* No bitmap, nothing accessed, or outside the object: no word. */
+	uint32_t bm[4] = { 0 };
+	struct gmp_patch_intra_obj io = { .base = 0x1000, .size = 256, .bitmap = (uintptr_t)bm };
+	struct gmp_patch_launch l = { .gran_shift = 2 };
+	uint64_t w;
+	uint32_t m;
+	assert_false(gmp_patch_bitmap_word(&l, &io, 0x1100, 4, &w, &m));
+	assert_false(gmp_patch_bitmap_word(&l, &io, 0xffc, 4, &w, &m));
+	assert_false(gmp_patch_bitmap_word(&l, &io, 0x1000, 0, &w, &m));
+	assert_true(gmp_patch_bitmap_word(&l, &io, 0x1000, 128, &w, &m));
+	assert_int_equal(w, 0);
+	assert_int_equal(m, 0xffffffffu);
+	assert_false(gmp_patch_bitmap_word(&l, &io, 0x1000, 129, &w, &m)); /* two words */
+	io.bitmap = 0;
+	assert_false(gmp_patch_bitmap_word(&l, &io, 0x1000, 4, &w, &m));
+}
+
 static void stream_and_heap(void **state)
 {
 	(void)state;
@@ -218,6 +275,7 @@ int main(void)
 		cmocka_unit_test(straddling),
 		cmocka_unit_test(hundred_thousand),
 		cmocka_unit_test(intra_maps),
+		cmocka_unit_test(bitmap_word_agrees),
 		cmocka_unit_test(stream_and_heap),
 		cmocka_unit_test(abi_layout),
 	};
