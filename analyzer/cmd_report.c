@@ -63,6 +63,11 @@ static void header(FILE *fp, struct gmp_session *s)
 	}
 	fprintf(fp, "  events   %zu (%" PRIu64 " GPU APIs), %zu objects, %u levels\n", t->nev,
 		r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);
+	const char *own = gmp_trace__meta(t, "collector_device_peak");
+	char ob[32];
+	if (own && *own)
+		fprintf(fp, "  gmprof   held at most %s of device memory itself (not in the peaks below)\n",
+			gmp_human_bytes(strtoull(own, NULL, 10), ob, sizeof(ob)));
 	if (t->damaged)
 		fprintf(fp, "  status   INCOMPLETE: damaged at byte %" PRIu64 " (%s); what came before is reported\n",
 			t->bytes_read, t->damage);

@@ -83,6 +83,10 @@ static void summary(FILE *fp, struct gmp_session *s)
 		if (r->devices[i].inuse_peak_bytes) /* pools with regions */
 			fprintf(fp, "<dt>in use</dt><dd>device %u: at most %s (pools counted by their regions)</dd>",
 				r->devices[i].device, gmp_human_bytes(r->devices[i].inuse_peak_bytes, a, sizeof(a)));
+	const char *own = gmp_trace__meta(t, "collector_device_peak");
+	if (own && *own)
+		fprintf(fp, "<dt>gmprof</dt><dd>held at most %s of device memory itself (not in the peaks)</dd>",
+			gmp_human_bytes(strtoull(own, NULL, 10), a, sizeof(a)));
 	fprintf(fp, "<dt>findings</dt><dd>%zu</dd></dl>\n", r->nfindings);
 	if (t->truncated || t->damaged || (s->in.is_profile && !t->ended))
 		fprintf(fp, "<p class=\"incomplete\">This profile is incomplete (%s); what it holds is reported.</p>\n",

@@ -72,6 +72,7 @@ struct gmp_collector {
 	struct gmp_objmap *heap;  /* live device-heap objects (malloc() in kernels) */
 	struct gmp_objmap *regions; /* live NVTX regions (nvtx.c); obj: their heap's number */
 	uint64_t heap_lost;       /* in-kernel malloc()/free() calls whose records were lost */
+	uint64_t dev_bytes, dev_peak; /* device memory the collector holds, and at most held */
 };
 
 extern struct gmp_collector gmp_col;
@@ -83,6 +84,10 @@ int rec_open(char *err, size_t errn);
 void rec_close(int clean);
 /* Appends an event; name may be NULL; the call path is captured when stack is set. */
 int64_t rec_event(struct gmp_event *e, const char *name, int stack);
+/* A write error ends recording, once, with one sentence; the program runs on. */
+void rec_write_failed(int err);
+/* A META record (run metadata): lock held. */
+void rec_meta(const char *key, const char *value);
 /* Names the allocation of ALLOC event ev (a LABEL record; the online trace too): lock held. */
 void rec_label(uint64_t ev, const char *label);
 int rec_accesses(uint64_t ev, const struct gmp_access *acc, size_t n);

@@ -56,7 +56,14 @@ void dev_out_of_memory(const char *what)
 		rec_say("out of host memory while %s; some kernel launches stay unmonitored", what);
 }
 
-void dev_free_later(struct gmp_ctx_state *s, void *dev)
+void dev_allocated(size_t bytes)
+{
+	gmp_col.dev_bytes += bytes;
+	if (gmp_col.dev_bytes > gmp_col.dev_peak)
+		gmp_col.dev_peak = gmp_col.dev_bytes;
+}
+
+void dev_free_later(struct gmp_ctx_state *s, void *dev, size_t bytes)
 {
 	if (!dev)
 		return;
@@ -64,21 +71,23 @@ void dev_free_later(struct gmp_ctx_state *s, void *dev)
 		dev_out_of_memory("freeing device memory"); /* kept: freeing here could deadlock */
 		return;
 	}
-	s->garbage[s->ngarbage++] = dev;
+	s->garbage[s->ngarbage++] = (struct gmp_dev_block){ dev, bytes };
 }
 
 void dev_collect_garbage(struct gmp_ctx_state *s)
 {
 	while (s->ngarbage) {
-		void **g = s->garbage;
-		size_t n = s->ngarbage;
+		struct gmp_dev_block *g = s->garbage;
+		size_t n = s->ngarbage, freed = 0;
 		s->garbage = NULL;
 		s->ngarbage = s->garbage_cap = 0;
 		dev_unlock();
 		for (size_t i = 0; i < n; i++)
-			gmp_col.san.Free(s->ctx, g[i]);
+			if (gmp_col.san.Free(s->ctx, g[i].dev) == SANITIZER_SUCCESS)
+				freed += g[i].bytes;
 		free(g);
 		dev_lock();
+		gmp_col.dev_bytes -= freed;
 	}
 }
 
@@ -88,7 +97,7 @@ void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 		return;
 	s->snap_bytes -= sn->bytes;
 	for (size_t i = 0; i < sn->ncopies; i++)
-		dev_free_later(s, sn->copies[i].dev);
+		dev_free_later(s, sn->copies[i].dev, sn->table_bytes);
 	free(sn->copies);
 	free(sn->host);
 	free(sn);
@@ -97,7 +106,7 @@ void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b)
 {
 	if (GMP_GROW(s->free, s->free_cap, s->nfree + 1)) {
-		dev_free_later(s, b.dev);
+		dev_free_later(s, b.dev, lbuf_bytes(&b));
 		return;
 	}
 	s->free[s->nfree++] = b;
@@ -260,12 +269,14 @@ static void *table_on(struct gmp_ctx_state *s, struct snapshot *sn, Sanitizer_St
 		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(dev, sn->host, sn->table_bytes, hs),
 			    "uploading the object table");
 	dev_lock();
+	if (dev)
+		dev_allocated(sn->table_bytes);
 	if (!err && GMP_GROW(sn->copies, sn->copies_cap, sn->ncopies + 1)) {
 		dev_out_of_memory("uploading the object table");
 		err = -ENOMEM;
 	}
 	if (err) {
-		dev_free_later(s, dev);
+		dev_free_later(s, dev, sn->table_bytes);
 		return NULL;
 	}
 	/* (Another thread may have added one for hs meanwhile: both are complete copies.) */
@@ -292,10 +303,12 @@ static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 	size_t cap = n < 64 ? 64 : n + n / 4;
 	out->cap = cap;
 	out->heap_cap = heap;
-	size_t bytes = lbuf_heap_off(out) + heap * sizeof(struct gmp_patch_heap_record);
+	size_t bytes = lbuf_bytes(out);
 	dev_unlock();
 	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
 	dev_lock();
+	if (r == SANITIZER_SUCCESS)
+		dev_allocated(bytes);
 	return dev_check(r, "allocating a launch buffer");
 }
 
@@ -327,7 +340,7 @@ void dev_put_maps(struct gmp_ctx_state *s, struct pending *p)
 		s->spares[s->nspares++] = (struct spare){ p->maps, p->maps_cap };
 		s->spare_bytes += p->maps_cap;
 	} else {
-		dev_free_later(s, p->maps);
+		dev_free_later(s, p->maps, p->maps_cap);
 	}
 	p->maps = NULL;
 }
@@ -371,11 +384,11 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 	size_t cap = spare.dev ? spare.cap : bytes;
 	if (maps || gmp_col.san.Alloc(s->ctx, &maps, bytes) == SANITIZER_SUCCESS) {
 		/* The maps fit beside the application's memory: keep them on the GPU. */
+		p->maps = maps; /* the caller counts a new block, and gives it back on failure */
+		p->maps_cap = cap;
 		struct gmp_patch_intra_obj *io = calloc(p->snap->n ? p->snap->n : 1, sizeof(*io));
-		if (!io) {
-			gmp_col.san.Free(s->ctx, maps);
+		if (!io)
 			return -ENOMEM;
-		}
 		uint64_t at = (uint64_t)(uintptr_t)maps + p->snap->n * sizeof(*io);
 		for (size_t i = 0; i < p->snap->n; i++) {
 			io[i].base = p->snap->start[i];
@@ -389,10 +402,8 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 			  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(maps, io, p->snap->n * sizeof(*io), p->hs),
 				    "uploading intra maps");
 		free(io);
-		if (err) {
-			gmp_col.san.Free(s->ctx, maps);
+		if (err)
 			return -EIO;
-		}
 		l->intra = (uint64_t)(uintptr_t)maps;
 		l->mode |= GMP_MODE_INTRA_GPU;
 	} else {
@@ -469,8 +480,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		spare = take_spare(s, need); /* this launch's now */
 	}
 	dev_unlock();
-	if (intra && setup_intra(s, &p, &l, need, spare) == 0)
-		p.mode = l.mode;
+	int intra_err = intra && setup_intra(s, &p, &l, need, spare);
 	int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, &l, sizeof(l), li->hstream),
 			    "uploading a launch buffer") ||
 		  dev_check(gmp_col.san.Memset((char *)p.buf.dev + GMP_PATCH_LAUNCH_SIZE, 0, p.snap->n * 4,
@@ -478,6 +488,12 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		  dev_check(gmp_col.san.SetLaunchCallbackData(li->hlaunch, li->function, li->hstream,
 							      p.buf.dev), "sanitizerSetLaunchCallbackData");
 	dev_lock();
+	if (p.maps && p.maps != spare.dev)
+		dev_allocated(p.maps_cap);
+	if (!intra_err)
+		p.mode = l.mode;
+	else
+		dev_put_maps(s, &p); /* monitored at object level only (mode: no intra bits) */
 	if (err || (GMP_GROW(s->pend, s->pend_cap, s->npend + 1) && (dev_out_of_memory("queuing a launch"), 1))) {
 		unmonitored(s, &p, li, e);
 		return;
@@ -518,12 +534,12 @@ void dev_launch_end(const struct gmp_launch_info *li)
 static void release(struct gmp_ctx_state *s)
 {
 	for (size_t i = 0; i < s->nspares; i++)
-		dev_free_later(s, s->spares[i].dev);
+		dev_free_later(s, s->spares[i].dev, s->spares[i].cap);
 	free(s->spares);
 	s->spares = NULL;
 	s->nspares = s->spares_cap = s->spare_bytes = 0;
 	for (size_t i = 0; i < s->nfree; i++)
-		dev_free_later(s, s->free[i].dev);
+		dev_free_later(s, s->free[i].dev, lbuf_bytes(&s->free[i]));
 	s->nfree = 0;
 	dev_snap_put(s, s->cur);
 	s->cur = NULL;

@@ -55,6 +55,11 @@ static inline size_t lbuf_heap_off(const struct lbuf *b)
 	return (GMP_PATCH_LAUNCH_SIZE + b->cap * 4 + 7) & ~(size_t)7;
 }
 
+static inline size_t lbuf_bytes(const struct lbuf *b)
+{
+	return lbuf_heap_off(b) + b->heap_cap * sizeof(struct gmp_patch_heap_record);
+}
+
 struct pending {
 	uint64_t ev;
 	uint64_t seq;             /* order in which launches were enqueued; 0: not yet */
@@ -89,7 +94,10 @@ struct gmp_ctx_state {
 	size_t snap_bytes;        /* held by live snapshots: bounded by SNAP_LIMIT */
 	CUmodule *patched;
 	size_t npatched, patched_cap;
-	void **garbage;           /* device memory to free once the lock is released */
+	struct gmp_dev_block {    /* device memory to free once the lock is released */
+		void *dev;
+		size_t bytes;
+	} *garbage;
 	size_t ngarbage, garbage_cap;
 	struct spare {            /* intra maps blocks kept for the next intra launches */
 		void *dev;
@@ -116,7 +124,9 @@ static inline void dev_lock(void)
 int dev_check(SanitizerResult r, const char *what);
 void dev_out_of_memory(const char *what);
 /* Device memory to free with the lock released (dev_collect_garbage). */
-void dev_free_later(struct gmp_ctx_state *s, void *dev);
+void dev_free_later(struct gmp_ctx_state *s, void *dev, size_t bytes);
+/* Counts device memory the collector allocated (gmp_col.dev_bytes and dev_peak): lock held. */
+void dev_allocated(size_t bytes);
 /* A launch's maps block back: kept as the spare for the next intra launch, or freed later. */
 void dev_put_maps(struct gmp_ctx_state *s, struct pending *p);
 /* Frees the garbage list; releases the lock meanwhile. */

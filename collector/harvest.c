@@ -8,6 +8,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,4 +294,10 @@ void dev_finish(void)
 {
 	for (size_t i = 0; i < gmp_col.nctxs; i++)
 		dev_drain(gmp_col.ctxs[i]);
+	/* What gmprof itself held on the devices at most (not in the program's peaks). */
+	if (gmp_col.dev_peak) {
+		char n[32];
+		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.dev_peak);
+		rec_meta("collector_device_peak", n);
+	}
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The recorder: events into the profile (and into an in-memory trace for
- * the online detector), stream numbering, the live device objects, the
+ * the online detector), stream numbering, the
  * flusher thread that bounds what a SIGKILL can lose, and what happens at
  * the end: harvest, detect, write the findings, print a summary.
  * Callers hold gmp_col.lock unless a comment says otherwise.
@@ -44,7 +44,7 @@ void rec_say(const char *fmt, ...)
 }
 
 /* A write error ends recording, once, with one sentence; the program runs on. */
-static void write_failed(int err)
+void rec_write_failed(int err)
 {
 	if (gmp_col.write_failed)
 		return;
@@ -94,7 +94,7 @@ static void *flusher_main(void *arg)
 		if (!gmp_col.stop && !gmp_col.closed && !gmp_col.write_failed && gmp_col.w) {
 			int err = gmp_writer__flush(gmp_col.w);
 			if (err)
-				write_failed(err);
+				rec_write_failed(err);
 		}
 	}
 	pthread_mutex_unlock(&gmp_col.lock);
@@ -176,7 +176,7 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 	struct gmp_event we = *e;
 	int64_t nm = intern_w(name);
 	if (nm < 0) {
-		write_failed((int)nm);
+		rec_write_failed((int)nm);
 		return -1;
 	}
 	we.name = (uint32_t)nm;
@@ -184,14 +184,14 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 		size_t n = gmp_callpath__capture(gmp_col.cp, gmp_col.pcs, gmp_col.opts.depth);
 		int64_t st = n ? gmp_writer__stack(gmp_col.w, gmp_col.pcs, n) : 0;
 		if (st < 0) {
-			write_failed((int)st);
+			rec_write_failed((int)st);
 			return -1;
 		}
 		we.stack = (uint32_t)st;
 	}
 	int64_t idx = gmp_writer__event(gmp_col.w, &we);
 	if (idx < 0) {
-		write_failed((int)idx);
+		rec_write_failed((int)idx);
 		return -1;
 	}
 	e->stack = we.stack; /* the profile's id: in-kernel heap ops reuse their launch's */
@@ -226,6 +226,15 @@ static void online_add(const struct gmp_event *e, const char *name, int64_t idx)
 	}
 }
 
+void rec_meta(const char *key, const char *value)
+{
+	if (gmp_col.w && !gmp_col.closed && !gmp_col.write_failed) {
+		int rc = gmp_writer__meta(gmp_col.w, key, value);
+		if (rc < 0)
+			rec_write_failed(rc);
+	}
+}
+
 void rec_label(uint64_t ev, const char *label)
 {
 	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
@@ -233,7 +242,7 @@ void rec_label(uint64_t ev, const char *label)
 	int64_t id = intern_w(label);
 	int rc = id < 0 ? (int)id : gmp_writer__label(gmp_col.w, ev, (uint32_t)id);
 	if (rc < 0) {
-		write_failed(rc);
+		rec_write_failed(rc);
 		return;
 	}
 	struct gmp_trace *t = gmp_col.trace;
@@ -260,7 +269,7 @@ static int heap_event(const struct gmp_event *k, uint64_t kev, uint8_t op, uint6
 			       .addr = addr, .size = size, .value = kev };
 	int64_t idx = gmp_writer__event(gmp_col.w, &e);
 	if (idx < 0) {
-		write_failed((int)idx);
+		rec_write_failed((int)idx);
 		return -1;
 	}
 	online_add(&e, NULL, idx);
@@ -273,7 +282,7 @@ void rec_heap(const struct gmp_event *k, uint64_t kev, const struct gmp_patch_he
 	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
 		return;
 	if (!gmp_col.heap && !(gmp_col.heap = gmp_objmap__new())) {
-		write_failed(-ENOMEM); /* a heap object left out would mislead: stop instead */
+		rec_write_failed(-ENOMEM); /* a heap object left out would mislead: stop instead */
 		return;
 	}
 	gmp_col.heap_lost += lost;
@@ -301,7 +310,7 @@ void rec_heap(const struct gmp_event *k, uint64_t kev, const struct gmp_patch_he
 				return;
 		}
 		if (gmp_objmap__insert(gmp_col.heap, h[i].ptr, end, 0)) {
-			write_failed(-ENOMEM);
+			rec_write_failed(-ENOMEM);
 			return;
 		}
 		if (heap_event(k, kev, GMP_OP_ALLOC, h[i].ptr, end - h[i].ptr))
@@ -315,7 +324,7 @@ int rec_accesses(uint64_t ev, const struct gmp_access *acc, size_t n)
 		return -1;
 	int err = gmp_writer__accesses(gmp_col.w, ev, acc, n);
 	if (err) {
-		write_failed(err);
+		rec_write_failed(err);
 		return err;
 	}
 	if (gmp_col.trace)
@@ -329,7 +338,7 @@ int rec_touches(uint64_t ev, const struct gmp_touch *t, size_t n)
 		return -1;
 	int err = gmp_writer__touches(gmp_col.w, ev, t, n);
 	if (err) {
-		write_failed(err);
+		rec_write_failed(err);
 		return err;
 	}
 	if (gmp_col.trace)
@@ -348,14 +357,14 @@ uint32_t rec_stream(uint64_t handle)
 	int is_new;
 	uint32_t *slot = gmp_u64map__slot(&gmp_col.streams, key, 0, &is_new);
 	if (!slot) {
-		write_failed(-ENOMEM); /* a wrong stream would mislead: stop instead */
+		rec_write_failed(-ENOMEM); /* a wrong stream would mislead: stop instead */
 		return 0;
 	}
 	if (is_new) {
 		*slot = ++gmp_col.next_stream;
 		struct gmp_stream_info si = { .number = *slot, .handle = handle };
 		if (!gmp_col.write_failed && gmp_writer__stream(gmp_col.w, &si))
-			write_failed(-EIO);
+			rec_write_failed(-EIO);
 	}
 	return *slot;
 }
@@ -366,101 +375,13 @@ void rec_context(CUcontext ctx, uint32_t device)
 	if (slot)
 		*slot = device;
 	else
-		write_failed(-ENOMEM);
+		rec_write_failed(-ENOMEM);
 }
 
 uint32_t rec_device(CUcontext ctx)
 {
 	uint32_t *d = gmp_u64map__get(&gmp_col.ctx_device, (uint64_t)(uintptr_t)ctx);
 	return d ? *d : 0;
-}
-
-/* The first live entry whose start is > addr. */
-static size_t tab_after(uint64_t addr)
-{
-	size_t lo = 0, hi = gmp_col.tab_n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (gmp_col.tab_start[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end)
-{
-	size_t k = tab_after(addr);
-	if (!k)
-		return 0;
-	if (start)
-		*start = gmp_col.tab_start[k - 1];
-	if (end)
-		*end = gmp_col.tab_end[k - 1];
-	return 1;
-}
-
-int rec_live_add(uint64_t addr, uint64_t size, uint32_t device)
-{
-	uint64_t end;
-	if (size && rec_live_floor(addr + size - 1, NULL, &end) && end > addr)
-		return -EEXIST;
-	if (gmp_col.tab_n == gmp_col.tab_cap) {
-		size_t cap = gmp_col.tab_cap ? 2 * gmp_col.tab_cap : 1024;
-		uint64_t *a = realloc(gmp_col.tab_start, cap * sizeof(*a));
-		if (a)
-			gmp_col.tab_start = a;
-		uint64_t *b = a ? realloc(gmp_col.tab_end, cap * sizeof(*b)) : NULL;
-		if (b)
-			gmp_col.tab_end = b;
-		uint32_t *c = b ? realloc(gmp_col.tab_dev, cap * sizeof(*c)) : NULL;
-		if (c)
-			gmp_col.tab_dev = c;
-		if (!a || !b || !c) {
-			write_failed(-ENOMEM); /* an object left out would mislead: stop instead */
-			return -ENOMEM;
-		}
-		gmp_col.tab_cap = cap;
-	}
-	size_t k = tab_after(addr), move = gmp_col.tab_n - k;
-	memmove(gmp_col.tab_start + k + 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
-	memmove(gmp_col.tab_end + k + 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
-	memmove(gmp_col.tab_dev + k + 1, gmp_col.tab_dev + k, move * sizeof(uint32_t));
-	gmp_col.tab_start[k] = addr;
-	gmp_col.tab_end[k] = addr + size;
-	gmp_col.tab_dev[k] = device;
-	gmp_col.tab_n++;
-	gmp_col.live_version++;
-	return 0;
-}
-
-int rec_live_remove(uint64_t addr)
-{
-	size_t k = tab_after(addr);
-	if (!k || gmp_col.tab_start[k - 1] != addr)
-		return -ENOENT;
-	size_t move = gmp_col.tab_n - k;
-	memmove(gmp_col.tab_start + k - 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
-	memmove(gmp_col.tab_end + k - 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
-	memmove(gmp_col.tab_dev + k - 1, gmp_col.tab_dev + k, move * sizeof(uint32_t));
-	gmp_col.tab_n--;
-	gmp_col.live_version++;
-	return 0;
-}
-
-uint32_t rec_live_device(uint64_t addr)
-{
-	size_t k = tab_after(addr);
-	return k && addr < gmp_col.tab_end[k - 1] ? gmp_col.tab_dev[k - 1] : UINT32_MAX;
-}
-
-int rec_is_device(uint64_t addr, uint64_t size)
-{
-	uint64_t start, end;
-	if (!rec_live_floor(addr, &start, &end))
-		return 0;
-	return addr >= start && addr + (size ? size : 1) <= end;
 }
 
 void rec_flush_now(void)
@@ -512,7 +433,7 @@ static void online(void)
 	struct gmp_findings_opts fo = { .max_findings = 10000, .max_ranges = 8 };
 	gmp_findings__json(&jw, r, &fo);
 	if (!jw.err && gmp_writer__findings(gmp_col.w, jw.buf, jw.len))
-		write_failed(-EIO);
+		rec_write_failed(-EIO);
 	gmp_jw__release(&jw);
 	if (!gmp_col.opts.summary) {
 		gmp_result__free(r);
@@ -566,8 +487,7 @@ void rec_close(int clean)
 	if (gmp_col.heap_lost && gmp_col.w && !gmp_col.write_failed) {
 		char n[32];
 		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.heap_lost);
-		if (gmp_writer__meta(gmp_col.w, "device_heap_lost", n))
-			write_failed(-EIO);
+		rec_meta("device_heap_lost", n);
 		rec_say("%s malloc()/free() calls inside kernels were not recorded (a launch made more "
 			"than GMPROF_HEAP_RECORDS=%u); device-heap objects in the profile are incomplete",
 			n, gmp_col.opts.heap_records);
@@ -581,7 +501,7 @@ void rec_close(int clean)
 	int err = gmp_writer__close(gmp_col.w, clean && !gmp_col.write_failed);
 	gmp_col.w = NULL;
 	if (err && !gmp_col.write_failed)
-		write_failed(err);
+		rec_write_failed(err);
 	gmp_col.stop = 1;
 	pthread_cond_signal(&gmp_col.wake);
 	int join = gmp_col.flusher_running;

@@ -99,7 +99,7 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
 rm -f "$TMPDIR/tables.gmprof"
 expect_exit 0 "table per version and stream: the program runs" -- env GMP_DOUBLE_STATS=1 \
 	GMPROF_OUTPUT="$TMPDIR/tables.gmprof" "$FAKE" "$TMPDIR/tables.jsonl"
-expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* allocations, 0 kernels testing through the L1$" \
+expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
 	"table per version and stream: no stream sync; 40 launch buffers and 20 tables on 2 streams uploaded"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.gmprof" | grep -v '"at": ' >"$TMPDIR/tables.got"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.jsonl" | grep -v '"at": ' >"$TMPDIR/tables.want"
@@ -120,7 +120,7 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":65536}"
 rm -f "$TMPDIR/maps.gmprof"
 expect_exit 0 "intra maps reused: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/maps.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 22 allocations, 0 kernels testing through the L1$" \
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 22 allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
 	"intra maps: no stream wait; 22 allocations for 30 launches (2 tables, 10 launch buffers, 10 maps blocks)"
 # With no room for maps in flight (GMPROF_MAPS_MB=0), each launch collects the one before it.
 rm -f "$TMPDIR/maps0.gmprof"
@@ -134,6 +134,22 @@ cmp -s "$TMPDIR/maps0.got" "$TMPDIR/maps.want" && ok "GMPROF_MAPS_MB=0: the same
 	notok "GMPROF_MAPS_MB=0: the same findings as the script"
 cmp -s "$TMPDIR/maps.got" "$TMPDIR/maps.want" && ok "intra maps reused: the same findings as the script" ||
 	notok "intra maps reused: the same findings as the script"
+# The device memory gmprof itself holds: what the profile says it held at
+# most (META collector_device_peak, the report's header) is what the double
+# counted, and it gives all of it back.
+for m in object intra; do
+	for sc in tests/scripts/figure3.jsonl "$TMPDIR/maps.jsonl"; do
+		rm -f "$TMPDIR/own.gmprof"
+		GMP_DOUBLE_STATS=1 GMPROF_MODE=$m GMPROF_SUMMARY=0 GMPROF_OUTPUT="$TMPDIR/own.gmprof" "$FAKE" "$sc" \
+			>/dev/null 2>"$TMPDIR/own.err"
+		held=$(sed -n 's/^double: .*, \([0-9]*\) bytes held at most, 0 at exit$/\1/p' "$TMPDIR/own.err")
+		meta=$("$GMPROF" dump "$TMPDIR/own.gmprof" | sed -n 's/^# collector_device_peak: //p')
+		[ -n "$held" ] && [ "$held" -gt 0 ] && [ "$held" = "$meta" ] &&
+			"$GMPROF" report "$TMPDIR/own.gmprof" | grep -q '^  gmprof   held at most .* of device memory itself' &&
+			ok "$m mode, $(basename "$sc"): the device memory gmprof held, all given back" ||
+			notok "$m, $(basename "$sc"): held '$held', META '$meta': $(cat "$TMPDIR/own.err")"
+	done
+done
 # GMPROF_LOG_CALLBACKS=1: a line per callback outside the API domains, with
 # the API it came from and its memory data.
 printf '{"op":"alloc","addr":"0x100000","size":4096}\n{"op":"kernel","name":"k","write":["0x100000"]}\n{"op":"end"}\n' \
@@ -152,7 +168,7 @@ for m in object intra; do
 	rm -f "$TMPDIR/l1.$m.gmprof"
 	expect_exit 0 "GMPROF_PATCH_LOADS=l1 ($m): the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=$m \
 		GMPROF_PATCH_LOADS=l1 GMPROF_OUTPUT="$TMPDIR/l1.$m.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
-	expect_stderr_line ", 30 kernels testing through the L1$" "GMPROF_PATCH_LOADS=l1 ($m): all 30 kernels test through the L1"
+	expect_stderr_line ", 30 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" "GMPROF_PATCH_LOADS=l1 ($m): all 30 kernels test through the L1"
 	"$GMPROF" replay --format json "$TMPDIR/l1.$m.gmprof" >"$TMPDIR/l1.$m.got"
 done
 cmp -s "$TMPDIR/l1.intra.got" "$TMPDIR/maps.want" && ok "GMPROF_PATCH_LOADS=l1 (intra): the same findings as the script" ||

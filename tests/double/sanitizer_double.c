@@ -32,6 +32,7 @@
 #include "sanitizer_api.h"
 #include "sanitizer_double.h"
 
+#include "double_memory.h"
 #include "double_nvtx.h"
 
 static Sanitizer_CallbackFunc callback;
@@ -41,7 +42,6 @@ static uint32_t domains;           /* enabled domains, one bit each */
 static const char *patched_cb[16]; /* callback name per instruction id */
 static int module_patched;
 static __thread void *launch_userdata; /* set by the collector in LAUNCH_BEGIN, same thread */
-static uint64_t oom_above = UINT64_MAX;
 static long die_at = -1;
 static int die_how;
 static char last_error[256];
@@ -55,8 +55,6 @@ static char last_error[256];
  * up after DRIVER_WAIT_S and the process aborts with a sentence saying so.
  */
 static pthread_rwlock_t driver = PTHREAD_RWLOCK_INITIALIZER;
-/* Counted for GMP_DOUBLE_STATS (atomic): what the collector cost the "GPU". */
-static unsigned long n_stream_syncs, n_uploads, n_allocs, n_l1_kernels;
 static __thread int driver_shared; /* this thread is in a callback that holds it */
 static int replaying;              /* threads replaying at once (atomic) */
 #define DRIVER_WAIT_S 10
@@ -142,32 +140,6 @@ SanitizerResult sanitizerEnableCallback(uint32_t enable, Sanitizer_SubscriberHan
 	return sanitizerEnableDomain(enable, subscriber, domain);
 }
 
-SanitizerResult sanitizerAlloc(CUcontext ctx, void **devPtr, size_t size)
-{
-	(void)ctx;
-	if (size > oom_above)
-		return SANITIZER_ERROR_OUT_OF_MEMORY;
-	__atomic_add_fetch(&n_allocs, 1, __ATOMIC_RELAXED);
-	*devPtr = calloc(1, size ? size : 1);
-	return *devPtr ? SANITIZER_SUCCESS : SANITIZER_ERROR_OUT_OF_MEMORY;
-}
-
-SanitizerResult sanitizerFree(CUcontext ctx, void *devPtr)
-{
-	(void)ctx;
-	free(devPtr);
-	return SANITIZER_SUCCESS;
-}
-
-SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t count,
-						 Sanitizer_StreamHandle stream)
-{
-	(void)stream;
-	__atomic_add_fetch(&n_uploads, 1, __ATOMIC_RELAXED);
-	memcpy(dst, src, count);
-	return SANITIZER_SUCCESS;
-}
-
 SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 					    Sanitizer_StreamHandle stream)
 {
@@ -177,17 +149,10 @@ SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 	return SANITIZER_SUCCESS;
 }
 
-SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer_StreamHandle stream)
-{
-	(void)stream;
-	memset(devPtr, value, count);
-	return SANITIZER_SUCCESS;
-}
-
 SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream)
 {
 	(void)stream;
-	__atomic_add_fetch(&n_stream_syncs, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&double_stats.stream_syncs, 1, __ATOMIC_RELAXED);
 	driver_exclusive("sanitizerStreamSynchronize");
 	return SANITIZER_SUCCESS;
 }
@@ -277,7 +242,7 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 	if (!l || !module_patched || !patched_cb[SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS])
 		return;
 	if (l->mode & GMP_MODE_L1_TESTS)
-		__atomic_fetch_add(&n_l1_kernels, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&double_stats.l1_kernels, 1, __ATOMIC_RELAXED);
 	/* Its malloc() and free() calls: the script's heap ops that follow it. */
 	for (size_t i = k + 1; i < t->nev && patched_cb[SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC]; i++) {
 		const struct gmp_event *h = &t->ev[i];
@@ -487,11 +452,6 @@ void gmp_double_set_die(long after_events, int how)
 	die_how = how;
 }
 
-void gmp_double_set_oom_above(uint64_t bytes)
-{
-	oom_above = bytes;
-}
-
 const char *gmp_double_error(void)
 {
 	return last_error;
@@ -571,21 +531,4 @@ void gmp_double_teardown(void)
 {
 	Sanitizer_ResourceContextData cd = { .context = CTX, .device = 0 };
 	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &cd);
-}
-
-/*
- * GMP_DOUBLE_STATS=1: one line at exit with the stream syncs, uploads and
- * allocations the collector asked for, and the kernels it ran with
- * GMP_MODE_L1_TESTS.
- */
-__attribute__((destructor)) static void print_stats(void)
-{
-	const char *v = getenv("GMP_DOUBLE_STATS");
-	if (v && *v == '1')
-		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies, %lu allocations, "
-			"%lu kernels testing through the L1\n",
-			__atomic_load_n(&n_stream_syncs, __ATOMIC_RELAXED),
-			__atomic_load_n(&n_uploads, __ATOMIC_RELAXED),
-			__atomic_load_n(&n_allocs, __ATOMIC_RELAXED),
-			__atomic_load_n(&n_l1_kernels, __ATOMIC_RELAXED));
 }

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The test double's device memory: host memory standing in for it (a
+ * header before each block keeps its size), copies and sets done at once,
+ * and the counts GMP_DOUBLE_STATS=1 prints at exit.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "double_memory.h"
+#include "sanitizer_double.h"
+
+struct double_stats double_stats;
+static uint64_t oom_above = UINT64_MAX;
+
+void gmp_double_set_oom_above(uint64_t bytes)
+{
+	oom_above = bytes;
+}
+
+SanitizerResult sanitizerAlloc(CUcontext ctx, void **devPtr, size_t size)
+{
+	(void)ctx;
+	if (size > oom_above)
+		return SANITIZER_ERROR_OUT_OF_MEMORY;
+	__atomic_add_fetch(&double_stats.allocs, 1, __ATOMIC_RELAXED);
+	/* The size goes in a header before the block, for the bytes held. */
+	uint64_t *b = calloc(1, 16 + size);
+	if (!b)
+		return SANITIZER_ERROR_OUT_OF_MEMORY;
+	b[0] = size;
+	unsigned long held = __atomic_add_fetch(&double_stats.held, size, __ATOMIC_RELAXED);
+	unsigned long peak = __atomic_load_n(&double_stats.held_peak, __ATOMIC_RELAXED);
+	while (held > peak && !__atomic_compare_exchange_n(&double_stats.held_peak, &peak, held, 0,
+							   __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+	}
+	*devPtr = b + 2;
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerFree(CUcontext ctx, void *devPtr)
+{
+	(void)ctx;
+	if (devPtr) {
+		uint64_t *b = (uint64_t *)devPtr - 2;
+		__atomic_sub_fetch(&double_stats.held, b[0], __ATOMIC_RELAXED);
+		free(b);
+	}
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t count,
+						 Sanitizer_StreamHandle stream)
+{
+	(void)stream;
+	__atomic_add_fetch(&double_stats.uploads, 1, __ATOMIC_RELAXED);
+	memcpy(dst, src, count);
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer_StreamHandle stream)
+{
+	(void)stream;
+	memset(devPtr, value, count);
+	return SANITIZER_SUCCESS;
+}
+
+/*
+ * GMP_DOUBLE_STATS=1: one line at exit with the stream syncs, uploads and
+ * allocations the collector asked for, the kernels it ran with
+ * GMP_MODE_L1_TESTS, and the device bytes it held at most and at exit.
+ */
+__attribute__((destructor)) static void print_stats(void)
+{
+	const char *v = getenv("GMP_DOUBLE_STATS");
+	if (v && *v == '1')
+		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies, %lu allocations, "
+			"%lu kernels testing through the L1, %lu bytes held at most, %lu at exit\n",
+			__atomic_load_n(&double_stats.stream_syncs, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.uploads, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.allocs, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.l1_kernels, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.held_peak, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.held, __ATOMIC_RELAXED));
+}
