@@ -40,8 +40,12 @@ const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n)
 			 f->apis_between == 1 ? "" : "s");
 		break;
 	case GMP_PAT_DEAD_WRITE:
-		snprintf(buf, n, "%" PRIu64 " dead bytes", f->bytes);
+	{
+		char h[32];
+		snprintf(buf, n, "%s dead (%" PRIu64 " bytes)", gmp_human_bytes(f->bytes, h, sizeof(h)),
+			 f->bytes);
 		break;
+	}
 	case GMP_PAT_OVERALLOCATION:
 		snprintf(buf, n, "%.1f%% accessed, fragmentation %.1f%%", (double)f->accessed_pct,
 			 (double)f->frag_pct);
