@@ -24,11 +24,13 @@
 #include "session.h"
 
 static const char usage[] =
-	"Usage: gmprof check [options] INPUT\n"
+	"Usage: gmprof check [options] INPUT...\n"
 	"\n"
 	"Gate a CI job on a profile or an event script.  Every check prints one line\n"
 	"(PASS or FAIL); the exit status is 0 when all pass, 1 when one fails and 2\n"
-	"on bad input.\n"
+	"on bad input.  With several inputs (the ranks of an MPI job, say) every\n"
+	"check runs on each, its lines name the input, and the SARIF log has a run\n"
+	"and the JUnit report a test suite per input.\n"
 	"\n"
 	"Checks:\n"
 	"      --fail-on PATTERNS   fail when one of these patterns is found (comma list or all)\n"
@@ -55,7 +57,8 @@ static const char usage[] =
 	"EXAMPLES\n"
 	"  gmprof check --fail-on memory_leak,unused_allocation app.gmprof\n"
 	"  gmprof check --max-peak 6GiB --baseline main.baseline.json --tolerance 5%,1MiB \\\n"
-	"               --sarif gmprof.sarif --junit gmprof.xml app.gmprof\n";
+	"               --sarif gmprof.sarif --junit gmprof.xml app.gmprof\n"
+	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n";
 
 static const char usage_baseline[] =
 	"Usage: gmprof baseline [options] INPUT\n"
@@ -83,7 +86,8 @@ struct check {
 };
 
 struct gate {
-	struct gmp_session *s;
+	struct gmp_session *s;    /* while its checks run */
+	char *name;               /* owned: the input's name */
 	struct check checks[MAX_CHECKS];
 	size_t n;
 };
@@ -205,17 +209,21 @@ static void check_baseline(struct gate *g, const struct gmp_baseline *b, double 
 	    gmp_human_bytes(allowed, d, sizeof(d)));
 }
 
-static int write_junit(FILE *fp, void *ctx)
+static size_t failures(const struct gate *g)
 {
-	struct gate *g = ctx;
-	size_t failures = 0;
+	size_t n = 0;
 	for (size_t i = 0; i < g->n; i++)
-		failures += g->checks[i].failed != 0;
-	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(fp, "<testsuites name=\"gmprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", g->n, failures);
+		n += g->checks[i].failed != 0;
+	return n;
+}
+
+/* One test suite per input. */
+static void junit_suite(FILE *fp, const struct gate *g)
+{
 	fprintf(fp, "  <testsuite name=\"gmprof check: ");
-	gmp_text__markup(fp, g->s->name);
-	fprintf(fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\">\n", g->n, failures);
+	gmp_text__markup(fp, g->name);
+	fprintf(fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\">\n", g->n,
+		failures(g));
 	for (size_t i = 0; i < g->n; i++) {
 		const struct check *c = &g->checks[i];
 		fprintf(fp, "    <testcase classname=\"gmprof.check\" name=\"");
@@ -240,8 +248,7 @@ static int write_junit(FILE *fp, void *ctx)
 		gmp_text__markup(fp, c->detail);
 		fprintf(fp, "</failure>\n    </testcase>\n");
 	}
-	fprintf(fp, "  </testsuite>\n</testsuites>\n");
-	return ferror(fp) ? -EIO : 0;
+	fprintf(fp, "  </testsuite>\n");
 }
 
 /* What a check run was asked for. */
@@ -259,8 +266,8 @@ struct budgets {
 	int allow_incomplete;
 };
 
-/* Runs every check asked for, prints a line each and a total; returns how many failed. */
-static size_t run_checks(struct gate *g, const struct budgets *bu)
+/* Runs every check asked for and prints a line each (naming the input when named); returns how many failed. */
+static size_t run_checks(struct gate *g, const struct budgets *bu, int named)
 {
 	const struct gmp_session *s = g->s;
 	const struct gmp_trace *t = s->in.trace;
@@ -285,14 +292,83 @@ static size_t run_checks(struct gate *g, const struct budgets *bu)
 		check_budget(g, "max_leak", gmp_leaked_bytes(s->r), bu->max_leak);
 	if (bu->base)
 		check_baseline(g, bu->base, bu->tol_pct, bu->tol_abs);
-	size_t failed = 0;
 	for (size_t i = 0; i < g->n; i++) {
 		const struct check *ck = &g->checks[i];
-		failed += ck->failed != 0;
-		printf("%s %s: %s\n", ck->failed ? "FAIL" : "PASS", ck->name, ck->detail ? ck->detail : "");
+		printf("%s %s%s%s: %s\n", ck->failed ? "FAIL" : "PASS", named ? g->name : "", named ? ": " : "",
+		       ck->name, ck->detail ? ck->detail : "");
 	}
-	printf("gmprof check: %zu check%s, %zu failed\n", g->n, g->n == 1 ? "" : "s", failed);
-	return failed;
+	return failures(g);
+}
+
+/* Every input in turn: its session, its checks, its SARIF run; then the totals. */
+struct all {
+	char **inputs;
+	size_t ninputs;
+	struct gmp_session_opts so;
+	const struct budgets *bu;
+	struct gmp_sarif *sf;      /* its root, mask and baseline; s set per input */
+	struct gate *gates;        /* one per input checked so far */
+	size_t ngates;
+	size_t checks, failed;
+};
+
+static void gate_release(struct gate *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->checks[i].detail);
+	free(g->name);
+}
+
+/* Checks every input, writing a SARIF run for each when jw is set.  0, or GMP_OUTPUT_ABANDON on a bad input. */
+static int check_all(struct all *a, struct gmp_jw *jw)
+{
+	for (size_t i = 0; i < a->ninputs; i++) {
+		struct gmp_session s;
+		if (gmp_session__open(&s, a->inputs[i], &a->so))
+			return GMP_OUTPUT_ABANDON; /* it said why */
+		struct gate *g = &a->gates[a->ngates++];
+		*g = (struct gate){ .s = &s, .name = strdup(s.name) };
+		if (!g->name) {
+			gmp_session__close(&s);
+			fprintf(stderr, "gmprof check: out of memory\n");
+			return GMP_OUTPUT_ABANDON;
+		}
+		a->failed += run_checks(g, a->bu, a->ninputs > 1);
+		a->checks += g->n;
+		if (jw) {
+			a->sf->s = &s;
+			gmp_sarif__run(a->sf, jw);
+		}
+		g->s = NULL;
+		gmp_session__close(&s);
+	}
+	if (a->ninputs > 1)
+		printf("gmprof check: %zu inputs, %zu checks, %zu failed\n", a->ninputs, a->checks, a->failed);
+	else
+		printf("gmprof check: %zu check%s, %zu failed\n", a->checks, a->checks == 1 ? "" : "s", a->failed);
+	return 0;
+}
+
+static int write_sarif(FILE *fp, void *ctx)
+{
+	struct gmp_jw jw;
+	gmp_sarif__begin(&jw, fp);
+	int rc = check_all(ctx, &jw);
+	gmp_sarif__end(&jw);
+	int err = gmp_jw__finish(&jw);
+	return rc ? rc : err;
+}
+
+static int write_junit(FILE *fp, void *ctx)
+{
+	const struct all *a = ctx;
+	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(fp, "<testsuites name=\"gmprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", a->checks,
+		a->failed);
+	for (size_t i = 0; i < a->ngates; i++)
+		junit_suite(fp, &a->gates[i]);
+	fprintf(fp, "</testsuites>\n");
+	return ferror(fp) ? -EIO : 0;
 }
 
 /* "5%", "1MiB", "5%,1MiB" (either order). */
@@ -377,8 +453,8 @@ int cmd_check(int argc, char **argv)
 				return ex;
 		}
 	}
-	if (optind != argc - 1)
-		return gmp_cli__usage_error("check", "expected one INPUT, got %d", argc - optind);
+	if (optind >= argc)
+		return gmp_cli__usage_error("check", "expected an INPUT");
 	struct gmp_sarif sf = { .error_mask = fail_on };
 	/* An absolute root is taken as written: the sources may live elsewhere (CI). */
 	if (root && root[0] == '/' && strlen(root) < sizeof(sf.root)) {
@@ -395,32 +471,29 @@ int cmd_check(int argc, char **argv)
 	struct gmp_baseline base = { 0 };
 	if (basefile && gmp_baseline__load(basefile, &base))
 		return GMP_EXIT_USAGE;
-	struct gmp_session s;
-	struct gmp_session_opts so;
-	gmp_cli__session_opts(&cm, &so);
-	if (gmp_session__open(&s, argv[optind], &so)) {
-		gmp_baseline__release(&base);
-		return GMP_EXIT_USAGE;
-	}
-	struct gate g = { .s = &s };
 	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, have_leak, max_leak,
 			      basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete };
-	size_t failed = run_checks(&g, &bu);
-	fflush(stdout);
-	int rc = 0;
-	sf.s = &s;
 	sf.baseline = basefile ? &base : NULL;
-	if (sarif && gmp_output__write(sarif, cm.force, gmp_sarif__write, &sf))
+	struct all a = { .inputs = argv + optind, .ninputs = (size_t)(argc - optind), .bu = &bu, .sf = &sf };
+	gmp_cli__session_opts(&cm, &a.so);
+	a.gates = calloc(a.ninputs, sizeof(*a.gates));
+	int rc = a.gates ? 0 : -1;
+	if (!a.gates)
+		fprintf(stderr, "gmprof check: out of memory\n");
+	else if (sarif)
+		rc = gmp_output__write(sarif, cm.force, write_sarif, &a);
+	else
+		rc = check_all(&a, NULL) ? -1 : 0;
+	fflush(stdout);
+	if (!rc && junit && gmp_output__write(junit, cm.force, write_junit, &a))
 		rc = -1;
-	if (!rc && junit && gmp_output__write(junit, cm.force, write_junit, &g))
-		rc = -1;
-	for (size_t i = 0; i < g.n; i++)
-		free(g.checks[i].detail);
-	gmp_session__close(&s);
+	for (size_t i = 0; i < a.ngates; i++)
+		gate_release(&a.gates[i]);
+	free(a.gates);
 	gmp_baseline__release(&base);
 	if (rc)
 		return GMP_EXIT_USAGE;
-	return failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
+	return a.failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
 }
 
 /* The baseline of a session (format: baseline.h). */

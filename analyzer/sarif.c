@@ -250,54 +250,60 @@ static void result(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fin
 	gmp_jw__obj_end(jw);
 }
 
-int gmp_sarif__write(FILE *fp, void *ctx)
+void gmp_sarif__begin(struct gmp_jw *jw, FILE *fp)
 {
-	struct gmp_sarif *sf = ctx;
+	gmp_jw__init(jw, fp, 1);
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	gmp_jw__kstr(jw, "version", "2.1.0");
+	gmp_jw__key(jw, "runs");
+	gmp_jw__arr(jw);
+}
+
+void gmp_sarif__end(struct gmp_jw *jw)
+{
+	gmp_jw__arr_end(jw);
+	gmp_jw__obj_end(jw);
+	gmp_jw__raw(jw, "\n", 1);
+}
+
+/* One input's run: the tool, its rules, the findings as results. */
+void gmp_sarif__run(struct gmp_sarif *sf, struct gmp_jw *jw)
+{
 	const struct gmp_result *r = sf->s->r;
 	char root[PATH_MAX * 3 + 16], path[PATH_MAX * 3];
-	struct gmp_jw jw;
-	gmp_jw__init(&jw, fp, 1);
-	gmp_jw__obj(&jw);
-	gmp_jw__kstr(&jw, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
-	gmp_jw__kstr(&jw, "version", "2.1.0");
-	gmp_jw__key(&jw, "runs");
-	gmp_jw__arr(&jw);
-	gmp_jw__obj(&jw);
-	gmp_jw__key(&jw, "tool");
-	gmp_jw__obj(&jw);
-	gmp_jw__key(&jw, "driver");
-	gmp_jw__obj(&jw);
-	gmp_jw__kstr(&jw, "name", "gmprof");
-	gmp_jw__kstr(&jw, "version", GMPROF_VERSION);
-	gmp_jw__kstr(&jw, "semanticVersion", GMPROF_VERSION);
-	rule_list(&jw);
-	gmp_jw__obj_end(&jw);
-	gmp_jw__obj_end(&jw);
+	gmp_jw__obj(jw);
+	gmp_jw__key(jw, "tool");
+	gmp_jw__obj(jw);
+	gmp_jw__key(jw, "driver");
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "name", "gmprof");
+	gmp_jw__kstr(jw, "version", GMPROF_VERSION);
+	gmp_jw__kstr(jw, "semanticVersion", GMPROF_VERSION);
+	rule_list(jw);
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
 	if (sf->root[0]) {
 		uri_path(path, sizeof(path), sf->root);
 		snprintf(root, sizeof(root), "file://%s/", path);
-		gmp_jw__key(&jw, "originalUriBaseIds");
-		gmp_jw__obj(&jw);
-		gmp_jw__key(&jw, "%SRCROOT%");
-		gmp_jw__obj(&jw);
-		gmp_jw__kstr(&jw, "uri", root);
-		gmp_jw__obj_end(&jw);
-		gmp_jw__obj_end(&jw);
+		gmp_jw__key(jw, "originalUriBaseIds");
+		gmp_jw__obj(jw);
+		gmp_jw__key(jw, "%SRCROOT%");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "uri", root);
+		gmp_jw__obj_end(jw);
+		gmp_jw__obj_end(jw);
 	}
-	gmp_jw__key(&jw, "results");
-	gmp_jw__arr(&jw);
+	gmp_jw__key(jw, "results");
+	gmp_jw__arr(jw);
 	for (size_t i = 0; i < r->nfindings; i++)
-		result(sf, &jw, &r->findings[i]);
-	gmp_jw__arr_end(&jw);
-	gmp_jw__key(&jw, "properties");
-	gmp_jw__obj(&jw);
-	gmp_jw__kstr(&jw, "input", sf->s->name);
-	gmp_jw__ku64(&jw, "peak_bytes", r->peak_bytes);
-	gmp_jw__kbool(&jw, "complete", !sf->s->in.trace->truncated && !sf->s->in.trace->damaged);
-	gmp_jw__obj_end(&jw);
-	gmp_jw__obj_end(&jw);
-	gmp_jw__arr_end(&jw);
-	gmp_jw__obj_end(&jw);
-	gmp_jw__raw(&jw, "\n", 1);
-	return gmp_jw__finish(&jw);
+		result(sf, jw, &r->findings[i]);
+	gmp_jw__arr_end(jw);
+	gmp_jw__key(jw, "properties");
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "input", sf->s->name);
+	gmp_jw__ku64(jw, "peak_bytes", r->peak_bytes);
+	gmp_jw__kbool(jw, "complete", !sf->s->in.trace->truncated && !sf->s->in.trace->damaged);
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
 }

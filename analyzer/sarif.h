@@ -10,6 +10,8 @@
 #include "baseline.h"
 #include "session.h"
 
+#include "jw.h"
+
 struct gmp_sarif {
 	struct gmp_session *s;
 	char root[PATH_MAX];                  /* source root, no trailing slash ("" none) */
@@ -17,7 +19,12 @@ struct gmp_sarif {
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
 };
 
-/* A gmp_output__write callback (ctx: struct gmp_sarif). */
-int gmp_sarif__write(FILE *fp, void *ctx);
+/*
+ * A SARIF log with one run per input: begin, a run for each session (sf->s
+ * set to it), end; then gmp_jw__finish.
+ */
+void gmp_sarif__begin(struct gmp_jw *jw, FILE *fp);
+void gmp_sarif__run(struct gmp_sarif *sf, struct gmp_jw *jw);
+void gmp_sarif__end(struct gmp_jw *jw);
 
 #endif

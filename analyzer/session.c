@@ -80,7 +80,8 @@ int gmp_output__write(const char *path, int force, int (*fn)(FILE *fp, void *ctx
 	}
 	if (err) {
 		gmp_outfile__abort(&out);
-		gmp_input__perror(path, "cannot write", err);
+		if (err != GMP_OUTPUT_ABANDON)
+			gmp_input__perror(path, "cannot write", err);
 		return -1;
 	}
 	if ((err = gmp_outfile__commit(&out))) {

@@ -41,9 +41,12 @@ void gmp_session__close(struct gmp_session *s);
 
 /*
  * Writes an output through fn into path ("-": standard output), never
- * leaving half a file or replacing one unless force.  fn returns 0 or a
- * negative errno.  Returns 0, or -1 after saying why.
+ * leaving half a file or replacing one unless force.  fn returns 0, a
+ * negative errno, or GMP_OUTPUT_ABANDON when it said itself why it stopped
+ * (a bad input met while writing): nothing is written then.  Returns 0, or
+ * -1 after saying why.
  */
+#define GMP_OUTPUT_ABANDON 1
 int gmp_output__write(const char *path, int force, int (*fn)(FILE *fp, void *ctx), void *ctx);
 
 #endif

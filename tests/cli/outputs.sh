@@ -113,6 +113,27 @@ for s in tests/scripts/*.jsonl; do
 	"$GMPROF" check --fail-on all --sarif "$TMPDIR/$n.sarif" "$s" >/dev/null 2>&1
 	sarif_ok "$TMPDIR/$n.sarif" 1 "$n"
 done
+# Several inputs (an MPI job's ranks): every check on each, lines naming the
+# input, one total; a SARIF run and a JUnit test suite per input.
+F2=tests/scripts/figure2.jsonl F3=tests/scripts/figure3.jsonl
+expect_exit 1 "check over two inputs: one fails" -- "$GMPROF" check --max-peak 2MiB --sarif "$TMPDIR/two.sarif" \
+	--junit "$TMPDIR/two.xml" "$F2" "$F3"
+grep -q "^PASS $F2: max_peak: " "$TMPDIR/out" && grep -q "^FAIL $F3: max_peak: " "$TMPDIR/out" &&
+	grep -q '^gmprof check: 2 inputs, 4 checks, 1 failed$' "$TMPDIR/out" &&
+	ok "  ... each line names its input; one total" || notok "  ... lines: $(cat "$TMPDIR/out")"
+sarif_ok "$TMPDIR/two.sarif" 1 "two inputs"
+[ "$(grep -c '"input": ' "$TMPDIR/two.sarif")" = 2 ] && [ "$(grep -c '"driver": ' "$TMPDIR/two.sarif")" = 2 ] &&
+	ok "  ... a SARIF run per input" || notok "  ... SARIF runs: $(grep -c '"driver": ' "$TMPDIR/two.sarif")"
+[ "$(grep -c '<testsuite ' "$TMPDIR/two.xml")" = 2 ] &&
+	grep -q '<testsuites name="gmprof check" tests="4" failures="1" errors="0">' "$TMPDIR/two.xml" &&
+	ok "  ... a JUnit test suite per input, totals over both" || notok "  ... JUnit: $(head -3 "$TMPDIR/two.xml")"
+expect_exit 0 "check over two inputs: both pass" -- "$GMPROF" check --max-peak 4MiB "$F2" "$F3"
+rm -f "$TMPDIR/bad2.sarif"
+printf '{"op":"alloc","addr":"0x10"}\n' >"$TMPDIR/bad2.jsonl"
+expect_exit 2 "check over two inputs, the second bad" -- "$GMPROF" check --max-peak 2MiB --sarif "$TMPDIR/bad2.sarif" \
+	"$F2" "$TMPDIR/bad2.jsonl"
+expect_stderr_line "bad2.jsonl" "  ... said in one line, naming it"
+[ ! -e "$TMPDIR/bad2.sarif" ] && ok "  ... and no SARIF written" || notok "  ... a SARIF was written"
 # A script without `at`: SARIF points at the script line of the allocation.
 grep -q '"uri": "tests/scripts/figure3.jsonl"' "$TMPDIR/figure3.sarif" && ok "SARIF falls back to the script line" || notok "SARIF falls back to the script line"
 
