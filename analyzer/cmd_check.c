@@ -29,8 +29,9 @@ static const char usage[] =
 	"Gate a CI job on a profile or an event script.  Every check prints one line\n"
 	"(PASS or FAIL); the exit status is 0 when all pass, 1 when one fails and 2\n"
 	"on bad input.  With several inputs (the ranks of an MPI job, say) every\n"
-	"check runs on each, its lines name the input, and the SARIF log has a run\n"
-	"and the JUnit report a test suite per input.\n"
+	"check runs on each and its lines name the input; the SARIF log holds the\n"
+	"results of all (one run, each result naming its input), the JUnit report\n"
+	"a test suite per input.\n"
 	"\n"
 	"Checks:\n"
 	"      --fail-on PATTERNS   fail when one of these patterns is found (comma list or all)\n"
@@ -308,6 +309,7 @@ struct all {
 	const struct budgets *bu;
 	struct gmp_sarif *sf;      /* its root, mask and baseline; s set per input */
 	struct gate *gates;        /* one per input checked so far */
+	struct gmp_sarif_input *in; /* and what the SARIF run says of it */
 	size_t ngates;
 	size_t checks, failed;
 };
@@ -335,9 +337,13 @@ static int check_all(struct all *a, struct gmp_jw *jw)
 		}
 		a->failed += run_checks(g, a->bu, a->ninputs > 1);
 		a->checks += g->n;
+		const struct gmp_trace *t = s.in.trace;
+		a->in[a->ngates - 1] = (struct gmp_sarif_input){ g->name, s.r->peak_bytes,
+								 !t->truncated && !t->damaged };
 		if (jw) {
 			a->sf->s = &s;
-			gmp_sarif__run(a->sf, jw);
+			a->sf->name_inputs = a->ninputs > 1;
+			gmp_sarif__results(a->sf, jw);
 		}
 		g->s = NULL;
 		gmp_session__close(&s);
@@ -351,10 +357,11 @@ static int check_all(struct all *a, struct gmp_jw *jw)
 
 static int write_sarif(FILE *fp, void *ctx)
 {
+	struct all *a = ctx;
 	struct gmp_jw jw;
-	gmp_sarif__begin(&jw, fp);
-	int rc = check_all(ctx, &jw);
-	gmp_sarif__end(&jw);
+	gmp_sarif__begin(a->sf, &jw, fp);
+	int rc = check_all(a, &jw);
+	gmp_sarif__end(&jw, a->in, a->ngates);
 	int err = gmp_jw__finish(&jw);
 	return rc ? rc : err;
 }
@@ -477,8 +484,9 @@ int cmd_check(int argc, char **argv)
 	struct all a = { .inputs = argv + optind, .ninputs = (size_t)(argc - optind), .bu = &bu, .sf = &sf };
 	gmp_cli__session_opts(&cm, &a.so);
 	a.gates = calloc(a.ninputs, sizeof(*a.gates));
-	int rc = a.gates ? 0 : -1;
-	if (!a.gates)
+	a.in = calloc(a.ninputs, sizeof(*a.in));
+	int rc = a.gates && a.in ? 0 : -1;
+	if (rc)
 		fprintf(stderr, "gmprof check: out of memory\n");
 	else if (sarif)
 		rc = gmp_output__write(sarif, cm.force, write_sarif, &a);
@@ -490,6 +498,7 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < a.ngates; i++)
 		gate_release(&a.gates[i]);
 	free(a.gates);
+	free(a.in);
 	gmp_baseline__release(&base);
 	if (rc)
 		return GMP_EXIT_USAGE;

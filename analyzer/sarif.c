@@ -246,32 +246,21 @@ static void result(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fin
 	gmp_jw__ku64(jw, "object_size", o->size);
 	gmp_jw__ku64(jw, "saving_bytes", f->saving);
 	gmp_jw__ku64(jw, "peak_bytes", gmp_finding__peak_before(r, f));
+	if (sf->name_inputs)
+		gmp_jw__kstr(jw, "input", sf->s->name);
 	gmp_jw__obj_end(jw);
 	gmp_jw__obj_end(jw);
 }
 
-void gmp_sarif__begin(struct gmp_jw *jw, FILE *fp)
+void gmp_sarif__begin(struct gmp_sarif *sf, struct gmp_jw *jw, FILE *fp)
 {
+	char root[PATH_MAX * 3 + 16], path[PATH_MAX * 3];
 	gmp_jw__init(jw, fp, 1);
 	gmp_jw__obj(jw);
 	gmp_jw__kstr(jw, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
 	gmp_jw__kstr(jw, "version", "2.1.0");
 	gmp_jw__key(jw, "runs");
 	gmp_jw__arr(jw);
-}
-
-void gmp_sarif__end(struct gmp_jw *jw)
-{
-	gmp_jw__arr_end(jw);
-	gmp_jw__obj_end(jw);
-	gmp_jw__raw(jw, "\n", 1);
-}
-
-/* One input's run: the tool, its rules, the findings as results. */
-void gmp_sarif__run(struct gmp_sarif *sf, struct gmp_jw *jw)
-{
-	const struct gmp_result *r = sf->s->r;
-	char root[PATH_MAX * 3 + 16], path[PATH_MAX * 3];
 	gmp_jw__obj(jw);
 	gmp_jw__key(jw, "tool");
 	gmp_jw__obj(jw);
@@ -296,14 +285,42 @@ void gmp_sarif__run(struct gmp_sarif *sf, struct gmp_jw *jw)
 	}
 	gmp_jw__key(jw, "results");
 	gmp_jw__arr(jw);
+}
+
+void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
+{
+	const struct gmp_result *r = sf->s->r;
 	for (size_t i = 0; i < r->nfindings; i++)
 		result(sf, jw, &r->findings[i]);
+}
+
+static void input_props(struct gmp_jw *jw, const struct gmp_sarif_input *in)
+{
+	gmp_jw__kstr(jw, "input", in->name);
+	gmp_jw__ku64(jw, "peak_bytes", in->peak_bytes);
+	gmp_jw__kbool(jw, "complete", in->complete);
+}
+
+void gmp_sarif__end(struct gmp_jw *jw, const struct gmp_sarif_input *in, size_t n)
+{
 	gmp_jw__arr_end(jw);
 	gmp_jw__key(jw, "properties");
 	gmp_jw__obj(jw);
-	gmp_jw__kstr(jw, "input", sf->s->name);
-	gmp_jw__ku64(jw, "peak_bytes", r->peak_bytes);
-	gmp_jw__kbool(jw, "complete", !sf->s->in.trace->truncated && !sf->s->in.trace->damaged);
+	if (n == 1) {
+		input_props(jw, in);
+	} else {
+		gmp_jw__key(jw, "inputs");
+		gmp_jw__arr(jw);
+		for (size_t i = 0; i < n; i++) {
+			gmp_jw__obj(jw);
+			input_props(jw, &in[i]);
+			gmp_jw__obj_end(jw);
+		}
+		gmp_jw__arr_end(jw);
+	}
 	gmp_jw__obj_end(jw);
 	gmp_jw__obj_end(jw);
+	gmp_jw__arr_end(jw);
+	gmp_jw__obj_end(jw);
+	gmp_jw__raw(jw, "\n", 1);
 }

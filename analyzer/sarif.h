@@ -17,14 +17,24 @@ struct gmp_sarif {
 	char root[PATH_MAX];                  /* source root, no trailing slash ("" none) */
 	uint32_t error_mask;                  /* patterns reported at level "error" */
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
+	int name_inputs;                      /* each result names its input (several inputs) */
+};
+
+/* What the run's properties say of each input. */
+struct gmp_sarif_input {
+	const char *name;
+	uint64_t peak_bytes;
+	int complete;
 };
 
 /*
- * A SARIF log with one run per input: begin, a run for each session (sf->s
- * set to it), end; then gmp_jw__finish.
+ * A SARIF log of one run (code scanning takes one run per tool and
+ * category), whatever the number of inputs: begin, the results of each
+ * session (sf->s set to it), end with what each input was; then
+ * gmp_jw__finish.
  */
-void gmp_sarif__begin(struct gmp_jw *jw, FILE *fp);
-void gmp_sarif__run(struct gmp_sarif *sf, struct gmp_jw *jw);
-void gmp_sarif__end(struct gmp_jw *jw);
+void gmp_sarif__begin(struct gmp_sarif *sf, struct gmp_jw *jw, FILE *fp);
+void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw);
+void gmp_sarif__end(struct gmp_jw *jw, const struct gmp_sarif_input *in, size_t n);
 
 #endif

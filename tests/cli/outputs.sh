@@ -122,8 +122,14 @@ grep -q "^PASS $F2: max_peak: " "$TMPDIR/out" && grep -q "^FAIL $F3: max_peak: "
 	grep -q '^gmprof check: 2 inputs, 4 checks, 1 failed$' "$TMPDIR/out" &&
 	ok "  ... each line names its input; one total" || notok "  ... lines: $(cat "$TMPDIR/out")"
 sarif_ok "$TMPDIR/two.sarif" 1 "two inputs"
-[ "$(grep -c '"input": ' "$TMPDIR/two.sarif")" = 2 ] && [ "$(grep -c '"driver": ' "$TMPDIR/two.sarif")" = 2 ] &&
-	ok "  ... a SARIF run per input" || notok "  ... SARIF runs: $(grep -c '"driver": ' "$TMPDIR/two.sarif")"
+# One run (code scanning takes one per tool and category): every result names its input.
+n2=$("$GMPROF" replay --format json "$F2" | grep -o '"pattern":' | wc -l)
+n3=$("$GMPROF" replay --format json "$F3" | grep -o '"pattern":' | wc -l)
+[ "$(grep -c '"driver": ' "$TMPDIR/two.sarif")" = 1 ] && [ "$(grep -c '"ruleId": ' "$TMPDIR/two.sarif")" = $((n2 + n3)) ] &&
+	[ "$(grep -c "\"input\": \"$F2\"" "$TMPDIR/two.sarif")" = $((n2 + 1)) ] &&
+	[ "$(grep -c "\"input\": \"$F3\"" "$TMPDIR/two.sarif")" = $((n3 + 1)) ] &&
+	ok "  ... one SARIF run with every input's results, each naming its input" ||
+	notok "  ... SARIF: $(grep -c '"driver": ' "$TMPDIR/two.sarif") runs, $(grep -c '"ruleId": ' "$TMPDIR/two.sarif") results, want $((n2 + n3))"
 [ "$(grep -c '<testsuite ' "$TMPDIR/two.xml")" = 2 ] &&
 	grep -q '<testsuites name="gmprof check" tests="4" failures="1" errors="0">' "$TMPDIR/two.xml" &&
 	ok "  ... a JUnit test suite per input, totals over both" || notok "  ... JUnit: $(head -3 "$TMPDIR/two.xml")"
