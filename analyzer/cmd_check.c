@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `gmprof check`, the CI gate, and `gmprof baseline`, which writes what a
- * later check compares against.  Each check passes or fails on its own;
+ * `gmprof check`, the CI gate.  Each check passes or fails on its own;
  * the command prints one line per check, writes SARIF and JUnit on
  * request, and exits 0 when all pass, 1 when one fails, 2 on bad input.
  */
@@ -22,6 +21,7 @@
 #include "jw.h"
 #include "sarif.h"
 #include "session.h"
+#include "util.h"
 
 static const char usage[] =
 	"Usage: gmprof check [options] INPUT...\n"
@@ -60,23 +60,6 @@ static const char usage[] =
 	"  gmprof check --max-peak 6GiB --baseline main.baseline.json --tolerance 5%,1MiB \\\n"
 	"               --sarif gmprof.sarif --junit gmprof.xml app.gmprof\n"
 	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n";
-
-static const char usage_baseline[] =
-	"Usage: gmprof baseline [options] INPUT\n"
-	"\n"
-	"Write the baseline `gmprof check --baseline` compares against: the run's\n"
-	"peak and leaked bytes and the fingerprints of its findings.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output FILE        write to FILE (standard output by default)\n"
-	"      --force              replace FILE if it exists\n"
-	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
-	"  -h, --help               show this help\n"
-	"\n"
-	GMP_DETECT_HELP
-	"\n"
-	"EXAMPLE\n"
-	"  gmprof baseline -o main.baseline.json app.gmprof\n";
 
 #define MAX_CHECKS (GMP_PAT_COUNT + 8)
 
@@ -503,64 +486,4 @@ int cmd_check(int argc, char **argv)
 	if (rc)
 		return GMP_EXIT_USAGE;
 	return a.failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
-}
-
-/* The baseline of a session (format: baseline.h). */
-static int baseline_json(FILE *fp, struct gmp_session *s)
-{
-	const struct gmp_result *r = s->r;
-	struct gmp_jw jw;
-	char hex[32], name[160];
-	gmp_jw__init(&jw, fp, 1);
-	gmp_jw__obj(&jw);
-	gmp_jw__ku64(&jw, "gmprof_baseline", 1);
-	gmp_jw__kstr(&jw, "input", s->name);
-	gmp_jw__ku64(&jw, "peak_bytes", r->peak_bytes);
-	gmp_jw__ku64(&jw, "leaked_bytes", gmp_leaked_bytes(r));
-	gmp_jw__key(&jw, "findings");
-	gmp_jw__arr(&jw);
-	for (size_t i = 0; i < r->nfindings; i++) {
-		const struct gmp_finding *f = &r->findings[i];
-		gmp_jw__obj(&jw);
-		gmp_jw__kstr(&jw, "fingerprint", gmp_sites__fingerprint_hex(&s->sites, f, hex, sizeof(hex)));
-		gmp_jw__kstr(&jw, "pattern", gmp_pattern__name(f->pattern));
-		gmp_jw__kstr(&jw, "object", gmp_result__object_name(r, f->object, name, sizeof(name)));
-		gmp_jw__ku64(&jw, "saving_bytes", f->saving);
-		gmp_jw__obj_end(&jw);
-	}
-	gmp_jw__arr_end(&jw);
-	gmp_jw__obj_end(&jw);
-	gmp_jw__raw(&jw, "\n", 1);
-	return gmp_jw__finish(&jw);
-}
-
-static int write_baseline(FILE *fp, void *ctx)
-{
-	return baseline_json(fp, ctx);
-}
-
-int cmd_baseline(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
-		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "help", no_argument, 0, 'h' },
-		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
-	};
-	struct gmp_cli_common cm;
-	gmp_cli__common_init(&cm);
-	int c, ex;
-	gmp_cli__reset_getopt();
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1)
-		if (gmp_cli__common("baseline", usage_baseline, c, argv, &cm, &ex) < 0)
-			return ex;
-	if (optind != argc - 1)
-		return gmp_cli__usage_error("baseline", "expected one INPUT, got %d", argc - optind);
-	struct gmp_session s;
-	struct gmp_session_opts so;
-	gmp_cli__session_opts(&cm, &so);
-	if (gmp_session__open(&s, argv[optind], &so))
-		return GMP_EXIT_USAGE;
-	int rc = gmp_output__write(cm.output, cm.force, write_baseline, &s);
-	gmp_session__close(&s);
-	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

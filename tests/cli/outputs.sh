@@ -116,6 +116,8 @@ done
 # Several inputs (an MPI job's ranks): every check on each, lines naming the
 # input, one total; a SARIF run and a JUnit test suite per input.
 F2=tests/scripts/figure2.jsonl F3=tests/scripts/figure3.jsonl
+n2=$("$GMPROF" replay --format json "$F2" | grep -o '"pattern":' | wc -l)
+n3=$("$GMPROF" replay --format json "$F3" | grep -o '"pattern":' | wc -l)
 expect_exit 1 "check over two inputs: one fails" -- "$GMPROF" check --max-peak 2MiB --sarif "$TMPDIR/two.sarif" \
 	--junit "$TMPDIR/two.xml" "$F2" "$F3"
 grep -q "^PASS $F2: max_peak: " "$TMPDIR/out" && grep -q "^FAIL $F3: max_peak: " "$TMPDIR/out" &&
@@ -123,8 +125,6 @@ grep -q "^PASS $F2: max_peak: " "$TMPDIR/out" && grep -q "^FAIL $F3: max_peak: "
 	ok "  ... each line names its input; one total" || notok "  ... lines: $(cat "$TMPDIR/out")"
 sarif_ok "$TMPDIR/two.sarif" 1 "two inputs"
 # One run (code scanning takes one per tool and category): every result names its input.
-n2=$("$GMPROF" replay --format json "$F2" | grep -o '"pattern":' | wc -l)
-n3=$("$GMPROF" replay --format json "$F3" | grep -o '"pattern":' | wc -l)
 [ "$(grep -c '"driver": ' "$TMPDIR/two.sarif")" = 1 ] && [ "$(grep -c '"ruleId": ' "$TMPDIR/two.sarif")" = $((n2 + n3)) ] &&
 	[ "$(grep -c "\"input\": \"$F2\"" "$TMPDIR/two.sarif")" = $((n2 + 1)) ] &&
 	[ "$(grep -c "\"input\": \"$F3\"" "$TMPDIR/two.sarif")" = $((n3 + 1)) ] &&
@@ -134,6 +134,17 @@ n3=$("$GMPROF" replay --format json "$F3" | grep -o '"pattern":' | wc -l)
 	grep -q '<testsuites name="gmprof check" tests="4" failures="1" errors="0">' "$TMPDIR/two.xml" &&
 	ok "  ... a JUnit test suite per input, totals over both" || notok "  ... JUnit: $(head -3 "$TMPDIR/two.xml")"
 expect_exit 0 "check over two inputs: both pass" -- "$GMPROF" check --max-peak 4MiB "$F2" "$F3"
+# A baseline of both: the larger peak, every fingerprint once; each passes against it, and
+# one input's baseline fails the other.
+expect_exit 0 "baseline of two inputs" -- "$GMPROF" baseline -o "$TMPDIR/two.base.json" "$F2" "$F3" "$F3"
+grep -q "\"input\": \"$F2 $F3 $F3\"" "$TMPDIR/two.base.json" && grep -q '"peak_bytes": 4194304' "$TMPDIR/two.base.json" &&
+	[ "$(grep -c '"fingerprint"' "$TMPDIR/two.base.json")" = $((n2 + n3)) ] &&
+	ok "  ... the larger peak, each fingerprint once" || notok "  ... baseline: $(head -6 "$TMPDIR/two.base.json")"
+expect_exit 0 "check of both against their baseline" -- "$GMPROF" check --baseline "$TMPDIR/two.base.json" "$F2" "$F3"
+"$GMPROF" baseline -o "$TMPDIR/f2.base.json" "$F2" >/dev/null 2>&1
+expect_exit 1 "check of both against one's baseline" -- "$GMPROF" check --baseline "$TMPDIR/f2.base.json" "$F2" "$F3"
+grep -q "^PASS $F2: baseline:new_findings" "$TMPDIR/out" && grep -q "^FAIL $F3: baseline:new_findings" "$TMPDIR/out" &&
+	ok "  ... the other's findings are new" || notok "  ... $(grep baseline "$TMPDIR/out")"
 rm -f "$TMPDIR/bad2.sarif"
 printf '{"op":"alloc","addr":"0x10"}\n' >"$TMPDIR/bad2.jsonl"
 expect_exit 2 "check over two inputs, the second bad" -- "$GMPROF" check --max-peak 2MiB --sarif "$TMPDIR/bad2.sarif" \

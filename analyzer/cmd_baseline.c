@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gmprof baseline`: what a later `gmprof check --baseline` compares
+ * against (format: baseline.h), of one input or of several.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "cli.h"
+#include "cmds.h"
+#include "findings_json.h"
+#include "jw.h"
+#include "session.h"
+#include "util.h"
+
+static const char usage_baseline[] =
+	"Usage: gmprof baseline [options] INPUT...\n"
+	"\n"
+	"Write the baseline `gmprof check --baseline` compares against: the run's\n"
+	"peak and leaked bytes and the fingerprints of its findings.  Of several\n"
+	"inputs (an MPI job's ranks): the largest peak and leak, and the findings\n"
+	"of all, each fingerprint once.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE        write to FILE (standard output by default)\n"
+	"      --force              replace FILE if it exists\n"
+	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	GMP_DETECT_HELP
+	"\n"
+	"EXAMPLE\n"
+	"  gmprof baseline -o main.baseline.json app.gmprof\n";
+
+/* A baseline's finding, kept across inputs. */
+struct bl_finding {
+	uint64_t fp;
+	char hex[32];
+	unsigned pattern;
+	char *object;   /* owned */
+	uint64_t saving;
+};
+
+/* The baseline of one or more inputs (format: baseline.h): the largest peak and leak, every fingerprint. */
+struct bl {
+	char *inputs;   /* owned: the names, space-separated */
+	uint64_t peak, leaked;
+	struct bl_finding *f;
+	size_t n, cap;
+	uint64_t *seen; /* fingerprints of the inputs before the current one, sorted */
+	size_t nseen;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Adds one session's findings (those an earlier input already gave are not repeated). */
+static int bl_add(struct bl *b, struct gmp_session *s)
+{
+	const struct gmp_result *r = s->r;
+	char name[160];
+	size_t first = b->n;
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct gmp_finding *f = &r->findings[i];
+		uint64_t fp = gmp_sites__fingerprint(&s->sites, f);
+		if (b->nseen && bsearch(&fp, b->seen, b->nseen, sizeof(fp), cmp_u64))
+			continue;
+		if (GMP_GROW(b->f, b->cap, b->n + 1))
+			return -ENOMEM;
+		struct bl_finding *e = &b->f[b->n];
+		*e = (struct bl_finding){ .fp = fp, .pattern = f->pattern, .saving = f->saving,
+					  .object = strdup(gmp_result__object_name(r, f->object, name, sizeof(name))) };
+		if (!e->object)
+			return -ENOMEM;
+		gmp_sites__fingerprint_hex(&s->sites, f, e->hex, sizeof(e->hex));
+		b->n++;
+	}
+	uint64_t *seen = realloc(b->seen, (b->nseen + (b->n - first) + 1) * sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	b->seen = seen;
+	for (size_t i = first; i < b->n; i++)
+		b->seen[b->nseen++] = b->f[i].fp;
+	qsort(b->seen, b->nseen, sizeof(*b->seen), cmp_u64);
+	uint64_t leaked = gmp_leaked_bytes(r);
+	b->peak = r->peak_bytes > b->peak ? r->peak_bytes : b->peak;
+	b->leaked = leaked > b->leaked ? leaked : b->leaked;
+	char *names;
+	if (asprintf(&names, "%s%s%s", b->inputs ? b->inputs : "", b->inputs ? " " : "", s->name) < 0)
+		return -ENOMEM;
+	free(b->inputs);
+	b->inputs = names;
+	return 0;
+}
+
+static void bl_release(struct bl *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->f[i].object);
+	free(b->f);
+	free(b->seen);
+	free(b->inputs);
+}
+
+static int write_baseline(FILE *fp, void *ctx)
+{
+	const struct bl *b = ctx;
+	struct gmp_jw jw;
+	gmp_jw__init(&jw, fp, 1);
+	gmp_jw__obj(&jw);
+	gmp_jw__ku64(&jw, "gmprof_baseline", 1);
+	gmp_jw__kstr(&jw, "input", b->inputs);
+	gmp_jw__ku64(&jw, "peak_bytes", b->peak);
+	gmp_jw__ku64(&jw, "leaked_bytes", b->leaked);
+	gmp_jw__key(&jw, "findings");
+	gmp_jw__arr(&jw);
+	for (size_t i = 0; i < b->n; i++) {
+		gmp_jw__obj(&jw);
+		gmp_jw__kstr(&jw, "fingerprint", b->f[i].hex);
+		gmp_jw__kstr(&jw, "pattern", gmp_pattern__name(b->f[i].pattern));
+		gmp_jw__kstr(&jw, "object", b->f[i].object);
+		gmp_jw__ku64(&jw, "saving_bytes", b->f[i].saving);
+		gmp_jw__obj_end(&jw);
+	}
+	gmp_jw__arr_end(&jw);
+	gmp_jw__obj_end(&jw);
+	gmp_jw__raw(&jw, "\n", 1);
+	return gmp_jw__finish(&jw);
+}
+
+int cmd_baseline(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
+		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "help", no_argument, 0, 'h' },
+		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+	};
+	struct gmp_cli_common cm;
+	gmp_cli__common_init(&cm);
+	int c, ex;
+	gmp_cli__reset_getopt();
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1)
+		if (gmp_cli__common("baseline", usage_baseline, c, argv, &cm, &ex) < 0)
+			return ex;
+	if (optind >= argc)
+		return gmp_cli__usage_error("baseline", "expected an INPUT");
+	struct gmp_session_opts so;
+	gmp_cli__session_opts(&cm, &so);
+	struct bl b = { 0 };
+	int rc = 0;
+	for (int i = optind; i < argc && !rc; i++) {
+		struct gmp_session s;
+		if (gmp_session__open(&s, argv[i], &so)) {
+			rc = -1;
+			break;
+		}
+		if (bl_add(&b, &s)) {
+			fprintf(stderr, "gmprof baseline: out of memory\n");
+			rc = -1;
+		}
+		gmp_session__close(&s);
+	}
+	if (!rc)
+		rc = gmp_output__write(cm.output, cm.force, write_baseline, &b);
+	bl_release(&b);
+	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+}
