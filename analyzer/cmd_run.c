@@ -23,15 +23,17 @@
 #include "cli.h"
 #include "cmds.h"
 #include "demangle.h"
-#include "pathpat.h"
 #include "san.h"
 #include "session.h"
+#include "util.h"
 
 static const char usage[] =
 	"Usage: gmprof run [options] -- PROGRAM [ARGS...]\n"
 	"\n"
 	"Run a CUDA program under the collector and print what it found.  The\n"
 	"program's exit status passes through; signals sent to gmprof reach it.\n"
+	"Every profile the program's processes write is reported (the ranks of an\n"
+	"MPI job, the children of a script), and --fail-on looks at all of them.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output PATTERN     profile path: %p pid, %h host, %q{VAR}, %r rank, %% (gmprof.%p.gmprof)\n"
@@ -256,26 +258,86 @@ static int launch(char **argv, int *status)
 	return 0;
 }
 
-static const char *getenv_fn(const char *name)
+/*
+ * The list of the profiles the run wrote (GMPROF_RUN_MANIFEST): every
+ * collector of the run appends its profile's path, so a program that
+ * starts others (mpirun, a script) has all of theirs reported.  It lives
+ * beside the profiles when their directory is known (shared by the ranks
+ * of a job on a cluster's file system), else in TMPDIR.
+ */
+static int make_manifest(const char *pattern, char *out, size_t n)
 {
-	return getenv(name);
-}
-
-/* Reports the profile the program wrote; returns 1 when --fail-on matched. */
-static int report(const struct run_opts *o, pid_t pid)
-{
-	char host[256] = "localhost", path[PATH_MAX], err[512];
-	gethostname(host, sizeof(host) - 1);
-	host[sizeof(host) - 1] = '\0';
-	if (gmp_path__expand(o->output, pid, host, getenv_fn, path, sizeof(path), err, sizeof(err)))
-		return -1; /* the collector said why */
-	struct stat st;
-	if (stat(path, &st) != 0) {
-		fprintf(stderr, "gmprof: the program wrote no profile ('%s' does not exist)\n", path);
+	const char *slash = strrchr(pattern, '/');
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), slash == pattern ? "/" : pattern);
+	if (strchr(dir, '%'))
+		snprintf(dir, sizeof(dir), "%s", tmp && *tmp ? tmp : "/tmp");
+	if (snprintf(out, n, "%s/.gmprof-run.XXXXXX", dir) >= (int)n) {
+		fprintf(stderr, "gmprof: the profile directory '%s' is too long a path\n", dir);
 		return -1;
 	}
-	if (!o->top && !o->fail_on)
-		return 0; /* nothing to print or to decide: the profile is the result */
+	int fd = mkstemp(out);
+	if (fd < 0) {
+		fprintf(stderr, "gmprof: cannot create the run's list of profiles in '%s': %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	close(fd);
+	char abs[PATH_MAX];
+	if (realpath(out, abs) && strlen(abs) < n)
+		snprintf(out, n, "%s", abs); /* the program may change directory */
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The listed profiles, sorted, each once; the list is removed.  NULL (and *n 0) when none. */
+static char **listed(const char *manifest, size_t *n)
+{
+	*n = 0;
+	FILE *fp = fopen(manifest, "r");
+	char **v = NULL, *line = NULL;
+	size_t cap = 0, lcap = 0;
+	ssize_t len;
+	while (fp && (len = getline(&line, &lcap, fp)) > 0) {
+		if (line[len - 1] == '\n')
+			line[len - 1] = 0;
+		if (!*line)
+			continue;
+		if (GMP_GROW(v, cap, *n + 1) || !(v[*n] = strdup(line))) {
+			fprintf(stderr, "gmprof: out of memory reading the run's list of profiles; "
+				"the profiles from '%s' on are not reported\n", line);
+			break;
+		}
+		(*n)++;
+	}
+	free(line);
+	if (fp)
+		fclose(fp);
+	unlink(manifest);
+	if (*n)
+		qsort(v, *n, sizeof(*v), cmp_str);
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++) {
+		if (k && !strcmp(v[k - 1], v[i]))
+			free(v[i]);
+		else
+			v[k++] = v[i];
+	}
+	*n = k;
+	return v;
+}
+
+/* Reports one profile the program wrote; returns 1 when --fail-on matched. */
+static int report(const struct run_opts *o, const char *path)
+{
 	struct gmp_detect_opts dopts;
 	gmp_detect_opts__defaults(&dopts);
 	dopts.demangle = gmp_demangle;
@@ -293,6 +355,31 @@ static int report(const struct run_opts *o, pid_t pid)
 		if (o->fail_on & (1u << r->findings[i].pattern))
 			rc = 1;
 	gmp_session__close(&s);
+	return rc;
+}
+
+/* Reports every profile of the run; 1 when --fail-on matched one, -1 on a bad one or none. */
+static int report_all(const struct run_opts *o, const char *manifest)
+{
+	size_t n;
+	char **paths = listed(manifest, &n);
+	if (!n) {
+		fprintf(stderr, "gmprof: the program wrote no profile (did it use CUDA? a collector that "
+			"could not start said why above)\n");
+		free(paths);
+		return -1;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (o->top || o->fail_on) { /* else nothing to print or decide: the profiles are the result */
+			if (i && o->top)
+				putchar('\n');
+			int r = report(o, paths[i]);
+			rc = r < 0 || rc < 0 ? -1 : r > rc ? r : rc;
+		}
+		free(paths[i]);
+	}
+	free(paths);
 	return rc;
 }
 
@@ -385,18 +472,24 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "gmprof: %s\n", err);
 		return GMP_EXIT_USAGE;
 	}
-	if (set_env(&o, collector)) {
+	char manifest[PATH_MAX];
+	if (make_manifest(o.output, manifest, sizeof(manifest)))
+		return GMP_EXIT_USAGE;
+	if (set_env(&o, collector) || setenv("GMPROF_RUN_MANIFEST", manifest, 1)) {
 		fprintf(stderr, "gmprof: cannot set up the environment: %s\n", strerror(errno));
+		unlink(manifest);
 		return GMP_EXIT_USAGE;
 	}
 	int status;
-	if (launch(argv + optind, &status))
+	if (launch(argv + optind, &status)) {
+		unlink(manifest);
 		return GMP_EXIT_USAGE;
+	}
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (WIFSIGNALED(status))
 		fprintf(stderr, "gmprof: the program was killed by signal %d (%s)\n", WTERMSIG(status),
 			strsignal(WTERMSIG(status)));
-	int rep = report(&o, child);
+	int rep = report_all(&o, manifest);
 	if (code)
 		return code;
 	return rep == 1 ? GMP_EXIT_GATE : rep < 0 ? GMP_EXIT_USAGE : GMP_EXIT_OK;

@@ -8,6 +8,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,6 +108,35 @@ static const char *getenv_fn(const char *name)
 	return getenv(name);
 }
 
+/*
+ * Under gmprof run, the profile's absolute path goes on the run's list
+ * (GMPROF_RUN_MANIFEST), one line appended in one write, so that gmprof run
+ * reports every profile its program wrote: the ranks of an MPI job, the
+ * children of a script.
+ */
+static void list_for_run(void)
+{
+	const char *m = gmp_col.opts.run_manifest;
+	char line[PATH_MAX + 1];
+	if (!m[0])
+		return;
+	if (!realpath(gmp_col.path, line) || strchr(line, '\n')) {
+		rec_say("gmprof run cannot list the profile '%s' (%s); run 'gmprof report' on it",
+			gmp_col.path, strchr(gmp_col.path, '\n') ? "a newline in its path" : strerror(errno));
+		return;
+	}
+	size_t len = strlen(line);
+	line[len++] = '\n';
+	int fd = open(m, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t wrote = fd < 0 ? -1 : write(fd, line, len);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (wrote != (ssize_t)len)
+		rec_say("cannot add the profile '%s' to gmprof run's list '%s' (%s); run 'gmprof report' on it",
+			gmp_col.path, m, wrote < 0 ? strerror(e) : "a short write");
+}
+
 int rec_open(char *err, size_t errn)
 {
 	char host[256] = "localhost";
@@ -151,6 +182,7 @@ int rec_open(char *err, size_t errn)
 		snprintf(err, errn, "cannot write the profile '%s': %s", gmp_col.path, strerror(-rc));
 		return rc;
 	}
+	list_for_run();
 	gmp_col.t0_ns = now_ns();
 	pthread_cond_init(&gmp_col.wake, NULL);
 	if (pthread_create(&gmp_col.flusher, NULL, flusher_main, NULL) == 0)

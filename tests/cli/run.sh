@@ -60,6 +60,18 @@ printf 'nonsense\n' >"$TMPDIR/bad.sup"
 rm -f "$TMPDIR"/p.*.gmprof
 expect_exit 2 "a bad suppressions file" -- $R --suppressions "$TMPDIR/bad.sup" -- "$FAKE" tests/scripts/figure2.jsonl
 ls "$TMPDIR"/p.*.gmprof >/dev/null 2>&1 && notok "  ... refused before the program runs" || ok "  ... refused before the program runs"
+# A program that starts others (mpirun, a script): every profile they write is
+# reported, and --fail-on looks at all (rank 1 leaks, rank 0 does not).
+mkdir -p "$TMPDIR/ranks"
+expect_exit 1 "two ranks: --fail-on sees the second" -- $GMPROF run --sanitizer-lib $DOUBLE --top 1 --fail-on memory_leak \
+	-o "$TMPDIR/ranks/prof.%r.gmprof" -- sh -c 'RANK=0 "$0" "$1" & RANK=1 "$0" "$2"; wait' \
+	"$FAKE" tests/scripts/figure3.jsonl tests/scripts/figure2.jsonl
+grep -q "^gmprof: $TMPDIR/ranks/prof.0.gmprof: " "$TMPDIR/out" && grep -q "^gmprof: $TMPDIR/ranks/prof.1.gmprof: " "$TMPDIR/out" &&
+	ok "  ... both profiles reported" || notok "  ... reported: $(grep '^gmprof: ' "$TMPDIR/out")"
+[ "$(ls -A "$TMPDIR/ranks")" = "$(printf 'prof.0.gmprof\nprof.1.gmprof')" ] &&
+	ok "  ... and the run's list of profiles removed" || notok "  ... left: $(ls -A "$TMPDIR/ranks")"
+expect_exit 2 "a program that writes no profile" -- $GMPROF run --sanitizer-lib $DOUBLE -o "$TMPDIR/ranks/none.%p.gmprof" -- true
+expect_stderr_line "the program wrote no profile" "  ... one sentence"
 # Pools' regions announced with NVTX reach the collector (gmprof run names it to NVTX).
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	expect_exit 0 "a run with NVTX regions" -- env -u NVTX_INJECTION64_PATH $R -- "$FAKE" tests/scripts/pool_regions.jsonl
