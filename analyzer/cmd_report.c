@@ -19,10 +19,12 @@
 #include "session.h"
 
 static const char usage[] =
-	"Usage: gmprof report [options] INPUT\n"
+	"Usage: gmprof report [options] INPUT...\n"
 	"\n"
 	"Print a report of a profile or an event script: the run, its memory peaks,\n"
 	"a plot of live bytes, and the findings ranked by what fixing them saves.\n"
+	"Several inputs (an MPI job's ranks) are reported one after the other; in\n"
+	"JSON, as an array of their documents.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --format text|json   output format (text)\n"
@@ -38,16 +40,20 @@ static const char usage[] =
 	"EXAMPLES\n"
 	"  gmprof report app.gmprof\n"
 	"  gmprof report --top 5 --symbols ./build app.gmprof\n"
-	"  gmprof report --format json app.gmprof > findings.json\n";
+	"  gmprof report --format json app.gmprof > findings.json\n"
+	"  gmprof report --top 3 prof.*.gmprof\n";
 
 #define PLOT_W 64
 #define PLOT_H 10
 
 struct report {
-	struct gmp_session *s;
+	struct gmp_session *s;    /* the input being written */
 	const char *format;
 	int pretty;
 	uint32_t top;
+	char **inputs;
+	size_t ninputs;
+	struct gmp_session_opts so;
 };
 
 static void header(FILE *fp, struct gmp_session *s)
@@ -223,9 +229,8 @@ static int by_site(FILE *fp, struct gmp_session *s)
 	return 0;
 }
 
-static int text(FILE *fp, void *ctx)
+static int text_one(FILE *fp, struct report *rp)
 {
-	struct report *rp = ctx;
 	struct gmp_session *s = rp->s;
 	const struct gmp_result *r = s->r;
 	header(fp, s);
@@ -274,18 +279,55 @@ static void by_site_json(void *ctx, struct gmp_jw *jw, const struct gmp_result *
 	gmp_bysite__release(&b);
 }
 
-static int json(FILE *fp, void *ctx)
+static int json_one(struct gmp_jw *jw, struct report *rp)
 {
-	struct report *rp = ctx;
 	struct gmp_findings_opts o;
 	gmp_sites__findings_opts(&rp->s->sites, &o);
 	o.top_extra = by_site_json; /* extra_ctx is the sites */
 	o.max_findings = (int)(rp->top > INT32_MAX ? INT32_MAX : rp->top);
+	gmp_findings__json(jw, rp->s->r, &o);
+	return jw->err;
+}
+
+/*
+ * Every input in turn, one session open at a time: text reports one after
+ * the other, or JSON (an array of the documents when there are several).
+ * A bad input abandons the output after saying why.
+ */
+static int write_reports(FILE *fp, void *ctx)
+{
+	struct report *rp = ctx;
+	int json = !strcmp(rp->format, "json"), several = rp->ninputs > 1, err = 0;
 	struct gmp_jw jw;
-	gmp_jw__init(&jw, fp, rp->pretty);
-	gmp_findings__json(&jw, rp->s->r, &o);
+	if (json) {
+		gmp_jw__init(&jw, fp, rp->pretty);
+		if (several)
+			gmp_jw__arr(&jw);
+	}
+	for (size_t i = 0; i < rp->ninputs && !err; i++) {
+		struct gmp_session s;
+		if (gmp_session__open(&s, rp->inputs[i], &rp->so)) {
+			err = GMP_OUTPUT_ABANDON; /* it said why */
+			break;
+		}
+		rp->s = &s;
+		if (json)
+			err = json_one(&jw, rp);
+		else {
+			if (i)
+				fputc('\n', fp);
+			err = text_one(fp, rp);
+		}
+		rp->s = NULL;
+		gmp_session__close(&s);
+	}
+	if (!json)
+		return err;
+	if (several)
+		gmp_jw__arr_end(&jw);
 	gmp_jw__raw(&jw, "\n", 1);
-	return gmp_jw__finish(&jw);
+	int ferr = gmp_jw__finish(&jw);
+	return err ? err : ferr;
 }
 
 int cmd_report(int argc, char **argv)
@@ -316,15 +358,11 @@ int cmd_report(int argc, char **argv)
 	}
 	if (strcmp(rp.format, "text") && strcmp(rp.format, "json"))
 		return gmp_cli__usage_error("report", "unknown format '%s' (text or json)", rp.format);
-	if (optind != argc - 1)
-		return gmp_cli__usage_error("report", "expected one INPUT, got %d", argc - optind);
-	struct gmp_session s;
-	struct gmp_session_opts so;
-	gmp_cli__session_opts(&cm, &so);
-	if (gmp_session__open(&s, argv[optind], &so))
-		return GMP_EXIT_USAGE;
-	rp.s = &s;
-	int rc = gmp_output__write(cm.output, cm.force, strcmp(rp.format, "json") ? text : json, &rp);
-	gmp_session__close(&s);
+	if (optind >= argc)
+		return gmp_cli__usage_error("report", "expected an INPUT");
+	rp.inputs = argv + optind;
+	rp.ninputs = (size_t)(argc - optind);
+	gmp_cli__session_opts(&cm, &rp.so);
+	int rc = gmp_output__write(cm.output, cm.force, write_reports, &rp);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

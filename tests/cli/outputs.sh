@@ -147,6 +147,14 @@ grep -q "^PASS $F2: baseline:new_findings" "$TMPDIR/out" && grep -q "^FAIL $F3: 
 	ok "  ... the other's findings are new" || notok "  ... $(grep baseline "$TMPDIR/out")"
 rm -f "$TMPDIR/bad2.sarif"
 printf '{"op":"alloc","addr":"0x10"}\n' >"$TMPDIR/bad2.jsonl"
+expect_exit 0 "report of two inputs" -- "$GMPROF" report --top 1 "$F2" "$F3"
+[ "$(grep -c '^gmprof report: ' "$TMPDIR/out")" = 2 ] && grep -q "^gmprof report: $F3$" "$TMPDIR/out" &&
+	ok "  ... one after the other" || notok "  ... $(grep '^gmprof report' "$TMPDIR/out")"
+expect_exit 0 "report --format json of two inputs" -- "$GMPROF" report --format json "$F2" "$F3"
+head -c 2 "$TMPDIR/out" | grep -q '^\[{' && [ "$(grep -o '"findings":\[' "$TMPDIR/out" | wc -l)" = 2 ] &&
+	tail -c 3 "$TMPDIR/out" | grep -q '}]' && ok "  ... an array of the two documents" || notok "  ... json: $(head -c 80 "$TMPDIR/out")"
+expect_exit 2 "report of two inputs, the second bad" -- "$GMPROF" report -o "$TMPDIR/two.txt" "$F2" "$TMPDIR/bad2.jsonl"
+[ ! -e "$TMPDIR/two.txt" ] && ok "  ... nothing written" || notok "  ... a report was written"
 expect_exit 2 "check over two inputs, the second bad" -- "$GMPROF" check --max-peak 2MiB --sarif "$TMPDIR/bad2.sarif" \
 	"$F2" "$TMPDIR/bad2.jsonl"
 expect_stderr_line "bad2.jsonl" "  ... said in one line, naming it"
