@@ -11,12 +11,13 @@
 #include "session.h"
 
 static const char usage[] =
-	"Usage: gmprof perfetto [options] INPUT\n"
+	"Usage: gmprof perfetto [options] INPUT...\n"
 	"\n"
 	"Write a profile or an event script as a trace for the Perfetto UI\n"
 	"(ui.perfetto.dev) or chrome://tracing: a track per stream with every API,\n"
 	"object lifetimes grouped by allocation site, live bytes per device, flows\n"
-	"from each object to the APIs that touch it, and every finding.\n"
+	"from each object to the APIs that touch it, and every finding.  Several\n"
+	"inputs (an MPI job's ranks) share one trace, each input's GPUs named by it.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE        write to FILE (a name ending in .gz is gzipped);\n"
@@ -32,18 +33,68 @@ static const char usage[] =
 	"\n"
 	"EXAMPLES\n"
 	"  gmprof perfetto -o trace.json app.gmprof\n"
-	"  gmprof perfetto --time host -o trace.json.gz app.gmprof\n";
+	"  gmprof perfetto --time host -o trace.json.gz app.gmprof\n"
+	"  gmprof perfetto -o ranks.json.gz prof.*.gmprof\n";
 
 struct job {
-	struct gmp_session *s;
+	char **inputs;
+	size_t ninputs;
+	struct gmp_session_opts so;
 	int host;
 	uint64_t written;
+	size_t nev;        /* API events of all inputs */
+	double write_s;    /* seconds spent writing (--stats), not loading */
 };
 
+/* "prof.0" of "dir/prof.0.gmprof": what names an input's processes. */
+static const char *label_of(const char *path, char *buf, size_t n)
+{
+	const char *base = strrchr(path, '/');
+	snprintf(buf, n, "%s", base ? base + 1 : path);
+	char *dot = strrchr(buf, '.');
+	if (dot && dot != buf && (!strcmp(dot, ".gmprof") || !strcmp(dot, ".jsonl")))
+		*dot = 0;
+	return buf;
+}
+
+/* Every input in turn, one session open at a time; a bad one abandons the trace after saying why. */
 static int write_trace(FILE *fp, void *ctx)
 {
 	struct job *j = ctx;
-	return gmp_perfetto__write(fp, j->s, j->host, &j->written);
+	struct gmp_perfetto_doc d;
+	gmp_perfetto__begin(&d, fp, j->host);
+	int rc = 0;
+	for (size_t i = 0; i < j->ninputs && !rc; i++) {
+		struct gmp_session s;
+		if (gmp_session__open(&s, j->inputs[i], &j->so)) {
+			rc = GMP_OUTPUT_ABANDON;
+			break;
+		}
+		int any = 0;
+		for (size_t k = 0; k < s.in.trace->nev && !any; k++)
+			any = s.in.trace->ev[k].host_ns != 0;
+		if (j->host && s.in.trace->nev && !any) {
+			fprintf(stderr, "gmprof perfetto: %s has no host times (event scripts never do); use --time topo\n",
+				s.name);
+			rc = GMP_OUTPUT_ABANDON;
+		} else {
+			char label[128];
+			j->nev += s.in.trace->nev;
+			double t0 = gmp_cli__seconds();
+			rc = gmp_perfetto__add(&d, &s, j->ninputs > 1 ? label_of(s.name, label, sizeof(label)) : NULL);
+			j->write_s += gmp_cli__seconds() - t0;
+		}
+		gmp_session__close(&s);
+	}
+	j->written = d.written;
+	if (rc) {
+		gmp_jw__release(&d.jw);
+		return rc;
+	}
+	double t0 = gmp_cli__seconds();
+	rc = gmp_perfetto__end(&d, (const char *const *)j->inputs, j->ninputs);
+	j->write_s += gmp_cli__seconds() - t0;
+	return rc;
 }
 
 int cmd_perfetto(int argc, char **argv)
@@ -72,31 +123,15 @@ int cmd_perfetto(int argc, char **argv)
 			return ex;
 		}
 	}
-	if (optind != argc - 1)
-		return gmp_cli__usage_error("perfetto", "expected one INPUT, got %d", argc - optind);
-	struct gmp_session s;
-	struct gmp_session_opts so;
-	gmp_cli__session_opts(&cm, &so);
-	if (gmp_session__open(&s, argv[optind], &so))
-		return GMP_EXIT_USAGE;
-	j.s = &s;
-	if (j.host) {
-		int any = 0;
-		for (size_t i = 0; i < s.in.trace->nev && !any; i++)
-			any = s.in.trace->ev[i].host_ns != 0;
-		if (s.in.trace->nev && !any) {
-			fprintf(stderr, "gmprof perfetto: %s has no host times (event scripts never do); use --time topo\n",
-				s.name);
-			gmp_session__close(&s);
-			return GMP_EXIT_USAGE;
-		}
-	}
-	double t0 = gmp_cli__seconds();
+	if (optind >= argc)
+		return gmp_cli__usage_error("perfetto", "expected an INPUT");
+	j.inputs = argv + optind;
+	j.ninputs = (size_t)(argc - optind);
+	gmp_cli__session_opts(&cm, &j.so);
 	int rc = gmp_output__write(cm.output, cm.force, write_trace, &j);
-	double dt = gmp_cli__seconds() - t0;
+	double dt = j.write_s;
 	if (!rc && stats)
 		fprintf(stderr, "gmprof perfetto: %zu API events, %" PRIu64 " trace events in %.3f s: %.0f API events/s\n",
-			s.in.trace->nev, j.written, dt, dt > 0 ? (double)s.in.trace->nev / dt : 0.0);
-	gmp_session__close(&s);
+			j.nev, j.written, dt, dt > 0 ? (double)j.nev / dt : 0.0);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

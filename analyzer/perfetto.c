@@ -45,7 +45,9 @@ struct pf {
 	struct gmp_session *s;
 	const struct gmp_result *r;
 	const struct gmp_trace *t;
-	struct gmp_jw jw;
+	struct gmp_perfetto_doc *doc; /* the document: its writer, comma state, count, bases */
+	struct gmp_jw *jw;            /* doc's */
+	const char *label;            /* names this input's processes (several inputs), or NULL */
 	int host;
 	uint32_t *order;         /* emission order (borrowed from r in topo mode) */
 	uint32_t *owned_order;
@@ -61,18 +63,16 @@ struct pf {
 	struct gmp_u64map dev_ids;
 	uint32_t *devs;
 	size_t ndevs, devs_cap;
-	uint64_t written;
-	int any;                 /* a trace event was written */
 };
 
 /* Starts a trace event on a line of its own: diffable and greppable. */
 static void begin(struct pf *p)
 {
-	if (p->any)
-		gmp_jw__raw(&p->jw, ",\n", 2);
-	p->any = 1;
-	p->jw.first[1] = 1;
-	gmp_jw__obj(&p->jw);
+	if (p->doc->any)
+		gmp_jw__raw(p->jw, ",\n", 2);
+	p->doc->any = 1;
+	p->jw->first[1] = 1;
+	gmp_jw__obj(p->jw);
 }
 
 static uint64_t ts_of(const struct pf *p, uint32_t ev)
@@ -89,7 +89,11 @@ static int host_cmp(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;
 }
 
-static uint32_t pid_of(uint32_t device) { return device + 1; }
+/* Each input's processes from its own base (several inputs: a thousand apart). */
+static uint32_t pid_of(const struct pf *p, uint32_t device) { return p->doc->pid_base + device + 1; }
+
+/* Object ids (async slices and flows), each input's from its own base. */
+static uint64_t obj_id(const struct pf *p, uint32_t obj) { return p->doc->id_base + obj + 1; }
 
 static int device_slot(struct pf *p, uint32_t device, uint32_t *slot)
 {
@@ -177,7 +181,7 @@ static int prepare(struct pf *p)
 /* The common head of a trace event. */
 static void head(struct pf *p, const char *ph, const char *name, uint32_t pid, uint64_t ts)
 {
-	struct gmp_jw *jw = &p->jw;
+	struct gmp_jw *jw = p->jw;
 	begin(p);
 	GMP_JW_KEY(jw, "ph");
 	gmp_jw__str(jw, ph);
@@ -187,14 +191,14 @@ static void head(struct pf *p, const char *ph, const char *name, uint32_t pid, u
 	gmp_jw__u64(jw, pid);
 	GMP_JW_KEY(jw, "ts");
 	gmp_jw__milli(jw, ts);
-	p->written++;
+	p->doc->written++;
 }
 
 /* One metadata event: args holds one key, a string or a number. */
 static void meta1(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *key,
 		  const char *str, uint64_t num)
 {
-	struct gmp_jw *jw = &p->jw;
+	struct gmp_jw *jw = p->jw;
 	begin(p);
 	GMP_JW_KEY(jw, "ph");
 	gmp_jw__str(jw, "M");
@@ -215,7 +219,7 @@ static void meta1(struct pf *p, const char *what, uint32_t pid, uint32_t tid, co
 		gmp_jw__u64(jw, num);
 	gmp_jw__obj_end(jw);
 	gmp_jw__obj_end(jw);
-	p->written++;
+	p->doc->written++;
 }
 
 static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *name,
@@ -229,8 +233,11 @@ static void names(struct pf *p)
 {
 	char buf[96];
 	for (size_t d = 0; d < p->ndevs; d++) {
-		snprintf(buf, sizeof(buf), "GPU %u", p->devs[d]);
-		meta(p, "process_name", pid_of(p->devs[d]), 0, buf, p->devs[d]);
+		if (p->label)
+			snprintf(buf, sizeof(buf), "%.60s: GPU %u", p->label, p->devs[d]);
+		else
+			snprintf(buf, sizeof(buf), "GPU %u", p->devs[d]);
+		meta(p, "process_name", pid_of(p, p->devs[d]), 0, buf, p->devs[d]);
 	}
 	for (size_t i = 0; i < p->ntracks; i++) {
 		const struct track *tr = &p->tracks[i];
@@ -240,7 +247,7 @@ static void names(struct pf *p)
 			snprintf(buf, sizeof(buf), "stream 0 (legacy default)");
 		else
 			snprintf(buf, sizeof(buf), "stream %u", tr->tid - 2);
-		meta(p, "thread_name", pid_of(tr->device), tr->tid, buf, tr->tid);
+		meta(p, "thread_name", pid_of(p, tr->device), tr->tid, buf, tr->tid);
 	}
 }
 
@@ -279,15 +286,15 @@ static void flow(struct pf *p, uint32_t obj, uint32_t ev)
 	p->seen[obj] = 1;
 	if (!in && !out)
 		return;
-	GMP_JW_KEY(&p->jw, "bind_id");
-	gmp_jw__u64(&p->jw, (uint64_t)obj + 1);
+	GMP_JW_KEY(p->jw, "bind_id");
+	gmp_jw__u64(p->jw, obj_id(p, obj));
 	if (in) {
-		GMP_JW_KEY(&p->jw, "flow_in");
-		gmp_jw__bool(&p->jw, 1);
+		GMP_JW_KEY(p->jw, "flow_in");
+		gmp_jw__bool(p->jw, 1);
 	}
 	if (out) {
-		GMP_JW_KEY(&p->jw, "flow_out");
-		gmp_jw__bool(&p->jw, 1);
+		GMP_JW_KEY(p->jw, "flow_out");
+		gmp_jw__bool(p->jw, 1);
 	}
 }
 
@@ -300,14 +307,14 @@ static const char *object_site(struct pf *p, uint32_t obj, char *buf, size_t n)
 
 static void lifetime(struct pf *p, uint32_t obj, const char *ph, uint64_t ts, int leaked)
 {
-	struct gmp_jw *jw = &p->jw;
+	struct gmp_jw *jw = p->jw;
 	const struct gmp_object *o = &p->r->objects[obj];
 	char site[560], name[160];
-	head(p, ph, object_site(p, obj, site, sizeof(site)), pid_of(o->device), ts);
+	head(p, ph, object_site(p, obj, site, sizeof(site)), pid_of(p, o->device), ts);
 	GMP_JW_KEY(jw, "cat");
 	gmp_jw__str(jw, "object");
 	GMP_JW_KEY(jw, "id");
-	gmp_jw__hex(jw, (uint64_t)obj + 1);
+	gmp_jw__hex(jw, obj_id(p, obj));
 	gmp_jw__key(jw, "args");
 	gmp_jw__obj(jw);
 	GMP_JW_KEY(jw, "object");
@@ -326,13 +333,13 @@ static void lifetime(struct pf *p, uint32_t obj, const char *ph, uint64_t ts, in
 
 static void counter(struct pf *p, const char *name, uint32_t device, uint64_t bytes, uint64_t ts)
 {
-	head(p, "C", name, pid_of(device), ts);
-	gmp_jw__key(&p->jw, "args");
-	gmp_jw__obj(&p->jw);
-	GMP_JW_KEY(&p->jw, "bytes");
-	gmp_jw__u64(&p->jw, bytes);
-	gmp_jw__obj_end(&p->jw);
-	gmp_jw__obj_end(&p->jw);
+	head(p, "C", name, pid_of(p, device), ts);
+	gmp_jw__key(p->jw, "args");
+	gmp_jw__obj(p->jw);
+	GMP_JW_KEY(p->jw, "bytes");
+	gmp_jw__u64(p->jw, bytes);
+	gmp_jw__obj_end(p->jw);
+	gmp_jw__obj_end(p->jw);
 }
 
 /* An ALLOC or FREE: its object's lifetime begins or ends, and live bytes change. */
@@ -361,7 +368,7 @@ static void own_object(struct pf *p, const struct gmp_event *e, uint32_t obj, ui
 
 static void api(struct pf *p, uint32_t v)
 {
-	struct gmp_jw *jw = &p->jw;
+	struct gmp_jw *jw = p->jw;
 	const struct gmp_trace *t = p->t;
 	const struct gmp_event *e = &t->ev[v];
 	const struct track *tr = &p->tracks[p->track_of[v]];
@@ -373,7 +380,7 @@ static void api(struct pf *p, uint32_t v)
 	const char *name = e->op == GMP_OP_KERNEL && e->name ? gmp_result__kernel_name(p->r, e->name)
 							      : gmp_api__kind(e->op);
 	uint32_t d0 = p->r->dep_off[v], d1 = p->r->dep_off[v + 1];
-	head(p, "X", name, pid_of(e->device), ts);
+	head(p, "X", name, pid_of(p, e->device), ts);
 	GMP_JW_KEY(jw, "tid");
 	gmp_jw__u64(jw, tr->tid);
 	GMP_JW_KEY(jw, "dur");
@@ -421,7 +428,7 @@ static void api(struct pf *p, uint32_t v)
 		GMP_JW_KEY(jw, "name");
 		gmp_jw__strn(jw, cname, cn);
 		GMP_JW_KEY(jw, "pid");
-		gmp_jw__u64(jw, pid_of(e->device));
+		gmp_jw__u64(jw, pid_of(p, e->device));
 		GMP_JW_KEY(jw, "ts");
 		gmp_jw__milli(jw, ts);
 		GMP_JW_KEY(jw, "tid");
@@ -430,13 +437,13 @@ static void api(struct pf *p, uint32_t v)
 		gmp_jw__milli(jw, cdur);
 		flow(p, obj, v);
 		gmp_jw__obj_end(jw);
-		p->written++;
+		p->doc->written++;
 	}
 }
 
 static void findings(struct pf *p, uint64_t end)
 {
-	struct gmp_jw *jw = &p->jw;
+	struct gmp_jw *jw = p->jw;
 	struct gmp_findings_opts fo;
 	gmp_sites__findings_opts(&p->s->sites, &fo);
 	fo.max_ranges = 8; /* an instant is a summary: the report has them all */
@@ -449,7 +456,7 @@ static void findings(struct pf *p, uint64_t end)
 		char name[200], oname[160];
 		snprintf(name, sizeof(name), "%s: %s", gmp_pattern__name(f->pattern),
 			 gmp_result__object_name(p->r, f->object, oname, sizeof(oname)));
-		head(p, "i", name, pid_of(o->device), ts);
+		head(p, "i", name, pid_of(p, o->device), ts);
 		GMP_JW_KEY(jw, "s");
 	gmp_jw__str(jw, "p");
 		GMP_JW_KEY(jw, "cat");
@@ -460,13 +467,9 @@ static void findings(struct pf *p, uint64_t end)
 	}
 }
 
-static int write_all(struct pf *p, FILE *fp)
+/* One input's trace events: names, every API in emission order, leaks' ends, findings. */
+static void write_events(struct pf *p)
 {
-	struct gmp_jw *jw = &p->jw;
-	gmp_jw__init(jw, fp, 0);
-	static const char open[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-	gmp_jw__raw(jw, open, sizeof(open) - 1);
-	jw->depth = 1;
 	names(p);
 	uint64_t end = 0;
 	for (size_t i = 0; i < p->t->nev; i++) {
@@ -479,33 +482,29 @@ static int write_all(struct pf *p, FILE *fp)
 		if (p->r->objects[o].free_ev == GMP_NO_EVENT)
 			lifetime(p, (uint32_t)o, "e", end, 1);
 	findings(p, end);
-	static const char close[] = "\n],\n\"metadata\":{";
-	gmp_jw__raw(jw, close, sizeof(close) - 1);
-	jw->depth = 1;
-	jw->first[1] = 1;
-	GMP_JW_KEY(jw, "producer");
-	gmp_jw__str(jw, "gmprof");
-	GMP_JW_KEY(jw, "time_axis");
-	gmp_jw__str(jw, p->host ? "host" : "topo");
-	GMP_JW_KEY(jw, "input");
-	gmp_jw__str(jw, p->s->name);
-	gmp_jw__raw(jw, "}}\n", 3);
-	return gmp_jw__finish(jw);
 }
 
-int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t *nwritten)
+void gmp_perfetto__begin(struct gmp_perfetto_doc *d, FILE *fp, int host_time)
 {
-	struct pf p = { .s = s, .r = s->r, .t = s->in.trace, .host = host_time };
+	*d = (struct gmp_perfetto_doc){ .host = host_time };
+	gmp_jw__init(&d->jw, fp, 0);
+	static const char open[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+	gmp_jw__raw(&d->jw, open, sizeof(open) - 1);
+	d->jw.depth = 1;
+}
+
+int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const char *label)
+{
+	struct pf p = { .s = s, .r = s->r, .t = s->in.trace, .host = d->host, .doc = d, .jw = &d->jw,
+			.label = label };
 	gmp_u64map__init(&p.track_ids);
 	gmp_u64map__init(&p.dev_ids);
 	gmp_u64map__init(&p.inuse_at);
 	int rc = s->r->deps ? prepare(&p) : -EINVAL;
-	if (!rc)
-		rc = write_all(&p, fp);
-	else
-		gmp_jw__release(&p.jw);
-	if (nwritten)
-		*nwritten = p.written;
+	if (!rc) {
+		write_events(&p);
+		rc = gmp_jw__flush(&d->jw);
+	}
 	free(p.owned_order);
 	free(p.next);
 	free(p.track_of);
@@ -517,5 +516,48 @@ int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t
 	gmp_u64map__release(&p.track_ids);
 	gmp_u64map__release(&p.dev_ids);
 	gmp_u64map__release(&p.inuse_at);
+	/* The next input's processes and objects start past this one's. */
+	d->pid_base += 1000;
+	d->id_base += s->r->nobjects;
+	return rc;
+}
+
+int gmp_perfetto__end(struct gmp_perfetto_doc *d, const char *const *inputs, size_t n)
+{
+	struct gmp_jw *jw = &d->jw;
+	static const char close[] = "\n],\n\"metadata\":{";
+	gmp_jw__raw(jw, close, sizeof(close) - 1);
+	jw->depth = 1;
+	jw->first[1] = 1;
+	GMP_JW_KEY(jw, "producer");
+	gmp_jw__str(jw, "gmprof");
+	GMP_JW_KEY(jw, "time_axis");
+	gmp_jw__str(jw, d->host ? "host" : "topo");
+	if (n == 1) {
+		GMP_JW_KEY(jw, "input");
+		gmp_jw__str(jw, inputs[0]);
+	} else {
+		GMP_JW_KEY(jw, "inputs");
+		gmp_jw__arr(jw);
+		for (size_t i = 0; i < n; i++)
+			gmp_jw__str(jw, inputs[i]);
+		gmp_jw__arr_end(jw);
+	}
+	gmp_jw__raw(jw, "}}\n", 3);
+	return gmp_jw__finish(jw);
+}
+
+int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t *nwritten)
+{
+	struct gmp_perfetto_doc d;
+	gmp_perfetto__begin(&d, fp, host_time);
+	int rc = gmp_perfetto__add(&d, s, NULL);
+	const char *name = s->name;
+	if (!rc)
+		rc = gmp_perfetto__end(&d, &name, 1);
+	else
+		gmp_jw__release(&d.jw);
+	if (nwritten)
+		*nwritten = d.written;
 	return rc;
 }

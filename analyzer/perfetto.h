@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "jw.h"
 #include "session.h"
 
 /*
@@ -15,5 +16,23 @@
  * *nwritten (may be NULL) gets the number of trace events written.
  */
 int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t *nwritten);
+
+/*
+ * One trace of several inputs (an MPI job's ranks): begin, add each session
+ * (its processes named "LABEL: GPU d", their pids and object ids apart from
+ * the other inputs'), end with the inputs' names.  add returns as
+ * gmp_perfetto__write does; end returns the writer's first error.
+ */
+struct gmp_perfetto_doc {
+	struct gmp_jw jw;
+	int host;
+	int any;                  /* a trace event was written */
+	uint64_t written;         /* trace events */
+	uint32_t pid_base;        /* the current input's processes start past it */
+	uint64_t id_base;         /* and its object ids */
+};
+void gmp_perfetto__begin(struct gmp_perfetto_doc *d, FILE *fp, int host_time);
+int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const char *label);
+int gmp_perfetto__end(struct gmp_perfetto_doc *d, const char *const *inputs, size_t n);
 
 #endif

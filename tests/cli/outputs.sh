@@ -153,6 +153,14 @@ expect_exit 0 "report of two inputs" -- "$GMPROF" report --top 1 "$F2" "$F3"
 expect_exit 0 "report --format json of two inputs" -- "$GMPROF" report --format json "$F2" "$F3"
 head -c 2 "$TMPDIR/out" | grep -q '^\[{' && [ "$(grep -o '"findings":\[' "$TMPDIR/out" | wc -l)" = 2 ] &&
 	tail -c 3 "$TMPDIR/out" | grep -q '}]' && ok "  ... an array of the two documents" || notok "  ... json: $(head -c 80 "$TMPDIR/out")"
+# One Perfetto trace of both: each input's GPU a process of its own, named by the input,
+# object ids and flows apart, all checked as one trace.
+expect_exit 0 "perfetto of two inputs" -- "$GMPROF" perfetto -o "$TMPDIR/two.json" "$F2" "$F3"
+trace_ok "$TMPDIR/two.json" "two inputs in one trace"
+grep -q '"name":"process_name".*"pid":1,.*"name":"figure2: GPU 0"' "$TMPDIR/two.json" &&
+	grep -q '"name":"process_name".*"pid":1001,.*"name":"figure3: GPU 0"' "$TMPDIR/two.json" &&
+	grep -q '"inputs":\["tests/scripts/figure2.jsonl","tests/scripts/figure3.jsonl"\]' "$TMPDIR/two.json" &&
+	ok "  ... a process per input's GPU, named by the input" || notok "  ... $(grep process_name "$TMPDIR/two.json")"
 expect_exit 2 "report of two inputs, the second bad" -- "$GMPROF" report -o "$TMPDIR/two.txt" "$F2" "$TMPDIR/bad2.jsonl"
 [ ! -e "$TMPDIR/two.txt" ] && ok "  ... nothing written" || notok "  ... a report was written"
 expect_exit 2 "check over two inputs, the second bad" -- "$GMPROF" check --max-peak 2MiB --sarif "$TMPDIR/bad2.sarif" \
