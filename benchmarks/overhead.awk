@@ -5,6 +5,8 @@
 #   micro (optional): "CONFIG WARP_INSTRUCTIONS KERNEL_MS", one line per run
 #     of benchmarks/micro/access_cost (native, empty, object, object-l1,
 #     intra, intra-l1; native-first and intra-first: one pass, first touches)
+#   own (optional): "PROGRAM CONFIG BYTES", gmprof's own device memory in a
+#     run (the profile's META collector_device_peak); the largest is shown
 # Per program: the median time of each configuration and its ratio to
 # native; across programs: the median and the geometric mean of the ratios;
 # then the goals, met or not, and the native peak reductions.  A
@@ -24,6 +26,12 @@ FNR == NR {
 	if (!($1 in seen)) { seen[$1] = 1; prog[++np] = $1 }
 	t[$1, $2] = t[$1, $2] " " $3
 	ran[$2] = 1
+	next
+}
+FILENAME == ARGV[4] {
+	if (NF != 3) { print "overhead.awk: bad own-memory line: " $0 > "/dev/stderr"; bad = 1; exit 2 }
+	if ($3 + 0 > own[$1, $2] + 0) own[$1, $2] = $3
+	if (!($2 in owncfg)) { owncfg[$2] = 1; ocfg[++nocfg] = $2 }
 	next
 }
 FILENAME == ARGV[3] {
@@ -106,6 +114,22 @@ END {
 			base1 = median(ms["native-first"]); m = median(ms["intra-first"])
 			printf "| none (native), one pass | %.3f | - |\n", base1
 			printf "| intra, one pass: every load a first touch | %.3f | %.3f |\n", m, (warps["intra-first"] > 0 ? (m - base1) * 1e6 / warps["intra-first"] : 0)
+		}
+	}
+	if (nocfg) {
+		print ""
+		print "gmprof's own device memory (the most it held in a run; not in the programs' peaks), MiB:"
+		print ""
+		printf "| program |"
+		for (c = 1; c <= nocfg; c++) printf " %s |", ocfg[c]
+		printf "\n|---|"
+		for (c = 1; c <= nocfg; c++) printf "---|"
+		printf "\n"
+		for (i = 1; i <= np; i++) {
+			printf "| %s |", prog[i]
+			for (c = 1; c <= nocfg; c++)
+				printf ((prog[i], ocfg[c]) in own ? " %.1f |" : " - |"), own[prog[i], ocfg[c]] / 1048576
+			printf "\n"
 		}
 	}
 	if (!npp) exit 0

@@ -26,7 +26,8 @@
 # the ratio to native per program, and the median and geometric mean of the
 # ratios across programs (benchmarks/overhead.awk).  It also measures the
 # native peak of the unfixed and the -DFIXED build of each program (the
-# "bench: native peak" line of bench.h).  The table goes to standard output
+# "bench: native peak" line of bench.h), and gmprof's own device memory in
+# each of its configurations (the profiles' collector_device_peak).  The table goes to standard output
 # and to benchmarks/results/<date>-<device>.md.
 # Goals: object <= 1.15x median; intra <= 2.5x median; object at least 5x
 # faster than memcheck.
@@ -58,6 +59,7 @@ mkdir -p "$OUT"
 if [ "${KEEP:-0}" != 1 ]; then
 	: >"$OUT/times"
 	: >"$OUT/micro"
+	: >"$OUT/own"
 fi
 : >"$OUT/peaks"
 
@@ -78,6 +80,11 @@ timed() { # program config command...
 		exit 1
 	}
 	echo "$p $c $1" >>"$OUT/times"
+	# gmprof's own device memory in that run (the profile's META), for the table.
+	case $c in object* | intra*)
+		own=$("$G" dump "$OUT/$p.gmprof" 2>/dev/null | sed -n 's/^# collector_device_peak: //p')
+		[ -z "$own" ] || echo "$p $c $own" >>"$OUT/own" ;;
+	esac
 }
 
 r=1
@@ -159,6 +166,6 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"
 	echo "  (4M floats, 64 passes); first touch: \`access_cost $FIRST_TOUCH 1\` natively and in intra mode"
 	echo
-	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro"
+	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro" "$OUT/own"
 } | tee "$res"
 echo "written to $res"

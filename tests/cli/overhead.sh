@@ -78,6 +78,11 @@ awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro6" >"$TMPDIR/table6"
 grep -q '^| none (native), one pass | 1.100 | - |$' "$TMPDIR/table6" &&
 	grep -q '^| intra, one pass: every load a first touch | 10.000 | 8.900 |$' "$TMPDIR/table6" &&
 	ok "first-touch pass: against its own native run" || notok "first touch: $(grep 'one pass' "$TMPDIR/table6")"
+printf 'a object 1048576\na object 2097152\na intra 52428800\nb object 524288\n' >"$TMPDIR/own"
+awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro" "$TMPDIR/own" >"$TMPDIR/table7"
+grep -q '^| program | object | intra |$' "$TMPDIR/table7" && grep -q '^| a | 2.0 | 50.0 |$' "$TMPDIR/table7" &&
+	grep -q '^| b | 0.5 | - |$' "$TMPDIR/table7" && ok "gmprof's own device memory: the most per program and configuration" ||
+	notok "own memory: $(grep -A5 'own device memory' "$TMPDIR/table7")"
 grep -v ' memcheck ' "$TMPDIR/times" >"$TMPDIR/times5"
 awk -f "$A" "$TMPDIR/times5" "$TMPDIR/peaks" >"$TMPDIR/table5"
 head -1 "$TMPDIR/table5" | grep -q '| intra x | memcheck / object |$' && grep '^| a |' "$TMPDIR/table5" | head -1 | grep -q ' 2.00 | - |$' &&
