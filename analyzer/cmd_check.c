@@ -284,7 +284,7 @@ static size_t run_checks(struct gate *g, const struct budgets *bu, int named)
 	return failures(g);
 }
 
-/* Every input in turn: its session, its checks, its SARIF run; then the totals. */
+/* Every input in turn: its session, its checks, its SARIF results; then the totals. */
 struct all {
 	char **inputs;
 	size_t ninputs;
@@ -304,7 +304,7 @@ static void gate_release(struct gate *g)
 	free(g->name);
 }
 
-/* Checks every input, writing a SARIF run for each when jw is set.  0, or GMP_OUTPUT_ABANDON on a bad input. */
+/* Checks every input, adding its SARIF results when jw is set.  0, or GMP_OUTPUT_ABANDON on a bad input. */
 static int check_all(struct all *a, struct gmp_jw *jw)
 {
 	for (size_t i = 0; i < a->ninputs; i++) {

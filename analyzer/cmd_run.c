@@ -272,8 +272,10 @@ static int make_manifest(const char *pattern, char *out, size_t n)
 	char dir[PATH_MAX];
 	if (!slash)
 		snprintf(dir, sizeof(dir), ".");
+	else if (slash == pattern)
+		snprintf(dir, sizeof(dir), "/");
 	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), slash == pattern ? "/" : pattern);
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), pattern);
 	if (strchr(dir, '%'))
 		snprintf(dir, sizeof(dir), "%s", tmp && *tmp ? tmp : "/tmp");
 	if (snprintf(out, n, "%s/.gmprof-run.XXXXXX", dir) >= (int)n) {

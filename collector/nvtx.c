@@ -338,13 +338,51 @@ static void regions_unregister(void *domain, const struct gmp_nvtx_regions_unreg
 	leave();
 }
 
+/* The length of the valid UTF-8 sequence at p (not a control character), or 0. */
+static size_t utf8_char(const unsigned char *p)
+{
+	if (p[0] >= 0x20 && p[0] < 0x7f)
+		return 1;
+	size_t k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+		 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	for (size_t i = 1; i < k; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((k == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (k == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
+	    (k == 4 && p[0] == 0xf0 && p[1] < 0x90) || (k == 4 && p[0] == 0xf4 && p[1] >= 0x90))
+		return 0; /* overlong, a surrogate, or past U+10FFFF */
+	return k;
+}
+
+/*
+ * A name as the reports may show it: valid UTF-8 with no control
+ * characters (each bad byte becomes U+FFFD), cut at a character boundary
+ * to fit n bytes with its NUL.
+ */
+static void clean_name(const char *in, char *out, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t len = 0;
+	while (*p) {
+		size_t k = utf8_char(p);
+		const char *c = k ? (const char *)p : "\xef\xbf\xbd";
+		size_t w = k ? k : 3;
+		if (len + w >= n)
+			break;
+		memcpy(out + len, c, w);
+		len += w;
+		p += k ? k : 1;
+	}
+	out[len] = 0;
+}
+
 /* A name as UTF-8 in buf (at most n - 1 bytes, whole characters), or NULL. */
 static const char *utf8_name(const struct gmp_nvtx_region_name *d, char *buf, size_t n)
 {
 	if (!d->name)
 		return NULL;
 	if (d->name_type == GMP_NVTX_MESSAGE_ASCII) {
-		snprintf(buf, n, "%s", (const char *)d->name);
+		clean_name(d->name, buf, n);
 		return buf;
 	}
 	if (d->name_type != GMP_NVTX_MESSAGE_UNICODE) {
@@ -358,8 +396,8 @@ static const char *utf8_name(const struct gmp_nvtx_region_name *d, char *buf, si
 		uint32_t c = (uint32_t)*w;
 		char u[4];
 		size_t k = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-		if (c > 0x10ffff || (c >= 0xd800 && c < 0xe000))
-			c = 0xfffd, k = 3; /* not a character: the replacement character */
+		if (c > 0x10ffff || (c >= 0xd800 && c < 0xe000) || c < 0x20 || c == 0x7f)
+			c = 0xfffd, k = 3; /* not a character, or a control one: the replacement character */
 		static const uint8_t lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
 		for (size_t i = k - 1; i > 0; i--, c >>= 6)
 			u[i] = (char)(0x80 | (c & 0x3f));

@@ -140,6 +140,21 @@ grep -q 'unused_allocation.*scratch' "$TMPDIR/named.err" && ok "named regions: t
 	grep -q '"label":"weights"' "$TMPDIR/named.dump" && ok "named regions: the profile's dump shows the names" ||
 	notok "named regions: dump: $(grep 0x101000 "$TMPDIR/named.dump")"
 
+# Names with control characters (by handle with char, by pointer with wchar_t): each becomes U+FFFD.
+cat >"$TMPDIR/ctrl.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":65536}
+{"op":"alloc","addr":"0x101000","size":4096,"kind":"pool_region","label":"tab\there"}
+{"op":"alloc","addr":"0x102000","size":4096,"kind":"pool_region","label":"bell\u0007"}
+{"op":"free","addr":"0x102000"}
+{"op":"free","addr":"0x101000"}
+{"op":"free","addr":"0x100000"}
+{"op":"end"}
+J
+collect ctrl "$TMPDIR/ctrl.jsonl"
+"$GMPROF" replay --format json "$TMPDIR/ctrl.gmprof" >"$TMPDIR/ctrl.json"
+grep -q '"object":"tab�here"' "$TMPDIR/ctrl.json" && grep -q '"object":"bell�"' "$TMPDIR/ctrl.json" &&
+	ok "named regions: control characters in names become U+FFFD" || notok "control characters: $(cat "$TMPDIR/ctrl.json")"
+
 # The exit summary (when the program runs without gmprof run) says the peak in use too.
 env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/sum.gmprof" "$FAKE" tests/scripts/pool_regions.jsonl 2>"$TMPDIR/sum.err" >/dev/null
 grep -q '^==gmprof== device 0 peak: 1.0 MiB; in use at most 132.0 KiB$' "$TMPDIR/sum.err" &&
