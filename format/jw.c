@@ -125,6 +125,28 @@ void gmp_jw__obj_end(struct gmp_jw *jw) { close_(jw, "}"); }
 void gmp_jw__arr(struct gmp_jw *jw) { open_(jw, "["); }
 void gmp_jw__arr_end(struct gmp_jw *jw) { close_(jw, "]"); }
 
+/* The length of the valid UTF-8 sequence of a non-ASCII lead byte at p (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	size_t k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+		 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	if (k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((k == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (k == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
+	    (k == 4 && p[0] == 0xf0 && p[1] < 0x90) || (k == 4 && p[0] == 0xf4 && p[1] >= 0x90))
+		return 0; /* overlong, a surrogate, or past U+10FFFF */
+	return k;
+}
+
+/*
+ * A JSON string: quotes, backslashes and control characters escaped, and
+ * any byte that is not part of valid UTF-8 (a path or a name from the
+ * program can hold anything) written as U+FFFD, so the document stays
+ * valid for strict readers.
+ */
 static void quoted(struct gmp_jw *jw, const char *s, size_t n)
 {
 	static const char hexd[] = "0123456789abcdef";
@@ -132,18 +154,25 @@ static void quoted(struct gmp_jw *jw, const char *s, size_t n)
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7f)
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
 			continue;
 		const char *esc = NULL;
 		char u[7];
-		switch (c) {
-		case '"': esc = "\\\""; break;
-		case '\\': esc = "\\\\"; break;
-		case '\n': esc = "\\n"; break;
-		case '\r': esc = "\\r"; break;
-		case '\t': esc = "\\t"; break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
+		if (c >= 0x80) {
+			size_t k = utf8_len((const unsigned char *)s + i, n - i);
+			if (k) {
+				i += k - 1;
+				continue;
+			}
+			esc = "\\ufffd";
+		} else {
+			switch (c) {
+			case '"': esc = "\\\""; break;
+			case '\\': esc = "\\\\"; break;
+			case '\n': esc = "\\n"; break;
+			case '\r': esc = "\\r"; break;
+			case '\t': esc = "\\t"; break;
+			default: /* the other control characters and DEL */
 				u[0] = '\\'; u[1] = 'u'; u[2] = '0'; u[3] = '0';
 				u[4] = hexd[c >> 4]; u[5] = hexd[c & 15]; u[6] = 0;
 				esc = u;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "findings_json.h"
+#include "jw.h"
 #include "gmprof/profile.h"
 #include "support.h"
 
@@ -147,6 +148,33 @@ static void check(struct gmp_trace *t)
 	gmp_trace__free(t);
 }
 
+/* JSON strings: escapes, valid UTF-8 kept, every byte of an invalid sequence as U+FFFD. */
+static void json_strings(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "a\"b\\c\n\t", "\"a\\\"b\\\\c\\n\\t\"" },
+		{ "na\xc3\xafve \xe2\x82\xac \xf0\x9d\x9b\x91", "\"na\xc3\xafve \xe2\x82\xac \xf0\x9d\x9b\x91\"" },
+		{ "\x01\x7f", "\"\\u0001\\u007f\"" },
+		{ "x\xffy", "\"x\\ufffdy\"" },
+		{ "\xe2\x82", "\"\\ufffd\\ufffd\"" },              /* cut short */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },    /* a surrogate */
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },              /* overlong */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" }, /* past U+10FFFF */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct gmp_jw jw;
+		gmp_jw__init(&jw, NULL, 0);
+		gmp_jw__str(&jw, cases[i].in);
+		assert_int_equal(jw.err, 0);
+		if (jw.len != strlen(cases[i].out) || memcmp(jw.buf, cases[i].out, jw.len))
+			fail_msg("case %zu: got %.*s, want %s", i, (int)jw.len, jw.buf, cases[i].out);
+		gmp_jw__release(&jw);
+	}
+}
+
 static void every_field(void **state)
 {
 	(void)state;
@@ -177,6 +205,7 @@ static void every_test_script(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json_strings),
 		cmocka_unit_test(every_field),
 		cmocka_unit_test(every_test_script),
 	};
