@@ -23,9 +23,9 @@ static uint64_t h(const void *p)
 	return (uint64_t)(uintptr_t)p;
 }
 
-static void event(struct gmp_event *e, const char *name)
+static int64_t event(struct gmp_event *e, const char *name)
 {
-	rec_event(e, name ? name : api_name, 1);
+	return rec_event(e, name ? name : api_name, 1);
 }
 
 /* Launches enqueued when this thread's current API call began. */
@@ -78,7 +78,7 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 	}
 	struct gmp_event e = { .op = GMP_OP_ALLOC, .kind = kind, .addr = md->address,
 			       .size = md->size, .device = (uint32_t)md->device, .stream = stream };
-	event(&e, NULL);
+	rec_live_set_event(md->address, event(&e, NULL)); /* an NVTX heap's name may come for it */
 }
 
 /* Contexts being torn down: what they release then was leaked by the program. */

@@ -57,6 +57,7 @@ struct gmp_collector {
 	 */
 	uint64_t *tab_start, *tab_end;
 	uint32_t *tab_dev;        /* each one's device */
+	uint32_t *tab_ev;         /* each one's ALLOC event (UINT32_MAX: unknown) */
 	size_t tab_n, tab_cap;
 	uint64_t live_version;    /* bumped on every change */
 	uint64_t enqueue_seq;     /* launches enqueued so far (atomic) */
@@ -111,6 +112,9 @@ uint32_t rec_device(CUcontext ctx);
  */
 int rec_live_add(uint64_t addr, uint64_t size, uint32_t device);
 int rec_live_remove(uint64_t addr);
+/* The ALLOC event of the live object starting at addr: set once recorded, and read. */
+void rec_live_set_event(uint64_t addr, int64_t ev);
+uint32_t rec_live_event(uint64_t addr);
 /* The device of the live object containing addr, or UINT32_MAX. */
 uint32_t rec_live_device(uint64_t addr);
 /* 1 when [addr, addr+size) lies inside one live object. */

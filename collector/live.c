@@ -53,7 +53,10 @@ int rec_live_add(uint64_t addr, uint64_t size, uint32_t device)
 		uint32_t *c = b ? realloc(gmp_col.tab_dev, cap * sizeof(*c)) : NULL;
 		if (c)
 			gmp_col.tab_dev = c;
-		if (!a || !b || !c) {
+		uint32_t *d = c ? realloc(gmp_col.tab_ev, cap * sizeof(*d)) : NULL;
+		if (d)
+			gmp_col.tab_ev = d;
+		if (!a || !b || !c || !d) {
 			rec_write_failed(-ENOMEM); /* an object left out would mislead: stop instead */
 			return -ENOMEM;
 		}
@@ -63,9 +66,11 @@ int rec_live_add(uint64_t addr, uint64_t size, uint32_t device)
 	memmove(gmp_col.tab_start + k + 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
 	memmove(gmp_col.tab_end + k + 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
 	memmove(gmp_col.tab_dev + k + 1, gmp_col.tab_dev + k, move * sizeof(uint32_t));
+	memmove(gmp_col.tab_ev + k + 1, gmp_col.tab_ev + k, move * sizeof(uint32_t));
 	gmp_col.tab_start[k] = addr;
 	gmp_col.tab_end[k] = addr + size;
 	gmp_col.tab_dev[k] = device;
+	gmp_col.tab_ev[k] = UINT32_MAX; /* rec_live_set_event, once recorded */
 	gmp_col.tab_n++;
 	gmp_col.live_version++;
 	return 0;
@@ -80,6 +85,7 @@ int rec_live_remove(uint64_t addr)
 	memmove(gmp_col.tab_start + k - 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
 	memmove(gmp_col.tab_end + k - 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
 	memmove(gmp_col.tab_dev + k - 1, gmp_col.tab_dev + k, move * sizeof(uint32_t));
+	memmove(gmp_col.tab_ev + k - 1, gmp_col.tab_ev + k, move * sizeof(uint32_t));
 	gmp_col.tab_n--;
 	gmp_col.live_version++;
 	return 0;
@@ -97,4 +103,17 @@ int rec_is_device(uint64_t addr, uint64_t size)
 	if (!rec_live_floor(addr, &start, &end))
 		return 0;
 	return addr >= start && addr + (size ? size : 1) <= end;
+}
+
+void rec_live_set_event(uint64_t addr, int64_t ev)
+{
+	size_t k = tab_after(addr);
+	if (k && gmp_col.tab_start[k - 1] == addr)
+		gmp_col.tab_ev[k - 1] = ev >= 0 && ev < UINT32_MAX ? (uint32_t)ev : UINT32_MAX;
+}
+
+uint32_t rec_live_event(uint64_t addr)
+{
+	size_t k = tab_after(addr);
+	return k && gmp_col.tab_start[k - 1] == addr ? gmp_col.tab_ev[k - 1] : UINT32_MAX;
 }

@@ -201,11 +201,101 @@ static struct gmp_nvtx_range range_at(const void *descs, size_t elem_size, size_
 	return r;
 }
 
+/* The length of the valid UTF-8 sequence at p (not a control character), or 0. */
+static size_t utf8_char(const unsigned char *p)
+{
+	if (p[0] >= 0x20 && p[0] < 0x7f)
+		return 1;
+	size_t k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+		 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	for (size_t i = 1; i < k; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((k == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (k == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
+	    (k == 4 && p[0] == 0xf0 && p[1] < 0x90) || (k == 4 && p[0] == 0xf4 && p[1] >= 0x90))
+		return 0; /* overlong, a surrogate, or past U+10FFFF */
+	return k;
+}
+
+/*
+ * A name as the reports may show it: valid UTF-8 with no control
+ * characters (each bad byte becomes U+FFFD), cut at a character boundary
+ * to fit n bytes with its NUL.
+ */
+static void clean_name(const char *in, char *out, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)in;
+	size_t len = 0;
+	while (*p) {
+		size_t k = utf8_char(p);
+		const char *c = k ? (const char *)p : "\xef\xbf\xbd";
+		size_t w = k ? k : 3;
+		if (len + w >= n)
+			break;
+		memcpy(out + len, c, w);
+		len += w;
+		p += k ? k : 1;
+	}
+	out[len] = 0;
+}
+
+/* A name (NVTX message of a type) as UTF-8 in buf (at most n - 1 bytes, whole characters), or NULL. */
+static const char *utf8_name(uint32_t type, const void *name, char *buf, size_t n)
+{
+	if (!name)
+		return NULL;
+	if (type == GMP_NVTX_MESSAGE_ASCII) {
+		clean_name(name, buf, n);
+		return buf;
+	}
+	if (type != GMP_NVTX_MESSAGE_UNICODE) {
+		if (type == GMP_NVTX_MESSAGE_REGISTERED && !warned_name++)
+			rec_say("NVTX names given as registered string handles are ignored; "
+				"name heaps and regions with a char or wchar_t string");
+		return NULL;
+	}
+	size_t len = 0;
+	for (const wchar_t *w = name; *w; w++) {
+		uint32_t c = (uint32_t)*w;
+		char u[4];
+		size_t k = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+		if (c > 0x10ffff || (c >= 0xd800 && c < 0xe000) || c < 0x20 || c == 0x7f)
+			c = 0xfffd, k = 3; /* not a character, or a control one: the replacement character */
+		static const uint8_t lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
+		for (size_t i = k - 1; i > 0; i--, c >>= 6)
+			u[i] = (char)(0x80 | (c & 0x3f));
+		u[0] = (char)(lead[k] | c);
+		if (len + k >= n)
+			break;
+		memcpy(buf + len, u, k);
+		len += k;
+	}
+	buf[len] = 0;
+	return buf;
+}
+
+/* A heap's name names its block (the live allocation starting where the heap does). */
+static void name_block(const struct gmp_nvtx_heap_desc *d)
+{
+	char name[256];
+	if (!d || d->struct_size < sizeof(*d) || !d->message || d->type != GMP_NVTX_MEM_TYPE_VIRTUAL_ADDRESS ||
+	    !d->type_desc || d->type_desc_size < sizeof(struct gmp_nvtx_range) || !gmp_col.active ||
+	    gmp_col.write_failed)
+		return;
+	struct gmp_nvtx_range r;
+	memcpy(&r, d->type_desc, sizeof(r));
+	uint32_t ev = rec_live_event((uint64_t)(uintptr_t)r.ptr);
+	const char *n = utf8_name(d->message_type, d->message, name, sizeof(name));
+	if (ev != UINT32_MAX && n && *n)
+		rec_label(ev, n);
+}
+
 static void *heap_register(void *domain, const struct gmp_nvtx_heap_desc *desc)
 {
-	(void)domain;
-	(void)desc; /* the heap's range is its cudaMalloc'd block, known already */
+	(void)domain; /* the heap's range is its cudaMalloc'd block, known already */
 	pthread_mutex_lock(&gmp_col.lock);
+	if (!gmp_col.closed)
+		name_block(desc);
 	void *handle = (void *)UINTPTR_MAX; /* after the end: a handle that names nothing */
 	if (!gmp_col.closed && !GMP_GROW(heap_live, heaps_cap, nheaps + 2)) {
 		if (!nheaps)
@@ -338,79 +428,6 @@ static void regions_unregister(void *domain, const struct gmp_nvtx_regions_unreg
 	leave();
 }
 
-/* The length of the valid UTF-8 sequence at p (not a control character), or 0. */
-static size_t utf8_char(const unsigned char *p)
-{
-	if (p[0] >= 0x20 && p[0] < 0x7f)
-		return 1;
-	size_t k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
-		 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-	for (size_t i = 1; i < k; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((k == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (k == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
-	    (k == 4 && p[0] == 0xf0 && p[1] < 0x90) || (k == 4 && p[0] == 0xf4 && p[1] >= 0x90))
-		return 0; /* overlong, a surrogate, or past U+10FFFF */
-	return k;
-}
-
-/*
- * A name as the reports may show it: valid UTF-8 with no control
- * characters (each bad byte becomes U+FFFD), cut at a character boundary
- * to fit n bytes with its NUL.
- */
-static void clean_name(const char *in, char *out, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)in;
-	size_t len = 0;
-	while (*p) {
-		size_t k = utf8_char(p);
-		const char *c = k ? (const char *)p : "\xef\xbf\xbd";
-		size_t w = k ? k : 3;
-		if (len + w >= n)
-			break;
-		memcpy(out + len, c, w);
-		len += w;
-		p += k ? k : 1;
-	}
-	out[len] = 0;
-}
-
-/* A name as UTF-8 in buf (at most n - 1 bytes, whole characters), or NULL. */
-static const char *utf8_name(const struct gmp_nvtx_region_name *d, char *buf, size_t n)
-{
-	if (!d->name)
-		return NULL;
-	if (d->name_type == GMP_NVTX_MESSAGE_ASCII) {
-		clean_name(d->name, buf, n);
-		return buf;
-	}
-	if (d->name_type != GMP_NVTX_MESSAGE_UNICODE) {
-		if (!warned_name++)
-			rec_say("NVTX region names given as registered string handles are ignored; "
-				"name regions with nvtxMemRegionsName and a char or wchar_t string");
-		return NULL;
-	}
-	size_t len = 0;
-	for (const wchar_t *w = d->name; *w; w++) {
-		uint32_t c = (uint32_t)*w;
-		char u[4];
-		size_t k = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-		if (c > 0x10ffff || (c >= 0xd800 && c < 0xe000) || c < 0x20 || c == 0x7f)
-			c = 0xfffd, k = 3; /* not a character, or a control one: the replacement character */
-		static const uint8_t lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
-		for (size_t i = k - 1; i > 0; i--, c >>= 6)
-			u[i] = (char)(0x80 | (c & 0x3f));
-		u[0] = (char)(lead[k] | c);
-		if (len + k >= n)
-			break;
-		memcpy(buf + len, u, k);
-		len += k;
-	}
-	buf[len] = 0;
-	return buf;
-}
-
 /* nvtxMemRegionsName: a live region's object takes the name (a LABEL record). */
 static void regions_name(void *domain, const struct gmp_nvtx_regions_name *b)
 {
@@ -423,7 +440,7 @@ static void regions_name(void *domain, const struct gmp_nvtx_regions_name *b)
 		uint64_t s, addr = (uint64_t)(uintptr_t)d.ref; /* a pointer, or a handle: its start */
 		char name[256];
 		const uint32_t *ev = gmp_u64map__get(&region_ev, addr);
-		const char *n = utf8_name(&d, name, sizeof(name));
+		const char *n = utf8_name(d.name_type, d.name, name, sizeof(name));
 		if (ev && n && *n && gmp_objmap__floor(gmp_col.regions, addr, &s, NULL, NULL) && s == addr)
 			rec_label(*ev, n);
 	}

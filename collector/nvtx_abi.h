@@ -74,7 +74,9 @@ struct gmp_nvtx_heap_desc {
 	uint32_t type;                /* GMP_NVTX_MEM_TYPE_* */
 	size_t type_desc_size;
 	const void *type_desc;        /* struct gmp_nvtx_range for virtual addresses */
-	/* category and a name follow; not read */
+	uint32_t category;
+	uint32_t message_type;        /* GMP_NVTX_MESSAGE_*: the heap's name */
+	const void *message;          /* const char *, const wchar_t * or a string handle */
 };
 
 struct gmp_nvtx_regions_register {

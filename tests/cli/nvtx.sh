@@ -140,6 +140,14 @@ grep -q 'unused_allocation.*scratch' "$TMPDIR/named.err" && ok "named regions: t
 	grep -q '"label":"weights"' "$TMPDIR/named.dump" && ok "named regions: the profile's dump shows the names" ||
 	notok "named regions: dump: $(grep 0x101000 "$TMPDIR/named.dump")"
 
+# A heap's name (nvtxMemHeapRegister's message) names its block, the pool.
+collect heapname tests/scripts/pool_regions.jsonl GMP_DOUBLE_NVTX=heapnames
+"$GMPROF" replay --format json "$TMPDIR/heapname.gmprof" >"$TMPDIR/heapname.json"
+grep -q '"object":"pool"' "$TMPDIR/heapname.json" && grep -q '"object":"scratch"' "$TMPDIR/heapname.json" &&
+	ok "a heap's name names its pool" || notok "heap name: $(grep -o '"object":"[^"]*"' "$TMPDIR/heapname.json" | sort -u)"
+collect noheapname tests/scripts/pool_regions.jsonl
+"$GMPROF" replay --format json "$TMPDIR/noheapname.gmprof" | grep -q '"object":"pool"' &&
+	notok "  ... a heap without a name leaves its pool unnamed" || ok "  ... a heap without a name leaves its pool unnamed"
 # Names with control characters (by handle with char, by pointer with wchar_t): each becomes U+FFFD.
 cat >"$TMPDIR/ctrl.jsonl" <<'J'
 {"op":"alloc","addr":"0x100000","size":65536}

@@ -5,7 +5,8 @@
  * as a caching allocator would: a heap per pool on its first region, each
  * region registered and unregistered, the heap reset or unregistered
  * around the pool's cudaFree (GMP_DOUBLE_NVTX, sanitizer_double.c).  A
- * region with a label in the script is named with nvtxMemRegionsName.
+ * region with a label in the script is named with nvtxMemRegionsName; with
+ * GMP_DOUBLE_NVTX=heapnames a pool's label names its heap.
  */
 #define _GNU_SOURCE
 #include <locale.h>
@@ -77,6 +78,10 @@ void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t s
 						 .usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR,
 						 .type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS,
 						 .typeSpecificDescSize = sizeof(r), .typeSpecificDesc = &r };
+			if (p->label && nvtx_mode("heapnames")) {
+				hd.messageType = NVTX_MESSAGE_TYPE_ASCII;
+				hd.message.ascii = p->label;
+			}
 			p->handle = nvtxMemHeapRegister(NULL, &hd);
 		}
 		heap = p->handle;

@@ -21,6 +21,7 @@ struct live {
 	uint64_t addr, size;
 	uint8_t kind;
 	void *handle;  /* a pool's heap, a region's handle */
+	const char *label; /* a pool's label in the script: its heap's name (GMP_DOUBLE_NVTX=heapnames) */
 };
 
 /* The first NVTX call, with no regions (see double_nvtx.c). */

@@ -285,7 +285,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			if (!nl)
 				return -ENOMEM;
 			*live = nl;
-			nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, handle };
+			nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, handle, NULL };
 			break;
 #else
 			return fail(e->line, "the test double was built without the nvtx3 headers: no pool regions");
@@ -307,7 +307,8 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		if (!nl)
 			return -ENOMEM;
 		*live = nl;
-		nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, NULL };
+		nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, NULL,
+						e->flags & GMP_EF_HAS_LABEL ? gmp_trace__str(t, e->name, NULL) : NULL };
 		break;
 	}
 	case GMP_OP_FREE: {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * A caching allocator that announces its pieces with the NVTX memory API:
- * one 4 MiB block from cudaMalloc registered as an NVTX heap, three
+ * one 4 MiB block from cudaMalloc registered as an NVTX heap named "block", three
  * tensors handed out of it as regions and named.  gmprof sees each region
  * as an object of its own (kind pool_region), named as the allocator named
  * it, with its own lifetime: "s" is
@@ -26,6 +26,8 @@ static nvtxMemHeapHandle_t heap_of(void *block, size_t bytes)
 	d.type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
 	d.typeSpecificDescSize = sizeof(r);
 	d.typeSpecificDesc = &r;
+	d.messageType = NVTX_MESSAGE_TYPE_ASCII;
+	d.message.ascii = "block"; /* names the cudaMalloc'd block in gmprof's reports */
 	return nvtxMemHeapRegister(nullptr, &d);
 }
 

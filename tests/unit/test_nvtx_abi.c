@@ -53,6 +53,10 @@ static void layouts_agree(void **state)
 	SAME_FIELD(struct gmp_nvtx_heap_desc, type, nvtxMemHeapDesc_t, type);
 	SAME_FIELD(struct gmp_nvtx_heap_desc, type_desc_size, nvtxMemHeapDesc_t, typeSpecificDescSize);
 	SAME_FIELD(struct gmp_nvtx_heap_desc, type_desc, nvtxMemHeapDesc_t, typeSpecificDesc);
+	SAME_FIELD(struct gmp_nvtx_heap_desc, category, nvtxMemHeapDesc_t, category);
+	SAME_FIELD(struct gmp_nvtx_heap_desc, message_type, nvtxMemHeapDesc_t, messageType);
+	SAME_FIELD(struct gmp_nvtx_heap_desc, message, nvtxMemHeapDesc_t, message);
+	assert_int_equal(sizeof(struct gmp_nvtx_heap_desc), sizeof(nvtxMemHeapDesc_t));
 
 	assert_int_equal(sizeof(struct gmp_nvtx_regions_register), sizeof(nvtxMemRegionsRegisterBatch_t));
 	SAME_FIELD(struct gmp_nvtx_regions_register, compat_id, nvtxMemRegionsRegisterBatch_t, extCompatID);
