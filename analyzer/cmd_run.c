@@ -99,16 +99,22 @@ static int find_collector(char *out, size_t n)
  * runs: otherwise it would run unprofiled.  A directory part that holds
  * pattern tokens is expanded by the collector; it is not checked here.
  */
-static int preflight_output(const char *pattern)
+/* The directory part of an output pattern ("." when none). */
+static void output_dir(const char *pattern, char *dir, size_t n)
 {
 	const char *slash = strrchr(pattern, '/');
-	char dir[PATH_MAX];
 	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
+		snprintf(dir, n, ".");
 	else if (slash == pattern)
-		snprintf(dir, sizeof(dir), "/");
+		snprintf(dir, n, "/");
 	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), pattern);
+		snprintf(dir, n, "%.*s", (int)(slash - pattern), pattern);
+}
+
+static int preflight_output(const char *pattern)
+{
+	char dir[PATH_MAX];
+	output_dir(pattern, dir, sizeof(dir));
 	if (strchr(dir, '%'))
 		return 0;
 	if (access(dir, W_OK | X_OK) != 0) {
@@ -267,15 +273,9 @@ static int launch(char **argv, int *status)
  */
 static int make_manifest(const char *pattern, char *out, size_t n)
 {
-	const char *slash = strrchr(pattern, '/');
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX];
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == pattern)
-		snprintf(dir, sizeof(dir), "/");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - pattern), pattern);
+	output_dir(pattern, dir, sizeof(dir));
 	if (strchr(dir, '%'))
 		snprintf(dir, sizeof(dir), "%s", tmp && *tmp ? tmp : "/tmp");
 	if (snprintf(out, n, "%s/.gmprof-run.XXXXXX", dir) >= (int)n) {

@@ -25,6 +25,7 @@
 #include <wchar.h>
 
 #include "collector.h"
+#include "jw.h"
 #include "nvtx_abi.h"
 #include "objmap.h"
 #include "util.h"
@@ -201,20 +202,12 @@ static struct gmp_nvtx_range range_at(const void *descs, size_t elem_size, size_
 	return r;
 }
 
-/* The length of the valid UTF-8 sequence at p (not a control character), or 0. */
+/* The length of the valid UTF-8 character at p (not a control character), or 0. */
 static size_t utf8_char(const unsigned char *p)
 {
 	if (p[0] >= 0x20 && p[0] < 0x7f)
 		return 1;
-	size_t k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
-		 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
-	for (size_t i = 1; i < k; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	if ((k == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (k == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
-	    (k == 4 && p[0] == 0xf0 && p[1] < 0x90) || (k == 4 && p[0] == 0xf4 && p[1] >= 0x90))
-		return 0; /* overlong, a surrogate, or past U+10FFFF */
-	return k;
+	return p[0] >= 0x80 ? gmp_utf8__len(p, strnlen((const char *)p, 4)) : 0;
 }
 
 /*

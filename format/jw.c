@@ -125,8 +125,7 @@ void gmp_jw__obj_end(struct gmp_jw *jw) { close_(jw, "}"); }
 void gmp_jw__arr(struct gmp_jw *jw) { open_(jw, "["); }
 void gmp_jw__arr_end(struct gmp_jw *jw) { close_(jw, "]"); }
 
-/* The length of the valid UTF-8 sequence of a non-ASCII lead byte at p (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *p, size_t n)
+size_t gmp_utf8__len(const unsigned char *p, size_t n)
 {
 	size_t k = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
 		 : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
@@ -159,7 +158,7 @@ static void quoted(struct gmp_jw *jw, const char *s, size_t n)
 		const char *esc = NULL;
 		char u[7];
 		if (c >= 0x80) {
-			size_t k = utf8_len((const unsigned char *)s + i, n - i);
+			size_t k = gmp_utf8__len((const unsigned char *)s + i, n - i);
 			if (k) {
 				i += k - 1;
 				continue;

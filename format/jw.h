@@ -26,6 +26,13 @@ struct gmp_jw {
 	int after_key;
 };
 
+/*
+ * The length of the valid UTF-8 sequence that starts with the non-ASCII
+ * byte at p (at most n bytes read), or 0: cut short, overlong, a
+ * surrogate, past U+10FFFF, or not a lead byte.
+ */
+size_t gmp_utf8__len(const unsigned char *p, size_t n);
+
 void gmp_jw__init(struct gmp_jw *jw, FILE *sink, int pretty);
 /* Drains the buffer to the sink; returns the sticky error or 0. */
 int gmp_jw__flush(struct gmp_jw *jw);
