@@ -265,11 +265,12 @@ static int launch(char **argv, int *status)
 }
 
 /*
- * The list of the profiles the run wrote (GMPROF_RUN_MANIFEST): every
- * collector of the run appends its profile's path, so a program that
- * starts others (mpirun, a script) has all of theirs reported.  It lives
- * beside the profiles when their directory is known (shared by the ranks
- * of a job on a cluster's file system), else in TMPDIR.
+ * The list of the profiles the run wrote (GMPROF_RUN_MANIFEST): a
+ * directory where every collector of the run leaves a file naming its
+ * profile, so a program that starts others (mpirun, a script) has all of
+ * theirs reported.  It lives beside the profiles when their directory is
+ * known (shared by the ranks of a job on a cluster's file system), else in
+ * TMPDIR.
  */
 static int make_manifest(const char *pattern, char *out, size_t n)
 {
@@ -282,17 +283,28 @@ static int make_manifest(const char *pattern, char *out, size_t n)
 		fprintf(stderr, "gmprof: the profile directory '%s' is too long a path\n", dir);
 		return -1;
 	}
-	int fd = mkstemp(out);
-	if (fd < 0) {
+	if (!mkdtemp(out)) {
 		fprintf(stderr, "gmprof: cannot create the run's list of profiles in '%s': %s\n", dir,
 			strerror(errno));
 		return -1;
 	}
-	close(fd);
 	char abs[PATH_MAX];
 	if (realpath(out, abs) && strlen(abs) < n)
 		snprintf(out, n, "%s", abs); /* the program may change directory */
 	return 0;
+}
+
+/* Removes the run's list and what is in it. */
+static void drop_manifest(const char *manifest)
+{
+	DIR *d = opendir(manifest);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+	rmdir(manifest);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -304,26 +316,34 @@ static int cmp_str(const void *a, const void *b)
 static char **listed(const char *manifest, size_t *n)
 {
 	*n = 0;
-	FILE *fp = fopen(manifest, "r");
+	DIR *d = opendir(manifest);
+	struct dirent *de;
 	char **v = NULL, *line = NULL;
 	size_t cap = 0, lcap = 0;
-	ssize_t len;
-	while (fp && (len = getline(&line, &lcap, fp)) > 0) {
-		if (line[len - 1] == '\n')
-			line[len - 1] = 0;
-		if (!*line)
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		int fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		FILE *fp = fd < 0 ? NULL : fdopen(fd, "r");
+		ssize_t len = fp ? getline(&line, &lcap, fp) : -1;
+		if (fp)
+			fclose(fp);
+		else if (fd >= 0)
+			close(fd);
+		if (len <= 1 || line[len - 1] != '\n')
+			continue; /* empty, or still being written by a process that outlived the program */
+		line[len - 1] = 0;
 		if (GMP_GROW(v, cap, *n + 1) || !(v[*n] = strdup(line))) {
 			fprintf(stderr, "gmprof: out of memory reading the run's list of profiles; "
-				"the profiles from '%s' on are not reported\n", line);
+				"'%s' and those after it are not reported\n", line);
 			break;
 		}
 		(*n)++;
 	}
 	free(line);
-	if (fp)
-		fclose(fp);
-	unlink(manifest);
+	if (d)
+		closedir(d);
+	drop_manifest(manifest);
 	if (*n)
 		qsort(v, *n, sizeof(*v), cmp_str);
 	size_t k = 0;
@@ -479,12 +499,12 @@ int cmd_run(int argc, char **argv)
 		return GMP_EXIT_USAGE;
 	if (set_env(&o, collector) || setenv("GMPROF_RUN_MANIFEST", manifest, 1)) {
 		fprintf(stderr, "gmprof: cannot set up the environment: %s\n", strerror(errno));
-		unlink(manifest);
+		drop_manifest(manifest);
 		return GMP_EXIT_USAGE;
 	}
 	int status;
 	if (launch(argv + optind, &status)) {
-		unlink(manifest);
+		drop_manifest(manifest);
 		return GMP_EXIT_USAGE;
 	}
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -39,7 +39,7 @@ struct gmp_opts {
 	int patch_l1;            /* GMPROF_PATCH_LOADS: l2 | l1: where the patches test hit and
 				    bitmap words before setting them (l2) */
 	char run_manifest[1024]; /* GMPROF_RUN_MANIFEST: gmprof run's list of the profiles its
-				    run wrote; each collector appends its own ("": none) */
+				    run wrote, a directory; each collector adds a file ("": none) */
 	int log_callbacks;       /* GMPROF_LOG_CALLBACKS: one stderr line per Sanitizer callback
 				    outside the API domains, with the API it came from (0) */
 	int patch_empty;         /* GMPROF_PATCH_EMPTY: global accesses call an empty callback

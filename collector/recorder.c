@@ -110,14 +110,16 @@ static const char *getenv_fn(const char *name)
 
 /*
  * Under gmprof run, the profile's absolute path goes on the run's list
- * (GMPROF_RUN_MANIFEST), one line appended in one write, so that gmprof run
+ * (GMPROF_RUN_MANIFEST, a directory): a file of its own, named by host and
+ * pid and created exclusively (which works across the hosts of a shared
+ * file system, where appending to one file does not), so that gmprof run
  * reports every profile its program wrote: the ranks of an MPI job, the
  * children of a script.
  */
-static void list_for_run(void)
+static void list_for_run(const char *host)
 {
 	const char *m = gmp_col.opts.run_manifest;
-	char line[PATH_MAX + 1];
+	char line[PATH_MAX + 1], entry[PATH_MAX];
 	if (!m[0])
 		return;
 	if (!realpath(gmp_col.path, line) || strchr(line, '\n')) {
@@ -127,14 +129,16 @@ static void list_for_run(void)
 	}
 	size_t len = strlen(line);
 	line[len++] = '\n';
-	int fd = open(m, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+	int fd = -1;
+	if (snprintf(entry, sizeof(entry), "%s/%s.%ld", m, host, (long)getpid()) < (int)sizeof(entry))
+		fd = open(entry, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	ssize_t wrote = fd < 0 ? -1 : write(fd, line, len);
-	int e = errno;
-	if (fd >= 0)
-		close(fd);
+	int e = fd < 0 ? errno : 0;
+	if (fd >= 0 && close(fd) != 0 && wrote == (ssize_t)len)
+		wrote = -1, e = errno;
 	if (wrote != (ssize_t)len)
 		rec_say("cannot add the profile '%s' to gmprof run's list '%s' (%s); run 'gmprof report' on it",
-			gmp_col.path, m, wrote < 0 ? strerror(e) : "a short write");
+			gmp_col.path, m, wrote < 0 && e ? strerror(e) : "a short write");
 }
 
 int rec_open(char *err, size_t errn)
@@ -182,7 +186,7 @@ int rec_open(char *err, size_t errn)
 		snprintf(err, errn, "cannot write the profile '%s': %s", gmp_col.path, strerror(-rc));
 		return rc;
 	}
-	list_for_run();
+	list_for_run(host);
 	gmp_col.t0_ns = now_ns();
 	pthread_cond_init(&gmp_col.wake, NULL);
 	if (pthread_create(&gmp_col.flusher, NULL, flusher_main, NULL) == 0)

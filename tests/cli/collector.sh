@@ -150,6 +150,20 @@ for m in object intra; do
 			notok "$m, $(basename "$sc"): held '$held', META '$meta': $(cat "$TMPDIR/own.err")"
 	done
 done
+# gmprof run's list of profiles (GMPROF_RUN_MANIFEST): a file per profile,
+# naming it; a list that cannot be written is said in one sentence, and the
+# profile is written all the same.
+mkdir -p "$TMPDIR/list"
+rm -f "$TMPDIR/listed.gmprof"
+expect_exit 0 "a profile put on gmprof run's list" -- env GMPROF_RUN_MANIFEST="$TMPDIR/list" GMPROF_SUMMARY=0 \
+	GMPROF_OUTPUT="$TMPDIR/listed.gmprof" "$FAKE" tests/scripts/figure2.jsonl
+[ "$(cat "$TMPDIR"/list/*)" = "$(cd "$TMPDIR" && pwd -P)/listed.gmprof" ] && ok "  ... its absolute path, in a file of its own" ||
+	notok "  ... list: $(ls "$TMPDIR/list"): $(cat "$TMPDIR"/list/* 2>/dev/null)"
+rm -f "$TMPDIR/listed.gmprof"
+expect_exit 0 "a list that cannot be written" -- env GMPROF_RUN_MANIFEST="$TMPDIR/no/such/list" GMPROF_SUMMARY=0 \
+	GMPROF_OUTPUT="$TMPDIR/listed.gmprof" "$FAKE" tests/scripts/figure2.jsonl
+expect_stderr_line "cannot add the profile .* to gmprof run's list" "  ... one sentence"
+[ -s "$TMPDIR/listed.gmprof" ] && ok "  ... and the profile written" || notok "  ... no profile"
 # GMPROF_LOG_CALLBACKS=1: a line per callback outside the API domains, with
 # the API it came from and its memory data.
 printf '{"op":"alloc","addr":"0x100000","size":4096}\n{"op":"kernel","name":"k","write":["0x100000"]}\n{"op":"end"}\n' \
