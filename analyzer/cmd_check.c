@@ -250,7 +250,7 @@ struct budgets {
 	int allow_incomplete;
 };
 
-/* Runs every check asked for and prints a line each (naming the input when named); returns how many failed. */
+/* Runs every check asked for, prints a line each (naming the input when named); how many failed. */
 static size_t run_checks(struct gate *g, const struct budgets *bu, int named)
 {
 	const struct gmp_session *s = g->s;
