@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "cmds.h"
+#include "baseline.h"
 #include "bysite.h"
 #include "session.h"
 
@@ -23,8 +24,9 @@ static const char usage[] =
 	"\n"
 	"Print a report of a profile or an event script: the run, its memory peaks,\n"
 	"a plot of live bytes, and the findings ranked by what fixing them saves.\n"
-	"Several inputs (an MPI job's ranks) are reported one after the other; in\n"
-	"JSON, as an array of their documents.\n"
+	"Several inputs (an MPI job's ranks) are reported one after the other, then\n"
+	"a line each (peak, findings, top saving, leaked); in JSON, as an array of\n"
+	"their documents.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --format text|json   output format (text)\n"
@@ -294,10 +296,34 @@ static int json_one(struct gmp_jw *jw, struct report *rp)
  * the other, or JSON (an array of the documents when there are several).
  * A bad input abandons the output after saying why.
  */
+/* One input's line of the closing table of several text reports. */
+struct input_row {
+	uint64_t peak, leaked, saving;
+	size_t findings;
+};
+
+/* Several inputs (ranks): one line each, so the one that stands out shows. */
+static void inputs_table(FILE *fp, const struct report *rp, const struct input_row *row)
+{
+	char a[32], b[32], c[32];
+	size_t w = 5;
+	for (size_t i = 0; i < rp->ninputs; i++)
+		w = strlen(rp->inputs[i]) > w ? strlen(rp->inputs[i]) : w;
+	fprintf(fp, "\nInputs: %zu\n  %-*s %12s %9s %14s %12s\n", rp->ninputs, (int)w, "input", "peak",
+		"findings", "top saving", "leaked");
+	for (size_t i = 0; i < rp->ninputs; i++)
+		fprintf(fp, "  %-*s %12s %9zu %14s %12s\n", (int)w, rp->inputs[i],
+			gmp_human_bytes(row[i].peak, a, sizeof(a)), row[i].findings,
+			gmp_human_bytes(row[i].saving, b, sizeof(b)), gmp_human_bytes(row[i].leaked, c, sizeof(c)));
+}
+
 static int write_reports(FILE *fp, void *ctx)
 {
 	struct report *rp = ctx;
 	int json = !strcmp(rp->format, "json"), several = rp->ninputs > 1, err = 0;
+	struct input_row *row = several && !json ? calloc(rp->ninputs, sizeof(*row)) : NULL;
+	if (several && !json && !row)
+		return -ENOMEM;
 	struct gmp_jw jw;
 	if (json) {
 		gmp_jw__init(&jw, fp, rp->pretty);
@@ -318,11 +344,19 @@ static int write_reports(FILE *fp, void *ctx)
 				fputc('\n', fp);
 			err = text_one(fp, rp);
 		}
+		if (row) {
+			const struct gmp_result *r = s.r;
+			row[i] = (struct input_row){ r->peak_bytes, gmp_leaked_bytes(r),
+						     r->nfindings ? r->findings[0].saving : 0, r->nfindings };
+		}
 		rp->s = NULL;
 		gmp_session__close(&s);
 	}
+	if (row && !err)
+		inputs_table(fp, rp, row);
+	free(row);
 	if (!json)
-		return err;
+		return err ? err : ferror(fp) ? -EIO : 0;
 	if (several)
 		gmp_jw__arr_end(&jw);
 	gmp_jw__raw(&jw, "\n", 1);

@@ -150,6 +150,9 @@ printf '{"op":"alloc","addr":"0x10"}\n' >"$TMPDIR/bad2.jsonl"
 expect_exit 0 "report of two inputs" -- "$GMPROF" report --top 1 "$F2" "$F3"
 [ "$(grep -c '^gmprof report: ' "$TMPDIR/out")" = 2 ] && grep -q "^gmprof report: $F3$" "$TMPDIR/out" &&
 	ok "  ... one after the other" || notok "  ... $(grep '^gmprof report' "$TMPDIR/out")"
+grep -q '^Inputs: 2$' "$TMPDIR/out" && grep -Eq "^  $F2 +1\.0 MiB +4 +4\.0 KiB +8\.0 KiB$" "$TMPDIR/out" &&
+	grep -Eq "^  $F3 +4\.0 MiB +10 +1\.0 MiB +0 B$" "$TMPDIR/out" &&
+	ok "  ... and a line per input at the end: peak, findings, top saving, leaked" || notok "  ... $(tail -4 "$TMPDIR/out")"
 expect_exit 0 "report --format json of two inputs" -- "$GMPROF" report --format json "$F2" "$F3"
 head -c 2 "$TMPDIR/out" | grep -q '^\[{' && [ "$(grep -o '"findings":\[' "$TMPDIR/out" | wc -l)" = 2 ] &&
 	tail -c 3 "$TMPDIR/out" | grep -q '}]' && ok "  ... an array of the two documents" || notok "  ... json: $(head -c 80 "$TMPDIR/out")"
