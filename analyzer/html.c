@@ -24,11 +24,12 @@
 #define ROW_H 14
 
 static const char usage[] =
-	"Usage: gmprof html [options] INPUT\n"
+	"Usage: gmprof html [options] INPUT...\n"
 	"\n"
 	"Write a self-contained HTML report (no scripts, no network): live bytes per\n"
 	"device with the peaks, object lifetimes, the findings with source lines, and\n"
-	"a histogram for each non-uniform access finding.\n"
+	"a histogram for each non-uniform access finding.  Several inputs (an MPI\n"
+	"job's ranks) make one page: a table of them, then each one's report.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE        write to FILE (standard output by default)\n"
@@ -43,8 +44,11 @@ static const char usage[] =
 	"  gmprof html -o report.html app.gmprof\n";
 
 struct page {
-	struct gmp_session *s;
+	struct gmp_session *s;    /* the input being written */
 	uint32_t objects;
+	char **inputs;
+	size_t ninputs;
+	struct gmp_session_opts so;
 };
 
 static const char style[] =
@@ -244,15 +248,14 @@ static void findings(FILE *fp, struct page *pg)
 	fprintf(fp, "</tbody></table>\n");
 }
 
-static int write_page(FILE *fp, void *ctx)
+/* One input's report: its heading (an anchor when several), summary, plots, lifetimes, findings. */
+static void input_report(FILE *fp, struct page *pg, size_t k)
 {
-	struct page *pg = ctx;
 	const struct gmp_result *r = pg->s->r;
-	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-		"<title>gmprof: ");
-	gmp_text__markup(fp, pg->s->name);
-	fprintf(fp, "</title><style>%s</style></head><body>\n<h1>gmprof report: ", style);
+	if (pg->ninputs > 1)
+		fprintf(fp, "<hr>\n<h1 id=\"input%zu\">gmprof report: ", k + 1);
+	else
+		fprintf(fp, "<h1>gmprof report: ");
 	gmp_text__markup(fp, pg->s->name);
 	fprintf(fp, "</h1>\n");
 	summary(fp, pg->s);
@@ -266,6 +269,63 @@ static int write_page(FILE *fp, void *ctx)
 	}
 	lifetimes(fp, pg);
 	findings(fp, pg);
+}
+
+/* Every input in turn, one session open at a time; a bad one abandons the page after saying why. */
+static int write_page(FILE *fp, void *ctx)
+{
+	struct page *pg = ctx;
+	int several = pg->ninputs > 1;
+	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+		"<title>gmprof: ");
+	if (several)
+		fprintf(fp, "%zu inputs", pg->ninputs);
+	else
+		gmp_text__markup(fp, pg->inputs[0]);
+	fprintf(fp, "</title><style>%s</style></head><body>\n", style);
+	char *rows = NULL; /* the table of inputs, written once all are known: kept until then */
+	size_t rows_len = 0;
+	FILE *tab = several ? open_memstream(&rows, &rows_len) : NULL;
+	if (several && !tab)
+		return -ENOMEM;
+	char *body = NULL;
+	size_t body_len = 0;
+	FILE *out = several ? open_memstream(&body, &body_len) : fp;
+	int err = out ? 0 : -ENOMEM;
+	for (size_t i = 0; i < pg->ninputs && !err; i++) {
+		struct gmp_session s;
+		if (gmp_session__open(&s, pg->inputs[i], &pg->so)) {
+			err = GMP_OUTPUT_ABANDON; /* it said why */
+			break;
+		}
+		pg->s = &s;
+		input_report(out, pg, i);
+		if (tab) {
+			char a[32];
+			fprintf(tab, "<tr><td><a href=\"#input%zu\">", i + 1);
+			gmp_text__markup(tab, s.name);
+			fprintf(tab, "</a></td><td class=\"n\">%s</td><td class=\"n\">%zu</td></tr>\n",
+				gmp_human_bytes(s.r->peak_bytes, a, sizeof(a)), s.r->nfindings);
+		}
+		pg->s = NULL;
+		gmp_session__close(&s);
+	}
+	if (tab && fclose(tab) && !err)
+		err = -ENOMEM;
+	if (several && out && fclose(out) && !err)
+		err = -ENOMEM;
+	if (several && !err) {
+		fprintf(fp, "<h1>gmprof report: %zu inputs</h1>\n<table><thead><tr><th>input</th><th>peak</th>"
+			"<th>findings</th></tr></thead><tbody>\n", pg->ninputs);
+		fwrite(rows, 1, rows_len, fp);
+		fprintf(fp, "</tbody></table>\n");
+		fwrite(body, 1, body_len, fp);
+	}
+	free(rows);
+	free(body);
+	if (err)
+		return err;
 	fprintf(fp, "<p><small>Written by gmprof.</small></p>\n</body></html>\n");
 	return ferror(fp) ? -EIO : 0;
 }
@@ -291,15 +351,11 @@ int cmd_html(int argc, char **argv)
 			return ex;
 		}
 	}
-	if (optind != argc - 1)
-		return gmp_cli__usage_error("html", "expected one INPUT, got %d", argc - optind);
-	struct gmp_session s;
-	struct gmp_session_opts so;
-	gmp_cli__session_opts(&cm, &so);
-	if (gmp_session__open(&s, argv[optind], &so))
-		return GMP_EXIT_USAGE;
-	pg.s = &s;
+	if (optind >= argc)
+		return gmp_cli__usage_error("html", "expected an INPUT");
+	pg.inputs = argv + optind;
+	pg.ninputs = (size_t)(argc - optind);
+	gmp_cli__session_opts(&cm, &pg.so);
 	int rc = gmp_output__write(cm.output, cm.force, write_page, &pg);
-	gmp_session__close(&s);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

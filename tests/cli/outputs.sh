@@ -164,6 +164,11 @@ grep -q '"name":"process_name".*"pid":1,.*"name":"figure2: GPU 0"' "$TMPDIR/two.
 	grep -q '"name":"process_name".*"pid":1001,.*"name":"figure3: GPU 0"' "$TMPDIR/two.json" &&
 	grep -q '"inputs":\["tests/scripts/figure2.jsonl","tests/scripts/figure3.jsonl"\]' "$TMPDIR/two.json" &&
 	ok "  ... a process per input's GPU, named by the input" || notok "  ... $(grep process_name "$TMPDIR/two.json")"
+expect_exit 0 "html of two inputs" -- "$GMPROF" html -o "$TMPDIR/two.html" "$F2" "$F3"
+grep -q '<h1>gmprof report: 2 inputs</h1>' "$TMPDIR/two.html" && grep -q '<a href="#input2">tests/scripts/figure3.jsonl</a>' "$TMPDIR/two.html" &&
+	grep -q '<h1 id="input1">gmprof report: tests/scripts/figure2.jsonl</h1>' "$TMPDIR/two.html" &&
+	[ "$(grep -c '<svg' "$TMPDIR/two.html")" -ge 4 ] && ! grep -Eqi '<script|src=|href="http|url\(|@import' "$TMPDIR/two.html" &&
+	ok "  ... one page: a table of the inputs, then each one's report" || notok "  ... $(grep -o '<h1[^<]*' "$TMPDIR/two.html")"
 expect_exit 2 "report of two inputs, the second bad" -- "$GMPROF" report -o "$TMPDIR/two.txt" "$F2" "$TMPDIR/bad2.jsonl"
 [ ! -e "$TMPDIR/two.txt" ] && ok "  ... nothing written" || notok "  ... a report was written"
 expect_exit 2 "check over two inputs, the second bad" -- "$GMPROF" check --max-peak 2MiB --sarif "$TMPDIR/bad2.sarif" \
