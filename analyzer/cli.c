@@ -131,6 +131,17 @@ void gmp_cli__session_opts(const struct gmp_cli_common *cm, struct gmp_session_o
 					 .nalloc_fns = cm->nalloc_fns };
 }
 
+int gmp_cli__inputs(const char *cmd, int argc, char **argv, const struct gmp_cli_common *cm,
+		    struct gmp_inputs *in)
+{
+	if (optind >= argc)
+		return gmp_cli__usage_error(cmd, "expected an INPUT");
+	in->v = argv + optind;
+	in->n = (size_t)(argc - optind);
+	gmp_cli__session_opts(cm, &in->so);
+	return 0;
+}
+
 void gmp_cli__common_init(struct gmp_cli_common *cm)
 {
 	memset(cm, 0, sizeof(*cm));

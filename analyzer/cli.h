@@ -79,7 +79,11 @@ void gmp_cli__common_init(struct gmp_cli_common *cm);
 int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_t *n);
 /* The session options the common ones give. */
 struct gmp_session_opts;
+struct gmp_inputs;
 void gmp_cli__session_opts(const struct gmp_cli_common *cm, struct gmp_session_opts *so);
+/* The INPUT... left after the options (at least one): 0, or the usage error's exit status. */
+int gmp_cli__inputs(const char *cmd, int argc, char **argv, const struct gmp_cli_common *cm,
+		    struct gmp_inputs *in);
 
 /*
  * The getopt cases every analyzing command shares: -o, --force, --symbols

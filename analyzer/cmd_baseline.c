@@ -100,6 +100,15 @@ static int bl_add(struct bl *b, struct gmp_session *s)
 	return 0;
 }
 
+static int bl_one(struct gmp_session *s, size_t i, void *ctx)
+{
+	(void)i;
+	if (!bl_add(ctx, s))
+		return 0;
+	fprintf(stderr, "gmprof baseline: out of memory\n");
+	return GMP_OUTPUT_ABANDON;
+}
+
 static void bl_release(struct bl *b)
 {
 	for (size_t i = 0; i < b->n; i++)
@@ -149,24 +158,11 @@ int cmd_baseline(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1)
 		if (gmp_cli__common("baseline", usage_baseline, c, argv, &cm, &ex) < 0)
 			return ex;
-	if (optind >= argc)
-		return gmp_cli__usage_error("baseline", "expected an INPUT");
-	struct gmp_session_opts so;
-	gmp_cli__session_opts(&cm, &so);
+	struct gmp_inputs in;
+	if ((ex = gmp_cli__inputs("baseline", argc, argv, &cm, &in)))
+		return ex;
 	struct bl b = { 0 };
-	int rc = 0;
-	for (int i = optind; i < argc && !rc; i++) {
-		struct gmp_session s;
-		if (gmp_session__open(&s, argv[i], &so)) {
-			rc = -1;
-			break;
-		}
-		if (bl_add(&b, &s)) {
-			fprintf(stderr, "gmprof baseline: out of memory\n");
-			rc = -1;
-		}
-		gmp_session__close(&s);
-	}
+	int rc = gmp_session__each(&in, bl_one, &b) ? -1 : 0;
 	if (!rc)
 		rc = gmp_output__write(cm.output, cm.force, write_baseline, &b);
 	bl_release(&b);

@@ -286,13 +286,11 @@ static size_t run_checks(struct gate *g, const struct budgets *bu, int named)
 
 /* Every input in turn: its session, its checks, its SARIF results; then the totals. */
 struct all {
-	char **inputs;
-	size_t ninputs;
-	struct gmp_session_opts so;
+	struct gmp_inputs in;
 	const struct budgets *bu;
 	struct gmp_sarif *sf;      /* its root, mask and baseline; s set per input */
 	struct gate *gates;        /* one per input checked so far */
-	struct gmp_sarif_input *in; /* and what the SARIF run says of it */
+	struct gmp_sarif_input *props; /* and what the SARIF run says of each */
 	size_t ngates;
 	size_t checks, failed;
 };
@@ -304,35 +302,45 @@ static void gate_release(struct gate *g)
 	free(g->name);
 }
 
+struct checking {
+	struct all *a;
+	struct gmp_jw *jw;        /* SARIF, or NULL */
+};
+
+static int check_one(struct gmp_session *s, size_t i, void *ctx)
+{
+	struct checking *c = ctx;
+	struct all *a = c->a;
+	struct gate *g = &a->gates[a->ngates];
+	*g = (struct gate){ .s = s, .name = strdup(s->name) };
+	if (!g->name) {
+		fprintf(stderr, "gmprof check: out of memory\n");
+		return GMP_OUTPUT_ABANDON;
+	}
+	a->ngates++;
+	a->failed += run_checks(g, a->bu, a->in.n > 1);
+	a->checks += g->n;
+	const struct gmp_trace *t = s->in.trace;
+	a->props[i] = (struct gmp_sarif_input){ g->name, s->r->peak_bytes, !t->truncated && !t->damaged };
+	if (c->jw) {
+		a->sf->s = s;
+		a->sf->name_inputs = a->in.n > 1;
+		gmp_sarif__results(a->sf, c->jw);
+		a->sf->s = NULL;
+	}
+	g->s = NULL;
+	return 0;
+}
+
 /* Checks every input, adding its SARIF results when jw is set.  0, or GMP_OUTPUT_ABANDON on a bad input. */
 static int check_all(struct all *a, struct gmp_jw *jw)
 {
-	for (size_t i = 0; i < a->ninputs; i++) {
-		struct gmp_session s;
-		if (gmp_session__open(&s, a->inputs[i], &a->so))
-			return GMP_OUTPUT_ABANDON; /* it said why */
-		struct gate *g = &a->gates[a->ngates++];
-		*g = (struct gate){ .s = &s, .name = strdup(s.name) };
-		if (!g->name) {
-			gmp_session__close(&s);
-			fprintf(stderr, "gmprof check: out of memory\n");
-			return GMP_OUTPUT_ABANDON;
-		}
-		a->failed += run_checks(g, a->bu, a->ninputs > 1);
-		a->checks += g->n;
-		const struct gmp_trace *t = s.in.trace;
-		a->in[a->ngates - 1] = (struct gmp_sarif_input){ g->name, s.r->peak_bytes,
-								 !t->truncated && !t->damaged };
-		if (jw) {
-			a->sf->s = &s;
-			a->sf->name_inputs = a->ninputs > 1;
-			gmp_sarif__results(a->sf, jw);
-		}
-		g->s = NULL;
-		gmp_session__close(&s);
-	}
-	if (a->ninputs > 1)
-		printf("gmprof check: %zu inputs, %zu checks, %zu failed\n", a->ninputs, a->checks, a->failed);
+	struct checking c = { a, jw };
+	int rc = gmp_session__each(&a->in, check_one, &c);
+	if (rc)
+		return rc;
+	if (a->in.n > 1)
+		printf("gmprof check: %zu inputs, %zu checks, %zu failed\n", a->in.n, a->checks, a->failed);
 	else
 		printf("gmprof check: %zu check%s, %zu failed\n", a->checks, a->checks == 1 ? "" : "s", a->failed);
 	return 0;
@@ -344,7 +352,7 @@ static int write_sarif(FILE *fp, void *ctx)
 	struct gmp_jw jw;
 	gmp_sarif__begin(a->sf, &jw, fp);
 	int rc = check_all(a, &jw);
-	gmp_sarif__end(&jw, a->in, a->ngates);
+	gmp_sarif__end(&jw, a->props, a->ngates);
 	int err = gmp_jw__finish(&jw);
 	return rc ? rc : err;
 }
@@ -443,8 +451,9 @@ int cmd_check(int argc, char **argv)
 				return ex;
 		}
 	}
-	if (optind >= argc)
-		return gmp_cli__usage_error("check", "expected an INPUT");
+	struct gmp_inputs in;
+	if ((ex = gmp_cli__inputs("check", argc, argv, &cm, &in)))
+		return ex;
 	struct gmp_sarif sf = { .error_mask = fail_on };
 	/* An absolute root is taken as written: the sources may live elsewhere (CI). */
 	if (root && root[0] == '/' && strlen(root) < sizeof(sf.root)) {
@@ -464,11 +473,10 @@ int cmd_check(int argc, char **argv)
 	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, have_leak, max_leak,
 			      basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete };
 	sf.baseline = basefile ? &base : NULL;
-	struct all a = { .inputs = argv + optind, .ninputs = (size_t)(argc - optind), .bu = &bu, .sf = &sf };
-	gmp_cli__session_opts(&cm, &a.so);
-	a.gates = calloc(a.ninputs, sizeof(*a.gates));
-	a.in = calloc(a.ninputs, sizeof(*a.in));
-	int rc = a.gates && a.in ? 0 : -1;
+	struct all a = { .in = in, .bu = &bu, .sf = &sf };
+	a.gates = calloc(a.in.n, sizeof(*a.gates));
+	a.props = calloc(a.in.n, sizeof(*a.props));
+	int rc = a.gates && a.props ? 0 : -1;
 	if (rc)
 		fprintf(stderr, "gmprof check: out of memory\n");
 	else if (sarif)
@@ -481,7 +489,7 @@ int cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < a.ngates; i++)
 		gate_release(&a.gates[i]);
 	free(a.gates);
-	free(a.in);
+	free(a.props);
 	gmp_baseline__release(&base);
 	if (rc)
 		return GMP_EXIT_USAGE;

@@ -37,9 +37,7 @@ static const char usage[] =
 	"  gmprof perfetto -o ranks.json.gz prof.*.gmprof\n";
 
 struct job {
-	char **inputs;
-	size_t ninputs;
-	struct gmp_session_opts so;
+	struct gmp_inputs in;
 	int host;
 	uint64_t written;
 	size_t nev;        /* API events of all inputs */
@@ -57,42 +55,47 @@ static const char *label_of(const char *path, char *buf, size_t n)
 	return buf;
 }
 
+struct adding {
+	struct job *j;
+	struct gmp_perfetto_doc *d;
+};
+
+static int add_one(struct gmp_session *s, size_t i, void *ctx)
+{
+	(void)i;
+	struct adding *a = ctx;
+	struct job *j = a->j;
+	int any = 0;
+	for (size_t k = 0; k < s->in.trace->nev && !any; k++)
+		any = s->in.trace->ev[k].host_ns != 0;
+	if (j->host && s->in.trace->nev && !any) {
+		fprintf(stderr, "gmprof perfetto: %s has no host times (event scripts never do); use --time topo\n",
+			s->name);
+		return GMP_OUTPUT_ABANDON;
+	}
+	char label[128];
+	j->nev += s->in.trace->nev;
+	double t0 = gmp_cli__seconds();
+	int rc = gmp_perfetto__add(a->d, s, j->in.n > 1 ? label_of(s->name, label, sizeof(label)) : NULL);
+	j->write_s += gmp_cli__seconds() - t0;
+	return rc;
+}
+
 /* Every input in turn, one session open at a time; a bad one abandons the trace after saying why. */
 static int write_trace(FILE *fp, void *ctx)
 {
 	struct job *j = ctx;
 	struct gmp_perfetto_doc d;
 	gmp_perfetto__begin(&d, fp, j->host);
-	int rc = 0;
-	for (size_t i = 0; i < j->ninputs && !rc; i++) {
-		struct gmp_session s;
-		if (gmp_session__open(&s, j->inputs[i], &j->so)) {
-			rc = GMP_OUTPUT_ABANDON;
-			break;
-		}
-		int any = 0;
-		for (size_t k = 0; k < s.in.trace->nev && !any; k++)
-			any = s.in.trace->ev[k].host_ns != 0;
-		if (j->host && s.in.trace->nev && !any) {
-			fprintf(stderr, "gmprof perfetto: %s has no host times (event scripts never do); use --time topo\n",
-				s.name);
-			rc = GMP_OUTPUT_ABANDON;
-		} else {
-			char label[128];
-			j->nev += s.in.trace->nev;
-			double t0 = gmp_cli__seconds();
-			rc = gmp_perfetto__add(&d, &s, j->ninputs > 1 ? label_of(s.name, label, sizeof(label)) : NULL);
-			j->write_s += gmp_cli__seconds() - t0;
-		}
-		gmp_session__close(&s);
-	}
+	struct adding a = { j, &d };
+	int rc = gmp_session__each(&j->in, add_one, &a);
 	j->written = d.written;
 	if (rc) {
 		gmp_jw__release(&d.jw);
 		return rc;
 	}
 	double t0 = gmp_cli__seconds();
-	rc = gmp_perfetto__end(&d, (const char *const *)j->inputs, j->ninputs);
+	rc = gmp_perfetto__end(&d, (const char *const *)j->in.v, j->in.n);
 	j->write_s += gmp_cli__seconds() - t0;
 	return rc;
 }
@@ -123,11 +126,8 @@ int cmd_perfetto(int argc, char **argv)
 			return ex;
 		}
 	}
-	if (optind >= argc)
-		return gmp_cli__usage_error("perfetto", "expected an INPUT");
-	j.inputs = argv + optind;
-	j.ninputs = (size_t)(argc - optind);
-	gmp_cli__session_opts(&cm, &j.so);
+	if ((ex = gmp_cli__inputs("perfetto", argc, argv, &cm, &j.in)))
+		return ex;
 	int rc = gmp_output__write(cm.output, cm.force, write_trace, &j);
 	double dt = j.write_s;
 	if (!rc && stats)

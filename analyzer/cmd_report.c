@@ -53,9 +53,7 @@ struct report {
 	const char *format;
 	int pretty;
 	uint32_t top;
-	char **inputs;
-	size_t ninputs;
-	struct gmp_session_opts so;
+	struct gmp_inputs in;
 };
 
 static void header(FILE *fp, struct gmp_session *s)
@@ -307,54 +305,68 @@ static void inputs_table(FILE *fp, const struct report *rp, const struct input_r
 {
 	char a[32], b[32], c[32];
 	size_t w = 5;
-	for (size_t i = 0; i < rp->ninputs; i++)
-		w = strlen(rp->inputs[i]) > w ? strlen(rp->inputs[i]) : w;
-	fprintf(fp, "\nInputs: %zu\n  %-*s %12s %9s %14s %12s\n", rp->ninputs, (int)w, "input", "peak",
+	for (size_t i = 0; i < rp->in.n; i++)
+		w = strlen(rp->in.v[i]) > w ? strlen(rp->in.v[i]) : w;
+	fprintf(fp, "\nInputs: %zu\n  %-*s %12s %9s %14s %12s\n", rp->in.n, (int)w, "input", "peak",
 		"findings", "top saving", "leaked");
-	for (size_t i = 0; i < rp->ninputs; i++)
-		fprintf(fp, "  %-*s %12s %9zu %14s %12s\n", (int)w, rp->inputs[i],
+	for (size_t i = 0; i < rp->in.n; i++)
+		fprintf(fp, "  %-*s %12s %9zu %14s %12s\n", (int)w, rp->in.v[i],
 			gmp_human_bytes(row[i].peak, a, sizeof(a)), row[i].findings,
 			gmp_human_bytes(row[i].saving, b, sizeof(b)), gmp_human_bytes(row[i].leaked, c, sizeof(c)));
 }
 
+/* What writing several reports carries from one input to the next. */
+struct writing {
+	struct report *rp;
+	FILE *fp;
+	struct gmp_jw *jw;        /* JSON, or NULL: text */
+	struct input_row *row;    /* text of several inputs: the closing table's lines */
+};
+
+static int write_one(struct gmp_session *s, size_t i, void *ctx)
+{
+	struct writing *w = ctx;
+	struct report *rp = w->rp;
+	int err;
+	rp->s = s;
+	if (w->jw) {
+		err = json_one(w->jw, rp);
+	} else {
+		if (i)
+			fputc('\n', w->fp);
+		err = text_one(w->fp, rp);
+	}
+	if (w->row) {
+		const struct gmp_result *r = s->r;
+		w->row[i] = (struct input_row){ r->peak_bytes, gmp_leaked_bytes(r),
+						r->nfindings ? r->findings[0].saving : 0, r->nfindings };
+	}
+	rp->s = NULL;
+	return err;
+}
+
+/*
+ * Every input in turn: text reports one after the other (and a line each at
+ * the end), or JSON (an array of the documents when there are several).
+ * A bad input abandons the output after saying why.
+ */
 static int write_reports(FILE *fp, void *ctx)
 {
 	struct report *rp = ctx;
-	int json = !strcmp(rp->format, "json"), several = rp->ninputs > 1, err = 0;
-	struct input_row *row = several && !json ? calloc(rp->ninputs, sizeof(*row)) : NULL;
-	if (several && !json && !row)
-		return -ENOMEM;
+	int json = !strcmp(rp->format, "json"), several = rp->in.n > 1;
 	struct gmp_jw jw;
+	struct writing w = { .rp = rp, .fp = fp, .jw = json ? &jw : NULL };
+	if (several && !json && !(w.row = calloc(rp->in.n, sizeof(*w.row))))
+		return -ENOMEM;
 	if (json) {
 		gmp_jw__init(&jw, fp, rp->pretty);
 		if (several)
 			gmp_jw__arr(&jw);
 	}
-	for (size_t i = 0; i < rp->ninputs && !err; i++) {
-		struct gmp_session s;
-		if (gmp_session__open(&s, rp->inputs[i], &rp->so)) {
-			err = GMP_OUTPUT_ABANDON; /* it said why */
-			break;
-		}
-		rp->s = &s;
-		if (json)
-			err = json_one(&jw, rp);
-		else {
-			if (i)
-				fputc('\n', fp);
-			err = text_one(fp, rp);
-		}
-		if (row) {
-			const struct gmp_result *r = s.r;
-			row[i] = (struct input_row){ r->peak_bytes, gmp_leaked_bytes(r),
-						     r->nfindings ? r->findings[0].saving : 0, r->nfindings };
-		}
-		rp->s = NULL;
-		gmp_session__close(&s);
-	}
-	if (row && !err)
-		inputs_table(fp, rp, row);
-	free(row);
+	int err = gmp_session__each(&rp->in, write_one, &w);
+	if (w.row && !err)
+		inputs_table(fp, rp, w.row);
+	free(w.row);
 	if (!json)
 		return err ? err : ferror(fp) ? -EIO : 0;
 	if (several)
@@ -392,11 +404,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (strcmp(rp.format, "text") && strcmp(rp.format, "json"))
 		return gmp_cli__usage_error("report", "unknown format '%s' (text or json)", rp.format);
-	if (optind >= argc)
-		return gmp_cli__usage_error("report", "expected an INPUT");
-	rp.inputs = argv + optind;
-	rp.ninputs = (size_t)(argc - optind);
-	gmp_cli__session_opts(&cm, &rp.so);
+	if ((ex = gmp_cli__inputs("report", argc, argv, &cm, &rp.in)))
+		return ex;
 	int rc = gmp_output__write(cm.output, cm.force, write_reports, &rp);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

@@ -46,9 +46,7 @@ static const char usage[] =
 struct page {
 	struct gmp_session *s;    /* the input being written */
 	uint32_t objects;
-	char **inputs;
-	size_t ninputs;
-	struct gmp_session_opts so;
+	struct gmp_inputs in;
 };
 
 static const char style[] =
@@ -252,7 +250,7 @@ static void findings(FILE *fp, struct page *pg)
 static void input_report(FILE *fp, struct page *pg, size_t k)
 {
 	const struct gmp_result *r = pg->s->r;
-	if (pg->ninputs > 1)
+	if (pg->in.n > 1)
 		fprintf(fp, "<hr>\n<h1 id=\"input%zu\">gmprof report: ", k + 1);
 	else
 		fprintf(fp, "<h1>gmprof report: ");
@@ -271,18 +269,40 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 	findings(fp, pg);
 }
 
+struct paging {
+	struct page *pg;
+	FILE *out;   /* the reports */
+	FILE *tab;   /* the table of inputs (several), or NULL */
+};
+
+static int page_one(struct gmp_session *s, size_t i, void *ctx)
+{
+	struct paging *p = ctx;
+	p->pg->s = s;
+	input_report(p->out, p->pg, i);
+	if (p->tab) {
+		char a[32];
+		fprintf(p->tab, "<tr><td><a href=\"#input%zu\">", i + 1);
+		gmp_text__markup(p->tab, s->name);
+		fprintf(p->tab, "</a></td><td class=\"n\">%s</td><td class=\"n\">%zu</td></tr>\n",
+			gmp_human_bytes(s->r->peak_bytes, a, sizeof(a)), s->r->nfindings);
+	}
+	p->pg->s = NULL;
+	return 0;
+}
+
 /* Every input in turn, one session open at a time; a bad one abandons the page after saying why. */
 static int write_page(FILE *fp, void *ctx)
 {
 	struct page *pg = ctx;
-	int several = pg->ninputs > 1;
+	int several = pg->in.n > 1;
 	fprintf(fp, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
 		"<title>gmprof: ");
 	if (several)
-		fprintf(fp, "%zu inputs", pg->ninputs);
+		fprintf(fp, "%zu inputs", pg->in.n);
 	else
-		gmp_text__markup(fp, pg->inputs[0]);
+		gmp_text__markup(fp, pg->in.v[0]);
 	fprintf(fp, "</title><style>%s</style></head><body>\n", style);
 	char *rows = NULL; /* the table of inputs, written once all are known: kept until then */
 	size_t rows_len = 0;
@@ -292,32 +312,15 @@ static int write_page(FILE *fp, void *ctx)
 	char *body = NULL;
 	size_t body_len = 0;
 	FILE *out = several ? open_memstream(&body, &body_len) : fp;
-	int err = out ? 0 : -ENOMEM;
-	for (size_t i = 0; i < pg->ninputs && !err; i++) {
-		struct gmp_session s;
-		if (gmp_session__open(&s, pg->inputs[i], &pg->so)) {
-			err = GMP_OUTPUT_ABANDON; /* it said why */
-			break;
-		}
-		pg->s = &s;
-		input_report(out, pg, i);
-		if (tab) {
-			char a[32];
-			fprintf(tab, "<tr><td><a href=\"#input%zu\">", i + 1);
-			gmp_text__markup(tab, s.name);
-			fprintf(tab, "</a></td><td class=\"n\">%s</td><td class=\"n\">%zu</td></tr>\n",
-				gmp_human_bytes(s.r->peak_bytes, a, sizeof(a)), s.r->nfindings);
-		}
-		pg->s = NULL;
-		gmp_session__close(&s);
-	}
+	struct paging pgn = { pg, out, tab };
+	int err = out ? gmp_session__each(&pg->in, page_one, &pgn) : -ENOMEM;
 	if (tab && fclose(tab) && !err)
 		err = -ENOMEM;
 	if (several && out && fclose(out) && !err)
 		err = -ENOMEM;
 	if (several && !err) {
 		fprintf(fp, "<h1>gmprof report: %zu inputs</h1>\n<table><thead><tr><th>input</th><th>peak</th>"
-			"<th>findings</th></tr></thead><tbody>\n", pg->ninputs);
+			"<th>findings</th></tr></thead><tbody>\n", pg->in.n);
 		fwrite(rows, 1, rows_len, fp);
 		fprintf(fp, "</tbody></table>\n");
 		fwrite(body, 1, body_len, fp);
@@ -351,11 +354,8 @@ int cmd_html(int argc, char **argv)
 			return ex;
 		}
 	}
-	if (optind >= argc)
-		return gmp_cli__usage_error("html", "expected an INPUT");
-	pg.inputs = argv + optind;
-	pg.ninputs = (size_t)(argc - optind);
-	gmp_cli__session_opts(&cm, &pg.so);
+	if ((ex = gmp_cli__inputs("html", argc, argv, &cm, &pg.in)))
+		return ex;
 	int rc = gmp_output__write(cm.output, cm.force, write_page, &pg);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

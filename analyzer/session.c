@@ -49,6 +49,21 @@ int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_
 	return gmp_session__load(s, path, so) || gmp_session__analyze(s, so) ? -1 : 0;
 }
 
+int gmp_session__each(const struct gmp_inputs *in,
+		      int (*fn)(struct gmp_session *s, size_t i, void *ctx), void *ctx)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		struct gmp_session s;
+		if (gmp_session__open(&s, in->v[i], &in->so))
+			return GMP_OUTPUT_ABANDON;
+		int rc = fn(&s, i, ctx);
+		gmp_session__close(&s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 void gmp_session__close(struct gmp_session *s)
 {
 	gmp_symbolizer__free(s->sym);

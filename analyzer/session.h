@@ -15,6 +15,9 @@
 #include "suppress.h"
 #include "symbolize.h"
 
+/* An output callback's (or gmp_session__each's) stop after saying why: nothing is written. */
+#define GMP_OUTPUT_ABANDON 1
+
 struct gmp_session {
 	struct gmp_input in;
 	struct gmp_result *r;
@@ -39,6 +42,22 @@ int gmp_session__load(struct gmp_session *s, const char *path, const struct gmp_
 int gmp_session__analyze(struct gmp_session *s, const struct gmp_session_opts *so);
 void gmp_session__close(struct gmp_session *s);
 
+/* A command's inputs (an MPI job's ranks, say) and how to open them. */
+struct gmp_inputs {
+	char **v;
+	size_t n;
+	struct gmp_session_opts so;
+};
+
+/*
+ * One session open at a time: opens each input in turn and calls fn on it
+ * (i: its index), then closes it.  Stops at the first failure:
+ * GMP_OUTPUT_ABANDON when an input could not be opened (said in one line),
+ * else fn's nonzero return.
+ */
+int gmp_session__each(const struct gmp_inputs *in,
+		      int (*fn)(struct gmp_session *s, size_t i, void *ctx), void *ctx);
+
 /*
  * Writes an output through fn into path ("-": standard output), never
  * leaving half a file or replacing one unless force.  fn returns 0, a
@@ -46,7 +65,7 @@ void gmp_session__close(struct gmp_session *s);
  * (a bad input met while writing): nothing is written then.  Returns 0, or
  * -1 after saying why.
  */
-#define GMP_OUTPUT_ABANDON 1
+
 int gmp_output__write(const char *path, int force, int (*fn)(FILE *fp, void *ctx), void *ctx);
 
 #endif
