@@ -486,6 +486,9 @@ static void online(void)
 				gmp_human_bytes(r->devices[i].inuse_peak_bytes, b, sizeof(b)));
 		fputc('\n', stderr);
 	}
+	if (gmp_col.dev_peak)
+		fprintf(stderr, "==gmprof== gmprof held at most %s of device memory itself (not in the peaks)\n",
+			gmp_human_bytes(gmp_col.dev_peak, a, sizeof(a)));
 	size_t per[GMP_PAT_COUNT] = { 0 };
 	for (size_t i = 0; i < r->nfindings; i++)
 		per[r->findings[i].pattern]++;
