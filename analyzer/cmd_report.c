@@ -85,6 +85,10 @@ static void header(FILE *fp, struct gmp_session *s)
 	if (t->unharvested)
 		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets\n",
 			t->unharvested);
+	if (t->untouched)
+		fprintf(fp, "  note     %" PRIu64 " intra-mode kernel launches have no recorded touches (their "
+			"maps did not fit, or their access records overflowed); the intra-object patterns rest "
+			"on the other launches\n", t->untouched);
 }
 
 static const char *where(struct gmp_session *s, uint32_t ev, char *buf, size_t n)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "findings_json.h"
 #include "patch_abi.h"
 #include "util.h"
 
@@ -408,6 +409,12 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 		l->mode |= GMP_MODE_INTRA_GPU;
 	} else {
 		/* No room: stream access records to the host instead. */
+		static int said;
+		char h[32];
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			rec_say("a launch's intra maps (%s) do not fit on the device: such launches stream "
+				"their accesses to the host instead, up to GMPROF_RECORDS=%u each (slower)",
+				gmp_human_bytes(bytes, h, sizeof(h)), gmp_col.opts.records);
 		bytes = cap = (size_t)gmp_col.opts.records * sizeof(struct gmp_patch_record);
 		if (gmp_col.san.Alloc(s->ctx, &maps, bytes) != SANITIZER_SUCCESS)
 			return -ENOMEM;

@@ -83,6 +83,10 @@ static void touches_stream(struct pending *p, const uint32_t *hits)
 	}
 	if (l.record_count > l.record_cap) {
 		tv->n = SIZE_MAX; /* records were dropped: the touches would be wrong */
+		static int said;
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			rec_say("a launch made %u accesses, more than GMPROF_RECORDS=%u: its intra-object touches "
+				"are not recorded (gmprof report counts such launches)", l.record_count, l.record_cap);
 		return;
 	}
 	size_t nrec = l.record_count;

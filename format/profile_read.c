@@ -331,7 +331,8 @@ static void *fit(void *p, size_t n, size_t elem, size_t *cap)
 
 /*
  * Puts in-kernel heap ops beside their launches, counts unharvested
- * kernels and gives back the arrays' growth slack.
+ * kernels (and intra-mode ones without touches) and gives back the arrays'
+ * growth slack.
  */
 static int finish(struct gmp_trace *t)
 {
@@ -342,11 +343,18 @@ static int finish(struct gmp_trace *t)
 	t->acc = fit(t->acc, t->nacc, sizeof(*t->acc), &t->acc_cap);
 	t->touch = fit(t->touch, t->ntouch, sizeof(*t->touch), &t->touch_cap);
 	t->pcs = fit(t->pcs, t->npcs, sizeof(*t->pcs), &t->pcs_cap);
-	uint64_t missing = 0;
-	for (size_t i = 0; i < t->nev; i++)
-		if (t->ev[i].op == GMP_OP_KERNEL && !(t->ev[i].flags & GMP_EF_ACCESS_KNOWN))
+	uint64_t missing = 0, untouched = 0;
+	for (size_t i = 0; i < t->nev; i++) {
+		const struct gmp_event *e = &t->ev[i];
+		if (e->op != GMP_OP_KERNEL)
+			continue;
+		if (!(e->flags & GMP_EF_ACCESS_KNOWN))
 			missing++;
+		else if (e->kind != GMP_KERNEL_OBJECT && !(e->flags & GMP_EF_TOUCH_KNOWN))
+			untouched++; /* intra mode, but its maps or records were lost */
+	}
 	t->unharvested = missing;
+	t->untouched = untouched;
 	return 0;
 }
 

@@ -190,6 +190,7 @@ struct gmp_trace {
 	uint64_t bytes_read;     /* bytes of complete, intact records read */
 	uint64_t bytes_total;    /* bytes in the input */
 	uint64_t unharvested;    /* kernels whose access sets never arrived */
+	uint64_t untouched;      /* intra-mode kernels with access sets but no touches */
 };
 
 struct gmp_trace *gmp_trace__new(void);

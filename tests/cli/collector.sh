@@ -164,6 +164,21 @@ expect_exit 0 "a list that cannot be written" -- env GMPROF_RUN_MANIFEST="$TMPDI
 	GMPROF_OUTPUT="$TMPDIR/listed.gmprof" "$FAKE" tests/scripts/figure2.jsonl
 expect_stderr_line "cannot add the profile .* to gmprof run's list" "  ... one sentence"
 [ -s "$TMPDIR/listed.gmprof" ] && ok "  ... and the profile written" || notok "  ... no profile"
+# Intra maps that do not fit on the device: the launch streams its accesses
+# (said once); records past GMPROF_RECORDS lose the launch's touches (said
+# once), and the report counts such launches.
+printf '%s\n' '{"op":"alloc","addr":"0x100000","size":65536}' \
+	'{"op":"kernel","name":"k","touch":[{"addr":"0x100000","size":256,"count":3,"rw":"r"}]}' \
+	'{"op":"kernel","name":"k","touch":[{"addr":"0x100100","size":256,"count":1,"rw":"w"}]}' \
+	'{"op":"sync"}' '{"op":"free","addr":"0x100000"}' '{"op":"end"}' >"$TMPDIR/ovf.jsonl"
+rm -f "$TMPDIR/ovf.gmprof"
+env GMPROF_MODE=intra GMPROF_RECORDS=2 GMPROF_HEAP_RECORDS=0 GMPROF_SUMMARY=0 GMPROF_OUTPUT="$TMPDIR/ovf.gmprof" \
+	"$FAKE" --oom-above 4096 "$TMPDIR/ovf.jsonl" 2>"$TMPDIR/ovf.err"
+grep -q "intra maps (.*) do not fit on the device: such launches stream" "$TMPDIR/ovf.err" &&
+	grep -q "a launch made 3 accesses, more than GMPROF_RECORDS=2" "$TMPDIR/ovf.err" && [ "$(wc -l <"$TMPDIR/ovf.err")" -eq 2 ] &&
+	ok "intra maps that do not fit, records that overflow: each said once" || notok "overflow: $(cat "$TMPDIR/ovf.err")"
+"$GMPROF" report "$TMPDIR/ovf.gmprof" | grep -q "^  note     1 intra-mode kernel launches have no recorded touches" &&
+	ok "  ... and the report counts the launch without touches" || notok "  ... report: $("$GMPROF" report "$TMPDIR/ovf.gmprof" | head -9)"
 # GMPROF_LOG_CALLBACKS=1: a line per callback outside the API domains, with
 # the API it came from and its memory data.
 printf '{"op":"alloc","addr":"0x100000","size":4096}\n{"op":"kernel","name":"k","write":["0x100000"]}\n{"op":"end"}\n' \
