@@ -110,6 +110,9 @@ static int check_profile(const char *path, const struct gmp_trace *t, int salvag
 	if (t->unharvested)
 		fprintf(stderr, "gmprof: warning: %" PRIu64 " kernel launches in '%s' have no recorded access sets\n",
 			t->unharvested, path);
+	if (t->untouched)
+		fprintf(stderr, "gmprof: warning: %" PRIu64 " intra-mode kernel launches in '%s' have no recorded touches\n",
+			t->untouched, path);
 	return 0;
 }
 
