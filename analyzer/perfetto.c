@@ -13,6 +13,8 @@
  *     have regions, a counter "bytes in use" too (the detector's curve of it)
  *   v2 flows: one chain per object, bind_id = object + 1, from its
  *     allocation through every slice that touches it to its free
+ *   (--lean: no child slices and no flows; each API's objects are in its
+ *   args: a third of the trace events, under half the bytes)
  *   an instant (process scope) per finding, the finding object as args
  *
  * Times are ns internally and written as µs with three decimals.  On the
@@ -282,6 +284,8 @@ static size_t child_name(const struct gmp_result *r, uint32_t obj, uint32_t kind
 /* Binds a slice into its object's flow chain. */
 static void flow(struct pf *p, uint32_t obj, uint32_t ev)
 {
+	if (p->doc->lean)
+		return; /* no child slices to bind: no flows */
 	int in = p->seen[obj], out = p->last_use[obj] != ev;
 	p->seen[obj] = 1;
 	if (!in && !out)
@@ -409,8 +413,22 @@ static void api(struct pf *p, uint32_t v)
 		GMP_JW_KEY(jw, "at");
 		gmp_jw__str(jw, site);
 	}
+	if (p->doc->lean && !own && d1 > d0) {
+		/* The objects it used, in its args instead of child slices. */
+		GMP_JW_KEY(jw, "objects");
+		gmp_jw__arr(jw);
+		for (uint32_t k = d0; k < d1; k++) {
+			char cname[200];
+			size_t cn = child_name(p->r, GMP_DEP_OBJ(p->r->deps[k]), GMP_DEP_KIND(p->r->deps[k]),
+					       cname, sizeof(cname));
+			gmp_jw__strn(jw, cname, cn);
+		}
+		gmp_jw__arr_end(jw);
+	}
 	gmp_jw__obj_end(jw);
 	gmp_jw__obj_end(jw);
+	if (p->doc->lean && !own)
+		return;
 	if (own) {
 		if (d1 > d0)
 			own_object(p, e, GMP_DEP_OBJ(p->r->deps[d0]), ts, dur);

@@ -26,6 +26,7 @@ int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t
 struct gmp_perfetto_doc {
 	struct gmp_jw jw;
 	int host;
+	int lean;                 /* no child slices or flows: the objects in each API's args */
 	int any;                  /* a trace event was written */
 	uint64_t written;         /* trace events */
 	uint32_t pid_base;        /* the current input's processes start past it */

@@ -156,6 +156,11 @@ grep -q '^Inputs: 2$' "$TMPDIR/out" && grep -Eq "^  $F2 +1\.0 MiB +4 +4\.0 KiB +
 expect_exit 0 "report --format json of two inputs" -- "$GMPROF" report --format json "$F2" "$F3"
 head -c 2 "$TMPDIR/out" | grep -q '^\[{' && [ "$(grep -o '"findings":\[' "$TMPDIR/out" | wc -l)" = 2 ] &&
 	tail -c 3 "$TMPDIR/out" | grep -q '}]' && ok "  ... an array of the two documents" || notok "  ... json: $(head -c 80 "$TMPDIR/out")"
+# --lean: no child slices or flows, the objects in each API's args; a valid trace, smaller.
+expect_exit 0 "perfetto --lean" -- "$GMPROF" perfetto --lean -o "$TMPDIR/lean.json" "$IN"
+"$T/trace_check" "$TMPDIR/lean.json" >"$TMPDIR/tc" 2>&1 && grep -q ' 0 flows' "$TMPDIR/tc" &&
+	grep -q '"objects":\["read ' "$TMPDIR/lean.json" && [ "$(wc -c <"$TMPDIR/lean.json")" -lt "$(wc -c <"$TMPDIR/smc.trace.json")" ] &&
+	ok "  ... valid, no flows, the objects in the args, smaller" || notok "  ... lean: $(cat "$TMPDIR/tc")"
 # One Perfetto trace of both: each input's GPU a process of its own, named by the input,
 # object ids and flows apart, all checked as one trace.
 expect_exit 0 "perfetto of two inputs" -- "$GMPROF" perfetto -o "$TMPDIR/two.json" "$F2" "$F3"
