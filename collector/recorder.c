@@ -133,7 +133,7 @@ static void list_for_run(const char *host)
 	if (snprintf(entry, sizeof(entry), "%s/%s.%ld", m, host, (long)getpid()) < (int)sizeof(entry))
 		fd = open(entry, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	ssize_t wrote = fd < 0 ? -1 : write(fd, line, len);
-	int e = fd < 0 ? errno : 0;
+	int e = wrote < 0 ? errno : 0; /* open's or write's */
 	if (fd >= 0 && close(fd) != 0 && wrote == (ssize_t)len)
 		wrote = -1, e = errno;
 	if (wrote != (ssize_t)len)
