@@ -9,7 +9,6 @@
  * GMP_DOUBLE_NVTX=heapnames a pool's label names its heap.
  */
 #define _GNU_SOURCE
-#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -39,14 +38,18 @@ static unsigned long n_names;
 static void region_name(nvtxMemRegionHandle_t handle, uint64_t addr, const char *label)
 {
 	int by_handle = __atomic_fetch_add(&n_names, 1, __ATOMIC_RELAXED) % 2 == 0;
+	/* The label (valid UTF-8: the script reader checked it) decoded by hand, not with
+	   mbstowcs: glibc's conversion state is not safe for ThreadSanitizer across threads. */
 	wchar_t wide[128] = { 0 };
-	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	if (utf8) {
-		locale_t old = uselocale(utf8);
-		if (mbstowcs(wide, label, sizeof(wide) / sizeof(wide[0]) - 1) == (size_t)-1)
-			wide[0] = 0;
-		uselocale(old);
-		freelocale(utf8);
+	const unsigned char *u = (const unsigned char *)label;
+	for (size_t i = 0; *u && i + 1 < sizeof(wide) / sizeof(wide[0]); i++) {
+		size_t k = *u < 0x80 ? 1 : *u < 0xe0 ? 2 : *u < 0xf0 ? 3 : 4;
+		uint32_t c = k == 1 ? *u : *u & (0x7f >> k);
+		for (size_t j = 1; j < k && u[j]; j++)
+			c = c << 6 | (u[j] & 0x3f);
+		wide[i] = (wchar_t)c;
+		for (size_t j = 0; j < k && *u; j++)
+			u++;
 	}
 	nvtxMemRegionNameDesc_t d = { .regionRefType = by_handle ? NVTX_MEM_REGION_REF_TYPE_HANDLE
 								 : NVTX_MEM_REGION_REF_TYPE_POINTER,
