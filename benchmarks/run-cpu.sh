@@ -53,10 +53,14 @@ echo "| trace writer (gmprof perfetto -o -, pool workload)   |    events | secon
 echo "|------------------------------------------------------|-----------|---------|--------------|----------------|------------|"
 for n in 1000000; do
 	"$B/gmprof-gen" --pool -n "$n" -o "$W/trace-$n.gmprof"
-	"$B/gmprof" perfetto --stats -o - "$W/trace-$n.gmprof" 2>"$W/stats" | wc -c >"$W/bytes"
-	# "gmprof perfetto: N API events, M trace events in S s: ..."
-	awk -v mb="$(cat "$W/bytes")" '{ api = $3; tr = $6; sec = $10 }
-		END { printf "| %-52s | %9d | %7.3f | %12.0f | %14.0f | %10.1f |\n", "1M API events, every access a child slice and flow", api, sec, api / sec, tr / sec, mb / 1e6 }' "$W/stats"
+	for lean in "" --lean; do
+		"$B/gmprof" perfetto $lean --stats -o - "$W/trace-$n.gmprof" 2>"$W/stats" | wc -c >"$W/bytes"
+		label="1M API events, every access a child slice and flow"
+		[ -z "$lean" ] || label="1M API events, --lean (objects in the args)"
+		# "gmprof perfetto: N API events, M trace events in S s: ..."
+		awk -v mb="$(cat "$W/bytes")" -v l="$label" '{ api = $3; tr = $6; sec = $10 }
+			END { printf "| %-52s | %9d | %7.3f | %12.0f | %14.0f | %10.1f |\n", l, api, sec, api / sec, tr / sec, mb / 1e6 }' "$W/stats"
+	done
 	rm -f "$W/trace-$n.gmprof"
 done
 echo
