@@ -260,9 +260,17 @@ static int text_one(FILE *fp, struct report *rp)
 }
 
 /* "by_site": every group of findings by allocation site and pattern, ranked. */
+/* What the report adds to the findings document: the run's gaps, gmprof's own memory, the findings by site. */
 static void by_site_json(void *ctx, struct gmp_jw *jw, const struct gmp_result *r)
 {
-	(void)r;
+	const struct gmp_trace *t = r->trace;
+	const char *own = gmp_trace__meta(t, "collector_device_peak");
+	if (own && *own)
+		gmp_jw__ku64(jw, "gmprof_device_peak_bytes", strtoull(own, NULL, 10));
+	if (t->unharvested)
+		gmp_jw__ku64(jw, "launches_without_access_sets", t->unharvested);
+	if (t->untouched)
+		gmp_jw__ku64(jw, "intra_launches_without_touches", t->untouched);
 	struct gmp_bysite b;
 	if (gmp_bysite__build(ctx, r, &b)) {
 		jw->err = -ENOMEM;

@@ -146,6 +146,7 @@ for m in object intra; do
 		meta=$("$GMPROF" dump "$TMPDIR/own.gmprof" | sed -n 's/^# collector_device_peak: //p')
 		[ -n "$held" ] && [ "$held" -gt 0 ] && [ "$held" = "$meta" ] &&
 			"$GMPROF" report "$TMPDIR/own.gmprof" | grep -q '^  gmprof   held at most .* of device memory itself' &&
+			"$GMPROF" report --format json "$TMPDIR/own.gmprof" | grep -q "\"gmprof_device_peak_bytes\":$held[,}]" &&
 			ok "$m mode, $(basename "$sc"): the device memory gmprof held, all given back" ||
 			notok "$m, $(basename "$sc"): held '$held', META '$meta': $(cat "$TMPDIR/own.err")"
 	done
@@ -179,6 +180,8 @@ grep -q "intra maps (.*) do not fit on the device: such launches stream" "$TMPDI
 	ok "intra maps that do not fit, records that overflow: each said once" || notok "overflow: $(cat "$TMPDIR/ovf.err")"
 "$GMPROF" report "$TMPDIR/ovf.gmprof" | grep -q "^  note     1 intra-mode kernel launches have no recorded touches" &&
 	ok "  ... and the report counts the launch without touches" || notok "  ... report: $("$GMPROF" report "$TMPDIR/ovf.gmprof" | head -9)"
+"$GMPROF" report --format json "$TMPDIR/ovf.gmprof" 2>/dev/null | grep -q '"intra_launches_without_touches":1[,}]' &&
+	ok "  ... in JSON too" || notok "  ... JSON: $("$GMPROF" report --format json "$TMPDIR/ovf.gmprof" 2>/dev/null | head -c 300)"
 # GMPROF_LOG_CALLBACKS=1: a line per callback outside the API domains, with
 # the API it came from and its memory data.
 printf '{"op":"alloc","addr":"0x100000","size":4096}\n{"op":"kernel","name":"k","write":["0x100000"]}\n{"op":"end"}\n' \
