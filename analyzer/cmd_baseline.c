@@ -15,6 +15,7 @@
 #include "findings_json.h"
 #include "jw.h"
 #include "session.h"
+#include "u64map.h"
 #include "util.h"
 
 static const char usage_baseline[] =
@@ -51,15 +52,8 @@ struct bl {
 	uint64_t peak, leaked;
 	struct bl_finding *f;
 	size_t n, cap;
-	uint64_t *seen; /* fingerprints of the inputs before the current one, sorted */
-	size_t nseen;
+	struct gmp_u64map seen; /* fingerprints of the inputs before the current one (a set) */
 };
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
 
 /* Adds one session's findings (those an earlier input already gave are not repeated). */
 static int bl_add(struct bl *b, struct gmp_session *s)
@@ -70,7 +64,7 @@ static int bl_add(struct bl *b, struct gmp_session *s)
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const struct gmp_finding *f = &r->findings[i];
 		uint64_t fp = gmp_sites__fingerprint(&s->sites, f);
-		if (b->nseen && bsearch(&fp, b->seen, b->nseen, sizeof(fp), cmp_u64))
+		if (gmp_u64map__get(&b->seen, fp))
 			continue;
 		if (GMP_GROW(b->f, b->cap, b->n + 1))
 			return -ENOMEM;
@@ -82,13 +76,9 @@ static int bl_add(struct bl *b, struct gmp_session *s)
 		gmp_sites__fingerprint_hex(&s->sites, f, e->hex, sizeof(e->hex));
 		b->n++;
 	}
-	uint64_t *seen = realloc(b->seen, (b->nseen + (b->n - first) + 1) * sizeof(*seen));
-	if (!seen)
-		return -ENOMEM;
-	b->seen = seen;
 	for (size_t i = first; i < b->n; i++)
-		b->seen[b->nseen++] = b->f[i].fp;
-	qsort(b->seen, b->nseen, sizeof(*b->seen), cmp_u64);
+		if (!gmp_u64map__slot(&b->seen, b->f[i].fp, 1, NULL))
+			return -ENOMEM;
 	uint64_t leaked = gmp_leaked_bytes(r);
 	b->peak = r->peak_bytes > b->peak ? r->peak_bytes : b->peak;
 	b->leaked = leaked > b->leaked ? leaked : b->leaked;
@@ -114,7 +104,7 @@ static void bl_release(struct bl *b)
 	for (size_t i = 0; i < b->n; i++)
 		free(b->f[i].object);
 	free(b->f);
-	free(b->seen);
+	gmp_u64map__release(&b->seen);
 	free(b->inputs);
 }
 

@@ -352,9 +352,12 @@ static int write_sarif(FILE *fp, void *ctx)
 	struct gmp_jw jw;
 	gmp_sarif__begin(a->sf, &jw, fp);
 	int rc = check_all(a, &jw);
+	if (rc) {
+		gmp_jw__release(&jw); /* a bad input: nothing is written */
+		return rc;
+	}
 	gmp_sarif__end(&jw, a->props, a->ngates);
-	int err = gmp_jw__finish(&jw);
-	return rc ? rc : err;
+	return gmp_jw__finish(&jw);
 }
 
 static int write_junit(FILE *fp, void *ctx)

@@ -261,7 +261,7 @@ static int text_one(FILE *fp, struct report *rp)
 
 /* "by_site": every group of findings by allocation site and pattern, ranked. */
 /* What the report adds to the findings document: the run's gaps, gmprof's own memory, the findings by site. */
-static void by_site_json(void *ctx, struct gmp_jw *jw, const struct gmp_result *r)
+static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_result *r)
 {
 	const struct gmp_trace *t = r->trace;
 	const char *own = gmp_trace__meta(t, "collector_device_peak");
@@ -295,7 +295,7 @@ static int json_one(struct gmp_jw *jw, struct report *rp)
 {
 	struct gmp_findings_opts o;
 	gmp_sites__findings_opts(&rp->s->sites, &o);
-	o.top_extra = by_site_json; /* extra_ctx is the sites */
+	o.top_extra = report_json_extra; /* extra_ctx is the sites */
 	o.max_findings = (int)(rp->top > INT32_MAX ? INT32_MAX : rp->top);
 	gmp_findings__json(jw, rp->s->r, &o);
 	return jw->err;

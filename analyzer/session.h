@@ -65,7 +65,6 @@ int gmp_session__each(const struct gmp_inputs *in,
  * (a bad input met while writing): nothing is written then.  Returns 0, or
  * -1 after saying why.
  */
-
 int gmp_output__write(const char *path, int force, int (*fn)(FILE *fp, void *ctx), void *ctx);
 
 #endif

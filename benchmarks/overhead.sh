@@ -80,7 +80,8 @@ timed() { # program config command...
 		exit 1
 	}
 	echo "$p $c $1" >>"$OUT/times"
-	# gmprof's own device memory in that run (the profile's META), for the table.
+	# gmprof's own device memory in that run (the profile's META), for the table: once.
+	[ "$r" = 1 ] || return 0
 	case $c in object* | intra*)
 		own=$("$G" dump "$OUT/$p.gmprof" 2>/dev/null | sed -n 's/^# collector_device_peak: //p')
 		[ -z "$own" ] || echo "$p $c $own" >>"$OUT/own" ;;

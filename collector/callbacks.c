@@ -60,25 +60,22 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 {
 	if (ignored(md) || !md->size)
 		return;
-	if (rec_live_add(md->address, md->size, (uint32_t)md->device) == -EEXIST) {
+	uint64_t start, end;
+	while (rec_live_floor(md->address + md->size - 1, &start, &end) && end > md->address) {
 		/* We missed a free (made before gmprof was loaded, say): end the stale object. */
 		static int warned;
 		if (!warned++)
 			rec_say("an allocation at 0x%llx overlaps an object gmprof thought live; recording a free for it",
 				(unsigned long long)md->address);
-		uint64_t start, end;
-		while (rec_live_floor(md->address + md->size - 1, &start, &end) &&
-		       end > md->address) {
-			nvtx_end_regions(start, end);
-			struct gmp_event f = { .op = GMP_OP_FREE, .addr = start, .device = md->device };
-			event(&f, "gmprof: free not seen");
-			rec_live_remove(start);
-		}
-		rec_live_add(md->address, md->size, (uint32_t)md->device);
+		nvtx_end_regions(start, end);
+		struct gmp_event f = { .op = GMP_OP_FREE, .addr = start, .device = md->device };
+		event(&f, "gmprof: free not seen");
+		rec_live_remove(start);
 	}
 	struct gmp_event e = { .op = GMP_OP_ALLOC, .kind = kind, .addr = md->address,
 			       .size = md->size, .device = (uint32_t)md->device, .stream = stream };
-	rec_live_set_event(md->address, event(&e, NULL)); /* an NVTX heap's name may come for it */
+	/* With its ALLOC event: an NVTX heap's name may come for it. */
+	rec_live_add(md->address, md->size, (uint32_t)md->device, event(&e, NULL));
 }
 
 /* Contexts being torn down: what they release then was leaked by the program. */

@@ -106,14 +106,14 @@ uint32_t rec_stream(uint64_t handle);
 void rec_context(CUcontext ctx, uint32_t device);
 uint32_t rec_device(CUcontext ctx);
 /*
- * A device object comes or goes (for copies and the patch tables).  Adding
- * returns -EEXIST when it overlaps a live object, -ENOMEM (the profile is
- * then stopped, with one sentence) when memory ran out.
+ * A device object comes or goes (for copies and the patch tables), with its
+ * ALLOC event (negative: none recorded).  The caller has ended the live
+ * objects it overlaps.  Adding returns -ENOMEM (the profile is then
+ * stopped, with one sentence) when memory ran out.
  */
-int rec_live_add(uint64_t addr, uint64_t size, uint32_t device);
+int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev);
 int rec_live_remove(uint64_t addr);
-/* The ALLOC event of the live object starting at addr: set once recorded, and read. */
-void rec_live_set_event(uint64_t addr, int64_t ev);
+/* The ALLOC event of the live object starting at addr, or UINT32_MAX. */
 uint32_t rec_live_event(uint64_t addr);
 /* The device of the live object containing addr, or UINT32_MAX. */
 uint32_t rec_live_device(uint64_t addr);

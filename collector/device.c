@@ -382,32 +382,9 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 	l->gran_shift = gs;
 	l->cgran_shift = cs;
 	void *maps = spare.dev;
+	int on_gpu = maps || gmp_col.san.Alloc(s->ctx, &maps, bytes) == SANITIZER_SUCCESS;
 	size_t cap = spare.dev ? spare.cap : bytes;
-	if (maps || gmp_col.san.Alloc(s->ctx, &maps, bytes) == SANITIZER_SUCCESS) {
-		/* The maps fit beside the application's memory: keep them on the GPU. */
-		p->maps = maps; /* the caller counts a new block, and gives it back on failure */
-		p->maps_cap = cap;
-		struct gmp_patch_intra_obj *io = calloc(p->snap->n ? p->snap->n : 1, sizeof(*io));
-		if (!io)
-			return -ENOMEM;
-		uint64_t at = (uint64_t)(uintptr_t)maps + p->snap->n * sizeof(*io);
-		for (size_t i = 0; i < p->snap->n; i++) {
-			io[i].base = p->snap->start[i];
-			io[i].size = p->snap->end[i] - p->snap->start[i];
-			io[i].bitmap = at;
-			at += 4 * gmp_maps__bitmap_words(io[i].size, gs);
-			io[i].counters = at;
-			at += 4 * gmp_maps__counters(io[i].size, cs);
-		}
-		int err = dev_check(gmp_col.san.Memset(maps, 0, bytes, p->hs), "clearing intra maps") ||
-			  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(maps, io, p->snap->n * sizeof(*io), p->hs),
-				    "uploading intra maps");
-		free(io);
-		if (err)
-			return -EIO;
-		l->intra = (uint64_t)(uintptr_t)maps;
-		l->mode |= GMP_MODE_INTRA_GPU;
-	} else {
+	if (!on_gpu) {
 		/* No room: stream access records to the host instead. */
 		static int said;
 		char h[32];
@@ -418,13 +395,38 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 		bytes = cap = (size_t)gmp_col.opts.records * sizeof(struct gmp_patch_record);
 		if (gmp_col.san.Alloc(s->ctx, &maps, bytes) != SANITIZER_SUCCESS)
 			return -ENOMEM;
-		l->records = (uint64_t)(uintptr_t)maps;
-		l->record_cap = gmp_col.opts.records;
-		l->mode |= GMP_MODE_INTRA_STREAM;
 	}
+	/* The launch's block from here: the caller counts a new one, and gives it back on failure. */
 	p->maps = maps;
 	p->maps_bytes = bytes;
 	p->maps_cap = cap;
+	if (!on_gpu) {
+		l->records = (uint64_t)(uintptr_t)maps;
+		l->record_cap = gmp_col.opts.records;
+		l->mode |= GMP_MODE_INTRA_STREAM;
+		return 0;
+	}
+	/* The maps fit beside the application's memory: keep them on the GPU. */
+	struct gmp_patch_intra_obj *io = calloc(p->snap->n ? p->snap->n : 1, sizeof(*io));
+	if (!io)
+		return -ENOMEM;
+	uint64_t at = (uint64_t)(uintptr_t)maps + p->snap->n * sizeof(*io);
+	for (size_t i = 0; i < p->snap->n; i++) {
+		io[i].base = p->snap->start[i];
+		io[i].size = p->snap->end[i] - p->snap->start[i];
+		io[i].bitmap = at;
+		at += 4 * gmp_maps__bitmap_words(io[i].size, gs);
+		io[i].counters = at;
+		at += 4 * gmp_maps__counters(io[i].size, cs);
+	}
+	int err = dev_check(gmp_col.san.Memset(maps, 0, bytes, p->hs), "clearing intra maps") ||
+		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(maps, io, p->snap->n * sizeof(*io), p->hs),
+			    "uploading intra maps");
+	free(io);
+	if (err)
+		return -EIO;
+	l->intra = (uint64_t)(uintptr_t)maps;
+	l->mode |= GMP_MODE_INTRA_GPU;
 	return 0;
 }
 

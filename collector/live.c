@@ -37,11 +37,8 @@ int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end)
 	return 1;
 }
 
-int rec_live_add(uint64_t addr, uint64_t size, uint32_t device)
+int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev)
 {
-	uint64_t end;
-	if (size && rec_live_floor(addr + size - 1, NULL, &end) && end > addr)
-		return -EEXIST;
 	if (gmp_col.tab_n == gmp_col.tab_cap) {
 		size_t cap = gmp_col.tab_cap ? 2 * gmp_col.tab_cap : 1024;
 		uint64_t *a = realloc(gmp_col.tab_start, cap * sizeof(*a));
@@ -70,7 +67,7 @@ int rec_live_add(uint64_t addr, uint64_t size, uint32_t device)
 	gmp_col.tab_start[k] = addr;
 	gmp_col.tab_end[k] = addr + size;
 	gmp_col.tab_dev[k] = device;
-	gmp_col.tab_ev[k] = UINT32_MAX; /* rec_live_set_event, once recorded */
+	gmp_col.tab_ev[k] = ev >= 0 && ev < UINT32_MAX ? (uint32_t)ev : UINT32_MAX;
 	gmp_col.tab_n++;
 	gmp_col.live_version++;
 	return 0;
@@ -103,13 +100,6 @@ int rec_is_device(uint64_t addr, uint64_t size)
 	if (!rec_live_floor(addr, &start, &end))
 		return 0;
 	return addr >= start && addr + (size ? size : 1) <= end;
-}
-
-void rec_live_set_event(uint64_t addr, int64_t ev)
-{
-	size_t k = tab_after(addr);
-	if (k && gmp_col.tab_start[k - 1] == addr)
-		gmp_col.tab_ev[k - 1] = ev >= 0 && ev < UINT32_MAX ? (uint32_t)ev : UINT32_MAX;
 }
 
 uint32_t rec_live_event(uint64_t addr)

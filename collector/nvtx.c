@@ -272,9 +272,8 @@ static void name_block(const struct gmp_nvtx_heap_desc *d)
 {
 	char name[256];
 	if (!d || d->struct_size < sizeof(*d) || !d->message || d->type != GMP_NVTX_MEM_TYPE_VIRTUAL_ADDRESS ||
-	    !d->type_desc || d->type_desc_size < sizeof(struct gmp_nvtx_range) || !gmp_col.active ||
-	    gmp_col.write_failed)
-		return;
+	    !d->type_desc || d->type_desc_size < sizeof(struct gmp_nvtx_range))
+		return; /* (rec_label checks that the profile is still recording) */
 	struct gmp_nvtx_range r;
 	memcpy(&r, d->type_desc, sizeof(r));
 	uint32_t ev = rec_live_event((uint64_t)(uintptr_t)r.ptr);
@@ -287,8 +286,7 @@ static void *heap_register(void *domain, const struct gmp_nvtx_heap_desc *desc)
 {
 	(void)domain; /* the heap's range is its cudaMalloc'd block, known already */
 	pthread_mutex_lock(&gmp_col.lock);
-	if (!gmp_col.closed)
-		name_block(desc);
+	name_block(desc);
 	void *handle = (void *)UINTPTR_MAX; /* after the end: a handle that names nothing */
 	if (!gmp_col.closed && !GMP_GROW(heap_live, heaps_cap, nheaps + 2)) {
 		if (!nheaps)
