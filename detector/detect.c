@@ -254,7 +254,7 @@ const char *gmp_pass__name(unsigned i)
 {
 	static const char *const names[GMP_PASSES] = {
 		"resolve", "graph", "lifetime", "dead_write", "redundant", "intra", "peaks",
-		"savings", "rank",
+		"savings", "rank", "failures",
 	};
 	return i < GMP_PASSES ? names[i] : "?";
 }
@@ -288,6 +288,9 @@ void gmp_result__free(struct gmp_result *r)
 	free(r->curve);
 	free(r->inuse_curve);
 	free(r->devices);
+	free(r->failures);
+	free(r->fail_objs);
+	free(r->fail_fixes);
 	free(r->level);
 	free(r->ordinal);
 	free(r->order);
@@ -420,8 +423,9 @@ int gmp_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o,
 	if (!rc) {
 		det_release_patterns(&d);
 		shrink(r);
-		if (!(rc = timed(&d, 6, det_peaks)) && !(rc = timed(&d, 7, det_savings)))
-			rc = timed(&d, 8, det_rank);
+		if (!(rc = timed(&d, 6, det_peaks)) && !(rc = timed(&d, 7, det_savings)) &&
+		    !(rc = timed(&d, 8, det_rank)))
+			rc = timed(&d, 9, det_failures);
 	}
 	if (rc) {
 		if (rc == -ENOMEM && !err->msg[0])

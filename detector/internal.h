@@ -77,6 +77,8 @@ int det_intra(struct det *d);
 int det_peaks(struct det *d);
 int det_savings(struct det *d);
 void det_free_curves(struct det *d);
+/* After ranking: how each device stood when an allocation failed (failures.c). */
+int det_failures(struct det *d);
 
 /* Reports an inconsistency at event ev; returns -EINVAL. */
 int det_fail(struct det *d, uint32_t ev, const char *fmt, ...)

@@ -226,6 +226,73 @@ void gmp_findings__one(struct gmp_jw *jw, const struct gmp_result *r, const stru
 	gmp_jw__obj_end(jw);
 }
 
+const char *gmp_findings__where_failure(const struct gmp_result *r, uint32_t fail,
+					const struct gmp_findings_opts *o)
+{
+	if (fail >= r->trace->nfails)
+		return "";
+	const struct gmp_alloc_failure *f = &r->trace->fails[fail];
+	if (f->at)
+		return gmp_trace__str(r->trace, f->at, NULL);
+	if (f->stack && o && o->at_fn) {
+		const char *s = o->at_fn(o->at_ctx, f->stack);
+		if (s)
+			return s;
+	}
+	return "";
+}
+
+/* "failed_allocations": each allocation that ran out of memory, and what fixes free then. */
+static void failures(struct gmp_jw *jw, const struct gmp_result *r,
+		     const struct gmp_findings_opts *o)
+{
+	const struct gmp_trace *t = r->trace;
+	char nb[160];
+	gmp_jw__key(jw, "failed_allocations");
+	gmp_jw__arr(jw);
+	for (size_t i = 0; i < r->nfailures; i++) {
+		const struct gmp_failure *g = &r->failures[i];
+		const struct gmp_alloc_failure *f = &t->fails[g->fail];
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "size", f->size);
+		gmp_jw__kstr(jw, "kind", gmp_mem_kind__name(f->kind));
+		if (f->api)
+			gmp_jw__kstr(jw, "api", gmp_trace__str(t, f->api, NULL));
+		gmp_jw__ku64(jw, "device", f->device);
+		gmp_jw__ku64(jw, "stream", f->stream);
+		gmp_jw__ku64(jw, "after_events", f->before);
+		gmp_jw__kstr(jw, "at", gmp_findings__where_failure(r, g->fail, o));
+		gmp_jw__ku64(jw, "live_bytes", g->live_bytes);
+		gmp_jw__ku64(jw, "live_objects", g->live_objects);
+		gmp_jw__ku64(jw, "freeable_bytes", g->freeable);
+		gmp_jw__key(jw, "largest_live");
+		gmp_jw__arr(jw);
+		for (uint32_t k = 0; k < g->obj_n && k < 8; k++) {
+			uint32_t obj = r->fail_objs[g->obj_off + k];
+			gmp_jw__obj(jw);
+			gmp_jw__kstr(jw, "object", gmp_result__object_name(r, obj, nb, sizeof(nb)));
+			gmp_jw__ku64(jw, "size", r->objects[obj].size);
+			gmp_jw__obj_end(jw);
+		}
+		gmp_jw__arr_end(jw);
+		gmp_jw__key(jw, "fixes");
+		gmp_jw__arr(jw);
+		for (uint32_t k = 0; k < g->fix_n; k++) {
+			/* The finding by its index in "findings" (names there only: scrapers key on them). */
+			const struct gmp_failure_fix *x = &r->fail_fixes[g->fix_off + k];
+			gmp_jw__obj(jw);
+			gmp_jw__ku64(jw, "finding", x->finding);
+			gmp_jw__ku64(jw, "bytes", x->bytes);
+			gmp_jw__obj_end(jw);
+		}
+		gmp_jw__arr_end(jw);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+	if (t->nfails > r->nfailures)
+		gmp_jw__ku64(jw, "failed_allocations_total", t->nfails);
+}
+
 static void devices(struct gmp_jw *jw, const struct gmp_result *r,
 		    const struct gmp_findings_opts *o)
 {
@@ -281,6 +348,8 @@ void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
 	gmp_jw__ku64(jw, "levels", t->nev ? (uint64_t)r->max_level + 1 : 0);
 	gmp_jw__ku64(jw, "peak_bytes", r->peak_bytes);
 	devices(jw, r, o);
+	if (t->nfails)
+		failures(jw, r, o);
 	gmp_jw__key(jw, "findings");
 	gmp_jw__arr(jw);
 	size_t n = r->nfindings;

@@ -37,6 +37,10 @@ void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32
 const char *gmp_findings__where(const struct gmp_result *r, uint32_t ev,
 				const struct gmp_findings_opts *o);
 
+/* Likewise for the failed allocation trace->fails[fail]. */
+const char *gmp_findings__where_failure(const struct gmp_result *r, uint32_t fail,
+					const struct gmp_findings_opts *o);
+
 /* "1.5 MiB", "512 B": into buf (at least 16 bytes). */
 const char *gmp_human_bytes(uint64_t v, char *buf, size_t n);
 

@@ -130,6 +130,27 @@ static int parse_label(struct parser *ps, struct gmp_dec *d, const char **why)
 	return 0;
 }
 
+/* FAILED_ALLOC (1.2): an allocation that ran out of memory, after the events so far. */
+static int parse_failure(struct parser *ps, struct gmp_dec *d, const char **why)
+{
+	struct gmp_alloc_failure f = { .before = ps->t->nev };
+	f.kind = gmp_dec_u32(d);
+	f.device = gmp_dec_u32(d);
+	f.stream = gmp_dec_u32(d);
+	f.thread = gmp_dec_u32(d);
+	f.stack = gmp_dec_u32(d);
+	f.at = gmp_dec_u32(d);
+	f.api = gmp_dec_u32(d);
+	f.size = gmp_dec_varint(d);
+	f.host_ns = gmp_dec_varint(d);
+	if (d->err)
+		BAD("malformed failed-allocation record");
+	int err = gmp_trace__add_failure(ps->t, &f);
+	if (err == -EINVAL)
+		BAD("failed-allocation record refers to an undefined string or stack");
+	return err;
+}
+
 static int parse_touch(struct parser *ps, struct gmp_dec *d, const char **why)
 {
 	uint64_t idx = gmp_dec_varint(d), n = gmp_dec_varint(d);
@@ -248,6 +269,7 @@ static int parse_record(struct parser *ps, uint8_t type, const uint8_t *p, size_
 	case GMP_REC_ACCESS: r = parse_access(ps, &d, why); break;
 	case GMP_REC_TOUCH: r = parse_touch(ps, &d, why); break;
 	case GMP_REC_LABEL: r = parse_label(ps, &d, why); break;
+	case GMP_REC_FAILED_ALLOC: r = parse_failure(ps, &d, why); break;
 	case GMP_REC_FINDINGS:
 		r = gmp_trace__set_findings(ps->t, (const char *)p, n);
 		d.p = d.end;

@@ -336,6 +336,17 @@ int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label)
 	return rec_end(w, &r);
 }
 
+int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f)
+{
+	struct rec r;
+	if (rec_begin(w, &r, GMP_REC_FAILED_ALLOC, 80) || rec_varint(w, f->kind) ||
+	    rec_varint(w, f->device) || rec_varint(w, f->stream) || rec_varint(w, f->thread) ||
+	    rec_varint(w, f->stack) || rec_varint(w, f->at) || rec_varint(w, f->api) ||
+	    rec_varint(w, f->size) || rec_varint(w, f->host_ns))
+		return w->err;
+	return rec_end(w, &r);
+}
+
 int gmp_writer__findings(struct gmp_writer *w, const char *json, size_t len)
 {
 	struct rec r;
@@ -433,11 +444,33 @@ static int write_tables(struct gmp_writer *w, const struct gmp_trace *t)
 	return 0;
 }
 
+/* Writes the failed allocations that came before event i (with ids remapped). */
+static int write_failures(struct gmp_writer *w, const struct gmp_trace *t, size_t *next,
+			  size_t i)
+{
+	for (; *next < t->nfails && t->fails[*next].before <= i; ++*next) {
+		struct gmp_alloc_failure f = t->fails[*next];
+		int64_t at = map_str(w, t, f.at), api = map_str(w, t, f.api);
+		int64_t stack = map_stack(w, t, f.stack);
+		if (at < 0 || api < 0 || stack < 0)
+			return w->err;
+		f.at = (uint32_t)at;
+		f.api = (uint32_t)api;
+		f.stack = (uint32_t)stack;
+		if (gmp_writer__failure(w, &f))
+			return w->err;
+	}
+	return 0;
+}
+
 int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t)
 {
+	size_t nextf = 0;
 	if (write_tables(w, t))
 		return w->err;
 	for (size_t i = 0; i < t->nev; i++) {
+		if (write_failures(w, t, &nextf, i))
+			return w->err;
 		struct gmp_event e = t->ev[i];
 		int64_t at = map_str(w, t, e.at), name = map_str(w, t, e.name);
 		int64_t stack = map_stack(w, t, e.stack);
@@ -465,6 +498,8 @@ int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t)
 		    gmp_writer__touches(w, (uint64_t)idx, t->touch + o->touch_off, o->touch_n))
 			return w->err;
 	}
+	if (write_failures(w, t, &nextf, t->nev))
+		return w->err;
 	if (t->findings_json &&
 	    gmp_writer__findings(w, t->findings_json, strlen(t->findings_json)))
 		return w->err;

@@ -124,6 +124,15 @@ static int opt_str(struct reader *r, const cJSON *o, const char *field, uint32_t
 	return *id ? 0 : -ENOMEM;
 }
 
+/* Not an event: an allocation that failed for lack of memory (gmprof's addition). */
+#define OP_ALLOC_FAILED 0x100u
+#define OP_END 0u
+
+static const char *op_name(unsigned op)
+{
+	return op == OP_END ? "end" : op == OP_ALLOC_FAILED ? "alloc_failed" : gmp_op__name(op);
+}
+
 static const char *const common_fields[] = { "op", "at", "thread", "stream", "device",
 					      "time_ns", NULL };
 
@@ -138,7 +147,9 @@ static const char *const *op_fields(unsigned op)
 	static const char *const sync_f[] = { "event", NULL };
 	static const char *const event_f[] = { "event", NULL };
 	static const char *const none_f[] = { NULL };
+	static const char *const failed_f[] = { "size", "kind", "api", NULL };
 	switch (op) {
+	case OP_ALLOC_FAILED: return failed_f;
 	case GMP_OP_ALLOC: return alloc_f;
 	case GMP_OP_FREE: return free_f;
 	case GMP_OP_MEMCPY: return memcpy_f;
@@ -164,8 +175,7 @@ static int check_fields(struct reader *r, const cJSON *o, unsigned op)
 	const cJSON *it;
 	cJSON_ArrayForEach(it, o) {
 		if (!in_list(common_fields, it->string) && !in_list(op_fields(op), it->string))
-			return fail(r, "unknown field '%s' for op '%s'", it->string,
-				    op ? gmp_op__name(op) : "end");
+			return fail(r, "unknown field '%s' for op '%s'", it->string, op_name(op));
 	}
 	return 0;
 }
@@ -267,7 +277,11 @@ static int parse_op(struct reader *r, const cJSON *o, unsigned *op)
 		return fail(r, "field 'op' must be a string");
 	const char *s = it->valuestring;
 	if (strcmp(s, "end") == 0) {
-		*op = 0;
+		*op = OP_END;
+		return 0;
+	}
+	if (strcmp(s, "alloc_failed") == 0) {
+		*op = OP_ALLOC_FAILED;
 		return 0;
 	}
 	for (unsigned k = 1; k <= GMP_OP_MAX; k++) {
@@ -297,6 +311,18 @@ static int ranged(struct reader *r, uint64_t addr, uint64_t size)
 	return 0;
 }
 
+static int parse_kind(struct reader *r, const cJSON *o, uint8_t *kind)
+{
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind");
+	if (!k)
+		return 0;
+	int v = cJSON_IsString(k) ? gmp_mem_kind__parse(k->valuestring) : -1;
+	if (v < 0)
+		return fail(r, "field 'kind' must be one of \"device\", \"managed\", \"async\", \"pool_region\", \"device_heap\"");
+	*kind = (uint8_t)v;
+	return 0;
+}
+
 static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e,
 			   int *touch_present)
 {
@@ -313,14 +339,7 @@ static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e
 			return rc;
 		if (rc == 0)
 			e->flags |= GMP_EF_HAS_LABEL;
-		const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind");
-		if (k) {
-			int kind = cJSON_IsString(k) ? gmp_mem_kind__parse(k->valuestring) : -1;
-			if (kind < 0)
-				return fail(r, "field 'kind' must be one of \"device\", \"managed\", \"async\", \"pool_region\", \"device_heap\"");
-			e->kind = (uint8_t)kind;
-		}
-		return 0;
+		return parse_kind(r, o, &e->kind);
 	case GMP_OP_FREE:
 		return req_num(r, o, "addr", &e->addr);
 	case GMP_OP_MEMCPY:
@@ -411,6 +430,26 @@ static int in_kernel(struct reader *r, struct gmp_event *e)
 	return 0;
 }
 
+/* alloc_failed: the program asked for `size` bytes and got out of memory. */
+static int failed_alloc(struct reader *r, const cJSON *o, const struct gmp_event *e)
+{
+	struct gmp_alloc_failure f = { .before = r->t->nev, .device = e->device,
+				       .stream = e->stream, .thread = e->thread, .at = e->at,
+				       .host_ns = e->host_ns, .line = e->line };
+	uint8_t kind = GMP_MEM_DEVICE;
+	int rc;
+	if (req_num(r, o, "size", &f.size) || parse_kind(r, o, &kind))
+		return -EINVAL;
+	if (f.size == 0)
+		return fail(r, "a failed allocation must have a positive size");
+	if (kind == GMP_MEM_POOL_REGION || kind == GMP_MEM_DEVICE_HEAP)
+		return fail(r, "a failed allocation is of kind \"device\", \"managed\" or \"async\"");
+	f.kind = kind;
+	if ((rc = opt_str(r, o, "api", &f.api)) < 0)
+		return rc;
+	return gmp_trace__add_failure(r->t, &f);
+}
+
 static int parse_line(struct reader *r, const char *line, size_t len)
 {
 	size_t i = 0;
@@ -441,10 +480,14 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 	unsigned op = 0;
 	if ((rc = parse_op(r, o, &op)) || (rc = check_fields(r, o, op)))
 		goto out;
-	struct gmp_event e = { .op = (uint8_t)op, .line = r->line };
+	struct gmp_event e = { .op = op == OP_ALLOC_FAILED ? 0 : (uint8_t)op, .line = r->line };
 	if ((rc = common(r, o, &e)))
 		goto out;
-	if (op == 0) {
+	if (op == OP_ALLOC_FAILED) {
+		rc = failed_alloc(r, o, &e);
+		goto out;
+	}
+	if (op == OP_END) {
 		r->ended = 1;
 		r->t->ended = 1;
 		goto out;

@@ -114,32 +114,66 @@ static void header(struct gmp_jw *jw, const struct gmp_trace *t)
 			     (unsigned long long)t->unharvested);
 }
 
+/* The fields every line may carry, in the order events write them. */
+static void common(struct gmp_jw *jw, const struct gmp_trace *t, uint32_t stream,
+		   uint32_t device, uint32_t thread, uint64_t host_ns, uint32_t at_id,
+		   uint32_t stack, gmp_at_fn at_fn, void *ctx)
+{
+	if (stream)
+		gmp_jw__ku64(jw, "stream", stream);
+	if (device)
+		gmp_jw__ku64(jw, "device", device);
+	if (thread)
+		gmp_jw__ku64(jw, "thread", thread);
+	if (host_ns)
+		gmp_jw__ku64(jw, "time_ns", host_ns);
+	const char *at = at_id ? gmp_trace__str(t, at_id, NULL) : NULL;
+	if (!at && stack && at_fn)
+		at = at_fn(ctx, stack);
+	if (at && *at)
+		gmp_jw__kstr(jw, "at", at);
+}
+
+/* The failed allocations that came before event i. */
+static void failures(struct gmp_jw *jw, const struct gmp_trace *t, size_t *next, size_t i,
+		     gmp_at_fn at_fn, void *ctx)
+{
+	for (; *next < t->nfails && t->fails[*next].before <= i && !jw->err; ++*next) {
+		const struct gmp_alloc_failure *f = &t->fails[*next];
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "op", "alloc_failed");
+		gmp_jw__ku64(jw, "size", f->size);
+		if (f->kind != GMP_MEM_DEVICE)
+			gmp_jw__kstr(jw, "kind", gmp_mem_kind__name(f->kind));
+		if (f->api)
+			gmp_jw__kstr(jw, "api", gmp_trace__str(t, f->api, NULL));
+		common(jw, t, f->stream, f->device, f->thread, f->host_ns, f->at, f->stack, at_fn,
+		       ctx);
+		gmp_jw__obj_end(jw);
+		gmp_jw__raw(jw, "\n", 1);
+	}
+}
+
 int gmp_script__write(FILE *fp, const struct gmp_trace *t, gmp_at_fn at_fn, void *ctx)
 {
 	struct gmp_jw jw;
+	size_t nextf = 0;
 	gmp_jw__init(&jw, fp, 0);
 	header(&jw, t);
 	for (size_t i = 0; i < t->nev && !jw.err; i++) {
+		failures(&jw, t, &nextf, i, at_fn, ctx);
 		const struct gmp_event *e = &t->ev[i];
 		gmp_jw__obj(&jw);
 		gmp_jw__kstr(&jw, "op", gmp_op__name(e->op));
 		op_fields(&jw, t, e);
-		if (e->stream || (e->op == GMP_OP_SYNC && (e->flags & GMP_EF_SYNC_STREAM)))
-			gmp_jw__ku64(&jw, "stream", e->stream);
-		if (e->device)
-			gmp_jw__ku64(&jw, "device", e->device);
-		if (e->thread)
-			gmp_jw__ku64(&jw, "thread", e->thread);
-		if (e->host_ns)
-			gmp_jw__ku64(&jw, "time_ns", e->host_ns);
-		const char *at = e->at ? gmp_trace__str(t, e->at, NULL) : NULL;
-		if (!at && e->stack && at_fn)
-			at = at_fn(ctx, e->stack);
-		if (at && *at)
-			gmp_jw__kstr(&jw, "at", at);
+		if (!e->stream && e->op == GMP_OP_SYNC && (e->flags & GMP_EF_SYNC_STREAM))
+			gmp_jw__ku64(&jw, "stream", 0);
+		common(&jw, t, e->stream, e->device, e->thread, e->host_ns, e->at, e->stack, at_fn,
+		       ctx);
 		gmp_jw__obj_end(&jw);
 		gmp_jw__raw(&jw, "\n", 1);
 	}
+	failures(&jw, t, &nextf, t->nev, at_fn, ctx);
 	if (t->ended)
 		gmp_jw__raw(&jw, "{\"op\":\"end\"}\n", 13);
 	return gmp_jw__finish(&jw);

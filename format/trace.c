@@ -44,6 +44,7 @@ void gmp_trace__free(struct gmp_trace *t)
 		free(t->meta[i].value);
 	}
 	free(t->meta);
+	free(t->fails);
 	free(t->findings_json);
 	free(t);
 }
@@ -105,6 +106,18 @@ int64_t gmp_trace__add_event(struct gmp_trace *t, const struct gmp_event *ev,
 	return (int64_t)t->nev++;
 }
 
+int gmp_trace__add_failure(struct gmp_trace *t, const struct gmp_alloc_failure *f)
+{
+	if (f->before > t->nev || (t->nfails && f->before < t->fails[t->nfails - 1].before) ||
+	    f->stack > t->nstacks || f->at > gmp_trace__nstrings(t) ||
+	    f->api > gmp_trace__nstrings(t) || f->kind > GMP_MEM_KIND_MAX)
+		return -EINVAL;
+	if (GMP_GROW(t->fails, t->fails_cap, t->nfails + 1))
+		return -ENOMEM;
+	t->fails[t->nfails++] = *f;
+	return 0;
+}
+
 int gmp_trace__place_heap_ops(struct gmp_trace *t)
 {
 	size_t n = t->nev, moved = 0;
@@ -154,6 +167,14 @@ int gmp_trace__place_heap_ops(struct gmp_trace *t)
 	for (size_t i = 0; i < n; i++)
 		if (gmp_event__in_kernel(&ev[i]))
 			ev[i].value = pos[ev[i].value];
+	/* A failure after file event b-1 comes after every event placed before it. */
+	size_t f = 0, upto = 0;
+	for (size_t i = 0; i <= n && f < t->nfails; i++) {
+		while (f < t->nfails && t->fails[f].before == i)
+			t->fails[f++].before = i ? upto : 0;
+		if (i < n && pos[i] + 1 > upto)
+			upto = pos[i] + 1;
+	}
 	free(t->ev);
 	t->ev = ev;
 	t->ev_cap = n;

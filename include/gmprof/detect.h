@@ -166,6 +166,32 @@ struct gmp_curve_point {
 	uint64_t live;
 };
 
+/*
+ * An allocation that failed for lack of memory (trace->fails[fail]) and how
+ * its device stood then, in issue order: the objects live on it (pools
+ * whole; pool regions and device-heap objects, which live inside other
+ * memory, not counted), and what fixing the findings would have freed at
+ * that moment.  Only the first GMP_FAILURES_ANALYZED failures are.
+ */
+#define GMP_FAILURES_ANALYZED 64
+#define GMP_FAILURE_LIST 256     /* objects and fixes kept per failure, largest first */
+
+struct gmp_failure {
+	uint32_t fail;           /* index into trace->fails */
+	uint32_t device;
+	uint64_t live_bytes;     /* bytes of the objects live then */
+	uint64_t live_objects;   /* how many (obj_n keeps the largest) */
+	uint64_t freeable;       /* bytes the fixes would have freed then (each object once) */
+	uint32_t obj_off, obj_n; /* result->fail_objs[off .. off+n): largest first */
+	uint32_t fix_off, fix_n; /* result->fail_fixes[off .. off+n): most bytes first */
+};
+
+struct gmp_failure_fix {
+	uint32_t finding;        /* index into result->findings */
+	uint32_t reserved;
+	uint64_t bytes;          /* what its fix frees at that moment */
+};
+
 struct gmp_device_summary {
 	uint32_t device;
 	uint64_t peak_bytes;
@@ -178,7 +204,7 @@ struct gmp_device_summary {
 	uint64_t inuse_peak_bytes;
 };
 
-#define GMP_PASSES 9
+#define GMP_PASSES 10
 /* "resolve", "graph", "lifetime", "dead_write", "redundant", "intra", "peaks", "savings", "rank" */
 const char *gmp_pass__name(unsigned i);
 
@@ -205,6 +231,12 @@ struct gmp_result {
 	size_t ninuse_curve;
 	struct gmp_device_summary *devices;
 	size_t ndevices;
+	struct gmp_failure *failures;   /* failed allocations, in issue order */
+	size_t nfailures;
+	uint32_t *fail_objs;
+	size_t nfail_objs;
+	struct gmp_failure_fix *fail_fixes;
+	size_t nfail_fixes;
 	uint32_t *level;                /* per event: its topological timestamp */
 	uint32_t *ordinal;              /* per event: #n among its op on its stream */
 	uint32_t *order;                /* events sorted by (level, index) */

@@ -30,7 +30,7 @@ extern "C" {
 #define GMP_PROFILE_MAGIC_LEN 8
 #define GMP_PROFILE_HEADER_LEN 16
 #define GMP_PROFILE_VERSION_MAJOR 1
-#define GMP_PROFILE_VERSION_MINOR 1 /* 1.1: LABEL records */
+#define GMP_PROFILE_VERSION_MINOR 2 /* 1.1: LABEL records; 1.2: FAILED_ALLOC */
 
 enum gmp_record_type {
 	GMP_REC_META = 1,
@@ -44,7 +44,8 @@ enum gmp_record_type {
 	GMP_REC_FINDINGS = 9,
 	GMP_REC_END = 10,
 	GMP_REC_LABEL = 11,  /* 1.1: a name given to an earlier allocation */
-	GMP_REC_MAX = 11
+	GMP_REC_FAILED_ALLOC = 12, /* 1.2: an allocation that ran out of memory */
+	GMP_REC_MAX = 12
 };
 
 struct gmp_writer;
@@ -83,6 +84,12 @@ int gmp_writer__findings(struct gmp_writer *w, const char *json, size_t len);
  * replaces an earlier one.
  */
 int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label);
+/*
+ * An allocation that failed for lack of memory, after the events written
+ * so far (f->before is not written: it is the writer's event count); ids
+ * in f are the writer's own.
+ */
+int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f);
 /* Writes the buffered, complete records to the file. */
 int gmp_writer__flush(struct gmp_writer *w);
 uint64_t gmp_writer__events(const struct gmp_writer *w);

@@ -154,6 +154,26 @@ struct gmp_stream_info {
 	uint32_t reserved;
 };
 
+/*
+ * An allocation the program asked for and did not get: the call returned
+ * out of memory.  It changes no object; it marks a moment in issue order,
+ * after the first `before` events, when the live objects plus the request
+ * did not fit on the device.
+ */
+struct gmp_alloc_failure {
+	uint64_t before;     /* events issued before it */
+	uint64_t size;       /* bytes requested */
+	uint64_t host_ns;    /* host clock, ns since the run began (0 unknown) */
+	uint32_t device;
+	uint32_t stream;
+	uint32_t thread;
+	uint32_t stack;      /* call-path id (0 none) */
+	uint32_t at;         /* string id of "file:line" (0 none) */
+	uint32_t api;        /* string id: the call that failed, "cudaMalloc" (0 unknown) */
+	uint32_t kind;       /* enum gmp_mem_kind asked for */
+	uint32_t line;       /* event script line, 0 for recorded failures */
+};
+
 /* Run metadata: owned strings, kept apart from the interned string ids. */
 struct gmp_kv {
 	char *key;
@@ -181,6 +201,8 @@ struct gmp_trace {
 	size_t nstreams, streams_cap;
 	struct gmp_kv *meta;
 	size_t nmeta, meta_cap;
+	struct gmp_alloc_failure *fails; /* in issue order (`before` never decreases) */
+	size_t nfails, fails_cap;
 	char *findings_json;     /* online findings stored in a profile, or NULL */
 	int ended;               /* the program reached its end (script `end`, clean exit) */
 	/* Set by readers: */
@@ -205,6 +227,13 @@ int64_t gmp_trace__add_event(struct gmp_trace *t, const struct gmp_event *ev,
 			     const struct gmp_access *acc, size_t nacc,
 			     const struct gmp_touch *touch, size_t ntouch);
 
+/*
+ * Appends a failed allocation.  Returns 0, -EINVAL when f->before is past
+ * the events or before an earlier failure's, or when a string or stack id
+ * is undefined, or -ENOMEM.
+ */
+int gmp_trace__add_failure(struct gmp_trace *t, const struct gmp_alloc_failure *f);
+
 /* Attaches a kernel's access sets after the fact (deferred harvest). */
 int gmp_trace__set_accesses(struct gmp_trace *t, size_t event,
 			    const struct gmp_access *acc, size_t nacc);
@@ -213,7 +242,8 @@ int gmp_trace__set_touches(struct gmp_trace *t, size_t event,
 
 /*
  * Moves each in-kernel heap op (GMP_EF_IN_KERNEL) to just after its
- * launch, keeping their order, and renumbers `value` to match.  A
+ * launch, keeping their order, and renumbers `value` (and each failed
+ * allocation's `before`) to match.  A
  * collector learns of them only when it reads the launch back, so a
  * profile holds them later in file order; readers call this once all
  * events are in.  Returns 0, -EINVAL when one names no earlier kernel

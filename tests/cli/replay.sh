@@ -28,7 +28,7 @@ done
 "$GMPROF" replay tests/scripts/figure2.jsonl >"$TMPDIR/plain" 2>/dev/null
 "$GMPROF" replay --stats tests/scripts/figure2.jsonl >"$TMPDIR/withstats" 2>"$TMPDIR/stats"
 cmp -s "$TMPDIR/plain" "$TMPDIR/withstats" && [ "$(wc -l <"$TMPDIR/stats")" -eq 1 ] &&
-	grep -Eq '^gmprof replay: [0-9]+ events: load [0-9.]+ s, resolve [0-9.]+, graph [0-9.]+, .*rank [0-9.]+; total [0-9.]+ s, [0-9]+ events/s$' "$TMPDIR/stats" &&
+	grep -Eq '^gmprof replay: [0-9]+ events: load [0-9.]+ s, resolve [0-9.]+, graph [0-9.]+, .*rank [0-9.]+, failures [0-9.]+; total [0-9.]+ s, [0-9]+ events/s$' "$TMPDIR/stats" &&
 	ok "replay --stats: one line of times on stderr, the same findings" ||
 	notok "replay --stats: $(cat "$TMPDIR/stats")"
 finish

@@ -65,7 +65,25 @@ static void placement(void **state)
 	assert_int_equal(gmp_trace__add_event(t, &k2, &acc, 1, NULL, 0), 1);
 	assert_int_equal(gmp_trace__add_event(t, &h, NULL, 0, NULL, 0), 2); /* k1's, read back late */
 	assert_int_equal(gmp_trace__add_event(t, &f, NULL, 0, NULL, 0), 3); /* k2's */
+	/* Failed allocations between them, in file order: after k1; after k1's late op; at the end. */
+	struct gmp_alloc_failure fl = { .size = 1 };
+	uint64_t at[3] = { 1, 3, 4 };
+	for (size_t i = 0; i < 3; i++) {
+		fl.before = at[i];
+		assert_int_equal(gmp_trace__add_failure(t, &fl), 0);
+	}
+	fl.before = 2; /* before an earlier failure's */
+	assert_int_equal(gmp_trace__add_failure(t, &fl), -EINVAL);
+	fl.before = 5; /* past the events */
+	assert_int_equal(gmp_trace__add_failure(t, &fl), -EINVAL);
+	fl.before = 4;
+	fl.api = 99; /* no such string */
+	assert_int_equal(gmp_trace__add_failure(t, &fl), -EINVAL);
 	assert_int_equal(gmp_trace__place_heap_ops(t), 0);
+	/* k1 | fail | h(k1) k2 | fail | f(k2) | fail: each comes after what was issued before it. */
+	assert_int_equal(t->fails[0].before, 1);
+	assert_int_equal(t->fails[1].before, 3);
+	assert_int_equal(t->fails[2].before, 4);
 	assert_int_equal(t->ev[0].name, n1);
 	assert_int_equal(t->ev[1].op, GMP_OP_ALLOC);
 	assert_int_equal(t->ev[1].value, 0);

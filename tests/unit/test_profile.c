@@ -339,6 +339,57 @@ static void write_trace_round_trip(void **state)
 	free(path);
 }
 
+/* Failed allocations keep their place among the events, their size, kind, call and site. */
+static void failures_round_trip(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script_file("oom.jsonl");
+	assert_int_equal(t->nfails, 3);
+	char *path = ts_tmpfile("oom");
+	struct gmp_writer *w;
+	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
+	assert_int_equal(gmp_writer__write_trace(w, t), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	size_t len;
+	unsigned char *b = slurp(path, &len);
+	struct gmp_trace *u = NULL;
+	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	assert_false(u->damaged);
+	assert_int_equal(u->nev, t->nev);
+	assert_int_equal(u->nfails, t->nfails);
+	static const uint64_t before[3] = { 9, 13, 13 };
+	for (size_t i = 0; i < t->nfails; i++) {
+		const struct gmp_alloc_failure *x = &t->fails[i], *y = &u->fails[i];
+		assert_int_equal(y->before, before[i]);
+		assert_int_equal(y->before, x->before);
+		assert_int_equal(y->size, x->size);
+		assert_int_equal(y->kind, x->kind);
+		assert_int_equal(y->stream, x->stream);
+		assert_int_equal(y->device, x->device);
+		assert_string_equal(gmp_trace__str(u, y->api, NULL), gmp_trace__str(t, x->api, NULL));
+		assert_string_equal(gmp_trace__str(u, y->at, NULL), gmp_trace__str(t, x->at, NULL));
+	}
+	assert_int_equal(u->fails[2].kind, GMP_MEM_ASYNC);
+	assert_int_equal(u->fails[2].stream, 1);
+	assert_string_equal(gmp_trace__str(u, u->fails[1].api, NULL), "cuMemAlloc");
+	gmp_trace__free(u);
+	/* A failure naming a string that does not exist stops the reader: damaged. */
+	assert_int_equal(gmp_writer__create(path, 1, 0, &w), 0);
+	struct gmp_alloc_failure f = { .size = 64, .api = 5 };
+	assert_int_equal(gmp_writer__failure(w, &f), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	free(b);
+	b = slurp(path, &len);
+	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	assert_true(u->damaged);
+	assert_int_equal(u->nfails, 0);
+	gmp_trace__free(u);
+	gmp_trace__free(t);
+	free(b);
+	unlink(path);
+	free(path);
+}
+
 /* The checksum is CRC-32C, the same in hardware and in software. */
 static void checksum(void **state)
 {
@@ -367,6 +418,7 @@ int main(void)
 		cmocka_unit_test(semantic_damage),
 		cmocka_unit_test(safe_create),
 		cmocka_unit_test(write_trace_round_trip),
+		cmocka_unit_test(failures_round_trip),
 	};
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Allocations that failed for lack of memory.  For each, the objects live
+ * on its device when the program asked (in issue order: what the driver's
+ * allocator had handed out and not taken back), and the findings whose
+ * fixes would have freed bytes at that moment.  A fix frees an object at
+ * the failure when the failure falls inside the range its fix removes:
+ * before the first use of an early allocation, after the last use of a late
+ * deallocation or a leak, inside an idle range, anywhere for an unused
+ * allocation; an overallocation or structured access frees its unused
+ * bytes; two redundant objects live together free the smaller.  In the
+ * total an object counts once, by its largest fix, and a redundant pair
+ * only when no other fix frees either of them.  Fixes inside pools
+ * (regions) free nothing on the device and are not counted.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util.h"
+
+/* Live at the moment after the first b events, on the device's own memory. */
+static int live_at(const struct gmp_object *o, uint64_t b)
+{
+	return o->alloc_ev < b && (o->free_ev == GMP_NO_EVENT || o->free_ev >= b) &&
+	       o->kind != GMP_MEM_POOL_REGION && o->kind != GMP_MEM_DEVICE_HEAP;
+}
+
+/* Bytes fixing fd frees after the first b events (its object is live then). */
+static uint64_t frees_at(const struct gmp_result *r, const struct gmp_finding *fd, uint64_t b)
+{
+	const struct gmp_object *o = &r->objects[fd->object];
+	switch (fd->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION:
+		return b <= fd->ev_b ? o->size : 0;
+	case GMP_PAT_LATE_DEALLOCATION:
+		return fd->ev_a < b ? o->size : 0;
+	case GMP_PAT_UNUSED_ALLOCATION:
+		return o->size;
+	case GMP_PAT_MEMORY_LEAK:
+		return !o->naccess || o->last_ev < b ? o->size : 0;
+	case GMP_PAT_TEMPORARY_IDLENESS:
+		for (uint32_t i = 0; i < fd->range_n; i++) {
+			const struct gmp_span *sp = &r->spans[fd->range_off + i];
+			if (sp->ev_a < b && b <= sp->ev_b)
+				return o->size;
+		}
+		return 0;
+	case GMP_PAT_REDUNDANT_ALLOCATION: {
+		const struct gmp_object *p = &r->objects[fd->other];
+		if (!live_at(p, b))
+			return 0;
+		return o->size < p->size ? o->size : p->size;
+	}
+	case GMP_PAT_OVERALLOCATION:
+	case GMP_PAT_STRUCTURED_ACCESS:
+		return fd->bytes < o->size ? fd->bytes : o->size;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_obj(const void *a, const void *b, void *ctx)
+{
+	const struct gmp_result *r = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	if (r->objects[i].size != r->objects[j].size)
+		return r->objects[i].size > r->objects[j].size ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static int cmp_fix(const void *a, const void *b)
+{
+	const struct gmp_failure_fix *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return (x->finding > y->finding) - (x->finding < y->finding);
+}
+
+/* Scratch shared by the failures: per object, its largest fix at the moment. */
+struct scratch {
+	uint32_t *objs;
+	size_t nobjs;
+	struct gmp_failure_fix *fixes;
+	size_t nfixes;
+	uint64_t *best;          /* per object: bytes its largest fix frees */
+};
+
+static int one(struct det *d, struct scratch *s, uint32_t fi, size_t *objs_cap,
+	       size_t *fixes_cap)
+{
+	struct gmp_result *r = d->r;
+	const struct gmp_alloc_failure *f = &d->t->fails[fi];
+	struct gmp_failure g = { .fail = fi, .device = f->device };
+	s->nobjs = s->nfixes = 0;
+	for (size_t o = 0; o < r->nobjects; o++) {
+		const struct gmp_object *ob = &r->objects[o];
+		if (ob->device != f->device || !live_at(ob, f->before))
+			continue;
+		s->objs[s->nobjs++] = (uint32_t)o;
+		g.live_bytes += ob->size;
+	}
+	g.live_objects = s->nobjs;
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct gmp_finding *fd = &r->findings[i];
+		const struct gmp_object *ob = &r->objects[fd->object];
+		if (ob->device != f->device || !live_at(ob, f->before))
+			continue;
+		uint64_t bytes = frees_at(r, fd, f->before);
+		if (!bytes)
+			continue;
+		s->fixes[s->nfixes++] = (struct gmp_failure_fix){ .finding = (uint32_t)i,
+								  .bytes = bytes };
+		if (fd->pattern != GMP_PAT_REDUNDANT_ALLOCATION && bytes > s->best[fd->object]) {
+			g.freeable += bytes - s->best[fd->object];
+			s->best[fd->object] = bytes;
+		}
+	}
+	/* Sharing a buffer frees the smaller of two objects, unless another fix frees either. */
+	for (size_t i = 0; i < s->nfixes; i++) {
+		const struct gmp_finding *fd = &r->findings[s->fixes[i].finding];
+		if (fd->pattern != GMP_PAT_REDUNDANT_ALLOCATION || s->best[fd->object] ||
+		    s->best[fd->other])
+			continue;
+		g.freeable += s->fixes[i].bytes;
+		s->best[fd->object] = s->fixes[i].bytes;
+	}
+	for (size_t i = 0; i < s->nfixes; i++)
+		s->best[r->findings[s->fixes[i].finding].object] = 0;
+	if (s->nobjs > 1)
+		qsort_r(s->objs, s->nobjs, sizeof(*s->objs), cmp_obj, r);
+	if (s->nfixes > 1)
+		qsort(s->fixes, s->nfixes, sizeof(*s->fixes), cmp_fix);
+	size_t no = s->nobjs < GMP_FAILURE_LIST ? s->nobjs : GMP_FAILURE_LIST;
+	size_t nf = s->nfixes < GMP_FAILURE_LIST ? s->nfixes : GMP_FAILURE_LIST;
+	if (GMP_GROW(r->fail_objs, *objs_cap, r->nfail_objs + no) ||
+	    GMP_GROW(r->fail_fixes, *fixes_cap, r->nfail_fixes + nf))
+		return -ENOMEM;
+	g.obj_off = (uint32_t)r->nfail_objs;
+	g.obj_n = (uint32_t)no;
+	memcpy(r->fail_objs + r->nfail_objs, s->objs, no * sizeof(*s->objs));
+	r->nfail_objs += no;
+	g.fix_off = (uint32_t)r->nfail_fixes;
+	g.fix_n = (uint32_t)nf;
+	memcpy(r->fail_fixes + r->nfail_fixes, s->fixes, nf * sizeof(*s->fixes));
+	r->nfail_fixes += nf;
+	r->failures[r->nfailures++] = g;
+	return 0;
+}
+
+int det_failures(struct det *d)
+{
+	struct gmp_result *r = d->r;
+	size_t n = d->t->nfails < GMP_FAILURES_ANALYZED ? d->t->nfails : GMP_FAILURES_ANALYZED;
+	if (!n)
+		return 0;
+	struct scratch s = { 0 };
+	size_t objs_cap = 0, fixes_cap = 0;
+	int err = -ENOMEM;
+	r->failures = calloc(n, sizeof(*r->failures));
+	s.objs = malloc((r->nobjects ? r->nobjects : 1) * sizeof(*s.objs));
+	s.fixes = malloc((r->nfindings ? r->nfindings : 1) * sizeof(*s.fixes));
+	s.best = calloc(r->nobjects ? r->nobjects : 1, sizeof(*s.best));
+	if (r->failures && s.objs && s.fixes && s.best) {
+		err = 0;
+		for (size_t i = 0; i < n && !err; i++)
+			err = one(d, &s, (uint32_t)i, &objs_cap, &fixes_cap);
+	}
+	free(s.objs);
+	free(s.fixes);
+	free(s.best);
+	return err;
+}
