@@ -44,6 +44,8 @@ static const char usage[] =
 	"      --tolerance T        peak growth allowed over the baseline: a percentage,\n"
 	"                           bytes, or both as 5%,1MiB (the larger applies; default 0)\n"
 	"      --allow-incomplete   pass a profile whose program crashed or was cut off\n"
+	"      --allow-oom          pass a program whose allocations ran out of memory (it\n"
+	"                           retries smaller, or probes how much fits)\n"
 	"\n"
 	"Outputs:\n"
 	"      --sarif FILE         SARIF 2.1.0 for code scanning (GitHub, GitLab...)\n"
@@ -61,7 +63,7 @@ static const char usage[] =
 	"               --sarif gmprof.sarif --junit gmprof.xml app.gmprof\n"
 	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n";
 
-#define MAX_CHECKS (GMP_PAT_COUNT + 8)
+#define MAX_CHECKS (GMP_PAT_COUNT + 9)
 
 struct check {
 	char name[64];
@@ -248,7 +250,29 @@ struct budgets {
 	double tol_pct;
 	uint64_t tol_abs;
 	int allow_incomplete;
+	int allow_oom;
 };
+
+/* Always on: no allocation ran out of memory (the first one named). */
+static void check_oom(struct gate *g, int allow)
+{
+	const struct gmp_result *r = g->s->r;
+	const struct gmp_trace *t = r->trace;
+	if (!t->nfails || !r->nfailures) {
+		add(g, "out_of_memory", 0, "no allocation ran out of memory");
+		return;
+	}
+	const struct gmp_failure *f0 = &r->failures[0];
+	const struct gmp_alloc_failure *f = &t->fails[f0->fail];
+	const char *at = gmp_sites__failure(&g->s->sites, f0->fail, NULL);
+	char a[32], b[32], c[32];
+	add(g, "out_of_memory", !allow,
+	    "%zu allocation%s ran out of memory; the first, %s of %s on device %u%s%s, with %s live; "
+	    "fixing findings frees %s then (gmprof report shows which)",
+	    t->nfails, t->nfails == 1 ? "" : "s", f->api ? gmp_trace__str(t, f->api, NULL) : "an allocation",
+	    gmp_human_bytes(f->size, a, sizeof(a)), f->device, at ? " at " : "", at ? at : "",
+	    gmp_human_bytes(f0->live_bytes, b, sizeof(b)), gmp_human_bytes(f0->freeable, c, sizeof(c)));
+}
 
 /* Runs every check asked for, prints a line each (naming the input when named); how many failed. */
 static size_t run_checks(struct gate *g, const struct budgets *bu, int named)
@@ -260,6 +284,7 @@ static size_t run_checks(struct gate *g, const struct budgets *bu, int named)
 	    !incomplete ? "the program ran to its end"
 	    : t->truncated || t->damaged ? "the profile is cut off or damaged: findings cover only its intact part"
 	    : "the program did not reach its end (crashed or killed)");
+	check_oom(g, bu->allow_oom);
 	check_suppressions(g);
 	check_patterns(g, bu->fail_on);
 	if (bu->have_peak)
@@ -400,7 +425,7 @@ static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
 int cmd_check(int argc, char **argv)
 {
 	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXINUSE, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT,
-	       O_ROOT, O_INCOMPLETE };
+	       O_ROOT, O_INCOMPLETE, O_OOM };
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, 0, O_FAILON }, { "max-peak", required_argument, 0, O_MAXPEAK },
 		{ "max-in-use", required_argument, 0, O_MAXINUSE },
@@ -408,6 +433,7 @@ int cmd_check(int argc, char **argv)
 		{ "tolerance", required_argument, 0, O_TOL }, { "sarif", required_argument, 0, O_SARIF },
 		{ "junit", required_argument, 0, O_JUNIT }, { "source-root", required_argument, 0, O_ROOT },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "allow-incomplete", no_argument, 0, O_INCOMPLETE },
+		{ "allow-oom", no_argument, 0, O_OOM },
 		{ "force", no_argument, 0, OPT_FORCE }, { "help", no_argument, 0, 'h' },
 		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
@@ -417,7 +443,7 @@ int cmd_check(int argc, char **argv)
 	uint32_t fail_on = 0;
 	uint64_t max_peak = 0, max_inuse = 0, max_leak = 0, tol_abs = 0;
 	double tol_pct = 0;
-	int have_peak = 0, have_inuse = 0, have_leak = 0, allow_incomplete = 0, c, ex;
+	int have_peak = 0, have_inuse = 0, have_leak = 0, allow_incomplete = 0, allow_oom = 0, c, ex;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -449,6 +475,7 @@ int cmd_check(int argc, char **argv)
 		case O_JUNIT: junit = optarg; break;
 		case O_ROOT: root = optarg; break;
 		case O_INCOMPLETE: allow_incomplete = 1; break;
+		case O_OOM: allow_oom = 1; break;
 		default:
 			if (gmp_cli__common("check", usage, c, argv, &cm, &ex) < 0)
 				return ex;
@@ -474,7 +501,7 @@ int cmd_check(int argc, char **argv)
 	if (basefile && gmp_baseline__load(basefile, &base))
 		return GMP_EXIT_USAGE;
 	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, have_leak, max_leak,
-			      basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete };
+			      basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete, allow_oom };
 	sf.baseline = basefile ? &base : NULL;
 	struct all a = { .in = in, .bu = &bu, .sf = &sf };
 	a.gates = calloc(a.in.n, sizeof(*a.gates));

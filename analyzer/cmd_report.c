@@ -128,6 +128,32 @@ static void peaks(FILE *fp, struct gmp_session *s)
 				r->devices[i].device, gmp_human_bytes(r->devices[i].inuse_peak_bytes, a, sizeof(a)));
 }
 
+/* Each allocation that ran out of memory: what was live, what the fixes free then, where. */
+static void failures(FILE *fp, struct gmp_session *s)
+{
+	const struct gmp_result *r = s->r;
+	const struct gmp_trace *t = r->trace;
+	if (!t->nfails)
+		return;
+	fprintf(fp, "\nAllocations that ran out of memory: %zu", t->nfails);
+	if (t->nfails > r->nfailures)
+		fprintf(fp, " (the first %zu shown)", r->nfailures);
+	fprintf(fp, "\n");
+	for (size_t i = 0; i < r->nfailures; i++) {
+		gmp_text__failure(fp, r, i, &s->sites, "  ");
+		const struct gmp_alloc_failure *f = &t->fails[r->failures[i].fail];
+		if (!f->stack || !s->sym)
+			continue;
+		struct gmp_frame frames[16];
+		char buf[768];
+		size_t n = gmp_symbolizer__stack(s->sym, f->stack, frames, 16);
+		if (n)
+			fprintf(fp, "    call path:\n");
+		for (size_t k = 0; k < n; k++)
+			fprintf(fp, "      %s\n", gmp_frame__format(&frames[k], buf, sizeof(buf)));
+	}
+}
+
 /*
  * Live bytes (pts: r->curve) or bytes in use (r->inuse_curve) per column
  * over the topological order, ms_print-style.
@@ -239,6 +265,7 @@ static int text_one(FILE *fp, struct report *rp)
 	const struct gmp_result *r = s->r;
 	header(fp, s);
 	peaks(fp, s);
+	failures(fp, s);
 	for (size_t d = 0; d < r->ndevices; d++) {
 		plot(fp, r, r->devices[d].device, r->curve, r->ncurve, 0);
 		if (r->devices[d].inuse_peak_bytes)

@@ -30,9 +30,15 @@ uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const st
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
 /* Writes s escaped for HTML and XML text and attribute values (JUnit, the HTML report). */
 void gmp_text__markup(FILE *fp, const char *s);
-/* Prints the findings as readable text (replay's default format); top 0: all. */
-/* The short list: counts, peaks and the top findings (sites NULL: no source lines). */
 struct gmp_sites;
+/* Failed allocation r->failures[i]: what was live, which fixes free memory then. */
+void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gmp_sites *sites,
+		       const char *indent);
+/*
+ * Prints the findings as readable text (replay's default format): counts,
+ * peaks, failed allocations and the top findings (top 0: all; sites NULL:
+ * no source lines).
+ */
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top,
 			struct gmp_sites *sites);
 

@@ -246,6 +246,46 @@ static void findings(FILE *fp, struct page *pg)
 	fprintf(fp, "</tbody></table>\n");
 }
 
+/* Allocations that ran out of memory: what was live, which fixes free memory then. */
+static void failures(FILE *fp, struct page *pg)
+{
+	const struct gmp_result *r = pg->s->r;
+	if (!r->nfailures)
+		return;
+	fprintf(fp, "<h2>Allocations that ran out of memory</h2>\n<table><thead><tr><th>call</th>"
+		"<th>asked for</th><th>device</th><th>live then</th><th>largest live</th>"
+		"<th>fixes that free memory then (finding #)</th><th>they free</th><th>at</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < r->nfailures; i++) {
+		const struct gmp_failure *g = &r->failures[i];
+		const struct gmp_alloc_failure *f = &r->trace->fails[g->fail];
+		char a[32], b[32], name[160];
+		fprintf(fp, "<tr><td>");
+		gmp_text__markup(fp, f->api ? gmp_trace__str(r->trace, f->api, NULL) : "allocation");
+		fprintf(fp, "</td><td class=\"n\">%s</td><td class=\"n\">%u</td><td class=\"n\">%s in %" PRIu64
+			"</td><td>", gmp_human_bytes(f->size, a, sizeof(a)), f->device,
+			gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects);
+		for (uint32_t k = 0; k < g->obj_n && k < 5; k++) {
+			uint32_t o = r->fail_objs[g->obj_off + k];
+			fprintf(fp, "%s", k ? ", " : "");
+			gmp_text__markup(fp, gmp_result__object_name(r, o, name, sizeof(name)));
+			fprintf(fp, " %s", gmp_human_bytes(r->objects[o].size, a, sizeof(a)));
+		}
+		fprintf(fp, "</td><td>");
+		for (uint32_t k = 0; k < g->fix_n && k < 10; k++) {
+			const struct gmp_failure_fix *x = &r->fail_fixes[g->fix_off + k];
+			const struct gmp_finding *fd = &r->findings[x->finding];
+			fprintf(fp, "%s%u %s ", k ? ", " : "", x->finding + 1, gmp_pattern__name(fd->pattern));
+			gmp_text__markup(fp, gmp_result__object_name(r, fd->object, name, sizeof(name)));
+		}
+		const char *site = gmp_sites__failure(&pg->s->sites, g->fail, NULL);
+		fprintf(fp, "%s</td><td class=\"n\">%s</td><td><code>", g->fix_n ? "" : "none",
+			gmp_human_bytes(g->freeable, a, sizeof(a)));
+		gmp_text__markup(fp, site ? site : "");
+		fprintf(fp, "</code></td></tr>\n");
+	}
+	fprintf(fp, "</tbody></table>\n");
+}
+
 /* One input's report: its heading (an anchor when several), summary, plots, lifetimes, findings. */
 static void input_report(FILE *fp, struct page *pg, size_t k)
 {
@@ -265,6 +305,7 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		if (r->devices[d].inuse_peak_bytes)
 			curve(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}
+	failures(fp, pg);
 	lifetimes(fp, pg);
 	findings(fp, pg);
 }

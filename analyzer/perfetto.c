@@ -485,6 +485,40 @@ static void findings(struct pf *p, uint64_t end)
 	}
 }
 
+/*
+ * Allocations that ran out of memory: instants on their device, at their
+ * host time, or just after the last API issued before them.
+ */
+static void failures(struct pf *p)
+{
+	struct gmp_jw *jw = p->jw;
+	struct gmp_findings_opts fo;
+	gmp_sites__findings_opts(&p->s->sites, &fo);
+	for (size_t i = 0; i < p->r->nfailures; i++) {
+		const struct gmp_failure *g = &p->r->failures[i];
+		const struct gmp_alloc_failure *f = &p->t->fails[g->fail];
+		uint64_t ts = p->host ? f->host_ns : f->before ? ts_of(p, (uint32_t)f->before - 1) + SLICE_NS : 0;
+		char name[96], sz[32];
+		snprintf(name, sizeof(name), "out of memory: %s of %s",
+			 f->api ? gmp_trace__str(p->t, f->api, NULL) : "allocation",
+			 gmp_human_bytes(f->size, sz, sizeof(sz)));
+		head(p, "i", name, pid_of(p, f->device), ts);
+		GMP_JW_KEY(jw, "s");
+		gmp_jw__str(jw, "p");
+		GMP_JW_KEY(jw, "cat");
+		gmp_jw__str(jw, "out_of_memory");
+		gmp_jw__key(jw, "args");
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "size", f->size);
+		gmp_jw__ku64(jw, "live_bytes", g->live_bytes);
+		gmp_jw__ku64(jw, "live_objects", g->live_objects);
+		gmp_jw__ku64(jw, "freeable_bytes", g->freeable);
+		gmp_jw__kstr(jw, "at", gmp_findings__where_failure(p->r, g->fail, &fo));
+		gmp_jw__obj_end(jw);
+		gmp_jw__obj_end(jw);
+	}
+}
+
 /* One input's trace events: names, every API in emission order, leaks' ends, findings. */
 static void write_events(struct pf *p)
 {
@@ -500,15 +534,7 @@ static void write_events(struct pf *p)
 		if (p->r->objects[o].free_ev == GMP_NO_EVENT)
 			lifetime(p, (uint32_t)o, "e", end, 1);
 	findings(p, end);
-}
-
-void gmp_perfetto__begin(struct gmp_perfetto_doc *d, FILE *fp, int host_time)
-{
-	*d = (struct gmp_perfetto_doc){ .host = host_time };
-	gmp_jw__init(&d->jw, fp, 0);
-	static const char open[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-	gmp_jw__raw(&d->jw, open, sizeof(open) - 1);
-	d->jw.depth = 1;
+	failures(p);
 }
 
 int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const char *label)
@@ -537,45 +563,5 @@ int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const c
 	/* The next input's processes and objects start past this one's. */
 	d->pid_base += 1000;
 	d->id_base += s->r->nobjects;
-	return rc;
-}
-
-int gmp_perfetto__end(struct gmp_perfetto_doc *d, const char *const *inputs, size_t n)
-{
-	struct gmp_jw *jw = &d->jw;
-	static const char close[] = "\n],\n\"metadata\":{";
-	gmp_jw__raw(jw, close, sizeof(close) - 1);
-	jw->depth = 1;
-	jw->first[1] = 1;
-	GMP_JW_KEY(jw, "producer");
-	gmp_jw__str(jw, "gmprof");
-	GMP_JW_KEY(jw, "time_axis");
-	gmp_jw__str(jw, d->host ? "host" : "topo");
-	if (n == 1) {
-		GMP_JW_KEY(jw, "input");
-		gmp_jw__str(jw, inputs[0]);
-	} else {
-		GMP_JW_KEY(jw, "inputs");
-		gmp_jw__arr(jw);
-		for (size_t i = 0; i < n; i++)
-			gmp_jw__str(jw, inputs[i]);
-		gmp_jw__arr_end(jw);
-	}
-	gmp_jw__raw(jw, "}}\n", 3);
-	return gmp_jw__finish(jw);
-}
-
-int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t *nwritten)
-{
-	struct gmp_perfetto_doc d;
-	gmp_perfetto__begin(&d, fp, host_time);
-	int rc = gmp_perfetto__add(&d, s, NULL);
-	const char *name = s->name;
-	if (!rc)
-		rc = gmp_perfetto__end(&d, &name, 1);
-	else
-		gmp_jw__release(&d.jw);
-	if (nwritten)
-		*nwritten = d.written;
 	return rc;
 }

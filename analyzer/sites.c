@@ -28,6 +28,21 @@ const char *gmp_sites__event(struct gmp_sites *s, uint32_t ev, struct gmp_frame 
 	return NULL;
 }
 
+const char *gmp_sites__failure(struct gmp_sites *s, uint32_t fail, struct gmp_frame *frame)
+{
+	const struct gmp_trace *t = s->r->trace;
+	if (frame)
+		memset(frame, 0, sizeof(*frame));
+	if (fail >= t->nfails)
+		return NULL;
+	const struct gmp_alloc_failure *f = &t->fails[fail];
+	if (f->at)
+		return gmp_trace__str(t, f->at, NULL);
+	if (f->stack && s->sym)
+		return gmp_symbolizer__site(s->sym, f->stack, frame);
+	return NULL;
+}
+
 static uint64_t fnv(uint64_t h, const char *s)
 {
 	for (; s && *s; s++) {

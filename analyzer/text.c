@@ -104,6 +104,43 @@ static void pattern_counts(FILE *fp, const struct gmp_result *r)
 			fprintf(fp, "  %-30s %zu\n", gmp_pattern__name(p), n[p]);
 }
 
+void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gmp_sites *sites,
+		       const char *indent)
+{
+	const struct gmp_failure *g = &r->failures[i];
+	const struct gmp_alloc_failure *f = &r->trace->fails[g->fail];
+	char a[32], b[32], name[160];
+	const char *site = sites ? gmp_sites__failure(sites, g->fail, NULL)
+				 : f->at ? gmp_trace__str(r->trace, f->at, NULL) : NULL;
+	fprintf(fp, "%s%s of %s on device %u%s%s ran out of memory\n", indent,
+		f->api ? gmp_trace__str(r->trace, f->api, NULL) : "an allocation",
+		gmp_human_bytes(f->size, a, sizeof(a)), f->device, site ? " at " : "", site ? site : "");
+	fprintf(fp, "%s  live then: %s in %" PRIu64 " object%s", indent,
+		gmp_human_bytes(g->live_bytes, a, sizeof(a)), g->live_objects,
+		g->live_objects == 1 ? "" : "s");
+	for (uint32_t k = 0; k < g->obj_n && k < 3; k++) {
+		uint32_t obj = r->fail_objs[g->obj_off + k];
+		fprintf(fp, "%s %s %s", k ? "," : ":", gmp_result__object_name(r, obj, name, sizeof(name)),
+			gmp_human_bytes(r->objects[obj].size, b, sizeof(b)));
+	}
+	fprintf(fp, "%s\n", g->live_objects > 3 ? ", ..." : "");
+	if (!g->fix_n) {
+		fprintf(fp, "%s  no finding's fix frees memory at that moment\n", indent);
+		return;
+	}
+	fprintf(fp, "%s  fixing finding%s", indent, g->fix_n == 1 ? "" : "s");
+	for (uint32_t k = 0; k < g->fix_n && k < 5; k++) {
+		const struct gmp_failure_fix *x = &r->fail_fixes[g->fix_off + k];
+		const struct gmp_finding *fd = &r->findings[x->finding];
+		fprintf(fp, "%s %u (%s of %s)", k ? "," : "", x->finding + 1,
+			gmp_pattern__name(fd->pattern),
+			gmp_result__object_name(r, fd->object, name, sizeof(name)));
+	}
+	fprintf(fp, "%s frees %s then, %s the %s asked for\n", g->fix_n > 5 ? " and more" : "",
+		gmp_human_bytes(g->freeable, a, sizeof(a)),
+		g->freeable >= f->size ? "more than" : "less than", gmp_human_bytes(f->size, b, sizeof(b)));
+}
+
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top,
 			struct gmp_sites *sites)
 {
@@ -119,6 +156,10 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 			fprintf(fp, "; in use at most %s", gmp_human_bytes(r->devices[i].inuse_peak_bytes, sz, sizeof(sz)));
 		fputc('\n', fp);
 	}
+	for (size_t i = 0; i < r->nfailures; i++)
+		gmp_text__failure(fp, r, i, sites, "");
+	if (t->nfails > r->nfailures)
+		fprintf(fp, "... and %zu more allocations ran out of memory\n", t->nfails - r->nfailures);
 	if (!r->nfindings) {
 		fprintf(fp, "no findings\n");
 		return;

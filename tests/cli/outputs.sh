@@ -121,7 +121,7 @@ n3=$("$GMPROF" replay --format json "$F3" | grep -o '"pattern":' | wc -l)
 expect_exit 1 "check over two inputs: one fails" -- "$GMPROF" check --max-peak 2MiB --sarif "$TMPDIR/two.sarif" \
 	--junit "$TMPDIR/two.xml" "$F2" "$F3"
 grep -q "^PASS $F2: max_peak: " "$TMPDIR/out" && grep -q "^FAIL $F3: max_peak: " "$TMPDIR/out" &&
-	grep -q '^gmprof check: 2 inputs, 4 checks, 1 failed$' "$TMPDIR/out" &&
+	grep -q '^gmprof check: 2 inputs, 6 checks, 1 failed$' "$TMPDIR/out" &&
 	ok "  ... each line names its input; one total" || notok "  ... lines: $(cat "$TMPDIR/out")"
 sarif_ok "$TMPDIR/two.sarif" 1 "two inputs"
 # One run (code scanning takes one per tool and category): every result names its input.
@@ -131,7 +131,7 @@ sarif_ok "$TMPDIR/two.sarif" 1 "two inputs"
 	ok "  ... one SARIF run with every input's results, each naming its input" ||
 	notok "  ... SARIF: $(grep -c '"driver": ' "$TMPDIR/two.sarif") runs, $(grep -c '"ruleId": ' "$TMPDIR/two.sarif") results, want $((n2 + n3))"
 [ "$(grep -c '<testsuite ' "$TMPDIR/two.xml")" = 2 ] &&
-	grep -q '<testsuites name="gmprof check" tests="4" failures="1" errors="0">' "$TMPDIR/two.xml" &&
+	grep -q '<testsuites name="gmprof check" tests="6" failures="1" errors="0">' "$TMPDIR/two.xml" &&
 	ok "  ... a JUnit test suite per input, totals over both" || notok "  ... JUnit: $(head -3 "$TMPDIR/two.xml")"
 expect_exit 0 "check over two inputs: both pass" -- "$GMPROF" check --max-peak 4MiB "$F2" "$F3"
 # A baseline of both: the larger peak, every fingerprint once; each passes against it, and

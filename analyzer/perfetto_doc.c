@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Perfetto document around the inputs' trace events: its opening, its
+ * metadata, and the one-input convenience (perfetto.c writes the events).
+ */
+#include "perfetto.h"
+
+void gmp_perfetto__begin(struct gmp_perfetto_doc *d, FILE *fp, int host_time)
+{
+	*d = (struct gmp_perfetto_doc){ .host = host_time };
+	gmp_jw__init(&d->jw, fp, 0);
+	static const char open[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+	gmp_jw__raw(&d->jw, open, sizeof(open) - 1);
+	d->jw.depth = 1;
+}
+
+int gmp_perfetto__end(struct gmp_perfetto_doc *d, const char *const *inputs, size_t n)
+{
+	struct gmp_jw *jw = &d->jw;
+	static const char close[] = "\n],\n\"metadata\":{";
+	gmp_jw__raw(jw, close, sizeof(close) - 1);
+	jw->depth = 1;
+	jw->first[1] = 1;
+	GMP_JW_KEY(jw, "producer");
+	gmp_jw__str(jw, "gmprof");
+	GMP_JW_KEY(jw, "time_axis");
+	gmp_jw__str(jw, d->host ? "host" : "topo");
+	if (n == 1) {
+		GMP_JW_KEY(jw, "input");
+		gmp_jw__str(jw, inputs[0]);
+	} else {
+		GMP_JW_KEY(jw, "inputs");
+		gmp_jw__arr(jw);
+		for (size_t i = 0; i < n; i++)
+			gmp_jw__str(jw, inputs[i]);
+		gmp_jw__arr_end(jw);
+	}
+	gmp_jw__raw(jw, "}}\n", 3);
+	return gmp_jw__finish(jw);
+}
+
+int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t *nwritten)
+{
+	struct gmp_perfetto_doc d;
+	gmp_perfetto__begin(&d, fp, host_time);
+	int rc = gmp_perfetto__add(&d, s, NULL);
+	const char *name = s->name;
+	if (!rc)
+		rc = gmp_perfetto__end(&d, &name, 1);
+	else
+		gmp_jw__release(&d.jw);
+	if (nwritten)
+		*nwritten = d.written;
+	return rc;
+}
