@@ -295,13 +295,13 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(TST)/tests/%,$(UNIT_SRC))
 TEST_SUPPORT := $(call objs,$(TST),$(wildcard tests/unit/support_*.c))
 # Collector modules with no Sanitizer in them, for the unit tests.
-COLLECTOR_PURE := $(call objs,$(TST),collector/touches.c)
+COLLECTOR_PURE := $(call objs,$(TST),collector/touches.c collector/alloc_api.c)
 
 # The NVTX layout check and the test double (pool regions) read the toolkit's nvtx3 headers.
 $(TST)/tests/double/double_nvtx.o $(REL)/tests/double/double_nvtx.o $(TSN)/tests/double/double_nvtx.o \
 $(TST)/tests/double/sanitizer_double.o $(REL)/tests/double/sanitizer_double.o \
 $(TSN)/tests/double/sanitizer_double.o: BASE_CFLAGS += -isystem $(CUDA_HOME)/include
-$(TST)/tests/unit/test_nvtx_abi.o: BASE_CFLAGS += -isystem $(CUDA_HOME)/include
+$(TST)/tests/unit/test_nvtx_abi.o $(TST)/tests/unit/test_alloc_abi.o: BASE_CFLAGS += -isystem $(CUDA_HOME)/include
 $(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(COLLECTOR_PURE) $(call objs,$(TST),$(ANALYZER_SRC)) $(TST)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)

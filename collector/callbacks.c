@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "alloc_api.h"
 #include "collector.h"
 
 static __thread int in_callback;
@@ -46,6 +47,10 @@ static void api(const Sanitizer_CallbackData *cd)
 		}
 	} else if (api_depth > 0 && --api_depth == 0) {
 		api_name = NULL;
+		/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2. */
+		const int *rv = cd->functionReturnValue;
+		if (rv && *rv == GMP_ALLOC_OUT_OF_MEMORY)
+			oom_failed(cd->functionName, cd->functionParams, cd->context);
 	}
 }
 

@@ -74,6 +74,7 @@ struct gmp_collector {
 	struct gmp_objmap *regions; /* live NVTX regions (nvtx.c); obj: their heap's number */
 	uint64_t heap_lost;       /* in-kernel malloc()/free() calls whose records were lost */
 	uint64_t dev_bytes, dev_peak; /* device memory the collector holds, and at most held */
+	uint64_t fails, fails_lost;   /* allocations that ran out of memory; those not recorded */
 };
 
 extern struct gmp_collector gmp_col;
@@ -83,6 +84,10 @@ extern struct gmp_collector gmp_col;
 int rec_open(char *err, size_t errn);
 /* Flushes, runs the online detector (clean) and closes; idempotent. */
 void rec_close(int clean);
+/* ns since the run began. */
+uint64_t rec_now(void);
+/* Captures this thread's call path into the profile: its STACK id, 0 for none, or -1. */
+int64_t rec_stack(void);
 /* Appends an event; name may be NULL; the call path is captured when stack is set. */
 int64_t rec_event(struct gmp_event *e, const char *name, int stack);
 /* A write error ends recording, once, with one sentence; the program runs on. */
@@ -125,6 +130,17 @@ int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end);
 void rec_flush_now(void);
 /* Prints one line "gmprof: ..." on stderr (the collector talks to the user only so). */
 void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- oom.c: allocations that ran out of memory --------------------------- */
+/*
+ * The outermost API call function_name returned out of memory: when it is
+ * an allocation, records what it asked for (takes gmp_col.lock itself).
+ */
+void oom_failed(const char *function_name, const void *params, CUcontext ctx);
+/* Lock held: at close, what was not recorded; at the online summary, each failure. */
+void oom_close(void);
+struct gmp_result;
+void oom_summary(const struct gmp_result *r);
 
 /* ---- nvtx.c: regions of pools announced with NVTX (callers hold gmp_col.lock) ---- */
 /* Ends the live regions inside [start, end) (their pool is being freed). */

@@ -201,14 +201,28 @@ static int64_t intern_w(const char *s)
 	return s ? gmp_writer__string(gmp_col.w, s, strlen(s)) : 0;
 }
 
+uint64_t rec_now(void)
+{
+	return now_ns() - gmp_col.t0_ns;
+}
+
+int64_t rec_stack(void)
+{
+	if (gmp_callpath__stale(gmp_col.cp))
+		gmp_callpath__modules(gmp_col.cp, emit_module, NULL); /* a dlopen since */
+	size_t n = gmp_callpath__capture(gmp_col.cp, gmp_col.pcs, gmp_col.opts.depth);
+	int64_t st = n ? gmp_writer__stack(gmp_col.w, gmp_col.pcs, n) : 0;
+	if (st < 0)
+		rec_write_failed((int)st);
+	return st;
+}
+
 int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 {
 	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
 		return -1;
 	e->thread = (uint32_t)syscall(SYS_gettid);
-	e->host_ns = now_ns() - gmp_col.t0_ns;
-	if (gmp_callpath__stale(gmp_col.cp))
-		gmp_callpath__modules(gmp_col.cp, emit_module, NULL); /* a dlopen since */
+	e->host_ns = rec_now();
 	struct gmp_event we = *e;
 	int64_t nm = intern_w(name);
 	if (nm < 0) {
@@ -217,12 +231,9 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 	}
 	we.name = (uint32_t)nm;
 	if (stack) {
-		size_t n = gmp_callpath__capture(gmp_col.cp, gmp_col.pcs, gmp_col.opts.depth);
-		int64_t st = n ? gmp_writer__stack(gmp_col.w, gmp_col.pcs, n) : 0;
-		if (st < 0) {
-			rec_write_failed((int)st);
+		int64_t st = rec_stack();
+		if (st < 0)
 			return -1;
-		}
 		we.stack = (uint32_t)st;
 	}
 	int64_t idx = gmp_writer__event(gmp_col.w, &we);
@@ -489,6 +500,7 @@ static void online(void)
 	if (gmp_col.dev_peak)
 		fprintf(stderr, "==gmprof== gmprof held at most %s of device memory itself (not in the peaks)\n",
 			gmp_human_bytes(gmp_col.dev_peak, a, sizeof(a)));
+	oom_summary(r);
 	size_t per[GMP_PAT_COUNT] = { 0 };
 	for (size_t i = 0; i < r->nfindings; i++)
 		per[r->findings[i].pattern]++;
@@ -531,6 +543,7 @@ void rec_close(int clean)
 			"than GMPROF_HEAP_RECORDS=%u); device-heap objects in the profile are incomplete",
 			n, gmp_col.opts.heap_records);
 	}
+	oom_close();
 	gmp_objmap__free(gmp_col.heap);
 	gmp_col.heap = NULL;
 	nvtx_release();

@@ -224,6 +224,36 @@ static void api(const char *name, Sanitizer_ApiCallbackSite site)
 	deliver(SANITIZER_CB_DOMAIN_RUNTIME_API, 1, &cd);
 }
 
+/*
+ * An allocation call that runs out of memory: no resource callback, only
+ * the API's enter and exit, the exit returning 2 with the call's parameters
+ * laid out as its signature has them.
+ */
+static void replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f)
+{
+	static const char *const by_kind[] = { "cudaMalloc", "cudaMallocManaged", "cudaMallocAsync" };
+	const char *name = f->api ? gmp_trace__str(t, f->api, NULL)
+				  : f->kind < 3 ? by_kind[f->kind] : "cudaMalloc";
+	size_t params[6] = { 0x7ff000 };
+	if (strstr(name, "Pitch")) {
+		params[2] = (size_t)f->size; /* width in bytes, height 1 */
+		params[3] = 1;
+	} else {
+		params[1] = (size_t)f->size;
+	}
+	if (strstr(name, "Async"))
+		params[strstr(name, "FromPool") ? 3 : 2] = (size_t)(uintptr_t)stream_handle(f->stream);
+	int rv = 2; /* cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY */
+	Sanitizer_CallbackDomain dom = strncmp(name, "cuda", 4) ? SANITIZER_CB_DOMAIN_DRIVER_API
+								: SANITIZER_CB_DOMAIN_RUNTIME_API;
+	Sanitizer_CallbackData cd = { .callbackSite = SANITIZER_API_ENTER, .functionName = name,
+				      .functionParams = params, .context = CTX };
+	deliver(dom, 1, &cd);
+	cd.callbackSite = SANITIZER_API_EXIT;
+	cd.functionReturnValue = &rv;
+	deliver(dom, 1, &cd);
+}
+
 static int fail(unsigned line, const char *msg)
 {
 	snprintf(last_error, sizeof(last_error), "line %u: %s", line, msg);
@@ -493,6 +523,12 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 	for (size_t i = 0; i < t->nev; i++)
 		if (t->ev[i].stream > maxs)
 			maxs = t->ev[i].stream;
+	for (size_t i = 0; i < t->nfails; i++) {
+		if (t->fails[i].stream > maxs)
+			maxs = t->fails[i].stream;
+		if (t->fails[i].stream)
+			t->fails[i].stream += stream_base;
+	}
 	for (uint32_t n = 1; n <= maxs; n++) {
 		Sanitizer_ResourceStreamData sd = { .context = CTX,
 						    .stream = stream_handle(stream_base + n),
@@ -518,10 +554,15 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 			t->touch[e->touch_off + k].addr += addr_offset;
 	}
 	__atomic_add_fetch(&replaying, 1, __ATOMIC_RELAXED);
+	size_t nextf = 0;
 	for (size_t i = 0; i < t->nev && !err; i++) {
+		for (; nextf < t->nfails && t->fails[nextf].before <= i; nextf++)
+			replay_failure(t, &t->fails[nextf]);
 		err = replay_event(t, i, &live, &nlive);
 		maybe_die((long)i + 1);
 	}
+	for (; !err && nextf < t->nfails; nextf++)
+		replay_failure(t, &t->fails[nextf]);
 	__atomic_sub_fetch(&replaying, 1, __ATOMIC_RELAXED);
 	free(live);
 	gmp_trace__free(t);

@@ -6,7 +6,9 @@
 #     on every size, offset and constant the collector uses.
 #  2. Each program in tests/gpu/ runs under `gmprof run`, and its findings
 #     equal the .expect file beside it, exactly: a line "PATTERN OBJECT"
-#     per finding, or "PATTERN *N" for N findings of a pattern.
+#     per finding, or "PATTERN *N" for N findings of a pattern; where a
+#     .failures file is beside it, the allocations that ran out of memory
+#     are those it lists ("API KIND" each, in order).
 #     A program that runs past GPU_TEST_LIMIT seconds (120) fails; SKIP="a b"
 #     leaves programs out.
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
@@ -66,6 +68,17 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		bad "$name: did not finish in $LIMIT s under gmprof (a hang?)"; cat "$OUT_DIR/$name.log"; continue
 	elif [ $rc != 0 ]; then
 		bad "$name: the program failed under gmprof (status $rc)"; cat "$OUT_DIR/$name.log"; continue
+	fi
+	if [ -f "$dir/$name.failures" ]; then
+		# Allocations that ran out of memory: "API KIND" per failure, in order.
+		"$G" dump "$OUT_DIR/$name.gmprof" 2>/dev/null | grep '"op":"alloc_failed"' |
+			sed -E 's/.*"size":([0-9]+)(,"kind":"([a-z]+)")?,"api":"([A-Za-z0-9_]+)".*/\4 \3/; s/ $/ device/' \
+			>"$OUT_DIR/$name.failures.got"
+		if diff -u "$dir/$name.failures" "$OUT_DIR/$name.failures.got" >"$OUT_DIR/$name.failures.diff"; then
+			ok "$name: failed allocations recorded as expected"
+		else
+			bad "$name: failed allocations"; cat "$OUT_DIR/$name.failures.diff"
+		fi
 	fi
 	if check "$name" "$OUT_DIR/$name.gmprof" "$exp"; then
 		ok "$name ($mode): findings as expected"

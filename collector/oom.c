@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Allocations that ran out of memory.  The Sanitizer's resource callbacks
+ * report only the allocations that succeed; one that fails shows as an
+ * allocation call returning out of memory.  Each becomes a FAILED_ALLOC
+ * record (the size asked for, the device, the call path) at its place
+ * among the events, and the first few are said on stderr at once: a
+ * program often dies of them before its end, and the profile is what
+ * tells what was live then.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "alloc_api.h"
+#include "collector.h"
+#include "findings_json.h"
+
+#define SAID_MAX 3        /* failures said on stderr as they happen */
+#define RECORDED_MAX 4096 /* failures recorded; a program retrying in a loop makes more */
+
+/* Bytes and count of the live objects on a device (lock held). */
+static uint64_t live_on(uint32_t device, uint64_t *count)
+{
+	uint64_t bytes = 0;
+	*count = 0;
+	for (size_t i = 0; i < gmp_col.tab_n; i++)
+		if (gmp_col.tab_dev[i] == device) {
+			bytes += gmp_col.tab_end[i] - gmp_col.tab_start[i];
+			++*count;
+		}
+	return bytes;
+}
+
+static void record(struct gmp_alloc_failure *f, const char *api)
+{
+	if (++gmp_col.fails > RECORDED_MAX) {
+		gmp_col.fails_lost++;
+		return;
+	}
+	f->thread = (uint32_t)syscall(SYS_gettid);
+	f->host_ns = rec_now();
+	struct gmp_alloc_failure wf = *f;
+	int64_t name = gmp_writer__string(gmp_col.w, api, strlen(api));
+	int64_t stack = name < 0 ? -1 : rec_stack();
+	if (name < 0 || stack < 0) {
+		if (name < 0)
+			rec_write_failed((int)name);
+		return;
+	}
+	wf.api = (uint32_t)name;
+	wf.stack = (uint32_t)stack;
+	int err = gmp_writer__failure(gmp_col.w, &wf);
+	if (err) {
+		rec_write_failed(err);
+		return;
+	}
+	if (gmp_col.trace) {
+		/* The online trace: the same place among its events, no call path. */
+		struct gmp_alloc_failure tf = *f;
+		tf.before = gmp_col.trace->nev;
+		tf.api = gmp_trace__intern_cstr(gmp_col.trace, api);
+		if (!tf.api || gmp_trace__add_failure(gmp_col.trace, &tf)) {
+			gmp_trace__free(gmp_col.trace);
+			gmp_col.trace = NULL;
+			rec_say("out of memory for the online analysis; the profile is still written");
+		}
+	}
+	if (gmp_col.fails <= SAID_MAX) {
+		char a[32], b[32];
+		uint64_t n;
+		uint64_t live = live_on(f->device, &n);
+		rec_say("%s of %s on device %u ran out of memory, with %s live in %" PRIu64
+			" object%s; the profile records what was live: gmprof report %s%s",
+			api, gmp_human_bytes(f->size, a, sizeof(a)), f->device,
+			gmp_human_bytes(live, b, sizeof(b)), n, n == 1 ? "" : "s", gmp_col.path,
+			gmp_col.fails == SAID_MAX ? " (later ones are recorded, not said)" : "");
+	}
+}
+
+void oom_failed(const char *function_name, const void *params, CUcontext ctx)
+{
+	const struct gmp_alloc_api *a = gmp_alloc_api__find(function_name);
+	if (!a || !params)
+		return;
+	struct gmp_alloc_failure f = { .kind = a->kind, .size = gmp_alloc_api__size(a, params) };
+	uint64_t stream = 0;
+	if (a->stream_off)
+		memcpy(&stream, (const char *)params + a->stream_off, sizeof(stream));
+	pthread_mutex_lock(&gmp_col.lock);
+	if (gmp_col.active && !gmp_col.closed && !gmp_col.write_failed) {
+		f.device = rec_device(ctx);
+		f.stream = a->stream_off ? rec_stream(stream) : 0;
+		record(&f, a->name);
+	}
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
+void oom_close(void)
+{
+	if (!gmp_col.fails_lost || !gmp_col.w || gmp_col.write_failed)
+		return;
+	char n[32];
+	snprintf(n, sizeof(n), "%" PRIu64, gmp_col.fails_lost);
+	rec_meta("failed_allocations_unrecorded", n);
+	rec_say("%s more allocations ran out of memory and were not recorded (the first %u were)", n,
+		RECORDED_MAX);
+}
+
+void oom_summary(const struct gmp_result *r)
+{
+	char a[32], b[32], c[32];
+	for (size_t i = 0; i < r->nfailures && i < SAID_MAX; i++) {
+		const struct gmp_failure *g = &r->failures[i];
+		const struct gmp_alloc_failure *f = &r->trace->fails[g->fail];
+		fprintf(stderr, "==gmprof== OUT OF MEMORY: %s of %s on device %u with %s live",
+			gmp_trace__str(r->trace, f->api, NULL), gmp_human_bytes(f->size, a, sizeof(a)),
+			f->device, gmp_human_bytes(g->live_bytes, b, sizeof(b)));
+		if (g->fix_n) {
+			fprintf(stderr, "; fixing finding%s", g->fix_n == 1 ? "" : "s");
+			for (uint32_t k = 0; k < g->fix_n && k < 5; k++)
+				fprintf(stderr, "%s %u", k ? "," : "", r->fail_fixes[g->fix_off + k].finding + 1);
+			fprintf(stderr, "%s frees %s then", g->fix_n > 5 ? " and more" : "",
+				gmp_human_bytes(g->freeable, c, sizeof(c)));
+		}
+		fputc('\n', stderr);
+	}
+	if (r->trace->nfails > SAID_MAX)
+		fprintf(stderr, "==gmprof== and %zu more allocations ran out of memory\n",
+			r->trace->nfails - SAID_MAX);
+}

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: MIT
+# Allocations that run out of memory.  The collector sees them only as an
+# allocation call returning out of memory (the test double delivers the
+# API callbacks as the driver does: no resource callback, return value 2,
+# the call's parameter block); it records each with the size asked for,
+# says the first at once, and the reports say what was live then and
+# which fixes free memory at that moment.
+. tests/cli/lib.sh
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+FAKE=$B/double/fake_app
+use_double "$B"
+S=tests/scripts/oom.jsonl
+
+# The versioned and per-thread names the APIs may report are the same calls.
+sed -e 's/"api":"cuMemAlloc"/"api":"cuMemAlloc_v2"/' \
+    -e 's/"api":"cudaMallocAsync"/"api":"cudaMallocAsync_ptsz_v11020"/' "$S" >"$TMPDIR/suffixed.jsonl"
+rm -f "$TMPDIR/oom.gmprof" "$TMPDIR/dies.gmprof"
+expect_exit 0 "a program whose allocations run out of memory" -- \
+	env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/oom.gmprof" "$FAKE" "$TMPDIR/suffixed.jsonl"
+grep -q '^gmprof: cudaMalloc of 1.0 GiB on device 0 ran out of memory, with 1.4 GiB live in 5 objects; the profile records what was live: gmprof report ' "$TMPDIR/err" &&
+	ok "the first failure is said at once, with what was live" || notok "the first failure is said at once: $err"
+[ "$(grep -c 'ran out of memory' "$TMPDIR/err")" -eq 3 ] && ok "each of the three is said" || notok "each of the three is said: $err"
+grep -q '^==gmprof== OUT OF MEMORY: cudaMalloc of 1.0 GiB on device 0 with 1.4 GiB live; fixing findings 3, 7, 10 frees 704.0 MiB then$' "$TMPDIR/err" &&
+	ok "the exit summary says what fixes free at the failure" || notok "the exit summary: $err"
+
+"$GMPROF" dump "$TMPDIR/oom.gmprof" >"$TMPDIR/dump.jsonl" 2>"$TMPDIR/err"
+failed_lines() { grep -n '"alloc_failed"' "$1" | sed -E 's/,"(thread|time_ns|at)":[^,}]*//g'; }
+failed_lines "$TMPDIR/dump.jsonl" >"$TMPDIR/got"
+cat >"$TMPDIR/want" <<'W'
+20:{"op":"alloc_failed","size":1073741824,"api":"cudaMalloc"}
+25:{"op":"alloc_failed","size":4294967296,"api":"cuMemAlloc"}
+26:{"op":"alloc_failed","size":2147483648,"kind":"async","api":"cudaMallocAsync","stream":1}
+W
+diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" &&
+	ok "recorded: size, kind, stream, the call's plain name, in place among the events" ||
+	{ notok "recorded failures"; cat "$TMPDIR/diff"; }
+"$GMPROF" report "$TMPDIR/oom.gmprof" >"$TMPDIR/rep" 2>/dev/null
+[ "$(grep -c '^  cu[a-zA-Z]* of .* on device 0 at .*fake_app.c:[0-9]* ran out of memory$' "$TMPDIR/rep")" -eq 3 ] &&
+	[ "$(grep -A4 'ran out of memory$' "$TMPDIR/rep" | grep -c '^      main (.*fake_app.c:[0-9]*)$')" -eq 3 ] &&
+	ok "each has its call path, symbolized" || notok "each has its call path: $(grep -A5 'ran out' "$TMPDIR/rep")"
+
+# The findings of the profile equal the script's, but for labels and source sites.
+"$GMPROF" replay --format json --pretty "$TMPDIR/oom.gmprof" >"$TMPDIR/got.json" 2>/dev/null
+sed -E 's/,"label":"[^"]*"//; s/,"at":"[^"]*"//' "$S" >"$TMPDIR/plain.jsonl"
+"$GMPROF" replay --format json --pretty "$TMPDIR/plain.jsonl" >"$TMPDIR/want.json"
+grep -q '"failed_allocations"' "$TMPDIR/want.json" && diff -u "$TMPDIR/want.json" "$TMPDIR/got.json" >"$TMPDIR/diff" &&
+	ok "the profile's failures and fixes equal the script's" ||
+	{ notok "the profile's failures and fixes equal the script's"; head -30 "$TMPDIR/diff"; }
+
+# The text report: what was live and what fixes free, per failure.
+expect_exit 0 "report" -- "$GMPROF" report "$S"
+grep -q '^Allocations that ran out of memory: 3$' "$TMPDIR/out" && ok "report: a section of failures" || notok "report: a section of failures"
+grep -q '^    live then: 1.4 GiB in 5 objects: grad 512.0 MiB, act 512.0 MiB, weights 256.0 MiB, ...$' "$TMPDIR/out" &&
+	ok "report: the largest objects live then" || notok "report: the largest objects live then"
+grep -q '^    fixing findings 3 (early_allocation of grad), 7 (late_deallocation of input), 10 (temporary_idleness of init_buf) frees 704.0 MiB then, less than the 1.0 GiB asked for$' "$TMPDIR/out" &&
+	ok "report: the fixes that free memory at the failure" || notok "report: the fixes that free memory at the failure"
+expect_exit 0 "replay" -- "$GMPROF" replay "$S"
+grep -q '^cuMemAlloc of 4.0 GiB on device 0 at train.cu:24 ran out of memory$' "$TMPDIR/out" && ok "replay: each failure" || notok "replay: each failure"
+
+# Perfetto: an instant per failure on its device, with what was live and what fixes free.
+expect_exit 0 "perfetto" -- "$GMPROF" perfetto -o "$TMPDIR/t.json" "$S"
+[ "$(grep -c '"cat":"out_of_memory"' "$TMPDIR/t.json")" -eq 3 ] &&
+	grep -q '{"ph":"i","name":"out of memory: cudaMalloc of 1.0 GiB","pid":1,"ts":9,"s":"p","cat":"out_of_memory","args":{"size":1073741824,"live_bytes":1543503872,"live_objects":5,"freeable_bytes":738197504,"at":"train.cu:19"}}' "$TMPDIR/t.json" &&
+	ok "perfetto: an instant per failure" || notok "perfetto: an instant per failure: $(grep out_of_memory "$TMPDIR/t.json")"
+"$B/tools/trace_check" "$TMPDIR/t.json" >/dev/null && ok "perfetto: the trace checks" || notok "perfetto: the trace checks"
+expect_exit 0 "perfetto, host time" -- "$GMPROF" perfetto --time host -o "$TMPDIR/th.json" "$TMPDIR/oom.gmprof"
+[ "$(grep -c '"cat":"out_of_memory"' "$TMPDIR/th.json")" -eq 3 ] && ok "perfetto, host time: each failure" || notok "perfetto, host time: each failure"
+# HTML: a table of the failures.
+expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/o.html" "$S"
+grep -q '<h2>Allocations that ran out of memory</h2>' "$TMPDIR/o.html" &&
+	grep -q '<tr><td>cudaMalloc</td><td class="n">1.0 GiB</td><td class="n">0</td><td class="n">1.4 GiB in 5</td>.*<td>3 early_allocation grad, 7 late_deallocation input, 10 temporary_idleness init_buf</td><td class="n">704.0 MiB</td><td><code>train.cu:19</code></td></tr>' "$TMPDIR/o.html" &&
+	ok "html: a row per failure" || notok "html: a row per failure"
+
+# The CI gate fails a run whose allocations ran out of memory, unless told not to.
+expect_exit 1 "check: a failed allocation fails the gate" -- "$GMPROF" check "$S"
+grep -q '^FAIL out_of_memory: 3 allocations ran out of memory; the first, cudaMalloc of 1.0 GiB on device 0 at train.cu:19, with 1.4 GiB live; fixing findings frees 704.0 MiB then (gmprof report shows which)$' "$TMPDIR/out" &&
+	ok "check: the line names the first failure" || notok "check: $(cat "$TMPDIR/out")"
+expect_exit 0 "check --allow-oom passes it" -- "$GMPROF" check --allow-oom "$S"
+expect_exit 0 "check: a run without failures passes" -- "$GMPROF" check tests/scripts/figure2.jsonl
+grep -q '^PASS out_of_memory: no allocation ran out of memory$' "$TMPDIR/out" && ok "check: said so" || notok "check: said so"
+
+# A program that dies of it: the failure is in the profile all the same.
+head -n 14 "$S" >"$TMPDIR/dies.jsonl"
+expect_exit 3 "a program that exits at its failure" -- \
+	env GMPROF_OUTPUT="$TMPDIR/dies.gmprof" "$FAKE" --die-after 10 exit "$TMPDIR/dies.jsonl"
+"$GMPROF" report "$TMPDIR/dies.gmprof" >"$TMPDIR/out" 2>"$TMPDIR/err"
+grep -q '^  cudaMalloc of 1.0 GiB on device 0 .*ran out of memory$' "$TMPDIR/out" && ok "a dying program's failure is reported" ||
+	notok "a dying program's failure is reported: $(cat "$TMPDIR/err")"
+
+# Bad lines: one sentence, the line number, status 2.
+bad() { # NAME LINE PATTERN
+	printf '{"op":"alloc","addr":4096,"size":64}\n%s\n' "$2" >"$TMPDIR/bad.jsonl"
+	expect_exit 2 "bad line: $1" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
+	expect_stderr_line "bad.jsonl:2: $3" "bad line: $1: one sentence"
+}
+bad "no size" '{"op":"alloc_failed"}' "missing required field 'size'"
+bad "size 0" '{"op":"alloc_failed","size":0}' "a failed allocation must have a positive size"
+bad "a region" '{"op":"alloc_failed","size":8,"kind":"pool_region"}' 'a failed allocation is of kind'
+bad "an address" '{"op":"alloc_failed","size":8,"addr":4096}' "unknown field 'addr' for op 'alloc_failed'"
+bad "a numeric api" '{"op":"alloc_failed","size":8,"api":3}' "field 'api' must be a string"
+finish
