@@ -192,6 +192,9 @@ static int text(FILE *fp, void *ctx)
 	}
 	fprintf(fp, "  leaked: %s -> %s\n", gmp_human_bytes(gmp_leaked_bytes(ra), x, sizeof(x)),
 		gmp_human_bytes(gmp_leaked_bytes(rb), y, sizeof(y)));
+	if (ra->trace->nfails || rb->trace->nfails)
+		fprintf(fp, "  allocations that ran out of memory: %zu -> %zu\n", ra->trace->nfails,
+			rb->trace->nfails);
 	fprintf(fp, "  findings: %zu -> %zu (%zu fixed, %zu new, %zu in both)\n", ra->nfindings,
 		rb->nfindings, d->nfixed, d->nfresh, ra->nfindings - d->nfixed);
 	if (d->nfixed) {
@@ -261,6 +264,8 @@ static int json(FILE *fp, void *ctx)
 	gmp_jw__arr_end(&jw);
 	gmp_jw__ku64(&jw, "leaked_before", gmp_leaked_bytes(ra));
 	gmp_jw__ku64(&jw, "leaked_after", gmp_leaked_bytes(rb));
+	gmp_jw__ku64(&jw, "failed_allocations_before", ra->trace->nfails);
+	gmp_jw__ku64(&jw, "failed_allocations_after", rb->trace->nfails);
 	gmp_jw__ku64(&jw, "findings_before", ra->nfindings);
 	gmp_jw__ku64(&jw, "findings_after", rb->nfindings);
 	json_findings(&jw, "fixed", &d->a, d->fixed);

@@ -79,6 +79,14 @@ expect_exit 0 "check --allow-oom passes it" -- "$GMPROF" check --allow-oom "$S"
 expect_exit 0 "check: a run without failures passes" -- "$GMPROF" check tests/scripts/figure2.jsonl
 grep -q '^PASS out_of_memory: no allocation ran out of memory$' "$TMPDIR/out" && ok "check: said so" || notok "check: said so"
 
+# Did the fix work: gmprof diff counts them before and after.
+expect_exit 0 "diff" -- "$GMPROF" diff "$S" tests/scripts/figure2.jsonl
+grep -q '^  allocations that ran out of memory: 3 -> 0$' "$TMPDIR/out" && ok "diff: failures before and after" || notok "diff: $(cat "$TMPDIR/out")"
+expect_exit 0 "diff --format json" -- "$GMPROF" diff --format json "$S" tests/scripts/figure2.jsonl
+grep -q '"failed_allocations_before":3,"failed_allocations_after":0,' "$TMPDIR/out" && ok "diff --format json: failures before and after" || notok "diff --format json"
+expect_exit 0 "diff without failures" -- "$GMPROF" diff tests/scripts/figure2.jsonl tests/scripts/figure3.jsonl
+! grep -q 'ran out of memory' "$TMPDIR/out" && ok "diff: no line when neither had a failure" || notok "diff: no line when neither had a failure"
+
 # A program that dies of it: the failure is in the profile all the same.
 head -n 14 "$S" >"$TMPDIR/dies.jsonl"
 expect_exit 3 "a program that exits at its failure" -- \
