@@ -265,12 +265,15 @@ static void check_oom(struct gate *g, int allow)
 	const struct gmp_failure *f0 = &r->failures[0];
 	const struct gmp_alloc_failure *f = &t->fails[f0->fail];
 	const char *at = gmp_sites__failure(&g->s->sites, f0->fail, NULL);
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32], e[32], mem[80] = "";
+	if (f->dev_total)
+		snprintf(mem, sizeof(mem), " (%s free of %s)", gmp_human_bytes(f->dev_free, d, sizeof(d)),
+			 gmp_human_bytes(f->dev_total, e, sizeof(e)));
 	add(g, "out_of_memory", !allow,
-	    "%zu allocation%s ran out of memory; the first, %s of %s on device %u%s%s, with %s live; "
+	    "%zu allocation%s ran out of memory; the first, %s of %s on device %u%s%s%s, with %s live; "
 	    "fixing findings frees %s then (gmprof report shows which)",
 	    t->nfails, t->nfails == 1 ? "" : "s", f->api ? gmp_trace__str(t, f->api, NULL) : "an allocation",
-	    gmp_human_bytes(f->size, a, sizeof(a)), f->device, at ? " at " : "", at ? at : "",
+	    gmp_human_bytes(f->size, a, sizeof(a)), f->device, at ? " at " : "", at ? at : "", mem,
 	    gmp_human_bytes(f0->live_bytes, b, sizeof(b)), gmp_human_bytes(f0->freeable, c, sizeof(c)));
 }
 

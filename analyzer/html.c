@@ -261,9 +261,12 @@ static void failures(FILE *fp, struct page *pg)
 		char a[32], b[32], name[160];
 		fprintf(fp, "<tr><td>");
 		gmp_text__markup(fp, f->api ? gmp_trace__str(r->trace, f->api, NULL) : "allocation");
-		fprintf(fp, "</td><td class=\"n\">%s</td><td class=\"n\">%u</td><td class=\"n\">%s in %" PRIu64
-			"</td><td>", gmp_human_bytes(f->size, a, sizeof(a)), f->device,
-			gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects);
+		fprintf(fp, "</td><td class=\"n\">%s", gmp_human_bytes(f->size, a, sizeof(a)));
+		if (f->dev_total)
+			fprintf(fp, " (%s free of %s)", gmp_human_bytes(f->dev_free, a, sizeof(a)),
+				gmp_human_bytes(f->dev_total, b, sizeof(b)));
+		fprintf(fp, "</td><td class=\"n\">%u</td><td class=\"n\">%s in %" PRIu64 "</td><td>",
+			f->device, gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects);
 		for (uint32_t k = 0; k < g->obj_n && k < 5; k++) {
 			uint32_t o = r->fail_objs[g->obj_off + k];
 			fprintf(fp, "%s", k ? ", " : "");

@@ -510,6 +510,10 @@ static void failures(struct pf *p)
 		gmp_jw__key(jw, "args");
 		gmp_jw__obj(jw);
 		gmp_jw__ku64(jw, "size", f->size);
+		if (f->dev_total) {
+			gmp_jw__ku64(jw, "device_free_bytes", f->dev_free);
+			gmp_jw__ku64(jw, "device_total_bytes", f->dev_total);
+		}
 		gmp_jw__ku64(jw, "live_bytes", g->live_bytes);
 		gmp_jw__ku64(jw, "live_objects", g->live_objects);
 		gmp_jw__ku64(jw, "freeable_bytes", g->freeable);

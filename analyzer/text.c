@@ -109,12 +109,16 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 {
 	const struct gmp_failure *g = &r->failures[i];
 	const struct gmp_alloc_failure *f = &r->trace->fails[g->fail];
-	char a[32], b[32], name[160];
+	char a[32], b[32], c[32], name[160];
 	const char *site = sites ? gmp_sites__failure(sites, g->fail, NULL)
 				 : f->at ? gmp_trace__str(r->trace, f->at, NULL) : NULL;
-	fprintf(fp, "%s%s of %s on device %u%s%s ran out of memory\n", indent,
+	fprintf(fp, "%s%s of %s on device %u%s%s ran out of memory", indent,
 		f->api ? gmp_trace__str(r->trace, f->api, NULL) : "an allocation",
 		gmp_human_bytes(f->size, a, sizeof(a)), f->device, site ? " at " : "", site ? site : "");
+	if (f->dev_total)
+		fprintf(fp, " (%s free of %s)", gmp_human_bytes(f->dev_free, a, sizeof(a)),
+			gmp_human_bytes(f->dev_total, b, sizeof(b)));
+	fputc('\n', fp);
 	fprintf(fp, "%s  live then: %s in %" PRIu64 " object%s", indent,
 		gmp_human_bytes(g->live_bytes, a, sizeof(a)), g->live_objects,
 		g->live_objects == 1 ? "" : "s");
@@ -136,9 +140,14 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 			gmp_pattern__name(fd->pattern),
 			gmp_result__object_name(r, fd->object, name, sizeof(name)));
 	}
-	fprintf(fp, "%s frees %s then, %s the %s asked for\n", g->fix_n > 5 ? " and more" : "",
-		gmp_human_bytes(g->freeable, a, sizeof(a)),
-		g->freeable >= f->size ? "more than" : "less than", gmp_human_bytes(f->size, b, sizeof(b)));
+	fprintf(fp, "%s frees %s then", g->fix_n > 5 ? " and more" : "",
+		gmp_human_bytes(g->freeable, a, sizeof(a)));
+	uint64_t room = g->freeable + f->dev_free;
+	if (f->dev_total)
+		fprintf(fp, "; with the %s free, %s", gmp_human_bytes(f->dev_free, c, sizeof(c)),
+			gmp_human_bytes(room, a, sizeof(a)));
+	fprintf(fp, ", %s the %s asked for\n", room >= f->size ? "more than" : "less than",
+		gmp_human_bytes(f->size, b, sizeof(b)));
 }
 
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top,

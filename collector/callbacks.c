@@ -6,6 +6,7 @@
  * collector's lock is taken once per callback.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,6 +39,37 @@ static uint64_t sync_horizon(void)
 	return api_depth > 0 ? api_enter_seq : UINT64_MAX - 1;
 }
 
+/* The driver's cuMemGetInfo_v2: of the driver the program loaded, or one the process exports. */
+typedef int (*mem_info_fn)(size_t *free_bytes, size_t *total_bytes);
+static mem_info_fn mem_info;
+static pthread_once_t mem_info_once = PTHREAD_ONCE_INIT;
+
+static void find_mem_info(void)
+{
+	/* A no-load open: the driver stays loaded for the process's life; the handle is never closed. */
+	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void *p = drv ? dlsym(drv, "cuMemGetInfo_v2") : NULL;
+	if (!p)
+		p = dlsym(RTLD_DEFAULT, "cuMemGetInfo_v2");
+	*(void **)&mem_info = p;
+}
+
+/* How much the current context's device has free, right after an allocation failed (0, 0 unknown). */
+static void device_memory(uint64_t *free_bytes, uint64_t *total_bytes)
+{
+	*free_bytes = *total_bytes = 0;
+	if (!gmp_col.opts.oom_meminfo || pthread_once(&mem_info_once, find_mem_info) || !mem_info)
+		return;
+	size_t f = 0, t = 0;
+	in_callback = 1; /* its own API callbacks are not the program's */
+	int rc = mem_info(&f, &t);
+	in_callback = 0;
+	if (rc == 0 && f <= t) {
+		*free_bytes = f;
+		*total_bytes = t;
+	}
+}
+
 static void api(const Sanitizer_CallbackData *cd)
 {
 	if (cd->callbackSite == SANITIZER_API_ENTER) {
@@ -49,8 +81,12 @@ static void api(const Sanitizer_CallbackData *cd)
 		api_name = NULL;
 		/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2. */
 		const int *rv = cd->functionReturnValue;
-		if (rv && *rv == GMP_ALLOC_OUT_OF_MEMORY)
-			oom_failed(cd->functionName, cd->functionParams, cd->context);
+		if (rv && *rv == GMP_ALLOC_OUT_OF_MEMORY && gmp_alloc_api__find(cd->functionName)) {
+			uint64_t free_bytes, total_bytes;
+			device_memory(&free_bytes, &total_bytes);
+			oom_failed(cd->functionName, cd->functionParams, cd->context, free_bytes,
+				   total_bytes);
+		}
 	}
 }
 

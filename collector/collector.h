@@ -136,7 +136,8 @@ void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * The outermost API call function_name returned out of memory: when it is
  * an allocation, records what it asked for (takes gmp_col.lock itself).
  */
-void oom_failed(const char *function_name, const void *params, CUcontext ctx);
+void oom_failed(const char *function_name, const void *params, CUcontext ctx, uint64_t dev_free,
+		uint64_t dev_total);
 /* Lock held: at close, what was not recorded; at the online summary, each failure. */
 void oom_close(void);
 struct gmp_result;

@@ -69,23 +69,28 @@ static void record(struct gmp_alloc_failure *f, const char *api)
 		}
 	}
 	if (gmp_col.fails <= SAID_MAX) {
-		char a[32], b[32];
+		char a[32], b[32], c[32], d[32], mem[80] = "";
 		uint64_t n;
 		uint64_t live = live_on(f->device, &n);
-		rec_say("%s of %s on device %u ran out of memory, with %s live in %" PRIu64
+		if (f->dev_total)
+			snprintf(mem, sizeof(mem), " (%s free of %s)", gmp_human_bytes(f->dev_free, c, sizeof(c)),
+				 gmp_human_bytes(f->dev_total, d, sizeof(d)));
+		rec_say("%s of %s on device %u ran out of memory%s, with %s live in %" PRIu64
 			" object%s; the profile records what was live: gmprof report %s%s",
-			api, gmp_human_bytes(f->size, a, sizeof(a)), f->device,
+			api, gmp_human_bytes(f->size, a, sizeof(a)), f->device, mem,
 			gmp_human_bytes(live, b, sizeof(b)), n, n == 1 ? "" : "s", gmp_col.path,
 			gmp_col.fails == SAID_MAX ? " (later ones are recorded, not said)" : "");
 	}
 }
 
-void oom_failed(const char *function_name, const void *params, CUcontext ctx)
+void oom_failed(const char *function_name, const void *params, CUcontext ctx, uint64_t dev_free,
+		uint64_t dev_total)
 {
 	const struct gmp_alloc_api *a = gmp_alloc_api__find(function_name);
 	if (!a || !params)
 		return;
-	struct gmp_alloc_failure f = { .kind = a->kind, .size = gmp_alloc_api__size(a, params) };
+	struct gmp_alloc_failure f = { .kind = a->kind, .size = gmp_alloc_api__size(a, params),
+				       .dev_free = dev_free, .dev_total = dev_total };
 	uint64_t stream = 0;
 	if (a->stream_off)
 		memcpy(&stream, (const char *)params + a->stream_off, sizeof(stream));
@@ -115,9 +120,13 @@ void oom_summary(const struct gmp_result *r)
 	for (size_t i = 0; i < r->nfailures && i < SAID_MAX; i++) {
 		const struct gmp_failure *g = &r->failures[i];
 		const struct gmp_alloc_failure *f = &r->trace->fails[g->fail];
-		fprintf(stderr, "==gmprof== OUT OF MEMORY: %s of %s on device %u with %s live",
+		fprintf(stderr, "==gmprof== OUT OF MEMORY: %s of %s on device %u",
 			gmp_trace__str(r->trace, f->api, NULL), gmp_human_bytes(f->size, a, sizeof(a)),
-			f->device, gmp_human_bytes(g->live_bytes, b, sizeof(b)));
+			f->device);
+		if (f->dev_total)
+			fprintf(stderr, " (%s free of %s)", gmp_human_bytes(f->dev_free, b, sizeof(b)),
+				gmp_human_bytes(f->dev_total, c, sizeof(c)));
+		fprintf(stderr, " with %s live", gmp_human_bytes(g->live_bytes, b, sizeof(b)));
 		if (g->fix_n) {
 			fprintf(stderr, "; fixing finding%s", g->fix_n == 1 ? "" : "s");
 			for (uint32_t k = 0; k < g->fix_n && k < 5; k++)

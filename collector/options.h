@@ -42,6 +42,8 @@ struct gmp_opts {
 				    run wrote, a directory; each collector adds a file ("": none) */
 	int log_callbacks;       /* GMPROF_LOG_CALLBACKS: one stderr line per Sanitizer callback
 				    outside the API domains, with the API it came from (0) */
+	int oom_meminfo;         /* GMPROF_OOM_MEMINFO: at an allocation that runs out of memory,
+				    ask the driver how much was free (cuMemGetInfo) (1) */
 	int patch_empty;         /* GMPROF_PATCH_EMPTY: global accesses call an empty callback
 				    (the per-access cost benchmark's baseline; no findings) (0) */
 };

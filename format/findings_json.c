@@ -262,6 +262,10 @@ static void failures(struct gmp_jw *jw, const struct gmp_result *r,
 		gmp_jw__ku64(jw, "stream", f->stream);
 		gmp_jw__ku64(jw, "after_events", f->before);
 		gmp_jw__kstr(jw, "at", gmp_findings__where_failure(r, g->fail, o));
+		if (f->dev_total) {
+			gmp_jw__ku64(jw, "device_free_bytes", f->dev_free);
+			gmp_jw__ku64(jw, "device_total_bytes", f->dev_total);
+		}
 		gmp_jw__ku64(jw, "live_bytes", g->live_bytes);
 		gmp_jw__ku64(jw, "live_objects", g->live_objects);
 		gmp_jw__ku64(jw, "freeable_bytes", g->freeable);

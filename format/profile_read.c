@@ -143,7 +143,9 @@ static int parse_failure(struct parser *ps, struct gmp_dec *d, const char **why)
 	f.api = gmp_dec_u32(d);
 	f.size = gmp_dec_varint(d);
 	f.host_ns = gmp_dec_varint(d);
-	if (d->err)
+	f.dev_free = gmp_dec_varint(d);
+	f.dev_total = gmp_dec_varint(d);
+	if (d->err || f.dev_free > f.dev_total)
 		BAD("malformed failed-allocation record");
 	int err = gmp_trace__add_failure(ps->t, &f);
 	if (err == -EINVAL)

@@ -342,7 +342,8 @@ int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f)
 	if (rec_begin(w, &r, GMP_REC_FAILED_ALLOC, 80) || rec_varint(w, f->kind) ||
 	    rec_varint(w, f->device) || rec_varint(w, f->stream) || rec_varint(w, f->thread) ||
 	    rec_varint(w, f->stack) || rec_varint(w, f->at) || rec_varint(w, f->api) ||
-	    rec_varint(w, f->size) || rec_varint(w, f->host_ns))
+	    rec_varint(w, f->size) || rec_varint(w, f->host_ns) || rec_varint(w, f->dev_free) ||
+	    rec_varint(w, f->dev_total))
 		return w->err;
 	return rec_end(w, &r);
 }

@@ -147,7 +147,8 @@ static const char *const *op_fields(unsigned op)
 	static const char *const sync_f[] = { "event", NULL };
 	static const char *const event_f[] = { "event", NULL };
 	static const char *const none_f[] = { NULL };
-	static const char *const failed_f[] = { "size", "kind", "api", NULL };
+	static const char *const failed_f[] = { "size", "kind", "api", "device_free", "device_total",
+						NULL };
 	switch (op) {
 	case OP_ALLOC_FAILED: return failed_f;
 	case GMP_OP_ALLOC: return alloc_f;
@@ -445,8 +446,11 @@ static int failed_alloc(struct reader *r, const cJSON *o, const struct gmp_event
 	if (kind == GMP_MEM_POOL_REGION || kind == GMP_MEM_DEVICE_HEAP)
 		return fail(r, "a failed allocation is of kind \"device\", \"managed\" or \"async\"");
 	f.kind = kind;
-	if ((rc = opt_str(r, o, "api", &f.api)) < 0)
-		return rc;
+	if ((rc = opt_str(r, o, "api", &f.api)) < 0 || opt_num(r, o, "device_free", &f.dev_free) < 0 ||
+	    opt_num(r, o, "device_total", &f.dev_total) < 0)
+		return -EINVAL;
+	if (f.dev_free > f.dev_total)
+		return fail(r, "'device_free' must not exceed 'device_total'");
 	return gmp_trace__add_failure(r->t, &f);
 }
 

@@ -147,6 +147,10 @@ static void failures(struct gmp_jw *jw, const struct gmp_trace *t, size_t *next,
 			gmp_jw__kstr(jw, "kind", gmp_mem_kind__name(f->kind));
 		if (f->api)
 			gmp_jw__kstr(jw, "api", gmp_trace__str(t, f->api, NULL));
+		if (f->dev_total) {
+			gmp_jw__ku64(jw, "device_free", f->dev_free);
+			gmp_jw__ku64(jw, "device_total", f->dev_total);
+		}
 		common(jw, t, f->stream, f->device, f->thread, f->host_ns, f->at, f->stack, at_fn,
 		       ctx);
 		gmp_jw__obj_end(jw);

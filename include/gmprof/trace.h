@@ -164,6 +164,8 @@ struct gmp_alloc_failure {
 	uint64_t before;     /* events issued before it */
 	uint64_t size;       /* bytes requested */
 	uint64_t host_ns;    /* host clock, ns since the run began (0 unknown) */
+	uint64_t dev_free;   /* the device's free memory, as the driver said right after (0 unknown) */
+	uint64_t dev_total;  /* and its total memory (0 unknown) */
 	uint32_t device;
 	uint32_t stream;
 	uint32_t thread;

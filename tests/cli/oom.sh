@@ -15,32 +15,34 @@ S=tests/scripts/oom.jsonl
 sed -e 's/"api":"cuMemAlloc"/"api":"cuMemAlloc_v2"/' \
     -e 's/"api":"cudaMallocAsync"/"api":"cudaMallocAsync_ptsz_v11020"/' "$S" >"$TMPDIR/suffixed.jsonl"
 rm -f "$TMPDIR/oom.gmprof" "$TMPDIR/dies.gmprof"
+# The driver says 384 MiB of 2 GiB were free (the collector asks it at each failure).
 expect_exit 0 "a program whose allocations run out of memory" -- \
-	env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/oom.gmprof" "$FAKE" "$TMPDIR/suffixed.jsonl"
-grep -q '^gmprof: cudaMalloc of 1.0 GiB on device 0 ran out of memory, with 1.4 GiB live in 5 objects; the profile records what was live: gmprof report ' "$TMPDIR/err" &&
+	env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/oom.gmprof" FAKE_CUDA_FREE=402653184 FAKE_CUDA_TOTAL=2147483648 \
+	"$FAKE" "$TMPDIR/suffixed.jsonl"
+grep -q '^gmprof: cudaMalloc of 1.0 GiB on device 0 ran out of memory (384.0 MiB free of 2.0 GiB), with 1.4 GiB live in 5 objects; the profile records what was live: gmprof report ' "$TMPDIR/err" &&
 	ok "the first failure is said at once, with what was live" || notok "the first failure is said at once: $err"
 [ "$(grep -c 'ran out of memory' "$TMPDIR/err")" -eq 3 ] && ok "each of the three is said" || notok "each of the three is said: $err"
-grep -q '^==gmprof== OUT OF MEMORY: cudaMalloc of 1.0 GiB on device 0 with 1.4 GiB live; fixing findings 3, 7, 10 frees 704.0 MiB then$' "$TMPDIR/err" &&
+grep -q '^==gmprof== OUT OF MEMORY: cudaMalloc of 1.0 GiB on device 0 (384.0 MiB free of 2.0 GiB) with 1.4 GiB live; fixing findings 3, 7, 10 frees 704.0 MiB then$' "$TMPDIR/err" &&
 	ok "the exit summary says what fixes free at the failure" || notok "the exit summary: $err"
 
 "$GMPROF" dump "$TMPDIR/oom.gmprof" >"$TMPDIR/dump.jsonl" 2>"$TMPDIR/err"
 failed_lines() { grep -n '"alloc_failed"' "$1" | sed -E 's/,"(thread|time_ns|at)":[^,}]*//g'; }
 failed_lines "$TMPDIR/dump.jsonl" >"$TMPDIR/got"
 cat >"$TMPDIR/want" <<'W'
-20:{"op":"alloc_failed","size":1073741824,"api":"cudaMalloc"}
-25:{"op":"alloc_failed","size":4294967296,"api":"cuMemAlloc"}
-26:{"op":"alloc_failed","size":2147483648,"kind":"async","api":"cudaMallocAsync","stream":1}
+20:{"op":"alloc_failed","size":1073741824,"api":"cudaMalloc","device_free":402653184,"device_total":2147483648}
+25:{"op":"alloc_failed","size":4294967296,"api":"cuMemAlloc","device_free":402653184,"device_total":2147483648}
+26:{"op":"alloc_failed","size":2147483648,"kind":"async","api":"cudaMallocAsync","device_free":402653184,"device_total":2147483648,"stream":1}
 W
 diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" &&
-	ok "recorded: size, kind, stream, the call's plain name, in place among the events" ||
+	ok "recorded: size, kind, stream, the call's plain name, the device's memory, in place among the events" ||
 	{ notok "recorded failures"; cat "$TMPDIR/diff"; }
 "$GMPROF" report "$TMPDIR/oom.gmprof" >"$TMPDIR/rep" 2>/dev/null
-[ "$(grep -c '^  cu[a-zA-Z]* of .* on device 0 at .*fake_app.c:[0-9]* ran out of memory$' "$TMPDIR/rep")" -eq 3 ] &&
-	[ "$(grep -A4 'ran out of memory$' "$TMPDIR/rep" | grep -c '^      main (.*fake_app.c:[0-9]*)$')" -eq 3 ] &&
+[ "$(grep -c '^  cu[a-zA-Z]* of .* on device 0 at .*fake_app.c:[0-9]* ran out of memory\( (.*)\)\?$' "$TMPDIR/rep")" -eq 3 ] &&
+	[ "$(grep -A4 'ran out of memory' "$TMPDIR/rep" | grep -c '^      main (.*fake_app.c:[0-9]*)$')" -eq 3 ] &&
 	ok "each has its call path, symbolized" || notok "each has its call path: $(grep -A5 'ran out' "$TMPDIR/rep")"
 
 # The findings of the profile equal the script's, but for labels and source sites.
-"$GMPROF" replay --format json --pretty "$TMPDIR/oom.gmprof" >"$TMPDIR/got.json" 2>/dev/null
+"$GMPROF" replay --format json --pretty "$TMPDIR/oom.gmprof" 2>/dev/null | grep -v '"device_\(free\|total\)_bytes"' >"$TMPDIR/got.json"
 sed -E 's/,"label":"[^"]*"//; s/,"at":"[^"]*"//' "$S" >"$TMPDIR/plain.jsonl"
 "$GMPROF" replay --format json --pretty "$TMPDIR/plain.jsonl" >"$TMPDIR/want.json"
 grep -q '"failed_allocations"' "$TMPDIR/want.json" && diff -u "$TMPDIR/want.json" "$TMPDIR/got.json" >"$TMPDIR/diff" &&
@@ -56,6 +58,21 @@ grep -q '^    fixing findings 3 (early_allocation of grad), 7 (late_deallocation
 	ok "report: the fixes that free memory at the failure" || notok "report: the fixes that free memory at the failure"
 expect_exit 0 "replay" -- "$GMPROF" replay "$S"
 grep -q '^cuMemAlloc of 4.0 GiB on device 0 at train.cu:24 ran out of memory$' "$TMPDIR/out" && ok "replay: each failure" || notok "replay: each failure"
+
+# Without asking the driver: the device's memory is unknown, the rest the same.
+rm -f "$TMPDIR/nomem.gmprof"
+expect_exit 0 "GMPROF_OOM_MEMINFO=0" -- env GMPROF_OOM_MEMINFO=0 GMPROF_OUTPUT="$TMPDIR/nomem.gmprof" \
+	FAKE_CUDA_FREE=1 FAKE_CUDA_TOTAL=2 "$FAKE" "$S"
+"$GMPROF" dump "$TMPDIR/nomem.gmprof" 2>/dev/null | grep '"alloc_failed"' >"$TMPDIR/nomem"
+[ "$(wc -l <"$TMPDIR/nomem")" -eq 3 ] && ! grep -q device_free "$TMPDIR/nomem" &&
+	ok "GMPROF_OOM_MEMINFO=0: the driver is not asked" || notok "GMPROF_OOM_MEMINFO=0: $(cat "$TMPDIR/nomem")"
+# What was free and what the fixes free, together, against the request.
+"$GMPROF" report "$TMPDIR/oom.gmprof" >"$TMPDIR/rep" 2>/dev/null
+grep -q '^  cudaMalloc of 1.0 GiB on device 0 at .* ran out of memory (384.0 MiB free of 2.0 GiB)$' "$TMPDIR/rep" &&
+	grep -q '^    fixing findings 3 (early_allocation of obj#3), 7 (late_deallocation of obj#4), 10 (temporary_idleness of obj#2) frees 704.0 MiB then; with the 384.0 MiB free, 1.1 GiB, more than the 1.0 GiB asked for$' "$TMPDIR/rep" &&
+	ok "report: the free memory and the fixes, against the request" || notok "report: $(grep -A3 'ran out' "$TMPDIR/rep" | head -4)"
+"$GMPROF" replay --format json "$TMPDIR/oom.gmprof" 2>/dev/null | grep -q '"device_free_bytes":402653184,"device_total_bytes":2147483648,"live_bytes":1543503872' &&
+	ok "JSON: the device's free and total memory" || notok "JSON: the device's free and total memory"
 
 # Perfetto: an instant per failure on its device, with what was live and what fixes free.
 expect_exit 0 "perfetto" -- "$GMPROF" perfetto -o "$TMPDIR/t.json" "$S"
@@ -106,4 +123,5 @@ bad "size 0" '{"op":"alloc_failed","size":0}' "a failed allocation must have a p
 bad "a region" '{"op":"alloc_failed","size":8,"kind":"pool_region"}' 'a failed allocation is of kind'
 bad "an address" '{"op":"alloc_failed","size":8,"addr":4096}' "unknown field 'addr' for op 'alloc_failed'"
 bad "a numeric api" '{"op":"alloc_failed","size":8,"api":3}' "field 'api' must be a string"
+bad "more free than there is" '{"op":"alloc_failed","size":8,"device_free":9,"device_total":8}' "'device_free' must not exceed 'device_total'"
 finish

@@ -26,6 +26,22 @@ struct api {
 	__typeof__(&gmp_double_error) error;
 };
 
+/*
+ * The driver's cuMemGetInfo_v2, which the collector asks when an allocation
+ * runs out of memory: FAKE_CUDA_FREE and FAKE_CUDA_TOTAL bytes, or an error
+ * when they are unset.  Exported (-rdynamic), as a loaded driver's would be.
+ */
+int cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes);
+int cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
+{
+	const char *f = getenv("FAKE_CUDA_FREE"), *t = getenv("FAKE_CUDA_TOTAL");
+	if (!f || !t)
+		return 999; /* CUDA_ERROR_UNKNOWN */
+	*free_bytes = (size_t)strtoull(f, NULL, 10);
+	*total_bytes = (size_t)strtoull(t, NULL, 10);
+	return 0;
+}
+
 static struct api d;
 static const char *script;
 

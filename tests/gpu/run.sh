@@ -79,6 +79,17 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		else
 			bad "$name: failed allocations"; cat "$OUT_DIR/$name.failures.diff"
 		fi
+		# oom.cu asks for twice the device's memory: the driver, asked at the failure, says how much that is.
+		line=$("$G" dump "$OUT_DIR/$name.gmprof" 2>/dev/null | grep -m1 '"op":"alloc_failed"')
+		size=$(echo "$line" | sed -n 's/.*"size":\([0-9]*\).*/\1/p')
+		total=$(echo "$line" | sed -n 's/.*"device_total":\([0-9]*\).*/\1/p')
+		if [ "$name" = oom ]; then
+			if [ -n "$total" ] && [ "$size" = "$((2 * total))" ]; then
+				ok "$name: the device's memory recorded at the failure (half the request)"
+			else
+				bad "$name: the device's memory at the failure: $line"
+			fi
+		fi
 	fi
 	if check "$name" "$OUT_DIR/$name.gmprof" "$exp"; then
 		ok "$name ($mode): findings as expected"
