@@ -487,7 +487,7 @@ int cmd_check(int argc, char **argv)
 	struct gmp_inputs in;
 	if ((ex = gmp_cli__inputs("check", argc, argv, &cm, &in)))
 		return ex;
-	struct gmp_sarif sf = { .error_mask = fail_on };
+	struct gmp_sarif sf = { .error_mask = fail_on | (allow_oom ? 0 : 1u << GMP_PAT_COUNT) };
 	/* An absolute root is taken as written: the sources may live elsewhere (CI). */
 	if (root && root[0] == '/' && strlen(root) < sizeof(sf.root)) {
 		snprintf(sf.root, sizeof(sf.root), "%s", root);

@@ -10,6 +10,8 @@
  */
 #include "sarif.h"
 
+#include <inttypes.h>
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +67,9 @@ static int split_site(const char *site, struct loc *l)
 	l->line = (uint32_t)line;
 	return 0;
 }
+
+/* The rule of allocations that ran out of memory, after the patterns' (its index). */
+#define RULE_OOM GMP_PAT_COUNT
 
 static void location_of(struct gmp_sarif *sf, uint32_t ev, struct loc *l)
 {
@@ -136,27 +141,30 @@ static void physical(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t ev)
 
 static void rule_list(struct gmp_jw *jw)
 {
+	static const char oom_short[] = "GPU allocation that ran out of memory";
+	static const char oom_full[] = "The allocation call returned out of memory. gmprof report lists what was live on the device then and which findings' fixes free memory at that moment.";
 	gmp_jw__key(jw, "rules");
 	gmp_jw__arr(jw);
-	for (unsigned p = 0; p < GMP_PAT_COUNT; p++) {
+	for (unsigned p = 0; p <= RULE_OOM; p++) {
+		int oom = p == RULE_OOM;
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "id", gmp_pattern__name(p));
-		gmp_jw__kstr(jw, "name", rules[p].name);
+		gmp_jw__kstr(jw, "id", oom ? "out_of_memory" : gmp_pattern__name(p));
+		gmp_jw__kstr(jw, "name", oom ? "OutOfMemory" : rules[p].name);
 		gmp_jw__key(jw, "shortDescription");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "text", rules[p].shortd);
+		gmp_jw__kstr(jw, "text", oom ? oom_short : rules[p].shortd);
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "fullDescription");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "text", rules[p].fulld);
+		gmp_jw__kstr(jw, "text", oom ? oom_full : rules[p].fulld);
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "help");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "text", rules[p].fulld);
+		gmp_jw__kstr(jw, "text", oom ? oom_full : rules[p].fulld);
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "defaultConfiguration");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "level", "warning");
+		gmp_jw__kstr(jw, "level", oom ? "error" : "warning");
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "properties");
 		gmp_jw__obj(jw);
@@ -167,7 +175,7 @@ static void rule_list(struct gmp_jw *jw)
 		gmp_jw__str(jw, "performance");
 		gmp_jw__arr_end(jw);
 		gmp_jw__kstr(jw, "precision", "high");
-		gmp_jw__kstr(jw, "problem.severity", p == GMP_PAT_MEMORY_LEAK ? "warning" : "recommendation");
+		gmp_jw__kstr(jw, "problem.severity", oom ? "error" : p == GMP_PAT_MEMORY_LEAK ? "warning" : "recommendation");
 		gmp_jw__obj_end(jw);
 		gmp_jw__obj_end(jw);
 	}
@@ -287,9 +295,65 @@ void gmp_sarif__begin(struct gmp_sarif *sf, struct gmp_jw *jw, FILE *fp)
 	gmp_jw__arr(jw);
 }
 
+/* An allocation that ran out of memory, located where the program asked. */
+static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_failure *g)
+{
+	const struct gmp_result *r = sf->s->r;
+	const struct gmp_alloc_failure *f = &r->trace->fails[g->fail];
+	char msg[600], a[32], b[32], c[32], mem[80] = "", hex[32];
+	if (f->dev_total)
+		snprintf(mem, sizeof(mem), " (%s free of %s)", gmp_human_bytes(f->dev_free, a, sizeof(a)),
+			 gmp_human_bytes(f->dev_total, b, sizeof(b)));
+	snprintf(msg, sizeof(msg), "%s of %s on device %u ran out of memory%s, with %s live in %" PRIu64
+		 " objects; fixing the findings gmprof report lists for it frees %s at that moment.",
+		 f->api ? gmp_trace__str(r->trace, f->api, NULL) : "An allocation",
+		 gmp_human_bytes(f->size, a, sizeof(a)), f->device, mem,
+		 gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects,
+		 gmp_human_bytes(g->freeable, c, sizeof(c)));
+	struct loc l;
+	const char *site = gmp_sites__failure(&sf->s->sites, g->fail, NULL);
+	if (!site || split_site(site, &l)) {
+		snprintf(l.file, sizeof(l.file), "%s", sf->s->in.path);
+		l.line = f->line ? f->line : 1;
+	}
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "ruleId", "out_of_memory");
+	gmp_jw__ku64(jw, "ruleIndex", RULE_OOM);
+	gmp_jw__kstr(jw, "level", sf->error_mask & (1u << RULE_OOM) ? "error" : "warning");
+	gmp_jw__key(jw, "message");
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "text", msg);
+	gmp_jw__obj_end(jw);
+	gmp_jw__key(jw, "locations");
+	gmp_jw__arr(jw);
+	gmp_jw__obj(jw);
+	gmp_jw__key(jw, "physicalLocation");
+	gmp_jw__obj(jw);
+	artifact(sf, jw, &l);
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
+	gmp_jw__arr_end(jw);
+	gmp_jw__key(jw, "partialFingerprints");
+	gmp_jw__obj(jw);
+	snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__failure_fingerprint(&sf->s->sites, g->fail));
+	gmp_jw__kstr(jw, "gmprofFailure/v1", hex);
+	gmp_jw__obj_end(jw);
+	gmp_jw__key(jw, "properties");
+	gmp_jw__obj(jw);
+	gmp_jw__ku64(jw, "size", f->size);
+	gmp_jw__ku64(jw, "live_bytes", g->live_bytes);
+	gmp_jw__ku64(jw, "freeable_bytes", g->freeable);
+	if (sf->name_inputs)
+		gmp_jw__kstr(jw, "input", sf->s->name);
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
+}
+
 void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 {
 	const struct gmp_result *r = sf->s->r;
+	for (size_t i = 0; i < r->nfailures; i++)
+		failure(sf, jw, &r->failures[i]);
 	for (size_t i = 0; i < r->nfindings; i++)
 		result(sf, jw, &r->findings[i]);
 }

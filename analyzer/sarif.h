@@ -15,7 +15,8 @@
 struct gmp_sarif {
 	struct gmp_session *s;
 	char root[PATH_MAX];                  /* source root, no trailing slash ("" none) */
-	uint32_t error_mask;                  /* patterns reported at level "error" */
+	uint32_t error_mask;                  /* patterns reported at level "error"; bit
+						 GMP_PAT_COUNT: failed allocations */
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
 	int name_inputs;                      /* each result names its input (several inputs) */
 };

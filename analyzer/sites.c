@@ -70,6 +70,19 @@ static uint64_t site_hash(struct gmp_sites *s, uint64_t h, uint32_t ev)
 	return fnv(h, site ? site : "");
 }
 
+uint64_t gmp_sites__failure_fingerprint(struct gmp_sites *s, uint32_t fail)
+{
+	const struct gmp_trace *t = s->r->trace;
+	const struct gmp_alloc_failure *f = &t->fails[fail];
+	struct gmp_frame fr;
+	const char *site = gmp_sites__failure(s, fail, &fr);
+	uint64_t h = fnv(1469598103934665603ull, "out_of_memory");
+	h = fnv(h, gmp_trace__str(t, f->api, NULL));
+	if (fr.function)
+		h = fnv(h, fr.function);
+	return fnv(h, site ? site : "");
+}
+
 uint64_t gmp_sites__fingerprint(struct gmp_sites *s, const struct gmp_finding *f)
 {
 	const struct gmp_result *r = s->r;

@@ -23,6 +23,8 @@ struct gmp_sites {
 const char *gmp_sites__event(struct gmp_sites *s, uint32_t ev, struct gmp_frame *frame);
 /* Likewise for the failed allocation trace->fails[fail]. */
 const char *gmp_sites__failure(struct gmp_sites *s, uint32_t fail, struct gmp_frame *frame);
+/* A failed allocation's: its call and site (function, file and line), as findings' survive rebuilds. */
+uint64_t gmp_sites__failure_fingerprint(struct gmp_sites *s, uint32_t fail);
 uint64_t gmp_sites__fingerprint(struct gmp_sites *s, const struct gmp_finding *f);
 const char *gmp_sites__fingerprint_hex(struct gmp_sites *s, const struct gmp_finding *f,
 				       char *buf, size_t n);

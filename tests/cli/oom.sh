@@ -92,7 +92,15 @@ grep -q '<h2>Allocations that ran out of memory</h2>' "$TMPDIR/o.html" &&
 expect_exit 1 "check: a failed allocation fails the gate" -- "$GMPROF" check "$S"
 grep -q '^FAIL out_of_memory: 3 allocations ran out of memory; the first, cudaMalloc of 1.0 GiB on device 0 at train.cu:19, with 1.4 GiB live; fixing findings frees 704.0 MiB then (gmprof report shows which)$' "$TMPDIR/out" &&
 	ok "check: the line names the first failure" || notok "check: $(cat "$TMPDIR/out")"
+expect_exit 1 "check --sarif" -- "$GMPROF" check --sarif "$TMPDIR/o.sarif" "$S"
+"$B/tools/sarif_check" "$TMPDIR/o.sarif" >/dev/null && [ "$(grep -c '"ruleId": "out_of_memory"' "$TMPDIR/o.sarif")" -eq 3 ] &&
+	grep -A30 '"ruleId": "out_of_memory"' "$TMPDIR/o.sarif" | grep -q '"uri": "train.cu"' &&
+	[ "$(grep -A3 '"ruleId": "out_of_memory"' "$TMPDIR/o.sarif" | grep -c '"level": "error"')" -eq 3 ] &&
+	ok "SARIF: an error result per failure, at its call" || notok "SARIF: a result per failure"
 expect_exit 0 "check --allow-oom passes it" -- "$GMPROF" check --allow-oom "$S"
+"$GMPROF" check --allow-oom --sarif "$TMPDIR/w.sarif" "$S" >/dev/null
+[ "$(grep -A3 '"ruleId": "out_of_memory"' "$TMPDIR/w.sarif" | grep -c '"level": "warning"')" -eq 3 ] &&
+	ok "SARIF with --allow-oom: warnings" || notok "SARIF with --allow-oom: warnings"
 expect_exit 0 "check: a run without failures passes" -- "$GMPROF" check tests/scripts/figure2.jsonl
 grep -q '^PASS out_of_memory: no allocation ran out of memory$' "$TMPDIR/out" && ok "check: said so" || notok "check: said so"
 
