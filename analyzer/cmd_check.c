@@ -150,8 +150,12 @@ static void check_suppressions(struct gate *g)
 	const struct gmp_suppress *sp = &g->s->sup;
 	if (!sp->path)
 		return;
-	struct check *c = add(g, "suppressions", 0, "%zu finding%s suppressed by %s", sp->suppressed,
-			      sp->suppressed == 1 ? "" : "s", sp->path);
+	char fails[64] = "";
+	if (sp->suppressed_failures)
+		snprintf(fails, sizeof(fails), " and %zu failed allocation%s", sp->suppressed_failures,
+			 sp->suppressed_failures == 1 ? "" : "s");
+	struct check *c = add(g, "suppressions", 0, "%zu finding%s%s suppressed by %s", sp->suppressed,
+			      sp->suppressed == 1 ? "" : "s", fails, sp->path);
 	char line[900];
 	for (size_t i = 0; i < sp->n; i++) {
 		snprintf(line, sizeof(line), "  %s:%u: %s: %zu", sp->path, sp->rules[i].line, sp->rules[i].glob,
@@ -258,7 +262,7 @@ static void check_oom(struct gate *g, int allow)
 {
 	const struct gmp_result *r = g->s->r;
 	const struct gmp_trace *t = r->trace;
-	if (!t->nfails || !r->nfailures) {
+	if (!r->nfailures) {
 		add(g, "out_of_memory", 0, "no allocation ran out of memory");
 		return;
 	}
@@ -272,7 +276,7 @@ static void check_oom(struct gate *g, int allow)
 	add(g, "out_of_memory", !allow,
 	    "%zu allocation%s ran out of memory; the first, %s of %s on device %u%s%s%s, with %s live; "
 	    "fixing findings frees %s then (gmprof report shows which)",
-	    t->nfails, t->nfails == 1 ? "" : "s", f->api ? gmp_trace__str(t, f->api, NULL) : "an allocation",
+	    r->nfails_total, r->nfails_total == 1 ? "" : "s", f->api ? gmp_trace__str(t, f->api, NULL) : "an allocation",
 	    gmp_human_bytes(f->size, a, sizeof(a)), f->device, at ? " at " : "", at ? at : "", mem,
 	    gmp_human_bytes(f0->live_bytes, b, sizeof(b)), gmp_human_bytes(f0->freeable, c, sizeof(c)));
 }

@@ -192,9 +192,9 @@ static int text(FILE *fp, void *ctx)
 	}
 	fprintf(fp, "  leaked: %s -> %s\n", gmp_human_bytes(gmp_leaked_bytes(ra), x, sizeof(x)),
 		gmp_human_bytes(gmp_leaked_bytes(rb), y, sizeof(y)));
-	if (ra->trace->nfails || rb->trace->nfails)
-		fprintf(fp, "  allocations that ran out of memory: %zu -> %zu\n", ra->trace->nfails,
-			rb->trace->nfails);
+	if (ra->nfails_total || rb->nfails_total)
+		fprintf(fp, "  allocations that ran out of memory: %zu -> %zu\n", ra->nfails_total,
+			rb->nfails_total);
 	fprintf(fp, "  findings: %zu -> %zu (%zu fixed, %zu new, %zu in both)\n", ra->nfindings,
 		rb->nfindings, d->nfixed, d->nfresh, ra->nfindings - d->nfixed);
 	if (d->nfixed) {
@@ -264,8 +264,8 @@ static int json(FILE *fp, void *ctx)
 	gmp_jw__arr_end(&jw);
 	gmp_jw__ku64(&jw, "leaked_before", gmp_leaked_bytes(ra));
 	gmp_jw__ku64(&jw, "leaked_after", gmp_leaked_bytes(rb));
-	gmp_jw__ku64(&jw, "failed_allocations_before", ra->trace->nfails);
-	gmp_jw__ku64(&jw, "failed_allocations_after", rb->trace->nfails);
+	gmp_jw__ku64(&jw, "failed_allocations_before", ra->nfails_total);
+	gmp_jw__ku64(&jw, "failed_allocations_after", rb->nfails_total);
 	gmp_jw__ku64(&jw, "findings_before", ra->nfindings);
 	gmp_jw__ku64(&jw, "findings_after", rb->nfindings);
 	json_findings(&jw, "fixed", &d->a, d->fixed);

@@ -133,11 +133,13 @@ static void failures(FILE *fp, struct gmp_session *s)
 {
 	const struct gmp_result *r = s->r;
 	const struct gmp_trace *t = r->trace;
-	if (!t->nfails)
+	if (!r->nfails_total)
 		return;
-	fprintf(fp, "\nAllocations that ran out of memory: %zu", t->nfails);
-	if (t->nfails > r->nfailures)
+	fprintf(fp, "\nAllocations that ran out of memory: %zu", r->nfails_total);
+	if (r->nfails_total > r->nfailures)
 		fprintf(fp, " (the first %zu shown)", r->nfailures);
+	if (s->sup.suppressed_failures)
+		fprintf(fp, " (%zu more suppressed by %s)", s->sup.suppressed_failures, s->sup.path);
 	fprintf(fp, "\n");
 	for (size_t i = 0; i < r->nfailures; i++) {
 		gmp_text__failure(fp, r, i, &s->sites, "  ");

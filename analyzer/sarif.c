@@ -129,14 +129,19 @@ static void artifact(struct gmp_sarif *sf, struct gmp_jw *jw, const struct loc *
 	gmp_jw__obj_end(jw);
 }
 
+static void physical_at(struct gmp_sarif *sf, struct gmp_jw *jw, const struct loc *l)
+{
+	gmp_jw__key(jw, "physicalLocation");
+	gmp_jw__obj(jw);
+	artifact(sf, jw, l);
+	gmp_jw__obj_end(jw);
+}
+
 static void physical(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t ev)
 {
 	struct loc l;
 	location_of(sf, ev, &l);
-	gmp_jw__key(jw, "physicalLocation");
-	gmp_jw__obj(jw);
-	artifact(sf, jw, &l);
-	gmp_jw__obj_end(jw);
+	physical_at(sf, jw, &l);
 }
 
 static void rule_list(struct gmp_jw *jw)
@@ -327,10 +332,7 @@ static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fa
 	gmp_jw__key(jw, "locations");
 	gmp_jw__arr(jw);
 	gmp_jw__obj(jw);
-	gmp_jw__key(jw, "physicalLocation");
-	gmp_jw__obj(jw);
-	artifact(sf, jw, &l);
-	gmp_jw__obj_end(jw);
+	physical_at(sf, jw, &l);
 	gmp_jw__obj_end(jw);
 	gmp_jw__arr_end(jw);
 	gmp_jw__key(jw, "partialFingerprints");

@@ -59,6 +59,8 @@ int gmp_suppress__load(const char *path, struct gmp_suppress *sp)
 		uint32_t mask = 0;
 		if (strcmp(s, "*") == 0) {
 			mask = (1u << GMP_PAT_COUNT) - 1;
+		} else if (strcmp(s, "out_of_memory") == 0) {
+			mask = 1u << GMP_PAT_COUNT;
 		} else {
 			int p = gmp_pattern__parse(s);
 			if (p < 0) {
@@ -109,23 +111,22 @@ static void add_name(struct names *nm, const char *s)
 		nm->s[nm->n++] = s;
 }
 
-static void names_of(struct names *nm, const struct gmp_result *r, struct gmp_sites *sites,
-		     const struct gmp_finding *f)
+/* The names of a call: a script's `at` and its file, or each symbolized frame's. */
+static void names_of_call(struct names *nm, const struct gmp_trace *t, struct gmp_sites *sites,
+			  uint32_t at_id, uint32_t stack)
 {
-	const struct gmp_trace *t = r->trace;
-	const struct gmp_event *a = &t->ev[r->objects[f->object].alloc_ev];
 	nm->n = 0;
-	if (a->at) { /* an event script: its `at`, and the file alone */
-		const char *at = gmp_trace__str(t, a->at, NULL);
+	if (at_id) { /* an event script: its `at`, and the file alone */
+		const char *at = gmp_trace__str(t, at_id, NULL);
 		snprintf(nm->buf[0], sizeof(nm->buf[0]), "%s", at);
 		char *c = strrchr(nm->buf[0], ':');
 		if (c)
 			*c = 0;
 		add_name(nm, at);
 		add_name(nm, nm->buf[0]);
-	} else if (a->stack && sites->sym) {
+	} else if (stack && sites->sym) {
 		struct gmp_frame frames[FRAMES];
-		size_t n = gmp_symbolizer__stack(sites->sym, a->stack, frames, FRAMES);
+		size_t n = gmp_symbolizer__stack(sites->sym, stack, frames, FRAMES);
 		for (size_t k = 0; k < n; k++) {
 			const struct gmp_frame *fr = &frames[k];
 			add_name(nm, fr->function);
@@ -139,37 +140,71 @@ static void names_of(struct names *nm, const struct gmp_result *r, struct gmp_si
 			}
 		}
 	}
+}
+
+static void names_of(struct names *nm, const struct gmp_result *r, struct gmp_sites *sites,
+		     const struct gmp_finding *f)
+{
+	const struct gmp_trace *t = r->trace;
+	const struct gmp_event *a = &t->ev[r->objects[f->object].alloc_ev];
+	names_of_call(nm, t, sites, a->at, a->stack);
 	if (f->kernel)
 		add_name(nm, gmp_trace__str(t, f->kernel, NULL));
 }
 
-/* The first rule that suppresses f, or NULL. */
-static struct gmp_suppress_rule *rule_for(struct gmp_suppress *sp, const struct gmp_result *r,
-					  struct gmp_sites *sites, const struct gmp_finding *f)
+/* The first rule of the patterns in mask that matches one of nm's names, or NULL. */
+static struct gmp_suppress_rule *matching(struct gmp_suppress *sp, const struct names *nm,
+					  uint32_t mask)
 {
-	struct names nm;
-	names_of(&nm, r, sites, f);
 	for (size_t i = 0; i < sp->n; i++) {
 		struct gmp_suppress_rule *ru = &sp->rules[i];
-		if (!(ru->patterns & (1u << f->pattern)))
+		if (!(ru->patterns & mask))
 			continue;
-		for (size_t k = 0; k < nm.n; k++)
-			if (fnmatch(ru->glob, nm.s[k], 0) == 0)
+		for (size_t k = 0; k < nm->n; k++)
+			if (fnmatch(ru->glob, nm->s[k], 0) == 0)
 				return ru;
 	}
 	return NULL;
 }
 
+/* Leaves out the failed allocations an out_of_memory rule matches. */
+static int failures(struct gmp_suppress *sp, struct gmp_result *r, struct gmp_sites *sites)
+{
+	const struct gmp_trace *t = r->trace;
+	uint8_t *skip = NULL;
+	int any_rule = 0;
+	for (size_t i = 0; i < sp->n; i++)
+		any_rule |= !!(sp->rules[i].patterns & (1u << GMP_PAT_COUNT));
+	if (any_rule && t->nfails && !(skip = calloc(t->nfails, 1)))
+		return -ENOMEM;
+	struct names nm;
+	for (size_t i = 0; skip && i < t->nfails; i++) {
+		names_of_call(&nm, t, sites, t->fails[i].at, t->fails[i].stack);
+		struct gmp_suppress_rule *ru = matching(sp, &nm, 1u << GMP_PAT_COUNT);
+		if (ru) {
+			ru->hits++;
+			sp->suppressed_failures++;
+			skip[i] = 1;
+		}
+	}
+	int err = gmp_result__failures(r, skip);
+	free(skip);
+	return err;
+}
+
 int gmp_suppress__apply(struct gmp_suppress *sp, struct gmp_result *r, struct gmp_sites *sites)
 {
-	if (!sp->n || !r->nfindings)
+	if (!sp->n)
 		return 0;
 	/* Decide first, then compact: r stays whole if memory runs out. */
-	struct gmp_suppress_rule **by = malloc(r->nfindings * sizeof(*by));
+	struct gmp_suppress_rule **by = malloc((r->nfindings ? r->nfindings : 1) * sizeof(*by));
 	if (!by)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->nfindings; i++)
-		by[i] = rule_for(sp, r, sites, &r->findings[i]);
+	struct names nm;
+	for (size_t i = 0; i < r->nfindings; i++) {
+		names_of(&nm, r, sites, &r->findings[i]);
+		by[i] = matching(sp, &nm, 1u << r->findings[i].pattern);
+	}
 	size_t k = 0;
 	for (size_t i = 0; i < r->nfindings; i++) {
 		if (by[i]) {
@@ -181,5 +216,6 @@ int gmp_suppress__apply(struct gmp_suppress *sp, struct gmp_result *r, struct gm
 	}
 	r->nfindings = k;
 	free(by);
-	return 0;
+	/* Failures name findings by index: remade over what is left. */
+	return r->trace->nfails ? failures(sp, r, sites) : 0;
 }

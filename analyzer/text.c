@@ -167,8 +167,8 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 	}
 	for (size_t i = 0; i < r->nfailures; i++)
 		gmp_text__failure(fp, r, i, sites, "");
-	if (t->nfails > r->nfailures)
-		fprintf(fp, "... and %zu more allocations ran out of memory\n", t->nfails - r->nfailures);
+	if (r->nfails_total > r->nfailures)
+		fprintf(fp, "... and %zu more allocations ran out of memory\n", r->nfails_total - r->nfailures);
 	if (!r->nfindings) {
 		fprintf(fp, "no findings\n");
 		return;

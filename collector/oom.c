@@ -136,7 +136,7 @@ void oom_summary(const struct gmp_result *r)
 		}
 		fputc('\n', stderr);
 	}
-	if (r->trace->nfails > SAID_MAX)
+	if (r->nfails_total > SAID_MAX)
 		fprintf(stderr, "==gmprof== and %zu more allocations ran out of memory\n",
-			r->trace->nfails - SAID_MAX);
+			r->nfails_total - SAID_MAX);
 }

@@ -88,11 +88,10 @@ struct scratch {
 	uint64_t *best;          /* per object: bytes its largest fix frees */
 };
 
-static int one(struct det *d, struct scratch *s, uint32_t fi, size_t *objs_cap,
+static int one(struct gmp_result *r, struct scratch *s, uint32_t fi, size_t *objs_cap,
 	       size_t *fixes_cap)
 {
-	struct gmp_result *r = d->r;
-	const struct gmp_alloc_failure *f = &d->t->fails[fi];
+	const struct gmp_alloc_failure *f = &r->trace->fails[fi];
 	struct gmp_failure g = { .fail = fi, .device = f->device };
 	s->nobjs = s->nfixes = 0;
 	for (size_t o = 0; o < r->nobjects; o++) {
@@ -150,10 +149,25 @@ static int one(struct det *d, struct scratch *s, uint32_t fi, size_t *objs_cap,
 	return 0;
 }
 
-int det_failures(struct det *d)
+static void clear(struct gmp_result *r)
 {
-	struct gmp_result *r = d->r;
-	size_t n = d->t->nfails < GMP_FAILURES_ANALYZED ? d->t->nfails : GMP_FAILURES_ANALYZED;
+	free(r->failures);
+	free(r->fail_objs);
+	free(r->fail_fixes);
+	r->failures = NULL;
+	r->fail_objs = NULL;
+	r->fail_fixes = NULL;
+	r->nfailures = r->nfail_objs = r->nfail_fixes = 0;
+}
+
+int gmp_result__failures(struct gmp_result *r, const uint8_t *skip)
+{
+	const struct gmp_trace *t = r->trace;
+	clear(r);
+	r->nfails_total = 0;
+	for (size_t i = 0; i < t->nfails; i++)
+		r->nfails_total += !(skip && skip[i]);
+	size_t n = r->nfails_total < GMP_FAILURES_ANALYZED ? r->nfails_total : GMP_FAILURES_ANALYZED;
 	if (!n)
 		return 0;
 	struct scratch s = { 0 };
@@ -165,11 +179,19 @@ int det_failures(struct det *d)
 	s.best = calloc(r->nobjects ? r->nobjects : 1, sizeof(*s.best));
 	if (r->failures && s.objs && s.fixes && s.best) {
 		err = 0;
-		for (size_t i = 0; i < n && !err; i++)
-			err = one(d, &s, (uint32_t)i, &objs_cap, &fixes_cap);
+		for (size_t i = 0; i < t->nfails && r->nfailures < n && !err; i++)
+			if (!(skip && skip[i]))
+				err = one(r, &s, (uint32_t)i, &objs_cap, &fixes_cap);
 	}
 	free(s.objs);
 	free(s.fixes);
 	free(s.best);
+	if (err)
+		clear(r);
 	return err;
+}
+
+int det_failures(struct det *d)
+{
+	return gmp_result__failures(d->r, NULL);
 }

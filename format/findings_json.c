@@ -22,20 +22,22 @@ const char *gmp_human_bytes(uint64_t v, char *buf, size_t n)
 	return buf;
 }
 
+/* A call's `at`, or its symbolized stack, or "". */
+static const char *where(const struct gmp_result *r, uint32_t at, uint32_t stack,
+			 const struct gmp_findings_opts *o)
+{
+	if (at)
+		return gmp_trace__str(r->trace, at, NULL);
+	const char *s = stack && o && o->at_fn ? o->at_fn(o->at_ctx, stack) : NULL;
+	return s ? s : "";
+}
+
 const char *gmp_findings__where(const struct gmp_result *r, uint32_t ev,
 				const struct gmp_findings_opts *o)
 {
 	if (ev >= r->trace->nev)
 		return "";
-	const struct gmp_event *e = &r->trace->ev[ev];
-	if (e->at)
-		return gmp_trace__str(r->trace, e->at, NULL);
-	if (e->stack && o && o->at_fn) {
-		const char *s = o->at_fn(o->at_ctx, e->stack);
-		if (s)
-			return s;
-	}
-	return "";
+	return where(r, r->trace->ev[ev].at, r->trace->ev[ev].stack, o);
 }
 
 void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32_t ev,
@@ -231,15 +233,7 @@ const char *gmp_findings__where_failure(const struct gmp_result *r, uint32_t fai
 {
 	if (fail >= r->trace->nfails)
 		return "";
-	const struct gmp_alloc_failure *f = &r->trace->fails[fail];
-	if (f->at)
-		return gmp_trace__str(r->trace, f->at, NULL);
-	if (f->stack && o && o->at_fn) {
-		const char *s = o->at_fn(o->at_ctx, f->stack);
-		if (s)
-			return s;
-	}
-	return "";
+	return where(r, r->trace->fails[fail].at, r->trace->fails[fail].stack, o);
 }
 
 /* "failed_allocations": each allocation that ran out of memory, and what fixes free then. */
@@ -293,8 +287,8 @@ static void failures(struct gmp_jw *jw, const struct gmp_result *r,
 		gmp_jw__obj_end(jw);
 	}
 	gmp_jw__arr_end(jw);
-	if (t->nfails > r->nfailures)
-		gmp_jw__ku64(jw, "failed_allocations_total", t->nfails);
+	if (r->nfails_total > r->nfailures)
+		gmp_jw__ku64(jw, "failed_allocations_total", r->nfails_total);
 }
 
 static void devices(struct gmp_jw *jw, const struct gmp_result *r,
@@ -352,7 +346,7 @@ void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
 	gmp_jw__ku64(jw, "levels", t->nev ? (uint64_t)r->max_level + 1 : 0);
 	gmp_jw__ku64(jw, "peak_bytes", r->peak_bytes);
 	devices(jw, r, o);
-	if (t->nfails)
+	if (r->nfails_total)
 		failures(jw, r, o);
 	gmp_jw__key(jw, "findings");
 	gmp_jw__arr(jw);

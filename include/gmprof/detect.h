@@ -233,6 +233,7 @@ struct gmp_result {
 	size_t ndevices;
 	struct gmp_failure *failures;   /* failed allocations, in issue order */
 	size_t nfailures;
+	size_t nfails_total;            /* failed allocations in the trace, less any left out */
 	uint32_t *fail_objs;
 	size_t nfail_objs;
 	struct gmp_failure_fix *fail_fixes;
@@ -266,6 +267,13 @@ struct gmp_detect_error {
 int gmp_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o,
 	       struct gmp_result **out, struct gmp_detect_error *err);
 void gmp_result__free(struct gmp_result *r);
+/*
+ * (Re)makes r->failures from the trace's failed allocations and r's
+ * findings, as gmp_detect does: after the findings change (suppressions),
+ * since failures refer to findings by index.  skip (may be NULL) leaves out
+ * the trace failures it marks.  0 or -ENOMEM (the failures are then empty).
+ */
+int gmp_result__failures(struct gmp_result *r, const uint8_t *skip);
 
 /* The object's name: its label, or "obj#N" (N counts allocations from 1). */
 const char *gmp_result__object_name(const struct gmp_result *r, uint32_t obj,

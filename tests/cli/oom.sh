@@ -112,6 +112,24 @@ grep -q '"failed_allocations_before":3,"failed_allocations_after":0,' "$TMPDIR/o
 expect_exit 0 "diff without failures" -- "$GMPROF" diff tests/scripts/figure2.jsonl tests/scripts/figure3.jsonl
 ! grep -q 'ran out of memory' "$TMPDIR/out" && ok "diff: no line when neither had a failure" || notok "diff: no line when neither had a failure"
 
+# Suppressions: findings taken out are no fixes of a failure (the others keep
+# their numbers in the report); out_of_memory rules take failures out, '*' never does.
+printf 'early_allocation:*\n' >"$TMPDIR/sup1"
+expect_exit 0 "report --suppressions" -- "$GMPROF" report --suppressions "$TMPDIR/sup1" "$S"
+grep -q '^    fixing findings 4 (late_deallocation of input), 7 (temporary_idleness of init_buf) frees 192.0 MiB then, less than the 1.0 GiB asked for$' "$TMPDIR/out" &&
+	grep -q '^  4. late_deallocation: input (128.0 MiB)$' "$TMPDIR/out" && grep -q '^  7. temporary_idleness: init_buf (64.0 MiB)$' "$TMPDIR/out" &&
+	ok "suppressed findings: the fixes renumbered with what is left" || notok "suppressed findings: $(grep -A3 'ran out' "$TMPDIR/out" | head -4)"
+printf 'out_of_memory:train.cu:19\n*:train.cu:2*\n' >"$TMPDIR/sup2"
+expect_exit 0 "check --suppressions with an out_of_memory rule" -- "$GMPROF" check --allow-oom --suppressions "$TMPDIR/sup2" "$S"
+grep -q '^PASS out_of_memory: 2 allocations ran out of memory; the first, cuMemAlloc of 4.0 GiB' "$TMPDIR/out" &&
+	grep -q '^PASS suppressions: 0 findings and 1 failed allocation suppressed by ' "$TMPDIR/out" &&
+	grep -q 'sup2:2: train.cu:2\*: 0$' "$TMPDIR/out" &&
+	ok "out_of_memory rules take failures out; '*' does not" || notok "out_of_memory rules: $(cat "$TMPDIR/out")"
+"$GMPROF" report --suppressions "$TMPDIR/sup2" "$S" | grep -q '^Allocations that ran out of memory: 2 (1 more suppressed by ' &&
+	ok "report: says how many failures were suppressed" || notok "report: says how many failures were suppressed"
+printf 'out_of_memory:train.cu:*\n' >"$TMPDIR/sup3"
+expect_exit 0 "every failure suppressed: the gate passes" -- "$GMPROF" check --suppressions "$TMPDIR/sup3" "$S"
+
 # A program that dies of it: the failure is in the profile all the same.
 head -n 14 "$S" >"$TMPDIR/dies.jsonl"
 expect_exit 3 "a program that exits at its failure" -- \
