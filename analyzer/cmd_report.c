@@ -91,14 +91,55 @@ static void header(FILE *fp, struct gmp_session *s)
 			"on the other launches\n", t->untouched);
 }
 
+/* " at file:line in outer > inner": where the host issued ev, and inside which NVTX ranges. */
 static const char *where(struct gmp_session *s, uint32_t ev, char *buf, size_t n)
 {
+	const struct gmp_trace *t = s->in.trace;
 	const char *site = gmp_sites__event(&s->sites, ev, NULL);
-	if (site)
-		snprintf(buf, n, " at %s", site);
-	else
-		buf[0] = 0;
+	char rg[256] = "";
+	if (t->ev_range && ev < t->nev)
+		gmp_trace__range_text(t, t->ev_range[ev], rg, sizeof(rg));
+	snprintf(buf, n, "%s%s%s%s", site ? " at " : "", site ? site : "", *rg ? " in " : "", rg);
 	return buf;
+}
+
+/* At a peak, its live bytes by the NVTX ranges their objects were allocated in (the largest first). */
+static void peak_by_range(FILE *fp, const struct gmp_result *r, const struct gmp_peak *pk)
+{
+	const struct gmp_trace *t = r->trace;
+	struct { uint32_t path; uint64_t bytes; } g[8];
+	size_t ng = 0;
+	uint64_t other = 0;
+	for (uint32_t k = 0; k < pk->obj_n; k++) {
+		const struct gmp_object *o = &r->objects[r->peak_objs[pk->obj_off + k]];
+		uint32_t path = t->ev_range[o->alloc_ev];
+		size_t i = 0;
+		while (i < ng && g[i].path != path)
+			i++;
+		if (i == ng && ng < 8) {
+			g[i].path = path;
+			g[i].bytes = 0;
+			ng++;
+		}
+		if (i < ng)
+			g[i].bytes += o->size;
+		else
+			other += o->size;
+	}
+	for (size_t i = 1; i < ng; i++) /* a handful: insertion sort by bytes */
+		for (size_t j = i; j > 0 && g[j].bytes > g[j - 1].bytes; j--) {
+			__typeof__(g[0]) x = g[j];
+			g[j] = g[j - 1];
+			g[j - 1] = x;
+		}
+	char rg[256], b[32];
+	fprintf(fp, "    allocated in NVTX ranges:");
+	for (size_t i = 0; i < ng; i++)
+		fprintf(fp, "%s %s %s", i ? "," : "", g[i].path ? gmp_trace__range_text(t, g[i].path, rg, sizeof(rg)) : "(none)",
+			gmp_human_bytes(g[i].bytes, b, sizeof(b)));
+	if (other)
+		fprintf(fp, ", others %s", gmp_human_bytes(other, b, sizeof(b)));
+	fputc('\n', fp);
 }
 
 static void peaks(FILE *fp, struct gmp_session *s)
@@ -121,6 +162,8 @@ static void peaks(FILE *fp, struct gmp_session *s)
 		}
 		if (pk->obj_n > 8)
 			fprintf(fp, "    ... and %u more\n", pk->obj_n - 8);
+		if (r->trace->ev_range)
+			peak_by_range(fp, r, pk);
 	}
 	for (size_t i = 0; i < r->ndevices; i++)
 		if (r->devices[i].inuse_peak_bytes)

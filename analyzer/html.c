@@ -213,6 +213,16 @@ static void histogram(FILE *fp, const struct gmp_result *r, const struct gmp_fin
 		"text-anchor=\"end\">%" PRIu64 "</text></svg>", h->max_count);
 }
 
+/* " in outer &gt; inner": the NVTX ranges of a call, if any. */
+static void in_ranges(FILE *fp, const struct gmp_trace *t, uint32_t path)
+{
+	char rg[256];
+	if (!*gmp_trace__range_text(t, path, rg, sizeof(rg)))
+		return;
+	fprintf(fp, " in ");
+	gmp_text__markup(fp, rg);
+}
+
 static void findings(FILE *fp, struct page *pg)
 {
 	const struct gmp_result *r = pg->s->r;
@@ -239,7 +249,9 @@ static void findings(FILE *fp, struct page *pg)
 			f->saving ? gmp_human_bytes(f->saving, b, sizeof(b)) : "-");
 		const char *site = gmp_sites__event(&pg->s->sites, o->alloc_ev, NULL);
 		gmp_text__markup(fp, site ? site : "");
-		fprintf(fp, "</code></td><td>");
+		fprintf(fp, "</code>");
+		in_ranges(fp, r->trace, r->trace->ev_range ? r->trace->ev_range[o->alloc_ev] : 0);
+		fprintf(fp, "</td><td>");
 		gmp_text__markup(fp, gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
 		fprintf(fp, "</td></tr>\n");
 	}
@@ -284,7 +296,9 @@ static void failures(FILE *fp, struct page *pg)
 		fprintf(fp, "%s</td><td class=\"n\">%s</td><td><code>", g->fix_n ? "" : "none",
 			gmp_human_bytes(g->freeable, a, sizeof(a)));
 		gmp_text__markup(fp, site ? site : "");
-		fprintf(fp, "</code></td></tr>\n");
+		fprintf(fp, "</code>");
+		in_ranges(fp, r->trace, f->range);
+		fprintf(fp, "</td></tr>\n");
 	}
 	fprintf(fp, "</tbody></table>\n");
 }

@@ -413,6 +413,11 @@ static void api(struct pf *p, uint32_t v)
 		GMP_JW_KEY(jw, "at");
 		gmp_jw__str(jw, site);
 	}
+	char rg[256];
+	if (t->ev_range && *gmp_trace__range_text(t, t->ev_range[v], rg, sizeof(rg))) {
+		GMP_JW_KEY(jw, "ranges");
+		gmp_jw__str(jw, rg);
+	}
 	if (p->doc->lean && !own && d1 > d0) {
 		/* The objects it used, in its args instead of child slices. */
 		GMP_JW_KEY(jw, "objects");

@@ -112,9 +112,12 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 	char a[32], b[32], c[32], name[160];
 	const char *site = sites ? gmp_sites__failure(sites, g->fail, NULL)
 				 : f->at ? gmp_trace__str(r->trace, f->at, NULL) : NULL;
-	fprintf(fp, "%s%s of %s on device %u%s%s ran out of memory", indent,
+	char rg[256];
+	gmp_trace__range_text(r->trace, f->range, rg, sizeof(rg));
+	fprintf(fp, "%s%s of %s on device %u%s%s%s%s ran out of memory", indent,
 		f->api ? gmp_trace__str(r->trace, f->api, NULL) : "an allocation",
-		gmp_human_bytes(f->size, a, sizeof(a)), f->device, site ? " at " : "", site ? site : "");
+		gmp_human_bytes(f->size, a, sizeof(a)), f->device, site ? " at " : "", site ? site : "",
+		*rg ? " in " : "", rg);
 	if (f->dev_total)
 		fprintf(fp, " (%s free of %s)", gmp_human_bytes(f->dev_free, a, sizeof(a)),
 			gmp_human_bytes(f->dev_total, b, sizeof(b)));

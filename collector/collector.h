@@ -131,6 +131,10 @@ void rec_flush_now(void);
 /* Prints one line "gmprof: ..." on stderr (the collector talks to the user only so). */
 void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- nvtx_ranges.c: NVTX ranges (lock held) ------------------------------- */
+/* Before a record of this thread's: its ranges, when they changed since its last one. */
+void nvtx_sync_ranges(void);
+
 /* ---- oom.c: allocations that ran out of memory --------------------------- */
 /*
  * The outermost API call function_name returned out of memory: when it is
@@ -144,6 +148,12 @@ struct gmp_result;
 void oom_summary(const struct gmp_result *r);
 
 /* ---- nvtx.c: regions of pools announced with NVTX (callers hold gmp_col.lock) ---- */
+/*
+ * An NVTX name (GMP_NVTX_MESSAGE_ASCII or _UNICODE) as clean UTF-8 in buf
+ * (n bytes), or NULL for none or another type (a registered string is said
+ * once, as heaps' and regions' names are not read from them).
+ */
+const char *nvtx_name(uint32_t type, const void *name, char *buf, size_t n);
 /* Ends the live regions inside [start, end) (their pool is being freed). */
 void nvtx_end_regions(uint64_t start, uint64_t end);
 /* Frees the regions and heaps (the profile is closing). */

@@ -233,7 +233,7 @@ static void clean_name(const char *in, char *out, size_t n)
 }
 
 /* A name (NVTX message of a type) as UTF-8 in buf (at most n - 1 bytes, whole characters), or NULL. */
-static const char *utf8_name(uint32_t type, const void *name, char *buf, size_t n)
+const char *nvtx_name(uint32_t type, const void *name, char *buf, size_t n)
 {
 	if (!name)
 		return NULL;
@@ -277,7 +277,7 @@ static void name_block(const struct gmp_nvtx_heap_desc *d)
 	struct gmp_nvtx_range r;
 	memcpy(&r, d->type_desc, sizeof(r));
 	uint32_t ev = rec_live_event((uint64_t)(uintptr_t)r.ptr);
-	const char *n = utf8_name(d->message_type, d->message, name, sizeof(name));
+	const char *n = nvtx_name(d->message_type, d->message, name, sizeof(name));
 	if (ev != UINT32_MAX && n && *n)
 		rec_label(ev, n);
 }
@@ -431,19 +431,11 @@ static void regions_name(void *domain, const struct gmp_nvtx_regions_name *b)
 		uint64_t s, addr = (uint64_t)(uintptr_t)d.ref; /* a pointer, or a handle: its start */
 		char name[256];
 		const uint32_t *ev = gmp_u64map__get(&region_ev, addr);
-		const char *n = utf8_name(d.name_type, d.name, name, sizeof(name));
+		const char *n = nvtx_name(d.name_type, d.name, name, sizeof(name));
 		if (ev && n && *n && gmp_objmap__floor(gmp_col.regions, addr, &s, NULL, NULL) && s == addr)
 			rec_label(*ev, n);
 	}
 	leave();
-}
-
-/* The core module: nothing of it is used, but the load must succeed. */
-API int InitializeInjectionNvtx2(void *get_export_table);
-API int InitializeInjectionNvtx2(void *get_export_table)
-{
-	(void)get_export_table;
-	return 1;
 }
 
 API int InitializeInjectionNvtxExtension(struct gmp_nvtx_module *m);

@@ -117,6 +117,45 @@ struct gmp_nvtx_region_name {
 	uint32_t reserved0;
 };
 
+/*
+ * The core modules (ranges): the core initializer gets NVTX's export-table
+ * getter; the callbacks table's function returns a module's table of
+ * pointers to its function slots, indexed by callback id.
+ */
+#define GMP_NVTX_ETID_CALLBACKS 1
+#define GMP_NVTX_CB_MODULE_CORE 1
+#define GMP_NVTX_CB_MODULE_CORE2 5     /* the domain functions */
+enum {
+	GMP_NVTX_CBID_CORE_RANGE_PUSH_EX = 8,
+	GMP_NVTX_CBID_CORE_RANGE_PUSH_A = 9,
+	GMP_NVTX_CBID_CORE_RANGE_PUSH_W = 10,
+	GMP_NVTX_CBID_CORE_RANGE_POP = 11,
+	GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX = 4,
+	GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP = 5,
+};
+
+typedef void (*gmp_nvtx_fn)(void);
+typedef const void *(*gmp_nvtx_get_export_table)(uint32_t id);
+
+struct gmp_nvtx_callbacks_table {
+	size_t struct_size;
+	int (*get_module_function_table)(int module, gmp_nvtx_fn ***table, unsigned int *size);
+};
+
+/* An event's attributes (nvtxRangePushEx): what gmprof reads is the message. */
+struct gmp_nvtx_event_attr {
+	uint16_t version;
+	uint16_t size;
+	uint32_t category;
+	int32_t color_type;
+	uint32_t color;
+	int32_t payload_type;
+	int32_t reserved0;
+	uint64_t payload;
+	int32_t message_type;         /* GMP_NVTX_MESSAGE_* */
+	const void *message;
+};
+
 struct gmp_nvtx_regions_name {
 	uint16_t compat_id;
 	uint16_t struct_size;

@@ -52,6 +52,9 @@ static void record(struct gmp_alloc_failure *f, const char *api)
 	}
 	wf.api = (uint32_t)name;
 	wf.stack = (uint32_t)stack;
+	nvtx_sync_ranges();
+	if (gmp_col.write_failed)
+		return;
 	int err = gmp_writer__failure(gmp_col.w, &wf);
 	if (err) {
 		rec_write_failed(err);

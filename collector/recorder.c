@@ -236,6 +236,9 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 			return -1;
 		we.stack = (uint32_t)st;
 	}
+	nvtx_sync_ranges(); /* the NVTX ranges it is made in, when they changed */
+	if (gmp_col.write_failed)
+		return -1;
 	int64_t idx = gmp_writer__event(gmp_col.w, &we);
 	if (idx < 0) {
 		rec_write_failed((int)idx);
@@ -463,6 +466,8 @@ static void online(void)
 	o.demangle = gmp_demangle; /* the summary names kernels as the program's source does */
 	/* In-kernel heap ops were recorded when their launch was read back: put them beside it. */
 	int err = gmp_trace__place_heap_ops(gmp_col.trace);
+	if (!err)
+		err = gmp_trace__settle_ranges(gmp_col.trace); /* 0 or -ENOMEM */
 	if (err) {
 		rec_say("the online analysis failed (%s); 'gmprof report %s' may say more",
 			err == -ENOMEM ? "out of memory" : "an in-kernel heap event names no launch",

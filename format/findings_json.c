@@ -40,6 +40,20 @@ const char *gmp_findings__where(const struct gmp_result *r, uint32_t ev,
 	return where(r, r->trace->ev[ev].at, r->trace->ev[ev].stack, o);
 }
 
+/* "ranges": the NVTX range path's names, outermost first (nothing for none). */
+static void nvtx_ranges(struct gmp_jw *jw, const struct gmp_trace *t, uint32_t path)
+{
+	const uint32_t *names;
+	size_t n = gmp_trace__range_path(t, path, &names);
+	if (!n)
+		return;
+	gmp_jw__key(jw, "ranges");
+	gmp_jw__arr(jw);
+	for (size_t i = 0; i < n; i++)
+		gmp_jw__str(jw, gmp_trace__str(t, names[i], NULL));
+	gmp_jw__arr_end(jw);
+}
+
 void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32_t ev,
 			   const struct gmp_findings_opts *o)
 {
@@ -63,6 +77,8 @@ void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32
 	gmp_jw__ku64(jw, "ordinal", r->ordinal[ev]);
 	gmp_jw__ku64(jw, "level", r->level[ev]);
 	gmp_jw__ku64(jw, "event", ev);
+	if (r->trace->ev_range)
+		nvtx_ranges(jw, r->trace, r->trace->ev_range[ev]);
 	const char *at = gmp_findings__where(r, ev, o);
 	if (*at)
 		gmp_jw__kstr(jw, "at", at);
@@ -255,6 +271,7 @@ static void failures(struct gmp_jw *jw, const struct gmp_result *r,
 		gmp_jw__ku64(jw, "device", f->device);
 		gmp_jw__ku64(jw, "stream", f->stream);
 		gmp_jw__ku64(jw, "after_events", f->before);
+		nvtx_ranges(jw, t, f->range);
 		gmp_jw__kstr(jw, "at", gmp_findings__where_failure(r, g->fail, o));
 		if (f->dev_total) {
 			gmp_jw__ku64(jw, "device_free_bytes", f->dev_free);

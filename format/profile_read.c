@@ -153,6 +153,26 @@ static int parse_failure(struct parser *ps, struct gmp_dec *d, const char **why)
 	return err;
 }
 
+/* RANGES (1.2): a host thread's NVTX ranges from the next event on. */
+static int parse_ranges(struct parser *ps, struct gmp_dec *d, const char **why)
+{
+	uint32_t thread = gmp_dec_u32(d);
+	uint64_t n = gmp_dec_varint(d);
+	uint32_t names[GMP_RANGE_DEPTH_MAX];
+	if (d->err || n > GMP_RANGE_DEPTH_MAX)
+		BAD("malformed ranges record");
+	for (uint64_t i = 0; i < n; i++)
+		names[i] = gmp_dec_u32(d);
+	if (d->err)
+		BAD("malformed ranges record");
+	int64_t path = gmp_trace__add_range_path(ps->t, names, (size_t)n);
+	if (path == -EINVAL)
+		BAD("ranges record refers to an undefined string");
+	if (path < 0)
+		return (int)path;
+	return gmp_trace__add_range_change(ps->t, ps->t->nev, thread, (uint32_t)path);
+}
+
 static int parse_touch(struct parser *ps, struct gmp_dec *d, const char **why)
 {
 	uint64_t idx = gmp_dec_varint(d), n = gmp_dec_varint(d);
@@ -272,6 +292,7 @@ static int parse_record(struct parser *ps, uint8_t type, const uint8_t *p, size_
 	case GMP_REC_TOUCH: r = parse_touch(ps, &d, why); break;
 	case GMP_REC_LABEL: r = parse_label(ps, &d, why); break;
 	case GMP_REC_FAILED_ALLOC: r = parse_failure(ps, &d, why); break;
+	case GMP_REC_RANGES: r = parse_ranges(ps, &d, why); break;
 	case GMP_REC_FINDINGS:
 		r = gmp_trace__set_findings(ps->t, (const char *)p, n);
 		d.p = d.end;
@@ -361,7 +382,7 @@ static void *fit(void *p, size_t n, size_t elem, size_t *cap)
 static int finish(struct gmp_trace *t)
 {
 	int err = gmp_trace__place_heap_ops(t); /* -EINVAL: parse_event checked each */
-	if (err)
+	if (err || (err = gmp_trace__settle_ranges(t)))
 		return err;
 	t->ev = fit(t->ev, t->nev, sizeof(*t->ev), &t->ev_cap);
 	t->acc = fit(t->acc, t->nacc, sizeof(*t->acc), &t->acc_cap);

@@ -348,6 +348,19 @@ int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f)
 	return rec_end(w, &r);
 }
 
+int gmp_writer__ranges(struct gmp_writer *w, uint32_t thread, const uint32_t *names, size_t n)
+{
+	struct rec r;
+	if (n > GMP_RANGE_DEPTH_MAX)
+		return -E2BIG;
+	if (rec_begin(w, &r, GMP_REC_RANGES, 5 * n + 20) || rec_varint(w, thread) || rec_varint(w, n))
+		return w->err;
+	for (size_t i = 0; i < n; i++)
+		if (rec_varint(w, names[i]))
+			return w->err;
+	return rec_end(w, &r);
+}
+
 int gmp_writer__findings(struct gmp_writer *w, const char *json, size_t len)
 {
 	struct rec r;
@@ -445,10 +458,32 @@ static int write_tables(struct gmp_writer *w, const struct gmp_trace *t)
 	return 0;
 }
 
-/* Writes the failed allocations that came before event i (with ids remapped). */
+/* Writes the range changes that came before event i (with ids remapped). */
+static int write_ranges(struct gmp_writer *w, const struct gmp_trace *t, size_t *next, size_t i)
+{
+	for (; *next < t->nrchg && t->rchg[*next].before <= i; ++*next) {
+		const uint32_t *names;
+		size_t n = gmp_trace__range_path(t, t->rchg[*next].path, &names);
+		uint32_t ids[GMP_RANGE_DEPTH_MAX];
+		size_t k = 0;
+		for (; k < n && k < GMP_RANGE_DEPTH_MAX; k++) {
+			int64_t id = map_str(w, t, names[k]);
+			if (id < 0)
+				return w->err;
+			ids[k] = (uint32_t)id;
+		}
+		if (gmp_writer__ranges(w, t->rchg[*next].thread, ids, k))
+			return w->err;
+	}
+	return 0;
+}
+
+/* Writes the range changes and failed allocations that came before event i (ids remapped). */
 static int write_failures(struct gmp_writer *w, const struct gmp_trace *t, size_t *next,
 			  size_t i)
 {
+	if (write_ranges(w, t, &next[1], i))
+		return w->err;
 	for (; *next < t->nfails && t->fails[*next].before <= i; ++*next) {
 		struct gmp_alloc_failure f = t->fails[*next];
 		int64_t at = map_str(w, t, f.at), api = map_str(w, t, f.api);
@@ -466,11 +501,11 @@ static int write_failures(struct gmp_writer *w, const struct gmp_trace *t, size_
 
 int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t)
 {
-	size_t nextf = 0;
+	size_t nextf[2] = { 0, 0 }; /* the next failure, the next range change */
 	if (write_tables(w, t))
 		return w->err;
 	for (size_t i = 0; i < t->nev; i++) {
-		if (write_failures(w, t, &nextf, i))
+		if (write_failures(w, t, nextf, i))
 			return w->err;
 		struct gmp_event e = t->ev[i];
 		int64_t at = map_str(w, t, e.at), name = map_str(w, t, e.name);
@@ -499,7 +534,7 @@ int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t)
 		    gmp_writer__touches(w, (uint64_t)idx, t->touch + o->touch_off, o->touch_n))
 			return w->err;
 	}
-	if (write_failures(w, t, &nextf, t->nev))
+	if (write_failures(w, t, nextf, t->nev))
 		return w->err;
 	if (t->findings_json &&
 	    gmp_writer__findings(w, t->findings_json, strlen(t->findings_json)))

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "json_parse.h"
+#include "ranges.h"
 #include "u64map.h"
 #include "util.h"
 
@@ -31,6 +32,7 @@ struct reader {
 	size_t ntouch, touch_cap;
 	struct gmp_u64map last_kernel; /* device << 32 | stream -> its latest launch + 1 */
 	struct gmp_u64map heap;        /* device_heap object address -> 1 while live */
+	struct gmp_range_stacks ranges; /* each thread's open NVTX ranges */
 };
 
 static int fail(struct reader *r, const char *fmt, ...)
@@ -62,26 +64,12 @@ static int num(struct reader *r, const cJSON *item, const char *field, uint64_t 
 	if (cJSON_IsString(item)) {
 		const char *s = item->valuestring;
 		size_t n = strlen(s);
-		if (n < 3 || n > 18 || s[0] != '0' || s[1] != 'x')
-			goto bad;
-		uint64_t x = 0;
-		for (size_t i = 2; i < n; i++) {
-			char c = s[i];
-			unsigned d;
-			if (c >= '0' && c <= '9')
-				d = (unsigned)(c - '0');
-			else if (c >= 'a' && c <= 'f')
-				d = (unsigned)(c - 'a' + 10);
-			else if (c >= 'A' && c <= 'F')
-				d = (unsigned)(c - 'A' + 10);
-			else
-				goto bad;
-			x = x << 4 | d;
+		if (n >= 3 && n <= 18 && s[0] == '0' && s[1] == 'x' &&
+		    strspn(s + 2, "0123456789abcdefABCDEF") == n - 2) {
+			*v = strtoull(s + 2, NULL, 16);
+			return 0;
 		}
-		*v = x;
-		return 0;
 	}
-bad:
 	return fail(r, "field '%s' must be a non-negative integer or a \"0x\" hex string", field);
 }
 
@@ -126,11 +114,15 @@ static int opt_str(struct reader *r, const cJSON *o, const char *field, uint32_t
 
 /* Not an event: an allocation that failed for lack of memory (gmprof's addition). */
 #define OP_ALLOC_FAILED 0x100u
+#define OP_RANGE_PUSH 0x101u /* NVTX ranges (gmprof's addition) */
+#define OP_RANGE_POP 0x102u
 #define OP_END 0u
+
+static const char *const extra_ops[] = { "alloc_failed", "range_push", "range_pop" };
 
 static const char *op_name(unsigned op)
 {
-	return op == OP_END ? "end" : op == OP_ALLOC_FAILED ? "alloc_failed" : gmp_op__name(op);
+	return op == OP_END ? "end" : op >= OP_ALLOC_FAILED ? extra_ops[op - OP_ALLOC_FAILED] : gmp_op__name(op);
 }
 
 static const char *const common_fields[] = { "op", "at", "thread", "stream", "device",
@@ -149,8 +141,10 @@ static const char *const *op_fields(unsigned op)
 	static const char *const none_f[] = { NULL };
 	static const char *const failed_f[] = { "size", "kind", "api", "device_free", "device_total",
 						NULL };
+	static const char *const push_f[] = { "name", NULL };
 	switch (op) {
 	case OP_ALLOC_FAILED: return failed_f;
+	case OP_RANGE_PUSH: return push_f;
 	case GMP_OP_ALLOC: return alloc_f;
 	case GMP_OP_FREE: return free_f;
 	case GMP_OP_MEMCPY: return memcpy_f;
@@ -281,10 +275,11 @@ static int parse_op(struct reader *r, const cJSON *o, unsigned *op)
 		*op = OP_END;
 		return 0;
 	}
-	if (strcmp(s, "alloc_failed") == 0) {
-		*op = OP_ALLOC_FAILED;
-		return 0;
-	}
+	for (unsigned k = 0; k < sizeof(extra_ops) / sizeof(extra_ops[0]); k++)
+		if (strcmp(s, extra_ops[k]) == 0) {
+			*op = OP_ALLOC_FAILED + k;
+			return 0;
+		}
 	for (unsigned k = 1; k <= GMP_OP_MAX; k++) {
 		if (strcmp(s, gmp_op__name(k)) == 0) {
 			*op = k;
@@ -484,13 +479,22 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 	unsigned op = 0;
 	if ((rc = parse_op(r, o, &op)) || (rc = check_fields(r, o, op)))
 		goto out;
-	struct gmp_event e = { .op = op == OP_ALLOC_FAILED ? 0 : (uint8_t)op, .line = r->line };
+	struct gmp_event e = { .op = op >= OP_ALLOC_FAILED ? 0 : (uint8_t)op, .line = r->line };
 	if ((rc = common(r, o, &e)))
 		goto out;
 	if (op == OP_ALLOC_FAILED) {
 		rc = failed_alloc(r, o, &e);
 		goto out;
 	}
+	uint32_t name = 0;
+	if (op == OP_RANGE_PUSH && (rc = opt_str(r, o, "name", &name)) != 0)
+		rc = rc > 0 ? fail(r, "missing required field 'name'") : rc;
+	else if (op == OP_RANGE_PUSH || op == OP_RANGE_POP)
+		rc = gmp_range_stacks__change(&r->ranges, r->t, e.thread, name, r->t->nev);
+	if (rc == -ENOENT || rc == -E2BIG)
+		rc = fail(r, rc == -ENOENT ? "a range_pop with no range open on its thread" : "ranges nest deeper than 64");
+	if (rc || op == OP_RANGE_PUSH || op == OP_RANGE_POP)
+		goto out;
 	if (op == OP_END) {
 		r->ended = 1;
 		r->t->ended = 1;
@@ -522,6 +526,7 @@ static int reader_init(struct reader *r, struct gmp_script_error *err)
 	err->msg[0] = '\0';
 	gmp_u64map__init(&r->last_kernel);
 	gmp_u64map__init(&r->heap);
+	gmp_range_stacks__init(&r->ranges);
 	r->t = gmp_trace__new();
 	return r->t ? 0 : -ENOMEM;
 }
@@ -532,6 +537,9 @@ static int reader_done(struct reader *r, int rc, struct gmp_trace **out)
 	free(r->touch);
 	gmp_u64map__release(&r->last_kernel);
 	gmp_u64map__release(&r->heap);
+	gmp_range_stacks__release(&r->ranges);
+	if (!rc)
+		rc = gmp_trace__settle_ranges(r->t);
 	if (rc) {
 		if (rc == -ENOMEM && !r->err->msg[0]) {
 			r->err->line = r->line;
@@ -542,6 +550,13 @@ static int reader_done(struct reader *r, int rc, struct gmp_trace **out)
 	}
 	*out = r->t;
 	return 0;
+}
+
+/* One line (without its newline) of the script. */
+static int feed(struct reader *r, const char *line, size_t len)
+{
+	r->line++;
+	return memchr(line, '\0', len) ? fail(r, "line contains a NUL byte") : parse_line(r, line, len);
 }
 
 int gmp_script__read_mem(const char *buf, size_t len, struct gmp_trace **out,
@@ -555,11 +570,7 @@ int gmp_script__read_mem(const char *buf, size_t len, struct gmp_trace **out,
 	while (off < len && !rc) {
 		const char *nl = memchr(buf + off, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - (buf + off)) : len - off;
-		r.line++;
-		if (memchr(buf + off, '\0', n))
-			rc = fail(&r, "line contains a NUL byte");
-		else
-			rc = parse_line(&r, buf + off, n);
+		rc = feed(&r, buf + off, n);
 		off += n + 1;
 	}
 	return reader_done(&r, rc, out);
@@ -575,14 +586,8 @@ int gmp_script__read_file(FILE *fp, struct gmp_trace **out, struct gmp_script_er
 	ssize_t n;
 	int rc = 0;
 	while (!rc && (n = getline(&line, &cap, fp)) >= 0) {
-		r.line++;
 		size_t len = (size_t)n;
-		if (len && line[len - 1] == '\n')
-			len--;
-		if (memchr(line, '\0', len))
-			rc = fail(&r, "line contains a NUL byte");
-		else
-			rc = parse_line(&r, line, len);
+		rc = feed(&r, line, len && line[len - 1] == '\n' ? len - 1 : len);
 	}
 	if (!rc && ferror(fp)) {
 		rc = -EIO;

@@ -3,10 +3,12 @@
  * The event-script writer (`gmprof dump`): one JSON line per event, with
  * exactly the fields the reader needs to rebuild the same trace.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "gmprof/script.h"
 #include "jw.h"
+#include "u64map.h"
 
 static void event_value(struct gmp_jw *jw, const struct gmp_trace *t, uint64_t v)
 {
@@ -134,10 +136,52 @@ static void common(struct gmp_jw *jw, const struct gmp_trace *t, uint32_t stream
 		gmp_jw__kstr(jw, "at", at);
 }
 
-/* The failed allocations that came before event i. */
-static void failures(struct gmp_jw *jw, const struct gmp_trace *t, size_t *next, size_t i,
+/* A thread's NVTX range change as the pops and pushes from its path cur (updated) to the new one. */
+static int range_ops(struct gmp_jw *jw, const struct gmp_trace *t, struct gmp_u64map *cur,
+		     const struct gmp_range_change *c)
+{
+	uint32_t *slot = gmp_u64map__slot(cur, c->thread, 0, NULL);
+	if (!slot)
+		return -ENOMEM;
+	const uint32_t *a, *b;
+	size_t na = gmp_trace__range_path(t, *slot, &a), nb = gmp_trace__range_path(t, c->path, &b), k = 0;
+	while (k < na && k < nb && a[k] == b[k])
+		k++;
+	for (size_t i = na; i > k; i--) {
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "op", "range_pop");
+		if (c->thread)
+			gmp_jw__ku64(jw, "thread", c->thread);
+		gmp_jw__obj_end(jw);
+		gmp_jw__raw(jw, "\n", 1);
+	}
+	for (size_t i = k; i < nb; i++) {
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "op", "range_push");
+		gmp_jw__kstr(jw, "name", gmp_trace__str(t, b[i], NULL));
+		if (c->thread)
+			gmp_jw__ku64(jw, "thread", c->thread);
+		gmp_jw__obj_end(jw);
+		gmp_jw__raw(jw, "\n", 1);
+	}
+	*slot = c->path;
+	return 0;
+}
+
+/* Where the lines between events stand: the next failure and range change, each thread's path. */
+struct between {
+	size_t fail, chg;
+	struct gmp_u64map path;
+};
+
+/* The range changes and failed allocations that came before event i. */
+static void failures(struct gmp_jw *jw, const struct gmp_trace *t, struct between *bt, size_t i,
 		     gmp_at_fn at_fn, void *ctx)
 {
+	size_t *next = &bt->fail;
+	for (; bt->chg < t->nrchg && t->rchg[bt->chg].before <= i && !jw->err; bt->chg++)
+		if (range_ops(jw, t, &bt->path, &t->rchg[bt->chg]))
+			jw->err = -ENOMEM;
 	for (; *next < t->nfails && t->fails[*next].before <= i && !jw->err; ++*next) {
 		const struct gmp_alloc_failure *f = &t->fails[*next];
 		gmp_jw__obj(jw);
@@ -161,11 +205,12 @@ static void failures(struct gmp_jw *jw, const struct gmp_trace *t, size_t *next,
 int gmp_script__write(FILE *fp, const struct gmp_trace *t, gmp_at_fn at_fn, void *ctx)
 {
 	struct gmp_jw jw;
-	size_t nextf = 0;
+	struct between bt = { 0 };
+	gmp_u64map__init(&bt.path);
 	gmp_jw__init(&jw, fp, 0);
 	header(&jw, t);
 	for (size_t i = 0; i < t->nev && !jw.err; i++) {
-		failures(&jw, t, &nextf, i, at_fn, ctx);
+		failures(&jw, t, &bt, i, at_fn, ctx);
 		const struct gmp_event *e = &t->ev[i];
 		gmp_jw__obj(&jw);
 		gmp_jw__kstr(&jw, "op", gmp_op__name(e->op));
@@ -177,7 +222,8 @@ int gmp_script__write(FILE *fp, const struct gmp_trace *t, gmp_at_fn at_fn, void
 		gmp_jw__obj_end(&jw);
 		gmp_jw__raw(&jw, "\n", 1);
 	}
-	failures(&jw, t, &nextf, t->nev, at_fn, ctx);
+	failures(&jw, t, &bt, t->nev, at_fn, ctx);
+	gmp_u64map__release(&bt.path);
 	if (t->ended)
 		gmp_jw__raw(&jw, "{\"op\":\"end\"}\n", 13);
 	return gmp_jw__finish(&jw);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranges.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -45,6 +46,7 @@ void gmp_trace__free(struct gmp_trace *t)
 	}
 	free(t->meta);
 	free(t->fails);
+	gmp_trace__free_ranges(t);
 	free(t->findings_json);
 	free(t);
 }
@@ -167,11 +169,13 @@ int gmp_trace__place_heap_ops(struct gmp_trace *t)
 	for (size_t i = 0; i < n; i++)
 		if (gmp_event__in_kernel(&ev[i]))
 			ev[i].value = pos[ev[i].value];
-	/* A failure after file event b-1 comes after every event placed before it. */
-	size_t f = 0, upto = 0;
-	for (size_t i = 0; i <= n && f < t->nfails; i++) {
+	/* Failures and range changes after file event b-1 come after every event placed before it. */
+	size_t f = 0, c = 0, upto = 0;
+	for (size_t i = 0; i <= n && (f < t->nfails || c < t->nrchg); i++) {
 		while (f < t->nfails && t->fails[f].before == i)
 			t->fails[f++].before = i ? upto : 0;
+		while (c < t->nrchg && t->rchg[c].before == i)
+			t->rchg[c++].before = i ? upto : 0;
 		if (i < n && pos[i] + 1 > upto)
 			upto = pos[i] + 1;
 	}

@@ -30,7 +30,7 @@ extern "C" {
 #define GMP_PROFILE_MAGIC_LEN 8
 #define GMP_PROFILE_HEADER_LEN 16
 #define GMP_PROFILE_VERSION_MAJOR 1
-#define GMP_PROFILE_VERSION_MINOR 2 /* 1.1: LABEL records; 1.2: FAILED_ALLOC */
+#define GMP_PROFILE_VERSION_MINOR 2 /* 1.1: LABEL records; 1.2: FAILED_ALLOC, RANGES */
 
 enum gmp_record_type {
 	GMP_REC_META = 1,
@@ -45,7 +45,8 @@ enum gmp_record_type {
 	GMP_REC_END = 10,
 	GMP_REC_LABEL = 11,  /* 1.1: a name given to an earlier allocation */
 	GMP_REC_FAILED_ALLOC = 12, /* 1.2: an allocation that ran out of memory */
-	GMP_REC_MAX = 12
+	GMP_REC_RANGES = 13, /* 1.2: a host thread's NVTX ranges from here on */
+	GMP_REC_MAX = 13
 };
 
 struct gmp_writer;
@@ -90,6 +91,12 @@ int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label);
  * in f are the writer's own.
  */
 int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f);
+/*
+ * From the next event on, host thread `thread` issues its calls inside the
+ * NVTX ranges names[0..n) (STRING ids of the writer's, outermost first;
+ * n 0: none).
+ */
+int gmp_writer__ranges(struct gmp_writer *w, uint32_t thread, const uint32_t *names, size_t n);
 /* Writes the buffered, complete records to the file. */
 int gmp_writer__flush(struct gmp_writer *w);
 uint64_t gmp_writer__events(const struct gmp_writer *w);

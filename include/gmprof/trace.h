@@ -174,6 +174,21 @@ struct gmp_alloc_failure {
 	uint32_t api;        /* string id: the call that failed, "cudaMalloc" (0 unknown) */
 	uint32_t kind;       /* enum gmp_mem_kind asked for */
 	uint32_t line;       /* event script line, 0 for recorded failures */
+	uint32_t range;      /* derived (gmp_trace__settle_ranges): its thread's NVTX range path */
+	uint32_t reserved;
+};
+
+/*
+ * NVTX ranges: from event `before` on, host thread `thread` issues its calls
+ * inside the ranges of path `path` (outermost first; 0: none).  Paths are
+ * interned lists of STRING ids (gmp_trace__range_path).
+ */
+#define GMP_RANGE_DEPTH_MAX 64 /* names in a range path */
+
+struct gmp_range_change {
+	uint64_t before;
+	uint32_t thread;
+	uint32_t path;
 };
 
 /* Run metadata: owned strings, kept apart from the interned string ids. */
@@ -183,6 +198,7 @@ struct gmp_kv {
 };
 
 struct gmp_strtab;
+struct gmp_u64map;
 
 struct gmp_trace {
 	struct gmp_event *ev;
@@ -205,6 +221,15 @@ struct gmp_trace {
 	size_t nmeta, meta_cap;
 	struct gmp_alloc_failure *fails; /* in issue order (`before` never decreases) */
 	size_t nfails, fails_cap;
+	struct gmp_range_change *rchg;   /* in issue order (`before` never decreases) */
+	size_t nrchg, rchg_cap;
+	/* range paths: path k (1-based) names rnames[rpath_off[k-1] .. rpath_off[k]) */
+	uint32_t *rnames;
+	size_t nrnames, rnames_cap;
+	uint32_t *rpath_off;
+	size_t npaths, rpaths_cap;
+	struct gmp_u64map *rpath_ids;    /* hash of a path's names -> its id */
+	uint32_t *ev_range;              /* derived: per event, its range path (NULL: no ranges) */
 	char *findings_json;     /* online findings stored in a profile, or NULL */
 	int ended;               /* the program reached its end (script `end`, clean exit) */
 	/* Set by readers: */
@@ -235,6 +260,22 @@ int64_t gmp_trace__add_event(struct gmp_trace *t, const struct gmp_event *ev,
  * is undefined, or -ENOMEM.
  */
 int gmp_trace__add_failure(struct gmp_trace *t, const struct gmp_alloc_failure *f);
+
+/* Interns a range path of n STRING ids (outermost first): its id (>= 1), 0 for n 0, or -errno. */
+int64_t gmp_trace__add_range_path(struct gmp_trace *t, const uint32_t *names, size_t n);
+/* The names of range path id; returns their count and sets *names (borrowed). */
+size_t gmp_trace__range_path(const struct gmp_trace *t, uint32_t id, const uint32_t **names);
+/* Appends a range change (before not below the last one's, nor past the events): 0 or -errno. */
+int gmp_trace__add_range_change(struct gmp_trace *t, uint64_t before, uint32_t thread,
+				uint32_t path);
+/*
+ * Derives each event's range path (ev_range; an in-kernel heap op takes its
+ * launch's) and each failure's, from the changes.  Readers call it once all
+ * events are in and placed.  0 or -ENOMEM.
+ */
+int gmp_trace__settle_ranges(struct gmp_trace *t);
+/* "a > b > c": range path id's names joined, into buf; "" for 0. */
+const char *gmp_trace__range_text(const struct gmp_trace *t, uint32_t id, char *buf, size_t n);
 
 /* Attaches a kernel's access sets after the fact (deferred harvest). */
 int gmp_trace__set_accesses(struct gmp_trace *t, size_t event,

@@ -9,6 +9,7 @@
  * GMP_DOUBLE_NVTX=heapnames a pool's label names its heap.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -19,6 +20,37 @@
 #if HAVE_NVTX
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtMem.h>
+
+static unsigned long n_pushes;
+
+int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
+{
+	const uint32_t *a, *b;
+	size_t na = gmp_trace__range_path(t, *cur, &a), nb = gmp_trace__range_path(t, c->path, &b), k = 0;
+	while (k < na && k < nb && a[k] == b[k])
+		k++;
+	for (size_t i = na; i > k; i--)
+		nvtxRangePop();
+	for (size_t i = k; i < nb; i++) {
+		const char *name = gmp_trace__str(t, b[i], NULL);
+		wchar_t wide[128] = { 0 };
+		nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+					     .messageType = NVTX_MESSAGE_TYPE_ASCII };
+		switch (__atomic_fetch_add(&n_pushes, 1, __ATOMIC_RELAXED) % 3) {
+		case 0: nvtxRangePushA(name); break;
+		case 1: /* ASCII names, widened by hand */
+			for (size_t j = 0; name[j] && j + 1 < sizeof(wide) / sizeof(wide[0]); j++)
+				wide[j] = (wchar_t)(unsigned char)name[j];
+			nvtxRangePushW(wide);
+			break;
+		default:
+			ea.message.ascii = name;
+			nvtxRangePushEx(&ea);
+		}
+	}
+	*cur = c->path;
+	return 0;
+}
 
 static unsigned long n_unregisters;
 
@@ -147,6 +179,13 @@ void double_nvtx_start(void)
 	nvtxMemRegionsUnregister(NULL, &none);
 }
 #else
+int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
+{
+	(void)t;
+	(void)c;
+	(void)cur;
+	return -ENOTSUP;
+}
 void double_nvtx_start(void)
 {
 }

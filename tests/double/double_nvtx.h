@@ -26,6 +26,14 @@ struct live {
 
 /* The first NVTX call, with no regions (see double_nvtx.c). */
 void double_nvtx_start(void);
+struct gmp_trace;
+struct gmp_range_change;
+/*
+ * A script's range change, on the calling thread: the pops and pushes
+ * (nvtxRangePop, nvtxRangePushA/W/Ex in turn) from *cur to its path, which
+ * becomes *cur.  0, or -ENOTSUP without the nvtx3 headers.
+ */
+int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur);
 #if HAVE_NVTX
 /*
  * A region of the live pool containing it (or of the process-wide heap when

@@ -554,15 +554,19 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 			t->touch[e->touch_off + k].addr += addr_offset;
 	}
 	__atomic_add_fetch(&replaying, 1, __ATOMIC_RELAXED);
-	size_t nextf = 0;
-	for (size_t i = 0; i < t->nev && !err; i++) {
-		for (; nextf < t->nfails && t->fails[nextf].before <= i; nextf++)
+	size_t nextf = 0, nextc = 0;
+	uint32_t path = 0; /* this thread's NVTX ranges, as the double pushed them */
+	for (size_t i = 0; i <= t->nev && !err; i++) {
+		for (; !err && nextc < t->nrchg && t->rchg[nextc].before <= i; nextc++)
+			if (double_nvtx_ranges(t, &t->rchg[nextc], &path))
+				err = fail(0, "the test double was built without the nvtx3 headers: no NVTX ranges");
+		for (; !err && nextf < t->nfails && t->fails[nextf].before <= i; nextf++)
 			replay_failure(t, &t->fails[nextf]);
+		if (err || i == t->nev)
+			break;
 		err = replay_event(t, i, &live, &nlive);
 		maybe_die((long)i + 1);
 	}
-	for (; !err && nextf < t->nfails; nextf++)
-		replay_failure(t, &t->fails[nextf]);
 	__atomic_sub_fetch(&replaying, 1, __ATOMIC_RELAXED);
 	free(live);
 	gmp_trace__free(t);

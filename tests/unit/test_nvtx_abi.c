@@ -94,6 +94,16 @@ static void layouts_agree(void **state)
 	SAME_FIELD(struct gmp_nvtx_regions_name, count, nvtxMemRegionsNameBatch_t, regionCount);
 	SAME_FIELD(struct gmp_nvtx_regions_name, elem_size, nvtxMemRegionsNameBatch_t, regionElementSize);
 	SAME_FIELD(struct gmp_nvtx_regions_name, elems, nvtxMemRegionsNameBatch_t, regionElements);
+
+	assert_int_equal(sizeof(struct gmp_nvtx_callbacks_table), sizeof(NvtxExportTableCallbacks));
+	SAME_FIELD(struct gmp_nvtx_callbacks_table, struct_size, NvtxExportTableCallbacks, struct_size);
+	SAME_FIELD(struct gmp_nvtx_callbacks_table, get_module_function_table, NvtxExportTableCallbacks,
+		   GetModuleFunctionTable);
+	assert_int_equal(sizeof(struct gmp_nvtx_event_attr), sizeof(nvtxEventAttributes_t));
+	SAME_FIELD(struct gmp_nvtx_event_attr, size, nvtxEventAttributes_t, size);
+	SAME_FIELD(struct gmp_nvtx_event_attr, payload, nvtxEventAttributes_t, payload);
+	SAME_FIELD(struct gmp_nvtx_event_attr, message_type, nvtxEventAttributes_t, messageType);
+	SAME_FIELD(struct gmp_nvtx_event_attr, message, nvtxEventAttributes_t, message);
 }
 
 static void constants_agree(void **state)
@@ -114,6 +124,15 @@ static void constants_agree(void **state)
 	assert_int_equal(GMP_NVTX_MEM_TYPE_VIRTUAL_ADDRESS, NVTX_MEM_TYPE_VIRTUAL_ADDRESS);
 	assert_int_equal(GMP_NVTX_REF_POINTER, NVTX_MEM_REGION_REF_TYPE_POINTER);
 	assert_int_equal(GMP_NVTX_REF_HANDLE, NVTX_MEM_REGION_REF_TYPE_HANDLE);
+	assert_int_equal(GMP_NVTX_ETID_CALLBACKS, NVTX_ETID_CALLBACKS);
+	assert_int_equal(GMP_NVTX_CB_MODULE_CORE, NVTX_CB_MODULE_CORE);
+	assert_int_equal(GMP_NVTX_CB_MODULE_CORE2, NVTX_CB_MODULE_CORE2);
+	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_PUSH_EX, NVTX_CBID_CORE_RangePushEx);
+	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_PUSH_A, NVTX_CBID_CORE_RangePushA);
+	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_PUSH_W, NVTX_CBID_CORE_RangePushW);
+	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_POP, NVTX_CBID_CORE_RangePop);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX, NVTX_CBID_CORE2_DomainRangePushEx);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP, NVTX_CBID_CORE2_DomainRangePop);
 }
 
 int main(void)

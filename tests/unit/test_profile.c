@@ -390,6 +390,56 @@ static void failures_round_trip(void **state)
 	free(path);
 }
 
+/* Each event's NVTX ranges: per host thread, through a profile and back. */
+static void ranges_round_trip(void **state)
+{
+	(void)state;
+	static const char script[] =
+		"{\"op\":\"range_push\",\"name\":\"step\",\"thread\":1}\n"
+		"{\"op\":\"alloc\",\"addr\":4096,\"size\":64,\"thread\":1}\n"
+		"{\"op\":\"range_push\",\"name\":\"io\",\"thread\":2}\n"
+		"{\"op\":\"range_push\",\"name\":\"fwd\",\"thread\":1}\n"
+		"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[4096],\"thread\":1}\n"
+		"{\"op\":\"alloc\",\"addr\":8192,\"size\":64,\"kind\":\"device_heap\",\"thread\":9}\n"
+		"{\"op\":\"memcpy\",\"src\":4096,\"size\":64,\"thread\":2}\n"
+		"{\"op\":\"alloc_failed\",\"size\":4096,\"thread\":2}\n"
+		"{\"op\":\"range_pop\",\"thread\":1}\n"
+		"{\"op\":\"range_pop\",\"thread\":1}\n"
+		"{\"op\":\"free\",\"addr\":4096,\"thread\":1}\n";
+	/* step | step > fwd | the launch's, not thread 9's | io | none */
+	static const char *const want[] = { "step", "step > fwd", "step > fwd", "io", "" };
+	struct gmp_trace *t = ts_script(script);
+	char *path = ts_tmpfile("ranges");
+	struct gmp_writer *w;
+	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
+	assert_int_equal(gmp_writer__write_trace(w, t), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	size_t len;
+	unsigned char *b = slurp(path, &len);
+	struct gmp_trace *u = NULL;
+	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	const struct gmp_trace *both[2] = { t, u };
+	char buf[128];
+	for (int k = 0; k < 2; k++) {
+		const struct gmp_trace *x = both[k];
+		assert_int_equal(x->nev, 5);
+		assert_non_null(x->ev_range);
+		for (size_t i = 0; i < x->nev; i++)
+			assert_string_equal(gmp_trace__range_text(x, x->ev_range[i], buf, sizeof(buf)), want[i]);
+		assert_int_equal(x->nfails, 1);
+		assert_string_equal(gmp_trace__range_text(x, x->fails[0].range, buf, sizeof(buf)), "io");
+	}
+	gmp_trace__free(u);
+	gmp_trace__free(t);
+	free(b);
+	/* A profile without ranges has no per-event table. */
+	t = ts_script_file("figure2.jsonl");
+	assert_null(t->ev_range);
+	gmp_trace__free(t);
+	unlink(path);
+	free(path);
+}
+
 /* The checksum is CRC-32C, the same in hardware and in software. */
 static void checksum(void **state)
 {
@@ -419,6 +469,7 @@ int main(void)
 		cmocka_unit_test(safe_create),
 		cmocka_unit_test(write_trace_round_trip),
 		cmocka_unit_test(failures_round_trip),
+		cmocka_unit_test(ranges_round_trip),
 	};
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NVTX range paths: interned lists of names, the changes of each host
+ * thread's path in issue order, and each event's path derived from them.
+ */
+#include "ranges.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void gmp_trace__free_ranges(struct gmp_trace *t)
+{
+	free(t->rchg);
+	free(t->rnames);
+	free(t->rpath_off);
+	free(t->ev_range);
+	if (t->rpath_ids)
+		gmp_u64map__release(t->rpath_ids);
+	free(t->rpath_ids);
+}
+
+static uint64_t hash(const uint32_t *names, size_t n)
+{
+	uint64_t h = 1469598103934665603ull ^ n;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ names[i]) * 1099511628211ull;
+	return h == UINT64_MAX ? 0 : h; /* UINT64_MAX is the map's empty key */
+}
+
+size_t gmp_trace__range_path(const struct gmp_trace *t, uint32_t id, const uint32_t **names)
+{
+	if (id == 0 || id > t->npaths) {
+		*names = NULL;
+		return 0;
+	}
+	*names = t->rnames + t->rpath_off[id - 1];
+	return t->rpath_off[id] - t->rpath_off[id - 1];
+}
+
+int64_t gmp_trace__add_range_path(struct gmp_trace *t, const uint32_t *names, size_t n)
+{
+	if (!n)
+		return 0;
+	if (n > GMP_RANGE_DEPTH_MAX)
+		return -E2BIG;
+	for (size_t i = 0; i < n; i++)
+		if (!names[i] || names[i] > gmp_trace__nstrings(t))
+			return -EINVAL;
+	if (!t->rpath_ids) {
+		if (!(t->rpath_ids = malloc(sizeof(*t->rpath_ids))))
+			return -ENOMEM;
+		gmp_u64map__init(t->rpath_ids);
+	}
+	int is_new = 0;
+	uint32_t *slot = gmp_u64map__slot(t->rpath_ids, hash(names, n), 0, &is_new);
+	if (!slot)
+		return -ENOMEM;
+	const uint32_t *have;
+	if (!is_new && gmp_trace__range_path(t, *slot, &have) == n && !memcmp(have, names, n * sizeof(*names)))
+		return *slot;
+	/* New (or a hash shared with another path: kept apart, the map keeps the first). */
+	if (t->nrnames + n > UINT32_MAX || t->npaths >= UINT32_MAX - 1 ||
+	    GMP_GROW(t->rnames, t->rnames_cap, t->nrnames + n) ||
+	    GMP_GROW(t->rpath_off, t->rpaths_cap, t->npaths + 2))
+		return -ENOMEM;
+	if (!t->npaths)
+		t->rpath_off[0] = 0;
+	memcpy(t->rnames + t->nrnames, names, n * sizeof(*names));
+	t->nrnames += n;
+	t->rpath_off[++t->npaths] = (uint32_t)t->nrnames;
+	if (is_new)
+		*slot = (uint32_t)t->npaths;
+	return (int64_t)t->npaths;
+}
+
+int gmp_trace__add_range_change(struct gmp_trace *t, uint64_t before, uint32_t thread,
+				uint32_t path)
+{
+	if (before > t->nev || (t->nrchg && before < t->rchg[t->nrchg - 1].before) || path > t->npaths)
+		return -EINVAL;
+	if (GMP_GROW(t->rchg, t->rchg_cap, t->nrchg + 1))
+		return -ENOMEM;
+	t->rchg[t->nrchg++] = (struct gmp_range_change){ before, thread, path };
+	return 0;
+}
+
+int gmp_trace__settle_ranges(struct gmp_trace *t)
+{
+	free(t->ev_range);
+	t->ev_range = NULL;
+	for (size_t i = 0; i < t->nfails; i++)
+		t->fails[i].range = 0;
+	if (!t->nrchg)
+		return 0;
+	struct gmp_u64map cur; /* thread -> its path */
+	gmp_u64map__init(&cur);
+	t->ev_range = calloc(t->nev ? t->nev : 1, sizeof(*t->ev_range));
+	if (!t->ev_range)
+		return -ENOMEM;
+	size_t c = 0, f = 0;
+	int err = 0;
+	for (size_t i = 0; i <= t->nev && !err; i++) {
+		for (; c < t->nrchg && t->rchg[c].before <= i; c++) {
+			uint32_t *p = gmp_u64map__slot(&cur, t->rchg[c].thread, 0, NULL);
+			if (!p) {
+				err = -ENOMEM;
+				break;
+			}
+			*p = t->rchg[c].path;
+		}
+		for (; !err && f < t->nfails && t->fails[f].before <= i; f++) {
+			const uint32_t *p = gmp_u64map__get(&cur, t->fails[f].thread);
+			t->fails[f].range = p ? *p : 0;
+		}
+		if (err || i == t->nev)
+			break;
+		const struct gmp_event *e = &t->ev[i];
+		if (gmp_event__in_kernel(e) && e->value < i) {
+			t->ev_range[i] = t->ev_range[e->value]; /* read back later, on another thread */
+			continue;
+		}
+		const uint32_t *p = gmp_u64map__get(&cur, e->thread);
+		t->ev_range[i] = p ? *p : 0;
+	}
+	gmp_u64map__release(&cur);
+	if (err) {
+		free(t->ev_range);
+		t->ev_range = NULL;
+	}
+	return err;
+}
+
+const char *gmp_trace__range_text(const struct gmp_trace *t, uint32_t id, char *buf, size_t n)
+{
+	const uint32_t *names;
+	size_t k = gmp_trace__range_path(t, id, &names), len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < k && len + 1 < n; i++) {
+		int w = snprintf(buf + len, n - len, "%s%s", i ? " > " : "", gmp_trace__str(t, names[i], NULL));
+		if (w < 0)
+			break;
+		len += (size_t)w < n - len ? (size_t)w : n - len - 1;
+	}
+	return buf;
+}
+
+void gmp_range_stacks__init(struct gmp_range_stacks *st)
+{
+	memset(st, 0, sizeof(*st));
+	gmp_u64map__init(&st->of);
+}
+
+void gmp_range_stacks__release(struct gmp_range_stacks *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->s[i].names);
+	free(st->s);
+	gmp_u64map__release(&st->of);
+}
+
+int gmp_range_stacks__change(struct gmp_range_stacks *st, struct gmp_trace *t, uint32_t thread,
+			     uint32_t name, uint64_t before)
+{
+	int is_new = 0;
+	uint32_t *slot = gmp_u64map__slot(&st->of, thread, 0, &is_new);
+	if (!slot)
+		return -ENOMEM;
+	if (is_new) {
+		if (GMP_GROW(st->s, st->cap, st->n + 1))
+			return -ENOMEM;
+		st->s[st->n] = (struct stack){ 0 };
+		*slot = (uint32_t)++st->n;
+	}
+	struct stack *s = &st->s[*slot - 1];
+	if (!name) {
+		if (!s->n)
+			return -ENOENT;
+		s->n--;
+	} else {
+		if (s->n == GMP_RANGE_DEPTH_MAX)
+			return -E2BIG;
+		if (GMP_GROW(s->names, s->cap, s->n + 1))
+			return -ENOMEM;
+		s->names[s->n++] = name;
+	}
+	int64_t path = gmp_trace__add_range_path(t, s->names, s->n);
+	if (path < 0)
+		return (int)path;
+	return gmp_trace__add_range_change(t, before, thread, (uint32_t)path);
+}

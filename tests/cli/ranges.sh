@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: MIT
+# NVTX ranges: the phase each GPU call was made in.  A script pushes and
+# pops them per host thread; the collector gets them from the program's
+# NVTX library (the test double pushes a script's ranges through NVTX's own
+# loader, which loads the collector as its tool); the reports say, for each
+# call they name, the ranges it was made in.
+. tests/cli/lib.sh
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+FAKE=$B/double/fake_app
+use_double "$B"
+S=tests/scripts/nvtx_ranges.jsonl
+
+expect_exit 0 "report" -- "$GMPROF" report "$S"
+grep -q '^  device 0: 1.2 GiB at ALLOC (stream 0, #6) at model.cu:30 in step > backward$' "$TMPDIR/out" &&
+	ok "report: the peak's ranges" || notok "report: the peak's ranges: $(grep -A1 '^Peaks' "$TMPDIR/out")"
+grep -q '^    adam_m  *256.0 MiB at train.cu:11 in setup$' "$TMPDIR/out" &&
+	ok "report: each live object's allocation ranges" || notok "report: each live object's allocation ranges"
+grep -q '^    allocated in NVTX ranges: setup 768.0 MiB, step > backward 256.0 MiB, step > forward 256.0 MiB$' "$TMPDIR/out" &&
+	ok "report: the peak's bytes by allocation ranges, the largest first" || notok "report: the peak's bytes by ranges"
+grep -q '^     to   KERNEL adam (stream 0, #5) at optim.cu:40 in step > optimizer$' "$TMPDIR/out" &&
+	ok "report: a finding's bounds in their ranges" || notok "report: a finding's bounds in their ranges"
+grep -q '^     to   FREE (stream 0, #6) at train.cu:52$' "$TMPDIR/out" &&
+	ok "report: a call outside every range names none" || notok "report: a call outside every range names none"
+
+expect_exit 0 "replay --format json" -- "$GMPROF" replay --format json "$S"
+grep -q '"at":{"api":"ALLOC","stream":0,"ordinal":6,"level":[0-9]*,"event":[0-9]*,"ranges":\["step","backward"\],"at":"model.cu:30"}' "$TMPDIR/out" &&
+	ok "JSON: an API's ranges, outermost first" || notok "JSON: an API's ranges"
+expect_exit 0 "perfetto" -- "$GMPROF" perfetto -o "$TMPDIR/t.json" "$S"
+[ "$(grep -c '"ranges":"step > backward"' "$TMPDIR/t.json")" -eq 5 ] && ok "perfetto: each API slice's ranges" || notok "perfetto: each API slice's ranges"
+expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/t.html" "$S"
+grep -q '<code>train.cu:11</code> in setup</td>' "$TMPDIR/t.html" && ok "html: the allocation's ranges" || notok "html: the allocation's ranges"
+
+# Recorded: the program's NVTX calls reach the collector; only ranges around GPU calls are written.
+expect_exit 0 "collect a program's NVTX ranges" -- env GMPROF_OUTPUT="$TMPDIR/r.gmprof" "$FAKE" "$S"
+"$GMPROF" report "$TMPDIR/r.gmprof" >"$TMPDIR/rep" 2>/dev/null
+grep -q '^  device 0: 1.2 GiB at ALLOC (stream 0, #6) at .* in step > backward$' "$TMPDIR/rep" &&
+	grep -q '^    allocated in NVTX ranges: setup 768.0 MiB, step > backward 256.0 MiB, step > forward 256.0 MiB$' "$TMPDIR/rep" &&
+	ok "recorded: the same ranges as the script's" || notok "recorded: $(grep -A9 '^Peaks' "$TMPDIR/rep")"
+"$GMPROF" dump "$TMPDIR/r.gmprof" 2>/dev/null | grep -c '"op":"range_push"' >"$TMPDIR/n"
+[ "$(cat "$TMPDIR/n")" -eq 5 ] && ok "recorded: a push per range with calls in it" || notok "recorded: $(cat "$TMPDIR/n") pushes, want 5"
+# A range with no GPU call in it, and nesting deeper than the collector keeps.
+{
+	echo '{"op":"alloc","addr":4096,"size":64}'
+	echo '{"op":"range_push","name":"idle"}'
+	echo '{"op":"range_pop"}'
+	i=0; while [ $i -lt 40 ]; do echo "{\"op\":\"range_push\",\"name\":\"r$i\"}"; i=$((i + 1)); done
+	echo '{"op":"kernel","name":"k","write":[4096]}'
+	echo '{"op":"free","addr":4096}'
+} >"$TMPDIR/deep.jsonl"
+expect_exit 0 "deep ranges" -- env GMPROF_OUTPUT="$TMPDIR/deep.gmprof" "$FAKE" "$TMPDIR/deep.jsonl"
+expect_stderr_line "NVTX ranges nest deeper than 32: the deeper ones are not recorded" "  ... said once"
+"$GMPROF" dump "$TMPDIR/deep.gmprof" 2>/dev/null >"$TMPDIR/deep.dump"
+! grep -q '"name":"idle"' "$TMPDIR/deep.dump" && ok "a range around no GPU call is not written" || notok "a range around no GPU call is not written"
+[ "$(grep -c '"op":"range_push"' "$TMPDIR/deep.dump")" -eq 32 ] && grep -q '"name":"r31"' "$TMPDIR/deep.dump" &&
+	ok "the outermost 32 are" || notok "the outermost 32 are: $(grep -c range_push "$TMPDIR/deep.dump")"
+
+# Bad lines: one sentence each.
+printf '{"op":"range_pop"}\n' >"$TMPDIR/bad.jsonl"
+expect_exit 2 "a pop with nothing open" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
+expect_stderr_line "bad.jsonl:1: a range_pop with no range open on its thread" "  ... said in one line"
+printf '{"op":"range_push","name":"a","thread":1}\n{"op":"range_pop","thread":2}\n' >"$TMPDIR/bad.jsonl"
+expect_exit 2 "a pop on another thread" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
+printf '{"op":"range_push"}\n' >"$TMPDIR/bad.jsonl"
+expect_exit 2 "a push without a name" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
+expect_stderr_line "missing required field 'name'" "  ... said in one line"
+i=0; : >"$TMPDIR/bad.jsonl"; while [ $i -lt 65 ]; do echo '{"op":"range_push","name":"x"}' >>"$TMPDIR/bad.jsonl"; i=$((i + 1)); done
+expect_exit 2 "ranges nested deeper than 64" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
+expect_stderr_line "bad.jsonl:65: ranges nest deeper than 64" "  ... said in one line"
+finish
