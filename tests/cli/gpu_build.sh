@@ -30,6 +30,11 @@ for src in tests/gpu/*.cu; do
 	model_findings "tests/gpu/$name.jsonl" "tests/gpu/$name.expect" >"$TMPDIR/$name.model"
 	diff -u "tests/gpu/$name.expect" "$TMPDIR/$name.model" >"$TMPDIR/$name.diff" &&
 		ok "tests/gpu/$name.expect is what its event model gives" || { notok "tests/gpu/$name.expect is what its event model gives"; cat "$TMPDIR/$name.diff"; }
+	# The lines gpu-check looks for in the report are in the model's report.
+	[ -f "tests/gpu/$name.report" ] || continue
+	"$GMPROF" report "tests/gpu/$name.jsonl" >"$TMPDIR/$name.rep" 2>&1
+	missing=$(while IFS= read -r l; do grep -qF -- "$l" "$TMPDIR/$name.rep" || echo "$l"; done <"tests/gpu/$name.report")
+	[ -z "$missing" ] && ok "tests/gpu/$name.report is in its event model's report" || notok "tests/gpu/$name.report: the model's report lacks: $missing"
 done
 for src in benchmarks/micro/*.cu; do
 	name=$(basename "$src" .cu)

@@ -8,7 +8,8 @@
 #     equal the .expect file beside it, exactly: a line "PATTERN OBJECT"
 #     per finding, or "PATTERN *N" for N findings of a pattern; where a
 #     .failures file is beside it, the allocations that ran out of memory
-#     are those it lists ("API KIND" each, in order).
+#     are those it lists ("API KIND" each, in order); where a .report
+#     file is, each of its lines appears in `gmprof report`'s output.
 #     A program that runs past GPU_TEST_LIMIT seconds (120) fails; SKIP="a b"
 #     leaves programs out.
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
@@ -89,6 +90,15 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 			else
 				bad "$name: the device's memory at the failure: $line"
 			fi
+		fi
+	fi
+	if [ -f "$dir/$name.report" ]; then
+		"$G" report "$OUT_DIR/$name.gmprof" >"$OUT_DIR/$name.report.got" 2>&1
+		missing=$(while IFS= read -r l; do grep -qF -- "$l" "$OUT_DIR/$name.report.got" || echo "$l"; done <"$dir/$name.report")
+		if [ -z "$missing" ]; then
+			ok "$name: the report says what it should"
+		else
+			bad "$name: the report lacks: $missing"
 		fi
 	fi
 	if check "$name" "$OUT_DIR/$name.gmprof" "$exp"; then

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NVTX ranges around the phases of a training step, pushed as frameworks
+ * push them (nvtxRangePushA, nvtxRangePushEx, a domain's range).  gmprof is
+ * to name each call's ranges: the peak in "step > backward", the peak's
+ * bytes by the ranges that allocated them (nvtx_ranges.report lists what
+ * `gmprof report` must say), and no range for the calls outside every
+ * range.  The findings are nvtx_ranges.expect, which is what the event
+ * model nvtx_ranges.jsonl gives (make test checks that and the report's
+ * lines).  `gmprof run` names the collector to NVTX (NVTX_INJECTION64_PATH).
+ */
+#include <nvtx3/nvToolsExt.h>
+
+#include "common.h"
+
+static void push_ex(const char *name)
+{
+	nvtxEventAttributes_t a = {};
+	a.version = NVTX_VERSION;
+	a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+	a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+	a.message.ascii = name;
+	nvtxRangePushEx(&a);
+}
+
+int main()
+{
+	const size_t n = 4u << 20; /* 16 MiB of floats */
+	const size_t bytes = n * sizeof(float);
+	nvtxDomainHandle_t dom = nvtxDomainCreateA("trainer");
+	nvtxRangePushA("setup");
+	float *w, *m;
+	CHECK(cudaMalloc(&w, bytes));
+	CHECK(cudaMalloc(&m, bytes)); /* optimizer state: first used in step > optimizer */
+	fill<<<blocks(n), 256>>>(w, n, 1.0f);
+	nvtxRangePop();
+	nvtxRangePushA("step");
+	push_ex("forward");
+	float *act;
+	CHECK(cudaMalloc(&act, bytes));
+	add<<<blocks(n), 256>>>(act, w, w, n);
+	nvtxRangePop();
+	nvtxEventAttributes_t a = {};
+	a.version = NVTX_VERSION;
+	a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+	a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+	a.message.ascii = "backward";
+	nvtxDomainRangePushEx(dom, &a);
+	float *g;
+	CHECK(cudaMalloc(&g, bytes)); /* the peak: w, m, act and g */
+	add<<<blocks(n), 256>>>(g, act, w, n);
+	CHECK(cudaFree(act));
+	nvtxDomainRangePop(dom);
+	nvtxRangePushA("optimizer");
+	add<<<blocks(n), 256>>>(m, g, m, n);
+	scale<<<blocks(n), 256>>>(w, n, 0.5f);
+	CHECK(cudaFree(g));
+	nvtxRangePop();
+	nvtxRangePop();
+	CHECK(cudaDeviceSynchronize());
+	CHECK(cudaFree(m));
+	CHECK(cudaFree(w));
+	nvtxDomainDestroy(dom);
+	return 0;
+}
