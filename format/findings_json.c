@@ -339,6 +339,8 @@ static void devices(struct gmp_jw *jw, const struct gmp_result *r,
 				gmp_jw__obj(jw);
 				gmp_jw__kstr(jw, "object", gmp_result__object_name(r, obj, nb, sizeof(nb)));
 				gmp_jw__ku64(jw, "size", r->objects[obj].size);
+				if (r->trace->ev_range) /* the ranges it was allocated in */
+					nvtx_ranges(jw, r->trace, r->trace->ev_range[r->objects[obj].alloc_ev]);
 				gmp_jw__obj_end(jw);
 			}
 			gmp_jw__arr_end(jw);
