@@ -32,6 +32,8 @@ static const char usage[] =
 	"  -f, --format text|json   output format (text)\n"
 	"      --pretty             indent the JSON\n"
 	"  -n, --top N              findings shown (all)\n"
+	"      --fit BYTES          which findings, fixed in rank order, bring each device's\n"
+	"                           peak to BYTES (K, M, G, KiB, MiB, GiB)\n"
 	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"      --force              replace FILE if it exists\n"
@@ -43,7 +45,8 @@ static const char usage[] =
 	"  gmprof report app.gmprof\n"
 	"  gmprof report --top 5 --symbols ./build app.gmprof\n"
 	"  gmprof report --format json app.gmprof > findings.json\n"
-	"  gmprof report --top 3 prof.*.gmprof\n";
+	"  gmprof report --top 3 prof.*.gmprof\n"
+	"  gmprof report --fit 40GiB app.gmprof\n";
 
 #define PLOT_W 64
 #define PLOT_H 10
@@ -53,8 +56,49 @@ struct report {
 	const char *format;
 	int pretty;
 	uint32_t top;
+	uint64_t fit;             /* --fit: the peak to plan for (0: none) */
 	struct gmp_inputs in;
 };
+
+/* Findings fixed together: what all of them leave of each peak, and the fewest that reach --fit. */
+static int plans(FILE *fp, struct report *rp)
+{
+	const struct gmp_result *r = rp->s->r;
+	if (!r->ndevices || !r->nfindings)
+		return 0;
+	struct gmp_plan *p = calloc(r->ndevices, sizeof(*p));
+	uint32_t *fix = NULL;
+	if (!p || gmp_result__plan(r, rp->fit, p, &fix)) {
+		free(p);
+		return -12; /* ENOMEM */
+	}
+	char a[32], b[32], c[32];
+	fprintf(fp, "\nFixing findings together\n");
+	for (size_t d = 0; d < r->ndevices; d++) {
+		fprintf(fp, "  device %u: with all %u of its findings that free memory fixed, the peak is %s (now %s)\n",
+			p[d].device, p[d].findings, gmp_human_bytes(p[d].peak_all_fixed, a, sizeof(a)),
+			gmp_human_bytes(p[d].peak, b, sizeof(b)));
+		if (!rp->fit)
+			continue;
+		gmp_human_bytes(rp->fit, c, sizeof(c));
+		if (p[d].fit_n == UINT32_MAX)
+			fprintf(fp, "  device %u: even fixing all of them leaves the peak above %s\n", p[d].device, c);
+		else if (!p[d].fit_n)
+			fprintf(fp, "  device %u: the peak is within %s already\n", p[d].device, c);
+		else {
+			fprintf(fp, "  device %u: to fit in %s, fix finding%s", p[d].device, c,
+				p[d].fit_n == 1 ? "" : "s");
+			for (uint32_t k = 0; k < p[d].fit_n && k < 12; k++)
+				fprintf(fp, "%s %u", k ? "," : "", fix[p[d].fit_off + k] + 1);
+			if (p[d].fit_n > 12)
+				fprintf(fp, " and %u more", p[d].fit_n - 12);
+			fprintf(fp, ": the peak is then %s\n", gmp_human_bytes(p[d].peak_fit, a, sizeof(a)));
+		}
+	}
+	free(fix);
+	free(p);
+	return 0;
+}
 
 static void header(FILE *fp, struct gmp_session *s)
 {
@@ -316,7 +360,9 @@ static int text_one(FILE *fp, struct report *rp)
 		if (r->devices[d].inuse_peak_bytes)
 			plot(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}
-	int err = by_site(fp, s);
+	int err = plans(fp, rp);
+	if (!err)
+		err = by_site(fp, s);
 	if (err)
 		return err;
 	size_t n = rp->top && rp->top < r->nfindings ? rp->top : r->nfindings;
@@ -331,10 +377,49 @@ static int text_one(FILE *fp, struct report *rp)
 	return ferror(fp) ? -5 /* EIO */ : 0;
 }
 
+/* "plans": per device, its peak with every finding fixed, and with --fit the findings that reach it. */
+static int json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64_t fit)
+{
+	struct gmp_plan *p = calloc(r->ndevices ? r->ndevices : 1, sizeof(*p));
+	uint32_t *fix = NULL;
+	if (!p || gmp_result__plan(r, fit, p, &fix)) {
+		free(p);
+		return -ENOMEM;
+	}
+	gmp_jw__key(jw, "plans");
+	gmp_jw__arr(jw);
+	for (size_t d = 0; d < r->ndevices; d++) {
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "device", p[d].device);
+		gmp_jw__ku64(jw, "findings", p[d].findings);
+		gmp_jw__ku64(jw, "peak_bytes", p[d].peak);
+		gmp_jw__ku64(jw, "peak_all_fixed_bytes", p[d].peak_all_fixed);
+		if (fit) {
+			gmp_jw__ku64(jw, "fit_bytes", fit);
+			gmp_jw__key(jw, "fit_findings");
+			if (p[d].fit_n == UINT32_MAX) {
+				gmp_jw__null(jw);
+			} else {
+				gmp_jw__arr(jw);
+				for (uint32_t k = 0; k < p[d].fit_n; k++)
+					gmp_jw__u64(jw, fix[p[d].fit_off + k]);
+				gmp_jw__arr_end(jw);
+				gmp_jw__ku64(jw, "peak_fit_bytes", p[d].peak_fit);
+			}
+		}
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+	free(fix);
+	free(p);
+	return 0;
+}
+
 /* "by_site": every group of findings by allocation site and pattern, ranked. */
 /* What the report adds to the findings document: the run's gaps, gmprof's own memory, the findings by site. */
 static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_result *r)
 {
+	struct report *rp = ctx;
 	const struct gmp_trace *t = r->trace;
 	const char *own = gmp_trace__meta(t, "collector_device_peak");
 	if (own && *own)
@@ -344,7 +429,7 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 	if (t->untouched)
 		gmp_jw__ku64(jw, "intra_launches_without_touches", t->untouched);
 	struct gmp_bysite b;
-	if (gmp_bysite__build(ctx, r, &b)) {
+	if (json_plans(jw, r, rp->fit) || gmp_bysite__build(&rp->s->sites, r, &b)) {
 		jw->err = -ENOMEM;
 		return;
 	}
@@ -367,7 +452,8 @@ static int json_one(struct gmp_jw *jw, struct report *rp)
 {
 	struct gmp_findings_opts o;
 	gmp_sites__findings_opts(&rp->s->sites, &o);
-	o.top_extra = report_json_extra; /* extra_ctx is the sites */
+	o.top_extra = report_json_extra;
+	o.top_ctx = rp;
 	o.max_findings = (int)(rp->top > INT32_MAX ? INT32_MAX : rp->top);
 	gmp_findings__json(jw, rp->s->r, &o);
 	return jw->err;
@@ -462,10 +548,11 @@ static int write_reports(FILE *fp, void *ctx)
 
 int cmd_report(int argc, char **argv)
 {
-	enum { O_PRETTY = OPT_CMD_BASE };
+	enum { O_PRETTY = OPT_CMD_BASE, O_FIT };
 	static const struct option longopts[] = {
 		{ "format", required_argument, 0, 'f' }, { "pretty", no_argument, 0, O_PRETTY },
 		{ "top", required_argument, 0, 'n' }, { "symbols", required_argument, 0, OPT_SYMBOLS },
+		{ "fit", required_argument, 0, O_FIT },
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
 		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
@@ -482,6 +569,9 @@ int cmd_report(int argc, char **argv)
 		} else if (c == 'n') {
 			if (gmp_cli__u32(optarg, &rp.top))
 				return gmp_cli__usage_error("report", "bad value '%s' for --top", optarg);
+		} else if (c == O_FIT) {
+			if (gmp_cli__bytes(optarg, &rp.fit) || !rp.fit)
+				return gmp_cli__usage_error("report", "bad byte count '%s' for --fit", optarg);
 		} else if (gmp_cli__common("report", usage, c, argv, &cm, &ex) < 0) {
 			return ex;
 		}

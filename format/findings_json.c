@@ -376,6 +376,6 @@ void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
 		gmp_findings__one(jw, r, &r->findings[i], o);
 	gmp_jw__arr_end(jw);
 	if (o && o->top_extra)
-		o->top_extra(o->extra_ctx, jw, r);
+		o->top_extra(o->top_ctx, jw, r);
 	gmp_jw__obj_end(jw);
 }

@@ -18,8 +18,9 @@ struct gmp_findings_opts {
 	void (*extra)(void *ctx, struct gmp_jw *jw, const struct gmp_result *r,
 		      const struct gmp_finding *f);
 	void *extra_ctx;
-	/* Adds fields to the top-level object, after "findings" (ctx: extra_ctx); may be NULL. */
+	/* Adds fields to the top-level object, after "findings" (ctx: top_ctx); may be NULL. */
 	void (*top_extra)(void *ctx, struct gmp_jw *jw, const struct gmp_result *r);
+	void *top_ctx;
 	int max_findings;       /* 0: all */
 	uint32_t max_ranges;    /* ranges (idle spans, slices...) per finding; 0: all */
 };

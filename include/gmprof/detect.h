@@ -204,6 +204,22 @@ struct gmp_device_summary {
 	uint64_t inuse_peak_bytes;
 };
 
+/*
+ * Several fixes at once, per device (detector/plan.c): the peak with every
+ * finding that can free its memory fixed together, and, given a target,
+ * findings that bring the peak to it, chosen greedily: while the peak is
+ * above the target, the finding that lowers it most.
+ */
+struct gmp_plan {
+	uint32_t device;
+	uint32_t findings;        /* its findings whose fixes can free device memory */
+	uint64_t peak;            /* as measured */
+	uint64_t peak_all_fixed;  /* with all of them fixed */
+	uint32_t fit_n;           /* target given: that many reach it (UINT32_MAX: no set of them does) */
+	uint32_t fit_off;         /* they are fixes[fit_off .. fit_off + fit_n): findings, in the order chosen */
+	uint64_t peak_fit;        /* the peak with those fixed */
+};
+
 #define GMP_PASSES 10
 /* "resolve", "graph", "lifetime", "dead_write", "redundant", "intra", "peaks", "savings", "rank" */
 const char *gmp_pass__name(unsigned i);
@@ -267,6 +283,22 @@ struct gmp_detect_error {
 int gmp_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o,
 	       struct gmp_result **out, struct gmp_detect_error *err);
 void gmp_result__free(struct gmp_result *r);
+/*
+ * Fixes combined: an object is absent wherever one of its fixes removes it,
+ * smaller by its largest overallocation or structured-access saving where
+ * it stays; a redundant pair, where no other fix changes either object, is
+ * one buffer of the larger size from the first to the last moment either
+ * lives (an object in a pair joins no other; plans leave out pairs that
+ * save nothing alone).  More fixes can then raise a peak: plans are greedy.  Pool regions'
+ * findings free nothing on the device.  peak_with_fixes: device's peak
+ * with findings fix[0..n) fixed together.  plan: plans[] (r->ndevices of
+ * them), target 0 for none; *fixes (may be NULL; the caller frees it) gets
+ * the chosen findings.  0 or -ENOMEM.
+ */
+int gmp_result__peak_with_fixes(const struct gmp_result *r, uint32_t device, const uint32_t *fix,
+				size_t n, uint64_t *peak);
+int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_plan *plans,
+		     uint32_t **fixes);
 /*
  * (Re)makes r->failures from the trace's failed allocations and r's
  * findings, as gmp_detect does: after the findings change (suppressions),

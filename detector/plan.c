@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Several fixes at once: a device's peak with a set of findings fixed
+ * together, and how many findings, in rank order, bring it under a target.
+ * Fixes combine per object, over the topological order's positions as the
+ * peaks are measured: an object is absent wherever one of its fixes
+ * removes it (early allocation, late deallocation, leak, idle ranges,
+ * unused), smaller by its largest overallocation or structured-access
+ * saving where it stays, and a redundant pair becomes one buffer of the
+ * larger size from the first to the last moment either lives, where no
+ * other fix changes either of them (an object in a pair joins no other).  Pool regions' fixes free nothing on the device
+ * and are left out.  Each evaluation is linear in objects and positions.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util.h"
+
+struct iv {
+	uint32_t x, y;
+};
+
+struct plan_ctx {
+	const struct gmp_result *r;
+	uint32_t npos;
+	uint32_t *pos;        /* per event: its place in r->order */
+	int64_t *delta;       /* npos + 1 */
+	/* per object, for the findings being applied */
+	uint32_t *rm_head;    /* first removal in rm[], UINT32_MAX none */
+	uint64_t *reduce;
+	uint32_t *pair;       /* the other object of its redundant pair, GMP_NO_OBJECT none */
+	struct rm {
+		struct iv iv;
+		uint32_t next;
+	} *rm;
+	size_t nrm, rm_cap;
+	uint32_t *touched;    /* objects whose entries are set */
+	size_t ntouched, touched_cap;
+	struct iv *pieces;
+	size_t pieces_cap;
+};
+
+static uint32_t root_of(const struct gmp_result *r, uint32_t o)
+{
+	while (r->objects[o].parent != GMP_NO_OBJECT)
+		o = r->objects[o].parent;
+	return o;
+}
+
+static void life(const struct plan_ctx *c, const struct gmp_object *o, uint32_t *a, uint32_t *f)
+{
+	*a = c->pos[o->alloc_ev];
+	*f = o->free_ev == GMP_NO_EVENT ? c->npos : c->pos[o->free_ev];
+}
+
+static int touch(struct plan_ctx *c, uint32_t o)
+{
+	if (c->rm_head[o] != UINT32_MAX || c->reduce[o] || c->pair[o] != GMP_NO_OBJECT)
+		return 0;
+	if (GMP_GROW(c->touched, c->touched_cap, c->ntouched + 1))
+		return -ENOMEM;
+	c->touched[c->ntouched++] = o;
+	return 0;
+}
+
+static int add_rm(struct plan_ctx *c, uint32_t o, uint32_t x, uint32_t y)
+{
+	if (x >= y)
+		return 0;
+	if (touch(c, o) || GMP_GROW(c->rm, c->rm_cap, c->nrm + 1))
+		return -ENOMEM;
+	c->rm[c->nrm] = (struct rm){ { x, y }, c->rm_head[o] };
+	c->rm_head[o] = (uint32_t)c->nrm++;
+	return 0;
+}
+
+/* Records what fixing f changes of its object (and its pair's). */
+static int apply(struct plan_ctx *c, const struct gmp_finding *f)
+{
+	const struct gmp_result *r = c->r;
+	const struct gmp_object *o = &r->objects[f->object];
+	uint32_t a, e;
+	life(c, o, &a, &e);
+	switch (f->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION: return add_rm(c, f->object, a, c->pos[f->ev_b]);
+	case GMP_PAT_LATE_DEALLOCATION: return add_rm(c, f->object, c->pos[f->ev_a] + 1, e);
+	case GMP_PAT_UNUSED_ALLOCATION: return add_rm(c, f->object, a, e);
+	case GMP_PAT_MEMORY_LEAK:
+		return add_rm(c, f->object, o->naccess ? c->pos[o->last_ev] + 1 : a, c->npos);
+	case GMP_PAT_TEMPORARY_IDLENESS:
+		for (uint32_t i = 0; i < f->range_n; i++) {
+			const struct gmp_span *sp = &r->spans[f->range_off + i];
+			if (add_rm(c, f->object, c->pos[sp->ev_a] + 1, c->pos[sp->ev_b]))
+				return -ENOMEM;
+		}
+		return 0;
+	case GMP_PAT_OVERALLOCATION:
+	case GMP_PAT_STRUCTURED_ACCESS: {
+		uint64_t b = f->bytes < o->size ? f->bytes : o->size;
+		if (b > c->reduce[f->object]) {
+			if (touch(c, f->object))
+				return -ENOMEM;
+			c->reduce[f->object] = b;
+		}
+		return 0;
+	}
+	case GMP_PAT_REDUNDANT_ALLOCATION: /* after the others: a pair of objects nothing else changes */
+		if (c->pair[f->object] != GMP_NO_OBJECT || c->pair[f->other] != GMP_NO_OBJECT ||
+		    f->other == f->object || c->rm_head[f->object] != UINT32_MAX ||
+		    c->rm_head[f->other] != UINT32_MAX || c->reduce[f->object] || c->reduce[f->other])
+			return 0;
+		if (touch(c, f->object) || touch(c, f->other))
+			return -ENOMEM;
+		c->pair[f->object] = f->other;
+		c->pair[f->other] = f->object;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int cmp_iv(const void *a, const void *b)
+{
+	const struct iv *x = a, *y = b;
+	return (x->x > y->x) - (x->x < y->x);
+}
+
+/* What is left of object o's life, after its removals, appended to c->pieces from *n. */
+static int kept(struct plan_ctx *c, uint32_t o, size_t *n)
+{
+	uint32_t a, e;
+	life(c, &c->r->objects[o], &a, &e);
+	size_t first = *n, nr = 0;
+	for (uint32_t k = c->rm_head[o]; k != UINT32_MAX; k = c->rm[k].next)
+		nr++;
+	if (GMP_GROW(c->pieces, c->pieces_cap, first + nr + 1))
+		return -ENOMEM;
+	/* The removals, sorted, after the room for the pieces. */
+	struct iv *rem = c->pieces + first + 1;
+	size_t i = 0;
+	for (uint32_t k = c->rm_head[o]; k != UINT32_MAX; k = c->rm[k].next)
+		rem[i++] = c->rm[k].iv;
+	if (nr > 1)
+		qsort(rem, nr, sizeof(*rem), cmp_iv);
+	/*
+	 * The pieces overwrite the removals already read: the piece before
+	 * removal i lands at index m <= i, below removal i at i + 1.
+	 */
+	struct iv *out = c->pieces + first;
+	size_t m = 0;
+	uint32_t at = a;
+	for (i = 0; i < nr && at < e; i++) {
+		struct iv rv = rem[i];
+		if (rv.y <= at)
+			continue;
+		if (rv.x > at)
+			out[m++] = (struct iv){ at, rv.x < e ? rv.x : e };
+		at = rv.y;
+	}
+	if (at < e)
+		out[m++] = (struct iv){ at, e };
+	*n = first + m;
+	return 0;
+}
+
+static void add(struct plan_ctx *c, const struct iv *p, size_t n, int64_t bytes)
+{
+	for (size_t i = 0; i < n; i++) {
+		c->delta[p[i].x] += bytes;
+		c->delta[p[i].y] -= bytes;
+	}
+}
+
+/* The hull of the pieces c->pieces[0..n), into c->pieces[0]: the shared buffer's life. */
+static size_t hull(struct plan_ctx *c, size_t n)
+{
+	struct iv *p = c->pieces;
+	for (size_t i = 1; i < n; i++) {
+		p[0].x = p[i].x < p[0].x ? p[i].x : p[0].x;
+		p[0].y = p[i].y > p[0].y ? p[i].y : p[0].y;
+	}
+	return n ? 1 : 0;
+}
+
+/* The curve's peak and its first position; *probe_v gets the curve at position probe. */
+static int peak_of(struct plan_ctx *c, uint32_t device, uint64_t *peak, uint32_t *at,
+		   uint32_t probe, uint64_t *probe_v)
+{
+	const struct gmp_result *r = c->r;
+	memset(c->delta, 0, (c->npos + 1) * sizeof(*c->delta));
+	for (uint32_t o = 0; o < r->nobjects; o++) {
+		const struct gmp_object *ob = &r->objects[o];
+		if (ob->kind == GMP_MEM_POOL_REGION || ob->device != device)
+			continue;
+		uint32_t q = c->pair[o];
+		size_t n = 0;
+		if (q != GMP_NO_OBJECT) {
+			if (q < o)
+				continue; /* the pair was added with its first object */
+			if (kept(c, o, &n) || kept(c, q, &n))
+				return -ENOMEM;
+			n = hull(c, n);
+			uint64_t big = ob->size > r->objects[q].size ? ob->size : r->objects[q].size;
+			add(c, c->pieces, n, (int64_t)big);
+			continue;
+		}
+		if (kept(c, o, &n))
+			return -ENOMEM;
+		add(c, c->pieces, n, (int64_t)(ob->size - c->reduce[o]));
+	}
+	int64_t live = 0, best = 0;
+	*at = 0;
+	*probe_v = 0;
+	for (uint32_t p = 0; p < c->npos; p++) {
+		live += c->delta[p];
+		if (live > best) {
+			best = live;
+			*at = p;
+		}
+		if (p == probe)
+			*probe_v = (uint64_t)live;
+	}
+	*peak = (uint64_t)best;
+	return 0;
+}
+
+static void clear(struct plan_ctx *c)
+{
+	for (size_t i = 0; i < c->ntouched; i++) {
+		uint32_t o = c->touched[i];
+		c->rm_head[o] = UINT32_MAX;
+		c->reduce[o] = 0;
+		c->pair[o] = GMP_NO_OBJECT;
+	}
+	c->ntouched = c->nrm = 0;
+}
+
+static int ctx_init(struct plan_ctx *c, const struct gmp_result *r)
+{
+	memset(c, 0, sizeof(*c));
+	c->r = r;
+	c->npos = (uint32_t)r->trace->nev;
+	size_t no = r->nobjects ? r->nobjects : 1;
+	c->pos = malloc((c->npos ? c->npos : 1) * sizeof(*c->pos));
+	c->delta = malloc((c->npos + 1) * sizeof(*c->delta));
+	c->rm_head = malloc(no * sizeof(*c->rm_head));
+	c->reduce = calloc(no, sizeof(*c->reduce));
+	c->pair = malloc(no * sizeof(*c->pair));
+	if (!c->pos || !c->delta || !c->rm_head || !c->reduce || !c->pair)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < c->npos; i++)
+		c->pos[r->order[i]] = i;
+	memset(c->rm_head, 0xff, no * sizeof(*c->rm_head));
+	for (size_t o = 0; o < no; o++)
+		c->pair[o] = GMP_NO_OBJECT;
+	return 0;
+}
+
+static void ctx_release(struct plan_ctx *c)
+{
+	free(c->pos);
+	free(c->delta);
+	free(c->rm_head);
+	free(c->reduce);
+	free(c->pair);
+	free(c->rm);
+	free(c->touched);
+	free(c->pieces);
+}
+
+/*
+ * The peak of device with findings fix[0..n) fixed together, its first
+ * position (at may be NULL), and the curve at position probe (probe_v may be NULL).
+ */
+static int with(struct plan_ctx *c, uint32_t device, const uint32_t *fix, size_t n, uint64_t *peak,
+		uint32_t *at, uint32_t probe, uint64_t *probe_v)
+{
+	int err = 0;
+	uint32_t where;
+	uint64_t v;
+	for (int pairs = 0; pairs < 2; pairs++) /* redundant pairs last */
+		for (size_t i = 0; i < n && !err; i++)
+			if ((c->r->findings[fix[i]].pattern == GMP_PAT_REDUNDANT_ALLOCATION) == pairs)
+				err = apply(c, &c->r->findings[fix[i]]);
+	if (!err)
+		err = peak_of(c, device, peak, at ? at : &where, probe, probe_v ? probe_v : &v);
+	clear(c);
+	return err;
+}
+
+int gmp_result__peak_with_fixes(const struct gmp_result *r, uint32_t device, const uint32_t *fix,
+				size_t n, uint64_t *peak)
+{
+	struct plan_ctx c;
+	int err = ctx_init(&c, r);
+	if (!err)
+		err = with(&c, device, fix, n, peak, NULL, 0, NULL);
+	ctx_release(&c);
+	return err;
+}
+
+/* Whether fixing f could lower the curve at position p: its object (or its pair's) lives there. */
+static int helps_at(const struct plan_ctx *c, const struct gmp_finding *f, uint32_t p)
+{
+	uint32_t a, e;
+	life(c, &c->r->objects[f->object], &a, &e);
+	if (p >= a && p < e)
+		return 1;
+	if (f->pattern != GMP_PAT_REDUNDANT_ALLOCATION)
+		return 0;
+	life(c, &c->r->objects[f->other], &a, &e);
+	return p >= a && p < e;
+}
+
+/*
+ * Greedy: while the peak is above the target, fix the finding that lowers
+ * the curve most at the peak's first moment (among those whose objects
+ * live there; ties: the lower peak after).  None lowering it there means
+ * no set of them can: that moment's bytes stay.
+ */
+static int fit(struct plan_ctx *c, struct gmp_plan *p, uint32_t *cand, size_t n, uint64_t target,
+	       uint32_t *chosen)
+{
+	uint64_t peak = p->peak;
+	uint32_t at;
+	size_t k = 0;
+	int err = with(c, p->device, chosen, 0, &peak, &at, 0, NULL);
+	while (!err && peak > target) {
+		size_t best = n;
+		uint64_t best_peak = peak, best_v = peak;
+		uint32_t best_at = at;
+		for (size_t i = 0; i < n && !err; i++) {
+			if (cand[i] == UINT32_MAX || !helps_at(c, &c->r->findings[cand[i]], at))
+				continue;
+			uint64_t v, pv;
+			uint32_t w;
+			chosen[k] = cand[i];
+			err = with(c, p->device, chosen, k + 1, &pv, &w, at, &v);
+			if (!err && (v < best_v || (v == best_v && best < n && pv < best_peak))) {
+				best = i;
+				best_v = v;
+				best_peak = pv;
+				best_at = w;
+			}
+		}
+		if (err || best == n)
+			return err; /* fit_n stays UINT32_MAX */
+		chosen[k++] = cand[best];
+		cand[best] = UINT32_MAX;
+		peak = best_peak;
+		at = best_at;
+	}
+	if (!err) {
+		p->fit_n = (uint32_t)k;
+		p->peak_fit = peak;
+	}
+	return err;
+}
+
+int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_plan *plans,
+		     uint32_t **fixes)
+{
+	struct plan_ctx c;
+	size_t nf = r->nfindings ? r->nfindings : 1;
+	uint32_t *cand = malloc(nf * sizeof(*cand));
+	uint32_t *out = target ? malloc(r->ndevices * nf * sizeof(*out) + 1) : NULL;
+	int err = cand && (out || !target) ? ctx_init(&c, r) : -ENOMEM;
+	for (size_t d = 0; d < r->ndevices && !err; d++) {
+		struct gmp_plan *p = &plans[d];
+		uint32_t dev = r->devices[d].device;
+		*p = (struct gmp_plan){ .device = dev, .peak = r->devices[d].peak_bytes, .fit_n = UINT32_MAX,
+					.fit_off = (uint32_t)(d * nf) };
+		/* Its findings, in rank order, whose fixes can free device memory. */
+		size_t n = 0;
+		for (uint32_t i = 0; i < r->nfindings; i++) {
+			const struct gmp_finding *f = &r->findings[i];
+			const struct gmp_object *o = &r->objects[f->object];
+			/* (A pair that saves nothing alone can raise the peak: sharing fills the gap.) */
+			if (o->kind != GMP_MEM_POOL_REGION && r->objects[root_of(r, f->object)].device == dev &&
+			    f->pattern != GMP_PAT_DEAD_WRITE &&
+			    f->pattern != GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY &&
+			    !(f->pattern == GMP_PAT_REDUNDANT_ALLOCATION && !f->saving))
+				cand[n++] = i;
+		}
+		p->findings = (uint32_t)n;
+		if (!(err = with(&c, dev, cand, n, &p->peak_all_fixed, NULL, 0, NULL)) && target)
+			err = fit(&c, p, cand, n, target, out + d * nf);
+	}
+	if (cand)
+		ctx_release(&c);
+	free(cand);
+	if (err) {
+		free(out);
+		out = NULL;
+	}
+	if (fixes)
+		*fixes = out;
+	else
+		free(out);
+	return err;
+}

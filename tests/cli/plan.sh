@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: MIT
+# Fixing findings together (gmprof report): each device's peak with all its
+# findings fixed at once, and with --fit the findings, chosen greedily,
+# that bring the peak to a target; in text and in JSON.
+. tests/cli/lib.sh
+S=tests/scripts/oom.jsonl
+expect_exit 0 "report" -- "$GMPROF" report "$S"
+grep -q '^  device 0: with all 10 of its findings that free memory fixed, the peak is 1.2 GiB (now 1.4 GiB)$' "$TMPDIR/out" &&
+	ok "the peak with every finding fixed" || notok "the peak with every finding fixed: $(grep -A2 '^Fixing' "$TMPDIR/out")"
+! grep -q 'to fit in' "$TMPDIR/out" && ok "no plan without --fit" || notok "no plan without --fit"
+expect_exit 0 "report --fit 1300MiB" -- "$GMPROF" report --fit 1300MiB "$S"
+grep -q '^  device 0: to fit in 1.3 GiB, fix findings 3, 7, 10, 6: the peak is then 1.2 GiB$' "$TMPDIR/out" &&
+	ok "--fit: the findings that reach it, in the order chosen" || notok "--fit: $(grep -A2 '^Fixing' "$TMPDIR/out")"
+expect_exit 0 "report --fit 1GiB" -- "$GMPROF" report --fit 1GiB "$S"
+grep -q '^  device 0: even fixing all of them leaves the peak above 1.0 GiB$' "$TMPDIR/out" &&
+	ok "--fit below what fixing everything reaches: said so" || notok "--fit 1GiB: $(grep -A2 '^Fixing' "$TMPDIR/out")"
+expect_exit 0 "report --fit 2GiB" -- "$GMPROF" report --fit 2GiB "$S"
+grep -q '^  device 0: the peak is within 2.0 GiB already$' "$TMPDIR/out" && ok "--fit above the peak: nothing to fix" || notok "--fit 2GiB"
+expect_exit 0 "report --format json --fit" -- "$GMPROF" report --format json --fit 1300MiB "$S"
+grep -q '"plans":\[{"device":0,"findings":10,"peak_bytes":1543503872,"peak_all_fixed_bytes":1342177280,"fit_bytes":1363148800,"fit_findings":\[2,6,9,5\],"peak_fit_bytes":1342177280}\]' "$TMPDIR/out" &&
+	ok "JSON: plans, the findings by index" || notok "JSON: $(grep -o '"plans":[^]]*]' "$TMPDIR/out")"
+expect_exit 0 "report --format json --fit, unreachable" -- "$GMPROF" report --format json --fit 1GiB "$S"
+grep -q '"fit_findings":null' "$TMPDIR/out" && ok "JSON: an unreachable target's findings are null" || notok "JSON: unreachable"
+expect_exit 2 "a bad --fit" -- "$GMPROF" report --fit lots "$S"
+expect_stderr_line "bad byte count 'lots' for --fit" "  ... said in one line"
+expect_exit 2 "--fit 0" -- "$GMPROF" report --fit 0 "$S"
+finish
