@@ -78,6 +78,10 @@ static int plans(FILE *fp, struct report *rp)
 		fprintf(fp, "  device %u: with all %u of its findings that free memory fixed, the peak is %s (now %s)\n",
 			p[d].device, p[d].findings, gmp_human_bytes(p[d].peak_all_fixed, a, sizeof(a)),
 			gmp_human_bytes(p[d].peak, b, sizeof(b)));
+		if (p[d].pairs_left_out)
+			fprintf(fp, "  device %u: not counting its %u redundant allocation%s (sharing a buffer changes "
+				"what the other fixes of both objects do)\n", p[d].device, p[d].pairs_left_out,
+				p[d].pairs_left_out == 1 ? "" : "s");
 		if (!rp->fit)
 			continue;
 		gmp_human_bytes(rp->fit, c, sizeof(c));
@@ -392,6 +396,7 @@ static int json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64_t fi
 		gmp_jw__obj(jw);
 		gmp_jw__ku64(jw, "device", p[d].device);
 		gmp_jw__ku64(jw, "findings", p[d].findings);
+		gmp_jw__ku64(jw, "redundant_left_out", p[d].pairs_left_out);
 		gmp_jw__ku64(jw, "peak_bytes", p[d].peak);
 		gmp_jw__ku64(jw, "peak_all_fixed_bytes", p[d].peak_all_fixed);
 		if (fit) {

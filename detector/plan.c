@@ -271,22 +271,25 @@ static void ctx_release(struct plan_ctx *c)
 	free(c->pieces);
 }
 
-/*
- * The peak of device with findings fix[0..n) fixed together, its first
- * position (at may be NULL), and the curve at position probe (probe_v may be NULL).
- */
-static int with(struct plan_ctx *c, uint32_t device, const uint32_t *fix, size_t n, uint64_t *peak,
-		uint32_t *at, uint32_t probe, uint64_t *probe_v)
+/* The state of fixes fix[0..n) applied, pairs last (clear() undoes it). */
+static int rebuild(struct plan_ctx *c, const uint32_t *fix, size_t n)
 {
 	int err = 0;
-	uint32_t where;
-	uint64_t v;
-	for (int pairs = 0; pairs < 2; pairs++) /* redundant pairs last */
+	for (int pairs = 0; pairs < 2; pairs++)
 		for (size_t i = 0; i < n && !err; i++)
 			if ((c->r->findings[fix[i]].pattern == GMP_PAT_REDUNDANT_ALLOCATION) == pairs)
 				err = apply(c, &c->r->findings[fix[i]]);
+	return err;
+}
+
+/* The peak of device with findings fix[0..n) fixed together. */
+static int with(struct plan_ctx *c, uint32_t device, const uint32_t *fix, size_t n, uint64_t *peak)
+{
+	uint32_t at;
+	uint64_t v;
+	int err = rebuild(c, fix, n);
 	if (!err)
-		err = peak_of(c, device, peak, at ? at : &where, probe, probe_v ? probe_v : &v);
+		err = peak_of(c, device, peak, &at, 0, &v);
 	clear(c);
 	return err;
 }
@@ -297,67 +300,102 @@ int gmp_result__peak_with_fixes(const struct gmp_result *r, uint32_t device, con
 	struct plan_ctx c;
 	int err = ctx_init(&c, r);
 	if (!err)
-		err = with(&c, device, fix, n, peak, NULL, 0, NULL);
+		err = with(&c, device, fix, n, peak);
 	ctx_release(&c);
 	return err;
 }
 
-/* Whether fixing f could lower the curve at position p: its object (or its pair's) lives there. */
-static int helps_at(const struct plan_ctx *c, const struct gmp_finding *f, uint32_t p)
+#define PLAN_MAX 64  /* fixes a plan may take; a budget that needs more is out of reach */
+
+
+/* Object o's bytes at position p as the applied fixes leave them (a paired one: 0). */
+static uint64_t bytes_at(const struct plan_ctx *c, uint32_t o, uint32_t p)
 {
 	uint32_t a, e;
-	life(c, &c->r->objects[f->object], &a, &e);
-	if (p >= a && p < e)
-		return 1;
-	if (f->pattern != GMP_PAT_REDUNDANT_ALLOCATION)
+	life(c, &c->r->objects[o], &a, &e);
+	if (p < a || p >= e || c->pair[o] != GMP_NO_OBJECT)
 		return 0;
-	life(c, &c->r->objects[f->other], &a, &e);
-	return p >= a && p < e;
+	for (uint32_t k = c->rm_head[o]; k != UINT32_MAX; k = c->rm[k].next)
+		if (c->rm[k].iv.x <= p && p < c->rm[k].iv.y)
+			return 0;
+	return c->r->objects[o].size - c->reduce[o];
+}
+
+/* What fixing f as well would take off the curve at position p, by its kind (an estimate for pairs). */
+static uint64_t gain_at(const struct plan_ctx *c, const struct gmp_finding *f, uint32_t p)
+{
+	const struct gmp_object *o = &c->r->objects[f->object];
+	uint64_t have = bytes_at(c, f->object, p);
+	if (!have)
+		return 0;
+	uint32_t a, e, x = 0, y = 0;
+	life(c, o, &a, &e);
+	switch (f->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION: x = a, y = c->pos[f->ev_b]; break;
+	case GMP_PAT_LATE_DEALLOCATION: x = c->pos[f->ev_a] + 1, y = e; break;
+	case GMP_PAT_UNUSED_ALLOCATION: x = a, y = e; break;
+	case GMP_PAT_MEMORY_LEAK: x = o->naccess ? c->pos[o->last_ev] + 1 : a, y = c->npos; break;
+	case GMP_PAT_TEMPORARY_IDLENESS:
+		for (uint32_t i = 0; i < f->range_n; i++) {
+			const struct gmp_span *sp = &c->r->spans[f->range_off + i];
+			if (c->pos[sp->ev_a] + 1 <= p && p < c->pos[sp->ev_b])
+				return have;
+		}
+		return 0;
+	case GMP_PAT_OVERALLOCATION:
+	case GMP_PAT_STRUCTURED_ACCESS: {
+		uint64_t b = f->bytes < o->size ? f->bytes : o->size;
+		return b > c->reduce[f->object] ? b - c->reduce[f->object] : 0;
+	}
+	case GMP_PAT_REDUNDANT_ALLOCATION: {
+		uint64_t other = bytes_at(c, f->other, p);
+		return other ? (have < other ? have : other) : 0;
+	}
+	default:
+		return 0;
+	}
+	return x <= p && p < y ? have : 0;
 }
 
 /*
- * Greedy: while the peak is above the target, fix the finding that lowers
- * the curve most at the peak's first moment (among those whose objects
- * live there; ties: the lower peak after).  None lowering it there means
- * no set of them can: that moment's bytes stay.
+ * Greedy: while the peak is above the target, fix the finding that takes
+ * most off the curve at the peak's first moment (the first in rank order
+ * among equals).  Plans hold no redundant pairs, so every fix only lowers
+ * the curve, each object's alone: none taking anything off there means no
+ * set of them can, since that moment's bytes stay.  At most PLAN_MAX fixes.
  */
 static int fit(struct plan_ctx *c, struct gmp_plan *p, uint32_t *cand, size_t n, uint64_t target,
 	       uint32_t *chosen)
 {
-	uint64_t peak = p->peak;
-	uint32_t at;
-	size_t k = 0;
-	int err = with(c, p->device, chosen, 0, &peak, &at, 0, NULL);
-	while (!err && peak > target) {
+	for (size_t k = 0;; k++) {
+		uint64_t peak, v;
+		uint32_t at;
+		int err = rebuild(c, chosen, k);
+		if (!err)
+			err = peak_of(c, p->device, &peak, &at, 0, &v);
+		if (err || peak <= target) {
+			clear(c);
+			if (!err) {
+				p->fit_n = (uint32_t)k;
+				p->peak_fit = peak;
+			}
+			return err;
+		}
 		size_t best = n;
-		uint64_t best_peak = peak, best_v = peak;
-		uint32_t best_at = at;
-		for (size_t i = 0; i < n && !err; i++) {
-			if (cand[i] == UINT32_MAX || !helps_at(c, &c->r->findings[cand[i]], at))
-				continue;
-			uint64_t v, pv;
-			uint32_t w;
-			chosen[k] = cand[i];
-			err = with(c, p->device, chosen, k + 1, &pv, &w, at, &v);
-			if (!err && (v < best_v || (v == best_v && best < n && pv < best_peak))) {
+		uint64_t best_gain = 0;
+		for (size_t i = 0; i < n && k < PLAN_MAX; i++) {
+			uint64_t g = cand[i] == UINT32_MAX ? 0 : gain_at(c, &c->r->findings[cand[i]], at);
+			if (g > best_gain) {
 				best = i;
-				best_v = v;
-				best_peak = pv;
-				best_at = w;
+				best_gain = g;
 			}
 		}
+		clear(c);
 		if (err || best == n)
 			return err; /* fit_n stays UINT32_MAX */
-		chosen[k++] = cand[best];
+		chosen[k] = cand[best];
 		cand[best] = UINT32_MAX;
-		peak = best_peak;
-		at = best_at;
 	}
-	if (!err) {
-		p->fit_n = (uint32_t)k;
-		p->peak_fit = peak;
-	}
-	return err;
 }
 
 int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_plan *plans,
@@ -378,15 +416,22 @@ int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_pla
 		for (uint32_t i = 0; i < r->nfindings; i++) {
 			const struct gmp_finding *f = &r->findings[i];
 			const struct gmp_object *o = &r->objects[f->object];
-			/* (A pair that saves nothing alone can raise the peak: sharing fills the gap.) */
+			p->pairs_left_out += f->pattern == GMP_PAT_REDUNDANT_ALLOCATION &&
+					     o->kind != GMP_MEM_POOL_REGION &&
+					     r->objects[root_of(r, f->object)].device == dev;
+			/*
+			 * No redundant pairs: sharing a buffer fills the gap between two
+			 * lives and undoes other fixes of either object, so with pairs
+			 * more fixes could raise the peak.
+			 */
 			if (o->kind != GMP_MEM_POOL_REGION && r->objects[root_of(r, f->object)].device == dev &&
 			    f->pattern != GMP_PAT_DEAD_WRITE &&
 			    f->pattern != GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY &&
-			    !(f->pattern == GMP_PAT_REDUNDANT_ALLOCATION && !f->saving))
+			    f->pattern != GMP_PAT_REDUNDANT_ALLOCATION)
 				cand[n++] = i;
 		}
 		p->findings = (uint32_t)n;
-		if (!(err = with(&c, dev, cand, n, &p->peak_all_fixed, NULL, 0, NULL)) && target)
+		if (!(err = with(&c, dev, cand, n, &p->peak_all_fixed)) && target)
 			err = fit(&c, p, cand, n, target, out + d * nf);
 	}
 	if (cand)

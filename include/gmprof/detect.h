@@ -212,7 +212,8 @@ struct gmp_device_summary {
  */
 struct gmp_plan {
 	uint32_t device;
-	uint32_t findings;        /* its findings whose fixes can free device memory */
+	uint32_t findings;        /* its findings whose fixes free device memory (no redundant pairs) */
+	uint32_t pairs_left_out;  /* its redundant allocations, which plans leave out */
 	uint64_t peak;            /* as measured */
 	uint64_t peak_all_fixed;  /* with all of them fixed */
 	uint32_t fit_n;           /* target given: that many reach it (UINT32_MAX: no set of them does) */
@@ -288,8 +289,9 @@ void gmp_result__free(struct gmp_result *r);
  * smaller by its largest overallocation or structured-access saving where
  * it stays; a redundant pair, where no other fix changes either object, is
  * one buffer of the larger size from the first to the last moment either
- * lives (an object in a pair joins no other; plans leave out pairs that
- * save nothing alone).  More fixes can then raise a peak: plans are greedy.  Pool regions'
+ * lives (an object in a pair joins no other).  Plans leave redundant pairs
+ * out (with them more fixes could raise a peak), so each fix there only
+ * lowers the curve.  Pool regions'
  * findings free nothing on the device.  peak_with_fixes: device's peak
  * with findings fix[0..n) fixed together.  plan: plans[] (r->ndevices of
  * them), target 0 for none; *fixes (may be NULL; the caller frees it) gets

@@ -8,6 +8,9 @@ expect_exit 0 "report" -- "$GMPROF" report "$S"
 grep -q '^  device 0: with all 10 of its findings that free memory fixed, the peak is 1.2 GiB (now 1.4 GiB)$' "$TMPDIR/out" &&
 	ok "the peak with every finding fixed" || notok "the peak with every finding fixed: $(grep -A2 '^Fixing' "$TMPDIR/out")"
 ! grep -q 'to fit in' "$TMPDIR/out" && ok "no plan without --fit" || notok "no plan without --fit"
+expect_exit 0 "report, with a redundant allocation" -- "$GMPROF" report tests/scripts/figure3.jsonl
+grep -q '^  device 0: not counting its 1 redundant allocation (sharing a buffer changes what the other fixes of both objects do)$' "$TMPDIR/out" &&
+	ok "redundant allocations are left out, and said so" || notok "redundant allocations: $(grep -A3 '^Fixing' "$TMPDIR/out")"
 expect_exit 0 "report --fit 1300MiB" -- "$GMPROF" report --fit 1300MiB "$S"
 grep -q '^  device 0: to fit in 1.3 GiB, fix findings 3, 7, 10, 6: the peak is then 1.2 GiB$' "$TMPDIR/out" &&
 	ok "--fit: the findings that reach it, in the order chosen" || notok "--fit: $(grep -A2 '^Fixing' "$TMPDIR/out")"
@@ -17,7 +20,7 @@ grep -q '^  device 0: even fixing all of them leaves the peak above 1.0 GiB$' "$
 expect_exit 0 "report --fit 2GiB" -- "$GMPROF" report --fit 2GiB "$S"
 grep -q '^  device 0: the peak is within 2.0 GiB already$' "$TMPDIR/out" && ok "--fit above the peak: nothing to fix" || notok "--fit 2GiB"
 expect_exit 0 "report --format json --fit" -- "$GMPROF" report --format json --fit 1300MiB "$S"
-grep -q '"plans":\[{"device":0,"findings":10,"peak_bytes":1543503872,"peak_all_fixed_bytes":1342177280,"fit_bytes":1363148800,"fit_findings":\[2,6,9,5\],"peak_fit_bytes":1342177280}\]' "$TMPDIR/out" &&
+grep -q '"plans":\[{"device":0,"findings":10,"redundant_left_out":0,"peak_bytes":1543503872,"peak_all_fixed_bytes":1342177280,"fit_bytes":1363148800,"fit_findings":\[2,6,9,5\],"peak_fit_bytes":1342177280}\]' "$TMPDIR/out" &&
 	ok "JSON: plans, the findings by index" || notok "JSON: $(grep -o '"plans":[^]]*]' "$TMPDIR/out")"
 expect_exit 0 "report --format json --fit, unreachable" -- "$GMPROF" report --format json --fit 1GiB "$S"
 grep -q '"fit_findings":null' "$TMPDIR/out" && ok "JSON: an unreachable target's findings are null" || notok "JSON: unreachable"
