@@ -85,7 +85,9 @@ static int plans(FILE *fp, struct report *rp)
 		if (!rp->fit)
 			continue;
 		gmp_human_bytes(rp->fit, c, sizeof(c));
-		if (p[d].fit_n == UINT32_MAX)
+		if (p[d].fit_n == UINT32_MAX && p[d].fit_capped)
+			fprintf(fp, "  device %u: fitting in %s takes more than 64 of them\n", p[d].device, c);
+		else if (p[d].fit_n == UINT32_MAX)
 			fprintf(fp, "  device %u: even fixing all of them leaves the peak above %s\n", p[d].device, c);
 		else if (!p[d].fit_n)
 			fprintf(fp, "  device %u: the peak is within %s already\n", p[d].device, c);
@@ -404,6 +406,8 @@ static int json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64_t fi
 			gmp_jw__key(jw, "fit_findings");
 			if (p[d].fit_n == UINT32_MAX) {
 				gmp_jw__null(jw);
+				if (p[d].fit_capped)
+					gmp_jw__kbool(jw, "fit_takes_more_than_64", 1);
 			} else {
 				gmp_jw__arr(jw);
 				for (uint32_t k = 0; k < p[d].fit_n; k++)

@@ -391,6 +391,7 @@ static int fit(struct plan_ctx *c, struct gmp_plan *p, uint32_t *cand, size_t n,
 			}
 		}
 		clear(c);
+		p->fit_capped = k == PLAN_MAX;
 		if (err || best == n)
 			return err; /* fit_n stays UINT32_MAX */
 		chosen[k] = cand[best];

@@ -219,6 +219,8 @@ struct gmp_plan {
 	uint32_t fit_n;           /* target given: that many reach it (UINT32_MAX: no set of them does) */
 	uint32_t fit_off;         /* they are fixes[fit_off .. fit_off + fit_n): findings, in the order chosen */
 	uint64_t peak_fit;        /* the peak with those fixed */
+	uint32_t fit_capped;      /* no plan: more fixes than a plan takes (64) would be needed */
+	uint32_t reserved;
 };
 
 #define GMP_PASSES 10
@@ -294,7 +296,8 @@ void gmp_result__free(struct gmp_result *r);
  * lowers the curve.  Pool regions'
  * findings free nothing on the device.  peak_with_fixes: device's peak
  * with findings fix[0..n) fixed together.  plan: plans[] (r->ndevices of
- * them), target 0 for none; *fixes (may be NULL; the caller frees it) gets
+ * them), target 0 for none (a plan takes at most 64 fixes); *fixes (may
+ * be NULL; the caller frees it) gets
  * the chosen findings.  0 or -ENOMEM.
  */
 int gmp_result__peak_with_fixes(const struct gmp_result *r, uint32_t device, const uint32_t *fix,

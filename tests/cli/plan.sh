@@ -24,6 +24,19 @@ grep -q '"plans":\[{"device":0,"findings":10,"redundant_left_out":0,"peak_bytes"
 	ok "JSON: plans, the findings by index" || notok "JSON: $(grep -o '"plans":[^]]*]' "$TMPDIR/out")"
 expect_exit 0 "report --format json --fit, unreachable" -- "$GMPROF" report --format json --fit 1GiB "$S"
 grep -q '"fit_findings":null' "$TMPDIR/out" && ok "JSON: an unreachable target's findings are null" || notok "JSON: unreachable"
+# Seventy buffers, each freed only at the end: reaching a small budget takes more fixes than a plan holds.
+i=0; : >"$TMPDIR/many.jsonl"
+while [ $i -lt 70 ]; do
+	printf '{"op":"alloc","addr":%d,"size":4096}\n{"op":"kernel","name":"k","write":[%d]}\n' $((65536 * (i + 1))) $((65536 * (i + 1))) >>"$TMPDIR/many.jsonl"
+	i=$((i + 1))
+done
+i=0; while [ $i -lt 70 ]; do printf '{"op":"free","addr":%d}\n' $((65536 * (i + 1))) >>"$TMPDIR/many.jsonl"; i=$((i + 1)); done
+expect_exit 0 "report --fit, more than 64 fixes" -- "$GMPROF" report --fit 16KiB "$TMPDIR/many.jsonl"
+grep -q '^  device 0: fitting in 16.0 KiB takes more than 64 of them$' "$TMPDIR/out" &&
+	ok "a budget that takes more than 64 fixes: said so" || notok "more than 64: $(grep -A3 '^Fixing' "$TMPDIR/out")"
+expect_exit 0 "report --fit, 30 fixes" -- "$GMPROF" report --fit 170KiB "$TMPDIR/many.jsonl"
+grep -q '^  device 0: to fit in 170.0 KiB, fix findings .* and [0-9]* more: the peak is then 1[0-9][0-9].0 KiB$' "$TMPDIR/out" &&
+	ok "a plan of many fixes lists the first twelve" || notok "many fixes: $(grep -A3 '^Fixing' "$TMPDIR/out")"
 expect_exit 2 "a bad --fit" -- "$GMPROF" report --fit lots "$S"
 expect_stderr_line "bad byte count 'lots' for --fit" "  ... said in one line"
 expect_exit 2 "--fit 0" -- "$GMPROF" report --fit 0 "$S"
