@@ -144,6 +144,26 @@ static void physical(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t ev)
 	physical_at(sf, jw, &l);
 }
 
+/* Opens a result: its rule, level (error where the mask has its rule), message and location. */
+static void result_head(struct gmp_sarif *sf, struct gmp_jw *jw, const char *rule, unsigned index,
+			const char *msg, const struct loc *l)
+{
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "ruleId", rule);
+	gmp_jw__ku64(jw, "ruleIndex", index);
+	gmp_jw__kstr(jw, "level", sf->error_mask & (1u << index) ? "error" : "warning");
+	gmp_jw__key(jw, "message");
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "text", msg);
+	gmp_jw__obj_end(jw);
+	gmp_jw__key(jw, "locations");
+	gmp_jw__arr(jw);
+	gmp_jw__obj(jw);
+	physical_at(sf, jw, l);
+	gmp_jw__obj_end(jw);
+	gmp_jw__arr_end(jw);
+}
+
 static void rule_list(struct gmp_jw *jw)
 {
 	static const char oom_short[] = "GPU allocation that ran out of memory";
@@ -231,20 +251,9 @@ static void result(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fin
 	else
 		snprintf(msg, sizeof(msg), "%s: %s (%s), %s. Fix: %s.", gmp_pattern__name(f->pattern),
 			 name, size, metric, sugg);
-	gmp_jw__obj(jw);
-	gmp_jw__kstr(jw, "ruleId", gmp_pattern__name(f->pattern));
-	gmp_jw__ku64(jw, "ruleIndex", f->pattern);
-	gmp_jw__kstr(jw, "level", sf->error_mask & (1u << f->pattern) ? "error" : "warning");
-	gmp_jw__key(jw, "message");
-	gmp_jw__obj(jw);
-	gmp_jw__kstr(jw, "text", msg);
-	gmp_jw__obj_end(jw);
-	gmp_jw__key(jw, "locations");
-	gmp_jw__arr(jw);
-	gmp_jw__obj(jw);
-	physical(sf, jw, o->alloc_ev);
-	gmp_jw__obj_end(jw);
-	gmp_jw__arr_end(jw);
+	struct loc l;
+	location_of(sf, o->alloc_ev, &l);
+	result_head(sf, jw, gmp_pattern__name(f->pattern), f->pattern, msg, &l);
 	related(sf, jw, f);
 	gmp_jw__key(jw, "partialFingerprints");
 	gmp_jw__obj(jw);
@@ -321,20 +330,7 @@ static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fa
 		snprintf(l.file, sizeof(l.file), "%s", sf->s->in.path);
 		l.line = f->line ? f->line : 1;
 	}
-	gmp_jw__obj(jw);
-	gmp_jw__kstr(jw, "ruleId", "out_of_memory");
-	gmp_jw__ku64(jw, "ruleIndex", RULE_OOM);
-	gmp_jw__kstr(jw, "level", sf->error_mask & (1u << RULE_OOM) ? "error" : "warning");
-	gmp_jw__key(jw, "message");
-	gmp_jw__obj(jw);
-	gmp_jw__kstr(jw, "text", msg);
-	gmp_jw__obj_end(jw);
-	gmp_jw__key(jw, "locations");
-	gmp_jw__arr(jw);
-	gmp_jw__obj(jw);
-	physical_at(sf, jw, &l);
-	gmp_jw__obj_end(jw);
-	gmp_jw__arr_end(jw);
+	result_head(sf, jw, "out_of_memory", RULE_OOM, msg, &l);
 	gmp_jw__key(jw, "partialFingerprints");
 	gmp_jw__obj(jw);
 	snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__failure_fingerprint(&sf->s->sites, g->fail));

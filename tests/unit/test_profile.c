@@ -312,11 +312,10 @@ static void safe_create(void **state)
 	free(path);
 }
 
-static void write_trace_round_trip(void **state)
+/* t written as a profile by gmp_writer__write_trace and read back. */
+static struct gmp_trace *reread(const struct gmp_trace *t, const char *tag)
 {
-	(void)state;
-	struct gmp_trace *t = ts_script_file("simple_multi_copy.jsonl");
-	char *path = ts_tmpfile("wt");
+	char *path = ts_tmpfile(tag);
 	struct gmp_writer *w;
 	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
 	assert_int_equal(gmp_writer__write_trace(w, t), 0);
@@ -325,6 +324,17 @@ static void write_trace_round_trip(void **state)
 	unsigned char *b = slurp(path, &len);
 	struct gmp_trace *u = NULL;
 	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	free(b);
+	unlink(path);
+	free(path);
+	return u;
+}
+
+static void write_trace_round_trip(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script_file("simple_multi_copy.jsonl");
+	struct gmp_trace *u = reread(t, "wt");
 	assert_int_equal(u->nev, t->nev);
 	for (size_t i = 0; i < t->nev; i++) {
 		assert_int_equal(u->ev[i].op, t->ev[i].op);
@@ -334,9 +344,6 @@ static void write_trace_round_trip(void **state)
 	}
 	gmp_trace__free(u);
 	gmp_trace__free(t);
-	free(b);
-	unlink(path);
-	free(path);
 }
 
 /* Failed allocations keep their place among the events, their size, kind, call and site. */
@@ -345,15 +352,7 @@ static void failures_round_trip(void **state)
 	(void)state;
 	struct gmp_trace *t = ts_script_file("oom.jsonl");
 	assert_int_equal(t->nfails, 3);
-	char *path = ts_tmpfile("oom");
-	struct gmp_writer *w;
-	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
-	assert_int_equal(gmp_writer__write_trace(w, t), 0);
-	assert_int_equal(gmp_writer__close(w, 1), 0);
-	size_t len;
-	unsigned char *b = slurp(path, &len);
-	struct gmp_trace *u = NULL;
-	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	struct gmp_trace *u = reread(t, "oom");
 	assert_false(u->damaged);
 	assert_int_equal(u->nev, t->nev);
 	assert_int_equal(u->nfails, t->nfails);
@@ -374,12 +373,14 @@ static void failures_round_trip(void **state)
 	assert_string_equal(gmp_trace__str(u, u->fails[1].api, NULL), "cuMemAlloc");
 	gmp_trace__free(u);
 	/* A failure naming a string that does not exist stops the reader: damaged. */
+	char *path = ts_tmpfile("oom");
+	struct gmp_writer *w;
 	assert_int_equal(gmp_writer__create(path, 1, 0, &w), 0);
 	struct gmp_alloc_failure f = { .size = 64, .api = 5 };
 	assert_int_equal(gmp_writer__failure(w, &f), 0);
 	assert_int_equal(gmp_writer__close(w, 1), 0);
-	free(b);
-	b = slurp(path, &len);
+	size_t len;
+	unsigned char *b = slurp(path, &len);
 	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
 	assert_true(u->damaged);
 	assert_int_equal(u->nfails, 0);
@@ -409,15 +410,7 @@ static void ranges_round_trip(void **state)
 	/* step | step > fwd | the launch's, not thread 9's | io | none */
 	static const char *const want[] = { "step", "step > fwd", "step > fwd", "io", "" };
 	struct gmp_trace *t = ts_script(script);
-	char *path = ts_tmpfile("ranges");
-	struct gmp_writer *w;
-	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
-	assert_int_equal(gmp_writer__write_trace(w, t), 0);
-	assert_int_equal(gmp_writer__close(w, 1), 0);
-	size_t len;
-	unsigned char *b = slurp(path, &len);
-	struct gmp_trace *u = NULL;
-	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	struct gmp_trace *u = reread(t, "ranges");
 	const struct gmp_trace *both[2] = { t, u };
 	char buf[128];
 	for (int k = 0; k < 2; k++) {
@@ -431,13 +424,10 @@ static void ranges_round_trip(void **state)
 	}
 	gmp_trace__free(u);
 	gmp_trace__free(t);
-	free(b);
 	/* A profile without ranges has no per-event table. */
 	t = ts_script_file("figure2.jsonl");
 	assert_null(t->ev_range);
 	gmp_trace__free(t);
-	unlink(path);
-	free(path);
 }
 
 /* The checksum is CRC-32C, the same in hardware and in software. */
