@@ -16,6 +16,7 @@
  *   (--lean: no child slices and no flows; each API's objects are in its
  *   args: a third of the trace events, under half the bytes)
  *   an instant (process scope) per finding, the finding object as args
+ *   on the host axis, NVTX ranges (perfetto_ranges.c)
  *
  * Times are ns internally and written as µs with three decimals.  On the
  * topological axis one level is 1 µs; on the host axis ts is the host
@@ -34,7 +35,7 @@
 #include "u64map.h"
 #include "util.h"
 
-#define SLICE_NS 1000u
+#define SLICE_NS GMP_PERFETTO_SLICE_NS
 #define TID_HOST 1u
 #define NO_TRACK UINT32_MAX
 
@@ -556,8 +557,11 @@ int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const c
 	int rc = s->r->deps ? prepare(&p) : -EINVAL;
 	if (!rc) {
 		write_events(&p);
-		rc = gmp_jw__flush(&d->jw);
+		/* The NVTX ranges' process sits after the input's GPUs (a thousand pids apart). */
+		rc = gmp_perfetto__ranges(d, p.t, d->pid_base + 999);
 	}
+	if (!rc)
+		rc = gmp_jw__flush(&d->jw);
 	free(p.owned_order);
 	free(p.next);
 	free(p.track_of);

@@ -38,6 +38,17 @@ grep -q '^  device 0: 1.2 GiB at ALLOC (stream 0, #6) at .* in step > backward$'
 	ok "recorded: the same ranges as the script's" || notok "recorded: $(grep -A9 '^Peaks' "$TMPDIR/rep")"
 "$GMPROF" dump "$TMPDIR/r.gmprof" 2>/dev/null | grep -c '"op":"range_push"' >"$TMPDIR/n"
 [ "$(cat "$TMPDIR/n")" -eq 5 ] && ok "recorded: a push per range with calls in it" || notok "recorded: $(cat "$TMPDIR/n") pushes, want 5"
+# Perfetto on the host clock: a slice per range, nested, on the thread's track.
+expect_exit 0 "perfetto --time host of the recorded profile" -- "$GMPROF" perfetto --time host -o "$TMPDIR/h.json" "$TMPDIR/r.gmprof"
+grep '"cat":"nvtx"' "$TMPDIR/h.json" | sed -E 's/.*"name":"([a-z]*)".*"ts":([0-9.]*),"dur":([0-9.]*).*/\1 \2 \3/' >"$TMPDIR/sl"
+awk '{ s[$1] = $2; e[$1] = $2 + $3; n++ }
+     END { ok = n == 5 && s["step"] <= s["forward"] && e["step"] >= e["optimizer"] && e["forward"] <= s["backward"] &&
+	       e["setup"] <= s["step"]; exit !ok }' "$TMPDIR/sl" &&
+	ok "perfetto: five range slices, step around its three phases" || notok "perfetto: $(cat "$TMPDIR/sl")"
+"$B/tools/trace_check" "$TMPDIR/h.json" >/dev/null && ok "perfetto: the trace checks" || notok "perfetto: the trace checks"
+"$GMPROF" perfetto -o "$TMPDIR/topo.json" "$TMPDIR/r.gmprof" 2>/dev/null
+! grep -q '"cat":"nvtx"' "$TMPDIR/topo.json" && ok "perfetto: no range slices on the topological axis" || notok "perfetto: topo axis"
+
 # A range with no GPU call in it, and nesting deeper than the collector keeps.
 {
 	echo '{"op":"alloc","addr":4096,"size":64}'

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NVTX ranges in the Perfetto trace, on the host clock axis: a process
+ * "host: NVTX ranges" with a track per host thread, and a slice per run of
+ * the thread's calls made inside one range, nested as the ranges were (a
+ * range holding no GPU call leaves no slice: the profile never heard of
+ * it).  A slice lasts from its first call to its last, plus a slice's
+ * length, cut where the next call outside it begins.  The topological axis
+ * has none: its levels do not follow a thread's order.
+ */
+#define _GNU_SOURCE
+#include "perfetto.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "u64map.h"
+#include "util.h"
+
+struct open_range {
+	uint32_t name;           /* STRING id */
+	uint64_t start, last;    /* host ns of its first and last call */
+};
+
+struct thread_ranges {
+	uint32_t tid;
+	int named;
+	struct open_range open[GMP_RANGE_DEPTH_MAX];
+	size_t depth;
+};
+
+struct pr {
+	struct gmp_perfetto_doc *d;
+	const struct gmp_trace *t;
+	uint32_t pid;
+};
+
+static void slice(struct pr *p, uint32_t tid, const struct open_range *o, uint64_t end)
+{
+	struct gmp_jw *jw = &p->d->jw;
+	if (p->d->any)
+		gmp_jw__raw(jw, ",\n", 2);
+	p->d->any = 1;
+	jw->first[1] = 1;
+	gmp_jw__obj(jw);
+	GMP_JW_KEY(jw, "ph");
+	gmp_jw__str(jw, "X");
+	GMP_JW_KEY(jw, "name");
+	gmp_jw__str(jw, gmp_trace__str(p->t, o->name, NULL));
+	GMP_JW_KEY(jw, "pid");
+	gmp_jw__u64(jw, p->pid);
+	GMP_JW_KEY(jw, "tid");
+	gmp_jw__u64(jw, tid);
+	GMP_JW_KEY(jw, "ts");
+	gmp_jw__milli(jw, o->start);
+	GMP_JW_KEY(jw, "dur");
+	gmp_jw__milli(jw, end > o->start ? end - o->start : 0);
+	GMP_JW_KEY(jw, "cat");
+	gmp_jw__str(jw, "nvtx");
+	gmp_jw__obj_end(jw);
+	p->d->written++;
+}
+
+static void name_event(struct pr *p, const char *what, uint32_t tid, const char *name)
+{
+	struct gmp_jw *jw = &p->d->jw;
+	if (p->d->any)
+		gmp_jw__raw(jw, ",\n", 2);
+	p->d->any = 1;
+	jw->first[1] = 1;
+	gmp_jw__obj(jw);
+	GMP_JW_KEY(jw, "ph");
+	gmp_jw__str(jw, "M");
+	GMP_JW_KEY(jw, "name");
+	gmp_jw__str(jw, what);
+	GMP_JW_KEY(jw, "pid");
+	gmp_jw__u64(jw, p->pid);
+	if (tid) {
+		GMP_JW_KEY(jw, "tid");
+		gmp_jw__u64(jw, tid);
+	}
+	GMP_JW_KEY(jw, "args");
+	gmp_jw__obj(jw);
+	GMP_JW_KEY(jw, "name");
+	gmp_jw__str(jw, name);
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
+	p->d->written++;
+}
+
+/* Closes thread th's ranges from depth k on, as the call at host time `next` is outside them. */
+static void close_from(struct pr *p, struct thread_ranges *th, size_t k, uint64_t next)
+{
+	while (th->depth > k) {
+		const struct open_range *o = &th->open[--th->depth];
+		uint64_t end = o->last + GMP_PERFETTO_SLICE_NS;
+		slice(p, th->tid, o, end < next ? end : next);
+	}
+}
+
+int gmp_perfetto__ranges(struct gmp_perfetto_doc *d, const struct gmp_trace *t, uint32_t pid)
+{
+	if (!d->host || !t->ev_range)
+		return 0;
+	struct pr p = { d, t, pid };
+	struct gmp_u64map of; /* host thread -> its index + 1 */
+	gmp_u64map__init(&of);
+	struct thread_ranges *th = NULL;
+	size_t nth = 0, cap = 0;
+	int err = 0;
+	name_event(&p, "process_name", 0, "host: NVTX ranges");
+	for (size_t i = 0; i < t->nev && !err; i++) {
+		const struct gmp_event *e = &t->ev[i];
+		if (gmp_event__in_kernel(e))
+			continue; /* read back later, on another thread: its launch's ranges */
+		int is_new = 0;
+		uint32_t *slot = gmp_u64map__slot(&of, e->thread, 0, &is_new);
+		if (!slot || (is_new && GMP_GROW(th, cap, nth + 1))) {
+			err = -ENOMEM;
+			break;
+		}
+		if (is_new) {
+			th[nth].tid = e->thread;
+			th[nth].depth = 0;
+			th[nth].named = 0;
+			*slot = (uint32_t)++nth;
+		}
+		struct thread_ranges *h = &th[*slot - 1];
+		const uint32_t *names;
+		size_t n = gmp_trace__range_path(t, t->ev_range[i], &names), k = 0;
+		while (k < n && k < h->depth && h->open[k].name == names[k])
+			k++;
+		if (n && !h->named) {
+			char buf[48];
+			snprintf(buf, sizeof(buf), "thread %u", e->thread);
+			name_event(&p, "thread_name", e->thread, buf);
+			h->named = 1;
+		}
+		close_from(&p, h, k, e->host_ns);
+		for (; h->depth < n; h->depth++)
+			h->open[h->depth] = (struct open_range){ names[h->depth], e->host_ns, e->host_ns };
+		for (size_t j = 0; j < h->depth; j++)
+			h->open[j].last = e->host_ns;
+	}
+	for (size_t i = 0; i < nth; i++)
+		close_from(&p, &th[i], 0, UINT64_MAX);
+	free(th);
+	gmp_u64map__release(&of);
+	return err;
+}
