@@ -60,51 +60,6 @@ struct report {
 	struct gmp_inputs in;
 };
 
-/* Findings fixed together: what all of them leave of each peak, and the fewest that reach --fit. */
-static int plans(FILE *fp, struct report *rp)
-{
-	const struct gmp_result *r = rp->s->r;
-	if (!r->ndevices || !r->nfindings)
-		return 0;
-	struct gmp_plan *p = calloc(r->ndevices, sizeof(*p));
-	uint32_t *fix = NULL;
-	if (!p || gmp_result__plan(r, rp->fit, p, &fix)) {
-		free(p);
-		return -12; /* ENOMEM */
-	}
-	char a[32], b[32], c[32];
-	fprintf(fp, "\nFixing findings together\n");
-	for (size_t d = 0; d < r->ndevices; d++) {
-		fprintf(fp, "  device %u: with all %u of its findings that free memory fixed, the peak is %s (now %s)\n",
-			p[d].device, p[d].findings, gmp_human_bytes(p[d].peak_all_fixed, a, sizeof(a)),
-			gmp_human_bytes(p[d].peak, b, sizeof(b)));
-		if (p[d].pairs_left_out)
-			fprintf(fp, "  device %u: not counting its %u redundant allocation%s (sharing a buffer changes "
-				"what the other fixes of both objects do)\n", p[d].device, p[d].pairs_left_out,
-				p[d].pairs_left_out == 1 ? "" : "s");
-		if (!rp->fit)
-			continue;
-		gmp_human_bytes(rp->fit, c, sizeof(c));
-		if (p[d].fit_n == UINT32_MAX && p[d].fit_capped)
-			fprintf(fp, "  device %u: fitting in %s takes more than 64 of them\n", p[d].device, c);
-		else if (p[d].fit_n == UINT32_MAX)
-			fprintf(fp, "  device %u: even fixing all of them leaves the peak above %s\n", p[d].device, c);
-		else if (!p[d].fit_n)
-			fprintf(fp, "  device %u: the peak is within %s already\n", p[d].device, c);
-		else {
-			fprintf(fp, "  device %u: to fit in %s, fix finding%s", p[d].device, c,
-				p[d].fit_n == 1 ? "" : "s");
-			for (uint32_t k = 0; k < p[d].fit_n && k < 12; k++)
-				fprintf(fp, "%s %u", k ? "," : "", fix[p[d].fit_off + k] + 1);
-			if (p[d].fit_n > 12)
-				fprintf(fp, " and %u more", p[d].fit_n - 12);
-			fprintf(fp, ": the peak is then %s\n", gmp_human_bytes(p[d].peak_fit, a, sizeof(a)));
-		}
-	}
-	free(fix);
-	free(p);
-	return 0;
-}
 
 static void header(FILE *fp, struct gmp_session *s)
 {
@@ -366,7 +321,9 @@ static int text_one(FILE *fp, struct report *rp)
 		if (r->devices[d].inuse_peak_bytes)
 			plot(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}
-	int err = plans(fp, rp);
+	int err = gmp_report__plans(fp, rp->s->r, rp->fit);
+	if (!err)
+		err = gmp_report__by_range(fp, rp->s->r);
 	if (!err)
 		err = by_site(fp, s);
 	if (err)
@@ -383,46 +340,6 @@ static int text_one(FILE *fp, struct report *rp)
 	return ferror(fp) ? -5 /* EIO */ : 0;
 }
 
-/* "plans": per device, its peak with every finding fixed, and with --fit the findings that reach it. */
-static int json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64_t fit)
-{
-	struct gmp_plan *p = calloc(r->ndevices ? r->ndevices : 1, sizeof(*p));
-	uint32_t *fix = NULL;
-	if (!p || gmp_result__plan(r, fit, p, &fix)) {
-		free(p);
-		return -ENOMEM;
-	}
-	gmp_jw__key(jw, "plans");
-	gmp_jw__arr(jw);
-	for (size_t d = 0; d < r->ndevices; d++) {
-		gmp_jw__obj(jw);
-		gmp_jw__ku64(jw, "device", p[d].device);
-		gmp_jw__ku64(jw, "findings", p[d].findings);
-		gmp_jw__ku64(jw, "redundant_left_out", p[d].pairs_left_out);
-		gmp_jw__ku64(jw, "peak_bytes", p[d].peak);
-		gmp_jw__ku64(jw, "peak_all_fixed_bytes", p[d].peak_all_fixed);
-		if (fit) {
-			gmp_jw__ku64(jw, "fit_bytes", fit);
-			gmp_jw__key(jw, "fit_findings");
-			if (p[d].fit_n == UINT32_MAX) {
-				gmp_jw__null(jw);
-				if (p[d].fit_capped)
-					gmp_jw__kbool(jw, "fit_takes_more_than_64", 1);
-			} else {
-				gmp_jw__arr(jw);
-				for (uint32_t k = 0; k < p[d].fit_n; k++)
-					gmp_jw__u64(jw, fix[p[d].fit_off + k]);
-				gmp_jw__arr_end(jw);
-				gmp_jw__ku64(jw, "peak_fit_bytes", p[d].peak_fit);
-			}
-		}
-		gmp_jw__obj_end(jw);
-	}
-	gmp_jw__arr_end(jw);
-	free(fix);
-	free(p);
-	return 0;
-}
 
 /* "by_site": every group of findings by allocation site and pattern, ranked. */
 /* What the report adds to the findings document: the run's gaps, gmprof's own memory, the findings by site. */
@@ -438,7 +355,8 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 	if (t->untouched)
 		gmp_jw__ku64(jw, "intra_launches_without_touches", t->untouched);
 	struct gmp_bysite b;
-	if (json_plans(jw, r, rp->fit) || gmp_bysite__build(&rp->s->sites, r, &b)) {
+	if (gmp_report__json_plans(jw, r, rp->fit) || gmp_report__json_by_range(jw, r) ||
+	    gmp_bysite__build(&rp->s->sites, r, &b)) {
 		jw->err = -ENOMEM;
 		return;
 	}

@@ -30,6 +30,18 @@ uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const st
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
 /* Writes s escaped for HTML and XML text and attribute values (JUnit, the HTML report). */
 void gmp_text__markup(FILE *fp, const char *s);
+/*
+ * gmprof report's sections beside the findings (report_extra.c): fixes
+ * combined per device, with fit the findings that reach that budget (0:
+ * none); findings by the NVTX ranges that allocated their objects (nothing
+ * without ranges).  0 or -ENOMEM.
+ */
+struct gmp_jw;
+int gmp_report__plans(FILE *fp, const struct gmp_result *r, uint64_t fit);
+int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64_t fit);
+int gmp_report__by_range(FILE *fp, const struct gmp_result *r);
+int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r);
+
 struct gmp_sites;
 /* Failed allocation r->failures[i]: what was live, which fixes free memory then. */
 void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gmp_sites *sites,

@@ -19,12 +19,19 @@ grep -q '^    allocated in NVTX ranges: setup 768.0 MiB, step > backward 256.0 M
 	ok "report: the peak's bytes by allocation ranges, the largest first" || notok "report: the peak's bytes by ranges"
 grep -q '^     to   KERNEL adam (stream 0, #5) at optim.cu:40 in step > optimizer$' "$TMPDIR/out" &&
 	ok "report: a finding's bounds in their ranges" || notok "report: a finding's bounds in their ranges"
+grep -q '^  7 findings on 3 objects     768.0 MiB  saves up to 256.0 MiB  in setup$' "$TMPDIR/out" &&
+	grep -q '^  1 finding on 1 object       256.0 MiB  in step > backward$' "$TMPDIR/out" &&
+	ok "report: findings by the ranges that allocated their objects" || notok "report: findings by range: $(grep -A4 '^Findings by the NVTX' "$TMPDIR/out")"
 grep -q '^     to   FREE (stream 0, #6) at train.cu:52$' "$TMPDIR/out" &&
 	ok "report: a call outside every range names none" || notok "report: a call outside every range names none"
 
 expect_exit 0 "replay --format json" -- "$GMPROF" replay --format json "$S"
 grep -q '"at":{"api":"ALLOC","stream":0,"ordinal":6,"level":[0-9]*,"event":[0-9]*,"ranges":\["step","backward"\],"at":"model.cu:30"}' "$TMPDIR/out" &&
 	ok "JSON: an API's ranges, outermost first" || notok "JSON: an API's ranges"
+expect_exit 0 "report --format json" -- "$GMPROF" report --format json "$S"
+grep -q '"by_range":\[{"ranges":\["setup"\],"findings":7,"objects":3,"bytes":805306368,"max_saving_bytes":268435456},' "$TMPDIR/out" &&
+	ok "JSON report: by_range" || notok "JSON report: $(grep -o '"by_range":[^]]*]' "$TMPDIR/out")"
+"$GMPROF" report tests/scripts/figure2.jsonl | grep -q 'NVTX ranges' && notok "no ranges, no section" || ok "no ranges, no section"
 expect_exit 0 "perfetto" -- "$GMPROF" perfetto -o "$TMPDIR/t.json" "$S"
 [ "$(grep -c '"ranges":"step > backward"' "$TMPDIR/t.json")" -eq 5 ] && ok "perfetto: each API slice's ranges" || notok "perfetto: each API slice's ranges"
 expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/t.html" "$S"

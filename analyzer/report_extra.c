@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What gmprof report adds beside the findings: fixes combined per device
+ * (the peak with all of them fixed, and with --fit the findings that reach
+ * a budget), and the findings grouped by the NVTX ranges their objects
+ * were allocated in.  Text and JSON.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "findings_json.h"
+#include "jw.h"
+
+/* Findings fixed together: what all of them leave of each peak, and the fewest that reach --fit. */
+int gmp_report__plans(FILE *fp, const struct gmp_result *r, uint64_t fit)
+{
+	if (!r->ndevices || !r->nfindings)
+		return 0;
+	struct gmp_plan *p = calloc(r->ndevices, sizeof(*p));
+	uint32_t *fix = NULL;
+	if (!p || gmp_result__plan(r, fit, p, &fix)) {
+		free(p);
+		return -ENOMEM;
+	}
+	char a[32], b[32], c[32];
+	fprintf(fp, "\nFixing findings together\n");
+	for (size_t d = 0; d < r->ndevices; d++) {
+		fprintf(fp, "  device %u: with all %u of its findings that free memory fixed, the peak is %s (now %s)\n",
+			p[d].device, p[d].findings, gmp_human_bytes(p[d].peak_all_fixed, a, sizeof(a)),
+			gmp_human_bytes(p[d].peak, b, sizeof(b)));
+		if (p[d].pairs_left_out)
+			fprintf(fp, "  device %u: not counting its %u redundant allocation%s (sharing a buffer changes "
+				"what the other fixes of both objects do)\n", p[d].device, p[d].pairs_left_out,
+				p[d].pairs_left_out == 1 ? "" : "s");
+		if (!fit)
+			continue;
+		gmp_human_bytes(fit, c, sizeof(c));
+		if (p[d].fit_n == UINT32_MAX && p[d].fit_capped)
+			fprintf(fp, "  device %u: fitting in %s takes more than 64 of them\n", p[d].device, c);
+		else if (p[d].fit_n == UINT32_MAX)
+			fprintf(fp, "  device %u: even fixing all of them leaves the peak above %s\n", p[d].device, c);
+		else if (!p[d].fit_n)
+			fprintf(fp, "  device %u: the peak is within %s already\n", p[d].device, c);
+		else {
+			fprintf(fp, "  device %u: to fit in %s, fix finding%s", p[d].device, c,
+				p[d].fit_n == 1 ? "" : "s");
+			for (uint32_t k = 0; k < p[d].fit_n && k < 12; k++)
+				fprintf(fp, "%s %u", k ? "," : "", fix[p[d].fit_off + k] + 1);
+			if (p[d].fit_n > 12)
+				fprintf(fp, " and %u more", p[d].fit_n - 12);
+			fprintf(fp, ": the peak is then %s\n", gmp_human_bytes(p[d].peak_fit, a, sizeof(a)));
+		}
+	}
+	free(fix);
+	free(p);
+	return 0;
+}
+
+/* "plans": per device, its peak with every finding fixed, and with --fit the findings that reach it. */
+int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64_t fit)
+{
+	struct gmp_plan *p = calloc(r->ndevices ? r->ndevices : 1, sizeof(*p));
+	uint32_t *fix = NULL;
+	if (!p || gmp_result__plan(r, fit, p, &fix)) {
+		free(p);
+		return -ENOMEM;
+	}
+	gmp_jw__key(jw, "plans");
+	gmp_jw__arr(jw);
+	for (size_t d = 0; d < r->ndevices; d++) {
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "device", p[d].device);
+		gmp_jw__ku64(jw, "findings", p[d].findings);
+		gmp_jw__ku64(jw, "redundant_left_out", p[d].pairs_left_out);
+		gmp_jw__ku64(jw, "peak_bytes", p[d].peak);
+		gmp_jw__ku64(jw, "peak_all_fixed_bytes", p[d].peak_all_fixed);
+		if (fit) {
+			gmp_jw__ku64(jw, "fit_bytes", fit);
+			gmp_jw__key(jw, "fit_findings");
+			if (p[d].fit_n == UINT32_MAX) {
+				gmp_jw__null(jw);
+				if (p[d].fit_capped)
+					gmp_jw__kbool(jw, "fit_takes_more_than_64", 1);
+			} else {
+				gmp_jw__arr(jw);
+				for (uint32_t k = 0; k < p[d].fit_n; k++)
+					gmp_jw__u64(jw, fix[p[d].fit_off + k]);
+				gmp_jw__arr_end(jw);
+				gmp_jw__ku64(jw, "peak_fit_bytes", p[d].peak_fit);
+			}
+		}
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+	free(fix);
+	free(p);
+	return 0;
+}
+
+/* The findings of one NVTX range path (that of their objects' allocation). */
+struct range_group {
+	uint32_t path;
+	size_t findings, objects;
+	uint64_t bytes, max_saving;  /* its objects' bytes (each once) */
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct range_group *x = a, *y = b;
+	if (x->max_saving != y->max_saving)
+		return x->max_saving > y->max_saving ? -1 : 1;
+	if (x->findings != y->findings)
+		return x->findings > y->findings ? -1 : 1;
+	return (x->path > y->path) - (x->path < y->path);
+}
+
+/* Groups by allocation ranges, ranked by their largest saving; NULL with *n 0 when no ranges. */
+static struct range_group *by_range(const struct gmp_result *r, size_t *n, int *err)
+{
+	const struct gmp_trace *t = r->trace;
+	*n = 0;
+	*err = 0;
+	if (!t->ev_range || !r->nfindings)
+		return NULL;
+	struct range_group *g = calloc(t->npaths + 1, sizeof(*g));
+	uint8_t *seen = calloc(r->nobjects ? r->nobjects : 1, 1);
+	if (!g || !seen) {
+		free(g);
+		free(seen);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct gmp_finding *f = &r->findings[i];
+		const struct gmp_object *o = &r->objects[f->object];
+		struct range_group *x = &g[t->ev_range[o->alloc_ev]];
+		x->path = t->ev_range[o->alloc_ev];
+		x->findings++;
+		if (!seen[f->object]) { /* an object is in one group: its allocation's */
+			seen[f->object] = 1;
+			x->objects++;
+			x->bytes += o->size;
+		}
+		x->max_saving = f->saving > x->max_saving ? f->saving : x->max_saving;
+	}
+	free(seen);
+	size_t k = 0;
+	for (size_t p = 0; p <= t->npaths; p++)
+		if (g[p].findings)
+			g[k++] = g[p];
+	qsort(g, k, sizeof(*g), cmp_group);
+	*n = k;
+	return g;
+}
+
+int gmp_report__by_range(FILE *fp, const struct gmp_result *r)
+{
+	size_t n;
+	int err;
+	struct range_group *g = by_range(r, &n, &err);
+	if (!g)
+		return err;
+	char rg[256], a[32], b[32], cnt[64];
+	size_t shown = n < 10 ? n : 10;
+	fprintf(fp, "\nFindings by the NVTX ranges that allocated their objects");
+	if (shown < n)
+		fprintf(fp, " (the first %zu of %zu)", shown, n);
+	fprintf(fp, "\n");
+	for (size_t i = 0; i < shown; i++) {
+		snprintf(cnt, sizeof(cnt), "%zu finding%s on %zu object%s", g[i].findings,
+			 g[i].findings == 1 ? "" : "s", g[i].objects, g[i].objects == 1 ? "" : "s");
+		fprintf(fp, "  %-26s %10s", cnt, gmp_human_bytes(g[i].bytes, a, sizeof(a)));
+		if (g[i].max_saving)
+			fprintf(fp, "  saves up to %s", gmp_human_bytes(g[i].max_saving, b, sizeof(b)));
+		fprintf(fp, "  in %s\n", g[i].path ? gmp_trace__range_text(r->trace, g[i].path, rg, sizeof(rg))
+						    : "(no range)");
+	}
+	free(g);
+	return 0;
+}
+
+int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r)
+{
+	size_t n;
+	int err;
+	struct range_group *g = by_range(r, &n, &err);
+	if (!g)
+		return err;
+	gmp_jw__key(jw, "by_range");
+	gmp_jw__arr(jw);
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t *names;
+		size_t k = gmp_trace__range_path(r->trace, g[i].path, &names);
+		gmp_jw__obj(jw);
+		gmp_jw__key(jw, "ranges");
+		gmp_jw__arr(jw);
+		for (size_t j = 0; j < k; j++)
+			gmp_jw__str(jw, gmp_trace__str(r->trace, names[j], NULL));
+		gmp_jw__arr_end(jw);
+		gmp_jw__ku64(jw, "findings", g[i].findings);
+		gmp_jw__ku64(jw, "objects", g[i].objects);
+		gmp_jw__ku64(jw, "bytes", g[i].bytes);
+		gmp_jw__ku64(jw, "max_saving_bytes", g[i].max_saving);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+	free(g);
+	return 0;
+}
