@@ -43,6 +43,9 @@ expect_exit 0 "collect a program's NVTX ranges" -- env GMPROF_OUTPUT="$TMPDIR/r.
 grep -q '^  device 0: 1.2 GiB at ALLOC (stream 0, #6) at .* in step > backward$' "$TMPDIR/rep" &&
 	grep -q '^    allocated in NVTX ranges: setup 768.0 MiB, step > backward 256.0 MiB, step > forward 256.0 MiB$' "$TMPDIR/rep" &&
 	ok "recorded: the same ranges as the script's" || notok "recorded: $(grep -A9 '^Peaks' "$TMPDIR/rep")"
+expect_exit 0 "the exit summary" -- env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/r2.gmprof" "$FAKE" "$S"
+grep -q '^==gmprof== device 0 peak: 1.2 GiB (in step > backward)$' "$TMPDIR/err" &&
+	ok "the exit summary: the ranges the peak was reached in" || notok "the exit summary: $(grep peak: "$TMPDIR/err")"
 "$GMPROF" dump "$TMPDIR/r.gmprof" 2>/dev/null | grep -c '"op":"range_push"' >"$TMPDIR/n"
 [ "$(cat "$TMPDIR/n")" -eq 5 ] && ok "recorded: a push per range with calls in it" || notok "recorded: $(cat "$TMPDIR/n") pushes, want 5"
 # Perfetto on the host clock: a slice per range, nested, on the thread's track.
