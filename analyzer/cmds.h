@@ -41,6 +41,8 @@ int gmp_report__plans(FILE *fp, const struct gmp_result *r, uint64_t fit);
 int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64_t fit);
 int gmp_report__by_range(FILE *fp, const struct gmp_result *r);
 int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r);
+/* Both as HTML sections (gmprof html). */
+int gmp_report__html(FILE *fp, const struct gmp_result *r);
 
 struct gmp_sites;
 /* Failed allocation r->failures[i]: what was live, which fixes free memory then. */

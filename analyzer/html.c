@@ -323,6 +323,8 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 			curve(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}
 	failures(fp, pg);
+	if (gmp_report__html(fp, r))
+		fprintf(fp, "<p class=\"incomplete\">Out of memory combining the fixes.</p>\n");
 	lifetimes(fp, pg);
 	findings(fp, pg);
 }

@@ -211,3 +211,47 @@ int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r)
 	free(g);
 	return 0;
 }
+
+/* The same two sections as HTML: a paragraph per device, and a table of the ranges. */
+int gmp_report__html(FILE *fp, const struct gmp_result *r)
+{
+	if (!r->ndevices || !r->nfindings)
+		return 0;
+	struct gmp_plan *p = calloc(r->ndevices, sizeof(*p));
+	if (!p || gmp_result__plan(r, 0, p, NULL)) {
+		free(p);
+		return -ENOMEM;
+	}
+	char a[32], b[32], rg[256];
+	fprintf(fp, "<h2>Fixing findings together</h2>\n<ul>");
+	for (size_t d = 0; d < r->ndevices; d++) {
+		fprintf(fp, "<li>device %u: with all %u of its findings that free memory fixed, the peak is "
+			"%s (now %s)", p[d].device, p[d].findings,
+			gmp_human_bytes(p[d].peak_all_fixed, a, sizeof(a)), gmp_human_bytes(p[d].peak, b, sizeof(b)));
+		if (p[d].pairs_left_out)
+			fprintf(fp, "; not counting its %u redundant allocation%s", p[d].pairs_left_out,
+				p[d].pairs_left_out == 1 ? "" : "s");
+		fprintf(fp, "</li>\n");
+	}
+	fprintf(fp, "</ul>\n");
+	free(p);
+	size_t n;
+	int err;
+	struct range_group *g = by_range(r, &n, &err);
+	if (!g)
+		return err;
+	fprintf(fp, "<h2>Findings by NVTX range</h2>\n<table><thead><tr><th>ranges (of the allocation)</th>"
+		"<th>findings</th><th>objects</th><th>bytes</th><th>saves up to</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(fp, "<tr><td>");
+		gmp_text__markup(fp, g[i].path ? gmp_trace__range_text(r->trace, g[i].path, rg, sizeof(rg))
+					       : "(no range)");
+		fprintf(fp, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td><td class=\"n\">%s</td>"
+			"<td class=\"n\">%s</td></tr>\n", g[i].findings, g[i].objects,
+			gmp_human_bytes(g[i].bytes, a, sizeof(a)),
+			g[i].max_saving ? gmp_human_bytes(g[i].max_saving, b, sizeof(b)) : "-");
+	}
+	fprintf(fp, "</tbody></table>\n");
+	free(g);
+	return 0;
+}

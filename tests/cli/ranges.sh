@@ -36,6 +36,9 @@ expect_exit 0 "perfetto" -- "$GMPROF" perfetto -o "$TMPDIR/t.json" "$S"
 [ "$(grep -c '"ranges":"step > backward"' "$TMPDIR/t.json")" -eq 5 ] && ok "perfetto: each API slice's ranges" || notok "perfetto: each API slice's ranges"
 expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/t.html" "$S"
 grep -q '<code>train.cu:11</code> in setup</td>' "$TMPDIR/t.html" && ok "html: the allocation's ranges" || notok "html: the allocation's ranges"
+grep -q '<tr><td>step &gt; forward</td><td class="n">5</td><td class="n">2</td><td class="n">256.0 MiB</td><td class="n">-</td></tr>' "$TMPDIR/t.html" &&
+	grep -q '<li>device 0: with all 13 of its findings that free memory fixed, the peak is 1.0 GiB (now 1.2 GiB)</li>' "$TMPDIR/t.html" &&
+	ok "html: findings by range, and the fixes combined" || notok "html: findings by range, and the fixes combined"
 
 # Recorded: the program's NVTX calls reach the collector; only ranges around GPU calls are written.
 expect_exit 0 "collect a program's NVTX ranges" -- env GMPROF_OUTPUT="$TMPDIR/r.gmprof" "$FAKE" "$S"
