@@ -277,7 +277,7 @@ static void failures(FILE *fp, struct page *pg)
 		if (f->dev_total)
 			fprintf(fp, " (%s free of %s)", gmp_human_bytes(f->dev_free, a, sizeof(a)),
 				gmp_human_bytes(f->dev_total, b, sizeof(b)));
-		fprintf(fp, "</td><td class=\"n\">%u</td><td class=\"n\">%s in %" PRIu64 "</td><td>",
+		fprintf(fp, "</td><td class=\"n\">%u</td><td class=\"n\">%s in %" PRIu64 " objects</td><td>",
 			f->device, gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects);
 		for (uint32_t k = 0; k < g->obj_n && k < 5; k++) {
 			uint32_t o = r->fail_objs[g->obj_off + k];

@@ -85,7 +85,7 @@ expect_exit 0 "perfetto, host time" -- "$GMPROF" perfetto --time host -o "$TMPDI
 # HTML: a table of the failures.
 expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/o.html" "$S"
 grep -q '<h2>Allocations that ran out of memory</h2>' "$TMPDIR/o.html" &&
-	grep -q '<tr><td>cudaMalloc</td><td class="n">1.0 GiB</td><td class="n">0</td><td class="n">1.4 GiB in 5</td>.*<td>3 early_allocation grad, 7 late_deallocation input, 10 temporary_idleness init_buf</td><td class="n">704.0 MiB</td><td><code>train.cu:19</code></td></tr>' "$TMPDIR/o.html" &&
+	grep -q '<tr><td>cudaMalloc</td><td class="n">1.0 GiB</td><td class="n">0</td><td class="n">1.4 GiB in 5 objects</td>.*<td>3 early_allocation grad, 7 late_deallocation input, 10 temporary_idleness init_buf</td><td class="n">704.0 MiB</td><td><code>train.cu:19</code></td></tr>' "$TMPDIR/o.html" &&
 	ok "html: a row per failure" || notok "html: a row per failure"
 
 # The CI gate fails a run whose allocations ran out of memory, unless told not to.
