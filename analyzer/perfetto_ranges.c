@@ -37,7 +37,8 @@ struct pr {
 	uint32_t pid;
 };
 
-static void slice(struct pr *p, uint32_t tid, const struct open_range *o, uint64_t end)
+/* Starts a trace event on a line of its own: its phase, name and process. */
+static struct gmp_jw *open_event(struct pr *p, const char *ph, const char *name)
 {
 	struct gmp_jw *jw = &p->d->jw;
 	if (p->d->any)
@@ -46,11 +47,18 @@ static void slice(struct pr *p, uint32_t tid, const struct open_range *o, uint64
 	jw->first[1] = 1;
 	gmp_jw__obj(jw);
 	GMP_JW_KEY(jw, "ph");
-	gmp_jw__str(jw, "X");
+	gmp_jw__str(jw, ph);
 	GMP_JW_KEY(jw, "name");
-	gmp_jw__str(jw, gmp_trace__str(p->t, o->name, NULL));
+	gmp_jw__str(jw, name);
 	GMP_JW_KEY(jw, "pid");
 	gmp_jw__u64(jw, p->pid);
+	p->d->written++;
+	return jw;
+}
+
+static void slice(struct pr *p, uint32_t tid, const struct open_range *o, uint64_t end)
+{
+	struct gmp_jw *jw = open_event(p, "X", gmp_trace__str(p->t, o->name, NULL));
 	GMP_JW_KEY(jw, "tid");
 	gmp_jw__u64(jw, tid);
 	GMP_JW_KEY(jw, "ts");
@@ -60,23 +68,11 @@ static void slice(struct pr *p, uint32_t tid, const struct open_range *o, uint64
 	GMP_JW_KEY(jw, "cat");
 	gmp_jw__str(jw, "nvtx");
 	gmp_jw__obj_end(jw);
-	p->d->written++;
 }
 
 static void name_event(struct pr *p, const char *what, uint32_t tid, const char *name)
 {
-	struct gmp_jw *jw = &p->d->jw;
-	if (p->d->any)
-		gmp_jw__raw(jw, ",\n", 2);
-	p->d->any = 1;
-	jw->first[1] = 1;
-	gmp_jw__obj(jw);
-	GMP_JW_KEY(jw, "ph");
-	gmp_jw__str(jw, "M");
-	GMP_JW_KEY(jw, "name");
-	gmp_jw__str(jw, what);
-	GMP_JW_KEY(jw, "pid");
-	gmp_jw__u64(jw, p->pid);
+	struct gmp_jw *jw = open_event(p, "M", what);
 	if (tid) {
 		GMP_JW_KEY(jw, "tid");
 		gmp_jw__u64(jw, tid);
@@ -87,7 +83,6 @@ static void name_event(struct pr *p, const char *what, uint32_t tid, const char 
 	gmp_jw__str(jw, name);
 	gmp_jw__obj_end(jw);
 	gmp_jw__obj_end(jw);
-	p->d->written++;
 }
 
 /* Closes thread th's ranges from depth k on, as the call at host time `next` is outside them. */
