@@ -100,9 +100,10 @@ void gmp_suppress__release(struct gmp_suppress *sp)
 
 /* The strings a finding's rules are matched against, made once per finding. */
 struct names {
-	const char *s[FRAMES * 5 + 2];
+	const char *s[FRAMES * 5 + 3];
 	size_t n;
 	char buf[FRAMES][512];         /* "file:line" per frame; a script's file */
+	char ranges[512];              /* the NVTX ranges, "outer > inner" */
 };
 
 static void add_name(struct names *nm, const char *s)
@@ -150,6 +151,9 @@ static void names_of(struct names *nm, const struct gmp_result *r, struct gmp_si
 	names_of_call(nm, t, sites, a->at, a->stack);
 	if (f->kernel)
 		add_name(nm, gmp_trace__str(t, f->kernel, NULL));
+	if (t->ev_range) /* the NVTX ranges it was allocated in */
+		add_name(nm, gmp_trace__range_text(t, t->ev_range[r->objects[f->object].alloc_ev], nm->ranges,
+						   sizeof(nm->ranges)));
 }
 
 /* The first rule of the patterns in mask that matches one of nm's names, or NULL. */

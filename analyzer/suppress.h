@@ -11,7 +11,8 @@
  * matched against the allocation call path of the finding's object, frame
  * by frame: the function, "file:line", the file, and the module's path and
  * file name; for an event script, against the allocation's `at` and its
- * file; and against the kernel of an intra-object finding.  A finding is
+ * file; against the kernel of an intra-object finding; and against the
+ * NVTX ranges the object was allocated in ("outer > inner").  A finding is
  * suppressed when any frame (or the kernel) matches a rule of its pattern.
  * PATTERN out_of_memory (never '*') takes out allocations that ran out of
  * memory, matched against the failed call's path likewise: a program that

@@ -78,6 +78,12 @@ expect_stderr_line "NVTX ranges nest deeper than 32: the deeper ones are not rec
 [ "$(grep -c '"op":"range_push"' "$TMPDIR/deep.dump")" -eq 32 ] && grep -q '"name":"r31"' "$TMPDIR/deep.dump" &&
 	ok "the outermost 32 are" || notok "the outermost 32 are: $(grep -c range_push "$TMPDIR/deep.dump")"
 
+# Suppressions match the NVTX ranges an object was allocated in.
+printf '*:setup\nlate_deallocation:step > *\n' >"$TMPDIR/sup"
+expect_exit 0 "report --suppressions by range" -- "$GMPROF" report --suppressions "$TMPDIR/sup" "$S"
+grep -q '^Findings: 4 (9 more suppressed by ' "$TMPDIR/out" && ! grep -Eq '^ +[0-9]+\. [a-z_]+: (weights|adam_m|adam_v) ' "$TMPDIR/out" &&
+	ok "suppressions by the ranges of the allocation" || notok "suppressions by range: $(grep '^Findings' "$TMPDIR/out")"
+
 # Bad lines: one sentence each.
 printf '{"op":"range_pop"}\n' >"$TMPDIR/bad.jsonl"
 expect_exit 2 "a pop with nothing open" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
