@@ -273,10 +273,16 @@ static void check_oom(struct gate *g, int allow)
 	if (f->dev_total)
 		snprintf(mem, sizeof(mem), " (%s free of %s)", gmp_human_bytes(f->dev_free, d, sizeof(d)),
 			 gmp_human_bytes(f->dev_total, e, sizeof(e)));
+	size_t retried = 0;
+	for (size_t i = 0; i < r->nfailures; i++)
+		retried += r->failures[i].retry_ev != GMP_NO_EVENT;
+	char rt[64] = "";
+	if (retried)
+		snprintf(rt, sizeof(rt), " (%zu got by a retry)", retried);
 	add(g, "out_of_memory", !allow,
-	    "%zu allocation%s ran out of memory; the first, %s of %s on device %u%s%s%s, with %s live; "
+	    "%zu allocation%s ran out of memory%s; the first, %s of %s on device %u%s%s%s, with %s live; "
 	    "fixing findings frees %s then (gmprof report shows which)",
-	    r->nfails_total, r->nfails_total == 1 ? "" : "s", f->api ? gmp_trace__str(t, f->api, NULL) : "an allocation",
+	    r->nfails_total, r->nfails_total == 1 ? "" : "s", rt, f->api ? gmp_trace__str(t, f->api, NULL) : "an allocation",
 	    gmp_human_bytes(f->size, a, sizeof(a)), f->device, at ? " at " : "", at ? at : "", mem,
 	    gmp_human_bytes(f0->live_bytes, b, sizeof(b)), gmp_human_bytes(f0->freeable, c, sizeof(c)));
 }

@@ -122,6 +122,14 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 		fprintf(fp, " (%s free of %s)", gmp_human_bytes(f->dev_free, a, sizeof(a)),
 			gmp_human_bytes(f->dev_total, b, sizeof(b)));
 	fputc('\n', fp);
+	if (g->retry_ev != GMP_NO_EVENT) {
+		char api[160];
+		const struct gmp_event *e = &r->trace->ev[g->retry_ev];
+		const char *at = sites ? gmp_sites__event(sites, g->retry_ev, NULL)
+				       : e->at ? gmp_trace__str(r->trace, e->at, NULL) : NULL;
+		fprintf(fp, "%s  then got by a retry: %s%s%s\n", indent,
+			gmp_result__api_label(r, g->retry_ev, api, sizeof(api)), at ? " at " : "", at ? at : "");
+	}
 	fprintf(fp, "%s  live then: %s in %" PRIu64 " object%s", indent,
 		gmp_human_bytes(g->live_bytes, a, sizeof(a)), g->live_objects,
 		g->live_objects == 1 ? "" : "s");

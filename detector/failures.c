@@ -21,6 +21,12 @@
 #include "internal.h"
 #include "util.h"
 
+/*
+ * A failure is retried when the same thread then gets a device allocation
+ * of at least its size within GMP_FAILURE_RETRY events: a caching
+ * allocator that gave its cache back and asked again.
+ */
+
 /* Live at the moment after the first b events, on the device's own memory. */
 static int live_at(const struct gmp_object *o, uint64_t b)
 {
@@ -92,7 +98,17 @@ static int one(struct gmp_result *r, struct scratch *s, uint32_t fi, size_t *obj
 	       size_t *fixes_cap)
 {
 	const struct gmp_alloc_failure *f = &r->trace->fails[fi];
-	struct gmp_failure g = { .fail = fi, .device = f->device };
+	struct gmp_failure g = { .fail = fi, .device = f->device, .retry_ev = GMP_NO_EVENT };
+	const struct gmp_trace *t = r->trace;
+	for (uint64_t e = f->before; e < t->nev && e < f->before + GMP_FAILURE_RETRY; e++) {
+		const struct gmp_event *x = &t->ev[e];
+		if (x->op == GMP_OP_ALLOC && (x->kind == GMP_MEM_DEVICE || x->kind == GMP_MEM_MANAGED ||
+					      x->kind == GMP_MEM_ASYNC) && x->thread == f->thread &&
+		    x->device == f->device && x->size >= f->size) {
+			g.retry_ev = (uint32_t)e;
+			break;
+		}
+	}
 	s->nobjs = s->nfixes = 0;
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
@@ -139,11 +155,13 @@ static int one(struct gmp_result *r, struct scratch *s, uint32_t fi, size_t *obj
 		return -ENOMEM;
 	g.obj_off = (uint32_t)r->nfail_objs;
 	g.obj_n = (uint32_t)no;
-	memcpy(r->fail_objs + r->nfail_objs, s->objs, no * sizeof(*s->objs));
+	if (no) /* (the arrays stay NULL until something is in them) */
+		memcpy(r->fail_objs + r->nfail_objs, s->objs, no * sizeof(*s->objs));
 	r->nfail_objs += no;
 	g.fix_off = (uint32_t)r->nfail_fixes;
 	g.fix_n = (uint32_t)nf;
-	memcpy(r->fail_fixes + r->nfail_fixes, s->fixes, nf * sizeof(*s->fixes));
+	if (nf)
+		memcpy(r->fail_fixes + r->nfail_fixes, s->fixes, nf * sizeof(*s->fixes));
 	r->nfail_fixes += nf;
 	r->failures[r->nfailures++] = g;
 	return 0;

@@ -271,6 +271,10 @@ static void failures(struct gmp_jw *jw, const struct gmp_result *r,
 		gmp_jw__ku64(jw, "device", f->device);
 		gmp_jw__ku64(jw, "stream", f->stream);
 		gmp_jw__ku64(jw, "after_events", f->before);
+		if (g->retry_ev != GMP_NO_EVENT) {
+			gmp_jw__key(jw, "retried_by");
+			gmp_findings__api_ref(jw, r, g->retry_ev, o);
+		}
 		nvtx_ranges(jw, t, f->range);
 		gmp_jw__kstr(jw, "at", gmp_findings__where_failure(r, g->fail, o));
 		if (f->dev_total) {

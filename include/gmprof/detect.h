@@ -184,7 +184,13 @@ struct gmp_failure {
 	uint64_t freeable;       /* bytes the fixes would have freed then (each object once) */
 	uint32_t obj_off, obj_n; /* result->fail_objs[off .. off+n): largest first */
 	uint32_t fix_off, fix_n; /* result->fail_fixes[off .. off+n): most bytes first */
+	uint32_t retry_ev;       /* the allocation of at least its size that the same thread then
+				    got on the device, within GMP_FAILURE_RETRY events (a caching
+				    allocator that freed its cache and retried), or GMP_NO_EVENT */
+	uint32_t reserved;
 };
+
+#define GMP_FAILURE_RETRY 256
 
 struct gmp_failure_fix {
 	uint32_t finding;        /* index into result->findings */

@@ -130,6 +130,24 @@ grep -q '^PASS out_of_memory: 2 allocations ran out of memory; the first, cuMemA
 printf 'out_of_memory:train.cu:*\n' >"$TMPDIR/sup3"
 expect_exit 0 "every failure suppressed: the gate passes" -- "$GMPROF" check --suppressions "$TMPDIR/sup3" "$S"
 
+# A caching allocator's retry: it gives its cache back and gets the memory.
+cat >"$TMPDIR/retry.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096,"label":"cache"}
+{"op":"kernel","name":"k","write":["0x10000"]}
+{"op":"alloc_failed","size":8192,"api":"cudaMalloc","at":"alloc.cc:10"}
+{"op":"free","addr":"0x10000","at":"alloc.cc:11"}
+{"op":"alloc","addr":"0x20000","size":8192,"label":"big","at":"alloc.cc:12"}
+{"op":"kernel","name":"k2","write":["0x20000"]}
+{"op":"free","addr":"0x20000"}
+J
+expect_exit 0 "report of a retried failure" -- "$GMPROF" report "$TMPDIR/retry.jsonl"
+grep -q '^    then got by a retry: ALLOC (stream 0, #2) at alloc.cc:12$' "$TMPDIR/out" && ok "report: the retry that got it" || notok "report: the retry: $(grep -A3 'ran out' "$TMPDIR/out")"
+"$GMPROF" replay --format json "$TMPDIR/retry.jsonl" | grep -q '"retried_by":{"api":"ALLOC","stream":0,"ordinal":2,"level":3,"event":3,"at":"alloc.cc:12"}' &&
+	ok "JSON: retried_by" || notok "JSON: retried_by"
+expect_exit 1 "check: a retried failure still fails the gate" -- "$GMPROF" check "$TMPDIR/retry.jsonl"
+grep -q '^FAIL out_of_memory: 1 allocation ran out of memory (1 got by a retry); ' "$TMPDIR/out" && ok "check: says it was retried" || notok "check: $(cat "$TMPDIR/out")"
+"$GMPROF" report "$S" | grep -q 'got by a retry' && notok "no retry where none came" || ok "no retry where none came"
+
 # A program that dies of it: the failure is in the profile all the same.
 head -n 14 "$S" >"$TMPDIR/dies.jsonl"
 expect_exit 3 "a program that exits at its failure" -- \
