@@ -2,7 +2,9 @@
 /*
  * What the reader fuzz targets do with a trace they accepted: run the
  * detector, which may reject it but never crash, with its levels checked
- * against the general Kahn's algorithm; a disagreement aborts.
+ * against the general Kahn's algorithm; a disagreement aborts.  Then
+ * combine its fixes (plans, with a budget of half each peak), whose
+ * fixes must bring no peak above the measured one.
  */
 #ifndef GMPROF_FUZZ_DETECT_H
 #define GMPROF_FUZZ_DETECT_H
@@ -19,10 +21,22 @@ static inline void fuzz_detect(const struct gmp_trace *t)
 	struct gmp_detect_error de;
 	gmp_detect_opts__defaults(&o);
 	o.verify_order = 1;
-	if (gmp_detect(t, &o, &r, &de) == 0)
-		gmp_result__free(r);
-	else if (strncmp(de.msg, "internal error", 14) == 0)
-		abort();
+	if (gmp_detect(t, &o, &r, &de) != 0) {
+		if (strncmp(de.msg, "internal error", 14) == 0)
+			abort();
+		return;
+	}
+	uint64_t budget = r->peak_bytes / 2;
+	struct gmp_plan *p = calloc(r->ndevices ? r->ndevices : 1, sizeof(*p));
+	uint32_t *fix = NULL;
+	if (p && gmp_result__plan(r, budget ? budget : 1, p, &fix) == 0)
+		for (size_t d = 0; d < r->ndevices; d++)
+			if (p[d].peak_all_fixed > p[d].peak ||
+			    (p[d].fit_n != UINT32_MAX && p[d].peak_fit > (budget ? budget : 1)))
+				abort();
+	free(fix);
+	free(p);
+	gmp_result__free(r);
 }
 
 #endif
