@@ -127,7 +127,7 @@ int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_
 void gmp_cli__session_opts(const struct gmp_cli_common *cm, struct gmp_session_opts *so)
 {
 	*so = (struct gmp_session_opts){ .salvage = cm->salvage, .detect = &cm->o, .symdir = cm->symdir,
-					 .suppress = cm->suppress, .alloc_fns = cm->alloc_fns,
+					 .suppress = cm->suppress, .ranges = cm->ranges, .alloc_fns = cm->alloc_fns,
 					 .nalloc_fns = cm->nalloc_fns };
 }
 
@@ -158,6 +158,7 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 	case OPT_FORCE: cm->force = 1; return 1;
 	case OPT_SYMBOLS: cm->symdir = optarg; return 1;
 	case OPT_SUPPRESS: cm->suppress = optarg; return 1;
+	case OPT_RANGES: cm->ranges = optarg; return 1;
 	case OPT_ALLOC_FN:
 		*exit_code = gmp_cli__alloc_fn(cmd, optarg, cm->alloc_fns, &cm->nalloc_fns);
 		return *exit_code ? -1 : 1;

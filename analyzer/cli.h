@@ -20,7 +20,7 @@
 enum {
 	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
 	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT, OPT_SYMBOLS, OPT_SUPPRESS,
-	OPT_ALLOC_FN,
+	OPT_ALLOC_FN, OPT_RANGES,
 	OPT_CMD_BASE = 1100,   /* subcommands number their own options from here */
 };
 
@@ -37,7 +37,8 @@ enum {
 	{ "patterns", required_argument, 0, OPT_PATTERNS },                   \
 	{ "salvage", no_argument, 0, OPT_SALVAGE },                           \
 	{ "suppressions", required_argument, 0, OPT_SUPPRESS },               \
-	{ "alloc-fn", required_argument, 0, OPT_ALLOC_FN }
+	{ "alloc-fn", required_argument, 0, OPT_ALLOC_FN },                   \
+	{ "ranges", required_argument, 0, OPT_RANGES }
 
 #define GMP_DETECT_HELP                                                                \
 	"Detection thresholds (the paper's defaults):\n"                               \
@@ -55,7 +56,9 @@ enum {
 	"                         PATTERN:GLOB, the glob matched against the frames of\n" \
 	"                         the allocation's call path (README: Suppressions)\n"  \
 	"      --alloc-fn GLOB    a function that wraps cudaMalloc: its callers are the\n" \
-	"                         allocation sites (repeatable; as massif's --alloc-fn)\n"
+	"                         allocation sites (repeatable; as massif's --alloc-fn)\n" \
+	"      --ranges GLOB      only the findings whose objects were allocated in NVTX\n" \
+	"                         ranges matching GLOB, as \"outer > inner\" (fnmatch)\n"
 
 /*
  * Handles a threshold option; returns 1 when c was one, 0 when not, -1 on
@@ -69,6 +72,7 @@ struct gmp_cli_common {
 	const char *output;      /* -o (standard output: "-") */
 	const char *symdir;      /* --symbols */
 	const char *suppress;    /* --suppressions */
+	const char *ranges;      /* --ranges */
 	const char *alloc_fns[GMP_MAX_ALLOC_FNS]; /* --alloc-fn, repeatable */
 	size_t nalloc_fns;
 	int force, salvage;

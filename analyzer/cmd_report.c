@@ -334,6 +334,8 @@ static int text_one(FILE *fp, struct report *rp)
 		fprintf(fp, " (the top %zu shown)", n);
 	if (s->sup.suppressed)
 		fprintf(fp, " (%zu more suppressed by %s)", s->sup.suppressed, s->sup.path);
+	if (rp->in.so.ranges)
+		fprintf(fp, " (of the objects allocated in NVTX ranges matching '%s')", rp->in.so.ranges);
 	fprintf(fp, ", ranked by what fixing them saves at the peak\n");
 	for (size_t i = 0; i < n; i++)
 		finding(fp, s, &r->findings[i], i);

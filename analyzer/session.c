@@ -3,6 +3,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <fnmatch.h>
 #include <string.h>
 
 #include "gz.h"
@@ -22,6 +23,27 @@ int gmp_session__load(struct gmp_session *s, const char *path, const struct gmp_
 	return 0;
 }
 
+/*
+ * --ranges: keeps the findings whose objects were allocated in NVTX ranges
+ * matching glob ("outer > inner"; none match without ranges), in their
+ * order; failures name findings by index, so they are remade (by the
+ * suppressions, when those follow).  0 or -ENOMEM.
+ */
+static int keep_ranges(struct gmp_result *r, const char *glob, int remake_failures)
+{
+	const struct gmp_trace *t = r->trace;
+	char rg[512];
+	size_t k = 0;
+	for (size_t i = 0; i < r->nfindings; i++) {
+		uint32_t ev = r->objects[r->findings[i].object].alloc_ev;
+		gmp_trace__range_text(t, t->ev_range ? t->ev_range[ev] : 0, rg, sizeof(rg));
+		if (fnmatch(glob, rg, 0) == 0)
+			r->findings[k++] = r->findings[i];
+	}
+	r->nfindings = k;
+	return remake_failures ? gmp_result__failures(r, NULL) : 0;
+}
+
 int gmp_session__analyze(struct gmp_session *s, const struct gmp_session_opts *so)
 {
 	if (gmp_input__detect(&s->in, so->detect, &s->r)) {
@@ -36,6 +58,11 @@ int gmp_session__analyze(struct gmp_session *s, const struct gmp_session_opts *s
 	if (s->sym)
 		gmp_symbolizer__alloc_fns(s->sym, so->alloc_fns, so->nalloc_fns);
 	s->sites = (struct gmp_sites){ .r = s->r, .sym = s->sym };
+	if (so->ranges && keep_ranges(s->r, so->ranges, !so->suppress)) {
+		fprintf(stderr, "gmprof: out of memory\n");
+		gmp_session__close(s);
+		return -1;
+	}
 	if (so->suppress && gmp_suppress__apply(&s->sup, s->r, &s->sites)) {
 		fprintf(stderr, "gmprof: out of memory\n");
 		gmp_session__close(s);

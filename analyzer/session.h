@@ -32,6 +32,7 @@ struct gmp_session_opts {
 	const struct gmp_detect_opts *detect;
 	const char *symdir;              /* --symbols, or NULL */
 	const char *suppress;            /* --suppressions: matching findings are left out; or NULL */
+	const char *ranges;              /* --ranges: only findings allocated in matching NVTX ranges; or NULL */
 	const char *const *alloc_fns;    /* --alloc-fn globs: allocation wrappers, never sites */
 	size_t nalloc_fns;
 };

@@ -85,6 +85,16 @@ expect_exit 0 "report --suppressions by range" -- "$GMPROF" report --suppression
 grep -q '^Findings: 4 (9 more suppressed by ' "$TMPDIR/out" && ! grep -Eq '^ +[0-9]+\. [a-z_]+: (weights|adam_m|adam_v) ' "$TMPDIR/out" &&
 	ok "suppressions by the ranges of the allocation" || notok "suppressions by range: $(grep '^Findings' "$TMPDIR/out")"
 
+# --ranges: only the findings whose objects were allocated in matching ranges.
+expect_exit 0 "report --ranges" -- "$GMPROF" report --ranges 'step >*' "$S"
+grep -q "^Findings: 6 (of the objects allocated in NVTX ranges matching 'step >\*'), ranked" "$TMPDIR/out" &&
+	! grep -Eq '^ +[0-9]+\. [a-z_]+: (weights|adam_m|adam_v) ' "$TMPDIR/out" &&
+	ok "--ranges keeps the findings of the matching ranges" || notok "--ranges: $(grep '^Findings' "$TMPDIR/out")"
+expect_exit 0 "replay --ranges" -- "$GMPROF" replay --format json --ranges setup "$S"
+[ "$(grep -o '"pattern":' "$TMPDIR/out" | wc -l)" -eq 7 ] && ok "replay --ranges: the setup range's 7" || notok "replay --ranges"
+expect_exit 1 "check --ranges" -- "$GMPROF" check --fail-on early_allocation --ranges 'step*' "$S"
+grep -q '^FAIL pattern:early_allocation: 2 findings$' "$TMPDIR/out" && ok "check --ranges gates on those only" || notok "check --ranges: $(cat "$TMPDIR/out")"
+
 # Bad lines: one sentence each.
 printf '{"op":"range_pop"}\n' >"$TMPDIR/bad.jsonl"
 expect_exit 2 "a pop with nothing open" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
