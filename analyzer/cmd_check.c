@@ -164,7 +164,7 @@ static void check_suppressions(struct gate *g)
 	}
 }
 
-static void check_budget(struct gate *g, const char *name, uint64_t value, uint64_t max)
+static struct check *check_budget(struct gate *g, const char *name, uint64_t value, uint64_t max)
 {
 	char a[64], b[64];
 	gmp_human_bytes(value, a, sizeof(a));
@@ -173,7 +173,27 @@ static void check_budget(struct gate *g, const char *name, uint64_t value, uint6
 		snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%" PRIu64 " bytes)", value);
 		snprintf(b + strlen(b), sizeof(b) - strlen(b), " (%" PRIu64 " bytes)", max);
 	}
-	add(g, name, value > max, "%s %s %s", a, value > max ? ">" : "<=", b);
+	return add(g, name, value > max, "%s %s %s", a, value > max ? ">" : "<=", b);
+}
+
+/* Over budget: where the largest peak was reached (the call, its site, its NVTX ranges). */
+static void peak_where(struct gate *g, struct check *c)
+{
+	const struct gmp_result *r = g->s->r;
+	if (!c->failed || !r->npeaks)
+		return;
+	const struct gmp_peak *pk = &r->peaks[0];
+	for (size_t i = 1; i < r->npeaks; i++)
+		if (r->peaks[i].bytes > pk->bytes)
+			pk = &r->peaks[i];
+	char api[160], rg[256], line[1024];
+	const char *site = gmp_sites__event(&g->s->sites, pk->ev, NULL);
+	const struct gmp_trace *t = r->trace;
+	gmp_trace__range_text(t, t->ev_range ? t->ev_range[pk->ev] : 0, rg, sizeof(rg));
+	snprintf(line, sizeof(line), "  reached on device %u at %s%s%s%s%s", pk->device,
+		 gmp_result__api_label(r, pk->ev, api, sizeof(api)), site ? " at " : "", site ? site : "",
+		 *rg ? " in " : "", rg);
+	more(c, line);
 }
 
 static void check_baseline(struct gate *g, const struct gmp_baseline *b, double pct, uint64_t abs)
@@ -301,7 +321,7 @@ static size_t run_checks(struct gate *g, const struct budgets *bu, int named)
 	check_suppressions(g);
 	check_patterns(g, bu->fail_on);
 	if (bu->have_peak)
-		check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak);
+		peak_where(g, check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak));
 	if (bu->have_inuse) {
 		uint64_t most = 0;
 		for (size_t i = 0; i < s->r->ndevices; i++) {

@@ -95,6 +95,13 @@ expect_exit 0 "replay --ranges" -- "$GMPROF" replay --format json --ranges setup
 expect_exit 1 "check --ranges" -- "$GMPROF" check --fail-on early_allocation --ranges 'step*' "$S"
 grep -q '^FAIL pattern:early_allocation: 2 findings$' "$TMPDIR/out" && ok "check --ranges gates on those only" || notok "check --ranges: $(cat "$TMPDIR/out")"
 
+# The CI gate: a peak over budget says where it was reached.
+expect_exit 1 "check --max-peak over budget" -- "$GMPROF" check --max-peak 1GiB "$S"
+grep -q '^  reached on device 0 at ALLOC (stream 0, #6) at model.cu:30 in step > backward$' "$TMPDIR/out" &&
+	ok "check: where the peak over budget was reached" || notok "check: $(cat "$TMPDIR/out")"
+expect_exit 0 "check --max-peak within budget" -- "$GMPROF" check --max-peak 2GiB "$S"
+! grep -q 'reached on' "$TMPDIR/out" && ok "check: nothing more within budget" || notok "check: within budget"
+
 # Bad lines: one sentence each.
 printf '{"op":"range_pop"}\n' >"$TMPDIR/bad.jsonl"
 expect_exit 2 "a pop with nothing open" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
