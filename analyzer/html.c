@@ -250,7 +250,7 @@ static void findings(FILE *fp, struct page *pg)
 		const char *site = gmp_sites__event(&pg->s->sites, o->alloc_ev, NULL);
 		gmp_text__markup(fp, site ? site : "");
 		fprintf(fp, "</code>");
-		in_ranges(fp, r->trace, r->trace->ev_range ? r->trace->ev_range[o->alloc_ev] : 0);
+		in_ranges(fp, r->trace, gmp_trace__event_range(r->trace, o->alloc_ev));
 		fprintf(fp, "</td><td>");
 		gmp_text__markup(fp, gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
 		fprintf(fp, "</td></tr>\n");

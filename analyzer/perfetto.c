@@ -415,7 +415,7 @@ static void api(struct pf *p, uint32_t v)
 		gmp_jw__str(jw, site);
 	}
 	char rg[256];
-	if (t->ev_range && *gmp_trace__range_text(t, t->ev_range[v], rg, sizeof(rg))) {
+	if (*gmp_trace__range_text(t, gmp_trace__event_range(t, v), rg, sizeof(rg))) {
 		GMP_JW_KEY(jw, "ranges");
 		gmp_jw__str(jw, rg);
 	}
@@ -516,13 +516,7 @@ static void failures(struct pf *p)
 		gmp_jw__key(jw, "args");
 		gmp_jw__obj(jw);
 		gmp_jw__ku64(jw, "size", f->size);
-		if (f->dev_total) {
-			gmp_jw__ku64(jw, "device_free_bytes", f->dev_free);
-			gmp_jw__ku64(jw, "device_total_bytes", f->dev_total);
-		}
-		gmp_jw__ku64(jw, "live_bytes", g->live_bytes);
-		gmp_jw__ku64(jw, "live_objects", g->live_objects);
-		gmp_jw__ku64(jw, "freeable_bytes", g->freeable);
+		gmp_findings__failure_memory(jw, p->r, g);
 		gmp_jw__kstr(jw, "at", gmp_findings__where_failure(p->r, g->fail, &fo));
 		gmp_jw__obj_end(jw);
 		gmp_jw__obj_end(jw);

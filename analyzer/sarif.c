@@ -71,14 +71,22 @@ static int split_site(const char *site, struct loc *l)
 /* The rule of allocations that ran out of memory, after the patterns' (its index). */
 #define RULE_OOM GMP_PAT_COUNT
 
-static void location_of(struct gmp_sarif *sf, uint32_t ev, struct loc *l)
+/* site ("file:line"), or without one the input at its script line (0: none). */
+static void location_at(struct gmp_sarif *sf, const char *site, uint32_t line, struct loc *l)
 {
-	const char *site = ev != GMP_NO_EVENT ? gmp_sites__event(&sf->s->sites, ev, NULL) : NULL;
 	if (site && !split_site(site, l))
 		return;
 	/* No source line: point at the input (an event script's own line). */
 	snprintf(l->file, sizeof(l->file), "%s", sf->s->in.path);
-	l->line = ev != GMP_NO_EVENT && sf->s->in.trace->ev[ev].line ? sf->s->in.trace->ev[ev].line : 1;
+	l->line = line ? line : 1;
+}
+
+static void location_of(struct gmp_sarif *sf, uint32_t ev, struct loc *l)
+{
+	if (ev == GMP_NO_EVENT)
+		location_at(sf, NULL, 0, l);
+	else
+		location_at(sf, gmp_sites__event(&sf->s->sites, ev, NULL), sf->s->in.trace->ev[ev].line, l);
 }
 
 /* Percent-encodes what a URI path may not hold. */
@@ -325,11 +333,7 @@ static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fa
 		 gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects,
 		 gmp_human_bytes(g->freeable, c, sizeof(c)));
 	struct loc l;
-	const char *site = gmp_sites__failure(&sf->s->sites, g->fail, NULL);
-	if (!site || split_site(site, &l)) {
-		snprintf(l.file, sizeof(l.file), "%s", sf->s->in.path);
-		l.line = f->line ? f->line : 1;
-	}
+	location_at(sf, gmp_sites__failure(&sf->s->sites, g->fail, NULL), f->line, &l);
 	result_head(sf, jw, "out_of_memory", RULE_OOM, msg, &l);
 	gmp_jw__key(jw, "partialFingerprints");
 	gmp_jw__obj(jw);

@@ -13,19 +13,22 @@
 
 #include "findings_json.h"
 
+/* A call's site: its `at`, or its symbolized stack, or NULL. */
+static const char *site_of(struct gmp_sites *s, uint32_t at, uint32_t stack, struct gmp_frame *frame)
+{
+	if (at)
+		return gmp_trace__str(s->r->trace, at, NULL);
+	if (stack && s->sym)
+		return gmp_symbolizer__site(s->sym, stack, frame);
+	return NULL;
+}
+
 const char *gmp_sites__event(struct gmp_sites *s, uint32_t ev, struct gmp_frame *frame)
 {
 	const struct gmp_trace *t = s->r->trace;
 	if (frame)
 		memset(frame, 0, sizeof(*frame));
-	if (ev >= t->nev)
-		return NULL;
-	const struct gmp_event *e = &t->ev[ev];
-	if (e->at)
-		return gmp_trace__str(t, e->at, NULL);
-	if (e->stack && s->sym)
-		return gmp_symbolizer__site(s->sym, e->stack, frame);
-	return NULL;
+	return ev < t->nev ? site_of(s, t->ev[ev].at, t->ev[ev].stack, frame) : NULL;
 }
 
 const char *gmp_sites__failure(struct gmp_sites *s, uint32_t fail, struct gmp_frame *frame)
@@ -33,14 +36,7 @@ const char *gmp_sites__failure(struct gmp_sites *s, uint32_t fail, struct gmp_fr
 	const struct gmp_trace *t = s->r->trace;
 	if (frame)
 		memset(frame, 0, sizeof(*frame));
-	if (fail >= t->nfails)
-		return NULL;
-	const struct gmp_alloc_failure *f = &t->fails[fail];
-	if (f->at)
-		return gmp_trace__str(t, f->at, NULL);
-	if (f->stack && s->sym)
-		return gmp_symbolizer__site(s->sym, f->stack, frame);
-	return NULL;
+	return fail < t->nfails ? site_of(s, t->fails[fail].at, t->fails[fail].stack, frame) : NULL;
 }
 
 static uint64_t fnv(uint64_t h, const char *s)

@@ -151,9 +151,9 @@ static void names_of(struct names *nm, const struct gmp_result *r, struct gmp_si
 	names_of_call(nm, t, sites, a->at, a->stack);
 	if (f->kernel)
 		add_name(nm, gmp_trace__str(t, f->kernel, NULL));
-	if (t->ev_range) /* the NVTX ranges it was allocated in */
-		add_name(nm, gmp_trace__range_text(t, t->ev_range[r->objects[f->object].alloc_ev], nm->ranges,
-						   sizeof(nm->ranges)));
+	/* the NVTX ranges it was allocated in ("" adds nothing) */
+	add_name(nm, gmp_trace__range_text(t, gmp_trace__event_range(t, r->objects[f->object].alloc_ev),
+					   nm->ranges, sizeof(nm->ranges)));
 }
 
 /* The first rule of the patterns in mask that matches one of nm's names, or NULL. */

@@ -81,11 +81,12 @@ static void api(const Sanitizer_CallbackData *cd)
 		api_name = NULL;
 		/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2. */
 		const int *rv = cd->functionReturnValue;
-		if (rv && *rv == GMP_ALLOC_OUT_OF_MEMORY && gmp_alloc_api__find(cd->functionName)) {
+		const struct gmp_alloc_api *a = rv && *rv == GMP_ALLOC_OUT_OF_MEMORY && cd->functionParams
+							? gmp_alloc_api__find(cd->functionName) : NULL;
+		if (a) {
 			uint64_t free_bytes, total_bytes;
 			device_memory(&free_bytes, &total_bytes);
-			oom_failed(cd->functionName, cd->functionParams, cd->context, free_bytes,
-				   total_bytes);
+			oom_failed(a, cd->functionParams, cd->context, free_bytes, total_bytes);
 		}
 	}
 }

@@ -137,10 +137,11 @@ void nvtx_sync_ranges(void);
 
 /* ---- oom.c: allocations that ran out of memory --------------------------- */
 /*
- * The outermost API call function_name returned out of memory: when it is
- * an allocation, records what it asked for (takes gmp_col.lock itself).
+ * The outermost API call, allocation a with parameters params, returned out
+ * of memory: records what it asked for (takes gmp_col.lock itself).
  */
-void oom_failed(const char *function_name, const void *params, CUcontext ctx, uint64_t dev_free,
+struct gmp_alloc_api;
+void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx, uint64_t dev_free,
 		uint64_t dev_total);
 /* Lock held: at close, what was not recorded; at the online summary, each failure. */
 void oom_close(void);

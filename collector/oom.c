@@ -86,12 +86,9 @@ static void record(struct gmp_alloc_failure *f, const char *api)
 	}
 }
 
-void oom_failed(const char *function_name, const void *params, CUcontext ctx, uint64_t dev_free,
+void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx, uint64_t dev_free,
 		uint64_t dev_total)
 {
-	const struct gmp_alloc_api *a = gmp_alloc_api__find(function_name);
-	if (!a || !params)
-		return;
 	struct gmp_alloc_failure f = { .kind = a->kind, .size = gmp_alloc_api__size(a, params),
 				       .dev_free = dev_free, .dev_total = dev_total };
 	uint64_t stream = 0;

@@ -497,11 +497,12 @@ static void online(void)
 	for (size_t i = 0; i < r->ndevices; i++) {
 		fprintf(stderr, "==gmprof== device %u peak: %s", r->devices[i].device,
 			gmp_human_bytes(r->devices[i].peak_bytes, a, sizeof(a)));
-		for (size_t p = 0; p < r->npeaks && gmp_col.trace->ev_range; p++)
+		for (size_t p = 0; p < r->npeaks; p++)
 			if (r->peaks[p].device == r->devices[i].device) { /* the largest: where it was reached */
 				char rg[256];
-				if (*gmp_trace__range_text(gmp_col.trace, gmp_col.trace->ev_range[r->peaks[p].ev], rg,
-							   sizeof(rg)))
+				if (*gmp_trace__range_text(gmp_col.trace, gmp_trace__event_range(gmp_col.trace,
+												 r->peaks[p].ev),
+							   rg, sizeof(rg)))
 					fprintf(stderr, " (in %s)", rg);
 				break;
 			}

@@ -74,6 +74,21 @@ int det_object_patterns(struct det *d);
 int det_dead_writes(struct det *d);
 int det_redundant(struct det *d);
 int det_intra(struct det *d);
+/* A change of live bytes over positions [x, y) of the topological order. */
+struct mod {
+	uint32_t x, y;
+	int64_t delta;
+};
+/*
+ * What fixing fd changes of the live bytes, over positions (pos: each
+ * event's place in r->order; npos events): the early, late, unused, leak
+ * and idle ranges it removes its object from (-size each), the bytes an
+ * overallocation or structured access saves over its life, or a redundant
+ * pair's three changes.  m has room for max(3, fd's idle ranges); returns
+ * how many.  (peaks.c: what each finding saves; plan.c: fixes combined.)
+ */
+size_t det_fix_mods(const struct gmp_result *r, const uint32_t *pos, uint32_t npos,
+		    const struct gmp_finding *fd, struct mod *m);
 int det_peaks(struct det *d);
 int det_savings(struct det *d);
 void det_free_curves(struct det *d);

@@ -77,11 +77,6 @@ static uint64_t tree_max(const struct dev_curve *c, size_t lo, size_t hi) /* [lo
 	return m;
 }
 
-struct mod {
-	uint32_t x, y;   /* positions [x, y) */
-	int64_t delta;
-};
-
 struct bound {
 	uint32_t at;
 	int64_t delta;   /* change of the offset from here on */
@@ -380,10 +375,11 @@ int det_peaks(struct det *d)
 }
 
 /* The live range [alloc, free) of an object in positions. */
-static void life(const struct det *d, const struct gmp_object *o, uint32_t *a, uint32_t *f)
+static void life(const uint32_t *pos, uint32_t npos, const struct gmp_object *o, uint32_t *a,
+		 uint32_t *f)
 {
-	*a = d->pos[o->alloc_ev];
-	*f = o->free_ev == GMP_NO_EVENT ? (uint32_t)d->t->nev : d->pos[o->free_ev];
+	*a = pos[o->alloc_ev];
+	*f = o->free_ev == GMP_NO_EVENT ? npos : pos[o->free_ev];
 }
 
 /*
@@ -414,38 +410,38 @@ static int peak_untouched(const struct dev_curve *c, const struct mod *m, size_t
 	return 0;
 }
 
-/* The changes of live ranges that fixing fd makes; m has room for max(3, spans). */
-static size_t mods_for(const struct det *d, const struct gmp_finding *fd, struct mod *m)
+size_t det_fix_mods(const struct gmp_result *r, const uint32_t *pos, uint32_t npos,
+		    const struct gmp_finding *fd, struct mod *m)
 {
-	const struct gmp_object *o = &d->r->objects[fd->object];
+	const struct gmp_object *o = &r->objects[fd->object];
 	int64_t s = (int64_t)o->size;
 	uint32_t a, f;
-	life(d, o, &a, &f);
-	uint32_t end = (uint32_t)d->t->nev;
+	life(pos, npos, o, &a, &f);
+	uint32_t end = npos;
 	switch (fd->pattern) {
 	case GMP_PAT_EARLY_ALLOCATION:
-		m[0] = (struct mod){ a, d->pos[fd->ev_b], -s };
+		m[0] = (struct mod){ a, pos[fd->ev_b], -s };
 		return 1;
 	case GMP_PAT_LATE_DEALLOCATION:
-		m[0] = (struct mod){ d->pos[fd->ev_a] + 1, f, -s };
+		m[0] = (struct mod){ pos[fd->ev_a] + 1, f, -s };
 		return 1;
 	case GMP_PAT_UNUSED_ALLOCATION:
 		m[0] = (struct mod){ a, f, -s };
 		return 1;
 	case GMP_PAT_MEMORY_LEAK:
-		m[0] = (struct mod){ o->naccess ? d->pos[o->last_ev] + 1 : a, end, -s };
+		m[0] = (struct mod){ o->naccess ? pos[o->last_ev] + 1 : a, end, -s };
 		return 1;
 	case GMP_PAT_TEMPORARY_IDLENESS:
 		/* Absent over every idle range. */
 		for (uint32_t i = 0; i < fd->range_n; i++) {
-			const struct gmp_span *sp = &d->r->spans[fd->range_off + i];
-			m[i] = (struct mod){ d->pos[sp->ev_a] + 1, d->pos[sp->ev_b], -s };
+			const struct gmp_span *sp = &r->spans[fd->range_off + i];
+			m[i] = (struct mod){ pos[sp->ev_a] + 1, pos[sp->ev_b], -s };
 		}
 		return fd->range_n;
 	case GMP_PAT_REDUNDANT_ALLOCATION: {
-		const struct gmp_object *p = &d->r->objects[fd->other];
+		const struct gmp_object *p = &r->objects[fd->other];
 		uint32_t pa, pf;
-		life(d, p, &pa, &pf);
+		life(pos, npos, p, &pa, &pf);
 		m[0] = (struct mod){ a, f, -s };
 		m[1] = (struct mod){ pa, pf, -(int64_t)p->size };
 		m[2] = (struct mod){ a < pa ? a : pa, f > pf ? f : pf,
@@ -492,7 +488,7 @@ int det_savings(struct det *d)
 		fd->saving = 0;
 		if (!c)
 			continue;
-		size_t nm = mods_for(d, fd, m);
+		size_t nm = det_fix_mods(r, d->pos, (uint32_t)d->t->nev, fd, m);
 		size_t k = 0;
 		for (size_t j = 0; j < nm; j++)
 			if (m[j].x < m[j].y)

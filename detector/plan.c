@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * Several fixes at once: a device's peak with a set of findings fixed
- * together, and how many findings, in rank order, bring it under a target.
+ * together, and which findings bring it under a target.
  * Fixes combine per object, over the topological order's positions as the
  * peaks are measured: an object is absent wherever one of its fixes
  * removes it (early allocation, late deallocation, leak, idle ranges,
  * unused), smaller by its largest overallocation or structured-access
  * saving where it stays, and a redundant pair becomes one buffer of the
  * larger size from the first to the last moment either lives, where no
- * other fix changes either of them (an object in a pair joins no other).  Pool regions' fixes free nothing on the device
- * and are left out.  Each evaluation is linear in objects and positions.
+ * other fix changes either of them (an object in a pair joins no other).
+ * Pool regions' fixes free nothing on the device and are left out.  Each
+ * evaluation is linear in objects and positions.  What one fix changes is
+ * det_fix_mods' (peaks.c), as for each finding's own saving.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +43,7 @@ struct plan_ctx {
 	size_t ntouched, touched_cap;
 	struct iv *pieces;
 	size_t pieces_cap;
+	struct mod *m;        /* a finding's changes (det_fix_mods): room for the most idle ranges */
 };
 
 static uint32_t root_of(const struct gmp_result *r, uint32_t o)
@@ -77,37 +80,16 @@ static int add_rm(struct plan_ctx *c, uint32_t o, uint32_t x, uint32_t y)
 	return 0;
 }
 
-/* Records what fixing f changes of its object (and its pair's). */
+/*
+ * Records what fixing f changes of its object: the ranges it removes it
+ * from and the bytes it saves where it stays (det_fix_mods), or, for a
+ * redundant pair, the pair (applied last: of objects nothing else changes).
+ */
 static int apply(struct plan_ctx *c, const struct gmp_finding *f)
 {
 	const struct gmp_result *r = c->r;
 	const struct gmp_object *o = &r->objects[f->object];
-	uint32_t a, e;
-	life(c, o, &a, &e);
-	switch (f->pattern) {
-	case GMP_PAT_EARLY_ALLOCATION: return add_rm(c, f->object, a, c->pos[f->ev_b]);
-	case GMP_PAT_LATE_DEALLOCATION: return add_rm(c, f->object, c->pos[f->ev_a] + 1, e);
-	case GMP_PAT_UNUSED_ALLOCATION: return add_rm(c, f->object, a, e);
-	case GMP_PAT_MEMORY_LEAK:
-		return add_rm(c, f->object, o->naccess ? c->pos[o->last_ev] + 1 : a, c->npos);
-	case GMP_PAT_TEMPORARY_IDLENESS:
-		for (uint32_t i = 0; i < f->range_n; i++) {
-			const struct gmp_span *sp = &r->spans[f->range_off + i];
-			if (add_rm(c, f->object, c->pos[sp->ev_a] + 1, c->pos[sp->ev_b]))
-				return -ENOMEM;
-		}
-		return 0;
-	case GMP_PAT_OVERALLOCATION:
-	case GMP_PAT_STRUCTURED_ACCESS: {
-		uint64_t b = f->bytes < o->size ? f->bytes : o->size;
-		if (b > c->reduce[f->object]) {
-			if (touch(c, f->object))
-				return -ENOMEM;
-			c->reduce[f->object] = b;
-		}
-		return 0;
-	}
-	case GMP_PAT_REDUNDANT_ALLOCATION: /* after the others: a pair of objects nothing else changes */
+	if (f->pattern == GMP_PAT_REDUNDANT_ALLOCATION) {
 		if (c->pair[f->object] != GMP_NO_OBJECT || c->pair[f->other] != GMP_NO_OBJECT ||
 		    f->other == f->object || c->rm_head[f->object] != UINT32_MAX ||
 		    c->rm_head[f->other] != UINT32_MAX || c->reduce[f->object] || c->reduce[f->other])
@@ -117,9 +99,21 @@ static int apply(struct plan_ctx *c, const struct gmp_finding *f)
 		c->pair[f->object] = f->other;
 		c->pair[f->other] = f->object;
 		return 0;
-	default:
+	}
+	if (f->pattern == GMP_PAT_OVERALLOCATION || f->pattern == GMP_PAT_STRUCTURED_ACCESS) {
+		uint64_t b = f->bytes < o->size ? f->bytes : o->size;
+		if (b > c->reduce[f->object]) {
+			if (touch(c, f->object))
+				return -ENOMEM;
+			c->reduce[f->object] = b;
+		}
 		return 0;
 	}
+	size_t nm = det_fix_mods(r, c->pos, c->npos, f, c->m);
+	for (size_t i = 0; i < nm; i++)
+		if (add_rm(c, f->object, c->m[i].x, c->m[i].y))
+			return -ENOMEM;
+	return 0;
 }
 
 static int cmp_iv(const void *a, const void *b)
@@ -185,9 +179,8 @@ static size_t hull(struct plan_ctx *c, size_t n)
 	return n ? 1 : 0;
 }
 
-/* The curve's peak and its first position; *probe_v gets the curve at position probe. */
-static int peak_of(struct plan_ctx *c, uint32_t device, uint64_t *peak, uint32_t *at,
-		   uint32_t probe, uint64_t *probe_v)
+/* The curve's peak and its first position. */
+static int peak_of(struct plan_ctx *c, uint32_t device, uint64_t *peak, uint32_t *at)
 {
 	const struct gmp_result *r = c->r;
 	memset(c->delta, 0, (c->npos + 1) * sizeof(*c->delta));
@@ -213,15 +206,12 @@ static int peak_of(struct plan_ctx *c, uint32_t device, uint64_t *peak, uint32_t
 	}
 	int64_t live = 0, best = 0;
 	*at = 0;
-	*probe_v = 0;
 	for (uint32_t p = 0; p < c->npos; p++) {
 		live += c->delta[p];
 		if (live > best) {
 			best = live;
 			*at = p;
 		}
-		if (p == probe)
-			*probe_v = (uint64_t)live;
 	}
 	*peak = (uint64_t)best;
 	return 0;
@@ -249,7 +239,12 @@ static int ctx_init(struct plan_ctx *c, const struct gmp_result *r)
 	c->rm_head = malloc(no * sizeof(*c->rm_head));
 	c->reduce = calloc(no, sizeof(*c->reduce));
 	c->pair = malloc(no * sizeof(*c->pair));
-	if (!c->pos || !c->delta || !c->rm_head || !c->reduce || !c->pair)
+	uint32_t most = 3;
+	for (size_t i = 0; i < r->nfindings; i++)
+		most = r->findings[i].range_n > most && r->findings[i].pattern == GMP_PAT_TEMPORARY_IDLENESS
+			       ? r->findings[i].range_n : most;
+	c->m = malloc(most * sizeof(*c->m));
+	if (!c->pos || !c->delta || !c->rm_head || !c->reduce || !c->pair || !c->m)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < c->npos; i++)
 		c->pos[r->order[i]] = i;
@@ -269,6 +264,7 @@ static void ctx_release(struct plan_ctx *c)
 	free(c->rm);
 	free(c->touched);
 	free(c->pieces);
+	free(c->m);
 }
 
 /* The state of fixes fix[0..n) applied, pairs last (clear() undoes it). */
@@ -286,10 +282,9 @@ static int rebuild(struct plan_ctx *c, const uint32_t *fix, size_t n)
 static int with(struct plan_ctx *c, uint32_t device, const uint32_t *fix, size_t n, uint64_t *peak)
 {
 	uint32_t at;
-	uint64_t v;
 	int err = rebuild(c, fix, n);
 	if (!err)
-		err = peak_of(c, device, peak, &at, 0, &v);
+		err = peak_of(c, device, peak, &at);
 	clear(c);
 	return err;
 }
@@ -307,54 +302,30 @@ int gmp_result__peak_with_fixes(const struct gmp_result *r, uint32_t device, con
 
 #define PLAN_MAX 64  /* fixes a plan may take; a budget that needs more is out of reach */
 
-
-/* Object o's bytes at position p as the applied fixes leave them (a paired one: 0). */
-static uint64_t bytes_at(const struct plan_ctx *c, uint32_t o, uint32_t p)
-{
-	uint32_t a, e;
-	life(c, &c->r->objects[o], &a, &e);
-	if (p < a || p >= e || c->pair[o] != GMP_NO_OBJECT)
-		return 0;
-	for (uint32_t k = c->rm_head[o]; k != UINT32_MAX; k = c->rm[k].next)
-		if (c->rm[k].iv.x <= p && p < c->rm[k].iv.y)
-			return 0;
-	return c->r->objects[o].size - c->reduce[o];
-}
-
-/* What fixing f as well would take off the curve at position p, by its kind (an estimate for pairs). */
-static uint64_t gain_at(const struct plan_ctx *c, const struct gmp_finding *f, uint32_t p)
+/*
+ * What fixing f as well would take off the curve at position p: its
+ * object's bytes there, where one of its removed ranges holds p, or what
+ * it saves beyond the object's saving so far.  (Plans hold no pairs.)
+ */
+static uint64_t gain_at(struct plan_ctx *c, const struct gmp_finding *f, uint32_t p)
 {
 	const struct gmp_object *o = &c->r->objects[f->object];
-	uint64_t have = bytes_at(c, f->object, p);
-	if (!have)
-		return 0;
-	uint32_t a, e, x = 0, y = 0;
+	uint32_t a, e;
 	life(c, o, &a, &e);
-	switch (f->pattern) {
-	case GMP_PAT_EARLY_ALLOCATION: x = a, y = c->pos[f->ev_b]; break;
-	case GMP_PAT_LATE_DEALLOCATION: x = c->pos[f->ev_a] + 1, y = e; break;
-	case GMP_PAT_UNUSED_ALLOCATION: x = a, y = e; break;
-	case GMP_PAT_MEMORY_LEAK: x = o->naccess ? c->pos[o->last_ev] + 1 : a, y = c->npos; break;
-	case GMP_PAT_TEMPORARY_IDLENESS:
-		for (uint32_t i = 0; i < f->range_n; i++) {
-			const struct gmp_span *sp = &c->r->spans[f->range_off + i];
-			if (c->pos[sp->ev_a] + 1 <= p && p < c->pos[sp->ev_b])
-				return have;
-		}
+	if (p < a || p >= e)
 		return 0;
-	case GMP_PAT_OVERALLOCATION:
-	case GMP_PAT_STRUCTURED_ACCESS: {
+	for (uint32_t k = c->rm_head[f->object]; k != UINT32_MAX; k = c->rm[k].next)
+		if (c->rm[k].iv.x <= p && p < c->rm[k].iv.y)
+			return 0; /* removed there already */
+	if (f->pattern == GMP_PAT_OVERALLOCATION || f->pattern == GMP_PAT_STRUCTURED_ACCESS) {
 		uint64_t b = f->bytes < o->size ? f->bytes : o->size;
 		return b > c->reduce[f->object] ? b - c->reduce[f->object] : 0;
 	}
-	case GMP_PAT_REDUNDANT_ALLOCATION: {
-		uint64_t other = bytes_at(c, f->other, p);
-		return other ? (have < other ? have : other) : 0;
-	}
-	default:
-		return 0;
-	}
-	return x <= p && p < y ? have : 0;
+	size_t nm = det_fix_mods(c->r, c->pos, c->npos, f, c->m);
+	for (size_t i = 0; i < nm; i++)
+		if (c->m[i].x <= p && p < c->m[i].y)
+			return o->size - c->reduce[f->object];
+	return 0;
 }
 
 /*
@@ -368,11 +339,11 @@ static int fit(struct plan_ctx *c, struct gmp_plan *p, uint32_t *cand, size_t n,
 	       uint32_t *chosen)
 {
 	for (size_t k = 0;; k++) {
-		uint64_t peak, v;
+		uint64_t peak;
 		uint32_t at;
 		int err = rebuild(c, chosen, k);
 		if (!err)
-			err = peak_of(c, p->device, &peak, &at, 0, &v);
+			err = peak_of(c, p->device, &peak, &at);
 		if (err || peak <= target) {
 			clear(c);
 			if (!err) {
@@ -402,7 +373,7 @@ static int fit(struct plan_ctx *c, struct gmp_plan *p, uint32_t *cand, size_t n,
 int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_plan *plans,
 		     uint32_t **fixes)
 {
-	struct plan_ctx c;
+	struct plan_ctx c = { 0 }; /* released whole even where its init was not reached */
 	size_t nf = r->nfindings ? r->nfindings : 1;
 	uint32_t *cand = malloc(nf * sizeof(*cand));
 	uint32_t *out = target ? malloc(r->ndevices * nf * sizeof(*out) + 1) : NULL;
@@ -416,27 +387,25 @@ int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_pla
 		size_t n = 0;
 		for (uint32_t i = 0; i < r->nfindings; i++) {
 			const struct gmp_finding *f = &r->findings[i];
-			const struct gmp_object *o = &r->objects[f->object];
-			p->pairs_left_out += f->pattern == GMP_PAT_REDUNDANT_ALLOCATION &&
-					     o->kind != GMP_MEM_POOL_REGION &&
-					     r->objects[root_of(r, f->object)].device == dev;
+			if (r->objects[f->object].kind == GMP_MEM_POOL_REGION ||
+			    r->objects[root_of(r, f->object)].device != dev)
+				continue;
 			/*
 			 * No redundant pairs: sharing a buffer fills the gap between two
 			 * lives and undoes other fixes of either object, so with pairs
 			 * more fixes could raise the peak.
 			 */
-			if (o->kind != GMP_MEM_POOL_REGION && r->objects[root_of(r, f->object)].device == dev &&
-			    f->pattern != GMP_PAT_DEAD_WRITE &&
-			    f->pattern != GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY &&
-			    f->pattern != GMP_PAT_REDUNDANT_ALLOCATION)
+			if (f->pattern == GMP_PAT_REDUNDANT_ALLOCATION)
+				p->pairs_left_out++;
+			else if (f->pattern != GMP_PAT_DEAD_WRITE &&
+				 f->pattern != GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY)
 				cand[n++] = i;
 		}
 		p->findings = (uint32_t)n;
 		if (!(err = with(&c, dev, cand, n, &p->peak_all_fixed)) && target)
 			err = fit(&c, p, cand, n, target, out + d * nf);
 	}
-	if (cand)
-		ctx_release(&c);
+	ctx_release(&c);
 	free(cand);
 	if (err) {
 		free(out);

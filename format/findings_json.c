@@ -77,8 +77,7 @@ void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32
 	gmp_jw__ku64(jw, "ordinal", r->ordinal[ev]);
 	gmp_jw__ku64(jw, "level", r->level[ev]);
 	gmp_jw__ku64(jw, "event", ev);
-	if (r->trace->ev_range)
-		nvtx_ranges(jw, r->trace, r->trace->ev_range[ev]);
+	nvtx_ranges(jw, r->trace, gmp_trace__event_range(r->trace, ev));
 	const char *at = gmp_findings__where(r, ev, o);
 	if (*at)
 		gmp_jw__kstr(jw, "at", at);
@@ -252,6 +251,19 @@ const char *gmp_findings__where_failure(const struct gmp_result *r, uint32_t fai
 	return where(r, r->trace->fails[fail].at, r->trace->fails[fail].stack, o);
 }
 
+void gmp_findings__failure_memory(struct gmp_jw *jw, const struct gmp_result *r,
+				  const struct gmp_failure *g)
+{
+	const struct gmp_alloc_failure *f = &r->trace->fails[g->fail];
+	if (f->dev_total) {
+		gmp_jw__ku64(jw, "device_free_bytes", f->dev_free);
+		gmp_jw__ku64(jw, "device_total_bytes", f->dev_total);
+	}
+	gmp_jw__ku64(jw, "live_bytes", g->live_bytes);
+	gmp_jw__ku64(jw, "live_objects", g->live_objects);
+	gmp_jw__ku64(jw, "freeable_bytes", g->freeable);
+}
+
 /* "failed_allocations": each allocation that ran out of memory, and what fixes free then. */
 static void failures(struct gmp_jw *jw, const struct gmp_result *r,
 		     const struct gmp_findings_opts *o)
@@ -277,13 +289,7 @@ static void failures(struct gmp_jw *jw, const struct gmp_result *r,
 		}
 		nvtx_ranges(jw, t, f->range);
 		gmp_jw__kstr(jw, "at", gmp_findings__where_failure(r, g->fail, o));
-		if (f->dev_total) {
-			gmp_jw__ku64(jw, "device_free_bytes", f->dev_free);
-			gmp_jw__ku64(jw, "device_total_bytes", f->dev_total);
-		}
-		gmp_jw__ku64(jw, "live_bytes", g->live_bytes);
-		gmp_jw__ku64(jw, "live_objects", g->live_objects);
-		gmp_jw__ku64(jw, "freeable_bytes", g->freeable);
+		gmp_findings__failure_memory(jw, r, g);
 		gmp_jw__key(jw, "largest_live");
 		gmp_jw__arr(jw);
 		for (uint32_t k = 0; k < g->obj_n && k < 8; k++) {
@@ -343,8 +349,8 @@ static void devices(struct gmp_jw *jw, const struct gmp_result *r,
 				gmp_jw__obj(jw);
 				gmp_jw__kstr(jw, "object", gmp_result__object_name(r, obj, nb, sizeof(nb)));
 				gmp_jw__ku64(jw, "size", r->objects[obj].size);
-				if (r->trace->ev_range) /* the ranges it was allocated in */
-					nvtx_ranges(jw, r->trace, r->trace->ev_range[r->objects[obj].alloc_ev]);
+				/* the ranges it was allocated in */
+				nvtx_ranges(jw, r->trace, gmp_trace__event_range(r->trace, r->objects[obj].alloc_ev));
 				gmp_jw__obj_end(jw);
 			}
 			gmp_jw__arr_end(jw);

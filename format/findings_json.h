@@ -42,6 +42,13 @@ const char *gmp_findings__where(const struct gmp_result *r, uint32_t ev,
 const char *gmp_findings__where_failure(const struct gmp_result *r, uint32_t fail,
 					const struct gmp_findings_opts *o);
 
+/*
+ * A failure's memory, as keys of the object being written: what the driver
+ * said was free (when known), what was live, what the fixes free then.
+ */
+void gmp_findings__failure_memory(struct gmp_jw *jw, const struct gmp_result *r,
+				  const struct gmp_failure *g);
+
 /* "1.5 MiB", "512 B": into buf (at least 16 bytes). */
 const char *gmp_human_bytes(uint64_t v, char *buf, size_t n);
 

@@ -274,6 +274,11 @@ int gmp_trace__add_range_change(struct gmp_trace *t, uint64_t before, uint32_t t
  * events are in and placed.  0 or -ENOMEM.
  */
 int gmp_trace__settle_ranges(struct gmp_trace *t);
+/* Event ev's range path (0: none, or no ranges in t). */
+static inline uint32_t gmp_trace__event_range(const struct gmp_trace *t, size_t ev)
+{
+	return t->ev_range && ev < t->nev ? t->ev_range[ev] : 0;
+}
 /* "a > b > c": range path id's names joined, into buf; "" for 0. */
 const char *gmp_trace__range_text(const struct gmp_trace *t, uint32_t id, char *buf, size_t n);
 
