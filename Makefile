@@ -197,6 +197,7 @@ $(REL)/double/libsanitizer-public.so: $(REL)/tests/double/sanitizer_double.o $(R
 
 $(REL)/double/fake_app: $(REL)/tests/double/fake_app.o
 	$(call msg,LD,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -rdynamic -o $@ $^ -ldl -lpthread
 
 $(REL)/tools/inject_errors.so: tests/tools/inject_errors.c $(DEPS_STAMP)

@@ -470,9 +470,10 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		return;
 	}
 	struct gmp_patch_launch l = { .table = (uint64_t)(uintptr_t)table,
-				      .hits = (uint64_t)(uintptr_t)p.buf.dev + GMP_PATCH_LAUNCH_SIZE,
+				      .hits = (uint64_t)(uintptr_t)p.buf.dev + lbuf_hits_off(&p.buf),
 				      .mode = GMP_MODE_OBJECT | (gmp_col.opts.patch_l1 ? GMP_MODE_L1_TESTS : 0),
-				      .abi = GMP_PATCH_ABI_VERSION };
+				      .abi = GMP_PATCH_ABI_VERSION,
+				      .list_cap = lbuf_list_cap(&p.buf) };
 	if (p.buf.heap_cap) {
 		l.heap = (uint64_t)(uintptr_t)p.buf.dev + lbuf_heap_off(&p.buf);
 		l.heap_cap = (uint32_t)p.buf.heap_cap;
@@ -492,7 +493,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	int intra_err = intra && setup_intra(s, &p, &l, need, spare);
 	int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, &l, sizeof(l), li->hstream),
 			    "uploading a launch buffer") ||
-		  dev_check(gmp_col.san.Memset((char *)p.buf.dev + GMP_PATCH_LAUNCH_SIZE, 0, p.snap->n * 4,
+		  dev_check(gmp_col.san.Memset((char *)p.buf.dev + lbuf_hits_off(&p.buf), 0, p.snap->n * 4,
 					       li->hstream), "clearing hit flags") ||
 		  dev_check(gmp_col.san.SetLaunchCallbackData(li->hlaunch, li->function, li->hstream,
 							      p.buf.dev), "sanitizerSetLaunchCallbackData");

@@ -41,8 +41,9 @@ struct snapshot {
 };
 
 /*
- * A launch's device buffer: struct gmp_patch_launch, uint32_t hits[cap],
- * then (heap_cap > 0) struct gmp_patch_heap_record[heap_cap] at heap_off().
+ * A launch's device buffer: struct gmp_patch_launch, uint32_t list[list
+ * cap] (the hit list), uint32_t hits[cap], then (heap_cap > 0) struct
+ * gmp_patch_heap_record[heap_cap] at heap_off().
  */
 struct lbuf {
 	void *dev;
@@ -50,9 +51,23 @@ struct lbuf {
 	size_t heap_cap;
 };
 
+/* Hit list entries: two per entry (a read and a write bit), at most LBUF_LIST_MAX. */
+#define LBUF_LIST_MAX 1024u
+
+static inline uint32_t lbuf_list_cap(const struct lbuf *b)
+{
+	return b->cap >= GMP_LIST_MAX_ENTRY ? 0 : b->cap < LBUF_LIST_MAX / 2 ? (uint32_t)(2 * b->cap)
+										: LBUF_LIST_MAX;
+}
+
+static inline size_t lbuf_hits_off(const struct lbuf *b)
+{
+	return GMP_PATCH_LAUNCH_SIZE + (size_t)lbuf_list_cap(b) * 4;
+}
+
 static inline size_t lbuf_heap_off(const struct lbuf *b)
 {
-	return (GMP_PATCH_LAUNCH_SIZE + b->cap * 4 + 7) & ~(size_t)7;
+	return (lbuf_hits_off(b) + b->cap * 4 + 7) & ~(size_t)7;
 }
 
 static inline size_t lbuf_bytes(const struct lbuf *b)

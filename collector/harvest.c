@@ -72,24 +72,18 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	free(host);
 }
 
-static void touches_stream(struct pending *p, const uint32_t *hits)
+static void touches_stream(struct pending *p, const struct gmp_patch_launch *l, const uint32_t *hits)
 {
 	struct gmp_touch_vec *tv = &p->tv;
-	struct gmp_patch_launch l;
-	if (dev_check(gmp_col.san.MemcpyDeviceToHost(&l, p->buf.dev, sizeof(l), p->hs),
-		      "reading a launch")) {
-		tv->n = SIZE_MAX;
-		return;
-	}
-	if (l.record_count > l.record_cap) {
+	if (l->record_count > l->record_cap) {
 		tv->n = SIZE_MAX; /* records were dropped: the touches would be wrong */
 		static int said;
 		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 			rec_say("a launch made %u accesses, more than GMPROF_RECORDS=%u: its intra-object touches "
-				"are not recorded (gmprof report counts such launches)", l.record_count, l.record_cap);
+				"are not recorded (gmprof report counts such launches)", l->record_count, l->record_cap);
 		return;
 	}
-	size_t nrec = l.record_count;
+	size_t nrec = l->record_count;
 	struct gmp_patch_record *rec = malloc((nrec ? nrec : 1) * sizeof(*rec));
 	if (!rec || dev_check(gmp_col.san.MemcpyDeviceToHost(rec, p->maps, nrec * sizeof(*rec), p->hs),
 			      "reading access records")) {
@@ -140,41 +134,118 @@ static int read_heap(struct pending *p, const struct gmp_patch_launch *l)
 	return 0;
 }
 
-/* Reads one launch back: lock released; p and its snapshot are this thread's. */
+/* Hit list entries read in the first copy, with the launch's header: most launches touch fewer. */
+#define LIST_FIRST 64
+
+static int by_entry(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a >> GMP_LIST_SHIFT, y = *(const uint32_t *)b >> GMP_LIST_SHIFT;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Reads the launch's header into *l and its hit list after it into *block
+ * (malloc'd, the caller's even on failure): one copy when the list holds
+ * at most LIST_FIRST items.  1 when the list holds every hit, 0 when it
+ * overflowed (the hit words say what was hit), -EIO when a copy failed
+ * (said), -ENOMEM.
+ */
+static int read_list(struct pending *p, struct gmp_patch_launch *l, uint8_t **block)
+{
+	const size_t hsz = GMP_PATCH_LAUNCH_SIZE;
+	uint32_t cap = lbuf_list_cap(&p->buf), first = cap < LIST_FIRST ? cap : LIST_FIRST;
+	uint8_t *b = malloc(hsz + first * 4);
+	if (!b)
+		return -ENOMEM;
+	*block = b;
+	if (dev_check(gmp_col.san.MemcpyDeviceToHost(b, p->buf.dev, hsz + first * 4, p->hs), "reading hit flags"))
+		return -EIO;
+	memcpy(l, b, sizeof(*l));
+	if (l->list_count > cap)
+		return 0;
+	if (l->list_count > first) {
+		if (!(b = realloc(b, hsz + l->list_count * 4)))
+			return -ENOMEM;
+		*block = b;
+		if (dev_check(gmp_col.san.MemcpyDeviceToHost(b + hsz + first * 4, (char *)p->buf.dev + hsz + first * 4,
+							     (l->list_count - first) * 4, p->hs), "reading hit flags"))
+			return -EIO;
+	}
+	return 1;
+}
+
+/*
+ * The accesses of a listed launch: its list sorted by entry, the read and
+ * write items of an entry merged; and the hit words, when hits is not
+ * NULL (zeroed).  -1 when an item names no entry: the launch's data is
+ * not to be trusted.
+ */
+static int accesses_from_list(struct pending *p, uint32_t *list, size_t count, uint32_t *hits)
+{
+	qsort(list, count, sizeof(*list), by_entry);
+	for (size_t k = 0; k < count; k++) {
+		uint32_t i = list[k] >> GMP_LIST_SHIFT, rw = list[k] & (GMP_HIT_READ | GMP_HIT_WRITE);
+		if (i >= p->snap->n) {
+			static int said;
+			if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+				rec_say("a launch's hit list names entry %u of %zu: its accesses are not recorded",
+					i, p->snap->n);
+			return -1;
+		}
+		if (hits)
+			hits[i] |= rw;
+		if (k && i == list[k - 1] >> GMP_LIST_SHIFT)
+			p->acc[p->nacc - 1].rw |= rw;
+		else
+			p->acc[p->nacc++] = (struct gmp_access){ .addr = p->snap->start[i], .rw = rw };
+	}
+	return 0;
+}
+
+/*
+ * Reads one launch back: lock released; p and its snapshot are this
+ * thread's.  What it touched comes from its hit list (O(objects touched)),
+ * or, when the list overflowed, from every entry's hit word; intra mode
+ * also needs the hit words of every entry, as its maps cover them all.
+ */
 static void harvest_read(struct pending *p)
 {
 	size_t n = p->snap->n;
-	/* With heap records, the launch's header (their count) comes in the same copy as the hits. */
-	size_t head = p->buf.heap_cap ? GMP_PATCH_LAUNCH_SIZE : 0;
-	uint8_t *block = malloc(head + (n ? n : 1) * sizeof(uint32_t));
-	uint32_t *hits = (uint32_t *)(block + head);
-	p->acc = malloc((n ? n : 1) * sizeof(*p->acc));
+	struct gmp_patch_launch l;
+	uint8_t *block = NULL;
+	uint32_t *hits = NULL;
 	p->read = -1;
-	if (!block || !p->acc) {
-		free(block);
-		return;
+	int listed = read_list(p, &l, &block);
+	size_t nacc = listed == 1 ? l.list_count : n;
+	if (listed < 0 || !(p->acc = malloc((nacc ? nacc : 1) * sizeof(*p->acc))) ||
+	    ((listed == 0 || p->maps) && !(hits = calloc(n ? n : 1, sizeof(*hits))))) {
+		p->read = listed == -EIO ? 0 : -1; /* a failed copy (said), or no memory */
+		goto out;
 	}
 	p->read = 0;
-	if (!dev_check(gmp_col.san.MemcpyDeviceToHost(block, (char *)p->buf.dev + GMP_PATCH_LAUNCH_SIZE - head,
-						      head + n * 4, p->hs), "reading hit flags")) {
-		p->read = 1;
-		if (head) {
-			struct gmp_patch_launch l;
-			memcpy(&l, block, sizeof(l));
-			read_heap(p, &l); /* a failure counts the calls as lost */
-		}
+	if (listed == 0 && dev_check(gmp_col.san.MemcpyDeviceToHost(hits, (char *)p->buf.dev + lbuf_hits_off(&p->buf),
+								  n * 4, p->hs), "reading hit flags"))
+		goto out;
+	if (listed == 1) {
+		if (accesses_from_list(p, (uint32_t *)(block + GMP_PATCH_LAUNCH_SIZE), l.list_count, hits))
+			goto out;
+	} else {
 		for (size_t i = 0; i < n; i++)
 			if (hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE))
 				p->acc[p->nacc++] = (struct gmp_access){
-					.addr = p->snap->start[i],
-					.rw = hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE) };
-		if (p->maps) {
-			if (p->mode & GMP_MODE_INTRA_GPU)
-				touches_gpu(p, hits);
-			else
-				touches_stream(p, hits);
-		}
+					.addr = p->snap->start[i], .rw = hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE) };
 	}
+	p->read = 1;
+	if (p->buf.heap_cap)
+		read_heap(p, &l); /* a failure counts the calls as lost */
+	if (p->maps) {
+		if (p->mode & GMP_MODE_INTRA_GPU)
+			touches_gpu(p, hits);
+		else
+			touches_stream(p, &l, hits);
+	}
+out:
+	free(hits);
 	free(block);
 }
 

@@ -99,8 +99,8 @@ static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64
 	if (__all_sync(active, inside)) {
 		i = j = bits ? i0 : -1;
 		if (i0 >= 0 && lane == leader)
-			gmp_patch_mark(&hits[i0], (rd ? GMP_HIT_READ : 0) | (wr ? GMP_HIT_WRITE : 0),
-				       mode);
+			gmp_patch_mark(l, hits, (uint64_t)i0,
+				       (rd ? GMP_HIT_READ : 0) | (wr ? GMP_HIT_WRITE : 0), mode);
 	} else {
 		i = bits ? gmp_patch_lookup(t, addr) : -1;
 		j = bits && size > 1 ? gmp_patch_lookup(t, addr + size - 1) : i;
@@ -108,9 +108,9 @@ static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64
 		uint32_t group = __match_any_sync(active, (unsigned long long)i);
 		uint32_t gbits = (rd & group ? GMP_HIT_READ : 0) | (wr & group ? GMP_HIT_WRITE : 0);
 		if (i >= 0 && lane == (uint32_t)(__ffs(group) - 1))
-			gmp_patch_mark(&hits[i], gbits, mode);
+			gmp_patch_mark(l, hits, (uint64_t)i, gbits, mode);
 		if (j >= 0 && j != i)
-			gmp_patch_mark(&hits[j], bits, mode); /* straddles two objects: rare, no aggregation */
+			gmp_patch_mark(l, hits, (uint64_t)j, bits, mode); /* straddles two objects: rare */
 	}
 
 	if (mode & GMP_MODE_INTRA_GPU) {

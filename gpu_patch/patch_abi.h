@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#define GMP_PATCH_ABI_VERSION 1
+#define GMP_PATCH_ABI_VERSION 2
 
 /* Access flags as the Compute Sanitizer passes them to a memory-access patch. */
 #define GMP_SAN_ACCESS_READ 0x1u
@@ -26,6 +26,19 @@
 /* Hit bits, one uint32_t per table entry. */
 #define GMP_HIT_READ 0x1u
 #define GMP_HIT_WRITE 0x2u
+
+/*
+ * The hit list: the access that sets a hit bit first (its atomic found it
+ * clear) appends the entry and the bits it set, as entry << 2 | bits, to
+ * uint32_t list[list_cap] right after struct gmp_patch_launch.  Each bit
+ * of each entry is appended once, so a launch that touches k objects
+ * appends at most 2k, and the host reads what a launch touched without
+ * reading every entry's hit word; past list_cap the count goes on and the
+ * host reads the hit words instead.  Entries of 2^30 and beyond are never
+ * listed (the host gives such tables list_cap 0).
+ */
+#define GMP_LIST_SHIFT 2
+#define GMP_LIST_MAX_ENTRY (1u << 30)
 
 /* What a launch records (gmp_patch_launch.mode). */
 #define GMP_MODE_OBJECT 0x1u        /* hit bits per object */
@@ -83,7 +96,8 @@ struct gmp_patch_launch {
 	uint32_t abi;                /* 4: GMP_PATCH_ABI_VERSION */
 	uint32_t record_count;       /* 4: records claimed; beyond record_cap they were dropped */
 	uint32_t heap_count;         /* 4: heap records claimed; likewise */
-	uint64_t reserved;           /* 8 */
+	uint32_t list_count;         /* 4: hit list entries claimed; likewise */
+	uint32_t list_cap;           /* 4: uint32_t entries after this struct */
 };
 
 #define GMP_PATCH_LAUNCH_SIZE 80

@@ -9,7 +9,7 @@
  *   - an access that straddles two objects marks both;
  *   - atomics set both read and write, prefetches nothing;
  *   - flags are tested before they are set: the atomics are for the first
- *     touch only;
+ *     touch only, and the first atomic to set a flag lists it (the hit list);
  *   - intra mode: set bitmap bits and bump counters of the bytes touched,
  *     clipped to the object.
  */
@@ -96,11 +96,28 @@ GMP_HD uint32_t gmp_patch_test(const uint32_t *w, uint32_t mode)
 #endif
 }
 
-/* Sets bits on a hit word unless they are set already. */
-GMP_HD void gmp_patch_mark(uint32_t *hit, uint32_t bits, uint32_t mode)
+/* The launch's hit list (patch_abi.h): right after the launch struct. */
+GMP_HD uint32_t *gmp_patch_list(struct gmp_patch_launch *l)
 {
-	if ((gmp_patch_test(hit, mode) & bits) != bits)
-		GMP_OR32(hit, bits);
+	return (uint32_t *)(l + 1);
+}
+
+/*
+ * Sets bits on entry i's hit word unless they are set already.  The atomic
+ * that sets a bit first appends it to the hit list, once per bit; a stale
+ * test (GMP_MODE_L1_TESTS) costs one more atomic that sets nothing new.
+ */
+GMP_HD void gmp_patch_mark(struct gmp_patch_launch *l, uint32_t *hits, uint64_t i, uint32_t bits,
+			   uint32_t mode)
+{
+	if ((gmp_patch_test(&hits[i], mode) & bits) == bits)
+		return;
+	uint32_t fresh = bits & ~(uint32_t)GMP_OR32(&hits[i], bits);
+	if (fresh) {
+		uint32_t k = GMP_ADD32(&l->list_count, 1u);
+		if (k < l->list_cap)
+			gmp_patch_list(l)[k] = (uint32_t)i << GMP_LIST_SHIFT | fresh;
+	}
 }
 
 /* Intra mode: bitmap bits and counters of [addr, addr+size), clipped to the object. */
@@ -187,12 +204,12 @@ GMP_HD int64_t gmp_patch_access(struct gmp_patch_launch *l, uint64_t addr, uint3
 	const struct gmp_patch_intra_obj *io =
 		(const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;
 	if (i >= 0) {
-		gmp_patch_mark(&hits[i], bits, l->mode);
+		gmp_patch_mark(l, hits, (uint64_t)i, bits, l->mode);
 		if ((l->mode & GMP_MODE_INTRA_GPU) && io)
 			gmp_patch_intra(l, &io[i], addr, size);
 	}
 	if (j >= 0 && j != i) {
-		gmp_patch_mark(&hits[j], bits, l->mode);
+		gmp_patch_mark(l, hits, (uint64_t)j, bits, l->mode);
 		if ((l->mode & GMP_MODE_INTRA_GPU) && io)
 			gmp_patch_intra(l, &io[j], addr, size);
 	}

@@ -99,12 +99,36 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
 rm -f "$TMPDIR/tables.gmprof"
 expect_exit 0 "table per version and stream: the program runs" -- env GMP_DOUBLE_STATS=1 \
 	GMPROF_OUTPUT="$TMPDIR/tables.gmprof" "$FAKE" "$TMPDIR/tables.jsonl"
-expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
+expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* device-to-host copies of [0-9]* bytes, [0-9]* allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
 	"table per version and stream: no stream sync; 40 launch buffers and 20 tables on 2 streams uploaded"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.gmprof" | grep -v '"at": ' >"$TMPDIR/tables.got"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.jsonl" | grep -v '"at": ' >"$TMPDIR/tables.want"
 [ "$(grep -c '"pattern"' "$TMPDIR/tables.want")" -gt 10 ] && cmp -s "$TMPDIR/tables.got" "$TMPDIR/tables.want" && ok "table per version and stream: the same findings as the script" ||
 	notok "table per version and stream: the same findings as the script"
+# The hit list: what a launch touched is read from its list of first
+# touches, not from every live object's hit word.  700 live objects; "few"
+# reads 3 (the launch's header and list in one copy), "some" 150 list items
+# (a second copy for the items past the first 64), "most" 1200, more than
+# the list holds (1024 for 700 objects): its 700 hit words are read
+# instead.  Five copies in all: 3 x (80 + 64 x 4) + (150 - 64) x 4 + 700 x 4
+# bytes, where reading every hit word would take 3 x 700 x 4 and more.
+awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
+	function ids(from, to, step,   k, s) { for (k = from; k < to; k += step) s = s (s == "" ? "" : ",") a(k); return s }
+	BEGIN { for (k = 0; k < 700; k++) print "{\"op\":\"alloc\",\"addr\":" a(k) ",\"size\":4096}"
+		print "{\"op\":\"kernel\",\"name\":\"few\",\"read\":[" ids(10, 13, 1) "]}"
+		print "{\"op\":\"kernel\",\"name\":\"some\",\"read\":[" ids(0, 200, 2) "],\"write\":[" ids(1, 100, 2) "]}"
+		print "{\"op\":\"kernel\",\"name\":\"most\",\"read\":[" ids(0, 600, 1) "],\"write\":[" ids(100, 700, 1) "]}"
+		print "{\"op\":\"sync\"}"
+		for (k = 0; k < 700; k++) print "{\"op\":\"free\",\"addr\":" a(k) "}" }' >"$TMPDIR/list.jsonl"
+rm -f "$TMPDIR/list.gmprof"
+expect_exit 0 "hit list: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_OUTPUT="$TMPDIR/list.gmprof" "$FAKE" "$TMPDIR/list.jsonl"
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 5 device-to-host copies of 4152 bytes, " \
+	"hit list: 5 read-backs of 4152 bytes for 3 launches over 700 objects"
+"$GMPROF" dump "$TMPDIR/list.gmprof" | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' >"$TMPDIR/list.got"
+grep '"kernel"' "$TMPDIR/list.jsonl" >"$TMPDIR/list.want"
+[ "$(wc -l <"$TMPDIR/list.want")" -eq 3 ] && cmp -s "$TMPDIR/list.got" "$TMPDIR/list.want" &&
+	ok "hit list: every launch's reads and writes as the script has them (listed, listed past the first copy, overflowed)" ||
+	notok "hit list: every launch's reads and writes as the script has them"
 # Intra mode: launches keep their maps until the program's own syncs (no
 # stream wait per launch), and maps blocks come back for later launches: 30
 # launches on two streams with a sync every 10 allocate 10 maps blocks and
@@ -120,7 +144,7 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":65536}"
 rm -f "$TMPDIR/maps.gmprof"
 expect_exit 0 "intra maps reused: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/maps.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 22 allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, [0-9]* device-to-host copies of [0-9]* bytes, 22 allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
 	"intra maps: no stream wait; 22 allocations for 30 launches (2 tables, 10 launch buffers, 10 maps blocks)"
 # With no room for maps in flight (GMPROF_MAPS_MB=0), each launch collects the one before it.
 rm -f "$TMPDIR/maps0.gmprof"

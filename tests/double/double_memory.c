@@ -68,18 +68,21 @@ SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer
 }
 
 /*
- * GMP_DOUBLE_STATS=1: one line at exit with the stream syncs, uploads and
- * allocations the collector asked for, the kernels it ran with
+ * GMP_DOUBLE_STATS=1: one line at exit with the stream syncs, uploads,
+ * read-backs and allocations the collector asked for, the kernels it ran with
  * GMP_MODE_L1_TESTS, and the device bytes it held at most and at exit.
  */
 __attribute__((destructor)) static void print_stats(void)
 {
 	const char *v = getenv("GMP_DOUBLE_STATS");
 	if (v && *v == '1')
-		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies, %lu allocations, "
-			"%lu kernels testing through the L1, %lu bytes held at most, %lu at exit\n",
+		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies, %lu device-to-host "
+			"copies of %lu bytes, %lu allocations, %lu kernels testing through the L1, %lu bytes "
+			"held at most, %lu at exit\n",
 			__atomic_load_n(&double_stats.stream_syncs, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.uploads, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.readbacks, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.readback_bytes, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.allocs, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.l1_kernels, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.held_peak, __ATOMIC_RELAXED),

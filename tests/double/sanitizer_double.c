@@ -145,6 +145,8 @@ SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 {
 	(void)stream;
 	driver_exclusive("sanitizerMemcpyDeviceToHost");
+	__atomic_add_fetch(&double_stats.readbacks, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&double_stats.readback_bytes, count, __ATOMIC_RELAXED);
 	memcpy(dst, src, count);
 	return SANITIZER_SUCCESS;
 }

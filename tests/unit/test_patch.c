@@ -2,8 +2,8 @@
 /*
  * The device patches' per-access logic (gpu_patch/patch_logic.h) built for
  * the CPU: lookups in gaps and at object ends, accesses straddling two
- * objects, no objects, 100k objects, atomics and prefetches, bitmaps and
- * counters, stream records, heap records.
+ * objects, no objects, 100k objects, atomics and prefetches, the hit list,
+ * bitmaps and counters, stream records, heap records.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +100,88 @@ static void straddling(void **state)
 	assert_int_equal(h2[1], GMP_HIT_READ);
 	free(t);
 	free(g);
+}
+
+/* A launch struct with room for cap hit list items after it, as in a launch buffer. */
+static struct gmp_patch_launch *with_list(uint32_t cap)
+{
+	struct gmp_patch_launch *l = calloc(1, sizeof(*l) + (cap ? cap : 1) * sizeof(uint32_t));
+	assert_non_null(l);
+	l->list_cap = cap;
+	l->mode = GMP_MODE_OBJECT;
+	return l;
+}
+
+static void hit_list(void **state)
+{
+	(void)state;
+	struct gmp_patch_table *t = table(4, 0x1000, 0x100, 0x100);
+	uint32_t hits[4] = { 0 };
+	struct gmp_patch_launch *l = with_list(8);
+	uint32_t *list = gmp_patch_list(l);
+	l->table = (uintptr_t)t;
+	l->hits = (uintptr_t)hits;
+	/* Object 2 read, read again, then written: one item per bit, when it was first set. */
+	gmp_patch_access(l, 0x1200, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0x1210, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0x1220, 4, GMP_SAN_ACCESS_WRITE);
+	assert_int_equal(l->list_count, 2);
+	assert_int_equal(list[0], 2u << GMP_LIST_SHIFT | GMP_HIT_READ);
+	assert_int_equal(list[1], 2u << GMP_LIST_SHIFT | GMP_HIT_WRITE);
+	/* An atomic sets both bits at once: one item. */
+	gmp_patch_access(l, 0x1000, 4, GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE | GMP_SAN_ACCESS_ATOMSYS);
+	assert_int_equal(l->list_count, 3);
+	assert_int_equal(list[2], 0u << GMP_LIST_SHIFT | GMP_HIT_READ | GMP_HIT_WRITE);
+	/* Straddling objects 0 and 1: object 1's bit is new, object 0's is not. */
+	gmp_patch_access(l, 0x10fc, 8, GMP_SAN_ACCESS_READ);
+	assert_int_equal(l->list_count, 4);
+	assert_int_equal(list[3], 1u << GMP_LIST_SHIFT | GMP_HIT_READ);
+	/* A prefetch and an access in no object list nothing. */
+	gmp_patch_access(l, 0x1300, 4, GMP_SAN_ACCESS_PREFETCH | GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0x2000, 4, GMP_SAN_ACCESS_WRITE);
+	assert_int_equal(l->list_count, 4);
+	/* A bit set by another (the first atomic elsewhere) is not listed again here. */
+	hits[3] = GMP_HIT_READ;
+	gmp_patch_mark(l, hits, 3, GMP_HIT_READ | GMP_HIT_WRITE, l->mode);
+	assert_int_equal(l->list_count, 5);
+	assert_int_equal(list[4], 3u << GMP_LIST_SHIFT | GMP_HIT_WRITE);
+	/* Every bit of every entry listed: the items are exactly the hit words' bits. */
+	uint32_t seen[4] = { 0 };
+	for (uint32_t k = 0; k < l->list_count; k++) {
+		assert_int_equal(seen[list[k] >> GMP_LIST_SHIFT] & list[k] & 3u, 0); /* each bit once */
+		seen[list[k] >> GMP_LIST_SHIFT] |= list[k] & 3u;
+	}
+	assert_int_equal(seen[0], hits[0]);
+	assert_int_equal(seen[1], hits[1]);
+	assert_int_equal(seen[2], hits[2]);
+	assert_int_equal(seen[3] | GMP_HIT_READ, hits[3]);
+	free(l);
+	free(t);
+}
+
+static void hit_list_overflow(void **state)
+{
+	(void)state;
+	/* Room for 3 items, 4 objects read: the count goes on, nothing is written past the room. */
+	struct gmp_patch_table *t = table(4, 0x1000, 0x100, 0x100);
+	uint32_t hits[4] = { 0 };
+	struct gmp_patch_launch *l = with_list(3);
+	l->table = (uintptr_t)t;
+	l->hits = (uintptr_t)hits;
+	for (uint64_t k = 0; k < 4; k++)
+		gmp_patch_access(l, 0x1000 + k * 0x100, 4, GMP_SAN_ACCESS_READ);
+	assert_int_equal(l->list_count, 4);
+	for (uint64_t k = 0; k < 4; k++)
+		assert_int_equal(hits[k], GMP_HIT_READ); /* the hit words say it all */
+	/* No room at all (list_cap 0): counted, never written. */
+	memset(hits, 0, sizeof(hits));
+	l->list_cap = 0;
+	l->list_count = 0;
+	gmp_patch_access(l, 0x1000, 4, GMP_SAN_ACCESS_READ);
+	assert_int_equal(l->list_count, 1);
+	assert_int_equal(gmp_patch_list(l)[0], 0u << GMP_LIST_SHIFT | GMP_HIT_READ); /* from before */
+	free(l);
+	free(t);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -273,6 +355,8 @@ int main(void)
 		cmocka_unit_test(no_objects),
 		cmocka_unit_test(flags),
 		cmocka_unit_test(straddling),
+		cmocka_unit_test(hit_list),
+		cmocka_unit_test(hit_list_overflow),
 		cmocka_unit_test(hundred_thousand),
 		cmocka_unit_test(intra_maps),
 		cmocka_unit_test(bitmap_word_agrees),
