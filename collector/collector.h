@@ -86,6 +86,8 @@ int rec_open(char *err, size_t errn);
 void rec_close(int clean);
 /* ns since the run began. */
 uint64_t rec_now(void);
+/* The calling thread's id (gettid), cached per thread. */
+uint32_t rec_tid(void);
 /* Captures this thread's call path into the profile: its STACK id, 0 for none, or -1. */
 int64_t rec_stack(void);
 /* Appends an event; name may be NULL; the call path is captured when stack is set. */

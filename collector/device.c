@@ -92,13 +92,24 @@ void dev_collect_garbage(struct gmp_ctx_state *s)
 	}
 }
 
+/* Table blocks kept as spares, at most (a table per stream of up to 4M live objects). */
+#define TSPARE_LIMIT (SNAP_LIMIT / 2)
+
 void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 {
 	if (!sn || --sn->refs)
 		return;
 	s->snap_bytes -= sn->bytes;
-	for (size_t i = 0; i < sn->ncopies; i++)
-		dev_free_later(s, sn->copies[i].dev, sn->table_bytes);
+	for (size_t i = 0; i < sn->ncopies; i++) {
+		struct tcopy c = sn->copies[i];
+		if (s->tspare_bytes + c.cap <= TSPARE_LIMIT &&
+		    !GMP_GROW(s->tspares, s->tspares_cap, s->ntspares + 1)) {
+			s->tspares[s->ntspares++] = c;
+			s->tspare_bytes += c.cap;
+		} else {
+			dev_free_later(s, c.dev, c.cap);
+		}
+	}
 	free(sn->copies);
 	free(sn->host);
 	free(sn);
@@ -264,27 +275,40 @@ static void *table_on(struct gmp_ctx_state *s, struct snapshot *sn, Sanitizer_St
 	for (size_t i = 0; i < sn->ncopies; i++)
 		if (sn->copies[i].hs == hs)
 			return sn->copies[i].dev;
-	void *dev = NULL;
+	/* The smallest spare block of this stream that holds the table; or a new one, with room to grow. */
+	struct tcopy c = { hs, NULL, 0 };
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < s->ntspares; i++)
+		if (s->tspares[i].hs == hs && s->tspares[i].cap >= sn->table_bytes &&
+		    (best == SIZE_MAX || s->tspares[i].cap < s->tspares[best].cap))
+			best = i;
+	if (best != SIZE_MAX) {
+		c = s->tspares[best];
+		s->tspares[best] = s->tspares[--s->ntspares];
+		s->tspare_bytes -= c.cap;
+	}
+	size_t cap = c.dev ? c.cap : sn->table_bytes + sn->table_bytes / 16 + 256;
 	dev_unlock();
-	int err = dev_check(gmp_col.san.Alloc(s->ctx, &dev, sn->table_bytes), "allocating the object table") ||
-		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(dev, sn->host, sn->table_bytes, hs),
+	int err = (!c.dev && dev_check(gmp_col.san.Alloc(s->ctx, &c.dev, cap), "allocating the object table")) ||
+		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(c.dev, sn->host, sn->table_bytes, hs),
 			    "uploading the object table");
 	dev_lock();
-	if (dev)
-		dev_allocated(sn->table_bytes);
+	if (c.dev && !c.cap)
+		dev_allocated(cap);
+	c.cap = cap;
 	if (!err && GMP_GROW(sn->copies, sn->copies_cap, sn->ncopies + 1)) {
 		dev_out_of_memory("uploading the object table");
 		err = -ENOMEM;
 	}
 	if (err) {
-		dev_free_later(s, dev, sn->table_bytes);
+		dev_free_later(s, c.dev, cap);
 		return NULL;
 	}
 	/* (Another thread may have added one for hs meanwhile: both are complete copies.) */
-	sn->copies[sn->ncopies++] = (struct tcopy){ hs, dev };
-	sn->bytes += sn->table_bytes;
-	s->snap_bytes += sn->table_bytes;
-	return dev;
+	sn->copies[sn->ncopies++] = c;
+	sn->bytes += cap;
+	s->snap_bytes += cap;
+	return c.dev;
 }
 
 /*
@@ -543,6 +567,13 @@ void dev_launch_end(const struct gmp_launch_info *li)
 
 static void release(struct gmp_ctx_state *s)
 {
+	dev_snap_put(s, s->cur); /* its table blocks become spares: freed below */
+	s->cur = NULL;
+	for (size_t i = 0; i < s->ntspares; i++)
+		dev_free_later(s, s->tspares[i].dev, s->tspares[i].cap);
+	free(s->tspares);
+	s->tspares = NULL;
+	s->ntspares = s->tspares_cap = s->tspare_bytes = 0;
 	for (size_t i = 0; i < s->nspares; i++)
 		dev_free_later(s, s->spares[i].dev, s->spares[i].cap);
 	free(s->spares);
@@ -551,8 +582,6 @@ static void release(struct gmp_ctx_state *s)
 	for (size_t i = 0; i < s->nfree; i++)
 		dev_free_later(s, s->free[i].dev, lbuf_bytes(&s->free[i]));
 	s->nfree = 0;
-	dev_snap_put(s, s->cur);
-	s->cur = NULL;
 	dev_collect_garbage(s);
 }
 

@@ -21,10 +21,15 @@
 #include "patch_abi.h"
 #include "touches.h"
 
-/* A snapshot's table on the device, uploaded on one stream for its launches. */
+/*
+ * A snapshot's table on the device, uploaded on one stream for its
+ * launches; once no launch needs it, a spare for the next table uploaded
+ * on that stream (ordered after whatever read it there).
+ */
 struct tcopy {
 	Sanitizer_StreamHandle hs;
 	void *dev;
+	size_t cap;               /* the block's size: at least the table's */
 };
 
 /* The object table of one version of the live set, shared by its launches. */
@@ -119,6 +124,8 @@ struct gmp_ctx_state {
 		size_t cap;
 	} *spares;
 	size_t nspares, spares_cap, spare_bytes;
+	struct tcopy *tspares;    /* table blocks kept for the next tables, by stream */
+	size_t ntspares, tspares_cap, tspare_bytes;
 };
 
 /* Which pending launches a harvest may take (see dev_harvest_stream). */

@@ -16,8 +16,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <wchar.h>
 
 #include "collector.h"
@@ -89,7 +87,7 @@ void nvtx_sync_ranges(void)
 {
 	if (tr.gen == tr.written && (tr.started || !ranges_seen))
 		return;
-	uint32_t ids[RANGE_DEPTH], tid = (uint32_t)syscall(SYS_gettid);
+	uint32_t ids[RANGE_DEPTH], tid = rec_tid();
 	size_t n = tr.depth < RANGE_DEPTH ? tr.depth : RANGE_DEPTH;
 	if (tr.depth > RANGE_DEPTH && !warned_deep++)
 		rec_say("NVTX ranges nest deeper than %d: the deeper ones are not recorded", RANGE_DEPTH);

@@ -11,8 +11,6 @@
 #define _GNU_SOURCE
 #include <inttypes.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "alloc_api.h"
 #include "collector.h"
@@ -40,7 +38,7 @@ static void record(struct gmp_alloc_failure *f, const char *api)
 		gmp_col.fails_lost++;
 		return;
 	}
-	f->thread = (uint32_t)syscall(SYS_gettid);
+	f->thread = rec_tid();
 	f->host_ns = rec_now();
 	struct gmp_alloc_failure wf = *f;
 	int64_t name = gmp_writer__string(gmp_col.w, api, strlen(api));

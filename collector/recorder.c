@@ -217,11 +217,24 @@ int64_t rec_stack(void)
 	return st;
 }
 
+/*
+ * The calling thread's id, asked of the kernel once per thread rather than
+ * once per event.  A forked child records nothing (inject.c), so the id
+ * its one thread inherits is never used.
+ */
+uint32_t rec_tid(void)
+{
+	static _Thread_local uint32_t tid;
+	if (!tid)
+		tid = (uint32_t)syscall(SYS_gettid);
+	return tid;
+}
+
 int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 {
 	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
 		return -1;
-	e->thread = (uint32_t)syscall(SYS_gettid);
+	e->thread = rec_tid();
 	e->host_ns = rec_now();
 	struct gmp_event we = *e;
 	int64_t nm = intern_w(name);
@@ -403,7 +416,7 @@ uint32_t rec_stream(uint64_t handle)
 		return 0;
 	uint64_t key = handle;
 	if (handle == 2) /* CU_STREAM_PER_THREAD: one default stream per thread */
-		key = 2 | (uint64_t)syscall(SYS_gettid) << 8;
+		key = 2 | (uint64_t)rec_tid() << 8;
 	int is_new;
 	uint32_t *slot = gmp_u64map__slot(&gmp_col.streams, key, 0, &is_new);
 	if (!slot) {

@@ -105,6 +105,26 @@ expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* de
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.jsonl" | grep -v '"at": ' >"$TMPDIR/tables.want"
 [ "$(grep -c '"pattern"' "$TMPDIR/tables.want")" -gt 10 ] && cmp -s "$TMPDIR/tables.got" "$TMPDIR/tables.want" && ok "table per version and stream: the same findings as the script" ||
 	notok "table per version and stream: the same findings as the script"
+# Table blocks are reused: a program that allocates a buffer, launches
+# on it, syncs and frees it, 20 times, gets 20 table versions but
+# allocates one table block (and one launch buffer): each version's block
+# becomes a spare for the next table uploaded on its stream, once no
+# launch needs it.
+awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
+	for (i = 0; i < 20; i++) { a = sprintf("0x%x", 2097152 + i * 65536)
+		print "{\"op\":\"alloc\",\"addr\":\"" a "\",\"size\":4096}"
+		print "{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"" a "\"],\"read\":[\"0x100000\"]}"
+		print "{\"op\":\"sync\"}"
+		print "{\"op\":\"free\",\"addr\":\"" a "\"}" } }' >"$TMPDIR/reuse.jsonl"
+rm -f "$TMPDIR/reuse.gmprof"
+expect_exit 0 "table blocks reused: the program runs" -- env GMP_DOUBLE_STATS=1 \
+	GMPROF_OUTPUT="$TMPDIR/reuse.gmprof" "$FAKE" "$TMPDIR/reuse.jsonl"
+expect_stderr_line "^double: 0 stream syncs, 40 host-to-device copies, [0-9]* device-to-host copies of [0-9]* bytes, 2 allocations, .*, 0 at exit$" \
+	"table blocks reused: 20 tables uploaded into 1 block, 2 allocations in all, all freed"
+"$GMPROF" replay --format json "$TMPDIR/reuse.gmprof" | grep -v '"at": ' >"$TMPDIR/reuse.got"
+"$GMPROF" replay --format json "$TMPDIR/reuse.jsonl" | grep -v '"at": ' >"$TMPDIR/reuse.want"
+cmp -s "$TMPDIR/reuse.got" "$TMPDIR/reuse.want" && ok "table blocks reused: the same findings as the script" ||
+	notok "table blocks reused: the same findings as the script"
 # The hit list: what a launch touched is read from its list of first
 # touches, not from every live object's hit word.  700 live objects; "few"
 # reads 3 (the launch's header and list in one copy), "some" 150 list items
