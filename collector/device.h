@@ -153,7 +153,13 @@ void dev_allocated(size_t bytes);
 void dev_put_maps(struct gmp_ctx_state *s, struct pending *p);
 /* Frees the garbage list; releases the lock meanwhile. */
 void dev_collect_garbage(struct gmp_ctx_state *s);
+/* tables.c: the current table, with a reference for the caller (NULL: out of memory). */
+struct snapshot *dev_current_table(struct gmp_ctx_state *s);
+/* Its copy on the device for launches on stream hs; NULL on failure (said). */
+void *dev_table_on(struct gmp_ctx_state *s, struct snapshot *sn, Sanitizer_StreamHandle hs);
 void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn);
+/* The current table and the spare blocks, at the context's end. */
+void dev_release_tables(struct gmp_ctx_state *s);
 void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b);
 
 /* harvest.c: each releases the lock while it waits and reads. */
