@@ -275,7 +275,7 @@ $(REL)/gmprof-bench: $(REL)/benchmarks/harness.o
 bench-gpu: all $(REL)/gmprof-bench
 	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) RUNS=$(or $(RUNS),5) sh benchmarks/overhead.sh
 
-bench: all $(REL)/gmprof-gen $(REL)/gmprof-bench
+bench: all $(REL)/gmprof-gen $(REL)/gmprof-bench $(REL)/double/fake_app $(REL)/double/libsanitizer-public.so
 	$(Q)BUILD=$(BUILD) sh benchmarks/run-cpu.sh
 
 # ---- the main job ------------------------------------------------------------

@@ -4,8 +4,10 @@
 # at 1M and 10M events, from binary profiles and from event scripts, on a
 # typical workload (temporaries from a pool, as behind a caching
 # allocator) and a stress workload (every temporary a fresh allocation:
-# many findings).  One run prints one table; compare within it, never
-# across machines.  Goals: >= 2M events/s from a
+# many findings).  Then the collector's own cost per event with many live
+# objects, through the Sanitizer test double (which also does, on the CPU,
+# what the GPU would: the patches' work, copies and memsets).  One run
+# prints one table; compare within it, never across machines.  Goals: >= 2M events/s from a
 # profile, >= 500k/s from a script, <= 200 B/event, 10M/1M time ~ 10.
 set -eu
 BUILD=${BUILD:-build}
@@ -62,6 +64,27 @@ for n in 1000000; do
 			END { printf "| %-52s | %9d | %7.3f | %12.0f | %14.0f | %10.1f |\n", l, api, sec, api / sec, tr / sec, mb / 1e6 }' "$W/stats"
 	done
 	rm -f "$W/trace-$n.gmprof"
+done
+echo
+echo "Pool: a kernel launch in every 2 events, no allocation between most; fresh: one in 4, most after an allocation."
+echo
+echo "| collector (the Sanitizer test double for a GPU)      | live objects |    events | seconds | the replay alone, s |"
+echo "|------------------------------------------------------|--------------|-----------|---------|---------------------|"
+printf 'stands in for the device patches\n' >"$W/patches.fatbin"
+for shape in "pool 10000 400000" "pool 100000 400000" "fresh 100000 200000"; do
+	set -- $shape
+	mode=$1 objs=$2 n=$3 flag=""
+	[ "$mode" = pool ] && flag="--pool"
+	"$B/gmprof-gen" $flag --objects "$objs" -n "$n" -o "$W/col.gmprof"
+	bare=$(GMPROF_DOUBLE="$PWD/$B/double/libsanitizer-public.so" GMPROF_SANITIZER_LIB="$PWD/$B/double/libsanitizer-public.so" \
+		"$B/gmprof-bench" -r "$RUNS" -- "$B/double/fake_app" --bare "$W/col.gmprof" | cut -d' ' -f1)
+	t=$(GMPROF_COLLECTOR="$PWD/$B/libgmprof.so" GMPROF_DOUBLE="$PWD/$B/double/libsanitizer-public.so" \
+		GMPROF_SANITIZER_LIB="$PWD/$B/double/libsanitizer-public.so" GMPROF_PATCH="$W/patches.fatbin" \
+		GMPROF_SUMMARY=0 GMPROF_ONLINE=0 GMPROF_FORCE=1 GMPROF_OUTPUT="$W/out.gmprof" \
+		"$B/gmprof-bench" -r "$RUNS" -- "$B/double/fake_app" "$W/col.gmprof" | cut -d' ' -f1)
+	label="$mode workload"
+	printf '| %-52s | %12d | %9d | %7.3f | %19.3f |\n' "$label" "$objs" "$n" "$t" "$bare"
+	rm -f "$W/col.gmprof" "$W/out.gmprof"
 done
 echo
 echo "addr2line against binutils (goal: at least 5x faster, identical output):"
