@@ -220,17 +220,28 @@ static size_t maps_bytes(const struct snapshot *sn, unsigned gs, unsigned cs)
 /*
  * Intra maps blocks are big (a bitmap and counters for every live byte).
  * Launches keep theirs until a sync collects them, as object-mode launches
- * do, up to GMPROF_MAPS_MB in all (past that the oldest launches are
+ * do, up to maps_limit() in all (past that the oldest launches are
  * collected first); blocks come back as spares for later launches instead
  * of a device allocation and a free per launch, up to as many bytes again.
+ * The limit is GMPROF_MAPS_MB, or less: room for 8 launches' maps of this
+ * size, and at least 64 MiB.  Eight launches keep the GPU busy while the
+ * oldest are collected; more only cost memory, which the programs that
+ * need gmprof are short of (a program of 5000 small buffers held 544 MB
+ * of maps for its 20 MB through the test double, with room for 512 MiB).
  */
-#define MAPS_INFLIGHT ((size_t)gmp_col.opts.maps_mb << 20)
+#define MAPS_MIN ((size_t)64 << 20)
+
+static size_t maps_limit(size_t block)
+{
+	size_t cap = (size_t)gmp_col.opts.maps_mb << 20, want = block > MAPS_MIN / 8 ? 8 * block : MAPS_MIN;
+	return want < cap ? want : cap;
+}
 
 void dev_put_maps(struct gmp_ctx_state *s, struct pending *p)
 {
 	if (!p->maps)
 		return;
-	if ((p->mode & GMP_MODE_INTRA_GPU) && s->spare_bytes + p->maps_cap <= MAPS_INFLIGHT &&
+	if ((p->mode & GMP_MODE_INTRA_GPU) && s->spare_bytes + p->maps_cap <= maps_limit(p->maps_cap) &&
 	    !GMP_GROW(s->spares, s->spares_cap, s->nspares + 1)) {
 		s->spares[s->nspares++] = (struct spare){ p->maps, p->maps_cap };
 		s->spare_bytes += p->maps_cap;
@@ -379,7 +390,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		need = maps_bytes(p.snap, (unsigned)__builtin_ctz(gmp_col.opts.gran),
 				  (unsigned)__builtin_ctz(gmp_col.opts.cgran));
 		/* Bounded device memory: collect the oldest launches (a stream wait) past the limit. */
-		while (s->npend && maps_inflight(s) + need > MAPS_INFLIGHT && dev_collect_oldest(s) > 0) {
+		while (s->npend && maps_inflight(s) + need > maps_limit(need) && dev_collect_oldest(s) > 0) {
 		}
 		spare = take_spare(s, need); /* this launch's now */
 	}

@@ -178,6 +178,25 @@ cmp -s "$TMPDIR/maps0.got" "$TMPDIR/maps.want" && ok "GMPROF_MAPS_MB=0: the same
 	notok "GMPROF_MAPS_MB=0: the same findings as the script"
 cmp -s "$TMPDIR/maps.got" "$TMPDIR/maps.want" && ok "intra maps reused: the same findings as the script" ||
 	notok "intra maps reused: the same findings as the script"
+# Maps in flight are bounded by room for 8 launches' maps, at least 64 MiB
+# (and at most GMPROF_MAPS_MB): a 96 MiB object's maps take 9 MiB (a bit
+# per 4 bytes, a counter per 64), so of 20 launches before a sync the 9th
+# and the 17th wait for the ones before them (2 stream syncs); a 1 MiB
+# object's take 96 KiB, and 100 launches fit in 64 MiB (none).
+for shape in "big 100663296 20 2" "small 1048576 100 0"; do
+	set -- $shape
+	awk -v size="$2" -v n="$3" 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x10000000\",\"size\":" size "}"
+		for (i = 0; i < n; i++) print "{\"op\":\"kernel\",\"name\":\"k\",\"touch\":[{\"addr\":\"0x10000000\",\"size\":4096,\"rw\":\"r\"}]}"
+		print "{\"op\":\"sync\"}"; print "{\"op\":\"free\",\"addr\":\"0x10000000\"}" }' >"$TMPDIR/bound-$1.jsonl"
+	rm -f "$TMPDIR/bound-$1.gmprof"
+	expect_exit 0 "maps bound, $1 object: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
+		GMPROF_OUTPUT="$TMPDIR/bound-$1.gmprof" "$FAKE" "$TMPDIR/bound-$1.jsonl"
+	expect_stderr_line "^double: $4 stream syncs, " "maps bound, $1 object: $4 stream syncs for $3 launches"
+	"$GMPROF" replay --format json "$TMPDIR/bound-$1.gmprof" >"$TMPDIR/bound.got"
+	"$GMPROF" replay --format json "$TMPDIR/bound-$1.jsonl" >"$TMPDIR/bound.want"
+	cmp -s "$TMPDIR/bound.got" "$TMPDIR/bound.want" && ok "maps bound, $1 object: the same findings as the script" ||
+		notok "maps bound, $1 object: the same findings as the script"
+done
 # The device memory gmprof itself holds: what the profile says it held at
 # most (META collector_device_peak, the report's header) is what the double
 # counted, and it gives all of it back.
