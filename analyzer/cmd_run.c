@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "demangle.h"
+#include "kernels_from.h"
 #include "san.h"
 #include "session.h"
 #include "util.h"
@@ -40,7 +41,12 @@ static const char usage[] =
 	"      --force              replace an existing profile\n"
 	"      --mode object|intra  object level (default), or also intra-object maps\n"
 	"      --kernel-sample N    intra mode: monitor every Nth launch of each kernel (1)\n"
-	"      --kernels REGEX      intra mode: only kernels whose demangled name matches\n"
+	"      --kernels REGEX      intra mode: only kernels whose name (demangled, or as\n"
+	"                           mangled) matches\n"
+	"      --kernels-from PROFILE  intra mode (implied): only the kernels that touched the\n"
+	"                           most of what was live at PROFILE's peaks (an earlier\n"
+	"                           run, object mode is enough)\n"
+	"      --kernels-top N      how many kernels --kernels-from chooses (5)\n"
 	"      --depth N            call-path frames kept (32)\n"
 	"      --harvest deferred|launch  collect hit flags at the program's syncs (default),\n"
 	"                           or after every launch as DrGPUM does\n"
@@ -60,6 +66,7 @@ static const char usage[] =
 	"EXAMPLES\n"
 	"  gmprof run -- ./my_app --size 4096\n"
 	"  gmprof run --mode intra --kernels 'gemm' -o 'prof.%r.gmprof' -- mpirun -n 2 ./app\n"
+	"  gmprof run -o obj.gmprof -- ./app && gmprof run --kernels-from obj.gmprof -o intra.gmprof -- ./app\n"
 	"  gmprof run --fail-on memory_leak,unused_allocation -- ./unit_tests\n";
 
 static pid_t child;
@@ -178,6 +185,9 @@ static int preflight_gpu(void)
 
 struct run_opts {
 	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib, *suppress;
+	const char *kernels_from;  /* --kernels-from: a profile */
+	char *chosen;              /* the regex it gave (o.kernels then points at it) */
+	uint32_t kernels_top;
 	const char *alloc_fns[GMP_MAX_ALLOC_FNS];
 	size_t nalloc_fns;
 	int force;
@@ -405,21 +415,60 @@ static int report_all(const struct run_opts *o, const char *manifest)
 	return rc;
 }
 
+/* Everything after the options: the checks, the program's run, the reports. */
+static int run_program(const struct run_opts *o, char **argv)
+{
+	char collector[PATH_MAX], err[PATH_MAX + 256];
+	if (!find_collector(collector, sizeof(collector))) {
+		fprintf(stderr, "gmprof: the collector libgmprof.so is not beside gmprof nor in ../lib/gmprof (build it with make, or set GMPROF_COLLECTOR)\n");
+		return GMP_EXIT_USAGE;
+	}
+	if (preflight_output(o->output) || preflight_gpu())
+		return GMP_EXIT_USAGE;
+	struct gmp_san san;
+	if (gmp_san__load(&san, o->sanlib, err, sizeof(err))) {
+		fprintf(stderr, "gmprof: %s\n", err);
+		return GMP_EXIT_USAGE;
+	}
+	char manifest[PATH_MAX];
+	if (make_manifest(o->output, manifest, sizeof(manifest)))
+		return GMP_EXIT_USAGE;
+	if (set_env(o, collector) || setenv("GMPROF_RUN_MANIFEST", manifest, 1)) {
+		fprintf(stderr, "gmprof: cannot set up the environment: %s\n", strerror(errno));
+		drop_manifest(manifest);
+		return GMP_EXIT_USAGE;
+	}
+	int status;
+	if (launch(argv, &status)) {
+		drop_manifest(manifest);
+		return GMP_EXIT_USAGE;
+	}
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (WIFSIGNALED(status))
+		fprintf(stderr, "gmprof: the program was killed by signal %d (%s)\n", WTERMSIG(status),
+			strsignal(WTERMSIG(status)));
+	int rep = report_all(o, manifest);
+	if (code)
+		return code;
+	return rep == 1 ? GMP_EXIT_GATE : rep < 0 ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	enum { O_FORCE = OPT_CMD_BASE, O_MODE, O_SAMPLE, O_KERNELS, O_DEPTH, O_HARVEST, O_SANLIB,
-	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN };
+	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN, O_KFROM, O_KTOP };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, O_FORCE },
 		{ "mode", required_argument, 0, O_MODE }, { "kernel-sample", required_argument, 0, O_SAMPLE },
 		{ "kernels", required_argument, 0, O_KERNELS }, { "depth", required_argument, 0, O_DEPTH },
+		{ "kernels-from", required_argument, 0, O_KFROM }, { "kernels-top", required_argument, 0, O_KTOP },
 		{ "harvest", required_argument, 0, O_HARVEST },
 		{ "sanitizer-lib", required_argument, 0, O_SANLIB },
 		{ "fail-on", required_argument, 0, O_FAILON }, { "top", required_argument, 0, O_TOP },
 		{ "suppressions", required_argument, 0, O_SUPPRESS }, { "alloc-fn", required_argument, 0, O_ALLOCFN },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
-	struct run_opts o = { .output = "gmprof.%p.gmprof", .top = 10 };
+	struct run_opts o = { .output = "gmprof.%p.gmprof", .top = 10, .kernels_top = 5 };
 	int c;
 	uint32_t u;
 	gmp_cli__reset_getopt();
@@ -439,6 +488,11 @@ int cmd_run(int argc, char **argv)
 			o.sample = optarg;
 			break;
 		case O_KERNELS: o.kernels = optarg; break;
+		case O_KFROM: o.kernels_from = optarg; break;
+		case O_KTOP:
+			if (gmp_cli__u32(optarg, &o.kernels_top) || !o.kernels_top)
+				return gmp_cli__usage_error("run", "bad value '%s' for --kernels-top", optarg);
+			break;
 		case O_DEPTH:
 			if (gmp_cli__u32(optarg, &u) || !u || u > 256)
 				return gmp_cli__usage_error("run", "bad value '%s' for --depth (1 to 256)", optarg);
@@ -482,37 +536,18 @@ int cmd_run(int argc, char **argv)
 		return gmp_cli__usage_error("run", "unknown option '%s'", argv[optind]);
 	if (optind >= argc)
 		return gmp_cli__usage_error("run", "no program to run (put it after --)");
-	char collector[PATH_MAX], err[PATH_MAX + 256];
-	if (!find_collector(collector, sizeof(collector))) {
-		fprintf(stderr, "gmprof: the collector libgmprof.so is not beside gmprof nor in ../lib/gmprof (build it with make, or set GMPROF_COLLECTOR)\n");
-		return GMP_EXIT_USAGE;
+	if (o.kernels_from) {
+		if (o.kernels)
+			return gmp_cli__usage_error("run", "give --kernels or --kernels-from, not both");
+		if (o.mode && strcmp(o.mode, "intra"))
+			return gmp_cli__usage_error("run", "--kernels-from chooses kernels for intra mode, not --mode %s",
+						    o.mode);
+		o.mode = "intra";
+		if (gmp_kernels_from(o.kernels_from, o.kernels_top, &o.chosen))
+			return GMP_EXIT_USAGE;
+		o.kernels = o.chosen;
 	}
-	if (preflight_output(o.output) || preflight_gpu())
-		return GMP_EXIT_USAGE;
-	struct gmp_san san;
-	if (gmp_san__load(&san, o.sanlib, err, sizeof(err))) {
-		fprintf(stderr, "gmprof: %s\n", err);
-		return GMP_EXIT_USAGE;
-	}
-	char manifest[PATH_MAX];
-	if (make_manifest(o.output, manifest, sizeof(manifest)))
-		return GMP_EXIT_USAGE;
-	if (set_env(&o, collector) || setenv("GMPROF_RUN_MANIFEST", manifest, 1)) {
-		fprintf(stderr, "gmprof: cannot set up the environment: %s\n", strerror(errno));
-		drop_manifest(manifest);
-		return GMP_EXIT_USAGE;
-	}
-	int status;
-	if (launch(argv + optind, &status)) {
-		drop_manifest(manifest);
-		return GMP_EXIT_USAGE;
-	}
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	if (WIFSIGNALED(status))
-		fprintf(stderr, "gmprof: the program was killed by signal %d (%s)\n", WTERMSIG(status),
-			strsignal(WTERMSIG(status)));
-	int rep = report_all(&o, manifest);
-	if (code)
-		return code;
-	return rep == 1 ? GMP_EXIT_GATE : rep < 0 ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+	int rc = run_program(&o, argv + optind);
+	free(o.chosen);
+	return rc;
 }

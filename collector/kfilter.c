@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Which launches intra-object mode monitors: every Nth launch of each
- * kernel (GMPROF_KERNEL_SAMPLE), of the kernels whose demangled name
- * matches GMPROF_KERNELS (a POSIX extended regex).  C++ names are
- * demangled with the program's own __cxa_demangle when it has one.
+ * kernel (GMPROF_KERNEL_SAMPLE), of the kernels whose demangled name, or
+ * name as recorded (mangled), matches GMPROF_KERNELS (a POSIX extended
+ * regex).  C++ names are demangled with the program's own __cxa_demangle
+ * when it has one.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -77,7 +78,9 @@ static int matches(struct gmp_kfilter *kf, const char *mangled)
 	int status = -1;
 	if (kf->demangle && mangled[0] == '_' && mangled[1] == 'Z')
 		plain = kf->demangle(mangled, NULL, NULL, &status);
-	int ok = regexec(&kf->re, status == 0 && plain ? plain : mangled, 0, NULL, 0) == 0;
+	/* The demangled name, or the name as recorded (what gmprof run --kernels-from gives). */
+	int ok = (status == 0 && plain && regexec(&kf->re, plain, 0, NULL, 0) == 0) ||
+		 regexec(&kf->re, mangled, 0, NULL, 0) == 0;
 	free(plain);
 	return ok;
 }

@@ -37,6 +37,56 @@ grep -q "killed by signal 9" "$TMPDIR/err" && ok "the signal is named" || notok 
 expect_exit 2 "a program that cannot start" -- $R -- "$TMPDIR/no-such-program"
 expect_exit 0 "--top 0" -- $R --top 0 -- "$FAKE" tests/scripts/figure2.jsonl
 [ ! -s "$TMPDIR/out" ] && ok "  ... prints nothing" || notok "  ... prints: $(head -2 "$TMPDIR/out")"
+# --kernels-from: an object-mode profile chooses the kernels intra mode
+# monitors: those that touched the most of what was live at its peaks.
+# big touches 20 MiB of the first peak, small 1 MiB, late 64 KiB of the
+# second; a.b only an object freed before either ("a.b" must not match
+# "aXb" as a regex would: names are escaped).
+cat >"$TMPDIR/kf.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096}
+{"op":"kernel","name":"aXb","touch":[{"addr":"0x10000","size":4096,"rw":"w"}]}
+{"op":"free","addr":"0x10000"}
+{"op":"alloc","addr":"0x100000","size":1048576}
+{"op":"alloc","addr":"0x1000000","size":4194304}
+{"op":"alloc","addr":"0x2000000","size":16777216}
+{"op":"kernel","name":"_Z5smallPf","touch":[{"addr":"0x100000","size":4096,"rw":"w"}]}
+{"op":"kernel","name":"_Z3bigPfS_","touch":[{"addr":"0x1000000","size":4194304,"rw":"r"},{"addr":"0x2000000","size":16777216,"rw":"w"}]}
+{"op":"kernel","name":"a.b","touch":[{"addr":"0x2000000","size":4096,"rw":"r"}]}
+{"op":"free","addr":"0x2000000"}
+{"op":"alloc","addr":"0x3000000","size":65536}
+{"op":"kernel","name":"late","touch":[{"addr":"0x3000000","size":65536,"rw":"w"}]}
+{"op":"sync"}
+{"op":"free","addr":"0x3000000"}
+{"op":"free","addr":"0x1000000"}
+{"op":"free","addr":"0x100000"}
+J
+expect_exit 0 "--kernels-from: an object-mode run first" -- $R --top 0 -o "$TMPDIR/kf-obj.gmprof" -- "$FAKE" "$TMPDIR/kf.jsonl"
+# Which kernels a profile's launches monitored in intra mode (those with touches), sorted.
+intra_kernels() { "$GMPROF" dump "$1" | grep '"op":"kernel".*"touch"' | sed 's/.*"name":"\([^"]*\)".*/\1/' | sort -u | tr '\n' ' '; }
+expect_exit 0 "--kernels-from: the intra run" -- $R --top 0 --kernels-from "$TMPDIR/kf-obj.gmprof" -o "$TMPDIR/kf-all.gmprof" -- "$FAKE" "$TMPDIR/kf.jsonl"
+grep -q "^gmprof: intra mode monitors the 4 kernels of '$TMPDIR/kf-obj.gmprof' that touched the most of what was live at its peaks:$" "$TMPDIR/err" &&
+	ok "--kernels-from: a line says how many kernels and why" || notok "--kernels-from: a line says how many kernels and why: $(cat "$TMPDIR/err")"
+grep -A4 "intra mode monitors" "$TMPDIR/err" | sed -n 2,5p >"$TMPDIR/kf.said"
+printf '  big(float*, float*) (20.0 MiB of it)\n  small(float*) (1.0 MiB of it)\n  late (64.0 KiB of it)\n  a.b (16.0 MiB of it)\n' >"$TMPDIR/kf.want"
+sort "$TMPDIR/kf.want" >"$TMPDIR/kf.want.sorted"; sort "$TMPDIR/kf.said" >"$TMPDIR/kf.said.sorted"
+cmp -s "$TMPDIR/kf.want.sorted" "$TMPDIR/kf.said.sorted" && [ "$(head -1 "$TMPDIR/kf.said")" = "  big(float*, float*) (20.0 MiB of it)" ] &&
+	ok "--kernels-from: the kernels that touched peak objects, the most bytes first" ||
+	notok "--kernels-from: chosen kernels: $(cat "$TMPDIR/kf.said")"
+[ "$(intra_kernels "$TMPDIR/kf-all.gmprof")" = "_Z3bigPfS_ _Z5smallPf a.b late " ] &&
+	ok "--kernels-from: exactly those launches have intra touches (not aXb: names are escaped)" ||
+	notok "--kernels-from: intra kernels: $(intra_kernels "$TMPDIR/kf-all.gmprof")"
+expect_exit 0 "--kernels-top 1" -- $R --top 0 --kernels-from "$TMPDIR/kf-obj.gmprof" --kernels-top 1 -o "$TMPDIR/kf-1.gmprof" -- "$FAKE" "$TMPDIR/kf.jsonl"
+[ "$(intra_kernels "$TMPDIR/kf-1.gmprof")" = "_Z3bigPfS_ " ] && ok "--kernels-top 1: only the kernel that touched the most" ||
+	notok "--kernels-top 1: $(intra_kernels "$TMPDIR/kf-1.gmprof")"
+expect_exit 2 "--kernels-from with --kernels" -- $R --kernels-from "$TMPDIR/kf-obj.gmprof" --kernels x -- "$FAKE" "$TMPDIR/kf.jsonl"
+expect_stderr_line "give --kernels or --kernels-from, not both" "  ... one sentence"
+expect_exit 2 "--kernels-from with --mode object" -- $R --mode object --kernels-from "$TMPDIR/kf-obj.gmprof" -- "$FAKE" "$TMPDIR/kf.jsonl"
+expect_exit 2 "--kernels-from a profile that does not exist" -- $R --kernels-from "$TMPDIR/none.gmprof" -- "$FAKE" "$TMPDIR/kf.jsonl"
+expect_stderr_line "cannot open '$TMPDIR/none.gmprof'" "  ... one sentence, before the program runs"
+printf '%s\n' '{"op":"alloc","addr":"0x1000","size":64}' '{"op":"free","addr":"0x1000"}' >"$TMPDIR/nokern.jsonl"
+expect_exit 2 "--kernels-from a profile whose peaks no kernel touched" -- $R --kernels-from "$TMPDIR/nokern.jsonl" -- "$FAKE" "$TMPDIR/kf.jsonl"
+expect_stderr_line "no kernel in '$TMPDIR/nokern.jsonl' touched what was live at its peaks" "  ... one sentence"
+expect_exit 2 "--kernels-top 0" -- $R --kernels-from "$TMPDIR/kf-obj.gmprof" --kernels-top 0 -- "$FAKE" "$TMPDIR/kf.jsonl"
 # GPUs the kernel driver lists: no cuInit in gmprof before the program runs.
 mkdir -p "$TMPDIR/gpus/0000:17:00.0" "$TMPDIR/nogpus"
 expect_exit 0 "GPUs listed by the kernel driver: no CUDA driver call" -- env -u GMPROF_CUDA_DRIVER \
