@@ -17,6 +17,7 @@
 #include "cmds.h"
 #include "baseline.h"
 #include "bysite.h"
+#include "kernels_from.h"
 #include "session.h"
 
 static const char usage[] =
@@ -94,6 +95,11 @@ static void header(FILE *fp, struct gmp_session *s)
 		fprintf(fp, "  note     %" PRIu64 " intra-mode kernel launches have no recorded touches (their "
 			"maps did not fit, or their access records overflowed); the intra-object patterns rest "
 			"on the other launches\n", t->untouched);
+	const char *cmd = gmp_trace__meta(t, "command");
+	if (gmp_kernels_from__suggested(t))
+		fprintf(fp, "  next     intra mode also finds overallocation and access patterns; on the kernels "
+			"at this profile's peaks: gmprof run --kernels-from %s -- %s\n", s->name,
+			cmd && *cmd ? cmd : "PROGRAM");
 }
 
 /* " at file:line in outer > inner": where the host issued ev, and inside which NVTX ranges. */

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
+#include "kernels_from.h"
 #include "session.h"
 
 #define PLOT_W 960
@@ -89,7 +90,17 @@ static void summary(FILE *fp, struct gmp_session *s)
 	if (own && *own)
 		fprintf(fp, "<dt>gmprof</dt><dd>held at most %s of device memory itself (not in the peaks)</dd>",
 			gmp_human_bytes(strtoull(own, NULL, 10), a, sizeof(a)));
-	fprintf(fp, "<dt>findings</dt><dd>%zu</dd></dl>\n", r->nfindings);
+	fprintf(fp, "<dt>findings</dt><dd>%zu</dd>", r->nfindings);
+	if (gmp_kernels_from__suggested(t)) {
+		const char *cmd = gmp_trace__meta(t, "command");
+		fprintf(fp, "<dt>next</dt><dd>intra mode also finds overallocation and access patterns; on the "
+			"kernels at this profile's peaks: <code>gmprof run --kernels-from ");
+		gmp_text__markup(fp, s->name);
+		fprintf(fp, " -- ");
+		gmp_text__markup(fp, cmd && *cmd ? cmd : "PROGRAM");
+		fprintf(fp, "</code></dd>");
+	}
+	fprintf(fp, "</dl>\n");
 	if (t->truncated || t->damaged || (s->in.is_profile && !t->ended))
 		fprintf(fp, "<p class=\"incomplete\">This profile is incomplete (%s); what it holds is reported.</p>\n",
 			t->truncated || t->damaged ? "cut off or damaged" : "the program did not reach its end");

@@ -168,3 +168,14 @@ out:
 	gmp_session__close(&s);
 	return rc;
 }
+
+int gmp_kernels_from__suggested(const struct gmp_trace *t)
+{
+	const char *mode = gmp_trace__meta(t, "mode");
+	if (!mode || strcmp(mode, "object"))
+		return 0;
+	for (size_t i = 0; i < t->nev; i++)
+		if (t->ev[i].op == GMP_OP_KERNEL)
+			return 1;
+	return 0;
+}

@@ -15,4 +15,8 @@
  */
 int gmp_kernels_from(const char *path, uint32_t top, char **regex);
 
+struct gmp_trace;
+/* A profile recorded in object mode with kernels in it: reports suggest --kernels-from it. */
+int gmp_kernels_from__suggested(const struct gmp_trace *t);
+
 #endif

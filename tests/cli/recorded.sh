@@ -60,4 +60,11 @@ grep -q 'libcudart_static_' "$TMPDIR/smc" && notok "call paths show the static C
 # Eight host threads: each one's events on streams of its own.
 threads=$("$GMPROF" dump "$D/multithread.gmprof" | grep '"op":"kernel"' | grep -o '"thread":[0-9]*' | sort -u | wc -l)
 [ "$threads" -eq 8 ] && ok "multithread: kernels from 8 host threads" || notok "multithread: kernels from $threads host threads"
+# An object-mode report says how to get the intra-object patterns; an intra-mode one does not.
+"$GMPROF" report --top 0 "$D/three_mm.gmprof" | grep -qx "  next     intra mode also finds overallocation and access patterns; on the kernels at this profile's peaks: gmprof run --kernels-from $D/three_mm.gmprof -- build/gpu/three_mm" &&
+	ok "object mode: the report names the intra run to do next (--kernels-from this profile, its command)" ||
+	notok "object mode: the report names the intra run to do next"
+"$GMPROF" report --top 0 "$D/intra.gmprof" | grep -q "^  next " && notok "intra mode: no such line" || ok "intra mode: no such line"
+"$GMPROF" html -o "$TMPDIR/next.html" "$D/three_mm.gmprof" && grep -q "<dt>next</dt><dd>intra mode also finds .*<code>gmprof run --kernels-from $D/three_mm.gmprof -- build/gpu/three_mm</code>" "$TMPDIR/next.html" &&
+	ok "object mode: the HTML report names it too" || notok "object mode: the HTML report names it too"
 finish
