@@ -308,6 +308,18 @@ $(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(COLLECTOR_PURE) $(call o
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_TEST)
 
+# The device patches' warp code built for the CPU (a thread per lane) against
+# the per-lane logic: C++, as the .cu file is.
+CXX ?= g++
+WARP_TEST := $(TST)/tests/test_warp
+UNIT_BIN += $(WARP_TEST)
+$(WARP_TEST): tests/unit/test_warp.cpp tests/unit/warp_emu.h gpu_patch/gmprof_patch.cu gpu_patch/patch_logic.h \
+	      gpu_patch/patch_abi.h $(DEPS_STAMP)
+	$(call msg,CXX-SAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=c++17 -Wall -Wextra -Werror -O1 -g $(SAN_FLAGS) -Igpu_patch $(DEP_CFLAGS) -o $@ $< \
+		$(DEP_LDFLAGS) -lcmocka -lpthread
+
 # Test tools: checkers of what the analyzer writes.
 TEST_TOOLS := $(TST)/tools/trace_check $(TST)/tools/sarif_check
 $(TST)/tools/%: tests/tools/%.c $(DEPS_STAMP)

@@ -13,7 +13,9 @@
  * sets the hit bits; otherwise lanes that hit the same object elect one
  * lane to set the object's bits (the OR of theirs).  Lanes that bump the
  * same counter add their count once.  Nothing here synchronizes with the
- * host.
+ * host.  tests/unit/test_warp.cpp builds this file for the CPU, a thread
+ * per lane, and checks what a warp does against each lane's access made
+ * one by one (patch_logic.h).
  */
 #include "patch_logic.h"
 
@@ -22,9 +24,13 @@ typedef int gmp_patch_result;
 
 static __device__ __forceinline__ uint32_t lane_id(void)
 {
+#ifdef __CUDA_ARCH__
 	uint32_t lane;
 	asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
 	return lane;
+#else
+	return gmp_emu_lane(); /* tests/unit/warp_emu.h: this file built for the CPU, a thread per lane */
+#endif
 }
 
 /*
@@ -72,7 +78,7 @@ static __device__ __forceinline__ int bitmap_set(const struct gmp_patch_launch *
 	return one;
 }
 
-static __device__ __forceinline__ void access(struct gmp_patch_launch *l, uint64_t addr,
+static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, uint64_t addr,
 					      uint32_t size, uint32_t flags)
 {
 	const uint32_t active = __activemask();
@@ -157,7 +163,7 @@ gmp_patch_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t size, u
 	(void)pc;
 	(void)data;
 	if (userdata)
-		access((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)ptr, size, flags);
+		warp_access((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)ptr, size, flags);
 	return 0;
 }
 
@@ -186,7 +192,7 @@ gmp_patch_memcpy_async(void *userdata, uint64_t pc, void *src, uint32_t dst, uin
 	(void)pc;
 	(void)dst;
 	if (userdata && src)
-		access((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)src, size,
+		warp_access((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)src, size,
 		       GMP_SAN_ACCESS_READ);
 	return 0;
 }
