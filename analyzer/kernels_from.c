@@ -16,6 +16,7 @@
 #include "demangle.h"
 #include "findings_json.h"
 #include "kernels_from.h"
+#include "options.h"
 #include "session.h"
 #include "util.h"
 
@@ -150,10 +151,24 @@ int gmp_kernels_from(const char *path, uint32_t top, char **regex)
 	qsort(picks, npicks, sizeof(*picks), by_bytes);
 	if (npicks > top)
 		npicks = top;
-	if (!(*regex = regex_of(r->trace, picks, npicks))) {
-		fprintf(stderr, "gmprof: out of memory choosing kernels from '%s'\n", path);
+	/* The collector takes GMPROF_KERNELS up to GMP_KERNELS_MAX: fewer kernels when their names are longer. */
+	size_t want = npicks;
+	while (npicks && (*regex = regex_of(r->trace, picks, npicks)) && strlen(*regex) >= GMP_KERNELS_MAX) {
+		free(*regex);
+		*regex = NULL;
+		npicks--;
+	}
+	if (!*regex) {
+		if (npicks)
+			fprintf(stderr, "gmprof: out of memory choosing kernels from '%s'\n", path);
+		else
+			fprintf(stderr, "gmprof: the name of the kernel that touched the most of what was live at "
+				"'%s''s peaks is longer than the collector takes (%d bytes)\n", path, GMP_KERNELS_MAX - 1);
 		goto out;
 	}
+	if (npicks < want)
+		fprintf(stderr, "gmprof: %zu of the %zu kernels chosen are left out: their names do not fit "
+			"the collector's %d bytes of GMPROF_KERNELS\n", want - npicks, want, GMP_KERNELS_MAX - 1);
 	fprintf(stderr, "gmprof: intra mode monitors the %zu kernel%s of '%s' that touched the most of "
 		"what was live at its peaks:\n", npicks, npicks == 1 ? "" : "s", path);
 	for (size_t i = 0; i < npicks; i++) {

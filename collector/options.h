@@ -11,6 +11,9 @@
 #include <stdint.h>
 
 enum gmp_mode { GMP_COLLECT_OBJECT = 0, GMP_COLLECT_INTRA = 1 };
+
+/* GMPROF_KERNELS's longest value, NUL included: room for a few mangled template names. */
+#define GMP_KERNELS_MAX 16384
 enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
 
 struct gmp_opts {
@@ -18,7 +21,7 @@ struct gmp_opts {
 	int force;               /* GMPROF_FORCE: replace an existing profile (0) */
 	int mode;                /* GMPROF_MODE: object | intra (object) */
 	uint32_t kernel_sample;  /* GMPROF_KERNEL_SAMPLE: monitor every Nth launch of a kernel (1) */
-	char kernels[512];       /* GMPROF_KERNELS: regex on demangled kernel names ("") */
+	char kernels[GMP_KERNELS_MAX]; /* GMPROF_KERNELS: regex on kernel names ("") */
 	uint32_t depth;          /* GMPROF_DEPTH: call-path frames kept (32) */
 	uint32_t flush_ms;       /* GMPROF_FLUSH_MS: flush interval (200) */
 	int fail;                /* GMPROF_ON_ERROR: continue (0) | fail (1) */

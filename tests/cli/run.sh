@@ -87,6 +87,23 @@ printf '%s\n' '{"op":"alloc","addr":"0x1000","size":64}' '{"op":"free","addr":"0
 expect_exit 2 "--kernels-from a profile whose peaks no kernel touched" -- $R --kernels-from "$TMPDIR/nokern.jsonl" -- "$FAKE" "$TMPDIR/kf.jsonl"
 expect_stderr_line "no kernel in '$TMPDIR/nokern.jsonl' touched what was live at its peaks" "  ... one sentence"
 expect_exit 2 "--kernels-top 0" -- $R --kernels-from "$TMPDIR/kf-obj.gmprof" --kernels-top 0 -- "$FAKE" "$TMPDIR/kf.jsonl"
+# Names longer than the collector takes (GMPROF_KERNELS holds 16383 bytes):
+# three kernels of 6000-byte names, the third left out and said so; one of
+# 20000 bytes alone cannot be chosen at all.
+awk 'function k(c, n,   s) { s = ""; while (length(s) < n) s = s c; return s }
+	BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
+		for (i = 1; i <= 3; i++) print "{\"op\":\"kernel\",\"name\":\"" k(sprintf("%c", 96 + i), 6000) "\",\"touch\":[{\"addr\":\"0x100000\",\"size\":" 4096 - i * 8 ",\"rw\":\"r\"}]}"
+		print "{\"op\":\"free\",\"addr\":\"0x100000\"}" }' >"$TMPDIR/long.jsonl"
+expect_exit 0 "--kernels-from kernels with long names" -- $R --top 0 --kernels-from "$TMPDIR/long.jsonl" -o "$TMPDIR/kf-long.gmprof" -- "$FAKE" "$TMPDIR/long.jsonl"
+grep -q "^gmprof: 1 of the 3 kernels chosen are left out: their names do not fit the collector's 16383 bytes of GMPROF_KERNELS$" "$TMPDIR/err" &&
+	[ "$("$GMPROF" dump "$TMPDIR/kf-long.gmprof" | grep -c '"op":"kernel".*"touch"')" -eq 2 ] &&
+	ok "  ... two of them monitored, the third left out and said so" || notok "  ... long names: $(head -c 300 "$TMPDIR/err")"
+awk 'BEGIN { s = ""; while (length(s) < 20000) s = s "x"
+	print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
+	print "{\"op\":\"kernel\",\"name\":\"" s "\",\"read\":[\"0x100000\"]}"
+	print "{\"op\":\"free\",\"addr\":\"0x100000\"}" }' >"$TMPDIR/longer.jsonl"
+expect_exit 2 "--kernels-from a kernel whose name the collector cannot take" -- $R --kernels-from "$TMPDIR/longer.jsonl" -- "$FAKE" "$TMPDIR/kf.jsonl"
+expect_stderr_line "is longer than the collector takes (16383 bytes)" "  ... one sentence"
 # GPUs the kernel driver lists: no cuInit in gmprof before the program runs.
 mkdir -p "$TMPDIR/gpus/0000:17:00.0" "$TMPDIR/nogpus"
 expect_exit 0 "GPUs listed by the kernel driver: no CUDA driver call" -- env -u GMPROF_CUDA_DRIVER \
