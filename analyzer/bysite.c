@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Findings grouped by allocation site and pattern (bysite.h). */
+/* Findings, or a peak's objects, grouped by allocation site (bysite.h). */
 #define _GNU_SOURCE
 #include "bysite.h"
 
@@ -43,6 +43,60 @@ static struct gmp_site_group *group_of(struct gmp_bysite *b, struct gmp_u64map *
 	return &b->g[*slot];
 }
 
+/* An object's allocation site: "file:line", else "call path #N", else "no site" (buf holds those). */
+static const char *site_label(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_object *o,
+			      char *buf, size_t n)
+{
+	const char *at = gmp_sites__event(sites, o->alloc_ev, NULL);
+	if (at)
+		return at;
+	uint32_t stack = r->trace->ev[o->alloc_ev].stack;
+	if (stack)
+		snprintf(buf, n, "call path #%u", stack);
+	else
+		snprintf(buf, n, "no site");
+	return buf;
+}
+
+static int cmp_bytes(const void *a, const void *b)
+{
+	const struct gmp_site_group *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->findings != y->findings)
+		return x->findings > y->findings ? -1 : 1;
+	return strcmp(x->site, y->site);
+}
+
+int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_peak *pk,
+		     struct gmp_bysite *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!(out->sites = gmp_strtab__new()))
+		return -ENOMEM;
+	struct gmp_u64map m;
+	gmp_u64map__init(&m);
+	size_t cap = 0;
+	for (uint32_t k = 0; k < pk->obj_n; k++) {
+		const struct gmp_object *o = &r->objects[r->peak_objs[pk->obj_off + k]];
+		char buf[64];
+		struct gmp_site_group *g = group_of(out, &m, &cap, site_label(sites, r, o, buf, sizeof(buf)), 0);
+		if (!g) {
+			gmp_u64map__release(&m);
+			gmp_bysite__release(out);
+			return -ENOMEM;
+		}
+		g->findings++;
+		g->bytes += o->size;
+		if (g->findings > out->largest)
+			out->largest = g->findings;
+	}
+	gmp_u64map__release(&m);
+	if (out->n > 1)
+		qsort(out->g, out->n, sizeof(*out->g), cmp_bytes);
+	return 0;
+}
+
 int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struct gmp_bysite *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -55,17 +109,9 @@ int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struc
 	for (size_t i = 0; i < r->nfindings && !err; i++) {
 		const struct gmp_finding *f = &r->findings[i];
 		const struct gmp_object *o = &r->objects[f->object];
-		const char *at = gmp_sites__event(sites, o->alloc_ev, NULL);
 		char buf[64];
-		if (!at) {
-			uint32_t stack = r->trace->ev[o->alloc_ev].stack;
-			if (stack)
-				snprintf(buf, sizeof(buf), "call path #%u", stack);
-			else
-				snprintf(buf, sizeof(buf), "no site");
-			at = buf;
-		}
-		struct gmp_site_group *g = group_of(out, &m, &cap, at, f->pattern);
+		struct gmp_site_group *g = group_of(out, &m, &cap, site_label(sites, r, o, buf, sizeof(buf)),
+						    f->pattern);
 		if (!g) {
 			err = -ENOMEM;
 			break;

@@ -20,7 +20,7 @@ struct gmp_strtab;
 struct gmp_site_group {
 	const char *site;     /* "file:line"; else "call path #N" of the profile; else "no site" */
 	unsigned pattern;
-	size_t findings;
+	size_t findings;      /* gmp_bysite__peak: the objects */
 	uint64_t bytes;       /* their objects' sizes, summed */
 	uint64_t max_saving;  /* the largest saving among them */
 };
@@ -34,6 +34,9 @@ struct gmp_bysite {
 
 /* 0, or -ENOMEM. */
 int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struct gmp_bysite *out);
+/* A peak's live objects by allocation site (pattern 0), the most bytes first.  0, or -ENOMEM. */
+int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_peak *pk,
+		     struct gmp_bysite *out);
 void gmp_bysite__release(struct gmp_bysite *b);
 
 #endif

@@ -152,6 +152,25 @@ static void peak_by_range(FILE *fp, const struct gmp_result *r, const struct gmp
 	fputc('\n', fp);
 }
 
+/* A peak of many objects: its live bytes by allocation site, the most first. */
+static void peak_by_site(FILE *fp, struct gmp_session *s, const struct gmp_peak *pk)
+{
+	struct gmp_bysite b;
+	char a[32];
+	if (gmp_bysite__peak(&s->sites, s->r, pk, &b)) {
+		fprintf(fp, "    (out of memory grouping them by allocation site)\n");
+		return;
+	}
+	fprintf(fp, "    by allocation site:\n");
+	for (size_t i = 0; i < b.n && i < 8; i++)
+		fprintf(fp, "      %10s %3.0f%%  %zu object%s at %s\n", gmp_human_bytes(b.g[i].bytes, a, sizeof(a)),
+			pk->bytes ? 100.0 * (double)b.g[i].bytes / (double)pk->bytes : 0.0, b.g[i].findings,
+			b.g[i].findings == 1 ? "" : "s", b.g[i].site);
+	if (b.n > 8)
+		fprintf(fp, "      ... and %zu more sites\n", b.n - 8);
+	gmp_bysite__release(&b);
+}
+
 static void peaks(FILE *fp, struct gmp_session *s)
 {
 	const struct gmp_result *r = s->r;
@@ -170,8 +189,10 @@ static void peaks(FILE *fp, struct gmp_session *s)
 				gmp_human_bytes(r->objects[obj].size, b, sizeof(b)),
 				where(s, r->objects[obj].alloc_ev, at, sizeof(at)));
 		}
-		if (pk->obj_n > 8)
+		if (pk->obj_n > 8) {
 			fprintf(fp, "    ... and %u more\n", pk->obj_n - 8);
+			peak_by_site(fp, s, pk);
+		}
 		if (r->trace->ev_range)
 			peak_by_range(fp, r, pk);
 	}

@@ -226,4 +226,16 @@ max=$(grep '"name":"bytes in use"' "$TMPDIR/pr.json" | sed 's/.*"bytes":\([0-9]*
 [ "$max" = 135168 ] && ok "perfetto: a bytes-in-use counter, at most 132 KiB" || notok "perfetto: bytes in use at most '$max'"
 grep -q '"name":"bytes in use"' "$TMPDIR/smc.trace.json" && notok "perfetto: no bytes-in-use counter without regions" ||
 	ok "perfetto: no bytes-in-use counter without regions"
+# A peak of more than 8 objects: after the 8 listed, its bytes by allocation site, the most first.
+awk 'BEGIN { for (i = 0; i < 30; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":%d,\"at\":\"%s\"}\n", 65536 + i * 65536,
+		i % 3 == 0 ? 8192 : 4096, i % 3 == 0 ? "net.cu:40" : i % 3 == 1 ? "net.cu:52" : "util.cu:9"
+	print "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[\"0x10000\"]}"
+	for (i = 0; i < 30; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 65536 + i * 65536 }' >"$TMPDIR/sites.jsonl"
+"$GMPROF" report --top 0 "$TMPDIR/sites.jsonl" | sed -n '/^    by allocation site:$/,/^$/p' >"$TMPDIR/sites.got"
+printf '%s\n' "    by allocation site:" "        80.0 KiB  50%  10 objects at net.cu:40" "        40.0 KiB  25%  10 objects at net.cu:52" \
+	"        40.0 KiB  25%  10 objects at util.cu:9" "" >"$TMPDIR/sites.want"
+cmp -s "$TMPDIR/sites.got" "$TMPDIR/sites.want" && ok "report: a peak of 30 objects by allocation site, the most bytes first" ||
+	notok "report: peak by site: $(cat "$TMPDIR/sites.got")"
+"$GMPROF" report --top 0 tests/scripts/simple_multi_copy.jsonl | grep -q "by allocation site:" &&
+	notok "report: no such table for a peak of 8 objects or fewer" || ok "report: no such table for a peak of 8 objects or fewer"
 finish
