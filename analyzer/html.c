@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bysite.h"
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
@@ -314,7 +315,47 @@ static void failures(FILE *fp, struct page *pg)
 	fprintf(fp, "</tbody></table>\n");
 }
 
-/* One input's report: its heading (an anchor when several), summary, plots, lifetimes, findings. */
+/* Each peak: where it was reached, and its live bytes by allocation site. */
+static void peaks(FILE *fp, struct page *pg)
+{
+	const struct gmp_result *r = pg->s->r;
+	if (!r->npeaks)
+		return;
+	fprintf(fp, "<h2>Peaks</h2>\n");
+	for (size_t p = 0; p < r->npeaks; p++) {
+		const struct gmp_peak *pk = &r->peaks[p];
+		char a[32], api[160];
+		struct gmp_bysite b;
+		fprintf(fp, "<p>Device %u: %s at %s", pk->device, gmp_human_bytes(pk->bytes, a, sizeof(a)),
+			gmp_result__api_label(r, pk->ev, api, sizeof(api)));
+		const char *site = gmp_sites__event(&pg->s->sites, pk->ev, NULL);
+		if (site) {
+			fprintf(fp, " at <code>");
+			gmp_text__markup(fp, site);
+			fprintf(fp, "</code>");
+		}
+		fprintf(fp, ", %u live objects.</p>\n", pk->obj_n);
+		if (gmp_bysite__peak(&pg->s->sites, r, pk, &b)) {
+			fprintf(fp, "<p class=\"incomplete\">Out of memory grouping them by allocation site.</p>\n");
+			continue;
+		}
+		fprintf(fp, "<table><thead><tr><th>allocated at</th><th>objects</th><th>bytes</th><th>of the peak</th>"
+			"</tr></thead><tbody>\n");
+		for (size_t i = 0; i < b.n && i < 20; i++) {
+			fprintf(fp, "<tr><td><code>");
+			gmp_text__markup(fp, b.g[i].site);
+			fprintf(fp, "</code></td><td class=\"n\">%zu</td><td class=\"n\">%s</td><td class=\"n\">%.0f%%</td></tr>\n",
+				b.g[i].findings, gmp_human_bytes(b.g[i].bytes, a, sizeof(a)),
+				pk->bytes ? 100.0 * (double)b.g[i].bytes / (double)pk->bytes : 0.0);
+		}
+		if (b.n > 20)
+			fprintf(fp, "<tr><td colspan=\"4\">... and %zu more sites</td></tr>\n", b.n - 20);
+		fprintf(fp, "</tbody></table>\n");
+		gmp_bysite__release(&b);
+	}
+}
+
+/* One input's report: its heading (an anchor when several), summary, plots, peaks, lifetimes, findings. */
 static void input_report(FILE *fp, struct page *pg, size_t k)
 {
 	const struct gmp_result *r = pg->s->r;
@@ -333,6 +374,7 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		if (r->devices[d].inuse_peak_bytes)
 			curve(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}
+	peaks(fp, pg);
 	failures(fp, pg);
 	if (gmp_report__html(fp, r))
 		fprintf(fp, "<p class=\"incomplete\">Out of memory combining the fixes.</p>\n");

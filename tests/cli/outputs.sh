@@ -238,4 +238,8 @@ cmp -s "$TMPDIR/sites.got" "$TMPDIR/sites.want" && ok "report: a peak of 30 obje
 	notok "report: peak by site: $(cat "$TMPDIR/sites.got")"
 "$GMPROF" report --top 0 tests/scripts/simple_multi_copy.jsonl | grep -q "by allocation site:" &&
 	notok "report: no such table for a peak of 8 objects or fewer" || ok "report: no such table for a peak of 8 objects or fewer"
+"$GMPROF" html -o "$TMPDIR/sites.html" "$TMPDIR/sites.jsonl" &&
+	grep -q '^<tr><td><code>net.cu:40</code></td><td class="n">10</td><td class="n">80.0 KiB</td><td class="n">50%</td></tr>$' "$TMPDIR/sites.html" &&
+	grep -q '^<p>Device 0: 160.0 KiB at ALLOC (stream 0, #30) at <code>util.cu:9</code>, 30 live objects.</p>$' "$TMPDIR/sites.html" &&
+	ok "html: each peak, where it was reached, and its bytes by allocation site" || notok "html: peaks by allocation site"
 finish
