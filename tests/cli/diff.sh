@@ -66,4 +66,26 @@ expect_stderr_line "expected BEFORE and AFTER, got 1 input" "  ... one sentence"
 expect_exit 2 "a missing AFTER" -- "$GMPROF" diff $S/figure2.jsonl "$TMPDIR/none.jsonl"
 expect_stderr_line "cannot open '.*none.jsonl'" "  ... one sentence"
 expect_exit 2 "a bad format" -- "$GMPROF" diff --format xml $S/figure2.jsonl $S/figure2.jsonl
+# Where a peak grew: its bytes by allocation site in both runs, the largest
+# changes first; a site in one run only counts as 0 in the other.
+sites() { awk -v n="$1" -v s1="$2" -v s3="$3" 'BEGIN { for (i = 0; i < n; i++)
+		printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":%d,\"at\":\"%s\"}\n", 65536 + i * 65536, i % 3 == 0 ? s1 : 4096,
+			i % 3 == 0 ? "net.cu:40" : i % 3 == 1 ? "net.cu:52" : s3
+	print "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[\"0x10000\"]}"
+	for (i = 0; i < n; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 65536 + i * 65536 }'; }
+sites 30 8192 util.cu:9 >"$TMPDIR/s1.jsonl"
+sites 36 16384 data.cu:7 >"$TMPDIR/s2.jsonl"
+"$GMPROF" diff "$TMPDIR/s1.jsonl" "$TMPDIR/s2.jsonl" | sed -n '/at the peak, by allocation site/,/^  leaked/p' >"$TMPDIR/sites.got"
+printf '%s\n' "    at the peak, by allocation site (the largest changes first):" \
+	"      +112.0 KiB  net.cu:40: 80.0 KiB in 10 objects -> 192.0 KiB in 12" \
+	"      +48.0 KiB   data.cu:7: 0 B in 0 objects -> 48.0 KiB in 12" \
+	"      -40.0 KiB   util.cu:9: 40.0 KiB in 10 objects -> 0 B in 0" \
+	"      +8.0 KiB    net.cu:52: 40.0 KiB in 10 objects -> 48.0 KiB in 12" \
+	"  leaked: 0 B -> 0 B" >"$TMPDIR/sites.want"
+cmp -s "$TMPDIR/sites.got" "$TMPDIR/sites.want" && ok "diff: the peak's change by allocation site, the largest first" ||
+	notok "diff: by site: $(cat "$TMPDIR/sites.got")"
+"$GMPROF" diff --format json "$TMPDIR/s1.jsonl" "$TMPDIR/s2.jsonl" | grep -q '"peak_sites":\[{"site":"net.cu:40","bytes_before":81920,"bytes_after":196608,"objects_before":10,"objects_after":12},' &&
+	ok "diff JSON: peak_sites, the largest change first" || notok "diff JSON: peak_sites"
+"$GMPROF" diff "$TMPDIR/s1.jsonl" "$TMPDIR/s1.jsonl" | grep -q "by allocation site" && notok "diff: no site lines when nothing changed" ||
+	ok "diff: no site lines when nothing changed"
 finish
