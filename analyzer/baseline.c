@@ -65,19 +65,53 @@ static int only_keys(const cJSON *o, const char *const *keys, size_t n, char *er
 	return 0;
 }
 
+/* Version 2's "peak_sites": each {"site": string, "bytes": N}. */
+static int parse_sites(const cJSON *root, struct gmp_baseline *b, char *err, size_t errn)
+{
+	static const char *const keys[] = { "site", "bytes" };
+	const cJSON *ss = cJSON_GetObjectItemCaseSensitive(root, "peak_sites");
+	if (!ss)
+		return 0;
+	if (!cJSON_IsArray(ss))
+		return bad(err, errn, "\"peak_sites\" must be an array");
+	size_t n = (size_t)cJSON_GetArraySize(ss);
+	if (!(b->sites = calloc(n ? n : 1, sizeof(*b->sites))))
+		return -ENOMEM;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ss) {
+		if (!cJSON_IsObject(e))
+			return bad(err, errn, "every peak site must be an object");
+		int rc = only_keys(e, keys, 2, err, errn);
+		if (rc)
+			return rc;
+		const cJSON *site = cJSON_GetObjectItemCaseSensitive(e, "site");
+		struct gmp_baseline_site *x = &b->sites[b->nsites];
+		if (!cJSON_IsString(site) || get_u64(e, "bytes", &x->bytes))
+			return bad(err, errn, "a peak site needs a \"site\" string and \"bytes\", a non-negative integer");
+		if (!(x->site = strdup(site->valuestring)))
+			return -ENOMEM;
+		b->nsites++;
+	}
+	return 0;
+}
+
 static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size_t errn)
 {
 	static const char *const top[] = { "gmprof_baseline", "input", "peak_bytes", "leaked_bytes",
-					   "findings" };
+					   "findings", "peak_sites" };
 	static const char *const fkeys[] = { "fingerprint", "pattern", "object", "saving_bytes" };
 	if (!cJSON_IsObject(root))
 		return bad(err, errn, "not a JSON object");
-	int rc = only_keys(root, top, 5, err, errn);
+	int rc = only_keys(root, top, 6, err, errn);
 	if (rc)
 		return rc;
 	uint64_t version;
-	if (get_u64(root, "gmprof_baseline", &version) || version != 1)
-		return bad(err, errn, "not a gmprof baseline of version 1 (\"gmprof_baseline\": 1)");
+	if (get_u64(root, "gmprof_baseline", &version) || (version != 1 && version != 2))
+		return bad(err, errn, "not a gmprof baseline of version 1 or 2 (\"gmprof_baseline\": 2)");
+	if (version == 1 && cJSON_GetObjectItemCaseSensitive(root, "peak_sites"))
+		return bad(err, errn, "a baseline of version 1 has no \"peak_sites\"");
+	if ((rc = parse_sites(root, b, err, errn)))
+		return rc;
 	if (get_u64(root, "peak_bytes", &b->peak_bytes))
 		return bad(err, errn, "\"peak_bytes\" must be a non-negative integer");
 	if (get_u64(root, "leaked_bytes", &b->leaked_bytes))
@@ -172,6 +206,9 @@ int gmp_baseline__load(const char *path, struct gmp_baseline *b)
 
 void gmp_baseline__release(struct gmp_baseline *b)
 {
+	for (size_t i = 0; i < b->nsites; i++)
+		free(b->sites[i].site);
+	free(b->sites);
 	free(b->fingerprints);
 	memset(b, 0, sizeof(*b));
 }
@@ -179,6 +216,15 @@ void gmp_baseline__release(struct gmp_baseline *b)
 int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fp)
 {
 	return bsearch(&fp, b->fingerprints, b->nfingerprints, sizeof(uint64_t), cmp_u64) != NULL;
+}
+
+uint64_t gmp_baseline__site_bytes(const struct gmp_baseline *b, const char *site)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < b->nsites; i++)
+		if (!strcmp(b->sites[i].site, site))
+			sum += b->sites[i].bytes;
+	return sum;
 }
 
 uint64_t gmp_leaked_bytes(const struct gmp_result *r)

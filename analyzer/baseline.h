@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Baselines for `gmprof check --baseline`, written by `gmprof baseline`:
- * the peak and leaked bytes of a run and the fingerprints of its findings.
+ * the peak and leaked bytes of a run, the peak's bytes by allocation site
+ * (version 2; version 1 has none), and the fingerprints of its findings.
  *
- *   {"gmprof_baseline": 1, "input": "...", "peak_bytes": N, "leaked_bytes": N,
+ *   {"gmprof_baseline": 2, "input": "...", "peak_bytes": N, "leaked_bytes": N,
+ *    "peak_sites": [{"site": "file:line", "bytes": N}, ...],
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
  *                  "object": "...", "saving_bytes": N}, ...]}
  *
@@ -19,9 +21,16 @@
 
 #include "gmprof/detect.h"
 
+struct gmp_baseline_site {
+	char *site;
+	uint64_t bytes;
+};
+
 struct gmp_baseline {
 	uint64_t peak_bytes;
 	uint64_t leaked_bytes;
+	struct gmp_baseline_site *sites;  /* at the peak; none in version 1 */
+	size_t nsites;
 	uint64_t *fingerprints;   /* sorted, unique */
 	size_t nfingerprints;
 };
@@ -33,6 +42,8 @@ int gmp_baseline__parse(const char *text, size_t len, struct gmp_baseline *b, ch
 int gmp_baseline__load(const char *path, struct gmp_baseline *b);
 void gmp_baseline__release(struct gmp_baseline *b);
 int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fingerprint);
+/* The baseline's bytes at its peak from site, 0 when none. */
+uint64_t gmp_baseline__site_bytes(const struct gmp_baseline *b, const char *site);
 
 /* Bytes the run's memory_leak findings leave allocated. */
 uint64_t gmp_leaked_bytes(const struct gmp_result *r);

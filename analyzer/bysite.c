@@ -58,6 +58,20 @@ static const char *site_label(struct gmp_sites *sites, const struct gmp_result *
 	return buf;
 }
 
+const struct gmp_peak *gmp_peak__largest(const struct gmp_result *r)
+{
+	const struct gmp_peak *pk = r->npeaks ? &r->peaks[0] : NULL;
+	for (size_t i = 1; i < r->npeaks; i++)
+		if (r->peaks[i].bytes > pk->bytes)
+			pk = &r->peaks[i];
+	return pk;
+}
+
+int gmp_site__is_local(const char *site)
+{
+	return !strncmp(site, "call path #", 11) || !strcmp(site, "no site");
+}
+
 static int cmp_bytes(const void *a, const void *b)
 {
 	const struct gmp_site_group *x = a, *y = b;
@@ -130,6 +144,44 @@ int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struc
 	}
 	if (out->n > 1)
 		qsort(out->g, out->n, sizeof(*out->g), cmp_group);
+	return 0;
+}
+
+struct growth {
+	uint64_t bytes;
+	size_t group;
+};
+
+static int by_growth(const void *a, const void *b)
+{
+	const struct growth *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return (x->group > y->group) - (x->group < y->group);
+}
+
+int gmp_bysite__grown(const struct gmp_bysite *by, uint64_t (*before)(const void *ctx, const char *site),
+		      const void *ctx, size_t **idx, size_t *n)
+{
+	*idx = NULL;
+	*n = 0;
+	struct growth *v = malloc((by->n ? by->n : 1) * sizeof(*v));
+	size_t k = 0;
+	if (!v || !(*idx = malloc((by->n ? by->n : 1) * sizeof(**idx)))) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < by->n; i++) {
+		uint64_t was = before(ctx, by->g[i].site);
+		if (!gmp_site__is_local(by->g[i].site) && by->g[i].bytes > was)
+			v[k++] = (struct growth){ by->g[i].bytes - was, i };
+	}
+	if (k)
+		qsort(v, k, sizeof(*v), by_growth);
+	for (size_t i = 0; i < k; i++)
+		(*idx)[i] = v[i].group;
+	*n = k;
+	free(v);
 	return 0;
 }
 

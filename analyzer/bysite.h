@@ -34,9 +34,20 @@ struct gmp_bysite {
 
 /* 0, or -ENOMEM. */
 int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struct gmp_bysite *out);
+/* The largest of r's peaks (over every device), or NULL when none. */
+const struct gmp_peak *gmp_peak__largest(const struct gmp_result *r);
+/* A site label that names no place across runs: "call path #N" (a profile's own number), "no site". */
+int gmp_site__is_local(const char *site);
 /* A peak's live objects by allocation site (pattern 0), the most bytes first.  0, or -ENOMEM. */
 int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_peak *pk,
 		     struct gmp_bysite *out);
+/*
+ * The groups of by with more bytes than before(ctx, site) says they had,
+ * sites that name a place only, the largest growth first: their indices
+ * in *idx (malloc'd, the caller's) and their number in *n.  0, or -ENOMEM.
+ */
+int gmp_bysite__grown(const struct gmp_bysite *by, uint64_t (*before)(const void *ctx, const char *site),
+		      const void *ctx, size_t **idx, size_t *n);
 void gmp_bysite__release(struct gmp_bysite *b);
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "bysite.h"
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
@@ -22,9 +23,10 @@ static const char usage_baseline[] =
 	"Usage: gmprof baseline [options] INPUT...\n"
 	"\n"
 	"Write the baseline `gmprof check --baseline` compares against: the run's\n"
-	"peak and leaked bytes and the fingerprints of its findings.  Of several\n"
-	"inputs (an MPI job's ranks): the largest peak and leak, and the findings\n"
-	"of all, each fingerprint once.\n"
+	"peak and leaked bytes, the peak's bytes by allocation site (which a check\n"
+	"names when the peak grew) and the fingerprints of its findings.  Of\n"
+	"several inputs (an MPI job's ranks): the largest peak (and its sites) and\n"
+	"leak, and the findings of all, each fingerprint once.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE        write to FILE (standard output by default)\n"
@@ -50,10 +52,46 @@ struct bl_finding {
 struct bl {
 	char *inputs;   /* owned: the names, space-separated */
 	uint64_t peak, leaked;
+	struct gmp_baseline_site *sites; /* owned: the largest peak's bytes by allocation site */
+	size_t nsites;
 	struct bl_finding *f;
 	size_t n, cap;
 	struct gmp_u64map seen; /* fingerprints of the inputs before the current one (a set) */
 };
+
+static void bl_drop_sites(struct bl *b)
+{
+	for (size_t i = 0; i < b->nsites; i++)
+		free(b->sites[i].site);
+	free(b->sites);
+	b->sites = NULL;
+	b->nsites = 0;
+}
+
+/* The session's largest peak by allocation site becomes the baseline's (sites that name a place). */
+static int bl_sites(struct bl *b, struct gmp_session *s)
+{
+	bl_drop_sites(b);
+	const struct gmp_peak *pk = gmp_peak__largest(s->r);
+	struct gmp_bysite by;
+	if (!pk)
+		return 0;
+	if (gmp_bysite__peak(&s->sites, s->r, pk, &by))
+		return -ENOMEM;
+	int err = 0;
+	if (by.n && !(b->sites = calloc(by.n, sizeof(*b->sites))))
+		err = -ENOMEM;
+	for (size_t i = 0; i < by.n && !err; i++) {
+		if (gmp_site__is_local(by.g[i].site))
+			continue;
+		if (!(b->sites[b->nsites].site = strdup(by.g[i].site)))
+			err = -ENOMEM;
+		else
+			b->sites[b->nsites++].bytes = by.g[i].bytes;
+	}
+	gmp_bysite__release(&by);
+	return err;
+}
 
 /* Adds one session's findings (those an earlier input already gave are not repeated). */
 static int bl_add(struct bl *b, struct gmp_session *s)
@@ -80,6 +118,8 @@ static int bl_add(struct bl *b, struct gmp_session *s)
 		if (!gmp_u64map__slot(&b->seen, b->f[i].fp, 1, NULL))
 			return -ENOMEM;
 	uint64_t leaked = gmp_leaked_bytes(r);
+	if ((r->peak_bytes > b->peak || !b->inputs) && bl_sites(b, s))
+		return -ENOMEM;
 	b->peak = r->peak_bytes > b->peak ? r->peak_bytes : b->peak;
 	b->leaked = leaked > b->leaked ? leaked : b->leaked;
 	char *names;
@@ -106,6 +146,7 @@ static void bl_release(struct bl *b)
 	free(b->f);
 	gmp_u64map__release(&b->seen);
 	free(b->inputs);
+	bl_drop_sites(b);
 }
 
 static int write_baseline(FILE *fp, void *ctx)
@@ -114,10 +155,19 @@ static int write_baseline(FILE *fp, void *ctx)
 	struct gmp_jw jw;
 	gmp_jw__init(&jw, fp, 1);
 	gmp_jw__obj(&jw);
-	gmp_jw__ku64(&jw, "gmprof_baseline", 1);
+	gmp_jw__ku64(&jw, "gmprof_baseline", 2);
 	gmp_jw__kstr(&jw, "input", b->inputs);
 	gmp_jw__ku64(&jw, "peak_bytes", b->peak);
 	gmp_jw__ku64(&jw, "leaked_bytes", b->leaked);
+	gmp_jw__key(&jw, "peak_sites");
+	gmp_jw__arr(&jw);
+	for (size_t i = 0; i < b->nsites; i++) {
+		gmp_jw__obj(&jw);
+		gmp_jw__kstr(&jw, "site", b->sites[i].site);
+		gmp_jw__ku64(&jw, "bytes", b->sites[i].bytes);
+		gmp_jw__obj_end(&jw);
+	}
+	gmp_jw__arr_end(&jw);
 	gmp_jw__key(&jw, "findings");
 	gmp_jw__arr(&jw);
 	for (size_t i = 0; i < b->n; i++) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "baseline.h"
+#include "bysite.h"
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
@@ -180,12 +181,9 @@ static struct check *check_budget(struct gate *g, const char *name, uint64_t val
 static void peak_where(struct gate *g, struct check *c)
 {
 	const struct gmp_result *r = g->s->r;
-	if (!c->failed || !r->npeaks)
+	const struct gmp_peak *pk = gmp_peak__largest(r);
+	if (!c->failed || !pk)
 		return;
-	const struct gmp_peak *pk = &r->peaks[0];
-	for (size_t i = 1; i < r->npeaks; i++)
-		if (r->peaks[i].bytes > pk->bytes)
-			pk = &r->peaks[i];
 	char api[160], rg[256], line[1024];
 	const char *site = gmp_sites__event(&g->s->sites, pk->ev, NULL);
 	const struct gmp_trace *t = r->trace;
@@ -194,6 +192,33 @@ static void peak_where(struct gate *g, struct check *c)
 		 gmp_result__api_label(r, pk->ev, api, sizeof(api)), site ? " at " : "", site ? site : "",
 		 *rg ? " in " : "", rg);
 	more(c, line);
+}
+
+static uint64_t in_baseline(const void *b, const char *site)
+{
+	return gmp_baseline__site_bytes(b, site);
+}
+
+/* A peak over the baseline's: the allocation sites that grew the most there, up to five. */
+static void peak_growth(struct gate *g, struct check *c, const struct gmp_baseline *b)
+{
+	struct gmp_bysite by;
+	const struct gmp_peak *pk = gmp_peak__largest(g->s->r);
+	size_t *grown = NULL, n = 0;
+	if (!pk || gmp_bysite__peak(&g->s->sites, g->s->r, pk, &by))
+		return;
+	if (!gmp_bysite__grown(&by, in_baseline, b, &grown, &n))
+		for (size_t k = 0; k < n && k < 5; k++) {
+			const struct gmp_site_group *e = &by.g[grown[k]];
+			uint64_t was = gmp_baseline__site_bytes(b, e->site);
+			char line[600], a[32], x[32], y[32];
+			snprintf(line, sizeof(line), "  grew at %s: +%s (%s in the baseline, %s now)", e->site,
+				 gmp_human_bytes(e->bytes - was, a, sizeof(a)), gmp_human_bytes(was, x, sizeof(x)),
+				 gmp_human_bytes(e->bytes, y, sizeof(y)));
+			more(c, line);
+		}
+	free(grown);
+	gmp_bysite__release(&by);
 }
 
 static void check_baseline(struct gate *g, const struct gmp_baseline *b, double pct, uint64_t abs)
@@ -214,9 +239,12 @@ static void check_baseline(struct gate *g, const struct gmp_baseline *b, double 
 	}
 	uint64_t rel = (uint64_t)((double)b->peak_bytes * pct / 100.0);
 	uint64_t allowed = b->peak_bytes + (rel > abs ? rel : abs);
-	add(g, "baseline:peak", r->peak_bytes > allowed, "%s against %s in the baseline (allowed up to %s)",
-	    gmp_human_bytes(r->peak_bytes, a, sizeof(a)), gmp_human_bytes(b->peak_bytes, c2, sizeof(c2)),
-	    gmp_human_bytes(allowed, d, sizeof(d)));
+	c = add(g, "baseline:peak", r->peak_bytes > allowed, "%s against %s in the baseline (allowed up to %s)",
+		gmp_human_bytes(r->peak_bytes, a, sizeof(a)), gmp_human_bytes(b->peak_bytes, c2, sizeof(c2)),
+		gmp_human_bytes(allowed, d, sizeof(d)));
+	peak_where(g, c);
+	if (c->failed && b->nsites)
+		peak_growth(g, c, b);
 }
 
 static size_t failures(const struct gate *g)

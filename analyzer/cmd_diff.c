@@ -189,8 +189,8 @@ static void sdeltas_release(struct sdeltas *sd)
 
 /*
  * What changed at the device's largest peak, by allocation site.  Sites
- * named by a call path number are left out: those numbers are the
- * profile's own, not the same place in two runs.  0, or -ENOMEM.
+ * named by a call path number (or none) are left out: those numbers are
+ * the profile's own, not the same place in two runs.  0, or -ENOMEM.
  */
 static int site_deltas(struct diff *d, uint32_t device, struct sdeltas *sd)
 {
@@ -205,7 +205,7 @@ static int site_deltas(struct diff *d, uint32_t device, struct sdeltas *sd)
 			goto oom;
 		for (size_t i = 0; i < sd->by[k].n; i++) {
 			const struct gmp_site_group *g = &sd->by[k].g[i];
-			if (!strncmp(g->site, "call path #", 11))
+			if (gmp_site__is_local(g->site))
 				continue;
 			if (GMP_GROW(sd->v, cap, n + 1))
 				goto oom;

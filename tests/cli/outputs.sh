@@ -99,6 +99,26 @@ expect_exit 1 "peak grown past --tolerance 5%" -- "$GMPROF" check --baseline "$T
 expect_exit 0 "peak within --tolerance 5%,1MiB" -- "$GMPROF" check --baseline "$TMPDIR/f3.small.json" --tolerance 5%,1MiB tests/scripts/figure3.jsonl
 expect_exit 0 "peak within --tolerance 34%" -- "$GMPROF" check --baseline "$TMPDIR/f3.small.json" --tolerance 34% tests/scripts/figure3.jsonl
 expect_exit 2 "bad --tolerance" -- "$GMPROF" check --tolerance five tests/scripts/figure3.jsonl
+# A grown peak names where it grew: the baseline holds its peak's bytes by
+# allocation site (version 2); a version-1 baseline, without them, still works.
+awk 'BEGIN { for (i = 0; i < 12; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":4096,\"at\":\"%s\"}\n", 65536 + i * 65536, i < 8 ? "a.cu:1" : "b.cu:2"
+	print "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[\"0x10000\"]}"
+	for (i = 0; i < 12; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 65536 + i * 65536 }' >"$TMPDIR/grow-after.jsonl"
+grep -v '"b.cu:2"' "$TMPDIR/grow-after.jsonl" | grep -v '"0x[9ab]0000"\|"0xc0000"' >"$TMPDIR/grow-before.jsonl"
+"$GMPROF" baseline -o "$TMPDIR/grow.base.json" "$TMPDIR/grow-before.jsonl"
+grep -q '"gmprof_baseline": 2' "$TMPDIR/grow.base.json" && grep -q '"site": "a.cu:1"' "$TMPDIR/grow.base.json" &&
+	ok "baseline: version 2, with the peak's bytes by allocation site" || notok "baseline: peak sites: $(head -12 "$TMPDIR/grow.base.json")"
+expect_exit 1 "check: a peak grown past the baseline" -- "$GMPROF" check --baseline "$TMPDIR/grow.base.json" "$TMPDIR/grow-after.jsonl"
+grep -q '^  grew at b.cu:2: +16.0 KiB (0 B in the baseline, 16.0 KiB now)$' "$TMPDIR/out" &&
+	! grep -q "grew at a.cu:1" "$TMPDIR/out" && grep -q "^  reached on device 0 at ALLOC (stream 0, #12) at b.cu:2$" "$TMPDIR/out" &&
+	ok "  ... naming where it was reached and the site that grew (not the one that did not)" || notok "  ... grew: $(cat "$TMPDIR/out")"
+sed -e 's/"gmprof_baseline": 2/"gmprof_baseline": 1/' -e '/"peak_sites"/,/^  \],$/d' "$TMPDIR/grow.base.json" >"$TMPDIR/grow.v1.json"
+expect_exit 1 "check against a version-1 baseline" -- "$GMPROF" check --baseline "$TMPDIR/grow.v1.json" "$TMPDIR/grow-after.jsonl"
+grep -q "FAIL baseline:peak" "$TMPDIR/out" && ! grep -q "grew at" "$TMPDIR/out" && ok "  ... the peak fails, no sites to name" ||
+	notok "  ... v1: $(cat "$TMPDIR/out")"
+printf '{"gmprof_baseline":2,"peak_bytes":1,"leaked_bytes":0,"peak_sites":[{"site":"a.cu:1","bytes":-4}],"findings":[]}' >"$TMPDIR/badsites.json"
+expect_exit 2 "a baseline with a bad peak site" -- "$GMPROF" check --baseline "$TMPDIR/badsites.json" tests/scripts/figure3.jsonl
+expect_stderr_line "bad baseline.*a peak site needs" "  ... said in one line"
 expect_exit 2 "bad --fail-on" -- "$GMPROF" check --fail-on leaks tests/scripts/figure3.jsonl
 expect_stderr_line "names no known pattern" "  ... said in one line"
 printf '{"gmprof_baseline":1,"peak_bytes":1,"leaked_bytes":0,"findings":[{"fingerprint":"xyz"}]}' >"$TMPDIR/badbase.json"
