@@ -221,6 +221,13 @@ static void peak_growth(struct gate *g, struct check *c, const struct gmp_baseli
 	gmp_bysite__release(&by);
 }
 
+/* The most the peak may be: the baseline's, plus the larger of pct percent of it and abs bytes. */
+static uint64_t baseline_allowed(const struct gmp_baseline *b, double pct, uint64_t abs)
+{
+	uint64_t rel = (uint64_t)((double)b->peak_bytes * pct / 100.0);
+	return b->peak_bytes + (rel > abs ? rel : abs);
+}
+
 static void check_baseline(struct gate *g, const struct gmp_baseline *b, double pct, uint64_t abs)
 {
 	const struct gmp_result *r = g->s->r;
@@ -237,8 +244,7 @@ static void check_baseline(struct gate *g, const struct gmp_baseline *b, double 
 		more(c, line);
 		shown++;
 	}
-	uint64_t rel = (uint64_t)((double)b->peak_bytes * pct / 100.0);
-	uint64_t allowed = b->peak_bytes + (rel > abs ? rel : abs);
+	uint64_t allowed = baseline_allowed(b, pct, abs);
 	c = add(g, "baseline:peak", r->peak_bytes > allowed, "%s against %s in the baseline (allowed up to %s)",
 		gmp_human_bytes(r->peak_bytes, a, sizeof(a)), gmp_human_bytes(b->peak_bytes, c2, sizeof(c2)),
 		gmp_human_bytes(allowed, d, sizeof(d)));
@@ -411,6 +417,7 @@ static int check_one(struct gmp_session *s, size_t i, void *ctx)
 	if (c->jw) {
 		a->sf->s = s;
 		a->sf->name_inputs = a->in.n > 1;
+		a->sf->peak_allowed = a->bu->base ? baseline_allowed(a->bu->base, a->bu->tol_pct, a->bu->tol_abs) : 0;
 		gmp_sarif__results(a->sf, c->jw);
 		a->sf->s = NULL;
 	}
@@ -545,7 +552,7 @@ int cmd_check(int argc, char **argv)
 	struct gmp_inputs in;
 	if ((ex = gmp_cli__inputs("check", argc, argv, &cm, &in)))
 		return ex;
-	struct gmp_sarif sf = { .error_mask = fail_on | (allow_oom ? 0 : 1u << GMP_PAT_COUNT) };
+	struct gmp_sarif sf = { .error_mask = fail_on | (allow_oom ? 0 : 1u << GMP_PAT_COUNT) | 1u << (GMP_PAT_COUNT + 1) };
 	/* An absolute root is taken as written: the sources may live elsewhere (CI). */
 	if (root && root[0] == '/' && strlen(root) < sizeof(sf.root)) {
 		snprintf(sf.root, sizeof(sf.root), "%s", root);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bysite.h"
 #include "cmds.h"
 #include "findings_json.h"
 #include "gmprof/version.h"
@@ -68,8 +69,18 @@ static int split_site(const char *site, struct loc *l)
 	return 0;
 }
 
-/* The rule of allocations that ran out of memory, after the patterns' (its index). */
+/* The rules after the patterns': allocations that ran out of memory, a peak grown past the baseline. */
 #define RULE_OOM GMP_PAT_COUNT
+#define RULE_PEAK (GMP_PAT_COUNT + 1)
+
+static const struct {
+	const char *id, *name, *shortd, *fulld;
+} extra_rules[2] = {
+	{ "out_of_memory", "OutOfMemory", "GPU allocation that ran out of memory",
+	  "The allocation call returned out of memory. gmprof report lists what was live on the device then and which findings' fixes free memory at that moment." },
+	{ "peak_growth", "PeakGrowth", "Allocation site that grew the GPU memory peak past the baseline",
+	  "The program's GPU memory peak grew past the baseline's by more than the tolerance, and the objects allocated here hold more of it than in the baseline. gmprof diff BEFORE AFTER shows what changed at the peak." },
+};
 
 /* site ("file:line"), or without one the input at its script line (0: none). */
 static void location_at(struct gmp_sarif *sf, const char *site, uint32_t line, struct loc *l)
@@ -174,30 +185,29 @@ static void result_head(struct gmp_sarif *sf, struct gmp_jw *jw, const char *rul
 
 static void rule_list(struct gmp_jw *jw)
 {
-	static const char oom_short[] = "GPU allocation that ran out of memory";
-	static const char oom_full[] = "The allocation call returned out of memory. gmprof report lists what was live on the device then and which findings' fixes free memory at that moment.";
 	gmp_jw__key(jw, "rules");
 	gmp_jw__arr(jw);
-	for (unsigned p = 0; p <= RULE_OOM; p++) {
-		int oom = p == RULE_OOM;
+	for (unsigned p = 0; p <= RULE_PEAK; p++) {
+		int extra = p >= RULE_OOM;
+		const char *fulld = extra ? extra_rules[p - RULE_OOM].fulld : rules[p].fulld;
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "id", oom ? "out_of_memory" : gmp_pattern__name(p));
-		gmp_jw__kstr(jw, "name", oom ? "OutOfMemory" : rules[p].name);
+		gmp_jw__kstr(jw, "id", extra ? extra_rules[p - RULE_OOM].id : gmp_pattern__name(p));
+		gmp_jw__kstr(jw, "name", extra ? extra_rules[p - RULE_OOM].name : rules[p].name);
 		gmp_jw__key(jw, "shortDescription");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "text", oom ? oom_short : rules[p].shortd);
+		gmp_jw__kstr(jw, "text", extra ? extra_rules[p - RULE_OOM].shortd : rules[p].shortd);
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "fullDescription");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "text", oom ? oom_full : rules[p].fulld);
+		gmp_jw__kstr(jw, "text", fulld);
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "help");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "text", oom ? oom_full : rules[p].fulld);
+		gmp_jw__kstr(jw, "text", fulld);
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "defaultConfiguration");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "level", oom ? "error" : "warning");
+		gmp_jw__kstr(jw, "level", extra ? "error" : "warning");
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "properties");
 		gmp_jw__obj(jw);
@@ -208,7 +218,7 @@ static void rule_list(struct gmp_jw *jw)
 		gmp_jw__str(jw, "performance");
 		gmp_jw__arr_end(jw);
 		gmp_jw__kstr(jw, "precision", "high");
-		gmp_jw__kstr(jw, "problem.severity", oom ? "error" : p == GMP_PAT_MEMORY_LEAK ? "warning" : "recommendation");
+		gmp_jw__kstr(jw, "problem.severity", extra ? "error" : p == GMP_PAT_MEMORY_LEAK ? "warning" : "recommendation");
 		gmp_jw__obj_end(jw);
 		gmp_jw__obj_end(jw);
 	}
@@ -351,6 +361,58 @@ static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fa
 	gmp_jw__obj_end(jw);
 }
 
+static uint64_t in_baseline(const void *b, const char *site)
+{
+	return gmp_baseline__site_bytes(b, site);
+}
+
+/* The peak grew past the baseline's: a result at each of the (up to five) sites that grew most there. */
+static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw)
+{
+	const struct gmp_result *r = sf->s->r;
+	const struct gmp_peak *pk = gmp_peak__largest(r);
+	struct gmp_bysite by;
+	size_t *grown = NULL, n = 0;
+	if (!pk || gmp_bysite__peak(&sf->s->sites, r, pk, &by))
+		return;
+	if (!gmp_bysite__grown(&by, in_baseline, sf->baseline, &grown, &n))
+		for (size_t k = 0, shown = 0; k < n && shown < 5; k++) {
+			const struct gmp_site_group *e = &by.g[grown[k]];
+			struct loc l;
+			if (split_site(e->site, &l))
+				continue; /* no file and line to point at */
+			uint64_t was = gmp_baseline__site_bytes(sf->baseline, e->site);
+			char msg[600], a[32], b[32], c[32], d[32], x[32], w[32];
+			snprintf(msg, sizeof(msg), "The GPU memory peak grew to %s, past the baseline's %s (allowed "
+				 "up to %s); objects allocated here hold %s of it, %s more than in the baseline (%s).",
+				 gmp_human_bytes(r->peak_bytes, a, sizeof(a)), gmp_human_bytes(sf->baseline->peak_bytes, b, sizeof(b)),
+				 gmp_human_bytes(sf->peak_allowed, c, sizeof(c)), gmp_human_bytes(e->bytes, d, sizeof(d)),
+				 gmp_human_bytes(e->bytes - was, x, sizeof(x)), gmp_human_bytes(was, w, sizeof(w)));
+			result_head(sf, jw, "peak_growth", RULE_PEAK, msg, &l);
+			uint64_t h = 14695981039346656037ull; /* FNV-1a of the site: the same place across runs */
+			for (const char *q = e->site; *q; q++)
+				h = (h ^ (unsigned char)*q) * 1099511628211ull;
+			char hex[32];
+			snprintf(hex, sizeof(hex), "%016" PRIx64, h);
+			gmp_jw__key(jw, "partialFingerprints");
+			gmp_jw__obj(jw);
+			gmp_jw__kstr(jw, "gmprofPeakGrowth/v1", hex);
+			gmp_jw__obj_end(jw);
+			gmp_jw__key(jw, "properties");
+			gmp_jw__obj(jw);
+			gmp_jw__ku64(jw, "bytes_at_peak", e->bytes);
+			gmp_jw__ku64(jw, "bytes_in_baseline", was);
+			gmp_jw__ku64(jw, "peak_bytes", r->peak_bytes);
+			if (sf->name_inputs)
+				gmp_jw__kstr(jw, "input", sf->s->name);
+			gmp_jw__obj_end(jw);
+			gmp_jw__obj_end(jw);
+			shown++;
+		}
+	free(grown);
+	gmp_bysite__release(&by);
+}
+
 void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 {
 	const struct gmp_result *r = sf->s->r;
@@ -358,6 +420,8 @@ void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 		failure(sf, jw, &r->failures[i]);
 	for (size_t i = 0; i < r->nfindings; i++)
 		result(sf, jw, &r->findings[i]);
+	if (sf->baseline && sf->peak_allowed && r->peak_bytes > sf->peak_allowed)
+		peak_growth(sf, jw);
 }
 
 static void input_props(struct gmp_jw *jw, const struct gmp_sarif_input *in)

@@ -16,8 +16,12 @@ struct gmp_sarif {
 	struct gmp_session *s;
 	char root[PATH_MAX];                  /* source root, no trailing slash ("" none) */
 	uint32_t error_mask;                  /* patterns reported at level "error"; bit
-						 GMP_PAT_COUNT: failed allocations */
+						 GMP_PAT_COUNT: failed allocations, and
+						 GMP_PAT_COUNT + 1: peak growth */
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
+	uint64_t peak_allowed;                /* the baseline's peak plus the tolerance: a peak
+						 above it adds a peak_growth result at each site
+						 that grew most (0: no such check) */
 	int name_inputs;                      /* each result names its input (several inputs) */
 };
 

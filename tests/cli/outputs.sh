@@ -112,6 +112,17 @@ expect_exit 1 "check: a peak grown past the baseline" -- "$GMPROF" check --basel
 grep -q '^  grew at b.cu:2: +16.0 KiB (0 B in the baseline, 16.0 KiB now)$' "$TMPDIR/out" &&
 	! grep -q "grew at a.cu:1" "$TMPDIR/out" && grep -q "^  reached on device 0 at ALLOC (stream 0, #12) at b.cu:2$" "$TMPDIR/out" &&
 	ok "  ... naming where it was reached and the site that grew (not the one that did not)" || notok "  ... grew: $(cat "$TMPDIR/out")"
+# In SARIF, a peak_growth result (an error) where the grown site allocates, for code review.
+expect_exit 1 "check --sarif: a peak grown past the baseline" -- "$GMPROF" check --baseline "$TMPDIR/grow.base.json" \
+	--sarif "$TMPDIR/grow.sarif" "$TMPDIR/grow-after.jsonl"
+sarif_ok "$TMPDIR/grow.sarif" 1 "with a peak_growth result"
+[ "$(grep -c '"ruleId": "peak_growth"' "$TMPDIR/grow.sarif")" -eq 1 ] &&
+	grep -A14 '"ruleId": "peak_growth"' "$TMPDIR/grow.sarif" | tr -d ' \n' |
+	grep -q '"level":"error","message":{"text":"TheGPUmemorypeakgrewto48.0KiB,pastthebaseline.s32.0KiB(allowedupto32.0KiB);objectsallocatedherehold16.0KiBofit,16.0KiBmorethaninthebaseline(0B)."},"locations":\[{"physicalLocation":{"artifactLocation":{"uri":"b.cu","uriBaseId":"%SRCROOT%"},"region":{"startLine":2' &&
+	ok "  ... one, at b.cu:2, saying how much grew there" || notok "  ... peak_growth: $(grep -A16 peak_growth "$TMPDIR/grow.sarif" | tail -16)"
+expect_exit 0 "check --sarif: a peak within its baseline" -- "$GMPROF" check --baseline "$TMPDIR/grow.base.json" \
+	--sarif "$TMPDIR/nogrow.sarif" "$TMPDIR/grow-before.jsonl"
+grep -q '"ruleId": "peak_growth"' "$TMPDIR/nogrow.sarif" && notok "  ... no peak_growth result" || ok "  ... no peak_growth result"
 sed -e 's/"gmprof_baseline": 2/"gmprof_baseline": 1/' -e '/"peak_sites"/,/^  \],$/d' "$TMPDIR/grow.base.json" >"$TMPDIR/grow.v1.json"
 expect_exit 1 "check against a version-1 baseline" -- "$GMPROF" check --baseline "$TMPDIR/grow.v1.json" "$TMPDIR/grow-after.jsonl"
 grep -q "FAIL baseline:peak" "$TMPDIR/out" && ! grep -q "grew at" "$TMPDIR/out" && ok "  ... the peak fails, no sites to name" ||
