@@ -72,17 +72,11 @@ int gmp_site__is_local(const char *site)
 	return !strncmp(site, "call path #", 11) || !strcmp(site, "no site");
 }
 
-static int cmp_bytes(const void *a, const void *b)
-{
-	const struct gmp_site_group *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	if (x->findings != y->findings)
-		return x->findings > y->findings ? -1 : 1;
-	return strcmp(x->site, y->site);
-}
-
-int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_peak *pk,
+/*
+ * Groups r's findings by site and pattern (pk NULL), or the objects live
+ * at peak pk by site (pattern 0, their bytes as the sort key).
+ */
+static int group_all(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_peak *pk,
 		     struct gmp_bysite *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -90,11 +84,13 @@ int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const 
 		return -ENOMEM;
 	struct gmp_u64map m;
 	gmp_u64map__init(&m);
-	size_t cap = 0;
-	for (uint32_t k = 0; k < pk->obj_n; k++) {
-		const struct gmp_object *o = &r->objects[r->peak_objs[pk->obj_off + k]];
+	size_t cap = 0, n = pk ? pk->obj_n : r->nfindings;
+	for (size_t i = 0; i < n; i++) {
+		const struct gmp_finding *f = pk ? NULL : &r->findings[i];
+		const struct gmp_object *o = &r->objects[pk ? r->peak_objs[pk->obj_off + i] : f->object];
 		char buf[64];
-		struct gmp_site_group *g = group_of(out, &m, &cap, site_label(sites, r, o, buf, sizeof(buf)), 0);
+		struct gmp_site_group *g = group_of(out, &m, &cap, site_label(sites, r, o, buf, sizeof(buf)),
+						    f ? f->pattern : 0);
 		if (!g) {
 			gmp_u64map__release(&m);
 			gmp_bysite__release(out);
@@ -102,49 +98,27 @@ int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const 
 		}
 		g->findings++;
 		g->bytes += o->size;
+		uint64_t key = f ? f->saving : g->bytes;
+		if (key > g->max_saving)
+			g->max_saving = key;
 		if (g->findings > out->largest)
 			out->largest = g->findings;
 	}
 	gmp_u64map__release(&m);
 	if (out->n > 1)
-		qsort(out->g, out->n, sizeof(*out->g), cmp_bytes);
+		qsort(out->g, out->n, sizeof(*out->g), cmp_group);
 	return 0;
+}
+
+int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_peak *pk,
+		     struct gmp_bysite *out)
+{
+	return group_all(sites, r, pk, out);
 }
 
 int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struct gmp_bysite *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (!(out->sites = gmp_strtab__new()))
-		return -ENOMEM;
-	struct gmp_u64map m;
-	gmp_u64map__init(&m);
-	size_t cap = 0;
-	int err = 0;
-	for (size_t i = 0; i < r->nfindings && !err; i++) {
-		const struct gmp_finding *f = &r->findings[i];
-		const struct gmp_object *o = &r->objects[f->object];
-		char buf[64];
-		struct gmp_site_group *g = group_of(out, &m, &cap, site_label(sites, r, o, buf, sizeof(buf)),
-						    f->pattern);
-		if (!g) {
-			err = -ENOMEM;
-			break;
-		}
-		g->findings++;
-		g->bytes += o->size;
-		if (f->saving > g->max_saving)
-			g->max_saving = f->saving;
-		if (g->findings > out->largest)
-			out->largest = g->findings;
-	}
-	gmp_u64map__release(&m);
-	if (err) {
-		gmp_bysite__release(out);
-		return err;
-	}
-	if (out->n > 1)
-		qsort(out->g, out->n, sizeof(*out->g), cmp_group);
-	return 0;
+	return group_all(sites, r, NULL, out);
 }
 
 struct growth {

@@ -22,7 +22,7 @@ struct gmp_site_group {
 	unsigned pattern;
 	size_t findings;      /* gmp_bysite__peak: the objects */
 	uint64_t bytes;       /* their objects' sizes, summed */
-	uint64_t max_saving;  /* the largest saving among them */
+	uint64_t max_saving;  /* the largest saving among them (gmp_bysite__peak: the bytes) */
 };
 
 struct gmp_bysite {
