@@ -143,5 +143,23 @@ for src in tests/gpu/intra.cu tests/gpu/atomics.cu tests/gpu/dead_write.cu tests
 		bad "$name ($mode, GMPROF_PATCH_LOADS=l1):"; cat "$OUT_DIR/$name.l1.diff" "$OUT_DIR/$name.l1.log"
 	fi
 done
+# 6. --kernels-from: an object-mode run chooses the kernels that a second,
+#    intra-mode run monitors, matched by their names as recorded (mangled):
+#    the second run must say which and give those launches touches.
+for src in tests/gpu/intra.cu benchmarks/cuda/xsbench_lookup.cu; do
+	name=$(basename "$src" .cu)
+	[ -x "$OUT_DIR/$name" ] || continue
+	timeout "$LIMIT" "$G" run --force --top 0 -o "$OUT_DIR/$name.kfo.gmprof" -- "$OUT_DIR/$name" \
+		>"$OUT_DIR/$name.kf.log" 2>&1
+	timeout "$LIMIT" "$G" run --force --top 0 --kernels-from "$OUT_DIR/$name.kfo.gmprof" \
+		-o "$OUT_DIR/$name.kf.gmprof" -- "$OUT_DIR/$name" >>"$OUT_DIR/$name.kf.log" 2>&1
+	chosen=$(grep -c '^  .* of it)$' "$OUT_DIR/$name.kf.log")
+	touched=$("$G" dump "$OUT_DIR/$name.kf.gmprof" 2>/dev/null | grep -c '"op":"kernel".*"touch"')
+	if [ "$chosen" -ge 1 ] && [ "$touched" -ge 1 ]; then
+		ok "$name (--kernels-from): $chosen kernels chosen, $touched launches with touches"
+	else
+		bad "$name (--kernels-from): $chosen kernels chosen, $touched launches with touches"; cat "$OUT_DIR/$name.kf.log"
+	fi
+done
 echo "gpu-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
