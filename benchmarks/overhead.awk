@@ -4,7 +4,8 @@
 #   peaks: "PROGRAM unfixed|fixed BYTES", the native peak of each build
 #   micro (optional): "CONFIG WARP_INSTRUCTIONS KERNEL_MS", one line per run
 #     of benchmarks/micro/access_cost (native, empty, object, object-l1,
-#     intra, intra-l1; native-first and intra-first: one pass, first touches)
+#     object-hints, intra, intra-l1; native-first and intra-first: one pass,
+#     first touches)
 #   own (optional): "PROGRAM CONFIG BYTES", gmprof's own device memory in a
 #     run (the profile's META collector_device_peak); the largest is shown
 # Per program: the median time of each configuration and its ratio to
@@ -42,7 +43,7 @@ FILENAME == ARGV[3] {
 { peak[$1, $2] = $3; if (!($1 in pseen)) { pseen[$1] = 1; pprog[++npp] = $1 } }
 END {
 	if (bad) exit 2
-	na = split("object object-launch object-l1 intra intra-l1 memcheck", all, " ")
+	na = split("object object-launch object-l1 object-hints intra intra-l1 memcheck", all, " ")
 	nc = 0
 	for (c = 1; c <= na; c++)
 		if (all[c] in ran) { cfg[++nc] = all[c]; col[all[c]] = nc }
@@ -88,6 +89,7 @@ END {
 	print "Goals (medians across programs):"
 	goal("object", "object level", 1.15)
 	goal("object-l1", "object level, GMPROF_PATCH_LOADS=l1", 1.15)
+	goal("object-hints", "object level, GMPROF_PATCH_HINTS=1", 1.15)
 	goal("intra", "intra-object, every kernel,", 2.5)
 	goal("intra-l1", "intra-object, every kernel, GMPROF_PATCH_LOADS=l1,", 2.5)
 	if (faster != "")
@@ -101,8 +103,9 @@ END {
 		print "|---|---|---|"
 		base = median(ms["native"])
 		printf "| none (native) | %.3f | - |\n", base
-		nm = split("empty object object-l1 intra intra-l1", mcfg, " ")
+		nm = split("empty object object-l1 object-hints intra intra-l1", mcfg, " ")
 		split("empty callback|first-touch flags (object)|first-touch flags, tested through the L1 (object-l1)|" \
+		      "first-touch flags, per-instruction hints (object-hints)|" \
 		      "warp-aggregated counters (intra)|warp-aggregated counters, tested through the L1 (intra-l1)", label, "|")
 		for (c = 1; c <= nm; c++) {
 			if (!(mcfg[c] in ms)) continue

@@ -9,6 +9,8 @@
 #                   after every launch: the program's work is serialized)
 #   object-l1       object with GMPROF_PATCH_LOADS=l1 (the patches test hit
 #                   words through the SM's L1 instead of at the L2)
+#   object-hints    object with GMPROF_PATCH_HINTS=1 (each instruction tries
+#                   the table entry it found last before searching)
 #   intra           gmprof run --mode intra, every kernel monitored
 #   intra-l1        intra with GMPROF_PATCH_LOADS=l1
 #   memcheck        compute-sanitizer --tool memcheck --leak-check full
@@ -16,7 +18,7 @@
 # adds to the times of the previous call instead of starting again, so that
 # one lease can measure in several calls under its per-call limit:
 #   CONFIGS="native object object-launch memcheck" make bench-gpu
-#   KEEP=1 CONFIGS="native intra object-l1 intra-l1" make bench-gpu
+#   KEEP=1 CONFIGS="native intra object-l1 intra-l1 object-hints" make bench-gpu
 # gmprof's configurations record the profile (--top 0: since 2026-11-23,
 # seventh session, neither the collector at the program's exit nor gmprof
 # run analyzes it then; the analysis is `gmprof report`, timed on the CPU by
@@ -36,7 +38,7 @@ BUILD=${BUILD:-build}
 NVCC=${NVCC:-nvcc}
 RUNS=${RUNS:-5}
 PROGRAMS=${PROGRAMS:-$(ls benchmarks/cuda/*.cu | sed 's|.*/||; s|\.cu$||')}
-ALL_CONFIGS="native object object-launch object-l1 intra intra-l1 memcheck"
+ALL_CONFIGS="native object object-launch object-l1 object-hints intra intra-l1 memcheck"
 CONFIGS=${CONFIGS:-$ALL_CONFIGS}
 for c in $CONFIGS; do
 	case " $ALL_CONFIGS " in *" $c "*) ;; *)
@@ -98,6 +100,8 @@ while [ $r -le "$RUNS" ]; do
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-l1 || timed "$p" object-l1 env GMPROF_PATCH_LOADS=l1 \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
+		! want object-hints || timed "$p" object-hints env GMPROF_PATCH_HINTS=1 \
+			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want intra || timed "$p" intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want intra-l1 || timed "$p" intra-l1 env GMPROF_PATCH_LOADS=l1 \
 			"$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
@@ -125,6 +129,8 @@ while [ $r -le "$RUNS" ]; do
 	! want object || micro empty env GMPROF_PATCH_EMPTY=1 "$G" run --force --top 0 -o "$prof" -- "$OUT/access_cost"
 	! want object || micro object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
 	! want object-l1 || micro object-l1 env GMPROF_PATCH_LOADS=l1 \
+		"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	! want object-hints || micro object-hints env GMPROF_PATCH_HINTS=1 \
 		"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
 	! want intra || micro intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/access_cost"
 	! want intra-l1 || micro intra-l1 env GMPROF_PATCH_LOADS=l1 \
@@ -162,6 +168,7 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "- object-launch: the same with \`GMPROF_HARVEST=launch\`"
 	echo "- intra: \`gmprof run --mode intra --force --top 0 -o P.gmprof -- P\` (every kernel)"
 	echo "- object-l1, intra-l1: object and intra with \`GMPROF_PATCH_LOADS=l1\` (hit and bitmap words tested through the L1)"
+	echo "- object-hints: object with \`GMPROF_PATCH_HINTS=1\` (each instruction tries the table entry it found last)"
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"

@@ -188,8 +188,9 @@ static int is_patched(const struct gmp_ctx_state *s, CUmodule m)
 static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 {
 	size_t heap = s->heap ? gmp_col.opts.heap_records : 0;
+	int hints = gmp_col.opts.patch_hints;
 	for (size_t i = 0; i < s->nfree; i++) {
-		if (s->free[i].cap >= n && s->free[i].heap_cap >= heap) {
+		if (s->free[i].cap >= n && s->free[i].heap_cap >= heap && s->free[i].hints >= hints) {
 			*out = s->free[i];
 			s->free[i] = s->free[--s->nfree];
 			return 0;
@@ -198,6 +199,7 @@ static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 	size_t cap = n < 64 ? 64 : n + n / 4;
 	out->cap = cap;
 	out->heap_cap = heap;
+	out->hints = hints;
 	size_t bytes = lbuf_bytes(out);
 	dev_unlock();
 	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
@@ -383,6 +385,8 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		l.heap = (uint64_t)(uintptr_t)p.buf.dev + lbuf_heap_off(&p.buf);
 		l.heap_cap = (uint32_t)p.buf.heap_cap;
 	}
+	if (p.buf.hints)
+		l.hints = (uint64_t)(uintptr_t)p.buf.dev + lbuf_hints_off(&p.buf);
 	int intra = gmp_col.opts.mode == GMP_COLLECT_INTRA && gmp_kfilter__take(gmp_col.kf, li->name);
 	struct spare spare = { NULL, 0 };
 	size_t need = 0;

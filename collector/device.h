@@ -48,12 +48,14 @@ struct snapshot {
 /*
  * A launch's device buffer: struct gmp_patch_launch, uint32_t list[list
  * cap] (the hit list), uint32_t hits[cap], then (heap_cap > 0) struct
- * gmp_patch_heap_record[heap_cap] at heap_off().
+ * gmp_patch_heap_record[heap_cap] at heap_off(), then (hints) uint32_t
+ * hints[GMP_HINTS], kept from launch to launch.
  */
 struct lbuf {
 	void *dev;
 	size_t cap;
 	size_t heap_cap;
+	int hints;
 };
 
 /* Hit list entries: two per entry (a read and a write bit), at most LBUF_LIST_MAX. */
@@ -75,9 +77,14 @@ static inline size_t lbuf_heap_off(const struct lbuf *b)
 	return (lbuf_hits_off(b) + b->cap * 4 + 7) & ~(size_t)7;
 }
 
-static inline size_t lbuf_bytes(const struct lbuf *b)
+static inline size_t lbuf_hints_off(const struct lbuf *b)
 {
 	return lbuf_heap_off(b) + b->heap_cap * sizeof(struct gmp_patch_heap_record);
+}
+
+static inline size_t lbuf_bytes(const struct lbuf *b)
+{
+	return lbuf_hints_off(b) + (b->hints ? GMP_HINTS * sizeof(uint32_t) : 0);
 }
 
 struct pending {

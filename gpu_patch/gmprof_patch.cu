@@ -9,8 +9,9 @@
  * The per-access logic is gpu_patch/patch_logic.h, shared with the host
  * and tested there.  This file adds what only a GPU has: warp aggregation.
  * When one object holds the whole warp's access (the common case), the
- * warp searches the table once, for its leader's address, and the leader
- * sets the hit bits; otherwise lanes that hit the same object elect one
+ * warp searches the table once, for its leader's address (trying first,
+ * with GMPROF_PATCH_HINTS=1, the entry the same instruction found last),
+ * and the leader sets the hit bits; otherwise lanes that hit the same object elect one
  * lane to set the object's bits (the OR of theirs).  Lanes that bump the
  * same counter add their count once.  Nothing here synchronizes with the
  * host.  tests/unit/test_warp.cpp builds this file for the CPU, a thread
@@ -78,8 +79,8 @@ static __device__ __forceinline__ int bitmap_set(const struct gmp_patch_launch *
 	return one;
 }
 
-static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, uint64_t addr,
-					      uint32_t size, uint32_t flags)
+static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, uint64_t pc,
+						   uint64_t addr, uint32_t size, uint32_t flags)
 {
 	const uint32_t active = __activemask();
 	const uint32_t lane = lane_id();
@@ -99,7 +100,7 @@ static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, u
 	 * reading one array).  The whole warp searches the leader's address,
 	 * so each step of the search is one broadcast load, not up to 32.
 	 */
-	int64_t i0 = gmp_patch_lookup(t, __shfl_sync(active, addr, leader));
+	int64_t i0 = gmp_patch_find(l, t, __shfl_sync(active, addr, leader), pc);
 	int inside = !bits || (i0 >= 0 && addr >= gmp_patch_starts(t)[i0] &&
 			       addr + size <= gmp_patch_ends(t)[i0]);
 	if (__all_sync(active, inside)) {
@@ -160,10 +161,9 @@ extern "C" __device__ __noinline__ gmp_patch_result
 gmp_patch_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t size, uint32_t flags,
 			const void *data)
 {
-	(void)pc;
 	(void)data;
 	if (userdata)
-		warp_access((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)ptr, size, flags);
+		warp_access((struct gmp_patch_launch *)userdata, pc, (uint64_t)(uintptr_t)ptr, size, flags);
 	return 0;
 }
 
@@ -189,10 +189,9 @@ gmp_patch_global_access_empty(void *userdata, uint64_t pc, void *ptr, uint32_t s
 extern "C" __device__ __noinline__ gmp_patch_result
 gmp_patch_memcpy_async(void *userdata, uint64_t pc, void *src, uint32_t dst, uint32_t size)
 {
-	(void)pc;
 	(void)dst;
 	if (userdata && src)
-		warp_access((struct gmp_patch_launch *)userdata, (uint64_t)(uintptr_t)src, size,
+		warp_access((struct gmp_patch_launch *)userdata, pc, (uint64_t)(uintptr_t)src, size,
 		       GMP_SAN_ACCESS_READ);
 	return 0;
 }

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#define GMP_PATCH_ABI_VERSION 2
+#define GMP_PATCH_ABI_VERSION 3
 
 /* Access flags as the Compute Sanitizer passes them to a memory-access patch. */
 #define GMP_SAN_ACCESS_READ 0x1u
@@ -47,6 +47,18 @@
 #define GMP_MODE_L1_TESTS 0x8u      /* test hit words and bitmap words with loads the SM's L1
 				       may answer (GMPROF_PATCH_LOADS=l1); without it they are
 				       read at the L2, coherent across the GPU */
+
+/*
+ * Per-instruction hints (GMPROF_PATCH_HINTS=1): uint32_t hints[GMP_HINTS],
+ * indexed by the accessing instruction's pc, each the table entry that
+ * instruction last found.  A load or store instruction of a kernel mostly
+ * touches one array, so the warp tries that entry before searching the
+ * table.  A hint is only a guess, checked against the entry's bounds (any
+ * value is safe, so the array is never cleared, and racing warps may
+ * overwrite each other's).
+ */
+#define GMP_HINTS 1024u
+#define GMP_HINT_SLOT(pc) ((uint32_t)((pc) >> 4) & (GMP_HINTS - 1u)) /* 16-byte instructions */
 
 #define GMP_GRAN_SHIFT_DEFAULT 2    /* bitmap: one bit per 4 bytes */
 #define GMP_CGRAN_SHIFT_DEFAULT 6   /* counters: one per 64 bytes */
@@ -98,8 +110,9 @@ struct gmp_patch_launch {
 	uint32_t heap_count;         /* 4: heap records claimed; likewise */
 	uint32_t list_count;         /* 4: hit list entries claimed; likewise */
 	uint32_t list_cap;           /* 4: uint32_t entries after this struct */
+	uint64_t hints;              /* 8: uint32_t[GMP_HINTS], or 0 (GMP_HINTS above) */
 };
 
-#define GMP_PATCH_LAUNCH_SIZE 80
+#define GMP_PATCH_LAUNCH_SIZE 88
 
 #endif

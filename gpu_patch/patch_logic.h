@@ -56,6 +56,27 @@ GMP_HD int64_t gmp_patch_lookup(const struct gmp_patch_table *t, uint64_t addr)
 	return addr < gmp_patch_ends(t)[lo] ? (int64_t)lo : -1;
 }
 
+/*
+ * The entry containing addr, trying first the one the instruction at pc
+ * found last (l->hints, when the launch has them) and remembering what a
+ * search finds.  The same answer as gmp_patch_lookup.
+ */
+GMP_HD int64_t gmp_patch_find(const struct gmp_patch_launch *l, const struct gmp_patch_table *t,
+			      uint64_t addr, uint64_t pc)
+{
+	uint32_t *hints = (uint32_t *)(uintptr_t)l->hints;
+	if (!hints)
+		return gmp_patch_lookup(t, addr);
+	uint32_t *slot = &hints[GMP_HINT_SLOT(pc)];
+	uint64_t h = *slot;
+	if (h < t->n && gmp_patch_starts(t)[h] <= addr && addr < gmp_patch_ends(t)[h])
+		return (int64_t)h;
+	int64_t i = gmp_patch_lookup(t, addr);
+	if (i >= 0)
+		*slot = (uint32_t)i;
+	return i;
+}
+
 /* Hit bits of an access: atomics read and write, prefetches touch nothing. */
 GMP_HD uint32_t gmp_patch_hit_bits(uint32_t flags)
 {

@@ -125,12 +125,25 @@ expect_stderr_line "^double: 0 stream syncs, 40 host-to-device copies, [0-9]* de
 "$GMPROF" replay --format json "$TMPDIR/reuse.jsonl" | grep -v '"at": ' >"$TMPDIR/reuse.want"
 cmp -s "$TMPDIR/reuse.got" "$TMPDIR/reuse.want" && ok "table blocks reused: the same findings as the script" ||
 	notok "table blocks reused: the same findings as the script"
+# GMPROF_PATCH_HINTS=1: launch buffers carry the hints (the double's patches
+# search without them; tests/unit/test_warp.cpp checks the device code with
+# them): the same findings, in object and intra mode.
+for m in object intra; do
+	rm -f "$TMPDIR/hints.gmprof"
+	env GMPROF_PATCH_HINTS=1 GMPROF_MODE=$m GMPROF_OUTPUT="$TMPDIR/hints.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl
+	"$GMPROF" replay --format json "$TMPDIR/hints.gmprof" >"$TMPDIR/hints.got" 2>&1
+	rm -f "$TMPDIR/nohints.gmprof"
+	env GMPROF_MODE=$m GMPROF_OUTPUT="$TMPDIR/nohints.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl
+	"$GMPROF" replay --format json "$TMPDIR/nohints.gmprof" >"$TMPDIR/nohints.got" 2>&1
+	cmp -s "$TMPDIR/hints.got" "$TMPDIR/nohints.got" && grep -q '"pattern"' "$TMPDIR/hints.got" &&
+		ok "GMPROF_PATCH_HINTS=1 ($m mode): the same findings" || notok "GMPROF_PATCH_HINTS=1 ($m mode): the same findings"
+done
 # The hit list: what a launch touched is read from its list of first
 # touches, not from every live object's hit word.  700 live objects; "few"
 # reads 3 (the launch's header and list in one copy), "some" 150 list items
 # (a second copy for the items past the first 64), "most" 1200, more than
 # the list holds (1024 for 700 objects): its 700 hit words are read
-# instead.  Five copies in all: 3 x (80 + 64 x 4) + (150 - 64) x 4 + 700 x 4
+# instead.  Five copies in all: 3 x (88 + 64 x 4) + (150 - 64) x 4 + 700 x 4
 # bytes, where reading every hit word would take 3 x 700 x 4 and more.
 awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 	function ids(from, to, step,   k, s) { for (k = from; k < to; k += step) s = s (s == "" ? "" : ",") a(k); return s }
@@ -142,8 +155,8 @@ awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 		for (k = 0; k < 700; k++) print "{\"op\":\"free\",\"addr\":" a(k) "}" }' >"$TMPDIR/list.jsonl"
 rm -f "$TMPDIR/list.gmprof"
 expect_exit 0 "hit list: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_OUTPUT="$TMPDIR/list.gmprof" "$FAKE" "$TMPDIR/list.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 5 device-to-host copies of 4152 bytes, " \
-	"hit list: 5 read-backs of 4152 bytes for 3 launches over 700 objects"
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 5 device-to-host copies of 4176 bytes, " \
+	"hit list: 5 read-backs of 4176 bytes for 3 launches over 700 objects"
 "$GMPROF" dump "$TMPDIR/list.gmprof" | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' >"$TMPDIR/list.got"
 grep '"kernel"' "$TMPDIR/list.jsonl" >"$TMPDIR/list.want"
 [ "$(wc -l <"$TMPDIR/list.want")" -eq 3 ] && cmp -s "$TMPDIR/list.got" "$TMPDIR/list.want" &&
@@ -344,7 +357,8 @@ expect_stderr_line "the Compute Sanitizer library '/nonexistent/libsanitizer-pub
 [ ! -e "$TMPDIR/none.gmprof" ] && ok "no profile without a library" || notok "no profile without a library"
 expect_exit 2 "no Sanitizer library with GMPROF_ON_ERROR=fail" -- env GMPROF_ON_ERROR=fail \
 	GMPROF_SANITIZER_LIB=/nonexistent/libsanitizer-public.so "$FAKE" tests/scripts/figure2.jsonl
-for bad in GMPROF_MODE=fast GMPROF_DEPTH=0 GMPROF_FLUSH_MS=-1 GMPROF_GRANULARITY=3 GMPROF_KERNELS='(' GMPROF_FORCE=maybe GMPROF_MAPS_MB=lots; do
+for bad in GMPROF_MODE=fast GMPROF_DEPTH=0 GMPROF_FLUSH_MS=-1 GMPROF_GRANULARITY=3 GMPROF_KERNELS='(' GMPROF_FORCE=maybe GMPROF_MAPS_MB=lots \
+	GMPROF_PATCH_HINTS=maybe; do
 	var=${bad%%=*}
 	expect_exit 0 "bad $var: runs unprofiled" -- env "$bad" GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" tests/scripts/figure2.jsonl
 	expect_stderr_line "$var" "bad $var: one sentence naming it"

@@ -72,6 +72,15 @@ grep -q '^- object level, GMPROF_PATCH_LOADS=l1 <= 1.15x native: 1.10x, met$' "$
 grep -q '^| first-touch flags, tested through the L1 (object-l1) | 4.100 | 2.000 |$' "$TMPDIR/table4" &&
 	grep -q '^| warp-aggregated counters, tested through the L1 (intra-l1) | 7.100 | 5.000 |$' "$TMPDIR/table4" &&
 	ok "l1 configurations: per-access cost" || notok "l1 micro: $(grep '^| [fw]' "$TMPDIR/table4")"
+# GMPROF_PATCH_HINTS=1: a column after object-l1, its goal and its micro row.
+printf 'a object-hints 1.3\na object-hints 1.32\na object-hints 1.4\n' | cat "$TMPDIR/times" - >"$TMPDIR/times8"
+printf 'object-hints 1000000 3.6\n' | cat "$TMPDIR/micro" - >"$TMPDIR/micro8"
+awk -f "$A" "$TMPDIR/times8" "$TMPDIR/peaks" "$TMPDIR/micro8" >"$TMPDIR/table8"
+grep -q '^| program | native s | object s | object x | object-launch s | object-launch x | object-hints s | object-hints x | intra s |' "$TMPDIR/table8" &&
+	grep '^| a |' "$TMPDIR/table8" | head -1 | grep -q '| 1.600 | 1.45 | 1.320 | 1.20 | 2.200 |' &&
+	grep -q '^- object level, GMPROF_PATCH_HINTS=1 <= 1.15x native: 1.20x, NOT met$' "$TMPDIR/table8" &&
+	grep -q '^| first-touch flags, per-instruction hints (object-hints) | 3.600 | 1.500 |$' "$TMPDIR/table8" &&
+	ok "hints configuration: column, goal and per-access cost" || notok "hints: $(head -3 "$TMPDIR/table8"; grep -i hints "$TMPDIR/table8")"
 printf 'native-first 1000000 1.0\nintra-first 1000000 9.0\nnative-first 1000000 1.2\nintra-first 1000000 11.0\n' |
 	cat "$TMPDIR/micro" - >"$TMPDIR/micro6"
 awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro6" >"$TMPDIR/table6"

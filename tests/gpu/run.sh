@@ -127,7 +127,8 @@ for name in early_late streams_events; do
 	fi
 done
 # 5. Hit and bitmap words tested through the L1 (GMPROF_PATCH_LOADS=l1, the
-#    overhead benchmark's object-l1 and intra-l1): the same findings.
+#    overhead benchmark's object-l1 and intra-l1), and per-instruction hints
+#    (GMPROF_PATCH_HINTS=1, object-hints): the same findings.
 for src in tests/gpu/intra.cu tests/gpu/atomics.cu tests/gpu/dead_write.cu tests/gpu/early_late.cu \
 	benchmarks/cuda/gram_schmidt.cu benchmarks/cuda/xsbench_lookup.cu; do
 	name=$(basename "$src" .cu)
@@ -135,13 +136,16 @@ for src in tests/gpu/intra.cu tests/gpu/atomics.cu tests/gpu/dead_write.cu tests
 	[ -x "$OUT_DIR/$name" ] || continue
 	mode=object
 	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
-	timeout "$LIMIT" env GMPROF_PATCH_LOADS=l1 "$G" run --mode "$mode" --force --top 0 \
-		-o "$OUT_DIR/$name.l1.gmprof" -- "$OUT_DIR/$name" >"$OUT_DIR/$name.l1.log" 2>&1
-	if check "$name.l1" "$OUT_DIR/$name.l1.gmprof" "$dir/$name.expect"; then
-		ok "$name ($mode, GMPROF_PATCH_LOADS=l1): findings as expected"
-	else
-		bad "$name ($mode, GMPROF_PATCH_LOADS=l1):"; cat "$OUT_DIR/$name.l1.diff" "$OUT_DIR/$name.l1.log"
-	fi
+	for v in "l1 GMPROF_PATCH_LOADS=l1" "hints GMPROF_PATCH_HINTS=1"; do
+		tag=${v%% *} setting=${v#* }
+		timeout "$LIMIT" env "$setting" "$G" run --mode "$mode" --force --top 0 \
+			-o "$OUT_DIR/$name.$tag.gmprof" -- "$OUT_DIR/$name" >"$OUT_DIR/$name.$tag.log" 2>&1
+		if check "$name.$tag" "$OUT_DIR/$name.$tag.gmprof" "$dir/$name.expect"; then
+			ok "$name ($mode, $setting): findings as expected"
+		else
+			bad "$name ($mode, $setting):"; cat "$OUT_DIR/$name.$tag.diff" "$OUT_DIR/$name.$tag.log"
+		fi
+	done
 done
 # 6. --kernels-from: an object-mode run chooses the kernels that a second,
 #    intra-mode run monitors, matched by their names as recorded (mangled):

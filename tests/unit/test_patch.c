@@ -184,6 +184,29 @@ static void hit_list_overflow(void **state)
 	free(t);
 }
 
+static void hints(void **state)
+{
+	(void)state;
+	/* Objects of 100 bytes every 256 from 0x1000: gaps between them. */
+	struct gmp_patch_table *t = table(40, 0x1000, 256, 100);
+	uint32_t h[GMP_HINTS];
+	uint64_t seed = 7;
+	for (uint32_t k = 0; k < GMP_HINTS; k++)
+		h[k] = (uint32_t)(ts_rnd(&seed) % 50); /* garbage, some past the 40 entries */
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hints = (uintptr_t)h };
+	for (int i = 0; i < 20000; i++) {
+		uint64_t addr = 0xf00 + ts_rnd(&seed) % (41 * 256), pc = (ts_rnd(&seed) % 8) << 4;
+		int64_t want = gmp_patch_lookup(t, addr);
+		assert_int_equal(gmp_patch_find(&l, t, addr, pc), want);
+		if (want >= 0) /* what a search finds, or the hint that was right: the slot now holds it */
+			assert_int_equal(h[GMP_HINT_SLOT(pc)], want);
+	}
+	/* Without hints: the search alone. */
+	l.hints = 0;
+	assert_int_equal(gmp_patch_find(&l, t, 0x1000 + 3 * 256 + 5, 0), 3);
+	free(t);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -357,6 +380,7 @@ int main(void)
 		cmocka_unit_test(straddling),
 		cmocka_unit_test(hit_list),
 		cmocka_unit_test(hit_list_overflow),
+		cmocka_unit_test(hints),
 		cmocka_unit_test(hundred_thousand),
 		cmocka_unit_test(intra_maps),
 		cmocka_unit_test(bitmap_word_agrees),

@@ -8,7 +8,8 @@
  * broadcast and scattered addresses, partial warps, reads, writes,
  * atomics and prefetches, accesses straddling two objects or a gap, in
  * object mode, intra mode (bitmaps and counters at several granularities)
- * and stream mode.  After every warp instruction the hit flags, the set of
+ * and stream mode, with and without per-instruction hints (starting as
+ * garbage).  After every warp instruction the hit flags, the set of
  * bits the hit list holds (each exactly once), the bitmaps, the counters
  * and the stream records must be the same both ways.
  */
@@ -35,6 +36,7 @@ thread_local uint32_t emu_lane;
 static struct {
 	pthread_barrier_t start, done;  /* the 32 lanes and the main thread */
 	struct gmp_patch_launch *l;
+	uint64_t pc;                    /* the instruction's: per-instruction hints key on it */
 	uint64_t addr[32];
 	uint32_t size[32], flags[32];
 	int quit;
@@ -48,7 +50,7 @@ static void *lane_main(void *arg)
 		if (job.quit)
 			return NULL;
 		if (emu_warp.active >> emu_lane & 1)
-			gmp_patch_global_access(job.l, 0, (void *)(uintptr_t)job.addr[emu_lane], job.size[emu_lane],
+			gmp_patch_global_access(job.l, job.pc, (void *)(uintptr_t)job.addr[emu_lane], job.size[emu_lane],
 						job.flags[emu_lane], NULL);
 		pthread_barrier_wait(&job.done);
 	}
@@ -108,6 +110,7 @@ struct state {
 	std::vector<gmp_patch_intra_obj> io;
 	std::vector<std::vector<uint32_t>> bitmaps, counters;
 	std::vector<gmp_patch_record> records;
+	std::vector<uint32_t> hints;      /* GMPROF_PATCH_HINTS: garbage to start with, as on a GPU */
 
 	struct gmp_patch_launch *l()
 	{
@@ -115,7 +118,7 @@ struct state {
 	}
 
 	state(const std::vector<uint64_t> &start, const std::vector<uint64_t> &end, uint32_t mode,
-	      uint32_t gs, uint32_t cs)
+	      uint32_t gs, uint32_t cs, uint64_t hint_seed)
 	{
 		size_t n = start.size();
 		table.assign(2 + 2 * n, 0);
@@ -133,6 +136,12 @@ struct state {
 		p->gran_shift = gs;
 		p->cgran_shift = cs;
 		p->list_cap = cap;
+		if (hint_seed) {
+			hints.resize(GMP_HINTS);
+			for (uint32_t &h : hints)
+				h = (uint32_t)rnd(&hint_seed) % (uint32_t)(n + 3); /* some past the table's end */
+			p->hints = (uint64_t)(uintptr_t)hints.data();
+		}
 		if (mode & GMP_MODE_INTRA_GPU) {
 			bitmaps.resize(n);
 			counters.resize(n);
@@ -243,7 +252,7 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 			at += size + (rnd(&s) % 2 ? 0 : 64 + (rnd(&s) % 8) * 8);
 		}
 		uint32_t m = mode | (rnd(&s) % 2 ? GMP_MODE_L1_TESTS : 0);
-		state w(start, end, m, gs, cs), r(start, end, m, gs, cs);
+		state w(start, end, m, gs, cs, rnd(&s) % 2 ? rnd(&s) | 1 : 0), r(start, end, m, gs, cs, 0);
 		for (int step = 0; step < 40; step++) {
 			uint32_t size[32], flags = flags_of(&s);
 			shape(&s, start.front(), end.back(), job.addr, size);
@@ -252,6 +261,7 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 				job.size[i] = size[i];
 				job.flags[i] = rnd(&s) % 8 ? flags : flags_of(&s); /* mostly one kind per instruction */
 			}
+			job.pc = (rnd(&s) % 6) << 4; /* a few instructions, run again and again */
 			run_warp(w.l(), active);
 			for (int i = 0; i < 32; i++)
 				if (active >> i & 1)
