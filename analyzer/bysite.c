@@ -134,8 +134,7 @@ static int by_growth(const void *a, const void *b)
 	return (x->group > y->group) - (x->group < y->group);
 }
 
-int gmp_bysite__grown(const struct gmp_bysite *by, uint64_t (*before)(const void *ctx, const char *site),
-		      const void *ctx, size_t **idx, size_t *n)
+int gmp_bysite__grown(const struct gmp_bysite *by, const struct gmp_baseline *base, size_t **idx, size_t *n)
 {
 	*idx = NULL;
 	*n = 0;
@@ -146,7 +145,7 @@ int gmp_bysite__grown(const struct gmp_bysite *by, uint64_t (*before)(const void
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < by->n; i++) {
-		uint64_t was = before(ctx, by->g[i].site);
+		uint64_t was = gmp_baseline__site_bytes(base, by->g[i].site);
 		if (!gmp_site__is_local(by->g[i].site) && by->g[i].bytes > was)
 			v[k++] = (struct growth){ by->g[i].bytes - was, i };
 	}

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "baseline.h"
 #include "gmprof/detect.h"
 #include "sites.h"
 
@@ -42,12 +43,12 @@ int gmp_site__is_local(const char *site);
 int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_peak *pk,
 		     struct gmp_bysite *out);
 /*
- * The groups of by with more bytes than before(ctx, site) says they had,
- * sites that name a place only, the largest growth first: their indices
- * in *idx (malloc'd, the caller's) and their number in *n.  0, or -ENOMEM.
+ * The groups of by with more bytes than the baseline had from their site
+ * at its peak, sites that name a place only, the largest growth first:
+ * their indices in *idx (malloc'd, the caller's) and their number in *n.
+ * 0, or -ENOMEM.
  */
-int gmp_bysite__grown(const struct gmp_bysite *by, uint64_t (*before)(const void *ctx, const char *site),
-		      const void *ctx, size_t **idx, size_t *n);
+int gmp_bysite__grown(const struct gmp_bysite *by, const struct gmp_baseline *base, size_t **idx, size_t *n);
 void gmp_bysite__release(struct gmp_bysite *b);
 
 #endif

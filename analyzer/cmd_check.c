@@ -194,11 +194,6 @@ static void peak_where(struct gate *g, struct check *c)
 	more(c, line);
 }
 
-static uint64_t in_baseline(const void *b, const char *site)
-{
-	return gmp_baseline__site_bytes(b, site);
-}
-
 /* A peak over the baseline's: the allocation sites that grew the most there, up to five. */
 static void peak_growth(struct gate *g, struct check *c, const struct gmp_baseline *b)
 {
@@ -207,7 +202,7 @@ static void peak_growth(struct gate *g, struct check *c, const struct gmp_baseli
 	size_t *grown = NULL, n = 0;
 	if (!pk || gmp_bysite__peak(&g->s->sites, g->s->r, pk, &by))
 		return;
-	if (!gmp_bysite__grown(&by, in_baseline, b, &grown, &n))
+	if (!gmp_bysite__grown(&by, b, &grown, &n))
 		for (size_t k = 0; k < n && k < 5; k++) {
 			const struct gmp_site_group *e = &by.g[grown[k]];
 			uint64_t was = gmp_baseline__site_bytes(b, e->site);

@@ -361,11 +361,6 @@ static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fa
 	gmp_jw__obj_end(jw);
 }
 
-static uint64_t in_baseline(const void *b, const char *site)
-{
-	return gmp_baseline__site_bytes(b, site);
-}
-
 /* The peak grew past the baseline's: a result at each of the (up to five) sites that grew most there. */
 static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw)
 {
@@ -375,7 +370,7 @@ static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw)
 	size_t *grown = NULL, n = 0;
 	if (!pk || gmp_bysite__peak(&sf->s->sites, r, pk, &by))
 		return;
-	if (!gmp_bysite__grown(&by, in_baseline, sf->baseline, &grown, &n))
+	if (!gmp_bysite__grown(&by, sf->baseline, &grown, &n))
 		for (size_t k = 0, shown = 0; k < n && shown < 5; k++) {
 			const struct gmp_site_group *e = &by.g[grown[k]];
 			struct loc l;
