@@ -369,8 +369,11 @@ static int text_one(FILE *fp, struct report *rp)
 }
 
 
-/* "by_site": every group of findings by allocation site and pattern, ranked. */
-/* What the report adds to the findings document: the run's gaps, gmprof's own memory, the findings by site. */
+/*
+ * What the report adds to the findings document: the run's gaps, gmprof's
+ * own memory, plans, findings by NVTX range, "by_site" (every group of
+ * findings by allocation site and pattern, ranked) and "peak_sites".
+ */
 static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_result *r)
 {
 	struct report *rp = ctx;
@@ -401,6 +404,31 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 	}
 	gmp_jw__arr_end(jw);
 	gmp_bysite__release(&b);
+	/* "peak_sites": each peak's live bytes by allocation site, as the text report and HTML show them. */
+	gmp_jw__key(jw, "peak_sites");
+	gmp_jw__arr(jw);
+	for (size_t p = 0; p < r->npeaks && !jw->err; p++) {
+		if (gmp_bysite__peak(&rp->s->sites, r, &r->peaks[p], &b)) {
+			jw->err = -ENOMEM;
+			return;
+		}
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "device", r->peaks[p].device);
+		gmp_jw__ku64(jw, "bytes", r->peaks[p].bytes);
+		gmp_jw__key(jw, "sites");
+		gmp_jw__arr(jw);
+		for (size_t i = 0; i < b.n; i++) {
+			gmp_jw__obj(jw);
+			gmp_jw__kstr(jw, "site", b.g[i].site);
+			gmp_jw__ku64(jw, "objects", b.g[i].findings);
+			gmp_jw__ku64(jw, "bytes", b.g[i].bytes);
+			gmp_jw__obj_end(jw);
+		}
+		gmp_jw__arr_end(jw);
+		gmp_jw__obj_end(jw);
+		gmp_bysite__release(&b);
+	}
+	gmp_jw__arr_end(jw);
 }
 
 static int json_one(struct gmp_jw *jw, struct report *rp)

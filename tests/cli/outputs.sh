@@ -267,6 +267,9 @@ printf '%s\n' "    by allocation site:" "        80.0 KiB  50%  10 objects at ne
 	"        40.0 KiB  25%  10 objects at util.cu:9" "" >"$TMPDIR/sites.want"
 cmp -s "$TMPDIR/sites.got" "$TMPDIR/sites.want" && ok "report: a peak of 30 objects by allocation site, the most bytes first" ||
 	notok "report: peak by site: $(cat "$TMPDIR/sites.got")"
+"$GMPROF" report --format json --top 0 "$TMPDIR/sites.jsonl" | tr -d ' \n' |
+	grep -q '"peak_sites":\[{"device":0,"bytes":163840,"sites":\[{"site":"net.cu:40","objects":10,"bytes":81920},{"site":"net.cu:52","objects":10,"bytes":40960},{"site":"util.cu:9","objects":10,"bytes":40960}\]}\]' &&
+	ok "report JSON: peak_sites, each peak by allocation site" || notok "report JSON: peak_sites"
 "$GMPROF" report --top 0 tests/scripts/simple_multi_copy.jsonl | grep -q "by allocation site:" &&
 	notok "report: no such table for a peak of 8 objects or fewer" || ok "report: no such table for a peak of 8 objects or fewer"
 "$GMPROF" html -o "$TMPDIR/sites.html" "$TMPDIR/sites.jsonl" &&
