@@ -17,7 +17,7 @@
 /* Host and device memory that object tables of pending launches may hold. */
 #define SNAP_LIMIT (64u << 20)
 
-/* Table blocks kept as spares, at most (a table per stream of up to 4M live objects). */
+/* Table blocks kept as spares, at most: 32 MiB, a table of 2M live objects or many smaller ones. */
 #define TSPARE_LIMIT (SNAP_LIMIT / 2)
 
 void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
@@ -43,7 +43,7 @@ void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 /*
  * The table of the current live set, with a reference for the caller: the
  * current one, or a new one built from a copy of the live set (host side
- * only; table_on uploads it).
+ * only; dev_table_on uploads it).
  */
 struct snapshot *dev_current_table(struct gmp_ctx_state *s)
 {
