@@ -58,15 +58,6 @@ static const char *site_label(struct gmp_sites *sites, const struct gmp_result *
 	return buf;
 }
 
-const struct gmp_peak *gmp_peak__largest(const struct gmp_result *r)
-{
-	const struct gmp_peak *pk = r->npeaks ? &r->peaks[0] : NULL;
-	for (size_t i = 1; i < r->npeaks; i++)
-		if (r->peaks[i].bytes > pk->bytes)
-			pk = &r->peaks[i];
-	return pk;
-}
-
 int gmp_site__is_local(const char *site)
 {
 	return !strncmp(site, "call path #", 11) || !strcmp(site, "no site");
@@ -121,40 +112,33 @@ int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struc
 	return group_all(sites, r, NULL, out);
 }
 
-struct growth {
-	uint64_t bytes;
-	size_t group;
-};
-
 static int by_growth(const void *a, const void *b)
 {
-	const struct growth *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return (x->group > y->group) - (x->group < y->group);
+	const struct gmp_site_growth *x = a, *y = b;
+	uint64_t gx = x->now - x->before, gy = y->now - y->before;
+	if (gx != gy)
+		return gx > gy ? -1 : 1;
+	return strcmp(x->site, y->site);
 }
 
-int gmp_bysite__grown(const struct gmp_bysite *by, const struct gmp_baseline *base, size_t **idx, size_t *n)
+int gmp_bysite__grown(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_baseline *base,
+		      struct gmp_bysite *by, struct gmp_site_growth **v, size_t *n)
 {
-	*idx = NULL;
+	const struct gmp_peak *pk = gmp_result__top_peak(r, GMP_ANY_DEVICE);
+	*v = NULL;
 	*n = 0;
-	struct growth *v = malloc((by->n ? by->n : 1) * sizeof(*v));
-	size_t k = 0;
-	if (!v || !(*idx = malloc((by->n ? by->n : 1) * sizeof(**idx)))) {
-		free(v);
+	memset(by, 0, sizeof(*by));
+	if (!pk)
+		return 0;
+	if (gmp_bysite__peak(sites, r, pk, by) || !(*v = malloc((by->n ? by->n : 1) * sizeof(**v))))
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < by->n; i++) {
 		uint64_t was = gmp_baseline__site_bytes(base, by->g[i].site);
 		if (!gmp_site__is_local(by->g[i].site) && by->g[i].bytes > was)
-			v[k++] = (struct growth){ by->g[i].bytes - was, i };
+			(*v)[(*n)++] = (struct gmp_site_growth){ by->g[i].site, by->g[i].bytes, was };
 	}
-	if (k)
-		qsort(v, k, sizeof(*v), by_growth);
-	for (size_t i = 0; i < k; i++)
-		(*idx)[i] = v[i].group;
-	*n = k;
-	free(v);
+	if (*n > 1)
+		qsort(*v, *n, sizeof(**v), by_growth);
 	return 0;
 }
 

@@ -35,20 +35,25 @@ struct gmp_bysite {
 
 /* 0, or -ENOMEM. */
 int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struct gmp_bysite *out);
-/* The largest of r's peaks (over every device), or NULL when none. */
-const struct gmp_peak *gmp_peak__largest(const struct gmp_result *r);
 /* A site label that names no place across runs: "call path #N" (a profile's own number), "no site". */
 int gmp_site__is_local(const char *site);
 /* A peak's live objects by allocation site (pattern 0), the most bytes first.  0, or -ENOMEM. */
 int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_peak *pk,
 		     struct gmp_bysite *out);
+/* A site holding more of the peak than at the baseline's. */
+struct gmp_site_growth {
+	const char *site;     /* "file:line" (in the gmp_bysite it came with) */
+	uint64_t now, before; /* its bytes at the largest peak, and at the baseline's */
+};
+
 /*
- * The groups of by with more bytes than the baseline had from their site
- * at its peak, sites that name a place only, the largest growth first:
- * their indices in *idx (malloc'd, the caller's) and their number in *n.
- * 0, or -ENOMEM.
+ * At r's largest peak, the sites that name a place and hold more bytes
+ * than at the baseline's peak, the largest growth first: *v (malloc'd),
+ * *n of them, their labels in *by.  The caller frees *v and releases *by,
+ * also on failure.  0, or -ENOMEM.
  */
-int gmp_bysite__grown(const struct gmp_bysite *by, const struct gmp_baseline *base, size_t **idx, size_t *n);
+int gmp_bysite__grown(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_baseline *base,
+		      struct gmp_bysite *by, struct gmp_site_growth **v, size_t *n);
 void gmp_bysite__release(struct gmp_bysite *b);
 
 #endif

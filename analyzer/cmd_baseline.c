@@ -72,7 +72,7 @@ static void bl_drop_sites(struct bl *b)
 static int bl_sites(struct bl *b, struct gmp_session *s)
 {
 	bl_drop_sites(b);
-	const struct gmp_peak *pk = gmp_peak__largest(s->r);
+	const struct gmp_peak *pk = gmp_result__top_peak(s->r, GMP_ANY_DEVICE);
 	struct gmp_bysite by;
 	if (!pk)
 		return 0;

@@ -181,7 +181,7 @@ static struct check *check_budget(struct gate *g, const char *name, uint64_t val
 static void peak_where(struct gate *g, struct check *c)
 {
 	const struct gmp_result *r = g->s->r;
-	const struct gmp_peak *pk = gmp_peak__largest(r);
+	const struct gmp_peak *pk = gmp_result__top_peak(r, GMP_ANY_DEVICE);
 	if (!c->failed || !pk)
 		return;
 	char api[160], rg[256], line[1024];
@@ -198,21 +198,17 @@ static void peak_where(struct gate *g, struct check *c)
 static void peak_growth(struct gate *g, struct check *c, const struct gmp_baseline *b)
 {
 	struct gmp_bysite by;
-	const struct gmp_peak *pk = gmp_peak__largest(g->s->r);
-	size_t *grown = NULL, n = 0;
-	if (!pk || gmp_bysite__peak(&g->s->sites, g->s->r, pk, &by))
-		return;
-	if (!gmp_bysite__grown(&by, b, &grown, &n))
+	struct gmp_site_growth *v;
+	size_t n;
+	if (!gmp_bysite__grown(&g->s->sites, g->s->r, b, &by, &v, &n))
 		for (size_t k = 0; k < n && k < 5; k++) {
-			const struct gmp_site_group *e = &by.g[grown[k]];
-			uint64_t was = gmp_baseline__site_bytes(b, e->site);
 			char line[600], a[32], x[32], y[32];
-			snprintf(line, sizeof(line), "  grew at %s: +%s (%s in the baseline, %s now)", e->site,
-				 gmp_human_bytes(e->bytes - was, a, sizeof(a)), gmp_human_bytes(was, x, sizeof(x)),
-				 gmp_human_bytes(e->bytes, y, sizeof(y)));
+			snprintf(line, sizeof(line), "  grew at %s: +%s (%s in the baseline, %s now)", v[k].site,
+				 gmp_human_bytes(v[k].now - v[k].before, a, sizeof(a)),
+				 gmp_human_bytes(v[k].before, x, sizeof(x)), gmp_human_bytes(v[k].now, y, sizeof(y)));
 			more(c, line);
 		}
-	free(grown);
+	free(v);
 	gmp_bysite__release(&by);
 }
 

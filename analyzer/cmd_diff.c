@@ -141,15 +141,6 @@ static void text_peak(FILE *fp, const char *what, uint32_t dev, const struct gmp
 	fprintf(fp, ")\n");
 }
 
-/* The largest peak of a device in r, or NULL. */
-static const struct gmp_peak *peak_of(const struct gmp_result *r, uint32_t device)
-{
-	for (size_t i = 0; i < r->npeaks; i++)
-		if (r->peaks[i].device == device)
-			return &r->peaks[i];
-	return NULL;
-}
-
 /* A site's bytes at the device's largest peak, before and after. */
 struct sdelta {
 	const char *site;
@@ -198,7 +189,7 @@ static int site_deltas(struct diff *d, uint32_t device, struct sdeltas *sd)
 	struct gmp_session *ss[2] = { &d->a, &d->b };
 	size_t cap = 0, n = 0;
 	for (int k = 0; k < 2; k++) {
-		const struct gmp_peak *pk = peak_of(ss[k]->r, device);
+		const struct gmp_peak *pk = gmp_result__top_peak(ss[k]->r, device);
 		if (!pk)
 			continue;
 		if (gmp_bysite__peak(&ss[k]->sites, ss[k]->r, pk, &sd->by[k]))

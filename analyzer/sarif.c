@@ -365,38 +365,30 @@ static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fa
 static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw)
 {
 	const struct gmp_result *r = sf->s->r;
-	const struct gmp_peak *pk = gmp_peak__largest(r);
 	struct gmp_bysite by;
-	size_t *grown = NULL, n = 0;
-	if (!pk || gmp_bysite__peak(&sf->s->sites, r, pk, &by))
-		return;
-	if (!gmp_bysite__grown(&by, sf->baseline, &grown, &n))
+	struct gmp_site_growth *v;
+	size_t n;
+	if (!gmp_bysite__grown(&sf->s->sites, r, sf->baseline, &by, &v, &n))
 		for (size_t k = 0, shown = 0; k < n && shown < 5; k++) {
-			const struct gmp_site_group *e = &by.g[grown[k]];
 			struct loc l;
-			if (split_site(e->site, &l))
+			if (split_site(v[k].site, &l))
 				continue; /* no file and line to point at */
-			uint64_t was = gmp_baseline__site_bytes(sf->baseline, e->site);
-			char msg[600], a[32], b[32], c[32], d[32], x[32], w[32];
+			char msg[600], a[32], b[32], c[32], d[32], x[32], w[32], hex[32];
 			snprintf(msg, sizeof(msg), "The GPU memory peak grew to %s, past the baseline's %s (allowed "
 				 "up to %s); objects allocated here hold %s of it, %s more than in the baseline (%s).",
 				 gmp_human_bytes(r->peak_bytes, a, sizeof(a)), gmp_human_bytes(sf->baseline->peak_bytes, b, sizeof(b)),
-				 gmp_human_bytes(sf->peak_allowed, c, sizeof(c)), gmp_human_bytes(e->bytes, d, sizeof(d)),
-				 gmp_human_bytes(e->bytes - was, x, sizeof(x)), gmp_human_bytes(was, w, sizeof(w)));
+				 gmp_human_bytes(sf->peak_allowed, c, sizeof(c)), gmp_human_bytes(v[k].now, d, sizeof(d)),
+				 gmp_human_bytes(v[k].now - v[k].before, x, sizeof(x)), gmp_human_bytes(v[k].before, w, sizeof(w)));
 			result_head(sf, jw, "peak_growth", RULE_PEAK, msg, &l);
-			uint64_t h = 14695981039346656037ull; /* FNV-1a of the site: the same place across runs */
-			for (const char *q = e->site; *q; q++)
-				h = (h ^ (unsigned char)*q) * 1099511628211ull;
-			char hex[32];
-			snprintf(hex, sizeof(hex), "%016" PRIx64, h);
+			snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__label_fingerprint(v[k].site));
 			gmp_jw__key(jw, "partialFingerprints");
 			gmp_jw__obj(jw);
 			gmp_jw__kstr(jw, "gmprofPeakGrowth/v1", hex);
 			gmp_jw__obj_end(jw);
 			gmp_jw__key(jw, "properties");
 			gmp_jw__obj(jw);
-			gmp_jw__ku64(jw, "bytes_at_peak", e->bytes);
-			gmp_jw__ku64(jw, "bytes_in_baseline", was);
+			gmp_jw__ku64(jw, "bytes_at_peak", v[k].now);
+			gmp_jw__ku64(jw, "bytes_in_baseline", v[k].before);
 			gmp_jw__ku64(jw, "peak_bytes", r->peak_bytes);
 			if (sf->name_inputs)
 				gmp_jw__kstr(jw, "input", sf->s->name);
@@ -404,7 +396,7 @@ static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw)
 			gmp_jw__obj_end(jw);
 			shown++;
 		}
-	free(grown);
+	free(v);
 	gmp_bysite__release(&by);
 }
 

@@ -49,6 +49,11 @@ static uint64_t fnv(uint64_t h, const char *s)
 	return h * 1099511628211ull;
 }
 
+uint64_t gmp_sites__label_fingerprint(const char *label)
+{
+	return fnv(fnv(1469598103934665603ull, "peak_growth"), label);
+}
+
 /* A site that survives rebuilds: function, file and line, or the script's `at`. */
 static uint64_t site_hash(struct gmp_sites *s, uint64_t h, uint32_t ev)
 {

@@ -26,6 +26,8 @@ const char *gmp_sites__failure(struct gmp_sites *s, uint32_t fail, struct gmp_fr
 /* A failed allocation's: its call and site (function, file and line), as findings' survive rebuilds. */
 uint64_t gmp_sites__failure_fingerprint(struct gmp_sites *s, uint32_t fail);
 uint64_t gmp_sites__fingerprint(struct gmp_sites *s, const struct gmp_finding *f);
+/* A site label's ("file:line"): a peak's growth there keeps it across runs. */
+uint64_t gmp_sites__label_fingerprint(const char *label);
 const char *gmp_sites__fingerprint_hex(struct gmp_sites *s, const struct gmp_finding *f,
 				       char *buf, size_t n);
 /* Findings JSON options: symbolized `at`, and a fingerprint and call path per finding. */

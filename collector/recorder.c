@@ -510,15 +510,11 @@ static void online(void)
 	for (size_t i = 0; i < r->ndevices; i++) {
 		fprintf(stderr, "==gmprof== device %u peak: %s", r->devices[i].device,
 			gmp_human_bytes(r->devices[i].peak_bytes, a, sizeof(a)));
-		for (size_t p = 0; p < r->npeaks; p++)
-			if (r->peaks[p].device == r->devices[i].device) { /* the largest: where it was reached */
-				char rg[256];
-				if (*gmp_trace__range_text(gmp_col.trace, gmp_trace__event_range(gmp_col.trace,
-												 r->peaks[p].ev),
-							   rg, sizeof(rg)))
-					fprintf(stderr, " (in %s)", rg);
-				break;
-			}
+		const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[i].device);
+		char rg[256];
+		if (pk && *gmp_trace__range_text(gmp_col.trace, gmp_trace__event_range(gmp_col.trace, pk->ev), rg,
+						 sizeof(rg)))
+			fprintf(stderr, " (in %s)", rg); /* the NVTX ranges where the peak was reached */
 		if (r->devices[i].inuse_peak_bytes) /* pools with NVTX regions */
 			fprintf(stderr, "; in use at most %s",
 				gmp_human_bytes(r->devices[i].inuse_peak_bytes, b, sizeof(b)));

@@ -143,6 +143,16 @@ struct gmp_names {
 	uint8_t used[NAMES];
 };
 
+const struct gmp_peak *gmp_result__top_peak(const struct gmp_result *r, uint32_t device)
+{
+	const struct gmp_peak *top = NULL;
+	for (size_t i = 0; i < r->npeaks; i++)
+		if ((device == GMP_ANY_DEVICE || r->peaks[i].device == device) &&
+		    (!top || r->peaks[i].bytes > top->bytes))
+			top = &r->peaks[i];
+	return top;
+}
+
 const char *gmp_result__kernel_name(const struct gmp_result *r, uint32_t id)
 {
 	const char *raw = gmp_trace__str(r->trace, id, NULL);
