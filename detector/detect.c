@@ -230,9 +230,7 @@ uint64_t gmp_device__in_use_peak(const struct gmp_device_summary *ds)
 
 uint64_t gmp_finding__peak_before(const struct gmp_result *r, const struct gmp_finding *f)
 {
-	const struct gmp_object *o = &r->objects[f->object];
-	while (o->parent != GMP_NO_OBJECT)
-		o = &r->objects[o->parent];
+	const struct gmp_object *o = det_root(r, f->object);
 	for (size_t i = 0; i < r->ndevices; i++)
 		if (r->devices[i].device == o->device)
 			return gmp_finding__in_use(r, f) ? r->devices[i].inuse_peak_bytes

@@ -109,6 +109,15 @@ int64_t det_add_hist(struct det *d, const struct gmp_hist *h);
 /* GPU APIs whose level lies strictly between la and lb (0 when lb <= la + 1). */
 uint64_t det_apis_between(const struct det *d, uint32_t la, uint32_t lb);
 
+/* The object an object lives in at the top (a pool region's pool; itself for most). */
+static inline const struct gmp_object *det_root(const struct gmp_result *r, uint32_t obj)
+{
+	const struct gmp_object *o = &r->objects[obj];
+	while (o->parent != GMP_NO_OBJECT)
+		o = &r->objects[o->parent];
+	return o;
+}
+
 /* Labels for messages and suggestions (buffers of at least 160 bytes). */
 const char *det_api(const struct det *d, uint32_t ev, char *buf, size_t n);
 const char *det_obj(const struct det *d, uint32_t obj, char *buf, size_t n);

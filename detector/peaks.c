@@ -474,9 +474,7 @@ int det_savings(struct det *d)
 	for (size_t i = 0; i < r->nfindings; i++) {
 		struct gmp_finding *fd = &r->findings[i];
 		const struct gmp_object *o = &r->objects[fd->object];
-		const struct gmp_object *root = o;
-		while (root->parent != GMP_NO_OBJECT)
-			root = &r->objects[root->parent];
+		const struct gmp_object *root = det_root(r, fd->object);
 		size_t di = dev_index(r, root->device);
 		if (di == SIZE_MAX)
 			continue;

@@ -46,13 +46,6 @@ struct plan_ctx {
 	struct mod *m;        /* a finding's changes (det_fix_mods): room for the most idle ranges */
 };
 
-static uint32_t root_of(const struct gmp_result *r, uint32_t o)
-{
-	while (r->objects[o].parent != GMP_NO_OBJECT)
-		o = r->objects[o].parent;
-	return o;
-}
-
 static void life(const struct plan_ctx *c, const struct gmp_object *o, uint32_t *a, uint32_t *f)
 {
 	*a = c->pos[o->alloc_ev];
@@ -388,7 +381,7 @@ int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_pla
 		for (uint32_t i = 0; i < r->nfindings; i++) {
 			const struct gmp_finding *f = &r->findings[i];
 			if (r->objects[f->object].kind == GMP_MEM_POOL_REGION ||
-			    r->objects[root_of(r, f->object)].device != dev)
+			    det_root(r, f->object)->device != dev)
 				continue;
 			/*
 			 * No redundant pairs: sharing a buffer fills the gap between two
