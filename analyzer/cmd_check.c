@@ -187,7 +187,7 @@ static void peak_where(struct gate *g, struct check *c)
 	char api[160], rg[256], line[1024];
 	const char *site = gmp_sites__event(&g->s->sites, pk->ev, NULL);
 	const struct gmp_trace *t = r->trace;
-	gmp_trace__range_text(t, gmp_trace__event_range(t, pk->ev), rg, sizeof(rg));
+	gmp_trace__event_range_text(t, pk->ev, rg, sizeof(rg));
 	snprintf(line, sizeof(line), "  reached on device %u at %s%s%s%s%s", pk->device,
 		 gmp_result__api_label(r, pk->ev, api, sizeof(api)), site ? " at " : "", site ? site : "",
 		 *rg ? " in " : "", rg);

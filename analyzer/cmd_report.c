@@ -108,7 +108,7 @@ static const char *where(struct gmp_session *s, uint32_t ev, char *buf, size_t n
 	const struct gmp_trace *t = s->in.trace;
 	const char *site = gmp_sites__event(&s->sites, ev, NULL);
 	char rg[256];
-	gmp_trace__range_text(t, gmp_trace__event_range(t, ev), rg, sizeof(rg));
+	gmp_trace__event_range_text(t, ev, rg, sizeof(rg));
 	snprintf(buf, n, "%s%s%s%s", site ? " at " : "", site ? site : "", *rg ? " in " : "", rg);
 	return buf;
 }

@@ -415,7 +415,7 @@ static void api(struct pf *p, uint32_t v)
 		gmp_jw__str(jw, site);
 	}
 	char rg[256];
-	if (*gmp_trace__range_text(t, gmp_trace__event_range(t, v), rg, sizeof(rg))) {
+	if (*gmp_trace__event_range_text(t, v, rg, sizeof(rg))) {
 		GMP_JW_KEY(jw, "ranges");
 		gmp_jw__str(jw, rg);
 	}

@@ -36,7 +36,7 @@ static int keep_ranges(struct gmp_result *r, const char *glob, int remake_failur
 	size_t k = 0;
 	for (size_t i = 0; i < r->nfindings; i++) {
 		uint32_t ev = r->objects[r->findings[i].object].alloc_ev;
-		gmp_trace__range_text(t, gmp_trace__event_range(t, ev), rg, sizeof(rg));
+		gmp_trace__event_range_text(t, ev, rg, sizeof(rg));
 		if (fnmatch(glob, rg, 0) == 0)
 			r->findings[k++] = r->findings[i];
 	}

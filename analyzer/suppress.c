@@ -152,8 +152,8 @@ static void names_of(struct names *nm, const struct gmp_result *r, struct gmp_si
 	if (f->kernel)
 		add_name(nm, gmp_trace__str(t, f->kernel, NULL));
 	/* the NVTX ranges it was allocated in ("" adds nothing) */
-	add_name(nm, gmp_trace__range_text(t, gmp_trace__event_range(t, r->objects[f->object].alloc_ev),
-					   nm->ranges, sizeof(nm->ranges)));
+	add_name(nm, gmp_trace__event_range_text(t, r->objects[f->object].alloc_ev, nm->ranges,
+						 sizeof(nm->ranges)));
 }
 
 /* The first rule of the patterns in mask that matches one of nm's names, or NULL. */

@@ -512,8 +512,7 @@ static void online(void)
 			gmp_human_bytes(r->devices[i].peak_bytes, a, sizeof(a)));
 		const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[i].device);
 		char rg[256];
-		if (pk && *gmp_trace__range_text(gmp_col.trace, gmp_trace__event_range(gmp_col.trace, pk->ev), rg,
-						 sizeof(rg)))
+		if (pk && *gmp_trace__event_range_text(gmp_col.trace, pk->ev, rg, sizeof(rg)))
 			fprintf(stderr, " (in %s)", rg); /* the NVTX ranges where the peak was reached */
 		if (r->devices[i].inuse_peak_bytes) /* pools with NVTX regions */
 			fprintf(stderr, "; in use at most %s",

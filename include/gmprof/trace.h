@@ -281,6 +281,11 @@ static inline uint32_t gmp_trace__event_range(const struct gmp_trace *t, size_t 
 }
 /* "a > b > c": range path id's names joined, into buf; "" for 0. */
 const char *gmp_trace__range_text(const struct gmp_trace *t, uint32_t id, char *buf, size_t n);
+/* The NVTX ranges event ev was made in, as gmp_trace__range_text writes them. */
+static inline const char *gmp_trace__event_range_text(const struct gmp_trace *t, size_t ev, char *buf, size_t n)
+{
+	return gmp_trace__range_text(t, gmp_trace__event_range(t, ev), buf, n);
+}
 
 /* Attaches a kernel's access sets after the fact (deferred harvest). */
 int gmp_trace__set_accesses(struct gmp_trace *t, size_t event,
