@@ -60,6 +60,18 @@ struct gmp_collector {
 	uint32_t *tab_ev;         /* each one's ALLOC event (UINT32_MAX: unknown) */
 	size_t tab_n, tab_cap;
 	uint64_t live_version;    /* bumped on every change */
+	/*
+	 * The allocations and frees behind the latest changes, for object
+	 * tables built from the previous ones (tables.c): live_log[k] made
+	 * live_version live_log_v0 + k + 1.  Changes not logged (NVTX regions)
+	 * restart it; so does a full log.
+	 */
+	struct gmp_live_change {
+		uint64_t start, end;
+		int freed;
+	} *live_log;
+	size_t live_log_n;
+	uint64_t live_log_v0;
 	uint64_t enqueue_seq;     /* launches enqueued so far (atomic) */
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;

@@ -213,9 +213,11 @@ static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 static size_t maps_bytes(const struct snapshot *sn, unsigned gs, unsigned cs)
 {
 	size_t bytes = sn->n * sizeof(struct gmp_patch_intra_obj);
-	for (size_t i = 0; i < sn->n; i++)
-		bytes += 4 * (gmp_maps__bitmap_words(sn->end[i] - sn->start[i], gs) +
-			      gmp_maps__counters(sn->end[i] - sn->start[i], cs));
+	for (size_t i = 0; i < sn->n; i++) {
+		uint64_t start, end;
+		snap_entry(sn, i, &start, &end);
+		bytes += 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
+	}
 	return bytes;
 }
 
@@ -278,6 +280,25 @@ static size_t maps_inflight(const struct gmp_ctx_state *s)
 }
 
 /*
+ * Launch buffers of pending launches, at most: a buffer has a hit word per
+ * live object (400 KiB with 100k objects), and GMPROF_POOL (256) of them
+ * would hold 100 MiB of the program's device memory.  Past the limit the
+ * oldest launches are collected first (a stream wait).
+ */
+#define LBUF_LIMIT ((size_t)32 << 20)
+
+/* Whether the pending launches hold as many launch buffers as they may: at the pool's size, or bytes. */
+static int buffers_full(const struct gmp_ctx_state *s)
+{
+	if (s->npend >= gmp_col.opts.pool)
+		return 1;
+	size_t sum = 0;
+	for (size_t i = 0; i < s->npend; i++)
+		sum += lbuf_bytes(&s->pend[i].buf);
+	return sum > LBUF_LIMIT;
+}
+
+/*
  * Lock released: p and its snapshot are this thread's, and so is the spare
  * maps block (spare.dev, large enough for the bytes the maps take; or NULL).
  */
@@ -319,8 +340,9 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 		return -ENOMEM;
 	uint64_t at = (uint64_t)(uintptr_t)maps + p->snap->n * sizeof(*io);
 	for (size_t i = 0; i < p->snap->n; i++) {
-		io[i].base = p->snap->start[i];
-		io[i].size = p->snap->end[i] - p->snap->start[i];
+		uint64_t end;
+		snap_entry(p->snap, i, &io[i].base, &end);
+		io[i].size = end - io[i].base;
 		io[i].bitmap = at;
 		at += 4 * gmp_maps__bitmap_words(io[i].size, gs);
 		io[i].counters = at;
@@ -369,14 +391,15 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	}
 	struct pending p = { .hs = li->hstream, .mode = GMP_MODE_OBJECT };
 	/* The pool ran low: wait for the oldest launch's stream and collect it. */
-	void *table = NULL;
-	if ((s->npend >= gmp_col.opts.pool && dev_collect_oldest(s) < 0) ||
-	    !(p.snap = dev_current_table(s)) || !(table = dev_table_on(s, p.snap, li->hstream)) ||
+	void *table = NULL, *recent = NULL;
+	if ((buffers_full(s) && dev_collect_oldest(s) < 0) ||
+	    !(p.snap = dev_current_table(s)) || dev_tables_on(s, p.snap, li->hstream, &table, &recent) ||
 	    get_buffer(s, p.snap->n, &p.buf)) {
 		unmonitored(s, &p, li, e);
 		return;
 	}
 	struct gmp_patch_launch l = { .table = (uint64_t)(uintptr_t)table,
+				      .recent = (uint64_t)(uintptr_t)recent,
 				      .hits = (uint64_t)(uintptr_t)p.buf.dev + lbuf_hits_off(&p.buf),
 				      .mode = GMP_MODE_OBJECT | (gmp_col.opts.patch_l1 ? GMP_MODE_L1_TESTS : 0),
 				      .abi = GMP_PATCH_ABI_VERSION,

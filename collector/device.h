@@ -22,28 +22,77 @@
 #include "touches.h"
 
 /*
- * A snapshot's table on the device, uploaded on one stream for its
- * launches; once no launch needs it, a spare for the next table uploaded
- * on that stream (ordered after whatever read it there).
+ * A table on the device, uploaded on one stream for its launches; once no
+ * launch needs it, a spare for the next table uploaded on that stream
+ * (ordered after whatever read it there).
  */
 struct tcopy {
 	Sanitizer_StreamHandle hs;
 	void *dev;
 	size_t cap;               /* the block's size: at least the table's */
+	size_t applied;           /* a base's: its tombstones set there (patch_abi.h) */
 };
 
-/* The object table of one version of the live set, shared by its launches. */
+/* Tombstones a base takes before it is rebuilt: each is a small copy per stream. */
+#define TOMB_MAX 32u
+
+/*
+ * The base of the object tables (patch_abi.h): the live set when it was
+ * built, shared by the snapshots built since.  Objects of it freed since
+ * are its tombstones; objects allocated since are in each snapshot's
+ * recent table.  So a change of the live set costs a small table, not a
+ * copy of every live object (tables.c).
+ */
+struct tbase {
+	uint32_t refs;            /* snapshots using it, + 1 while the context's */
+	int pieces;               /* built with pools split into NVTX regions: never changed */
+	size_t n;
+	size_t bytes;             /* host and device memory it holds */
+	void *host;               /* struct gmp_patch_table + start[n] + end[n], as built */
+	uint64_t *start, *end;    /* inside host: ends as built */
+	uint64_t *dead;           /* per entry, the live version that freed it; UINT64_MAX: live.
+				     Set with the lock held, read without it (relaxed atomics): a
+				     value set after a snapshot is later than its version either way */
+	uint32_t tombs[TOMB_MAX]; /* the entries freed, in order */
+	size_t ntombs;
+	struct tcopy *copies;     /* on the device, one per stream; tombstones set up to applied */
+	size_t ncopies, copies_cap;
+};
+
+/* The object tables of one version of the live set, shared by its launches. */
 struct snapshot {
 	uint32_t refs;            /* pending launches and callers using it, + 1 while current */
 	size_t bytes;             /* host and device memory it holds */
 	uint64_t version;
-	size_t n;
-	uint64_t *start, *end;    /* host: entry -> object, inside host */
-	void *host;               /* struct gmp_patch_table + start[] + end[], as uploaded */
+	size_t n;                 /* entries: the base's, then the recent table's */
+	struct tbase *base;
+	size_t ntombs;            /* the base's tombstones at this version */
+	size_t nr;                /* recent objects */
+	uint64_t *rstart, *rend;  /* inside host */
+	void *host;               /* the recent table, as uploaded */
 	size_t table_bytes;       /* its size */
-	struct tcopy *copies;     /* on the device, one per stream that launched with it */
+	struct tcopy *copies;     /* the recent table on the device, one per stream that launched with it */
 	size_t ncopies, copies_cap;
 };
+
+/* Where entry i of a snapshot starts. */
+static inline uint64_t snap_start(const struct snapshot *sn, size_t i)
+{
+	return i < sn->base->n ? sn->base->start[i] : sn->rstart[i - sn->base->n];
+}
+
+/* Entry i of a snapshot: its object's start and end; start == end for a base object freed before it. */
+static inline void snap_entry(const struct snapshot *sn, size_t i, uint64_t *start, uint64_t *end)
+{
+	const struct tbase *b = sn->base;
+	if (i < b->n) {
+		*start = b->start[i];
+		*end = __atomic_load_n(&b->dead[i], __ATOMIC_RELAXED) <= sn->version ? b->start[i] : b->end[i];
+	} else {
+		*start = sn->rstart[i - b->n];
+		*end = sn->rend[i - b->n];
+	}
+}
 
 /*
  * A launch's device buffer: struct gmp_patch_launch, uint32_t list[list
@@ -114,6 +163,7 @@ struct gmp_ctx_state {
 	int patches;              /* 0 not yet, 1 loaded, -1 failed */
 	int heap;                 /* device-side malloc/free were patched in some module */
 	struct snapshot *cur;
+	struct tbase *base;       /* the base of the next tables */
 	struct lbuf *free;
 	size_t nfree, free_cap;
 	struct pending *pend;
@@ -160,12 +210,17 @@ void dev_allocated(size_t bytes);
 void dev_put_maps(struct gmp_ctx_state *s, struct pending *p);
 /* Frees the garbage list; releases the lock meanwhile. */
 void dev_collect_garbage(struct gmp_ctx_state *s);
-/* tables.c: the current table, with a reference for the caller (NULL: out of memory). */
+/* tables.c: the current tables, with a reference for the caller (NULL: out of memory). */
 struct snapshot *dev_current_table(struct gmp_ctx_state *s);
-/* Its copy on the device for launches on stream hs; NULL on failure (said). */
-void *dev_table_on(struct gmp_ctx_state *s, struct snapshot *sn, Sanitizer_StreamHandle hs);
+/*
+ * Its tables on the device for launches on stream hs: the base's copy in
+ * *base, the recent table's in *recent (NULL when it has no objects).
+ * Nonzero on failure (said).
+ */
+int dev_tables_on(struct gmp_ctx_state *s, struct snapshot *sn, Sanitizer_StreamHandle hs, void **base,
+		  void **recent);
 void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn);
-/* The current table and the spare blocks, at the context's end. */
+/* The current tables, their base and the spare blocks, at the context's end. */
 void dev_release_tables(struct gmp_ctx_state *s);
 void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b);
 

@@ -34,7 +34,9 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	for (size_t i = 0; i < n; i++)
 		if (hits[i]) {
 			nhit++;
-			uint64_t size = p->snap->end[i] - p->snap->start[i];
+			uint64_t start, end;
+			snap_entry(p->snap, i, &start, &end);
+			uint64_t size = end - start;
 			hit_bytes += 4 * (gmp_maps__bitmap_words(size, gs) + gmp_maps__counters(size, cs));
 		}
 	int each = nhit <= FEW_HITS && hit_bytes < p->maps_bytes / 2;
@@ -48,7 +50,9 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	size_t at = n * sizeof(struct gmp_patch_intra_obj); /* the maps' offset in the block */
 	uint8_t *next = host;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t base = p->snap->start[i], size = p->snap->end[i] - base;
+		uint64_t base, end;
+		snap_entry(p->snap, i, &base, &end);
+		uint64_t size = end - base;
 		size_t bw = 4 * gmp_maps__bitmap_words(size, gs), cw = 4 * gmp_maps__counters(size, cs);
 		if (hits[i]) {
 			const uint8_t *m = host + at;
@@ -96,7 +100,9 @@ static void touches_stream(struct pending *p, const struct gmp_patch_launch *l, 
 	for (size_t i = 0; i < p->snap->n && tv->n != SIZE_MAX; i++) {
 		if (!hits[i])
 			continue;
-		uint64_t base = p->snap->start[i], size = p->snap->end[i] - base;
+		uint64_t base, end;
+		snap_entry(p->snap, i, &base, &end);
+		uint64_t size = end - base;
 		uint32_t *bm = calloc(gmp_maps__bitmap_words(size, gs) + 1, 4);
 		uint32_t *ct = calloc(gmp_maps__counters(size, cs) + 1, 4);
 		if (bm && ct) {
@@ -132,6 +138,37 @@ static int read_heap(struct pending *p, const struct gmp_patch_launch *l)
 	}
 	p->nheap = n;
 	return 0;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	uint64_t x = ((const struct gmp_access *)a)->addr, y = ((const struct gmp_access *)b)->addr;
+	return (x > y) - (x < y);
+}
+
+static int touch_by_addr(const void *a, const void *b)
+{
+	uint64_t x = ((const struct gmp_touch *)a)->addr, y = ((const struct gmp_touch *)b)->addr;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Accesses and touches come out in entry order: the base's objects by
+ * address, then the recent table's (patch_abi.h).  The profile has them in
+ * address order, as the events of a script do.
+ */
+static void address_order(struct pending *p)
+{
+	for (size_t i = 1; i < p->nacc; i++)
+		if (p->acc[i].addr < p->acc[i - 1].addr) {
+			qsort(p->acc, p->nacc, sizeof(*p->acc), by_addr);
+			break;
+		}
+	for (size_t i = 1; p->tv.n != SIZE_MAX && i < p->tv.n; i++)
+		if (p->tv.v[i].addr < p->tv.v[i - 1].addr) {
+			qsort(p->tv.v, p->tv.n, sizeof(*p->tv.v), touch_by_addr);
+			break;
+		}
 }
 
 /* Hit list entries read in the first copy, with the launch's header: most launches touch fewer. */
@@ -197,7 +234,7 @@ static int accesses_from_list(struct pending *p, uint32_t *list, size_t count, u
 		if (k && i == list[k - 1] >> GMP_LIST_SHIFT)
 			p->acc[p->nacc - 1].rw |= rw;
 		else
-			p->acc[p->nacc++] = (struct gmp_access){ .addr = p->snap->start[i], .rw = rw };
+			p->acc[p->nacc++] = (struct gmp_access){ .addr = snap_start(p->snap, i), .rw = rw };
 	}
 	return 0;
 }
@@ -233,7 +270,7 @@ static void harvest_read(struct pending *p)
 		for (size_t i = 0; i < n; i++)
 			if (hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE))
 				p->acc[p->nacc++] = (struct gmp_access){
-					.addr = p->snap->start[i], .rw = hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE) };
+					.addr = snap_start(p->snap, i), .rw = hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE) };
 	}
 	p->read = 1;
 	if (p->buf.heap_cap)
@@ -244,6 +281,7 @@ static void harvest_read(struct pending *p)
 		else
 			touches_stream(p, &l, hits);
 	}
+	address_order(p);
 out:
 	free(hits);
 	free(block);

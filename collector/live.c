@@ -11,6 +11,25 @@
 
 #include "collector.h"
 
+/* Changes kept for the object tables: more are rarely read (tables.c rebuilds past a few hundred). */
+#define LIVE_LOG_MAX 4096
+
+/* Logs the change that made the live version what it is now. */
+static void log_change(uint64_t start, uint64_t end, int freed)
+{
+	if (!gmp_col.live_log && !(gmp_col.live_log = malloc(LIVE_LOG_MAX * sizeof(*gmp_col.live_log)))) {
+		gmp_col.live_log_n = 0; /* tables are rebuilt from the live set instead: slower, as right */
+		gmp_col.live_log_v0 = gmp_col.live_version;
+		return;
+	}
+	if (gmp_col.live_log_v0 + gmp_col.live_log_n + 1 != gmp_col.live_version ||
+	    gmp_col.live_log_n == LIVE_LOG_MAX) {
+		gmp_col.live_log_n = 0;
+		gmp_col.live_log_v0 = gmp_col.live_version - 1;
+	}
+	gmp_col.live_log[gmp_col.live_log_n++] = (struct gmp_live_change){ start, end, freed };
+}
+
 /* The first live entry whose start is > addr. */
 static size_t tab_after(uint64_t addr)
 {
@@ -70,6 +89,7 @@ int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev)
 	gmp_col.tab_ev[k] = ev >= 0 && ev < UINT32_MAX ? (uint32_t)ev : UINT32_MAX;
 	gmp_col.tab_n++;
 	gmp_col.live_version++;
+	log_change(addr, addr + size, 0);
 	return 0;
 }
 
@@ -85,6 +105,7 @@ int rec_live_remove(uint64_t addr)
 	memmove(gmp_col.tab_ev + k - 1, gmp_col.tab_ev + k, move * sizeof(uint32_t));
 	gmp_col.tab_n--;
 	gmp_col.live_version++;
+	log_change(addr, 0, 1);
 	return 0;
 }
 

@@ -85,7 +85,6 @@ static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, u
 	const uint32_t active = __activemask();
 	const uint32_t lane = lane_id();
 	const uint32_t leader = __ffs(active) - 1;
-	const struct gmp_patch_table *t = (const struct gmp_patch_table *)(uintptr_t)l->table;
 	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
 	const uint32_t mode = l->mode;
 	uint32_t bits = size ? gmp_patch_hit_bits(flags) : 0;
@@ -100,17 +99,16 @@ static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, u
 	 * reading one array).  The whole warp searches the leader's address,
 	 * so each step of the search is one broadcast load, not up to 32.
 	 */
-	int64_t i0 = gmp_patch_find(l, t, __shfl_sync(active, addr, leader), pc);
-	int inside = !bits || (i0 >= 0 && addr >= gmp_patch_starts(t)[i0] &&
-			       addr + size <= gmp_patch_ends(t)[i0]);
+	int64_t i0 = gmp_patch_find(l, __shfl_sync(active, addr, leader), pc);
+	int inside = !bits || (i0 >= 0 && gmp_patch_holds(l, (uint64_t)i0, addr, size));
 	if (__all_sync(active, inside)) {
 		i = j = bits ? i0 : -1;
 		if (i0 >= 0 && lane == leader)
 			gmp_patch_mark(l, hits, (uint64_t)i0,
 				       (rd ? GMP_HIT_READ : 0) | (wr ? GMP_HIT_WRITE : 0), mode);
 	} else {
-		i = bits ? gmp_patch_lookup(t, addr) : -1;
-		j = bits && size > 1 ? gmp_patch_lookup(t, addr + size - 1) : i;
+		i = bits ? gmp_patch_locate(l, addr) : -1;
+		j = bits && size > 1 ? gmp_patch_locate(l, addr + size - 1) : i;
 		/* One lane per distinct object sets the bits its group needs. */
 		uint32_t group = __match_any_sync(active, (unsigned long long)i);
 		uint32_t gbits = (rd & group ? GMP_HIT_READ : 0) | (wr & group ? GMP_HIT_WRITE : 0);

@@ -7,15 +7,20 @@
  *
  * For each monitored launch the collector fills one struct
  * gmp_patch_launch in device memory and passes its address as the
- * callbacks' userdata.  The object table is shared by launches until the
- * live objects change.
+ * callbacks' userdata.  The objects are in two tables: the base, the live
+ * set as it was when the host built it (shared by launches until it is
+ * rebuilt), and the recent table, objects allocated since (small, new
+ * whenever the live set changes).  An object of the base freed since is a
+ * tombstone there: its end is set to its start, so nothing matches it.
+ * Entries are numbered through both: the base's 0 .. n-1, then the recent
+ * table's n .. n+r-1 (the hit words, the hit list, the intra maps).
  */
 #ifndef GMPROF_PATCH_ABI_H
 #define GMPROF_PATCH_ABI_H
 
 #include <stdint.h>
 
-#define GMP_PATCH_ABI_VERSION 3
+#define GMP_PATCH_ABI_VERSION 4
 
 /* Access flags as the Compute Sanitizer passes them to a memory-access patch. */
 #define GMP_SAN_ACCESS_READ 0x1u
@@ -64,9 +69,12 @@
 #define GMP_CGRAN_SHIFT_DEFAULT 6   /* counters: one per 64 bytes */
 
 /*
- * The live objects, sorted by start, disjoint: uint64_t start[n] then
+ * A table of objects, sorted by start, disjoint: uint64_t start[n] then
  * uint64_t end[n] follow the header.  A pool with regions is split into
- * its regions and the gaps between them.
+ * its regions and the gaps between them.  In the base, end == start marks
+ * a tombstone: whatever an address there belongs to is in the recent table
+ * (an object of the base is never in both: one allocated where a tombstone
+ * was is recent, and the base was disjoint when it was built).
  */
 struct gmp_patch_table {
 	uint64_t n;                  /* 8: entries */
@@ -95,9 +103,9 @@ struct gmp_patch_heap_record {
 };
 
 struct gmp_patch_launch {
-	uint64_t table;              /* 8: const struct gmp_patch_table * */
-	uint64_t hits;               /* 8: uint32_t[table->n], zeroed before the launch */
-	uint64_t intra;              /* 8: struct gmp_patch_intra_obj[table->n], or 0 */
+	uint64_t table;              /* 8: const struct gmp_patch_table *: the base */
+	uint64_t hits;               /* 8: uint32_t[entries], zeroed before the launch */
+	uint64_t intra;              /* 8: struct gmp_patch_intra_obj[entries], or 0 */
 	uint64_t records;            /* 8: struct gmp_patch_record[record_cap], or 0 */
 	uint64_t heap;               /* 8: struct gmp_patch_heap_record[heap_cap], or 0 */
 	uint32_t mode;               /* 4: GMP_MODE_* */
@@ -111,8 +119,9 @@ struct gmp_patch_launch {
 	uint32_t list_count;         /* 4: hit list entries claimed; likewise */
 	uint32_t list_cap;           /* 4: uint32_t entries after this struct */
 	uint64_t hints;              /* 8: uint32_t[GMP_HINTS], or 0 (GMP_HINTS above) */
+	uint64_t recent;             /* 8: const struct gmp_patch_table *, or 0: the recent table */
 };
 
-#define GMP_PATCH_LAUNCH_SIZE 88
+#define GMP_PATCH_LAUNCH_SIZE 96
 
 #endif

@@ -4,8 +4,9 @@
  * and the host C compiler: the CPU tests and the collector's test double
  * run exactly this code.  No allocation, no I/O.
  *
- *   - find the object: binary search over the sorted table, checking both
- *     ends, so an address in a gap belongs to nobody;
+ *   - find the object: binary search over the sorted base table, checking
+ *     both ends, so an address in a gap (or a tombstone) belongs to nobody
+ *     there; then over the recent table (patch_abi.h);
  *   - an access that straddles two objects marks both;
  *   - atomics set both read and write, prefetches nothing;
  *   - flags are tested before they are set: the atomics are for the first
@@ -56,22 +57,71 @@ GMP_HD int64_t gmp_patch_lookup(const struct gmp_patch_table *t, uint64_t addr)
 	return addr < gmp_patch_ends(t)[lo] ? (int64_t)lo : -1;
 }
 
+/* The launch's base table and its recent table (NULL when it has none). */
+GMP_HD const struct gmp_patch_table *gmp_patch_base(const struct gmp_patch_launch *l)
+{
+	return (const struct gmp_patch_table *)(uintptr_t)l->table;
+}
+
+GMP_HD const struct gmp_patch_table *gmp_patch_recent(const struct gmp_patch_launch *l)
+{
+	return (const struct gmp_patch_table *)(uintptr_t)l->recent;
+}
+
+/* Entries of a launch: the base's, then the recent table's. */
+GMP_HD uint64_t gmp_patch_entries(const struct gmp_patch_launch *l)
+{
+	const struct gmp_patch_table *r = gmp_patch_recent(l);
+	return gmp_patch_base(l)->n + (r ? r->n : 0);
+}
+
+/* Whether entry i (numbered through both tables; any value) holds [addr, addr+size), size > 0. */
+GMP_HD int gmp_patch_holds(const struct gmp_patch_launch *l, uint64_t i, uint64_t addr, uint64_t size)
+{
+	const struct gmp_patch_table *t = gmp_patch_base(l);
+	if (i >= t->n) {
+		i -= t->n;
+		t = gmp_patch_recent(l);
+		if (!t || i >= t->n)
+			return 0;
+	}
+	const uint64_t end = gmp_patch_ends(t)[i];
+	return gmp_patch_starts(t)[i] <= addr && addr < end && size <= end - addr;
+}
+
+/*
+ * The entry containing addr, numbered through both tables, or -1.  The
+ * base first: one search answers every address of an object it holds
+ * (the common case, and the only one between the host's rebuilds); an
+ * address it does not hold (a tombstone, a gap) is looked for among the
+ * recent objects.
+ */
+GMP_HD int64_t gmp_patch_locate(const struct gmp_patch_launch *l, uint64_t addr)
+{
+	const struct gmp_patch_table *t = gmp_patch_base(l);
+	int64_t i = gmp_patch_lookup(t, addr);
+	const struct gmp_patch_table *r = gmp_patch_recent(l);
+	if (i >= 0 || !r)
+		return i;
+	int64_t k = gmp_patch_lookup(r, addr);
+	return k >= 0 ? (int64_t)t->n + k : -1;
+}
+
 /*
  * The entry containing addr, trying first the one the instruction at pc
  * found last (l->hints, when the launch has them) and remembering what a
- * search finds.  The same answer as gmp_patch_lookup.
+ * search finds.  The same answer as gmp_patch_locate.
  */
-GMP_HD int64_t gmp_patch_find(const struct gmp_patch_launch *l, const struct gmp_patch_table *t,
-			      uint64_t addr, uint64_t pc)
+GMP_HD int64_t gmp_patch_find(const struct gmp_patch_launch *l, uint64_t addr, uint64_t pc)
 {
 	uint32_t *hints = (uint32_t *)(uintptr_t)l->hints;
 	if (!hints)
-		return gmp_patch_lookup(t, addr);
+		return gmp_patch_locate(l, addr);
 	uint32_t *slot = &hints[GMP_HINT_SLOT(pc)];
 	uint64_t h = *slot;
-	if (h < t->n && gmp_patch_starts(t)[h] <= addr && addr < gmp_patch_ends(t)[h])
+	if (gmp_patch_holds(l, h, addr, 1))
 		return (int64_t)h;
-	int64_t i = gmp_patch_lookup(t, addr);
+	int64_t i = gmp_patch_locate(l, addr);
 	if (i >= 0)
 		*slot = (uint32_t)i;
 	return i;
@@ -218,10 +268,9 @@ GMP_HD int64_t gmp_patch_access(struct gmp_patch_launch *l, uint64_t addr, uint3
 	uint32_t bits = gmp_patch_hit_bits(flags);
 	if (!bits || !size)
 		return -1;
-	const struct gmp_patch_table *t = (const struct gmp_patch_table *)(uintptr_t)l->table;
 	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
-	int64_t i = gmp_patch_lookup(t, addr);
-	int64_t j = size > 1 ? gmp_patch_lookup(t, addr + size - 1) : i;
+	int64_t i = gmp_patch_locate(l, addr);
+	int64_t j = size > 1 ? gmp_patch_locate(l, addr + size - 1) : i;
 	const struct gmp_patch_intra_obj *io =
 		(const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;
 	if (i >= 0) {

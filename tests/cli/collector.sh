@@ -99,7 +99,7 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
 rm -f "$TMPDIR/tables.gmprof"
 expect_exit 0 "table per version and stream: the program runs" -- env GMP_DOUBLE_STATS=1 \
 	GMPROF_OUTPUT="$TMPDIR/tables.gmprof" "$FAKE" "$TMPDIR/tables.jsonl"
-expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* device-to-host copies of [0-9]* bytes, [0-9]* allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
+expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies of [0-9]* bytes, [0-9]* device-to-host copies of [0-9]* bytes, [0-9]* allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
 	"table per version and stream: no stream sync; 40 launch buffers and 20 tables on 2 streams uploaded"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.gmprof" | grep -v '"at": ' >"$TMPDIR/tables.got"
 "$GMPROF" replay --format json --pretty "$TMPDIR/tables.jsonl" | grep -v '"at": ' >"$TMPDIR/tables.want"
@@ -107,9 +107,11 @@ expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies, [0-9]* de
 	notok "table per version and stream: the same findings as the script"
 # Table blocks are reused: a program that allocates a buffer, launches
 # on it, syncs and frees it, 20 times, gets 20 table versions but
-# allocates one table block (and one launch buffer): each version's block
-# becomes a spare for the next table uploaded on its stream, once no
-# launch needs it.
+# allocates two table blocks (and one launch buffer): the base, built at
+# the first launch, and one for the recent tables (each version's
+# becomes a spare for the next one uploaded on its stream, once no launch
+# needs it).  The first free is of an object of the base: a tombstone,
+# one more copy.
 awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
 	for (i = 0; i < 20; i++) { a = sprintf("0x%x", 2097152 + i * 65536)
 		print "{\"op\":\"alloc\",\"addr\":\"" a "\",\"size\":4096}"
@@ -119,12 +121,62 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
 rm -f "$TMPDIR/reuse.gmprof"
 expect_exit 0 "table blocks reused: the program runs" -- env GMP_DOUBLE_STATS=1 \
 	GMPROF_OUTPUT="$TMPDIR/reuse.gmprof" "$FAKE" "$TMPDIR/reuse.jsonl"
-expect_stderr_line "^double: 0 stream syncs, 40 host-to-device copies, [0-9]* device-to-host copies of [0-9]* bytes, 2 allocations, .*, 0 at exit$" \
-	"table blocks reused: 20 tables uploaded into 1 block, 2 allocations in all, all freed"
+expect_stderr_line "^double: 0 stream syncs, 41 host-to-device copies of [0-9]* bytes, [0-9]* device-to-host copies of [0-9]* bytes, 3 allocations, .*, 0 at exit$" \
+	"table blocks reused: a base, a tombstone, 19 recent tables in 1 block; 3 allocations in all, all freed"
 "$GMPROF" replay --format json "$TMPDIR/reuse.gmprof" | grep -v '"at": ' >"$TMPDIR/reuse.got"
 "$GMPROF" replay --format json "$TMPDIR/reuse.jsonl" | grep -v '"at": ' >"$TMPDIR/reuse.want"
 cmp -s "$TMPDIR/reuse.got" "$TMPDIR/reuse.want" && ok "table blocks reused: the same findings as the script" ||
 	notok "table blocks reused: the same findings as the script"
+# Two tables (patch_abi.h): with 2000 live objects, a version of the live
+# set costs its changes, not a copy of every live object.  80 rounds on two
+# streams: a buffer allocated and launched on (most freed again), an object
+# of the base freed every even round (a tombstone; past 32 of them the
+# base is rebuilt once), and in the next round a buffer allocated inside
+# what it was (found in the recent table only if the tombstone was set
+# on both streams: else the base's entry would claim it).  Uploaded in all: the base twice per stream (32 KB
+# each), small recent tables, tombstones and launch buffers, under 200 KB,
+# where a table of every live object per version and stream would be 160
+# of 32 KB (5 MB).  Every launch's reads and writes are the script's, and
+# in intra mode every launch's touches.
+two='function b(k) { return sprintf("\"0x%x\"", 268435456 + k * 8192) }
+	function t(i) { return i % 2 ? sprintf("\"0x%x\"", 268435456 + (3 * i - 2) * 8192 + 1024) : sprintf("\"0x%x\"", 1073741824 + i * 65536) }
+	function acc(a, size, rw) { return "{\"addr\":" a ",\"size\":" size ",\"rw\":\"" rw "\"}" }
+	BEGIN { for (k = 0; k < 2000; k++) print "{\"op\":\"alloc\",\"addr\":" b(k) ",\"size\":4096}"
+		for (i = 0; i < 80; i++) {
+			print "{\"op\":\"alloc\",\"addr\":" t(i) ",\"size\":2048}"
+			if (touch) {
+				x = acc(b(3 * i), 1024, "r"); y = acc(t(i), 2048, "w")
+				print "{\"op\":\"kernel\",\"name\":\"k\",\"touch\":[" (i % 2 ? y "," x : x "," y) "],\"stream\":1}"
+				x = acc(b(3 * i + 1), 64, "r"); y = acc(t(i), 2048, "r")
+				print "{\"op\":\"kernel\",\"name\":\"k2\",\"touch\":[" (i % 2 ? y "," x : x "," y) "],\"stream\":2}"
+			} else {
+				print "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[" b(3 * i) "],\"write\":[" t(i) "],\"stream\":1}"
+				print "{\"op\":\"kernel\",\"name\":\"k2\",\"read\":[" (i % 2 ? t(i) "," b(3 * i + 1) : b(3 * i + 1) "," t(i)) "],\"stream\":2}"
+			}
+			if (i % 2 == 0) print "{\"op\":\"free\",\"addr\":" b(3 * i + 1) "}"
+			if (i % 3 || i % 2) print "{\"op\":\"free\",\"addr\":" t(i) "}"
+			if (i % 10 == 9) print "{\"op\":\"sync\"}" }
+		print "{\"op\":\"sync\"}" }'
+awk -v touch=0 "$two" >"$TMPDIR/two.jsonl"
+awk -v touch=1 "$two" >"$TMPDIR/twot.jsonl"
+rm -f "$TMPDIR/two.gmprof"
+expect_exit 0 "two tables: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_OUTPUT="$TMPDIR/two.gmprof" "$FAKE" "$TMPDIR/two.jsonl"
+bytes=$(sed -n 's/^double: .* host-to-device copies of \([0-9]*\) bytes.*/\1/p' "$TMPDIR/err")
+[ -n "$bytes" ] && [ "$bytes" -gt 64000 ] && [ "$bytes" -lt 200000 ] &&
+	ok "two tables: $bytes bytes uploaded for 160 launches over 2000 live objects" ||
+	notok "two tables: uploaded bytes: $(cat "$TMPDIR/err")"
+"$GMPROF" dump "$TMPDIR/two.gmprof" | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' >"$TMPDIR/two.got"
+grep '"kernel"' "$TMPDIR/two.jsonl" >"$TMPDIR/two.want"
+[ "$(wc -l <"$TMPDIR/two.want")" -eq 160 ] && cmp -s "$TMPDIR/two.got" "$TMPDIR/two.want" &&
+	ok "two tables: every launch's reads and writes as the script has them" ||
+	notok "two tables: every launch's reads and writes as the script has them"
+rm -f "$TMPDIR/twot.gmprof"
+expect_exit 0 "two tables, intra mode: the program runs" -- env GMPROF_MODE=intra GMPROF_OUTPUT="$TMPDIR/twot.gmprof" "$FAKE" "$TMPDIR/twot.jsonl"
+"$GMPROF" dump "$TMPDIR/twot.gmprof" | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//; s/"(read|write)":\[[^]]*\],//g' >"$TMPDIR/twot.got"
+grep '"kernel"' "$TMPDIR/twot.jsonl" >"$TMPDIR/twot.want"
+[ "$(grep -c '"touch"' "$TMPDIR/twot.want")" -eq 160 ] && cmp -s "$TMPDIR/twot.got" "$TMPDIR/twot.want" &&
+	ok "two tables, intra mode: every launch's touches as the script has them" ||
+	notok "two tables, intra mode: every launch's touches as the script has them"
 # GMPROF_PATCH_HINTS=1: launch buffers carry the hints (the double's patches
 # search without them; tests/unit/test_warp.cpp checks the device code with
 # them): the same findings, in object and intra mode.
@@ -143,7 +195,7 @@ done
 # reads 3 (the launch's header and list in one copy), "some" 150 list items
 # (a second copy for the items past the first 64), "most" 1200, more than
 # the list holds (1024 for 700 objects): its 700 hit words are read
-# instead.  Five copies in all: 3 x (88 + 64 x 4) + (150 - 64) x 4 + 700 x 4
+# instead.  Five copies in all: 3 x (96 + 64 x 4) + (150 - 64) x 4 + 700 x 4
 # bytes, where reading every hit word would take 3 x 700 x 4 and more.
 awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 	function ids(from, to, step,   k, s) { for (k = from; k < to; k += step) s = s (s == "" ? "" : ",") a(k); return s }
@@ -155,8 +207,8 @@ awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 		for (k = 0; k < 700; k++) print "{\"op\":\"free\",\"addr\":" a(k) "}" }' >"$TMPDIR/list.jsonl"
 rm -f "$TMPDIR/list.gmprof"
 expect_exit 0 "hit list: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_OUTPUT="$TMPDIR/list.gmprof" "$FAKE" "$TMPDIR/list.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, 5 device-to-host copies of 4176 bytes, " \
-	"hit list: 5 read-backs of 4176 bytes for 3 launches over 700 objects"
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 5 device-to-host copies of 4200 bytes, " \
+	"hit list: 5 read-backs of 4200 bytes for 3 launches over 700 objects"
 "$GMPROF" dump "$TMPDIR/list.gmprof" | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' >"$TMPDIR/list.got"
 grep '"kernel"' "$TMPDIR/list.jsonl" >"$TMPDIR/list.want"
 [ "$(wc -l <"$TMPDIR/list.want")" -eq 3 ] && cmp -s "$TMPDIR/list.got" "$TMPDIR/list.want" &&
@@ -177,7 +229,7 @@ awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":65536}"
 rm -f "$TMPDIR/maps.gmprof"
 expect_exit 0 "intra maps reused: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/maps.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies, [0-9]* device-to-host copies of [0-9]* bytes, 22 allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, [0-9]* device-to-host copies of [0-9]* bytes, 22 allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
 	"intra maps: no stream wait; 22 allocations for 30 launches (2 tables, 10 launch buffers, 10 maps blocks)"
 # With no room for maps in flight (GMPROF_MAPS_MB=0), each launch collects the one before it.
 rm -f "$TMPDIR/maps0.gmprof"

@@ -56,6 +56,7 @@ SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t co
 {
 	(void)stream;
 	__atomic_add_fetch(&double_stats.uploads, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&double_stats.upload_bytes, count, __ATOMIC_RELAXED);
 	memcpy(dst, src, count);
 	return SANITIZER_SUCCESS;
 }
@@ -76,11 +77,12 @@ __attribute__((destructor)) static void print_stats(void)
 {
 	const char *v = getenv("GMP_DOUBLE_STATS");
 	if (v && *v == '1')
-		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies, %lu device-to-host "
+		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies of %lu bytes, %lu device-to-host "
 			"copies of %lu bytes, %lu allocations, %lu kernels testing through the L1, %lu bytes "
 			"held at most, %lu at exit\n",
 			__atomic_load_n(&double_stats.stream_syncs, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.uploads, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.upload_bytes, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.readbacks, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.readback_bytes, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.allocs, __ATOMIC_RELAXED),

@@ -7,7 +7,7 @@
 
 /* Counted atomically; printed at exit with GMP_DOUBLE_STATS=1. */
 struct double_stats {
-	unsigned long stream_syncs, uploads, allocs, l1_kernels;
+	unsigned long stream_syncs, uploads, upload_bytes, allocs, l1_kernels; /* uploads: host-to-device copies */
 	unsigned long readbacks, readback_bytes; /* device-to-host copies, and their bytes */
 	unsigned long held, held_peak; /* device bytes allocated and not freed; the most of it */
 };

@@ -2,9 +2,10 @@
 /*
  * The device patches' per-access logic (gpu_patch/patch_logic.h) built for
  * the CPU: lookups in gaps and at object ends, accesses straddling two
- * objects, no objects, 100k objects, atomics and prefetches, the hit list,
+ * objects, no objects, 100k objects, the base and recent tables, atomics and prefetches, the hit list,
  * bitmaps and counters, stream records, heap records.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,14 +198,91 @@ static void hints(void **state)
 	for (int i = 0; i < 20000; i++) {
 		uint64_t addr = 0xf00 + ts_rnd(&seed) % (41 * 256), pc = (ts_rnd(&seed) % 8) << 4;
 		int64_t want = gmp_patch_lookup(t, addr);
-		assert_int_equal(gmp_patch_find(&l, t, addr, pc), want);
+		assert_int_equal(gmp_patch_find(&l, addr, pc), want);
 		if (want >= 0) /* what a search finds, or the hint that was right: the slot now holds it */
 			assert_int_equal(h[GMP_HINT_SLOT(pc)], want);
 	}
 	/* Without hints: the search alone. */
 	l.hints = 0;
-	assert_int_equal(gmp_patch_find(&l, t, 0x1000 + 3 * 256 + 5, 0), 3);
+	assert_int_equal(gmp_patch_find(&l, 0x1000 + 3 * 256 + 5, 0), 3);
 	free(t);
+}
+
+/*
+ * The base and the recent table (patch_abi.h), against a scan of the live
+ * objects: random live sets of 200 slots of 256 bytes, each object in
+ * the base, freed (a tombstone there), or recent (over a tombstone, or
+ * where the base had nothing), an object of a slot sometimes shorter
+ * than the slot, with and without hints.
+ */
+static void two_tables(void **state)
+{
+	(void)state;
+	enum { SLOTS = 200 };
+	uint64_t seed = 11;
+	for (int round = 0; round < 50; round++) {
+		struct gmp_patch_table *b = table(SLOTS, 0x10000, 256, 256);
+		struct gmp_patch_table *r = table(SLOTS, 0, 0, 0);
+		uint64_t *bs = (uint64_t *)(b + 1), *be = bs + SLOTS, *rs = (uint64_t *)(r + 1);
+		uint64_t live_s[SLOTS], live_e[SLOTS], entry[SLOTS], nb = 0, nr = 0, nlive = 0;
+		uint64_t rstart[SLOTS], rend[SLOTS];
+		for (uint64_t k = 0; k < SLOTS; k++) {
+			uint64_t s0 = 0x10000 + k * 256, e0 = s0 + 256 - (ts_rnd(&seed) % 2) * 64;
+			switch (ts_rnd(&seed) % 5) {
+			case 0: /* a gap: in neither */
+				break;
+			case 1: /* freed: a tombstone */
+				bs[nb] = be[nb] = s0;
+				nb++;
+				break;
+			case 2: /* recent over a tombstone */
+				bs[nb] = be[nb] = s0;
+				nb++;
+				/* fall through */
+			case 3: /* recent */
+				entry[nlive] = SLOTS + nr; /* numbered once nb is known */
+				rstart[nr] = s0;
+				rend[nr++] = e0;
+				live_s[nlive] = s0;
+				live_e[nlive++] = e0;
+				break;
+			default:
+				entry[nlive] = nb;
+				bs[nb] = s0;
+				be[nb++] = e0;
+				live_s[nlive] = s0;
+				live_e[nlive++] = e0;
+			}
+		}
+		/* Pack the base's ends after its nb starts, the recent table likewise. */
+		memmove(bs + nb, be, nb * sizeof(uint64_t));
+		b->n = nb;
+		r->n = nr;
+		memcpy(rs, rstart, nr * sizeof(uint64_t));
+		memcpy(rs + nr, rend, nr * sizeof(uint64_t));
+		for (uint64_t i = 0; i < nlive; i++)
+			if (entry[i] >= SLOTS)
+				entry[i] = entry[i] - SLOTS + nb;
+		uint32_t h[GMP_HINTS];
+		for (uint32_t k = 0; k < GMP_HINTS; k++)
+			h[k] = (uint32_t)(ts_rnd(&seed) % (SLOTS + 8));
+		struct gmp_patch_launch l = { .table = (uintptr_t)b, .recent = nr ? (uintptr_t)r : 0,
+					      .hints = round % 2 ? (uintptr_t)h : 0 };
+		assert_int_equal(gmp_patch_entries(&l), nb + nr);
+		for (int q = 0; q < 2000; q++) {
+			uint64_t addr = 0x10000 - 512 + ts_rnd(&seed) % ((SLOTS + 4) * 256);
+			int64_t want = -1;
+			for (uint64_t i = 0; i < nlive; i++)
+				if (live_s[i] <= addr && addr < live_e[i])
+					want = (int64_t)entry[i];
+			assert_int_equal(gmp_patch_locate(&l, addr), want);
+			assert_int_equal(gmp_patch_find(&l, addr, (ts_rnd(&seed) % 16) << 4), want);
+			if (want >= 0)
+				assert_true(gmp_patch_holds(&l, (uint64_t)want, addr, 1));
+		}
+		free(b);
+		free(r);
+	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -365,6 +443,10 @@ static void abi_layout(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct gmp_patch_launch), GMP_PATCH_LAUNCH_SIZE);
+	/* The fields the host reads back at fixed offsets, and the last one. */
+	assert_int_equal(offsetof(struct gmp_patch_launch, list_count), 72);
+	assert_int_equal(offsetof(struct gmp_patch_launch, hints), 80);
+	assert_int_equal(offsetof(struct gmp_patch_launch, recent), 88);
 	assert_int_equal(sizeof(struct gmp_patch_table), 16);
 	assert_int_equal(sizeof(struct gmp_patch_intra_obj), 32);
 	assert_int_equal(sizeof(struct gmp_patch_record), 16);
@@ -381,6 +463,7 @@ int main(void)
 		cmocka_unit_test(hit_list),
 		cmocka_unit_test(hit_list_overflow),
 		cmocka_unit_test(hints),
+		cmocka_unit_test(two_tables),
 		cmocka_unit_test(hundred_thousand),
 		cmocka_unit_test(intra_maps),
 		cmocka_unit_test(bitmap_word_agrees),

@@ -104,7 +104,8 @@ static uint64_t rnd(uint64_t *s)
 
 /* A launch's state, one per way of running it: table, flags, list, maps, records. */
 struct state {
-	std::vector<uint64_t> table;      /* struct gmp_patch_table, starts, ends */
+	std::vector<uint64_t> table;      /* the base: struct gmp_patch_table, starts, ends */
+	std::vector<uint64_t> recent;     /* the recent table, likewise */
 	std::vector<uint64_t> launch;     /* struct gmp_patch_launch + the hit list, 8-byte aligned */
 	std::vector<uint32_t> hits;
 	std::vector<gmp_patch_intra_obj> io;
@@ -117,20 +118,49 @@ struct state {
 		return reinterpret_cast<struct gmp_patch_launch *>(launch.data());
 	}
 
+	/*
+	 * split (nonzero: a seed) puts about a third of the objects in the
+	 * recent table, half of those over a tombstone of the base at their
+	 * start (patch_abi.h); the entries are the base's, then the recent
+	 * table's, as a launch numbers them.
+	 */
 	state(const std::vector<uint64_t> &start, const std::vector<uint64_t> &end, uint32_t mode,
-	      uint32_t gs, uint32_t cs, uint64_t hint_seed)
+	      uint32_t gs, uint32_t cs, uint64_t hint_seed, uint64_t split)
 	{
-		size_t n = start.size();
-		table.assign(2 + 2 * n, 0);
-		table[0] = n;
-		std::copy(start.begin(), start.end(), table.begin() + 2);
-		std::copy(end.begin(), end.end(), table.begin() + 2 + n);
+		std::vector<uint64_t> bs, be, rs, re;
+		for (size_t i = 0; i < start.size(); i++) {
+			if (split && rnd(&split) % 3 == 0) {
+				rs.push_back(start[i]);
+				re.push_back(end[i]);
+				if (rnd(&split) % 2) { /* a tombstone: the base's end set to its start */
+					bs.push_back(start[i]);
+					be.push_back(start[i]);
+				}
+			} else {
+				bs.push_back(start[i]);
+				be.push_back(end[i]);
+			}
+		}
+		size_t nb = bs.size(), nr = rs.size(), n = nb + nr;
+		table.assign(2 + 2 * nb, 0);
+		table[0] = nb;
+		std::copy(bs.begin(), bs.end(), table.begin() + 2);
+		std::copy(be.begin(), be.end(), table.begin() + 2 + nb);
+		recent.assign(2 + 2 * nr, 0);
+		recent[0] = nr;
+		std::copy(rs.begin(), rs.end(), recent.begin() + 2);
+		std::copy(re.begin(), re.end(), recent.begin() + 2 + nr);
+		std::vector<uint64_t> es(bs), ee(be); /* each entry's bounds */
+		es.insert(es.end(), rs.begin(), rs.end());
+		ee.insert(ee.end(), re.begin(), re.end());
 		uint32_t cap = (uint32_t)(2 * n);
 		launch.assign((sizeof(struct gmp_patch_launch) + 4 * cap) / 8 + 1, 0);
 		hits.assign(n, 0);
 		records.assign(4096, gmp_patch_record{});
 		struct gmp_patch_launch *p = l();
 		p->table = (uint64_t)(uintptr_t)table.data();
+		if (nr)
+			p->recent = (uint64_t)(uintptr_t)recent.data();
 		p->hits = (uint64_t)(uintptr_t)hits.data();
 		p->mode = mode;
 		p->gran_shift = gs;
@@ -139,7 +169,7 @@ struct state {
 		if (hint_seed) {
 			hints.resize(GMP_HINTS);
 			for (uint32_t &h : hints)
-				h = (uint32_t)rnd(&hint_seed) % (uint32_t)(n + 3); /* some past the table's end */
+				h = (uint32_t)rnd(&hint_seed) % (uint32_t)(n + 3); /* some past the last entry */
 			p->hints = (uint64_t)(uintptr_t)hints.data();
 		}
 		if (mode & GMP_MODE_INTRA_GPU) {
@@ -147,10 +177,10 @@ struct state {
 			counters.resize(n);
 			io.resize(n);
 			for (size_t i = 0; i < n; i++) {
-				uint64_t size = end[i] - start[i];
+				uint64_t size = ee[i] - es[i];
 				bitmaps[i].assign(((size + (1u << gs) - 1) >> gs) / 32 + 1, 0);
 				counters[i].assign(((size + (1u << cs) - 1) >> cs) + 1, 0);
-				io[i] = gmp_patch_intra_obj{ start[i], size, (uint64_t)(uintptr_t)bitmaps[i].data(),
+				io[i] = gmp_patch_intra_obj{ es[i], size, (uint64_t)(uintptr_t)bitmaps[i].data(),
 							     (uint64_t)(uintptr_t)counters[i].data() };
 			}
 			p->intra = (uint64_t)(uintptr_t)io.data();
@@ -252,7 +282,8 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 			at += size + (rnd(&s) % 2 ? 0 : 64 + (rnd(&s) % 8) * 8);
 		}
 		uint32_t m = mode | (rnd(&s) % 2 ? GMP_MODE_L1_TESTS : 0);
-		state w(start, end, m, gs, cs, rnd(&s) % 2 ? rnd(&s) | 1 : 0), r(start, end, m, gs, cs, 0);
+		uint64_t hint_seed = rnd(&s) % 2 ? rnd(&s) | 1 : 0, split = rnd(&s) % 2 ? rnd(&s) | 1 : 0;
+		state w(start, end, m, gs, cs, hint_seed, split), r(start, end, m, gs, cs, 0, split);
 		for (int step = 0; step < 40; step++) {
 			uint32_t size[32], flags = flags_of(&s);
 			shape(&s, start.front(), end.back(), job.addr, size);
