@@ -90,6 +90,7 @@ void dev_collect_garbage(struct gmp_ctx_state *s)
 
 void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b)
 {
+	s->lbuf_out -= lbuf_bytes(&b);
 	if (GMP_GROW(s->free, s->free_cap, s->nfree + 1)) {
 		dev_free_later(s, b.dev, lbuf_bytes(&b));
 		return;
@@ -193,6 +194,7 @@ static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 		if (s->free[i].cap >= n && s->free[i].heap_cap >= heap && s->free[i].hints >= hints) {
 			*out = s->free[i];
 			s->free[i] = s->free[--s->nfree];
+			s->lbuf_out += lbuf_bytes(out);
 			return 0;
 		}
 	}
@@ -204,8 +206,10 @@ static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 	dev_unlock();
 	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
 	dev_lock();
-	if (r == SANITIZER_SUCCESS)
+	if (r == SANITIZER_SUCCESS) {
 		dev_allocated(bytes);
+		s->lbuf_out += bytes;
+	}
 	return dev_check(r, "allocating a launch buffer");
 }
 
@@ -290,12 +294,7 @@ static size_t maps_inflight(const struct gmp_ctx_state *s)
 /* Whether the pending launches hold as many launch buffers as they may: at the pool's size, or bytes. */
 static int buffers_full(const struct gmp_ctx_state *s)
 {
-	if (s->npend >= gmp_col.opts.pool)
-		return 1;
-	size_t sum = 0;
-	for (size_t i = 0; i < s->npend; i++)
-		sum += lbuf_bytes(&s->pend[i].buf);
-	return sum > LBUF_LIMIT;
+	return s->npend >= gmp_col.opts.pool || s->lbuf_out > LBUF_LIMIT;
 }
 
 /*

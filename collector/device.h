@@ -166,6 +166,7 @@ struct gmp_ctx_state {
 	struct tbase *base;       /* the base of the next tables */
 	struct lbuf *free;
 	size_t nfree, free_cap;
+	size_t lbuf_out;          /* bytes of the launch buffers out of the pool (pending launches') */
 	struct pending *pend;
 	size_t npend, pend_cap;
 	size_t snap_bytes;        /* held by live snapshots: bounded by SNAP_LIMIT */

@@ -30,7 +30,7 @@ struct rs {
 	struct hit cache[CACHE_SLOTS]; /* kernels touch the same objects again and again */
 	uint32_t *stamp;             /* per object: last event that added a dep + 1 */
 	uint32_t *slot;              /* per object: index of that dep entry */
-	size_t stamp_cap;
+	size_t stamp_cap, slot_cap;
 };
 
 static uint32_t lookup_slow(const struct rs *s, uint64_t addr)
@@ -101,12 +101,9 @@ static int new_object(struct rs *s, uint32_t v, const struct gmp_event *e, uint3
 	if (r->nobjects >= DEP_MAX_OBJ)
 		return det_fail(d, v, "too many objects");
 	if (GMP_GROW(r->objects, d->objects_cap, r->nobjects + 1) ||
-	    GMP_GROW(s->stamp, s->stamp_cap, r->nobjects + 1))
+	    GMP_GROW(s->stamp, s->stamp_cap, r->nobjects + 1) ||
+	    GMP_GROW(s->slot, s->slot_cap, r->nobjects + 1))
 		return -ENOMEM;
-	uint32_t *slot = realloc(s->slot, s->stamp_cap * sizeof(*slot));
-	if (!slot)
-		return -ENOMEM;
-	s->slot = slot;
 	uint32_t id = (uint32_t)r->nobjects++;
 	r->objects[id] = (struct gmp_object){
 		.addr = e->addr, .size = e->size, .alloc_ev = v, .free_ev = GMP_NO_EVENT,

@@ -177,6 +177,25 @@ grep '"kernel"' "$TMPDIR/twot.jsonl" >"$TMPDIR/twot.want"
 [ "$(grep -c '"touch"' "$TMPDIR/twot.want")" -eq 160 ] && cmp -s "$TMPDIR/twot.got" "$TMPDIR/twot.want" &&
 	ok "two tables, intra mode: every launch's touches as the script has them" ||
 	notok "two tables, intra mode: every launch's touches as the script has them"
+# Launch buffers in flight are bounded: each has a hit word per live
+# object (400 KB with 80000), and 250 launches before the program's one
+# sync would hold 100 MB of device memory; past 32 MiB the oldest launches
+# are collected first (a stream wait), and every launch's reads are still
+# the script's.
+awk 'BEGIN { for (k = 0; k < 80000; k++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":256}\n", 268435456 + k * 512
+	for (i = 0; i < 250; i++) printf "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[\"0x%x\"]}\n", 268435456 + i * 512
+	print "{\"op\":\"sync\"}" }' >"$TMPDIR/bufs.jsonl"
+rm -f "$TMPDIR/bufs.gmprof"
+expect_exit 0 "launch buffers bounded: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_OUTPUT="$TMPDIR/bufs.gmprof" "$FAKE" "$TMPDIR/bufs.jsonl"
+held=$(sed -n 's/^double: \([0-9]*\) stream syncs, .* \([0-9]*\) bytes held at most.*/\1 \2/p' "$TMPDIR/err")
+[ -n "$held" ] && [ "${held% *}" -ge 1 ] && [ "${held#* }" -lt 40000000 ] &&
+	ok "launch buffers bounded: ${held% *} stream waits, ${held#* } bytes held at most" ||
+	notok "launch buffers bounded: $(cat "$TMPDIR/err")"
+"$GMPROF" dump "$TMPDIR/bufs.gmprof" | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' >"$TMPDIR/bufs.got"
+grep '"kernel"' "$TMPDIR/bufs.jsonl" >"$TMPDIR/bufs.want"
+[ "$(wc -l <"$TMPDIR/bufs.want")" -eq 250 ] && cmp -s "$TMPDIR/bufs.got" "$TMPDIR/bufs.want" &&
+	ok "launch buffers bounded: every launch's reads as the script has them" ||
+	notok "launch buffers bounded: every launch's reads as the script has them"
 # GMPROF_PATCH_HINTS=1: launch buffers carry the hints (the double's patches
 # search without them; tests/unit/test_warp.cpp checks the device code with
 # them): the same findings, in object and intra mode.

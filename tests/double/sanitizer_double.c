@@ -299,6 +299,17 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 
 
 
+/* Room for one more live object (the array doubles: replays of 100k allocations stay linear). */
+static struct live *live_room(struct live **live, size_t nlive)
+{
+	if (nlive >= 16 && (nlive & (nlive - 1)))
+		return *live; /* the capacity is the next power of two */
+	struct live *nl = realloc(*live, (nlive < 16 ? 16 : 2 * nlive) * sizeof(**live));
+	if (nl)
+		*live = nl;
+	return nl;
+}
+
 static int replay_event(const struct gmp_trace *t, size_t i, struct live **live, size_t *nlive)
 {
 	const struct gmp_event *e = &t->ev[i];
@@ -313,10 +324,9 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			void *handle = region_register(*live, *nlive, e->addr, e->size,
 						       e->flags & GMP_EF_HAS_LABEL ? gmp_trace__str(t, e->name, NULL)
 										   : NULL);
-			struct live *nl = realloc(*live, (*nlive + 1) * sizeof(**live));
+			struct live *nl = live_room(live, *nlive);
 			if (!nl)
 				return -ENOMEM;
-			*live = nl;
 			nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, handle, NULL };
 			break;
 #else
@@ -335,10 +345,9 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			e->kind == GMP_MEM_ASYNC ? SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC
 						 : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, &md);
 		api("cudaMalloc", SANITIZER_API_EXIT);
-		struct live *nl = realloc(*live, (*nlive + 1) * sizeof(**live));
+		struct live *nl = live_room(live, *nlive);
 		if (!nl)
 			return -ENOMEM;
-		*live = nl;
 		nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, NULL,
 						e->flags & GMP_EF_HAS_LABEL ? gmp_trace__str(t, e->name, NULL) : NULL };
 		break;
