@@ -52,13 +52,19 @@ struct gmp_collector {
 	/* contexts: CUcontext -> device ordinal */
 	struct gmp_u64map ctx_device;
 	/*
-	 * Live device objects as sorted, disjoint [tab_start[i], tab_end[i]):
-	 * lookups by binary search; object tables are copies of them.
+	 * Live device objects, disjoint ranges in an ordered map (live.c):
+	 * O(log n) to add, remove and look up, wherever the driver places
+	 * them; object tables are built from them.  obj: a slot of live_info.
 	 */
-	uint64_t *tab_start, *tab_end;
-	uint32_t *tab_dev;        /* each one's device */
-	uint32_t *tab_ev;         /* each one's ALLOC event (UINT32_MAX: unknown) */
-	size_t tab_n, tab_cap;
+	struct gmp_objmap *live;
+	struct gmp_live_info {
+		uint32_t device;
+		uint32_t ev;      /* its ALLOC event (UINT32_MAX: unknown) */
+	} *live_info;
+	size_t live_info_n, live_info_cap;
+	uint32_t *live_free;      /* slots of live_info to reuse */
+	size_t live_free_n, live_free_cap;
+	size_t tab_n;             /* live objects */
 	uint64_t live_version;    /* bumped on every change */
 	/*
 	 * The allocations and frees behind the latest changes, for object
@@ -140,6 +146,10 @@ uint32_t rec_live_device(uint64_t addr);
 int rec_is_device(uint64_t addr, uint64_t size);
 /* The live object with the largest start <= addr: 1 and its bounds (end may be NULL), or 0. */
 int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end);
+/* Calls fn for every live object in address order; stops early when fn returns nonzero. */
+int rec_live_each(int (*fn)(void *ctx, uint64_t start, uint64_t end, uint32_t device), void *ctx);
+/* The live objects' bounds, in address order, into start[tab_n] and end[tab_n]. */
+void rec_live_copy(uint64_t *start, uint64_t *end);
 /* Writes what is buffered (signal handlers: only when the lock is free). */
 void rec_flush_now(void);
 /* Prints one line "gmprof: ..." on stderr (the collector talks to the user only so). */
@@ -176,11 +186,12 @@ void nvtx_release(void);
 /* Live regions, which split their pools in the object tables. */
 size_t nvtx_region_count(void);
 /*
- * The object table's entries: the live objects, each pool split into its
- * regions and the gaps between them; sorted and disjoint.  start and end
- * have room for tab_n + 2 * nvtx_region_count() entries; returns how many.
+ * The object table's entries: the n live objects [ls[i], le[i]) (sorted),
+ * each pool split into its regions and the gaps between them; sorted and
+ * disjoint.  start and end have room for n + 2 * nvtx_region_count()
+ * entries; returns how many.
  */
-size_t nvtx_table_pieces(uint64_t *start, uint64_t *end);
+size_t nvtx_table_pieces(const uint64_t *ls, const uint64_t *le, size_t n, uint64_t *start, uint64_t *end);
 
 /* ---- device.c, harvest.c (callers hold gmp_col.lock; each may release it
    while it calls the Sanitizer, see device.h) -------------------------------- */

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * The live device objects, as the collector knows them from allocation
- * and free callbacks: sorted arrays of starts, ends and devices (the
- * object tables the patches search are copies of them).  Callers hold
- * gmp_col.lock.
+ * and free callbacks: an ordered map of their ranges (a treap: the driver
+ * reuses freed addresses, so objects come and go anywhere in the order,
+ * and sorted arrays cost a move of every object above each one), with
+ * each one's device and ALLOC event.  The object tables the patches
+ * search are built from them (tables.c), from the changes logged here
+ * when they can be.  Callers hold gmp_col.lock.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector.h"
+#include "objmap.h"
+#include "util.h"
 
 /* Changes kept for the object tables: more are rarely read (tables.c rebuilds past a few hundred). */
 #define LIVE_LOG_MAX 4096
@@ -30,63 +35,28 @@ static void log_change(uint64_t start, uint64_t end, int freed)
 	gmp_col.live_log[gmp_col.live_log_n++] = (struct gmp_live_change){ start, end, freed };
 }
 
-/* The first live entry whose start is > addr. */
-static size_t tab_after(uint64_t addr)
-{
-	size_t lo = 0, hi = gmp_col.tab_n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (gmp_col.tab_start[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end)
 {
-	size_t k = tab_after(addr);
-	if (!k)
-		return 0;
-	if (start)
-		*start = gmp_col.tab_start[k - 1];
-	if (end)
-		*end = gmp_col.tab_end[k - 1];
-	return 1;
+	return gmp_col.live && gmp_objmap__floor(gmp_col.live, addr, start, end, NULL);
 }
 
 int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev)
 {
-	if (gmp_col.tab_n == gmp_col.tab_cap) {
-		size_t cap = gmp_col.tab_cap ? 2 * gmp_col.tab_cap : 1024;
-		uint64_t *a = realloc(gmp_col.tab_start, cap * sizeof(*a));
-		if (a)
-			gmp_col.tab_start = a;
-		uint64_t *b = a ? realloc(gmp_col.tab_end, cap * sizeof(*b)) : NULL;
-		if (b)
-			gmp_col.tab_end = b;
-		uint32_t *c = b ? realloc(gmp_col.tab_dev, cap * sizeof(*c)) : NULL;
-		if (c)
-			gmp_col.tab_dev = c;
-		uint32_t *d = c ? realloc(gmp_col.tab_ev, cap * sizeof(*d)) : NULL;
-		if (d)
-			gmp_col.tab_ev = d;
-		if (!a || !b || !c || !d) {
-			rec_write_failed(-ENOMEM); /* an object left out would mislead: stop instead */
-			return -ENOMEM;
-		}
-		gmp_col.tab_cap = cap;
+	uint32_t slot = gmp_col.live_free_n ? gmp_col.live_free[gmp_col.live_free_n - 1]
+					    : (uint32_t)gmp_col.live_info_n;
+	if ((!gmp_col.live && !(gmp_col.live = gmp_objmap__new())) || gmp_col.live_info_n >= UINT32_MAX ||
+	    (slot == gmp_col.live_info_n &&
+	     GMP_GROW(gmp_col.live_info, gmp_col.live_info_cap, gmp_col.live_info_n + 1)) ||
+	    gmp_objmap__insert(gmp_col.live, addr, addr + size, slot)) {
+		rec_write_failed(-ENOMEM); /* an object left out would mislead: stop instead */
+		return -ENOMEM;
 	}
-	size_t k = tab_after(addr), move = gmp_col.tab_n - k;
-	memmove(gmp_col.tab_start + k + 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
-	memmove(gmp_col.tab_end + k + 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
-	memmove(gmp_col.tab_dev + k + 1, gmp_col.tab_dev + k, move * sizeof(uint32_t));
-	memmove(gmp_col.tab_ev + k + 1, gmp_col.tab_ev + k, move * sizeof(uint32_t));
-	gmp_col.tab_start[k] = addr;
-	gmp_col.tab_end[k] = addr + size;
-	gmp_col.tab_dev[k] = device;
-	gmp_col.tab_ev[k] = ev >= 0 && ev < UINT32_MAX ? (uint32_t)ev : UINT32_MAX;
+	if (slot == gmp_col.live_info_n)
+		gmp_col.live_info_n++;
+	else
+		gmp_col.live_free_n--;
+	gmp_col.live_info[slot] = (struct gmp_live_info){
+		device, ev >= 0 && ev < UINT32_MAX ? (uint32_t)ev : UINT32_MAX };
 	gmp_col.tab_n++;
 	gmp_col.live_version++;
 	log_change(addr, addr + size, 0);
@@ -95,14 +65,14 @@ int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev)
 
 int rec_live_remove(uint64_t addr)
 {
-	size_t k = tab_after(addr);
-	if (!k || gmp_col.tab_start[k - 1] != addr)
+	uint64_t start;
+	uint32_t slot;
+	if (!gmp_col.live || !gmp_objmap__floor(gmp_col.live, addr, &start, NULL, &slot) || start != addr)
 		return -ENOENT;
-	size_t move = gmp_col.tab_n - k;
-	memmove(gmp_col.tab_start + k - 1, gmp_col.tab_start + k, move * sizeof(uint64_t));
-	memmove(gmp_col.tab_end + k - 1, gmp_col.tab_end + k, move * sizeof(uint64_t));
-	memmove(gmp_col.tab_dev + k - 1, gmp_col.tab_dev + k, move * sizeof(uint32_t));
-	memmove(gmp_col.tab_ev + k - 1, gmp_col.tab_ev + k, move * sizeof(uint32_t));
+	/* Its slot is reused; without room to list it, it is left unused (a leak of 8 bytes, not an error). */
+	if (!GMP_GROW(gmp_col.live_free, gmp_col.live_free_cap, gmp_col.live_free_n + 1))
+		gmp_col.live_free[gmp_col.live_free_n++] = slot;
+	gmp_objmap__remove(gmp_col.live, addr);
 	gmp_col.tab_n--;
 	gmp_col.live_version++;
 	log_change(addr, 0, 1);
@@ -111,8 +81,8 @@ int rec_live_remove(uint64_t addr)
 
 uint32_t rec_live_device(uint64_t addr)
 {
-	size_t k = tab_after(addr);
-	return k && addr < gmp_col.tab_end[k - 1] ? gmp_col.tab_dev[k - 1] : UINT32_MAX;
+	uint32_t slot = gmp_col.live ? gmp_objmap__find(gmp_col.live, addr) : UINT32_MAX;
+	return slot == UINT32_MAX ? UINT32_MAX : gmp_col.live_info[slot].device;
 }
 
 int rec_is_device(uint64_t addr, uint64_t size)
@@ -125,6 +95,46 @@ int rec_is_device(uint64_t addr, uint64_t size)
 
 uint32_t rec_live_event(uint64_t addr)
 {
-	size_t k = tab_after(addr);
-	return k && gmp_col.tab_start[k - 1] == addr ? gmp_col.tab_ev[k - 1] : UINT32_MAX;
+	uint64_t start;
+	uint32_t slot;
+	if (!gmp_col.live || !gmp_objmap__floor(gmp_col.live, addr, &start, NULL, &slot) || start != addr)
+		return UINT32_MAX;
+	return gmp_col.live_info[slot].ev;
+}
+
+struct each_ctx {
+	int (*fn)(void *ctx, uint64_t start, uint64_t end, uint32_t device);
+	void *ctx;
+};
+
+static int each_one(void *ctx, uint64_t start, uint64_t end, uint32_t slot)
+{
+	struct each_ctx *c = ctx;
+	return c->fn(c->ctx, start, end, gmp_col.live_info[slot].device);
+}
+
+int rec_live_each(int (*fn)(void *ctx, uint64_t start, uint64_t end, uint32_t device), void *ctx)
+{
+	struct each_ctx c = { fn, ctx };
+	return gmp_col.live ? gmp_objmap__each(gmp_col.live, each_one, &c) : 0;
+}
+
+struct copy_ctx {
+	uint64_t *start, *end;
+	size_t n;
+};
+
+static int copy_one(void *ctx, uint64_t start, uint64_t end, uint32_t device)
+{
+	(void)device;
+	struct copy_ctx *c = ctx;
+	c->start[c->n] = start;
+	c->end[c->n++] = end;
+	return 0;
+}
+
+void rec_live_copy(uint64_t *start, uint64_t *end)
+{
+	struct copy_ctx c = { start, end, 0 };
+	rec_live_each(copy_one, &c);
 }

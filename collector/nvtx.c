@@ -103,6 +103,8 @@ size_t nvtx_region_count(void)
 }
 
 struct pieces {
+	const uint64_t *ls, *le; /* the live objects */
+	size_t ln;
 	uint64_t *start, *end;
 	size_t n, base;        /* entries written; the live object being split */
 	uint64_t cur;          /* where its next piece starts */
@@ -119,9 +121,9 @@ static void piece(struct pieces *p, uint64_t s, uint64_t e)
 /* The rest of the current live object is one piece; the next object begins. */
 static void close_base(struct pieces *p)
 {
-	piece(p, p->cur, gmp_col.tab_end[p->base]);
-	if (++p->base < gmp_col.tab_n)
-		p->cur = gmp_col.tab_start[p->base];
+	piece(p, p->cur, p->le[p->base]);
+	if (++p->base < p->ln)
+		p->cur = p->ls[p->base];
 }
 
 /* Regions come in address order; each lies inside one live object. */
@@ -129,9 +131,9 @@ static int add_region(void *ctx, uint64_t s, uint64_t e, uint32_t heap)
 {
 	(void)heap;
 	struct pieces *p = ctx;
-	while (p->base < gmp_col.tab_n && gmp_col.tab_end[p->base] <= s)
+	while (p->base < p->ln && p->le[p->base] <= s)
 		close_base(p);
-	if (p->base == gmp_col.tab_n || s < p->cur)
+	if (p->base == p->ln || s < p->cur)
 		return 0; /* not inside a live object: cannot happen, nothing to split */
 	piece(p, p->cur, s);
 	piece(p, s, e);
@@ -139,15 +141,15 @@ static int add_region(void *ctx, uint64_t s, uint64_t e, uint32_t heap)
 	return 0;
 }
 
-size_t nvtx_table_pieces(uint64_t *start, uint64_t *end)
+size_t nvtx_table_pieces(const uint64_t *ls, const uint64_t *le, size_t n, uint64_t *start, uint64_t *end)
 {
-	struct pieces p = { .start = start, .end = end };
-	if (!gmp_col.tab_n)
+	struct pieces p = { .ls = ls, .le = le, .ln = n, .start = start, .end = end };
+	if (!n)
 		return 0;
-	p.cur = gmp_col.tab_start[0];
+	p.cur = ls[0];
 	if (gmp_col.regions)
 		gmp_objmap__each(gmp_col.regions, add_region, &p);
-	while (p.base < gmp_col.tab_n)
+	while (p.base < n)
 		close_base(&p);
 	return p.n;
 }

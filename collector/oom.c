@@ -20,16 +20,27 @@
 #define RECORDED_MAX 4096 /* failures recorded; a program retrying in a loop makes more */
 
 /* Bytes and count of the live objects on a device (lock held). */
+struct live_sum {
+	uint32_t device;
+	uint64_t bytes, count;
+};
+
+static int add_live(void *ctx, uint64_t start, uint64_t end, uint32_t device)
+{
+	struct live_sum *l = ctx;
+	if (device == l->device) {
+		l->bytes += end - start;
+		l->count++;
+	}
+	return 0;
+}
+
 static uint64_t live_on(uint32_t device, uint64_t *count)
 {
-	uint64_t bytes = 0;
-	*count = 0;
-	for (size_t i = 0; i < gmp_col.tab_n; i++)
-		if (gmp_col.tab_dev[i] == device) {
-			bytes += gmp_col.tab_end[i] - gmp_col.tab_start[i];
-			++*count;
-		}
-	return bytes;
+	struct live_sum l = { device, 0, 0 };
+	rec_live_each(add_live, &l);
+	*count = l.count;
+	return l.bytes;
 }
 
 static void record(struct gmp_alloc_failure *f, const char *api)

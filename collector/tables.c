@@ -82,12 +82,21 @@ static struct tbase *build_base(struct gmp_ctx_state *s)
 	uint64_t *start = (uint64_t *)((struct gmp_patch_table *)b->host + 1);
 	size_t n = gmp_col.tab_n;
 	if (most > n) {
-		n = nvtx_table_pieces(start, start + most);
+		/* The live objects first, then split into pieces over them. */
+		uint64_t *live = malloc(2 * n * sizeof(uint64_t) + 1);
+		if (!live) {
+			free(b->dead);
+			free(b->host);
+			free(b);
+			return NULL;
+		}
+		rec_live_copy(live, live + n);
+		n = nvtx_table_pieces(live, live + n, n, start, start + most);
+		free(live);
 		memmove(start + n, start + most, n * sizeof(uint64_t)); /* the ends follow the n starts */
 		b->pieces = 1;
-	} else if (n) { /* no live objects: the arrays may not exist yet */
-		memcpy(start, gmp_col.tab_start, n * sizeof(uint64_t));
-		memcpy(start + n, gmp_col.tab_end, n * sizeof(uint64_t));
+	} else {
+		rec_live_copy(start, start + n);
 	}
 	for (size_t i = 0; i < n; i++)
 		b->dead[i] = UINT64_MAX;
