@@ -67,10 +67,9 @@ void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 	free(sn);
 }
 
-/* A base of the whole live set (each pool split into its NVTX regions and the gaps between them). */
-static struct tbase *build_base(struct gmp_ctx_state *s)
+/* A base with room for most entries, before they are written (NULL: out of memory). */
+static struct tbase *new_base(size_t most)
 {
-	size_t most = gmp_col.tab_n + 2 * nvtx_region_count();
 	struct tbase *b = calloc(1, sizeof(*b));
 	if (!b || !(b->host = malloc(sizeof(struct gmp_patch_table) + 2 * most * sizeof(uint64_t))) ||
 	    !(b->dead = malloc((most ? most : 1) * sizeof(uint64_t)))) {
@@ -79,37 +78,95 @@ static struct tbase *build_base(struct gmp_ctx_state *s)
 		free(b);
 		return NULL;
 	}
-	uint64_t *start = (uint64_t *)((struct gmp_patch_table *)b->host + 1);
-	size_t n = gmp_col.tab_n;
-	if (most > n) {
-		/* The live objects first, then split into pieces over them. */
-		uint64_t *live = malloc(2 * n * sizeof(uint64_t) + 1);
-		if (!live) {
-			free(b->dead);
-			free(b->host);
-			free(b);
-			return NULL;
-		}
-		rec_live_copy(live, live + n);
-		n = nvtx_table_pieces(live, live + n, n, start, start + most);
-		free(live);
-		memmove(start + n, start + most, n * sizeof(uint64_t)); /* the ends follow the n starts */
-		b->pieces = 1;
-	} else {
-		rec_live_copy(start, start + n);
-	}
+	b->start = (uint64_t *)((struct gmp_patch_table *)b->host + 1);
+	return b;
+}
+
+/* Its n entries written (starts, then ends after the n starts): the rest of it. */
+static struct tbase *finish_base(struct gmp_ctx_state *s, struct tbase *b, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		b->dead[i] = UINT64_MAX;
 	struct gmp_patch_table *t = b->host;
 	t->n = n;
 	t->version = gmp_col.live_version;
 	b->n = n;
-	b->start = start;
-	b->end = start + n;
-	b->bytes = sizeof(struct gmp_patch_table) + 2 * n * sizeof(uint64_t);
+	b->end = b->start + n;
+	b->bytes = sizeof(struct gmp_patch_table) + 3 * n * sizeof(uint64_t);
 	b->refs = 1; /* the context's */
 	s->snap_bytes += b->bytes;
 	return b;
+}
+
+static void free_base(struct tbase *b)
+{
+	free(b->dead);
+	free(b->host);
+	free(b);
+}
+
+/* A base of the whole live set (each pool split into its NVTX regions and the gaps between them). */
+static struct tbase *build_base(struct gmp_ctx_state *s)
+{
+	size_t n = gmp_col.tab_n, most = n + 2 * nvtx_region_count();
+	struct tbase *b = new_base(most);
+	if (!b)
+		return NULL;
+	if (most > n) {
+		/* The live objects first, then split into pieces over them. */
+		uint64_t *live = malloc(2 * n * sizeof(uint64_t) + 1);
+		if (!live) {
+			free_base(b);
+			return NULL;
+		}
+		rec_live_copy(live, live + n);
+		n = nvtx_table_pieces(live, live + n, n, b->start, b->start + most);
+		free(live);
+		memmove(b->start + n, b->start + most, n * sizeof(uint64_t)); /* the ends follow the n starts */
+		b->pieces = 1;
+	} else {
+		rec_live_copy(b->start, b->start + n);
+	}
+	return finish_base(s, b, n);
+}
+
+/* The recent objects of a version of the live set, sorted. */
+struct recent {
+	uint64_t *s, *e;
+	size_t n;
+};
+
+/*
+ * A base of the live set from the previous base's live entries and the
+ * recent objects, merged in address order: what walking the live set
+ * would give, from memory read in order.  NULL when they do not make the
+ * live set (the caller walks it instead) or out of memory.
+ */
+static struct tbase *merge_base(struct gmp_ctx_state *s, const struct tbase *old, const struct recent *r)
+{
+	size_t n = gmp_col.tab_n, m = 0, i = 0, k = 0;
+	struct tbase *b = new_base(n);
+	if (!b)
+		return NULL;
+	uint64_t *end = b->start + n;
+	for (;;) {
+		while (i < old->n && old->dead[i] != UINT64_MAX)
+			i++;
+		int from_old = i < old->n && (k == r->n || old->start[i] < r->s[k]);
+		if (!from_old && k == r->n)
+			break;
+		if (m == n) {
+			free_base(b);
+			return NULL;
+		}
+		b->start[m] = from_old ? old->start[i] : r->s[k];
+		end[m++] = from_old ? old->end[i++] : r->e[k++];
+	}
+	if (m != n) {
+		free_base(b);
+		return NULL;
+	}
+	return finish_base(s, b, n);
 }
 
 /* The first of a[0..n) that is >= x (a sorted). */
@@ -127,29 +184,35 @@ static size_t lower_bound(const uint64_t *a, size_t n, uint64_t x)
 }
 
 /*
- * The recent objects of the current version into rs/re (room for
- * RECENT_MAX): the current snapshot's, with the changes logged since
+ * The recent objects of the current version into r (its arrays the
+ * caller's to free): the current snapshot's, with the changes logged since
  * (live.c) applied; a freed object of the base becomes its tombstone.
- * 1 when the base must be rebuilt instead (a tombstone set here then
- * belongs to a version no snapshot of this base will have).
+ * 0: they fit (at most RECENT_MAX recent objects, never more than the
+ * base; at most TOMB_MAX tombstones); 1: they do not, the base is to be
+ * merged with them (merge_base); -1: it is to be built from the live set
+ * (changes not all logged, NVTX regions, no memory).  A tombstone set
+ * here and not used belongs to a version no snapshot of this base will
+ * have.
  */
-static int advance(struct gmp_ctx_state *s, uint64_t *rs, uint64_t *re, size_t *nr)
+static int advance(struct gmp_ctx_state *s, struct recent *r)
 {
 	const struct snapshot *cur = s->cur;
 	struct tbase *b = s->base;
 	uint64_t v = gmp_col.live_version, v0 = gmp_col.live_log_v0;
 	if (!cur || !b || cur->base != b || b->pieces || nvtx_region_count() || cur->version < v0 ||
 	    v0 + gmp_col.live_log_n != v)
-		return 1;
-	size_t n = cur->nr;
+		return -1;
+	size_t cap = cur->nr + (size_t)(v - cur->version), n = cur->nr;
+	if (!(r->s = malloc(2 * cap * sizeof(uint64_t))))
+		return -1;
+	uint64_t *rs = r->s, *re = r->e = r->s + cap;
 	memcpy(rs, cur->rstart, n * sizeof(uint64_t));
 	memcpy(re, cur->rend, n * sizeof(uint64_t));
+	int over = 0;
 	for (uint64_t ver = cur->version; ver < v; ver++) {
 		const struct gmp_live_change *c = &gmp_col.live_log[ver - v0];
 		size_t k = lower_bound(rs, n, c->start);
 		if (!c->freed) {
-			if (n == RECENT_MAX || n >= b->n)
-				return 1;
 			memmove(rs + k + 1, rs + k, (n - k) * sizeof(uint64_t));
 			memmove(re + k + 1, re + k, (n - k) * sizeof(uint64_t));
 			rs[k] = c->start;
@@ -161,14 +224,17 @@ static int advance(struct gmp_ctx_state *s, uint64_t *rs, uint64_t *re, size_t *
 			n--;
 		} else {
 			size_t i = lower_bound(b->start, b->n, c->start);
-			if (i == b->n || b->start[i] != c->start || b->dead[i] != UINT64_MAX || b->ntombs == TOMB_MAX)
-				return 1;
+			if (i == b->n || b->start[i] != c->start || b->dead[i] != UINT64_MAX)
+				return -1;
 			__atomic_store_n(&b->dead[i], ver + 1, __ATOMIC_RELAXED); /* snapshots read it unlocked */
-			b->tombs[b->ntombs++] = (uint32_t)i;
+			if (b->ntombs < TOMB_MAX)
+				b->tombs[b->ntombs++] = (uint32_t)i;
+			else
+				over = 1;
 		}
 	}
-	*nr = n;
-	return 0;
+	r->n = n;
+	return over || n > RECENT_MAX || n > b->n;
 }
 
 /*
@@ -191,35 +257,38 @@ struct snapshot *dev_current_table(struct gmp_ctx_state *s)
 		return s->cur;
 	}
 	struct snapshot *sn = calloc(1, sizeof(*sn));
-	uint64_t *scratch = malloc(2 * RECENT_MAX * sizeof(uint64_t));
-	size_t nr = 0;
-	int rebuild = !sn || !scratch || advance(s, scratch, scratch + RECENT_MAX, &nr);
-	struct tbase *b = sn && scratch && rebuild ? build_base(s) : NULL;
+	struct recent r = { NULL, NULL, 0 };
+	int how = sn ? advance(s, &r) : -1;
+	struct tbase *b = how == 1 ? merge_base(s, s->base, &r) : NULL;
+	if (sn && how != 0 && !b)
+		b = build_base(s);
 	if (b) {
 		base_put(s, s->base);
 		s->base = b;
-		nr = 0;
+		r.n = 0;
 	}
-	size_t bytes = sizeof(struct gmp_patch_table) + 2 * nr * sizeof(uint64_t);
-	if ((rebuild && !b) || !(sn->host = malloc(bytes))) {
+	size_t bytes = sizeof(struct gmp_patch_table) + 2 * r.n * sizeof(uint64_t);
+	if (!sn || (how != 0 && !b) || !(sn->host = malloc(bytes))) {
 		dev_out_of_memory("building the object table");
-		free(scratch);
+		free(r.s);
 		free(sn);
 		return NULL;
 	}
 	struct gmp_patch_table *t = sn->host;
-	t->n = nr;
+	t->n = r.n;
 	t->version = gmp_col.live_version;
 	sn->rstart = (uint64_t *)(t + 1);
-	sn->rend = sn->rstart + nr;
-	memcpy(sn->rstart, scratch, nr * sizeof(uint64_t));
-	memcpy(sn->rend, scratch + RECENT_MAX, nr * sizeof(uint64_t));
-	free(scratch);
-	sn->nr = nr;
+	sn->rend = sn->rstart + r.n;
+	if (r.n) {
+		memcpy(sn->rstart, r.s, r.n * sizeof(uint64_t));
+		memcpy(sn->rend, r.e, r.n * sizeof(uint64_t));
+	}
+	free(r.s);
+	sn->nr = r.n;
 	sn->base = s->base;
 	sn->base->refs++;
 	sn->ntombs = sn->base->ntombs;
-	sn->n = sn->base->n + nr;
+	sn->n = sn->base->n + r.n;
 	sn->version = gmp_col.live_version;
 	sn->table_bytes = sn->bytes = bytes;
 	sn->refs = 2; /* the caller's, and as the current one */
