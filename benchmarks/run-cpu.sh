@@ -66,16 +66,25 @@ for n in 1000000; do
 	rm -f "$W/trace-$n.gmprof"
 done
 echo
-echo "Pool: a kernel launch in every 2 events, no allocation between most; fresh: one in 4, most after an allocation."
+echo "Pool: a kernel launch in every 2 events, no allocation between most; fresh: one in 4, most after an allocation;"
+echo "reuse: 20000 rounds of an object, at random, freed and allocated again at its address (as the driver reuses them), then read."
 echo
 echo "| collector (the Sanitizer test double for a GPU)      | live objects |    events | seconds | the replay alone, s |"
 echo "|------------------------------------------------------|--------------|-----------|---------|---------------------|"
 printf 'stands in for the device patches\n' >"$W/patches.fatbin"
-for shape in "pool 10000 400000" "pool 100000 400000" "fresh 100000 200000"; do
+for shape in "pool 10000 400000" "pool 100000 400000" "fresh 100000 200000" "reuse 100000 160200"; do
 	set -- $shape
 	mode=$1 objs=$2 n=$3 flag=""
 	[ "$mode" = pool ] && flag="--pool"
-	"$B/gmprof-gen" $flag --objects "$objs" -n "$n" -o "$W/col.gmprof"
+	if [ "$mode" = reuse ]; then
+		awk -v objs="$objs" 'BEGIN { srand(3); for (k = 0; k < objs; k++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":4096}\n", 268435456 + k * 8192
+			for (i = 0; i < 20000; i++) { k = int(rand() * objs); a = 268435456 + k * 8192
+				printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":4096}\n", a, a
+				printf "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[\"0x%x\"]}\n", a
+				if (i % 100 == 99) print "{\"op\":\"sync\"}" } }' >"$W/col.gmprof" # a script: fake_app reads both
+	else
+		"$B/gmprof-gen" $flag --objects "$objs" -n "$n" -o "$W/col.gmprof"
+	fi
 	bare=$(GMPROF_DOUBLE="$PWD/$B/double/libsanitizer-public.so" GMPROF_SANITIZER_LIB="$PWD/$B/double/libsanitizer-public.so" \
 		"$B/gmprof-bench" -r "$RUNS" -- "$B/double/fake_app" --bare "$W/col.gmprof" | cut -d' ' -f1)
 	t=$(GMPROF_COLLECTOR="$PWD/$B/libgmprof.so" GMPROF_DOUBLE="$PWD/$B/double/libsanitizer-public.so" \
