@@ -93,8 +93,9 @@ static void header(FILE *fp, struct gmp_session *s)
 			t->unharvested);
 	if (t->untouched)
 		fprintf(fp, "  note     %" PRIu64 " intra-mode kernel launches have no recorded touches (their "
-			"maps did not fit, or their access records overflowed); the intra-object patterns rest "
-			"on the other launches\n", t->untouched);
+			"maps did not fit, their access records overflowed, or they touched an object their "
+			"kernel had no maps for); the intra-object patterns rest on the other launches\n",
+			t->untouched);
 	const char *cmd = gmp_trace__meta(t, "command");
 	if (gmp_kernels_from__suggested(t))
 		fprintf(fp, "  next     intra mode also finds overallocation and access patterns; on the kernels "

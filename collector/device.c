@@ -213,11 +213,13 @@ static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 	return dev_check(r, "allocating a launch buffer");
 }
 
-/* Intra maps of every entry: [intra_obj * n][bitmap, counters per entry]. */
-static size_t maps_bytes(const struct snapshot *sn, unsigned gs, unsigned cs)
+/* Intra maps of every entry (or those mapped): [intra_obj * n][bitmap, counters per entry mapped]. */
+static size_t maps_bytes(const struct snapshot *sn, const uint8_t *mapped, unsigned gs, unsigned cs)
 {
 	size_t bytes = sn->n * sizeof(struct gmp_patch_intra_obj);
 	for (size_t i = 0; i < sn->n; i++) {
+		if (mapped && !mapped[i])
+			continue;
 		uint64_t start, end;
 		snap_entry(sn, i, &start, &end);
 		bytes += 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
@@ -247,6 +249,8 @@ static size_t maps_limit(size_t block)
 
 void dev_put_maps(struct gmp_ctx_state *s, struct pending *p)
 {
+	free(p->mapped);
+	p->mapped = NULL;
 	if (!p->maps)
 		return;
 	if ((p->mode & GMP_MODE_INTRA_GPU) && s->spare_bytes + p->maps_cap <= maps_limit(p->maps_cap) &&
@@ -322,6 +326,8 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 		bytes = cap = (size_t)gmp_col.opts.records * sizeof(struct gmp_patch_record);
 		if (gmp_col.san.Alloc(s->ctx, &maps, bytes) != SANITIZER_SUCCESS)
 			return -ENOMEM;
+		free(p->mapped); /* records of every access: every touched object's maps are made from them */
+		p->mapped = NULL;
 	}
 	/* The launch's block from here: the caller counts a new one, and gives it back on failure. */
 	p->maps = maps;
@@ -342,6 +348,8 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 		uint64_t end;
 		snap_entry(p->snap, i, &io[i].base, &end);
 		io[i].size = end - io[i].base;
+		if (p->mapped && !p->mapped[i])
+			continue; /* no maps: the patches set its hit bits only */
 		io[i].bitmap = at;
 		at += 4 * gmp_maps__bitmap_words(io[i].size, gs);
 		io[i].counters = at;
@@ -388,7 +396,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		record(li, e, 0); /* unmonitored: its access sets stay unknown */
 		return;
 	}
-	struct pending p = { .hs = li->hstream, .mode = GMP_MODE_OBJECT };
+	struct pending p = { .hs = li->hstream, .fn = li->function, .mode = GMP_MODE_OBJECT };
 	/* The pool ran low: wait for the oldest launch's stream and collect it. */
 	void *table = NULL, *recent = NULL;
 	if ((buffers_full(s) && dev_collect_oldest(s) < 0) ||
@@ -413,8 +421,10 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	struct spare spare = { NULL, 0 };
 	size_t need = 0;
 	if (intra) {
-		need = maps_bytes(p.snap, (unsigned)__builtin_ctz(gmp_col.opts.gran),
-				  (unsigned)__builtin_ctz(gmp_col.opts.cgran));
+		unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran), cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
+		need = maps_bytes(p.snap, NULL, gs, cs);
+		if ((p.mapped = khist_mask(s, p.snap, li->function, need)))
+			need = maps_bytes(p.snap, p.mapped, gs, cs);
 		/* Bounded device memory: collect the oldest launches (a stream wait) past the limit. */
 		while (s->npend && maps_inflight(s) + need > maps_limit(need) && dev_collect_oldest(s) > 0) {
 		}
@@ -475,6 +485,7 @@ void dev_launch_end(const struct gmp_launch_info *li)
 static void release(struct gmp_ctx_state *s)
 {
 	dev_release_tables(s);
+	khist_release(s);
 	for (size_t i = 0; i < s->nspares; i++)
 		dev_free_later(s, s->spares[i].dev, s->spares[i].cap);
 	free(s->spares);

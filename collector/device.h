@@ -20,6 +20,7 @@
 #include "collector.h"
 #include "patch_abi.h"
 #include "touches.h"
+#include "u64map.h"
 
 /*
  * A table on the device, uploaded on one stream for its launches; once no
@@ -45,6 +46,7 @@ struct tcopy {
  */
 struct tbase {
 	uint32_t refs;            /* snapshots using it, + 1 while the context's */
+	uint32_t gen;             /* the context's bases, numbered */
 	int pieces;               /* built with pools split into NVTX regions: never changed */
 	size_t n;
 	size_t bytes;             /* host and device memory it holds */
@@ -142,7 +144,9 @@ struct pending {
 	Sanitizer_StreamHandle hs;
 	struct lbuf buf;
 	struct snapshot *snap;
+	CUfunction fn;
 	uint32_t mode;
+	uint8_t *mapped;          /* intra: per entry, whether it has maps (khist.c); NULL: all */
 	void *maps;               /* intra: device block of maps, or stream records */
 	size_t maps_bytes;
 	size_t maps_cap;          /* the block's size: a reused one may be larger */
@@ -164,6 +168,9 @@ struct gmp_ctx_state {
 	int heap;                 /* device-side malloc/free were patched in some module */
 	struct snapshot *cur;
 	struct tbase *base;       /* the base of the next tables */
+	uint32_t bases;           /* bases built so far */
+	struct gmp_u64map khist;  /* kernel and object start -> 1: what kernels touched (khist.c) */
+	struct gmp_u64map klast;  /* kernel -> the base of its last launch collected */
 	struct lbuf *free;
 	size_t nfree, free_cap;
 	size_t lbuf_out;          /* bytes of the launch buffers out of the pool (pending launches') */
@@ -221,6 +228,15 @@ struct snapshot *dev_current_table(struct gmp_ctx_state *s);
 int dev_tables_on(struct gmp_ctx_state *s, struct snapshot *sn, Sanitizer_StreamHandle hs, void **base,
 		  void **recent);
 void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn);
+/*
+ * khist.c: for a launch of kernel fn in intra mode whose maps for every
+ * entry would take full_bytes, which entries get maps (malloc'd, one byte
+ * per entry), or NULL: every entry.
+ */
+uint8_t *khist_mask(struct gmp_ctx_state *s, const struct snapshot *sn, CUfunction fn, size_t full_bytes);
+/* What a collected launch touched, remembered for its kernel. */
+void khist_learn(struct gmp_ctx_state *s, const struct pending *p);
+void khist_release(struct gmp_ctx_state *s);
 /* The current tables, their base and the spare blocks, at the context's end. */
 void dev_release_tables(struct gmp_ctx_state *s);
 void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b);

@@ -32,7 +32,12 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	unsigned cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
 	size_t n = p->snap->n, nhit = 0, hit_bytes = 0;
 	for (size_t i = 0; i < n; i++)
-		if (hits[i]) {
+		if (hits[i] && p->mapped && !p->mapped[i]) {
+			tv->n = SIZE_MAX; /* it touched an object without maps: its touches are unknown */
+			return;
+		}
+	for (size_t i = 0; i < n; i++)
+		if (hits[i] && !(p->mapped && !p->mapped[i])) {
 			nhit++;
 			uint64_t start, end;
 			snap_entry(p->snap, i, &start, &end);
@@ -50,6 +55,8 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	size_t at = n * sizeof(struct gmp_patch_intra_obj); /* the maps' offset in the block */
 	uint8_t *next = host;
 	for (size_t i = 0; i < n; i++) {
+		if (p->mapped && !p->mapped[i])
+			continue; /* no maps in the block (and not hit: see above) */
 		uint64_t base, end;
 		snap_entry(p->snap, i, &base, &end);
 		uint64_t size = end - base;
@@ -290,6 +297,8 @@ out:
 /* Records what was read and returns the launch's resources: lock held. */
 static void harvest_commit(struct gmp_ctx_state *s, struct pending *p)
 {
+	if (gmp_col.opts.mode == GMP_COLLECT_INTRA)
+		khist_learn(s, p);
 	if (p->read == 1) {
 		rec_accesses(p->ev, p->acc, p->nacc);
 		if (p->maps && p->tv.n != SIZE_MAX)

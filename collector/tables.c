@@ -94,6 +94,7 @@ static struct tbase *finish_base(struct gmp_ctx_state *s, struct tbase *b, size_
 	b->end = b->start + n;
 	b->bytes = sizeof(struct gmp_patch_table) + 3 * n * sizeof(uint64_t);
 	b->refs = 1; /* the context's */
+	b->gen = ++s->bases;
 	s->snap_bytes += b->bytes;
 	return b;
 }

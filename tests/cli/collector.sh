@@ -250,11 +250,17 @@ expect_exit 0 "intra maps reused: the program runs" -- env GMP_DOUBLE_STATS=1 GM
 	GMPROF_OUTPUT="$TMPDIR/maps.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
 expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, [0-9]* device-to-host copies of [0-9]* bytes, 22 allocations, 0 kernels testing through the L1, [0-9]* bytes held at most, 0 at exit$" \
 	"intra maps: no stream wait; 22 allocations for 30 launches (2 tables, 10 launch buffers, 10 maps blocks)"
-# With no room for maps in flight (GMPROF_MAPS_MB=0), each launch collects the one before it.
+# With no room for maps in flight (GMPROF_MAPS_MB=0), each launch collects
+# the one before it, and gets maps only for what its kernel touched before
+# (khist.c; one line says so): the kernel touches both objects, so the
+# findings are still the script's.
 rm -f "$TMPDIR/maps0.gmprof"
 expect_exit 0 "GMPROF_MAPS_MB=0: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra GMPROF_MAPS_MB=0 \
 	GMPROF_OUTPUT="$TMPDIR/maps0.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
-expect_stderr_line "^double: 2[0-9] stream syncs, " "GMPROF_MAPS_MB=0: a stream wait before most launches"
+[ "$(wc -l <"$TMPDIR/err")" -eq 2 ] && grep -q "^double: 2[0-9] stream syncs, " "$TMPDIR/err" &&
+	grep -q "^gmprof: intra maps of every live object would take 12.1 KiB per launch: " "$TMPDIR/err" &&
+	ok "GMPROF_MAPS_MB=0: a stream wait before most launches; one line on maps for what kernels touched" ||
+	notok "GMPROF_MAPS_MB=0: a stream wait before most launches: $(cat "$TMPDIR/err")"
 "$GMPROF" replay --format json "$TMPDIR/maps0.gmprof" >"$TMPDIR/maps0.got"
 "$GMPROF" replay --format json "$TMPDIR/maps.gmprof" >"$TMPDIR/maps.got"
 "$GMPROF" replay --format json "$TMPDIR/maps.jsonl" >"$TMPDIR/maps.want"
@@ -262,6 +268,49 @@ cmp -s "$TMPDIR/maps0.got" "$TMPDIR/maps.want" && ok "GMPROF_MAPS_MB=0: the same
 	notok "GMPROF_MAPS_MB=0: the same findings as the script"
 cmp -s "$TMPDIR/maps.got" "$TMPDIR/maps.want" && ok "intra maps reused: the same findings as the script" ||
 	notok "intra maps reused: the same findings as the script"
+# Where maps of every live object would take more than an eighth of
+# GMPROF_MAPS_MB (1 MiB here: three objects of 1 MiB take 288 KiB), a
+# kernel's launch gets maps only for the objects it touched in launches
+# collected before, and those allocated since: k's 2nd launch has maps for
+# A only (its touches are exact), its 3rd touches B without maps (its
+# touches unknown, its reads known), its 4th has B's, its 5th D's (allocated
+# since), and j's first launch every object's.  Every other launch's
+# touches are the script's.
+cat >"$TMPDIR/khist.jsonl" <<'J'
+{"op":"alloc","addr":"0x1000000","size":1048576}
+{"op":"alloc","addr":"0x2000000","size":1048576}
+{"op":"alloc","addr":"0x3000000","size":1048576}
+{"op":"kernel","name":"k","touch":[{"addr":"0x1000000","size":4096,"rw":"r"}]}
+{"op":"sync"}
+{"op":"kernel","name":"k","touch":[{"addr":"0x1000000","size":4096,"rw":"w"}]}
+{"op":"kernel","name":"k","touch":[{"addr":"0x2000000","size":8192,"rw":"r"}]}
+{"op":"sync"}
+{"op":"kernel","name":"k","touch":[{"addr":"0x2000000","size":8192,"rw":"r"}]}
+{"op":"alloc","addr":"0x4000000","size":1048576}
+{"op":"kernel","name":"k","touch":[{"addr":"0x4000000","size":1024,"rw":"w"}]}
+{"op":"kernel","name":"j","touch":[{"addr":"0x3000000","size":2048,"rw":"r"}]}
+{"op":"sync"}
+{"op":"free","addr":"0x1000000"}
+{"op":"free","addr":"0x2000000"}
+{"op":"free","addr":"0x3000000"}
+{"op":"free","addr":"0x4000000"}
+J
+rm -f "$TMPDIR/khist.gmprof"
+expect_exit 0 "maps for what kernels touched: the program runs" -- env GMPROF_MODE=intra GMPROF_MAPS_MB=1 \
+	GMPROF_OUTPUT="$TMPDIR/khist.gmprof" "$FAKE" "$TMPDIR/khist.jsonl"
+expect_stderr_line "^gmprof: intra maps of every live object would take 288.1 KiB per launch: a kernel's launches get maps for the objects it touched before and those allocated since" \
+	"maps for what kernels touched: one line says so, with the bytes"
+"$GMPROF" dump "$TMPDIR/khist.gmprof" 2>/dev/null | grep '"kernel"' |
+	sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//; s/"(read|write)":\[[^]]*\],//' >"$TMPDIR/khist.got"
+grep '"kernel"' "$TMPDIR/khist.jsonl" | sed '3s/.*/{"op":"kernel","name":"k","read":["0x2000000"]}/' >"$TMPDIR/khist.want"
+cmp -s "$TMPDIR/khist.got" "$TMPDIR/khist.want" &&
+	ok "maps for what kernels touched: every launch's touches as the script has them, but the 3rd's (unknown)" ||
+	{ notok "maps for what kernels touched: every launch's touches"; diff "$TMPDIR/khist.want" "$TMPDIR/khist.got"; }
+rm -f "$TMPDIR/khist512.gmprof"
+env GMPROF_MODE=intra GMPROF_OUTPUT="$TMPDIR/khist512.gmprof" "$FAKE" "$TMPDIR/khist.jsonl" 2>"$TMPDIR/err"
+"$GMPROF" dump "$TMPDIR/khist512.gmprof" | grep -c '"touch"' | grep -qx 6 && [ ! -s "$TMPDIR/err" ] &&
+	ok "maps for what kernels touched: under an eighth of GMPROF_MAPS_MB (512), every launch has maps for every object" ||
+	notok "maps for what kernels touched: under an eighth of GMPROF_MAPS_MB: $(cat "$TMPDIR/err")"
 # Maps in flight are bounded by room for 8 launches' maps, at least 64 MiB
 # (and at most GMPROF_MAPS_MB): a 96 MiB object's maps take 9 MiB (a bit
 # per 4 bytes, a counter per 64), so of 20 launches before a sync the 9th
