@@ -420,11 +420,17 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	int intra = gmp_col.opts.mode == GMP_COLLECT_INTRA && gmp_kfilter__take(gmp_col.kf, li->name);
 	struct spare spare = { NULL, 0 };
 	size_t need = 0;
+	int unmapped = 0; /* intra mode, its touches unknown (khist.c) */
 	if (intra) {
 		unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran), cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
 		need = maps_bytes(p.snap, NULL, gs, cs);
-		if ((p.mapped = khist_mask(s, p.snap, li->function, need)))
+		int plan = khist_plan(s, p.snap, li->function, need, &p.mapped);
+		if (plan == KH_MASK)
 			need = maps_bytes(p.snap, p.mapped, gs, cs);
+		unmapped = plan == KH_NONE;
+		intra = !unmapped;
+	}
+	if (intra) {
 		/* Bounded device memory: collect the oldest launches (a stream wait) past the limit. */
 		while (s->npend && maps_inflight(s) + need > maps_limit(need) && dev_collect_oldest(s) > 0) {
 		}
@@ -442,7 +448,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	if (p.maps && p.maps != spare.dev)
 		dev_allocated(p.maps_cap);
 	if (!intra_err)
-		p.mode = l.mode;
+		p.mode = l.mode | (unmapped ? GMP_MODE_INTRA_GPU : 0); /* recorded as intra mode, no maps */
 	else
 		dev_put_maps(s, &p); /* monitored at object level only (mode: no intra bits) */
 	if (err || (GMP_GROW(s->pend, s->pend_cap, s->npend + 1) && (dev_out_of_memory("queuing a launch"), 1))) {

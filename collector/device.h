@@ -230,10 +230,13 @@ int dev_tables_on(struct gmp_ctx_state *s, struct snapshot *sn, Sanitizer_Stream
 void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn);
 /*
  * khist.c: for a launch of kernel fn in intra mode whose maps for every
- * entry would take full_bytes, which entries get maps (malloc'd, one byte
- * per entry), or NULL: every entry.
+ * entry would take full_bytes, which entries get maps: every one (KH_ALL),
+ * those *mask says (KH_MASK: malloc'd, a byte per entry), or none
+ * (KH_NONE: the launch is monitored at object level).
  */
-uint8_t *khist_mask(struct gmp_ctx_state *s, const struct snapshot *sn, CUfunction fn, size_t full_bytes);
+enum { KH_ALL, KH_MASK, KH_NONE };
+int khist_plan(struct gmp_ctx_state *s, const struct snapshot *sn, CUfunction fn, size_t full_bytes,
+	       uint8_t **mask);
 /* What a collected launch touched, remembered for its kernel. */
 void khist_learn(struct gmp_ctx_state *s, const struct pending *p);
 void khist_release(struct gmp_ctx_state *s);
