@@ -219,7 +219,7 @@ static size_t maps_bytes(const struct snapshot *sn, const uint8_t *mapped, unsig
 	size_t bytes = sn->n * sizeof(struct gmp_patch_intra_obj);
 	for (size_t i = 0; i < sn->n; i++) {
 		if (mapped && !mapped[i])
-			continue;
+			continue; /* no maps (khist.c) */
 		uint64_t start, end;
 		snap_entry(sn, i, &start, &end);
 		bytes += 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
@@ -348,7 +348,7 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 		uint64_t end;
 		snap_entry(p->snap, i, &io[i].base, &end);
 		io[i].size = end - io[i].base;
-		if (p->mapped && !p->mapped[i])
+		if (!has_maps(p, i))
 			continue; /* no maps: the patches set its hit bits only */
 		io[i].bitmap = at;
 		at += 4 * gmp_maps__bitmap_words(io[i].size, gs);

@@ -161,6 +161,12 @@ struct pending {
 	int read;                 /* 1 read, 0 the read failed, -1 out of host memory */
 };
 
+/* Whether a launch's entry i has intra maps in its block. */
+static inline int has_maps(const struct pending *p, size_t i)
+{
+	return !p->mapped || p->mapped[i];
+}
+
 struct gmp_ctx_state {
 	CUcontext ctx;
 	uint32_t device;

@@ -31,19 +31,18 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran);
 	unsigned cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
 	size_t n = p->snap->n, nhit = 0, hit_bytes = 0;
-	for (size_t i = 0; i < n; i++)
-		if (hits[i] && p->mapped && !p->mapped[i]) {
+	for (size_t i = 0; i < n; i++) {
+		if (!hits[i])
+			continue;
+		if (!has_maps(p, i)) {
 			tv->n = SIZE_MAX; /* it touched an object without maps: its touches are unknown */
 			return;
 		}
-	for (size_t i = 0; i < n; i++)
-		if (hits[i] && !(p->mapped && !p->mapped[i])) {
-			nhit++;
-			uint64_t start, end;
-			snap_entry(p->snap, i, &start, &end);
-			uint64_t size = end - start;
-			hit_bytes += 4 * (gmp_maps__bitmap_words(size, gs) + gmp_maps__counters(size, cs));
-		}
+		nhit++;
+		uint64_t start, end;
+		snap_entry(p->snap, i, &start, &end);
+		hit_bytes += 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
+	}
 	int each = nhit <= FEW_HITS && hit_bytes < p->maps_bytes / 2;
 	uint8_t *host = malloc(each ? (hit_bytes ? hit_bytes : 1) : (p->maps_bytes ? p->maps_bytes : 1));
 	if (!host || (!each && dev_check(gmp_col.san.MemcpyDeviceToHost(host, p->maps, p->maps_bytes, p->hs),
@@ -55,7 +54,7 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	size_t at = n * sizeof(struct gmp_patch_intra_obj); /* the maps' offset in the block */
 	uint8_t *next = host;
 	for (size_t i = 0; i < n; i++) {
-		if (p->mapped && !p->mapped[i])
+		if (!has_maps(p, i))
 			continue; /* no maps in the block (and not hit: see above) */
 		uint64_t base, end;
 		snap_entry(p->snap, i, &base, &end);
