@@ -22,28 +22,31 @@
 #include "gmprof/version.h"
 #include "jw.h"
 
-static const struct {
-	const char *name, *shortd, *fulld;
-} rules[GMP_PAT_COUNT] = {
-	[GMP_PAT_EARLY_ALLOCATION] = { "EarlyAllocation", "GPU memory allocated long before its first use",
+/* A rule's SARIF texts; a pattern's id is its name (gmp_pattern__name). */
+struct rule {
+	const char *id, *name, *shortd, *fulld;
+};
+
+static const struct rule rules[GMP_PAT_COUNT] = {
+	[GMP_PAT_EARLY_ALLOCATION] = { NULL, "EarlyAllocation", "GPU memory allocated long before its first use",
 		"The object is allocated several GPU APIs before any API uses it, so it occupies memory it does not need yet. Allocate it just before its first use." },
-	[GMP_PAT_LATE_DEALLOCATION] = { "LateDeallocation", "GPU memory freed long after its last use",
+	[GMP_PAT_LATE_DEALLOCATION] = { NULL, "LateDeallocation", "GPU memory freed long after its last use",
 		"The object stays allocated for several GPU APIs after its last use. Free it right after that use." },
-	[GMP_PAT_REDUNDANT_ALLOCATION] = { "RedundantAllocation", "GPU allocation that could reuse a dead object's memory",
+	[GMP_PAT_REDUNDANT_ALLOCATION] = { NULL, "RedundantAllocation", "GPU allocation that could reuse a dead object's memory",
 		"Another object of about the same size is no longer used when this one is first used. Reuse its memory instead of allocating." },
-	[GMP_PAT_UNUSED_ALLOCATION] = { "UnusedAllocation", "GPU memory allocated and never used",
+	[GMP_PAT_UNUSED_ALLOCATION] = { NULL, "UnusedAllocation", "GPU memory allocated and never used",
 		"No GPU API ever reads or writes the object. Remove the allocation." },
-	[GMP_PAT_MEMORY_LEAK] = { "MemoryLeak", "GPU memory never freed",
+	[GMP_PAT_MEMORY_LEAK] = { NULL, "MemoryLeak", "GPU memory never freed",
 		"The object is still allocated when the program ends. Free it after its last use." },
-	[GMP_PAT_TEMPORARY_IDLENESS] = { "TemporaryIdleness", "GPU memory idle between two uses",
+	[GMP_PAT_TEMPORARY_IDLENESS] = { NULL, "TemporaryIdleness", "GPU memory idle between two uses",
 		"The object is not used for a long stretch between two uses. Free it (or move it to host memory) during the gap." },
-	[GMP_PAT_DEAD_WRITE] = { "DeadWrite", "GPU memory written and overwritten before any read",
+	[GMP_PAT_DEAD_WRITE] = { NULL, "DeadWrite", "GPU memory written and overwritten before any read",
 		"Bytes of the object are written and then written again with no read in between; the first write is wasted." },
-	[GMP_PAT_OVERALLOCATION] = { "Overallocation", "GPU object mostly never accessed",
+	[GMP_PAT_OVERALLOCATION] = { NULL, "Overallocation", "GPU object mostly never accessed",
 		"Kernels access only a small part of the object. Allocate only what is used." },
-	[GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY] = { "NonUniformAccessFrequency", "GPU object accessed with very uneven frequency",
+	[GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY] = { NULL, "NonUniformAccessFrequency", "GPU object accessed with very uneven frequency",
 		"Some parts of the object are accessed far more than others in a kernel. Keep the hot part in device memory and the cold part elsewhere (host or managed memory)." },
-	[GMP_PAT_STRUCTURED_ACCESS] = { "StructuredAccess", "GPU object used one disjoint slice at a time",
+	[GMP_PAT_STRUCTURED_ACCESS] = { NULL, "StructuredAccess", "GPU object used one disjoint slice at a time",
 		"Each launch of a kernel uses a different slice of the object. Allocate one slice and reuse it." },
 };
 
@@ -73,9 +76,7 @@ static int split_site(const char *site, struct loc *l)
 #define RULE_OOM GMP_PAT_COUNT
 #define RULE_PEAK (GMP_PAT_COUNT + 1)
 
-static const struct {
-	const char *id, *name, *shortd, *fulld;
-} extra_rules[2] = {
+static const struct rule extra_rules[2] = {
 	{ "out_of_memory", "OutOfMemory", "GPU allocation that ran out of memory",
 	  "The allocation call returned out of memory. gmprof report lists what was live on the device then and which findings' fixes free memory at that moment." },
 	{ "peak_growth", "PeakGrowth", "Allocation site that grew the GPU memory peak past the baseline",
@@ -189,13 +190,14 @@ static void rule_list(struct gmp_jw *jw)
 	gmp_jw__arr(jw);
 	for (unsigned p = 0; p <= RULE_PEAK; p++) {
 		int extra = p >= RULE_OOM;
-		const char *fulld = extra ? extra_rules[p - RULE_OOM].fulld : rules[p].fulld;
+		const struct rule *ru = extra ? &extra_rules[p - RULE_OOM] : &rules[p];
+		const char *fulld = ru->fulld;
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "id", extra ? extra_rules[p - RULE_OOM].id : gmp_pattern__name(p));
-		gmp_jw__kstr(jw, "name", extra ? extra_rules[p - RULE_OOM].name : rules[p].name);
+		gmp_jw__kstr(jw, "id", extra ? ru->id : gmp_pattern__name(p));
+		gmp_jw__kstr(jw, "name", ru->name);
 		gmp_jw__key(jw, "shortDescription");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "text", extra ? extra_rules[p - RULE_OOM].shortd : rules[p].shortd);
+		gmp_jw__kstr(jw, "text", ru->shortd);
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "fullDescription");
 		gmp_jw__obj(jw);

@@ -87,13 +87,11 @@ static inline uint64_t snap_start(const struct snapshot *sn, size_t i)
 static inline void snap_entry(const struct snapshot *sn, size_t i, uint64_t *start, uint64_t *end)
 {
 	const struct tbase *b = sn->base;
-	if (i < b->n) {
-		*start = b->start[i];
-		*end = __atomic_load_n(&b->dead[i], __ATOMIC_RELAXED) <= sn->version ? b->start[i] : b->end[i];
-	} else {
-		*start = sn->rstart[i - b->n];
+	*start = snap_start(sn, i);
+	if (i >= b->n)
 		*end = sn->rend[i - b->n];
-	}
+	else
+		*end = __atomic_load_n(&b->dead[i], __ATOMIC_RELAXED) <= sn->version ? *start : b->end[i];
 }
 
 /*
