@@ -227,11 +227,20 @@ uint64_t gmp_baseline__site_bytes(const struct gmp_baseline *b, const char *site
 	return sum;
 }
 
+int gmp_leak__counted(const struct gmp_result *r, const struct gmp_finding *f)
+{
+	if (f->pattern != GMP_PAT_MEMORY_LEAK)
+		return 0;
+	const struct gmp_object *o = &r->objects[f->object];
+	return o->kind != GMP_MEM_POOL_REGION || o->parent == GMP_NO_OBJECT ||
+	       r->objects[o->parent].free_ev != GMP_NO_EVENT;
+}
+
 uint64_t gmp_leaked_bytes(const struct gmp_result *r)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < r->nfindings; i++)
-		if (r->findings[i].pattern == GMP_PAT_MEMORY_LEAK)
+		if (gmp_leak__counted(r, &r->findings[i]))
 			sum += r->objects[r->findings[i].object].size;
 	return sum;
 }

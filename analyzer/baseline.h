@@ -45,7 +45,13 @@ int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fingerprint);
 /* The baseline's bytes at its peak from site, 0 when none. */
 uint64_t gmp_baseline__site_bytes(const struct gmp_baseline *b, const char *site);
 
-/* Bytes the run's memory_leak findings leave allocated. */
+/*
+ * Device bytes the run's memory_leak findings leave allocated: a leaked
+ * region of a pool that is itself leaked is part of the pool's bytes, so
+ * only the pool counts (as peaks count pools, not their regions).
+ */
 uint64_t gmp_leaked_bytes(const struct gmp_result *r);
+/* Whether f is a leak whose object's bytes gmp_leaked_bytes counts. */
+int gmp_leak__counted(const struct gmp_result *r, const struct gmp_finding *f);
 
 #endif

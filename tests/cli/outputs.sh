@@ -89,6 +89,13 @@ expect_exit 1 "check --max-in-use without regions is the peak" -- "$GMPROF" chec
 expect_exit 2 "check --max-in-use with a bad size" -- "$GMPROF" check --max-in-use lots tests/scripts/figure2.jsonl
 expect_exit 1 "check --max-leak 0 on a leaking script" -- "$GMPROF" check --max-leak 0 tests/scripts/figure2.jsonl
 expect_exit 0 "check --max-leak 8KiB on it" -- "$GMPROF" check --max-leak 8KiB tests/scripts/figure2.jsonl
+# A leaked pool's leaked regions are inside its bytes: the device leaked 1 MiB, not 1 MiB + 96 KiB.
+expect_exit 0 "check --max-leak 1MiB: a leaked pool counts once, not with its regions" -- \
+	"$GMPROF" check --max-leak 1MiB tests/scripts/pool_leaked.jsonl
+expect_exit 1 "check --max-leak 1023KiB fails on that pool" -- "$GMPROF" check --max-leak 1023KiB tests/scripts/pool_leaked.jsonl
+grep -q '^FAIL max_leak: 1.0 MiB > 1023.0 KiB$' "$TMPDIR/out" && ok "  ... at 1.0 MiB" || notok "  ... $(grep max_leak "$TMPDIR/out")"
+"$GMPROF" baseline tests/scripts/pool_leaked.jsonl 2>/dev/null | grep -q '"leaked_bytes": 1048576,' &&
+	ok "baseline: leaked_bytes of a leaked pool with regions" || notok "baseline: leaked_bytes of a leaked pool with regions"
 "$GMPROF" baseline -o "$TMPDIR/f3.base.json" tests/scripts/figure3.jsonl 2>/dev/null
 expect_exit 0 "check against its own baseline" -- "$GMPROF" check --baseline "$TMPDIR/f3.base.json" tests/scripts/figure3.jsonl
 expect_exit 1 "check: new findings against another run's baseline" -- "$GMPROF" check --baseline "$TMPDIR/f3.base.json" tests/scripts/figure2.jsonl
