@@ -43,9 +43,8 @@ static struct gmp_site_group *group_of(struct gmp_bysite *b, struct gmp_u64map *
 	return &b->g[*slot];
 }
 
-/* An object's allocation site: "file:line", else "call path #N", else "no site" (buf holds those). */
-static const char *site_label(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_object *o,
-			      char *buf, size_t n)
+const char *gmp_site__of_object(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_object *o,
+				char *buf, size_t n)
 {
 	const char *at = gmp_sites__event(sites, o->alloc_ev, NULL);
 	if (at)
@@ -80,7 +79,7 @@ static int group_all(struct gmp_sites *sites, const struct gmp_result *r, const 
 		const struct gmp_finding *f = pk ? NULL : &r->findings[i];
 		const struct gmp_object *o = &r->objects[pk ? r->peak_objs[pk->obj_off + i] : f->object];
 		char buf[64];
-		struct gmp_site_group *g = group_of(out, &m, &cap, site_label(sites, r, o, buf, sizeof(buf)),
+		struct gmp_site_group *g = group_of(out, &m, &cap, gmp_site__of_object(sites, r, o, buf, sizeof(buf)),
 						    f ? f->pattern : 0);
 		if (!g) {
 			gmp_u64map__release(&m);

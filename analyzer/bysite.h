@@ -35,6 +35,9 @@ struct gmp_bysite {
 
 /* 0, or -ENOMEM. */
 int gmp_bysite__build(struct gmp_sites *sites, const struct gmp_result *r, struct gmp_bysite *out);
+/* An object's allocation site: "file:line", else "call path #N", else "no site" (buf, 32 bytes, holds those). */
+const char *gmp_site__of_object(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_object *o,
+				char *buf, size_t n);
 /* A site label that names no place across runs: "call path #N" (a profile's own number), "no site". */
 int gmp_site__is_local(const char *site);
 /* A peak's live objects by allocation site (pattern 0), the most bytes first.  0, or -ENOMEM. */

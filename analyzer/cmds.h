@@ -19,6 +19,7 @@ int cmd_check(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
 
 /*
  * A device's curve (pts: r->curve or r->inuse_curve) in ncols columns over

@@ -3,8 +3,10 @@
  * `gmprof html`: one self-contained page that opens offline -- no script,
  * no font, no image, no request of any kind: inline CSS and SVG only.
  * It holds the run's summary, a plot of live bytes per device with the
- * peaks marked, lifetime bars of the largest objects, the findings table
- * with source lines, and a histogram for each non-uniform-access finding.
+ * peaks marked, each peak by allocation site and the largest as a flame
+ * graph by call path, lifetime bars of the largest objects, the findings
+ * table with source lines, and a histogram for each non-uniform-access
+ * finding.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
+#include "flame.h"
 #include "kernels_from.h"
 #include "session.h"
 
@@ -29,9 +32,11 @@ static const char usage[] =
 	"Usage: gmprof html [options] INPUT...\n"
 	"\n"
 	"Write a self-contained HTML report (no scripts, no network): live bytes per\n"
-	"device with the peaks, object lifetimes, the findings with source lines, and\n"
-	"a histogram for each non-uniform access finding.  Several inputs (an MPI\n"
-	"job's ranks) make one page: a table of them, then each one's report.\n"
+	"device with the peaks, what was live at each peak by allocation site (and\n"
+	"at the largest by call path, a flame graph), object lifetimes, the findings\n"
+	"with source lines, and a histogram for each non-uniform access finding.\n"
+	"Several inputs (an MPI job's ranks) make one page: a table of them, then\n"
+	"each one's report.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE        write to FILE (standard output by default)\n"
@@ -315,7 +320,21 @@ static void failures(FILE *fp, struct page *pg)
 	fprintf(fp, "</tbody></table>\n");
 }
 
-/* Each peak: where it was reached, and its live bytes by allocation site. */
+/* A device's largest peak as a flame graph of its live bytes by allocation call path. */
+static void peak_flame(FILE *fp, struct gmp_session *s, const struct gmp_peak *pk)
+{
+	struct gmp_flame *f;
+	struct gmp_flame_opts o = { .what = GMP_FLAME_PEAK, .device = pk->device };
+	char t[128], a[32];
+	snprintf(t, sizeof(t), "Device %u: %s live at its largest peak, by allocation call path", pk->device,
+		 gmp_human_bytes(pk->bytes, a, sizeof(a)));
+	struct gmp_flame_svg so = { .title = t, .width = PLOT_W };
+	if (gmp_flame__new(&f) || gmp_flame__session(f, s, &o) < 0 || gmp_flame__svg(f, fp, &so))
+		fprintf(fp, "<p class=\"incomplete\">Out of memory drawing the peak by call path.</p>\n");
+	gmp_flame__free(f);
+}
+
+/* Each peak: where it was reached, and its live bytes by allocation site (the largest also by call path). */
 static void peaks(FILE *fp, struct page *pg)
 {
 	const struct gmp_result *r = pg->s->r;
@@ -352,6 +371,8 @@ static void peaks(FILE *fp, struct page *pg)
 			fprintf(fp, "<tr><td colspan=\"4\">... and %zu more sites</td></tr>\n", b.n - 20);
 		fprintf(fp, "</tbody></table>\n");
 		gmp_bysite__release(&b);
+		if (pk == gmp_result__top_peak(r, pk->device))
+			peak_flame(fp, pg->s, pk);
 	}
 }
 

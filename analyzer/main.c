@@ -18,17 +18,18 @@ static const char usage[] =
 	"patterns in CUDA programs, and what fixing each would save at the peak.\n"
 	"\n"
 	"Commands:\n"
-	"  run       run a CUDA program under the collector and report what it found\n"
-	"  report    the full report: run, peaks, a plot of live bytes, ranked findings\n"
-	"  perfetto  write a Perfetto trace: streams, lifetimes, live bytes, flows, findings\n"
-	"  html      a self-contained HTML report: plots, lifetimes, findings, histograms\n"
-	"  check     the CI gate: patterns, peak and leak budgets, a baseline; SARIF, JUnit\n"
-	"  baseline  write the baseline that check --baseline compares against\n"
-	"  diff      compare two runs: peaks, findings fixed and new\n"
-	"  replay    analyze a profile or an event script and print the findings\n"
-	"  dump      write a profile as an event script\n"
-	"  convert   write an event script as a profile\n"
-	"  addr2line print source lines of addresses, as binutils addr2line\n"
+	"  run         run a CUDA program under the collector and report what it found\n"
+	"  report      the full report: run, peaks, a plot of live bytes, ranked findings\n"
+	"  perfetto    write a Perfetto trace: streams, lifetimes, live bytes, flows, findings\n"
+	"  html        a self-contained HTML report: plots, lifetimes, findings, histograms\n"
+	"  check       the CI gate: patterns, peak and leak budgets, a baseline; SARIF, JUnit\n"
+	"  baseline    write the baseline that check --baseline compares against\n"
+	"  diff        compare two runs: peaks, findings fixed and new\n"
+	"  flamegraph  the bytes at the peak (or leaked) by call path: folded stacks, SVG\n"
+	"  replay      analyze a profile or an event script and print the findings\n"
+	"  dump        write a profile as an event script\n"
+	"  convert     write an event script as a profile\n"
+	"  addr2line   print source lines of addresses, as binutils addr2line\n"
 	"\n"
 	"  gmprof COMMAND --help   describes each command\n"
 	"  gmprof --version        prints the version\n"
@@ -53,6 +54,7 @@ static const struct command commands[] = {
 	{ "html", cmd_html },
 	{ "baseline", cmd_baseline },
 	{ "diff", cmd_diff },
+	{ "flamegraph", cmd_flamegraph },
 	{ "replay", cmd_replay },
 	{ "dump", cmd_dump },
 	{ "convert", cmd_convert },

@@ -60,7 +60,7 @@ void gmp_symbolizer__alloc_fns(struct gmp_symbolizer *s, const char *const *glob
 	s->nalloc_fns = n;
 }
 
-static int alloc_fn(const struct gmp_symbolizer *s, const char *function)
+int gmp_symbolizer__is_alloc_fn(const struct gmp_symbolizer *s, const char *function)
 {
 	for (size_t i = 0; function && i < s->nalloc_fns; i++)
 		if (fnmatch(s->alloc_fns[i], function, 0) == 0)
@@ -291,7 +291,8 @@ const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struc
 			continue;
 		if (!pick)
 			pick = &frames[i]; /* only toolkit frames: the innermost one */
-		if (!stub && !skip && !toolkit_file(frames[i].file) && !alloc_fn(s, frames[i].function)) {
+		if (!stub && !skip && !toolkit_file(frames[i].file) &&
+		    !gmp_symbolizer__is_alloc_fn(s, frames[i].function)) {
 			pick = &frames[i];
 			break;
 		}

@@ -29,6 +29,8 @@ int gmp_symbolizer__new(const struct gmp_trace *t, const char *symdir,
 void gmp_symbolizer__free(struct gmp_symbolizer *s);
 /* Functions (fnmatch globs, kept by the caller) whose frames are allocation wrappers, never sites. */
 void gmp_symbolizer__alloc_fns(struct gmp_symbolizer *s, const char *const *globs, size_t n);
+/* Whether function (demangled; NULL: no) is one of those wrappers. */
+int gmp_symbolizer__is_alloc_fn(const struct gmp_symbolizer *s, const char *function);
 /* The user frames of a stack, innermost first, inlined frames included. */
 size_t gmp_symbolizer__stack(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *out,
 			     size_t max);

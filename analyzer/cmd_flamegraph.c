@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `gmprof flamegraph`: where a run's device memory was allocated, by call
+ * path -- the bytes live at each device's largest peak, leaked, or all
+ * allocated -- as folded stacks (flamegraph.pl, inferno, speedscope) or an
+ * SVG flame graph.  Several inputs make one graph, a frame naming each.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmds.h"
+#include "findings_json.h"
+#include "flame.h"
+#include "session.h"
+
+static const char usage[] =
+	"Usage: gmprof flamegraph [options] INPUT...\n"
+	"\n"
+	"Write where a run's device memory was allocated, by call path: the bytes\n"
+	"live at each device's largest peak (or leaked, or all it allocated), as\n"
+	"folded stacks (a line per call path: its frames from the outermost, joined\n"
+	"by ';', then its bytes) for flamegraph.pl, inferno-flamegraph or\n"
+	"speedscope, or as an SVG flame graph (no script; hover a frame for its\n"
+	"bytes).  Pools count whole, as peaks do.  Several inputs (an MPI job's\n"
+	"ranks) make one graph, each input's paths under a frame naming it; a run\n"
+	"on several devices has a frame per device.\n"
+	"\n"
+	"Options:\n"
+	"      --at WHAT            peak: the bytes live at each device's largest peak;\n"
+	"                           leaked: those never freed (as check --max-leak\n"
+	"                           counts them); allocated: every byte (peak)\n"
+	"      --device N           only the objects of device N\n"
+	"      --nvtx               the NVTX ranges each object was allocated in, as\n"
+	"                           frames above its call path\n"
+	"      --objects            each object's name, as a frame below its call path\n"
+	"  -f, --format FMT         folded or svg (svg when FILE ends in .svg, else folded)\n"
+	"      --width PIXELS       the SVG's width (1200)\n"
+	"  -o, --output FILE        write to FILE (standard output by default)\n"
+	"      --force              replace FILE if it exists\n"
+	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
+	"      --alloc-fn GLOB      a function that wraps cudaMalloc: it and what it calls\n"
+	"                           are left out, so its callers end the paths (repeatable)\n"
+	"      --ranges GLOB        only objects allocated in NVTX ranges matching GLOB,\n"
+	"                           as \"outer > inner\" (fnmatch)\n"
+	"      --suppressions FILE  leaks that FILE's rules match are not leaked bytes\n"
+	"      --salvage            analyze the intact part of a damaged profile\n"
+	"  -h, --help               show this help\n"
+	"\n"
+	"The detection thresholds of the other commands are taken too (--early-apis,\n"
+	"..., --patterns: see gmprof report --help); of those, only --patterns can\n"
+	"change what --at leaked finds.\n"
+	"\n"
+	"EXAMPLES\n"
+	"  gmprof flamegraph -o peak.svg app.gmprof\n"
+	"  gmprof flamegraph --alloc-fn 'my_malloc*' app.gmprof > peak.folded\n"
+	"  flamegraph.pl --countname bytes peak.folded > peak.svg\n"
+	"  gmprof flamegraph --at leaked --nvtx -o leaks.svg prof.*.gmprof\n";
+
+struct fg {
+	struct gmp_inputs in;
+	struct gmp_flame *f;
+	struct gmp_flame_opts o;
+	int svg;
+	unsigned width;
+	int seen;             /* a device was used, over the inputs */
+	int several;          /* more than one device was */
+	uint32_t dev;         /* the first */
+};
+
+static int add_input(struct gmp_session *s, size_t i, void *ctx)
+{
+	struct fg *g = ctx;
+	(void)i;
+	g->o.root = g->in.n > 1 ? s->name : NULL;
+	if (gmp_flame__session(g->f, s, &g->o) < 0) {
+		fprintf(stderr, "gmprof flamegraph: out of memory\n");
+		return GMP_OUTPUT_ABANDON;
+	}
+	for (size_t d = 0; d < s->r->ndevices; d++) {
+		uint32_t dev = s->r->devices[d].device;
+		if (g->o.device != GMP_ANY_DEVICE && dev != g->o.device)
+			continue;
+		if (g->seen && dev != g->dev)
+			g->several = 1;
+		if (!g->seen)
+			g->dev = dev;
+		g->seen = 1;
+	}
+	return 0;
+}
+
+/* "256.0 MiB live at device 0's largest peak, by allocation call path", and so on. */
+static void title(const struct fg *g, char *buf, size_t n)
+{
+	char hb[32], dev[32] = "", inputs[32] = "";
+	gmp_human_bytes(gmp_flame__total(g->f), hb, sizeof(hb));
+	if (g->in.n > 1)
+		snprintf(inputs, sizeof(inputs), " of %zu inputs", g->in.n);
+	if (g->o.what == GMP_FLAME_PEAK) {
+		if (!g->several && g->in.n == 1)
+			snprintf(dev, sizeof(dev), "device %u's", g->dev);
+		snprintf(buf, n, "%s live at %s largest peak%s, by allocation call path", hb,
+			 *dev ? dev : "each device's", inputs);
+		return;
+	}
+	if (!g->several && g->seen)
+		snprintf(dev, sizeof(dev), " on device %u", g->dev);
+	snprintf(buf, n, "%s %s%s%s, by allocation call path", hb,
+		 g->o.what == GMP_FLAME_LEAKED ? "leaked" : "allocated", dev, inputs);
+}
+
+static int write_graph(FILE *fp, void *ctx)
+{
+	struct fg *g = ctx;
+	int err = gmp_flame__new(&g->f);
+	if (!err)
+		err = gmp_session__each(&g->in, add_input, g);
+	if (!err && g->o.device != GMP_ANY_DEVICE && !g->seen) {
+		fprintf(stderr, "gmprof flamegraph: no input allocated memory on device %u\n", g->o.device);
+		err = GMP_OUTPUT_ABANDON;
+	}
+	if (!err && g->svg) {
+		char t[160];
+		title(g, t, sizeof(t));
+		struct gmp_flame_svg so = { .title = t, .width = g->width, .standalone = 1 };
+		err = gmp_flame__svg(g->f, fp, &so);
+	} else if (!err) {
+		err = gmp_flame__folded(g->f, fp);
+	}
+	gmp_flame__free(g->f);
+	g->f = NULL;
+	return err;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int cmd_flamegraph(int argc, char **argv)
+{
+	enum { O_AT = OPT_CMD_BASE, O_DEVICE, O_NVTX, O_OBJECTS, O_WIDTH };
+	static const struct option longopts[] = {
+		{ "at", required_argument, 0, O_AT }, { "device", required_argument, 0, O_DEVICE },
+		{ "nvtx", no_argument, 0, O_NVTX }, { "objects", no_argument, 0, O_OBJECTS },
+		{ "format", required_argument, 0, 'f' }, { "width", required_argument, 0, O_WIDTH },
+		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
+		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "help", no_argument, 0, 'h' },
+		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+	};
+	struct gmp_cli_common cm;
+	gmp_cli__common_init(&cm);
+	struct fg g = { .o = { .what = GMP_FLAME_PEAK, .device = GMP_ANY_DEVICE }, .width = 1200 };
+	const char *format = NULL;
+	uint32_t u;
+	int c, ex;
+	gmp_cli__reset_getopt();
+	while ((c = getopt_long(argc, argv, ":o:f:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_AT:
+			if (!strcmp(optarg, "peak"))
+				g.o.what = GMP_FLAME_PEAK;
+			else if (!strcmp(optarg, "leaked"))
+				g.o.what = GMP_FLAME_LEAKED;
+			else if (!strcmp(optarg, "allocated"))
+				g.o.what = GMP_FLAME_ALLOCATED;
+			else
+				return gmp_cli__usage_error("flamegraph", "'--at %s': expected peak, leaked or allocated", optarg);
+			break;
+		case O_DEVICE:
+			if (gmp_cli__u32(optarg, &u) || u == GMP_ANY_DEVICE)
+				return gmp_cli__usage_error("flamegraph", "bad device '%s' for --device", optarg);
+			g.o.device = u;
+			break;
+		case O_NVTX: g.o.nvtx = 1; break;
+		case O_OBJECTS: g.o.objects = 1; break;
+		case 'f': format = optarg; break;
+		case O_WIDTH:
+			if (gmp_cli__u32(optarg, &u) || u < 200 || u > 100000)
+				return gmp_cli__usage_error("flamegraph", "bad width '%s': from 200 to 100000 pixels", optarg);
+			g.width = u;
+			break;
+		default:
+			if (gmp_cli__common("flamegraph", usage, c, argv, &cm, &ex) < 0)
+				return ex;
+		}
+	}
+	if (format && strcmp(format, "folded") && strcmp(format, "svg"))
+		return gmp_cli__usage_error("flamegraph", "unknown format '%s' (folded or svg)", format);
+	g.svg = format ? !strcmp(format, "svg") : ends_with(cm.output, ".svg") || ends_with(cm.output, ".svg.gz");
+	g.o.ranges = cm.ranges;
+	if ((ex = gmp_cli__inputs("flamegraph", argc, argv, &cm, &g.in)))
+		return ex;
+	return gmp_output__write(cm.output, cm.force, write_graph, &g) ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A run's objects into a flame tree (flame.h): which objects (the peak's,
+ * the leaked, all), and the frames above each one's bytes.  A call path is
+ * symbolized once per prefix (the frames above it) and stack: the objects
+ * of a loop share both.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "bysite.h"
+#include "flame.h"
+#include "session.h"
+#include "u64map.h"
+
+#define FRAMES 128
+
+struct walk {
+	struct gmp_flame *f;
+	struct gmp_session *s;
+	const struct gmp_flame_opts *o;
+	int device_frames;
+	struct gmp_u64map paths;   /* prefix node << 33 | (stack, or `at` | 1 << 32) -> node */
+	int64_t added;
+};
+
+static int64_t child(struct walk *w, uint32_t parent, const char *label)
+{
+	return gmp_flame__child(w->f, parent, label, strlen(label));
+}
+
+/* A frame's text: as reports write it, but a function without a line is its name alone. */
+static const char *frame_text(const struct gmp_frame *fr, char *buf, size_t n)
+{
+	if (fr->function && !fr->file)
+		return fr->function;
+	return gmp_frame__format(fr, buf, n);
+}
+
+/* The node of the call path that allocated o, below node at; -ENOMEM. */
+static int64_t call_path(struct walk *w, uint32_t at, const struct gmp_object *o)
+{
+	const struct gmp_event *e = &w->s->in.trace->ev[o->alloc_ev];
+	uint64_t id = e->stack ? e->stack : e->at | 1ull << 32;
+	uint64_t key = (uint64_t)at << 33 | id;
+	uint32_t *hit = gmp_u64map__get(&w->paths, key);
+	if (hit)
+		return *hit;
+	struct gmp_frame fr[FRAMES];
+	size_t n = e->stack && w->s->sym ? gmp_symbolizer__stack(w->s->sym, e->stack, fr, FRAMES) : 0;
+	size_t inner = 0; /* frames [inner, n) are the call path: past the outermost wrapper */
+	for (size_t i = n; i-- > 0;)
+		if (gmp_symbolizer__is_alloc_fn(w->s->sym, fr[i].function)) {
+			inner = i + 1;
+			break;
+		}
+	if (inner == n)
+		inner = 0; /* a wrapper called from nothing symbolized: keep it all */
+	int64_t v = at;
+	char buf[1024];
+	for (size_t i = n; i-- > inner && v >= 0;)
+		v = child(w, (uint32_t)v, frame_text(&fr[i], buf, sizeof(buf)));
+	if (!n)
+		v = child(w, at, gmp_site__of_object(&w->s->sites, w->s->r, o, buf, sizeof(buf)));
+	if (v >= 0 && !gmp_u64map__slot(&w->paths, key, (uint32_t)v, NULL))
+		v = -ENOMEM;
+	return v;
+}
+
+static int add_object(struct walk *w, uint32_t obj)
+{
+	const struct gmp_result *r = w->s->r;
+	const struct gmp_trace *t = r->trace;
+	const struct gmp_object *o = &r->objects[obj];
+	char buf[512];
+	if (w->o->device != GMP_ANY_DEVICE && o->device != w->o->device)
+		return 0;
+	if (w->o->ranges && fnmatch(w->o->ranges, gmp_trace__event_range_text(t, o->alloc_ev, buf, sizeof(buf)), 0))
+		return 0;
+	int64_t v = GMP_FLAME_ROOT;
+	if (w->o->root)
+		v = child(w, (uint32_t)v, w->o->root);
+	if (v >= 0 && w->device_frames) {
+		snprintf(buf, sizeof(buf), "device %u", o->device);
+		v = child(w, (uint32_t)v, buf);
+	}
+	if (w->o->nvtx) {
+		const uint32_t *names;
+		size_t n = gmp_trace__range_path(t, gmp_trace__event_range(t, o->alloc_ev), &names);
+		for (size_t i = 0; i < n && v >= 0; i++)
+			v = child(w, (uint32_t)v, gmp_trace__str(t, names[i], NULL));
+	}
+	if (v >= 0)
+		v = call_path(w, (uint32_t)v, o);
+	if (v >= 0 && w->o->objects)
+		v = child(w, (uint32_t)v, gmp_result__object_name(r, obj, buf, sizeof(buf)));
+	if (v < 0)
+		return (int)v;
+	gmp_flame__add(w->f, (uint32_t)v, o->size);
+	w->added++;
+	return 0;
+}
+
+int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const struct gmp_flame_opts *o)
+{
+	const struct gmp_result *r = s->r;
+	struct walk w = { .f = f, .s = s, .o = o, .device_frames = o->device == GMP_ANY_DEVICE && r->ndevices > 1 };
+	gmp_u64map__init(&w.paths);
+	int err = 0;
+	switch (o->what) {
+	case GMP_FLAME_PEAK:
+		for (size_t d = 0; d < r->ndevices && !err; d++) {
+			const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[d].device);
+			for (uint32_t i = 0; pk && i < pk->obj_n && !err; i++)
+				err = add_object(&w, r->peak_objs[pk->obj_off + i]);
+		}
+		break;
+	case GMP_FLAME_LEAKED:
+		for (size_t i = 0; i < r->nfindings && !err; i++)
+			if (gmp_leak__counted(r, &r->findings[i]))
+				err = add_object(&w, r->findings[i].object);
+		break;
+	case GMP_FLAME_ALLOCATED:
+		for (size_t i = 0; i < r->nobjects && !err; i++)
+			if (r->objects[i].kind != GMP_MEM_POOL_REGION)
+				err = add_object(&w, (uint32_t)i);
+		break;
+	}
+	gmp_u64map__release(&w.paths);
+	return err ? err : w.added;
+}

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: MIT
+# gmprof flamegraph: a run's bytes by allocation call path.  The folded
+# stacks of every script and recorded profile add up to what the other
+# outputs say (each device's largest peak, the leaked bytes a check counts,
+# every allocated byte); recorded call paths read as source lines, cut at
+# --alloc-fn wrappers; several inputs and devices get frames of their own;
+# the SVG is well-formed XML; bad uses get one sentence and status 2.
+. tests/cli/lib.sh
+S=tests/scripts
+D=tests/data/gpu
+P=$D/simple_multi_copy.gmprof
+sum() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
+# The sum of each device's "peak_bytes" in the pretty JSON of `replay` (indented under "devices").
+json_peaks() {
+	"$GMPROF" replay --format json --pretty "$1" | awk '/^  "devices": \[/ { in_dev = 1 } /^  \]/ { in_dev = 0 }
+		in_dev && /^      "peak_bytes": / { gsub(/,/, ""); s += $2 } END { printf "%.0f\n", s }'
+}
+
+# Every script and recorded profile: the folded bytes are the peaks' and the leaks'.
+for s in $S/*.jsonl $D/*.gmprof; do
+	name=$(basename "$s")
+	"$GMPROF" flamegraph "$s" >"$TMPDIR/peak.folded" 2>"$TMPDIR/err" || notok "flamegraph $name: $(cat "$TMPDIR/err")"
+	got=$(sum "$TMPDIR/peak.folded") want=$(json_peaks "$s")
+	[ "$got" = "$want" ] && ok "$name: the peak's folded bytes are its peak ($want)" ||
+		notok "$name: the peak's folded bytes $got, its peak $want"
+	# Every line: frames, a space, a positive count; no empty frame.
+	bad=$(grep -cvE '^[^;]+(;[^;]+)* [1-9][0-9]*$' "$TMPDIR/peak.folded")
+	[ "$bad" -eq 0 ] && ok "  ... each line is frames and bytes" || notok "  ... $bad lines are not frames and bytes"
+	"$GMPROF" flamegraph --at leaked "$s" >"$TMPDIR/leak.folded"
+	leaked=$("$GMPROF" baseline "$s" | sed -n 's/.*"leaked_bytes": \([0-9]*\).*/\1/p')
+	[ "$(sum "$TMPDIR/leak.folded")" = "$leaked" ] && ok "  ... its leaked folded bytes are the baseline's ($leaked)" ||
+		notok "  ... leaked folded bytes $(sum "$TMPDIR/leak.folded"), the baseline's $leaked"
+done
+
+# Which objects: a leaked pool counts once (its regions are inside it); all allocated bytes.
+expect_exit 0 "--at leaked of a leaked pool with regions" -- "$GMPROF" flamegraph --at leaked --objects $S/pool_leaked.jsonl
+[ "$(cat "$TMPDIR/out")" = "alloc.cu:10;pool 1048576" ] && ok "  ... the pool alone" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "--at allocated: pools whole, not their regions" -- "$GMPROF" flamegraph --at allocated $S/pool_leaked.jsonl
+printf 'alloc.cu:10 1048576\nalloc.cu:11 262144\n' | cmp -s - "$TMPDIR/out" && ok "  ... both pools" || notok "  ... $(cat "$TMPDIR/out")"
+
+# NVTX ranges as frames above the call path, objects below it; --ranges keeps some.
+expect_exit 0 "--nvtx --objects" -- "$GMPROF" flamegraph --nvtx --objects $S/nvtx_ranges.jsonl
+cat >"$TMPDIR/want" <<'F'
+setup;train.cu:10;weights 268435456
+setup;train.cu:11;adam_m 268435456
+setup;train.cu:12;adam_v 268435456
+step;backward;model.cu:30;grads 268435456
+step;forward;model.cu:20;act1 134217728
+step;forward;model.cu:21;act2 134217728
+F
+diff -u "$TMPDIR/want" "$TMPDIR/out" >"$TMPDIR/diff" && ok "  ... ranges, sites and objects, in order" || { notok "  ... as expected"; cat "$TMPDIR/diff"; }
+expect_exit 0 "--ranges 'step > *'" -- "$GMPROF" flamegraph --ranges 'step > *' $S/nvtx_ranges.jsonl
+printf 'model.cu:20 134217728\nmodel.cu:21 134217728\nmodel.cu:30 268435456\n' | cmp -s - "$TMPDIR/out" &&
+	ok "  ... only what the step allocated" || notok "  ... $(cat "$TMPDIR/out")"
+
+# A recorded profile's call paths, from its binary's DWARF; --alloc-fn cuts the wrapper off.
+M="/work/main/benchmarks/cuda"
+expect_exit 0 "a recorded profile with its binary" -- "$GMPROF" flamegraph --symbols $D/bin $P
+cat >"$TMPDIR/want" <<F
+main ($M/simple_multi_copy.cu:40);bench_malloc<int> ($M/bench.h:55) [inlined];cudaMalloc 134217728
+main ($M/simple_multi_copy.cu:42);bench_malloc<int> ($M/bench.h:55) [inlined];cudaMalloc 134217728
+F
+diff -u "$TMPDIR/want" "$TMPDIR/out" >"$TMPDIR/diff" && ok "  ... main's two lines, the wrapper, the API" || { notok "  ... as expected"; cat "$TMPDIR/diff"; }
+expect_exit 0 "--alloc-fn 'bench_malloc*' --objects" -- "$GMPROF" flamegraph --symbols $D/bin --alloc-fn 'bench_malloc*' --objects $P
+cat >"$TMPDIR/want" <<F
+main ($M/simple_multi_copy.cu:40);obj#1 67108864
+main ($M/simple_multi_copy.cu:40);obj#3 67108864
+main ($M/simple_multi_copy.cu:42);obj#2 67108864
+main ($M/simple_multi_copy.cu:42);obj#4 67108864
+F
+diff -u "$TMPDIR/want" "$TMPDIR/out" >"$TMPDIR/diff" && ok "  ... the callers end the paths" || { notok "  ... as expected"; cat "$TMPDIR/diff"; }
+
+# Several inputs: a frame per input; several devices: a frame per device, each at its own peak.
+expect_exit 0 "two inputs" -- "$GMPROF" flamegraph $S/figure2.jsonl $S/nvtx_ranges.jsonl
+[ "$(grep -c "^$S/figure2.jsonl;" "$TMPDIR/out")" -ge 1 ] && [ "$(grep -c "^$S/nvtx_ranges.jsonl;" "$TMPDIR/out")" -ge 1 ] &&
+	[ "$(grep -vc "^$S/" "$TMPDIR/out")" -eq 0 ] && ok "  ... each path under its input" || notok "  ... $(cat "$TMPDIR/out")"
+cat >"$TMPDIR/two.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096,"label":"a","at":"a.cu:1"}
+{"op":"alloc","addr":"0x20000","size":8192,"label":"b","at":"a.cu:2","device":1}
+{"op":"free","addr":"0x10000","at":"a.cu:3"}
+{"op":"alloc","addr":"0x30000","size":1024,"label":"c","at":"a.cu:4","device":1}
+{"op":"end"}
+J
+expect_exit 0 "two devices" -- "$GMPROF" flamegraph $TMPDIR/two.jsonl
+printf 'device 0;a.cu:1 4096\ndevice 1;a.cu:2 8192\ndevice 1;a.cu:4 1024\n' | cmp -s - "$TMPDIR/out" &&
+	ok "  ... a frame per device" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "--device 1" -- "$GMPROF" flamegraph --device 1 $TMPDIR/two.jsonl
+printf 'a.cu:2 8192\na.cu:4 1024\n' | cmp -s - "$TMPDIR/out" && ok "  ... its objects alone" || notok "  ... $(cat "$TMPDIR/out")"
+
+# SVG: by the file's name or --format; well-formed; the title says what and how much.
+expect_exit 0 "-o peak.svg" -- "$GMPROF" flamegraph --symbols $D/bin -o "$TMPDIR/peak.svg" $P
+head -1 "$TMPDIR/peak.svg" | grep -q '^<?xml ' && grep -q "<title>256.0 MiB live at device 0&#39;s largest peak, by allocation call path</title>" \
+	"$TMPDIR/peak.svg" && ok "  ... an SVG file with its title" || notok "  ... an SVG file with its title"
+[ "$(grep -c '<rect ' "$TMPDIR/peak.svg")" -eq 7 ] && ok "  ... the root and six frames" || notok "  ... $(grep -c '<rect ' "$TMPDIR/peak.svg") rects"
+expect_exit 0 "--format svg to standard output, --at leaked --nvtx, two inputs" -- "$GMPROF" flamegraph --format svg --at leaked \
+	--nvtx --width 640 $S/pool_leaked.jsonl $S/nvtx_ranges.jsonl
+grep -q '<title>1.0 MiB leaked on device 0 of 2 inputs, by allocation call path</title>' "$TMPDIR/out" && grep -q 'width="640"' "$TMPDIR/out" &&
+	ok "  ... titled, 640 pixels wide" || notok "  ... $(head -3 "$TMPDIR/out")"
+cp "$TMPDIR/out" "$TMPDIR/leaks.svg"
+XMLLINT=$(command -v xmllint || true)
+if [ -z "$XMLLINT" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libxml2-utils >/dev/null 2>&1 ||
+	{ DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1 &&
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libxml2-utils >/dev/null 2>&1; }
+	XMLLINT=$(command -v xmllint || true)
+fi
+if [ -n "$XMLLINT" ]; then
+	for f in peak leaks; do
+		"$XMLLINT" --noout "$TMPDIR/$f.svg" 2>"$TMPDIR/err" && ok "  ... $f.svg is well-formed XML" || notok "  ... $f.svg: $(head -3 "$TMPDIR/err")"
+	done
+	printf '<svg><title>a < b</title></svg>\n' >"$TMPDIR/bad.svg"
+	"$XMLLINT" --noout "$TMPDIR/bad.svg" 2>/dev/null && notok "xmllint rejects an unescaped '<'" || ok "xmllint rejects an unescaped '<'"
+else
+	echo "ok - skipped: xmllint is not installed and cannot be installed here"
+fi
+# The HTML report draws each device's largest peak by call path.
+expect_exit 0 "html with the peak's flame graph" -- "$GMPROF" html --symbols $D/bin $P
+grep -q '<title>Device 0: 256.0 MiB live at its largest peak, by allocation call path</title>' "$TMPDIR/out" &&
+	grep -q 'bench_malloc&lt;int&gt; (/work' "$TMPDIR/out" && ok "  ... titled, with the wrapper's frame" || notok "  ... no flame graph"
+
+# Bad uses: one sentence, status 2, nothing written.
+expect_exit 2 "--at sometime" -- "$GMPROF" flamegraph --at sometime $P
+expect_stderr_line "'--at sometime': expected peak, leaked or allocated" "  ... says what --at takes"
+expect_exit 2 "--format png" -- "$GMPROF" flamegraph --format png $P
+expect_stderr_line "unknown format 'png'" "  ... names the format"
+expect_exit 2 "--width 20" -- "$GMPROF" flamegraph --width 20 $P
+expect_stderr_line "bad width '20'" "  ... names the width"
+expect_exit 2 "--device 3 of a run on device 0" -- "$GMPROF" flamegraph -o "$TMPDIR/none.folded" --device 3 $P
+expect_stderr_line "no input allocated memory on device 3" "  ... says so"
+[ ! -e "$TMPDIR/none.folded" ] && ok "  ... and writes nothing" || notok "  ... and writes nothing"
+expect_exit 2 "an input that is not there" -- "$GMPROF" flamegraph -o "$TMPDIR/none.folded" "$TMPDIR/nope.gmprof"
+expect_stderr_line "nope.gmprof" "  ... names it"
+[ ! -e "$TMPDIR/none.folded" ] && ok "  ... and writes nothing" || notok "  ... and writes nothing"
+expect_exit 2 "an unwritable output" -- "$GMPROF" flamegraph -o "$TMPDIR/no/such/dir/x.folded" $P
+expect_stderr_line "x.folded" "  ... names it"
+echo old >"$TMPDIR/exists.folded"
+expect_exit 2 "an existing output without --force" -- "$GMPROF" flamegraph -o "$TMPDIR/exists.folded" $P
+[ "$(cat "$TMPDIR/exists.folded")" = old ] && ok "  ... left as it was" || notok "  ... left as it was"
+expect_exit 0 "--help" -- "$GMPROF" flamegraph --help
+grep -q '^EXAMPLES' "$TMPDIR/out" && ok "  ... with examples" || notok "  ... with examples"
+finish
