@@ -31,7 +31,8 @@ expect_exit 2 "report -o --force: write fails" -- env GMP_INJECT=write:1 GMP_INJ
 [ "$(cat "$TMPDIR/keep.txt")" = "keep me" ] && ok "  ... the existing file is untouched" || notok "  ... the existing file is untouched"
 expect_exit 2 "input cannot be opened" -- env GMP_INJECT=open:1 GMP_INJECT_PATH=simple_multi LD_PRELOAD="$SHIM" "$G" replay "$S"
 expect_stderr_line "cannot open" "  ... one sentence"
-for cmd in "perfetto -o $TMPDIR/t.json" "html -o $TMPDIR/t.html" "check --sarif $TMPDIR/t.sarif" "baseline -o $TMPDIR/t.base"; do
+for cmd in "perfetto -o $TMPDIR/t.json" "html -o $TMPDIR/t.html" "check --sarif $TMPDIR/t.sarif" "baseline -o $TMPDIR/t.base" \
+	"flamegraph -o $TMPDIR/t.svg"; do
 	rm -f "$TMPDIR"/t.*
 	expect_exit 2 "${cmd%% *}: write fails" -- env GMP_INJECT=write:1 GMP_INJECT_PATH="$TMPDIR" LD_PRELOAD="$SHIM" $G $cmd "$S"
 	expect_stderr_line "cannot write" "  ... one sentence"
@@ -71,6 +72,8 @@ sweep "report of a recorded profile" 7 700 "$R/gmprof" -- "$G" report "$P"
 sweep "perfetto" 7 700 "$R/gmprof" -- "$G" perfetto -o - "$P"
 sweep "check with SARIF and JUnit" 7 700 "$R/gmprof" -- "$G" check --fail-on all --sarif "$TMPDIR/s.sarif" --junit "$TMPDIR/j.xml" --force "$P"
 sweep "html" 7 700 "$R/gmprof" -- "$G" html -o - "$P"
+sweep "flamegraph, SVG" 5 500 "$R/gmprof" -- "$G" flamegraph --format svg --nvtx --objects -o - "$P"
+sweep "flamegraph, folded, two inputs" 5 500 "$R/gmprof" -- "$G" flamegraph --at allocated -o - "$P" "$P"
 
 # ---- collector: the program runs on ------------------------------------------------------
 export GMPROF_COLLECTOR="$R/libgmprof.so" GMPROF_SANITIZER_LIB="$R/double/libsanitizer-public.so"
