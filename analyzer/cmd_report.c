@@ -67,7 +67,7 @@ static void header(FILE *fp, struct gmp_session *s)
 	const struct gmp_trace *t = s->in.trace;
 	const struct gmp_result *r = s->r;
 	fprintf(fp, "gmprof report: %s\n", s->name);
-	static const char *const keys[] = { "command", "host", "pid", "device", "cuda", "mode" };
+	static const char *const keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = gmp_trace__meta(t, keys[i]);
 		if (v && *v)

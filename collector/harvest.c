@@ -190,8 +190,8 @@ static int by_entry(const void *a, const void *b)
  * Reads the launch's header into *l and its hit list after it into *block
  * (malloc'd, the caller's even on failure): one copy when the list holds
  * at most LIST_FIRST items.  1 when the list holds every hit, 0 when it
- * overflowed (the hit words say what was hit), -EIO when a copy failed
- * (said), -ENOMEM.
+ * overflowed or is not to be used (GMPROF_FALLBACK=hit-list: the hit
+ * words say what was hit), -EIO when a copy failed (said), -ENOMEM.
  */
 static int read_list(struct pending *p, struct gmp_patch_launch *l, uint8_t **block)
 {
@@ -204,7 +204,7 @@ static int read_list(struct pending *p, struct gmp_patch_launch *l, uint8_t **bl
 	if (dev_check(gmp_col.san.MemcpyDeviceToHost(b, p->buf.dev, hsz + first * 4, p->hs), "reading hit flags"))
 		return -EIO;
 	memcpy(l, b, sizeof(*l));
-	if (l->list_count > cap)
+	if (l->list_count > cap || (gmp_col.opts.fallback & GMP_FALLBACK_HIT_LIST))
 		return 0;
 	if (l->list_count > first) {
 		if (!(b = realloc(b, hsz + l->list_count * 4)))

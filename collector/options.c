@@ -73,6 +73,45 @@ static int str_opt(gmp_getenv_fn get, const char *name, char *out, size_t cap, c
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	uint32_t bit;
+} fallbacks[] = {
+	{ "hit-list", GMP_FALLBACK_HIT_LIST }, { "two-tables", GMP_FALLBACK_TWO_TABLES },
+	{ "table-reuse", GMP_FALLBACK_TABLE_REUSE }, { "all", GMP_FALLBACK_ALL },
+};
+#define NFALLBACKS (sizeof(fallbacks) / sizeof(fallbacks[0]))
+
+const char *gmp_opts__fallback_names(uint32_t bits, char *buf, size_t n)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (size_t k = 0; k + 1 < NFALLBACKS; k++) /* "all" is its parts */
+		if (bits & fallbacks[k].bit)
+			at += (size_t)snprintf(buf + at, at < n ? n - at : 0, "%s%s", at ? "," : "", fallbacks[k].name);
+	return buf;
+}
+
+/* GMPROF_FALLBACK: a comma list of the mechanisms' names, "all", or "" for none. */
+static int fallback_opt(gmp_getenv_fn get, uint32_t *out, char *err, size_t n)
+{
+	const char *v = get("GMPROF_FALLBACK");
+	if (!v || !*v)
+		return 0;
+	for (const char *p = v;; p++) { /* an item, then a comma or the end */
+		size_t len = strcspn(p, ","), k = 0;
+		while (k < NFALLBACKS && (strlen(fallbacks[k].name) != len || strncmp(p, fallbacks[k].name, len)))
+			k++;
+		if (k == NFALLBACKS)
+			return bad(err, n, "GMPROF_FALLBACK", v,
+				   "expected a comma list of hit-list, two-tables and table-reuse, or all");
+		*out |= fallbacks[k].bit;
+		p += len;
+		if (!*p)
+			return 0;
+	}
+}
+
 static int pow2(uint32_t x)
 {
 	return x && !(x & (x - 1));
@@ -120,7 +159,8 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    str_opt(get, "GMPROF_RUN_MANIFEST", o->run_manifest, sizeof(o->run_manifest), err, n) ||
 	    bool_opt(get, "GMPROF_LOG_CALLBACKS", &o->log_callbacks, err, n) ||
 	    bool_opt(get, "GMPROF_OOM_MEMINFO", &o->oom_meminfo, err, n) ||
-	    bool_opt(get, "GMPROF_PATCH_EMPTY", &o->patch_empty, err, n))
+	    bool_opt(get, "GMPROF_PATCH_EMPTY", &o->patch_empty, err, n) ||
+	    fallback_opt(get, &o->fallback, err, n))
 		return -EINVAL;
 	char v[32];
 	if (!pow2(o->gran)) {

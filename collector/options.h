@@ -16,6 +16,17 @@ enum gmp_mode { GMP_COLLECT_OBJECT = 0, GMP_COLLECT_INTRA = 1 };
 #define GMP_KERNELS_MAX 16384
 enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
 
+/*
+ * GMPROF_FALLBACK: mechanisms not yet run on a GPU, each replaceable by the
+ * simpler way it replaced, so that a GPU check can tell which one a wrong
+ * result comes from (and a user can turn one off).
+ */
+#define GMP_FALLBACK_HIT_LIST 0x1u    /* read every hit word, not the launch's hit list */
+#define GMP_FALLBACK_TWO_TABLES 0x2u  /* a whole table per version of the live set: no
+					 recent table, no tombstones */
+#define GMP_FALLBACK_TABLE_REUSE 0x4u /* free each table block, none kept for the next table */
+#define GMP_FALLBACK_ALL 0x7u
+
 struct gmp_opts {
 	char output[1024];       /* GMPROF_OUTPUT: path pattern ("gmprof.%p.gmprof") */
 	int force;               /* GMPROF_FORCE: replace an existing profile (0) */
@@ -51,10 +62,15 @@ struct gmp_opts {
 				    ask the driver how much was free (cuMemGetInfo) (1) */
 	int patch_empty;         /* GMPROF_PATCH_EMPTY: global accesses call an empty callback
 				    (the per-access cost benchmark's baseline; no findings) (0) */
+	uint32_t fallback;       /* GMPROF_FALLBACK: GMP_FALLBACK_* mechanisms replaced by the
+				    simpler ways before them: a comma list of hit-list,
+				    two-tables, table-reuse, or all ("": none) */
 };
 
 typedef const char *(*gmp_getenv_fn)(const char *name);
 
+/* "hit-list,two-tables": the GMP_FALLBACK_* bits' names into buf ("" for none). */
+const char *gmp_opts__fallback_names(uint32_t bits, char *buf, size_t n);
 /* Fills o from the environment; returns 0 or -EINVAL with one sentence in err. */
 int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn getenv_fn, char *err, size_t n);
 

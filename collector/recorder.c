@@ -162,7 +162,7 @@ int rec_open(char *err, size_t errn)
 	snprintf(err, errn, "cannot start the profile '%s': %s", gmp_col.path, strerror(ENOMEM));
 	if (gmp_col.opts.online && !(gmp_col.trace = gmp_trace__new()))
 		return -ENOMEM;
-	char cmd[4096], num[64];
+	char cmd[4096], num[64], fb[64];
 	command_line(cmd, sizeof(cmd));
 	snprintf(num, sizeof(num), "%ld", (long)getpid());
 	if (gmp_writer__meta(gmp_col.w, "command", cmd) || gmp_writer__meta(gmp_col.w, "pid", num) ||
@@ -170,7 +170,9 @@ int rec_open(char *err, size_t errn)
 	    gmp_writer__meta(gmp_col.w, "gmprof", GMPROF_VERSION) ||
 	    gmp_writer__meta(gmp_col.w, "mode", gmp_col.opts.mode ? "intra" : "object") ||
 	    gmp_writer__meta(gmp_col.w, "harvest", gmp_col.opts.harvest ? "launch" : "deferred") ||
-	    gmp_writer__meta(gmp_col.w, "sanitizer", gmp_col.san.path)) {
+	    gmp_writer__meta(gmp_col.w, "sanitizer", gmp_col.san.path) ||
+	    (gmp_col.opts.fallback &&
+	     gmp_writer__meta(gmp_col.w, "fallback", gmp_opts__fallback_names(gmp_col.opts.fallback, fb, sizeof(fb))))) {
 		snprintf(err, errn, "cannot write the profile '%s'", gmp_col.path);
 		return -EIO;
 	}

@@ -33,7 +33,8 @@
 /* A table block no launch needs any more: a spare for its stream, or freed later. */
 static void tcopy_release(struct gmp_ctx_state *s, struct tcopy c)
 {
-	if (s->tspare_bytes + c.cap <= TSPARE_LIMIT && !GMP_GROW(s->tspares, s->tspares_cap, s->ntspares + 1)) {
+	if (!(gmp_col.opts.fallback & GMP_FALLBACK_TABLE_REUSE) && s->tspare_bytes + c.cap <= TSPARE_LIMIT &&
+	    !GMP_GROW(s->tspares, s->tspares_cap, s->ntspares + 1)) {
 		s->tspares[s->ntspares++] = c;
 		s->tspare_bytes += c.cap;
 	} else {
@@ -191,7 +192,8 @@ static size_t lower_bound(const uint64_t *a, size_t n, uint64_t x)
  * 0: they fit (at most RECENT_MAX recent objects, never more than the
  * base; at most TOMB_MAX tombstones); 1: they do not, the base is to be
  * merged with them (merge_base); -1: it is to be built from the live set
- * (changes not all logged, a base split by NVTX regions, no memory).  A tombstone set
+ * (changes not all logged, a base split by NVTX regions, GMPROF_FALLBACK=
+ * two-tables, no memory).  A tombstone set
  * here and not used belongs to a version no snapshot of this base will
  * have.
  */
@@ -200,8 +202,12 @@ static int advance(struct gmp_ctx_state *s, struct recent *r)
 	const struct snapshot *cur = s->cur;
 	struct tbase *b = s->base;
 	uint64_t v = gmp_col.live_version, v0 = gmp_col.live_log_v0;
-	/* NVTX regions change the live version unlogged: a base built with them, or since, is rebuilt. */
-	if (!cur || !b || cur->base != b || b->pieces || cur->version < v0 || v0 + gmp_col.live_log_n != v)
+	/*
+	 * NVTX regions change the live version unlogged: a base built with them,
+	 * or since, is rebuilt; and every base is, under GMPROF_FALLBACK=two-tables.
+	 */
+	if (!cur || !b || cur->base != b || b->pieces || cur->version < v0 || v0 + gmp_col.live_log_n != v ||
+	    (gmp_col.opts.fallback & GMP_FALLBACK_TWO_TABLES))
 		return -1;
 	size_t cap = cur->nr + (size_t)(v - cur->version), n = cur->nr;
 	if (!(r->s = malloc(2 * cap * sizeof(uint64_t))))

@@ -233,6 +233,40 @@ expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-
 	"hit list: 5 read-backs of 4200 bytes for 3 launches over 700 objects"
 same_kernels "hit list: every launch's reads and writes as the script has them (listed, listed past the first copy, overflowed)" \
 	"$TMPDIR/list.gmprof" "$TMPDIR/list.jsonl" 3
+# GMPROF_FALLBACK: each mechanism not yet run on a GPU gives way to the
+# simpler one before it, with the same results (what gpu-check tries when
+# a program's findings differ).  hit-list: every launch's 700 hit words are
+# read after its header, 3 x (96 + 64 x 4 + 700 x 4) bytes in 6 copies.
+rm -f "$TMPDIR/list.fb.gmprof"
+expect_exit 0 "GMPROF_FALLBACK=hit-list: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=hit-list \
+	GMPROF_OUTPUT="$TMPDIR/list.fb.gmprof" "$FAKE" "$TMPDIR/list.jsonl"
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 6 device-to-host copies of 9456 bytes, " \
+	"  ... every launch's hit words read: 6 read-backs of 9456 bytes"
+same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/list.fb.gmprof" "$TMPDIR/list.jsonl" 3
+"$GMPROF" report "$TMPDIR/list.fb.gmprof" | grep -q '^  fallback hit-list$' && ok "  ... the report says how it was collected" ||
+	notok "  ... the report says how it was collected"
+# table-reuse: a table block per version, each freed.
+rm -f "$TMPDIR/reuse.fb.gmprof"
+expect_exit 0 "GMPROF_FALLBACK=table-reuse: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=table-reuse \
+	GMPROF_OUTPUT="$TMPDIR/reuse.fb.gmprof" "$FAKE" "$TMPDIR/reuse.jsonl"
+expect_stderr_line "^double: 0 stream syncs, 41 host-to-device copies of [0-9]* bytes, [0-9]* device-to-host copies of [0-9]* bytes, 21 allocations, .*, 0 at exit$" \
+	"  ... a base, a tombstone, 19 recent tables in 19 blocks; 21 allocations in all, all freed"
+"$GMPROF" replay --format json "$TMPDIR/reuse.fb.gmprof" | grep -v '"at": ' >"$TMPDIR/reuse.fb.got"
+cmp -s "$TMPDIR/reuse.fb.got" "$TMPDIR/reuse.want" && ok "  ... the same findings as the script" || notok "  ... the same findings as the script"
+# two-tables: a whole table of the live set per version and stream.
+rm -f "$TMPDIR/two.fb.gmprof"
+expect_exit 0 "GMPROF_FALLBACK=two-tables: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=two-tables \
+	GMPROF_OUTPUT="$TMPDIR/two.fb.gmprof" "$FAKE" "$TMPDIR/two.jsonl"
+bytes=$(sed -n 's/^double: .* host-to-device copies of \([0-9]*\) bytes.*/\1/p' "$TMPDIR/err")
+[ -n "$bytes" ] && [ "$bytes" -gt 4000000 ] && ok "  ... a whole table per version and stream: $bytes bytes uploaded" ||
+	notok "  ... uploaded bytes: $(cat "$TMPDIR/err")"
+same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/two.fb.gmprof" "$TMPDIR/two.jsonl" 160
+rm -f "$TMPDIR/twot.fb.gmprof"
+expect_exit 0 "GMPROF_FALLBACK=all, intra mode: the program runs" -- env GMPROF_FALLBACK=all GMPROF_MODE=intra \
+	GMPROF_OUTPUT="$TMPDIR/twot.fb.gmprof" "$FAKE" "$TMPDIR/twot.jsonl"
+same_kernels "  ... every launch's touches as the script has them" "$TMPDIR/twot.fb.gmprof" "$TMPDIR/twot.jsonl" 160 touches
+"$GMPROF" report "$TMPDIR/twot.fb.gmprof" | grep -q '^  fallback hit-list,two-tables,table-reuse$' &&
+	ok "  ... the report names all three" || notok "  ... the report names all three"
 # Intra mode: launches keep their maps until the program's own syncs (no
 # stream wait per launch), and maps blocks come back for later launches: 30
 # launches on two streams with a sync every 10 allocate 10 maps blocks and

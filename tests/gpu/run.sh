@@ -11,7 +11,9 @@
 #     are those it lists ("API KIND" each, in order); where a .report
 #     file is, each of its lines appears in `gmprof report`'s output.
 #     A program that runs past GPU_TEST_LIMIT seconds (120) fails; SKIP="a b"
-#     leaves programs out.
+#     leaves programs out.  One whose findings differ runs again with the
+#     Sanitizer's callbacks logged, and under GMPROF_FALLBACK, to say which
+#     mechanism not yet run on a GPU the difference comes from.
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
 #  4. Two of them again with lazy module loading.
 #  5. Six of them again with GMPROF_PATCH_LOADS=l1.
@@ -49,6 +51,21 @@ fi
 
 # 2./3. Programs with expected findings.
 . tests/gpu/expect.sh
+# A program whose findings differ: which of the mechanisms not yet run on a
+# GPU (GMPROF_FALLBACK) it comes from.  All of them replaced first; when
+# that gives the expected findings, each alone, to name the one.
+fallbacks() { # NAME MODE EXPECT
+	for fb in all hit-list two-tables table-reuse; do
+		timeout "$LIMIT" env GMPROF_FALLBACK=$fb "$G" run --mode "$2" --force --top 0 \
+			-o "$OUT_DIR/$1.fb.gmprof" -- "$OUT_DIR/$1" >"$OUT_DIR/$1.fb.log" 2>&1
+		if check "$1.fb" "$OUT_DIR/$1.fb.gmprof" "$3"; then
+			echo "  findings as expected with GMPROF_FALLBACK=$fb"
+		else
+			echo "  findings differ with GMPROF_FALLBACK=$fb too"
+			[ "$fb" = all ] && return
+		fi
+	done
+}
 for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	[ -f "$src" ] || continue
 	name=$(basename "$src" .cu)
@@ -111,6 +128,7 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 			>"$OUT_DIR/$name.callbacks"
 		echo "  $(wc -l <"$OUT_DIR/$name.callbacks") callbacks; those with memory data:"
 		grep ' address ' "$OUT_DIR/$name.callbacks" | head -40 | sed 's/^/  /'
+		fallbacks "$name" "$mode" "$exp"
 	fi
 done
 # 4. Lazy module loading (the CUDA default; gmprof run asks for eager loading

@@ -56,6 +56,22 @@ static void options(void **state)
 	assert_int_equal(o.patch_empty, 1);
 	assert_int_equal(o.patch_l1, 1);
 	assert_int_equal(o.log_callbacks, 1);
+	assert_int_equal(o.fallback, 0);
+	/* GMPROF_FALLBACK: names in any order, "all", nothing; named back as the collector records them. */
+	char names[64];
+	static const struct { const char *var; uint32_t bits; const char *names; } fb[] = {
+		{ "GMPROF_FALLBACK=two-tables,hit-list", GMP_FALLBACK_TWO_TABLES | GMP_FALLBACK_HIT_LIST,
+		  "hit-list,two-tables" },
+		{ "GMPROF_FALLBACK=table-reuse", GMP_FALLBACK_TABLE_REUSE, "table-reuse" },
+		{ "GMPROF_FALLBACK=all", GMP_FALLBACK_ALL, "hit-list,two-tables,table-reuse" },
+		{ "GMPROF_FALLBACK=", 0, "" },
+	};
+	for (size_t i = 0; i < sizeof(fb) / sizeof(fb[0]); i++) {
+		const char *vars[] = { fb[i].var, NULL };
+		assert_int_equal(parse(vars, &o, err), 0);
+		assert_int_equal(o.fallback, fb[i].bits);
+		assert_string_equal(gmp_opts__fallback_names(o.fallback, names, sizeof(names)), fb[i].names);
+	}
 	static const char *const bad[][2] = {
 		{ "GMPROF_MODE=fast", "GMPROF_MODE='fast'" },
 		{ "GMPROF_DEPTH=0", "GMPROF_DEPTH='0'" },
@@ -68,6 +84,10 @@ static void options(void **state)
 		{ "GMPROF_ON_ERROR=ignore", "GMPROF_ON_ERROR='ignore'" },
 		{ "GMPROF_PATCH_EMPTY=2", "GMPROF_PATCH_EMPTY='2'" },
 		{ "GMPROF_PATCH_LOADS=L1", "expected l2 or l1" },
+		{ "GMPROF_FALLBACK=hitlist", "expected a comma list of hit-list, two-tables and table-reuse, or all" },
+		{ "GMPROF_FALLBACK=hit-list,", "GMPROF_FALLBACK='hit-list,'" },
+		{ "GMPROF_FALLBACK=,two-tables", "GMPROF_FALLBACK=',two-tables'" },
+		{ "GMPROF_FALLBACK=hit-list,,two-tables", "GMPROF_FALLBACK='hit-list,,two-tables'" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *vars[] = { bad[i][0], NULL };
