@@ -288,6 +288,9 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 			gmp_finding__in_use(r, f) ? " in use" : "",
 			gmp_human_bytes(gmp_finding__peak_before(r, f), b, sizeof(b)),
 			gmp_human_bytes(gmp_finding__peak_after(r, f), c, sizeof(c)));
+	else if (f->pattern != GMP_PAT_DEAD_WRITE && f->pattern != GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY)
+		/* Its fix frees memory, only not at the peak, or not while the other objects there stay. */
+		fprintf(fp, "; alone, saves nothing at the peak%s", gmp_finding__in_use(r, f) ? " in use" : "");
 	fputc('\n', fp);
 	fprintf(fp, "     allocated by %s%s\n", gmp_result__api_label(r, o->alloc_ev, api, sizeof(api)),
 		where(s, o->alloc_ev, at, sizeof(at)));
