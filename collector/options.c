@@ -86,9 +86,9 @@ const char *gmp_opts__fallback_names(uint32_t bits, char *buf, size_t n)
 {
 	size_t at = 0;
 	buf[0] = 0;
-	for (size_t k = 0; k + 1 < NFALLBACKS; k++) /* "all" is its parts */
+	for (size_t k = 0; k + 1 < NFALLBACKS && at < n; k++) /* "all" is its parts */
 		if (bits & fallbacks[k].bit)
-			at += (size_t)snprintf(buf + at, at < n ? n - at : 0, "%s%s", at ? "," : "", fallbacks[k].name);
+			at += (size_t)snprintf(buf + at, n - at, "%s%s", at ? "," : "", fallbacks[k].name);
 	return buf;
 }
 
