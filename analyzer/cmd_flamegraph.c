@@ -99,7 +99,7 @@ static void title(const struct fg *g, char *buf, size_t n)
 	if (g->in.n > 1)
 		snprintf(inputs, sizeof(inputs), " of %zu inputs", g->in.n);
 	if (g->o.what == GMP_FLAME_PEAK) {
-		if (!g->several && g->in.n == 1)
+		if (g->seen && !g->several && g->in.n == 1)
 			snprintf(dev, sizeof(dev), "device %u's", g->dev);
 		snprintf(buf, n, "%s live at %s largest peak%s, by allocation call path", hb,
 			 *dev ? dev : "each device's", inputs);

@@ -113,6 +113,13 @@ if [ -n "$XMLLINT" ]; then
 else
 	echo "ok - skipped: xmllint is not installed and cannot be installed here"
 fi
+# A run that allocated nothing: nothing folded; an SVG that says 0 B.
+printf '{"op":"end"}\n' >"$TMPDIR/empty.jsonl"
+expect_exit 0 "a run that allocated nothing" -- "$GMPROF" flamegraph "$TMPDIR/empty.jsonl"
+[ ! -s "$TMPDIR/out" ] && ok "  ... no stacks" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "  ... as SVG" -- "$GMPROF" flamegraph --format svg "$TMPDIR/empty.jsonl"
+grep -q "<title>0 B live at each device&#39;s largest peak, by allocation call path</title>" "$TMPDIR/out" &&
+	[ "$(grep -c '<rect ' "$TMPDIR/out")" -eq 0 ] && ok "  ... titled 0 B, no frame" || notok "  ... $(head -3 "$TMPDIR/out")"
 # The HTML report draws each device's largest peak by call path.
 expect_exit 0 "html with the peak's flame graph" -- "$GMPROF" html --symbols $D/bin $P
 grep -q '<title>Device 0: 256.0 MiB live at its largest peak, by allocation call path</title>' "$TMPDIR/out" &&
