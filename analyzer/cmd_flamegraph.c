@@ -3,7 +3,8 @@
  * `gmprof flamegraph`: where a run's device memory was allocated, by call
  * path -- the bytes live at each device's largest peak, leaked, or all
  * allocated -- as folded stacks (flamegraph.pl, inferno, speedscope) or an
- * SVG flame graph.  Several inputs make one graph, a frame naming each.
+ * SVG flame graph.  Several inputs make one graph, a frame naming each; two
+ * with --diff, a differential one.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -25,7 +26,10 @@ static const char usage[] =
 	"speedscope, or as an SVG flame graph (no script; hover a frame for its\n"
 	"bytes).  Pools count whole, as peaks do.  Several inputs (an MPI job's\n"
 	"ranks) make one graph, each input's paths under a frame naming it; a run\n"
-	"on several devices has a frame per device.\n"
+	"on several devices has a frame per device.  With --diff, two runs make a\n"
+	"differential graph: as wide as AFTER, red where a call path grew since\n"
+	"BEFORE, blue where it shrank (folded: both byte counts on each line, as\n"
+	"difffolded.pl writes them, for flamegraph.pl).\n"
 	"\n"
 	"Options:\n"
 	"      --at WHAT            peak: the bytes live at each device's largest peak;\n"
@@ -35,6 +39,7 @@ static const char usage[] =
 	"      --nvtx               the NVTX ranges each object was allocated in, as\n"
 	"                           frames above its call path\n"
 	"      --objects            each object's name, as a frame below its call path\n"
+	"      --diff               BEFORE AFTER: where the bytes grew and shrank\n"
 	"  -f, --format FMT         folded or svg (svg when FILE ends in .svg, else folded)\n"
 	"      --width PIXELS       the SVG's width (1200)\n"
 	"  -o, --output FILE        write to FILE (standard output by default)\n"
@@ -56,24 +61,27 @@ static const char usage[] =
 	"  gmprof flamegraph -o peak.svg app.gmprof\n"
 	"  gmprof flamegraph --alloc-fn 'my_malloc*' app.gmprof > peak.folded\n"
 	"  flamegraph.pl --countname bytes peak.folded > peak.svg\n"
-	"  gmprof flamegraph --at leaked --nvtx -o leaks.svg prof.*.gmprof\n";
+	"  gmprof flamegraph --at leaked --nvtx -o leaks.svg prof.*.gmprof\n"
+	"  gmprof flamegraph --diff -o grew.svg main.gmprof branch.gmprof\n";
 
 struct fg {
 	struct gmp_inputs in;
 	struct gmp_flame *f;
 	struct gmp_flame_opts o;
 	int svg;
+	int diff;             /* --diff: the two inputs are the sides of one tree */
 	unsigned width;
 	int seen;             /* a device was used, over the inputs */
 	int several;          /* more than one device was */
 	uint32_t dev;         /* the first */
 };
 
+/* Input i's objects into the tree: under a frame of its own, or (--diff) on side i. */
 static int add_input(struct gmp_session *s, size_t i, void *ctx)
 {
 	struct fg *g = ctx;
-	(void)i;
-	g->o.root = g->in.n > 1 ? s->name : NULL;
+	g->o.root = g->in.n > 1 && !g->diff ? s->name : NULL;
+	gmp_flame__side(g->f, g->diff ? (int)i : 0);
 	if (gmp_flame__session(g->f, s, &g->o) < 0) {
 		fprintf(stderr, "gmprof flamegraph: out of memory\n");
 		return GMP_OUTPUT_ABANDON;
@@ -91,24 +99,53 @@ static int add_input(struct gmp_session *s, size_t i, void *ctx)
 	return 0;
 }
 
+/*
+ * --diff: both runs open at once, so that a frame per device is above the
+ * paths of both when either used several devices.
+ */
+static int add_both(struct fg *g)
+{
+	struct gmp_session s[2];
+	if (gmp_session__open(&s[0], g->in.v[0], &g->in.so))
+		return GMP_OUTPUT_ABANDON;
+	if (gmp_session__open(&s[1], g->in.v[1], &g->in.so)) {
+		gmp_session__close(&s[0]);
+		return GMP_OUTPUT_ABANDON;
+	}
+	g->o.device_frames = s[0].r->ndevices > 1 || s[1].r->ndevices > 1;
+	int err = add_input(&s[0], 0, g);
+	if (!err)
+		err = add_input(&s[1], 1, g);
+	gmp_session__close(&s[0]);
+	gmp_session__close(&s[1]);
+	return err;
+}
+
 /* "256.0 MiB live at device 0's largest peak, by allocation call path", and so on. */
 static void title(const struct fg *g, char *buf, size_t n)
 {
-	char hb[32], dev[32] = "", inputs[32] = "";
-	gmp_human_bytes(gmp_flame__total(g->f), hb, sizeof(hb));
-	if (g->in.n > 1)
+	char what[96], dev[32] = "", inputs[32] = "", x[32], y[32], z[32];
+	int one = g->seen && !g->several;
+	if (g->in.n > 1 && !g->diff)
 		snprintf(inputs, sizeof(inputs), " of %zu inputs", g->in.n);
 	if (g->o.what == GMP_FLAME_PEAK) {
-		if (g->seen && !g->several && g->in.n == 1)
+		if (one && (g->in.n == 1 || g->diff))
 			snprintf(dev, sizeof(dev), "device %u's", g->dev);
-		snprintf(buf, n, "%s live at %s largest peak%s, by allocation call path", hb,
-			 *dev ? dev : "each device's", inputs);
+		snprintf(what, sizeof(what), "live at %s largest peak%s", *dev ? dev : "each device's", inputs);
+	} else {
+		if (one)
+			snprintf(dev, sizeof(dev), " on device %u", g->dev);
+		snprintf(what, sizeof(what), "%s%s%s", g->o.what == GMP_FLAME_LEAKED ? "leaked" : "allocated", dev,
+			 inputs);
+	}
+	uint64_t before = gmp_flame__total(g->f, 0), after = gmp_flame__total(g->f, 1);
+	if (!g->diff) {
+		snprintf(buf, n, "%s %s, by allocation call path", gmp_human_bytes(before, x, sizeof(x)), what);
 		return;
 	}
-	if (!g->several && g->seen)
-		snprintf(dev, sizeof(dev), " on device %u", g->dev);
-	snprintf(buf, n, "%s %s%s%s, by allocation call path", hb,
-		 g->o.what == GMP_FLAME_LEAKED ? "leaked" : "allocated", dev, inputs);
+	snprintf(buf, n, "Bytes %s, by allocation call path: %s before, %s after (%s%s); red grew, blue shrank", what,
+		 gmp_human_bytes(before, x, sizeof(x)), gmp_human_bytes(after, y, sizeof(y)), after < before ? "-" : "+",
+		 gmp_human_bytes(after < before ? before - after : after - before, z, sizeof(z)));
 }
 
 static int write_graph(FILE *fp, void *ctx)
@@ -116,13 +153,13 @@ static int write_graph(FILE *fp, void *ctx)
 	struct fg *g = ctx;
 	int err = gmp_flame__new(&g->f);
 	if (!err)
-		err = gmp_session__each(&g->in, add_input, g);
+		err = g->diff ? add_both(g) : gmp_session__each(&g->in, add_input, g);
 	if (!err && g->o.device != GMP_ANY_DEVICE && !g->seen) {
 		fprintf(stderr, "gmprof flamegraph: no input allocated memory on device %u\n", g->o.device);
 		err = GMP_OUTPUT_ABANDON;
 	}
 	if (!err && g->svg) {
-		char t[160];
+		char t[320];
 		title(g, t, sizeof(t));
 		struct gmp_flame_svg so = { .title = t, .width = g->width, .standalone = 1 };
 		err = gmp_flame__svg(g->f, fp, &so);
@@ -142,11 +179,12 @@ static int ends_with(const char *s, const char *suffix)
 
 int cmd_flamegraph(int argc, char **argv)
 {
-	enum { O_AT = OPT_CMD_BASE, O_DEVICE, O_NVTX, O_OBJECTS, O_WIDTH };
+	enum { O_AT = OPT_CMD_BASE, O_DEVICE, O_NVTX, O_OBJECTS, O_WIDTH, O_DIFF };
 	static const struct option longopts[] = {
 		{ "at", required_argument, 0, O_AT }, { "device", required_argument, 0, O_DEVICE },
 		{ "nvtx", no_argument, 0, O_NVTX }, { "objects", no_argument, 0, O_OBJECTS },
 		{ "format", required_argument, 0, 'f' }, { "width", required_argument, 0, O_WIDTH },
+		{ "diff", no_argument, 0, O_DIFF },
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "help", no_argument, 0, 'h' },
 		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
@@ -176,6 +214,7 @@ int cmd_flamegraph(int argc, char **argv)
 			g.o.device = u;
 			break;
 		case O_NVTX: g.o.nvtx = 1; break;
+		case O_DIFF: g.diff = 1; break;
 		case O_OBJECTS: g.o.objects = 1; break;
 		case 'f': format = optarg; break;
 		case O_WIDTH:
@@ -194,5 +233,8 @@ int cmd_flamegraph(int argc, char **argv)
 	g.o.ranges = cm.ranges;
 	if ((ex = gmp_cli__inputs("flamegraph", argc, argv, &cm, &g.in)))
 		return ex;
+	if (g.diff && g.in.n != 2)
+		return gmp_cli__usage_error("flamegraph", "--diff compares two inputs, BEFORE and AFTER (%zu given)",
+					    g.in.n);
 	return gmp_output__write(cm.output, cm.force, write_graph, &g) ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

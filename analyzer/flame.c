@@ -27,7 +27,7 @@ struct node {
 	uint32_t parent;
 	uint32_t depth;     /* the root's is 0 */
 	uint32_t nkids;
-	uint64_t self, total;
+	uint64_t self[2], total[2]; /* per side */
 };
 
 struct gmp_flame {
@@ -35,7 +35,9 @@ struct gmp_flame {
 	size_t nn, cap;
 	struct gmp_strtab *labels;
 	struct gmp_u64map kids;   /* parent << 32 | label -> node */
-	uint64_t total;
+	uint64_t total[2];
+	int side;                 /* where bytes are added */
+	int sides;                /* 2 once side 1 was chosen */
 	/* Built for output: node v's children are kid[kid_off[v] .. kid_off[v] + n[v].nkids). */
 	uint32_t *kid, *kid_off;
 };
@@ -51,6 +53,7 @@ int gmp_flame__new(struct gmp_flame **out)
 	gmp_u64map__init(&f->kids);
 	f->n[0] = (struct node){ 0 };
 	f->nn = 1;
+	f->sides = 1;
 	*out = f;
 	return 0;
 }
@@ -87,15 +90,28 @@ int64_t gmp_flame__child(struct gmp_flame *f, uint32_t parent, const char *label
 	return *slot == UINT32_MAX ? -ENOMEM : (int64_t)*slot;
 }
 
-void gmp_flame__add(struct gmp_flame *f, uint32_t node, uint64_t bytes)
+void gmp_flame__side(struct gmp_flame *f, int side)
 {
-	f->n[node].self += bytes;
-	f->total += bytes;
+	f->side = side ? 1 : 0;
+	if (side)
+		f->sides = 2;
 }
 
-uint64_t gmp_flame__total(const struct gmp_flame *f)
+void gmp_flame__add(struct gmp_flame *f, uint32_t node, uint64_t bytes)
 {
-	return f->total;
+	f->n[node].self[f->side] += bytes;
+	f->total[f->side] += bytes;
+}
+
+uint64_t gmp_flame__total(const struct gmp_flame *f, int side)
+{
+	return f->total[side ? 1 : 0];
+}
+
+/* The side a drawing's widths and order follow: the later one. */
+static int shown(const struct gmp_flame *f)
+{
+	return f->sides - 1;
 }
 
 static const char *label_of(const struct gmp_flame *f, uint32_t v)
@@ -112,7 +128,7 @@ static int by_label(const void *a, const void *b, void *ctx)
 static int by_bytes(const void *a, const void *b, void *ctx)
 {
 	const struct gmp_flame *f = ctx;
-	uint64_t x = f->n[*(const uint32_t *)a].total, y = f->n[*(const uint32_t *)b].total;
+	uint64_t x = f->n[*(const uint32_t *)a].total[shown(f)], y = f->n[*(const uint32_t *)b].total[shown(f)];
 	return x != y ? (x > y ? -1 : 1) : by_label(a, b, ctx);
 }
 
@@ -129,9 +145,11 @@ static int prepare(struct gmp_flame *f, int (*cmp)(const void *, const void *, v
 		return -ENOMEM;
 	}
 	for (size_t v = 0; v < f->nn; v++)
-		f->n[v].total = f->n[v].self;
+		for (int k = 0; k < 2; k++)
+			f->n[v].total[k] = f->n[v].self[k];
 	for (size_t v = f->nn - 1; v > 0; v--)
-		f->n[f->n[v].parent].total += f->n[v].total;
+		for (int k = 0; k < 2; k++)
+			f->n[f->n[v].parent].total[k] += f->n[v].total[k];
 	uint32_t at = 0;
 	for (size_t v = 0; v < f->nn; v++) {
 		f->kid_off[v] = at;
@@ -159,13 +177,15 @@ static void folded_from(struct gmp_flame *f, FILE *fp, uint32_t v, uint32_t *pat
 	uint32_t d = f->n[v].depth;
 	if (v != GMP_FLAME_ROOT) {
 		path[d - 1] = v;
-		if (f->n[v].self) {
+		if (f->n[v].self[0] || f->n[v].self[1]) {
 			for (uint32_t k = 0; k < d; k++) {
 				if (k)
 					fputc(';', fp);
 				folded_label(fp, label_of(f, path[k]));
 			}
-			fprintf(fp, " %llu\n", (unsigned long long)f->n[v].self);
+			if (f->sides == 2)
+				fprintf(fp, " %llu", (unsigned long long)f->n[v].self[0]);
+			fprintf(fp, " %llu\n", (unsigned long long)f->n[v].self[f->sides - 1]);
 		}
 	}
 	for (uint32_t k = 0; k < f->n[v].nkids; k++)
@@ -215,27 +235,62 @@ static void colour(const char *s, unsigned *r, unsigned *g, unsigned *b)
 	*b = 30 + (h >> 16) % 50;
 }
 
+/* A differential frame's colour: red as far as it grew, blue as far as it shrank. */
+static void delta_colour(uint64_t before, uint64_t after, unsigned *r, unsigned *g, unsigned *b)
+{
+	uint64_t big = before > after ? before : after, d = before > after ? before - after : after - before;
+	unsigned fade = 225 - (unsigned)(185.0 * (double)d / (double)(big ? big : 1));
+	*r = after >= before ? 255 : fade;
+	*g = d ? fade : 225;
+	*b = after <= before ? 255 : fade;
+	if (!d)
+		*r = *b = 225;
+}
+
 struct draw {
 	struct gmp_flame *f;
 	FILE *fp;
+	int k;             /* the side drawn */
 	double scale;      /* pixels per byte */
 	uint32_t rows;     /* the deepest row drawn, plus one */
 };
 
+/* A frame's tooltip after its label: its bytes and share, or before and after. */
+static void tip(const struct draw *d, const uint64_t *total)
+{
+	const struct gmp_flame *f = d->f;
+	char x[32], y[32], z[32];
+	if (f->sides == 1) {
+		fprintf(d->fp, ": %s (%llu bytes), %.1f%%", gmp_human_bytes(total[0], x, sizeof(x)),
+			(unsigned long long)total[0], f->total[0] ? 100.0 * (double)total[0] / (double)f->total[0] : 0.0);
+		return;
+	}
+	uint64_t delta = total[1] > total[0] ? total[1] - total[0] : total[0] - total[1];
+	fprintf(d->fp, ": %s before, %s after (%s%s", gmp_human_bytes(total[0], x, sizeof(x)),
+		gmp_human_bytes(total[1], y, sizeof(y)), total[1] < total[0] ? "-" : "+",
+		gmp_human_bytes(delta, z, sizeof(z)));
+	if (total[0])
+		fprintf(d->fp, ", %s%.1f%%", total[1] < total[0] ? "-" : "+", 100.0 * (double)delta / (double)total[0]);
+	fprintf(d->fp, ")");
+}
+
 static void frame(struct draw *d, uint32_t v, double x, const char *text)
 {
 	const struct gmp_flame *f = d->f;
-	double w = (double)f->n[v].total * d->scale;
+	double w = (double)f->n[v].total[d->k] * d->scale;
 	double y = TOP + (double)f->n[v].depth * ROW_H;
-	char hb[32], buf[MAX_CHARS * 4 + 3];
+	char buf[MAX_CHARS * 4 + 3];
 	unsigned r, g, b;
-	colour(text, &r, &g, &b);
+	if (f->sides == 2)
+		delta_colour(f->n[v].total[0], f->n[v].total[1], &r, &g, &b);
+	else
+		colour(text, &r, &g, &b);
 	fprintf(d->fp, "<g><title>");
 	gmp_text__markup(d->fp, text);
-	fprintf(d->fp, ": %s (%llu bytes), %.1f%%</title><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
-		"rx=\"2\" fill=\"rgb(%u,%u,%u)\"/>", gmp_human_bytes(f->n[v].total, hb, sizeof(hb)),
-		(unsigned long long)f->n[v].total, f->total ? 100.0 * (double)f->n[v].total / (double)f->total : 0.0,
-		x, y, w > 1 ? w - 0.5 : w / 2, ROW_H - 1, r, g, b); /* a gap after each; a child stays inside */
+	tip(d, f->n[v].total);
+	fprintf(d->fp, "</title><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" rx=\"2\" "
+		"fill=\"rgb(%u,%u,%u)\"/>", x, y, w > 1 ? w - 0.5 : w / 2, ROW_H - 1, r, g, b);
+		/* a gap after each; a child stays inside */
 	size_t chars = w > 8 ? (size_t)((w - 6) / CHAR_W) : 0;
 	if (chars >= 3) {
 		fprintf(d->fp, "<text x=\"%.1f\" y=\"%.0f\">", x + 3, y + 12);
@@ -250,7 +305,7 @@ static void draw_from(struct draw *d, uint32_t v, double x)
 	struct gmp_flame *f = d->f;
 	for (uint32_t k = 0; k < f->n[v].nkids; k++) {
 		uint32_t c = f->kid[f->kid_off[v] + k];
-		double w = (double)f->n[c].total * d->scale;
+		double w = (double)f->n[c].total[d->k] * d->scale;
 		if (w < 0.5)
 			break; /* the widest first: the rest are narrower */
 		frame(d, c, x, label_of(f, c));
@@ -260,11 +315,12 @@ static void draw_from(struct draw *d, uint32_t v, double x)
 }
 
 /* The deepest row with a frame wide enough to draw. */
-static uint32_t rows_of(const struct gmp_flame *f, double scale)
+static uint32_t rows_of(const struct draw *d)
 {
+	const struct gmp_flame *f = d->f;
 	uint32_t rows = 1;
 	for (size_t v = 1; v < f->nn; v++)
-		if ((double)f->n[v].total * scale >= 0.5 && f->n[v].depth + 1 > rows)
+		if ((double)f->n[v].total[d->k] * d->scale >= 0.5 && f->n[v].depth + 1 > rows)
 			rows = f->n[v].depth + 1;
 	return rows;
 }
@@ -275,8 +331,9 @@ int gmp_flame__svg(struct gmp_flame *f, FILE *fp, const struct gmp_flame_svg *o)
 	if (err)
 		return err;
 	unsigned width = o->width < 200 ? 200 : o->width;
-	struct draw d = { f, fp, f->total ? (double)(width - 2) / (double)f->total : 0, 0 };
-	d.rows = rows_of(f, d.scale);
+	int k = shown(f);
+	struct draw d = { f, fp, k, f->total[k] ? (double)(width - 2) / (double)f->total[k] : 0, 0 };
+	d.rows = rows_of(&d);
 	unsigned height = TOP + d.rows * ROW_H + 4;
 	if (o->standalone)
 		fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -288,12 +345,13 @@ int gmp_flame__svg(struct gmp_flame *f, FILE *fp, const struct gmp_flame_svg *o)
 	gmp_text__markup(fp, o->title);
 	fprintf(fp, "</text>\n");
 	/* The root spans the whole width: "all" of the title's bytes. */
-	if (f->total) {
+	if (f->total[k]) {
 		char hb[32];
-		fprintf(fp, "<g><title>all: %s (%llu bytes)</title><rect x=\"1\" y=\"%d\" width=\"%u\" height=\"%d\" "
-			"rx=\"2\" fill=\"rgb(224,224,224)\"/><text x=\"4\" y=\"%d\">all: %s</text></g>\n",
-			gmp_human_bytes(f->total, hb, sizeof(hb)), (unsigned long long)f->total, TOP, width - 2,
-			ROW_H - 1, TOP + 12, hb);
+		fprintf(fp, "<g><title>all");
+		tip(&d, f->total);
+		fprintf(fp, "</title><rect x=\"1\" y=\"%d\" width=\"%u\" height=\"%d\" rx=\"2\" "
+			"fill=\"rgb(224,224,224)\"/><text x=\"4\" y=\"%d\">all: %s</text></g>\n", TOP, width - 2,
+			ROW_H - 1, TOP + 12, gmp_human_bytes(f->total[k], hb, sizeof(hb)));
 		draw_from(&d, GMP_FLAME_ROOT, 1);
 	}
 	fprintf(fp, "</svg>\n");

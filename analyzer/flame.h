@@ -27,16 +27,23 @@ void gmp_flame__free(struct gmp_flame *f);   /* NULL: nothing */
  * node (>= 1), or -ENOMEM.
  */
 int64_t gmp_flame__child(struct gmp_flame *f, uint32_t parent, const char *label, size_t len);
-/* Adds bytes to node's own (its callers' totals include them). */
+/*
+ * A tree has one side, or two to compare (a run before a change, side 0,
+ * and after it, side 1): bytes are added to the side chosen last (0 at
+ * first).  A tree with a side 1 is a differential one.
+ */
+void gmp_flame__side(struct gmp_flame *f, int side);
+/* Adds bytes to node's own on the current side (its callers' totals include them). */
 void gmp_flame__add(struct gmp_flame *f, uint32_t node, uint64_t bytes);
-/* Every byte added. */
-uint64_t gmp_flame__total(const struct gmp_flame *f);
+/* Every byte added to a side. */
+uint64_t gmp_flame__total(const struct gmp_flame *f, int side);
 
 /*
  * Folded stacks: a line per path that holds bytes of its own, its frames
- * from the root down joined by ';', a space and the bytes; paths in the
- * byte order of their frames.  A ';' or a line break inside a label is
- * written as ':' or ' '.  0, or -EIO / -ENOMEM.
+ * from the root down joined by ';', a space and the bytes (a differential
+ * tree: its bytes on side 0, a space, on side 1, as difffolded.pl writes
+ * them); paths in the byte order of their frames.  A ';' or a line break
+ * inside a label is written as ':' or ' '.  0, or -EIO / -ENOMEM.
  */
 int gmp_flame__folded(struct gmp_flame *f, FILE *fp);
 
@@ -49,7 +56,9 @@ struct gmp_flame_svg {
 /*
  * An icicle flame graph: the root's row on top, each frame below its
  * caller, as wide as its share of the total, the widest first; frames
- * under half a pixel are left out (the total still counts them).
+ * under half a pixel are left out (the total still counts them).  A
+ * differential tree is drawn as side 1, each frame red as far as it grew
+ * from side 0, blue as far as it shrank; its tooltip gives both.
  * 0, or -EIO / -ENOMEM.
  */
 int gmp_flame__svg(struct gmp_flame *f, FILE *fp, const struct gmp_flame_svg *o);
@@ -67,6 +76,7 @@ struct gmp_flame_opts {
 	int nvtx;             /* the NVTX ranges an object was allocated in as frames, outermost first */
 	int objects;          /* the object's name as the last frame */
 	const char *root;     /* a frame above every path (an input's name), or NULL */
+	int device_frames;    /* "device N" above each path even when the run used one device */
 	const char *ranges;   /* only objects allocated in NVTX ranges matching this glob, or NULL */
 };
 
@@ -75,7 +85,7 @@ struct gmp_flame_opts {
  * call path: the frames of its stack from the outermost, up to the
  * outermost --alloc-fn wrapper (left out, with what it called); else its
  * site.  Above them: o->root, "device N" when every device is wanted and
- * the run used several, the NVTX ranges (o->nvtx).  Pools count whole,
+ * the run used several (or o->device_frames), the NVTX ranges (o->nvtx).  Pools count whole,
  * not by their NVTX regions, as peaks do.  The number of objects added,
  * or -ENOMEM.
  */

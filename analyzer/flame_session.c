@@ -108,7 +108,8 @@ static int add_object(struct walk *w, uint32_t obj)
 int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const struct gmp_flame_opts *o)
 {
 	const struct gmp_result *r = s->r;
-	struct walk w = { .f = f, .s = s, .o = o, .device_frames = o->device == GMP_ANY_DEVICE && r->ndevices > 1 };
+	struct walk w = { .f = f, .s = s, .o = o,
+			  .device_frames = o->device == GMP_ANY_DEVICE && (r->ndevices > 1 || o->device_frames) };
 	gmp_u64map__init(&w.paths);
 	int err = 0;
 	switch (o->what) {

@@ -87,6 +87,33 @@ printf 'device 0;a.cu:1 4096\ndevice 1;a.cu:2 8192\ndevice 1;a.cu:4 1024\n' | cm
 expect_exit 0 "--device 1" -- "$GMPROF" flamegraph --device 1 $TMPDIR/two.jsonl
 printf 'a.cu:2 8192\na.cu:4 1024\n' | cmp -s - "$TMPDIR/out" && ok "  ... its objects alone" || notok "  ... $(cat "$TMPDIR/out")"
 
+# --diff BEFORE AFTER: both runs' bytes per path, as difffolded.pl writes them;
+# each column adds up to its run's peak.  Figure 2 with B twice the size.
+sed 's/"size":1048576/"size":2097152/' $S/figure2.jsonl >"$TMPDIR/fig2big.jsonl"
+expect_exit 0 "--diff" -- "$GMPROF" flamegraph --diff $S/figure2.jsonl "$TMPDIR/fig2big.jsonl"
+printf 'fig2.cu:10 8192 8192\nfig2.cu:12 1048576 2097152\nfig2.cu:13 4096 4096\n' | cmp -s - "$TMPDIR/out" &&
+	ok "  ... a line per path with both counts" || notok "  ... $(cat "$TMPDIR/out")"
+for pair in "$S/figure2.jsonl $S/figure3.jsonl" "$D/three_mm.gmprof $D/darknet_layer.gmprof" "$P $D/laghos_state.gmprof"; do
+	set -- $pair
+	"$GMPROF" flamegraph --diff "$1" "$2" >"$TMPDIR/diff.folded"
+	a=$(awk '{ s += $(NF - 1) } END { printf "%.0f\n", s }' "$TMPDIR/diff.folded")
+	b=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$TMPDIR/diff.folded")
+	[ "$a" = "$(json_peaks "$1")" ] && [ "$b" = "$(json_peaks "$2")" ] &&
+		ok "--diff $(basename "$1") $(basename "$2"): the columns are the two peaks ($a, $b)" ||
+		notok "--diff $(basename "$1") $(basename "$2"): columns $a $b, peaks $(json_peaks "$1") $(json_peaks "$2")"
+	bad=$(grep -cvE '^[^;]+(;[^;]+)* [0-9]+ [0-9]+$' "$TMPDIR/diff.folded")
+	[ "$bad" -eq 0 ] && ok "  ... each line is frames and two counts" || notok "  ... $bad lines are not"
+done
+expect_exit 0 "--diff as SVG" -- "$GMPROF" flamegraph --diff --format svg $S/figure2.jsonl "$TMPDIR/fig2big.jsonl"
+grep -q "<title>Bytes live at device 0&#39;s largest peak, by allocation call path: 1.0 MiB before, 2.0 MiB after (+1.0 MiB); red grew, blue shrank</title>" "$TMPDIR/out" &&
+	grep -q '<title>fig2.cu:12: 1.0 MiB before, 2.0 MiB after (+1.0 MiB, +100.0%)</title><rect [^>]*fill="rgb(255,133,133)"' "$TMPDIR/out" &&
+	ok "  ... titled; the grown path red, with both sizes" || notok "  ... $(grep -c '<title>' "$TMPDIR/out") titles"
+cp "$TMPDIR/out" "$TMPDIR/diff.svg"
+expect_exit 2 "--diff of one input" -- "$GMPROF" flamegraph --diff $S/figure2.jsonl
+expect_stderr_line "\-\-diff compares two inputs, BEFORE and AFTER (1 given)" "  ... says it takes two"
+expect_exit 2 "--diff of three inputs" -- "$GMPROF" flamegraph --diff $S/figure2.jsonl $S/figure2.jsonl $S/figure2.jsonl
+expect_stderr_line "(3 given)" "  ... says how many it got"
+
 # SVG: by the file's name or --format; well-formed; the title says what and how much.
 expect_exit 0 "-o peak.svg" -- "$GMPROF" flamegraph --symbols $D/bin -o "$TMPDIR/peak.svg" $P
 head -1 "$TMPDIR/peak.svg" | grep -q '^<?xml ' && grep -q "<title>256.0 MiB live at device 0&#39;s largest peak, by allocation call path</title>" \
@@ -105,7 +132,7 @@ if [ -z "$XMLLINT" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; the
 	XMLLINT=$(command -v xmllint || true)
 fi
 if [ -n "$XMLLINT" ]; then
-	for f in peak leaks; do
+	for f in peak leaks diff; do
 		"$XMLLINT" --noout "$TMPDIR/$f.svg" 2>"$TMPDIR/err" && ok "  ... $f.svg is well-formed XML" || notok "  ... $f.svg: $(head -3 "$TMPDIR/err")"
 	done
 	printf '<svg><title>a < b</title></svg>\n' >"$TMPDIR/bad.svg"

@@ -74,6 +74,7 @@ sweep "check with SARIF and JUnit" 7 700 "$R/gmprof" -- "$G" check --fail-on all
 sweep "html" 7 700 "$R/gmprof" -- "$G" html -o - "$P"
 sweep "flamegraph, SVG" 5 500 "$R/gmprof" -- "$G" flamegraph --format svg --nvtx --objects -o - "$P"
 sweep "flamegraph, folded, two inputs" 5 500 "$R/gmprof" -- "$G" flamegraph --at allocated -o - "$P" "$P"
+sweep "flamegraph --diff, SVG" 5 500 "$R/gmprof" -- "$G" flamegraph --diff --format svg -o - "$P" "$P"
 
 # ---- collector: the program runs on ------------------------------------------------------
 export GMPROF_COLLECTOR="$R/libgmprof.so" GMPROF_SANITIZER_LIB="$R/double/libsanitizer-public.so"

@@ -51,7 +51,8 @@ static void folded_merges_and_orders(void **state)
 	add_path(f, "alpha", 1);
 	add_path(f, "main;b;c", 4);
 	add_path(f, "semi;colon;here", 0); /* no bytes: no line, but a node */
-	assert_int_equal(gmp_flame__total(f), 15);
+	assert_int_equal(gmp_flame__total(f, 0), 15);
+	assert_int_equal(gmp_flame__total(f, 1), 0);
 	char *out = written(f, 0, 0);
 	assert_string_equal(out, "alpha 1\nmain;b 3\nmain;b;c 9\nmain;x 2\n");
 	free(out);
@@ -122,7 +123,7 @@ static void folded_random(void **state)
 		assert_int_equal(fclose(fp), 0);
 		char *got = written(f, 0, 0);
 		assert_string_equal(got, want);
-		assert_int_equal(gmp_flame__total(f), total);
+		assert_int_equal(gmp_flame__total(f, 0), total);
 		free(got);
 		free(want);
 		gmp_flame__free(f);
@@ -218,6 +219,46 @@ static void svg_cuts_labels(void **state)
 	gmp_flame__free(f);
 }
 
+/* Two sides: folded lines carry both, the drawing follows side 1 and colours the change. */
+static void differential(void **state)
+{
+	(void)state;
+	struct gmp_flame *f;
+	assert_int_equal(gmp_flame__new(&f), 0);
+	add_path(f, "main;grows", 100);
+	add_path(f, "main;same", 50);
+	add_path(f, "main;shrinks", 400);
+	add_path(f, "gone", 10);
+	gmp_flame__side(f, 1);
+	add_path(f, "main;grows", 300);
+	add_path(f, "main;same", 50);
+	add_path(f, "main;shrinks", 100);
+	add_path(f, "new", 100);
+	assert_int_equal(gmp_flame__total(f, 0), 560);
+	assert_int_equal(gmp_flame__total(f, 1), 550);
+	char *out = written(f, 0, 0);
+	assert_string_equal(out, "gone 10 0\nmain;grows 100 300\nmain;same 50 50\nmain;shrinks 400 100\nnew 0 100\n");
+	free(out);
+	out = written(f, 1, 1000);
+	/* Widths follow side 1: main holds 450 of 550 bytes, 816.5 of 998 pixels (a half-pixel gap after it). */
+	assert_non_null(strstr(out, "<title>main: 550 B before, 450 B after (-100 B, -18.2%)</title><rect x=\"1.0\" y=\"41\" "
+				    "width=\"816.0\""));
+	/* Colour fades from 225 by 185 times the change over the larger side: grew by 2/3 of 300, red;
+	   shrank by 3/4 of 400, blue; unchanged, grey; new, the full red. */
+	assert_non_null(strstr(out, "<title>grows: 100 B before, 300 B after (+200 B, +200.0%)</title>"));
+	assert_non_null(strstr(out, "fill=\"rgb(255,102,102)\""));
+	assert_non_null(strstr(out, "<title>shrinks: 400 B before, 100 B after (-300 B, -75.0%)</title>"));
+	assert_non_null(strstr(out, "fill=\"rgb(87,87,255)\""));
+	assert_non_null(strstr(out, "<title>same: 50 B before, 50 B after (+0 B, +0.0%)</title>"));
+	assert_non_null(strstr(out, "fill=\"rgb(225,225,225)\""));
+	assert_non_null(strstr(out, "<title>new: 0 B before, 100 B after (+100 B)</title>"));
+	assert_non_null(strstr(out, "fill=\"rgb(255,40,40)\""));
+	/* What is gone has no width after: not drawn. */
+	assert_null(strstr(out, "<title>gone"));
+	free(out);
+	gmp_flame__free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +266,7 @@ int main(void)
 		cmocka_unit_test(folded_random),
 		cmocka_unit_test(svg_geometry),
 		cmocka_unit_test(svg_cuts_labels),
+		cmocka_unit_test(differential),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
