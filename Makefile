@@ -288,7 +288,11 @@ run: all
 	  $(MAKE) --no-print-directory gpu-run; \
 	else \
 	  echo "gmprof: no GPU here; analyzing the bundled $(RUN_INPUT)"; \
-	  $(REL)/gmprof report --symbols tests/data/gpu/bin --alloc-fn 'bench_malloc*' $(RUN_INPUT); \
+	  $(REL)/gmprof report --symbols tests/data/gpu/bin --alloc-fn 'bench_malloc*' $(RUN_INPUT) && \
+	  mkdir -p $(BUILD)/run && $(REL)/gmprof html --force -o $(BUILD)/run/report.html --symbols tests/data/gpu/bin \
+	    --alloc-fn 'bench_malloc*' $(RUN_INPUT) && \
+	  $(REL)/gmprof flamegraph --force -o $(BUILD)/run/peak.svg --symbols tests/data/gpu/bin $(RUN_INPUT) && \
+	  echo "gmprof: also written: $(BUILD)/run/report.html (the report as a page) and $(BUILD)/run/peak.svg (the peak by call path)"; \
 	fi
 
 # ---- tests -----------------------------------------------------------------
@@ -357,10 +361,13 @@ gpu-check: all
 
 # The main job on a GPU machine: profile the bundled simpleMultiCopy-shaped benchmark.
 gpu-run: all
-	@mkdir -p $(BUILD)/gpu
+	@mkdir -p $(BUILD)/gpu $(BUILD)/run
 	$(Q)$(NVCC) -O2 -g -lineinfo -Xcompiler -rdynamic -o $(BUILD)/gpu/simple_multi_copy benchmarks/cuda/simple_multi_copy.cu
 	$(REL)/gmprof run --force --top 0 -o $(BUILD)/gpu/simple_multi_copy.gmprof -- $(BUILD)/gpu/simple_multi_copy
 	$(REL)/gmprof report --top 10 --alloc-fn 'bench_malloc*' $(BUILD)/gpu/simple_multi_copy.gmprof
+	$(REL)/gmprof html --force -o $(BUILD)/run/report.html --alloc-fn 'bench_malloc*' $(BUILD)/gpu/simple_multi_copy.gmprof
+	$(REL)/gmprof flamegraph --force -o $(BUILD)/run/peak.svg $(BUILD)/gpu/simple_multi_copy.gmprof
+	@echo "gmprof: also written: $(BUILD)/run/report.html (the report as a page) and $(BUILD)/run/peak.svg (the peak by call path)"
 
 # After gpu-check on a GPU machine: keep its profiles as test data, in
 # tests/data/gpu/ (RECORD_MAX bytes at most each), with the binaries named in

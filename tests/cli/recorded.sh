@@ -67,4 +67,20 @@ threads=$("$GMPROF" dump "$D/multithread.gmprof" | grep '"op":"kernel"' | grep -
 "$GMPROF" report --top 0 "$D/intra.gmprof" | grep -q "^  next " && notok "intra mode: no such line" || ok "intra mode: no such line"
 "$GMPROF" html -o "$TMPDIR/next.html" "$D/three_mm.gmprof" && grep -q "<dt>next</dt><dd>intra mode also finds .*<code>gmprof run --kernels-from $D/three_mm.gmprof -- build/gpu/three_mm</code>" "$TMPDIR/next.html" &&
 	ok "object mode: the HTML report names it too" || notok "object mode: the HTML report names it too"
+# The README's first command, where there is no GPU: the bundled profile's
+# report, with main's source lines, and the same as a page and a flame graph.
+if sh tests/gpu/have-gpu.sh >/dev/null 2>&1; then
+	echo "ok - skipped: make run profiles a program on this machine's GPU"
+else
+	B=${BUILD:-build}
+	rm -f "$B/run/report.html" "$B/run/peak.svg"
+	expect_exit 0 "make run without a GPU" -- make -s --no-print-directory BUILD="$B" run
+	grep -q "^gmprof: no GPU here; analyzing the bundled $D/simple_multi_copy.gmprof$" "$TMPDIR/out" &&
+		grep -q '^  device 0: 256.0 MiB at ALLOC (stream 0, #4) at .*simple_multi_copy.cu:42$' "$TMPDIR/out" &&
+		grep -q '^Findings: 11, ranked by' "$TMPDIR/out" && ok "  ... the bundled profile's report, with source lines" ||
+		notok "  ... the report: $(head -5 "$TMPDIR/out")"
+	grep -q '<h2>Peaks</h2>' "$B/run/report.html" && grep -q '^<?xml ' "$B/run/peak.svg" &&
+		grep -q 'cudaMalloc: 128.0 MiB' "$B/run/peak.svg" && ok "  ... and the page and the flame graph it says it wrote" ||
+		notok "  ... the page and the flame graph"
+fi
 finish
