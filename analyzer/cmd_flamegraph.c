@@ -20,19 +20,22 @@ static const char usage[] =
 	"Usage: gmprof flamegraph [options] INPUT...\n"
 	"\n"
 	"Write where a run's device memory was allocated, by call path: the bytes\n"
-	"live at each device's largest peak (or leaked, or all it allocated), as\n"
-	"folded stacks (a line per call path: its frames from the outermost, joined\n"
-	"by ';', then its bytes) for flamegraph.pl, inferno-flamegraph or\n"
-	"speedscope, or as an SVG flame graph (no script; hover a frame for its\n"
-	"bytes).  Pools count whole, as peaks do.  Several inputs (an MPI job's\n"
-	"ranks) make one graph, each input's paths under a frame naming it; a run\n"
-	"on several devices has a frame per device.  With --diff, two runs make a\n"
-	"differential graph: as wide as AFTER, red where a call path grew since\n"
-	"BEFORE, blue where it shrank (folded: both byte counts on each line, as\n"
-	"difffolded.pl writes them, for flamegraph.pl).\n"
+	"live at each device's largest peak (or in use, leaked, or all it\n"
+	"allocated), as folded stacks (a line per call path: its frames from the\n"
+	"outermost, joined by ';', then its bytes) for flamegraph.pl,\n"
+	"inferno-flamegraph or speedscope, or as an SVG flame graph (no script;\n"
+	"hover a frame for its bytes).  Pools count whole, as peaks do, except\n"
+	"with --at in-use.  Several inputs (an MPI job's ranks) make one graph,\n"
+	"each input's paths under a frame naming it; a run on several devices has\n"
+	"a frame per device.  With --diff, two runs make a differential graph: as\n"
+	"wide as AFTER, red where a call path grew since BEFORE, blue where it\n"
+	"shrank (folded: both byte counts on each line, as difffolded.pl writes\n"
+	"them, for flamegraph.pl).\n"
 	"\n"
 	"Options:\n"
 	"      --at WHAT            peak: the bytes live at each device's largest peak;\n"
+	"                           in-use: those in use at its peak of bytes in use,\n"
+	"                           pools with NVTX regions by their regions;\n"
 	"                           leaked: those never freed (as check --max-leak\n"
 	"                           counts them); allocated: every byte (peak)\n"
 	"      --device N           only the objects of device N\n"
@@ -128,10 +131,11 @@ static void title(const struct fg *g, char *buf, size_t n)
 	int one = g->seen && !g->several;
 	if (g->in.n > 1 && !g->diff)
 		snprintf(inputs, sizeof(inputs), " of %zu inputs", g->in.n);
-	if (g->o.what == GMP_FLAME_PEAK) {
+	if (g->o.what == GMP_FLAME_PEAK || g->o.what == GMP_FLAME_IN_USE) {
 		if (one && (g->in.n == 1 || g->diff))
 			snprintf(dev, sizeof(dev), "device %u's", g->dev);
-		snprintf(what, sizeof(what), "live at %s largest peak%s", *dev ? dev : "each device's", inputs);
+		snprintf(what, sizeof(what), g->o.what == GMP_FLAME_PEAK ? "live at %s largest peak%s" :
+			 "in use at %s peak of bytes in use%s", *dev ? dev : "each device's", inputs);
 	} else {
 		if (one)
 			snprintf(dev, sizeof(dev), " on device %u", g->dev);
@@ -205,8 +209,11 @@ int cmd_flamegraph(int argc, char **argv)
 				g.o.what = GMP_FLAME_LEAKED;
 			else if (!strcmp(optarg, "allocated"))
 				g.o.what = GMP_FLAME_ALLOCATED;
+			else if (!strcmp(optarg, "in-use"))
+				g.o.what = GMP_FLAME_IN_USE;
 			else
-				return gmp_cli__usage_error("flamegraph", "'--at %s': expected peak, leaked or allocated", optarg);
+				return gmp_cli__usage_error("flamegraph", "'--at %s': expected peak, in-use, leaked or allocated",
+							    optarg);
 			break;
 		case O_DEVICE:
 			if (gmp_cli__u32(optarg, &u) || u == GMP_ANY_DEVICE)

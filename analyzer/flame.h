@@ -68,6 +68,8 @@ enum gmp_flame_what {
 	GMP_FLAME_PEAK,       /* those live at each device's largest peak */
 	GMP_FLAME_LEAKED,     /* those its memory_leak findings leave allocated (gmp_leaked_bytes) */
 	GMP_FLAME_ALLOCATED,  /* every byte it allocated */
+	GMP_FLAME_IN_USE,     /* those in use at each device's peak of bytes in use: a pool with
+				 NVTX regions by its regions (without regions, the peak's) */
 };
 
 struct gmp_flame_opts {
@@ -85,9 +87,9 @@ struct gmp_flame_opts {
  * call path: the frames of its stack from the outermost, up to the
  * outermost --alloc-fn wrapper (left out, with what it called); else its
  * site.  Above them: o->root, "device N" when every device is wanted and
- * the run used several (or o->device_frames), the NVTX ranges (o->nvtx).  Pools count whole,
- * not by their NVTX regions, as peaks do.  The number of objects added,
- * or -ENOMEM.
+ * the run used several (or o->device_frames), the NVTX ranges (o->nvtx).
+ * Pools count whole, as peaks count them, but in GMP_FLAME_IN_USE.  The
+ * number of objects added, or -ENOMEM.
  */
 struct gmp_session;
 int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const struct gmp_flame_opts *o);

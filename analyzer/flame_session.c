@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "baseline.h"
@@ -105,6 +106,48 @@ static int add_object(struct walk *w, uint32_t obj)
 	return 0;
 }
 
+/*
+ * The objects in use at each device's peak of bytes in use: where the
+ * detector's curve of bytes in use first reaches its largest value, every
+ * object live there but the pools with regions (counted by their regions).
+ * A device without regions has no such curve: its peak's objects.
+ */
+static int in_use(struct walk *w)
+{
+	const struct gmp_result *r = w->s->r;
+	size_t nev = r->trace->nev;
+	uint32_t *pos = malloc((nev ? nev : 1) * sizeof(*pos));
+	uint8_t *pool = calloc(r->nobjects ? r->nobjects : 1, 1);
+	int err = pos && pool ? 0 : -ENOMEM;
+	for (size_t p = 0; !err && p < nev; p++)
+		pos[r->order[p]] = (uint32_t)p;
+	for (size_t i = 0; !err && i < r->nobjects; i++)
+		if (r->objects[i].kind == GMP_MEM_POOL_REGION && r->objects[i].parent != GMP_NO_OBJECT)
+			pool[r->objects[i].parent] = 1;
+	for (size_t d = 0; !err && d < r->ndevices; d++) {
+		const struct gmp_device_summary *ds = &r->devices[d];
+		if (!ds->inuse_peak_bytes) {
+			const struct gmp_peak *pk = gmp_result__top_peak(r, ds->device);
+			for (uint32_t i = 0; pk && i < pk->obj_n && !err; i++)
+				err = add_object(w, r->peak_objs[pk->obj_off + i]);
+			continue;
+		}
+		uint32_t at = UINT32_MAX;
+		for (size_t k = 0; k < r->ninuse_curve && at == UINT32_MAX; k++)
+			if (r->inuse_curve[k].device == ds->device && r->inuse_curve[k].live == ds->inuse_peak_bytes)
+				at = pos[r->inuse_curve[k].ev];
+		for (size_t i = 0; at != UINT32_MAX && i < r->nobjects && !err; i++) {
+			const struct gmp_object *ob = &r->objects[i];
+			uint32_t a = pos[ob->alloc_ev], e = ob->free_ev == GMP_NO_EVENT ? UINT32_MAX : pos[ob->free_ev];
+			if (ob->device == ds->device && !pool[i] && a <= at && at < e)
+				err = add_object(w, (uint32_t)i);
+		}
+	}
+	free(pos);
+	free(pool);
+	return err;
+}
+
 int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const struct gmp_flame_opts *o)
 {
 	const struct gmp_result *r = s->r;
@@ -124,6 +167,9 @@ int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const str
 		for (size_t i = 0; i < r->nfindings && !err; i++)
 			if (gmp_leak__counted(r, &r->findings[i]))
 				err = add_object(&w, r->findings[i].object);
+		break;
+	case GMP_FLAME_IN_USE:
+		err = in_use(&w);
 		break;
 	case GMP_FLAME_ALLOCATED:
 		for (size_t i = 0; i < r->nobjects && !err; i++)

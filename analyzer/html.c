@@ -320,18 +320,29 @@ static void failures(FILE *fp, struct page *pg)
 	fprintf(fp, "</tbody></table>\n");
 }
 
-/* A device's largest peak as a flame graph of its live bytes by allocation call path. */
+/*
+ * A device's largest peak as a flame graph of its live bytes by allocation
+ * call path; where its pools have NVTX regions, also its peak of bytes in
+ * use, by region.
+ */
 static void peak_flame(FILE *fp, struct gmp_session *s, const struct gmp_peak *pk)
 {
-	struct gmp_flame *f;
-	struct gmp_flame_opts o = { .what = GMP_FLAME_PEAK, .device = pk->device };
-	char t[128], a[32];
-	snprintf(t, sizeof(t), "Device %u: %s live at its largest peak, by allocation call path", pk->device,
-		 gmp_human_bytes(pk->bytes, a, sizeof(a)));
-	struct gmp_flame_svg so = { .title = t, .width = PLOT_W };
-	if (gmp_flame__new(&f) || gmp_flame__session(f, s, &o) < 0 || gmp_flame__svg(f, fp, &so))
-		fprintf(fp, "<p class=\"incomplete\">Out of memory drawing the peak by call path.</p>\n");
-	gmp_flame__free(f);
+	uint64_t inuse = 0;
+	for (size_t i = 0; i < s->r->ndevices; i++)
+		if (s->r->devices[i].device == pk->device)
+			inuse = s->r->devices[i].inuse_peak_bytes;
+	for (int k = 0; k < 1 + (inuse != 0); k++) {
+		struct gmp_flame *f;
+		struct gmp_flame_opts o = { .what = k ? GMP_FLAME_IN_USE : GMP_FLAME_PEAK, .device = pk->device };
+		char t[160], a[32];
+		snprintf(t, sizeof(t), k ? "Device %u: %s in use at its peak of bytes in use, by allocation call path"
+					 : "Device %u: %s live at its largest peak, by allocation call path",
+			 pk->device, gmp_human_bytes(k ? inuse : pk->bytes, a, sizeof(a)));
+		struct gmp_flame_svg so = { .title = t, .width = PLOT_W };
+		if (gmp_flame__new(&f) || gmp_flame__session(f, s, &o) < 0 || gmp_flame__svg(f, fp, &so))
+			fprintf(fp, "<p class=\"incomplete\">Out of memory drawing the peak by call path.</p>\n");
+		gmp_flame__free(f);
+	}
 }
 
 /* Each peak: where it was reached, and its live bytes by allocation site (the largest also by call path). */

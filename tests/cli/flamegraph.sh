@@ -16,6 +16,13 @@ json_peaks() {
 		in_dev && /^      "peak_bytes": / { gsub(/,/, ""); s += $2 } END { printf "%.0f\n", s }'
 }
 
+# Likewise each device's peak of bytes in use, where pools have regions, else its peak.
+json_in_use() {
+	"$GMPROF" replay --format json --pretty "$1" | awk '/^  "devices": \[/ { in_dev = 1 } /^  \]/ { in_dev = 0 }
+		in_dev && /^      "peak_bytes": / { gsub(/,/, ""); p = $2; s += p }
+		in_dev && /^      "inuse_peak_bytes": / { gsub(/,/, ""); s += $2 - p } END { printf "%.0f\n", s }'
+}
+
 # Every script and recorded profile: the folded bytes are the peaks' and the leaks'.
 for s in $S/*.jsonl $D/*.gmprof; do
 	name=$(basename "$s")
@@ -26,6 +33,9 @@ for s in $S/*.jsonl $D/*.gmprof; do
 	# Every line: frames, a space, a positive count; no empty frame.
 	bad=$(grep -cvE '^[^;]+(;[^;]+)* [1-9][0-9]*$' "$TMPDIR/peak.folded")
 	[ "$bad" -eq 0 ] && ok "  ... each line is frames and bytes" || notok "  ... $bad lines are not frames and bytes"
+	"$GMPROF" flamegraph --at in-use "$s" >"$TMPDIR/inuse.folded"
+	[ "$(sum "$TMPDIR/inuse.folded")" = "$(json_in_use "$s")" ] && ok "  ... --at in-use: its peak of bytes in use" ||
+		notok "  ... --at in-use: $(sum "$TMPDIR/inuse.folded"), its peak in use $(json_in_use "$s")"
 	"$GMPROF" flamegraph --at leaked "$s" >"$TMPDIR/leak.folded"
 	leaked=$("$GMPROF" baseline "$s" | sed -n 's/.*"leaked_bytes": \([0-9]*\).*/\1/p')
 	[ "$(sum "$TMPDIR/leak.folded")" = "$leaked" ] && ok "  ... its leaked folded bytes are the baseline's ($leaked)" ||
@@ -37,6 +47,15 @@ expect_exit 0 "--at leaked of a leaked pool with regions" -- "$GMPROF" flamegrap
 [ "$(cat "$TMPDIR/out")" = "alloc.cu:10;pool 1048576" ] && ok "  ... the pool alone" || notok "  ... $(cat "$TMPDIR/out")"
 expect_exit 0 "--at allocated: pools whole, not their regions" -- "$GMPROF" flamegraph --at allocated $S/pool_leaked.jsonl
 printf 'alloc.cu:10 1048576\nalloc.cu:11 262144\n' | cmp -s - "$TMPDIR/out" && ok "  ... both pools" || notok "  ... $(cat "$TMPDIR/out")"
+
+# In use: a pool with regions counts by its live regions at the peak of bytes in use.
+expect_exit 0 "--at in-use --objects of a pool with regions" -- "$GMPROF" flamegraph --at in-use --objects $S/pool_regions.jsonl
+printf 'model.cu:20;x 65536\nmodel.cu:21;w 65536\nmodel.cu:22;scratch 4096\n' | cmp -s - "$TMPDIR/out" &&
+	ok "  ... its three regions, 132 KiB, not the 1 MiB pool" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "  ... its HTML report draws both" -- "$GMPROF" html $S/pool_regions.jsonl
+grep -q '<title>Device 0: 1.0 MiB live at its largest peak, by allocation call path</title>' "$TMPDIR/out" &&
+	grep -q '<title>Device 0: 132.0 KiB in use at its peak of bytes in use, by allocation call path</title>' "$TMPDIR/out" &&
+	ok "  ... the peak and the peak in use" || notok "  ... the peak and the peak in use"
 
 # NVTX ranges as frames above the call path, objects below it; --ranges keeps some.
 expect_exit 0 "--nvtx --objects" -- "$GMPROF" flamegraph --nvtx --objects $S/nvtx_ranges.jsonl
@@ -154,7 +173,7 @@ grep -q '<title>Device 0: 256.0 MiB live at its largest peak, by allocation call
 
 # Bad uses: one sentence, status 2, nothing written.
 expect_exit 2 "--at sometime" -- "$GMPROF" flamegraph --at sometime $P
-expect_stderr_line "'--at sometime': expected peak, leaked or allocated" "  ... says what --at takes"
+expect_stderr_line "'--at sometime': expected peak, in-use, leaked or allocated" "  ... says what --at takes"
 expect_exit 2 "--format png" -- "$GMPROF" flamegraph --format png $P
 expect_stderr_line "unknown format 'png'" "  ... names the format"
 expect_exit 2 "--width 20" -- "$GMPROF" flamegraph --width 20 $P
