@@ -43,8 +43,11 @@ static const char usage[] =
 	"                           frames above its call path\n"
 	"      --objects            each object's name, as a frame below its call path\n"
 	"      --diff               BEFORE AFTER: where the bytes grew and shrank\n"
-	"  -f, --format FMT         folded or svg (svg when FILE ends in .svg, else folded)\n"
+	"  -f, --format FMT         folded, svg (when FILE ends in .svg), or tree: the\n"
+	"                           call tree as indented text, with each frame's share\n"
 	"      --width PIXELS       the SVG's width (1200)\n"
+	"      --threshold PCT      the tree: frames under PCT%% of the bytes are counted,\n"
+	"                           not shown (1)\n"
 	"  -o, --output FILE        write to FILE (standard output by default)\n"
 	"      --force              replace FILE if it exists\n"
 	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
@@ -65,13 +68,15 @@ static const char usage[] =
 	"  gmprof flamegraph --alloc-fn 'my_malloc*' app.gmprof > peak.folded\n"
 	"  flamegraph.pl --countname bytes peak.folded > peak.svg\n"
 	"  gmprof flamegraph --at leaked --nvtx -o leaks.svg prof.*.gmprof\n"
-	"  gmprof flamegraph --diff -o grew.svg main.gmprof branch.gmprof\n";
+	"  gmprof flamegraph --diff -o grew.svg main.gmprof branch.gmprof\n"
+	"  gmprof flamegraph --format tree --threshold 5 app.gmprof\n";
 
 struct fg {
 	struct gmp_inputs in;
 	struct gmp_flame *f;
 	struct gmp_flame_opts o;
-	int svg;
+	int svg, text;        /* --format svg, tree */
+	double min_pct;       /* --threshold */
 	int diff;             /* --diff: the two inputs are the sides of one tree */
 	unsigned width;
 	int seen;             /* a device was used, over the inputs */
@@ -147,9 +152,10 @@ static void title(const struct fg *g, char *buf, size_t n)
 		snprintf(buf, n, "%s %s, by allocation call path", gmp_human_bytes(before, x, sizeof(x)), what);
 		return;
 	}
-	snprintf(buf, n, "Bytes %s, by allocation call path: %s before, %s after (%s%s); red grew, blue shrank", what,
+	snprintf(buf, n, "Bytes %s, by allocation call path: %s before, %s after (%s%s)%s", what,
 		 gmp_human_bytes(before, x, sizeof(x)), gmp_human_bytes(after, y, sizeof(y)), after < before ? "-" : "+",
-		 gmp_human_bytes(after < before ? before - after : after - before, z, sizeof(z)));
+		 gmp_human_bytes(after < before ? before - after : after - before, z, sizeof(z)),
+		 g->svg ? "; red grew, blue shrank" : "");
 }
 
 static int write_graph(FILE *fp, void *ctx)
@@ -167,6 +173,14 @@ static int write_graph(FILE *fp, void *ctx)
 		title(g, t, sizeof(t));
 		struct gmp_flame_svg so = { .title = t, .width = g->width, .standalone = 1 };
 		err = gmp_flame__svg(g->f, fp, &so);
+	} else if (!err && g->text) {
+		char t[320];
+		title(g, t, sizeof(t));
+		fprintf(fp, "%s\n%7s  %10s", t, "share", g->diff ? "before" : "bytes");
+		if (g->diff)
+			fprintf(fp, " %10s  %-10s", "after", "change");
+		fprintf(fp, "  call path\n");
+		err = gmp_flame__text(g->f, fp, g->min_pct);
 	} else if (!err) {
 		err = gmp_flame__folded(g->f, fp);
 	}
@@ -183,19 +197,19 @@ static int ends_with(const char *s, const char *suffix)
 
 int cmd_flamegraph(int argc, char **argv)
 {
-	enum { O_AT = OPT_CMD_BASE, O_DEVICE, O_NVTX, O_OBJECTS, O_WIDTH, O_DIFF };
+	enum { O_AT = OPT_CMD_BASE, O_DEVICE, O_NVTX, O_OBJECTS, O_WIDTH, O_DIFF, O_THRESHOLD };
 	static const struct option longopts[] = {
 		{ "at", required_argument, 0, O_AT }, { "device", required_argument, 0, O_DEVICE },
 		{ "nvtx", no_argument, 0, O_NVTX }, { "objects", no_argument, 0, O_OBJECTS },
 		{ "format", required_argument, 0, 'f' }, { "width", required_argument, 0, O_WIDTH },
-		{ "diff", no_argument, 0, O_DIFF },
+		{ "diff", no_argument, 0, O_DIFF }, { "threshold", required_argument, 0, O_THRESHOLD },
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "help", no_argument, 0, 'h' },
 		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
 	struct gmp_cli_common cm;
 	gmp_cli__common_init(&cm);
-	struct fg g = { .o = { .what = GMP_FLAME_PEAK, .device = GMP_ANY_DEVICE }, .width = 1200 };
+	struct fg g = { .o = { .what = GMP_FLAME_PEAK, .device = GMP_ANY_DEVICE }, .width = 1200, .min_pct = 1 };
 	const char *format = NULL;
 	uint32_t u;
 	int c, ex;
@@ -222,6 +236,11 @@ int cmd_flamegraph(int argc, char **argv)
 			break;
 		case O_NVTX: g.o.nvtx = 1; break;
 		case O_DIFF: g.diff = 1; break;
+		case O_THRESHOLD:
+			if (gmp_cli__pct(optarg, &g.min_pct) || g.min_pct > 100)
+				return gmp_cli__usage_error("flamegraph", "bad threshold '%s': a percentage from 0 to 100",
+							    optarg);
+			break;
 		case O_OBJECTS: g.o.objects = 1; break;
 		case 'f': format = optarg; break;
 		case O_WIDTH:
@@ -234,9 +253,10 @@ int cmd_flamegraph(int argc, char **argv)
 				return ex;
 		}
 	}
-	if (format && strcmp(format, "folded") && strcmp(format, "svg"))
-		return gmp_cli__usage_error("flamegraph", "unknown format '%s' (folded or svg)", format);
+	if (format && strcmp(format, "folded") && strcmp(format, "svg") && strcmp(format, "tree"))
+		return gmp_cli__usage_error("flamegraph", "unknown format '%s' (folded, svg or tree)", format);
 	g.svg = format ? !strcmp(format, "svg") : ends_with(cm.output, ".svg") || ends_with(cm.output, ".svg.gz");
+	g.text = format && !strcmp(format, "tree");
 	g.o.ranges = cm.ranges;
 	if ((ex = gmp_cli__inputs("flamegraph", argc, argv, &cm, &g.in)))
 		return ex;

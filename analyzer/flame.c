@@ -205,6 +205,71 @@ int gmp_flame__folded(struct gmp_flame *f, FILE *fp)
 	return err ? err : ferror(fp) ? -EIO : 0;
 }
 
+struct text {
+	struct gmp_flame *f;
+	FILE *fp;
+	int k;             /* the side whose bytes give the shares */
+	uint64_t least;    /* a frame with fewer bytes (on either side) is counted, not shown */
+};
+
+/* What hides a frame: its bytes, on the side with more. */
+static uint64_t weight(const uint64_t *total)
+{
+	return total[0] > total[1] ? total[0] : total[1];
+}
+
+/* One line: share, bytes, indentation by depth, label. */
+static void text_line(const struct text *t, const uint64_t *total, uint32_t depth, const char *label, size_t hidden)
+{
+	const struct gmp_flame *f = t->f;
+	char x[32], y[32], z[32];
+	uint64_t all = f->total[t->k];
+	fprintf(t->fp, "%6.1f%%  %10s", all ? 100.0 * (double)total[t->k] / (double)all : 0.0,
+		gmp_human_bytes(total[0], x, sizeof(x)));
+	if (f->sides == 2) {
+		uint64_t d = total[1] > total[0] ? total[1] - total[0] : total[0] - total[1];
+		fprintf(t->fp, " %10s  %s%-9s", gmp_human_bytes(total[1], y, sizeof(y)), total[1] < total[0] ? "-" : "+",
+			gmp_human_bytes(d, z, sizeof(z)));
+	}
+	fprintf(t->fp, "  %*s", (int)(2 * depth), "");
+	if (hidden)
+		fprintf(t->fp, "(%zu more, each under the threshold)\n", hidden);
+	else
+		fprintf(t->fp, "%s\n", label);
+}
+
+static void text_from(struct text *t, uint32_t v)
+{
+	struct gmp_flame *f = t->f;
+	uint64_t rest[2] = { 0, 0 };
+	size_t hidden = 0;
+	for (uint32_t k = 0; k < f->n[v].nkids; k++) {
+		uint32_t c = f->kid[f->kid_off[v] + k];
+		if (weight(f->n[c].total) < t->least || !weight(f->n[c].total)) {
+			hidden++;
+			rest[0] += f->n[c].total[0];
+			rest[1] += f->n[c].total[1];
+			continue;
+		}
+		text_line(t, f->n[c].total, f->n[c].depth, label_of(f, c), 0);
+		text_from(t, c);
+	}
+	if (hidden)
+		text_line(t, rest, f->n[v].depth + 1, NULL, hidden);
+}
+
+int gmp_flame__text(struct gmp_flame *f, FILE *fp, double min_pct)
+{
+	int err = prepare(f, by_bytes);
+	if (err)
+		return err;
+	struct text t = { f, fp, shown(f), 0 };
+	t.least = (uint64_t)((double)weight(f->total) * min_pct / 100.0);
+	text_line(&t, f->total, 0, "all", 0);
+	text_from(&t, GMP_FLAME_ROOT);
+	return ferror(fp) ? -EIO : 0;
+}
+
 /* The first chars characters of s (UTF-8), ".." marking a cut, into buf (MAX_CHARS * 4 + 3 bytes). */
 static const char *cut(const char *s, size_t chars, char *buf)
 {

@@ -47,6 +47,14 @@ uint64_t gmp_flame__total(const struct gmp_flame *f, int side);
  */
 int gmp_flame__folded(struct gmp_flame *f, FILE *fp);
 
+/*
+ * The tree as indented text, a line per frame, the widest first, under a
+ * line for all: its share of the total, its bytes (a differential tree:
+ * before, after and the change), its label.  Frames under min_pct of the
+ * total are counted on one line per caller instead.  0, or -EIO / -ENOMEM.
+ */
+int gmp_flame__text(struct gmp_flame *f, FILE *fp, double min_pct);
+
 struct gmp_flame_svg {
 	const char *title;   /* the top row's text, and the drawing's title */
 	unsigned width;      /* pixels (>= 200) */

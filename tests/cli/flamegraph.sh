@@ -72,6 +72,26 @@ expect_exit 0 "--ranges 'step > *'" -- "$GMPROF" flamegraph --ranges 'step > *' 
 printf 'model.cu:20 134217728\nmodel.cu:21 134217728\nmodel.cu:30 268435456\n' | cmp -s - "$TMPDIR/out" &&
 	ok "  ... only what the step allocated" || notok "  ... $(cat "$TMPDIR/out")"
 
+# The same tree as text, for a terminal or a CI log; --threshold counts the small frames.
+expect_exit 0 "--format tree --nvtx --threshold 15" -- "$GMPROF" flamegraph --format tree --nvtx --threshold 15 $S/nvtx_ranges.jsonl
+cat >"$TMPDIR/want" <<'F'
+1.2 GiB live at device 0's largest peak, by allocation call path
+  share       bytes  call path
+ 100.0%     1.2 GiB  all
+  60.0%   768.0 MiB    setup
+  20.0%   256.0 MiB      train.cu:10
+  20.0%   256.0 MiB      train.cu:11
+  20.0%   256.0 MiB      train.cu:12
+  40.0%   512.0 MiB    step
+  20.0%   256.0 MiB      backward
+  20.0%   256.0 MiB        model.cu:30
+  20.0%   256.0 MiB      forward
+  20.0%   256.0 MiB        (2 more, each under the threshold)
+F
+diff -u "$TMPDIR/want" "$TMPDIR/out" >"$TMPDIR/diff" && ok "  ... the widest first, the small ones counted" || { notok "  ... as expected"; cat "$TMPDIR/diff"; }
+expect_exit 2 "--threshold 120" -- "$GMPROF" flamegraph --format tree --threshold 120 $S/nvtx_ranges.jsonl
+expect_stderr_line "bad threshold '120'" "  ... says so"
+
 # A recorded profile's call paths, from its binary's DWARF; --alloc-fn cuts the wrapper off.
 M="/work/main/benchmarks/cuda"
 expect_exit 0 "a recorded profile with its binary" -- "$GMPROF" flamegraph --symbols $D/bin $P
@@ -175,7 +195,7 @@ grep -q '<title>Device 0: 256.0 MiB live at its largest peak, by allocation call
 expect_exit 2 "--at sometime" -- "$GMPROF" flamegraph --at sometime $P
 expect_stderr_line "'--at sometime': expected peak, in-use, leaked or allocated" "  ... says what --at takes"
 expect_exit 2 "--format png" -- "$GMPROF" flamegraph --format png $P
-expect_stderr_line "unknown format 'png'" "  ... names the format"
+expect_stderr_line "unknown format 'png' (folded, svg or tree)" "  ... names the format and the ones there are"
 expect_exit 2 "--width 20" -- "$GMPROF" flamegraph --width 20 $P
 expect_stderr_line "bad width '20'" "  ... names the width"
 expect_exit 2 "--device 3 of a run on device 0" -- "$GMPROF" flamegraph -o "$TMPDIR/none.folded" --device 3 $P

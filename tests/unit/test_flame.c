@@ -27,7 +27,7 @@ static void add_path(struct gmp_flame *f, const char *path, uint64_t bytes)
 	gmp_flame__add(f, (uint32_t)v, bytes);
 }
 
-/* What fn writes of f, as a malloc'd string. */
+/* What fn writes of f (svg 2: the text tree, width its threshold), as a malloc'd string. */
 static char *written(struct gmp_flame *f, int svg, unsigned width)
 {
 	char *buf = NULL;
@@ -35,7 +35,7 @@ static char *written(struct gmp_flame *f, int svg, unsigned width)
 	FILE *fp = open_memstream(&buf, &len);
 	assert_non_null(fp);
 	struct gmp_flame_svg o = { .title = "t <&> \"q\"", .width = width, .standalone = 1 };
-	assert_int_equal(svg ? gmp_flame__svg(f, fp, &o) : gmp_flame__folded(f, fp), 0);
+	assert_int_equal(svg == 2 ? gmp_flame__text(f, fp, width) : svg ? gmp_flame__svg(f, fp, &o) : gmp_flame__folded(f, fp), 0);
 	assert_int_equal(fclose(fp), 0);
 	return buf;
 }
@@ -259,6 +259,46 @@ static void differential(void **state)
 	gmp_flame__free(f);
 }
 
+/* The tree as text: widest first, indented by depth; frames under the threshold counted per caller. */
+static void text_tree(void **state)
+{
+	(void)state;
+	struct gmp_flame *f;
+	assert_int_equal(gmp_flame__new(&f), 0);
+	add_path(f, "main;a", 600);
+	add_path(f, "main;b", 300);
+	add_path(f, "main;c", 60);
+	add_path(f, "main;d", 40);
+	char *out = written(f, 2, 1);
+	assert_string_equal(out, " 100.0%      1000 B  all\n"
+				 " 100.0%      1000 B    main\n"
+				 "  60.0%       600 B      a\n"
+				 "  30.0%       300 B      b\n"
+				 "   6.0%        60 B      c\n"
+				 "   4.0%        40 B      d\n");
+	free(out);
+	out = written(f, 2, 10);
+	assert_string_equal(out, " 100.0%      1000 B  all\n"
+				 " 100.0%      1000 B    main\n"
+				 "  60.0%       600 B      a\n"
+				 "  30.0%       300 B      b\n"
+				 "  10.0%       100 B      (2 more, each under the threshold)\n");
+	free(out);
+	/* Differential: before, after, the change; a path gone since is still listed. */
+	gmp_flame__side(f, 1);
+	add_path(f, "main;a", 200);
+	add_path(f, "main;b", 300);
+	out = written(f, 2, 1);
+	assert_string_equal(out, " 100.0%      1000 B      500 B  -500 B      all\n"
+				 " 100.0%      1000 B      500 B  -500 B        main\n"
+				 "  60.0%       300 B      300 B  +0 B            b\n"
+				 "  40.0%       600 B      200 B  -400 B          a\n"
+				 "   0.0%        60 B        0 B  -60 B           c\n"
+				 "   0.0%        40 B        0 B  -40 B           d\n");
+	free(out);
+	gmp_flame__free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +307,7 @@ int main(void)
 		cmocka_unit_test(svg_geometry),
 		cmocka_unit_test(svg_cuts_labels),
 		cmocka_unit_test(differential),
+		cmocka_unit_test(text_tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
