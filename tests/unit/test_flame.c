@@ -35,7 +35,8 @@ static char *written(struct gmp_flame *f, int svg, unsigned width)
 	FILE *fp = open_memstream(&buf, &len);
 	assert_non_null(fp);
 	struct gmp_flame_svg o = { .title = "t <&> \"q\"", .width = width, .standalone = 1 };
-	assert_int_equal(svg == 2 ? gmp_flame__text(f, fp, width) : svg ? gmp_flame__svg(f, fp, &o) : gmp_flame__folded(f, fp), 0);
+	int err = svg == 2 ? gmp_flame__text(f, fp, width) : svg ? gmp_flame__svg(f, fp, &o) : gmp_flame__folded(f, fp);
+	assert_int_equal(err, 0);
 	assert_int_equal(fclose(fp), 0);
 	return buf;
 }
