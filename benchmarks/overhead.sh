@@ -85,7 +85,7 @@ timed() { # program config command...
 	# gmprof's own device memory in that run (the profile's META), for the table: once.
 	[ "$r" = 1 ] || return 0
 	case $c in object* | intra*)
-		own=$("$G" dump "$OUT/$p.gmprof" 2>/dev/null | sed -n 's/^# collector_device_peak: //p')
+		own=$("$G" dump "$OUT/$p.gmprof" 2>/dev/null | sed -n 's/^{"op":"meta","key":"collector_device_peak","value":"\([0-9]*\)"}$/\1/p')
 		[ -z "$own" ] || echo "$p $c $own" >>"$OUT/own" ;;
 	esac
 }

@@ -1,124 +1,30 @@
 // SPDX-License-Identifier: MIT
 /*
  * The event-script reader: one JSON object per line, parsed with cJSON and
- * checked field by field.  The first bad line stops the read with its line
- * number and the reason; nothing is guessed.
+ * checked field by field (the fields' parsers: script_fields.c).  The
+ * first bad line stops the read with its line number and the reason;
+ * nothing is guessed.
  */
 #define _GNU_SOURCE
 #include "gmprof/script.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json_parse.h"
-#include "ranges.h"
-#include "u64map.h"
+#include "script_reader.h"
 #include "util.h"
-
-#define MAX_EXACT 9007199254740992.0 /* 2^53: larger integers need hex strings */
-
-struct reader {
-	struct gmp_trace *t;
-	struct gmp_script_error *err;
-	unsigned line;
-	int ended;
-	struct gmp_access *acc;
-	size_t nacc, acc_cap;
-	struct gmp_touch *touch;
-	size_t ntouch, touch_cap;
-	struct gmp_u64map last_kernel; /* device << 32 | stream -> its latest launch + 1 */
-	struct gmp_u64map heap;        /* device_heap object address -> 1 while live */
-	struct gmp_range_stacks ranges; /* each thread's open NVTX ranges */
-};
-
-static int fail(struct reader *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(struct reader *r, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err->msg, sizeof(r->err->msg), fmt, ap);
-	va_end(ap);
-	r->err->line = r->line;
-	return -EINVAL;
-}
-
-/* Parses an integer or a "0x" hex string into *v. */
-static int num(struct reader *r, const cJSON *item, const char *field, uint64_t *v)
-{
-	if (cJSON_IsNumber(item)) {
-		double d = item->valuedouble;
-		if (d < 0 || d != floor(d))
-			return fail(r, "field '%s' must be a non-negative integer", field);
-		if (d > MAX_EXACT)
-			return fail(r, "field '%s' is too large for a JSON number; write it as a \"0x\" hex string",
-				    field);
-		*v = (uint64_t)d;
-		return 0;
-	}
-	if (cJSON_IsString(item)) {
-		const char *s = item->valuestring;
-		size_t n = strlen(s);
-		if (n >= 3 && n <= 18 && s[0] == '0' && s[1] == 'x' &&
-		    strspn(s + 2, "0123456789abcdefABCDEF") == n - 2) {
-			*v = strtoull(s + 2, NULL, 16);
-			return 0;
-		}
-	}
-	return fail(r, "field '%s' must be a non-negative integer or a \"0x\" hex string", field);
-}
-
-static int opt_num(struct reader *r, const cJSON *o, const char *field, uint64_t *v)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, field);
-	if (!it)
-		return 1;
-	return num(r, it, field, v) ? -EINVAL : 0;
-}
-
-static int req_num(struct reader *r, const cJSON *o, const char *field, uint64_t *v)
-{
-	int rc = opt_num(r, o, field, v);
-	if (rc > 0)
-		return fail(r, "missing required field '%s'", field);
-	return rc;
-}
-
-static int opt_u32(struct reader *r, const cJSON *o, const char *field, uint32_t *v)
-{
-	uint64_t x;
-	int rc = opt_num(r, o, field, &x);
-	if (rc)
-		return rc;
-	if (x > UINT32_MAX)
-		return fail(r, "field '%s' must be below 2^32", field);
-	*v = (uint32_t)x;
-	return 0;
-}
-
-static int opt_str(struct reader *r, const cJSON *o, const char *field, uint32_t *id)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, field);
-	if (!it)
-		return 1;
-	if (!cJSON_IsString(it))
-		return fail(r, "field '%s' must be a string", field);
-	*id = gmp_trace__intern_cstr(r->t, it->valuestring);
-	return *id ? 0 : -ENOMEM;
-}
 
 /* Not an event: an allocation that failed for lack of memory (gmprof's addition). */
 #define OP_ALLOC_FAILED 0x100u
 #define OP_RANGE_PUSH 0x101u /* NVTX ranges (gmprof's addition) */
 #define OP_RANGE_POP 0x102u
+#define OP_META 0x103u /* run metadata: {"op":"meta","key":K,"value":V} */
 #define OP_END 0u
 
-static const char *const extra_ops[] = { "alloc_failed", "range_push", "range_pop" };
+static const char *const extra_ops[] = { "alloc_failed", "range_push", "range_pop", "meta" };
 
 static const char *op_name(unsigned op)
 {
@@ -142,9 +48,11 @@ static const char *const *op_fields(unsigned op)
 	static const char *const failed_f[] = { "size", "kind", "api", "device_free", "device_total",
 						NULL };
 	static const char *const push_f[] = { "name", NULL };
+	static const char *const meta_f[] = { "key", "value", NULL };
 	switch (op) {
 	case OP_ALLOC_FAILED: return failed_f;
 	case OP_RANGE_PUSH: return push_f;
+	case OP_META: return meta_f;
 	case GMP_OP_ALLOC: return alloc_f;
 	case GMP_OP_FREE: return free_f;
 	case GMP_OP_MEMCPY: return memcpy_f;
@@ -157,108 +65,12 @@ static const char *const *op_fields(unsigned op)
 	}
 }
 
-static int in_list(const char *const *list, const char *s)
-{
-	for (; *list; list++)
-		if (strcmp(*list, s) == 0)
-			return 1;
-	return 0;
-}
-
 static int check_fields(struct reader *r, const cJSON *o, unsigned op)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, o) {
-		if (!in_list(common_fields, it->string) && !in_list(op_fields(op), it->string))
-			return fail(r, "unknown field '%s' for op '%s'", it->string, op_name(op));
-	}
-	return 0;
-}
-
-static int event_id(struct reader *r, const cJSON *o, uint64_t *v, int required)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "event");
-	if (!it)
-		return required ? fail(r, "missing required field 'event'") : 1;
-	if (cJSON_IsString(it) && strncmp(it->valuestring, "0x", 2) != 0) {
-		uint32_t id = gmp_trace__intern_cstr(r->t, it->valuestring);
-		if (!id)
-			return -ENOMEM;
-		*v = GMP_EVENT_NAMED | id;
-		return 0;
-	}
-	if (num(r, it, "event", v))
-		return -EINVAL;
-	if (*v & GMP_EVENT_NAMED)
-		return fail(r, "field 'event' is too large");
-	return 0;
-}
-
-static int addr_list(struct reader *r, const cJSON *o, const char *field, uint32_t rw)
-{
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, field);
-	if (!arr)
-		return 0;
-	if (!cJSON_IsArray(arr))
-		return fail(r, "field '%s' must be a list of addresses", field);
-	const cJSON *it;
-	cJSON_ArrayForEach(it, arr) {
-		uint64_t a;
-		if (num(r, it, field, &a))
-			return -EINVAL;
-		if (GMP_GROW(r->acc, r->acc_cap, r->nacc + 1))
-			return -ENOMEM;
-		r->acc[r->nacc++] = (struct gmp_access){ .addr = a, .rw = rw };
-	}
-	return 0;
-}
-
-static int parse_rw(struct reader *r, const cJSON *item, uint32_t *rw)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(item, "rw");
-	if (!it)
-		return fail(r, "missing required field 'rw' in a touch");
-	const char *s = cJSON_IsString(it) ? it->valuestring : "";
-	if (strcmp(s, "r") == 0)
-		*rw = GMP_RW_READ;
-	else if (strcmp(s, "w") == 0)
-		*rw = GMP_RW_WRITE;
-	else if (strcmp(s, "rw") == 0)
-		*rw = GMP_RW_READ | GMP_RW_WRITE;
-	else
-		return fail(r, "field 'rw' of a touch must be \"r\", \"w\" or \"rw\"");
-	return 0;
-}
-
-static int touch_list(struct reader *r, const cJSON *o, int *present)
-{
-	static const char *const touch_f[] = { "addr", "size", "count", "rw", NULL };
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "touch");
-	*present = arr != NULL;
-	if (!arr)
-		return 0;
-	if (!cJSON_IsArray(arr))
-		return fail(r, "field 'touch' must be a list of objects");
-	const cJSON *it;
-	cJSON_ArrayForEach(it, arr) {
-		if (!cJSON_IsObject(it))
-			return fail(r, "each touch must be an object");
-		const cJSON *f;
-		cJSON_ArrayForEach(f, it) {
-			if (!in_list(touch_f, f->string))
-				return fail(r, "unknown field '%s' in a touch", f->string);
-		}
-		struct gmp_touch tc = { .count = 1 };
-		if (req_num(r, it, "addr", &tc.addr) || req_num(r, it, "size", &tc.size) ||
-		    opt_num(r, it, "count", &tc.count) < 0 || parse_rw(r, it, &tc.rw))
-			return -EINVAL;
-		if (tc.size == 0)
-			return fail(r, "a touch must have a positive size");
-		if (tc.addr + tc.size < tc.addr)
-			return fail(r, "a touch runs past the end of the address space");
-		if (GMP_GROW(r->touch, r->touch_cap, r->ntouch + 1))
-			return -ENOMEM;
-		r->touch[r->ntouch++] = tc;
+		if (!sr_in_list(common_fields, it->string) && !sr_in_list(op_fields(op), it->string))
+			return sr_fail(r, "unknown field '%s' for op '%s'", it->string, op_name(op));
 	}
 	return 0;
 }
@@ -267,9 +79,9 @@ static int parse_op(struct reader *r, const cJSON *o, unsigned *op)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "op");
 	if (!it)
-		return fail(r, "missing required field 'op'");
+		return sr_fail(r, "missing required field 'op'");
 	if (!cJSON_IsString(it))
-		return fail(r, "field 'op' must be a string");
+		return sr_fail(r, "field 'op' must be a string");
 	const char *s = it->valuestring;
 	if (strcmp(s, "end") == 0) {
 		*op = OP_END;
@@ -286,15 +98,15 @@ static int parse_op(struct reader *r, const cJSON *o, unsigned *op)
 			return 0;
 		}
 	}
-	return fail(r, "unknown op '%s'", s);
+	return sr_fail(r, "unknown op '%s'", s);
 }
 
 static int common(struct reader *r, const cJSON *o, struct gmp_event *e)
 {
 	uint64_t t = 0;
-	if (opt_u32(r, o, "stream", &e->stream) < 0 || opt_u32(r, o, "thread", &e->thread) < 0 ||
-	    opt_u32(r, o, "device", &e->device) < 0 || opt_num(r, o, "time_ns", &t) < 0 ||
-	    opt_str(r, o, "at", &e->at) < 0)
+	if (sr_opt_u32(r, o, "stream", &e->stream) < 0 || sr_opt_u32(r, o, "thread", &e->thread) < 0 ||
+	    sr_opt_u32(r, o, "device", &e->device) < 0 || sr_opt_num(r, o, "time_ns", &t) < 0 ||
+	    sr_opt_str(r, o, "at", &e->at) < 0)
 		return -EINVAL;
 	e->host_ns = t;
 	return 0;
@@ -303,19 +115,7 @@ static int common(struct reader *r, const cJSON *o, struct gmp_event *e)
 static int ranged(struct reader *r, uint64_t addr, uint64_t size)
 {
 	if (addr + size < addr)
-		return fail(r, "the range runs past the end of the address space");
-	return 0;
-}
-
-static int parse_kind(struct reader *r, const cJSON *o, uint8_t *kind)
-{
-	const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kind");
-	if (!k)
-		return 0;
-	int v = cJSON_IsString(k) ? gmp_mem_kind__parse(k->valuestring) : -1;
-	if (v < 0)
-		return fail(r, "field 'kind' must be one of \"device\", \"managed\", \"async\", \"pool_region\", \"device_heap\"");
-	*kind = (uint8_t)v;
+		return sr_fail(r, "the range runs past the end of the address space");
 	return 0;
 }
 
@@ -325,54 +125,54 @@ static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e
 	int rc;
 	switch (e->op) {
 	case GMP_OP_ALLOC:
-		if (req_num(r, o, "addr", &e->addr) || req_num(r, o, "size", &e->size))
+		if (sr_req_num(r, o, "addr", &e->addr) || sr_req_num(r, o, "size", &e->size))
 			return -EINVAL;
 		if (e->size == 0)
-			return fail(r, "an allocation must have a positive size");
+			return sr_fail(r, "an allocation must have a positive size");
 		if (ranged(r, e->addr, e->size))
 			return -EINVAL;
-		if ((rc = opt_str(r, o, "label", &e->name)) < 0)
+		if ((rc = sr_opt_str(r, o, "label", &e->name)) < 0)
 			return rc;
 		if (rc == 0)
 			e->flags |= GMP_EF_HAS_LABEL;
-		return parse_kind(r, o, &e->kind);
+		return sr_parse_kind(r, o, &e->kind);
 	case GMP_OP_FREE:
-		return req_num(r, o, "addr", &e->addr);
+		return sr_req_num(r, o, "addr", &e->addr);
 	case GMP_OP_MEMCPY:
-		if (req_num(r, o, "size", &e->size))
+		if (sr_req_num(r, o, "size", &e->size))
 			return -EINVAL;
-		if ((rc = opt_num(r, o, "dst", &e->addr)) < 0)
+		if ((rc = sr_opt_num(r, o, "dst", &e->addr)) < 0)
 			return rc;
 		if (rc == 0)
 			e->flags |= GMP_EF_HAS_DST;
-		if ((rc = opt_num(r, o, "src", &e->src)) < 0)
+		if ((rc = sr_opt_num(r, o, "src", &e->src)) < 0)
 			return rc;
 		if (rc == 0)
 			e->flags |= GMP_EF_HAS_SRC;
 		if (!(e->flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC)))
-			return fail(r, "a memcpy needs at least one of 'dst' and 'src'");
+			return sr_fail(r, "a memcpy needs at least one of 'dst' and 'src'");
 		if (ranged(r, e->addr, e->size) || ranged(r, e->src, e->size))
 			return -EINVAL;
 		return 0;
 	case GMP_OP_MEMSET:
-		if (req_num(r, o, "addr", &e->addr) || req_num(r, o, "size", &e->size) ||
+		if (sr_req_num(r, o, "addr", &e->addr) || sr_req_num(r, o, "size", &e->size) ||
 		    ranged(r, e->addr, e->size))
 			return -EINVAL;
-		if ((rc = opt_num(r, o, "value", &e->value)) < 0)
+		if ((rc = sr_opt_num(r, o, "value", &e->value)) < 0)
 			return rc;
 		if (rc == 0) {
 			if (e->value > 255)
-				return fail(r, "field 'value' must be a byte (0 to 255)");
+				return sr_fail(r, "field 'value' must be a byte (0 to 255)");
 			e->flags |= GMP_EF_HAS_VALUE;
 		}
 		return 0;
 	case GMP_OP_KERNEL:
-		if ((rc = opt_str(r, o, "name", &e->name)) < 0)
+		if ((rc = sr_opt_str(r, o, "name", &e->name)) < 0)
 			return rc;
 		if (rc > 0)
-			return fail(r, "missing required field 'name'");
-		if (addr_list(r, o, "read", GMP_RW_READ) || addr_list(r, o, "write", GMP_RW_WRITE) ||
-		    touch_list(r, o, touch_present))
+			return sr_fail(r, "missing required field 'name'");
+		if (sr_addr_list(r, o, "read", GMP_RW_READ) || sr_addr_list(r, o, "write", GMP_RW_WRITE) ||
+		    sr_touch_list(r, o, touch_present))
 			return -EINVAL;
 		e->flags |= GMP_EF_ACCESS_KNOWN;
 		if (*touch_present)
@@ -381,17 +181,17 @@ static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e
 	case GMP_OP_SYNC:
 		if (cJSON_GetObjectItemCaseSensitive(o, "stream"))
 			e->flags |= GMP_EF_SYNC_STREAM;
-		if ((rc = event_id(r, o, &e->value, 0)) < 0)
+		if ((rc = sr_event_id(r, o, &e->value, 0)) < 0)
 			return rc;
 		if (rc == 0) {
 			if (e->flags & GMP_EF_SYNC_STREAM)
-				return fail(r, "a sync takes 'stream' or 'event', not both");
+				return sr_fail(r, "a sync takes 'stream' or 'event', not both");
 			e->flags |= GMP_EF_SYNC_EVENT;
 		}
 		return 0;
 	case GMP_OP_EVENT_RECORD:
 	case GMP_OP_EVENT_WAIT:
-		return event_id(r, o, &e->value, 1);
+		return sr_event_id(r, o, &e->value, 1);
 	}
 	return 0;
 }
@@ -410,7 +210,7 @@ static int in_kernel(struct reader *r, struct gmp_event *e)
 		return 0;
 	uint32_t *k = gmp_u64map__get(&r->last_kernel, (uint64_t)e->device << 32 | e->stream);
 	if (!k)
-		return fail(r, "a device_heap object is allocated and freed inside a kernel: "
+		return sr_fail(r, "a device_heap object is allocated and freed inside a kernel: "
 			    "this %s needs an earlier kernel launch on its stream",
 			    heap_alloc ? "alloc" : "free");
 	e->flags |= GMP_EF_IN_KERNEL;
@@ -434,19 +234,28 @@ static int failed_alloc(struct reader *r, const cJSON *o, const struct gmp_event
 				       .host_ns = e->host_ns, .line = e->line };
 	uint8_t kind = GMP_MEM_DEVICE;
 	int rc;
-	if (req_num(r, o, "size", &f.size) || parse_kind(r, o, &kind))
+	if (sr_req_num(r, o, "size", &f.size) || sr_parse_kind(r, o, &kind))
 		return -EINVAL;
 	if (f.size == 0)
-		return fail(r, "a failed allocation must have a positive size");
+		return sr_fail(r, "a failed allocation must have a positive size");
 	if (kind == GMP_MEM_POOL_REGION || kind == GMP_MEM_DEVICE_HEAP)
-		return fail(r, "a failed allocation is of kind \"device\", \"managed\" or \"async\"");
+		return sr_fail(r, "a failed allocation is of kind \"device\", \"managed\" or \"async\"");
 	f.kind = kind;
-	if ((rc = opt_str(r, o, "api", &f.api)) < 0 || opt_num(r, o, "device_free", &f.dev_free) < 0 ||
-	    opt_num(r, o, "device_total", &f.dev_total) < 0)
+	if ((rc = sr_opt_str(r, o, "api", &f.api)) < 0 || sr_opt_num(r, o, "device_free", &f.dev_free) < 0 ||
+	    sr_opt_num(r, o, "device_total", &f.dev_total) < 0)
 		return -EINVAL;
 	if (f.dev_free > f.dev_total)
-		return fail(r, "'device_free' must not exceed 'device_total'");
+		return sr_fail(r, "'device_free' must not exceed 'device_total'");
 	return gmp_trace__add_failure(r->t, &f);
+}
+
+/* A key of the run's metadata ("mode": "alloc" says the kernels' accesses were not recorded). */
+static int meta(struct reader *r, const cJSON *o)
+{
+	const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "key"), *v = cJSON_GetObjectItemCaseSensitive(o, "value");
+	if (!cJSON_IsString(k) || !*k->valuestring || !cJSON_IsString(v))
+		return sr_fail(r, "a meta line needs a non-empty string 'key' and a string 'value'");
+	return gmp_trace__set_meta(r->t, k->valuestring, v->valuestring);
 }
 
 static int parse_line(struct reader *r, const char *line, size_t len)
@@ -457,23 +266,23 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 	if (i == len || line[i] == '#')
 		return 0;
 	if (r->ended)
-		return fail(r, "nothing may follow the 'end' op");
+		return sr_fail(r, "nothing may follow the 'end' op");
 	const char *endp = NULL;
 	int oom;
 	cJSON *o = gmp_json__parse(line, len, &endp, &oom);
 	if (!o && oom)
 		return -ENOMEM;
 	if (!o)
-		return fail(r, "not valid JSON");
+		return sr_fail(r, "not valid JSON");
 	int rc = 0;
 	while (endp && endp < line + len && (*endp == ' ' || *endp == '\t' || *endp == '\r'))
 		endp++;
 	if (endp && endp < line + len && *endp) {
-		rc = fail(r, "text after the JSON object");
+		rc = sr_fail(r, "text after the JSON object");
 		goto out;
 	}
 	if (!cJSON_IsObject(o)) {
-		rc = fail(r, "not a JSON object");
+		rc = sr_fail(r, "not a JSON object");
 		goto out;
 	}
 	unsigned op = 0;
@@ -482,17 +291,17 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 	struct gmp_event e = { .op = op >= OP_ALLOC_FAILED ? 0 : (uint8_t)op, .line = r->line };
 	if ((rc = common(r, o, &e)))
 		goto out;
-	if (op == OP_ALLOC_FAILED) {
-		rc = failed_alloc(r, o, &e);
+	if (op == OP_ALLOC_FAILED || op == OP_META) {
+		rc = op == OP_META ? meta(r, o) : failed_alloc(r, o, &e);
 		goto out;
 	}
 	uint32_t name = 0;
-	if (op == OP_RANGE_PUSH && (rc = opt_str(r, o, "name", &name)) != 0)
-		rc = rc > 0 ? fail(r, "missing required field 'name'") : rc;
+	if (op == OP_RANGE_PUSH && (rc = sr_opt_str(r, o, "name", &name)) != 0)
+		rc = rc > 0 ? sr_fail(r, "missing required field 'name'") : rc;
 	else if (op == OP_RANGE_PUSH || op == OP_RANGE_POP)
 		rc = gmp_range_stacks__change(&r->ranges, r->t, e.thread, name, r->t->nev);
 	if (rc == -ENOENT || rc == -E2BIG)
-		rc = fail(r, rc == -ENOENT ? "a range_pop with no range open on its thread" : "ranges nest deeper than 64");
+		rc = sr_fail(r, rc == -ENOENT ? "a range_pop with no range open on its thread" : "ranges nest deeper than 64");
 	if (rc || op == OP_RANGE_PUSH || op == OP_RANGE_POP)
 		goto out;
 	if (op == OP_END) {
@@ -556,7 +365,7 @@ static int reader_done(struct reader *r, int rc, struct gmp_trace **out)
 static int feed(struct reader *r, const char *line, size_t len)
 {
 	r->line++;
-	return memchr(line, '\0', len) ? fail(r, "line contains a NUL byte") : parse_line(r, line, len);
+	return memchr(line, '\0', len) ? sr_fail(r, "line contains a NUL byte") : parse_line(r, line, len);
 }
 
 int gmp_script__read_mem(const char *buf, size_t len, struct gmp_trace **out,

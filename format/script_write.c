@@ -100,12 +100,12 @@ static void op_fields(struct gmp_jw *jw, const struct gmp_trace *t, const struct
 static void header(struct gmp_jw *jw, const struct gmp_trace *t)
 {
 	gmp_jw__rawf(jw, "# gmprof event script, version 1: %zu events\n", t->nev);
-	for (size_t i = 0; i < t->nmeta; i++) {
-		const char *k = t->meta[i].key, *v = t->meta[i].value;
-		/* Comments end at a newline; keep values on one line. */
-		gmp_jw__rawf(jw, "# %s: ", k);
-		for (const char *p = v; *p; p++)
-			gmp_jw__raw(jw, (*p == '\n' || *p == '\r') ? " " : p, 1);
+	for (size_t i = 0; i < t->nmeta; i++) { /* read back as the run's metadata */
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "op", "meta");
+		gmp_jw__kstr(jw, "key", t->meta[i].key);
+		gmp_jw__kstr(jw, "value", t->meta[i].value);
+		gmp_jw__obj_end(jw);
 		gmp_jw__raw(jw, "\n", 1);
 	}
 	if (t->truncated || t->damaged)

@@ -88,7 +88,7 @@ expect_stderr_line "^gmprof: 3 malloc()/free() calls inside kernels were not rec
 printf 'alloc 0x900000\nfree 0x900000\nalloc 0x900080\n' | diff -u - "$TMPDIR/heaplost.ops" >"$TMPDIR/heaplost.diff" &&
 	ok "heap records that do not fit: the stale object is ended, the unknown free skipped" ||
 	{ notok "heap records that do not fit"; cat "$TMPDIR/heaplost.diff"; }
-"$GMPROF" dump "$TMPDIR/heaplost.gmprof" | grep -q '^# device_heap_lost: 3$' &&
+"$GMPROF" dump "$TMPDIR/heaplost.gmprof" | grep -q '^{"op":"meta","key":"device_heap_lost","value":"3"}$' &&
 	ok "heap records that do not fit: the profile says how many" || notok "heap records that do not fit: device_heap_lost in the profile"
 expect_exit 0 "heap records that do not fit: the profile analyzes" -- "$GMPROF" replay --format json "$TMPDIR/heaplost.gmprof"
 grep -q '"pattern":"memory_leak","object":"obj#2"' "$TMPDIR/out" &&
@@ -376,7 +376,7 @@ for m in object intra; do
 		GMP_DOUBLE_STATS=1 GMPROF_MODE=$m GMPROF_SUMMARY=0 GMPROF_OUTPUT="$TMPDIR/own.gmprof" "$FAKE" "$sc" \
 			>/dev/null 2>"$TMPDIR/own.err"
 		held=$(sed -n 's/^double: .*, \([0-9]*\) bytes held at most, 0 at exit$/\1/p' "$TMPDIR/own.err")
-		meta=$("$GMPROF" dump "$TMPDIR/own.gmprof" | sed -n 's/^# collector_device_peak: //p')
+		meta=$("$GMPROF" dump "$TMPDIR/own.gmprof" | sed -n 's/^{"op":"meta","key":"collector_device_peak","value":"\([0-9]*\)"}$/\1/p')
 		[ -n "$held" ] && [ "$held" -gt 0 ] && [ "$held" = "$meta" ] &&
 			"$GMPROF" report "$TMPDIR/own.gmprof" | grep -q '^  gmprof   held at most .* of device memory itself' &&
 			"$GMPROF" report --format json "$TMPDIR/own.gmprof" | grep -q "\"gmprof_device_peak_bytes\":$held[,}]" &&
@@ -503,7 +503,7 @@ expect_exit 0 "no teardown" -- env GMPROF_OUTPUT="$TMPDIR/x.gmprof" "$FAKE" --no
 [ ! -s "$TMPDIR/err" ] && ok "exit without teardown: complete profile" || notok "exit without teardown: $(cat "$TMPDIR/err")"
 rm -f "$TMPDIR/x.gmprof"
 expect_exit 3 "exit() in the middle" -- env GMPROF_OUTPUT="$TMPDIR/x.gmprof" "$FAKE" --die-after 20 exit tests/scripts/simple_multi_copy.jsonl
-n=$("$GMPROF" dump "$TMPDIR/x.gmprof" 2>/dev/null | grep -v '"op":"end"' | grep -c '"op"')
+n=$("$GMPROF" dump "$TMPDIR/x.gmprof" 2>/dev/null | grep -v '"op":"end"\|"op":"meta"' | grep -c '"op"')
 [ "$n" -eq 20 ] && ok "exit(): all 20 events written" || notok "exit(): all 20 events written (got $n)"
 "$GMPROF" dump "$TMPDIR/x.gmprof" 2>/dev/null | grep -q '"op":"end"' && ok "exit(): the profile is complete" || notok "exit(): the profile is complete"
 

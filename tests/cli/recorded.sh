@@ -67,6 +67,15 @@ threads=$("$GMPROF" dump "$D/multithread.gmprof" | grep '"op":"kernel"' | grep -
 "$GMPROF" report --top 0 "$D/intra.gmprof" | grep -q "^  next " && notok "intra mode: no such line" || ok "intra mode: no such line"
 "$GMPROF" html -o "$TMPDIR/next.html" "$D/three_mm.gmprof" && grep -q "<dt>next</dt><dd>intra mode also finds .*<code>gmprof run --kernels-from $D/three_mm.gmprof -- build/gpu/three_mm</code>" "$TMPDIR/next.html" &&
 	ok "object mode: the HTML report names it too" || notok "object mode: the HTML report names it too"
+# A dump keeps the run's metadata ("meta" lines): converted back, the profile
+# names the same command, host, pid and mode, and its dump is the same.
+"$GMPROF" dump "$D/three_mm.gmprof" >"$TMPDIR/3mm.jsonl"
+"$GMPROF" convert -o "$TMPDIR/3mm.gmprof" "$TMPDIR/3mm.jsonl" && "$GMPROF" dump "$TMPDIR/3mm.gmprof" >"$TMPDIR/3mm.again.jsonl"
+[ "$(grep -c '^{"op":"meta",' "$TMPDIR/3mm.jsonl")" -ge 5 ] && cmp -s "$TMPDIR/3mm.jsonl" "$TMPDIR/3mm.again.jsonl" &&
+	ok "dump -> convert -> dump keeps the run's metadata" || notok "dump -> convert -> dump keeps the run's metadata"
+"$GMPROF" report --top 0 "$TMPDIR/3mm.gmprof" | grep -q '^  command  build/gpu/three_mm$' &&
+	ok "  ... the report of the converted profile names its command" || notok "  ... the report names its command"
+
 # The README's first command, where there is no GPU: the bundled profile's
 # report, with main's source lines, and the same as a page and a flame graph.
 if sh tests/gpu/have-gpu.sh >/dev/null 2>&1; then

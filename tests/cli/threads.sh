@@ -17,7 +17,7 @@ S=tests/scripts/simple_multi_copy.jsonl
 echo "stands in for the device patches" >"$TMPDIR/patches.fatbin"
 # The script's events as the collector records them, for one thread.
 "$GMPROF" convert -o "$TMPDIR/one.gmprof" "$S" 2>/dev/null
-"$GMPROF" dump "$TMPDIR/one.gmprof" 2>/dev/null | grep '"op"' | grep -v '"op":"end"' | sed 's/.*"op":"\([a-z_]*\)".*/\1/' >"$TMPDIR/one.ops"
+"$GMPROF" dump "$TMPDIR/one.gmprof" 2>/dev/null | grep '"op"' | grep -v '"op":"end"\|"op":"meta"' | sed 's/.*"op":"\([a-z_]*\)".*/\1/' >"$TMPDIR/one.ops"
 per=$(wc -l <"$TMPDIR/one.ops")
 for run in 1 2 3; do
 	rm -f "$TMPDIR/t.gmprof"
@@ -28,7 +28,7 @@ for run in 1 2 3; do
 	rc=$?
 	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
 	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "run $run: 8 threads, no ThreadSanitizer report" || { notok "run $run: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
-	"$GMPROF" dump "$TMPDIR/t.gmprof" 2>/dev/null | grep '"op"' | grep -v '"op":"end"' >"$TMPDIR/t.ev"
+	"$GMPROF" dump "$TMPDIR/t.gmprof" 2>/dev/null | grep '"op"' | grep -v '"op":"end"\|"op":"meta"' >"$TMPDIR/t.ev"
 	total=$(wc -l <"$TMPDIR/t.ev")
 	[ "$total" -ge $((per * 8)) ] && ok "run $run: $total events >= 8 x $per" || notok "run $run: $total events, want $((8 * per))"
 	# Per host thread: its ops in order, one address space (k << 40) and its own streams.

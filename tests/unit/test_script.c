@@ -197,6 +197,22 @@ static void bad_values(void **state)
 	expect_error("{\"op\":\"end\",\"addr\":1}\n", 1, "unknown field 'addr'");
 }
 
+/* The run's metadata: "meta" lines (not events), as a dump writes them; each needs a key and a value. */
+static void meta_lines(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script("{\"op\":\"meta\",\"key\":\"mode\",\"value\":\"alloc\"}\n" ALLOC
+					"{\"op\":\"meta\",\"key\":\"command\",\"value\":\"./app --x \\\"y\\\"\"}\n");
+	assert_int_equal(t->nev, 1);
+	assert_string_equal(gmp_trace__meta(t, "mode"), "alloc");
+	assert_string_equal(gmp_trace__meta(t, "command"), "./app --x \"y\"");
+	gmp_trace__free(t);
+	expect_error(ALLOC "{\"op\":\"meta\",\"key\":\"mode\"}\n", 2, "a meta line needs a non-empty string 'key' and a string 'value'");
+	expect_error("{\"op\":\"meta\",\"key\":\"\",\"value\":\"x\"}\n", 1, "non-empty string 'key'");
+	expect_error("{\"op\":\"meta\",\"key\":\"k\",\"value\":3}\n", 1, "a string 'value'");
+	expect_error("{\"op\":\"meta\",\"key\":\"k\",\"value\":\"v\",\"size\":1}\n", 1, "unknown field 'size'");
+}
+
 static void line_numbers_count_everything(void **state)
 {
 	(void)state;
@@ -213,6 +229,7 @@ int main(void)
 		cmocka_unit_test(free_of_no_object),
 		cmocka_unit_test(access_of_no_object),
 		cmocka_unit_test(bad_values),
+		cmocka_unit_test(meta_lines),
 		cmocka_unit_test(line_numbers_count_everything),
 	};
 	return cmocka_run_group_tests_name("script", tests, NULL, NULL);
