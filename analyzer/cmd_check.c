@@ -122,6 +122,8 @@ static void finding_line(struct gate *g, const struct gmp_finding *f, char *buf,
 static void check_patterns(struct gate *g, uint32_t mask)
 {
 	const struct gmp_result *r = g->s->r;
+	if (gmp_input__alloc_mode(r->trace))
+		mask &= 1u << GMP_PAT_MEMORY_LEAK; /* all it can have (gmp_input__findable) */
 	char line[900], name[64];
 	for (unsigned p = 0; p < GMP_PAT_COUNT; p++) {
 		if (!(mask & (1u << p)))
@@ -394,6 +396,8 @@ static int check_one(struct gmp_session *s, size_t i, void *ctx)
 {
 	struct checking *c = ctx;
 	struct all *a = c->a;
+	if (gmp_input__findable(s->name, s->in.trace, a->bu->fail_on, "--fail-on"))
+		return GMP_OUTPUT_ABANDON;
 	struct gate *g = &a->gates[a->ngates];
 	*g = (struct gate){ .s = s, .name = strdup(s->name) };
 	if (!g->name) {

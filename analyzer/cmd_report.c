@@ -88,7 +88,10 @@ static void header(FILE *fp, struct gmp_session *s)
 			t->bytes_read, t->bytes_total);
 	else if (s->in.is_profile && !t->ended)
 		fprintf(fp, "  status   INCOMPLETE: the program did not reach its end (crashed or killed); objects still live were not necessarily leaked\n");
-	if (t->unharvested)
+	if (gmp_input__alloc_mode(t))
+		fprintf(fp, "  note     alloc mode records no kernel accesses: peaks, what was live there and leaks "
+			"are reported, not the patterns that need the accesses (gmprof run --mode object)\n");
+	else if (t->unharvested)
 		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets\n",
 			t->unharvested);
 	if (t->untouched)
@@ -288,9 +291,11 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 			gmp_finding__in_use(r, f) ? " in use" : "",
 			gmp_human_bytes(gmp_finding__peak_before(r, f), b, sizeof(b)),
 			gmp_human_bytes(gmp_finding__peak_after(r, f), c, sizeof(c)));
-	else if (f->pattern != GMP_PAT_DEAD_WRITE && f->pattern != GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY)
+	else if (gmp_finding__frees_memory(f))
 		/* Its fix frees memory, only not at the peak, or not while the other objects there stay. */
 		fprintf(fp, "; alone, saves nothing at the peak%s", gmp_finding__in_use(r, f) ? " in use" : "");
+	else if (f->pattern == GMP_PAT_MEMORY_LEAK)
+		fprintf(fp, "; what freeing it saves at the peak is not known (nor is its last use)");
 	fputc('\n', fp);
 	fprintf(fp, "     allocated by %s%s\n", gmp_result__api_label(r, o->alloc_ev, api, sizeof(api)),
 		where(s, o->alloc_ev, at, sizeof(at)));

@@ -39,7 +39,11 @@ static const char usage[] =
 	"Options:\n"
 	"  -o, --output PATTERN     profile path: %p pid, %h host, %q{VAR}, %r rank, %% (gmprof.%p.gmprof)\n"
 	"      --force              replace an existing profile\n"
-	"      --mode object|intra  object level (default), or also intra-object maps\n"
+	"      --mode MODE          object: every kernel's reads and writes (default);\n"
+	"                           intra: also intra-object maps; alloc: no device\n"
+	"                           patches, so about native speed: peaks, what was live\n"
+	"                           there, leaks and failed allocations, not the patterns\n"
+	"                           that need kernel accesses (a CI gate on memory)\n"
 	"      --kernel-sample N    intra mode: monitor every Nth launch of each kernel (1)\n"
 	"      --kernels REGEX      intra mode: only kernels whose name (demangled, or as\n"
 	"                           mangled) matches\n"
@@ -478,8 +482,8 @@ int cmd_run(int argc, char **argv)
 		case 'o': o.output = optarg; break;
 		case O_FORCE: o.force = 1; break;
 		case O_MODE:
-			if (strcmp(optarg, "object") && strcmp(optarg, "intra"))
-				return gmp_cli__usage_error("run", "--mode must be object or intra, not '%s'", optarg);
+			if (strcmp(optarg, "object") && strcmp(optarg, "intra") && strcmp(optarg, "alloc"))
+				return gmp_cli__usage_error("run", "--mode must be object, intra or alloc, not '%s'", optarg);
 			o.mode = optarg;
 			break;
 		case O_SAMPLE:
@@ -536,6 +540,10 @@ int cmd_run(int argc, char **argv)
 		return gmp_cli__usage_error("run", "unknown option '%s'", argv[optind]);
 	if (optind >= argc)
 		return gmp_cli__usage_error("run", "no program to run (put it after --)");
+	uint32_t lost = o.fail_on & ~(1u << GMP_PAT_MEMORY_LEAK);
+	if (o.mode && !strcmp(o.mode, "alloc") && o.fail_on != GMP_PAT_ALL && lost)
+		return gmp_cli__usage_error("run", "--fail-on %s needs the kernels' accesses, which --mode alloc does not "
+					    "record", gmp_pattern__name((unsigned)__builtin_ctz(lost)));
 	if (o.kernels_from) {
 		if (o.kernels)
 			return gmp_cli__usage_error("run", "give --kernels or --kernels-from, not both");

@@ -107,7 +107,7 @@ static int check_profile(const char *path, const struct gmp_trace *t, int salvag
 	else if (!t->ended)
 		fprintf(stderr, "gmprof: warning: profile '%s' is incomplete: the program did not reach its end (it crashed or was killed); analyzing its %zu events\n",
 			path, t->nev);
-	if (t->unharvested)
+	if (t->unharvested && !gmp_input__alloc_mode(t)) /* alloc mode records none */
 		fprintf(stderr, "gmprof: warning: %" PRIu64 " kernel launches in '%s' have no recorded access sets\n",
 			t->unharvested, path);
 	if (t->untouched)
@@ -231,11 +231,32 @@ void gmp_input__release(struct gmp_input *in)
 	in->trace = NULL;
 }
 
+int gmp_input__alloc_mode(const struct gmp_trace *t)
+{
+	const char *mode = gmp_trace__meta(t, "mode");
+	return mode && !strcmp(mode, "alloc");
+}
+
+int gmp_input__findable(const char *path, const struct gmp_trace *t, uint32_t mask, const char *option)
+{
+	uint32_t lost = mask & ~(1u << GMP_PAT_MEMORY_LEAK);
+	if (!gmp_input__alloc_mode(t) || mask == GMP_PAT_ALL || !lost)
+		return 0;
+	fprintf(stderr, "gmprof: '%s' was recorded in alloc mode, without the kernels' accesses: %s %s cannot be "
+		"found in it (record it in object mode)\n", shown(path), option,
+		gmp_pattern__name((unsigned)__builtin_ctz(lost)));
+	return -1;
+}
+
 int gmp_input__detect(const struct gmp_input *in, const struct gmp_detect_opts *o,
 		      struct gmp_result **out)
 {
 	struct gmp_detect_error de;
-	int err = gmp_detect(in->trace, o, out, &de);
+	struct gmp_detect_opts mine = *o;
+	if (gmp_input__findable(in->path, in->trace, o->patterns, "--patterns"))
+		return -1;
+	mine.accesses_unknown |= gmp_input__alloc_mode(in->trace);
+	int err = gmp_detect(in->trace, &mine, out, &de);
 	if (!err)
 		return 0;
 	const char *name = shown(in->path);

@@ -25,6 +25,15 @@ void gmp_input__release(struct gmp_input *in);
 int gmp_input__detect(const struct gmp_input *in, const struct gmp_detect_opts *o,
 		      struct gmp_result **out);
 
+/* A profile recorded in alloc mode, without the kernels' accesses: of the patterns, only leaks can be found. */
+int gmp_input__alloc_mode(const struct gmp_trace *t);
+/*
+ * 0 when t can have findings of every pattern mask names ("all" asks for
+ * what it can have); else -1 after one sentence naming the first that it
+ * cannot (option: how the user named them, "--patterns").
+ */
+int gmp_input__findable(const char *path, const struct gmp_trace *t, uint32_t mask, const char *option);
+
 /* Prints "gmprof: MSG" for an errno-style error about path. */
 void gmp_input__perror(const char *path, const char *what, int err);
 /* The sentence for an output file gmp_outfile__open could not open (err < 0). */

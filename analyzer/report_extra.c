@@ -29,9 +29,12 @@ int gmp_report__plans(FILE *fp, const struct gmp_result *r, uint64_t fit)
 	char a[32], b[32], c[32];
 	fprintf(fp, "\nFixing findings together\n");
 	for (size_t d = 0; d < r->ndevices; d++) {
-		fprintf(fp, "  device %u: with all %u of its findings that free memory fixed, the peak is %s (now %s)\n",
-			p[d].device, p[d].findings, gmp_human_bytes(p[d].peak_all_fixed, a, sizeof(a)),
-			gmp_human_bytes(p[d].peak, b, sizeof(b)));
+		if (p[d].findings)
+			fprintf(fp, "  device %u: with all %u of its findings that free memory fixed, the peak is %s (now %s)\n",
+				p[d].device, p[d].findings, gmp_human_bytes(p[d].peak_all_fixed, a, sizeof(a)),
+				gmp_human_bytes(p[d].peak, b, sizeof(b)));
+		else
+			fprintf(fp, "  device %u: none of its findings has a fix known to free memory\n", p[d].device);
 		if (p[d].pairs_left_out)
 			fprintf(fp, "  device %u: not counting its %u redundant allocation%s (sharing a buffer changes "
 				"what the other fixes of both objects do)\n", p[d].device, p[d].pairs_left_out,
@@ -225,9 +228,12 @@ int gmp_report__html(FILE *fp, const struct gmp_result *r)
 	char a[32], b[32], rg[256];
 	fprintf(fp, "<h2>Fixing findings together</h2>\n<ul>");
 	for (size_t d = 0; d < r->ndevices; d++) {
-		fprintf(fp, "<li>device %u: with all %u of its findings that free memory fixed, the peak is "
-			"%s (now %s)", p[d].device, p[d].findings,
-			gmp_human_bytes(p[d].peak_all_fixed, a, sizeof(a)), gmp_human_bytes(p[d].peak, b, sizeof(b)));
+		if (p[d].findings)
+			fprintf(fp, "<li>device %u: with all %u of its findings that free memory fixed, the peak is "
+				"%s (now %s)", p[d].device, p[d].findings,
+				gmp_human_bytes(p[d].peak_all_fixed, a, sizeof(a)), gmp_human_bytes(p[d].peak, b, sizeof(b)));
+		else
+			fprintf(fp, "<li>device %u: none of its findings has a fix known to free memory", p[d].device);
 		if (p[d].pairs_left_out)
 			fprintf(fp, "; not counting its %u redundant allocation%s", p[d].pairs_left_out,
 				p[d].pairs_left_out == 1 ? "" : "s");

@@ -43,7 +43,7 @@ FILENAME == ARGV[3] {
 { peak[$1, $2] = $3; if (!($1 in pseen)) { pseen[$1] = 1; pprog[++npp] = $1 } }
 END {
 	if (bad) exit 2
-	na = split("object object-launch object-l1 object-hints intra intra-l1 memcheck", all, " ")
+	na = split("alloc object object-launch object-l1 object-hints intra intra-l1 memcheck", all, " ")
 	nc = 0
 	for (c = 1; c <= na; c++)
 		if (all[c] in ran) { cfg[++nc] = all[c]; col[all[c]] = nc }
@@ -87,6 +87,7 @@ END {
 	}
 	print ""
 	print "Goals (medians across programs):"
+	goal("alloc", "alloc mode (no device patches)", 1.05)
 	goal("object", "object level", 1.15)
 	goal("object-l1", "object level, GMPROF_PATCH_LOADS=l1", 1.15)
 	goal("object-hints", "object level, GMPROF_PATCH_HINTS=1", 1.15)

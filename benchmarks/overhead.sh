@@ -14,6 +14,8 @@
 #   intra           gmprof run --mode intra, every kernel monitored
 #   intra-l1        intra with GMPROF_PATCH_LOADS=l1
 #   memcheck        compute-sanitizer --tool memcheck --leak-check full
+#   alloc           gmprof run --mode alloc (no device patches: peaks and
+#                   leaks only)
 # CONFIGS names the configurations to run (default: all of them); KEEP=1
 # adds to the times of the previous call instead of starting again, so that
 # one lease can measure in several calls under its per-call limit:
@@ -38,7 +40,7 @@ BUILD=${BUILD:-build}
 NVCC=${NVCC:-nvcc}
 RUNS=${RUNS:-5}
 PROGRAMS=${PROGRAMS:-$(ls benchmarks/cuda/*.cu | sed 's|.*/||; s|\.cu$||')}
-ALL_CONFIGS="native object object-launch object-l1 object-hints intra intra-l1 memcheck"
+ALL_CONFIGS="native alloc object object-launch object-l1 object-hints intra intra-l1 memcheck"
 CONFIGS=${CONFIGS:-$ALL_CONFIGS}
 for c in $CONFIGS; do
 	case " $ALL_CONFIGS " in *" $c "*) ;; *)
@@ -95,6 +97,7 @@ while [ $r -le "$RUNS" ]; do
 	for p in $PROGRAMS; do
 		prof=$OUT/$p.gmprof
 		! want native || timed "$p" native "$OUT/$p"
+		! want alloc || timed "$p" alloc "$G" run --mode alloc --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object || timed "$p" object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-launch || timed "$p" object-launch env GMPROF_HARVEST=launch \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
@@ -164,6 +167,7 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "Commands, per program P (built with \`$NVCC -O2 -g -lineinfo -Xcompiler -rdynamic\`):"
 	echo
 	echo "- native: \`P\`"
+	echo "- alloc: \`gmprof run --mode alloc --force --top 0 -o P.gmprof -- P\` (no device patches)"
 	echo "- object: \`gmprof run --mode object --force --top 0 -o P.gmprof -- P\`"
 	echo "- object-launch: the same with \`GMPROF_HARVEST=launch\`"
 	echo "- intra: \`gmprof run --mode intra --force --top 0 -o P.gmprof -- P\` (every kernel)"

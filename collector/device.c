@@ -144,8 +144,8 @@ static SanitizerResult patch_module(CUmodule module, const char **what, int *hea
 void dev_module_loaded(CUcontext ctx, CUmodule module)
 {
 	struct gmp_ctx_state *s = state_of(ctx);
-	if (!s || s->patches < 0)
-		return;
+	if (!s || s->patches < 0 || gmp_col.opts.mode == GMP_COLLECT_ALLOC)
+		return; /* alloc mode: no module is patched, so no launch is monitored */
 	/* Two threads may load the patches into one context at once: both succeed. */
 	int add = s->patches == 0;
 	dev_unlock();

@@ -132,7 +132,9 @@ static void start(void)
 		give_up(err);
 		return;
 	}
-	if (gmp_col.opts.patch[0]) {
+	if (gmp_col.opts.mode == GMP_COLLECT_ALLOC) {
+		/* No device patches: kernels run as they are, their access sets unknown. */
+	} else if (gmp_col.opts.patch[0]) {
 		snprintf(gmp_col.patch_path, sizeof(gmp_col.patch_path), "%s", gmp_col.opts.patch);
 		if (access(gmp_col.patch_path, R_OK)) {
 			snprintf(err, sizeof(err), "the device patches '%s' cannot be read (GMPROF_PATCH)",

@@ -61,6 +61,24 @@ static int choice_opt(gmp_getenv_fn get, const char *name, const char *a, const 
 	return 0;
 }
 
+const char *gmp_mode__name(int mode)
+{
+	return mode == GMP_COLLECT_INTRA ? "intra" : mode == GMP_COLLECT_ALLOC ? "alloc" : "object";
+}
+
+static int mode_opt(gmp_getenv_fn get, int *out, char *err, size_t n)
+{
+	const char *v = get("GMPROF_MODE");
+	if (!v)
+		return 0;
+	for (int m = GMP_COLLECT_OBJECT; m <= GMP_COLLECT_ALLOC; m++)
+		if (!strcmp(v, gmp_mode__name(m))) {
+			*out = m;
+			return 0;
+		}
+	return bad(err, n, "GMPROF_MODE", v, "expected object, intra or alloc");
+}
+
 static int str_opt(gmp_getenv_fn get, const char *name, char *out, size_t cap, char *err,
 		   size_t n)
 {
@@ -136,7 +154,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	o->heap_records = 1024;
 	if (str_opt(get, "GMPROF_OUTPUT", o->output, sizeof(o->output), err, n) ||
 	    bool_opt(get, "GMPROF_FORCE", &o->force, err, n) ||
-	    choice_opt(get, "GMPROF_MODE", "object", "intra", &o->mode, err, n) ||
+	    mode_opt(get, &o->mode, err, n) ||
 	    u32_opt(get, "GMPROF_KERNEL_SAMPLE", 1, 1u << 30, &o->kernel_sample, err, n) ||
 	    str_opt(get, "GMPROF_KERNELS", o->kernels, sizeof(o->kernels), err, n) ||
 	    u32_opt(get, "GMPROF_DEPTH", 1, 256, &o->depth, err, n) ||

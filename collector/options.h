@@ -10,7 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum gmp_mode { GMP_COLLECT_OBJECT = 0, GMP_COLLECT_INTRA = 1 };
+/*
+ * GMPROF_MODE: object (every kernel's read and write sets), intra (also
+ * per-object maps), alloc (no device patches: allocations, frees, copies,
+ * sets, launches and syncs only, for peaks and leaks at about native speed).
+ */
+enum gmp_mode { GMP_COLLECT_OBJECT = 0, GMP_COLLECT_INTRA = 1, GMP_COLLECT_ALLOC = 2 };
+/* The mode's name, as GMPROF_MODE and a profile's "mode" say it. */
+const char *gmp_mode__name(int mode);
 
 /* GMPROF_KERNELS's longest value, NUL included: room for a few mangled template names. */
 #define GMP_KERNELS_MAX 16384
@@ -30,7 +37,7 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
 struct gmp_opts {
 	char output[1024];       /* GMPROF_OUTPUT: path pattern ("gmprof.%p.gmprof") */
 	int force;               /* GMPROF_FORCE: replace an existing profile (0) */
-	int mode;                /* GMPROF_MODE: object | intra (object) */
+	int mode;                /* GMPROF_MODE: object | intra | alloc (object) */
 	uint32_t kernel_sample;  /* GMPROF_KERNEL_SAMPLE: monitor every Nth launch of a kernel (1) */
 	char kernels[GMP_KERNELS_MAX]; /* GMPROF_KERNELS: regex on kernel names ("") */
 	uint32_t depth;          /* GMPROF_DEPTH: call-path frames kept (32) */

@@ -168,7 +168,7 @@ int rec_open(char *err, size_t errn)
 	if (gmp_writer__meta(gmp_col.w, "command", cmd) || gmp_writer__meta(gmp_col.w, "pid", num) ||
 	    gmp_writer__meta(gmp_col.w, "host", host) ||
 	    gmp_writer__meta(gmp_col.w, "gmprof", GMPROF_VERSION) ||
-	    gmp_writer__meta(gmp_col.w, "mode", gmp_col.opts.mode ? "intra" : "object") ||
+	    gmp_writer__meta(gmp_col.w, "mode", gmp_mode__name(gmp_col.opts.mode)) ||
 	    gmp_writer__meta(gmp_col.w, "harvest", gmp_col.opts.harvest ? "launch" : "deferred") ||
 	    gmp_writer__meta(gmp_col.w, "sanitizer", gmp_col.san.path) ||
 	    (gmp_col.opts.fallback &&
@@ -479,6 +479,7 @@ static void online(void)
 	struct gmp_detect_opts o;
 	gmp_detect_opts__defaults(&o);
 	o.demangle = gmp_demangle; /* the summary names kernels as the program's source does */
+	o.accesses_unknown = gmp_col.opts.mode == GMP_COLLECT_ALLOC; /* no patches: leaks only */
 	/* In-kernel heap ops were recorded when their launch was read back: put them beside it. */
 	int err = gmp_trace__place_heap_ops(gmp_col.trace);
 	if (!err)

@@ -46,6 +46,8 @@ static uint64_t frees_at(const struct gmp_result *r, const struct gmp_finding *f
 	case GMP_PAT_UNUSED_ALLOCATION:
 		return o->size;
 	case GMP_PAT_MEMORY_LEAK:
+		if (fd->ev_a == GMP_NO_EVENT)
+			return 0; /* its last use unknown */
 		return !o->naccess || o->last_ev < b ? o->size : 0;
 	case GMP_PAT_TEMPORARY_IDLENESS:
 		for (uint32_t i = 0; i < fd->range_n; i++) {

@@ -75,7 +75,8 @@ static int one_object(struct det *d, uint32_t obj, uint32_t gap_off, uint32_t ng
 	}
 	if (o->free_ev == GMP_NO_EVENT) {
 		struct gmp_finding f = base(GMP_PAT_MEMORY_LEAK, obj);
-		f.ev_a = o->naccess ? o->last_ev : o->alloc_ev;
+		/* Its last use; unknown when kernels may have used it unrecorded. */
+		f.ev_a = d->o->accesses_unknown ? GMP_NO_EVENT : o->naccess ? o->last_ev : o->alloc_ev;
 		if ((err = det_add_finding(d, &f)))
 			return err;
 	}

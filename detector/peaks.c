@@ -410,6 +410,12 @@ static int peak_untouched(const struct dev_curve *c, const struct mod *m, size_t
 	return 0;
 }
 
+int gmp_finding__frees_memory(const struct gmp_finding *f)
+{
+	return f->pattern != GMP_PAT_DEAD_WRITE && f->pattern != GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY &&
+	       !(f->pattern == GMP_PAT_MEMORY_LEAK && f->ev_a == GMP_NO_EVENT);
+}
+
 size_t det_fix_mods(const struct gmp_result *r, const uint32_t *pos, uint32_t npos,
 		    const struct gmp_finding *fd, struct mod *m)
 {
@@ -429,6 +435,8 @@ size_t det_fix_mods(const struct gmp_result *r, const uint32_t *pos, uint32_t np
 		m[0] = (struct mod){ a, f, -s };
 		return 1;
 	case GMP_PAT_MEMORY_LEAK:
+		if (fd->ev_a == GMP_NO_EVENT)
+			return 0; /* its last use unknown: where to free it is too */
 		m[0] = (struct mod){ o->naccess ? pos[o->last_ev] + 1 : a, end, -s };
 		return 1;
 	case GMP_PAT_TEMPORARY_IDLENESS:

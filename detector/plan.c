@@ -390,8 +390,7 @@ int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_pla
 			 */
 			if (f->pattern == GMP_PAT_REDUNDANT_ALLOCATION)
 				p->pairs_left_out++;
-			else if (f->pattern != GMP_PAT_DEAD_WRITE &&
-				 f->pattern != GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY)
+			else if (gmp_finding__frees_memory(f))
 				cand[n++] = i;
 		}
 		p->findings = (uint32_t)n;

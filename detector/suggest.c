@@ -46,6 +46,9 @@ const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_
 		if (ob->kind == GMP_MEM_DEVICE_HEAP)
 			snprintf(buf, n, "free() it in a kernel once it is no longer needed: %s malloc()s it and no kernel frees it",
 				 gmp_result__api_label(r, r->trace->ev[ob->alloc_ev].value, a, sizeof(a)));
+		else if (f->ev_a == GMP_NO_EVENT)
+			snprintf(buf, n, "free it once no kernel uses it any more (its last use is not known: the "
+				 "kernels' accesses were not recorded)");
 		else if (ob->naccess)
 			snprintf(buf, n, "free it just after %s, its last use",
 				 gmp_result__api_label(r, f->ev_a, a, sizeof(a)));

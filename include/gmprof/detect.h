@@ -55,6 +55,9 @@ struct gmp_detect_opts {
 	uint32_t peaks;          /* --peaks: peaks reported per device (2) */
 	uint32_t patterns;       /* --patterns: mask of patterns to report (all) */
 	int keep_deps;           /* keep each event's object uses in the result (traces, HTML) */
+	int accesses_unknown;    /* the kernels' accesses were not recorded (an alloc-mode
+				    profile): only leaks are found, each with its last use
+				    unknown (ev_a GMP_NO_EVENT), so with no saving */
 	int verify_order;        /* also level the whole graph with the general Kahn's
 				    algorithm and fail unless it agrees (tests: slower,
 				    more memory) */
@@ -340,6 +343,12 @@ int gmp_finding__in_use(const struct gmp_result *r, const struct gmp_finding *f)
 uint64_t gmp_device__in_use_peak(const struct gmp_device_summary *ds);
 uint64_t gmp_finding__peak_before(const struct gmp_result *r, const struct gmp_finding *f);
 uint64_t gmp_finding__peak_after(const struct gmp_result *r, const struct gmp_finding *f);
+/*
+ * Whether fixing f frees device memory at some moment (f->saving says how
+ * much at the peak): not so for a dead write or a non-uniform access, nor
+ * for a leak whose last use is unknown (gmp_detect_opts.accesses_unknown).
+ */
+int gmp_finding__frees_memory(const struct gmp_finding *f);
 /* What to do about f, in one sentence, into buf. */
 const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_finding *f,
 				   char *buf, size_t n);

@@ -81,6 +81,13 @@ grep -q '^| program | native s | object s | object x | object-launch s | object-
 	grep -q '^- object level, GMPROF_PATCH_HINTS=1 <= 1.15x native: 1.20x, NOT met$' "$TMPDIR/table8" &&
 	grep -q '^| first-touch flags, per-instruction hints (object-hints) | 3.600 | 1.500 |$' "$TMPDIR/table8" &&
 	ok "hints configuration: column, goal and per-access cost" || notok "hints: $(head -3 "$TMPDIR/table8"; grep -i hints "$TMPDIR/table8")"
+# Alloc mode (no device patches): the first column after native, its goal of 1.05x.
+printf 'a alloc 1.12\na alloc 1.13\na alloc 1.2\nb alloc 2.3\n' | cat "$TMPDIR/times" - >"$TMPDIR/times9"
+awk -f "$A" "$TMPDIR/times9" "$TMPDIR/peaks" >"$TMPDIR/table9"
+grep -q '^| program | native s | alloc s | alloc x | object s |' "$TMPDIR/table9" &&
+	grep '^| a |' "$TMPDIR/table9" | head -1 | grep -q '^| a | 1.100 | 1.130 | 1.03 | 1.200 | 1.09 |' &&
+	grep -q '^- alloc mode (no device patches) <= 1.05x native: 1.09x, NOT met$' "$TMPDIR/table9" &&
+	ok "alloc configuration: column first, goal" || notok "alloc: $(head -3 "$TMPDIR/table9"; grep alloc "$TMPDIR/table9")"
 printf 'native-first 1000000 1.0\nintra-first 1000000 9.0\nnative-first 1000000 1.2\nintra-first 1000000 11.0\n' |
 	cat "$TMPDIR/micro" - >"$TMPDIR/micro6"
 awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro6" >"$TMPDIR/table6"

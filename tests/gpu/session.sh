@@ -10,7 +10,7 @@
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's eight configurations can be spread over calls that
 # each fit the machine's per-call limit (the same machine, kept warm):
-#   STEPS=bench RUNS=5 CONFIGS="native object object-launch memcheck" sh tests/gpu/session.sh OUT
+#   STEPS=bench RUNS=5 CONFIGS="native alloc object object-launch memcheck" sh tests/gpu/session.sh OUT
 #   STEPS=bench RUNS=5 KEEP=1 CONFIGS="native object-l1 object-hints intra intra-l1" sh tests/gpu/session.sh OUT
 set -u
 O=${1:-build/session}

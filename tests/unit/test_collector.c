@@ -57,6 +57,12 @@ static void options(void **state)
 	assert_int_equal(o.patch_l1, 1);
 	assert_int_equal(o.log_callbacks, 1);
 	assert_int_equal(o.fallback, 0);
+	static const char *const alloc[] = { "GMPROF_MODE=alloc", NULL };
+	assert_int_equal(parse(alloc, &o, err), 0);
+	assert_int_equal(o.mode, GMP_COLLECT_ALLOC);
+	assert_string_equal(gmp_mode__name(o.mode), "alloc");
+	assert_string_equal(gmp_mode__name(GMP_COLLECT_INTRA), "intra");
+	assert_string_equal(gmp_mode__name(GMP_COLLECT_OBJECT), "object");
 	/* GMPROF_FALLBACK: names in any order, "all", nothing; named back as the collector records them. */
 	char names[64];
 	static const struct { const char *var; uint32_t bits; const char *names; } fb[] = {
@@ -73,7 +79,7 @@ static void options(void **state)
 		assert_string_equal(gmp_opts__fallback_names(o.fallback, names, sizeof(names)), fb[i].names);
 	}
 	static const char *const bad[][2] = {
-		{ "GMPROF_MODE=fast", "GMPROF_MODE='fast'" },
+		{ "GMPROF_MODE=fast", "GMPROF_MODE='fast' is not valid: expected object, intra or alloc" },
 		{ "GMPROF_DEPTH=0", "GMPROF_DEPTH='0'" },
 		{ "GMPROF_DEPTH=9x", "GMPROF_DEPTH='9x'" },
 		{ "GMPROF_FLUSH_MS=-5", "GMPROF_FLUSH_MS='-5'" },

@@ -400,6 +400,49 @@ static void thresholds(void **state)
 	gmp_trace__free(t);
 }
 
+/*
+ * Without the kernels' accesses (an alloc-mode profile): leaks only, each
+ * with its last use unknown, so with no saving, no place in a plan and no
+ * bytes freed at a failed allocation; the peaks as they were.
+ */
+static void accesses_unknown(void **state)
+{
+	(void)state;
+	static const char body[] =
+		A("0x1000", 4096, "U") A("0x9000", 1024, "L") K("kw", "write", "0x9000")
+		"{\"op\":\"alloc_failed\",\"size\":8192}\n" A("0x20000", 8192, "E") K("k2", "read", "0x20000") F("0x20000");
+	struct gmp_trace *t = ts_script(body);
+	struct gmp_detect_opts o;
+	gmp_detect_opts__defaults(&o);
+	struct gmp_result *known = ts_detect(t, &o);
+	ts_one(known, GMP_PAT_UNUSED_ALLOCATION, "U");
+	const struct gmp_finding *lk = ts_one(known, GMP_PAT_MEMORY_LEAK, "L");
+	assert_int_equal(lk->ev_a, 2); /* the kernel that wrote it */
+	assert_true(gmp_finding__frees_memory(lk));
+	o.accesses_unknown = 1;
+	struct gmp_result *r = ts_detect(t, &o);
+	assert_int_equal(r->nfindings, 2);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct gmp_finding *f = &r->findings[i];
+		assert_int_equal(f->pattern, GMP_PAT_MEMORY_LEAK);
+		assert_int_equal(f->ev_a, GMP_NO_EVENT);
+		assert_int_equal(f->saving, 0);
+		assert_false(gmp_finding__frees_memory(f));
+		char buf[256];
+		assert_non_null(strstr(gmp_result__suggestion(r, f, buf, sizeof(buf)), "its last use is not known"));
+	}
+	assert_int_equal(r->peak_bytes, known->peak_bytes);
+	assert_int_equal(r->nfailures, 1);
+	assert_int_equal(r->failures[0].freeable, 0);
+	assert_true(known->failures[0].freeable > 0);
+	struct gmp_plan p;
+	assert_int_equal(gmp_result__plan(r, 0, &p, NULL), 0);
+	assert_int_equal(p.findings, 0);
+	assert_int_equal(p.peak_all_fixed, p.peak);
+	gmp_result__free(known);
+	done(r, t);
+}
+
 /* Pool regions: accesses count for the pool too; frees must come in order. */
 static void pool_regions(void **state)
 {
@@ -445,6 +488,7 @@ int main(void)
 		cmocka_unit_test(two_peaks),
 		cmocka_unit_test(thresholds),
 		cmocka_unit_test(pool_regions),
+		cmocka_unit_test(accesses_unknown),
 	};
 	return cmocka_run_group_tests_name("detect", tests, NULL, NULL);
 }
