@@ -372,7 +372,8 @@ static void record(struct gmp_launch_info *li, struct gmp_event *e, uint32_t mod
 	e->kind = (uint8_t)(mode & GMP_MODE_INTRA_GPU ? GMP_KERNEL_INTRA_GPU
 				: mode & GMP_MODE_INTRA_STREAM ? GMP_KERNEL_INTRA_STREAM
 							       : GMP_KERNEL_OBJECT);
-	int64_t ev = rec_event(e, li->name, 1);
+	/* Alloc mode keeps launches cheap: no call path (its findings never name a launch's). */
+	int64_t ev = rec_event(e, li->name, gmp_col.opts.mode != GMP_COLLECT_ALLOC);
 	li->ev = ev < 0 ? UINT64_MAX : (uint64_t)ev;
 }
 

@@ -48,6 +48,14 @@ for s in $S/*.jsonl; do
 	[ "$p" -eq 0 ] && ok "  ... and no other pattern" || notok "  ... $(patterns_of "$TMPDIR/$name.gmprof" | tr '\n' ' ')"
 done
 
+# Launches stay cheap: no call path is taken for them (allocations keep theirs).
+expect_exit 0 "perfetto of an alloc-mode profile" -- "$GMPROF" perfetto -o - "$TMPDIR/figure2.gmprof"
+# (a slice per line: its name, category, flows, then its args)
+[ "$(grep -c '"cat":"KERNEL"' "$TMPDIR/out")" -eq 8 ] && ! grep '"cat":"KERNEL"' "$TMPDIR/out" | grep -q '"at":' &&
+	ok "  ... its 8 launches have no call path" || notok "  ... launches have no call path"
+[ "$(grep '"cat":"ALLOC"' "$TMPDIR/out" | grep -c '"at":"[^"]*fake_app.c:[0-9]*"')" -eq 3 ] &&
+	ok "  ... its three allocations have theirs" || notok "  ... allocations' call paths"
+
 # The collector's own summary at exit (GMPROF_ONLINE): the leak alone.
 rm -f "$TMPDIR/online.gmprof"
 expect_exit 0 "the summary at exit" -- env GMPROF_MODE=alloc GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/online.gmprof" "$FAKE" $S/figure2.jsonl
