@@ -16,7 +16,9 @@
 #     mechanism not yet run on a GPU the difference comes from.
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
 #  4. Two of them again with lazy module loading.
-#  5. Six of them again with GMPROF_PATCH_LOADS=l1.
+#  5. Six of them again with GMPROF_PATCH_LOADS=l1 (and GMPROF_PATCH_HINTS=1).
+#  6. --kernels-from on two of them.
+#  7. Six of them in alloc mode: object mode's peaks, the expected leaks.
 # Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
 set -u
 BUILD=${BUILD:-build}
@@ -186,6 +188,29 @@ for src in tests/gpu/intra.cu benchmarks/cuda/xsbench_lookup.cu; do
 		ok "$name (--kernels-from): $chosen kernels chosen, $touched launches with touches"
 	else
 		bad "$name (--kernels-from): $chosen kernels chosen, $touched launches with touches"; cat "$OUT_DIR/$name.kf.log"
+	fi
+done
+# 7. Alloc mode (no device patches): the same peaks as object mode (and
+#    what was live there), and the expected leaks alone.
+peaks_of() {
+	"$G" replay --format json --pretty "$1" 2>/dev/null | awk '/^  "devices": \[/ { d = 1 } /^  \]/ { d = 0 }
+		d && /"(device|peak_bytes|inuse_peak_bytes|bytes|size)": / { gsub(/[ ,]/, ""); print }'
+}
+for src in tests/gpu/leak.cu tests/gpu/early_late.cu tests/gpu/streams_events.cu tests/gpu/multithread.cu \
+	benchmarks/cuda/simple_multi_copy.cu benchmarks/cuda/many_allocs.cu; do
+	name=$(basename "$src" .cu)
+	dir=$(dirname "$src")
+	[ -x "$OUT_DIR/$name" ] && [ -f "$OUT_DIR/$name.gmprof" ] || continue
+	timeout "$LIMIT" "$G" run --mode alloc --force --top 0 -o "$OUT_DIR/$name.alloc.gmprof" -- "$OUT_DIR/$name" \
+		>"$OUT_DIR/$name.alloc.log" 2>&1
+	grep '^memory_leak ' "$dir/$name.expect" >"$OUT_DIR/$name.alloc.expect"
+	if check "$name.alloc" "$OUT_DIR/$name.alloc.gmprof" "$OUT_DIR/$name.alloc.expect" &&
+		[ "$(peaks_of "$OUT_DIR/$name.alloc.gmprof")" = "$(peaks_of "$OUT_DIR/$name.gmprof")" ]; then
+		ok "$name (alloc mode): object mode's peaks, the expected leaks alone"
+	else
+		bad "$name (alloc mode):"; cat "$OUT_DIR/$name.alloc.diff" "$OUT_DIR/$name.alloc.log"
+		peaks_of "$OUT_DIR/$name.gmprof" >"$OUT_DIR/$name.peaks"
+		peaks_of "$OUT_DIR/$name.alloc.gmprof" | diff "$OUT_DIR/$name.peaks" - | head -10
 	fi
 done
 echo "gpu-check: $pass passed, $fail failed"
