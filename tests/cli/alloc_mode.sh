@@ -11,11 +11,8 @@ B=${BUILD:-build}/test
 FAKE=$B/double/fake_app
 use_double "$PWD/$B"
 S=tests/scripts
-# The devices' peaks and what was live at them, from the pretty JSON of replay.
-peaks_of() {
-	"$GMPROF" replay --format json --pretty "$1" | awk '/^  "devices": \[/ { d = 1 } /^  \]/ { d = 0 }
-		d && /"(device|peak_bytes|inuse_peak_bytes|bytes|size)": / { gsub(/[ ,]/, ""); print }'
-}
+G=$GMPROF
+. tests/gpu/expect.sh # peaks_of: the devices' peaks and what was live there
 # "memory_leak OBJECT" per leak, sorted; and every pattern's name found.
 leaks_of() { "$GMPROF" replay --format json --pretty "$1" | awk '/"pattern": "memory_leak"/ { l = 1 }
 	l && /"object": / { gsub(/[",]/, "", $2); print $2; l = 0 }' | sort; }

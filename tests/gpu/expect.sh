@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Findings against a program's .expect file, shared by make gpu-check
-# (tests/gpu/run.sh) and the recorded-profile tests (tests/cli/recorded.sh).
+# (tests/gpu/run.sh) and the recorded-profile tests (tests/cli/recorded.sh),
+# with the devices' peaks (peaks_of: also tests/cli/alloc_mode.sh).
 # Needs $G (gmprof) and $OUT_DIR.  An .expect file holds a line
 # "PATTERN OBJECT" per finding, or "PATTERN *N" for N findings of a pattern.
 findings() { # profile -> "pattern object" lines, sorted
@@ -18,4 +19,8 @@ check() { # name profile expect: 0 when equal; the differences in $OUT_DIR/name.
 		for (k in got) if (!(k in pair)) { print "unexpected: " k; bad = 1 }
 		for (k in want) if (have[k] + 0 != want[k] + 0) { print k ": " have[k] + 0 " findings, want " want[k]; bad = 1 }
 		exit bad }' "$3" "$OUT_DIR/$1.got" >"$OUT_DIR/$1.diff"
+}
+peaks_of() { # profile -> its devices' peaks and what was live at each, a line per value
+	"$G" replay --format json --pretty "$1" 2>/dev/null | awk '/^  "devices": \[/ { d = 1 } /^  \]/ { d = 0 }
+		d && /"(device|peak_bytes|inuse_peak_bytes|bytes|size)": / { gsub(/[ ,]/, ""); print }'
 }

@@ -192,10 +192,6 @@ for src in tests/gpu/intra.cu benchmarks/cuda/xsbench_lookup.cu; do
 done
 # 7. Alloc mode (no device patches): the same peaks as object mode (and
 #    what was live there), and the expected leaks alone.
-peaks_of() {
-	"$G" replay --format json --pretty "$1" 2>/dev/null | awk '/^  "devices": \[/ { d = 1 } /^  \]/ { d = 0 }
-		d && /"(device|peak_bytes|inuse_peak_bytes|bytes|size)": / { gsub(/[ ,]/, ""); print }'
-}
 for src in tests/gpu/leak.cu tests/gpu/early_late.cu tests/gpu/streams_events.cu tests/gpu/multithread.cu \
 	benchmarks/cuda/simple_multi_copy.cu benchmarks/cuda/many_allocs.cu; do
 	name=$(basename "$src" .cu)
