@@ -220,8 +220,10 @@ static int set_env(const struct run_opts *o, const char *collector)
 	err |= setenv("GMPROF_SUMMARY", "0", 1);
 	/* gmprof analyzes the profile itself: the program need not do it at its exit too. */
 	err |= setenv("GMPROF_ONLINE", "0", 0);
-	/* Patch every kernel when its module loads. */
-	err |= setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+	/* Patch every kernel when its module loads; alloc mode patches none, so loads stay lazy. */
+	const char *mode = o->mode ? o->mode : getenv("GMPROF_MODE");
+	if (!mode || strcmp(mode, "alloc"))
+		err |= setenv("CUDA_MODULE_LOADING", "EAGER", 0);
 	/* Pools' regions announced with the NVTX memory API come to the collector too. */
 	const char *nvtx = getenv("NVTX_INJECTION64_PATH");
 	if (nvtx && *nvtx && strcmp(nvtx, collector) != 0)

@@ -96,4 +96,12 @@ expect_exit 2 "run --mode alloc --fail-on early_allocation" -- $R --mode alloc -
 expect_stderr_line "\-\-fail-on early_allocation needs the kernels' accesses, which --mode alloc does not record" "  ... one sentence, before the program runs"
 expect_exit 1 "run --mode alloc --fail-on memory_leak" -- $R --mode alloc --fail-on memory_leak -- "$FAKE" $S/figure2.jsonl
 grep -q '1 finding' "$TMPDIR/out" && ok "  ... the leak" || notok "  ... $(head -5 "$TMPDIR/out")"
+# Object mode patches every kernel as its module loads (eager loading); alloc mode patches none.
+for m in object alloc; do
+	env -u CUDA_MODULE_LOADING $R --mode $m -- sh -c 'echo "loading=${CUDA_MODULE_LOADING:-default}" >"$0"' "$TMPDIR/loading.$m" \
+		>/dev/null 2>&1
+done
+[ "$(cat "$TMPDIR/loading.object")" = loading=EAGER ] && [ "$(cat "$TMPDIR/loading.alloc")" = loading=default ] &&
+	ok "module loading: eager in object mode, the program's own in alloc mode" ||
+	notok "module loading: $(cat "$TMPDIR/loading.object" "$TMPDIR/loading.alloc" 2>&1)"
 finish
