@@ -123,7 +123,7 @@ static void check_patterns(struct gate *g, uint32_t mask)
 {
 	const struct gmp_result *r = g->s->r;
 	if (gmp_input__alloc_mode(r->trace))
-		mask &= 1u << GMP_PAT_MEMORY_LEAK; /* all it can have (gmp_input__findable) */
+		mask &= GMP_PAT_WITHOUT_ACCESSES; /* all it can have (gmp_input__findable) */
 	char line[900], name[64];
 	for (unsigned p = 0; p < GMP_PAT_COUNT; p++) {
 		if (!(mask & (1u << p)))

@@ -131,14 +131,10 @@ static uint64_t peak(const struct gmp_device_summary *ds, int inuse)
 static void text_peak(FILE *fp, const char *what, uint32_t dev, const struct gmp_device_summary *a,
 		      const struct gmp_device_summary *b, int inuse)
 {
-	char x[32], y[32], z[32];
+	char x[32], y[32], z[48];
 	uint64_t pa = peak(a, inuse), pb = peak(b, inuse);
-	uint64_t delta = pb > pa ? pb - pa : pa - pb;
-	fprintf(fp, "  %s, device %u: %s -> %s (%s%s", what, dev, a ? gmp_human_bytes(pa, x, sizeof(x)) : "none",
-		b ? gmp_human_bytes(pb, y, sizeof(y)) : "none", pb < pa ? "-" : "+", gmp_human_bytes(delta, z, sizeof(z)));
-	if (pa)
-		fprintf(fp, ", %s%.1f%%", pb < pa ? "-" : "+", 100.0 * (double)delta / (double)pa);
-	fprintf(fp, ")\n");
+	fprintf(fp, "  %s, device %u: %s -> %s (%s)\n", what, dev, a ? gmp_human_bytes(pa, x, sizeof(x)) : "none",
+		b ? gmp_human_bytes(pb, y, sizeof(y)) : "none", gmp_human_change(pa, pb, 1, z, sizeof(z)));
 }
 
 /* A site's bytes at the device's largest peak, before and after. */

@@ -132,7 +132,7 @@ static int add_both(struct fg *g)
 /* "256.0 MiB live at device 0's largest peak, by allocation call path", and so on. */
 static void title(const struct fg *g, char *buf, size_t n)
 {
-	char what[96], dev[32] = "", inputs[32] = "", x[32], y[32], z[32];
+	char what[96], dev[32] = "", inputs[32] = "", x[32], y[32], z[48];
 	int one = g->seen && !g->several;
 	if (g->in.n > 1 && !g->diff)
 		snprintf(inputs, sizeof(inputs), " of %zu inputs", g->in.n);
@@ -152,10 +152,9 @@ static void title(const struct fg *g, char *buf, size_t n)
 		snprintf(buf, n, "%s %s, by allocation call path", gmp_human_bytes(before, x, sizeof(x)), what);
 		return;
 	}
-	snprintf(buf, n, "Bytes %s, by allocation call path: %s before, %s after (%s%s)%s", what,
-		 gmp_human_bytes(before, x, sizeof(x)), gmp_human_bytes(after, y, sizeof(y)), after < before ? "-" : "+",
-		 gmp_human_bytes(after < before ? before - after : after - before, z, sizeof(z)),
-		 g->svg ? "; red grew, blue shrank" : "");
+	snprintf(buf, n, "Bytes %s, by allocation call path: %s before, %s after (%s)%s", what,
+		 gmp_human_bytes(before, x, sizeof(x)), gmp_human_bytes(after, y, sizeof(y)),
+		 gmp_human_change(before, after, 0, z, sizeof(z)), g->svg ? "; red grew, blue shrank" : "");
 }
 
 static int write_graph(FILE *fp, void *ctx)

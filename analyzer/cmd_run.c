@@ -542,8 +542,8 @@ int cmd_run(int argc, char **argv)
 		return gmp_cli__usage_error("run", "unknown option '%s'", argv[optind]);
 	if (optind >= argc)
 		return gmp_cli__usage_error("run", "no program to run (put it after --)");
-	uint32_t lost = o.fail_on & ~(1u << GMP_PAT_MEMORY_LEAK);
-	if (o.mode && !strcmp(o.mode, "alloc") && o.fail_on != GMP_PAT_ALL && lost)
+	uint32_t lost = gmp_patterns__need_accesses(o.fail_on);
+	if (o.mode && !strcmp(o.mode, "alloc") && lost)
 		return gmp_cli__usage_error("run", "--fail-on %s needs the kernels' accesses, which --mode alloc does not "
 					    "record", gmp_pattern__name((unsigned)__builtin_ctz(lost)));
 	if (o.kernels_from) {

@@ -222,15 +222,13 @@ static uint64_t weight(const uint64_t *total)
 static void text_line(const struct text *t, const uint64_t *total, uint32_t depth, const char *label, size_t hidden)
 {
 	const struct gmp_flame *f = t->f;
-	char x[32], y[32], z[32];
+	char x[32], y[32], z[48];
 	uint64_t all = f->total[t->k];
 	fprintf(t->fp, "%6.1f%%  %10s", all ? 100.0 * (double)total[t->k] / (double)all : 0.0,
 		gmp_human_bytes(total[0], x, sizeof(x)));
-	if (f->sides == 2) {
-		uint64_t d = total[1] > total[0] ? total[1] - total[0] : total[0] - total[1];
-		fprintf(t->fp, " %10s  %s%-9s", gmp_human_bytes(total[1], y, sizeof(y)), total[1] < total[0] ? "-" : "+",
-			gmp_human_bytes(d, z, sizeof(z)));
-	}
+	if (f->sides == 2)
+		fprintf(t->fp, " %10s  %-10s", gmp_human_bytes(total[1], y, sizeof(y)),
+			gmp_human_change(total[0], total[1], 0, z, sizeof(z)));
 	fprintf(t->fp, "  %*s", (int)(2 * depth), "");
 	if (hidden)
 		fprintf(t->fp, "(%zu more, each under the threshold)\n", hidden);
@@ -317,26 +315,19 @@ struct draw {
 	FILE *fp;
 	int k;             /* the side drawn */
 	double scale;      /* pixels per byte */
-	uint32_t rows;     /* the deepest row drawn, plus one */
 };
 
 /* A frame's tooltip after its label: its bytes and share, or before and after. */
 static void tip(const struct draw *d, const uint64_t *total)
 {
 	const struct gmp_flame *f = d->f;
-	char x[32], y[32], z[32];
-	if (f->sides == 1) {
+	char x[32], y[32], z[48];
+	if (f->sides == 1)
 		fprintf(d->fp, ": %s (%llu bytes), %.1f%%", gmp_human_bytes(total[0], x, sizeof(x)),
 			(unsigned long long)total[0], f->total[0] ? 100.0 * (double)total[0] / (double)f->total[0] : 0.0);
-		return;
-	}
-	uint64_t delta = total[1] > total[0] ? total[1] - total[0] : total[0] - total[1];
-	fprintf(d->fp, ": %s before, %s after (%s%s", gmp_human_bytes(total[0], x, sizeof(x)),
-		gmp_human_bytes(total[1], y, sizeof(y)), total[1] < total[0] ? "-" : "+",
-		gmp_human_bytes(delta, z, sizeof(z)));
-	if (total[0])
-		fprintf(d->fp, ", %s%.1f%%", total[1] < total[0] ? "-" : "+", 100.0 * (double)delta / (double)total[0]);
-	fprintf(d->fp, ")");
+	else
+		fprintf(d->fp, ": %s before, %s after (%s)", gmp_human_bytes(total[0], x, sizeof(x)),
+			gmp_human_bytes(total[1], y, sizeof(y)), gmp_human_change(total[0], total[1], 1, z, sizeof(z)));
 }
 
 static void frame(struct draw *d, uint32_t v, double x, const char *text)
@@ -397,9 +388,8 @@ int gmp_flame__svg(struct gmp_flame *f, FILE *fp, const struct gmp_flame_svg *o)
 		return err;
 	unsigned width = o->width < 200 ? 200 : o->width;
 	int k = shown(f);
-	struct draw d = { f, fp, k, f->total[k] ? (double)(width - 2) / (double)f->total[k] : 0, 0 };
-	d.rows = rows_of(&d);
-	unsigned height = TOP + d.rows * ROW_H + 4;
+	struct draw d = { f, fp, k, f->total[k] ? (double)(width - 2) / (double)f->total[k] : 0 };
+	unsigned height = TOP + rows_of(&d) * ROW_H + 4;
 	if (o->standalone)
 		fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(fp, "<svg %swidth=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" font-family=\"system-ui,sans-serif\" "

@@ -239,8 +239,8 @@ int gmp_input__alloc_mode(const struct gmp_trace *t)
 
 int gmp_input__findable(const char *path, const struct gmp_trace *t, uint32_t mask, const char *option)
 {
-	uint32_t lost = mask & ~(1u << GMP_PAT_MEMORY_LEAK);
-	if (!gmp_input__alloc_mode(t) || mask == GMP_PAT_ALL || !lost)
+	uint32_t lost = gmp_patterns__need_accesses(mask);
+	if (!gmp_input__alloc_mode(t) || !lost)
 		return 0;
 	fprintf(stderr, "gmprof: '%s' was recorded in alloc mode, without the kernels' accesses: %s %s cannot be "
 		"found in it (record it in object mode)\n", shown(path), option,

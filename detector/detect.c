@@ -87,7 +87,7 @@ int det_add_finding(struct det *d, const struct gmp_finding *f)
 {
 	struct gmp_result *r = d->r;
 	if (!(d->o->patterns & (1u << f->pattern)) ||
-	    (d->o->accesses_unknown && f->pattern != GMP_PAT_MEMORY_LEAK))
+	    (d->o->accesses_unknown && !(GMP_PAT_WITHOUT_ACCESSES & (1u << f->pattern))))
 		return 0; /* not asked for, or not to be told without the kernels' accesses */
 	if (GMP_GROW(r->findings, d->findings_cap, r->nfindings + 1))
 		return -ENOMEM;

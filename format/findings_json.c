@@ -22,6 +22,17 @@ const char *gmp_human_bytes(uint64_t v, char *buf, size_t n)
 	return buf;
 }
 
+const char *gmp_human_change(uint64_t before, uint64_t after, int pct, char *buf, size_t n)
+{
+	char h[32];
+	uint64_t d = after > before ? after - before : before - after;
+	const char *sign = after < before ? "-" : "+";
+	int k = snprintf(buf, n, "%s%s", sign, gmp_human_bytes(d, h, sizeof(h)));
+	if (pct && before && k > 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, ", %s%.1f%%", sign, 100.0 * (double)d / (double)before);
+	return buf;
+}
+
 /* A call's `at`, or its symbolized stack, or "". */
 static const char *where(const struct gmp_result *r, uint32_t at, uint32_t stack,
 			 const struct gmp_findings_opts *o)

@@ -51,5 +51,7 @@ void gmp_findings__failure_memory(struct gmp_jw *jw, const struct gmp_result *r,
 
 /* "1.5 MiB", "512 B": into buf (at least 16 bytes). */
 const char *gmp_human_bytes(uint64_t v, char *buf, size_t n);
+/* From before to after: "+1.0 MiB", "-512 B"; with pct (and before not 0) also ", +25.0%".  Into buf (48 bytes). */
+const char *gmp_human_change(uint64_t before, uint64_t after, int pct, char *buf, size_t n);
 
 #endif

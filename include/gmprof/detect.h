@@ -37,6 +37,14 @@ enum gmp_pattern {
 };
 
 #define GMP_PAT_ALL ((1u << GMP_PAT_COUNT) - 1)
+/* What a trace without the kernels' accesses (gmp_detect_opts.accesses_unknown) still shows. */
+#define GMP_PAT_WITHOUT_ACCESSES (1u << GMP_PAT_MEMORY_LEAK)
+
+/* The patterns mask names that need the kernels' accesses; "all" names none of them in particular. */
+static inline uint32_t gmp_patterns__need_accesses(uint32_t mask)
+{
+	return mask == GMP_PAT_ALL ? 0 : mask & ~GMP_PAT_WITHOUT_ACCESSES;
+}
 
 const char *gmp_pattern__name(unsigned p);   /* "early_allocation", ... */
 /* Parses a name; returns the pattern or -1. */
