@@ -5,6 +5,8 @@
  * and the counts GMP_DOUBLE_STATS=1 prints at exit.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,44 @@
 
 struct double_stats double_stats;
 static uint64_t oom_above = UINT64_MAX;
+
+#define STREAM_STRIPES 64
+static pthread_mutex_t stream_locks[STREAM_STRIPES];
+static pthread_once_t stream_locks_once = PTHREAD_ONCE_INIT;
+
+static void stream_locks_init(void)
+{
+	for (int i = 0; i < STREAM_STRIPES; i++)
+		if (pthread_mutex_init(&stream_locks[i], NULL)) {
+			fprintf(stderr, "sanitizer double: cannot make the stream locks\n");
+			abort();
+		}
+}
+
+static pthread_mutex_t *stream_mutex(Sanitizer_StreamHandle stream)
+{
+	if (pthread_once(&stream_locks_once, stream_locks_init)) {
+		fprintf(stderr, "sanitizer double: cannot make the stream locks\n");
+		abort();
+	}
+	return &stream_locks[((uintptr_t)stream >> 4) % STREAM_STRIPES]; /* the double's handles are 16 apart */
+}
+
+void double_stream_lock(Sanitizer_StreamHandle stream)
+{
+	if (pthread_mutex_lock(stream_mutex(stream))) {
+		fprintf(stderr, "sanitizer double: cannot lock a stream\n");
+		abort();
+	}
+}
+
+void double_stream_unlock(Sanitizer_StreamHandle stream)
+{
+	if (pthread_mutex_unlock(stream_mutex(stream))) {
+		fprintf(stderr, "sanitizer double: cannot unlock a stream\n");
+		abort();
+	}
+}
 
 void gmp_double_set_oom_above(uint64_t bytes)
 {
@@ -54,17 +94,19 @@ SanitizerResult sanitizerFree(CUcontext ctx, void *devPtr)
 SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t count,
 						 Sanitizer_StreamHandle stream)
 {
-	(void)stream;
 	__atomic_add_fetch(&double_stats.uploads, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&double_stats.upload_bytes, count, __ATOMIC_RELAXED);
+	double_stream_lock(stream);
 	memcpy(dst, src, count);
+	double_stream_unlock(stream);
 	return SANITIZER_SUCCESS;
 }
 
 SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer_StreamHandle stream)
 {
-	(void)stream;
+	double_stream_lock(stream);
 	memset(devPtr, value, count);
+	double_stream_unlock(stream);
 	return SANITIZER_SUCCESS;
 }
 

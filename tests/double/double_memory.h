@@ -13,4 +13,14 @@ struct double_stats {
 };
 extern struct double_stats double_stats;
 
+/*
+ * One stream's work runs in order on a GPU: two threads' copies, sets or
+ * kernels on one stream never overlap, while work on two streams may.  The
+ * double does each at once on the calling thread, so it holds the stream's
+ * lock meanwhile (the lock of a stripe of handles): a write two threads make
+ * to one block on two streams is still a race for ThreadSanitizer.
+ */
+void double_stream_lock(Sanitizer_StreamHandle stream);
+void double_stream_unlock(Sanitizer_StreamHandle stream);
+
 #endif

@@ -143,11 +143,12 @@ SanitizerResult sanitizerEnableCallback(uint32_t enable, Sanitizer_SubscriberHan
 SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 					    Sanitizer_StreamHandle stream)
 {
-	(void)stream;
 	driver_exclusive("sanitizerMemcpyDeviceToHost");
 	__atomic_add_fetch(&double_stats.readbacks, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&double_stats.readback_bytes, count, __ATOMIC_RELAXED);
+	double_stream_lock(stream);
 	memcpy(dst, src, count);
+	double_stream_unlock(stream);
 	return SANITIZER_SUCCESS;
 }
 
@@ -434,7 +435,9 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		launch_userdata = NULL;
 		api("cudaLaunchKernel", SANITIZER_API_ENTER);
 		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
+		double_stream_lock(ld.hStream); /* the kernel reads the tables copies on its stream write */
 		run_kernel(t, i);
+		double_stream_unlock(ld.hStream);
 		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &ld);
 		api("cudaLaunchKernel", SANITIZER_API_EXIT);
 		break;
