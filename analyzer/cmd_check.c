@@ -16,6 +16,7 @@
 
 #include "baseline.h"
 #include "bysite.h"
+#include "check.h"
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
@@ -51,6 +52,8 @@ static const char usage[] =
 	"Outputs:\n"
 	"      --sarif FILE         SARIF 2.1.0 for code scanning (GitHub, GitLab...)\n"
 	"      --junit FILE         JUnit XML, one test case per check\n"
+	"      --markdown FILE      Markdown: a table of the checks, the findings folded below\n"
+	"                           (for $GITHUB_STEP_SUMMARY or a pull request comment)\n"
 	"      --source-root DIR    SARIF paths relative to DIR (the current directory)\n"
 	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
 	"      --force              replace output files that exist\n"
@@ -62,29 +65,15 @@ static const char usage[] =
 	"  gmprof check --fail-on memory_leak,unused_allocation app.gmprof\n"
 	"  gmprof check --max-peak 6GiB --baseline main.baseline.json --tolerance 5%,1MiB \\\n"
 	"               --sarif gmprof.sarif --junit gmprof.xml app.gmprof\n"
-	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n";
+	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n"
+	"  gmprof check --baseline main.baseline.json --markdown \"$GITHUB_STEP_SUMMARY\" --force app.gmprof\n";
 
-#define MAX_CHECKS (GMP_PAT_COUNT + 9)
-
-struct check {
-	char name[64];
-	int failed;
-	char *detail;   /* owned: one line, or several for findings */
-};
-
-struct gate {
-	struct gmp_session *s;    /* while its checks run */
-	char *name;               /* owned: the input's name */
-	struct check checks[MAX_CHECKS];
-	size_t n;
-};
-
-static struct check *add(struct gate *g, const char *name, int failed, const char *fmt, ...)
+static struct gmp_check *add(struct gmp_gate *g, const char *name, int failed, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static struct check *add(struct gate *g, const char *name, int failed, const char *fmt, ...)
+static struct gmp_check *add(struct gmp_gate *g, const char *name, int failed, const char *fmt, ...)
 {
-	struct check *c = &g->checks[g->n++];
+	struct gmp_check *c = &g->checks[g->n++];
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->failed = failed;
 	va_list ap;
@@ -96,7 +85,7 @@ static struct check *add(struct gate *g, const char *name, int failed, const cha
 }
 
 /* Appends a line to a check's detail. */
-static void more(struct check *c, const char *line)
+static void more(struct gmp_check *c, const char *line)
 {
 	char *d;
 	if (asprintf(&d, "%s\n%s", c->detail ? c->detail : "", line) < 0)
@@ -105,7 +94,7 @@ static void more(struct check *c, const char *line)
 	c->detail = d;
 }
 
-static void finding_line(struct gate *g, const struct gmp_finding *f, char *buf, size_t n)
+static void finding_line(struct gmp_gate *g, const struct gmp_finding *f, char *buf, size_t n)
 {
 	char name[160], size[32], site[512] = "";
 	const struct gmp_result *r = g->s->r;
@@ -119,7 +108,7 @@ static void finding_line(struct gate *g, const struct gmp_finding *f, char *buf,
 		 gmp_sites__fingerprint_hex(&g->s->sites, f, hex, sizeof(hex)));
 }
 
-static void check_patterns(struct gate *g, uint32_t mask)
+static void check_patterns(struct gmp_gate *g, uint32_t mask)
 {
 	const struct gmp_result *r = g->s->r;
 	if (gmp_input__alloc_mode(r->trace))
@@ -132,7 +121,7 @@ static void check_patterns(struct gate *g, uint32_t mask)
 		for (size_t i = 0; i < r->nfindings; i++)
 			n += r->findings[i].pattern == p;
 		snprintf(name, sizeof(name), "pattern:%s", gmp_pattern__name(p));
-		struct check *c = add(g, name, n > 0, "%zu finding%s", n, n == 1 ? "" : "s");
+		struct gmp_check *c = add(g, name, n > 0, "%zu finding%s", n, n == 1 ? "" : "s");
 		for (size_t i = 0, shown = 0; i < r->nfindings && shown < 20; i++) {
 			if (r->findings[i].pattern != p)
 				continue;
@@ -148,7 +137,7 @@ static void check_patterns(struct gate *g, uint32_t mask)
 }
 
 /* Never fails: says what was left out, rule by rule (a rule that matches nothing may be stale). */
-static void check_suppressions(struct gate *g)
+static void check_suppressions(struct gmp_gate *g)
 {
 	const struct gmp_suppress *sp = &g->s->sup;
 	if (!sp->path)
@@ -157,7 +146,7 @@ static void check_suppressions(struct gate *g)
 	if (sp->suppressed_failures)
 		snprintf(fails, sizeof(fails), " and %zu failed allocation%s", sp->suppressed_failures,
 			 sp->suppressed_failures == 1 ? "" : "s");
-	struct check *c = add(g, "suppressions", 0, "%zu finding%s%s suppressed by %s", sp->suppressed,
+	struct gmp_check *c = add(g, "suppressions", 0, "%zu finding%s%s suppressed by %s", sp->suppressed,
 			      sp->suppressed == 1 ? "" : "s", fails, sp->path);
 	char line[900];
 	for (size_t i = 0; i < sp->n; i++) {
@@ -167,7 +156,7 @@ static void check_suppressions(struct gate *g)
 	}
 }
 
-static struct check *check_budget(struct gate *g, const char *name, uint64_t value, uint64_t max)
+static struct gmp_check *check_budget(struct gmp_gate *g, const char *name, uint64_t value, uint64_t max)
 {
 	char a[64], b[64];
 	gmp_human_bytes(value, a, sizeof(a));
@@ -180,7 +169,7 @@ static struct check *check_budget(struct gate *g, const char *name, uint64_t val
 }
 
 /* Over budget: where the largest peak was reached (the call, its site, its NVTX ranges). */
-static void peak_where(struct gate *g, struct check *c)
+static void peak_where(struct gmp_gate *g, struct gmp_check *c)
 {
 	const struct gmp_result *r = g->s->r;
 	const struct gmp_peak *pk = gmp_result__top_peak(r, GMP_ANY_DEVICE);
@@ -197,7 +186,7 @@ static void peak_where(struct gate *g, struct check *c)
 }
 
 /* A peak over the baseline's: the allocation sites that grew the most there, up to five. */
-static void peak_growth(struct gate *g, struct check *c, const struct gmp_baseline *b)
+static void peak_growth(struct gmp_gate *g, struct gmp_check *c, const struct gmp_baseline *b)
 {
 	struct gmp_bysite by;
 	struct gmp_site_growth *v;
@@ -221,14 +210,14 @@ static uint64_t baseline_allowed(const struct gmp_baseline *b, double pct, uint6
 	return b->peak_bytes + (rel > abs ? rel : abs);
 }
 
-static void check_baseline(struct gate *g, const struct gmp_baseline *b, double pct, uint64_t abs)
+static void check_baseline(struct gmp_gate *g, const struct gmp_baseline *b, double pct, uint64_t abs)
 {
 	const struct gmp_result *r = g->s->r;
 	char line[900], a[32], c2[32], d[32];
 	size_t fresh = 0;
 	for (size_t i = 0; i < r->nfindings; i++)
 		fresh += !gmp_baseline__has(b, gmp_sites__fingerprint(&g->s->sites, &r->findings[i]));
-	struct check *c = add(g, "baseline:new_findings", fresh > 0, "%zu finding%s not in the baseline",
+	struct gmp_check *c = add(g, "baseline:new_findings", fresh > 0, "%zu finding%s not in the baseline",
 			      fresh, fresh == 1 ? "" : "s");
 	for (size_t i = 0, shown = 0; i < r->nfindings && shown < 20; i++) {
 		if (gmp_baseline__has(b, gmp_sites__fingerprint(&g->s->sites, &r->findings[i])))
@@ -244,48 +233,6 @@ static void check_baseline(struct gate *g, const struct gmp_baseline *b, double 
 	peak_where(g, c);
 	if (c->failed && b->nsites)
 		peak_growth(g, c, b);
-}
-
-static size_t failures(const struct gate *g)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < g->n; i++)
-		n += g->checks[i].failed != 0;
-	return n;
-}
-
-/* One test suite per input. */
-static void junit_suite(FILE *fp, const struct gate *g)
-{
-	fprintf(fp, "  <testsuite name=\"gmprof check: ");
-	gmp_text__markup(fp, g->name);
-	fprintf(fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\">\n", g->n,
-		failures(g));
-	for (size_t i = 0; i < g->n; i++) {
-		const struct check *c = &g->checks[i];
-		fprintf(fp, "    <testcase classname=\"gmprof.check\" name=\"");
-		gmp_text__markup(fp, c->name);
-		fprintf(fp, "\" time=\"0\"");
-		if (!c->failed) {
-			fprintf(fp, ">\n      <system-out>");
-			gmp_text__markup(fp, c->detail);
-			fprintf(fp, "</system-out>\n    </testcase>\n");
-			continue;
-		}
-		const char *nl = c->detail ? strchr(c->detail, '\n') : NULL;
-		fprintf(fp, ">\n      <failure type=\"gmprof\" message=\"");
-		if (nl) {
-			char *first = strndup(c->detail, (size_t)(nl - c->detail));
-			gmp_text__markup(fp, first);
-			free(first);
-		} else {
-			gmp_text__markup(fp, c->detail);
-		}
-		fprintf(fp, "\">");
-		gmp_text__markup(fp, c->detail);
-		fprintf(fp, "</failure>\n    </testcase>\n");
-	}
-	fprintf(fp, "  </testsuite>\n");
 }
 
 /* What a check run was asked for. */
@@ -305,7 +252,7 @@ struct budgets {
 };
 
 /* Always on: no allocation ran out of memory (the first one named). */
-static void check_oom(struct gate *g, int allow)
+static void check_oom(struct gmp_gate *g, int allow)
 {
 	const struct gmp_result *r = g->s->r;
 	const struct gmp_trace *t = r->trace;
@@ -335,7 +282,7 @@ static void check_oom(struct gate *g, int allow)
 }
 
 /* Runs every check asked for, prints a line each (naming the input when named); how many failed. */
-static size_t run_checks(struct gate *g, const struct budgets *bu, int named)
+static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, int named)
 {
 	const struct gmp_session *s = g->s;
 	const struct gmp_trace *t = s->in.trace;
@@ -362,11 +309,11 @@ static size_t run_checks(struct gate *g, const struct budgets *bu, int named)
 	if (bu->base)
 		check_baseline(g, bu->base, bu->tol_pct, bu->tol_abs);
 	for (size_t i = 0; i < g->n; i++) {
-		const struct check *ck = &g->checks[i];
+		const struct gmp_check *ck = &g->checks[i];
 		printf("%s %s%s%s: %s\n", ck->failed ? "FAIL" : "PASS", named ? g->name : "", named ? ": " : "",
 		       ck->name, ck->detail ? ck->detail : "");
 	}
-	return failures(g);
+	return gmp_gate__failures(g);
 }
 
 /* Every input in turn: its session, its checks, its SARIF results; then the totals. */
@@ -374,13 +321,13 @@ struct all {
 	struct gmp_inputs in;
 	const struct budgets *bu;
 	struct gmp_sarif *sf;      /* its root, mask and baseline; s set per input */
-	struct gate *gates;        /* one per input checked so far */
+	struct gmp_gate *gates;        /* one per input checked so far */
 	struct gmp_sarif_input *props; /* and what the SARIF run says of each */
 	size_t ngates;
 	size_t checks, failed;
 };
 
-static void gate_release(struct gate *g)
+static void gate_release(struct gmp_gate *g)
 {
 	for (size_t i = 0; i < g->n; i++)
 		free(g->checks[i].detail);
@@ -398,8 +345,8 @@ static int check_one(struct gmp_session *s, size_t i, void *ctx)
 	struct all *a = c->a;
 	if (gmp_input__findable(s->name, s->in.trace, a->bu->fail_on, "--fail-on"))
 		return GMP_OUTPUT_ABANDON;
-	struct gate *g = &a->gates[a->ngates];
-	*g = (struct gate){ .s = s, .name = strdup(s->name) };
+	struct gmp_gate *g = &a->gates[a->ngates];
+	*g = (struct gmp_gate){ .s = s, .name = strdup(s->name) };
 	if (!g->name) {
 		fprintf(stderr, "gmprof check: out of memory\n");
 		return GMP_OUTPUT_ABANDON;
@@ -448,18 +395,6 @@ static int write_sarif(FILE *fp, void *ctx)
 	return gmp_jw__finish(&jw);
 }
 
-static int write_junit(FILE *fp, void *ctx)
-{
-	const struct all *a = ctx;
-	fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(fp, "<testsuites name=\"gmprof check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", a->checks,
-		a->failed);
-	for (size_t i = 0; i < a->ngates; i++)
-		junit_suite(fp, &a->gates[i]);
-	fprintf(fp, "</testsuites>\n");
-	return ferror(fp) ? -EIO : 0;
-}
-
 /* "5%", "1MiB", "5%,1MiB" (either order). */
 static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
 {
@@ -487,14 +422,14 @@ static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
 
 int cmd_check(int argc, char **argv)
 {
-	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXINUSE, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT,
+	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXINUSE, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT, O_MD,
 	       O_ROOT, O_INCOMPLETE, O_OOM };
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, 0, O_FAILON }, { "max-peak", required_argument, 0, O_MAXPEAK },
 		{ "max-in-use", required_argument, 0, O_MAXINUSE },
 		{ "max-leak", required_argument, 0, O_MAXLEAK }, { "baseline", required_argument, 0, O_BASELINE },
 		{ "tolerance", required_argument, 0, O_TOL }, { "sarif", required_argument, 0, O_SARIF },
-		{ "junit", required_argument, 0, O_JUNIT }, { "source-root", required_argument, 0, O_ROOT },
+		{ "junit", required_argument, 0, O_JUNIT }, { "markdown", required_argument, 0, O_MD }, { "source-root", required_argument, 0, O_ROOT },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "allow-incomplete", no_argument, 0, O_INCOMPLETE },
 		{ "allow-oom", no_argument, 0, O_OOM },
 		{ "force", no_argument, 0, OPT_FORCE }, { "help", no_argument, 0, 'h' },
@@ -502,7 +437,7 @@ int cmd_check(int argc, char **argv)
 	};
 	struct gmp_cli_common cm;
 	gmp_cli__common_init(&cm);
-	const char *sarif = NULL, *junit = NULL, *basefile = NULL, *root = NULL;
+	const char *sarif = NULL, *junit = NULL, *md = NULL, *basefile = NULL, *root = NULL;
 	uint32_t fail_on = 0;
 	uint64_t max_peak = 0, max_inuse = 0, max_leak = 0, tol_abs = 0;
 	double tol_pct = 0;
@@ -536,6 +471,7 @@ int cmd_check(int argc, char **argv)
 			break;
 		case O_SARIF: sarif = optarg; break;
 		case O_JUNIT: junit = optarg; break;
+		case O_MD: md = optarg; break;
 		case O_ROOT: root = optarg; break;
 		case O_INCOMPLETE: allow_incomplete = 1; break;
 		case O_OOM: allow_oom = 1; break;
@@ -577,7 +513,10 @@ int cmd_check(int argc, char **argv)
 	else
 		rc = check_all(&a, NULL) ? -1 : 0;
 	fflush(stdout);
-	if (!rc && junit && gmp_output__write(junit, cm.force, write_junit, &a))
+	struct gmp_gates gs = { a.gates, a.ngates, a.checks, a.failed };
+	if (!rc && junit && gmp_output__write(junit, cm.force, gmp_gates__junit, &gs))
+		rc = -1;
+	if (!rc && md && gmp_output__write(md, cm.force, gmp_gates__markdown, &gs))
 		rc = -1;
 	for (size_t i = 0; i < a.ngates; i++)
 		gate_release(&a.gates[i]);

@@ -18,6 +18,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "jw.h"
+#include "markdown.h"
 #include "baseline.h"
 #include "session.h"
 #include "util.h"
@@ -31,7 +32,9 @@ static const char usage[] =
 	"way), matched by their fingerprints.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --format text|json   output format (text)\n"
+	"  -f, --format text|json|markdown\n"
+	"                           output format (text); markdown for a pull request\n"
+	"                           comment or a CI job's summary page\n"
 	"      --pretty             indent the JSON\n"
 	"      --symbols DIR        look for the profiles' binaries in DIR (by file name)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
@@ -42,7 +45,8 @@ static const char usage[] =
 	"\n"
 	"EXAMPLES\n"
 	"  gmprof diff before.gmprof after.gmprof\n"
-	"  gmprof diff --format json --pretty main.gmprof branch.gmprof > diff.json\n";
+	"  gmprof diff --format json --pretty main.gmprof branch.gmprof > diff.json\n"
+	"  gmprof diff --format markdown main.gmprof branch.gmprof >> \"$GITHUB_STEP_SUMMARY\"\n";
 
 struct fp {
 	uint64_t fp;
@@ -409,6 +413,107 @@ static int json(FILE *fp, void *ctx)
 	return gmp_jw__finish(&jw);
 }
 
+/* Markdown: the lists of findings stop here (a pull request comment holds 64 KiB). */
+#define MD_MAX_FINDINGS 50
+
+static void md_row(FILE *fp, const char *what, uint32_t dev, uint64_t a, uint64_t b, int has_a, int has_b)
+{
+	char x[32], y[32], z[48];
+	fprintf(fp, "| %s", what);
+	if (dev != UINT32_MAX)
+		fprintf(fp, ", device %u", dev);
+	fprintf(fp, " | %s | %s | %s |\n", has_a ? gmp_human_bytes(a, x, sizeof(x)) : "none",
+		has_b ? gmp_human_bytes(b, y, sizeof(y)) : "none", gmp_human_change(a, b, 1, z, sizeof(z)));
+}
+
+static int md_sites(FILE *fp, struct diff *d, uint32_t device)
+{
+	struct sdeltas sd;
+	if (site_deltas(d, device, &sd))
+		return -ENOMEM;
+	if (sd.n)
+		fprintf(fp, "### Device %u at the peak, by allocation site\n\n| change | site | before | after |\n"
+			"|---|---|---|---|\n", device);
+	for (size_t i = 0; i < sd.n && i < 10; i++) {
+		const struct sdelta *e = &sd.v[i];
+		char x[32], y[32], z[32];
+		fprintf(fp, "| %s%s | ", e->bytes[1] < e->bytes[0] ? "-" : "+", gmp_human_bytes(change(e), z, sizeof(z)));
+		gmp_md__code(fp, e->site, 1);
+		fprintf(fp, " | %s in %zu object%s | %s in %zu object%s |\n", gmp_human_bytes(e->bytes[0], x, sizeof(x)),
+			e->objects[0], e->objects[0] == 1 ? "" : "s", gmp_human_bytes(e->bytes[1], y, sizeof(y)),
+			e->objects[1], e->objects[1] == 1 ? "" : "s");
+	}
+	if (sd.n > 10)
+		fprintf(fp, "\n... and %zu more sites\n", sd.n - 10);
+	if (sd.n)
+		fputc('\n', fp);
+	sdeltas_release(&sd);
+	return 0;
+}
+
+static void md_findings(FILE *fp, const char *title, struct gmp_session *s, struct gmp_session *other,
+			const uint8_t *pick, size_t npick)
+{
+	if (!npick)
+		return;
+	const struct gmp_result *r = s->r;
+	fprintf(fp, "### %s (in ", title);
+	gmp_md__code(fp, s->name, 0);
+	fputs(", not in ", fp);
+	gmp_md__code(fp, other->name, 0);
+	fputs(")\n\n| pattern | object | size | saving at the peak | allocated at | fingerprint |\n"
+	      "|---|---|---|---|---|---|\n", fp);
+	size_t shown = 0;
+	for (size_t i = 0; i < r->nfindings && shown < MD_MAX_FINDINGS; i++) {
+		if (!pick[i])
+			continue;
+		const struct gmp_finding *f = &r->findings[i];
+		char name[160], size[32], saving[32], hex[32];
+		fprintf(fp, "| %s | ", gmp_pattern__name(f->pattern));
+		gmp_md__code(fp, gmp_result__object_name(r, f->object, name, sizeof(name)), 1);
+		fprintf(fp, " | %s | %s | ", gmp_human_bytes(r->objects[f->object].size, size, sizeof(size)),
+			f->saving ? gmp_human_bytes(f->saving, saving, sizeof(saving)) : "-");
+		gmp_md__code(fp, gmp_sites__event(&s->sites, r->objects[f->object].alloc_ev, NULL), 1);
+		fputs(" | ", fp);
+		gmp_md__code(fp, gmp_sites__fingerprint_hex(&s->sites, f, hex, sizeof(hex)), 1);
+		fputs(" |\n", fp);
+		shown++;
+	}
+	if (npick > shown)
+		fprintf(fp, "\n... and %zu more (`gmprof diff` without `--format markdown` lists all)\n", npick - shown);
+	fputc('\n', fp);
+}
+
+static int md(FILE *fp, void *ctx)
+{
+	struct diff *d = ctx;
+	const struct gmp_result *ra = d->a.r, *rb = d->b.r;
+	fputs("## gmprof diff: ", fp);
+	gmp_md__code(fp, d->a.name, 0);
+	fputs(" -> ", fp);
+	gmp_md__code(fp, d->b.name, 0);
+	fputs("\n\n| | before | after | change |\n|---|---|---|---|\n", fp);
+	uint32_t dev[64];
+	size_t nd = devices(d, dev, 64);
+	for (size_t i = 0; i < nd; i++) {
+		const struct gmp_device_summary *a = summary_of(ra, dev[i]), *b = summary_of(rb, dev[i]);
+		md_row(fp, "peak", dev[i], peak(a, 0), peak(b, 0), a != NULL, b != NULL);
+		if (has_regions(a, b))
+			md_row(fp, "in use", dev[i], peak(a, 1), peak(b, 1), a != NULL, b != NULL);
+	}
+	md_row(fp, "leaked", UINT32_MAX, gmp_leaked_bytes(ra), gmp_leaked_bytes(rb), 1, 1);
+	if (ra->nfails_total || rb->nfails_total)
+		fprintf(fp, "| allocations that ran out of memory | %zu | %zu | |\n", ra->nfails_total, rb->nfails_total);
+	fprintf(fp, "| findings | %zu | %zu | %zu fixed, %zu new, %zu in both |\n\n", ra->nfindings, rb->nfindings,
+		d->nfixed, d->nfresh, ra->nfindings - d->nfixed);
+	for (size_t i = 0; i < nd; i++)
+		if (md_sites(fp, d, dev[i]))
+			return -ENOMEM;
+	md_findings(fp, "Fixed", &d->a, &d->b, d->fixed, d->nfixed);
+	md_findings(fp, "New", &d->b, &d->a, d->fresh, d->nfresh);
+	return ferror(fp) ? -EIO : 0;
+}
+
 int cmd_diff(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -430,8 +535,10 @@ int cmd_diff(int argc, char **argv)
 		else if (gmp_cli__common("diff", usage, c, argv, &cm, &ex) < 0)
 			return ex;
 	}
-	if (strcmp(d.format, "text") != 0 && strcmp(d.format, "json") != 0)
-		return gmp_cli__usage_error("diff", "unknown format '%s' (text or json)", d.format);
+	int (*writer)(FILE *, void *) = !strcmp(d.format, "text") ? text : !strcmp(d.format, "json") ? json
+				       : !strcmp(d.format, "markdown") ? md : NULL;
+	if (!writer)
+		return gmp_cli__usage_error("diff", "unknown format '%s' (text, json or markdown)", d.format);
 	if (optind != argc - 2)
 		return gmp_cli__usage_error("diff", "expected BEFORE and AFTER, got %d input%s", argc - optind,
 					    argc - optind == 1 ? "" : "s");
@@ -446,7 +553,7 @@ int cmd_diff(int argc, char **argv)
 	int rc = GMP_EXIT_USAGE;
 	if (match(&d))
 		fprintf(stderr, "gmprof: out of memory\n");
-	else if (!gmp_output__write(cm.output, cm.force, strcmp(d.format, "json") ? text : json, &d))
+	else if (!gmp_output__write(cm.output, cm.force, writer, &d))
 		rc = GMP_EXIT_OK;
 	free(d.fixed);
 	free(d.fresh);

@@ -70,7 +70,9 @@ env GMPROF_COLLECTOR="$R/libgmprof.so" GMPROF_SANITIZER_LIB="$R/double/libsaniti
 "$G" report "$P" 2>/dev/null | grep -q "fake_app.c:" && ok "a recorded profile with source lines to sweep" || notok "a recorded profile with source lines to sweep"
 sweep "report of a recorded profile" 7 700 "$R/gmprof" -- "$G" report "$P"
 sweep "perfetto" 7 700 "$R/gmprof" -- "$G" perfetto -o - "$P"
-sweep "check with SARIF and JUnit" 7 700 "$R/gmprof" -- "$G" check --fail-on all --sarif "$TMPDIR/s.sarif" --junit "$TMPDIR/j.xml" --force "$P"
+sweep "check with SARIF, JUnit and Markdown" 7 700 "$R/gmprof" -- "$G" check --fail-on all --sarif "$TMPDIR/s.sarif" --junit "$TMPDIR/j.xml" \
+	--markdown "$TMPDIR/c.md" --force "$P"
+sweep "diff as Markdown" 7 700 "$R/gmprof" -- "$G" diff --format markdown -o - "$P" "$P"
 sweep "html" 7 700 "$R/gmprof" -- "$G" html -o - "$P"
 sweep "flamegraph, SVG" 5 500 "$R/gmprof" -- "$G" flamegraph --format svg --nvtx --objects -o - "$P"
 sweep "flamegraph, folded, two inputs" 5 500 "$R/gmprof" -- "$G" flamegraph --at allocated -o - "$P" "$P"
