@@ -4,26 +4,9 @@
 . tests/cli/lib.sh
 S=tests/scripts
 P=tests/data/gpu/simple_multi_copy.gmprof
-# Figure 2 after a fix: B allocated after A is freed and freed after its last
+# Figure 2 after a fix (figure2_fixed.jsonl): B allocated after A is freed and freed after its last
 # use; and a new buffer D that nothing uses or frees.
-cat >"$TMPDIR/fixed.jsonl" <<'J'
-{"op":"alloc","addr":"0x10000","size":8192,"label":"C","at":"fig2.cu:10"}
-{"op":"kernel","name":"k0","write":["0x10000"],"at":"fig2.cu:11"}
-{"op":"alloc","addr":"0x20000","size":4096,"label":"A","at":"fig2.cu:13"}
-{"op":"kernel","name":"k1","write":["0x20000"],"at":"fig2.cu:14"}
-{"op":"kernel","name":"k2","read":["0x20000"],"at":"fig2.cu:15"}
-{"op":"free","addr":"0x20000","at":"fig2.cu:16"}
-{"op":"alloc","addr":"0x100000","size":1048576,"label":"B","at":"fig2.cu:12"}
-{"op":"kernel","name":"k3","write":["0x100000"],"at":"fig2.cu:17"}
-{"op":"kernel","name":"k4","read":["0x100000","0x10000"],"at":"fig2.cu:18"}
-{"op":"kernel","name":"k5","read":["0x100000"],"at":"fig2.cu:19"}
-{"op":"free","addr":"0x100000","at":"fig2.cu:22"}
-{"op":"kernel","name":"k6","read":["0x10000"],"at":"fig2.cu:20"}
-{"op":"kernel","name":"k7","read":["0x10000"],"at":"fig2.cu:21"}
-{"op":"alloc","addr":"0x300000","size":2048,"label":"D","at":"fig2.cu:30"}
-{"op":"end"}
-J
-expect_exit 0 "diff of a fix" -- "$GMPROF" diff $S/figure2.jsonl "$TMPDIR/fixed.jsonl"
+expect_exit 0 "diff of a fix" -- "$GMPROF" diff $S/figure2.jsonl $S/figure2_fixed.jsonl
 grep -q '^  findings: 4 -> 4 (2 fixed, 2 new, 2 in both)$' "$TMPDIR/out" && ok "counts fixed, new and kept" ||
 	notok "counts: $(grep findings: "$TMPDIR/out")"
 sed -n '/^Fixed/,/^$/p' "$TMPDIR/out" | grep -c '^  [a-z_]*: B ' | grep -qx 2 && ok "B's early and late findings are fixed" ||
@@ -32,7 +15,7 @@ sed -n '/^New/,$p' "$TMPDIR/out" | grep -q '^  unused_allocation: D ' && ok "D's
 grep -q '^  peak, device 0: 1.0 MiB -> 1.0 MiB (-4.0 KiB, -0.4%)$' "$TMPDIR/out" && ok "the peak, before and after" ||
 	notok "peak: $(grep peak "$TMPDIR/out")"
 grep -q '^  leaked: 8.0 KiB -> 10.0 KiB$' "$TMPDIR/out" && ok "leaked bytes, before and after" || notok "leaked: $(grep leaked "$TMPDIR/out")"
-expect_exit 0 "diff as JSON" -- "$GMPROF" diff --format json $S/figure2.jsonl "$TMPDIR/fixed.jsonl"
+expect_exit 0 "diff as JSON" -- "$GMPROF" diff --format json $S/figure2.jsonl $S/figure2_fixed.jsonl
 grep -q '"peak_before":1060864,"peak_after":1056768' "$TMPDIR/out" && grep -q '"fixed":\[{"fingerprint":"[0-9a-f]*","pattern":"early_allocation","object":"B"' "$TMPDIR/out" &&
 	ok "JSON: peaks and findings" || notok "JSON: $(head -c 400 "$TMPDIR/out")"
 # The same run compared with itself, and across formats: nothing changes.
@@ -48,7 +31,7 @@ expect_exit 0 "a repeated site" -- "$GMPROF" diff --patterns memory_leak "$TMPDI
 grep -q '(1 fixed, 0 new, 1 in both)' "$TMPDIR/out" && ok "  ... one of two leaks fixed" || notok "multiset: $(grep findings: "$TMPDIR/out")"
 # Suppressions apply to both runs.
 printf 'unused_allocation:fig2.cu:30\n' >"$TMPDIR/d.sup"
-expect_exit 0 "with suppressions" -- "$GMPROF" diff --suppressions "$TMPDIR/d.sup" $S/figure2.jsonl "$TMPDIR/fixed.jsonl"
+expect_exit 0 "with suppressions" -- "$GMPROF" diff --suppressions "$TMPDIR/d.sup" $S/figure2.jsonl $S/figure2_fixed.jsonl
 grep -q '(2 fixed, 1 new, 2 in both)' "$TMPDIR/out" && ok "  ... the suppressed finding is not new" || notok "suppressed: $(grep findings: "$TMPDIR/out")"
 # Pools with regions: the peak in use too.
 sed 's/"size":4096,"kind":"pool_region","label":"scratch"/"size":1024,"kind":"pool_region","label":"scratch"/' \
@@ -56,7 +39,7 @@ sed 's/"size":4096,"kind":"pool_region","label":"scratch"/"size":1024,"kind":"po
 expect_exit 0 "regions: a smaller scratch tensor" -- "$GMPROF" diff tests/scripts/pool_regions.jsonl "$TMPDIR/smaller.jsonl"
 grep -q '^  in use, device 0: 132.0 KiB -> 129.0 KiB (-3.0 KiB, -2.3%)$' "$TMPDIR/out" && ok "  ... the peak in use, before and after" ||
 	notok "  ... $(grep 'in use' "$TMPDIR/out")"
-"$GMPROF" diff $S/figure2.jsonl "$TMPDIR/fixed.jsonl" | grep -q 'in use' &&
+"$GMPROF" diff $S/figure2.jsonl $S/figure2_fixed.jsonl | grep -q 'in use' &&
 	notok "  ... no such line without regions" || ok "  ... no such line without regions"
 expect_exit 0 "regions as JSON" -- "$GMPROF" diff --format json tests/scripts/pool_regions.jsonl "$TMPDIR/smaller.jsonl"
 grep -q '"inuse_peak_before":135168,"inuse_peak_after":132096' "$TMPDIR/out" && ok "  ... JSON has both" || notok "  ... JSON: $(head -c 300 "$TMPDIR/out")"

@@ -76,24 +76,7 @@ grep -qF '| unused_allocation | ``a\|b`c<i>*d*`` | 4.0 KiB |' "$TMPDIR/odd-diff.
 grep -qF '`` `tick ``' "$TMPDIR/odd-diff.md" && ok "  ... a label starting with a backtick padded" || notok "  ... tick: $(grep tick "$TMPDIR/odd-diff.md" | head -1)"
 
 # The diff: peaks, site changes, fixed and new.
-cat >"$TMPDIR/fixed.jsonl" <<'J'
-{"op":"alloc","addr":"0x10000","size":8192,"label":"C","at":"fig2.cu:10"}
-{"op":"kernel","name":"k0","write":["0x10000"],"at":"fig2.cu:11"}
-{"op":"alloc","addr":"0x20000","size":4096,"label":"A","at":"fig2.cu:13"}
-{"op":"kernel","name":"k1","write":["0x20000"],"at":"fig2.cu:14"}
-{"op":"kernel","name":"k2","read":["0x20000"],"at":"fig2.cu:15"}
-{"op":"free","addr":"0x20000","at":"fig2.cu:16"}
-{"op":"alloc","addr":"0x100000","size":1048576,"label":"B","at":"fig2.cu:12"}
-{"op":"kernel","name":"k3","write":["0x100000"],"at":"fig2.cu:17"}
-{"op":"kernel","name":"k4","read":["0x100000","0x10000"],"at":"fig2.cu:18"}
-{"op":"kernel","name":"k5","read":["0x100000"],"at":"fig2.cu:19"}
-{"op":"free","addr":"0x100000","at":"fig2.cu:22"}
-{"op":"kernel","name":"k6","read":["0x10000"],"at":"fig2.cu:20"}
-{"op":"kernel","name":"k7","read":["0x10000"],"at":"fig2.cu:21"}
-{"op":"alloc","addr":"0x300000","size":2048,"label":"D","at":"fig2.cu:30"}
-{"op":"end"}
-J
-expect_exit 0 "diff --format markdown" -- "$GMPROF" diff --format markdown $S/figure2.jsonl "$TMPDIR/fixed.jsonl"
+expect_exit 0 "diff --format markdown" -- "$GMPROF" diff --format markdown $S/figure2.jsonl $S/figure2_fixed.jsonl
 D=$TMPDIR/d.md
 cp "$TMPDIR/out" "$D"
 grep -qx '| peak, device 0 | 1.0 MiB | 1.0 MiB | -4.0 KiB, -0.4% |' "$D" && grep -qx '| leaked | 8.0 KiB | 10.0 KiB | +2.0 KiB, +25.0% |' "$D" &&
@@ -107,7 +90,7 @@ sed -n '/^### New/,$p' "$D" | grep -q '^| unused_allocation | `D` | 2.0 KiB | - 
 	ok "  ... D's unused allocation new, with its fingerprint" || notok "  ... new: $(sed -n '/^### New/,$p' "$D")"
 set -- $(cells "$D")
 [ "$1" -eq 16 ] && [ "$2" -eq 0 ] && ok "  ... every row has its header's cells" || notok "  ... $1 rows, $2 with the wrong cells"
-expect_exit 2 "diff: an unknown format" -- "$GMPROF" diff --format md $S/figure2.jsonl "$TMPDIR/fixed.jsonl"
+expect_exit 2 "diff: an unknown format" -- "$GMPROF" diff --format md $S/figure2.jsonl $S/figure2_fixed.jsonl
 expect_stderr_line "unknown format 'md' (text, json or markdown)" "  ... one sentence naming the formats"
 
 # Long lists stop at 50 rows and say how many more.
