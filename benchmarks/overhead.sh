@@ -19,8 +19,9 @@
 # CONFIGS names the configurations to run (default: all of them); KEEP=1
 # adds to the times of the previous call instead of starting again, so that
 # one lease can measure in several calls under its per-call limit:
-#   CONFIGS="native object object-launch memcheck" make bench-gpu
-#   KEEP=1 CONFIGS="native intra object-l1 intra-l1 object-hints" make bench-gpu
+#   CONFIGS="native alloc object object-launch memcheck" make bench-gpu
+#   KEEP=1 CONFIGS="native object-l1 object-hints intra" make bench-gpu
+#   KEEP=1 CONFIGS="native intra-l1" make bench-gpu
 # gmprof's configurations record the profile (--top 0: since 2026-11-23,
 # seventh session, neither the collector at the program's exit nor gmprof
 # run analyzes it then; the analysis is `gmprof report`, timed on the CPU by
@@ -67,10 +68,12 @@ if [ "${KEEP:-0}" != 1 ]; then
 fi
 : >"$OUT/peaks"
 
+# Built once per lease: a later call (KEEP=1) reuses what is newer than its sources.
+fresh() { [ -x "$1" ] && [ "$1" -nt "$2" ] && [ "$1" -nt benchmarks/cuda/bench.h ]; }
 for p in $PROGRAMS; do
 	src=benchmarks/cuda/$p.cu
-	"$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -o "$OUT/$p" "$src"
-	if grep -q "ifn*def FIXED" "$src"; then
+	fresh "$OUT/$p" "$src" || "$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -o "$OUT/$p" "$src"
+	if grep -q "ifn*def FIXED" "$src" && ! fresh "$OUT/$p.fixed" "$src"; then
 		"$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -DFIXED -o "$OUT/$p.fixed" "$src"
 	fi
 done
