@@ -65,17 +65,14 @@ static int only_keys(const cJSON *o, const char *const *keys, size_t n, char *er
 	return 0;
 }
 
-/* Version 2's "peak_sites": each {"site": string, "bytes": N}. */
-static int parse_sites(const cJSON *root, struct gmp_baseline *b, char *err, size_t errn)
+/* A "peak_sites" array (each {"site": string, "bytes": N}) into p. */
+static int parse_sites(const cJSON *ss, struct gmp_baseline_peak *p, char *err, size_t errn)
 {
 	static const char *const keys[] = { "site", "bytes" };
-	const cJSON *ss = cJSON_GetObjectItemCaseSensitive(root, "peak_sites");
-	if (!ss)
-		return 0;
 	if (!cJSON_IsArray(ss))
 		return bad(err, errn, "\"peak_sites\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(ss);
-	if (!(b->sites = calloc(n ? n : 1, sizeof(*b->sites))))
+	if (!(p->sites = calloc(n ? n : 1, sizeof(*p->sites))))
 		return -ENOMEM;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, ss) {
@@ -85,12 +82,57 @@ static int parse_sites(const cJSON *root, struct gmp_baseline *b, char *err, siz
 		if (rc)
 			return rc;
 		const cJSON *site = cJSON_GetObjectItemCaseSensitive(e, "site");
-		struct gmp_baseline_site *x = &b->sites[b->nsites];
+		struct gmp_baseline_site *x = &p->sites[p->nsites];
 		if (!cJSON_IsString(site) || get_u64(e, "bytes", &x->bytes))
 			return bad(err, errn, "a peak site needs a \"site\" string and \"bytes\", a non-negative integer");
 		if (!(x->site = strdup(site->valuestring)))
 			return -ENOMEM;
-		b->nsites++;
+		p->nsites++;
+	}
+	return 0;
+}
+
+/* Version 3's "peaks": one per input and device, none twice. */
+static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_t errn)
+{
+	static const char *const keys[] = { "input", "device", "peak_bytes", "peak_sites" };
+	if (!cJSON_IsArray(ps))
+		return bad(err, errn, "\"peaks\" must be an array");
+	size_t n = (size_t)cJSON_GetArraySize(ps);
+	if (!(b->peaks = calloc(n ? n : 1, sizeof(*b->peaks))))
+		return -ENOMEM;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, ps) {
+		if (!cJSON_IsObject(e))
+			return bad(err, errn, "every peak must be an object");
+		int rc = only_keys(e, keys, 4, err, errn);
+		if (rc)
+			return rc;
+		struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(e, "input");
+		uint64_t dev;
+		if (!cJSON_IsString(in) || !*in->valuestring || strchr(in->valuestring, '/'))
+			return bad(err, errn, "a peak's \"input\" must be a file name (no directory)");
+		if (get_u64(e, "device", &dev) || dev >= GMP_ANY_DEVICE)
+			return bad(err, errn, "a peak's \"device\" must be a device number");
+		if (get_u64(e, "peak_bytes", &p->peak_bytes))
+			return bad(err, errn, "a peak's \"peak_bytes\" must be a non-negative integer");
+		p->device = (uint32_t)dev;
+		size_t seen = 0;
+		for (size_t k = 0; k < b->npeaks; k++) {
+			if (!strcmp(b->peaks[k].input, in->valuestring) && b->peaks[k].device == p->device)
+				return bad(err, errn, "two peaks of one input and device");
+			seen += !strcmp(b->peaks[k].input, in->valuestring);
+		}
+		b->ninputs += !seen;
+		if (!(p->input = strdup(in->valuestring)))
+			return -ENOMEM;
+		b->npeaks++;
+		const cJSON *ss = cJSON_GetObjectItemCaseSensitive(e, "peak_sites");
+		if (!ss)
+			return bad(err, errn, "a peak needs its \"peak_sites\"");
+		if ((rc = parse_sites(ss, p, err, errn)))
+			return rc;
 	}
 	return 0;
 }
@@ -98,22 +140,37 @@ static int parse_sites(const cJSON *root, struct gmp_baseline *b, char *err, siz
 static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size_t errn)
 {
 	static const char *const top[] = { "gmprof_baseline", "input", "peak_bytes", "leaked_bytes",
-					   "findings", "peak_sites" };
+					   "findings", "peak_sites", "peaks" };
 	static const char *const fkeys[] = { "fingerprint", "pattern", "object", "saving_bytes" };
 	if (!cJSON_IsObject(root))
 		return bad(err, errn, "not a JSON object");
-	int rc = only_keys(root, top, 6, err, errn);
+	int rc = only_keys(root, top, 7, err, errn);
 	if (rc)
 		return rc;
 	uint64_t version;
-	if (get_u64(root, "gmprof_baseline", &version) || (version != 1 && version != 2))
-		return bad(err, errn, "not a gmprof baseline of version 1 or 2 (\"gmprof_baseline\": 2)");
-	if (version == 1 && cJSON_GetObjectItemCaseSensitive(root, "peak_sites"))
+	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 3)
+		return bad(err, errn, "not a gmprof baseline of version 1 to 3 (\"gmprof_baseline\": 3)");
+	const cJSON *sites = cJSON_GetObjectItemCaseSensitive(root, "peak_sites");
+	const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(root, "peaks");
+	if (version == 1 && sites)
 		return bad(err, errn, "a baseline of version 1 has no \"peak_sites\"");
-	if ((rc = parse_sites(root, b, err, errn)))
-		return rc;
+	if (version < 3 && peaks)
+		return bad(err, errn, "only a baseline of version 3 has \"peaks\"");
+	if (version == 3 && (sites || !peaks))
+		return bad(err, errn, "a baseline of version 3 has \"peaks\", and its sites in them");
 	if (get_u64(root, "peak_bytes", &b->peak_bytes))
 		return bad(err, errn, "\"peak_bytes\" must be a non-negative integer");
+	if (version == 3) {
+		if ((rc = parse_peaks(peaks, b, err, errn)))
+			return rc;
+	} else { /* one peak, of whichever device */
+		if (!(b->peaks = calloc(1, sizeof(*b->peaks))))
+			return -ENOMEM;
+		b->npeaks = 1;
+		b->peaks[0] = (struct gmp_baseline_peak){ .device = GMP_ANY_DEVICE, .peak_bytes = b->peak_bytes };
+		if (sites && (rc = parse_sites(sites, &b->peaks[0], err, errn)))
+			return rc;
+	}
 	if (get_u64(root, "leaked_bytes", &b->leaked_bytes))
 		return bad(err, errn, "\"leaked_bytes\" must be a non-negative integer");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "input");
@@ -206,9 +263,13 @@ int gmp_baseline__load(const char *path, struct gmp_baseline *b)
 
 void gmp_baseline__release(struct gmp_baseline *b)
 {
-	for (size_t i = 0; i < b->nsites; i++)
-		free(b->sites[i].site);
-	free(b->sites);
+	for (size_t i = 0; i < b->npeaks; i++) {
+		for (size_t k = 0; k < b->peaks[i].nsites; k++)
+			free(b->peaks[i].sites[k].site);
+		free(b->peaks[i].sites);
+		free(b->peaks[i].input);
+	}
+	free(b->peaks);
 	free(b->fingerprints);
 	memset(b, 0, sizeof(*b));
 }
@@ -218,13 +279,53 @@ int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fp)
 	return bsearch(&fp, b->fingerprints, b->nfingerprints, sizeof(uint64_t), cmp_u64) != NULL;
 }
 
-uint64_t gmp_baseline__site_bytes(const struct gmp_baseline *b, const char *site)
+uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site)
 {
 	uint64_t sum = 0;
-	for (size_t i = 0; i < b->nsites; i++)
-		if (!strcmp(b->sites[i].site, site))
-			sum += b->sites[i].bytes;
+	for (size_t i = 0; i < p->nsites; i++)
+		if (!strcmp(p->sites[i].site, site))
+			sum += p->sites[i].bytes;
 	return sum;
+}
+
+/* The most a peak may grow to: the baseline's, plus the larger of pct percent of it and abs bytes. */
+static uint64_t allowed(uint64_t peak, double pct, uint64_t abs)
+{
+	uint64_t rel = (uint64_t)((double)peak * pct / 100.0);
+	return peak + (rel > abs ? rel : abs);
+}
+
+int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result *r, const char *input,
+			  size_t ninputs, double pct, uint64_t abs, struct gmp_peak_cmp **v, size_t *n)
+{
+	int any = b->npeaks == 1 && b->peaks[0].device == GMP_ANY_DEVICE;
+	size_t m = any ? 1 : r->ndevices;
+	*n = 0;
+	if (!(*v = calloc(m ? m : 1, sizeof(**v))))
+		return -ENOMEM;
+	if (any) {
+		const struct gmp_baseline_peak *p = &b->peaks[0];
+		(*v)[(*n)++] = (struct gmp_peak_cmp){ GMP_ANY_DEVICE, r->peak_bytes, p,
+						      allowed(p->peak_bytes, pct, abs) };
+		return 0;
+	}
+	const char *slash = strrchr(input, '/'), *name = slash ? slash + 1 : input;
+	int single = ninputs == 1 && b->ninputs == 1;
+	for (size_t i = 0; i < r->ndevices; i++) {
+		struct gmp_peak_cmp *c = &(*v)[(*n)++];
+		*c = (struct gmp_peak_cmp){ .device = r->devices[i].device, .now = r->devices[i].peak_bytes };
+		for (size_t k = 0; k < b->npeaks && !c->base; k++)
+			if (b->peaks[k].device == c->device && (single || !strcmp(b->peaks[k].input, name)))
+				c->base = &b->peaks[k];
+		if (c->base)
+			c->allowed = allowed(c->base->peak_bytes, pct, abs);
+	}
+	return 0;
+}
+
+int gmp_peak_cmp__failed(const struct gmp_peak_cmp *c)
+{
+	return !c->base || c->now > c->allowed;
 }
 
 int gmp_leak__counted(const struct gmp_result *r, const struct gmp_finding *f)

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Baselines for `gmprof check --baseline`, written by `gmprof baseline`:
- * the peak and leaked bytes of a run, the peak's bytes by allocation site
- * (version 2; version 1 has none), and the fingerprints of its findings.
+ * the peak and leaked bytes of a run, the fingerprints of its findings,
+ * and (version 3) each input's peak on each of its devices with its bytes
+ * by allocation site, which a check names when the peak grew.  Version 2
+ * had one peak, the largest, with its sites; version 1 no sites.
  *
- *   {"gmprof_baseline": 2, "input": "...", "peak_bytes": N, "leaked_bytes": N,
- *    "peak_sites": [{"site": "file:line", "bytes": N}, ...],
+ *   {"gmprof_baseline": 3, "input": "...", "peak_bytes": N, "leaked_bytes": N,
+ *    "peaks": [{"input": "app.gmprof", "device": N, "peak_bytes": N,
+ *               "peak_sites": [{"site": "file:line", "bytes": N}, ...]}, ...],
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
  *                  "object": "...", "saving_bytes": N}, ...]}
  *
@@ -26,11 +29,21 @@ struct gmp_baseline_site {
 	uint64_t bytes;
 };
 
-struct gmp_baseline {
+/* A peak of the baseline run: of one input's device, or (version 1 or 2) the largest of all. */
+struct gmp_baseline_peak {
+	char *input;       /* the input's file name, without its directory; NULL: any (version 1 or 2) */
+	uint32_t device;   /* GMP_ANY_DEVICE: the run's largest peak, whichever device (version 1 or 2) */
 	uint64_t peak_bytes;
-	uint64_t leaked_bytes;
-	struct gmp_baseline_site *sites;  /* at the peak; none in version 1 */
+	struct gmp_baseline_site *sites;  /* its bytes by allocation site; none in version 1 */
 	size_t nsites;
+};
+
+struct gmp_baseline {
+	uint64_t peak_bytes;      /* the largest of the peaks */
+	uint64_t leaked_bytes;
+	struct gmp_baseline_peak *peaks;  /* version 3: one per input and device; else one, of any device */
+	size_t npeaks;
+	size_t ninputs;           /* distinct inputs the peaks name (0: version 1 or 2) */
 	uint64_t *fingerprints;   /* sorted, unique */
 	size_t nfingerprints;
 };
@@ -42,8 +55,33 @@ int gmp_baseline__parse(const char *text, size_t len, struct gmp_baseline *b, ch
 int gmp_baseline__load(const char *path, struct gmp_baseline *b);
 void gmp_baseline__release(struct gmp_baseline *b);
 int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fingerprint);
-/* The baseline's bytes at its peak from site, 0 when none. */
-uint64_t gmp_baseline__site_bytes(const struct gmp_baseline *b, const char *site);
+/* The baseline's bytes at peak p from site, 0 when none. */
+uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site);
+
+/*
+ * A peak of a checked run against the baseline's: one per device the run
+ * used, or one in all (its largest peak) against a baseline of version 1
+ * or 2.  A device's peak is the baseline's peak of the same input (its file
+ * name) and device; of the same device alone when one input is checked
+ * against a baseline of one input (the names may differ: main.gmprof
+ * against pr.gmprof).
+ */
+struct gmp_peak_cmp {
+	uint32_t device;                      /* GMP_ANY_DEVICE: the run's largest peak */
+	uint64_t now;                         /* the run's peak there */
+	const struct gmp_baseline_peak *base; /* borrowed from the baseline; NULL: it has none to compare */
+	uint64_t allowed;                     /* base's peak plus the tolerance (0 without base) */
+};
+
+/*
+ * The comparisons for input (its name as given) of ninputs checked, the
+ * tolerance the larger of pct percent of a peak and abs bytes, into *v
+ * (malloc'd, the caller frees it), *n of them.  0 or -ENOMEM.
+ */
+int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result *r, const char *input,
+			  size_t ninputs, double pct, uint64_t abs, struct gmp_peak_cmp **v, size_t *n);
+/* Whether a comparison fails: no baseline peak to compare, or a peak past what it allows. */
+int gmp_peak_cmp__failed(const struct gmp_peak_cmp *c);
 
 /*
  * Device bytes the run's memory_leak findings leave allocated: a leaked

@@ -120,10 +120,11 @@ static int by_growth(const void *a, const void *b)
 	return strcmp(x->site, y->site);
 }
 
-int gmp_bysite__grown(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_baseline *base,
-		      struct gmp_bysite *by, struct gmp_site_growth **v, size_t *n)
+int gmp_bysite__grown(struct gmp_sites *sites, const struct gmp_result *r, uint32_t device,
+		      const struct gmp_baseline_peak *base, struct gmp_bysite *by, struct gmp_site_growth **v,
+		      size_t *n)
 {
-	const struct gmp_peak *pk = gmp_result__top_peak(r, GMP_ANY_DEVICE);
+	const struct gmp_peak *pk = gmp_result__top_peak(r, device);
 	*v = NULL;
 	*n = 0;
 	memset(by, 0, sizeof(*by));

@@ -50,13 +50,15 @@ struct gmp_site_growth {
 };
 
 /*
- * At r's largest peak, the sites that name a place and hold more bytes
- * than at the baseline's peak, the largest growth first: *v (malloc'd),
- * *n of them, their labels in *by.  The caller frees *v and releases *by,
- * also on failure.  0, or -ENOMEM.
+ * At r's largest peak on device (GMP_ANY_DEVICE: of them all), the sites
+ * that name a place and hold more bytes than at the baseline's peak base,
+ * the largest growth first: *v (malloc'd), *n of them, their labels in
+ * *by.  The caller frees *v and releases *by, also on failure.  0, or
+ * -ENOMEM.
  */
-int gmp_bysite__grown(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_baseline *base,
-		      struct gmp_bysite *by, struct gmp_site_growth **v, size_t *n);
+int gmp_bysite__grown(struct gmp_sites *sites, const struct gmp_result *r, uint32_t device,
+		      const struct gmp_baseline_peak *base, struct gmp_bysite *by, struct gmp_site_growth **v,
+		      size_t *n);
 void gmp_bysite__release(struct gmp_bysite *b);
 
 #endif

@@ -22,11 +22,12 @@
 static const char usage_baseline[] =
 	"Usage: gmprof baseline [options] INPUT...\n"
 	"\n"
-	"Write the baseline `gmprof check --baseline` compares against: the run's\n"
-	"peak and leaked bytes, the peak's bytes by allocation site (which a check\n"
-	"names when the peak grew) and the fingerprints of its findings.  Of\n"
-	"several inputs (an MPI job's ranks): the largest peak (and its sites) and\n"
-	"leak, and the findings of all, each fingerprint once.\n"
+	"Write the baseline `gmprof check --baseline` compares against: the peak of\n"
+	"each device the run used, with its bytes by allocation site (which a check\n"
+	"names when that peak grew), the leaked bytes and the fingerprints of its\n"
+	"findings.  Of several inputs (an MPI job's ranks): each input's peaks, under\n"
+	"its file name (which a check matches), the largest leak, and the findings of\n"
+	"all, each fingerprint once.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE        write to FILE (standard output by default)\n"
@@ -48,49 +49,52 @@ struct bl_finding {
 	uint64_t saving;
 };
 
-/* The baseline of one or more inputs (format: baseline.h): the largest peak and leak, every fingerprint. */
+/* The baseline of one or more inputs (format: baseline.h): each one's peaks, the largest leak, every fingerprint. */
 struct bl {
 	char *inputs;   /* owned: the names, space-separated */
 	uint64_t peak, leaked;
-	struct gmp_baseline_site *sites; /* owned: the largest peak's bytes by allocation site */
-	size_t nsites;
+	struct gmp_baseline_peak *peaks; /* owned: per input and device, with their bytes by allocation site */
+	size_t npeaks, peaks_cap;
 	struct bl_finding *f;
 	size_t n, cap;
 	struct gmp_u64map seen; /* fingerprints of the inputs before the current one (a set) */
 };
 
-static void bl_drop_sites(struct bl *b)
+/* Each device's largest peak of the session, by allocation site (the sites that name a place). */
+static int bl_peaks(struct bl *b, struct gmp_session *s, const char *input)
 {
-	for (size_t i = 0; i < b->nsites; i++)
-		free(b->sites[i].site);
-	free(b->sites);
-	b->sites = NULL;
-	b->nsites = 0;
-}
-
-/* The session's largest peak by allocation site becomes the baseline's (sites that name a place). */
-static int bl_sites(struct bl *b, struct gmp_session *s)
-{
-	bl_drop_sites(b);
-	const struct gmp_peak *pk = gmp_result__top_peak(s->r, GMP_ANY_DEVICE);
-	struct gmp_bysite by;
-	if (!pk)
-		return 0;
-	if (gmp_bysite__peak(&s->sites, s->r, pk, &by))
-		return -ENOMEM;
-	int err = 0;
-	if (by.n && !(b->sites = calloc(by.n, sizeof(*b->sites))))
-		err = -ENOMEM;
-	for (size_t i = 0; i < by.n && !err; i++) {
-		if (gmp_site__is_local(by.g[i].site))
+	const struct gmp_result *r = s->r;
+	for (size_t d = 0; d < r->ndevices; d++) {
+		const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[d].device);
+		if (GMP_GROW(b->peaks, b->peaks_cap, b->npeaks + 1))
+			return -ENOMEM;
+		struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
+		*p = (struct gmp_baseline_peak){ .input = strdup(input), .device = r->devices[d].device,
+						 .peak_bytes = r->devices[d].peak_bytes };
+		if (!p->input)
+			return -ENOMEM;
+		b->npeaks++;
+		struct gmp_bysite by;
+		if (!pk)
 			continue;
-		if (!(b->sites[b->nsites].site = strdup(by.g[i].site)))
+		if (gmp_bysite__peak(&s->sites, r, pk, &by))
+			return -ENOMEM;
+		int err = 0;
+		if (by.n && !(p->sites = calloc(by.n, sizeof(*p->sites))))
 			err = -ENOMEM;
-		else
-			b->sites[b->nsites++].bytes = by.g[i].bytes;
+		for (size_t i = 0; i < by.n && !err; i++) {
+			if (gmp_site__is_local(by.g[i].site))
+				continue;
+			if (!(p->sites[p->nsites].site = strdup(by.g[i].site)))
+				err = -ENOMEM;
+			else
+				p->sites[p->nsites++].bytes = by.g[i].bytes;
+		}
+		gmp_bysite__release(&by);
+		if (err)
+			return err;
 	}
-	gmp_bysite__release(&by);
-	return err;
+	return 0;
 }
 
 /* Adds one session's findings (those an earlier input already gave are not repeated). */
@@ -117,9 +121,16 @@ static int bl_add(struct bl *b, struct gmp_session *s)
 	for (size_t i = first; i < b->n; i++)
 		if (!gmp_u64map__slot(&b->seen, b->f[i].fp, 1, NULL))
 			return -ENOMEM;
-	uint64_t leaked = gmp_leaked_bytes(r);
-	if ((r->peak_bytes > b->peak || !b->inputs) && bl_sites(b, s))
+	const char *slash = strrchr(s->name, '/'), *input = slash ? slash + 1 : s->name;
+	for (size_t i = 0; i < b->npeaks; i++)
+		if (!strcmp(b->peaks[i].input, input)) {
+			fprintf(stderr, "gmprof baseline: two inputs are named '%s': a check could not tell their peaks apart\n",
+				input);
+			return -EINVAL;
+		}
+	if (bl_peaks(b, s, input))
 		return -ENOMEM;
+	uint64_t leaked = gmp_leaked_bytes(r);
 	b->peak = r->peak_bytes > b->peak ? r->peak_bytes : b->peak;
 	b->leaked = leaked > b->leaked ? leaked : b->leaked;
 	char *names;
@@ -133,10 +144,10 @@ static int bl_add(struct bl *b, struct gmp_session *s)
 static int bl_one(struct gmp_session *s, size_t i, void *ctx)
 {
 	(void)i;
-	if (!bl_add(ctx, s))
-		return 0;
-	fprintf(stderr, "gmprof baseline: out of memory\n");
-	return GMP_OUTPUT_ABANDON;
+	int err = bl_add(ctx, s);
+	if (err == -ENOMEM)
+		fprintf(stderr, "gmprof baseline: out of memory\n");
+	return err ? GMP_OUTPUT_ABANDON : 0;
 }
 
 static void bl_release(struct bl *b)
@@ -146,7 +157,8 @@ static void bl_release(struct bl *b)
 	free(b->f);
 	gmp_u64map__release(&b->seen);
 	free(b->inputs);
-	bl_drop_sites(b);
+	struct gmp_baseline bb = { .peaks = b->peaks, .npeaks = b->npeaks };
+	gmp_baseline__release(&bb); /* the peaks, their inputs and sites */
 }
 
 static int write_baseline(FILE *fp, void *ctx)
@@ -155,16 +167,27 @@ static int write_baseline(FILE *fp, void *ctx)
 	struct gmp_jw jw;
 	gmp_jw__init(&jw, fp, 1);
 	gmp_jw__obj(&jw);
-	gmp_jw__ku64(&jw, "gmprof_baseline", 2);
+	gmp_jw__ku64(&jw, "gmprof_baseline", 3);
 	gmp_jw__kstr(&jw, "input", b->inputs);
 	gmp_jw__ku64(&jw, "peak_bytes", b->peak);
 	gmp_jw__ku64(&jw, "leaked_bytes", b->leaked);
-	gmp_jw__key(&jw, "peak_sites");
+	gmp_jw__key(&jw, "peaks");
 	gmp_jw__arr(&jw);
-	for (size_t i = 0; i < b->nsites; i++) {
+	for (size_t k = 0; k < b->npeaks; k++) {
+		const struct gmp_baseline_peak *p = &b->peaks[k];
 		gmp_jw__obj(&jw);
-		gmp_jw__kstr(&jw, "site", b->sites[i].site);
-		gmp_jw__ku64(&jw, "bytes", b->sites[i].bytes);
+		gmp_jw__kstr(&jw, "input", p->input);
+		gmp_jw__ku64(&jw, "device", p->device);
+		gmp_jw__ku64(&jw, "peak_bytes", p->peak_bytes);
+		gmp_jw__key(&jw, "peak_sites");
+		gmp_jw__arr(&jw);
+		for (size_t i = 0; i < p->nsites; i++) {
+			gmp_jw__obj(&jw);
+			gmp_jw__kstr(&jw, "site", p->sites[i].site);
+			gmp_jw__ku64(&jw, "bytes", p->sites[i].bytes);
+			gmp_jw__obj_end(&jw);
+		}
+		gmp_jw__arr_end(&jw);
 		gmp_jw__obj_end(&jw);
 	}
 	gmp_jw__arr_end(&jw);

@@ -42,7 +42,8 @@ static const char usage[] =
 	"                           with NVTX regions counted by their regions; else its peak)\n"
 	"      --max-leak BYTES     fail when more than BYTES are leaked\n"
 	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
-	"                           a peak grown past the tolerance (FILE: gmprof baseline)\n"
+	"                           a device's peak grown past its own in FILE by more\n"
+	"                           than the tolerance (FILE: gmprof baseline)\n"
 	"      --tolerance T        peak growth allowed over the baseline: a percentage,\n"
 	"                           bytes, or both as 5%,1MiB (the larger applies; default 0)\n"
 	"      --allow-incomplete   pass a profile whose program crashed or was cut off\n"
@@ -168,11 +169,11 @@ static struct gmp_check *check_budget(struct gmp_gate *g, const char *name, uint
 	return add(g, name, value > max, "%s %s %s", a, value > max ? ">" : "<=", b);
 }
 
-/* Over budget: where the largest peak was reached (the call, its site, its NVTX ranges). */
-static void peak_where(struct gmp_gate *g, struct gmp_check *c)
+/* Over budget: where the largest peak on device (GMP_ANY_DEVICE: of them all) was reached. */
+static void peak_where(struct gmp_gate *g, struct gmp_check *c, uint32_t device)
 {
 	const struct gmp_result *r = g->s->r;
-	const struct gmp_peak *pk = gmp_result__top_peak(r, GMP_ANY_DEVICE);
+	const struct gmp_peak *pk = gmp_result__top_peak(r, device);
 	if (!c->failed || !pk)
 		return;
 	char api[160], rg[256], line[1024];
@@ -186,12 +187,14 @@ static void peak_where(struct gmp_gate *g, struct gmp_check *c)
 }
 
 /* A peak over the baseline's: the allocation sites that grew the most there, up to five. */
-static void peak_growth(struct gmp_gate *g, struct gmp_check *c, const struct gmp_baseline *b)
+static void peak_growth(struct gmp_gate *g, struct gmp_check *c, const struct gmp_peak_cmp *pc)
 {
 	struct gmp_bysite by;
 	struct gmp_site_growth *v;
 	size_t n;
-	if (!gmp_bysite__grown(&g->s->sites, g->s->r, b, &by, &v, &n))
+	if (!pc->base->nsites)
+		return; /* a baseline of version 1: no sites */
+	if (!gmp_bysite__grown(&g->s->sites, g->s->r, pc->device, pc->base, &by, &v, &n))
 		for (size_t k = 0; k < n && k < 5; k++) {
 			char line[600], a[32], x[32], y[32];
 			snprintf(line, sizeof(line), "  grew at %s: +%s (%s in the baseline, %s now)", v[k].site,
@@ -203,22 +206,34 @@ static void peak_growth(struct gmp_gate *g, struct gmp_check *c, const struct gm
 	gmp_bysite__release(&by);
 }
 
-/* The most the peak may be: the baseline's, plus the larger of pct percent of it and abs bytes. */
-static uint64_t baseline_allowed(const struct gmp_baseline *b, double pct, uint64_t abs)
+/* "3.0 MiB against 2.0 MiB in the baseline (allowed up to 2.1 MiB)", or why there is nothing to compare. */
+static void cmp_text(const struct gmp_peak_cmp *pc, const char *input, char *buf, size_t n)
 {
-	uint64_t rel = (uint64_t)((double)b->peak_bytes * pct / 100.0);
-	return b->peak_bytes + (rel > abs ? rel : abs);
+	char a[32], b[32], c[32];
+	if (pc->base)
+		snprintf(buf, n, "%s against %s in the baseline (allowed up to %s)", gmp_human_bytes(pc->now, a, sizeof(a)),
+			 gmp_human_bytes(pc->base->peak_bytes, b, sizeof(b)), gmp_human_bytes(pc->allowed, c, sizeof(c)));
+	else
+		snprintf(buf, n, "%s, and the baseline has no peak of %s on device %u to compare", gmp_human_bytes(pc->now, a, sizeof(a)),
+			 input, pc->device);
 }
 
-static void check_baseline(struct gmp_gate *g, const struct gmp_baseline *b, double pct, uint64_t abs)
+/*
+ * New findings, and the peaks: the run's largest against a baseline of
+ * version 1 or 2; each device's against its own in the baseline of
+ * version 3 (a line each, then where each that grew was reached and the
+ * sites that grew there).
+ */
+static void check_baseline(struct gmp_gate *g, const struct gmp_baseline *b, const struct gmp_peak_cmp *cmps,
+			   size_t ncmps)
 {
 	const struct gmp_result *r = g->s->r;
-	char line[900], a[32], c2[32], d[32];
+	char line[900];
 	size_t fresh = 0;
 	for (size_t i = 0; i < r->nfindings; i++)
 		fresh += !gmp_baseline__has(b, gmp_sites__fingerprint(&g->s->sites, &r->findings[i]));
 	struct gmp_check *c = add(g, "baseline:new_findings", fresh > 0, "%zu finding%s not in the baseline",
-			      fresh, fresh == 1 ? "" : "s");
+				  fresh, fresh == 1 ? "" : "s");
 	for (size_t i = 0, shown = 0; i < r->nfindings && shown < 20; i++) {
 		if (gmp_baseline__has(b, gmp_sites__fingerprint(&g->s->sites, &r->findings[i])))
 			continue;
@@ -226,13 +241,31 @@ static void check_baseline(struct gmp_gate *g, const struct gmp_baseline *b, dou
 		more(c, line);
 		shown++;
 	}
-	uint64_t allowed = baseline_allowed(b, pct, abs);
-	c = add(g, "baseline:peak", r->peak_bytes > allowed, "%s against %s in the baseline (allowed up to %s)",
-		gmp_human_bytes(r->peak_bytes, a, sizeof(a)), gmp_human_bytes(b->peak_bytes, c2, sizeof(c2)),
-		gmp_human_bytes(allowed, d, sizeof(d)));
-	peak_where(g, c);
-	if (c->failed && b->nsites)
-		peak_growth(g, c, b);
+	const char *slash = strrchr(g->name, '/'), *input = slash ? slash + 1 : g->name;
+	size_t failed = 0;
+	for (size_t i = 0; i < ncmps; i++)
+		failed += gmp_peak_cmp__failed(&cmps[i]) != 0;
+	if (ncmps == 1) {
+		cmp_text(&cmps[0], input, line, sizeof(line));
+		c = add(g, "baseline:peak", failed > 0, "%s", line);
+	} else if (failed) {
+		c = add(g, "baseline:peak", 1, "%zu of %zu devices past the baseline", failed, ncmps);
+	} else {
+		c = add(g, "baseline:peak", 0, "%zu device%s, none past the baseline", ncmps, ncmps == 1 ? "" : "s");
+	}
+	for (size_t i = 0; i < ncmps; i++) {
+		const struct gmp_peak_cmp *pc = &cmps[i];
+		if (ncmps > 1) {
+			char t[600];
+			cmp_text(pc, input, t, sizeof(t));
+			snprintf(line, sizeof(line), "  %s device %u: %s", gmp_peak_cmp__failed(pc) ? "FAIL" : "ok", pc->device, t);
+			more(c, line);
+		}
+		if (pc->base && pc->now > pc->allowed) {
+			peak_where(g, c, pc->device);
+			peak_growth(g, c, pc);
+		}
+	}
 }
 
 /* What a check run was asked for. */
@@ -282,7 +315,8 @@ static void check_oom(struct gmp_gate *g, int allow)
 }
 
 /* Runs every check asked for, prints a line each (naming the input when named); how many failed. */
-static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, int named)
+static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const struct gmp_peak_cmp *cmps, size_t ncmps,
+			 int named)
 {
 	const struct gmp_session *s = g->s;
 	const struct gmp_trace *t = s->in.trace;
@@ -295,7 +329,7 @@ static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, int named
 	check_suppressions(g);
 	check_patterns(g, bu->fail_on);
 	if (bu->have_peak)
-		peak_where(g, check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak));
+		peak_where(g, check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak), GMP_ANY_DEVICE);
 	if (bu->have_inuse) {
 		uint64_t most = 0;
 		for (size_t i = 0; i < s->r->ndevices; i++) {
@@ -307,7 +341,7 @@ static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, int named
 	if (bu->have_leak)
 		check_budget(g, "max_leak", gmp_leaked_bytes(s->r), bu->max_leak);
 	if (bu->base)
-		check_baseline(g, bu->base, bu->tol_pct, bu->tol_abs);
+		check_baseline(g, bu->base, cmps, ncmps);
 	for (size_t i = 0; i < g->n; i++) {
 		const struct gmp_check *ck = &g->checks[i];
 		printf("%s %s%s%s: %s\n", ck->failed ? "FAIL" : "PASS", named ? g->name : "", named ? ": " : "",
@@ -352,17 +386,28 @@ static int check_one(struct gmp_session *s, size_t i, void *ctx)
 		return GMP_OUTPUT_ABANDON;
 	}
 	a->ngates++;
-	a->failed += run_checks(g, a->bu, a->in.n > 1);
+	struct gmp_peak_cmp *cmps = NULL;
+	size_t ncmps = 0;
+	if (a->bu->base && gmp_baseline__compare(a->bu->base, s->r, s->name, a->in.n, a->bu->tol_pct, a->bu->tol_abs,
+						  &cmps, &ncmps)) {
+		free(cmps);
+		fprintf(stderr, "gmprof check: out of memory\n");
+		return GMP_OUTPUT_ABANDON;
+	}
+	a->failed += run_checks(g, a->bu, cmps, ncmps, a->in.n > 1);
 	a->checks += g->n;
 	const struct gmp_trace *t = s->in.trace;
 	a->props[i] = (struct gmp_sarif_input){ g->name, s->r->peak_bytes, !t->truncated && !t->damaged };
 	if (c->jw) {
 		a->sf->s = s;
 		a->sf->name_inputs = a->in.n > 1;
-		a->sf->peak_allowed = a->bu->base ? baseline_allowed(a->bu->base, a->bu->tol_pct, a->bu->tol_abs) : 0;
+		a->sf->cmps = cmps;
+		a->sf->ncmps = ncmps;
 		gmp_sarif__results(a->sf, c->jw);
 		a->sf->s = NULL;
+		a->sf->cmps = NULL;
 	}
+	free(cmps);
 	g->s = NULL;
 	return 0;
 }

@@ -363,23 +363,25 @@ static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fa
 	gmp_jw__obj_end(jw);
 }
 
-/* The peak grew past the baseline's: a result at each of the (up to five) sites that grew most there. */
-static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw)
+/* A peak grew past the baseline's: a result at each of the (up to five) sites that grew most there. */
+static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_peak_cmp *pc)
 {
-	const struct gmp_result *r = sf->s->r;
 	struct gmp_bysite by;
 	struct gmp_site_growth *v;
 	size_t n;
-	if (!gmp_bysite__grown(&sf->s->sites, r, sf->baseline, &by, &v, &n))
+	char dev[32] = "";
+	if (pc->device != GMP_ANY_DEVICE)
+		snprintf(dev, sizeof(dev), " on device %u", pc->device);
+	if (!gmp_bysite__grown(&sf->s->sites, sf->s->r, pc->device, pc->base, &by, &v, &n))
 		for (size_t k = 0, shown = 0; k < n && shown < 5; k++) {
 			struct loc l;
 			if (split_site(v[k].site, &l))
 				continue; /* no file and line to point at */
 			char msg[600], a[32], b[32], c[32], d[32], x[32], w[32], hex[32];
-			snprintf(msg, sizeof(msg), "The GPU memory peak grew to %s, past the baseline's %s (allowed "
+			snprintf(msg, sizeof(msg), "The GPU memory peak%s grew to %s, past the baseline's %s (allowed "
 				 "up to %s); objects allocated here hold %s of it, %s more than in the baseline (%s).",
-				 gmp_human_bytes(r->peak_bytes, a, sizeof(a)), gmp_human_bytes(sf->baseline->peak_bytes, b, sizeof(b)),
-				 gmp_human_bytes(sf->peak_allowed, c, sizeof(c)), gmp_human_bytes(v[k].now, d, sizeof(d)),
+				 dev, gmp_human_bytes(pc->now, a, sizeof(a)), gmp_human_bytes(pc->base->peak_bytes, b, sizeof(b)),
+				 gmp_human_bytes(pc->allowed, c, sizeof(c)), gmp_human_bytes(v[k].now, d, sizeof(d)),
 				 gmp_human_bytes(v[k].now - v[k].before, x, sizeof(x)), gmp_human_bytes(v[k].before, w, sizeof(w)));
 			result_head(sf, jw, "peak_growth", RULE_PEAK, msg, &l);
 			snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__label_fingerprint(v[k].site));
@@ -391,7 +393,9 @@ static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw)
 			gmp_jw__obj(jw);
 			gmp_jw__ku64(jw, "bytes_at_peak", v[k].now);
 			gmp_jw__ku64(jw, "bytes_in_baseline", v[k].before);
-			gmp_jw__ku64(jw, "peak_bytes", r->peak_bytes);
+			gmp_jw__ku64(jw, "peak_bytes", pc->now);
+			if (pc->device != GMP_ANY_DEVICE)
+				gmp_jw__ku64(jw, "device", pc->device);
 			if (sf->name_inputs)
 				gmp_jw__kstr(jw, "input", sf->s->name);
 			gmp_jw__obj_end(jw);
@@ -409,8 +413,9 @@ void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 		failure(sf, jw, &r->failures[i]);
 	for (size_t i = 0; i < r->nfindings; i++)
 		result(sf, jw, &r->findings[i]);
-	if (sf->baseline && sf->peak_allowed && r->peak_bytes > sf->peak_allowed)
-		peak_growth(sf, jw);
+	for (size_t i = 0; i < sf->ncmps; i++)
+		if (sf->cmps[i].base && sf->cmps[i].now > sf->cmps[i].allowed)
+			peak_growth(sf, jw, &sf->cmps[i]);
 }
 
 static void input_props(struct gmp_jw *jw, const struct gmp_sarif_input *in)

@@ -19,9 +19,10 @@ struct gmp_sarif {
 						 GMP_PAT_COUNT: failed allocations, and
 						 GMP_PAT_COUNT + 1: peak growth */
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
-	uint64_t peak_allowed;                /* the baseline's peak plus the tolerance: a peak
-						 above it adds a peak_growth result at each site
-						 that grew most (0: no such check) */
+	const struct gmp_peak_cmp *cmps;      /* the session's peaks against the baseline's
+						 (borrowed): each past what it allows adds a
+						 peak_growth result at each site that grew most */
+	size_t ncmps;
 	int name_inputs;                      /* each result names its input (several inputs) */
 };
 

@@ -106,15 +106,17 @@ expect_exit 1 "peak grown past --tolerance 5%" -- "$GMPROF" check --baseline "$T
 expect_exit 0 "peak within --tolerance 5%,1MiB" -- "$GMPROF" check --baseline "$TMPDIR/f3.small.json" --tolerance 5%,1MiB tests/scripts/figure3.jsonl
 expect_exit 0 "peak within --tolerance 34%" -- "$GMPROF" check --baseline "$TMPDIR/f3.small.json" --tolerance 34% tests/scripts/figure3.jsonl
 expect_exit 2 "bad --tolerance" -- "$GMPROF" check --tolerance five tests/scripts/figure3.jsonl
-# A grown peak names where it grew: the baseline holds its peak's bytes by
-# allocation site (version 2); a version-1 baseline, without them, still works.
+# A grown peak names where it grew: the baseline holds each device's peak's
+# bytes by allocation site (version 3; version 2 had the largest peak's);
+# a version-1 baseline, without them, still works.
 awk 'BEGIN { for (i = 0; i < 12; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":4096,\"at\":\"%s\"}\n", 65536 + i * 65536, i < 8 ? "a.cu:1" : "b.cu:2"
 	print "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[\"0x10000\"]}"
 	for (i = 0; i < 12; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 65536 + i * 65536 }' >"$TMPDIR/grow-after.jsonl"
 grep -v '"b.cu:2"' "$TMPDIR/grow-after.jsonl" | grep -v '"0x[9ab]0000"\|"0xc0000"' >"$TMPDIR/grow-before.jsonl"
 "$GMPROF" baseline -o "$TMPDIR/grow.base.json" "$TMPDIR/grow-before.jsonl"
-grep -q '"gmprof_baseline": 2' "$TMPDIR/grow.base.json" && grep -q '"site": "a.cu:1"' "$TMPDIR/grow.base.json" &&
-	ok "baseline: version 2, with the peak's bytes by allocation site" || notok "baseline: peak sites: $(head -12 "$TMPDIR/grow.base.json")"
+grep -q '"gmprof_baseline": 3' "$TMPDIR/grow.base.json" && grep -q '"input": "grow-before.jsonl",' "$TMPDIR/grow.base.json" &&
+	grep -q '"site": "a.cu:1"' "$TMPDIR/grow.base.json" &&
+	ok "baseline: version 3, each device's peak by allocation site" || notok "baseline: peak sites: $(head -12 "$TMPDIR/grow.base.json")"
 expect_exit 1 "check: a peak grown past the baseline" -- "$GMPROF" check --baseline "$TMPDIR/grow.base.json" "$TMPDIR/grow-after.jsonl"
 grep -q '^  grew at b.cu:2: +16.0 KiB (0 B in the baseline, 16.0 KiB now)$' "$TMPDIR/out" &&
 	! grep -q "grew at a.cu:1" "$TMPDIR/out" && grep -q "^  reached on device 0 at ALLOC (stream 0, #12) at b.cu:2$" "$TMPDIR/out" &&
@@ -125,12 +127,21 @@ expect_exit 1 "check --sarif: a peak grown past the baseline" -- "$GMPROF" check
 sarif_ok "$TMPDIR/grow.sarif" 1 "with a peak_growth result"
 [ "$(grep -c '"ruleId": "peak_growth"' "$TMPDIR/grow.sarif")" -eq 1 ] &&
 	grep -A14 '"ruleId": "peak_growth"' "$TMPDIR/grow.sarif" | tr -d ' \n' |
-	grep -q '"level":"error","message":{"text":"TheGPUmemorypeakgrewto48.0KiB,pastthebaseline.s32.0KiB(allowedupto32.0KiB);objectsallocatedherehold16.0KiBofit,16.0KiBmorethaninthebaseline(0B)."},"locations":\[{"physicalLocation":{"artifactLocation":{"uri":"b.cu","uriBaseId":"%SRCROOT%"},"region":{"startLine":2' &&
+	grep -q '"level":"error","message":{"text":"TheGPUmemorypeakondevice0grewto48.0KiB,pastthebaseline.s32.0KiB(allowedupto32.0KiB);objectsallocatedherehold16.0KiBofit,16.0KiBmorethaninthebaseline(0B)."},"locations":\[{"physicalLocation":{"artifactLocation":{"uri":"b.cu","uriBaseId":"%SRCROOT%"},"region":{"startLine":2' &&
 	ok "  ... one, at b.cu:2, saying how much grew there" || notok "  ... peak_growth: $(grep -A16 peak_growth "$TMPDIR/grow.sarif" | tail -16)"
 expect_exit 0 "check --sarif: a peak within its baseline" -- "$GMPROF" check --baseline "$TMPDIR/grow.base.json" \
 	--sarif "$TMPDIR/nogrow.sarif" "$TMPDIR/grow-before.jsonl"
 grep -q '"ruleId": "peak_growth"' "$TMPDIR/nogrow.sarif" && notok "  ... no peak_growth result" || ok "  ... no peak_growth result"
-sed -e 's/"gmprof_baseline": 2/"gmprof_baseline": 1/' -e '/"peak_sites"/,/^  \],$/d' "$TMPDIR/grow.base.json" >"$TMPDIR/grow.v1.json"
+# Baselines of versions 2 (the largest peak and its sites) and 1 (no sites), as older gmprof wrote them.
+{ printf '{"gmprof_baseline": 2, "input": "grow-before.jsonl", "peak_bytes": 32768, "leaked_bytes": 0,\n'
+  printf '"peak_sites": [{"site": "a.cu:1", "bytes": 32768}],\n'; sed -n '/"findings"/,$p' "$TMPDIR/grow.base.json"; } >"$TMPDIR/grow.v2.json"
+expect_exit 1 "check against a version-2 baseline" -- "$GMPROF" check --baseline "$TMPDIR/grow.v2.json" \
+	--sarif "$TMPDIR/grow.v2.sarif" "$TMPDIR/grow-after.jsonl"
+grep -q '^FAIL baseline:peak: 48.0 KiB against 32.0 KiB in the baseline (allowed up to 32.0 KiB)$' "$TMPDIR/out" &&
+	grep -q '^  grew at b.cu:2: +16.0 KiB (0 B in the baseline, 16.0 KiB now)$' "$TMPDIR/out" &&
+	grep -A14 '"ruleId": "peak_growth"' "$TMPDIR/grow.v2.sarif" | tr -d ' \n' | grep -q '"text":"TheGPUmemorypeakgrewto48.0KiB,' &&
+	ok "  ... the largest peak against it, and the site that grew" || notok "  ... v2: $(cat "$TMPDIR/out")"
+{ printf '{"gmprof_baseline": 1, "peak_bytes": 32768, "leaked_bytes": 0,\n'; sed -n '/"findings"/,$p' "$TMPDIR/grow.base.json"; } >"$TMPDIR/grow.v1.json"
 expect_exit 1 "check against a version-1 baseline" -- "$GMPROF" check --baseline "$TMPDIR/grow.v1.json" "$TMPDIR/grow-after.jsonl"
 grep -q "FAIL baseline:peak" "$TMPDIR/out" && ! grep -q "grew at" "$TMPDIR/out" && ok "  ... the peak fails, no sites to name" ||
 	notok "  ... v1: $(cat "$TMPDIR/out")"
@@ -174,8 +185,9 @@ sarif_ok "$TMPDIR/two.sarif" 1 "two inputs"
 expect_exit 0 "check over two inputs: both pass" -- "$GMPROF" check --max-peak 4MiB "$F2" "$F3"
 # A baseline of both: the larger peak, every fingerprint once; each passes against it, and
 # one input's baseline fails the other.
-expect_exit 0 "baseline of two inputs" -- "$GMPROF" baseline -o "$TMPDIR/two.base.json" "$F2" "$F3" "$F3"
-grep -q "\"input\": \"$F2 $F3 $F3\"" "$TMPDIR/two.base.json" && grep -q '"peak_bytes": 4194304' "$TMPDIR/two.base.json" &&
+cp "$F3" "$TMPDIR/f3-again.jsonl"
+expect_exit 0 "baseline of two inputs" -- "$GMPROF" baseline -o "$TMPDIR/two.base.json" "$F2" "$F3" "$TMPDIR/f3-again.jsonl"
+grep -q "\"input\": \"$F2 $F3 $TMPDIR/f3-again.jsonl\"" "$TMPDIR/two.base.json" && grep -q '^  "peak_bytes": 4194304' "$TMPDIR/two.base.json" &&
 	[ "$(grep -c '"fingerprint"' "$TMPDIR/two.base.json")" = $((n2 + n3)) ] &&
 	ok "  ... the larger peak, each fingerprint once" || notok "  ... baseline: $(head -6 "$TMPDIR/two.base.json")"
 expect_exit 0 "check of both against their baseline" -- "$GMPROF" check --baseline "$TMPDIR/two.base.json" "$F2" "$F3"

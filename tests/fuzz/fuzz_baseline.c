@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "baseline.h"
 
@@ -21,6 +22,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < b.nfingerprints; i++)
 			if (!gmp_baseline__has(&b, b.fingerprints[i]))
 				abort();
+		/* Peaks: one of any device and input (versions 1 and 2), or one per input and device. */
+		size_t distinct = 0;
+		for (size_t i = 0; i < b.npeaks; i++) {
+			const struct gmp_baseline_peak *p = &b.peaks[i];
+			if ((p->device == GMP_ANY_DEVICE) != (p->input == NULL) ||
+			    (p->device == GMP_ANY_DEVICE && (b.npeaks != 1 || b.ninputs)))
+				abort();
+			size_t same = 0;
+			for (size_t k = 0; k < i && p->input; k++) {
+				same += !strcmp(b.peaks[k].input, p->input);
+				if (!strcmp(b.peaks[k].input, p->input) && b.peaks[k].device == p->device)
+					abort();
+			}
+			distinct += p->input && !same;
+		}
+		if (distinct != b.ninputs)
+			abort();
 		gmp_baseline__release(&b);
 	} else if (rc != -EINVAL && rc != -ENOMEM) {
 		abort();

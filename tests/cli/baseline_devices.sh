@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: MIT
+# Baselines of version 3: each input's peak on each device, so that a peak
+# that grows on one device fails the gate even while another device's is
+# larger, and an MPI job's ranks are each checked against their own (by
+# file name).  One input against a baseline of one input matches by device
+# alone (main.gmprof against pr.gmprof).
+. tests/cli/lib.sh
+# Device 0 holds 8 KiB at its peak, device 1 16 KiB; the grown run adds
+# 4 KiB on device 0 at a.cu:5, its peak still under device 1's.
+cat >"$TMPDIR/two.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":8192,"label":"a","at":"a.cu:1","device":0}
+{"op":"alloc","addr":"0x20000","size":16384,"label":"b","at":"a.cu:2","device":1}
+{"op":"kernel","name":"k","read":["0x10000","0x20000"],"at":"a.cu:3"}
+{"op":"free","addr":"0x10000","at":"a.cu:4"}
+{"op":"free","addr":"0x20000","at":"a.cu:4"}
+{"op":"end"}
+J
+sed 's|^{"op":"kernel"|{"op":"alloc","addr":"0x30000","size":4096,"label":"c","at":"a.cu:5","device":0}\n{"op":"kernel"|; s|"read":\["0x10000","0x20000"\]|"read":["0x10000","0x20000","0x30000"]|; s|^{"op":"end"}|{"op":"free","addr":"0x30000","at":"a.cu:4"}\n{"op":"end"}|' \
+	"$TMPDIR/two.jsonl" >"$TMPDIR/grown.jsonl"
+expect_exit 0 "baseline of a run on two devices" -- "$GMPROF" baseline -o "$TMPDIR/two.base.json" "$TMPDIR/two.jsonl"
+B=$TMPDIR/two.base.json
+[ "$(grep -c '"input": "two.jsonl",' "$B")" -eq 2 ] && grep -q '^  "peak_bytes": 16384,' "$B" &&
+	tr -d ' \n' <"$B" | grep -q '"device":0,"peak_bytes":8192,"peak_sites":\[{"site":"a.cu:1","bytes":8192}\]' &&
+	tr -d ' \n' <"$B" | grep -q '"device":1,"peak_bytes":16384,"peak_sites":\[{"site":"a.cu:2","bytes":16384}\]' &&
+	ok "  ... a peak per device, with its sites; the largest at the top" || notok "  ... $(cat "$B")"
+
+expect_exit 0 "the same run passes" -- "$GMPROF" check --baseline "$B" "$TMPDIR/two.jsonl"
+grep -qx 'PASS baseline:peak: 2 devices, none past the baseline' "$TMPDIR/out" &&
+	grep -qx '  ok device 0: 8.0 KiB against 8.0 KiB in the baseline (allowed up to 8.0 KiB)' "$TMPDIR/out" &&
+	grep -qx '  ok device 1: 16.0 KiB against 16.0 KiB in the baseline (allowed up to 16.0 KiB)' "$TMPDIR/out" &&
+	ok "  ... a line per device" || notok "  ... $(cat "$TMPDIR/out")"
+
+# The largest peak did not move; device 0's did.
+expect_exit 1 "device 0 grew under device 1's peak: fails" -- "$GMPROF" check --baseline "$B" --sarif "$TMPDIR/g.sarif" \
+	--markdown "$TMPDIR/g.md" "$TMPDIR/grown.jsonl"
+grep -qx 'FAIL baseline:peak: 1 of 2 devices past the baseline' "$TMPDIR/out" &&
+	grep -qx '  FAIL device 0: 12.0 KiB against 8.0 KiB in the baseline (allowed up to 8.0 KiB)' "$TMPDIR/out" &&
+	grep -qx '  ok device 1: 16.0 KiB against 16.0 KiB in the baseline (allowed up to 16.0 KiB)' "$TMPDIR/out" &&
+	ok "  ... that device named" || notok "  ... $(grep -A6 baseline:peak "$TMPDIR/out")"
+grep -qx '  reached on device 0 at ALLOC (stream 0, #2) at a.cu:5' "$TMPDIR/out" &&
+	grep -qx '  grew at a.cu:5: +4.0 KiB (0 B in the baseline, 4.0 KiB now)' "$TMPDIR/out" &&
+	[ "$(grep -c 'grew at' "$TMPDIR/out")" -eq 1 ] && ok "  ... where it was reached and the site that grew there" ||
+	notok "  ... $(grep -A6 baseline:peak "$TMPDIR/out")"
+[ "$(grep -c '"ruleId": "peak_growth"' "$TMPDIR/g.sarif")" -eq 1 ] &&
+	grep -A40 '"ruleId": "peak_growth"' "$TMPDIR/g.sarif" | tr -d ' \n' |
+	grep -q 'peakondevice0grewto12.0KiB,pastthebaseline.s8.0KiB.*"uri":"a.cu".*"startLine":5.*"device":0' &&
+	ok "  ... SARIF: one peak_growth result, on device 0 at a.cu:5" || notok "  ... SARIF: $(grep -A20 peak_growth "$TMPDIR/g.sarif")"
+grep -q '^| \*\*FAIL\*\* | `baseline:peak` | 1 of 2 devices past the baseline |$' "$TMPDIR/g.md" &&
+	grep -q '^  FAIL device 0: 12.0 KiB' "$TMPDIR/g.md" && ok "  ... Markdown: the row, the devices folded below" ||
+	notok "  ... Markdown: $(grep -A8 'baseline:peak' "$TMPDIR/g.md")"
+# (--patterns memory_leak: the grown run's other findings are new, and would fail it anyway)
+expect_exit 0 "  ... within --tolerance 4KiB" -- "$GMPROF" check --patterns memory_leak --baseline "$B" --tolerance 4KiB \
+	"$TMPDIR/grown.jsonl"
+grep -qx '  ok device 0: 12.0 KiB against 8.0 KiB in the baseline (allowed up to 12.0 KiB)' "$TMPDIR/out" &&
+	ok "  ... the tolerance on each device's own peak" || notok "  ... $(grep -A3 baseline:peak "$TMPDIR/out")"
+expect_exit 1 "  ... past --tolerance 49%" -- "$GMPROF" check --patterns memory_leak --baseline "$B" --tolerance 49% \
+	"$TMPDIR/grown.jsonl"
+
+# One input against a baseline of one input: the names may differ.
+cp "$TMPDIR/grown.jsonl" "$TMPDIR/pr.jsonl"
+expect_exit 1 "another name, one input: matched by device" -- "$GMPROF" check --baseline "$B" "$TMPDIR/pr.jsonl"
+grep -qx '  FAIL device 0: 12.0 KiB against 8.0 KiB in the baseline (allowed up to 8.0 KiB)' "$TMPDIR/out" &&
+	ok "  ... compared, and device 0 fails" || notok "  ... $(grep -A3 baseline:peak "$TMPDIR/out")"
+
+# A device the baseline run did not use fails, saying so.
+sed 's/"device":1/"device":2/' "$TMPDIR/two.jsonl" >"$TMPDIR/dev2.jsonl"
+expect_exit 1 "a device the baseline has no peak of" -- "$GMPROF" check --baseline "$B" "$TMPDIR/dev2.jsonl"
+grep -qx '  FAIL device 2: 16.0 KiB, and the baseline has no peak of dev2.jsonl on device 2 to compare' "$TMPDIR/out" &&
+	ok "  ... named" || notok "  ... $(grep -A3 baseline:peak "$TMPDIR/out")"
+
+# Ranks: each input against the peaks of the input of its file name, wherever it lies.
+mkdir -p "$TMPDIR/main" "$TMPDIR/pr"
+sed 's/"device":1/"device":0/; s/"size":16384/"size":2048/' "$TMPDIR/two.jsonl" >"$TMPDIR/main/prof.0.jsonl"
+sed 's/"device":0/"device":1/' "$TMPDIR/main/prof.0.jsonl" >"$TMPDIR/main/prof.1.jsonl"
+expect_exit 0 "baseline of two ranks" -- "$GMPROF" baseline -o "$TMPDIR/ranks.json" "$TMPDIR/main/prof.0.jsonl" "$TMPDIR/main/prof.1.jsonl"
+tr -d ' \n' <"$TMPDIR/ranks.json" | grep -q '"input":"prof.0.jsonl","device":0,"peak_bytes":10240' &&
+	tr -d ' \n' <"$TMPDIR/ranks.json" | grep -q '"input":"prof.1.jsonl","device":1,"peak_bytes":10240' &&
+	ok "  ... each rank's peak under its file name" || notok "  ... $(cat "$TMPDIR/ranks.json")"
+cp "$TMPDIR/main/prof.0.jsonl" "$TMPDIR/pr/prof.0.jsonl"
+sed 's/"size":2048/"size":4096/' "$TMPDIR/main/prof.1.jsonl" >"$TMPDIR/pr/prof.1.jsonl"
+expect_exit 1 "rank 1 grew: it fails, rank 0 passes" -- "$GMPROF" check --baseline "$TMPDIR/ranks.json" \
+	"$TMPDIR/pr/prof.0.jsonl" "$TMPDIR/pr/prof.1.jsonl"
+grep -q "^PASS $TMPDIR/pr/prof.0.jsonl: baseline:peak: 10.0 KiB against 10.0 KiB in the baseline" "$TMPDIR/out" &&
+	grep -q "^FAIL $TMPDIR/pr/prof.1.jsonl: baseline:peak: 12.0 KiB against 10.0 KiB in the baseline" "$TMPDIR/out" &&
+	ok "  ... each against its own" || notok "  ... $(grep baseline:peak "$TMPDIR/out")"
+cp "$TMPDIR/pr/prof.1.jsonl" "$TMPDIR/pr/prof.7.jsonl"
+expect_exit 1 "a rank the baseline does not have" -- "$GMPROF" check --baseline "$TMPDIR/ranks.json" \
+	"$TMPDIR/pr/prof.0.jsonl" "$TMPDIR/pr/prof.7.jsonl"
+grep -q "^FAIL $TMPDIR/pr/prof.7.jsonl: baseline:peak: 12.0 KiB, and the baseline has no peak of prof.7.jsonl on device 1 to compare" \
+	"$TMPDIR/out" && ok "  ... named, not compared with another's" || notok "  ... $(grep baseline:peak "$TMPDIR/out")"
+expect_exit 2 "a baseline of two inputs of one file name" -- "$GMPROF" baseline "$TMPDIR/main/prof.0.jsonl" "$TMPDIR/pr/prof.0.jsonl"
+expect_stderr_line "two inputs are named 'prof.0.jsonl'" "  ... refused in one sentence"
+
+# The reader: version 3 alone has peaks, each one of an input and device.
+bad() { # NAME JSON REASON
+	printf '%s' "$2" >"$TMPDIR/bad.json"
+	expect_exit 2 "bad baseline: $1" -- "$GMPROF" check --baseline "$TMPDIR/bad.json" "$TMPDIR/two.jsonl"
+	expect_stderr_line "bad baseline.*$3" "  ... said in one line"
+}
+P='{"input":"a.gmprof","device":0,"peak_bytes":1,"peak_sites":[]}'
+bad "peaks in version 2" "{\"gmprof_baseline\":2,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[$P],\"findings\":[]}" "only a baseline of version 3"
+bad "version 3 without peaks" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"findings":[]}' "version 3 has \"peaks\""
+bad "two peaks of one input and device" "{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[$P,$P],\"findings\":[]}" "two peaks of one input and device"
+bad "an input with a directory" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"d/a","device":0,"peak_bytes":1,"peak_sites":[]}],"findings":[]}' "file name (no directory)"
+bad "a peak without sites" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"a","device":0,"peak_bytes":1}],"findings":[]}' "needs its \"peak_sites\""
+bad "version 4" '{"gmprof_baseline":4,"peak_bytes":1,"leaked_bytes":0,"findings":[]}' "version 1 to 3"
+finish
