@@ -73,6 +73,11 @@ sweep "perfetto" 7 700 "$R/gmprof" -- "$G" perfetto -o - "$P"
 sweep "check with SARIF, JUnit and Markdown" 7 700 "$R/gmprof" -- "$G" check --fail-on all --sarif "$TMPDIR/s.sarif" --junit "$TMPDIR/j.xml" \
 	--markdown "$TMPDIR/c.md" --force "$P"
 sweep "diff as Markdown" 7 700 "$R/gmprof" -- "$G" diff --format markdown -o - "$P" "$P"
+cp "$P" "$TMPDIR/rank1.gmprof"
+"$G" baseline -o "$TMPDIR/ranks.base.json" "$P" "$TMPDIR/rank1.gmprof" 2>/dev/null
+sweep "baseline of two inputs" 5 500 "$R/gmprof" -- "$G" baseline -o - "$P" "$TMPDIR/rank1.gmprof"
+sweep "check against a baseline, SARIF" 7 700 "$R/gmprof" -- "$G" check --baseline "$TMPDIR/ranks.base.json" --tolerance 1% \
+	--sarif "$TMPDIR/b.sarif" --force "$P" "$TMPDIR/rank1.gmprof"
 sweep "html" 7 700 "$R/gmprof" -- "$G" html -o - "$P"
 sweep "flamegraph, SVG" 5 500 "$R/gmprof" -- "$G" flamegraph --format svg --nvtx --objects -o - "$P"
 sweep "flamegraph, folded, two inputs" 5 500 "$R/gmprof" -- "$G" flamegraph --at allocated -o - "$P" "$P"
