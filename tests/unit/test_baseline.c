@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Baselines (analyzer/baseline.c): which of the baseline's peaks each
+ * device of a checked run is compared with, and what the tolerance allows.
+ * Version 2 holds one peak, of any device; version 3 one per input and
+ * device, matched by file name unless one input meets a baseline of one.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "support.h"
+
+static void parse(const char *json, struct gmp_baseline *b)
+{
+	char err[160];
+	int rc = gmp_baseline__parse(json, strlen(json), b, err, sizeof(err));
+	if (rc)
+		fail_msg("parse: %s", err);
+}
+
+/* A run on the devices given, with their peaks. */
+static void run(struct gmp_result *r, struct gmp_device_summary *ds, size_t n)
+{
+	memset(r, 0, sizeof(*r));
+	r->devices = ds;
+	r->ndevices = n;
+	for (size_t i = 0; i < n; i++)
+		r->peak_bytes = ds[i].peak_bytes > r->peak_bytes ? ds[i].peak_bytes : r->peak_bytes;
+}
+
+static const char v3[] =
+	"{\"gmprof_baseline\":3,\"peak_bytes\":4000,\"leaked_bytes\":0,\"peaks\":["
+	"{\"input\":\"prof.0.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[{\"site\":\"a.cu:1\",\"bytes\":600},"
+	"{\"site\":\"a.cu:1\",\"bytes\":400}]},"
+	"{\"input\":\"prof.0.gmprof\",\"device\":1,\"peak_bytes\":4000,\"peak_sites\":[]},"
+	"{\"input\":\"prof.1.gmprof\",\"device\":0,\"peak_bytes\":2000,\"peak_sites\":[]}],\"findings\":[]}";
+
+static void version3_by_name(void **state)
+{
+	(void)state;
+	struct gmp_baseline b;
+	parse(v3, &b);
+	assert_int_equal(b.npeaks, 3);
+	assert_int_equal(b.ninputs, 2);
+	assert_int_equal(gmp_baseline__site_bytes(&b.peaks[0], "a.cu:1"), 1000);
+	assert_int_equal(gmp_baseline__site_bytes(&b.peaks[0], "a.cu:2"), 0);
+	struct gmp_device_summary ds[3] = { { .device = 0, .peak_bytes = 1100 }, { .device = 1, .peak_bytes = 3000 },
+					    { .device = 2, .peak_bytes = 10 } };
+	struct gmp_result r;
+	run(&r, ds, 3);
+	struct gmp_peak_cmp *v;
+	size_t n;
+	/* Rank 0 of two, in another directory: device 0 grew 10% (past 5%), device 1 shrank, device 2 is new. */
+	assert_int_equal(gmp_baseline__compare(&b, &r, "/ci/pr/prof.0.gmprof", 2, 5.0, 0, &v, &n), 0);
+	assert_int_equal(n, 3);
+	assert_ptr_equal(v[0].base, &b.peaks[0]);
+	assert_int_equal(v[0].now, 1100);
+	assert_int_equal(v[0].allowed, 1050);
+	assert_true(gmp_peak_cmp__failed(&v[0]));
+	assert_ptr_equal(v[1].base, &b.peaks[1]);
+	assert_int_equal(v[1].allowed, 4200);
+	assert_false(gmp_peak_cmp__failed(&v[1]));
+	assert_null(v[2].base);
+	assert_int_equal(v[2].device, 2);
+	assert_true(gmp_peak_cmp__failed(&v[2]));
+	free(v);
+	/* Rank 1: its own device 0 (2000), and no device 1 in the baseline; the larger of 5% and 200 bytes. */
+	assert_int_equal(gmp_baseline__compare(&b, &r, "prof.1.gmprof", 2, 5.0, 200, &v, &n), 0);
+	assert_ptr_equal(v[0].base, &b.peaks[2]);
+	assert_int_equal(v[0].allowed, 2200);
+	assert_false(gmp_peak_cmp__failed(&v[0]));
+	assert_null(v[1].base);
+	free(v);
+	/* One input against a baseline of two inputs: still by name. */
+	assert_int_equal(gmp_baseline__compare(&b, &r, "other.gmprof", 1, 0, 0, &v, &n), 0);
+	assert_null(v[0].base);
+	assert_null(v[1].base);
+	free(v);
+	gmp_baseline__release(&b);
+}
+
+static void version3_one_input(void **state)
+{
+	(void)state;
+	struct gmp_baseline b;
+	parse("{\"gmprof_baseline\":3,\"peak_bytes\":5,\"leaked_bytes\":0,\"peaks\":["
+	      "{\"input\":\"main.gmprof\",\"device\":3,\"peak_bytes\":5,\"peak_sites\":[]}],\"findings\":[]}", &b);
+	assert_int_equal(b.ninputs, 1);
+	struct gmp_device_summary ds[1] = { { .device = 3, .peak_bytes = 5 } };
+	struct gmp_result r;
+	run(&r, ds, 1);
+	struct gmp_peak_cmp *v;
+	size_t n;
+	/* One input against a baseline of one: by device, whatever the name. */
+	assert_int_equal(gmp_baseline__compare(&b, &r, "pr.gmprof", 1, 0, 0, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_ptr_equal(v[0].base, &b.peaks[0]);
+	assert_false(gmp_peak_cmp__failed(&v[0]));
+	free(v);
+	/* Two inputs: by name, and pr.gmprof is not main.gmprof. */
+	assert_int_equal(gmp_baseline__compare(&b, &r, "pr.gmprof", 2, 0, 0, &v, &n), 0);
+	assert_null(v[0].base);
+	free(v);
+	/* A run that used no device: nothing to compare. */
+	run(&r, ds, 0);
+	assert_int_equal(gmp_baseline__compare(&b, &r, "pr.gmprof", 1, 0, 0, &v, &n), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	gmp_baseline__release(&b);
+}
+
+static void version2_largest_peak(void **state)
+{
+	(void)state;
+	struct gmp_baseline b;
+	parse("{\"gmprof_baseline\":2,\"peak_bytes\":4000,\"leaked_bytes\":0,"
+	      "\"peak_sites\":[{\"site\":\"a.cu:1\",\"bytes\":4000}],\"findings\":[]}", &b);
+	assert_int_equal(b.npeaks, 1);
+	assert_int_equal(b.ninputs, 0);
+	assert_int_equal(b.peaks[0].device, GMP_ANY_DEVICE);
+	assert_null(b.peaks[0].input);
+	struct gmp_device_summary ds[2] = { { .device = 0, .peak_bytes = 3000 }, { .device = 1, .peak_bytes = 4100 } };
+	struct gmp_result r;
+	run(&r, ds, 2);
+	struct gmp_peak_cmp *v;
+	size_t n;
+	/* Whatever the devices and names: the run's largest peak against it. */
+	assert_int_equal(gmp_baseline__compare(&b, &r, "x/y.gmprof", 3, 2.0, 0, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].device, GMP_ANY_DEVICE);
+	assert_int_equal(v[0].now, 4100);
+	assert_int_equal(v[0].allowed, 4080);
+	assert_true(gmp_peak_cmp__failed(&v[0]));
+	free(v);
+	gmp_baseline__release(&b);
+}
+
+static void rejected(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":4294967295,"
+		"\"peak_bytes\":1,\"peak_sites\":[]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"extra\":1}],\"findings\":[]}",
+		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":{},\"findings\":[]}",
+		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"peak_sites\":[],\"findings\":[]}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct gmp_baseline b;
+		char err[160];
+		if (gmp_baseline__parse(bad[i], strlen(bad[i]), &b, err, sizeof(err)) != -EINVAL)
+			fail_msg("case %zu was accepted", i);
+		assert_null(b.peaks); /* released */
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(version3_by_name),
+		cmocka_unit_test(version3_one_input),
+		cmocka_unit_test(version2_largest_peak),
+		cmocka_unit_test(rejected),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
