@@ -95,7 +95,7 @@ static int parse_sites(const cJSON *ss, struct gmp_baseline_peak *p, char *err, 
 /* Version 3's "peaks": one per input and device, none twice. */
 static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_t errn)
 {
-	static const char *const keys[] = { "input", "device", "peak_bytes", "peak_sites" };
+	static const char *const keys[] = { "input", "device", "peak_bytes", "inuse_peak_bytes", "peak_sites" };
 	if (!cJSON_IsArray(ps))
 		return bad(err, errn, "\"peaks\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(ps);
@@ -105,10 +105,13 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_
 	cJSON_ArrayForEach(e, ps) {
 		if (!cJSON_IsObject(e))
 			return bad(err, errn, "every peak must be an object");
-		int rc = only_keys(e, keys, 4, err, errn);
+		int rc = only_keys(e, keys, 5, err, errn);
 		if (rc)
 			return rc;
 		struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
+		if (cJSON_GetObjectItemCaseSensitive(e, "inuse_peak_bytes") &&
+		    (get_u64(e, "inuse_peak_bytes", &p->inuse_peak_bytes) || !p->inuse_peak_bytes))
+			return bad(err, errn, "a peak's \"inuse_peak_bytes\" must be a positive integer");
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(e, "input");
 		uint64_t dev;
 		if (!cJSON_IsString(in) || !*in->valuestring || strchr(in->valuestring, '/'))
@@ -319,6 +322,11 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 				c->base = &b->peaks[k];
 		if (c->base)
 			c->allowed = allowed(c->base->peak_bytes, pct, abs);
+		if (c->base && c->base->inuse_peak_bytes) {
+			c->inuse = 1;
+			c->inuse_now = gmp_device__in_use_peak(&r->devices[i]);
+			c->inuse_allowed = allowed(c->base->inuse_peak_bytes, pct, abs);
+		}
 	}
 	return 0;
 }
@@ -326,6 +334,11 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 int gmp_peak_cmp__failed(const struct gmp_peak_cmp *c)
 {
 	return !c->base || c->now > c->allowed;
+}
+
+int gmp_peak_cmp__inuse_failed(const struct gmp_peak_cmp *c)
+{
+	return c->inuse && c->inuse_now > c->inuse_allowed;
 }
 
 int gmp_leak__counted(const struct gmp_result *r, const struct gmp_finding *f)

@@ -8,6 +8,7 @@
  *
  *   {"gmprof_baseline": 3, "input": "...", "peak_bytes": N, "leaked_bytes": N,
  *    "peaks": [{"input": "app.gmprof", "device": N, "peak_bytes": N,
+ *               "inuse_peak_bytes": N (where the device's pools have NVTX regions),
  *               "peak_sites": [{"site": "file:line", "bytes": N}, ...]}, ...],
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
  *                  "object": "...", "saving_bytes": N}, ...]}
@@ -34,6 +35,7 @@ struct gmp_baseline_peak {
 	char *input;       /* the input's file name, without its directory; NULL: any (version 1 or 2) */
 	uint32_t device;   /* GMP_ANY_DEVICE: the run's largest peak, whichever device (version 1 or 2) */
 	uint64_t peak_bytes;
+	uint64_t inuse_peak_bytes;  /* its peak of bytes in use (pools by their NVTX regions); 0: no regions */
 	struct gmp_baseline_site *sites;  /* its bytes by allocation site; none in version 1 */
 	size_t nsites;
 };
@@ -71,6 +73,9 @@ struct gmp_peak_cmp {
 	uint64_t now;                         /* the run's peak there */
 	const struct gmp_baseline_peak *base; /* borrowed from the baseline; NULL: it has none to compare */
 	uint64_t allowed;                     /* base's peak plus the tolerance (0 without base) */
+	int inuse;                            /* base has a peak of bytes in use: compare it too */
+	uint64_t inuse_now, inuse_allowed;    /* the run's peak in use there (its peak where its pools
+						 have no regions), and base's plus the tolerance */
 };
 
 /*
@@ -82,6 +87,8 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 			  size_t ninputs, double pct, uint64_t abs, struct gmp_peak_cmp **v, size_t *n);
 /* Whether a comparison fails: no baseline peak to compare, or a peak past what it allows. */
 int gmp_peak_cmp__failed(const struct gmp_peak_cmp *c);
+/* Whether its peak of bytes in use grew past what the baseline allows (0 when it has none). */
+int gmp_peak_cmp__inuse_failed(const struct gmp_peak_cmp *c);
 
 /*
  * Device bytes the run's memory_leak findings leave allocated: a leaked

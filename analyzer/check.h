@@ -11,7 +11,7 @@
 
 #include "gmprof/detect.h"
 
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 9)
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 10) /* complete .. baseline:in_use, each at most once */
 
 struct gmp_check {
 	char name[64];
@@ -33,6 +33,26 @@ struct gmp_gates {
 	size_t n;
 	size_t checks, failed;
 };
+
+struct gmp_baseline;
+struct gmp_peak_cmp;
+
+/* Adds a check (failed or not) with the first line of its detail; returns it. */
+struct gmp_check *gmp_gate__add(struct gmp_gate *g, const char *name, int failed, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Appends a line to a check's detail. */
+void gmp_check__more(struct gmp_check *c, const char *line);
+/* "  pattern: object (size) allocated at site [fingerprint]", into buf. */
+void gmp_gate__finding_line(struct gmp_gate *g, const struct gmp_finding *f, char *buf, size_t n);
+/* A failed check: where the largest peak on device (GMP_ANY_DEVICE: of them all) was reached, as a line. */
+void gmp_gate__peak_where(struct gmp_gate *g, struct gmp_check *c, uint32_t device);
+/*
+ * The checks against baseline b: its new findings, and the peaks (cmps,
+ * from gmp_baseline__compare): baseline:peak, and baseline:in_use where the
+ * baseline has peaks of bytes in use.
+ */
+void gmp_gate__baseline(struct gmp_gate *g, const struct gmp_baseline *b, const struct gmp_peak_cmp *cmps,
+			size_t ncmps);
 
 /* How many of the gate's checks failed. */
 size_t gmp_gate__failures(const struct gmp_gate *g);

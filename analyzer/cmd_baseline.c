@@ -24,7 +24,8 @@ static const char usage_baseline[] =
 	"\n"
 	"Write the baseline `gmprof check --baseline` compares against: the peak of\n"
 	"each device the run used, with its bytes by allocation site (which a check\n"
-	"names when that peak grew), the leaked bytes and the fingerprints of its\n"
+	"names when that peak grew) and, where pools have NVTX regions, its peak of\n"
+	"bytes in use; the leaked bytes and the fingerprints of its\n"
 	"findings.  Of several inputs (an MPI job's ranks): each input's peaks, under\n"
 	"its file name (which a check matches), the largest leak, and the findings of\n"
 	"all, each fingerprint once.\n"
@@ -70,7 +71,8 @@ static int bl_peaks(struct bl *b, struct gmp_session *s, const char *input)
 			return -ENOMEM;
 		struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
 		*p = (struct gmp_baseline_peak){ .input = strdup(input), .device = r->devices[d].device,
-						 .peak_bytes = r->devices[d].peak_bytes };
+						 .peak_bytes = r->devices[d].peak_bytes,
+						 .inuse_peak_bytes = r->devices[d].inuse_peak_bytes };
 		if (!p->input)
 			return -ENOMEM;
 		b->npeaks++;
@@ -179,6 +181,8 @@ static int write_baseline(FILE *fp, void *ctx)
 		gmp_jw__kstr(&jw, "input", p->input);
 		gmp_jw__ku64(&jw, "device", p->device);
 		gmp_jw__ku64(&jw, "peak_bytes", p->peak_bytes);
+		if (p->inuse_peak_bytes)
+			gmp_jw__ku64(&jw, "inuse_peak_bytes", p->inuse_peak_bytes);
 		gmp_jw__key(&jw, "peak_sites");
 		gmp_jw__arr(&jw);
 		for (size_t i = 0; i < p->nsites; i++) {

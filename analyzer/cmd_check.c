@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * `gmprof check`, the CI gate.  Each check passes or fails on its own;
- * the command prints one line per check, writes SARIF and JUnit on
- * request, and exits 0 when all pass, 1 when one fails, 2 on bad input.
+ * the command prints one line per check, writes SARIF, JUnit and
+ * Markdown on request, and exits 0 when all pass, 1 when one fails, 2 on
+ * bad input.  The checks against a baseline are in check_gate.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "baseline.h"
-#include "bysite.h"
 #include "check.h"
 #include "cli.h"
 #include "cmds.h"
@@ -69,46 +68,6 @@ static const char usage[] =
 	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n"
 	"  gmprof check --baseline main.baseline.json --markdown \"$GITHUB_STEP_SUMMARY\" --force app.gmprof\n";
 
-static struct gmp_check *add(struct gmp_gate *g, const char *name, int failed, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static struct gmp_check *add(struct gmp_gate *g, const char *name, int failed, const char *fmt, ...)
-{
-	struct gmp_check *c = &g->checks[g->n++];
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	c->failed = failed;
-	va_list ap;
-	va_start(ap, fmt);
-	if (vasprintf(&c->detail, fmt, ap) < 0)
-		c->detail = NULL;
-	va_end(ap);
-	return c;
-}
-
-/* Appends a line to a check's detail. */
-static void more(struct gmp_check *c, const char *line)
-{
-	char *d;
-	if (asprintf(&d, "%s\n%s", c->detail ? c->detail : "", line) < 0)
-		return;
-	free(c->detail);
-	c->detail = d;
-}
-
-static void finding_line(struct gmp_gate *g, const struct gmp_finding *f, char *buf, size_t n)
-{
-	char name[160], size[32], site[512] = "";
-	const struct gmp_result *r = g->s->r;
-	const char *at = gmp_sites__event(&g->s->sites, r->objects[f->object].alloc_ev, NULL);
-	if (at)
-		snprintf(site, sizeof(site), " allocated at %s", at);
-	char hex[32];
-	snprintf(buf, n, "  %s: %s (%s)%s [%s]", gmp_pattern__name(f->pattern),
-		 gmp_result__object_name(r, f->object, name, sizeof(name)),
-		 gmp_human_bytes(r->objects[f->object].size, size, sizeof(size)), site,
-		 gmp_sites__fingerprint_hex(&g->s->sites, f, hex, sizeof(hex)));
-}
-
 static void check_patterns(struct gmp_gate *g, uint32_t mask)
 {
 	const struct gmp_result *r = g->s->r;
@@ -122,17 +81,17 @@ static void check_patterns(struct gmp_gate *g, uint32_t mask)
 		for (size_t i = 0; i < r->nfindings; i++)
 			n += r->findings[i].pattern == p;
 		snprintf(name, sizeof(name), "pattern:%s", gmp_pattern__name(p));
-		struct gmp_check *c = add(g, name, n > 0, "%zu finding%s", n, n == 1 ? "" : "s");
+		struct gmp_check *c = gmp_gate__add(g, name, n > 0, "%zu finding%s", n, n == 1 ? "" : "s");
 		for (size_t i = 0, shown = 0; i < r->nfindings && shown < 20; i++) {
 			if (r->findings[i].pattern != p)
 				continue;
-			finding_line(g, &r->findings[i], line, sizeof(line));
-			more(c, line);
+			gmp_gate__finding_line(g, &r->findings[i], line, sizeof(line));
+			gmp_check__more(c, line);
 			shown++;
 		}
 		if (n > 20) {
 			snprintf(line, sizeof(line), "  ... and %zu more", n - 20);
-			more(c, line);
+			gmp_check__more(c, line);
 		}
 	}
 }
@@ -147,13 +106,13 @@ static void check_suppressions(struct gmp_gate *g)
 	if (sp->suppressed_failures)
 		snprintf(fails, sizeof(fails), " and %zu failed allocation%s", sp->suppressed_failures,
 			 sp->suppressed_failures == 1 ? "" : "s");
-	struct gmp_check *c = add(g, "suppressions", 0, "%zu finding%s%s suppressed by %s", sp->suppressed,
+	struct gmp_check *c = gmp_gate__add(g, "suppressions", 0, "%zu finding%s%s suppressed by %s", sp->suppressed,
 			      sp->suppressed == 1 ? "" : "s", fails, sp->path);
 	char line[900];
 	for (size_t i = 0; i < sp->n; i++) {
 		snprintf(line, sizeof(line), "  %s:%u: %s: %zu", sp->path, sp->rules[i].line, sp->rules[i].glob,
 			 sp->rules[i].hits);
-		more(c, line);
+		gmp_check__more(c, line);
 	}
 }
 
@@ -166,106 +125,7 @@ static struct gmp_check *check_budget(struct gmp_gate *g, const char *name, uint
 		snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%" PRIu64 " bytes)", value);
 		snprintf(b + strlen(b), sizeof(b) - strlen(b), " (%" PRIu64 " bytes)", max);
 	}
-	return add(g, name, value > max, "%s %s %s", a, value > max ? ">" : "<=", b);
-}
-
-/* Over budget: where the largest peak on device (GMP_ANY_DEVICE: of them all) was reached. */
-static void peak_where(struct gmp_gate *g, struct gmp_check *c, uint32_t device)
-{
-	const struct gmp_result *r = g->s->r;
-	const struct gmp_peak *pk = gmp_result__top_peak(r, device);
-	if (!c->failed || !pk)
-		return;
-	char api[160], rg[256], line[1024];
-	const char *site = gmp_sites__event(&g->s->sites, pk->ev, NULL);
-	const struct gmp_trace *t = r->trace;
-	gmp_trace__event_range_text(t, pk->ev, rg, sizeof(rg));
-	snprintf(line, sizeof(line), "  reached on device %u at %s%s%s%s%s", pk->device,
-		 gmp_result__api_label(r, pk->ev, api, sizeof(api)), site ? " at " : "", site ? site : "",
-		 *rg ? " in " : "", rg);
-	more(c, line);
-}
-
-/* A peak over the baseline's: the allocation sites that grew the most there, up to five. */
-static void peak_growth(struct gmp_gate *g, struct gmp_check *c, const struct gmp_peak_cmp *pc)
-{
-	struct gmp_bysite by;
-	struct gmp_site_growth *v;
-	size_t n;
-	if (!pc->base->nsites)
-		return; /* a baseline of version 1: no sites */
-	if (!gmp_bysite__grown(&g->s->sites, g->s->r, pc->device, pc->base, &by, &v, &n))
-		for (size_t k = 0; k < n && k < 5; k++) {
-			char line[600], a[32], x[32], y[32];
-			snprintf(line, sizeof(line), "  grew at %s: +%s (%s in the baseline, %s now)", v[k].site,
-				 gmp_human_bytes(v[k].now - v[k].before, a, sizeof(a)),
-				 gmp_human_bytes(v[k].before, x, sizeof(x)), gmp_human_bytes(v[k].now, y, sizeof(y)));
-			more(c, line);
-		}
-	free(v);
-	gmp_bysite__release(&by);
-}
-
-/* "3.0 MiB against 2.0 MiB in the baseline (allowed up to 2.1 MiB)", or why there is nothing to compare. */
-static void cmp_text(const struct gmp_peak_cmp *pc, const char *input, char *buf, size_t n)
-{
-	char a[32], b[32], c[32];
-	if (pc->base)
-		snprintf(buf, n, "%s against %s in the baseline (allowed up to %s)", gmp_human_bytes(pc->now, a, sizeof(a)),
-			 gmp_human_bytes(pc->base->peak_bytes, b, sizeof(b)), gmp_human_bytes(pc->allowed, c, sizeof(c)));
-	else
-		snprintf(buf, n, "%s, and the baseline has no peak of %s on device %u to compare", gmp_human_bytes(pc->now, a, sizeof(a)),
-			 input, pc->device);
-}
-
-/*
- * New findings, and the peaks: the run's largest against a baseline of
- * version 1 or 2; each device's against its own in the baseline of
- * version 3 (a line each, then where each that grew was reached and the
- * sites that grew there).
- */
-static void check_baseline(struct gmp_gate *g, const struct gmp_baseline *b, const struct gmp_peak_cmp *cmps,
-			   size_t ncmps)
-{
-	const struct gmp_result *r = g->s->r;
-	char line[900];
-	size_t fresh = 0;
-	for (size_t i = 0; i < r->nfindings; i++)
-		fresh += !gmp_baseline__has(b, gmp_sites__fingerprint(&g->s->sites, &r->findings[i]));
-	struct gmp_check *c = add(g, "baseline:new_findings", fresh > 0, "%zu finding%s not in the baseline",
-				  fresh, fresh == 1 ? "" : "s");
-	for (size_t i = 0, shown = 0; i < r->nfindings && shown < 20; i++) {
-		if (gmp_baseline__has(b, gmp_sites__fingerprint(&g->s->sites, &r->findings[i])))
-			continue;
-		finding_line(g, &r->findings[i], line, sizeof(line));
-		more(c, line);
-		shown++;
-	}
-	const char *slash = strrchr(g->name, '/'), *input = slash ? slash + 1 : g->name;
-	size_t failed = 0;
-	for (size_t i = 0; i < ncmps; i++)
-		failed += gmp_peak_cmp__failed(&cmps[i]) != 0;
-	if (ncmps == 1) {
-		cmp_text(&cmps[0], input, line, sizeof(line));
-		c = add(g, "baseline:peak", failed > 0, "%s", line);
-	} else if (failed) {
-		c = add(g, "baseline:peak", 1, "%zu of %zu devices past the baseline", failed, ncmps);
-	} else {
-		c = add(g, "baseline:peak", 0, "%zu device%s, none past the baseline", ncmps, ncmps == 1 ? "" : "s");
-	}
-	for (size_t i = 0; i < ncmps; i++) {
-		const struct gmp_peak_cmp *pc = &cmps[i];
-		if (ncmps > 1) {
-			char t[600];
-			cmp_text(pc, input, t, sizeof(t));
-			snprintf(line, sizeof(line), "  %s device %u: %s", gmp_peak_cmp__failed(pc) ? "FAIL" : "ok", pc->device, t);
-			more(c, line);
-		}
-		if (pc->base && pc->now > pc->allowed) {
-			peak_where(g, c, pc->device);
-			peak_growth(g, c, pc);
-		}
-	}
+	return gmp_gate__add(g, name, value > max, "%s %s %s", a, value > max ? ">" : "<=", b);
 }
 
 /* What a check run was asked for. */
@@ -290,7 +150,7 @@ static void check_oom(struct gmp_gate *g, int allow)
 	const struct gmp_result *r = g->s->r;
 	const struct gmp_trace *t = r->trace;
 	if (!r->nfailures) {
-		add(g, "out_of_memory", 0, "no allocation ran out of memory");
+		gmp_gate__add(g, "out_of_memory", 0, "no allocation ran out of memory");
 		return;
 	}
 	const struct gmp_failure *f0 = &r->failures[0];
@@ -306,7 +166,7 @@ static void check_oom(struct gmp_gate *g, int allow)
 	char rt[64] = "";
 	if (retried)
 		snprintf(rt, sizeof(rt), " (%zu got by a retry)", retried);
-	add(g, "out_of_memory", !allow,
+	gmp_gate__add(g, "out_of_memory", !allow,
 	    "%zu allocation%s ran out of memory%s; the first, %s of %s on device %u%s%s%s, with %s live; "
 	    "fixing findings frees %s then (gmprof report shows which)",
 	    r->nfails_total, r->nfails_total == 1 ? "" : "s", rt, f->api ? gmp_trace__str(t, f->api, NULL) : "an allocation",
@@ -321,7 +181,7 @@ static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const str
 	const struct gmp_session *s = g->s;
 	const struct gmp_trace *t = s->in.trace;
 	int incomplete = t->truncated || t->damaged || (s->in.is_profile && !t->ended);
-	add(g, "complete", incomplete && !bu->allow_incomplete, "%s",
+	gmp_gate__add(g, "complete", incomplete && !bu->allow_incomplete, "%s",
 	    !incomplete ? "the program ran to its end"
 	    : t->truncated || t->damaged ? "the profile is cut off or damaged: findings cover only its intact part"
 	    : "the program did not reach its end (crashed or killed)");
@@ -329,7 +189,7 @@ static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const str
 	check_suppressions(g);
 	check_patterns(g, bu->fail_on);
 	if (bu->have_peak)
-		peak_where(g, check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak), GMP_ANY_DEVICE);
+		gmp_gate__peak_where(g, check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak), GMP_ANY_DEVICE);
 	if (bu->have_inuse) {
 		uint64_t most = 0;
 		for (size_t i = 0; i < s->r->ndevices; i++) {
@@ -341,7 +201,7 @@ static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const str
 	if (bu->have_leak)
 		check_budget(g, "max_leak", gmp_leaked_bytes(s->r), bu->max_leak);
 	if (bu->base)
-		check_baseline(g, bu->base, cmps, ncmps);
+		gmp_gate__baseline(g, bu->base, cmps, ncmps);
 	for (size_t i = 0; i < g->n; i++) {
 		const struct gmp_check *ck = &g->checks[i];
 		printf("%s %s%s%s: %s\n", ck->failed ? "FAIL" : "PASS", named ? g->name : "", named ? ": " : "",

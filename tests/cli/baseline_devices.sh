@@ -91,6 +91,22 @@ grep -q "^FAIL $TMPDIR/pr/prof.7.jsonl: baseline:peak: 12.0 KiB, and the baselin
 expect_exit 2 "a baseline of two inputs of one file name" -- "$GMPROF" baseline "$TMPDIR/main/prof.0.jsonl" "$TMPDIR/pr/prof.0.jsonl"
 expect_stderr_line "two inputs are named 'prof.0.jsonl'" "  ... refused in one sentence"
 
+# Pools with NVTX regions: the pool's size stays, the bytes in use grow.
+sed 's/"size":4096,"kind":"pool_region","label":"scratch"/"size":1024,"kind":"pool_region","label":"scratch"/' \
+	tests/scripts/pool_regions.jsonl >"$TMPDIR/smaller.jsonl"
+expect_exit 0 "baseline of a run whose pool has regions" -- "$GMPROF" baseline -o "$TMPDIR/pool.base.json" "$TMPDIR/smaller.jsonl"
+tr -d ' \n' <"$TMPDIR/pool.base.json" | grep -q '"device":0,"peak_bytes":[0-9]*,"inuse_peak_bytes":132096,' &&
+	ok "  ... its peak of bytes in use kept" || notok "  ... $(head -12 "$TMPDIR/pool.base.json")"
+expect_exit 1 "the bytes in use grew, the pool did not" -- "$GMPROF" check --baseline "$TMPDIR/pool.base.json" \
+	--patterns memory_leak tests/scripts/pool_regions.jsonl
+grep -q '^PASS baseline:peak: ' "$TMPDIR/out" &&
+	grep -qx 'FAIL baseline:in_use: 132.0 KiB in use against 129.0 KiB in the baseline (allowed up to 129.0 KiB)' "$TMPDIR/out" &&
+	ok "  ... baseline:in_use fails, baseline:peak passes" || notok "  ... $(grep baseline: "$TMPDIR/out")"
+expect_exit 0 "  ... within --tolerance 3KiB" -- "$GMPROF" check --baseline "$TMPDIR/pool.base.json" --tolerance 3KiB \
+	--patterns memory_leak tests/scripts/pool_regions.jsonl
+"$GMPROF" check --baseline "$B" "$TMPDIR/two.jsonl" | grep -q 'baseline:in_use' && notok "no baseline:in_use without regions" ||
+	ok "no baseline:in_use without regions"
+
 # The reader: version 3 alone has peaks, each one of an input and device.
 bad() { # NAME JSON REASON
 	printf '%s' "$2" >"$TMPDIR/bad.json"
@@ -103,5 +119,6 @@ bad "version 3 without peaks" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes
 bad "two peaks of one input and device" "{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[$P,$P],\"findings\":[]}" "two peaks of one input and device"
 bad "an input with a directory" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"d/a","device":0,"peak_bytes":1,"peak_sites":[]}],"findings":[]}' "file name (no directory)"
 bad "a peak without sites" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"a","device":0,"peak_bytes":1}],"findings":[]}' "needs its \"peak_sites\""
+bad "an in-use peak of 0" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"a","device":0,"peak_bytes":1,"inuse_peak_bytes":0,"peak_sites":[]}],"findings":[]}' "must be a positive integer"
 bad "version 4" '{"gmprof_baseline":4,"peak_bytes":1,"leaked_bytes":0,"findings":[]}' "version 1 to 3"
 finish

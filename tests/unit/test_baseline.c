@@ -139,6 +139,39 @@ static void version2_largest_peak(void **state)
 	gmp_baseline__release(&b);
 }
 
+static void in_use(void **state)
+{
+	(void)state;
+	struct gmp_baseline b;
+	parse("{\"gmprof_baseline\":3,\"peak_bytes\":900,\"leaked_bytes\":0,\"peaks\":["
+	      "{\"input\":\"a\",\"device\":0,\"peak_bytes\":900,\"inuse_peak_bytes\":500,\"peak_sites\":[]},"
+	      "{\"input\":\"a\",\"device\":1,\"peak_bytes\":900,\"peak_sites\":[]}],\"findings\":[]}", &b);
+	assert_int_equal(b.peaks[0].inuse_peak_bytes, 500);
+	assert_int_equal(b.peaks[1].inuse_peak_bytes, 0);
+	/* Device 0 now has no regions: its peak is what it has in use. Device 1 had none: not compared. */
+	struct gmp_device_summary ds[2] = { { .device = 0, .peak_bytes = 600 },
+					    { .device = 1, .peak_bytes = 900, .inuse_peak_bytes = 100 } };
+	struct gmp_result r;
+	run(&r, ds, 2);
+	struct gmp_peak_cmp *v;
+	size_t n;
+	assert_int_equal(gmp_baseline__compare(&b, &r, "a", 1, 10.0, 0, &v, &n), 0);
+	assert_true(v[0].inuse);
+	assert_int_equal(v[0].inuse_now, 600);
+	assert_int_equal(v[0].inuse_allowed, 550);
+	assert_true(gmp_peak_cmp__inuse_failed(&v[0]));
+	assert_false(gmp_peak_cmp__failed(&v[0]));
+	assert_false(v[1].inuse);
+	assert_false(gmp_peak_cmp__inuse_failed(&v[1]));
+	free(v);
+	ds[0].inuse_peak_bytes = 540;
+	assert_int_equal(gmp_baseline__compare(&b, &r, "a", 1, 10.0, 0, &v, &n), 0);
+	assert_int_equal(v[0].inuse_now, 540);
+	assert_false(gmp_peak_cmp__inuse_failed(&v[0]));
+	free(v);
+	gmp_baseline__release(&b);
+}
+
 static void rejected(void **state)
 {
 	(void)state;
@@ -167,6 +200,7 @@ int main(void)
 		cmocka_unit_test(version3_by_name),
 		cmocka_unit_test(version3_one_input),
 		cmocka_unit_test(version2_largest_peak),
+		cmocka_unit_test(in_use),
 		cmocka_unit_test(rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
