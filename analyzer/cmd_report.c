@@ -30,7 +30,9 @@ static const char usage[] =
 	"their documents.\n"
 	"\n"
 	"Options:\n"
-	"  -f, --format text|json   output format (text)\n"
+	"  -f, --format text|json|markdown\n"
+	"                           output format (text); markdown (GitHub's) to paste\n"
+	"                           into an issue or a pull request\n"
 	"      --pretty             indent the JSON\n"
 	"  -n, --top N              findings shown (all)\n"
 	"      --fit BYTES          which findings, fixed in rank order, bring each device's\n"
@@ -456,14 +458,9 @@ static int json_one(struct gmp_jw *jw, struct report *rp)
  * the other, or JSON (an array of the documents when there are several).
  * A bad input abandons the output after saying why.
  */
-/* One input's line of the closing table of several text reports. */
-struct input_row {
-	uint64_t peak, leaked, saving;
-	size_t findings;
-};
 
 /* Several inputs (ranks): one line each, so the one that stands out shows. */
-static void inputs_table(FILE *fp, const struct report *rp, const struct input_row *row)
+static void inputs_table(FILE *fp, const struct report *rp, const struct gmp_input_row *row)
 {
 	char a[32], b[32], c[32];
 	size_t w = 5;
@@ -481,8 +478,8 @@ static void inputs_table(FILE *fp, const struct report *rp, const struct input_r
 struct writing {
 	struct report *rp;
 	FILE *fp;
-	struct gmp_jw *jw;        /* JSON, or NULL: text */
-	struct input_row *row;    /* text of several inputs: the closing table's lines */
+	struct gmp_jw *jw;        /* JSON, or NULL: text or Markdown */
+	struct gmp_input_row *row;    /* text of several inputs: the closing table's lines */
 };
 
 static int write_one(struct gmp_session *s, size_t i, void *ctx)
@@ -496,11 +493,11 @@ static int write_one(struct gmp_session *s, size_t i, void *ctx)
 	} else {
 		if (i)
 			fputc('\n', w->fp);
-		err = text_one(w->fp, rp);
+		err = strcmp(rp->format, "markdown") ? text_one(w->fp, rp) : gmp_report__markdown(w->fp, s, rp->top);
 	}
 	if (w->row) {
 		const struct gmp_result *r = s->r;
-		w->row[i] = (struct input_row){ r->peak_bytes, gmp_leaked_bytes(r),
+		w->row[i] = (struct gmp_input_row){ r->peak_bytes, gmp_leaked_bytes(r),
 						r->nfindings ? r->findings[0].saving : 0, r->nfindings };
 	}
 	rp->s = NULL;
@@ -526,8 +523,10 @@ static int write_reports(FILE *fp, void *ctx)
 			gmp_jw__arr(&jw);
 	}
 	int err = gmp_session__each(&rp->in, write_one, &w);
-	if (w.row && !err)
+	if (w.row && !err && strcmp(rp->format, "markdown"))
 		inputs_table(fp, rp, w.row);
+	else if (w.row && !err)
+		gmp_report__markdown_inputs(fp, (const char *const *)rp->in.v, w.row, rp->in.n);
 	free(w.row);
 	if (!json)
 		return err ? err : ferror(fp) ? -EIO : 0;
@@ -568,8 +567,8 @@ int cmd_report(int argc, char **argv)
 			return ex;
 		}
 	}
-	if (strcmp(rp.format, "text") && strcmp(rp.format, "json"))
-		return gmp_cli__usage_error("report", "unknown format '%s' (text or json)", rp.format);
+	if (strcmp(rp.format, "text") && strcmp(rp.format, "json") && strcmp(rp.format, "markdown"))
+		return gmp_cli__usage_error("report", "unknown format '%s' (text, json or markdown)", rp.format);
 	if ((ex = gmp_cli__inputs("report", argc, argv, &cm, &rp.in)))
 		return ex;
 	int rc = gmp_output__write(cm.output, cm.force, write_reports, &rp);

@@ -45,6 +45,17 @@ int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r);
 /* Both as HTML sections (gmprof html). */
 int gmp_report__html(FILE *fp, const struct gmp_result *r);
 
+/* One input's line of the closing table of several reports. */
+struct gmp_input_row {
+	uint64_t peak, leaked, saving;
+	size_t findings;
+};
+struct gmp_session;
+/* gmprof report --format markdown (report_md.c): one input's report (top 0: at most 50 findings). */
+int gmp_report__markdown(FILE *fp, struct gmp_session *s, uint32_t top);
+/* The closing table of several inputs' Markdown reports. */
+void gmp_report__markdown_inputs(FILE *fp, const char *const *names, const struct gmp_input_row *row, size_t n);
+
 struct gmp_sites;
 /* Failed allocation r->failures[i]: what was live, which fixes free memory then. */
 void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gmp_sites *sites,

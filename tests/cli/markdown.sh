@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Markdown for CI pages: gmprof check --markdown FILE and gmprof diff
-# --format markdown.  Every table row must have its header's cells, and text
+# Markdown for CI pages: gmprof check --markdown FILE, gmprof diff
+# --format markdown and gmprof report --format markdown.  Every table row must have its header's cells, and text
 # from the profile (labels with '|', backticks, '<i>', '*') must read as
 # itself.  The structure is checked here by counting cells; where cmark-gfm
 # (GitHub's Markdown reader) is installed, or can be, the page it renders is
@@ -101,6 +101,36 @@ expect_exit 0 "diff --format markdown: 60 new leaks" -- "$GMPROF" diff --format 
 [ "$(grep -c '^| memory_leak |' "$TMPDIR/out")" -eq 50 ] && grep -q '^\.\.\. and 10 more' "$TMPDIR/out" &&
 	ok "  ... 50 rows, and 10 more said" || notok "  ... $(grep -c '^| memory_leak' "$TMPDIR/out") rows"
 
+# The report: the run, each peak and what was live there, failed allocations, the findings with their fixes.
+expect_exit 0 "report --format markdown" -- "$GMPROF" report --format markdown $S/oom.jsonl
+R=$TMPDIR/r.md
+cp "$TMPDIR/out" "$R"
+head -1 "$R" | grep -qx '## gmprof report: `tests/scripts/oom.jsonl`' && grep -qx '| status | complete |' "$R" &&
+	ok "  ... the input and the run" || notok "  ... $(head -12 "$R")"
+grep -q '^| 0 | 1.4 GiB | ALLOC (stream 0, #[0-9]*) | `train.cu:[0-9]*` | 5 |$' "$R" && ok "  ... the peak, where, how many live" ||
+	notok "  ... peaks: $(sed -n '/^### Peaks/,/^$/p' "$R")"
+grep -q '^### Allocations that ran out of memory: 3$' "$R" && grep -q '^cudaMalloc of 1.0 GiB on device 0 at train.cu:19 ran out of memory$' "$R" &&
+	ok "  ... the failed allocations, as the text report says them" || notok "  ... failures missing"
+n=$("$GMPROF" replay --format json $S/oom.jsonl | grep -o '"pattern":' | wc -l)
+grep -q "^### Findings: $n, ranked" "$R" && [ "$(grep -c '^| [0-9]* | [a-z_]* | `' "$R")" -eq "$n" ] &&
+	grep -Eq '^\| 1 \| [a-z_]+ \| `[a-z_]+` \| [0-9.]+ [KMG]?i?B \| (-|[0-9.]+ [KMG]?i?B) \| `train.cu:[0-9]+` \| [a-z]' "$R" &&
+	ok "  ... a row per finding with its saving, site and fix" || notok "  ... findings: $(sed -n '/^### Findings/,$p' "$R" | head -5)"
+set -- $(cells "$R")
+[ "$2" -eq 0 ] && ok "  ... every row has its header's cells ($1 rows)" || notok "  ... $2 of $1 rows with the wrong cells"
+cp "$R" "$TMPDIR/oom-report.md"
+expect_exit 0 "report --format markdown --top 2, two inputs" -- "$GMPROF" report --format markdown --top 2 $S/oom.jsonl $S/figure2.jsonl
+[ "$(grep -c '^## gmprof report: ' "$TMPDIR/out")" -eq 2 ] && [ "$(grep -c '^| [12] | [a-z_]* | `' "$TMPDIR/out")" -eq 4 ] &&
+	grep -q "^\.\.\. and $((n - 2)) more" "$TMPDIR/out" && grep -q '^## Inputs: 2$' "$TMPDIR/out" &&
+	grep -q '^| `tests/scripts/figure2.jsonl` | 1.0 MiB | 4 | ' "$TMPDIR/out" &&
+	grep -q '^| 1 | early_allocation | `B` | 1.0 MiB | 4.0 KiB | `fig2.cu:12` | allocate it just before ' "$TMPDIR/out" &&
+	ok "  ... two findings each, the rest counted, a table of the inputs" || notok "  ... $(grep '^##\|^\.\.\.' "$TMPDIR/out")"
+expect_exit 0 "report --format markdown: 60 leaks, no --top" -- "$GMPROF" report --format markdown --patterns memory_leak \
+	"$TMPDIR/leaks.jsonl"
+[ "$(grep -c '^| [0-9]* | memory_leak |' "$TMPDIR/out")" -eq 50 ] && grep -q '^\.\.\. and 10 more' "$TMPDIR/out" &&
+	ok "  ... 50 rows, the rest counted" || notok "  ... $(grep -c '^| [0-9]* | memory_leak' "$TMPDIR/out") rows; $(grep '^\.\.\.' "$TMPDIR/out")"
+expect_exit 2 "report: an unknown format" -- "$GMPROF" report --format md $S/figure2.jsonl
+expect_stderr_line "unknown format 'md' (text, json or markdown)" "  ... one sentence naming the formats"
+
 # Outputs: never replaced without --force, an unwritable path is one sentence.
 echo keep >"$TMPDIR/exists.md"
 expect_exit 2 "check --markdown: an existing file" -- "$GMPROF" check --markdown "$TMPDIR/exists.md" $S/figure2.jsonl
@@ -135,6 +165,10 @@ grep -qF '<code>a|b`c&lt;i&gt;*d*</code>' "$TMPDIR/odd-diff.html" && grep -qF '<
 	notok "cmark-gfm: odd-diff.md: $(grep -o '<code>[^<]*</code>' "$TMPDIR/odd-diff.html" | head -5)"
 grep -qF '<code>x_y_z &amp; [w](u)</code>' "$TMPDIR/odd-diff.html" && ok "cmark-gfm: no link, no emphasis from a label" ||
 	notok "cmark-gfm: $(grep -o 'x_y_z[^<]*' "$TMPDIR/odd-diff.html" | head -2)"
+render "$TMPDIR/oom-report.md" >"$TMPDIR/r.html"
+[ "$(grep -c '^<table>' "$TMPDIR/r.html")" -eq 4 ] && grep -q '<pre><code class="language-text">cudaMalloc of 1.0 GiB' "$TMPDIR/r.html" &&
+	! grep -q '<em>\|<strong>[^F]' "$TMPDIR/r.html" && ok "cmark-gfm: the report's four tables and its code block, no stray emphasis" ||
+	notok "cmark-gfm: $(grep -c '^<table>' "$TMPDIR/r.html") tables"
 render "$D" >"$TMPDIR/d.html"
 [ "$(grep -c '^<table>' "$TMPDIR/d.html")" -eq 4 ] && [ "$(grep -c '^<td>' "$TMPDIR/d.html")" -eq 40 ] &&
 	ok "cmark-gfm: the diff's four tables" || notok "cmark-gfm: $(grep -c '^<table>' "$TMPDIR/d.html") tables, $(grep -c '^<td>' "$TMPDIR/d.html") cells"
