@@ -92,6 +92,13 @@ static int parse_sites(const cJSON *ss, struct gmp_baseline_peak *p, char *err, 
 	return 0;
 }
 
+static int cmp_peak(const void *x, const void *y)
+{
+	const struct gmp_baseline_peak *p = x, *q = y;
+	int c = strcmp(p->input, q->input);
+	return c ? c : (p->device > q->device) - (p->device < q->device);
+}
+
 /* Version 3's "peaks": one per input and device, none twice. */
 static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_t errn)
 {
@@ -121,13 +128,6 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_
 		if (get_u64(e, "peak_bytes", &p->peak_bytes))
 			return bad(err, errn, "a peak's \"peak_bytes\" must be a non-negative integer");
 		p->device = (uint32_t)dev;
-		size_t seen = 0;
-		for (size_t k = 0; k < b->npeaks; k++) {
-			if (!strcmp(b->peaks[k].input, in->valuestring) && b->peaks[k].device == p->device)
-				return bad(err, errn, "two peaks of one input and device");
-			seen += !strcmp(b->peaks[k].input, in->valuestring);
-		}
-		b->ninputs += !seen;
 		if (!(p->input = strdup(in->valuestring)))
 			return -ENOMEM;
 		b->npeaks++;
@@ -136,6 +136,13 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_
 			return bad(err, errn, "a peak needs its \"peak_sites\"");
 		if ((rc = parse_sites(ss, p, err, errn)))
 			return rc;
+	}
+	/* In (input, device) order, for the checks' binary search; none twice. */
+	qsort(b->peaks, b->npeaks, sizeof(*b->peaks), cmp_peak);
+	for (size_t k = 0; k < b->npeaks; k++) {
+		if (k && !cmp_peak(&b->peaks[k - 1], &b->peaks[k]))
+			return bad(err, errn, "two peaks of one input and device");
+		b->ninputs += !k || strcmp(b->peaks[k - 1].input, b->peaks[k].input) != 0;
 	}
 	return 0;
 }
@@ -313,13 +320,13 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 		return 0;
 	}
 	const char *slash = strrchr(input, '/'), *name = slash ? slash + 1 : input;
-	int single = ninputs == 1 && b->ninputs == 1;
+	if (ninputs == 1 && b->ninputs == 1)
+		name = b->peaks[0].input; /* one against one: whatever the names */
 	for (size_t i = 0; i < r->ndevices; i++) {
 		struct gmp_peak_cmp *c = &(*v)[(*n)++];
 		*c = (struct gmp_peak_cmp){ .device = r->devices[i].device, .now = r->devices[i].peak_bytes };
-		for (size_t k = 0; k < b->npeaks && !c->base; k++)
-			if (b->peaks[k].device == c->device && (single || !strcmp(b->peaks[k].input, name)))
-				c->base = &b->peaks[k];
+		struct gmp_baseline_peak key = { .input = (char *)name, .device = c->device };
+		c->base = bsearch(&key, b->peaks, b->npeaks, sizeof(*b->peaks), cmp_peak);
 		if (c->base)
 			c->allowed = allowed(c->base->peak_bytes, pct, abs);
 		if (c->base && c->base->inuse_peak_bytes) {

@@ -43,7 +43,7 @@ struct gmp_baseline_peak {
 struct gmp_baseline {
 	uint64_t peak_bytes;      /* the largest of the peaks */
 	uint64_t leaked_bytes;
-	struct gmp_baseline_peak *peaks;  /* version 3: one per input and device; else one, of any device */
+	struct gmp_baseline_peak *peaks;  /* version 3: one per input and device, in that order; else one, of any device */
 	size_t npeaks;
 	size_t ninputs;           /* distinct inputs the peaks name (0: version 1 or 2) */
 	uint64_t *fingerprints;   /* sorted, unique */

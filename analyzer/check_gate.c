@@ -6,6 +6,7 @@
  * grown peak was reached and the allocation sites that grew there.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,16 @@ void gmp_gate__finding_line(struct gmp_gate *g, const struct gmp_finding *f, cha
 		 gmp_sites__fingerprint_hex(&g->s->sites, f, hex, sizeof(hex)));
 }
 
+void gmp_gate__two_sizes(uint64_t x, uint64_t y, char *a, char *b, size_t n)
+{
+	gmp_human_bytes(x, a, n);
+	gmp_human_bytes(y, b, n);
+	if (x != y && strcmp(a, b) == 0) { /* "1.0 MiB > 1.0 MiB" says nothing: the bytes do */
+		snprintf(a + strlen(a), n - strlen(a), " (%" PRIu64 " bytes)", x);
+		snprintf(b + strlen(b), n - strlen(b), " (%" PRIu64 " bytes)", y);
+	}
+}
+
 /* Over budget: where the largest peak on device (GMP_ANY_DEVICE: of them all) was reached. */
 void gmp_gate__peak_where(struct gmp_gate *g, struct gmp_check *c, uint32_t device)
 {
@@ -93,10 +104,11 @@ static void peak_growth(struct gmp_gate *g, struct gmp_check *c, const struct gm
 /* "3.0 MiB against 2.0 MiB in the baseline (allowed up to 2.1 MiB)", or why there is nothing to compare. */
 static void cmp_text(const struct gmp_peak_cmp *pc, const char *input, char *buf, size_t n)
 {
-	char a[32], b[32], c[32];
+	char a[64], b[32], c[64];
+	gmp_gate__two_sizes(pc->now, pc->allowed, a, c, sizeof(a));
 	if (pc->base)
-		snprintf(buf, n, "%s against %s in the baseline (allowed up to %s)", gmp_human_bytes(pc->now, a, sizeof(a)),
-			 gmp_human_bytes(pc->base->peak_bytes, b, sizeof(b)), gmp_human_bytes(pc->allowed, c, sizeof(c)));
+		snprintf(buf, n, "%s against %s in the baseline (allowed up to %s)", a,
+			 gmp_human_bytes(pc->base->peak_bytes, b, sizeof(b)), c);
 	else
 		snprintf(buf, n, "%s, and the baseline has no peak of %s on device %u to compare", gmp_human_bytes(pc->now, a, sizeof(a)),
 			 input, pc->device);
@@ -117,22 +129,25 @@ static void check_baseline_inuse(struct gmp_gate *g, const struct gmp_peak_cmp *
 		}
 	if (!n)
 		return;
-	char a[32], b[32], c[32], line[300];
+	char a[64], b[32], c[64], line[300];
 	struct gmp_check *ck;
-	if (n == 1)
+	if (n == 1) {
+		const struct gmp_peak_cmp *pc = &cmps[last];
+		gmp_gate__two_sizes(pc->inuse_now, pc->inuse_allowed, a, c, sizeof(a));
 		ck = gmp_gate__add(g, "baseline:in_use", failed > 0, "%s in use against %s in the baseline (allowed up to %s)",
-			 gmp_human_bytes(cmps[last].inuse_now, a, sizeof(a)),
-			 gmp_human_bytes(cmps[last].base->inuse_peak_bytes, b, sizeof(b)),
-			 gmp_human_bytes(cmps[last].inuse_allowed, c, sizeof(c)));
-	else
-		ck = gmp_gate__add(g, "baseline:in_use", failed > 0, "%zu of %zu devices' peaks in use past the baseline", failed, n);
+				   a, gmp_human_bytes(pc->base->inuse_peak_bytes, b, sizeof(b)), c);
+	} else {
+		ck = gmp_gate__add(g, "baseline:in_use", failed > 0, "%zu of %zu devices' peaks in use past the baseline",
+				   failed, n);
+	}
 	for (size_t i = 0; i < ncmps && n > 1; i++) {
 		const struct gmp_peak_cmp *pc = &cmps[i];
 		if (!pc->inuse)
 			continue;
+		gmp_gate__two_sizes(pc->inuse_now, pc->inuse_allowed, a, c, sizeof(a));
 		snprintf(line, sizeof(line), "  %s device %u: %s in use against %s in the baseline (allowed up to %s)",
-			 gmp_peak_cmp__inuse_failed(pc) ? "FAIL" : "ok", pc->device, gmp_human_bytes(pc->inuse_now, a, sizeof(a)),
-			 gmp_human_bytes(pc->base->inuse_peak_bytes, b, sizeof(b)), gmp_human_bytes(pc->inuse_allowed, c, sizeof(c)));
+			 gmp_peak_cmp__inuse_failed(pc) ? "FAIL" : "ok", pc->device, a,
+			 gmp_human_bytes(pc->base->inuse_peak_bytes, b, sizeof(b)), c);
 		gmp_check__more(ck, line);
 	}
 }

@@ -119,12 +119,7 @@ static void check_suppressions(struct gmp_gate *g)
 static struct gmp_check *check_budget(struct gmp_gate *g, const char *name, uint64_t value, uint64_t max)
 {
 	char a[64], b[64];
-	gmp_human_bytes(value, a, sizeof(a));
-	gmp_human_bytes(max, b, sizeof(b));
-	if (value != max && strcmp(a, b) == 0) { /* "1.0 MiB > 1.0 MiB" says nothing: the bytes do */
-		snprintf(a + strlen(a), sizeof(a) - strlen(a), " (%" PRIu64 " bytes)", value);
-		snprintf(b + strlen(b), sizeof(b) - strlen(b), " (%" PRIu64 " bytes)", max);
-	}
+	gmp_gate__two_sizes(value, max, a, b, sizeof(a));
 	return gmp_gate__add(g, name, value > max, "%s %s %s", a, value > max ? ">" : "<=", b);
 }
 

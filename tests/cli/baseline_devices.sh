@@ -107,6 +107,18 @@ expect_exit 0 "  ... within --tolerance 3KiB" -- "$GMPROF" check --baseline "$TM
 "$GMPROF" check --baseline "$B" "$TMPDIR/two.jsonl" | grep -q 'baseline:in_use' && notok "no baseline:in_use without regions" ||
 	ok "no baseline:in_use without regions"
 
+# Many ranks: each finds its own peak among 20000 (the reader sorts them, a check searches).
+awk 'BEGIN { printf "{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":["
+	for (i = 19999; i >= 0; i--) printf "%s{\"input\":\"prof.%d.jsonl\",\"device\":0,\"peak_bytes\":%d,\"peak_sites\":[]}", i < 19999 ? "," : "", i, i == 777 ? 1048576 : 8388608
+	printf "],\"findings\":[]}\n" }' >"$TMPDIR/many.json"
+cp tests/scripts/figure2.jsonl "$TMPDIR/prof.777.jsonl"
+cp tests/scripts/figure2.jsonl "$TMPDIR/prof.778.jsonl"
+expect_exit 1 "20000 ranks in the baseline: rank 777 grew by 12 KiB" -- "$GMPROF" check --patterns memory_leak \
+	--baseline "$TMPDIR/many.json" "$TMPDIR/prof.777.jsonl" "$TMPDIR/prof.778.jsonl"
+grep -q "^FAIL $TMPDIR/prof.777.jsonl: baseline:peak: 1.0 MiB (1060864 bytes) against 1.0 MiB in the baseline (allowed up to 1.0 MiB (1048576 bytes))\$" "$TMPDIR/out" &&
+	grep -q "^PASS $TMPDIR/prof.778.jsonl: baseline:peak: 1.0 MiB against 8.0 MiB in the baseline" "$TMPDIR/out" &&
+	ok "  ... each against its own, the bytes shown where the sizes read alike" || notok "  ... $(grep baseline:peak "$TMPDIR/out")"
+
 # The reader: version 3 alone has peaks, each one of an input and device.
 bad() { # NAME JSON REASON
 	printf '%s' "$2" >"$TMPDIR/bad.json"
