@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#define _GNU_SOURCE
 #include "baseline.h"
 
 #include <cjson/cJSON.h>
@@ -137,13 +138,6 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_
 		if ((rc = parse_sites(ss, p, err, errn)))
 			return rc;
 	}
-	/* In (input, device) order, for the checks' binary search; none twice. */
-	qsort(b->peaks, b->npeaks, sizeof(*b->peaks), cmp_peak);
-	for (size_t k = 0; k < b->npeaks; k++) {
-		if (k && !cmp_peak(&b->peaks[k - 1], &b->peaks[k]))
-			return bad(err, errn, "two peaks of one input and device");
-		b->ninputs += !k || strcmp(b->peaks[k - 1].input, b->peaks[k].input) != 0;
-	}
 	return 0;
 }
 
@@ -214,13 +208,49 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 			return bad(err, errn, "a finding's \"saving_bytes\" must be a non-negative integer");
 		i++;
 	}
-	qsort(b->fingerprints, n, sizeof(uint64_t), cmp_u64);
+	b->nfingerprints = n;
+	if (gmp_baseline__index(b))
+		return bad(err, errn, "two peaks of one input and device");
+	return 0;
+}
+
+int gmp_baseline__index(struct gmp_baseline *b)
+{
+	qsort(b->fingerprints, b->nfingerprints, sizeof(uint64_t), cmp_u64);
 	size_t u = 0;
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < b->nfingerprints; k++)
 		if (!u || b->fingerprints[u - 1] != b->fingerprints[k])
 			b->fingerprints[u++] = b->fingerprints[k];
 	b->nfingerprints = u;
+	b->ninputs = 0;
+	if (b->npeaks == 1 && !b->peaks[0].input)
+		return 0; /* versions 1 and 2: one peak, of any input and device */
+	/* In (input, device) order, for the checks' binary search; none twice. */
+	qsort(b->peaks, b->npeaks, sizeof(*b->peaks), cmp_peak);
+	for (size_t k = 0; k < b->npeaks; k++) {
+		if (k && !cmp_peak(&b->peaks[k - 1], &b->peaks[k]))
+			return -EINVAL;
+		b->ninputs += !k || strcmp(b->peaks[k - 1].input, b->peaks[k].input) != 0;
+	}
 	return 0;
+}
+
+int gmp_baseline__sniff(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		gmp_input__perror(path, "cannot open baseline", errno);
+		return -1;
+	}
+	char head[4096];
+	size_t n = fread(head, 1, sizeof(head), fp);
+	int rerr = ferror(fp);
+	fclose(fp);
+	if (rerr) {
+		fprintf(stderr, "gmprof: cannot read baseline '%s': read error\n", path);
+		return -1;
+	}
+	return memmem(head, n, "\"gmprof_baseline\"", 17) != NULL;
 }
 
 int gmp_baseline__parse(const char *text, size_t len, struct gmp_baseline *b, char *err,

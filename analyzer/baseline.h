@@ -55,6 +55,24 @@ int gmp_baseline__parse(const char *text, size_t len, struct gmp_baseline *b, ch
 			size_t errn);
 /* Reads path; prints one line naming the problem and returns -1 on failure. */
 int gmp_baseline__load(const char *path, struct gmp_baseline *b);
+/*
+ * Whether path holds a baseline (1; its first 4 KiB name "gmprof_baseline")
+ * rather than a run to take one from (0); -1 when it cannot be read (said
+ * in one line).
+ */
+int gmp_baseline__sniff(const char *path);
+/*
+ * The baseline of one analyzed run, as `gmprof baseline` of it would write
+ * (cmd_baseline.c): 0, or -ENOMEM.
+ */
+struct gmp_session;
+int gmp_baseline__of_session(struct gmp_session *s, struct gmp_baseline *b);
+/*
+ * Puts a baseline built in memory in the order the reader leaves one:
+ * fingerprints sorted and unique, peaks by input and device, its inputs
+ * counted.  0, or -EINVAL when two peaks share an input and device.
+ */
+int gmp_baseline__index(struct gmp_baseline *b);
 void gmp_baseline__release(struct gmp_baseline *b);
 int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fingerprint);
 /* The baseline's bytes at peak p from site, 0 when none. */

@@ -163,6 +163,31 @@ static void bl_release(struct bl *b)
 	gmp_baseline__release(&bb); /* the peaks, their inputs and sites */
 }
 
+int gmp_baseline__of_session(struct gmp_session *s, struct gmp_baseline *out)
+{
+	struct bl b = { 0 };
+	memset(out, 0, sizeof(*out));
+	int err = bl_add(&b, s);
+	if (!err && !(out->fingerprints = malloc((b.n ? b.n : 1) * sizeof(uint64_t))))
+		err = -ENOMEM;
+	if (!err) {
+		for (size_t i = 0; i < b.n; i++)
+			out->fingerprints[i] = b.f[i].fp;
+		out->nfingerprints = b.n;
+		out->peaks = b.peaks; /* moved */
+		out->npeaks = b.npeaks;
+		b.peaks = NULL;
+		b.npeaks = 0;
+		out->peak_bytes = b.peak;
+		out->leaked_bytes = b.leaked;
+		err = gmp_baseline__index(out);
+	}
+	bl_release(&b);
+	if (err)
+		gmp_baseline__release(out);
+	return err;
+}
+
 static int write_baseline(FILE *fp, void *ctx)
 {
 	const struct bl *b = ctx;

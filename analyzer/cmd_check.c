@@ -42,7 +42,8 @@ static const char usage[] =
 	"      --max-leak BYTES     fail when more than BYTES are leaked\n"
 	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
 	"                           a device's peak grown past its own in FILE by more\n"
-	"                           than the tolerance (FILE: gmprof baseline)\n"
+	"                           than the tolerance (FILE: gmprof baseline, or the\n"
+	"                           profile or event script of the run to compare with)\n"
 	"      --tolerance T        peak growth allowed over the baseline: a percentage,\n"
 	"                           bytes, or both as 5%,1MiB (the larger applies; default 0)\n"
 	"      --allow-incomplete   pass a profile whose program crashed or was cut off\n"
@@ -295,6 +296,24 @@ static int write_sarif(FILE *fp, void *ctx)
 	return gmp_jw__finish(&jw);
 }
 
+/* --baseline: a baseline file, or a run (profile or event script) to take one from, analyzed alike. */
+static int load_baseline(const char *path, struct gmp_cli_common *cm, struct gmp_baseline *b)
+{
+	int is = gmp_baseline__sniff(path);
+	if (is)
+		return is < 0 ? -1 : gmp_baseline__load(path, b);
+	struct gmp_session_opts so;
+	struct gmp_session s;
+	gmp_cli__session_opts(cm, &so);
+	if (gmp_session__open(&s, path, &so))
+		return -1;
+	int err = gmp_baseline__of_session(&s, b);
+	gmp_session__close(&s);
+	if (err == -ENOMEM)
+		fprintf(stderr, "gmprof check: out of memory\n");
+	return err ? -1 : 0;
+}
+
 /* "5%", "1MiB", "5%,1MiB" (either order). */
 static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
 {
@@ -397,7 +416,7 @@ int cmd_check(int argc, char **argv)
 	if (!strcmp(sf.root, "/"))
 		sf.root[0] = 0;
 	struct gmp_baseline base = { 0 };
-	if (basefile && gmp_baseline__load(basefile, &base))
+	if (basefile && load_baseline(basefile, &cm, &base))
 		return GMP_EXIT_USAGE;
 	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, have_leak, max_leak,
 			      basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete, allow_oom };

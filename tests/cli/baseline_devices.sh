@@ -119,6 +119,25 @@ grep -q "^FAIL $TMPDIR/prof.777.jsonl: baseline:peak: 1.0 MiB (1060864 bytes) ag
 	grep -q "^PASS $TMPDIR/prof.778.jsonl: baseline:peak: 1.0 MiB against 8.0 MiB in the baseline" "$TMPDIR/out" &&
 	ok "  ... each against its own, the bytes shown where the sizes read alike" || notok "  ... $(grep baseline:peak "$TMPDIR/out")"
 
+# --baseline takes the run itself too (a profile or an event script): the same lines as its baseline file.
+for base in "$TMPDIR/two.jsonl" tests/data/gpu/simple_multi_copy.gmprof; do
+	"$GMPROF" baseline -o "$TMPDIR/of-run.json" --force "$base" 2>/dev/null
+	for against in "$TMPDIR/grown.jsonl" tests/data/gpu/simple_multi_copy.gmprof; do
+		"$GMPROF" check --baseline "$TMPDIR/of-run.json" "$against" >"$TMPDIR/file.txt" 2>&1
+		a=$?
+		"$GMPROF" check --baseline "$base" "$against" >"$TMPDIR/run.txt" 2>&1
+		b=$?
+		[ "$a" -eq "$b" ] && cmp -s "$TMPDIR/file.txt" "$TMPDIR/run.txt" &&
+			ok "--baseline $(basename "$base") against $(basename "$against"): as its baseline file (exit $a)" ||
+			notok "--baseline $(basename "$base") against $(basename "$against"): $(diff "$TMPDIR/file.txt" "$TMPDIR/run.txt" | head -5)"
+	done
+done
+printf '{"op":"bogus"}\n' >"$TMPDIR/bogus.jsonl"
+expect_exit 2 "--baseline: a run that cannot be read" -- "$GMPROF" check --baseline "$TMPDIR/bogus.jsonl" "$TMPDIR/two.jsonl"
+expect_stderr_line "bogus.jsonl:1: unknown op 'bogus'" "  ... said in one line"
+expect_exit 2 "--baseline: a missing file" -- "$GMPROF" check --baseline "$TMPDIR/none.gmprof" "$TMPDIR/two.jsonl"
+expect_stderr_line "cannot open baseline" "  ... said in one line"
+
 # The reader: version 3 alone has peaks, each one of an input and device.
 bad() { # NAME JSON REASON
 	printf '%s' "$2" >"$TMPDIR/bad.json"
