@@ -79,6 +79,7 @@ cp "$P" "$TMPDIR/rank1.gmprof"
 sweep "baseline of two inputs" 5 500 "$R/gmprof" -- "$G" baseline -o - "$P" "$TMPDIR/rank1.gmprof"
 sweep "check against a baseline, SARIF" 7 700 "$R/gmprof" -- "$G" check --baseline "$TMPDIR/ranks.base.json" --tolerance 1% \
 	--sarif "$TMPDIR/b.sarif" --force "$P" "$TMPDIR/rank1.gmprof"
+sweep "check against a profile as its baseline" 7 700 "$R/gmprof" -- "$G" check --baseline "$P" "$P"
 sweep "html" 7 700 "$R/gmprof" -- "$G" html -o - "$P"
 sweep "flamegraph, SVG" 5 500 "$R/gmprof" -- "$G" flamegraph --format svg --nvtx --objects -o - "$P"
 sweep "flamegraph, folded, two inputs" 5 500 "$R/gmprof" -- "$G" flamegraph --at allocated -o - "$P" "$P"
