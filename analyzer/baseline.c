@@ -345,16 +345,18 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 		return -ENOMEM;
 	if (any) {
 		const struct gmp_baseline_peak *p = &b->peaks[0];
-		(*v)[(*n)++] = (struct gmp_peak_cmp){ GMP_ANY_DEVICE, r->peak_bytes, p,
-						      allowed(p->peak_bytes, pct, abs) };
+		(*v)[(*n)++] = (struct gmp_peak_cmp){ .device = GMP_ANY_DEVICE, .now = r->peak_bytes, .base = p,
+						      .allowed = allowed(p->peak_bytes, pct, abs) };
 		return 0;
 	}
 	const char *slash = strrchr(input, '/'), *name = slash ? slash + 1 : input;
-	if (ninputs == 1 && b->ninputs == 1)
+	int by_device = ninputs == 1 && b->ninputs == 1;
+	if (by_device)
 		name = b->peaks[0].input; /* one against one: whatever the names */
 	for (size_t i = 0; i < r->ndevices; i++) {
 		struct gmp_peak_cmp *c = &(*v)[(*n)++];
-		*c = (struct gmp_peak_cmp){ .device = r->devices[i].device, .now = r->devices[i].peak_bytes };
+		*c = (struct gmp_peak_cmp){ .device = r->devices[i].device, .now = r->devices[i].peak_bytes,
+					    .by_device = by_device };
 		struct gmp_baseline_peak key = { .input = (char *)name, .device = c->device };
 		c->base = bsearch(&key, b->peaks, b->npeaks, sizeof(*b->peaks), cmp_peak);
 		if (c->base)

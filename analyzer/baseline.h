@@ -90,6 +90,7 @@ struct gmp_peak_cmp {
 	uint32_t device;                      /* GMP_ANY_DEVICE: the run's largest peak */
 	uint64_t now;                         /* the run's peak there */
 	const struct gmp_baseline_peak *base; /* borrowed from the baseline; NULL: it has none to compare */
+	int by_device;                        /* matched by device alone (one input against one) */
 	uint64_t allowed;                     /* base's peak plus the tolerance (0 without base) */
 	int inuse;                            /* base has a peak of bytes in use: compare it too */
 	uint64_t inuse_now, inuse_allowed;    /* the run's peak in use there (its peak where its pools

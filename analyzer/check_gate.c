@@ -109,6 +109,9 @@ static void cmp_text(const struct gmp_peak_cmp *pc, const char *input, char *buf
 	if (pc->base)
 		snprintf(buf, n, "%s against %s in the baseline (allowed up to %s)", a,
 			 gmp_human_bytes(pc->base->peak_bytes, b, sizeof(b)), c);
+	else if (pc->by_device)
+		snprintf(buf, n, "%s, and the baseline has no peak on device %u to compare", gmp_human_bytes(pc->now, a, sizeof(a)),
+			 pc->device);
 	else
 		snprintf(buf, n, "%s, and the baseline has no peak of %s on device %u to compare", gmp_human_bytes(pc->now, a, sizeof(a)),
 			 input, pc->device);

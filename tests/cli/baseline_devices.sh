@@ -65,7 +65,7 @@ grep -qx '  FAIL device 0: 12.0 KiB against 8.0 KiB in the baseline (allowed up 
 # A device the baseline run did not use fails, saying so.
 sed 's/"device":1/"device":2/' "$TMPDIR/two.jsonl" >"$TMPDIR/dev2.jsonl"
 expect_exit 1 "a device the baseline has no peak of" -- "$GMPROF" check --baseline "$B" "$TMPDIR/dev2.jsonl"
-grep -qx '  FAIL device 2: 16.0 KiB, and the baseline has no peak of dev2.jsonl on device 2 to compare' "$TMPDIR/out" &&
+grep -qx '  FAIL device 2: 16.0 KiB, and the baseline has no peak on device 2 to compare' "$TMPDIR/out" &&
 	ok "  ... named" || notok "  ... $(grep -A3 baseline:peak "$TMPDIR/out")"
 
 # Ranks: each input against the peaks of the input of its file name, wherever it lies.

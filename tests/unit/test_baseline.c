@@ -99,11 +99,13 @@ static void version3_one_input(void **state)
 	assert_int_equal(gmp_baseline__compare(&b, &r, "pr.gmprof", 1, 0, 0, &v, &n), 0);
 	assert_int_equal(n, 1);
 	assert_ptr_equal(v[0].base, &b.peaks[0]);
+	assert_true(v[0].by_device);
 	assert_false(gmp_peak_cmp__failed(&v[0]));
 	free(v);
 	/* Two inputs: by name, and pr.gmprof is not main.gmprof. */
 	assert_int_equal(gmp_baseline__compare(&b, &r, "pr.gmprof", 2, 0, 0, &v, &n), 0);
 	assert_null(v[0].base);
+	assert_false(v[0].by_device);
 	free(v);
 	/* A run that used no device: nothing to compare. */
 	run(&r, ds, 0);
