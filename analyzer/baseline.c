@@ -319,6 +319,12 @@ int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fp)
 	return bsearch(&fp, b->fingerprints, b->nfingerprints, sizeof(uint64_t), cmp_u64) != NULL;
 }
 
+const char *gmp_baseline__input_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
 uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site)
 {
 	uint64_t sum = 0;
@@ -349,7 +355,7 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 						      .allowed = allowed(p->peak_bytes, pct, abs) };
 		return 0;
 	}
-	const char *slash = strrchr(input, '/'), *name = slash ? slash + 1 : input;
+	const char *name = gmp_baseline__input_name(input);
 	int by_device = ninputs == 1 && b->ninputs == 1;
 	if (by_device)
 		name = b->peaks[0].input; /* one against one: whatever the names */

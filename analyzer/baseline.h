@@ -75,6 +75,8 @@ int gmp_baseline__of_session(struct gmp_session *s, struct gmp_baseline *b);
 int gmp_baseline__index(struct gmp_baseline *b);
 void gmp_baseline__release(struct gmp_baseline *b);
 int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fingerprint);
+/* The name an input's peaks go under in a baseline, and are looked up by: its file name. */
+const char *gmp_baseline__input_name(const char *path);
 /* The baseline's bytes at peak p from site, 0 when none. */
 uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site);
 

@@ -105,11 +105,11 @@ static void peak_growth(struct gmp_gate *g, struct gmp_check *c, const struct gm
 static void cmp_text(const struct gmp_peak_cmp *pc, const char *input, char *buf, size_t n)
 {
 	char a[64], b[32], c[64];
-	gmp_gate__two_sizes(pc->now, pc->allowed, a, c, sizeof(a));
-	if (pc->base)
+	if (pc->base) {
+		gmp_gate__two_sizes(pc->now, pc->allowed, a, c, sizeof(a));
 		snprintf(buf, n, "%s against %s in the baseline (allowed up to %s)", a,
 			 gmp_human_bytes(pc->base->peak_bytes, b, sizeof(b)), c);
-	else if (pc->by_device)
+	} else if (pc->by_device)
 		snprintf(buf, n, "%s, and the baseline has no peak on device %u to compare", gmp_human_bytes(pc->now, a, sizeof(a)),
 			 pc->device);
 	else
@@ -178,7 +178,7 @@ void gmp_gate__baseline(struct gmp_gate *g, const struct gmp_baseline *b, const 
 		gmp_check__more(c, line);
 		shown++;
 	}
-	const char *slash = strrchr(g->name, '/'), *input = slash ? slash + 1 : g->name;
+	const char *input = gmp_baseline__input_name(g->name);
 	size_t failed = 0;
 	for (size_t i = 0; i < ncmps; i++)
 		failed += gmp_peak_cmp__failed(&cmps[i]) != 0;

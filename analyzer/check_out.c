@@ -22,6 +22,14 @@ size_t gmp_gate__failures(const struct gmp_gate *g)
 	return n;
 }
 
+/* A copy of the first line of the check's detail (NULL: out of memory); *rest: the lines after it, or NULL. */
+static char *first_line(const struct gmp_check *c, const char **rest)
+{
+	const char *d = c->detail ? c->detail : "", *nl = strchr(d, '\n');
+	*rest = nl ? nl + 1 : NULL;
+	return strndup(d, nl ? (size_t)(nl - d) : strlen(d));
+}
+
 static int junit_suite(FILE *fp, const struct gmp_gate *g)
 {
 	fprintf(fp, "  <testsuite name=\"gmprof check: ");
@@ -39,17 +47,13 @@ static int junit_suite(FILE *fp, const struct gmp_gate *g)
 			fprintf(fp, "</system-out>\n    </testcase>\n");
 			continue;
 		}
-		const char *nl = c->detail ? strchr(c->detail, '\n') : NULL;
+		const char *rest;
+		char *first = first_line(c, &rest);
+		if (!first)
+			return -ENOMEM;
 		fprintf(fp, ">\n      <failure type=\"gmprof\" message=\"");
-		if (nl) {
-			char *first = strndup(c->detail, (size_t)(nl - c->detail));
-			if (!first)
-				return -ENOMEM;
-			gmp_text__markup(fp, first);
-			free(first);
-		} else {
-			gmp_text__markup(fp, c->detail);
-		}
+		gmp_text__markup(fp, first);
+		free(first);
 		fprintf(fp, "\">");
 		gmp_text__markup(fp, c->detail);
 		fprintf(fp, "</failure>\n    </testcase>\n");
@@ -92,9 +96,8 @@ static int md_gate(FILE *fp, const struct gmp_gate *g)
 	fprintf(fp, "| result | check | detail |\n|---|---|---|\n");
 	for (size_t i = 0; i < g->n; i++) {
 		const struct gmp_check *c = &g->checks[i];
-		const char *d = c->detail ? c->detail : "";
-		const char *nl = strchr(d, '\n');
-		char *first = strndup(d, nl ? (size_t)(nl - d) : strlen(d));
+		const char *rest;
+		char *first = first_line(c, &rest);
 		if (!first)
 			return -ENOMEM;
 		fprintf(fp, "| %s | ", c->failed ? "**FAIL**" : "PASS");
@@ -107,10 +110,10 @@ static int md_gate(FILE *fp, const struct gmp_gate *g)
 	fputc('\n', fp);
 	for (size_t i = 0; i < g->n; i++) {
 		const struct gmp_check *c = &g->checks[i];
-		const char *nl = c->detail ? strchr(c->detail, '\n') : NULL;
-		if (!nl)
-			continue;
-		char *first = strndup(c->detail, (size_t)(nl - c->detail));
+		if (!c->detail || !strchr(c->detail, '\n'))
+			continue; /* one line: the table said it all */
+		const char *rest;
+		char *first = first_line(c, &rest);
 		if (!first)
 			return -ENOMEM;
 		fprintf(fp, "<details%s><summary>%s ", c->failed ? " open" : "", c->failed ? "FAIL" : "PASS");
@@ -118,7 +121,7 @@ static int md_gate(FILE *fp, const struct gmp_gate *g)
 		fputs(": ", fp);
 		gmp_text__markup(fp, first);
 		fputs("</summary>\n\n", fp);
-		gmp_md__block(fp, nl + 1);
+		gmp_md__block(fp, rest);
 		fputs("</details>\n\n", fp);
 		free(first);
 	}

@@ -123,7 +123,7 @@ static int bl_add(struct bl *b, struct gmp_session *s)
 	for (size_t i = first; i < b->n; i++)
 		if (!gmp_u64map__slot(&b->seen, b->f[i].fp, 1, NULL))
 			return -ENOMEM;
-	const char *slash = strrchr(s->name, '/'), *input = slash ? slash + 1 : s->name;
+	const char *input = gmp_baseline__input_name(s->name);
 	for (size_t i = 0; i < b->npeaks; i++)
 		if (!strcmp(b->peaks[i].input, input)) {
 			fprintf(stderr, "gmprof baseline: two inputs are named '%s': a check could not tell their peaks apart\n",

@@ -64,16 +64,17 @@ struct report {
 };
 
 
+const char *const gmp_report__run_keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback", NULL };
+
 static void header(FILE *fp, struct gmp_session *s)
 {
 	const struct gmp_trace *t = s->in.trace;
 	const struct gmp_result *r = s->r;
 	fprintf(fp, "gmprof report: %s\n", s->name);
-	static const char *const keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback" };
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = gmp_trace__meta(t, keys[i]);
+	for (const char *const *k = gmp_report__run_keys; *k; k++) {
+		const char *v = gmp_trace__meta(t, *k);
 		if (v && *v)
-			fprintf(fp, "  %-8s %s\n", keys[i], v);
+			fprintf(fp, "  %-8s %s\n", *k, v);
 	}
 	fprintf(fp, "  events   %zu (%" PRIu64 " GPU APIs), %zu objects, %u levels\n", t->nev,
 		r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);

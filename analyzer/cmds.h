@@ -45,6 +45,9 @@ int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r);
 /* Both as HTML sections (gmprof html). */
 int gmp_report__html(FILE *fp, const struct gmp_result *r);
 
+/* The profile's metadata a report shows about the run, in this order (NULL-terminated). */
+extern const char *const gmp_report__run_keys[];
+
 /* One input's line of the closing table of several reports. */
 struct gmp_input_row {
 	uint64_t peak, leaked, saving;

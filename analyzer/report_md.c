@@ -36,13 +36,12 @@ static void run_table(FILE *fp, struct gmp_session *s)
 {
 	const struct gmp_trace *t = s->in.trace;
 	const struct gmp_result *r = s->r;
-	static const char *const keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback" };
 	char buf[160];
 	fputs("| run | |\n|---|---|\n", fp);
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = gmp_trace__meta(t, keys[i]);
+	for (const char *const *k = gmp_report__run_keys; *k; k++) {
+		const char *v = gmp_trace__meta(t, *k);
 		if (v && *v)
-			meta_row(fp, keys[i], v, !strcmp(keys[i], "command"));
+			meta_row(fp, *k, v, !strcmp(*k, "command"));
 	}
 	snprintf(buf, sizeof(buf), "%zu (%" PRIu64 " GPU APIs), %zu objects", t->nev, r->napis, r->nobjects);
 	meta_row(fp, "events", buf, 0);
