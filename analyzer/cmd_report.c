@@ -83,6 +83,7 @@ static void header(FILE *fp, struct gmp_session *s)
 	if (own && *own)
 		fprintf(fp, "  gmprof   held at most %s of device memory itself (not in the peaks below)\n",
 			gmp_human_bytes(strtoull(own, NULL, 10), ob, sizeof(ob)));
+	gmp_report__self_time(fp, t);
 	if (t->damaged)
 		fprintf(fp, "  status   INCOMPLETE: damaged at byte %" PRIu64 " (%s); what came before is reported\n",
 			t->bytes_read, t->damage);
@@ -393,6 +394,7 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 	const char *own = gmp_trace__meta(t, "collector_device_peak");
 	if (own && *own)
 		gmp_jw__ku64(jw, "gmprof_device_peak_bytes", strtoull(own, NULL, 10));
+	gmp_report__json_self_time(jw, t);
 	if (t->unharvested)
 		gmp_jw__ku64(jw, "launches_without_access_sets", t->unharvested);
 	if (t->untouched)

@@ -45,6 +45,22 @@ int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r);
 /* Both as HTML sections (gmprof html). */
 int gmp_report__html(FILE *fp, const struct gmp_result *r);
 
+/*
+ * The collector's own time in the run (selftime_out.c): the text header's
+ * lines, and "collector_time" in the JSON report; nothing for profiles
+ * without it.
+ */
+void gmp_report__self_time(FILE *fp, const struct gmp_trace *t);
+/*
+ * The same in words for a row: head ("gmprof on the host: ... (starting
+ * ...)") and parts ("patching ... (2 modules), ..."; "" when none).  1,
+ * 0 for a profile without it, -1 for a malformed one (say
+ * gmp_report__self_time_malformed).
+ */
+int gmp_report__self_time_words(const struct gmp_trace *t, char *head, size_t hn, char *parts, size_t pn);
+extern const char *const gmp_report__self_time_malformed;
+void gmp_report__json_self_time(struct gmp_jw *jw, const struct gmp_trace *t);
+
 /* The profile's metadata a report shows about the run, in this order (NULL-terminated). */
 extern const char *const gmp_report__run_keys[];
 

@@ -96,6 +96,17 @@ static void summary(FILE *fp, struct gmp_session *s)
 	if (own && *own)
 		fprintf(fp, "<dt>gmprof</dt><dd>held at most %s of device memory itself (not in the peaks)</dd>",
 			gmp_human_bytes(strtoull(own, NULL, 10), a, sizeof(a)));
+	char head[256], parts[512];
+	int st = gmp_report__self_time_words(t, head, sizeof(head), parts, sizeof(parts));
+	if (st) {
+		fprintf(fp, "<dt>time</dt><dd>");
+		gmp_text__markup(fp, st < 0 ? gmp_report__self_time_malformed : head);
+		if (st > 0 && *parts) {
+			fprintf(fp, "; of which ");
+			gmp_text__markup(fp, parts);
+		}
+		fprintf(fp, "</dd>");
+	}
 	fprintf(fp, "<dt>findings</dt><dd>%zu</dd>", r->nfindings);
 	if (gmp_kernels_from__suggested(t)) {
 		const char *cmd = gmp_trace__meta(t, "command");

@@ -52,6 +52,13 @@ static void run_table(FILE *fp, struct gmp_session *s)
 			 gmp_human_bytes(strtoull(own, NULL, 10), ob, sizeof(ob)));
 		meta_row(fp, "gmprof", buf, 0);
 	}
+	char head[256], parts[512], both[800];
+	int st = gmp_report__self_time_words(t, head, sizeof(head), parts, sizeof(parts));
+	if (st) {
+		snprintf(both, sizeof(both), "%s%s%s", st < 0 ? gmp_report__self_time_malformed : head,
+			 st > 0 && *parts ? "; of which " : "", st > 0 ? parts : "");
+		meta_row(fp, "time", both, 0);
+	}
 	const char *status = t->damaged || t->truncated ? "**INCOMPLETE**: the profile is cut off or damaged; what came before is reported"
 			     : s->in.is_profile && !t->ended ? "**INCOMPLETE**: the program did not reach its end (crashed or killed)"
 			     : "complete";

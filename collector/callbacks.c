@@ -84,9 +84,10 @@ static void api(const Sanitizer_CallbackData *cd)
 		const struct gmp_alloc_api *a = rv && *rv == GMP_ALLOC_OUT_OF_MEMORY && cd->functionParams
 							? gmp_alloc_api__find(cd->functionName) : NULL;
 		if (a) {
-			uint64_t free_bytes, total_bytes;
+			uint64_t t0 = st_now(), free_bytes, total_bytes;
 			device_memory(&free_bytes, &total_bytes);
 			oom_failed(a, cd->functionParams, cd->context, free_bytes, total_bytes);
+			st_since(GMP_ST_CALLBACKS, t0);
 		}
 	}
 }
@@ -402,7 +403,9 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 	if (gmp_col.opts.log_callbacks)
 		log_callback(domain, cbid, cbdata);
 	in_callback = 1;
+	uint64_t t0 = st_now();
 	pthread_mutex_lock(&gmp_col.lock);
+	st_since(GMP_ST_LOCK, t0);
 	if (!gmp_col.closed) {
 		switch (domain) {
 		case SANITIZER_CB_DOMAIN_RESOURCE: resource(cbid, cbdata); break;
@@ -428,5 +431,6 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 		gmp_col.events_since_flush++;
 	}
 	pthread_mutex_unlock(&gmp_col.lock);
+	st_since(GMP_ST_CALLBACKS, t0);
 	in_callback = 0;
 }

@@ -23,6 +23,7 @@
 #include "gmprof/profile.h"
 #include "options.h"
 #include "san.h"
+#include "selftime.h"
 #include "u64map.h"
 
 struct gmp_ctx_state;
@@ -93,9 +94,26 @@ struct gmp_collector {
 	uint64_t heap_lost;       /* in-kernel malloc()/free() calls whose records were lost */
 	uint64_t dev_bytes, dev_peak; /* device memory the collector holds, and at most held */
 	uint64_t fails, fails_lost;   /* allocations that ran out of memory; those not recorded */
+	/* Where the collector's time went (not guarded by lock: added to atomically, st_add). */
+	struct gmp_selftime self;
+	uint64_t self_t0;         /* st_now() when the collector started */
 };
 
 extern struct gmp_collector gmp_col;
+
+/* ---- the collector's own time (META collector_time; any thread) ----------- */
+uint64_t st_now(void);
+/* Adds ns to part (and one to its count): atomic, lock or not. */
+static inline void st_add(int part, uint64_t ns)
+{
+	__atomic_fetch_add(&gmp_col.self.ns[part], ns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&gmp_col.self.n[part], 1, __ATOMIC_RELAXED);
+}
+/* Adds the time since t0 (st_now()) to part. */
+static inline void st_since(int part, uint64_t t0)
+{
+	st_add(part, st_now() - t0);
+}
 
 /* ---- recorder.c (callers hold gmp_col.lock) -------------------------------- */
 /* Creates the profile; on failure one sentence is in err. */

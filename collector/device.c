@@ -18,6 +18,8 @@
 #include "patch_abi.h"
 #include "util.h"
 
+_Thread_local struct dev_span dev_span;
+
 static int warned_alloc;
 
 static struct gmp_ctx_state *state_of(CUcontext ctx)
@@ -148,7 +150,7 @@ void dev_module_loaded(CUcontext ctx, CUmodule module)
 		return; /* alloc mode: no module is patched, so no launch is monitored */
 	/* Two threads may load the patches into one context at once: both succeed. */
 	int add = s->patches == 0;
-	dev_unlock();
+	dev_unlock_for(GMP_ST_PATCH);
 	SanitizerResult added = add ? gmp_col.san.AddPatchesFromFile(gmp_col.patch_path, ctx)
 				    : SANITIZER_SUCCESS;
 	const char *what = NULL;

@@ -201,14 +201,43 @@ struct gmp_ctx_state {
 #define HV_ANY UINT64_MAX       /* also launches not yet enqueued (teardown) */
 #define HV_ENQUEUED (UINT64_MAX - 1)
 
-static inline void dev_unlock(void)
+/*
+ * The time the lock is released for Sanitizer calls counts as one part of
+ * the collector's time (GMP_ST_CALLS, _PATCH or _WAIT: dev_unlock_for),
+ * and the wait to take it back as GMP_ST_LOCK.
+ */
+extern _Thread_local struct dev_span {
+	uint64_t t0;
+	int part;
+} dev_span;
+
+static inline void dev_unlock_for(int part)
 {
 	pthread_mutex_unlock(&gmp_col.lock);
+	dev_span.part = part;
+	dev_span.t0 = st_now();
+}
+
+static inline void dev_unlock(void)
+{
+	dev_unlock_for(GMP_ST_CALLS);
+}
+
+/* With the lock released: what follows counts as part instead. */
+static inline void dev_span_to(int part)
+{
+	uint64_t t = st_now();
+	st_add(dev_span.part, t - dev_span.t0);
+	dev_span.part = part;
+	dev_span.t0 = t;
 }
 
 static inline void dev_lock(void)
 {
+	uint64_t t = st_now();
+	st_add(dev_span.part, t - dev_span.t0);
 	pthread_mutex_lock(&gmp_col.lock);
+	st_since(GMP_ST_LOCK, t);
 }
 
 /* 0, or -EIO after saying once that what failed leaves launches unmonitored. */

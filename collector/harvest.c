@@ -361,7 +361,7 @@ int dev_collect_oldest(struct gmp_ctx_state *s)
 	if (!s->npend)
 		return 0;
 	Sanitizer_StreamHandle oldest = s->pend[0].hs;
-	dev_unlock();
+	dev_unlock_for(GMP_ST_WAIT);
 	SanitizerResult r = gmp_col.san.StreamSynchronize(oldest);
 	dev_lock();
 	if (dev_check(r, "sanitizerStreamSynchronize"))
@@ -371,8 +371,9 @@ int dev_collect_oldest(struct gmp_ctx_state *s)
 
 void dev_harvest_now(struct gmp_ctx_state *s, struct pending *p)
 {
-	dev_unlock();
+	dev_unlock_for(GMP_ST_WAIT);
 	SanitizerResult r = gmp_col.san.StreamSynchronize(p->hs);
+	dev_span_to(GMP_ST_CALLS);
 	if (r == SANITIZER_SUCCESS)
 		harvest_read(p);
 	dev_lock();
@@ -386,7 +387,7 @@ void dev_drain(struct gmp_ctx_state *s)
 {
 	while (s->npend) {
 		Sanitizer_StreamHandle hs = s->pend[0].hs;
-		dev_unlock();
+		dev_unlock_for(GMP_ST_WAIT);
 		SanitizerResult r = gmp_col.san.StreamSynchronize(hs);
 		dev_lock();
 		if (r != SANITIZER_SUCCESS || !dev_harvest_stream(s, hs, 0, HV_ANY)) {

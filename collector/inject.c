@@ -118,6 +118,7 @@ static void give_up(const char *what)
 static void start(void)
 {
 	char err[PATH_MAX + 256];
+	gmp_col.self_t0 = st_now();
 	/* Read GMPROF_ON_ERROR first: it decides what a bad option means. */
 	const char *on_error = getenv("GMPROF_ON_ERROR");
 	gmp_col.opts.fail = on_error && strcmp(on_error, "fail") == 0;
@@ -193,6 +194,7 @@ static void start(void)
 	install_signals();
 	pthread_atfork(NULL, NULL, in_child);
 	atexit(at_exit);
+	st_since(GMP_ST_START, gmp_col.self_t0);
 }
 
 static void start_once(void)

@@ -28,7 +28,7 @@
 #include "patch_abi.h"
 #include "pathpat.h"
 
-static uint64_t now_ns(void)
+uint64_t st_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -189,7 +189,7 @@ int rec_open(char *err, size_t errn)
 		return rc;
 	}
 	list_for_run(host);
-	gmp_col.t0_ns = now_ns();
+	gmp_col.t0_ns = st_now();
 	pthread_cond_init(&gmp_col.wake, NULL);
 	if (pthread_create(&gmp_col.flusher, NULL, flusher_main, NULL) == 0)
 		gmp_col.flusher_running = 1;
@@ -205,14 +205,16 @@ static int64_t intern_w(const char *s)
 
 uint64_t rec_now(void)
 {
-	return now_ns() - gmp_col.t0_ns;
+	return st_now() - gmp_col.t0_ns;
 }
 
 int64_t rec_stack(void)
 {
+	uint64_t t0 = st_now();
 	if (gmp_callpath__stale(gmp_col.cp))
 		gmp_callpath__modules(gmp_col.cp, emit_module, NULL); /* a dlopen since */
 	size_t n = gmp_callpath__capture(gmp_col.cp, gmp_col.pcs, gmp_col.opts.depth);
+	st_since(GMP_ST_STACK, t0);
 	int64_t st = n ? gmp_writer__stack(gmp_col.w, gmp_col.pcs, n) : 0;
 	if (st < 0)
 		rec_write_failed((int)st);
@@ -550,8 +552,27 @@ static void online(void)
 	gmp_result__free(r);
 }
 
+/* Where the collector's time went, as META collector_time (exit began at t_exit). */
+static void self_time(uint64_t t_exit)
+{
+	struct gmp_selftime st;
+	for (int i = 0; i < GMP_ST_N; i++) {
+		st.ns[i] = __atomic_load_n(&gmp_col.self.ns[i], __ATOMIC_RELAXED);
+		st.n[i] = __atomic_load_n(&gmp_col.self.n[i], __ATOMIC_RELAXED);
+	}
+	uint64_t now = st_now();
+	st.ns[GMP_ST_EXIT] += now - t_exit;
+	st.n[GMP_ST_EXIT]++;
+	st.ns[GMP_ST_WALL] = now - gmp_col.self_t0;
+	st.n[GMP_ST_WALL] = 1;
+	char v[512];
+	if (!gmp_selftime__format(&st, v, sizeof(v)))
+		rec_meta(GMP_SELFTIME_META, v);
+}
+
 void rec_close(int clean)
 {
+	uint64_t t_exit = st_now();
 	pthread_mutex_lock(&gmp_col.lock);
 	if (gmp_col.closed || gmp_col.closing || !gmp_col.w) {
 		pthread_mutex_unlock(&gmp_col.lock);
@@ -574,6 +595,7 @@ void rec_close(int clean)
 	nvtx_release();
 	if (clean && gmp_col.trace && !gmp_col.write_failed)
 		online();
+	self_time(t_exit);
 	gmp_col.closed = 1;
 	int err = gmp_writer__close(gmp_col.w, clean && !gmp_col.write_failed);
 	gmp_col.w = NULL;

@@ -26,12 +26,13 @@ grep -q '^==gmprof== OUT OF MEMORY: cudaMalloc of 1.0 GiB on device 0 (384.0 MiB
 	ok "the exit summary says what fixes free at the failure" || notok "the exit summary: $err"
 
 "$GMPROF" dump "$TMPDIR/oom.gmprof" >"$TMPDIR/dump.jsonl" 2>"$TMPDIR/err"
-failed_lines() { grep -n '"alloc_failed"' "$1" | sed -E 's/,"(thread|time_ns|at)":[^,}]*//g'; }
+# Numbered among the events (the run's META lines, whichever the collector writes, left out).
+failed_lines() { grep -v '^{"op":"meta"' "$1" | grep -n '"alloc_failed"' | sed -E 's/,"(thread|time_ns|at)":[^,}]*//g'; }
 failed_lines "$TMPDIR/dump.jsonl" >"$TMPDIR/got"
 cat >"$TMPDIR/want" <<'W'
-20:{"op":"alloc_failed","size":1073741824,"api":"cudaMalloc","device_free":402653184,"device_total":2147483648}
-25:{"op":"alloc_failed","size":4294967296,"api":"cuMemAlloc","device_free":402653184,"device_total":2147483648}
-26:{"op":"alloc_failed","size":2147483648,"kind":"async","api":"cudaMallocAsync","device_free":402653184,"device_total":2147483648,"stream":1}
+11:{"op":"alloc_failed","size":1073741824,"api":"cudaMalloc","device_free":402653184,"device_total":2147483648}
+16:{"op":"alloc_failed","size":4294967296,"api":"cuMemAlloc","device_free":402653184,"device_total":2147483648}
+17:{"op":"alloc_failed","size":2147483648,"kind":"async","api":"cudaMallocAsync","device_free":402653184,"device_total":2147483648,"stream":1}
 W
 diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" &&
 	ok "recorded: size, kind, stream, the call's plain name, the device's memory, in place among the events" ||

@@ -152,11 +152,26 @@ SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 	return SANITIZER_SUCCESS;
 }
 
+/*
+ * GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS: each stream sync, each module
+ * patched takes that long, as a real one takes time (the collector's
+ * accounting of its own time is checked against them).
+ */
+static void delay(const char *env)
+{
+	const char *v = getenv(env);
+	long ms = v && *v ? atol(v) : 0;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (ms > 0 && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
 SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream)
 {
 	(void)stream;
 	__atomic_add_fetch(&double_stats.stream_syncs, 1, __ATOMIC_RELAXED);
 	driver_exclusive("sanitizerStreamSynchronize");
+	delay("GMP_DOUBLE_SYNC_MS");
 	return SANITIZER_SUCCESS;
 }
 
@@ -186,6 +201,7 @@ SanitizerResult sanitizerPatchModule(CUmodule module)
 	if (module != MODULE)
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	module_patched = 1;
+	delay("GMP_DOUBLE_PATCH_MS");
 	return SANITIZER_SUCCESS;
 }
 
@@ -475,14 +491,7 @@ static void maybe_die(long n)
 {
 	if (n != die_at)
 		return;
-	/* GMP_DOUBLE_DIE_PAUSE_MS: the program lingers before it dies (flush-interval tests). */
-	const char *pause = getenv("GMP_DOUBLE_DIE_PAUSE_MS");
-	if (pause && *pause) {
-		long ms = atol(pause);
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			;
-	}
+	delay("GMP_DOUBLE_DIE_PAUSE_MS"); /* the program lingers before it dies (flush-interval tests) */
 	switch (die_how) {
 	case GMP_DOUBLE_DIE_KILL: raise(SIGKILL); break;
 	case GMP_DOUBLE_DIE_SEGV: raise(SIGSEGV); break;

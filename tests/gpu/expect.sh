@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Findings against a program's .expect file, shared by make gpu-check
 # (tests/gpu/run.sh) and the recorded-profile tests (tests/cli/recorded.sh),
-# with the devices' peaks (peaks_of: also tests/cli/alloc_mode.sh).
+# with the devices' peaks (peaks_of: also tests/cli/alloc_mode.sh) and the
+# collector's record of its own time (self_time_of, self_time_sane: also
+# tests/cli/selftime.sh).
 # Needs $G (gmprof) and $OUT_DIR.  An .expect file holds a line
 # "PATTERN OBJECT" per finding, or "PATTERN *N" for N findings of a pattern.
 findings() { # profile -> "pattern object" lines, sorted
@@ -23,4 +25,16 @@ check() { # name profile expect: 0 when equal; the differences in $OUT_DIR/name.
 peaks_of() { # profile -> its devices' peaks and what was live at each, a line per value
 	"$G" replay --format json --pretty "$1" 2>/dev/null | awk '/^  "devices": \[/ { d = 1 } /^  \]/ { d = 0 }
 		d && /"(device|peak_bytes|inuse_peak_bytes|bytes|size)": / { gsub(/[ ,]/, ""); print }'
+}
+self_time_of() { # profile -> "part microseconds count" lines of its META collector_time
+	"$G" dump "$1" 2>/dev/null | sed -n 's/^{"op":"meta","key":"collector_time","value":"\(.*\)"}$/\1/p' |
+		tr ' ' '\n' | awk -F'[=/]' 'NF == 3 { print $1, $2, $3 }'
+}
+self_time_sane() { # profile mode: 0 when every part is there, the parts lie inside the callbacks,
+	# start and exit that hold them, those inside the run, and a mode that patches patched a module
+	self_time_of "$1" | awk -v mode="$2" '{ us[$1] = $2; n[$1] = $3; k++ }
+		END { inner = us["lock"] + us["patch"] + us["calls"] + us["wait"] + us["stack"]
+		      outer = us["start"] + us["callbacks"] + us["exit"]
+		      exit !(k >= 9 && inner <= outer && outer <= us["wall"] && n["start"] == 1 && n["exit"] == 1 &&
+			     (mode == "alloc" || n["patch"] >= 1)) }'
 }

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The collector's own time in a run (META collector_time, format/selftime.h)
+ * as gmprof's reports show it: two lines of the text header, a row of the
+ * HTML and Markdown reports' run tables, an object of the JSON report.  Profiles written before the collector kept it show
+ * nothing.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cmds.h"
+#include "jw.h"
+#include "selftime.h"
+
+static const char *ms(uint64_t ns, char *buf, size_t n)
+{
+	if (ns >= 10000000000ull)
+		snprintf(buf, n, "%.2f s", (double)ns / 1e9);
+	else
+		snprintf(buf, n, "%.1f ms", (double)ns / 1e6);
+	return buf;
+}
+
+const char *const gmp_report__self_time_malformed =
+	"the collector's record of its own time (META " GMP_SELFTIME_META ") is malformed; not shown";
+
+/* 1 and the parsed value, 0 when the profile has none, -1 when it is malformed. */
+static int self_time(const struct gmp_trace *t, struct gmp_selftime *st)
+{
+	const char *v = gmp_trace__meta(t, GMP_SELFTIME_META);
+	if (!v || !*v)
+		return 0;
+	return gmp_selftime__parse(v, st) || !(st->seen & (1u << GMP_ST_WALL)) ? -1 : 1;
+}
+
+int gmp_report__self_time_words(const struct gmp_trace *t, char *head, size_t hn, char *parts, size_t pn)
+{
+	struct gmp_selftime st;
+	int have = self_time(t, &st);
+	if (have <= 0)
+		return have;
+	char a[32], b[32], c[32], d[32], e[32];
+	uint64_t host = st.ns[GMP_ST_START] + st.ns[GMP_ST_CALLBACKS] + st.ns[GMP_ST_EXIT];
+	snprintf(head, hn, "gmprof on the host: %s of the %s it ran (starting %s, in %" PRIu64
+		 " callbacks %s, at exit %s)", ms(host, a, sizeof(a)), ms(st.ns[GMP_ST_WALL], b, sizeof(b)),
+		 ms(st.ns[GMP_ST_START], c, sizeof(c)), st.n[GMP_ST_CALLBACKS],
+		 ms(st.ns[GMP_ST_CALLBACKS], d, sizeof(d)), ms(st.ns[GMP_ST_EXIT], e, sizeof(e)));
+	static const struct {
+		int part;
+		const char *what, *unit;
+	} named[] = {
+		{ GMP_ST_PATCH, "patching", "module" },
+		{ GMP_ST_WAIT, "waiting for streams", "sync" },
+		{ GMP_ST_CALLS, "other Sanitizer calls", "time" },
+		{ GMP_ST_STACK, "call paths", "path" },
+		{ GMP_ST_LOCK, "waiting for its lock", "time" },
+	};
+	size_t len = 0;
+	parts[0] = '\0';
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]) && len < pn; i++) {
+		int p = named[i].part;
+		if (!st.n[p])
+			continue;
+		int w = snprintf(parts + len, pn - len, "%s%s %s (%" PRIu64 " %s%s)", len ? ", " : "",
+				 named[i].what, ms(st.ns[p], a, sizeof(a)), st.n[p], named[i].unit,
+				 st.n[p] == 1 ? "" : "s");
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	return 1;
+}
+
+void gmp_report__self_time(FILE *fp, const struct gmp_trace *t)
+{
+	char head[256], parts[512];
+	int have = gmp_report__self_time_words(t, head, sizeof(head), parts, sizeof(parts));
+	if (have < 0)
+		fprintf(fp, "  note     %s\n", gmp_report__self_time_malformed);
+	if (have <= 0)
+		return;
+	fprintf(fp, "  time     %s\n", head);
+	if (*parts)
+		fprintf(fp, "           of which %s\n", parts);
+}
+
+void gmp_report__json_self_time(struct gmp_jw *jw, const struct gmp_trace *t)
+{
+	struct gmp_selftime st;
+	if (self_time(t, &st) <= 0)
+		return;
+	gmp_jw__key(jw, "collector_time");
+	gmp_jw__obj(jw);
+	for (int i = 0; i < GMP_ST_N; i++) {
+		if (!(st.seen & (1u << i)))
+			continue;
+		gmp_jw__key(jw, gmp_selftime__names[i]);
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "us", st.ns[i] / 1000);
+		gmp_jw__ku64(jw, "count", st.n[i]);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__obj_end(jw);
+}
