@@ -8,6 +8,10 @@
 #     first touches)
 #   own (optional): "PROGRAM CONFIG BYTES", gmprof's own device memory in a
 #     run (the profile's META collector_device_peak); the largest is shown
+#   self (optional): "PROGRAM CONFIG SECONDS COLLECTOR_TIME...", a run's
+#     time and the profile's META collector_time (format/selftime.h): where
+#     gmprof's host time went, and what is left above native (the patched
+#     kernels, the Sanitizer's own work)
 # Per program: the median time of each configuration and its ratio to
 # native; across programs: the median and the geometric mean of the ratios;
 # then the goals, met or not, and the native peak reductions.  A
@@ -35,6 +39,16 @@ FILENAME == ARGV[4] {
 	if (!($2 in owncfg)) { owncfg[$2] = 1; ocfg[++nocfg] = $2 }
 	next
 }
+FILENAME == ARGV[5] {
+	if (NF < 4 || $3 !~ /^[0-9.]+$/) { print "overhead.awk: bad collector-time line: " $0 > "/dev/stderr"; bad = 1; exit 2 }
+	srun[$1, $2] = $3
+	for (f = 4; f <= NF; f++) {
+		if (split($f, kv, /[=\/]/) != 3) { print "overhead.awk: bad collector-time part: " $f > "/dev/stderr"; bad = 1; exit 2 }
+		sus[$1, $2, kv[1]] = kv[2]
+	}
+	if (!($2 in selfcfg)) { selfcfg[$2] = 1; scfg[++nscfg] = $2 }
+	next
+}
 FILENAME == ARGV[3] {
 	if (NF != 3) { print "overhead.awk: bad micro line: " $0 > "/dev/stderr"; bad = 1; exit 2 }
 	ms[$1] = ms[$1] " " $3; warps[$1] = $2
@@ -43,7 +57,7 @@ FILENAME == ARGV[3] {
 { peak[$1, $2] = $3; if (!($1 in pseen)) { pseen[$1] = 1; pprog[++npp] = $1 } }
 END {
 	if (bad) exit 2
-	na = split("alloc object object-launch object-l1 object-hints intra intra-l1 memcheck", all, " ")
+	na = split("alloc object object-launch object-l1 object-hints object-empty intra intra-l1 memcheck", all, " ")
 	nc = 0
 	for (c = 1; c <= na; c++)
 		if (all[c] in ran) { cfg[++nc] = all[c]; col[all[c]] = nc }
@@ -56,7 +70,7 @@ END {
 		p = prog[i]
 		if (!((p, "native") in t)) { print "overhead.awk: no native time for " p > "/dev/stderr"; exit 2 }
 		nat = median(t[p, "native"])
-		obj = mc = 0
+		obj = mc = emp = 0
 		printf "| %s | %.3f |", p, nat
 		for (c = 1; c <= nc; c++) {
 			if (!((p, cfg[c]) in t)) { printf " - | - |"; continue }
@@ -66,7 +80,13 @@ END {
 			logsum[c] += log(r > 0 ? r : 1e-9); cnt[c]++
 			printf " %.3f | %.2f |", m, r
 			if (cfg[c] == "object") obj = m
+			if (cfg[c] == "object-empty") emp = m
 			if (cfg[c] == "memcheck") mc = m
+		}
+		if (obj > nat && emp > 0) {
+			# gmprof's device patches' share of object mode's time above native.
+			share = share " " (obj - emp) / (obj - nat)
+			nshare++
 		}
 		if (obj > 0 && mc > 0) {
 			f = mc / obj
@@ -95,6 +115,8 @@ END {
 	goal("intra-l1", "intra-object, every kernel, GMPROF_PATCH_LOADS=l1,", 2.5)
 	if (faster != "")
 		printf "- object level >= 5x faster than memcheck: %.1fx, %s\n", median(faster), (median(faster) >= 5 ? "met" : "NOT met")
+	if (nshare)
+		printf "\nObject mode's time above native that gmprof's device patches add to an empty callback (object minus\nobject-empty, over object minus native): median %.0f%% over %d programs; the rest is the Sanitizer's\nown and gmprof's host work.\n", 100 * median(share), nshare
 	if ("native" in ms) {
 		print ""
 		print "Per-access cost (benchmarks/micro/access_cost: the kernel's time by CUDA events, median;"
@@ -134,6 +156,33 @@ END {
 			for (c = 1; c <= nocfg; c++)
 				printf ((prog[i], ocfg[c]) in own ? " %.1f |" : " - |"), own[prog[i], ocfg[c]] / 1048576
 			printf "\n"
+		}
+	}
+	if (nscfg) {
+		print ""
+		print "Where the time above native went, ms (the first run of each; gmprof's host time from the"
+		print "profile's collector_time; \"rest\" is its host time in none of the parts named, \"device\" the"
+		print "time above native that is not gmprof's host time: the patched kernels, the Sanitizer's own work):"
+		print ""
+		print "| program | config | above native | gmprof host | patching | stream waits | Sanitizer calls | call paths | lock | rest | device |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= np; i++) {
+			p = prog[i]
+			for (c = 1; c <= nscfg; c++) {
+				k = scfg[c]
+				if (!((p, k) in srun)) continue
+				above = (srun[p, k] - median(t[p, "native"])) * 1000
+				host = (sus[p, k, "start"] + sus[p, k, "callbacks"] + sus[p, k, "exit"]) / 1000
+				named = 0
+				split("patch wait calls stack lock", part, " ")
+				printf "| %s | %s | %.1f | %.1f |", p, k, above, host
+				for (j = 1; j <= 5; j++) {
+					v = sus[p, k, part[j]] / 1000
+					named += v
+					printf " %.1f |", v
+				}
+				printf " %.1f | %.1f |\n", host - named, above - host
+			}
 		}
 	}
 	if (!npp) exit 0

@@ -11,6 +11,9 @@
 #                   words through the SM's L1 instead of at the L2)
 #   object-hints    object with GMPROF_PATCH_HINTS=1 (each instruction tries
 #                   the table entry it found last before searching)
+#   object-empty    object with GMPROF_PATCH_EMPTY=1 (every access calls an
+#                   empty callback: the Sanitizer's own cost and gmprof's
+#                   host work, without gmprof's device patches; no findings)
 #   intra           gmprof run --mode intra, every kernel monitored
 #   intra-l1        intra with GMPROF_PATCH_LOADS=l1
 #   memcheck        compute-sanitizer --tool memcheck --leak-check full
@@ -21,7 +24,7 @@
 # one lease can measure in several calls under its per-call limit:
 #   CONFIGS="native alloc object object-launch memcheck" make bench-gpu
 #   KEEP=1 CONFIGS="native object-l1 object-hints intra" make bench-gpu
-#   KEEP=1 CONFIGS="native intra-l1" make bench-gpu
+#   KEEP=1 CONFIGS="native intra-l1 object-empty" make bench-gpu
 # gmprof's configurations record the profile (--top 0: since 2026-11-23,
 # seventh session, neither the collector at the program's exit nor gmprof
 # run analyzes it then; the analysis is `gmprof report`, timed on the CPU by
@@ -32,7 +35,10 @@
 # ratios across programs (benchmarks/overhead.awk).  It also measures the
 # native peak of the unfixed and the -DFIXED build of each program (the
 # "bench: native peak" line of bench.h), and gmprof's own device memory in
-# each of its configurations (the profiles' collector_device_peak).  The table goes to standard output
+# each of its configurations (the profiles' collector_device_peak), and where
+# the first run of each spent its time on the host (collector_time): what is
+# left of the time above native is the patched kernels' and the Sanitizer's
+# own.  The table goes to standard output
 # and to benchmarks/results/<date>-<device>.md.
 # Goals: object <= 1.15x median; intra <= 2.5x median; object at least 5x
 # faster than memcheck.
@@ -41,7 +47,7 @@ BUILD=${BUILD:-build}
 NVCC=${NVCC:-nvcc}
 RUNS=${RUNS:-5}
 PROGRAMS=${PROGRAMS:-$(ls benchmarks/cuda/*.cu | sed 's|.*/||; s|\.cu$||')}
-ALL_CONFIGS="native alloc object object-launch object-l1 object-hints intra intra-l1 memcheck"
+ALL_CONFIGS="native alloc object object-launch object-l1 object-hints object-empty intra intra-l1 memcheck"
 CONFIGS=${CONFIGS:-$ALL_CONFIGS}
 for c in $CONFIGS; do
 	case " $ALL_CONFIGS " in *" $c "*) ;; *)
@@ -65,6 +71,7 @@ if [ "${KEEP:-0}" != 1 ]; then
 	: >"$OUT/times"
 	: >"$OUT/micro"
 	: >"$OUT/own"
+	: >"$OUT/self"
 fi
 : >"$OUT/peaks"
 
@@ -87,11 +94,14 @@ timed() { # program config command...
 		exit 1
 	}
 	echo "$p $c $1" >>"$OUT/times"
-	# gmprof's own device memory in that run (the profile's META), for the table: once.
+	# gmprof's own device memory and host time in that run (the profile's META), for the tables: once.
 	[ "$r" = 1 ] || return 0
-	case $c in object* | intra*)
-		own=$("$G" dump "$OUT/$p.gmprof" 2>/dev/null | sed -n 's/^{"op":"meta","key":"collector_device_peak","value":"\([0-9]*\)"}$/\1/p')
-		[ -z "$own" ] || echo "$p $c $own" >>"$OUT/own" ;;
+	case $c in alloc | object* | intra*)
+		"$G" dump "$OUT/$p.gmprof" >"$OUT/$p.$c.meta" 2>/dev/null || :
+		own=$(sed -n 's/^{"op":"meta","key":"collector_device_peak","value":"\([0-9]*\)"}$/\1/p' "$OUT/$p.$c.meta")
+		[ -z "$own" ] || echo "$p $c $own" >>"$OUT/own"
+		self=$(sed -n 's/^{"op":"meta","key":"collector_time","value":"\([^"]*\)"}$/\1/p' "$OUT/$p.$c.meta")
+		[ -z "$self" ] || echo "$p $c $1 $self" >>"$OUT/self" ;;
 	esac
 }
 
@@ -107,6 +117,8 @@ while [ $r -le "$RUNS" ]; do
 		! want object-l1 || timed "$p" object-l1 env GMPROF_PATCH_LOADS=l1 \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-hints || timed "$p" object-hints env GMPROF_PATCH_HINTS=1 \
+			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
+		! want object-empty || timed "$p" object-empty env GMPROF_PATCH_EMPTY=1 \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want intra || timed "$p" intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want intra-l1 || timed "$p" intra-l1 env GMPROF_PATCH_LOADS=l1 \
@@ -176,11 +188,12 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "- intra: \`gmprof run --mode intra --force --top 0 -o P.gmprof -- P\` (every kernel)"
 	echo "- object-l1, intra-l1: object and intra with \`GMPROF_PATCH_LOADS=l1\` (hit and bitmap words tested through the L1)"
 	echo "- object-hints: object with \`GMPROF_PATCH_HINTS=1\` (each instruction tries the table entry it found last)"
+	echo "- object-empty: object with \`GMPROF_PATCH_EMPTY=1\` (every access calls an empty callback: the Sanitizer's cost and gmprof's host work, not its device patches)"
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"
 	echo "  (4M floats, 64 passes); first touch: \`access_cost $FIRST_TOUCH 1\` natively and in intra mode"
 	echo
-	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro" "$OUT/own"
+	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro" "$OUT/own" "$OUT/self"
 } | tee "$res"
 echo "written to $res"

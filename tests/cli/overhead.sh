@@ -2,7 +2,7 @@
 # make bench-gpu's arithmetic, without a GPU: benchmarks/overhead.awk on
 # made-up run times and peaks (medians, ratios to native, median and
 # geometric mean across programs, the goals, the peak reductions, the
-# per-access cost), and
+# per-access cost, gmprof's own memory and time), and
 # benchmarks/overhead.sh's refusal to run without a GPU.
 . tests/cli/lib.sh
 A=benchmarks/overhead.awk
@@ -99,6 +99,30 @@ awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro" "$TMPDIR/own" >"$TMP
 grep -q '^| program | object | intra |$' "$TMPDIR/table7" && grep -q '^| a | 2.0 | 50.0 |$' "$TMPDIR/table7" &&
 	grep -q '^| b | 0.5 | - |$' "$TMPDIR/table7" && ok "gmprof's own device memory: the most per program and configuration" ||
 	notok "own memory: $(grep -A5 'own device memory' "$TMPDIR/table7")"
+# object-empty: a column after object-hints; the device patches' share of object mode's time above
+# native: a: (1.2 - 1.15) / (1.2 - 1.1) = 50%; b: (2.2 - 2.05) / (2.2 - 2) = 75%; median 62%.
+printf 'a object-empty 1.15\nb object-empty 2.05\n' | cat "$TMPDIR/times8" - >"$TMPDIR/times11"
+awk -f "$A" "$TMPDIR/times11" "$TMPDIR/peaks" >"$TMPDIR/table11"
+grep -q '^| program | native s | object s | object x | object-launch s | object-launch x | object-hints s | object-hints x | object-empty s | object-empty x | intra s |' "$TMPDIR/table11" &&
+	grep '^| a |' "$TMPDIR/table11" | head -1 | grep -q '| 1.320 | 1.20 | 1.150 | 1.05 | 2.200 |' &&
+	grep -q "^object-empty, over object minus native): median 62% over 2 programs; the rest is the Sanitizer's$" "$TMPDIR/table11" &&
+	ok "object-empty: its column, and the device patches' share of object mode's time above native" ||
+	notok "object-empty: $(head -3 "$TMPDIR/table11"; grep -A2 'device patches add' "$TMPDIR/table11")"
+! grep -q 'device patches add' "$TMPDIR/table8" && ok "without object-empty runs: no share line" || notok "a share line without object-empty runs"
+# Where the time went: a's native median is 1.1 s; its object run took 1.5 s, of which gmprof's
+# host time was 250 ms (start 10 + callbacks 200 + exit 40), 190 ms of it in named parts.
+cat >"$TMPDIR/self" <<'T'
+a object 1.5 wall=1400000/1 start=10000/1 callbacks=200000/40 exit=40000/1 lock=1000/50 patch=100000/2 calls=30000/20 wait=50000/5 stack=9000/30 later=5/5
+b intra 6.25 wall=6000000/1 start=0/1 callbacks=0/0 exit=250000/1 lock=0/0 patch=0/0 calls=0/0 wait=0/0 stack=0/0
+T
+awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro" "$TMPDIR/own" "$TMPDIR/self" >"$TMPDIR/table10" 2>"$TMPDIR/err"
+grep -q '^| program | config | above native | gmprof host | patching | stream waits | Sanitizer calls | call paths | lock | rest | device |$' "$TMPDIR/table10" &&
+	grep -q '^| a | object | 400.0 | 250.0 | 100.0 | 50.0 | 30.0 | 9.0 | 1.0 | 60.0 | 150.0 |$' "$TMPDIR/table10" &&
+	grep -q '^| b | intra | 4250.0 | 250.0 | 0.0 | 0.0 | 0.0 | 0.0 | 0.0 | 250.0 | 4000.0 |$' "$TMPDIR/table10" &&
+	ok "where the time went: gmprof's host parts, the rest, the device's share" ||
+	notok "where the time went: $(cat "$TMPDIR/err"; grep -A5 'Where the time' "$TMPDIR/table10")"
+echo "a object 1.5 wall=1400000" >"$TMPDIR/badself"
+expect_exit 2 "a bad collector-time line is an error" -- awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro" "$TMPDIR/own" "$TMPDIR/badself"
 grep -v ' memcheck ' "$TMPDIR/times" >"$TMPDIR/times5"
 awk -f "$A" "$TMPDIR/times5" "$TMPDIR/peaks" >"$TMPDIR/table5"
 head -1 "$TMPDIR/table5" | grep -q '| intra x | memcheck / object |$' && grep '^| a |' "$TMPDIR/table5" | head -1 | grep -q ' 2.00 | - |$' &&

@@ -19,6 +19,7 @@
 #  5. Six of them again with GMPROF_PATCH_LOADS=l1 (and GMPROF_PATCH_HINTS=1).
 #  6. --kernels-from on two of them.
 #  7. Six of them in alloc mode: object mode's peaks, the expected leaks.
+#  8. The collector's record of its own time in every profile of 2 and 3.
 # Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
 set -u
 BUILD=${BUILD:-build}
@@ -209,5 +210,26 @@ for src in tests/gpu/leak.cu tests/gpu/early_late.cu tests/gpu/streams_events.cu
 		peaks_of "$OUT_DIR/$name.alloc.gmprof" | diff "$OUT_DIR/$name.peaks" - | head -10
 	fi
 done
+# 8. The collector's record of its own time (META collector_time) in each
+#    program's profile of step 2: every part there, the parts inside the
+#    callbacks, start and exit that hold them, those inside the run, and a
+#    module patched.
+insane=
+checked=0
+for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
+	name=$(basename "$src" .cu)
+	dir=$(dirname "$src")
+	[ -f "$dir/$name.expect" ] && [ -f "$OUT_DIR/$name.gmprof" ] || continue
+	mode=object
+	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
+	checked=$((checked + 1))
+	self_time_sane "$OUT_DIR/$name.gmprof" "$mode" || insane="$insane $name"
+done
+if [ -z "$insane" ]; then
+	ok "the collector's own time recorded and consistent in $checked profiles"
+else
+	bad "the collector's own time is missing or inconsistent in:$insane"
+	for name in $insane; do echo "  $name: $(self_time_of "$OUT_DIR/$name.gmprof" | tr '\n' ' ')"; done
+fi
 echo "gpu-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
