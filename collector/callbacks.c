@@ -87,7 +87,9 @@ static void api(const Sanitizer_CallbackData *cd)
 			uint64_t t0 = st_now(), free_bytes, total_bytes;
 			device_memory(&free_bytes, &total_bytes);
 			oom_failed(a, cd->functionParams, cd->context, free_bytes, total_bytes);
+			pthread_mutex_lock(&gmp_col.lock);
 			st_since(GMP_ST_CALLBACKS, t0);
+			pthread_mutex_unlock(&gmp_col.lock);
 		}
 	}
 }
@@ -404,8 +406,7 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 		log_callback(domain, cbid, cbdata);
 	in_callback = 1;
 	uint64_t t0 = st_now();
-	pthread_mutex_lock(&gmp_col.lock);
-	st_since(GMP_ST_LOCK, t0);
+	st_lock(t0);
 	if (!gmp_col.closed) {
 		switch (domain) {
 		case SANITIZER_CB_DOMAIN_RESOURCE: resource(cbid, cbdata); break;
@@ -430,7 +431,7 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 		}
 		gmp_col.events_since_flush++;
 	}
-	pthread_mutex_unlock(&gmp_col.lock);
 	st_since(GMP_ST_CALLBACKS, t0);
+	pthread_mutex_unlock(&gmp_col.lock);
 	in_callback = 0;
 }

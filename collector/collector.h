@@ -94,25 +94,35 @@ struct gmp_collector {
 	uint64_t heap_lost;       /* in-kernel malloc()/free() calls whose records were lost */
 	uint64_t dev_bytes, dev_peak; /* device memory the collector holds, and at most held */
 	uint64_t fails, fails_lost;   /* allocations that ran out of memory; those not recorded */
-	/* Where the collector's time went (not guarded by lock: added to atomically, st_add). */
-	struct gmp_selftime self;
+	struct gmp_selftime self; /* where the collector's time went (st_add) */
 	uint64_t self_t0;         /* st_now() when the collector started */
 };
 
 extern struct gmp_collector gmp_col;
 
-/* ---- the collector's own time (META collector_time; any thread) ----------- */
+/* ---- the collector's own time (META collector_time; callers hold gmp_col.lock) ---- */
 uint64_t st_now(void);
-/* Adds ns to part (and one to its count): atomic, lock or not. */
+/* Adds ns to part, and one to its count. */
 static inline void st_add(int part, uint64_t ns)
 {
-	__atomic_fetch_add(&gmp_col.self.ns[part], ns, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&gmp_col.self.n[part], 1, __ATOMIC_RELAXED);
+	gmp_col.self.ns[part] += ns;
+	gmp_col.self.n[part]++;
 }
 /* Adds the time since t0 (st_now()) to part. */
 static inline void st_since(int part, uint64_t t0)
 {
 	st_add(part, st_now() - t0);
+}
+/*
+ * Takes gmp_col.lock; a wait for it (another thread held it) counts as
+ * GMP_ST_LOCK from t (st_now()), an uncontended take costs no clock read.
+ */
+static inline void st_lock(uint64_t t)
+{
+	if (pthread_mutex_trylock(&gmp_col.lock)) {
+		pthread_mutex_lock(&gmp_col.lock);
+		st_since(GMP_ST_LOCK, t);
+	}
 }
 
 /* ---- recorder.c (callers hold gmp_col.lock) -------------------------------- */

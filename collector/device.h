@@ -204,17 +204,19 @@ struct gmp_ctx_state {
 /*
  * The time the lock is released for Sanitizer calls counts as one part of
  * the collector's time (GMP_ST_CALLS, _PATCH or _WAIT: dev_unlock_for),
- * and the wait to take it back as GMP_ST_LOCK.
+ * added when the lock is taken back (st_lock: a wait for it counts as
+ * GMP_ST_LOCK).  A span may change its part once (dev_span_to).
  */
 extern _Thread_local struct dev_span {
-	uint64_t t0;
-	int part;
+	uint64_t t0, done_ns;
+	int part, done_part;
 } dev_span;
 
 static inline void dev_unlock_for(int part)
 {
 	pthread_mutex_unlock(&gmp_col.lock);
 	dev_span.part = part;
+	dev_span.done_ns = 0;
 	dev_span.t0 = st_now();
 }
 
@@ -227,7 +229,8 @@ static inline void dev_unlock(void)
 static inline void dev_span_to(int part)
 {
 	uint64_t t = st_now();
-	st_add(dev_span.part, t - dev_span.t0);
+	dev_span.done_part = dev_span.part;
+	dev_span.done_ns = t - dev_span.t0;
 	dev_span.part = part;
 	dev_span.t0 = t;
 }
@@ -235,9 +238,10 @@ static inline void dev_span_to(int part)
 static inline void dev_lock(void)
 {
 	uint64_t t = st_now();
+	st_lock(t);
 	st_add(dev_span.part, t - dev_span.t0);
-	pthread_mutex_lock(&gmp_col.lock);
-	st_since(GMP_ST_LOCK, t);
+	if (dev_span.done_ns)
+		st_add(dev_span.done_part, dev_span.done_ns);
 }
 
 /* 0, or -EIO after saying once that what failed leaves launches unmonitored. */

@@ -194,7 +194,9 @@ static void start(void)
 	install_signals();
 	pthread_atfork(NULL, NULL, in_child);
 	atexit(at_exit);
+	pthread_mutex_lock(&gmp_col.lock);
 	st_since(GMP_ST_START, gmp_col.self_t0);
+	pthread_mutex_unlock(&gmp_col.lock);
 }
 
 static void start_once(void)

@@ -555,11 +555,7 @@ static void online(void)
 /* Where the collector's time went, as META collector_time (exit began at t_exit). */
 static void self_time(uint64_t t_exit)
 {
-	struct gmp_selftime st;
-	for (int i = 0; i < GMP_ST_N; i++) {
-		st.ns[i] = __atomic_load_n(&gmp_col.self.ns[i], __ATOMIC_RELAXED);
-		st.n[i] = __atomic_load_n(&gmp_col.self.n[i], __ATOMIC_RELAXED);
-	}
+	struct gmp_selftime st = gmp_col.self;
 	uint64_t now = st_now();
 	st.ns[GMP_ST_EXIT] += now - t_exit;
 	st.n[GMP_ST_EXIT]++;
@@ -573,7 +569,7 @@ static void self_time(uint64_t t_exit)
 void rec_close(int clean)
 {
 	uint64_t t_exit = st_now();
-	pthread_mutex_lock(&gmp_col.lock);
+	st_lock(t_exit);
 	if (gmp_col.closed || gmp_col.closing || !gmp_col.w) {
 		pthread_mutex_unlock(&gmp_col.lock);
 		return;
