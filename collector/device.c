@@ -201,9 +201,7 @@ static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 		}
 	}
 	size_t cap = n < 64 ? 64 : n + n / 4;
-	out->cap = cap;
-	out->heap_cap = heap;
-	out->hints = hints;
+	*out = (struct lbuf){ .cap = cap, .heap_cap = heap, .hints = hints };
 	size_t bytes = lbuf_bytes(out);
 	dev_unlock();
 	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
@@ -420,6 +418,24 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	}
 	if (p.buf.hints)
 		l.hints = (uint64_t)(uintptr_t)p.buf.dev + lbuf_hints_off(&p.buf);
+	/*
+	 * Hit words are cleared when the buffer is new, then each launch of it
+	 * stamps its own (patch_abi.h); again when the stamps would repeat (all
+	 * of them: words past this launch's entries hold earlier launches'
+	 * stamps, which later launches with more entries must not take for
+	 * theirs), or before every launch under GMPROF_FALLBACK=hit-epochs
+	 * (this launch's entries: every launch clears its own).
+	 */
+	const int every = (gmp_col.opts.fallback & GMP_FALLBACK_HIT_EPOCHS) != 0;
+	size_t clear = 0;
+	if (!p.buf.cleared || p.buf.epoch >= gmp_col.opts.hit_epochs || every) {
+		clear = (every ? p.snap->n : p.buf.cap) * 4;
+		p.buf.cleared = 1;
+		p.buf.epoch = 0;
+	} else {
+		p.buf.epoch++;
+	}
+	l.epoch = p.buf.epoch;
 	int intra = gmp_col.opts.mode == GMP_COLLECT_INTRA && gmp_kfilter__take(gmp_col.kf, li->name);
 	struct spare spare = { NULL, 0 };
 	size_t need = 0;
@@ -443,8 +459,8 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	int intra_err = intra && setup_intra(s, &p, &l, need, spare);
 	int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, &l, sizeof(l), li->hstream),
 			    "uploading a launch buffer") ||
-		  dev_check(gmp_col.san.Memset((char *)p.buf.dev + lbuf_hits_off(&p.buf), 0, p.snap->n * 4,
-					       li->hstream), "clearing hit flags") ||
+		  (clear && dev_check(gmp_col.san.Memset((char *)p.buf.dev + lbuf_hits_off(&p.buf), 0, clear,
+							 li->hstream), "clearing hit flags")) ||
 		  dev_check(gmp_col.san.SetLaunchCallbackData(li->hlaunch, li->function, li->hstream,
 							      p.buf.dev), "sanitizerSetLaunchCallbackData");
 	dev_lock();
@@ -454,6 +470,8 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		p.mode = l.mode | (unmapped ? GMP_MODE_INTRA_GPU : 0); /* recorded as intra mode, no maps */
 	else
 		dev_put_maps(s, &p); /* monitored at object level only (mode: no intra bits) */
+	if (err)
+		p.buf.cleared = 0; /* maybe not: clear it at its next use */
 	if (err || (GMP_GROW(s->pend, s->pend_cap, s->npend + 1) && (dev_out_of_memory("queuing a launch"), 1))) {
 		unmonitored(s, &p, li, e);
 		return;

@@ -105,6 +105,8 @@ struct lbuf {
 	size_t cap;
 	size_t heap_cap;
 	int hints;
+	int cleared;              /* its hit words were cleared (once, when new: patch_abi.h) */
+	uint32_t epoch;           /* the number of its latest launch since they were */
 };
 
 /* Hit list entries: two per entry (a read and a write bit), at most LBUF_LIST_MAX. */

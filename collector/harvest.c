@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "device.h"
-#include "patch_abi.h"
+#include "patch_logic.h"
 #include "util.h"
 
 /*
@@ -273,6 +273,8 @@ static void harvest_read(struct pending *p)
 		if (accesses_from_list(p, (uint32_t *)(block + GMP_PATCH_LAUNCH_SIZE), l.list_count, hits))
 			goto out;
 	} else {
+		for (size_t i = 0; i < n; i++)
+			hits[i] = gmp_patch_hit_of(hits[i], p->buf.epoch); /* this launch's bits */
 		for (size_t i = 0; i < n; i++)
 			if (hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE))
 				p->acc[p->nacc++] = (struct gmp_access){

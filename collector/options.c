@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Parsing and validation of the GMPROF_* variables (no side effects). */
 #include "options.h"
+#include "patch_abi.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -96,7 +97,8 @@ static const struct {
 	uint32_t bit;
 } fallbacks[] = {
 	{ "hit-list", GMP_FALLBACK_HIT_LIST }, { "two-tables", GMP_FALLBACK_TWO_TABLES },
-	{ "table-reuse", GMP_FALLBACK_TABLE_REUSE }, { "all", GMP_FALLBACK_ALL },
+	{ "table-reuse", GMP_FALLBACK_TABLE_REUSE }, { "hit-epochs", GMP_FALLBACK_HIT_EPOCHS },
+	{ "all", GMP_FALLBACK_ALL },
 };
 #define NFALLBACKS (sizeof(fallbacks) / sizeof(fallbacks[0]))
 
@@ -122,7 +124,7 @@ static int fallback_opt(gmp_getenv_fn get, uint32_t *out, char *err, size_t n)
 			k++;
 		if (k == NFALLBACKS)
 			return bad(err, n, "GMPROF_FALLBACK", v,
-				   "expected a comma list of hit-list, two-tables and table-reuse, or all");
+				   "expected a comma list of hit-list, two-tables, table-reuse and hit-epochs, or all");
 		*out |= fallbacks[k].bit;
 		p += len;
 		if (!*p)
@@ -152,6 +154,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	o->records = 1u << 20;
 	o->maps_mb = 512;
 	o->heap_records = 1024;
+	o->hit_epochs = GMP_HIT_EPOCHS;
 	if (str_opt(get, "GMPROF_OUTPUT", o->output, sizeof(o->output), err, n) ||
 	    bool_opt(get, "GMPROF_FORCE", &o->force, err, n) ||
 	    mode_opt(get, &o->mode, err, n) ||
@@ -178,6 +181,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    bool_opt(get, "GMPROF_LOG_CALLBACKS", &o->log_callbacks, err, n) ||
 	    bool_opt(get, "GMPROF_OOM_MEMINFO", &o->oom_meminfo, err, n) ||
 	    bool_opt(get, "GMPROF_PATCH_EMPTY", &o->patch_empty, err, n) ||
+	    u32_opt(get, "GMPROF_HIT_EPOCHS", 1, GMP_HIT_EPOCHS, &o->hit_epochs, err, n) ||
 	    fallback_opt(get, &o->fallback, err, n))
 		return -EINVAL;
 	char v[32];

@@ -32,7 +32,9 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
 #define GMP_FALLBACK_TWO_TABLES 0x2u  /* a whole table per version of the live set: no
 					 recent table, no tombstones */
 #define GMP_FALLBACK_TABLE_REUSE 0x4u /* free each table block, none kept for the next table */
-#define GMP_FALLBACK_ALL 0x7u
+#define GMP_FALLBACK_HIT_EPOCHS 0x8u  /* clear the hit words before every launch, not once per
+					 buffer (launches numbered: patch_abi.h) */
+#define GMP_FALLBACK_ALL 0xfu
 
 struct gmp_opts {
 	char output[1024];       /* GMPROF_OUTPUT: path pattern ("gmprof.%p.gmprof") */
@@ -69,9 +71,12 @@ struct gmp_opts {
 				    ask the driver how much was free (cuMemGetInfo) (1) */
 	int patch_empty;         /* GMPROF_PATCH_EMPTY: global accesses call an empty callback
 				    (the per-access cost benchmark's baseline; no findings) (0) */
+	uint32_t hit_epochs;     /* GMPROF_HIT_EPOCHS: launches of a launch buffer before its hit
+				    words are cleared again (GMP_HIT_EPOCHS, when stamps would
+				    repeat; lower only to test the clearing) */
 	uint32_t fallback;       /* GMPROF_FALLBACK: GMP_FALLBACK_* mechanisms replaced by the
 				    simpler ways before them: a comma list of hit-list,
-				    two-tables, table-reuse, or all ("": none) */
+				    two-tables, table-reuse, hit-epochs, or all ("": none) */
 };
 
 typedef const char *(*gmp_getenv_fn)(const char *name);

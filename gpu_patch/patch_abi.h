@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#define GMP_PATCH_ABI_VERSION 4
+#define GMP_PATCH_ABI_VERSION 5
 
 /* Access flags as the Compute Sanitizer passes them to a memory-access patch. */
 #define GMP_SAN_ACCESS_READ 0x1u
@@ -28,9 +28,22 @@
 #define GMP_SAN_ACCESS_ATOMSYS 0x4u   /* a system-scope atomic */
 #define GMP_SAN_ACCESS_PREFETCH 0x8u  /* a prefetch: reads nothing */
 
-/* Hit bits, one uint32_t per table entry. */
+/*
+ * Hit words, one uint32_t per table entry: stamp << 2 | bits, where the
+ * stamp says which launch of the buffer set the bits (GMP_HIT_STAMP of
+ * its epoch) and bits are GMP_HIT_READ and GMP_HIT_WRITE.  A word whose
+ * stamp is another launch's holds no hit of this one, so a buffer's hit
+ * words are cleared once, when it is new, not before every launch: the
+ * host numbers each launch of a buffer (gmp_patch_launch.epoch), and the
+ * first access to an entry in a launch replaces the older stamp.  Stamps
+ * count from 1 (epoch + 1): a cleared word is no launch's.
+ */
 #define GMP_HIT_READ 0x1u
 #define GMP_HIT_WRITE 0x2u
+#define GMP_HIT_STAMP_BITS 30
+#define GMP_HIT_STAMP(epoch) (((uint32_t)(epoch) + 1u) & ((1u << GMP_HIT_STAMP_BITS) - 1u))
+/* Epochs a buffer may take before its hit words are cleared again (their stamps would repeat). */
+#define GMP_HIT_EPOCHS ((1u << GMP_HIT_STAMP_BITS) - 2u)
 
 /*
  * The hit list: the access that sets a hit bit first (its atomic found it
@@ -104,7 +117,7 @@ struct gmp_patch_heap_record {
 
 struct gmp_patch_launch {
 	uint64_t table;              /* 8: const struct gmp_patch_table *: the base */
-	uint64_t hits;               /* 8: uint32_t[entries], zeroed before the launch */
+	uint64_t hits;               /* 8: uint32_t[entries], hit words (stamps of epoch + 1 are this launch's) */
 	uint64_t intra;              /* 8: struct gmp_patch_intra_obj[entries], or 0 */
 	uint64_t records;            /* 8: struct gmp_patch_record[record_cap], or 0 */
 	uint64_t heap;               /* 8: struct gmp_patch_heap_record[heap_cap], or 0 */
@@ -120,8 +133,10 @@ struct gmp_patch_launch {
 	uint32_t list_cap;           /* 4: uint32_t entries after this struct */
 	uint64_t hints;              /* 8: uint32_t[GMP_HINTS], or 0 (GMP_HINTS above) */
 	uint64_t recent;             /* 8: const struct gmp_patch_table *, or 0: the recent table */
+	uint32_t epoch;              /* 4: this launch's number among its buffer's (GMP_HIT_STAMP) */
+	uint32_t reserved;           /* 4: 0 */
 };
 
-#define GMP_PATCH_LAUNCH_SIZE 96
+#define GMP_PATCH_LAUNCH_SIZE 104
 
 #endif

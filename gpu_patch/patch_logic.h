@@ -11,6 +11,8 @@
  *   - atomics set both read and write, prefetches nothing;
  *   - flags are tested before they are set: the atomics are for the first
  *     touch only, and the first atomic to set a flag lists it (the hit list);
+ *     a flag set by an earlier launch of the same buffer does not count
+ *     (hit words carry the launch's stamp: patch_abi.h);
  *   - intra mode: set bitmap bits and bump counters of the bytes touched,
  *     clipped to the object.
  */
@@ -23,10 +25,18 @@
 #define GMP_HD __device__ __forceinline__
 #define GMP_OR32(p, v) atomicOr((unsigned int *)(p), (unsigned int)(v))
 #define GMP_ADD32(p, v) atomicAdd((unsigned int *)(p), (unsigned int)(v))
+/* Compare and swap: the word's value before (the swap happened when it equals old). */
+#define GMP_CAS32(p, old, v) atomicCAS((unsigned int *)(p), (unsigned int)(old), (unsigned int)(v))
 #else
 #define GMP_HD static inline
 #define GMP_OR32(p, v) __atomic_fetch_or((p), (v), __ATOMIC_RELAXED)
 #define GMP_ADD32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+static inline uint32_t gmp_cas32(uint32_t *p, uint32_t old, uint32_t v)
+{
+	__atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	return old; /* on failure, what the word held */
+}
+#define GMP_CAS32(p, old, v) gmp_cas32((p), (old), (v))
 #endif
 
 GMP_HD const uint64_t *gmp_patch_starts(const struct gmp_patch_table *t)
@@ -173,22 +183,39 @@ GMP_HD uint32_t *gmp_patch_list(struct gmp_patch_launch *l)
 	return (uint32_t *)(l + 1);
 }
 
+/* The hit bits a hit word holds for the launch of this epoch (patch_abi.h). */
+GMP_HD uint32_t gmp_patch_hit_of(uint32_t word, uint32_t epoch)
+{
+	return word >> 2 == GMP_HIT_STAMP(epoch) ? word & (GMP_HIT_READ | GMP_HIT_WRITE) : 0;
+}
+
 /*
- * Sets bits on entry i's hit word unless they are set already.  The atomic
- * that sets a bit first appends it to the hit list, once per bit; a stale
- * test (GMP_MODE_L1_TESTS) costs one more atomic that sets nothing new.
+ * Sets bits on entry i's hit word unless this launch set them already: a
+ * word stamped by an earlier launch is replaced, one of this launch's gets
+ * the bits added (compare and swap; a swap that lost to another warp's
+ * retries with what that one wrote, and stops when the bits are there).
+ * The swap that sets a bit first appends it to the hit list, once per bit;
+ * a stale test (GMP_MODE_L1_TESTS) costs one more atomic that sets
+ * nothing new.
  */
 GMP_HD void gmp_patch_mark(struct gmp_patch_launch *l, uint32_t *hits, uint64_t i, uint32_t bits,
 			   uint32_t mode)
 {
-	if ((gmp_patch_test(&hits[i], mode) & bits) == bits)
-		return;
-	uint32_t fresh = bits & ~(uint32_t)GMP_OR32(&hits[i], bits);
-	if (fresh) {
-		uint32_t k = GMP_ADD32(&l->list_count, 1u);
-		if (k < l->list_cap)
-			gmp_patch_list(l)[k] = (uint32_t)i << GMP_LIST_SHIFT | fresh;
+	const uint32_t stamp = GMP_HIT_STAMP(l->epoch) << 2;
+	uint32_t old = gmp_patch_test(&hits[i], mode), fresh;
+	for (;;) {
+		uint32_t have = (old & ~3u) == stamp ? old & 3u : 0;
+		fresh = bits & ~have;
+		if (!fresh)
+			return;
+		uint32_t seen = GMP_CAS32(&hits[i], old, stamp | have | bits);
+		if (seen == old)
+			break;
+		old = seen;
 	}
+	uint32_t k = GMP_ADD32(&l->list_count, 1u);
+	if (k < l->list_cap)
+		gmp_patch_list(l)[k] = (uint32_t)i << GMP_LIST_SHIFT | fresh;
 }
 
 /* Intra mode: bitmap bits and counters of [addr, addr+size), clipped to the object. */

@@ -11,19 +11,6 @@ use_double "$PWD/$B" # pool regions reach the collector through NVTX too
 # a pool region's label does, through NVTX (nvtxMemRegionsName).
 strip_script() { sed -E '/"kind":"pool_region"/!s/,"label":"[^"]*"//; s/,"at":"[^"]*"//' "$1"; }
 strip_json() { grep -v '"at": ' "$1"; }
-# A profile's kernel events as a script writes them (no thread, no time);
-# with "touches", the touches alone (reads and writes left out).
-kernels_of() {
-	"$GMPROF" dump "$1" 2>/dev/null | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' |
-		if [ "${2:-}" = touches ]; then sed -E 's/"(read|write)":\[[^]]*\],//g'; else cat; fi
-}
-# same_kernels NAME PROFILE SCRIPT COUNT [touches]: the profile's COUNT kernel events are the script's.
-same_kernels() {
-	kernels_of "$2" "${5:-}" >"$TMPDIR/kernels.got"
-	grep '"kernel"' "$3" >"$TMPDIR/kernels.want"
-	[ "$(wc -l <"$TMPDIR/kernels.want")" -eq "$4" ] && cmp -s "$TMPDIR/kernels.got" "$TMPDIR/kernels.want" &&
-		ok "$1" || { notok "$1"; diff "$TMPDIR/kernels.want" "$TMPDIR/kernels.got" | head -10; }
-}
 
 for s in tests/scripts/*.jsonl; do
 	name=$(basename "$s" .jsonl)
@@ -217,7 +204,7 @@ done
 # reads 3 (the launch's header and list in one copy), "some" 150 list items
 # (a second copy for the items past the first 64), "most" 1200, more than
 # the list holds (1024 for 700 objects): its 700 hit words are read
-# instead.  Five copies in all: 3 x (96 + 64 x 4) + (150 - 64) x 4 + 700 x 4
+# instead.  Five copies in all: 3 x (104 + 64 x 4) + (150 - 64) x 4 + 700 x 4
 # bytes, where reading every hit word would take 3 x 700 x 4 and more.
 awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 	function ids(from, to, step,   k, s) { for (k = from; k < to; k += step) s = s (s == "" ? "" : ",") a(k); return s }
@@ -229,19 +216,19 @@ awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 		for (k = 0; k < 700; k++) print "{\"op\":\"free\",\"addr\":" a(k) "}" }' >"$TMPDIR/list.jsonl"
 rm -f "$TMPDIR/list.gmprof"
 expect_exit 0 "hit list: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_OUTPUT="$TMPDIR/list.gmprof" "$FAKE" "$TMPDIR/list.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 5 device-to-host copies of 4200 bytes, " \
-	"hit list: 5 read-backs of 4200 bytes for 3 launches over 700 objects"
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 5 device-to-host copies of 4224 bytes, " \
+	"hit list: 5 read-backs of 4224 bytes for 3 launches over 700 objects"
 same_kernels "hit list: every launch's reads and writes as the script has them (listed, listed past the first copy, overflowed)" \
 	"$TMPDIR/list.gmprof" "$TMPDIR/list.jsonl" 3
 # GMPROF_FALLBACK: each mechanism not yet run on a GPU gives way to the
 # simpler one before it, with the same results (what gpu-check tries when
 # a program's findings differ).  hit-list: every launch's 700 hit words are
-# read after its header, 3 x (96 + 64 x 4 + 700 x 4) bytes in 6 copies.
+# read after its header, 3 x (104 + 64 x 4 + 700 x 4) bytes in 6 copies.
 rm -f "$TMPDIR/list.fb.gmprof"
 expect_exit 0 "GMPROF_FALLBACK=hit-list: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=hit-list \
 	GMPROF_OUTPUT="$TMPDIR/list.fb.gmprof" "$FAKE" "$TMPDIR/list.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 6 device-to-host copies of 9456 bytes, " \
-	"  ... every launch's hit words read: 6 read-backs of 9456 bytes"
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 6 device-to-host copies of 9480 bytes, " \
+	"  ... every launch's hit words read: 6 read-backs of 9480 bytes"
 same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/list.fb.gmprof" "$TMPDIR/list.jsonl" 3
 "$GMPROF" report "$TMPDIR/list.fb.gmprof" | grep -q '^  fallback hit-list$' && ok "  ... the report says how it was collected" ||
 	notok "  ... the report says how it was collected"
@@ -265,8 +252,8 @@ rm -f "$TMPDIR/twot.fb.gmprof"
 expect_exit 0 "GMPROF_FALLBACK=all, intra mode: the program runs" -- env GMPROF_FALLBACK=all GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/twot.fb.gmprof" "$FAKE" "$TMPDIR/twot.jsonl"
 same_kernels "  ... every launch's touches as the script has them" "$TMPDIR/twot.fb.gmprof" "$TMPDIR/twot.jsonl" 160 touches
-"$GMPROF" report "$TMPDIR/twot.fb.gmprof" | grep -q '^  fallback hit-list,two-tables,table-reuse$' &&
-	ok "  ... the report names all three" || notok "  ... the report names all three"
+"$GMPROF" report "$TMPDIR/twot.fb.gmprof" | grep -q '^  fallback hit-list,two-tables,table-reuse,hit-epochs$' &&
+	ok "  ... the report names all four" || notok "  ... the report names all four"
 # Intra mode: launches keep their maps until the program's own syncs (no
 # stream wait per launch), and maps blocks come back for later launches: 30
 # launches on two streams with a sync every 10 allocate 10 maps blocks and

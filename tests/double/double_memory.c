@@ -67,10 +67,19 @@ SanitizerResult sanitizerAlloc(CUcontext ctx, void **devPtr, size_t size)
 		return SANITIZER_ERROR_OUT_OF_MEMORY;
 	__atomic_add_fetch(&double_stats.allocs, 1, __ATOMIC_RELAXED);
 	/* The size goes in a header before the block, for the bytes held. */
-	uint64_t *b = calloc(1, 16 + size);
+	uint64_t *b = malloc(16 + size);
 	if (!b)
 		return SANITIZER_ERROR_OUT_OF_MEMORY;
 	b[0] = size;
+	/*
+	 * Device memory comes uncleared.  Here every word of a new block reads
+	 * 7: a hit word stamped by a buffer's first launch, read and written
+	 * (patch_abi.h), so a launch buffer used before its hit words are
+	 * cleared reports every object hit.
+	 */
+	uint32_t *w = (uint32_t *)(b + 2);
+	for (size_t i = 0; i < size / 4; i++)
+		w[i] = 7;
 	unsigned long held = __atomic_add_fetch(&double_stats.held, size, __ATOMIC_RELAXED);
 	unsigned long peak = __atomic_load_n(&double_stats.held_peak, __ATOMIC_RELAXED);
 	while (held > peak && !__atomic_compare_exchange_n(&double_stats.held_peak, &peak, held, 0,
@@ -104,6 +113,8 @@ SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t co
 
 SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer_StreamHandle stream)
 {
+	__atomic_add_fetch(&double_stats.sets, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&double_stats.set_bytes, count, __ATOMIC_RELAXED);
 	double_stream_lock(stream);
 	memset(devPtr, value, count);
 	double_stream_unlock(stream);
@@ -113,15 +124,16 @@ SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer
 /*
  * GMP_DOUBLE_STATS=1: one line at exit with the stream syncs, uploads,
  * read-backs and allocations the collector asked for, the kernels it ran with
- * GMP_MODE_L1_TESTS, and the device bytes it held at most and at exit.
+ * GMP_MODE_L1_TESTS, and the device bytes it held at most and at exit; =2
+ * adds the sets (sanitizerMemset) and their bytes at the end.
  */
 __attribute__((destructor)) static void print_stats(void)
 {
 	const char *v = getenv("GMP_DOUBLE_STATS");
-	if (v && *v == '1')
+	if (v && (*v == '1' || *v == '2'))
 		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies of %lu bytes, %lu device-to-host "
 			"copies of %lu bytes, %lu allocations, %lu kernels testing through the L1, %lu bytes "
-			"held at most, %lu at exit\n",
+			"held at most, %lu at exit",
 			__atomic_load_n(&double_stats.stream_syncs, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.uploads, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.upload_bytes, __ATOMIC_RELAXED),
@@ -131,4 +143,9 @@ __attribute__((destructor)) static void print_stats(void)
 			__atomic_load_n(&double_stats.l1_kernels, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.held_peak, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.held, __ATOMIC_RELAXED));
+	if (v && *v == '2')
+		fprintf(stderr, ", %lu sets of %lu bytes", __atomic_load_n(&double_stats.sets, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.set_bytes, __ATOMIC_RELAXED));
+	if (v && (*v == '1' || *v == '2'))
+		fputc('\n', stderr);
 }

@@ -5,10 +5,11 @@
 
 #include "sanitizer_api.h"
 
-/* Counted atomically; printed at exit with GMP_DOUBLE_STATS=1. */
+/* Counted atomically; printed at exit with GMP_DOUBLE_STATS=1 (2: the sets too). */
 struct double_stats {
 	unsigned long stream_syncs, uploads, upload_bytes, allocs, l1_kernels; /* uploads: host-to-device copies */
 	unsigned long readbacks, readback_bytes; /* device-to-host copies, and their bytes */
+	unsigned long sets, set_bytes; /* sanitizerMemset calls, and their bytes */
 	unsigned long held, held_peak; /* device bytes allocated and not freed; the most of it */
 };
 extern struct double_stats double_stats;

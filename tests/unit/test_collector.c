@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "options.h"
+#include "patch_abi.h"
 #include "pathpat.h"
 #include "support.h"
 #include "touches.h"
@@ -43,11 +44,13 @@ static void options(void **state)
 	assert_int_equal(o.online, 1);
 	assert_int_equal(o.patch_l1, 0);
 	assert_int_equal(o.log_callbacks, 0);
+	assert_int_equal(o.hit_epochs, GMP_HIT_EPOCHS);
 	static const char *const good[] = { "GMPROF_MODE=intra", "GMPROF_KERNEL_SAMPLE=100",
 					    "GMPROF_DEPTH=8", "GMPROF_FORCE=yes",
 					    "GMPROF_HARVEST=launch", "GMPROF_GRANULARITY=8",
 					    "GMPROF_COUNTER_GRANULARITY=128", "GMPROF_PATCH_EMPTY=1",
-					    "GMPROF_PATCH_LOADS=l1", "GMPROF_LOG_CALLBACKS=1", NULL };
+					    "GMPROF_PATCH_LOADS=l1", "GMPROF_LOG_CALLBACKS=1",
+					    "GMPROF_HIT_EPOCHS=3", NULL };
 	assert_int_equal(parse(good, &o, err), 0);
 	assert_int_equal(o.mode, GMP_COLLECT_INTRA);
 	assert_int_equal(o.kernel_sample, 100);
@@ -56,6 +59,7 @@ static void options(void **state)
 	assert_int_equal(o.patch_empty, 1);
 	assert_int_equal(o.patch_l1, 1);
 	assert_int_equal(o.log_callbacks, 1);
+	assert_int_equal(o.hit_epochs, 3);
 	assert_int_equal(o.fallback, 0);
 	static const char *const alloc[] = { "GMPROF_MODE=alloc", NULL };
 	assert_int_equal(parse(alloc, &o, err), 0);
@@ -69,7 +73,8 @@ static void options(void **state)
 		{ "GMPROF_FALLBACK=two-tables,hit-list", GMP_FALLBACK_TWO_TABLES | GMP_FALLBACK_HIT_LIST,
 		  "hit-list,two-tables" },
 		{ "GMPROF_FALLBACK=table-reuse", GMP_FALLBACK_TABLE_REUSE, "table-reuse" },
-		{ "GMPROF_FALLBACK=all", GMP_FALLBACK_ALL, "hit-list,two-tables,table-reuse" },
+		{ "GMPROF_FALLBACK=hit-epochs", GMP_FALLBACK_HIT_EPOCHS, "hit-epochs" },
+		{ "GMPROF_FALLBACK=all", GMP_FALLBACK_ALL, "hit-list,two-tables,table-reuse,hit-epochs" },
 		{ "GMPROF_FALLBACK=", 0, "" },
 	};
 	for (size_t i = 0; i < sizeof(fb) / sizeof(fb[0]); i++) {
@@ -90,7 +95,9 @@ static void options(void **state)
 		{ "GMPROF_ON_ERROR=ignore", "GMPROF_ON_ERROR='ignore'" },
 		{ "GMPROF_PATCH_EMPTY=2", "GMPROF_PATCH_EMPTY='2'" },
 		{ "GMPROF_PATCH_LOADS=L1", "expected l2 or l1" },
-		{ "GMPROF_FALLBACK=hitlist", "expected a comma list of hit-list, two-tables and table-reuse, or all" },
+		{ "GMPROF_HIT_EPOCHS=0", "GMPROF_HIT_EPOCHS='0'" },
+		{ "GMPROF_HIT_EPOCHS=1073741823", "GMPROF_HIT_EPOCHS='1073741823'" }, /* past GMP_HIT_EPOCHS */
+		{ "GMPROF_FALLBACK=hitlist", "expected a comma list of hit-list, two-tables, table-reuse and hit-epochs, or all" },
 		{ "GMPROF_FALLBACK=hit-list,", "GMPROF_FALLBACK='hit-list,'" },
 		{ "GMPROF_FALLBACK=,two-tables", "GMPROF_FALLBACK=',two-tables'" },
 		{ "GMPROF_FALLBACK=hit-list,,two-tables", "GMPROF_FALLBACK='hit-list,,two-tables'" },

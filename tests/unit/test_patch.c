@@ -43,6 +43,12 @@ static void gaps_and_ends(void **state)
 	free(t);
 }
 
+/* The bits a hit word holds for launch l (patch_abi.h: stamped with its epoch). */
+static uint32_t bits_of(const struct gmp_patch_launch *l, uint32_t word)
+{
+	return gmp_patch_hit_of(word, l->epoch);
+}
+
 static void no_objects(void **state)
 {
 	(void)state;
@@ -69,14 +75,14 @@ static void flags(void **state)
 	gmp_patch_access(&l, 0x4000, 4, GMP_SAN_ACCESS_ATOMSYS);
 	gmp_patch_access(&l, 0x1010, 4, GMP_SAN_ACCESS_PREFETCH | GMP_SAN_ACCESS_READ);
 	gmp_patch_access(&l, 0x1040, 4, GMP_SAN_ACCESS_WRITE); /* the gap after object 0 */
-	assert_int_equal(hits[0], GMP_HIT_READ);
-	assert_int_equal(hits[1], GMP_HIT_WRITE);
-	assert_int_equal(hits[2], GMP_HIT_READ | GMP_HIT_WRITE);
-	assert_int_equal(hits[3], GMP_HIT_READ | GMP_HIT_WRITE);
+	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_READ);
+	assert_int_equal(bits_of(&l, hits[1]), GMP_HIT_WRITE);
+	assert_int_equal(bits_of(&l, hits[2]), GMP_HIT_READ | GMP_HIT_WRITE);
+	assert_int_equal(bits_of(&l, hits[3]), GMP_HIT_READ | GMP_HIT_WRITE);
 	/* Zero-sized and flagless accesses mark nothing. */
 	assert_int_equal(gmp_patch_access(&l, 0x1000, 0, GMP_SAN_ACCESS_WRITE), -1);
 	assert_int_equal(gmp_patch_access(&l, 0x1000, 4, 0), -1);
-	assert_int_equal(hits[0], GMP_HIT_READ);
+	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_READ);
 	free(t);
 }
 
@@ -89,8 +95,8 @@ static void straddling(void **state)
 	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
 				      .mode = GMP_MODE_OBJECT };
 	assert_int_equal(gmp_patch_access(&l, 0x100c, 8, GMP_SAN_ACCESS_WRITE), 0);
-	assert_int_equal(hits[0], GMP_HIT_WRITE);
-	assert_int_equal(hits[1], GMP_HIT_WRITE);
+	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_WRITE);
+	assert_int_equal(bits_of(&l, hits[1]), GMP_HIT_WRITE);
 	/* Starting in a gap and ending in an object still marks the object. */
 	struct gmp_patch_table *g = table(2, 0x1000, 32, 16);
 	uint32_t h2[2] = { 0 };
@@ -98,7 +104,7 @@ static void straddling(void **state)
 	l.hits = (uintptr_t)h2;
 	assert_int_equal(gmp_patch_access(&l, 0x101c, 8, GMP_SAN_ACCESS_READ), -1);
 	assert_int_equal(h2[0], 0);
-	assert_int_equal(h2[1], GMP_HIT_READ);
+	assert_int_equal(bits_of(&l, h2[1]), GMP_HIT_READ);
 	free(t);
 	free(g);
 }
@@ -142,7 +148,7 @@ static void hit_list(void **state)
 	gmp_patch_access(l, 0x2000, 4, GMP_SAN_ACCESS_WRITE);
 	assert_int_equal(l->list_count, 4);
 	/* A bit set by another (the first atomic elsewhere) is not listed again here. */
-	hits[3] = GMP_HIT_READ;
+	hits[3] = GMP_HIT_STAMP(l->epoch) << 2 | GMP_HIT_READ;
 	gmp_patch_mark(l, hits, 3, GMP_HIT_READ | GMP_HIT_WRITE, l->mode);
 	assert_int_equal(l->list_count, 5);
 	assert_int_equal(list[4], 3u << GMP_LIST_SHIFT | GMP_HIT_WRITE);
@@ -152,10 +158,10 @@ static void hit_list(void **state)
 		assert_int_equal(seen[list[k] >> GMP_LIST_SHIFT] & list[k] & 3u, 0); /* each bit once */
 		seen[list[k] >> GMP_LIST_SHIFT] |= list[k] & 3u;
 	}
-	assert_int_equal(seen[0], hits[0]);
-	assert_int_equal(seen[1], hits[1]);
-	assert_int_equal(seen[2], hits[2]);
-	assert_int_equal(seen[3] | GMP_HIT_READ, hits[3]);
+	assert_int_equal(seen[0], bits_of(l, hits[0]));
+	assert_int_equal(seen[1], bits_of(l, hits[1]));
+	assert_int_equal(seen[2], bits_of(l, hits[2]));
+	assert_int_equal(seen[3] | GMP_HIT_READ, bits_of(l, hits[3]));
 	free(l);
 	free(t);
 }
@@ -173,7 +179,7 @@ static void hit_list_overflow(void **state)
 		gmp_patch_access(l, 0x1000 + k * 0x100, 4, GMP_SAN_ACCESS_READ);
 	assert_int_equal(l->list_count, 4);
 	for (uint64_t k = 0; k < 4; k++)
-		assert_int_equal(hits[k], GMP_HIT_READ); /* the hit words say it all */
+		assert_int_equal(bits_of(l, hits[k]), GMP_HIT_READ); /* the hit words say it all */
 	/* No room at all (list_cap 0): counted, never written. */
 	memset(hits, 0, sizeof(hits));
 	l->list_cap = 0;
@@ -181,6 +187,52 @@ static void hit_list_overflow(void **state)
 	gmp_patch_access(l, 0x1000, 4, GMP_SAN_ACCESS_READ);
 	assert_int_equal(l->list_count, 1);
 	assert_int_equal(gmp_patch_list(l)[0], 0u << GMP_LIST_SHIFT | GMP_HIT_READ); /* from before */
+	free(l);
+	free(t);
+}
+
+/*
+ * One launch buffer's hit words, never cleared after the first time, used
+ * by launch after launch (epochs 0, 1, 2, ...): each launch lists and holds
+ * exactly the bits of its own accesses, whatever earlier launches left in
+ * the words.  Random accesses to 16 objects, 300 launches; the last ones
+ * take the largest epochs before the host would clear the words again.
+ */
+static void epochs(void **state)
+{
+	(void)state;
+	assert_int_not_equal(GMP_HIT_STAMP(GMP_HIT_EPOCHS), 0);
+	assert_int_not_equal(GMP_HIT_STAMP(GMP_HIT_EPOCHS), GMP_HIT_STAMP(0));
+	assert_int_equal(GMP_HIT_STAMP(GMP_HIT_EPOCHS + 1), 0); /* why the host clears before */
+	struct gmp_patch_table *t = table(16, 0x1000, 0x100, 0x100);
+	uint32_t hits[16] = { 0 };
+	struct gmp_patch_launch *l = with_list(64);
+	l->table = (uintptr_t)t;
+	l->hits = (uintptr_t)hits;
+	uint64_t seed = 11;
+	for (uint32_t round = 0; round < 300; round++) {
+		l->epoch = round < 290 ? round : GMP_HIT_EPOCHS - (299 - round);
+		l->list_count = 0;
+		uint32_t want[16] = { 0 };
+		for (int k = 0; k < 20; k++) {
+			uint32_t obj = (uint32_t)(ts_rnd(&seed) % 16), rw = (uint32_t)(ts_rnd(&seed) % 3) + 1;
+			uint32_t flags = (rw & GMP_HIT_READ ? GMP_SAN_ACCESS_READ : 0) |
+					 (rw & GMP_HIT_WRITE ? GMP_SAN_ACCESS_WRITE : 0);
+			gmp_patch_access(l, 0x1000 + obj * 0x100 + 8, 4, flags);
+			want[obj] |= rw;
+		}
+		uint32_t seen[16] = { 0 };
+		for (uint32_t k = 0; k < l->list_count; k++) {
+			uint32_t i = gmp_patch_list(l)[k] >> GMP_LIST_SHIFT, b = gmp_patch_list(l)[k] & 3u;
+			if (seen[i] & b)
+				fail_msg("round %u: entry %u's bits %u listed twice", round, i, b);
+			seen[i] |= b;
+		}
+		for (int i = 0; i < 16; i++)
+			if (seen[i] != want[i] || bits_of(l, hits[i]) != want[i])
+				fail_msg("round %u (epoch %u), entry %d: listed %u, word %u, accessed %u", round,
+					 l->epoch, i, seen[i], bits_of(l, hits[i]), want[i]);
+	}
 	free(l);
 	free(t);
 }
@@ -352,7 +404,7 @@ static void intra_maps(void **state)
 	assert_int_equal(counters[1], 1);
 	assert_int_equal(counters[2], 0);
 	assert_int_equal(counters[3], 1);
-	assert_int_equal(hits[0], GMP_HIT_READ | GMP_HIT_WRITE);
+	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_READ | GMP_HIT_WRITE);
 	free(t);
 }
 
@@ -447,6 +499,7 @@ static void abi_layout(void **state)
 	assert_int_equal(offsetof(struct gmp_patch_launch, list_count), 72);
 	assert_int_equal(offsetof(struct gmp_patch_launch, hints), 80);
 	assert_int_equal(offsetof(struct gmp_patch_launch, recent), 88);
+	assert_int_equal(offsetof(struct gmp_patch_launch, epoch), 96);
 	assert_int_equal(sizeof(struct gmp_patch_table), 16);
 	assert_int_equal(sizeof(struct gmp_patch_intra_obj), 32);
 	assert_int_equal(sizeof(struct gmp_patch_record), 16);
@@ -462,6 +515,7 @@ int main(void)
 		cmocka_unit_test(straddling),
 		cmocka_unit_test(hit_list),
 		cmocka_unit_test(hit_list_overflow),
+		cmocka_unit_test(epochs),
 		cmocka_unit_test(hints),
 		cmocka_unit_test(two_tables),
 		cmocka_unit_test(hundred_thousand),

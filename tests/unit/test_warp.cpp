@@ -125,7 +125,7 @@ struct state {
 	 * table's, as a launch numbers them.
 	 */
 	state(const std::vector<uint64_t> &start, const std::vector<uint64_t> &end, uint32_t mode,
-	      uint32_t gs, uint32_t cs, uint64_t hint_seed, uint64_t split)
+	      uint32_t gs, uint32_t cs, uint64_t hint_seed, uint64_t split, uint64_t stale)
 	{
 		std::vector<uint64_t> bs, be, rs, re;
 		for (size_t i = 0; i < start.size(); i++) {
@@ -156,6 +156,12 @@ struct state {
 		uint32_t cap = (uint32_t)(2 * n);
 		launch.assign((sizeof(struct gmp_patch_launch) + 4 * cap) / 8 + 1, 0);
 		hits.assign(n, 0);
+		uint32_t epoch = 0;
+		if (stale) { /* the buffer's earlier launches left their stamps and bits (patch_abi.h) */
+			epoch = 1 + (uint32_t)(rnd(&stale) % 1000);
+			for (uint32_t &h : hits)
+				h = GMP_HIT_STAMP(epoch - 1 - rnd(&stale) % epoch) << 2 | (uint32_t)(rnd(&stale) % 4);
+		}
 		records.assign(4096, gmp_patch_record{});
 		struct gmp_patch_launch *p = l();
 		p->table = (uint64_t)(uintptr_t)table.data();
@@ -166,6 +172,7 @@ struct state {
 		p->gran_shift = gs;
 		p->cgran_shift = cs;
 		p->list_cap = cap;
+		p->epoch = epoch;
 		if (hint_seed) {
 			hints.resize(GMP_HINTS);
 			for (uint32_t &h : hints)
@@ -189,6 +196,15 @@ struct state {
 			p->records = (uint64_t)(uintptr_t)records.data();
 			p->record_cap = (uint32_t)records.size();
 		}
+	}
+
+	/* Per entry, the bits its hit word holds for this launch. */
+	std::vector<uint32_t> decoded()
+	{
+		std::vector<uint32_t> bits(hits.size());
+		for (size_t i = 0; i < hits.size(); i++)
+			bits[i] = gmp_patch_hit_of(hits[i], l()->epoch);
+		return bits;
 	}
 
 	/* Per entry, the bits its hit list items hold; fails when a bit is listed twice. */
@@ -219,7 +235,7 @@ struct state {
 
 static void same(state &w, state &r, const char *what, int step)
 {
-	if (w.hits != r.hits || w.listed() != r.listed() || w.listed() != w.hits || w.bitmaps != r.bitmaps ||
+	if (w.hits != r.hits || w.listed() != r.listed() || w.listed() != w.decoded() || w.bitmaps != r.bitmaps ||
 	    w.counters != r.counters || w.l()->record_count != r.l()->record_count) {
 		fprintf(stderr, "%s: warp and lanes differ after instruction %d\n", what, step);
 		fail();
@@ -283,7 +299,8 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 		}
 		uint32_t m = mode | (rnd(&s) % 2 ? GMP_MODE_L1_TESTS : 0);
 		uint64_t hint_seed = rnd(&s) % 2 ? rnd(&s) | 1 : 0, split = rnd(&s) % 2 ? rnd(&s) | 1 : 0;
-		state w(start, end, m, gs, cs, hint_seed, split), r(start, end, m, gs, cs, 0, split);
+		uint64_t stale = rnd(&s) % 2 ? rnd(&s) | 1 : 0; /* a buffer with earlier launches' stamps */
+		state w(start, end, m, gs, cs, hint_seed, split, stale), r(start, end, m, gs, cs, 0, split, stale);
 		for (int step = 0; step < 40; step++) {
 			uint32_t size[32], flags = flags_of(&s);
 			shape(&s, start.front(), end.back(), job.addr, size);
