@@ -11,6 +11,7 @@
  *   device.c     patches, object tables, launch buffers (device.h: locking)
  *   harvest.c    reading monitored launches back
  *   kfilter.c    which launches intra-object mode monitors
+ *   selftime.c   the collector's record of its own time
  */
 #ifndef GMPROF_COLLECTOR_H
 #define GMPROF_COLLECTOR_H
@@ -100,8 +101,10 @@ struct gmp_collector {
 
 extern struct gmp_collector gmp_col;
 
-/* ---- the collector's own time (META collector_time; callers hold gmp_col.lock) ---- */
+/* ---- selftime.c: the collector's own time (META collector_time; callers hold gmp_col.lock) ---- */
 uint64_t st_now(void);
+/* At the exit that began at t_exit (st_now()): writes the META. */
+void st_record(uint64_t t_exit);
 /* Adds ns to part, and one to its count. */
 static inline void st_add(int part, uint64_t ns)
 {

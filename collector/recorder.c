@@ -28,13 +28,6 @@
 #include "patch_abi.h"
 #include "pathpat.h"
 
-uint64_t st_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void rec_say(const char *fmt, ...)
 {
 	char buf[1024];
@@ -552,20 +545,6 @@ static void online(void)
 	gmp_result__free(r);
 }
 
-/* Where the collector's time went, as META collector_time (exit began at t_exit). */
-static void self_time(uint64_t t_exit)
-{
-	struct gmp_selftime st = gmp_col.self;
-	uint64_t now = st_now();
-	st.ns[GMP_ST_EXIT] += now - t_exit;
-	st.n[GMP_ST_EXIT]++;
-	st.ns[GMP_ST_WALL] = now - gmp_col.self_t0;
-	st.n[GMP_ST_WALL] = 1;
-	char v[512];
-	if (!gmp_selftime__format(&st, v, sizeof(v)))
-		rec_meta(GMP_SELFTIME_META, v);
-}
-
 void rec_close(int clean)
 {
 	uint64_t t_exit = st_now();
@@ -591,7 +570,7 @@ void rec_close(int clean)
 	nvtx_release();
 	if (clean && gmp_col.trace && !gmp_col.write_failed)
 		online();
-	self_time(t_exit);
+	st_record(t_exit);
 	gmp_col.closed = 1;
 	int err = gmp_writer__close(gmp_col.w, clean && !gmp_col.write_failed);
 	gmp_col.w = NULL;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The test double's device memory: host memory standing in for it (a
- * header before each block keeps its size), copies and sets done at once,
- * and the counts GMP_DOUBLE_STATS=1 prints at exit.
+ * header before each block keeps its size), copies (both ways) and sets
+ * done at once, and the counts GMP_DOUBLE_STATS=1 prints at exit.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -105,6 +105,18 @@ SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t co
 {
 	__atomic_add_fetch(&double_stats.uploads, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&double_stats.upload_bytes, count, __ATOMIC_RELAXED);
+	double_stream_lock(stream);
+	memcpy(dst, src, count);
+	double_stream_unlock(stream);
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
+					    Sanitizer_StreamHandle stream)
+{
+	double_driver_exclusive("sanitizerMemcpyDeviceToHost");
+	__atomic_add_fetch(&double_stats.readbacks, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&double_stats.readback_bytes, count, __ATOMIC_RELAXED);
 	double_stream_lock(stream);
 	memcpy(dst, src, count);
 	double_stream_unlock(stream);

@@ -23,5 +23,11 @@ extern struct double_stats double_stats;
  */
 void double_stream_lock(Sanitizer_StreamHandle stream);
 void double_stream_unlock(Sanitizer_StreamHandle stream);
+/*
+ * A synchronous copy takes the driver's lock exclusively (sanitizer_double.c,
+ * as the real driver does): aborts with a sentence when threads inside
+ * allocation callbacks hold it too long (a deadlock).
+ */
+void double_driver_exclusive(const char *fn);
 
 #endif

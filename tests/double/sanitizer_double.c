@@ -59,7 +59,7 @@ static __thread int driver_shared; /* this thread is in a callback that holds it
 static int replaying;              /* threads replaying at once (atomic) */
 #define DRIVER_WAIT_S 10
 
-static void driver_exclusive(const char *fn)
+void double_driver_exclusive(const char *fn)
 {
 	if (driver_shared)
 		return; /* called back from inside the driver: it holds what it needs */
@@ -140,18 +140,6 @@ SanitizerResult sanitizerEnableCallback(uint32_t enable, Sanitizer_SubscriberHan
 	return sanitizerEnableDomain(enable, subscriber, domain);
 }
 
-SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
-					    Sanitizer_StreamHandle stream)
-{
-	driver_exclusive("sanitizerMemcpyDeviceToHost");
-	__atomic_add_fetch(&double_stats.readbacks, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&double_stats.readback_bytes, count, __ATOMIC_RELAXED);
-	double_stream_lock(stream);
-	memcpy(dst, src, count);
-	double_stream_unlock(stream);
-	return SANITIZER_SUCCESS;
-}
-
 /*
  * GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS: each stream sync, each module
  * patched takes that long, as a real one takes time (the collector's
@@ -170,7 +158,7 @@ SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream)
 {
 	(void)stream;
 	__atomic_add_fetch(&double_stats.stream_syncs, 1, __ATOMIC_RELAXED);
-	driver_exclusive("sanitizerStreamSynchronize");
+	double_driver_exclusive("sanitizerStreamSynchronize");
 	delay("GMP_DOUBLE_SYNC_MS");
 	return SANITIZER_SUCCESS;
 }
