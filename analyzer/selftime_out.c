@@ -2,8 +2,8 @@
 /*
  * The collector's own time in a run (META collector_time, format/selftime.h)
  * as gmprof's reports show it: two lines of the text header, a row of the
- * HTML and Markdown reports' run tables, an object of the JSON report.  Profiles written before the collector kept it show
- * nothing.
+ * HTML and Markdown reports' run tables, an object of the JSON report.
+ * Profiles written before the collector kept it show nothing.
  */
 #include <inttypes.h>
 #include <stdio.h>
