@@ -386,8 +386,11 @@ static int report(const struct run_opts *o, const char *path)
 	if (gmp_session__open(&s, path, &so))
 		return -1;
 	const struct gmp_result *r = s.r;
-	if (o->top)
+	if (o->top) {
 		gmp_text__findings(stdout, r, path, o->top, &s.sites);
+		putchar('\n');
+		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
+	}
 	int rc = 0;
 	for (size_t i = 0; i < r->nfindings; i++)
 		if (o->fail_on & (1u << r->findings[i].pattern))
