@@ -41,7 +41,7 @@ int gmp_report__self_time_words(const struct gmp_trace *t, char *head, size_t hn
 		return have;
 	char a[32], b[32], c[32], d[32], e[32];
 	uint64_t host = st.ns[GMP_ST_START] + st.ns[GMP_ST_CALLBACKS] + st.ns[GMP_ST_EXIT];
-	snprintf(head, hn, "gmprof on the host: %s of the %s it ran (starting %s, in %" PRIu64
+	snprintf(head, hn, "gmprof on the host: %s of the %s it was loaded (starting %s, in %" PRIu64
 		 " callbacks %s, at exit %s)", ms(host, a, sizeof(a)), ms(st.ns[GMP_ST_WALL], b, sizeof(b)),
 		 ms(st.ns[GMP_ST_START], c, sizeof(c)), st.n[GMP_ST_CALLBACKS],
 		 ms(st.ns[GMP_ST_CALLBACKS], d, sizeof(d)), ms(st.ns[GMP_ST_EXIT], e, sizeof(e)));

@@ -28,7 +28,7 @@ grep -q "4 findings" "$TMPDIR/out" && ok "the run reports its findings" || notok
 [ "$(grep -c '^     allocated at .*/tests/double/fake_app.c:[0-9]*$' "$TMPDIR/out")" -eq 4 ] &&
 	ok "each finding says where its object was allocated (the program's source line)" ||
 	notok "allocation sites: $(grep -c 'allocated at' "$TMPDIR/out") of 4"
-grep -q '^  time     gmprof on the host: .* ms of the .* ms it ran (starting .*, in [0-9]* callbacks .*, at exit .*)$' "$TMPDIR/out" &&
+grep -q '^  time     gmprof on the host: .* ms of the .* ms it was loaded (starting .*, in [0-9]* callbacks .*, at exit .*)$' "$TMPDIR/out" &&
 	grep -q '^           of which patching .* (1 module), ' "$TMPDIR/out" &&
 	ok "the run says what gmprof cost it on the host" || notok "the run's time lines: $(tail -3 "$TMPDIR/out")"
 ls "$TMPDIR"/p.*.gmprof >/dev/null 2>&1 && ok "the profile is named by the pattern" || notok "the profile is named by the pattern"

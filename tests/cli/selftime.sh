@@ -65,7 +65,7 @@ outer=$((start_us + callbacks_us + exit_us))
 	notok "the parts lie inside: $inner, $outer, $wall_us us"
 
 expect_exit 0 "report: the slow profile" -- "$GMPROF" report "$P"
-grep -q "^  time     gmprof on the host: .* of the .* it ran (starting .* ms, in $callbacks_n callbacks .* ms, at exit .* ms)$" \
+grep -q "^  time     gmprof on the host: .* of the .* it was loaded (starting .* ms, in $callbacks_n callbacks .* ms, at exit .* ms)$" \
 	"$TMPDIR/out" && ok "report: the header says what gmprof spent, and where" ||
 	notok "report: the header's time line: $(grep -A1 '^  time' "$TMPDIR/out")"
 grep -q "^           of which patching [0-9.]* ms (1 module), waiting for streams [0-9.]* ms ($syncs syncs), other Sanitizer calls" \
@@ -109,14 +109,14 @@ cat >"$TMPDIR/fixed.jsonl" <<'J'
 J
 expect_exit 0 "report: a script with a fixed record" -- "$GMPROF" report "$TMPDIR/fixed.jsonl"
 cat >"$TMPDIR/want" <<'T'
-  time     gmprof on the host: 92.2 ms of the 412.0 ms it ran (starting 1.2 ms, in 342 callbacks 81.0 ms, at exit 10.0 ms)
+  time     gmprof on the host: 92.2 ms of the 412.0 ms it was loaded (starting 1.2 ms, in 342 callbacks 81.0 ms, at exit 10.0 ms)
            of which patching 31.0 ms (2 modules), waiting for streams 15.0 ms (20 syncs), other Sanitizer calls 20.0 ms (180 times), call paths 4.0 ms (300 paths), waiting for its lock 0.0 ms (350 times)
 T
 grep -A1 '^  time' "$TMPDIR/out" >"$TMPDIR/got"
 cmp -s "$TMPDIR/want" "$TMPDIR/got" && ok "report: the fixed record's two lines, a part it does not know skipped" ||
 	{ notok "report: the fixed record's two lines"; diff "$TMPDIR/want" "$TMPDIR/got"; }
 
-words="gmprof on the host: 92.2 ms of the 412.0 ms it ran (starting 1.2 ms, in 342 callbacks 81.0 ms, at exit 10.0 ms); of which patching 31.0 ms (2 modules), waiting for streams 15.0 ms (20 syncs), other Sanitizer calls 20.0 ms (180 times), call paths 4.0 ms (300 paths), waiting for its lock 0.0 ms (350 times)"
+words="gmprof on the host: 92.2 ms of the 412.0 ms it was loaded (starting 1.2 ms, in 342 callbacks 81.0 ms, at exit 10.0 ms); of which patching 31.0 ms (2 modules), waiting for streams 15.0 ms (20 syncs), other Sanitizer calls 20.0 ms (180 times), call paths 4.0 ms (300 paths), waiting for its lock 0.0 ms (350 times)"
 "$GMPROF" report --format markdown "$TMPDIR/fixed.jsonl" >"$TMPDIR/md" 2>&1
 grep -qxF "| time | $words |" "$TMPDIR/md" && ok "report --format markdown: the run table's time row" ||
 	notok "report --format markdown: $(grep '^| time' "$TMPDIR/md")"
