@@ -14,7 +14,7 @@
  *   callbacks  inside its callbacks, on the program's threads
  *   exit       at the program's exit: pending launches read back
  * and, inside callbacks or exit:
- *   lock       waiting for the collector's lock
+ *   lock       waiting for the collector's lock (counted when it had to wait)
  *   patch      loading the device patches and patching modules
  *   calls      other Sanitizer calls: uploads, read-backs, sets, allocations
  *   wait       stream syncs the collector made itself
