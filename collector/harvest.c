@@ -274,11 +274,8 @@ static void harvest_read(struct pending *p)
 			goto out;
 	} else {
 		for (size_t i = 0; i < n; i++)
-			hits[i] = gmp_patch_hit_of(hits[i], p->buf.epoch); /* this launch's bits */
-		for (size_t i = 0; i < n; i++)
-			if (hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE))
-				p->acc[p->nacc++] = (struct gmp_access){
-					.addr = snap_start(p->snap, i), .rw = hits[i] & (GMP_HIT_READ | GMP_HIT_WRITE) };
+			if ((hits[i] = gmp_patch_hit_of(hits[i], p->buf.epoch))) /* this launch's bits */
+				p->acc[p->nacc++] = (struct gmp_access){ .addr = snap_start(p->snap, i), .rw = hits[i] };
 	}
 	p->read = 1;
 	if (p->buf.heap_cap)
