@@ -166,6 +166,7 @@ END {
 		print ""
 		print "| program | config | above native | gmprof host | patching | stream waits | Sanitizer calls | call paths | lock | rest | device |"
 		print "|---|---|---|---|---|---|---|---|---|---|---|"
+		split("patch wait calls stack lock", part, " ")
 		for (i = 1; i <= np; i++) {
 			p = prog[i]
 			for (c = 1; c <= nscfg; c++) {
@@ -174,7 +175,6 @@ END {
 				above = (srun[p, k] - median(t[p, "native"])) * 1000
 				host = (sus[p, k, "start"] + sus[p, k, "callbacks"] + sus[p, k, "exit"]) / 1000
 				named = 0
-				split("patch wait calls stack lock", part, " ")
 				printf "| %s | %s | %.1f | %.1f |", p, k, above, host
 				for (j = 1; j <= 5; j++) {
 					v = sus[p, k, part[j]] / 1000
