@@ -41,9 +41,13 @@ static struct gmp_u64map region_ev;
 
 static int warned_outside, warned_overlap, warned_type, warned_name;
 
+/* When this thread's NVTX call entered: its time counts among the collector's callbacks. */
+static __thread uint64_t entered_at;
+
 static int enter(void)
 {
-	pthread_mutex_lock(&gmp_col.lock);
+	entered_at = st_now();
+	st_lock(entered_at);
 	if (gmp_col.active && !gmp_col.closed && !gmp_col.write_failed) /* a stopped profile records nothing */
 		return 1;
 	pthread_mutex_unlock(&gmp_col.lock);
@@ -52,6 +56,7 @@ static int enter(void)
 
 static void leave(void)
 {
+	st_since(GMP_ST_CALLBACKS, entered_at);
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 

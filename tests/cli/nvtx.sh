@@ -47,6 +47,14 @@ alloc 0x102000 pool_region
 free 0x102000
 free 0x101000
 free 0x100000"
+# The collector's NVTX calls count among its callbacks in its record of its own
+# time: at least one more per region registered than without NVTX.
+callbacks_n() { "$GMPROF" dump "$1" | sed -n 's/.*"collector_time".* callbacks=[0-9]*\/\([0-9]*\) .*/\1/p'; }
+collect live-no-nvtx "$TMPDIR/live.jsonl" NVTX_INJECTION64_PATH=
+with=$(callbacks_n "$TMPDIR/live.gmprof") without=$(callbacks_n "$TMPDIR/live-no-nvtx.gmprof")
+[ -n "$with" ] && [ -n "$without" ] && [ "$with" -ge $((without + 2)) ] &&
+	ok "live: NVTX calls counted among the collector's callbacks ($with, $without without NVTX)" ||
+	notok "live: callbacks with NVTX '$with', without '$without'"
 # The same with the allocator resetting its heap before the cudaFree.
 collect reset "$TMPDIR/live.jsonl" GMP_DOUBLE_NVTX=reset
 same_ops reset "alloc 0x100000
