@@ -100,37 +100,37 @@ SanitizerResult sanitizerFree(CUcontext ctx, void *devPtr)
 	return SANITIZER_SUCCESS;
 }
 
+/* A copy (src) or a set (src NULL: value) of count bytes, in its stream's order; counted. */
+static SanitizerResult on_stream(unsigned long *calls, unsigned long *bytes, void *dst, const void *src,
+				 int value, size_t count, Sanitizer_StreamHandle stream)
+{
+	__atomic_add_fetch(calls, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(bytes, count, __ATOMIC_RELAXED);
+	double_stream_lock(stream);
+	if (src)
+		memcpy(dst, src, count);
+	else
+		memset(dst, value, count);
+	double_stream_unlock(stream);
+	return SANITIZER_SUCCESS;
+}
+
 SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t count,
 						 Sanitizer_StreamHandle stream)
 {
-	__atomic_add_fetch(&double_stats.uploads, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&double_stats.upload_bytes, count, __ATOMIC_RELAXED);
-	double_stream_lock(stream);
-	memcpy(dst, src, count);
-	double_stream_unlock(stream);
-	return SANITIZER_SUCCESS;
+	return on_stream(&double_stats.uploads, &double_stats.upload_bytes, dst, src, 0, count, stream);
 }
 
 SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 					    Sanitizer_StreamHandle stream)
 {
 	double_driver_exclusive("sanitizerMemcpyDeviceToHost");
-	__atomic_add_fetch(&double_stats.readbacks, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&double_stats.readback_bytes, count, __ATOMIC_RELAXED);
-	double_stream_lock(stream);
-	memcpy(dst, src, count);
-	double_stream_unlock(stream);
-	return SANITIZER_SUCCESS;
+	return on_stream(&double_stats.readbacks, &double_stats.readback_bytes, dst, src, 0, count, stream);
 }
 
 SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer_StreamHandle stream)
 {
-	__atomic_add_fetch(&double_stats.sets, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&double_stats.set_bytes, count, __ATOMIC_RELAXED);
-	double_stream_lock(stream);
-	memset(devPtr, value, count);
-	double_stream_unlock(stream);
-	return SANITIZER_SUCCESS;
+	return on_stream(&double_stats.sets, &double_stats.set_bytes, devPtr, NULL, value, count, stream);
 }
 
 /*
