@@ -195,8 +195,7 @@ GMP_HD uint32_t gmp_patch_hit_of(uint32_t word, uint32_t epoch)
  * the bits added (compare and swap; a swap that lost to another warp's
  * retries with what that one wrote, and stops when the bits are there).
  * The swap that sets a bit first appends it to the hit list, once per bit;
- * a stale test (GMP_MODE_L1_TESTS) costs one more atomic that sets
- * nothing new.
+ * a stale test (GMP_MODE_L1_TESTS) costs one more swap, which fails.
  */
 GMP_HD void gmp_patch_mark(struct gmp_patch_launch *l, uint32_t *hits, uint64_t i, uint32_t bits,
 			   uint32_t mode)
@@ -204,7 +203,7 @@ GMP_HD void gmp_patch_mark(struct gmp_patch_launch *l, uint32_t *hits, uint64_t 
 	const uint32_t stamp = GMP_HIT_STAMP(l->epoch) << 2;
 	uint32_t old = gmp_patch_test(&hits[i], mode), fresh;
 	for (;;) {
-		uint32_t have = (old & ~3u) == stamp ? old & 3u : 0;
+		uint32_t have = gmp_patch_hit_of(old, l->epoch);
 		fresh = bits & ~have;
 		if (!fresh)
 			return;
