@@ -95,9 +95,13 @@ static void header(FILE *fp, struct gmp_session *s)
 	if (gmp_input__alloc_mode(t))
 		fprintf(fp, "  note     alloc mode records no kernel accesses: peaks, what was live there and leaks "
 			"are reported, not the patterns that need the accesses (gmprof run --mode object)\n");
+	else if (t->unharvested && gmp_trace__meta(t, "capture"))
+		fprintf(fp, "  note     %" PRIu64 " of %" PRIu64 " kernel launches were not monitored (outside "
+			"the capture range, GMPROF_CAPTURE=%s); each counts as a use of every object live "
+			"when it was issued\n", t->unharvested, gmp_input__launches(t), gmp_trace__meta(t, "capture"));
 	else if (t->unharvested)
-		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets\n",
-			t->unharvested);
+		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets; each counts "
+			"as a use of every object live when it was issued\n", t->unharvested);
 	if (t->untouched)
 		fprintf(fp, "  note     %" PRIu64 " intra-mode kernel launches have no recorded touches (their "
 			"maps did not fit, their access records overflowed, or they touched an object their "

@@ -107,8 +107,9 @@ static int check_profile(const char *path, const struct gmp_trace *t, int salvag
 	else if (!t->ended)
 		fprintf(stderr, "gmprof: warning: profile '%s' is incomplete: the program did not reach its end (it crashed or was killed); analyzing its %zu events\n",
 			path, t->nev);
-	if (t->unharvested && !gmp_input__alloc_mode(t)) /* alloc mode records none */
-		fprintf(stderr, "gmprof: warning: %" PRIu64 " kernel launches in '%s' have no recorded access sets\n",
+	/* Alloc mode records none; a capture range leaves launches unmonitored on purpose. */
+	if (t->unharvested && !gmp_input__alloc_mode(t) && !gmp_trace__meta(t, "capture"))
+		fprintf(stderr, "gmprof: warning: %" PRIu64 " kernel launches in '%s' have no recorded access sets; each counts as a use of every object live when it was issued\n",
 			t->unharvested, path);
 	if (t->untouched)
 		fprintf(stderr, "gmprof: warning: %" PRIu64 " intra-mode kernel launches in '%s' have no recorded touches\n",
@@ -229,6 +230,14 @@ void gmp_input__release(struct gmp_input *in)
 {
 	gmp_trace__free(in->trace);
 	in->trace = NULL;
+}
+
+uint64_t gmp_input__launches(const struct gmp_trace *t)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < t->nev; i++)
+		n += t->ev[i].op == GMP_OP_KERNEL;
+	return n;
 }
 
 int gmp_input__alloc_mode(const struct gmp_trace *t)

@@ -27,6 +27,8 @@ int gmp_input__detect(const struct gmp_input *in, const struct gmp_detect_opts *
 
 /* A profile recorded in alloc mode, without the kernels' accesses: of the patterns, only leaks can be found. */
 int gmp_input__alloc_mode(const struct gmp_trace *t);
+/* Kernel launches in t. */
+uint64_t gmp_input__launches(const struct gmp_trace *t);
 /*
  * 0 when t can have findings of every pattern mask names ("all" asks for
  * what it can have); else -1 after one sentence naming the first that it

@@ -309,7 +309,9 @@ static int walk_accesses(struct det *d, uint32_t *fill, struct gmp_span *spans)
 {
 	const struct gmp_result *r = d->r;
 	uint32_t idle = d->gap_off ? d->o->idle_apis : 0;
-	uint32_t (*last)[2] = NULL; /* per object: its last access, APIs up to its level */
+	/* per object: its last access, APIs up to its level, unknown launches before it */
+	uint32_t (*last)[3] = NULL;
+	uint32_t unk = 0; /* launches with unknown accesses before place p (unmonitored.c) */
 	if (idle) {
 		if (!(last = malloc((r->nobjects + 1) * sizeof(*last))))
 			return -ENOMEM;
@@ -321,6 +323,8 @@ static int walk_accesses(struct det *d, uint32_t *fill, struct gmp_span *spans)
 		uint32_t v = r->order[p];
 		while (p >= d->level_end[l])
 			l++; /* v's level, without reading r->level at random */
+		while (unk < d->nunk && d->unk[unk] < p)
+			unk++;
 		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
 			if (DEP_KIND(d->deps[k]) > DEP_RW)
 				continue;
@@ -330,8 +334,9 @@ static int walk_accesses(struct det *d, uint32_t *fill, struct gmp_span *spans)
 			if (!idle)
 				continue;
 			uint32_t before = d->api_before[l];
+			/* Not idle where a launch that may have used it came between. */
 			if (last[obj][0] != NONE && before > last[obj][1] &&
-			    before - last[obj][1] >= idle) {
+			    before - last[obj][1] >= idle && last[obj][2] == unk) {
 				if (spans)
 					spans[d->gap_off[obj + 1]++] = (struct gmp_span){
 						last[obj][0], v, before - last[obj][1] };
@@ -340,6 +345,7 @@ static int walk_accesses(struct det *d, uint32_t *fill, struct gmp_span *spans)
 			}
 			last[obj][0] = v;
 			last[obj][1] = d->api_before[l + 1];
+			last[obj][2] = unk;
 		}
 	}
 	free(last);
@@ -477,7 +483,8 @@ int det_build(struct det *d)
 	d->pos = malloc((n ? n : 1) * sizeof(*d->pos));
 	if (!r->order || !d->pos)
 		err = -ENOMEM;
-	if (err || (err = topo_order(d, &d->level_end)) || (err = object_accesses(d)))
+	if (err || (err = topo_order(d, &d->level_end)) || (err = det_unknown_launches(d)) ||
+	    (err = object_accesses(d)) || (err = det_unknown_uses(d)))
 		goto out;
 out:
 	gmp_csr__release(&b.in);

@@ -4,7 +4,9 @@
  * a memcpy or memset that nothing has accessed since.  A later memcpy or
  * memset over those bytes makes them dead; any access (a kernel, a copy
  * reading them) clears them.  A kernel clears only the bytes it touched
- * when its touches were recorded, else the whole object.
+ * when its touches were recorded, else the whole object.  A launch whose
+ * accesses are unknown may have read anything: ranges written before it
+ * are never dead (each range keeps how many such launches came before).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +20,7 @@
 struct pend {
 	uint64_t start, end;
 	uint32_t writer;
+	uint32_t unk;        /* launches with unknown accesses issued before the write */
 };
 
 struct pvec {
@@ -37,6 +40,7 @@ struct dw {
 	size_t ndead, dead_cap;
 	struct pend *tmp;
 	size_t tmp_cap;
+	uint32_t unk;        /* launches with unknown accesses so far */
 };
 
 /* Removes [s, e) from the pending ranges of obj, recording them as dead when killer is set. */
@@ -52,7 +56,7 @@ static int cut(struct dw *w, uint32_t obj, uint64_t s, uint64_t e, uint32_t kill
 			w->tmp[out++] = x;
 			continue;
 		}
-		if (killer != GMP_NO_EVENT) {
+		if (killer != GMP_NO_EVENT && x.unk == w->unk) { /* else it may have been read */
 			if (GMP_GROW(w->dead, w->dead_cap, w->ndead + 1))
 				return -ENOMEM;
 			w->dead[w->ndead++] = (struct dead){
@@ -60,9 +64,9 @@ static int cut(struct dw *w, uint32_t obj, uint64_t s, uint64_t e, uint32_t kill
 				.start = x.start > s ? x.start : s, .end = x.end < e ? x.end : e };
 		}
 		if (x.start < s)
-			w->tmp[out++] = (struct pend){ x.start, s, x.writer };
+			w->tmp[out++] = (struct pend){ x.start, s, x.writer, x.unk };
 		if (x.end > e)
-			w->tmp[out++] = (struct pend){ e, x.end, x.writer };
+			w->tmp[out++] = (struct pend){ e, x.end, x.writer, x.unk };
 	}
 	if (GMP_GROW(p->v, p->cap, out + 1))
 		return -ENOMEM;
@@ -79,7 +83,7 @@ static int write_range(struct dw *w, uint32_t obj, uint64_t s, uint64_t e, uint3
 	struct pvec *p = &w->pv[obj];
 	if (GMP_GROW(p->v, p->cap, p->n + 1))
 		return -ENOMEM;
-	p->v[p->n++] = (struct pend){ s, e, v };
+	p->v[p->n++] = (struct pend){ s, e, v, w->unk };
 	return 0;
 }
 
@@ -192,6 +196,7 @@ int det_dead_writes(struct det *d)
 		return -ENOMEM;
 	for (size_t v = 0; v < d->t->nev && !err; v++) {
 		uint8_t op = d->t->ev[v].op;
+		w.unk += det_unknown_launch(d, &d->t->ev[v]);
 		if (op == GMP_OP_MEMCPY || op == GMP_OP_MEMSET || op == GMP_OP_KERNEL ||
 		    op == GMP_OP_FREE)
 			err = one_event(&w, (uint32_t)v);

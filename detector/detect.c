@@ -189,8 +189,9 @@ const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char 
 			 gmp_result__kernel_name(r, k->name), dev, k->stream,
 			 r->ordinal[e->value]);
 	} else if (e->op == GMP_OP_KERNEL)
-		snprintf(buf, n, "KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 ")",
-			 gmp_result__kernel_name(r, e->name), dev, e->stream, r->ordinal[ev]);
+		snprintf(buf, n, "KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 "%s)",
+			 gmp_result__kernel_name(r, e->name), dev, e->stream, r->ordinal[ev],
+			 !(e->flags & GMP_EF_ACCESS_KNOWN) && !r->opts.accesses_unknown ? ", not monitored" : "");
 	else
 		snprintf(buf, n, "%s (%sstream %" PRIu32 ", #%" PRIu32 ")", gmp_api__kind(e->op),
 			 dev, e->stream, r->ordinal[ev]);
@@ -329,8 +330,10 @@ static void det_release_patterns(struct det *d)
 	free(d->oacc);
 	free(d->level_end);
 	free(d->gap_off);
+	free(d->unk);
 	d->level_end = NULL;
 	d->gap_off = NULL;
+	d->unk = NULL;
 	d->dep_off = d->deps = d->touch_obj = d->oacc_off = d->oacc = NULL;
 	d->weight = NULL;
 	d->api_before = NULL;

@@ -57,6 +57,10 @@ struct det {
 	uint32_t *oacc_off;
 	uint32_t *oacc;
 	uint32_t *level_end;   /* per level: its end in r->order (until the lifetime pass) */
+	/* launches whose accesses are unknown (det_unknown_launch): their places in
+	 * r->order, ascending (unmonitored.c) */
+	uint32_t *unk;
+	uint32_t nunk;
 	/* idle gaps: object o's are spans[base + gap_off[o] .. base + gap_off[o + 1])
 	 * after det_idle_spans; NULL when temporary idleness is off */
 	uint32_t *gap_off;
@@ -66,7 +70,25 @@ struct det {
 	struct dev_curve *icurves;
 };
 
+/*
+ * A kernel launch whose accesses are unknown: not monitored (outside the
+ * capture range, or the collector could not), or never read back.  It may
+ * have read and written any object live when it was issued, so the
+ * patterns count it as a use of each (unmonitored.c).  Not in a trace
+ * where no kernel's accesses were recorded (alloc mode): there only leaks
+ * are told.
+ */
+static inline int det_unknown_launch(const struct det *d, const struct gmp_event *e)
+{
+	return e->op == GMP_OP_KERNEL && !(e->flags & GMP_EF_ACCESS_KNOWN) &&
+	       !d->o->accesses_unknown;
+}
+
 int det_resolve(struct det *d);
+/* The launches with unknown accesses, in topological order (d->unk); after the order is built. */
+int det_unknown_launches(struct det *d);
+/* Counts them among the uses of the objects live when they were issued (first, last, naccess). */
+int det_unknown_uses(struct det *d);
 int det_build(struct det *d);
 /* Writes the idle gaps that det_build counted to r->spans from *base, grouped by object. */
 int det_idle_spans(struct det *d, uint32_t *base);

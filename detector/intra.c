@@ -10,7 +10,8 @@
  *  - structured access: per kernel, two or more launches whose access sets
  *    on the object are pairwise disjoint.
  * An object is judged for overallocation only when every kernel that
- * accessed it had at least one launch with touches recorded.
+ * accessed it had at least one launch with touches recorded, and no launch
+ * with unknown accesses was issued while it was live.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -260,6 +261,8 @@ static int coverage(struct ix *x)
 		}
 	}
 	gmp_u64map__release(&touched);
+	for (size_t obj = 0; obj < d->r->nobjects; obj++)
+		x->uncovered[obj] |= d->r->objects[obj].unmonitored > 0; /* unmonitored.c */
 	return 0;
 }
 

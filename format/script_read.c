@@ -41,7 +41,7 @@ static const char *const *op_fields(unsigned op)
 	static const char *const free_f[] = { "addr", NULL };
 	static const char *const memcpy_f[] = { "dst", "src", "size", NULL };
 	static const char *const memset_f[] = { "addr", "size", "value", NULL };
-	static const char *const kernel_f[] = { "name", "read", "write", "touch", NULL };
+	static const char *const kernel_f[] = { "name", "read", "write", "touch", "monitored", NULL };
 	static const char *const sync_f[] = { "event", NULL };
 	static const char *const event_f[] = { "event", NULL };
 	static const char *const none_f[] = { NULL };
@@ -171,6 +171,17 @@ static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e
 			return rc;
 		if (rc > 0)
 			return sr_fail(r, "missing required field 'name'");
+		const cJSON *mon = cJSON_GetObjectItemCaseSensitive(o, "monitored");
+		if (mon && !cJSON_IsBool(mon))
+			return sr_fail(r, "field 'monitored' must be true or false");
+		if (mon && cJSON_IsFalse(mon)) {
+			/* Its accesses are unknown: it may have used any live object. */
+			if (cJSON_GetObjectItemCaseSensitive(o, "read") ||
+			    cJSON_GetObjectItemCaseSensitive(o, "write") ||
+			    cJSON_GetObjectItemCaseSensitive(o, "touch"))
+				return sr_fail(r, "a kernel with 'monitored': false takes no 'read', 'write' or 'touch'");
+			return 0;
+		}
 		if (sr_addr_list(r, o, "read", GMP_RW_READ) || sr_addr_list(r, o, "write", GMP_RW_WRITE) ||
 		    sr_touch_list(r, o, touch_present))
 			return -EINVAL;
@@ -357,6 +368,9 @@ static int reader_done(struct reader *r, int rc, struct gmp_trace **out)
 		gmp_trace__free(r->t);
 		return rc;
 	}
+	for (size_t i = 0; i < r->t->nev; i++) /* kernels with "monitored": false, as a profile counts them */
+		r->t->unharvested += r->t->ev[i].op == GMP_OP_KERNEL &&
+				     !(r->t->ev[i].flags & GMP_EF_ACCESS_KNOWN);
 	*out = r->t;
 	return 0;
 }

@@ -81,6 +81,10 @@ static void op_fields(struct gmp_jw *jw, const struct gmp_trace *t, const struct
 		break;
 	case GMP_OP_KERNEL:
 		gmp_jw__kstr(jw, "name", gmp_trace__str(t, e->name, NULL));
+		if (!(e->flags & GMP_EF_ACCESS_KNOWN)) {
+			gmp_jw__kbool(jw, "monitored", 0); /* its accesses are unknown */
+			break;
+		}
 		addr_list(jw, t, e, "read", GMP_RW_READ);
 		addr_list(jw, t, e, "write", GMP_RW_WRITE);
 		if (e->flags & GMP_EF_TOUCH_KNOWN)

@@ -97,10 +97,14 @@ struct gmp_object {
 	uint32_t free_ev;        /* event index of its free, GMP_NO_EVENT if leaked */
 	uint32_t first_ev;       /* first (lowest level) accessing API, or GMP_NO_EVENT */
 	uint32_t last_ev;        /* last (highest level) accessing API, or GMP_NO_EVENT */
-	uint32_t naccess;        /* APIs that access it */
+	uint32_t naccess;        /* APIs that access it, or may: unmonitored included */
 	uint32_t device;
 	uint32_t kind;           /* enum gmp_mem_kind */
 	uint32_t parent;         /* pool regions: the object they live in */
+	uint32_t unmonitored;    /* kernel launches with unknown accesses issued while it
+				    was live: each counts as a use (first_ev, last_ev and
+				    naccess include them) */
+	uint32_t reserved;
 };
 
 /* A byte range inside an object (offsets from the object's start). */

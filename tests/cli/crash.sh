@@ -27,7 +27,7 @@ events() { # PROFILE -> its events as script lines without host thread and time,
 	"$GMPROF" dump "$1" 2>/dev/null | grep '"op"' | grep -v '"op":"end"\|"op":"meta"' | sed -e 's/,"thread":[0-9]*//' -e 's/,"time_ns":[0-9]*//'
 }
 # Kernels launched just before a death may lack access sets: compare without them.
-ops() { sed -e 's/,"read":\[[^]]*\]//' -e 's/,"write":\[[^]]*\]//' "$@"; }
+ops() { sed -e 's/,"read":\[[^]]*\]//' -e 's/,"write":\[[^]]*\]//' -e 's/,"monitored":false//' "$@"; }
 
 env GMPROF_OUTPUT="$TMPDIR/full.gmprof" "$FAKE" "$S" >/dev/null 2>&1
 events "$TMPDIR/full.gmprof" >"$TMPDIR/full.ev"
