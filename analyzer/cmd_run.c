@@ -51,6 +51,11 @@ static const char usage[] =
 	"                           most of what was live at PROFILE's peaks (an earlier\n"
 	"                           run, object mode is enough)\n"
 	"      --kernels-top N      how many kernels --kernels-from chooses (5)\n"
+	"      --capture RANGE      monitor only the launches in a range: profiler-api (between\n"
+	"                           the program's cudaProfilerStart and cudaProfilerStop) or\n"
+	"                           nvtx:NAME (made inside an NVTX range NAME); the others run\n"
+	"                           at the cost of an empty callback and count as using every\n"
+	"                           object live then; allocations are recorded throughout\n"
 	"      --depth N            call-path frames kept (32)\n"
 	"      --harvest deferred|launch  collect hit flags at the program's syncs (default),\n"
 	"                           or after every launch as DrGPUM does\n"
@@ -188,7 +193,7 @@ static int preflight_gpu(void)
 }
 
 struct run_opts {
-	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib, *suppress;
+	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib, *suppress, *capture;
 	const char *kernels_from;  /* --kernels-from: a profile */
 	char *chosen;              /* the regex it gave (o.kernels then points at it) */
 	uint32_t kernels_top;
@@ -216,6 +221,8 @@ static int set_env(const struct run_opts *o, const char *collector)
 		err |= setenv("GMPROF_HARVEST", o->harvest, 1);
 	if (o->sanlib)
 		err |= setenv("GMPROF_SANITIZER_LIB", o->sanlib, 1);
+	if (o->capture)
+		err |= setenv("GMPROF_CAPTURE", o->capture, 1);
 	/* The report comes from gmprof; the program's stderr stays the program's. */
 	err |= setenv("GMPROF_SUMMARY", "0", 1);
 	/* gmprof analyzes the profile itself: the program need not do it at its exit too. */
@@ -465,13 +472,13 @@ static int run_program(const struct run_opts *o, char **argv)
 int cmd_run(int argc, char **argv)
 {
 	enum { O_FORCE = OPT_CMD_BASE, O_MODE, O_SAMPLE, O_KERNELS, O_DEPTH, O_HARVEST, O_SANLIB,
-	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN, O_KFROM, O_KTOP };
+	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN, O_KFROM, O_KTOP, O_CAPTURE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, O_FORCE },
 		{ "mode", required_argument, 0, O_MODE }, { "kernel-sample", required_argument, 0, O_SAMPLE },
 		{ "kernels", required_argument, 0, O_KERNELS }, { "depth", required_argument, 0, O_DEPTH },
 		{ "kernels-from", required_argument, 0, O_KFROM }, { "kernels-top", required_argument, 0, O_KTOP },
-		{ "harvest", required_argument, 0, O_HARVEST },
+		{ "harvest", required_argument, 0, O_HARVEST }, { "capture", required_argument, 0, O_CAPTURE },
 		{ "sanitizer-lib", required_argument, 0, O_SANLIB },
 		{ "fail-on", required_argument, 0, O_FAILON }, { "top", required_argument, 0, O_TOP },
 		{ "suppressions", required_argument, 0, O_SUPPRESS }, { "alloc-fn", required_argument, 0, O_ALLOCFN },
@@ -513,6 +520,13 @@ int cmd_run(int argc, char **argv)
 			o.harvest = optarg;
 			break;
 		case O_SANLIB: o.sanlib = optarg; break;
+		case O_CAPTURE:
+			if (strcmp(optarg, "all") && strcmp(optarg, "profiler-api") &&
+			    (strncmp(optarg, "nvtx:", 5) || !optarg[5] || strlen(optarg + 5) > 95))
+				return gmp_cli__usage_error("run", "--capture must be all, profiler-api or nvtx:NAME "
+							    "(a range's name, up to 95 bytes), not '%s'", optarg);
+			o.capture = optarg;
+			break;
 		case O_FAILON:
 			if (gmp_pattern__parse_list(optarg, &o.fail_on))
 				return gmp_cli__usage_error("run", "'--fail-on %s' names no known pattern list", optarg);
@@ -549,6 +563,8 @@ int cmd_run(int argc, char **argv)
 	if (o.mode && !strcmp(o.mode, "alloc") && lost)
 		return gmp_cli__usage_error("run", "--fail-on %s needs the kernels' accesses, which --mode alloc does not "
 					    "record", gmp_pattern__name((unsigned)__builtin_ctz(lost)));
+	if (o.mode && !strcmp(o.mode, "alloc") && o.capture && strcmp(o.capture, "all"))
+		return gmp_cli__usage_error("run", "--capture chooses the launches to monitor, and --mode alloc monitors none");
 	if (o.kernels_from) {
 		if (o.kernels)
 			return gmp_cli__usage_error("run", "give --kernels or --kernels-from, not both");

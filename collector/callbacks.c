@@ -70,12 +70,22 @@ static void device_memory(uint64_t *free_bytes, uint64_t *total_bytes)
 	}
 }
 
+/* GMPROF_CAPTURE=profiler-api: the program's cudaProfilerStart and cudaProfilerStop (or cu*). */
+static void profiler_api(const char *name)
+{
+	int on = !strcmp(name, "cudaProfilerStart") || !strcmp(name, "cuProfilerStart");
+	if (on || !strcmp(name, "cudaProfilerStop") || !strcmp(name, "cuProfilerStop"))
+		__atomic_store_n(&gmp_col.profiling, on, __ATOMIC_RELAXED);
+}
+
 static void api(const Sanitizer_CallbackData *cd)
 {
 	if (cd->callbackSite == SANITIZER_API_ENTER) {
 		if (api_depth++ == 0) {
 			api_name = cd->functionName;
 			api_enter_seq = __atomic_load_n(&gmp_col.enqueue_seq, __ATOMIC_ACQUIRE);
+			if (gmp_col.opts.capture == GMP_CAPTURE_PROFILER && api_name)
+				profiler_api(api_name);
 		}
 	} else if (api_depth > 0 && --api_depth == 0) {
 		api_name = NULL;

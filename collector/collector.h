@@ -81,6 +81,8 @@ struct gmp_collector {
 	size_t live_log_n;
 	uint64_t live_log_v0;
 	uint64_t enqueue_seq;     /* launches enqueued so far (atomic) */
+	int profiling;            /* GMP_CAPTURE_PROFILER: between the program's
+				     cudaProfilerStart and cudaProfilerStop (atomic) */
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;
 	struct gmp_kfilter *kf;
@@ -189,6 +191,8 @@ void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* ---- nvtx_ranges.c: NVTX ranges (lock held) ------------------------------- */
 /* Before a record of this thread's: its ranges, when they changed since its last one. */
 void nvtx_sync_ranges(void);
+/* Whether this thread is inside an NVTX range named name (at any of the depths kept). */
+int nvtx_in_range(const char *name);
 
 /* ---- oom.c: allocations that ran out of memory --------------------------- */
 /*

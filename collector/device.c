@@ -367,14 +367,29 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 }
 
 /* Records the kernel event: its kind says how the launch is monitored. */
-static void record(struct gmp_launch_info *li, struct gmp_event *e, uint32_t mode)
+static void record_as(struct gmp_launch_info *li, struct gmp_event *e, uint32_t mode, int stack)
 {
 	e->kind = (uint8_t)(mode & GMP_MODE_INTRA_GPU ? GMP_KERNEL_INTRA_GPU
 				: mode & GMP_MODE_INTRA_STREAM ? GMP_KERNEL_INTRA_STREAM
 							       : GMP_KERNEL_OBJECT);
-	/* Alloc mode keeps launches cheap: no call path (its findings never name a launch's). */
-	int64_t ev = rec_event(e, li->name, gmp_col.opts.mode != GMP_COLLECT_ALLOC);
+	int64_t ev = rec_event(e, li->name, stack);
 	li->ev = ev < 0 ? UINT64_MAX : (uint64_t)ev;
+}
+
+static void record(struct gmp_launch_info *li, struct gmp_event *e, uint32_t mode)
+{
+	/* Alloc mode keeps launches cheap: no call path (its findings never name a launch's). */
+	record_as(li, e, mode, gmp_col.opts.mode != GMP_COLLECT_ALLOC);
+}
+
+/* Whether GMPROF_CAPTURE lets this launch be monitored (on the launching thread). */
+static int captured(void)
+{
+	switch (gmp_col.opts.capture) {
+	case GMP_CAPTURE_PROFILER: return __atomic_load_n(&gmp_col.profiling, __ATOMIC_RELAXED);
+	case GMP_CAPTURE_NVTX: return nvtx_in_range(gmp_col.opts.capture_range);
+	default: return 1;
+	}
 }
 
 /* A launch that stays unmonitored: its resources back, its event recorded. */
@@ -392,6 +407,11 @@ static void unmonitored(struct gmp_ctx_state *s, struct pending *p, struct gmp_l
 
 void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 {
+	if (!captured()) {
+		/* Outside the capture range: as cheap as it can be, no call path either. */
+		record_as(li, e, 0, 0);
+		return;
+	}
 	struct gmp_ctx_state *s = state_of(li->ctx);
 	if (!s || s->patches != 1 || !is_patched(s, li->module)) {
 		record(li, e, 0); /* unmonitored: its access sets stay unknown */

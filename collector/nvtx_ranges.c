@@ -123,6 +123,14 @@ void nvtx_sync_ranges(void)
 	tr.started = ranges_seen = 1;
 }
 
+int nvtx_in_range(const char *name)
+{
+	for (unsigned i = 0; i < tr.depth && i < RANGE_DEPTH; i++)
+		if (!strcmp(tr.name[i], name))
+			return 1;
+	return 0;
+}
+
 /* Fills a module's slots that gmprof implements, where the table has them. */
 static void fill(const struct gmp_nvtx_callbacks_table *cb, int module, const int *ids,
 		 const gmp_nvtx_fn *fns, size_t n)

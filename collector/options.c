@@ -132,6 +132,25 @@ static int fallback_opt(gmp_getenv_fn get, uint32_t *out, char *err, size_t n)
 	}
 }
 
+static int capture_opt(gmp_getenv_fn get, struct gmp_opts *o, char *err, size_t n)
+{
+	const char *v = get("GMPROF_CAPTURE");
+	if (!v || !*v || !strcmp(v, "all"))
+		return 0;
+	if (o->mode == GMP_COLLECT_ALLOC)
+		return bad(err, n, "GMPROF_CAPTURE", v, "alloc mode monitors no launch (use object or intra mode)");
+	if (!strcmp(v, "profiler-api"))
+		o->capture = GMP_CAPTURE_PROFILER;
+	else if (!strncmp(v, "nvtx:", 5) && v[5] && strlen(v + 5) < GMP_CAPTURE_NAME_MAX)
+		o->capture = GMP_CAPTURE_NVTX;
+	else
+		return bad(err, n, "GMPROF_CAPTURE", v,
+			   "expected all, profiler-api or nvtx:NAME (a range's name, up to 95 bytes)");
+	strcpy(o->capture_value, v);
+	o->capture_range = o->capture == GMP_CAPTURE_NVTX ? o->capture_value + 5 : NULL;
+	return 0;
+}
+
 static int pow2(uint32_t x)
 {
 	return x && !(x & (x - 1));
@@ -182,7 +201,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    bool_opt(get, "GMPROF_OOM_MEMINFO", &o->oom_meminfo, err, n) ||
 	    bool_opt(get, "GMPROF_PATCH_EMPTY", &o->patch_empty, err, n) ||
 	    u32_opt(get, "GMPROF_HIT_EPOCHS", 1, GMP_HIT_EPOCHS, &o->hit_epochs, err, n) ||
-	    fallback_opt(get, &o->fallback, err, n))
+	    fallback_opt(get, &o->fallback, err, n) || capture_opt(get, o, err, n))
 		return -EINVAL;
 	char v[32];
 	if (!pow2(o->gran)) {

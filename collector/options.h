@@ -36,6 +36,16 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
 					 buffer (launches numbered: patch_abi.h) */
 #define GMP_FALLBACK_ALL 0xfu
 
+/*
+ * GMPROF_CAPTURE: which launches are monitored.  Every one (""); those
+ * between the program's cudaProfilerStart and cudaProfilerStop
+ * ("profiler-api", off until the first start); those made by a thread
+ * inside an NVTX range of a name ("nvtx:NAME").  The others are recorded
+ * with their accesses unknown, and without call paths.
+ */
+enum gmp_capture { GMP_CAPTURE_ALL = 0, GMP_CAPTURE_PROFILER = 1, GMP_CAPTURE_NVTX = 2 };
+#define GMP_CAPTURE_NAME_MAX 96 /* an NVTX range's name, NUL included (as nvtx_ranges.c keeps them) */
+
 struct gmp_opts {
 	char output[1024];       /* GMPROF_OUTPUT: path pattern ("gmprof.%p.gmprof") */
 	int force;               /* GMPROF_FORCE: replace an existing profile (0) */
@@ -77,6 +87,9 @@ struct gmp_opts {
 	uint32_t fallback;       /* GMPROF_FALLBACK: GMP_FALLBACK_* mechanisms replaced by the
 				    simpler ways before them: a comma list of hit-list,
 				    two-tables, table-reuse, hit-epochs, or all ("": none) */
+	int capture;             /* GMPROF_CAPTURE: enum gmp_capture (all) */
+	char capture_value[GMP_CAPTURE_NAME_MAX + 8]; /* as given ("": all) */
+	const char *capture_range; /* GMP_CAPTURE_NVTX: the range's name, in capture_value */
 };
 
 typedef const char *(*gmp_getenv_fn)(const char *name);

@@ -164,6 +164,8 @@ int rec_open(char *err, size_t errn)
 	    gmp_writer__meta(gmp_col.w, "mode", gmp_mode__name(gmp_col.opts.mode)) ||
 	    gmp_writer__meta(gmp_col.w, "harvest", gmp_col.opts.harvest ? "launch" : "deferred") ||
 	    gmp_writer__meta(gmp_col.w, "sanitizer", gmp_col.san.path) ||
+	    (gmp_col.opts.capture &&
+	     gmp_writer__meta(gmp_col.w, "capture", gmp_col.opts.capture_value)) ||
 	    (gmp_col.opts.fallback &&
 	     gmp_writer__meta(gmp_col.w, "fallback", gmp_opts__fallback_names(gmp_col.opts.fallback, fb, sizeof(fb))))) {
 		snprintf(err, errn, "cannot write the profile '%s'", gmp_col.path);

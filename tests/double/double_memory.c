@@ -5,11 +5,13 @@
  * done at once, and the counts GMP_DOUBLE_STATS=1 prints at exit.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "double_memory.h"
 #include "sanitizer_double.h"
@@ -160,4 +162,27 @@ __attribute__((destructor)) static void print_stats(void)
 			__atomic_load_n(&double_stats.set_bytes, __ATOMIC_RELAXED));
 	if (v && (*v == '1' || *v == '2'))
 		fputc('\n', stderr);
+}
+
+/*
+ * GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS: each stream sync, each module
+ * patched takes that long, as a real one takes time (the collector's
+ * accounting of its own time is checked against them).
+ */
+void double_delay(const char *env)
+{
+	const char *v = getenv(env);
+	long ms = v && *v ? atol(v) : 0;
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (ms > 0 && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream)
+{
+	(void)stream;
+	__atomic_add_fetch(&double_stats.stream_syncs, 1, __ATOMIC_RELAXED);
+	double_driver_exclusive("sanitizerStreamSynchronize");
+	double_delay("GMP_DOUBLE_SYNC_MS");
+	return SANITIZER_SUCCESS;
 }

@@ -29,5 +29,7 @@ void double_stream_unlock(Sanitizer_StreamHandle stream);
  * allocation callbacks hold it too long (a deadlock).
  */
 void double_driver_exclusive(const char *fn);
+/* Sleeps the milliseconds the environment variable env gives (GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS). */
+void double_delay(const char *env);
 
 #endif

@@ -140,29 +140,6 @@ SanitizerResult sanitizerEnableCallback(uint32_t enable, Sanitizer_SubscriberHan
 	return sanitizerEnableDomain(enable, subscriber, domain);
 }
 
-/*
- * GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS: each stream sync, each module
- * patched takes that long, as a real one takes time (the collector's
- * accounting of its own time is checked against them).
- */
-static void delay(const char *env)
-{
-	const char *v = getenv(env);
-	long ms = v && *v ? atol(v) : 0;
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	while (ms > 0 && nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream)
-{
-	(void)stream;
-	__atomic_add_fetch(&double_stats.stream_syncs, 1, __ATOMIC_RELAXED);
-	double_driver_exclusive("sanitizerStreamSynchronize");
-	delay("GMP_DOUBLE_SYNC_MS");
-	return SANITIZER_SUCCESS;
-}
-
 SanitizerResult sanitizerAddPatchesFromFile(const char *filename, CUcontext ctx)
 {
 	(void)ctx;
@@ -189,7 +166,7 @@ SanitizerResult sanitizerPatchModule(CUmodule module)
 	if (module != MODULE)
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	module_patched = 1;
-	delay("GMP_DOUBLE_PATCH_MS");
+	double_delay("GMP_DOUBLE_PATCH_MS");
 	return SANITIZER_SUCCESS;
 }
 
@@ -302,7 +279,27 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 	}
 }
 
+/* GMP_DOUBLE_PROFILER="3,7": cudaProfilerStart before event 3, cudaProfilerStop before 7, and so on. */
+static const char *profiler_env;
+static void read_profiler_env(void)
+{
+	profiler_env = getenv("GMP_DOUBLE_PROFILER");
+	profiler_env = profiler_env ? profiler_env : "";
+}
 
+static void profiler_calls(size_t i)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_profiler_env);
+	const char *v = profiler_env;
+	int k = 0;
+	for (const char *p = v; *p; k++, p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
+		if (strtoul(p, NULL, 10) == i) {
+			const char *name = k % 2 ? "cudaProfilerStop" : "cudaProfilerStart";
+			api(name, SANITIZER_API_ENTER);
+			api(name, SANITIZER_API_EXIT);
+		}
+}
 
 /* Room for one more live object (the array doubles: replays of 100k allocations stay linear). */
 static struct live *live_room(struct live **live, size_t nlive)
@@ -479,7 +476,7 @@ static void maybe_die(long n)
 {
 	if (n != die_at)
 		return;
-	delay("GMP_DOUBLE_DIE_PAUSE_MS"); /* the program lingers before it dies (flush-interval tests) */
+	double_delay("GMP_DOUBLE_DIE_PAUSE_MS"); /* the program lingers before it dies (flush-interval tests) */
 	switch (die_how) {
 	case GMP_DOUBLE_DIE_KILL: raise(SIGKILL); break;
 	case GMP_DOUBLE_DIE_SEGV: raise(SIGSEGV); break;
@@ -575,6 +572,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 			replay_failure(t, &t->fails[nextf]);
 		if (err || i == t->nev)
 			break;
+		profiler_calls(i);
 		err = replay_event(t, i, &live, &nlive);
 		maybe_die((long)i + 1);
 	}

@@ -64,7 +64,7 @@ fallbacks() { # NAME MODE EXPECT
 	[ "$tries" -gt 0 ] || return
 	tries=$((tries - 1))
 	for fb in all hit-list two-tables table-reuse hit-epochs; do
-		timeout "$LIMIT" env GMPROF_FALLBACK=$fb "$G" run --mode "$2" --force --top 0 \
+		timeout "$LIMIT" env GMPROF_FALLBACK=$fb "$G" run --mode "$2" --capture "$capture" --force --top 0 \
 			-o "$OUT_DIR/$1.fb.gmprof" -- "$OUT_DIR/$1" >"$OUT_DIR/$1.fb.log" 2>&1
 		if check "$1.fb" "$OUT_DIR/$1.fb.gmprof" "$3"; then
 			echo "  findings as expected with GMPROF_FALLBACK=$fb"
@@ -82,13 +82,15 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	[ -f "$exp" ] || continue
 	mode=object
 	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
+	capture=all # a capture range, from NAME.capture
+	[ -f "$dir/$name.capture" ] && capture=$(cat "$dir/$name.capture")
 	if ! "$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -o "$OUT_DIR/$name" "$src" -lpthread \
 		>"$OUT_DIR/$name.build" 2>&1; then
 		bad "$name: does not build"; cat "$OUT_DIR/$name.build"; continue
 	fi
 	case " ${SKIP:-} " in *" $name "*) echo "skip $name (SKIP)"; continue ;; esac
-	timeout "$LIMIT" "$G" run --mode "$mode" --force --top 0 -o "$OUT_DIR/$name.gmprof" -- "$OUT_DIR/$name" \
-		>"$OUT_DIR/$name.log" 2>&1
+	timeout "$LIMIT" "$G" run --mode "$mode" --capture "$capture" --force --top 0 -o "$OUT_DIR/$name.gmprof" \
+		-- "$OUT_DIR/$name" >"$OUT_DIR/$name.log" 2>&1
 	rc=$?
 	if [ $rc = 124 ]; then
 		bad "$name: did not finish in $LIMIT s under gmprof (a hang?)"; cat "$OUT_DIR/$name.log"; continue

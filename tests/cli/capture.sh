@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: MIT
+# GMPROF_CAPTURE (gmprof run --capture): only the launches in a range are
+# monitored, between the program's cudaProfilerStart and cudaProfilerStop
+# or inside an NVTX range of a name; the others are recorded with their
+# accesses unknown ("monitored": false), without call paths, and each
+# counts as a use of every object live when it was issued.  Through the
+# test double (GMP_DOUBLE_PROFILER makes its program call the profiler API
+# before the events it names).
+. tests/cli/lib.sh
+B=${BUILD:-build}/test
+FAKE=$B/double/fake_app
+use_double "$PWD/$B"
+
+# w is written by init (outside the range), read by step (inside) and by
+# last (outside); tmp lives inside the range only.
+cat >"$TMPDIR/c.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":4096}
+{"op":"kernel","name":"init","write":["0x100000"]}
+{"op":"alloc","addr":"0x200000","size":4096}
+{"op":"kernel","name":"step","read":["0x100000"],"write":["0x200000"]}
+{"op":"kernel","name":"step2","read":["0x200000"]}
+{"op":"free","addr":"0x200000"}
+{"op":"kernel","name":"last","read":["0x100000"]}
+{"op":"free","addr":"0x100000"}
+{"op":"end"}
+J
+# collect NAME [ENV...]: the profile of c.jsonl, its kernels, its report.
+collect() {
+	name=$1
+	shift
+	env "$@" GMPROF_FORCE=1 GMPROF_OUTPUT="$TMPDIR/$name.gmprof" "$FAKE" "$TMPDIR/c.jsonl" >/dev/null 2>"$TMPDIR/$name.err"
+	kernels_of "$TMPDIR/$name.gmprof" >"$TMPDIR/$name.kernels"
+	"$GMPROF" report "$TMPDIR/$name.gmprof" >"$TMPDIR/$name.report" 2>"$TMPDIR/$name.report.err"
+}
+paths() { sed -n 's/.*call paths [0-9.]* ms (\([0-9]*\) paths).*/\1/p' "$TMPDIR/$1.report"; }
+
+collect all
+[ "$(grep -c '"monitored":false' "$TMPDIR/all.kernels")" -eq 0 ] && grep -q '"step2","read":\["0x200000"\]' "$TMPDIR/all.kernels" &&
+	ok "without a capture range every launch is monitored" || notok "all: $(cat "$TMPDIR/all.kernels")"
+
+collect prof GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6
+printf '%s\n' '{"op":"kernel","name":"init","monitored":false}' \
+	'{"op":"kernel","name":"step","read":["0x100000"],"write":["0x200000"]}' \
+	'{"op":"kernel","name":"step2","read":["0x200000"]}' \
+	'{"op":"kernel","name":"last","monitored":false}' | diff - "$TMPDIR/prof.kernels" >"$TMPDIR/diff" &&
+	ok "profiler-api: the launches between cudaProfilerStart and cudaProfilerStop are monitored, exactly" ||
+	{ notok "profiler-api: the launches"; cat "$TMPDIR/diff"; }
+"$GMPROF" dump "$TMPDIR/prof.gmprof" | grep -q '"key":"capture","value":"profiler-api"' &&
+	ok "  ... the profile says its capture range" || notok "  ... the profile says its capture range"
+grep -q '^  note     2 of 4 kernel launches were not monitored (outside the capture range, GMPROF_CAPTURE=profiler-api); each counts as a use of every object live when it was issued$' "$TMPDIR/prof.report" &&
+	ok "  ... the report says how many launches were not" || notok "  ... the report: $(grep note "$TMPDIR/prof.report")"
+[ ! -s "$TMPDIR/prof.report.err" ] && ok "  ... and warns of nothing (they were left out on purpose)" ||
+	notok "  ... warns: $(cat "$TMPDIR/prof.report.err")"
+[ "$(paths prof)" -eq "$(($(paths all) - 2))" ] && ok "  ... the launches outside it have no call path" ||
+	notok "  ... call paths: $(paths prof) with the range, $(paths all) without"
+# Outside the range, w is used by init and last as far as gmprof knows: no
+# unused, early or late allocation of it; with those launches monitored
+# and touching nothing (the dump, edited), w is early.
+"$GMPROF" replay "$TMPDIR/prof.gmprof" >"$TMPDIR/prof.replay" 2>&1
+! grep -q 'obj#1' "$TMPDIR/prof.replay" && ok "  ... no finding on an object the unmonitored launches may have used" ||
+	notok "  ... findings: $(cat "$TMPDIR/prof.replay")"
+"$GMPROF" dump "$TMPDIR/prof.gmprof" | sed 's/"monitored":false/"read":[]/' >"$TMPDIR/edited.jsonl"
+"$GMPROF" replay "$TMPDIR/edited.jsonl" | grep -q 'early_allocation: obj#1' &&
+	ok "  ... which the same launches monitored would have been (the control)" ||
+	notok "  ... the control: $("$GMPROF" replay "$TMPDIR/edited.jsonl" 2>&1)"
+"$GMPROF" dump "$TMPDIR/prof.gmprof" >"$TMPDIR/prof.jsonl"
+"$GMPROF" replay "$TMPDIR/prof.jsonl" 2>&1 | sed 1d >"$TMPDIR/from-dump"
+sed 1d "$TMPDIR/prof.replay" | cmp -s - "$TMPDIR/from-dump" && grep -q 'findings\?' "$TMPDIR/from-dump" &&
+	ok "  ... the dump replays to the same findings" || notok "  ... the dump replays to other findings"
+
+# Never started: nothing is monitored; a start with no stop: to the end.
+collect never GMPROF_CAPTURE=profiler-api
+[ "$(grep -c '"monitored":false' "$TMPDIR/never.kernels")" -eq 4 ] &&
+	ok "profiler-api: no launch is monitored before the program's first cudaProfilerStart" ||
+	notok "never started: $(cat "$TMPDIR/never.kernels")"
+collect open GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=3
+[ "$(grep -c '"monitored":false' "$TMPDIR/open.kernels")" -eq 1 ] && grep -q '"last","read"' "$TMPDIR/open.kernels" &&
+	ok "  ... and every one after a start that is never stopped" || notok "open: $(cat "$TMPDIR/open.kernels")"
+
+if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
+	# The same program with NVTX ranges: step inside "iter" (inside "train"), step2 in "train" only.
+	awk '/"step"/ { print "{\"op\":\"range_push\",\"name\":\"train\"}"; print "{\"op\":\"range_push\",\"name\":\"iter\"}" }
+		{ print } /"step"/ { print "{\"op\":\"range_pop\"}" } /"step2"/ { print "{\"op\":\"range_pop\"}" }' \
+		"$TMPDIR/c.jsonl" >"$TMPDIR/n.jsonl"
+	cp "$TMPDIR/n.jsonl" "$TMPDIR/c.jsonl"
+	collect nvtx GMPROF_CAPTURE=nvtx:iter
+	[ "$(grep -c '"monitored":false' "$TMPDIR/nvtx.kernels")" -eq 3 ] && grep -q '"step","read"' "$TMPDIR/nvtx.kernels" &&
+		ok "nvtx:iter: only the launches made inside an NVTX range iter are monitored" ||
+		notok "nvtx: $(cat "$TMPDIR/nvtx.kernels")"
+	collect outer GMPROF_CAPTURE=nvtx:train
+	[ "$(grep -c '"monitored":false' "$TMPDIR/outer.kernels")" -eq 2 ] &&
+		ok "nvtx:train: at any depth of the thread's ranges" || notok "nvtx train: $(cat "$TMPDIR/outer.kernels")"
+else
+	echo "ok - skipped: the NVTX capture range (no nvtx3 headers: the test double has no NVTX)"
+fi
+
+# Bad values: one sentence each, before anything runs.
+expect_exit 0 "a bad GMPROF_CAPTURE: the program still runs" -- env GMPROF_CAPTURE=nvtx: GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" "$TMPDIR/c.jsonl"
+expect_stderr_line "GMPROF_CAPTURE='nvtx:' is not valid: expected all, profiler-api or nvtx:NAME" "  ... unprofiled, and says why in one line"
+expect_exit 2 "gmprof run --capture with a bad range" -- "$GMPROF" run --capture everything -- true
+expect_stderr_line "--capture must be all, profiler-api or nvtx:NAME" "  ... one sentence"
+expect_exit 2 "gmprof run --capture in alloc mode" -- "$GMPROF" run --mode alloc --capture profiler-api -- true
+expect_stderr_line "--mode alloc monitors none" "  ... one sentence"
+finish
