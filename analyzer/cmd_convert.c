@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "cmds.h"
@@ -50,6 +51,8 @@ int cmd_convert(int argc, char **argv)
 	}
 	if (!output)
 		return gmp_cli__usage_error("convert", "-o PROFILE is required");
+	if (!strcmp(output, "-"))
+		return gmp_cli__usage_error("convert", "a profile is written to a file, not to standard output: name one with -o");
 	if (optind != argc - 1)
 		return gmp_cli__usage_error("convert", "expected one INPUT, got %d", argc - optind);
 	struct gmp_input in;

@@ -21,6 +21,9 @@ for cmd in run report perfetto html check baseline diff replay dump convert addr
 	"$GMPROF" $cmd --help >"$TMPDIR/help" 2>&1 || notok "$cmd --help exits 0"
 	if grep -qE '[A-Za-z0-9]%%' "$TMPDIR/help"; then notok "$cmd help shows a literal %%"; else ok "$cmd help has no literal %%"; fi
 done
+expect_exit 2 "convert -o -" -- "$GMPROF" convert -o - $S/figure2.jsonl
+expect_stderr_line "a profile is written to a file, not to standard output" "convert -o -: one line"
+[ ! -e ./- ] && ok "  ... and writes no file named '-'" || { notok "convert -o - wrote a file named '-'"; rm -f ./-; }
 expect_exit 2 "replay without input" -- "$GMPROF" replay
 expect_exit 2 "replay bad threshold" -- "$GMPROF" replay --idle-apis -3 $S/figure2.jsonl
 expect_stderr_line "bad value '-3'" "bad threshold: one line"
