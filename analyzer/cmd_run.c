@@ -24,6 +24,7 @@
 #include "cmds.h"
 #include "demangle.h"
 #include "kernels_from.h"
+#include "options.h"
 #include "san.h"
 #include "session.h"
 #include "util.h"
@@ -521,10 +522,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_SANLIB: o.sanlib = optarg; break;
 		case O_CAPTURE:
-			if (strcmp(optarg, "all") && strcmp(optarg, "profiler-api") &&
-			    (strncmp(optarg, "nvtx:", 5) || !optarg[5] || strlen(optarg + 5) > 95))
-				return gmp_cli__usage_error("run", "--capture must be all, profiler-api or nvtx:NAME "
-							    "(a range's name, up to 95 bytes), not '%s'", optarg);
+			if (gmp_capture__parse(optarg) < 0)
+				return gmp_cli__usage_error("run", "bad value '%s' for --capture: %s", optarg,
+							    GMP_CAPTURE_EXPECTED);
 			o.capture = optarg;
 			break;
 		case O_FAILON:

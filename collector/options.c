@@ -132,20 +132,26 @@ static int fallback_opt(gmp_getenv_fn get, uint32_t *out, char *err, size_t n)
 	}
 }
 
+int gmp_capture__parse(const char *v)
+{
+	if (!strcmp(v, "all"))
+		return GMP_CAPTURE_ALL;
+	if (!strcmp(v, "profiler-api"))
+		return GMP_CAPTURE_PROFILER;
+	if (!strncmp(v, "nvtx:", 5) && v[5] && strlen(v + 5) < GMP_CAPTURE_NAME_MAX)
+		return GMP_CAPTURE_NVTX;
+	return -1;
+}
+
 static int capture_opt(gmp_getenv_fn get, struct gmp_opts *o, char *err, size_t n)
 {
 	const char *v = get("GMPROF_CAPTURE");
 	if (!v || !*v || !strcmp(v, "all"))
 		return 0;
+	if ((o->capture = gmp_capture__parse(v)) < 0)
+		return bad(err, n, "GMPROF_CAPTURE", v, GMP_CAPTURE_EXPECTED);
 	if (o->mode == GMP_COLLECT_ALLOC)
 		return bad(err, n, "GMPROF_CAPTURE", v, "alloc mode monitors no launch (use object or intra mode)");
-	if (!strcmp(v, "profiler-api"))
-		o->capture = GMP_CAPTURE_PROFILER;
-	else if (!strncmp(v, "nvtx:", 5) && v[5] && strlen(v + 5) < GMP_CAPTURE_NAME_MAX)
-		o->capture = GMP_CAPTURE_NVTX;
-	else
-		return bad(err, n, "GMPROF_CAPTURE", v,
-			   "expected all, profiler-api or nvtx:NAME (a range's name, up to 95 bytes)");
 	strcpy(o->capture_value, v);
 	o->capture_range = o->capture == GMP_CAPTURE_NVTX ? o->capture_value + 5 : NULL;
 	return 0;

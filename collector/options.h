@@ -45,6 +45,9 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
  */
 enum gmp_capture { GMP_CAPTURE_ALL = 0, GMP_CAPTURE_PROFILER = 1, GMP_CAPTURE_NVTX = 2 };
 #define GMP_CAPTURE_NAME_MAX 96 /* an NVTX range's name, NUL included (as nvtx_ranges.c keeps them) */
+#define GMP_CAPTURE_EXPECTED "expected all, profiler-api or nvtx:NAME (a range's name, up to 95 bytes)"
+/* A GMPROF_CAPTURE value's enum gmp_capture, or -1 when it is none of GMP_CAPTURE_EXPECTED. */
+int gmp_capture__parse(const char *value);
 
 struct gmp_opts {
 	char output[1024];       /* GMPROF_OUTPUT: path pattern ("gmprof.%p.gmprof") */

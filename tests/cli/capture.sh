@@ -98,7 +98,7 @@ fi
 expect_exit 0 "a bad GMPROF_CAPTURE: the program still runs" -- env GMPROF_CAPTURE=nvtx: GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" "$TMPDIR/c.jsonl"
 expect_stderr_line "GMPROF_CAPTURE='nvtx:' is not valid: expected all, profiler-api or nvtx:NAME" "  ... unprofiled, and says why in one line"
 expect_exit 2 "gmprof run --capture with a bad range" -- "$GMPROF" run --capture everything -- true
-expect_stderr_line "--capture must be all, profiler-api or nvtx:NAME" "  ... one sentence"
+expect_stderr_line "bad value 'everything' for --capture: expected all, profiler-api or nvtx:NAME" "  ... one sentence"
 expect_exit 2 "gmprof run --capture in alloc mode" -- "$GMPROF" run --mode alloc --capture profiler-api -- true
 expect_stderr_line "--mode alloc monitors none" "  ... one sentence"
 finish
