@@ -409,6 +409,10 @@ static void api(struct pf *p, uint32_t v)
 		GMP_JW_KEY(jw, "addr");
 		gmp_jw__hex(jw, e->addr);
 	}
+	if (e->op == GMP_OP_KERNEL && !(e->flags & GMP_EF_ACCESS_KNOWN) && !p->r->opts.accesses_unknown) {
+		GMP_JW_KEY(jw, "monitored"); /* its accesses are unknown: it may have used any live object */
+		gmp_jw__bool(jw, 0);
+	}
 	const char *site = gmp_sites__event(&p->s->sites, v, NULL);
 	if (site) {
 		GMP_JW_KEY(jw, "at");

@@ -53,6 +53,9 @@ grep -q '^  note     2 of 4 kernel launches were not monitored (outside the capt
 	notok "  ... warns: $(cat "$TMPDIR/prof.report.err")"
 [ "$(paths prof)" -eq "$(($(paths all) - 2))" ] && ok "  ... the launches outside it have no call path" ||
 	notok "  ... call paths: $(paths prof) with the range, $(paths all) without"
+"$GMPROF" perfetto -o "$TMPDIR/prof.json" "$TMPDIR/prof.gmprof" 2>/dev/null
+[ "$(grep -o '"cat":"KERNEL","args":{[^}]*"monitored":false' "$TMPDIR/prof.json" | wc -l)" -eq 2 ] &&
+	ok "  ... the Perfetto trace marks them" || notok "  ... the trace: $(grep -o '"monitored":false' "$TMPDIR/prof.json" | wc -l) marked"
 # Outside the range, w is used by init and last as far as gmprof knows: no
 # unused, early or late allocation of it; with those launches monitored
 # and touching nothing (the dump, edited), w is early.
