@@ -66,6 +66,28 @@ struct report {
 
 const char *const gmp_report__run_keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback", NULL };
 
+void gmp_report__capture(FILE *fp, const struct gmp_trace *t)
+{
+	const char *cap = gmp_trace__meta(t, "capture");
+	if (!cap)
+		return;
+	uint64_t n = gmp_input__launches(t), off = t->unharvested < n ? t->unharvested : n;
+	if (off < n) {
+		fprintf(fp, "  capture  %" PRIu64 " of %" PRIu64 " kernel launches monitored (GMPROF_CAPTURE=%s)",
+			n - off, n, cap);
+		if (off)
+			fprintf(fp, "; the %" PRIu64 " outside the range count as a use of every object live "
+				"when they were issued", off);
+		fputc('\n', fp);
+		return;
+	}
+	const char *nvtx = strncmp(cap, "nvtx:", 5) ? NULL : cap + 5;
+	fprintf(fp, "  capture  none of the %" PRIu64 " kernel launches was monitored (GMPROF_CAPTURE=%s): "
+		"none was made %s%s, so no finding rests on what a kernel accessed\n", n, cap,
+		nvtx ? "inside an NVTX range " : "between cudaProfilerStart and cudaProfilerStop",
+		nvtx ? nvtx : "");
+}
+
 static void header(FILE *fp, struct gmp_session *s)
 {
 	const struct gmp_trace *t = s->in.trace;
@@ -95,10 +117,8 @@ static void header(FILE *fp, struct gmp_session *s)
 	if (gmp_input__alloc_mode(t))
 		fprintf(fp, "  note     alloc mode records no kernel accesses: peaks, what was live there and leaks "
 			"are reported, not the patterns that need the accesses (gmprof run --mode object)\n");
-	else if (t->unharvested && gmp_trace__meta(t, "capture"))
-		fprintf(fp, "  note     %" PRIu64 " of %" PRIu64 " kernel launches were not monitored (outside "
-			"the capture range, GMPROF_CAPTURE=%s); each counts as a use of every object live "
-			"when it was issued\n", t->unharvested, gmp_input__launches(t), gmp_trace__meta(t, "capture"));
+	else if (gmp_trace__meta(t, "capture"))
+		gmp_report__capture(fp, t);
 	else if (t->unharvested)
 		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets; each counts "
 			"as a use of every object live when it was issued\n", t->unharvested);

@@ -398,6 +398,7 @@ static int report(const struct run_opts *o, const char *path)
 		gmp_text__findings(stdout, r, path, o->top, &s.sites);
 		putchar('\n');
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
+		gmp_report__capture(stdout, s.in.trace);
 	}
 	int rc = 0;
 	for (size_t i = 0; i < r->nfindings; i++)

@@ -51,6 +51,8 @@ int gmp_report__html(FILE *fp, const struct gmp_result *r);
  * without it.
  */
 void gmp_report__self_time(FILE *fp, const struct gmp_trace *t);
+/* Where the collector had a capture range (META capture): a line of how many launches it monitored. */
+void gmp_report__capture(FILE *fp, const struct gmp_trace *t);
 /*
  * The same in words for a row: head ("gmprof on the host: ... (starting
  * ...)") and parts ("patching ... (2 modules), ..."; "" when none).  1,

@@ -47,8 +47,8 @@ printf '%s\n' '{"op":"kernel","name":"init","monitored":false}' \
 	{ notok "profiler-api: the launches"; cat "$TMPDIR/diff"; }
 "$GMPROF" dump "$TMPDIR/prof.gmprof" | grep -q '"key":"capture","value":"profiler-api"' &&
 	ok "  ... the profile says its capture range" || notok "  ... the profile says its capture range"
-grep -q '^  note     2 of 4 kernel launches were not monitored (outside the capture range, GMPROF_CAPTURE=profiler-api); each counts as a use of every object live when it was issued$' "$TMPDIR/prof.report" &&
-	ok "  ... the report says how many launches were not" || notok "  ... the report: $(grep note "$TMPDIR/prof.report")"
+grep -q '^  capture  2 of 4 kernel launches monitored (GMPROF_CAPTURE=profiler-api); the 2 outside the range count as a use of every object live when they were issued$' "$TMPDIR/prof.report" &&
+	ok "  ... the report says how many launches were monitored" || notok "  ... the report: $(grep capture "$TMPDIR/prof.report")"
 [ ! -s "$TMPDIR/prof.report.err" ] && ok "  ... and warns of nothing (they were left out on purpose)" ||
 	notok "  ... warns: $(cat "$TMPDIR/prof.report.err")"
 [ "$(paths prof)" -eq "$(($(paths all) - 2))" ] && ok "  ... the launches outside it have no call path" ||
@@ -76,9 +76,18 @@ collect never GMPROF_CAPTURE=profiler-api
 [ "$(grep -c '"monitored":false' "$TMPDIR/never.kernels")" -eq 4 ] &&
 	ok "profiler-api: no launch is monitored before the program's first cudaProfilerStart" ||
 	notok "never started: $(cat "$TMPDIR/never.kernels")"
+grep -q '^  capture  none of the 4 kernel launches was monitored (GMPROF_CAPTURE=profiler-api): none was made between cudaProfilerStart and cudaProfilerStop, so no finding rests on what a kernel accessed$' "$TMPDIR/never.report" &&
+	ok "  ... and the report says so" || notok "  ... the report: $(grep capture "$TMPDIR/never.report")"
 collect open GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=3
 [ "$(grep -c '"monitored":false' "$TMPDIR/open.kernels")" -eq 1 ] && grep -q '"last","read"' "$TMPDIR/open.kernels" &&
 	ok "  ... and every one after a start that is never stopped" || notok "open: $(cat "$TMPDIR/open.kernels")"
+
+# gmprof run --capture: the summary says how many launches it monitored.
+expect_exit 0 "gmprof run --capture profiler-api" -- env GMPROF_CUDA_DRIVER="$PWD/$B/double/libcuda-fake.so" \
+	GMP_DOUBLE_PROFILER=2,6 "$GMPROF" run --sanitizer-lib "$GMPROF_DOUBLE" --capture profiler-api \
+	-o "$TMPDIR/run.gmprof" -- "$FAKE" "$TMPDIR/c.jsonl"
+grep -q '^  capture  2 of 4 kernel launches monitored (GMPROF_CAPTURE=profiler-api)' "$TMPDIR/out" &&
+	ok "  ... its summary says how many launches were monitored" || notok "  ... its summary: $(cat "$TMPDIR/out")"
 
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	# The same program with NVTX ranges: step inside "iter" (inside "train"), step2 in "train" only.
