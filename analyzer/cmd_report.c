@@ -421,6 +421,11 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 	gmp_report__json_self_time(jw, t);
 	if (t->unharvested)
 		gmp_jw__ku64(jw, "launches_without_access_sets", t->unharvested);
+	const char *cap = gmp_trace__meta(t, "capture");
+	if (cap) { /* the collector's capture range: the launches outside it are those without access sets */
+		gmp_jw__kstr(jw, "capture", cap);
+		gmp_jw__ku64(jw, "launches", gmp_input__launches(t));
+	}
 	if (t->untouched)
 		gmp_jw__ku64(jw, "intra_launches_without_touches", t->untouched);
 	struct gmp_bysite b;
