@@ -66,26 +66,33 @@ struct report {
 
 const char *const gmp_report__run_keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback", NULL };
 
-void gmp_report__capture(FILE *fp, const struct gmp_trace *t)
+int gmp_report__capture_words(const struct gmp_trace *t, char *buf, size_t n)
 {
 	const char *cap = gmp_trace__meta(t, "capture");
 	if (!cap)
-		return;
-	uint64_t n = gmp_input__launches(t), off = t->unharvested < n ? t->unharvested : n;
-	if (off < n) {
-		fprintf(fp, "  capture  %" PRIu64 " of %" PRIu64 " kernel launches monitored (GMPROF_CAPTURE=%s)",
-			n - off, n, cap);
-		if (off)
-			fprintf(fp, "; the %" PRIu64 " outside the range count as a use of every object live "
-				"when they were issued", off);
-		fputc('\n', fp);
-		return;
-	}
+		return 0;
+	uint64_t all = gmp_input__launches(t), off = t->unharvested < all ? t->unharvested : all;
 	const char *nvtx = strncmp(cap, "nvtx:", 5) ? NULL : cap + 5;
-	fprintf(fp, "  capture  none of the %" PRIu64 " kernel launches was monitored (GMPROF_CAPTURE=%s): "
-		"none was made %s%s, so no finding rests on what a kernel accessed\n", n, cap,
-		nvtx ? "inside an NVTX range " : "between cudaProfilerStart and cudaProfilerStop",
-		nvtx ? nvtx : "");
+	if (off == all)
+		snprintf(buf, n, "none of the %" PRIu64 " kernel launches was monitored (GMPROF_CAPTURE=%s): "
+			 "none was made %s%s, so no finding rests on what a kernel accessed", all, cap,
+			 nvtx ? "inside an NVTX range " : "between cudaProfilerStart and cudaProfilerStop",
+			 nvtx ? nvtx : "");
+	else if (off)
+		snprintf(buf, n, "%" PRIu64 " of %" PRIu64 " kernel launches monitored (GMPROF_CAPTURE=%s); "
+			 "the %" PRIu64 " outside the range count as a use of every object live when they "
+			 "were issued", all - off, all, cap, off);
+	else
+		snprintf(buf, n, "%" PRIu64 " of %" PRIu64 " kernel launches monitored (GMPROF_CAPTURE=%s)",
+			 all, all, cap);
+	return 1;
+}
+
+void gmp_report__capture(FILE *fp, const struct gmp_trace *t)
+{
+	char buf[320];
+	if (gmp_report__capture_words(t, buf, sizeof(buf)))
+		fprintf(fp, "  capture  %s\n", buf);
 }
 
 static void header(FILE *fp, struct gmp_session *s)

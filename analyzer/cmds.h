@@ -51,7 +51,12 @@ int gmp_report__html(FILE *fp, const struct gmp_result *r);
  * without it.
  */
 void gmp_report__self_time(FILE *fp, const struct gmp_trace *t);
-/* Where the collector had a capture range (META capture): a line of how many launches it monitored. */
+/*
+ * Where the collector had a capture range (META capture): how many launches
+ * it monitored, into buf (returns 1), or 0 (none).  gmp_report__capture
+ * prints it as the report's "capture" line.
+ */
+int gmp_report__capture_words(const struct gmp_trace *t, char *buf, size_t n);
 void gmp_report__capture(FILE *fp, const struct gmp_trace *t);
 /*
  * The same in words for a row: head ("gmprof on the host: ... (starting

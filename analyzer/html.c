@@ -107,6 +107,12 @@ static void summary(FILE *fp, struct gmp_session *s)
 		}
 		fprintf(fp, "</dd>");
 	}
+	char cap[320];
+	if (gmp_report__capture_words(t, cap, sizeof(cap))) {
+		fprintf(fp, "<dt>capture</dt><dd>");
+		gmp_text__markup(fp, cap);
+		fprintf(fp, "</dd>");
+	}
 	fprintf(fp, "<dt>findings</dt><dd>%zu</dd>", r->nfindings);
 	if (gmp_kernels_from__suggested(t)) {
 		const char *cmd = gmp_trace__meta(t, "command");

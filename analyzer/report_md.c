@@ -59,6 +59,8 @@ static void run_table(FILE *fp, struct gmp_session *s)
 			 st > 0 && *parts ? "; of which " : "", st > 0 ? parts : "");
 		meta_row(fp, "time", both, 0);
 	}
+	if (gmp_report__capture_words(t, both, sizeof(both)))
+		meta_row(fp, "capture", both, 0);
 	const char *status = t->damaged || t->truncated ? "**INCOMPLETE**: the profile is cut off or damaged; what came before is reported"
 			     : s->in.is_profile && !t->ended ? "**INCOMPLETE**: the program did not reach its end (crashed or killed)"
 			     : "complete";

@@ -49,6 +49,10 @@ printf '%s\n' '{"op":"kernel","name":"init","monitored":false}' \
 	ok "  ... the profile says its capture range" || notok "  ... the profile says its capture range"
 grep -q '^  capture  2 of 4 kernel launches monitored (GMPROF_CAPTURE=profiler-api); the 2 outside the range count as a use of every object live when they were issued$' "$TMPDIR/prof.report" &&
 	ok "  ... the report says how many launches were monitored" || notok "  ... the report: $(grep capture "$TMPDIR/prof.report")"
+"$GMPROF" html --force -o "$TMPDIR/prof.html" "$TMPDIR/prof.gmprof" 2>/dev/null &&
+	grep -q '<dt>capture</dt><dd>2 of 4 kernel launches monitored' "$TMPDIR/prof.html" &&
+	"$GMPROF" report --format markdown "$TMPDIR/prof.gmprof" 2>/dev/null | grep -q '^| capture | 2 of 4 kernel launches monitored' &&
+	ok "  ... and its HTML and Markdown" || notok "  ... the HTML or Markdown report"
 "$GMPROF" report --format json "$TMPDIR/prof.gmprof" 2>/dev/null |
 	grep -q '"launches_without_access_sets":2,"capture":"profiler-api","launches":4' &&
 	ok "  ... and its JSON, with the launches left out" || notok "  ... the report's JSON"
