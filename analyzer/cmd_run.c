@@ -53,8 +53,9 @@ static const char usage[] =
 	"                           run, object mode is enough)\n"
 	"      --kernels-top N      how many kernels --kernels-from chooses (5)\n"
 	"      --capture RANGE      monitor only the launches in a range: profiler-api (between\n"
-	"                           the program's cudaProfilerStart and cudaProfilerStop) or\n"
-	"                           nvtx:NAME (made inside an NVTX range NAME); the others run\n"
+	"                           the program's cudaProfilerStart and cudaProfilerStop),\n"
+	"                           nvtx:NAME (made inside an NVTX range NAME) or\n"
+	"                           launches:FIRST-LAST (the program's, from 1); the others run\n"
 	"                           at the cost of an empty callback and count as using every\n"
 	"                           object live then; allocations are recorded throughout\n"
 	"      --depth N            call-path frames kept (32)\n"
@@ -523,7 +524,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		case O_SANLIB: o.sanlib = optarg; break;
 		case O_CAPTURE:
-			if (gmp_capture__parse(optarg) < 0)
+			if (gmp_capture__parse(optarg, NULL, NULL) < 0)
 				return gmp_cli__usage_error("run", "bad value '%s' for --capture: %s", optarg,
 							    GMP_CAPTURE_EXPECTED);
 			o.capture = optarg;

@@ -83,6 +83,7 @@ struct gmp_collector {
 	uint64_t enqueue_seq;     /* launches enqueued so far (atomic) */
 	int profiling;            /* GMP_CAPTURE_PROFILER: between the program's
 				     cudaProfilerStart and cudaProfilerStop (atomic) */
+	uint64_t launches;        /* GMP_CAPTURE_LAUNCHES: the program's launches so far (lock) */
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;
 	struct gmp_kfilter *kf;

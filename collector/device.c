@@ -388,6 +388,10 @@ static int captured(void)
 	switch (gmp_col.opts.capture) {
 	case GMP_CAPTURE_PROFILER: return __atomic_load_n(&gmp_col.profiling, __ATOMIC_RELAXED);
 	case GMP_CAPTURE_NVTX: return nvtx_in_range(gmp_col.opts.capture_range);
+	case GMP_CAPTURE_LAUNCHES: { /* the lock is held: launches are counted in one order */
+		uint64_t n = ++gmp_col.launches;
+		return n >= gmp_col.opts.capture_first && n <= gmp_col.opts.capture_last;
+	}
 	default: return 1;
 	}
 }

@@ -132,7 +132,21 @@ static int fallback_opt(gmp_getenv_fn get, uint32_t *out, char *err, size_t n)
 	}
 }
 
-int gmp_capture__parse(const char *v)
+/* A launch number from 1, digits only: its end, or NULL. */
+static const char *launch_number(const char *p, uint64_t *n)
+{
+	if (*p < '0' || *p > '9')
+		return NULL;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, 10);
+	if (errno || !v)
+		return NULL;
+	*n = v;
+	return end;
+}
+
+int gmp_capture__parse(const char *v, uint64_t *first, uint64_t *last)
 {
 	if (!strcmp(v, "all"))
 		return GMP_CAPTURE_ALL;
@@ -140,7 +154,15 @@ int gmp_capture__parse(const char *v)
 		return GMP_CAPTURE_PROFILER;
 	if (!strncmp(v, "nvtx:", 5) && v[5] && strlen(v + 5) < GMP_CAPTURE_NAME_MAX)
 		return GMP_CAPTURE_NVTX;
-	return -1;
+	uint64_t a, z = UINT64_MAX;
+	const char *p = strncmp(v, "launches:", 9) ? NULL : launch_number(v + 9, &a);
+	if (!p || *p++ != '-' || (*p && (!(p = launch_number(p, &z)) || *p || z < a)))
+		return -1;
+	if (first)
+		*first = a;
+	if (last)
+		*last = z;
+	return GMP_CAPTURE_LAUNCHES;
 }
 
 static int capture_opt(gmp_getenv_fn get, struct gmp_opts *o, char *err, size_t n)
@@ -148,7 +170,8 @@ static int capture_opt(gmp_getenv_fn get, struct gmp_opts *o, char *err, size_t 
 	const char *v = get("GMPROF_CAPTURE");
 	if (!v || !*v || !strcmp(v, "all"))
 		return 0;
-	if ((o->capture = gmp_capture__parse(v)) < 0)
+	if (strlen(v) >= sizeof(o->capture_value) ||
+	    (o->capture = gmp_capture__parse(v, &o->capture_first, &o->capture_last)) < 0)
 		return bad(err, n, "GMPROF_CAPTURE", v, GMP_CAPTURE_EXPECTED);
 	if (o->mode == GMP_COLLECT_ALLOC)
 		return bad(err, n, "GMPROF_CAPTURE", v, "alloc mode monitors no launch (use object or intra mode)");

@@ -40,14 +40,22 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
  * GMPROF_CAPTURE: which launches are monitored.  Every one (""); those
  * between the program's cudaProfilerStart and cudaProfilerStop
  * ("profiler-api", off until the first start); those made by a thread
- * inside an NVTX range of a name ("nvtx:NAME").  The others are recorded
- * with their accesses unknown, and without call paths.
+ * inside an NVTX range of a name ("nvtx:NAME"); the program's launches
+ * FIRST to LAST, counted from 1 over all its threads ("launches:FIRST-LAST",
+ * LAST left out: to the end).  The others are recorded with their accesses
+ * unknown, and without call paths.
  */
-enum gmp_capture { GMP_CAPTURE_ALL = 0, GMP_CAPTURE_PROFILER = 1, GMP_CAPTURE_NVTX = 2 };
+enum gmp_capture { GMP_CAPTURE_ALL = 0, GMP_CAPTURE_PROFILER = 1, GMP_CAPTURE_NVTX = 2,
+		   GMP_CAPTURE_LAUNCHES = 3 };
 #define GMP_CAPTURE_NAME_MAX 96 /* an NVTX range's name, NUL included (as nvtx_ranges.c keeps them) */
-#define GMP_CAPTURE_EXPECTED "expected all, profiler-api or nvtx:NAME (a range's name, up to 95 bytes)"
-/* A GMPROF_CAPTURE value's enum gmp_capture, or -1 when it is none of GMP_CAPTURE_EXPECTED. */
-int gmp_capture__parse(const char *value);
+#define GMP_CAPTURE_EXPECTED "expected all, profiler-api, nvtx:NAME (a range's name, up to 95 bytes) " \
+			     "or launches:FIRST-LAST (counted from 1; LAST may be left out)"
+/*
+ * A GMPROF_CAPTURE value's enum gmp_capture, or -1 when it is none of
+ * GMP_CAPTURE_EXPECTED; first and last (may be NULL) get a launches range
+ * (last UINT64_MAX when left out).
+ */
+int gmp_capture__parse(const char *value, uint64_t *first, uint64_t *last);
 
 struct gmp_opts {
 	char output[1024];       /* GMPROF_OUTPUT: path pattern ("gmprof.%p.gmprof") */
@@ -93,6 +101,7 @@ struct gmp_opts {
 	int capture;             /* GMPROF_CAPTURE: enum gmp_capture (all) */
 	char capture_value[GMP_CAPTURE_NAME_MAX + 8]; /* as given ("": all) */
 	const char *capture_range; /* GMP_CAPTURE_NVTX: the range's name, in capture_value */
+	uint64_t capture_first, capture_last; /* GMP_CAPTURE_LAUNCHES: the launches monitored */
 };
 
 typedef const char *(*gmp_getenv_fn)(const char *name);

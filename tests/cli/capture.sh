@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # GMPROF_CAPTURE (gmprof run --capture): only the launches in a range are
-# monitored, between the program's cudaProfilerStart and cudaProfilerStop
-# or inside an NVTX range of a name; the others are recorded with their
+# monitored, between the program's cudaProfilerStart and cudaProfilerStop,
+# inside an NVTX range of a name, or by their numbers; the others are recorded with their
 # accesses unknown ("monitored": false), without call paths, and each
 # counts as a use of every object live when it was issued.  Through the
 # test double (GMP_DOUBLE_PROFILER makes its program call the profiler API
@@ -89,6 +89,21 @@ collect open GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=3
 [ "$(grep -c '"monitored":false' "$TMPDIR/open.kernels")" -eq 1 ] && grep -q '"last","read"' "$TMPDIR/open.kernels" &&
 	ok "  ... and every one after a start that is never stopped" || notok "open: $(cat "$TMPDIR/open.kernels")"
 
+# launches:FIRST-LAST: the program's launches by number, from 1.
+collect nth GMPROF_CAPTURE=launches:2-3
+cmp -s "$TMPDIR/prof.kernels" "$TMPDIR/nth.kernels" && ok "launches:2-3: the second and third launches are monitored, exactly" ||
+	{ notok "launches:2-3"; diff "$TMPDIR/prof.kernels" "$TMPDIR/nth.kernels"; }
+collect tail GMPROF_CAPTURE=launches:4-
+[ "$(grep -c '"monitored":false' "$TMPDIR/tail.kernels")" -eq 3 ] && grep -q '"last","read"' "$TMPDIR/tail.kernels" &&
+	ok "launches:4-: from the fourth to the end" || notok "launches:4-: $(cat "$TMPDIR/tail.kernels")"
+collect past GMPROF_CAPTURE=launches:10-20
+grep -q '^  capture  none of the 4 kernel launches was monitored (GMPROF_CAPTURE=launches:10-20): the program made fewer launches than the range.s first' "$TMPDIR/past.report" &&
+	ok "  ... past the program's launches: none, and the report says why" || notok "launches:10-20: $(grep capture "$TMPDIR/past.report")"
+for v in launches:0-2 launches:3-2 launches:2 "launches: 2-3" launches:2-3x launches:-3; do
+	env GMPROF_CAPTURE="$v" GMPROF_OUTPUT="$TMPDIR/badl.gmprof" "$FAKE" "$TMPDIR/c.jsonl" >/dev/null 2>"$TMPDIR/err"
+	expect_stderr_line "GMPROF_CAPTURE='$v' is not valid: expected all, profiler-api, nvtx:NAME" "GMPROF_CAPTURE='$v' refused in one sentence"
+done
+
 # gmprof run --capture: the summary says how many launches it monitored.
 expect_exit 0 "gmprof run --capture profiler-api" -- env GMPROF_CUDA_DRIVER="$PWD/$B/double/libcuda-fake.so" \
 	GMP_DOUBLE_PROFILER=2,6 "$GMPROF" run --sanitizer-lib "$GMPROF_DOUBLE" --capture profiler-api \
@@ -115,9 +130,9 @@ fi
 
 # Bad values: one sentence each, before anything runs.
 expect_exit 0 "a bad GMPROF_CAPTURE: the program still runs" -- env GMPROF_CAPTURE=nvtx: GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" "$TMPDIR/c.jsonl"
-expect_stderr_line "GMPROF_CAPTURE='nvtx:' is not valid: expected all, profiler-api or nvtx:NAME" "  ... unprofiled, and says why in one line"
+expect_stderr_line "GMPROF_CAPTURE='nvtx:' is not valid: expected all, profiler-api, nvtx:NAME" "  ... unprofiled, and says why in one line"
 expect_exit 2 "gmprof run --capture with a bad range" -- "$GMPROF" run --capture everything -- true
-expect_stderr_line "bad value 'everything' for --capture: expected all, profiler-api or nvtx:NAME" "  ... one sentence"
+expect_stderr_line "bad value 'everything' for --capture: expected all, profiler-api, nvtx:NAME" "  ... one sentence"
 expect_exit 2 "gmprof run --capture in alloc mode" -- "$GMPROF" run --mode alloc --capture profiler-api -- true
 expect_stderr_line "--mode alloc monitors none" "  ... one sentence"
 finish
