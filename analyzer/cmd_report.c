@@ -66,39 +66,6 @@ struct report {
 
 const char *const gmp_report__run_keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback", NULL };
 
-int gmp_report__capture_words(const struct gmp_trace *t, char *buf, size_t n)
-{
-	const char *cap = gmp_trace__meta(t, "capture");
-	if (!cap)
-		return 0;
-	uint64_t all = gmp_input__launches(t), off = t->unharvested < all ? t->unharvested : all;
-	if (off == all) {
-		char why[160];
-		if (!strncmp(cap, "nvtx:", 5))
-			snprintf(why, sizeof(why), "none was made inside an NVTX range %s", cap + 5);
-		else if (!strncmp(cap, "launches:", 9))
-			snprintf(why, sizeof(why), "the program made fewer launches than the range's first");
-		else
-			snprintf(why, sizeof(why), "none was made between cudaProfilerStart and cudaProfilerStop");
-		snprintf(buf, n, "none of the %" PRIu64 " kernel launches was monitored (GMPROF_CAPTURE=%s): %s, "
-			 "so no finding rests on what a kernel accessed", all, cap, why);
-	} else if (off)
-		snprintf(buf, n, "%" PRIu64 " of %" PRIu64 " kernel launches monitored (GMPROF_CAPTURE=%s); "
-			 "the %" PRIu64 " outside the range count as a use of every object live when they "
-			 "were issued", all - off, all, cap, off);
-	else
-		snprintf(buf, n, "%" PRIu64 " of %" PRIu64 " kernel launches monitored (GMPROF_CAPTURE=%s)",
-			 all, all, cap);
-	return 1;
-}
-
-void gmp_report__capture(FILE *fp, const struct gmp_trace *t)
-{
-	char buf[320];
-	if (gmp_report__capture_words(t, buf, sizeof(buf)))
-		fprintf(fp, "  capture  %s\n", buf);
-}
-
 static void header(FILE *fp, struct gmp_session *s)
 {
 	const struct gmp_trace *t = s->in.trace;
