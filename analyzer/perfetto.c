@@ -409,7 +409,7 @@ static void api(struct pf *p, uint32_t v)
 		GMP_JW_KEY(jw, "addr");
 		gmp_jw__hex(jw, e->addr);
 	}
-	if (e->op == GMP_OP_KERNEL && !(e->flags & GMP_EF_ACCESS_KNOWN) && !p->r->opts.accesses_unknown) {
+	if (gmp_result__unknown_launch(p->r, v)) {
 		GMP_JW_KEY(jw, "monitored"); /* its accesses are unknown: it may have used any live object */
 		gmp_jw__bool(jw, 0);
 	}

@@ -170,6 +170,11 @@ const char *gmp_result__kernel_name(const struct gmp_result *r, uint32_t id)
 	return c->name[k] ? c->name[k] : raw;
 }
 
+int gmp_result__unknown_launch(const struct gmp_result *r, uint32_t ev)
+{
+	return ev < r->trace->nev && det_unknown_launch_of(&r->opts, &r->trace->ev[ev]);
+}
+
 const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char *buf,
 				  size_t n)
 {
@@ -191,7 +196,7 @@ const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char 
 	} else if (e->op == GMP_OP_KERNEL)
 		snprintf(buf, n, "KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 "%s)",
 			 gmp_result__kernel_name(r, e->name), dev, e->stream, r->ordinal[ev],
-			 !(e->flags & GMP_EF_ACCESS_KNOWN) && !r->opts.accesses_unknown ? ", not monitored" : "");
+			 det_unknown_launch_of(&r->opts, e) ? ", not monitored" : "");
 	else
 		snprintf(buf, n, "%s (%sstream %" PRIu32 ", #%" PRIu32 ")", gmp_api__kind(e->op),
 			 dev, e->stream, r->ordinal[ev]);

@@ -78,10 +78,14 @@ struct det {
  * where no kernel's accesses were recorded (alloc mode): there only leaks
  * are told.
  */
+static inline int det_unknown_launch_of(const struct gmp_detect_opts *o, const struct gmp_event *e)
+{
+	return e->op == GMP_OP_KERNEL && !(e->flags & GMP_EF_ACCESS_KNOWN) && !o->accesses_unknown;
+}
+
 static inline int det_unknown_launch(const struct det *d, const struct gmp_event *e)
 {
-	return e->op == GMP_OP_KERNEL && !(e->flags & GMP_EF_ACCESS_KNOWN) &&
-	       !d->o->accesses_unknown;
+	return det_unknown_launch_of(d->o, e);
 }
 
 int det_resolve(struct det *d);

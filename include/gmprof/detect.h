@@ -364,6 +364,12 @@ int gmp_finding__frees_memory(const struct gmp_finding *f);
 /* What to do about f, in one sentence, into buf. */
 const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_finding *f,
 				   char *buf, size_t n);
+/*
+ * Whether event ev is a kernel launch whose accesses are unknown (not
+ * monitored, or never read back; not so in a trace with accesses_unknown):
+ * the patterns count it as a use of every object live when it was issued.
+ */
+int gmp_result__unknown_launch(const struct gmp_result *r, uint32_t ev);
 /* "ALLOC", "FREE", "MEMCPY", "MEMSET", "KERNEL", "SYNC", ... */
 const char *gmp_api__kind(unsigned op);
 
