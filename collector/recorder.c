@@ -522,6 +522,15 @@ static void online(void)
 	if (gmp_col.dev_peak)
 		fprintf(stderr, "==gmprof== gmprof held at most %s of device memory itself (not in the peaks)\n",
 			gmp_human_bytes(gmp_col.dev_peak, a, sizeof(a)));
+	if (gmp_col.opts.capture) { /* how many launches the capture range let it monitor */
+		size_t all = 0, off = 0;
+		for (size_t i = 0; i < gmp_col.trace->nev; i++) {
+			all += gmp_col.trace->ev[i].op == GMP_OP_KERNEL;
+			off += gmp_result__unknown_launch(r, (uint32_t)i);
+		}
+		fprintf(stderr, "==gmprof== capture (GMPROF_CAPTURE=%s): %zu of %zu kernel launches monitored\n",
+			gmp_col.opts.capture_value, all - off, all);
+	}
 	oom_summary(r);
 	size_t per[GMP_PAT_COUNT] = { 0 };
 	for (size_t i = 0; i < r->nfindings; i++)

@@ -93,6 +93,9 @@ collect open GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=3
 collect nth GMPROF_CAPTURE=launches:2-3
 cmp -s "$TMPDIR/prof.kernels" "$TMPDIR/nth.kernels" && ok "launches:2-3: the second and third launches are monitored, exactly" ||
 	{ notok "launches:2-3"; diff "$TMPDIR/prof.kernels" "$TMPDIR/nth.kernels"; }
+collect summary GMPROF_CAPTURE=launches:2-3 GMPROF_SUMMARY=1 GMPROF_ONLINE=1
+grep -q '^==gmprof== capture (GMPROF_CAPTURE=launches:2-3): 2 of 4 kernel launches monitored$' "$TMPDIR/summary.err" &&
+	ok "  ... the collector's summary at exit says how many were monitored" || notok "  ... the summary: $(cat "$TMPDIR/summary.err")"
 collect tail GMPROF_CAPTURE=launches:4-
 [ "$(grep -c '"monitored":false' "$TMPDIR/tail.kernels")" -eq 3 ] && grep -q '"last","read"' "$TMPDIR/tail.kernels" &&
 	ok "launches:4-: from the fourth to the end" || notok "launches:4-: $(cat "$TMPDIR/tail.kernels")"
