@@ -144,8 +144,11 @@ int gmp_kernels_from(const char *path, uint32_t top, char **regex)
 		picks[npicks - 1].bytes += r->objects[obj].size;
 	}
 	if (!npicks) {
-		fprintf(stderr, "gmprof: no kernel in '%s' touched what was live at its peaks: "
-			"--kernels-from has no kernel to monitor\n", path);
+		const char *cap = gmp_trace__meta(r->trace, "capture");
+		fprintf(stderr, "gmprof: no kernel in '%s' touched what was live at its peaks%s%s%s: "
+			"--kernels-from has no kernel to monitor\n", path,
+			cap ? " (it monitored only the launches of its capture range, GMPROF_CAPTURE=" : "",
+			cap ? cap : "", cap ? ")" : "");
 		goto out;
 	}
 	qsort(picks, npicks, sizeof(*picks), by_bytes);

@@ -89,6 +89,11 @@ collect open GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=3
 [ "$(grep -c '"monitored":false' "$TMPDIR/open.kernels")" -eq 1 ] && grep -q '"last","read"' "$TMPDIR/open.kernels" &&
 	ok "  ... and every one after a start that is never stopped" || notok "open: $(cat "$TMPDIR/open.kernels")"
 
+# --kernels-from a profile whose peaks fell outside its capture range: nothing to choose, and why.
+expect_exit 2 "gmprof run --kernels-from a profile that monitored no launch" -- env GMPROF_CUDA_DRIVER="$PWD/$B/double/libcuda-fake.so" \
+	"$GMPROF" run --sanitizer-lib "$GMPROF_DOUBLE" --kernels-from "$TMPDIR/never.gmprof" -o "$TMPDIR/kf.gmprof" -- "$FAKE" "$TMPDIR/c.jsonl"
+expect_stderr_line "touched what was live at its peaks (it monitored only the launches of its capture range, GMPROF_CAPTURE=profiler-api)" "  ... says it monitored only its capture range"
+
 # launches:FIRST-LAST: the program's launches by number, from 1.
 collect nth GMPROF_CAPTURE=launches:2-3
 cmp -s "$TMPDIR/prof.kernels" "$TMPDIR/nth.kernels" && ok "launches:2-3: the second and third launches are monitored, exactly" ||
