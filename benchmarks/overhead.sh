@@ -14,6 +14,10 @@
 #   object-empty    object with GMPROF_PATCH_EMPTY=1 (every access calls an
 #                   empty callback: the Sanitizer's own cost and gmprof's
 #                   host work, without gmprof's device patches; no findings)
+#   object-outside  object with --capture profiler-api: the programs never
+#                   call cudaProfilerStart, so every launch is outside the
+#                   capture range (what a user pays outside it: the patches
+#                   called with no launch data, no call paths; no findings)
 #   intra           gmprof run --mode intra, every kernel monitored
 #   intra-l1        intra with GMPROF_PATCH_LOADS=l1
 #   memcheck        compute-sanitizer --tool memcheck --leak-check full
@@ -24,7 +28,7 @@
 # one lease can measure in several calls under its per-call limit:
 #   CONFIGS="native alloc object object-launch memcheck" make bench-gpu
 #   KEEP=1 CONFIGS="native object-l1 object-hints intra" make bench-gpu
-#   KEEP=1 CONFIGS="native intra-l1 object-empty" make bench-gpu
+#   KEEP=1 CONFIGS="native intra-l1 object-empty object-outside" make bench-gpu
 # gmprof's configurations record the profile (--top 0: since 2026-11-23,
 # seventh session, neither the collector at the program's exit nor gmprof
 # run analyzes it then; the analysis is `gmprof report`, timed on the CPU by
@@ -47,7 +51,7 @@ BUILD=${BUILD:-build}
 NVCC=${NVCC:-nvcc}
 RUNS=${RUNS:-5}
 PROGRAMS=${PROGRAMS:-$(ls benchmarks/cuda/*.cu | sed 's|.*/||; s|\.cu$||')}
-ALL_CONFIGS="native alloc object object-launch object-l1 object-hints object-empty intra intra-l1 memcheck"
+ALL_CONFIGS="native alloc object object-launch object-l1 object-hints object-empty object-outside intra intra-l1 memcheck"
 CONFIGS=${CONFIGS:-$ALL_CONFIGS}
 for c in $CONFIGS; do
 	case " $ALL_CONFIGS " in *" $c "*) ;; *)
@@ -120,6 +124,8 @@ while [ $r -le "$RUNS" ]; do
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-empty || timed "$p" object-empty env GMPROF_PATCH_EMPTY=1 \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
+		! want object-outside || timed "$p" object-outside \
+			"$G" run --mode object --capture profiler-api --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want intra || timed "$p" intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want intra-l1 || timed "$p" intra-l1 env GMPROF_PATCH_LOADS=l1 \
 			"$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
@@ -189,6 +195,7 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "- object-l1, intra-l1: object and intra with \`GMPROF_PATCH_LOADS=l1\` (hit and bitmap words tested through the L1)"
 	echo "- object-hints: object with \`GMPROF_PATCH_HINTS=1\` (each instruction tries the table entry it found last)"
 	echo "- object-empty: object with \`GMPROF_PATCH_EMPTY=1\` (every access calls an empty callback: the Sanitizer's cost and gmprof's host work, not its device patches)"
+	echo "- object-outside: object with \`--capture profiler-api\` (the programs never call cudaProfilerStart: every launch outside the capture range, its patches called with no launch data)"
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"

@@ -109,6 +109,12 @@ grep -q '^| program | native s | object s | object x | object-launch s | object-
 	ok "object-empty: its column, and the device patches' share of object mode's time above native" ||
 	notok "object-empty: $(head -3 "$TMPDIR/table11"; grep -A2 'device patches add' "$TMPDIR/table11")"
 ! grep -q 'device patches add' "$TMPDIR/table8" && ok "without object-empty runs: no share line" || notok "a share line without object-empty runs"
+# object-outside (every launch outside a capture range): a column after object-empty.
+printf 'a object-outside 1.12\nb object-outside 2.01\n' | cat "$TMPDIR/times11" - >"$TMPDIR/times12"
+awk -f "$A" "$TMPDIR/times12" "$TMPDIR/peaks" >"$TMPDIR/table12"
+grep -q '| object-empty s | object-empty x | object-outside s | object-outside x | intra s |' "$TMPDIR/table12" &&
+	grep '^| a |' "$TMPDIR/table12" | head -1 | grep -q '| 1.150 | 1.05 | 1.120 | 1.02 | 2.200 |' &&
+	ok "object-outside: its column, after object-empty" || notok "object-outside: $(head -3 "$TMPDIR/table12")"
 # Where the time went: a's native median is 1.1 s; its object run took 1.5 s, of which gmprof's
 # host time was 250 ms (start 10 + callbacks 200 + exit 40), 190 ms of it in named parts.
 cat >"$TMPDIR/self" <<'T'
