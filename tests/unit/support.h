@@ -37,6 +37,8 @@ uint64_t ts_rnd(uint64_t *s);
  * device/stream/event syncs, event record and wait, frees.
  */
 struct gmp_trace *ts_random_trace(uint64_t *seed);
+/* The same, with about unmonitored_pct percent of the kernels' accesses unknown (no ACCESS_KNOWN). */
+struct gmp_trace *ts_random_trace_with(uint64_t *seed, unsigned unmonitored_pct);
 /* A temporary file path (unique per call); the caller frees it. */
 char *ts_tmpfile(const char *tag);
 

@@ -18,6 +18,11 @@ uint64_t ts_rnd(uint64_t *s)
  */
 struct gmp_trace *ts_random_trace(uint64_t *seed)
 {
+	return ts_random_trace_with(seed, 0);
+}
+
+struct gmp_trace *ts_random_trace_with(uint64_t *seed, unsigned unmonitored_pct)
+{
 	struct gmp_trace *t = gmp_trace__new();
 	assert_non_null(t);
 	enum { SLOTS = 8 };
@@ -47,6 +52,8 @@ struct gmp_trace *ts_random_trace(uint64_t *seed)
 			break;
 		case 2: case 3:
 			e.op = GMP_OP_KERNEL;
+			if (unmonitored_pct && ts_rnd(seed) % 100 < unmonitored_pct)
+				break; /* its accesses unknown */
 			e.flags = GMP_EF_ACCESS_KNOWN;
 			for (uint32_t k = 0; k < SLOTS && nacc < 3; k++)
 				if (live[k] && ts_rnd(seed) % 3 == 0)

@@ -95,7 +95,7 @@ static void streaming_levels_match_kahn(void **state)
 	(void)state;
 	uint64_t seed = 0x9e3779b97f4a7c15u;
 	for (int round = 0; round < 200; round++) {
-		struct gmp_trace *t = ts_random_trace(&seed);
+		struct gmp_trace *t = ts_random_trace_with(&seed, round % 2 ? 30 : 0);
 		struct gmp_result *r = ts_detect(t, NULL);
 		for (size_t v = 0; v < t->nev; v++)
 			assert_true(r->level[v] <= r->max_level);

@@ -111,7 +111,7 @@ static void one_fix_is_its_saving(void **state)
 	uint64_t seed = 0x3c6ef372fe94f82bu;
 	size_t checked = 0;
 	for (int round = 0; round < 150; round++) {
-		struct gmp_trace *t = ts_random_trace(&seed);
+		struct gmp_trace *t = ts_random_trace_with(&seed, round % 2 ? 30 : 0);
 		struct gmp_result *r = ts_detect(t, NULL);
 		for (uint32_t i = 0; i < r->nfindings; i++) {
 			const struct gmp_finding *f = &r->findings[i];
@@ -137,7 +137,7 @@ static void fixes_combine_as_defined(void **state)
 	uint64_t seed = 0xa54ff53a5f1d36f1u;
 	size_t sets = 0;
 	for (int round = 0; round < 150; round++) {
-		struct gmp_trace *t = ts_random_trace(&seed);
+		struct gmp_trace *t = ts_random_trace_with(&seed, round % 2 ? 30 : 0);
 		struct gmp_result *r = ts_detect(t, NULL);
 		uint32_t np = (uint32_t)t->nev, pos[NP], fix[NP];
 		assert_true(np <= NP && r->nobjects <= NP);
@@ -222,7 +222,7 @@ static void plans_reach_their_targets(void **state)
 	}
 	uint64_t seed = 0x510e527fade682d1u;
 	for (int round = 0; round < 60; round++) {
-		struct gmp_trace *t = ts_random_trace(&seed);
+		struct gmp_trace *t = ts_random_trace_with(&seed, round % 2 ? 30 : 0);
 		struct gmp_result *r = ts_detect(t, NULL);
 		check_plans(r);
 		gmp_result__free(r);
