@@ -38,24 +38,6 @@ static const struct gmp_finding *finding_of(const struct gmp_result *r, unsigned
 	return f;
 }
 
-/* obj's accessing events in topological order (r->order: by level, then event). */
-static uint32_t accesses_in_order(const struct gmp_trace *t, const struct gmp_result *r,
-				  uint32_t obj, uint32_t *acc, uint32_t cap)
-{
-	uint32_t n = 0;
-	for (size_t p = 0; p < t->nev; p++) {
-		uint32_t v = r->order[p];
-		int uses = 0;
-		for (uint32_t k = r->dep_off[v]; k < r->dep_off[v + 1]; k++)
-			uses |= GMP_DEP_OBJ(r->deps[k]) == obj && GMP_DEP_KIND(r->deps[k]) <= GMP_DEP_RW;
-		if (uses) {
-			assert_true(n < cap);
-			acc[n++] = v;
-		}
-	}
-	return n;
-}
-
 /* A kernel launch whose accesses are unknown: a use of every object live when it was issued. */
 static int unknown(const struct gmp_trace *t, uint32_t v)
 {
@@ -69,16 +51,17 @@ static int issued_in_life(const struct gmp_object *ob, uint32_t u)
 }
 
 /*
- * obj's uses in topological order: its accesses and the launches with
- * unknown accesses issued while it was live.
+ * obj's accessing events in topological order (r->order: by level, then
+ * event); with_unknown: its uses, the launches with unknown accesses
+ * issued while it was live too.
  */
-static uint32_t uses_in_order(const struct gmp_trace *t, const struct gmp_result *r, uint32_t obj,
-			      uint32_t *use, uint32_t cap)
+static uint32_t in_order(const struct gmp_trace *t, const struct gmp_result *r, uint32_t obj,
+			 int with_unknown, uint32_t *use, uint32_t cap)
 {
 	uint32_t n = 0;
 	for (size_t p = 0; p < t->nev; p++) {
 		uint32_t v = r->order[p];
-		int uses = unknown(t, v) && issued_in_life(&r->objects[obj], v);
+		int uses = with_unknown && unknown(t, v) && issued_in_life(&r->objects[obj], v);
 		for (uint32_t k = r->dep_off[v]; k < r->dep_off[v + 1]; k++)
 			uses |= GMP_DEP_OBJ(r->deps[k]) == obj && GMP_DEP_KIND(r->deps[k]) <= GMP_DEP_RW;
 		if (uses) {
@@ -124,7 +107,7 @@ static void idle_ranges_match_definition(void **state)
 		o.idle_apis = 1 + (uint32_t)(round % 3);
 		struct gmp_result *r = ts_detect(t, &o);
 		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
-			uint32_t acc[256], n = accesses_in_order(t, r, obj, acc, 256);
+			uint32_t acc[256], n = in_order(t, r, obj, 0, acc, 256);
 			struct gmp_span want[256];
 			uint32_t nwant = 0, best = 0;
 			for (uint32_t i = 0; i + 1 < n; i++) {
@@ -190,7 +173,7 @@ static void lifetime_and_peak_match_definition(void **state)
 		struct gmp_result *r = ts_detect(t, &o);
 		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
 			const struct gmp_object *ob = &r->objects[obj];
-			uint32_t acc[256], n = uses_in_order(t, r, obj, acc, 256);
+			uint32_t acc[256], n = in_order(t, r, obj, 1, acc, 256);
 			uint32_t first = n ? acc[0] : GMP_NO_EVENT, last = n ? acc[n - 1] : GMP_NO_EVENT;
 			assert_int_equal(ob->naccess, n);
 			if (n) {
