@@ -448,12 +448,14 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	 * of them: words past this launch's entries hold earlier launches'
 	 * stamps, which later launches with more entries must not take for
 	 * theirs), or before every launch under GMPROF_FALLBACK=hit-epochs
-	 * (this launch's entries: every launch clears its own).
+	 * (this launch's entries: every launch clears its own).  The
+	 * per-instruction records, before the words, are cleared with them:
+	 * stamps start again, so no record may hold this launch's.
 	 */
 	const int every = (gmp_col.opts.fallback & GMP_FALLBACK_HIT_EPOCHS) != 0;
 	size_t clear = 0;
 	if (!p.buf.cleared || p.buf.epoch >= gmp_col.opts.hit_epochs || every) {
-		clear = (every ? p.snap->n : p.buf.cap) * 4;
+		clear = lbuf_hits_off(&p.buf) - lbuf_hints_off(&p.buf) + (every ? p.snap->n : p.buf.cap) * 4;
 		p.buf.cleared = 1;
 		p.buf.epoch = 0;
 	} else {
@@ -483,7 +485,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	int intra_err = intra && setup_intra(s, &p, &l, need, spare);
 	int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, &l, sizeof(l), li->hstream),
 			    "uploading a launch buffer") ||
-		  (clear && dev_check(gmp_col.san.Memset((char *)p.buf.dev + lbuf_hits_off(&p.buf), 0, clear,
+		  (clear && dev_check(gmp_col.san.Memset((char *)p.buf.dev + lbuf_hints_off(&p.buf), 0, clear,
 							 li->hstream), "clearing hit flags")) ||
 		  dev_check(gmp_col.san.SetLaunchCallbackData(li->hlaunch, li->function, li->hstream,
 							      p.buf.dev), "sanitizerSetLaunchCallbackData");

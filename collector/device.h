@@ -96,16 +96,18 @@ static inline void snap_entry(const struct snapshot *sn, size_t i, uint64_t *sta
 
 /*
  * A launch's device buffer: struct gmp_patch_launch, uint32_t list[list
- * cap] (the hit list), uint32_t hits[cap], then (heap_cap > 0) struct
- * gmp_patch_heap_record[heap_cap] at heap_off(), then (hints) uint32_t
- * hints[GMP_HINTS], kept from launch to launch.
+ * cap] (the hit list), then (hints) uint64_t hints[GMP_HINTS], the
+ * per-instruction records, then uint32_t hits[cap], then (heap_cap > 0)
+ * struct gmp_patch_heap_record[heap_cap] at heap_off().  The records and
+ * the hit words are kept from launch to launch, and cleared together
+ * (one memset from hints_off(): patch_abi.h).
  */
 struct lbuf {
 	void *dev;
 	size_t cap;
 	size_t heap_cap;
 	int hints;
-	int cleared;              /* its hit words were cleared (once, when new: patch_abi.h) */
+	int cleared;              /* its hit words and records were cleared (once, when new: patch_abi.h) */
 	uint32_t epoch;           /* the number of its latest launch since they were */
 };
 
@@ -118,9 +120,15 @@ static inline uint32_t lbuf_list_cap(const struct lbuf *b)
 										: LBUF_LIST_MAX;
 }
 
-static inline size_t lbuf_hits_off(const struct lbuf *b)
+/* 8-byte aligned: the launch struct's size and the list's are multiples of 8. */
+static inline size_t lbuf_hints_off(const struct lbuf *b)
 {
 	return GMP_PATCH_LAUNCH_SIZE + (size_t)lbuf_list_cap(b) * 4;
+}
+
+static inline size_t lbuf_hits_off(const struct lbuf *b)
+{
+	return lbuf_hints_off(b) + (b->hints ? GMP_HINTS * sizeof(uint64_t) : 0);
 }
 
 static inline size_t lbuf_heap_off(const struct lbuf *b)
@@ -128,14 +136,9 @@ static inline size_t lbuf_heap_off(const struct lbuf *b)
 	return (lbuf_hits_off(b) + b->cap * 4 + 7) & ~(size_t)7;
 }
 
-static inline size_t lbuf_hints_off(const struct lbuf *b)
-{
-	return lbuf_heap_off(b) + b->heap_cap * sizeof(struct gmp_patch_heap_record);
-}
-
 static inline size_t lbuf_bytes(const struct lbuf *b)
 {
-	return lbuf_hints_off(b) + (b->hints ? GMP_HINTS * sizeof(uint32_t) : 0);
+	return lbuf_heap_off(b) + b->heap_cap * sizeof(struct gmp_patch_heap_record);
 }
 
 struct pending {

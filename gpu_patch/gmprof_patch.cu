@@ -9,11 +9,15 @@
  * The per-access logic is gpu_patch/patch_logic.h, shared with the host
  * and tested there.  This file adds what only a GPU has: warp aggregation.
  * When one object holds the whole warp's access (the common case), the
- * warp searches the table once, for its leader's address (trying first,
- * with GMPROF_PATCH_HINTS=1, the entry the same instruction found last),
- * and the leader sets the hit bits; otherwise lanes that hit the same object elect one
- * lane to set the object's bits (the OR of theirs).  Lanes that bump the
- * same counter add their count once.  Nothing here synchronizes with the
+ * warp searches the table once, for its leader's address, and the leader
+ * sets the hit bits.  With GMPROF_PATCH_HINTS=1 the warp first tries the
+ * entry the same instruction found last, and when that instruction's
+ * record says this launch set the bits already, sets nothing (patch_abi.h:
+ * the warps of a kernel reading one array then read no hit word, which
+ * one L2 line would serve to every warp of the GPU in turn).  Otherwise
+ * lanes that hit the same object elect one lane to set the object's bits
+ * (the OR of theirs).  Lanes that bump the same counter add their count
+ * once.  Nothing here synchronizes with the
  * host.  tests/unit/test_warp.cpp builds this file for the CPU, a thread
  * per lane, and checks what a warp does against each lane's access made
  * one by one (patch_logic.h).
@@ -99,13 +103,15 @@ static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, u
 	 * reading one array).  The whole warp searches the leader's address,
 	 * so each step of the search is one broadcast load, not up to 32.
 	 */
-	int64_t i0 = gmp_patch_find(l, __shfl_sync(active, addr, leader), pc);
+	const uint64_t hint = gmp_patch_hint(l, pc);
+	int64_t i0 = gmp_patch_find(l, __shfl_sync(active, addr, leader), hint);
 	int inside = !bits || (i0 >= 0 && gmp_patch_holds(l, (uint64_t)i0, addr, size));
 	if (__all_sync(active, inside)) {
 		i = j = bits ? i0 : -1;
-		if (i0 >= 0 && lane == leader)
-			gmp_patch_mark(l, hits, (uint64_t)i0,
-				       (rd ? GMP_HIT_READ : 0) | (wr ? GMP_HIT_WRITE : 0), mode);
+		/* Unless the instruction's record says this launch set the bits already: no hit word read. */
+		const uint32_t need = (rd ? GMP_HIT_READ : 0) | (wr ? GMP_HIT_WRITE : 0);
+		if (i0 >= 0 && lane == leader && (need & ~gmp_patch_claims(l, hint, (uint64_t)i0)))
+			gmp_patch_note(l, pc, hint, (uint64_t)i0, gmp_patch_mark(l, hits, (uint64_t)i0, need, mode));
 	} else {
 		i = bits ? gmp_patch_locate(l, addr) : -1;
 		j = bits && size > 1 ? gmp_patch_locate(l, addr + size - 1) : i;

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#define GMP_PATCH_ABI_VERSION 5
+#define GMP_PATCH_ABI_VERSION 6
 
 /* Access flags as the Compute Sanitizer passes them to a memory-access patch. */
 #define GMP_SAN_ACCESS_READ 0x1u
@@ -67,13 +67,22 @@
 				       read at the L2, coherent across the GPU */
 
 /*
- * Per-instruction hints (GMPROF_PATCH_HINTS=1): uint32_t hints[GMP_HINTS],
- * indexed by the accessing instruction's pc, each the table entry that
- * instruction last found.  A load or store instruction of a kernel mostly
- * touches one array, so the warp tries that entry before searching the
- * table.  A hint is only a guess, checked against the entry's bounds (any
- * value is safe, so the array is never cleared, and racing warps may
- * overwrite each other's).
+ * Per-instruction records (GMPROF_PATCH_HINTS=1): uint64_t hints[GMP_HINTS],
+ * indexed by the accessing instruction's pc, each entry | (uint64_t)word
+ * << 32: the table entry that instruction found last, and a hit word
+ * (stamp << 2 | bits, as above) that entry is known to hold.  A load or
+ * store instruction of a kernel mostly touches one array, so the warp
+ * tries that entry before searching the table; and when the word carries
+ * this launch's stamp and the bits the warp would set, they are set
+ * already and the warp is done, without reading the hit word (which every
+ * warp of the GPU reading that array would read, one request at a time at
+ * the L2).  The entry is only a guess, checked against its bounds, and a
+ * word with an older stamp claims nothing, so the loads may be stale and
+ * racing warps may overwrite each other's records; but a record with this
+ * launch's stamp must be true: a warp writes one only after setting (or
+ * seeing) those bits in that launch, and the host clears the records
+ * whenever it clears the hit words (the stamps then start again), so no
+ * record holds a launch's stamp when the launch starts.
  */
 #define GMP_HINTS 1024u
 #define GMP_HINT_SLOT(pc) ((uint32_t)((pc) >> 4) & (GMP_HINTS - 1u)) /* 16-byte instructions */
@@ -131,7 +140,7 @@ struct gmp_patch_launch {
 	uint32_t heap_count;         /* 4: heap records claimed; likewise */
 	uint32_t list_count;         /* 4: hit list entries claimed; likewise */
 	uint32_t list_cap;           /* 4: uint32_t entries after this struct */
-	uint64_t hints;              /* 8: uint32_t[GMP_HINTS], or 0 (GMP_HINTS above) */
+	uint64_t hints;              /* 8: uint64_t[GMP_HINTS], or 0 (GMP_HINTS above) */
 	uint64_t recent;             /* 8: const struct gmp_patch_table *, or 0: the recent table */
 	uint32_t epoch;              /* 4: this launch's number among its buffer's (GMP_HIT_STAMP) */
 	uint32_t reserved;           /* 4: 0 */

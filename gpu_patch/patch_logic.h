@@ -117,24 +117,25 @@ GMP_HD int64_t gmp_patch_locate(const struct gmp_patch_launch *l, uint64_t addr)
 	return k >= 0 ? (int64_t)t->n + k : -1;
 }
 
-/*
- * The entry containing addr, trying first the one the instruction at pc
- * found last (l->hints, when the launch has them) and remembering what a
- * search finds.  The same answer as gmp_patch_locate.
- */
-GMP_HD int64_t gmp_patch_find(const struct gmp_patch_launch *l, uint64_t addr, uint64_t pc)
+/* The record of the instruction at pc (patch_abi.h); GMP_NO_HINT when the launch keeps none. */
+#define GMP_NO_HINT (~(uint64_t)0)
+
+GMP_HD uint64_t gmp_patch_hint(const struct gmp_patch_launch *l, uint64_t pc)
 {
-	uint32_t *hints = (uint32_t *)(uintptr_t)l->hints;
-	if (!hints)
-		return gmp_patch_locate(l, addr);
-	uint32_t *slot = &hints[GMP_HINT_SLOT(pc)];
-	uint64_t h = *slot;
-	if (gmp_patch_holds(l, h, addr, 1))
-		return (int64_t)h;
-	int64_t i = gmp_patch_locate(l, addr);
-	if (i >= 0)
-		*slot = (uint32_t)i;
-	return i;
+	const uint64_t *hints = (const uint64_t *)(uintptr_t)l->hints;
+	return hints ? hints[GMP_HINT_SLOT(pc)] : GMP_NO_HINT; /* a plain load: the L1 may answer */
+}
+
+/*
+ * The entry containing addr, trying first the one of the instruction's
+ * record (hint: gmp_patch_hint's) against its bounds.  The same answer as
+ * gmp_patch_locate.
+ */
+GMP_HD int64_t gmp_patch_find(const struct gmp_patch_launch *l, uint64_t addr, uint64_t hint)
+{
+	if (hint != GMP_NO_HINT && gmp_patch_holds(l, (uint32_t)hint, addr, 1))
+		return (uint32_t)hint;
+	return gmp_patch_locate(l, addr);
 }
 
 /* Hit bits of an access: atomics read and write, prefetches touch nothing. */
@@ -189,6 +190,26 @@ GMP_HD uint32_t gmp_patch_hit_of(uint32_t word, uint32_t epoch)
 	return word >> 2 == GMP_HIT_STAMP(epoch) ? word & (GMP_HIT_READ | GMP_HIT_WRITE) : 0;
 }
 
+/* The hit bits a record (hint) says entry i holds in this launch: none unless it has the launch's stamp. */
+GMP_HD uint32_t gmp_patch_claims(const struct gmp_patch_launch *l, uint64_t hint, uint64_t i)
+{
+	return hint != GMP_NO_HINT && (uint32_t)hint == i ? gmp_patch_hit_of((uint32_t)(hint >> 32), l->epoch) : 0;
+}
+
+/*
+ * Records that the instruction at pc found entry i, whose hit word holds
+ * bits (this launch's, all of them set: gmp_patch_mark's answer), unless
+ * its record (hint, as loaded) says so already.
+ */
+GMP_HD void gmp_patch_note(const struct gmp_patch_launch *l, uint64_t pc, uint64_t hint, uint64_t i,
+			   uint32_t bits)
+{
+	uint64_t *hints = (uint64_t *)(uintptr_t)l->hints;
+	uint64_t rec = (uint32_t)i | (uint64_t)(GMP_HIT_STAMP(l->epoch) << 2 | bits) << 32;
+	if (hints && rec != hint)
+		hints[GMP_HINT_SLOT(pc)] = rec;
+}
+
 /*
  * Sets bits on entry i's hit word unless this launch set them already: a
  * word stamped by an earlier launch is replaced, one of this launch's gets
@@ -196,17 +217,18 @@ GMP_HD uint32_t gmp_patch_hit_of(uint32_t word, uint32_t epoch)
  * retries with what that one wrote, and stops when the bits are there).
  * The swap that sets a bit first appends it to the hit list, once per bit;
  * a stale test (GMP_MODE_L1_TESTS) costs one more swap, which fails.
+ * Returns the bits the word then holds for this launch.
  */
-GMP_HD void gmp_patch_mark(struct gmp_patch_launch *l, uint32_t *hits, uint64_t i, uint32_t bits,
-			   uint32_t mode)
+GMP_HD uint32_t gmp_patch_mark(struct gmp_patch_launch *l, uint32_t *hits, uint64_t i, uint32_t bits,
+			       uint32_t mode)
 {
 	const uint32_t stamp = GMP_HIT_STAMP(l->epoch) << 2;
-	uint32_t old = gmp_patch_test(&hits[i], mode), fresh;
+	uint32_t old = gmp_patch_test(&hits[i], mode), fresh, have;
 	for (;;) {
-		uint32_t have = gmp_patch_hit_of(old, l->epoch);
+		have = gmp_patch_hit_of(old, l->epoch);
 		fresh = bits & ~have;
 		if (!fresh)
-			return;
+			return have;
 		uint32_t seen = GMP_CAS32(&hits[i], old, stamp | have | bits);
 		if (seen == old)
 			break;
@@ -215,6 +237,7 @@ GMP_HD void gmp_patch_mark(struct gmp_patch_launch *l, uint32_t *hits, uint64_t 
 	uint32_t k = GMP_ADD32(&l->list_count, 1u);
 	if (k < l->list_cap)
 		gmp_patch_list(l)[k] = (uint32_t)i << GMP_LIST_SHIFT | fresh;
+	return have | bits;
 }
 
 /* Intra mode: bitmap bits and counters of [addr, addr+size), clipped to the object. */
@@ -285,22 +308,26 @@ GMP_HD void gmp_patch_stream(struct gmp_patch_launch *l, uint64_t addr, uint32_t
 
 /*
  * Everything one thread's access does, without warp aggregation: the
- * device wraps this to let one lane per object set the hit bits.
- * Returns the entry of the access's first byte (or -1).
+ * device wraps this to let one lane per object set the hit bits.  With
+ * records (l->hints), the instruction at pc whose record says its entry
+ * holds the bits already sets nothing.  Returns the entry of the access's
+ * first byte (or -1).
  */
-GMP_HD int64_t gmp_patch_access(struct gmp_patch_launch *l, uint64_t addr, uint32_t size,
+GMP_HD int64_t gmp_patch_access(struct gmp_patch_launch *l, uint64_t pc, uint64_t addr, uint32_t size,
 				uint32_t flags)
 {
 	uint32_t bits = gmp_patch_hit_bits(flags);
 	if (!bits || !size)
 		return -1;
 	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
-	int64_t i = gmp_patch_locate(l, addr);
+	const uint64_t hint = gmp_patch_hint(l, pc);
+	int64_t i = gmp_patch_find(l, addr, hint);
 	int64_t j = size > 1 ? gmp_patch_locate(l, addr + size - 1) : i;
 	const struct gmp_patch_intra_obj *io =
 		(const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;
 	if (i >= 0) {
-		gmp_patch_mark(l, hits, (uint64_t)i, bits, l->mode);
+		if (bits & ~gmp_patch_claims(l, hint, (uint64_t)i))
+			gmp_patch_note(l, pc, hint, (uint64_t)i, gmp_patch_mark(l, hits, (uint64_t)i, bits, l->mode));
 		if ((l->mode & GMP_MODE_INTRA_GPU) && io)
 			gmp_patch_intra(l, &io[i], addr, size);
 	}

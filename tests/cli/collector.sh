@@ -186,9 +186,10 @@ held=$(sed -n 's/^double: \([0-9]*\) stream syncs, .* \([0-9]*\) bytes held at m
 	notok "launch buffers bounded: $(cat "$TMPDIR/err")"
 same_kernels "launch buffers bounded: every launch's reads as the script has them" "$TMPDIR/bufs.gmprof" \
 	"$TMPDIR/bufs.jsonl" 250
-# GMPROF_PATCH_HINTS=1: launch buffers carry the hints (the double's patches
-# search without them; tests/unit/test_warp.cpp checks the device code with
-# them): the same findings, in object and intra mode.
+# GMPROF_PATCH_HINTS=1: launch buffers carry per-instruction records (the
+# double's patches use them lane by lane, an instruction per access of the
+# script; tests/unit/test_warp.cpp checks the device code with them): the
+# same findings, in object and intra mode.
 for m in object intra; do
 	rm -f "$TMPDIR/hints.gmprof"
 	env GMPROF_PATCH_HINTS=1 GMPROF_MODE=$m GMPROF_OUTPUT="$TMPDIR/hints.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl

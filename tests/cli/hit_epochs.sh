@@ -7,7 +7,8 @@
 # buffers reused from the pool launch after launch give every launch's exact
 # reads and writes, from the hit list and from the hit words alike (epochs
 # past 0 decoded), with one clearing per buffer; GMPROF_FALLBACK=hit-epochs
-# clears before every launch, as before, with the same results.
+# clears before every launch, as before, with the same results.  Each
+# also with per-instruction records (GMPROF_PATCH_HINTS=1).
 . tests/cli/lib.sh
 B=${BUILD:-build}/test
 FAKE=$B/double/fake_app
@@ -30,10 +31,16 @@ awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 		print "{\"op\":\"end\"}" }' >"$TMPDIR/rounds.jsonl"
 
 sets() { sed -n 's/^double: .*, \([0-9]*\) sets of \([0-9]*\) bytes$/\1/p' "$TMPDIR/err"; }
-for fb in "" hit-list; do
+# hints: with per-instruction records (GMPROF_PATCH_HINTS=1), kept and
+# cleared with the hit words; the double aborts a launch that starts with a
+# record of its own stamp (its new memory reads as such records too), and
+# each access of the script is an instruction of its own.
+for fb in "" hit-list hints; do
 	name=${fb:-default}
+	hints=0
+	[ "$fb" = hints ] && fb= hints=1
 	rm -f "$TMPDIR/$name.gmprof"
-	expect_exit 0 "$name: the program runs" -- env GMP_DOUBLE_STATS=2 GMPROF_FALLBACK=$fb \
+	expect_exit 0 "$name: the program runs" -- env GMP_DOUBLE_STATS=2 GMPROF_FALLBACK=$fb GMPROF_PATCH_HINTS=$hints \
 		GMPROF_OUTPUT="$TMPDIR/$name.gmprof" "$FAKE" "$TMPDIR/rounds.jsonl"
 	n=$(sets)
 	[ -n "$n" ] && [ "$n" -ge 1 ] && [ "$n" -le 2 ] && ok "$name: hit words cleared once per buffer ($n sets for 24 launches)" ||
@@ -41,11 +48,14 @@ for fb in "" hit-list; do
 	same_kernels "$name: every launch's reads and writes exact, buffers reused" "$TMPDIR/$name.gmprof" "$TMPDIR/rounds.jsonl" 24
 done
 
-rm -f "$TMPDIR/fb.gmprof"
-expect_exit 0 "GMPROF_FALLBACK=hit-epochs: the program runs" -- env GMP_DOUBLE_STATS=2 GMPROF_FALLBACK=hit-epochs \
-	GMPROF_OUTPUT="$TMPDIR/fb.gmprof" "$FAKE" "$TMPDIR/rounds.jsonl"
-[ "$(sets)" = 24 ] && ok "GMPROF_FALLBACK=hit-epochs: cleared before every launch (24 sets)" || notok "hit-epochs sets: $(cat "$TMPDIR/err")"
-same_kernels "GMPROF_FALLBACK=hit-epochs: the same reads and writes" "$TMPDIR/fb.gmprof" "$TMPDIR/rounds.jsonl" 24
+for hints in 0 1; do
+	rm -f "$TMPDIR/fb.gmprof"
+	expect_exit 0 "GMPROF_FALLBACK=hit-epochs (hints $hints): the program runs" -- env GMP_DOUBLE_STATS=2 \
+		GMPROF_FALLBACK=hit-epochs GMPROF_PATCH_HINTS=$hints GMPROF_OUTPUT="$TMPDIR/fb.gmprof" "$FAKE" "$TMPDIR/rounds.jsonl"
+	[ "$(sets)" = 24 ] && ok "GMPROF_FALLBACK=hit-epochs (hints $hints): cleared before every launch (24 sets)" ||
+		notok "hit-epochs sets: $(cat "$TMPDIR/err")"
+	same_kernels "GMPROF_FALLBACK=hit-epochs (hints $hints): the same reads and writes" "$TMPDIR/fb.gmprof" "$TMPDIR/rounds.jsonl" 24
+done
 "$GMPROF" report "$TMPDIR/fb.gmprof" | grep -q '^  fallback hit-epochs$' && ok "GMPROF_FALLBACK=hit-epochs: the report says so" ||
 	notok "GMPROF_FALLBACK=hit-epochs: the report says so"
 
@@ -69,11 +79,13 @@ awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 		for (k = 0; k < 50; k++) print "{\"op\":\"free\",\"addr\":" a(k) "}"
 		for (k = 0; k < 250; k++) print "{\"op\":\"free\",\"addr\":" b(k) "}"
 		print "{\"op\":\"end\"}" }' >"$TMPDIR/wrap.jsonl"
-for fb in "" hit-list; do
+for fb in "" hit-list hints; do
 	name=wrap${fb:+-$fb}
+	hints=0
+	[ "$fb" = hints ] && fb= hints=1
 	rm -f "$TMPDIR/$name.gmprof"
 	expect_exit 0 "$name: the program runs" -- env GMP_DOUBLE_STATS=2 GMPROF_HIT_EPOCHS=1 GMPROF_FALLBACK=$fb \
-		GMPROF_OUTPUT="$TMPDIR/$name.gmprof" "$FAKE" "$TMPDIR/wrap.jsonl"
+		GMPROF_PATCH_HINTS=$hints GMPROF_OUTPUT="$TMPDIR/$name.gmprof" "$FAKE" "$TMPDIR/wrap.jsonl"
 	[ "$(sets)" = 2 ] && ok "$name: cleared when new and again at its third launch" || notok "$name: sets: $(cat "$TMPDIR/err")"
 	same_kernels "$name: every launch's reads exact across the clearing" "$TMPDIR/$name.gmprof" "$TMPDIR/wrap.jsonl" 4
 done

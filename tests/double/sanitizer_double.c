@@ -257,6 +257,14 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 		return;
 	if (l->mode & GMP_MODE_L1_TESTS)
 		__atomic_fetch_add(&double_stats.l1_kernels, 1, __ATOMIC_RELAXED);
+	/* Per-instruction records (patch_abi.h): none may claim bits for a launch before it runs. */
+	const uint64_t *hints = (const uint64_t *)(uintptr_t)l->hints;
+	for (uint32_t slot = 0; hints && slot < GMP_HINTS; slot++)
+		if (gmp_patch_claims(l, hints[slot], (uint32_t)hints[slot])) {
+			fprintf(stderr, "sanitizer double: the kernel of event %zu starts with a record of its own "
+				"stamp (slot %u): the records were not cleared with the hit words\n", k, slot);
+			abort();
+		}
 	/* Its malloc() and free() calls: the script's heap ops that follow it. */
 	for (size_t i = k + 1; i < t->nev && patched_cb[SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC]; i++) {
 		const struct gmp_event *h = &t->ev[i];
@@ -268,14 +276,14 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 		const struct gmp_access *a = &t->acc[e->acc_off + i];
 		uint32_t flags = (a->rw & GMP_RW_READ ? GMP_SAN_ACCESS_READ : 0) |
 				 (a->rw & GMP_RW_WRITE ? GMP_SAN_ACCESS_WRITE : 0);
-		gmp_patch_access(l, a->addr, 1, flags);
+		gmp_patch_access(l, (uint64_t)i << 4, a->addr, 1, flags); /* an instruction per access */
 	}
 	for (uint32_t i = 0; i < e->touch_n; i++) {
 		const struct gmp_touch *tc = &t->touch[e->touch_off + i];
 		uint32_t flags = (tc->rw & GMP_RW_READ ? GMP_SAN_ACCESS_READ : 0) |
 				 (tc->rw & GMP_RW_WRITE ? GMP_SAN_ACCESS_WRITE : 0);
 		for (uint64_t c = 0; c < tc->count; c++)
-			gmp_patch_access(l, tc->addr, (uint32_t)tc->size, flags);
+			gmp_patch_access(l, (uint64_t)(e->acc_n + i) << 4, tc->addr, (uint32_t)tc->size, flags);
 	}
 }
 

@@ -57,7 +57,7 @@ static void no_objects(void **state)
 	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
 				      .mode = GMP_MODE_OBJECT };
 	assert_int_equal(gmp_patch_lookup(t, 0x1000), -1);
-	assert_int_equal(gmp_patch_access(&l, 0x1000, 4, GMP_SAN_ACCESS_READ), -1);
+	assert_int_equal(gmp_patch_access(&l, 0, 0x1000, 4, GMP_SAN_ACCESS_READ), -1);
 	assert_int_equal(hits[0], 0);
 	free(t);
 }
@@ -69,19 +69,19 @@ static void flags(void **state)
 	uint32_t hits[4] = { 0 };
 	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
 				      .mode = GMP_MODE_OBJECT };
-	gmp_patch_access(&l, 0x1008, 4, GMP_SAN_ACCESS_READ);
-	gmp_patch_access(&l, 0x2008, 8, GMP_SAN_ACCESS_WRITE);
-	gmp_patch_access(&l, 0x3000, 4, GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE); /* an atomic */
-	gmp_patch_access(&l, 0x4000, 4, GMP_SAN_ACCESS_ATOMSYS);
-	gmp_patch_access(&l, 0x1010, 4, GMP_SAN_ACCESS_PREFETCH | GMP_SAN_ACCESS_READ);
-	gmp_patch_access(&l, 0x1040, 4, GMP_SAN_ACCESS_WRITE); /* the gap after object 0 */
+	gmp_patch_access(&l, 0, 0x1008, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(&l, 0, 0x2008, 8, GMP_SAN_ACCESS_WRITE);
+	gmp_patch_access(&l, 0, 0x3000, 4, GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE); /* an atomic */
+	gmp_patch_access(&l, 0, 0x4000, 4, GMP_SAN_ACCESS_ATOMSYS);
+	gmp_patch_access(&l, 0, 0x1010, 4, GMP_SAN_ACCESS_PREFETCH | GMP_SAN_ACCESS_READ);
+	gmp_patch_access(&l, 0, 0x1040, 4, GMP_SAN_ACCESS_WRITE); /* the gap after object 0 */
 	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_READ);
 	assert_int_equal(bits_of(&l, hits[1]), GMP_HIT_WRITE);
 	assert_int_equal(bits_of(&l, hits[2]), GMP_HIT_READ | GMP_HIT_WRITE);
 	assert_int_equal(bits_of(&l, hits[3]), GMP_HIT_READ | GMP_HIT_WRITE);
 	/* Zero-sized and flagless accesses mark nothing. */
-	assert_int_equal(gmp_patch_access(&l, 0x1000, 0, GMP_SAN_ACCESS_WRITE), -1);
-	assert_int_equal(gmp_patch_access(&l, 0x1000, 4, 0), -1);
+	assert_int_equal(gmp_patch_access(&l, 0, 0x1000, 0, GMP_SAN_ACCESS_WRITE), -1);
+	assert_int_equal(gmp_patch_access(&l, 0, 0x1000, 4, 0), -1);
 	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_READ);
 	free(t);
 }
@@ -94,7 +94,7 @@ static void straddling(void **state)
 	uint32_t hits[2] = { 0 };
 	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
 				      .mode = GMP_MODE_OBJECT };
-	assert_int_equal(gmp_patch_access(&l, 0x100c, 8, GMP_SAN_ACCESS_WRITE), 0);
+	assert_int_equal(gmp_patch_access(&l, 0, 0x100c, 8, GMP_SAN_ACCESS_WRITE), 0);
 	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_WRITE);
 	assert_int_equal(bits_of(&l, hits[1]), GMP_HIT_WRITE);
 	/* Starting in a gap and ending in an object still marks the object. */
@@ -102,7 +102,7 @@ static void straddling(void **state)
 	uint32_t h2[2] = { 0 };
 	l.table = (uintptr_t)g;
 	l.hits = (uintptr_t)h2;
-	assert_int_equal(gmp_patch_access(&l, 0x101c, 8, GMP_SAN_ACCESS_READ), -1);
+	assert_int_equal(gmp_patch_access(&l, 0, 0x101c, 8, GMP_SAN_ACCESS_READ), -1);
 	assert_int_equal(h2[0], 0);
 	assert_int_equal(bits_of(&l, h2[1]), GMP_HIT_READ);
 	free(t);
@@ -129,23 +129,23 @@ static void hit_list(void **state)
 	l->table = (uintptr_t)t;
 	l->hits = (uintptr_t)hits;
 	/* Object 2 read, read again, then written: one item per bit, when it was first set. */
-	gmp_patch_access(l, 0x1200, 4, GMP_SAN_ACCESS_READ);
-	gmp_patch_access(l, 0x1210, 4, GMP_SAN_ACCESS_READ);
-	gmp_patch_access(l, 0x1220, 4, GMP_SAN_ACCESS_WRITE);
+	gmp_patch_access(l, 0, 0x1200, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0, 0x1210, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0, 0x1220, 4, GMP_SAN_ACCESS_WRITE);
 	assert_int_equal(l->list_count, 2);
 	assert_int_equal(list[0], 2u << GMP_LIST_SHIFT | GMP_HIT_READ);
 	assert_int_equal(list[1], 2u << GMP_LIST_SHIFT | GMP_HIT_WRITE);
 	/* An atomic sets both bits at once: one item. */
-	gmp_patch_access(l, 0x1000, 4, GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE | GMP_SAN_ACCESS_ATOMSYS);
+	gmp_patch_access(l, 0, 0x1000, 4, GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE | GMP_SAN_ACCESS_ATOMSYS);
 	assert_int_equal(l->list_count, 3);
 	assert_int_equal(list[2], 0u << GMP_LIST_SHIFT | GMP_HIT_READ | GMP_HIT_WRITE);
 	/* Straddling objects 0 and 1: object 1's bit is new, object 0's is not. */
-	gmp_patch_access(l, 0x10fc, 8, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0, 0x10fc, 8, GMP_SAN_ACCESS_READ);
 	assert_int_equal(l->list_count, 4);
 	assert_int_equal(list[3], 1u << GMP_LIST_SHIFT | GMP_HIT_READ);
 	/* A prefetch and an access in no object list nothing. */
-	gmp_patch_access(l, 0x1300, 4, GMP_SAN_ACCESS_PREFETCH | GMP_SAN_ACCESS_READ);
-	gmp_patch_access(l, 0x2000, 4, GMP_SAN_ACCESS_WRITE);
+	gmp_patch_access(l, 0, 0x1300, 4, GMP_SAN_ACCESS_PREFETCH | GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0, 0x2000, 4, GMP_SAN_ACCESS_WRITE);
 	assert_int_equal(l->list_count, 4);
 	/* A bit set by another (the first atomic elsewhere) is not listed again here. */
 	hits[3] = GMP_HIT_STAMP(l->epoch) << 2 | GMP_HIT_READ;
@@ -176,7 +176,7 @@ static void hit_list_overflow(void **state)
 	l->table = (uintptr_t)t;
 	l->hits = (uintptr_t)hits;
 	for (uint64_t k = 0; k < 4; k++)
-		gmp_patch_access(l, 0x1000 + k * 0x100, 4, GMP_SAN_ACCESS_READ);
+		gmp_patch_access(l, 0, 0x1000 + k * 0x100, 4, GMP_SAN_ACCESS_READ);
 	assert_int_equal(l->list_count, 4);
 	for (uint64_t k = 0; k < 4; k++)
 		assert_int_equal(bits_of(l, hits[k]), GMP_HIT_READ); /* the hit words say it all */
@@ -184,19 +184,31 @@ static void hit_list_overflow(void **state)
 	memset(hits, 0, sizeof(hits));
 	l->list_cap = 0;
 	l->list_count = 0;
-	gmp_patch_access(l, 0x1000, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0, 0x1000, 4, GMP_SAN_ACCESS_READ);
 	assert_int_equal(l->list_count, 1);
 	assert_int_equal(gmp_patch_list(l)[0], 0u << GMP_LIST_SHIFT | GMP_HIT_READ); /* from before */
 	free(l);
 	free(t);
 }
 
+/* Every record that claims bits for this launch is true: its entry's hit word holds them. */
+static void records_true(const struct gmp_patch_launch *l, const uint64_t *h, const uint32_t *hits, uint64_t n)
+{
+	for (uint32_t k = 0; k < GMP_HINTS; k++) {
+		uint32_t claim = gmp_patch_claims(l, h[k], (uint32_t)h[k]);
+		if (claim && ((uint32_t)h[k] >= n || (claim & ~bits_of(l, hits[(uint32_t)h[k]]))))
+			fail_msg("slot %u claims bits %u of entry %u, which it does not hold", k, claim, (uint32_t)h[k]);
+	}
+}
+
 /*
  * One launch buffer's hit words, never cleared after the first time, used
  * by launch after launch (epochs 0, 1, 2, ...): each launch lists and holds
  * exactly the bits of its own accesses, whatever earlier launches left in
- * the words.  Random accesses to 16 objects, 300 launches; the last ones
- * take the largest epochs before the host would clear the words again.
+ * the words, and in the per-instruction records (GMPROF_PATCH_HINTS=1),
+ * kept from launch to launch like the words.  Random accesses to 16
+ * objects by 4 instructions, 300 launches; the last ones take the largest
+ * epochs before the host would clear the words again.
  */
 static void epochs(void **state)
 {
@@ -206,9 +218,11 @@ static void epochs(void **state)
 	assert_int_equal(GMP_HIT_STAMP(GMP_HIT_EPOCHS + 1), 0); /* why the host clears before */
 	struct gmp_patch_table *t = table(16, 0x1000, 0x100, 0x100);
 	uint32_t hits[16] = { 0 };
+	uint64_t h[GMP_HINTS] = { 0 };
 	struct gmp_patch_launch *l = with_list(64);
 	l->table = (uintptr_t)t;
 	l->hits = (uintptr_t)hits;
+	l->hints = (uintptr_t)h;
 	uint64_t seed = 11;
 	for (uint32_t round = 0; round < 300; round++) {
 		l->epoch = round < 290 ? round : GMP_HIT_EPOCHS - (299 - round);
@@ -218,8 +232,9 @@ static void epochs(void **state)
 			uint32_t obj = (uint32_t)(ts_rnd(&seed) % 16), rw = (uint32_t)(ts_rnd(&seed) % 3) + 1;
 			uint32_t flags = (rw & GMP_HIT_READ ? GMP_SAN_ACCESS_READ : 0) |
 					 (rw & GMP_HIT_WRITE ? GMP_SAN_ACCESS_WRITE : 0);
-			gmp_patch_access(l, 0x1000 + obj * 0x100 + 8, 4, flags);
+			gmp_patch_access(l, (ts_rnd(&seed) % 4) << 4, 0x1000 + obj * 0x100 + 8, 4, flags);
 			want[obj] |= rw;
+			records_true(l, h, hits, 16);
 		}
 		uint32_t seen[16] = { 0 };
 		for (uint32_t k = 0; k < l->list_count; k++) {
@@ -237,26 +252,64 @@ static void epochs(void **state)
 	free(t);
 }
 
+/*
+ * Per-instruction records (GMPROF_PATCH_HINTS=1): an instruction tries its
+ * record's entry before the search, always with the search's answer; when
+ * the record says this launch set the bits already, the access sets
+ * nothing; records of earlier launches (older stamps) claim nothing.
+ */
 static void hints(void **state)
 {
 	(void)state;
 	/* Objects of 100 bytes every 256 from 0x1000: gaps between them. */
 	struct gmp_patch_table *t = table(40, 0x1000, 256, 100);
-	uint32_t h[GMP_HINTS];
+	uint64_t h[GMP_HINTS];
+	uint32_t hits[40] = { 0 }, want[40] = { 0 };
 	uint64_t seed = 7;
+	struct gmp_patch_launch *l = with_list(80);
+	l->table = (uintptr_t)t;
+	l->hits = (uintptr_t)hits;
+	l->hints = (uintptr_t)h;
+	l->epoch = 5;
+	/* Earlier launches' records: any entry (some past the 40), older stamps, any bits. */
 	for (uint32_t k = 0; k < GMP_HINTS; k++)
-		h[k] = (uint32_t)(ts_rnd(&seed) % 50); /* garbage, some past the 40 entries */
-	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hints = (uintptr_t)h };
+		h[k] = ts_rnd(&seed) % 50 |
+		       (uint64_t)(GMP_HIT_STAMP(ts_rnd(&seed) % 5) << 2 | (uint32_t)(ts_rnd(&seed) % 4)) << 32;
 	for (int i = 0; i < 20000; i++) {
 		uint64_t addr = 0xf00 + ts_rnd(&seed) % (41 * 256), pc = (ts_rnd(&seed) % 8) << 4;
-		int64_t want = gmp_patch_lookup(t, addr);
-		assert_int_equal(gmp_patch_find(&l, addr, pc), want);
-		if (want >= 0) /* what a search finds, or the hint that was right: the slot now holds it */
-			assert_int_equal(h[GMP_HINT_SLOT(pc)], want);
+		uint32_t rw = (uint32_t)(ts_rnd(&seed) % 3) + 1;
+		int64_t at = gmp_patch_lookup(t, addr);
+		uint64_t hint = gmp_patch_hint(l, pc);
+		assert_true(hint == h[GMP_HINT_SLOT(pc)]);
+		assert_int_equal(gmp_patch_find(l, addr, hint), at);
+		assert_int_equal(gmp_patch_access(l, pc, addr, 1, (rw & 1 ? GMP_SAN_ACCESS_READ : 0) |
+								  (rw & 2 ? GMP_SAN_ACCESS_WRITE : 0)), at);
+		if (at >= 0) { /* the instruction's record now names what it found */
+			want[at] |= rw;
+			assert_int_equal((uint32_t)h[GMP_HINT_SLOT(pc)], at);
+		}
+		records_true(l, h, hits, 40);
 	}
-	/* Without hints: the search alone. */
-	l.hints = 0;
-	assert_int_equal(gmp_patch_find(&l, 0x1000 + 3 * 256 + 5, 0), 3);
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(bits_of(l, hits[i]), want[i]);
+	/*
+	 * The next launch of the buffer: a read the record covers sets nothing
+	 * (another array of hit words stays clear), a write it does not cover does.
+	 */
+	l->epoch++;
+	uint32_t other[40] = { 0 };
+	gmp_patch_access(l, 0x70, 0x1000 + 3 * 256, 4, GMP_SAN_ACCESS_READ);
+	l->hits = (uintptr_t)other;
+	gmp_patch_access(l, 0x70, 0x1000 + 3 * 256 + 8, 4, GMP_SAN_ACCESS_READ);
+	assert_int_equal(other[3], 0);
+	gmp_patch_access(l, 0x70, 0x1000 + 3 * 256 + 8, 4, GMP_SAN_ACCESS_WRITE);
+	assert_int_equal(bits_of(l, other[3]), GMP_HIT_WRITE);
+	/* Without records: the search alone, nothing claimed. */
+	l->hints = 0;
+	assert_true(gmp_patch_hint(l, 0x70) == GMP_NO_HINT);
+	assert_int_equal(gmp_patch_claims(l, GMP_NO_HINT, UINT32_MAX), 0);
+	assert_int_equal(gmp_patch_find(l, 0x1000 + 3 * 256 + 5, GMP_NO_HINT), 3);
+	free(l);
 	free(t);
 }
 
@@ -265,7 +318,7 @@ static void hints(void **state)
  * objects: random live sets of 200 slots of 256 bytes, each object in
  * the base, freed (a tombstone there), or recent (over a tombstone, or
  * where the base had nothing), an object of a slot sometimes shorter
- * than the slot, with and without hints.
+ * than the slot, with and without a record's entry to try first.
  */
 static void two_tables(void **state)
 {
@@ -315,11 +368,7 @@ static void two_tables(void **state)
 		for (uint64_t i = 0; i < nlive; i++)
 			if (entry[i] >= SLOTS)
 				entry[i] = entry[i] - SLOTS + nb;
-		uint32_t h[GMP_HINTS];
-		for (uint32_t k = 0; k < GMP_HINTS; k++)
-			h[k] = (uint32_t)(ts_rnd(&seed) % (SLOTS + 8));
-		struct gmp_patch_launch l = { .table = (uintptr_t)b, .recent = nr ? (uintptr_t)r : 0,
-					      .hints = round % 2 ? (uintptr_t)h : 0 };
+		struct gmp_patch_launch l = { .table = (uintptr_t)b, .recent = nr ? (uintptr_t)r : 0 };
 		assert_int_equal(gmp_patch_entries(&l), nb + nr);
 		for (int q = 0; q < 2000; q++) {
 			uint64_t addr = 0x10000 - 512 + ts_rnd(&seed) % ((SLOTS + 4) * 256);
@@ -328,7 +377,8 @@ static void two_tables(void **state)
 				if (live_s[i] <= addr && addr < live_e[i])
 					want = (int64_t)entry[i];
 			assert_int_equal(gmp_patch_locate(&l, addr), want);
-			assert_int_equal(gmp_patch_find(&l, addr, (ts_rnd(&seed) % 16) << 4), want);
+			/* A record's entry, any (some past the last), tried first: the same answer. */
+			assert_int_equal(gmp_patch_find(&l, addr, round % 2 ? ts_rnd(&seed) % (SLOTS + 8) : GMP_NO_HINT), want);
 			if (want >= 0)
 				assert_true(gmp_patch_holds(&l, (uint64_t)want, addr, 1));
 		}
@@ -394,10 +444,10 @@ static void intra_maps(void **state)
 				      .mode = GMP_MODE_OBJECT | GMP_MODE_INTRA_GPU,
 				      .gran_shift = GMP_GRAN_SHIFT_DEFAULT,
 				      .cgran_shift = GMP_CGRAN_SHIFT_DEFAULT };
-	gmp_patch_access(&l, 0x10000, 8, GMP_SAN_ACCESS_READ);   /* bits 0-1, counter 0 */
-	gmp_patch_access(&l, 0x10004, 4, GMP_SAN_ACCESS_READ);   /* bit 1 again, counter 0 */
-	gmp_patch_access(&l, 0x1003e, 4, GMP_SAN_ACCESS_WRITE);  /* bits 15-16, counters 0-1 */
-	gmp_patch_access(&l, 0x100fc, 16, GMP_SAN_ACCESS_READ);  /* runs past the end: bit 63 only */
+	gmp_patch_access(&l, 0, 0x10000, 8, GMP_SAN_ACCESS_READ);   /* bits 0-1, counter 0 */
+	gmp_patch_access(&l, 0, 0x10004, 4, GMP_SAN_ACCESS_READ);   /* bit 1 again, counter 0 */
+	gmp_patch_access(&l, 0, 0x1003e, 4, GMP_SAN_ACCESS_WRITE);  /* bits 15-16, counters 0-1 */
+	gmp_patch_access(&l, 0, 0x100fc, 16, GMP_SAN_ACCESS_READ);  /* runs past the end: bit 63 only */
 	assert_int_equal(bitmap[0], 0x00018003u);   /* bytes 0-7, 62-65 */
 	assert_int_equal(bitmap[1], 0x80000000u);   /* bytes 252-255 */
 	assert_int_equal(counters[0], 3);
@@ -476,10 +526,10 @@ static void stream_and_heap(void **state)
 				      .records = (uintptr_t)rec, .record_cap = 2,
 				      .heap = (uintptr_t)heap, .heap_cap = 1,
 				      .mode = GMP_MODE_OBJECT | GMP_MODE_INTRA_STREAM };
-	gmp_patch_access(&l, 0x10010, 4, GMP_SAN_ACCESS_READ);
-	gmp_patch_access(&l, 0x20000, 4, GMP_SAN_ACCESS_READ); /* no object: not recorded */
-	gmp_patch_access(&l, 0x10020, 8, GMP_SAN_ACCESS_WRITE);
-	gmp_patch_access(&l, 0x10030, 8, GMP_SAN_ACCESS_WRITE); /* over capacity: dropped, counted */
+	gmp_patch_access(&l, 0, 0x10010, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(&l, 0, 0x20000, 4, GMP_SAN_ACCESS_READ); /* no object: not recorded */
+	gmp_patch_access(&l, 0, 0x10020, 8, GMP_SAN_ACCESS_WRITE);
+	gmp_patch_access(&l, 0, 0x10030, 8, GMP_SAN_ACCESS_WRITE); /* over capacity: dropped, counted */
 	assert_int_equal(l.record_count, 3);
 	assert_int_equal(rec[0].addr, 0x10010);
 	assert_int_equal(rec[1].size, 8);

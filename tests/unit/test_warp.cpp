@@ -8,10 +8,11 @@
  * broadcast and scattered addresses, partial warps, reads, writes,
  * atomics and prefetches, accesses straddling two objects or a gap, in
  * object mode, intra mode (bitmaps and counters at several granularities)
- * and stream mode, with and without per-instruction hints (starting as
- * garbage).  After every warp instruction the hit flags, the set of
- * bits the hit list holds (each exactly once), the bitmaps, the counters
- * and the stream records must be the same both ways.
+ * and stream mode, with and without per-instruction records (starting as
+ * earlier launches left them).  After every warp instruction the hit
+ * flags, the set of bits the hit list holds (each exactly once), the
+ * bitmaps, the counters and the stream records must be the same both
+ * ways, and every record that claims bits for the launch must be true.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,7 +112,7 @@ struct state {
 	std::vector<gmp_patch_intra_obj> io;
 	std::vector<std::vector<uint32_t>> bitmaps, counters;
 	std::vector<gmp_patch_record> records;
-	std::vector<uint32_t> hints;      /* GMPROF_PATCH_HINTS: garbage to start with, as on a GPU */
+	std::vector<uint64_t> hints;      /* GMPROF_PATCH_HINTS: earlier launches' records to start with */
 
 	struct gmp_patch_launch *l()
 	{
@@ -174,9 +175,15 @@ struct state {
 		p->list_cap = cap;
 		p->epoch = epoch;
 		if (hint_seed) {
+			/*
+			 * Records as earlier launches of the buffer left them (or cleared,
+			 * epoch 0): any entry, some past the last, older stamps, any bits.
+			 */
 			hints.resize(GMP_HINTS);
-			for (uint32_t &h : hints)
-				h = (uint32_t)rnd(&hint_seed) % (uint32_t)(n + 3); /* some past the last entry */
+			for (uint64_t &h : hints)
+				h = epoch ? rnd(&hint_seed) % (n + 3) |
+						    (uint64_t)(GMP_HIT_STAMP(rnd(&hint_seed) % epoch) << 2 | (uint32_t)(rnd(&hint_seed) % 4)) << 32
+					  : 0;
 			p->hints = (uint64_t)(uintptr_t)hints.data();
 		}
 		if (mode & GMP_MODE_INTRA_GPU) {
@@ -207,6 +214,17 @@ struct state {
 		return bits;
 	}
 
+	/* Whether every record that claims bits for this launch is true: its entry's hit word holds them. */
+	bool records_true()
+	{
+		for (uint64_t h : hints) {
+			uint32_t claim = gmp_patch_claims(l(), h, (uint32_t)h);
+			if (claim && ((uint32_t)h >= hits.size() || (claim & ~gmp_patch_hit_of(hits[(uint32_t)h], l()->epoch))))
+				return false;
+		}
+		return true;
+	}
+
 	/* Per entry, the bits its hit list items hold; fails when a bit is listed twice. */
 	std::vector<uint32_t> listed()
 	{
@@ -235,7 +253,7 @@ struct state {
 
 static void same(state &w, state &r, const char *what, int step)
 {
-	if (w.hits != r.hits || w.listed() != r.listed() || w.listed() != w.decoded() || w.bitmaps != r.bitmaps ||
+	if (w.hits != r.hits || w.listed() != r.listed() || w.listed() != w.decoded() || !w.records_true() || w.bitmaps != r.bitmaps ||
 	    w.counters != r.counters || w.l()->record_count != r.l()->record_count) {
 		fprintf(stderr, "%s: warp and lanes differ after instruction %d\n", what, step);
 		fail();
@@ -313,7 +331,7 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 			run_warp(w.l(), active);
 			for (int i = 0; i < 32; i++)
 				if (active >> i & 1)
-					gmp_patch_access(r.l(), job.addr[i], job.size[i], job.flags[i]);
+					gmp_patch_access(r.l(), job.pc, job.addr[i], job.size[i], job.flags[i]);
 			assert_int_equal(emu_warp.misuse, 0);
 			same(w, r, what, step);
 		}
