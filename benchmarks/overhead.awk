@@ -5,7 +5,8 @@
 #   micro (optional): "CONFIG WARP_INSTRUCTIONS KERNEL_MS", one line per run
 #     of benchmarks/micro/access_cost (native, empty, object, object-l1,
 #     object-hints, intra, intra-l1; native-first and intra-first: one pass,
-#     first touches)
+#     first touches; native-gather, object-gather, object-hints-gather: warps
+#     in different arrays)
 #   own (optional): "PROGRAM CONFIG BYTES", gmprof's own device memory in a
 #     run (the profile's META collector_device_peak); the largest is shown
 #   self (optional): "PROGRAM CONFIG SECONDS COLLECTOR_TIME...", a run's
@@ -140,6 +141,18 @@ END {
 			base1 = median(ms["native-first"]); m = median(ms["intra-first"])
 			printf "| none (native), one pass | %.3f | - |\n", base1
 			printf "| intra, one pass: every load a first touch | %.3f | %.3f |\n", m, (warps["intra-first"] > 0 ? (m - base1) * 1e6 / warps["intra-first"] : 0)
+		}
+		# Gather: consecutive warps in different arrays (against the gather native run).
+		if ("native-gather" in ms) {
+			baseg = median(ms["native-gather"])
+			printf "| none (native), gather: each warp in another array | %.3f | - |\n", baseg
+			split("object-gather object-hints-gather", gcfg, " ")
+			split("first-touch flags, gather (object)|first-touch flags, per-instruction hints, gather (object-hints)", glabel, "|")
+			for (c = 1; c <= 2; c++) {
+				if (!(gcfg[c] in ms)) continue
+				m = median(ms[gcfg[c]])
+				printf "| %s | %.3f | %.3f |\n", glabel[c], m, (warps[gcfg[c]] > 0 ? (m - baseg) * 1e6 / warps[gcfg[c]] : 0)
+			}
 		}
 	}
 	if (nocfg) {

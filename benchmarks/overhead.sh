@@ -136,6 +136,7 @@ done
 
 # The per-access cost: the microbenchmark's kernel time under each patch.
 FIRST_TOUCH=${FIRST_TOUCH:-67108864} # floats of the one-pass run (256 MiB)
+GATHER=${GATHER:-64}                  # arrays of the gather run
 "$NVCC" -O2 -o "$OUT/access_cost" benchmarks/micro/access_cost.cu
 micro() { # config command...
 	c=$1
@@ -162,6 +163,12 @@ while [ $r -le "$RUNS" ]; do
 	# One pass over a large array: every load is the first touch of its bytes in intra mode.
 	! want native || micro native-first "$OUT/access_cost" $FIRST_TOUCH 1
 	! want intra || micro intra-first "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/access_cost" $FIRST_TOUCH 1
+	# Gather: consecutive warps in different arrays, per-instruction records' worst case.
+	! want native || micro native-gather "$OUT/access_cost" 4194304 64 $GATHER
+	! want object || micro object-gather "$G" run --mode object --force --top 0 -o "$prof" -- \
+		"$OUT/access_cost" 4194304 64 $GATHER
+	! want object-hints || micro object-hints-gather env GMPROF_PATCH_HINTS=1 \
+		"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost" 4194304 64 $GATHER
 	r=$((r + 1))
 done
 
@@ -199,7 +206,8 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"
-	echo "  (4M floats, 64 passes); first touch: \`access_cost $FIRST_TOUCH 1\` natively and in intra mode"
+	echo "  (4M floats, 64 passes); first touch: \`access_cost $FIRST_TOUCH 1\` natively and in intra mode;"
+	echo "  gather: \`access_cost 4194304 64 $GATHER\` (warp w in array w % $GATHER) natively, in object mode and with GMPROF_PATCH_HINTS=1"
 	echo
 	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro" "$OUT/own" "$OUT/self"
 } | tee "$res"

@@ -94,6 +94,15 @@ awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro6" >"$TMPDIR/table6"
 grep -q '^| none (native), one pass | 1.100 | - |$' "$TMPDIR/table6" &&
 	grep -q '^| intra, one pass: every load a first touch | 10.000 | 8.900 |$' "$TMPDIR/table6" &&
 	ok "first-touch pass: against its own native run" || notok "first touch: $(grep 'one pass' "$TMPDIR/table6")"
+# Gather (warps in different arrays): against its own native run; a row per configuration that ran.
+printf 'native-gather 1000000 3.0\nobject-gather 1000000 6.0\nnative-gather 1000000 3.2\nobject-hints-gather 1000000 7.1\n' |
+	cat "$TMPDIR/micro" - >"$TMPDIR/micro10"
+awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro10" >"$TMPDIR/table10"
+grep -q '^| none (native), gather: each warp in another array | 3.100 | - |$' "$TMPDIR/table10" &&
+	grep -q '^| first-touch flags, gather (object) | 6.000 | 2.900 |$' "$TMPDIR/table10" &&
+	grep -q '^| first-touch flags, per-instruction hints, gather (object-hints) | 7.100 | 4.000 |$' "$TMPDIR/table10" &&
+	! grep -q gather "$TMPDIR/table6" && ok "gather rows: against their own native run, only where it ran" ||
+	notok "gather: $(grep gather "$TMPDIR/table10")"
 printf 'a object 1048576\na object 2097152\na intra 52428800\nb object 524288\n' >"$TMPDIR/own"
 awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro" "$TMPDIR/own" >"$TMPDIR/table7"
 grep -q '^| program | object | intra |$' "$TMPDIR/table7" && grep -q '^| a | 2.0 | 50.0 |$' "$TMPDIR/table7" &&
