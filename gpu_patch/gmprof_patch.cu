@@ -61,7 +61,7 @@ static __device__ __forceinline__ int bitmap_set(const struct gmp_patch_launch *
 	const int one = io && gmp_patch_bitmap_word(l, io, addr, size, &wi, &m);
 	if (one)
 		w = (uint32_t *)(uintptr_t)io->bitmap + wi;
-	const int need = one && (gmp_patch_test(w, l->mode) & m) != m;
+	const int need = one && (gmp_patch_test(w, m, l->mode) & m) != m;
 	if (!__any_sync(active, need))
 		return one; /* every bit already set: the common case after the first touch */
 	const uint64_t key = one ? (uint64_t)(uintptr_t)w : ~0ull - lane; /* unique when not one */
@@ -75,7 +75,7 @@ static __device__ __forceinline__ int bitmap_set(const struct gmp_patch_launch *
 	const uint32_t leader = __ffs(__match_any_sync(active, key)) - 1;
 	const uint32_t lead_acc = __shfl_sync(active, acc, leader);
 	if (__all_sync(active, (lead_acc & m) == m)) {
-		if (one && lane == leader && (gmp_patch_test(w, l->mode) & lead_acc) != lead_acc)
+		if (one && lane == leader && (gmp_patch_test(w, lead_acc, l->mode) & lead_acc) != lead_acc)
 			GMP_OR32(w, lead_acc);
 	} else if (need) {
 		GMP_OR32(w, m);

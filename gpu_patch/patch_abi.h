@@ -62,9 +62,10 @@
 #define GMP_MODE_OBJECT 0x1u        /* hit bits per object */
 #define GMP_MODE_INTRA_GPU 0x2u     /* access bitmaps and counters kept on the GPU */
 #define GMP_MODE_INTRA_STREAM 0x4u  /* access records streamed to the host */
-#define GMP_MODE_L1_TESTS 0x8u      /* test hit words and bitmap words with loads the SM's L1
-				       may answer (GMPROF_PATCH_LOADS=l1); without it they are
-				       read at the L2, coherent across the GPU */
+#define GMP_MODE_L1_TESTS 0x8u      /* test hit words and bitmap words first with loads the SM's
+				       L1 may answer, then at the L2 when those lack the bits
+				       (GMPROF_PATCH_LOADS=l1); without it they are read at the
+				       L2, coherent across the GPU */
 
 /*
  * Per-instruction records (GMPROF_PATCH_HINTS=1): uint64_t hints[GMP_HINTS],

@@ -157,13 +157,13 @@ GMP_HD uint32_t gmp_patch_hit_bits(uint32_t flags)
  * Reads a hit or bitmap word before an atomic sets bits in it.  By default
  * the load is coherent across the GPU (volatile: the L2 answers).  With
  * GMP_MODE_L1_TESTS it is a relaxed load at block scope, which the SM's L1
- * may answer: it can miss bits another SM set (the atomic then runs once
- * more, harmlessly), never report bits nobody set, since the L1 starts
- * every launch empty of the previous launches' data.  Every warp of a
- * kernel reading one array tests the same hit word, which the L2 serves
- * one request at a time; through the L1 each SM asks once.
+ * may answer: it can miss bits another SM set, never report bits nobody
+ * set, since the L1 starts every launch empty of the previous launches'
+ * data.  Every warp of a kernel reading one array tests the same hit word,
+ * which the L2 serves one request at a time; through the L1 each SM asks
+ * once.
  */
-GMP_HD uint32_t gmp_patch_test(const uint32_t *w, uint32_t mode)
+GMP_HD uint32_t gmp_patch_load(const uint32_t *w, uint32_t mode)
 {
 #ifdef __CUDACC__
 	uint32_t v;
@@ -176,6 +176,21 @@ GMP_HD uint32_t gmp_patch_test(const uint32_t *w, uint32_t mode)
 	(void)mode;
 	return __atomic_load_n(w, __ATOMIC_RELAXED);
 #endif
+}
+
+/*
+ * A bitmap word, for a test of bits m before an atomic sets them: when the
+ * L1's answer (GMP_MODE_L1_TESTS) lacks some of them, the L2's.  An L1
+ * line that stayed stale after the bits were set (by another SM, or by this
+ * one's atomic, which runs at the L2) would otherwise cost an atomic at
+ * every later warp on the SM; this way it costs the load the default makes.
+ */
+GMP_HD uint32_t gmp_patch_test(const uint32_t *w, uint32_t m, uint32_t mode)
+{
+	uint32_t v = gmp_patch_load(w, mode);
+	if ((mode & GMP_MODE_L1_TESTS) && (v & m) != m)
+		v = gmp_patch_load(w, 0);
+	return v;
 }
 
 /* The launch's hit list (patch_abi.h): right after the launch struct. */
@@ -215,15 +230,16 @@ GMP_HD void gmp_patch_note(const struct gmp_patch_launch *l, uint64_t pc, uint64
  * word stamped by an earlier launch is replaced, one of this launch's gets
  * the bits added (compare and swap; a swap that lost to another warp's
  * retries with what that one wrote, and stops when the bits are there).
- * The swap that sets a bit first appends it to the hit list, once per bit;
- * a stale test (GMP_MODE_L1_TESTS) costs one more swap, which fails.
+ * The swap that sets a bit first appends it to the hit list, once per bit.
  * Returns the bits the word then holds for this launch.
  */
 GMP_HD uint32_t gmp_patch_mark(struct gmp_patch_launch *l, uint32_t *hits, uint64_t i, uint32_t bits,
 			       uint32_t mode)
 {
 	const uint32_t stamp = GMP_HIT_STAMP(l->epoch) << 2;
-	uint32_t old = gmp_patch_test(&hits[i], mode), fresh, have;
+	uint32_t old = gmp_patch_load(&hits[i], mode), fresh, have;
+	if ((mode & GMP_MODE_L1_TESTS) && (bits & ~gmp_patch_hit_of(old, l->epoch)))
+		old = gmp_patch_load(&hits[i], 0); /* as gmp_patch_test: the L2's answer before an atomic */
 	for (;;) {
 		have = gmp_patch_hit_of(old, l->epoch);
 		fresh = bits & ~have;
@@ -256,7 +272,7 @@ GMP_HD void gmp_patch_intra(const struct gmp_patch_launch *l, const struct gmp_p
 		for (uint64_t g = lo >> gs; g <= (hi - 1) >> gs; g++) {
 			uint32_t *w = &bits[g >> 5];
 			uint32_t m = 1u << (g & 31);
-			if (!(gmp_patch_test(w, mode) & m))
+			if (!(gmp_patch_test(w, m, mode) & m))
 				GMP_OR32(w, m);
 		}
 	}
