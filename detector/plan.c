@@ -322,11 +322,41 @@ static uint64_t gain_at(struct plan_ctx *c, const struct gmp_finding *f, uint32_
 }
 
 /*
+ * Drops from chosen[0..*k) every fix the others make unneeded, the earliest
+ * chosen first (a fix picked for the first peak's moment may be covered by
+ * those picked later for other moments), keeping the order; *peak becomes
+ * the peak with what is left.  One pass leaves each fix needed: since
+ * every fix only lowers the curve, a fix needed beside some others is
+ * needed beside fewer.
+ */
+static int prune(struct plan_ctx *c, uint32_t device, uint32_t *chosen, size_t *k, uint64_t target,
+		 uint64_t *peak)
+{
+	for (size_t i = 0; i < *k;) {
+		uint32_t drop = chosen[i];
+		uint64_t v;
+		memmove(chosen + i, chosen + i + 1, (*k - i - 1) * sizeof(*chosen));
+		int err = with(c, device, chosen, *k - 1, &v);
+		if (!err && v <= target) {
+			(*k)--;
+			*peak = v;
+			continue;
+		}
+		memmove(chosen + i + 1, chosen + i, (*k - i - 1) * sizeof(*chosen));
+		chosen[i++] = drop;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * Greedy: while the peak is above the target, fix the finding that takes
  * most off the curve at the peak's first moment (the first in rank order
  * among equals).  Plans hold no redundant pairs, so every fix only lowers
  * the curve, each object's alone: none taking anything off there means no
- * set of them can, since that moment's bytes stay.  At most PLAN_MAX fixes.
+ * set of them can, since that moment's bytes stay.  At most PLAN_MAX fixes,
+ * then those the others make unneeded are dropped (prune).
  */
 static int fit(struct plan_ctx *c, struct gmp_plan *p, uint32_t *cand, size_t n, uint64_t target,
 	       uint32_t *chosen)
@@ -339,7 +369,7 @@ static int fit(struct plan_ctx *c, struct gmp_plan *p, uint32_t *cand, size_t n,
 			err = peak_of(c, p->device, &peak, &at);
 		if (err || peak <= target) {
 			clear(c);
-			if (!err) {
+			if (!err && !(err = prune(c, p->device, chosen, &k, target, &peak))) {
 				p->fit_n = (uint32_t)k;
 				p->peak_fit = peak;
 			}

@@ -200,6 +200,16 @@ static void check_plans(const struct gmp_result *r)
 				assert_int_equal(v, p[d].peak_fit);
 				assert_true(v <= target);
 				assert_true(p[d].fit_n == 0 || target < all[d].peak);
+				/* Every fix is needed: the plan without any one of them is above the target. */
+				for (uint32_t k = 0; k < p[d].fit_n; k++) {
+					uint32_t *rest = fix + p[d].fit_off, keep = rest[k];
+					rest[k] = rest[p[d].fit_n - 1];
+					assert_int_equal(gmp_result__peak_with_fixes(r, p[d].device, rest, p[d].fit_n - 1, &v), 0);
+					rest[k] = keep;
+					if (v <= target)
+						fail_msg("device %u, target %llu: the plan's fix %u (finding %u) is not needed",
+							 p[d].device, (unsigned long long)target, k, keep);
+				}
 			}
 			free(fix);
 			free(p);
