@@ -104,8 +104,9 @@ static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, u
 	 * so each step of the search is one broadcast load, not up to 32.
 	 */
 	const uint64_t hint = gmp_patch_hint(l, pc);
-	int64_t i0 = gmp_patch_find(l, __shfl_sync(active, addr, leader), hint);
-	int inside = !bits || (i0 >= 0 && gmp_patch_holds(l, (uint64_t)i0, addr, size));
+	struct gmp_patch_span span = { 0, 0 }; /* i0's bounds, as the search read them: no loads again */
+	int64_t i0 = gmp_patch_find(l, __shfl_sync(active, addr, leader), hint, &span);
+	int inside = !bits || (i0 >= 0 && gmp_patch_within(&span, addr, size));
 	if (__all_sync(active, inside)) {
 		i = j = bits ? i0 : -1;
 		/* Unless the instruction's record says this launch set the bits already: no hit word read. */

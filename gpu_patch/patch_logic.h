@@ -49,22 +49,48 @@ GMP_HD const uint64_t *gmp_patch_ends(const struct gmp_patch_table *t)
 	return (const uint64_t *)(t + 1) + t->n;
 }
 
-/* The entry containing addr, or -1 (a gap, before the first, or no entries). */
-GMP_HD int64_t gmp_patch_lookup(const struct gmp_patch_table *t, uint64_t addr)
+/* An entry's bounds, [start, end): a search hands back what it read on the way. */
+struct gmp_patch_span {
+	uint64_t start, end;
+};
+
+/* Whether [addr, addr+size) lies in the span, size > 0. */
+GMP_HD int gmp_patch_within(const struct gmp_patch_span *s, uint64_t addr, uint64_t size)
+{
+	return s->start <= addr && addr < s->end && size <= s->end - addr;
+}
+
+/* The entry containing addr, or -1 (a gap, before the first, or no entries); *s its bounds. */
+GMP_HD int64_t gmp_patch_search(const struct gmp_patch_table *t, uint64_t addr, struct gmp_patch_span *s)
 {
 	uint64_t n = t->n;
 	const uint64_t *start = gmp_patch_starts(t);
-	if (n == 0 || addr < start[0])
+	if (n == 0)
 		return -1;
-	uint64_t lo = 0, hi = n; /* start[lo] <= addr; the answer is in [lo, hi) */
+	uint64_t lo = 0, hi = n, at = start[0]; /* at = start[lo] <= addr; the answer is in [lo, hi) */
+	if (addr < at)
+		return -1;
 	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (start[mid] <= addr)
+		uint64_t mid = lo + (hi - lo) / 2, m = start[mid];
+		if (m <= addr) {
 			lo = mid;
-		else
+			at = m;
+		} else {
 			hi = mid;
+		}
 	}
-	return addr < gmp_patch_ends(t)[lo] ? (int64_t)lo : -1;
+	const uint64_t end = gmp_patch_ends(t)[lo];
+	if (addr >= end)
+		return -1;
+	s->start = at;
+	s->end = end;
+	return (int64_t)lo;
+}
+
+GMP_HD int64_t gmp_patch_lookup(const struct gmp_patch_table *t, uint64_t addr)
+{
+	struct gmp_patch_span s;
+	return gmp_patch_search(t, addr, &s);
 }
 
 /* The launch's base table and its recent table (NULL when it has none). */
@@ -85,8 +111,8 @@ GMP_HD uint64_t gmp_patch_entries(const struct gmp_patch_launch *l)
 	return gmp_patch_base(l)->n + (r ? r->n : 0);
 }
 
-/* Whether entry i (numbered through both tables; any value) holds [addr, addr+size), size > 0. */
-GMP_HD int gmp_patch_holds(const struct gmp_patch_launch *l, uint64_t i, uint64_t addr, uint64_t size)
+/* The bounds of entry i (numbered through both tables; any value): 0 when there is no such entry. */
+GMP_HD int gmp_patch_span_of(const struct gmp_patch_launch *l, uint64_t i, struct gmp_patch_span *s)
 {
 	const struct gmp_patch_table *t = gmp_patch_base(l);
 	if (i >= t->n) {
@@ -95,26 +121,40 @@ GMP_HD int gmp_patch_holds(const struct gmp_patch_launch *l, uint64_t i, uint64_
 		if (!t || i >= t->n)
 			return 0;
 	}
-	const uint64_t end = gmp_patch_ends(t)[i];
-	return gmp_patch_starts(t)[i] <= addr && addr < end && size <= end - addr;
+	s->start = gmp_patch_starts(t)[i];
+	s->end = gmp_patch_ends(t)[i];
+	return 1;
+}
+
+/* Whether entry i (any value) holds [addr, addr+size), size > 0. */
+GMP_HD int gmp_patch_holds(const struct gmp_patch_launch *l, uint64_t i, uint64_t addr, uint64_t size)
+{
+	struct gmp_patch_span s;
+	return gmp_patch_span_of(l, i, &s) && gmp_patch_within(&s, addr, size);
 }
 
 /*
- * The entry containing addr, numbered through both tables, or -1.  The
- * base first: one search answers every address of an object it holds
- * (the common case, and the only one between the host's rebuilds); an
- * address it does not hold (a tombstone, a gap) is looked for among the
- * recent objects.
+ * The entry containing addr, numbered through both tables, or -1; *s its
+ * bounds.  The base first: one search answers every address of an object
+ * it holds (the common case, and the only one between the host's
+ * rebuilds); an address it does not hold (a tombstone, a gap) is looked
+ * for among the recent objects.
  */
-GMP_HD int64_t gmp_patch_locate(const struct gmp_patch_launch *l, uint64_t addr)
+GMP_HD int64_t gmp_patch_locate_span(const struct gmp_patch_launch *l, uint64_t addr, struct gmp_patch_span *s)
 {
 	const struct gmp_patch_table *t = gmp_patch_base(l);
-	int64_t i = gmp_patch_lookup(t, addr);
+	int64_t i = gmp_patch_search(t, addr, s);
 	const struct gmp_patch_table *r = gmp_patch_recent(l);
 	if (i >= 0 || !r)
 		return i;
-	int64_t k = gmp_patch_lookup(r, addr);
+	int64_t k = gmp_patch_search(r, addr, s);
 	return k >= 0 ? (int64_t)t->n + k : -1;
+}
+
+GMP_HD int64_t gmp_patch_locate(const struct gmp_patch_launch *l, uint64_t addr)
+{
+	struct gmp_patch_span s;
+	return gmp_patch_locate_span(l, addr, &s);
 }
 
 /* The record of the instruction at pc (patch_abi.h); GMP_NO_HINT when the launch keeps none. */
@@ -128,14 +168,15 @@ GMP_HD uint64_t gmp_patch_hint(const struct gmp_patch_launch *l, uint64_t pc)
 
 /*
  * The entry containing addr, trying first the one of the instruction's
- * record (hint: gmp_patch_hint's) against its bounds.  The same answer as
- * gmp_patch_locate.
+ * record (hint: gmp_patch_hint's) against its bounds; *s the entry's
+ * bounds (untouched for -1).  The same answer as gmp_patch_locate.
  */
-GMP_HD int64_t gmp_patch_find(const struct gmp_patch_launch *l, uint64_t addr, uint64_t hint)
+GMP_HD int64_t gmp_patch_find(const struct gmp_patch_launch *l, uint64_t addr, uint64_t hint,
+			      struct gmp_patch_span *s)
 {
-	if (hint != GMP_NO_HINT && gmp_patch_holds(l, (uint32_t)hint, addr, 1))
+	if (hint != GMP_NO_HINT && gmp_patch_span_of(l, (uint32_t)hint, s) && gmp_patch_within(s, addr, 1))
 		return (uint32_t)hint;
-	return gmp_patch_locate(l, addr);
+	return gmp_patch_locate_span(l, addr, s);
 }
 
 /* Hit bits of an access: atomics read and write, prefetches touch nothing. */
@@ -337,7 +378,8 @@ GMP_HD int64_t gmp_patch_access(struct gmp_patch_launch *l, uint64_t pc, uint64_
 		return -1;
 	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
 	const uint64_t hint = gmp_patch_hint(l, pc);
-	int64_t i = gmp_patch_find(l, addr, hint);
+	struct gmp_patch_span span;
+	int64_t i = gmp_patch_find(l, addr, hint, &span);
 	int64_t j = size > 1 ? gmp_patch_locate(l, addr + size - 1) : i;
 	const struct gmp_patch_intra_obj *io =
 		(const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;

@@ -281,7 +281,9 @@ static void hints(void **state)
 		int64_t at = gmp_patch_lookup(t, addr);
 		uint64_t hint = gmp_patch_hint(l, pc);
 		assert_true(hint == h[GMP_HINT_SLOT(pc)]);
-		assert_int_equal(gmp_patch_find(l, addr, hint), at);
+		struct gmp_patch_span sp = { 1, 0 };
+		assert_int_equal(gmp_patch_find(l, addr, hint, &sp), at);
+		assert_true(at < 0 || (sp.start == 0x1000 + (uint64_t)at * 256 && sp.end == sp.start + 100));
 		assert_int_equal(gmp_patch_access(l, pc, addr, 1, (rw & 1 ? GMP_SAN_ACCESS_READ : 0) |
 								  (rw & 2 ? GMP_SAN_ACCESS_WRITE : 0)), at);
 		if (at >= 0) { /* the instruction's record now names what it found */
@@ -308,7 +310,9 @@ static void hints(void **state)
 	l->hints = 0;
 	assert_true(gmp_patch_hint(l, 0x70) == GMP_NO_HINT);
 	assert_int_equal(gmp_patch_claims(l, GMP_NO_HINT, UINT32_MAX), 0);
-	assert_int_equal(gmp_patch_find(l, 0x1000 + 3 * 256 + 5, GMP_NO_HINT), 3);
+	struct gmp_patch_span sp;
+	assert_int_equal(gmp_patch_find(l, 0x1000 + 3 * 256 + 5, GMP_NO_HINT, &sp), 3);
+	assert_true(sp.start == 0x1000 + 3 * 256 && sp.end == sp.start + 100);
 	free(l);
 	free(t);
 }
@@ -373,14 +377,21 @@ static void two_tables(void **state)
 		for (int q = 0; q < 2000; q++) {
 			uint64_t addr = 0x10000 - 512 + ts_rnd(&seed) % ((SLOTS + 4) * 256);
 			int64_t want = -1;
+			uint64_t ws = 0, we = 0;
 			for (uint64_t i = 0; i < nlive; i++)
-				if (live_s[i] <= addr && addr < live_e[i])
+				if (live_s[i] <= addr && addr < live_e[i]) {
 					want = (int64_t)entry[i];
+					ws = live_s[i];
+					we = live_e[i];
+				}
 			assert_int_equal(gmp_patch_locate(&l, addr), want);
-			/* A record's entry, any (some past the last), tried first: the same answer. */
-			assert_int_equal(gmp_patch_find(&l, addr, round % 2 ? ts_rnd(&seed) % (SLOTS + 8) : GMP_NO_HINT), want);
-			if (want >= 0)
+			/* A record's entry, any (some past the last), tried first: the same answer, and its bounds. */
+			struct gmp_patch_span sp = { 1, 0 };
+			assert_int_equal(gmp_patch_find(&l, addr, round % 2 ? ts_rnd(&seed) % (SLOTS + 8) : GMP_NO_HINT, &sp), want);
+			if (want >= 0) {
 				assert_true(gmp_patch_holds(&l, (uint64_t)want, addr, 1));
+				assert_true(sp.start == ws && sp.end == we);
+			}
 		}
 		free(b);
 		free(r);
