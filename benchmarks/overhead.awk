@@ -58,7 +58,7 @@ FILENAME == ARGV[3] {
 { peak[$1, $2] = $3; if (!($1 in pseen)) { pseen[$1] = 1; pprog[++npp] = $1 } }
 END {
 	if (bad) exit 2
-	na = split("alloc object object-launch object-l1 object-hints object-empty object-outside intra intra-l1 memcheck", all, " ")
+	na = split("alloc object object-launch object-l1 object-hints object-empty object-outside object-outside-at-launch intra intra-l1 memcheck", all, " ")
 	nc = 0
 	for (c = 1; c <= na; c++)
 		if (all[c] in ran) { cfg[++nc] = all[c]; col[all[c]] = nc }

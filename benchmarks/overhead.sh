@@ -18,6 +18,8 @@
 #                   call cudaProfilerStart, so every launch is outside the
 #                   capture range (what a user pays outside it: the patches
 #                   called with no launch data, no call paths; no findings)
+#   object-outside-at-launch  object-outside with GMPROF_PATCH_AT=launch: no
+#                   module is patched, since none has a monitored launch
 #   intra           gmprof run --mode intra, every kernel monitored
 #   intra-l1        intra with GMPROF_PATCH_LOADS=l1
 #   memcheck        compute-sanitizer --tool memcheck --leak-check full
@@ -28,7 +30,7 @@
 # one lease can measure in several calls under its per-call limit:
 #   CONFIGS="native alloc object object-launch memcheck" make bench-gpu
 #   KEEP=1 CONFIGS="native object-l1 object-hints intra" make bench-gpu
-#   KEEP=1 CONFIGS="native intra-l1 object-empty object-outside" make bench-gpu
+#   KEEP=1 CONFIGS="native intra-l1 object-empty object-outside object-outside-at-launch" make bench-gpu
 # gmprof's configurations record the profile (--top 0: since 2026-11-23,
 # seventh session, neither the collector at the program's exit nor gmprof
 # run analyzes it then; the analysis is `gmprof report`, timed on the CPU by
@@ -51,7 +53,7 @@ BUILD=${BUILD:-build}
 NVCC=${NVCC:-nvcc}
 RUNS=${RUNS:-5}
 PROGRAMS=${PROGRAMS:-$(ls benchmarks/cuda/*.cu | sed 's|.*/||; s|\.cu$||')}
-ALL_CONFIGS="native alloc object object-launch object-l1 object-hints object-empty object-outside intra intra-l1 memcheck"
+ALL_CONFIGS="native alloc object object-launch object-l1 object-hints object-empty object-outside object-outside-at-launch intra intra-l1 memcheck"
 CONFIGS=${CONFIGS:-$ALL_CONFIGS}
 for c in $CONFIGS; do
 	case " $ALL_CONFIGS " in *" $c "*) ;; *)
@@ -125,6 +127,8 @@ while [ $r -le "$RUNS" ]; do
 		! want object-empty || timed "$p" object-empty env GMPROF_PATCH_EMPTY=1 \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-outside || timed "$p" object-outside \
+			"$G" run --mode object --capture profiler-api --force --top 0 -o "$prof" -- "$OUT/$p"
+		! want object-outside-at-launch || timed "$p" object-outside-at-launch env GMPROF_PATCH_AT=launch \
 			"$G" run --mode object --capture profiler-api --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want intra || timed "$p" intra "$G" run --mode intra --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want intra-l1 || timed "$p" intra-l1 env GMPROF_PATCH_LOADS=l1 \
@@ -203,6 +207,7 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
 	echo "- object-hints: object with \`GMPROF_PATCH_HINTS=1\` (each instruction tries the table entry it found last)"
 	echo "- object-empty: object with \`GMPROF_PATCH_EMPTY=1\` (every access calls an empty callback: the Sanitizer's cost and gmprof's host work, not its device patches)"
 	echo "- object-outside: object with \`--capture profiler-api\` (the programs never call cudaProfilerStart: every launch outside the capture range, its patches called with no launch data)"
+	echo "- object-outside-at-launch: object-outside with \`GMPROF_PATCH_AT=launch\` (no module patched: none has a monitored launch)"
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"

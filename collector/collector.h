@@ -39,6 +39,7 @@ struct gmp_collector {
 	char patch_path[PATH_MAX];
 
 	pthread_mutex_t lock;
+	pthread_mutex_t patch_lock; /* the Sanitizer's patching calls, one thread at a time (recursive) */
 	struct gmp_writer *w;
 	struct gmp_trace *trace;  /* the same events, for online detection (NULL: off) */
 	char path[PATH_MAX];      /* the profile */

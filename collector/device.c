@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The collector's device side: loading the patches into each context,
- * and for each monitored launch the object table (tables.c), one pooled
+ * The collector's device side: for each monitored launch the object
+ * table (tables.c), one pooled
  * buffer (harvest.c reads them back) and in intra mode its maps block.
  * No per-launch serialization unless GMPROF_HARVEST=launch (or
  * GMPROF_MAPS_MB of intra maps are in flight).  Only Sanitizer memory and
@@ -108,80 +108,9 @@ void dev_context_created(CUcontext ctx, uint32_t device)
 		s->device = device;
 }
 
-static const struct {
-	Sanitizer_InstructionId id;
-	const char *cb;
-} points[] = {
-	{ SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS, "gmp_patch_global_access" },
-	{ SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "gmp_patch_memcpy_async" },
-	{ SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC, "gmp_patch_device_malloc" },
-	{ SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE, "gmp_patch_device_free" },
-};
-
-/*
- * Patches one module: lock released.  0, or the failure to report.  Sets
- * *heap when device-side malloc() was patched (older drivers may lack it).
- */
-static SanitizerResult patch_module(CUmodule module, const char **what, int *heap)
-{
-	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		const char *cb = gmp_col.opts.patch_empty && i == 0 ? "gmp_patch_global_access_empty"
-								   : points[i].cb; /* [0]: global */
-		int is_heap = points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC ||
-			      points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE;
-		if (is_heap && !gmp_col.opts.heap_records)
-			continue; /* GMPROF_HEAP_RECORDS=0 */
-		SanitizerResult r = gmp_col.san.PatchInstructions(points[i].id, module, cb);
-		if (r != SANITIZER_SUCCESS && points[i].id == SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS) {
-			*what = "patching global memory accesses";
-			return r;
-		}
-		if (r == SANITIZER_SUCCESS && points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC)
-			*heap = 1;
-	}
-	*what = "sanitizerPatchModule";
-	return gmp_col.san.PatchModule(module);
-}
-
 void dev_module_loaded(CUcontext ctx, CUmodule module)
 {
-	struct gmp_ctx_state *s = state_of(ctx);
-	if (!s || s->patches < 0 || gmp_col.opts.mode == GMP_COLLECT_ALLOC)
-		return; /* alloc mode: no module is patched, so no launch is monitored */
-	/* Two threads may load the patches into one context at once: both succeed. */
-	int add = s->patches == 0;
-	dev_unlock_for(GMP_ST_PATCH);
-	SanitizerResult added = add ? gmp_col.san.AddPatchesFromFile(gmp_col.patch_path, ctx)
-				    : SANITIZER_SUCCESS;
-	const char *what = NULL;
-	int heap = 0;
-	SanitizerResult r = added == SANITIZER_SUCCESS ? patch_module(module, &what, &heap) : added;
-	dev_lock();
-	if (heap && r == SANITIZER_SUCCESS)
-		s->heap = 1;
-	if (add && s->patches == 0) {
-		s->patches = added == SANITIZER_SUCCESS ? 1 : -1;
-		if (added != SANITIZER_SUCCESS)
-			rec_say("cannot load the device patches '%s' (%s); kernels are not monitored",
-				gmp_col.patch_path, gmp_san__strerror(&gmp_col.san, added));
-	}
-	if (added != SANITIZER_SUCCESS || dev_check(r, what))
-		return;
-	for (size_t i = 0; i < s->npatched; i++)
-		if (s->patched[i] == module)
-			return;
-	if (!GMP_GROW(s->patched, s->patched_cap, s->npatched + 1))
-		s->patched[s->npatched++] = module;
-	else
-		dev_out_of_memory("recording a patched module");
-}
-
-static int is_patched(const struct gmp_ctx_state *s, CUmodule m)
-{
-	for (size_t i = 0; i < s->npatched; i++)
-		if (s->patched[i] == m)
-			return 1;
-	return 0;
+	dev_patch_loaded(state_of(ctx), module);
 }
 
 /*
@@ -417,7 +346,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		return;
 	}
 	struct gmp_ctx_state *s = state_of(li->ctx);
-	if (!s || s->patches != 1 || !is_patched(s, li->module)) {
+	if (!s || !dev_ready(s, li->module)) {
 		record(li, e, 0); /* unmonitored: its access sets stay unknown */
 		return;
 	}

@@ -250,6 +250,15 @@ static inline void dev_lock(void)
 }
 
 /* 0, or -EIO after saying once that what failed leaves launches unmonitored. */
+/*
+ * patching.c (lock held, released meanwhile): patches a module that loaded
+ * (or whose functions loaded lazily), unless GMPROF_PATCH_AT=launch waits
+ * for its first monitored launch; dev_ready says whether a launch of the
+ * module can be monitored, patching it first under GMPROF_PATCH_AT=launch.
+ */
+void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module);
+int dev_ready(struct gmp_ctx_state *s, CUmodule module);
+
 int dev_check(SanitizerResult r, const char *what);
 void dev_out_of_memory(const char *what);
 /* Device memory to free with the lock released (dev_collect_garbage). */

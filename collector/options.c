@@ -224,6 +224,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    u32_opt(get, "GMPROF_MAPS_MB", 0, 1u << 20, &o->maps_mb, err, n) ||
 	    u32_opt(get, "GMPROF_HEAP_RECORDS", 0, 1u << 24, &o->heap_records, err, n) ||
 	    choice_opt(get, "GMPROF_PATCH_LOADS", "l2", "l1", &o->patch_l1, err, n) ||
+	    choice_opt(get, "GMPROF_PATCH_AT", "load", "launch", &o->patch_at_launch, err, n) ||
 	    bool_opt(get, "GMPROF_PATCH_HINTS", &o->patch_hints, err, n) ||
 	    str_opt(get, "GMPROF_RUN_MANIFEST", o->run_manifest, sizeof(o->run_manifest), err, n) ||
 	    bool_opt(get, "GMPROF_LOG_CALLBACKS", &o->log_callbacks, err, n) ||

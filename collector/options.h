@@ -84,6 +84,8 @@ struct gmp_opts {
 				    search (0) */
 	int patch_l1;            /* GMPROF_PATCH_LOADS: l2 | l1: where the patches test hit and
 				    bitmap words before setting them (l2) */
+	int patch_at_launch;     /* GMPROF_PATCH_AT: load | launch: patch each module when it
+				    loads, or at its first monitored launch (load) */
 	char run_manifest[1024]; /* GMPROF_RUN_MANIFEST: gmprof run's list of the profiles its
 				    run wrote, a directory; each collector adds a file ("": none) */
 	int log_callbacks;       /* GMPROF_LOG_CALLBACKS: one stderr line per Sanitizer callback

@@ -5,7 +5,8 @@
 # accesses unknown ("monitored": false), without call paths, and each
 # counts as a use of every object live when it was issued.  Through the
 # test double (GMP_DOUBLE_PROFILER makes its program call the profiler API
-# before the events it names).
+# before the events it names).  With GMPROF_PATCH_AT=launch, modules are
+# patched at their first monitored launch.
 . tests/cli/lib.sh
 B=${BUILD:-build}/test
 FAKE=$B/double/fake_app
@@ -135,6 +136,26 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 else
 	echo "ok - skipped: the NVTX capture range (no nvtx3 headers: the test double has no NVTX)"
 fi
+
+# GMPROF_PATCH_AT=launch: a module is patched at its first monitored launch,
+# so the kernels before the range run unpatched (the double counts the
+# kernels that ran before their module was patched, and the patches), and
+# what is monitored is exactly what it is when modules are patched at load.
+patched() { sed -n 's/^double: .*, \([0-9]*\) kernels ran unpatched, \([0-9]*\) module patches$/\1 \2/p' "$TMPDIR/$1.err"; }
+collect at-load GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3
+collect at-launch GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
+[ "$(patched at-load)" = "0 1" ] && [ "$(patched at-launch)" = "1 1" ] &&
+	ok "GMPROF_PATCH_AT=launch: the module is patched at the range's first launch, the kernel before it runs unpatched" ||
+	notok "GMPROF_PATCH_AT: at load '$(patched at-load)', at launch '$(patched at-launch)'"
+cmp -s "$TMPDIR/at-load.kernels" "$TMPDIR/at-launch.kernels" && cmp -s "$TMPDIR/prof.kernels" "$TMPDIR/at-launch.kernels" &&
+	ok "  ... the same launches monitored, with the same accesses" || notok "  ... the launches differ: $(diff "$TMPDIR/at-load.kernels" "$TMPDIR/at-launch.kernels")"
+collect never-at-launch GMPROF_CAPTURE=profiler-api GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
+[ "$(patched never-at-launch)" = "4 0" ] && ok "  ... a range never started: no module patched, every kernel unpatched" ||
+	notok "  ... never started: '$(patched never-at-launch)'"
+collect all-at-launch GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
+[ "$(patched all-at-launch)" = "0 1" ] && cmp -s "$TMPDIR/all.kernels" "$TMPDIR/all-at-launch.kernels" &&
+	ok "  ... without a range: patched at the first launch, every launch monitored as at load" ||
+	notok "  ... without a range: '$(patched all-at-launch)'"
 
 # Bad values: one sentence each, before anything runs.
 expect_exit 0 "a bad GMPROF_CAPTURE: the program still runs" -- env GMPROF_CAPTURE=nvtx: GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" "$TMPDIR/c.jsonl"

@@ -124,6 +124,11 @@ awk -f "$A" "$TMPDIR/times12" "$TMPDIR/peaks" >"$TMPDIR/table12"
 grep -q '| object-empty s | object-empty x | object-outside s | object-outside x | intra s |' "$TMPDIR/table12" &&
 	grep '^| a |' "$TMPDIR/table12" | head -1 | grep -q '| 1.150 | 1.05 | 1.120 | 1.02 | 2.200 |' &&
 	ok "object-outside: its column, after object-empty" || notok "object-outside: $(head -3 "$TMPDIR/table12")"
+printf 'a object-outside-at-launch 1.1\nb object-outside-at-launch 1.9\n' | cat "$TMPDIR/times12" - >"$TMPDIR/times13"
+awk -f "$A" "$TMPDIR/times13" "$TMPDIR/peaks" >"$TMPDIR/table13"
+grep -q '| object-outside s | object-outside x | object-outside-at-launch s | object-outside-at-launch x | intra s |' "$TMPDIR/table13" &&
+	grep '^| a |' "$TMPDIR/table13" | head -1 | grep -q '| 1.120 | 1.02 | 1.100 | 1.00 | 2.200 |' &&
+	ok "object-outside-at-launch: its column, after object-outside" || notok "object-outside-at-launch: $(head -3 "$TMPDIR/table13")"
 # Where the time went: a's native median is 1.1 s; its object run took 1.5 s, of which gmprof's
 # host time was 250 ms (start 10 + callbacks 200 + exit 40), 190 ms of it in named parts.
 cat >"$TMPDIR/self" <<'T'

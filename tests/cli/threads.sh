@@ -66,18 +66,21 @@ n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
 [ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "intra mode: 8 threads, no ThreadSanitizer report" || { notok "intra mode: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
 "$GMPROF" replay "$TMPDIR/i.gmprof" >/dev/null 2>"$TMPDIR/err" && ok "intra mode: the profile replays" || notok "intra mode: $(cat "$TMPDIR/err")"
 # Capture ranges with 8 threads: each thread's replay calls cudaProfilerStart and cudaProfilerStop
-# (GMP_DOUBLE_PROFILER), which turn monitoring on and off for all; then launches by number.
-for cap in profiler-api launches:10-200; do
+# (GMP_DOUBLE_PROFILER), which turn monitoring on and off for all, with the
+# module patched at load and (GMPROF_PATCH_AT=launch) by whichever thread
+# makes the range's first launch; then launches by number.
+for run in profiler-api,load profiler-api,launch launches:10-200,load; do
+	cap=${run%,*}
 	rm -f "$TMPDIR/c.gmprof"
 	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
 		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
-		GMPROF_CAPTURE=$cap GMP_DOUBLE_PROFILER=5,30,40,60 GMPROF_OUTPUT="$TMPDIR/c.gmprof" \
+		GMPROF_CAPTURE=$cap GMPROF_PATCH_AT=${run#*,} GMP_DOUBLE_PROFILER=5,30,40,60 GMPROF_OUTPUT="$TMPDIR/c.gmprof" \
 		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 "$S" >/dev/null 2>"$TMPDIR/tsan"
 	rc=$?
 	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
-	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "capture $cap: 8 threads, no ThreadSanitizer report" || { notok "capture $cap: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "capture $run: 8 threads, no ThreadSanitizer report" || { notok "capture $run: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
 	"$GMPROF" report "$TMPDIR/c.gmprof" 2>"$TMPDIR/err" | grep -q "^  capture  [1-9][0-9]* of 48 kernel launches monitored" &&
-		ok "capture $cap: some of the 48 launches monitored, and the profile reports" || notok "capture $cap: $(cat "$TMPDIR/err")"
+		ok "capture $run: some of the 48 launches monitored, and the profile reports" || notok "capture $run: $(cat "$TMPDIR/err")"
 done
 [ "$("$GMPROF" dump "$TMPDIR/c.gmprof" 2>/dev/null | grep -c '"monitored":false')" -eq 9 ] &&
 	ok "capture launches:10-200: the 9 launches before the tenth are not monitored" || notok "capture launches:10-200: unmonitored launches"

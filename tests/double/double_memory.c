@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "double_memory.h"
+#include "patch_logic.h"
 #include "sanitizer_double.h"
 
 struct double_stats double_stats;
@@ -139,12 +140,13 @@ SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer
  * GMP_DOUBLE_STATS=1: one line at exit with the stream syncs, uploads,
  * read-backs and allocations the collector asked for, the kernels it ran with
  * GMP_MODE_L1_TESTS, and the device bytes it held at most and at exit; =2
- * adds the sets (sanitizerMemset) and their bytes at the end.
+ * adds the sets (sanitizerMemset) and their bytes at the end, =3 the
+ * kernels that ran before their module was patched and the modules patched.
  */
 __attribute__((destructor)) static void print_stats(void)
 {
 	const char *v = getenv("GMP_DOUBLE_STATS");
-	if (v && (*v == '1' || *v == '2'))
+	if (v && (*v == '1' || *v == '2' || *v == '3'))
 		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies of %lu bytes, %lu device-to-host "
 			"copies of %lu bytes, %lu allocations, %lu kernels testing through the L1, %lu bytes "
 			"held at most, %lu at exit",
@@ -160,8 +162,25 @@ __attribute__((destructor)) static void print_stats(void)
 	if (v && *v == '2')
 		fprintf(stderr, ", %lu sets of %lu bytes", __atomic_load_n(&double_stats.sets, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.set_bytes, __ATOMIC_RELAXED));
-	if (v && (*v == '1' || *v == '2'))
+	if (v && *v == '3')
+		fprintf(stderr, ", %lu kernels ran unpatched, %lu module patches",
+			__atomic_load_n(&double_stats.unpatched_kernels, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.module_patches, __ATOMIC_RELAXED));
+	if (v && (*v == '1' || *v == '2' || *v == '3'))
 		fputc('\n', stderr);
+}
+
+void double_launch_starts(const struct gmp_patch_launch *l, size_t k)
+{
+	if (l->mode & GMP_MODE_L1_TESTS)
+		__atomic_fetch_add(&double_stats.l1_kernels, 1, __ATOMIC_RELAXED);
+	const uint64_t *hints = (const uint64_t *)(uintptr_t)l->hints;
+	for (uint32_t slot = 0; hints && slot < GMP_HINTS; slot++)
+		if (gmp_patch_claims(l, hints[slot], (uint32_t)hints[slot])) {
+			fprintf(stderr, "sanitizer double: the kernel of event %zu starts with a record of its own "
+				"stamp (slot %u): the records were not cleared with the hit words\n", k, slot);
+			abort();
+		}
 }
 
 /*

@@ -11,6 +11,7 @@ struct double_stats {
 	unsigned long readbacks, readback_bytes; /* device-to-host copies, and their bytes */
 	unsigned long sets, set_bytes; /* sanitizerMemset calls, and their bytes */
 	unsigned long held, held_peak; /* device bytes allocated and not freed; the most of it */
+	unsigned long unpatched_kernels, module_patches; /* kernels run before their module was patched */
 };
 extern struct double_stats double_stats;
 
@@ -29,6 +30,13 @@ void double_stream_unlock(Sanitizer_StreamHandle stream);
  * allocation callbacks hold it too long (a deadlock).
  */
 void double_driver_exclusive(const char *fn);
+/*
+ * A monitored kernel starts (the kernel of script event k): counts it when
+ * it tests through the L1; aborts when a per-instruction record claims bits
+ * for it already (patch_abi.h: the records were not cleared with the hit words).
+ */
+struct gmp_patch_launch;
+void double_launch_starts(const struct gmp_patch_launch *l, size_t k);
 /* Sleeps the milliseconds the environment variable env gives (GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS). */
 void double_delay(const char *env);
 

@@ -165,7 +165,8 @@ SanitizerResult sanitizerPatchModule(CUmodule module)
 {
 	if (module != MODULE)
 		return SANITIZER_ERROR_INVALID_PARAMETER;
-	module_patched = 1;
+	__atomic_store_n(&module_patched, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&double_stats.module_patches, 1, __ATOMIC_RELAXED);
 	double_delay("GMP_DOUBLE_PATCH_MS");
 	return SANITIZER_SUCCESS;
 }
@@ -253,18 +254,11 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 {
 	const struct gmp_event *e = &t->ev[k];
 	struct gmp_patch_launch *l = launch_userdata;
-	if (!l || !module_patched || !patched_cb[SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS])
+	const int patched = __atomic_load_n(&module_patched, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&double_stats.unpatched_kernels, !patched, __ATOMIC_RELAXED);
+	if (!l || !patched || !patched_cb[SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS])
 		return;
-	if (l->mode & GMP_MODE_L1_TESTS)
-		__atomic_fetch_add(&double_stats.l1_kernels, 1, __ATOMIC_RELAXED);
-	/* Per-instruction records (patch_abi.h): none may claim bits for a launch before it runs. */
-	const uint64_t *hints = (const uint64_t *)(uintptr_t)l->hints;
-	for (uint32_t slot = 0; hints && slot < GMP_HINTS; slot++)
-		if (gmp_patch_claims(l, hints[slot], (uint32_t)hints[slot])) {
-			fprintf(stderr, "sanitizer double: the kernel of event %zu starts with a record of its own "
-				"stamp (slot %u): the records were not cleared with the hit words\n", k, slot);
-			abort();
-		}
+	double_launch_starts(l, k);
 	/* Its malloc() and free() calls: the script's heap ops that follow it. */
 	for (size_t i = k + 1; i < t->nev && patched_cb[SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC]; i++) {
 		const struct gmp_event *h = &t->ev[i];

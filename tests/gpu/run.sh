@@ -15,7 +15,8 @@
 #     Sanitizer's callbacks logged, and under GMPROF_FALLBACK, to say which
 #     mechanism not yet run on a GPU the difference comes from.
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
-#  4. Two of them again with lazy module loading.
+#  4. Two of them again with lazy module loading; four runs with modules
+#     patched at their first monitored launch (GMPROF_PATCH_AT=launch).
 #  5. Six of them again with GMPROF_PATCH_LOADS=l1 (and GMPROF_PATCH_HINTS=1).
 #  6. --kernels-from on two of them.
 #  7. Six of them in alloc mode: object mode's peaks, the expected leaks.
@@ -152,6 +153,24 @@ for name in early_late streams_events; do
 		ok "$name (lazy module loading): findings as expected"
 	else
 		bad "$name (lazy module loading):"; cat "$OUT_DIR/$name.lazy.diff" "$OUT_DIR/$name.lazy.log"
+	fi
+done
+# 4b. Modules patched at their first monitored launch (GMPROF_PATCH_AT=launch):
+#    the same findings, where the capture range starts after a kernel of
+#    the module ran unpatched (capture), with lazy loading too, and where
+#    threads and streams launch (multithread, streams_events).
+for run in capture, capture,LAZY multithread, streams_events,; do
+	name=${run%,*} lazy=${run#*,}
+	[ -x "$OUT_DIR/$name" ] || continue
+	capture=all
+	[ -f "tests/gpu/$name.capture" ] && capture=$(cat "tests/gpu/$name.capture")
+	tag=at-launch${lazy:+-lazy}
+	timeout "$LIMIT" env GMPROF_PATCH_AT=launch ${lazy:+CUDA_MODULE_LOADING=LAZY} "$G" run --capture "$capture" \
+		--force --top 0 -o "$OUT_DIR/$name.$tag.gmprof" -- "$OUT_DIR/$name" >"$OUT_DIR/$name.$tag.log" 2>&1
+	if check "$name.$tag" "$OUT_DIR/$name.$tag.gmprof" "tests/gpu/$name.expect"; then
+		ok "$name (GMPROF_PATCH_AT=launch${lazy:+, lazy loading}): findings as expected"
+	else
+		bad "$name (GMPROF_PATCH_AT=launch${lazy:+, lazy loading}):"; cat "$OUT_DIR/$name.$tag.diff" "$OUT_DIR/$name.$tag.log"
 	fi
 done
 # 5. Hit and bitmap words tested through the L1 (GMPROF_PATCH_LOADS=l1, the

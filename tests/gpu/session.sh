@@ -11,12 +11,13 @@
 # overhead benchmark's ten configurations can be spread over calls that
 # each fit the machine's per-call limit (the same machine, kept warm; the
 # programs are built by the first). At the H100 run's times (5 runs), about
-# 250, 290 and 190 s (the third about 370 s with object-empty and
-# object-outside, an object column's time each at most), intra mode's two
+# 250, 290 and 190 s (the third about 400 s with object-empty,
+# object-outside and object-outside-at-launch, an object column's time each
+# at most), intra mode's two
 # columns alone about 125 s each:
 #   STEPS=bench RUNS=5 CONFIGS="native alloc object object-launch memcheck" sh tests/gpu/session.sh OUT
 #   STEPS=bench RUNS=5 KEEP=1 CONFIGS="native object-l1 object-hints intra" sh tests/gpu/session.sh OUT
-#   STEPS=bench RUNS=5 KEEP=1 CONFIGS="native intra-l1 object-empty object-outside" sh tests/gpu/session.sh OUT
+#   STEPS=bench RUNS=5 KEEP=1 CONFIGS="native intra-l1 object-empty object-outside object-outside-at-launch" sh tests/gpu/session.sh OUT
 set -u
 O=${1:-build/session}
 STEPS=${STEPS:-env build check record}
