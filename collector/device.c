@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The collector's device side: for each monitored launch the object
- * table (tables.c), one pooled
- * buffer (harvest.c reads them back) and in intra mode its maps block.
+ * table (tables.c), one pooled buffer (harvest.c reads them back) and in
+ * intra mode its maps block; patching.c patches the modules.
  * No per-launch serialization unless GMPROF_HARVEST=launch (or
  * GMPROF_MAPS_MB of intra maps are in flight).  Only Sanitizer memory and
  * stream functions are called here, never the CUDA runtime, and never

@@ -249,7 +249,6 @@ static inline void dev_lock(void)
 		st_add(dev_span.done_part, dev_span.done_ns);
 }
 
-/* 0, or -EIO after saying once that what failed leaves launches unmonitored. */
 /*
  * patching.c (lock held, released meanwhile): patches a module that loaded
  * (or whose functions loaded lazily), unless GMPROF_PATCH_AT=launch waits
@@ -259,6 +258,7 @@ static inline void dev_lock(void)
 void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module);
 int dev_ready(struct gmp_ctx_state *s, CUmodule module);
 
+/* 0, or -EIO after saying once that what failed leaves launches unmonitored. */
 int dev_check(SanitizerResult r, const char *what);
 void dev_out_of_memory(const char *what);
 /* Device memory to free with the lock released (dev_collect_garbage). */

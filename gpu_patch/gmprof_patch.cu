@@ -17,10 +17,10 @@
  * one L2 line would serve to every warp of the GPU in turn).  Otherwise
  * lanes that hit the same object elect one lane to set the object's bits
  * (the OR of theirs).  Lanes that bump the same counter add their count
- * once.  Nothing here synchronizes with the
- * host.  tests/unit/test_warp.cpp builds this file for the CPU, a thread
- * per lane, and checks what a warp does against each lane's access made
- * one by one (patch_logic.h).
+ * once.  Nothing here synchronizes with the host.
+ * tests/unit/test_warp.cpp builds this file for the CPU, a thread per lane,
+ * and checks what a warp does against each lane's access made one by one
+ * (patch_logic.h).
  */
 #include "patch_logic.h"
 
