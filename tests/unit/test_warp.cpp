@@ -338,6 +338,38 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 	}
 }
 
+/*
+ * One instruction reading an object, again, then writing it, again, then
+ * an atomic: its record claims the read first, so the second read sets
+ * nothing, the first write still sets its bit, and the record ends
+ * claiming both, for the entry it found.
+ */
+static void records(void **)
+{
+	const std::vector<uint64_t> start = { 0x10000, 0x20000 }, end = { 0x10400, 0x20400 };
+	const uint32_t kinds[] = { GMP_SAN_ACCESS_READ, GMP_SAN_ACCESS_READ, GMP_SAN_ACCESS_WRITE, GMP_SAN_ACCESS_WRITE,
+				   GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE | GMP_SAN_ACCESS_ATOMSYS };
+	for (uint32_t mode : { GMP_MODE_OBJECT, GMP_MODE_OBJECT | GMP_MODE_L1_TESTS }) {
+		state w(start, end, mode, 2, 6, 1, 0, 0), r(start, end, mode, 2, 6, 0, 0, 0);
+		job.pc = 0x40;
+		for (int k = 0; k < 5; k++) {
+			for (uint32_t i = 0; i < 32; i++) {
+				job.addr[i] = 0x20000 + 4 * i;
+				job.size[i] = 4;
+				job.flags[i] = kinds[k];
+			}
+			run_warp(w.l(), 0xffffffffu);
+			for (uint32_t i = 0; i < 32; i++)
+				gmp_patch_access(r.l(), job.pc, job.addr[i], job.size[i], job.flags[i]);
+			same(w, r, "records: one instruction reading and writing one object", k);
+		}
+		assert_int_equal(w.decoded()[1], GMP_HIT_READ | GMP_HIT_WRITE);
+		const uint64_t rec = w.hints[GMP_HINT_SLOT(job.pc)];
+		assert_int_equal((uint32_t)rec, 1);
+		assert_int_equal(gmp_patch_claims(w.l(), rec, 1), GMP_HIT_READ | GMP_HIT_WRITE);
+	}
+}
+
 static void object_mode(void **state)
 {
 	(void)state;
@@ -361,6 +393,7 @@ static void stream_mode(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(records),
 		cmocka_unit_test(object_mode),
 		cmocka_unit_test(intra_mode),
 		cmocka_unit_test(stream_mode),
