@@ -407,6 +407,7 @@ SanitizerResult SANITIZERAPI sanitizerPatchInstructions(const Sanitizer_Instruct
 							 CUmodule module,
 							 const char *deviceCallbackName);
 SanitizerResult SANITIZERAPI sanitizerPatchModule(CUmodule module);
+SanitizerResult SANITIZERAPI sanitizerUnpatchModule(CUmodule module);
 SanitizerResult SANITIZERAPI sanitizerSetLaunchCallbackData(Sanitizer_LaunchHandle launch,
 							     CUfunction kernel,
 							     Sanitizer_StreamHandle stream,

@@ -141,7 +141,8 @@ SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer
  * read-backs and allocations the collector asked for, the kernels it ran with
  * GMP_MODE_L1_TESTS, and the device bytes it held at most and at exit; =2
  * adds the sets (sanitizerMemset) and their bytes at the end, =3 the
- * kernels that ran before their module was patched and the modules patched.
+ * kernels that ran while their module was not patched, the modules patched
+ * and unpatched.
  */
 __attribute__((destructor)) static void print_stats(void)
 {
@@ -163,9 +164,10 @@ __attribute__((destructor)) static void print_stats(void)
 		fprintf(stderr, ", %lu sets of %lu bytes", __atomic_load_n(&double_stats.sets, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.set_bytes, __ATOMIC_RELAXED));
 	if (v && *v == '3')
-		fprintf(stderr, ", %lu kernels ran unpatched, %lu module patches",
+		fprintf(stderr, ", %lu kernels ran unpatched, %lu module patches, %lu module unpatches",
 			__atomic_load_n(&double_stats.unpatched_kernels, __ATOMIC_RELAXED),
-			__atomic_load_n(&double_stats.module_patches, __ATOMIC_RELAXED));
+			__atomic_load_n(&double_stats.module_patches, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.module_unpatches, __ATOMIC_RELAXED));
 	if (v && (*v == '1' || *v == '2' || *v == '3'))
 		fputc('\n', stderr);
 }

@@ -11,7 +11,8 @@ struct double_stats {
 	unsigned long readbacks, readback_bytes; /* device-to-host copies, and their bytes */
 	unsigned long sets, set_bytes; /* sanitizerMemset calls, and their bytes */
 	unsigned long held, held_peak; /* device bytes allocated and not freed; the most of it */
-	unsigned long unpatched_kernels, module_patches; /* kernels run before their module was patched */
+	unsigned long unpatched_kernels, module_patches; /* kernels run while their module was not patched */
+	unsigned long module_unpatches;
 };
 extern struct double_stats double_stats;
 

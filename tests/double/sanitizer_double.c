@@ -33,14 +33,13 @@
 #include "sanitizer_double.h"
 
 #include "double_memory.h"
+#include "double_patch.h"
 #include "double_nvtx.h"
 
 static Sanitizer_CallbackFunc callback;
 static void *callback_data;
 static int subscribed;
 static uint32_t domains;           /* enabled domains, one bit each */
-static const char *patched_cb[16]; /* callback name per instruction id */
-static int module_patched;
 static __thread void *launch_userdata; /* set by the collector in LAUNCH_BEGIN, same thread */
 static long die_at = -1;
 static int die_how;
@@ -77,7 +76,6 @@ void double_driver_exclusive(const char *fn)
 }
 
 #define CTX ((CUcontext)(uintptr_t)0x1000)
-#define MODULE ((CUmodule)(uintptr_t)0x2000)
 #define HOST_ADDR 0x10ull            /* a host buffer: no device object is there */
 
 static CUstream stream_handle(uint32_t n)
@@ -138,37 +136,6 @@ SanitizerResult sanitizerEnableCallback(uint32_t enable, Sanitizer_SubscriberHan
 {
 	(void)cbid;
 	return sanitizerEnableDomain(enable, subscriber, domain);
-}
-
-SanitizerResult sanitizerAddPatchesFromFile(const char *filename, CUcontext ctx)
-{
-	(void)ctx;
-	return access(filename, R_OK) == 0 ? SANITIZER_SUCCESS : SANITIZER_ERROR_INVALID_PARAMETER;
-}
-
-SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUmodule module,
-					   const char *name)
-{
-	static const char *const known[] = { "gmp_patch_global_access", "gmp_patch_memcpy_async",
-					     "gmp_patch_device_malloc", "gmp_patch_device_free" };
-	if (module != MODULE || id <= 0 || id >= 16)
-		return SANITIZER_ERROR_INVALID_PARAMETER;
-	for (size_t i = 0; i < 4; i++)
-		if (strcmp(name, known[i]) == 0) {
-			patched_cb[id] = known[i];
-			return SANITIZER_SUCCESS;
-		}
-	return SANITIZER_ERROR_INVALID_PARAMETER; /* no such device function in the patches */
-}
-
-SanitizerResult sanitizerPatchModule(CUmodule module)
-{
-	if (module != MODULE)
-		return SANITIZER_ERROR_INVALID_PARAMETER;
-	__atomic_store_n(&module_patched, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&double_stats.module_patches, 1, __ATOMIC_RELAXED);
-	double_delay("GMP_DOUBLE_PATCH_MS");
-	return SANITIZER_SUCCESS;
 }
 
 SanitizerResult sanitizerSetLaunchCallbackData(Sanitizer_LaunchHandle launch, CUfunction kernel,
@@ -254,13 +221,14 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 {
 	const struct gmp_event *e = &t->ev[k];
 	struct gmp_patch_launch *l = launch_userdata;
-	const int patched = __atomic_load_n(&module_patched, __ATOMIC_RELAXED);
+	const int patched = double_module_patched();
 	__atomic_add_fetch(&double_stats.unpatched_kernels, !patched, __ATOMIC_RELAXED);
-	if (!l || !patched || !patched_cb[SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS])
+	if (!l || !patched || !double_patched_cb(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS))
 		return;
 	double_launch_starts(l, k);
 	/* Its malloc() and free() calls: the script's heap ops that follow it. */
-	for (size_t i = k + 1; i < t->nev && patched_cb[SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC]; i++) {
+	const int heap = double_patched_cb(SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC) != NULL;
+	for (size_t i = k + 1; i < t->nev && heap; i++) {
 		const struct gmp_event *h = &t->ev[i];
 		if (!(h->flags & GMP_EF_IN_KERNEL) || h->value != k)
 			break;
@@ -438,9 +406,11 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		launch_userdata = NULL;
 		api("cudaLaunchKernel", SANITIZER_API_ENTER);
 		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
+		double_kernel_started();
 		double_stream_lock(ld.hStream); /* the kernel reads the tables copies on its stream write */
 		run_kernel(t, i);
 		double_stream_unlock(ld.hStream);
+		double_kernel_launched(); /* submitted: then its LAUNCH_END */
 		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &ld);
 		api("cudaLaunchKernel", SANITIZER_API_EXIT);
 		break;
@@ -453,10 +423,14 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			Sanitizer_SynchronizeData sd = { .context = CTX,
 							 .stream = stream_handle(e->stream),
 							 .hStream = hstream(e->stream) };
-			deliver(SANITIZER_CB_DOMAIN_SYNCHRONIZE,
-				e->flags & GMP_EF_SYNC_STREAM ? SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED
-							      : SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED,
-				&sd);
+			if (e->flags & GMP_EF_SYNC_STREAM) {
+				deliver(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED, &sd);
+				break;
+			}
+			api("cudaDeviceSynchronize", SANITIZER_API_ENTER);
+			double_context_sync_begins();
+			deliver(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED, &sd);
+			api("cudaDeviceSynchronize", SANITIZER_API_EXIT);
 		}
 		break;
 	}

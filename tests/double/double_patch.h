@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The test double's module patching (double_patch.c): the one module of
+ * its "program" patched and unpatched as the collector asks, and the
+ * kernels that may be running, which unpatching must not meet.
+ */
+#ifndef GMPROF_DOUBLE_PATCH_H
+#define GMPROF_DOUBLE_PATCH_H
+
+#include "sanitizer_api.h"
+
+#define MODULE ((CUmodule)(uintptr_t)0x2000)
+
+/* Whether the module is patched now; the device function an instruction id calls (NULL: none). */
+int double_module_patched(void);
+const char *double_patched_cb(Sanitizer_InstructionId id);
+/*
+ * A kernel started (its LAUNCH_BEGIN callback returned); it was launched
+ * (submitted: its LAUNCH_END callback comes next); a context
+ * synchronization's call began: it covers the kernels launched before.
+ */
+void double_kernel_started(void);
+void double_kernel_launched(void);
+void double_context_sync_begins(void);
+
+#endif
