@@ -39,6 +39,20 @@ static uint64_t sync_horizon(void)
 	return api_depth > 0 ? api_enter_seq : UINT64_MAX - 1;
 }
 
+/* GMPROF_PATCH_AT=range: the launch callbacks so far when this thread's current API call began. */
+static __thread uint64_t api_enter_begins, api_enter_ends;
+
+/*
+ * Whether a context sync in this thread covered every launch: none was
+ * being issued (between its LAUNCH_BEGIN and LAUNCH_END) when its call
+ * began, and none began since.  A sync outside any API call: not known.
+ */
+static int sync_covers_all(void)
+{
+	return api_depth > 0 && api_enter_ends == api_enter_begins &&
+	       __atomic_load_n(&gmp_col.launch_begins, __ATOMIC_ACQUIRE) == api_enter_begins;
+}
+
 /* The driver's cuMemGetInfo_v2: of the driver the program loaded, or one the process exports. */
 typedef int (*mem_info_fn)(size_t *free_bytes, size_t *total_bytes);
 static mem_info_fn mem_info;
@@ -84,6 +98,10 @@ static void api(const Sanitizer_CallbackData *cd)
 		if (api_depth++ == 0) {
 			api_name = cd->functionName;
 			api_enter_seq = __atomic_load_n(&gmp_col.enqueue_seq, __ATOMIC_ACQUIRE);
+			if (gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE) { /* ends first: see sync_covers_all */
+				api_enter_ends = __atomic_load_n(&gmp_col.launch_ends, __ATOMIC_ACQUIRE);
+				api_enter_begins = __atomic_load_n(&gmp_col.launch_begins, __ATOMIC_ACQUIRE);
+			}
 			if (gmp_col.opts.capture == GMP_CAPTURE_PROFILER && api_name)
 				profiler_api(api_name);
 		}
@@ -232,12 +250,15 @@ static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld)
 				      .hlaunch = ld->hLaunch, .name = ld->functionName,
 				      .ev = launch_ev };
 	if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
+		__atomic_add_fetch(&gmp_col.launch_begins, 1, __ATOMIC_ACQ_REL);
 		struct gmp_event e = { .op = GMP_OP_KERNEL, .device = (uint32_t)ld->device,
 				       .stream = rec_stream(h(ld->stream)) };
 		dev_launch_begin(&li, &e);
 		launch_ev = li.ev;
-	} else if (cbid == SANITIZER_CBID_LAUNCH_END && launch_ev != UINT64_MAX) {
-		dev_launch_end(&li);
+	} else if (cbid == SANITIZER_CBID_LAUNCH_END) {
+		__atomic_add_fetch(&gmp_col.launch_ends, 1, __ATOMIC_ACQ_REL);
+		if (launch_ev != UINT64_MAX)
+			dev_launch_end(&li);
 		launch_ev = UINT64_MAX;
 	}
 }
@@ -300,6 +321,7 @@ static void sync(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData *sd)
 	} else if (cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
 		event(&e, NULL);
 		dev_synced(sd->context, NULL, 1, sync_horizon());
+		dev_unpatch(sd->context, sync_covers_all());
 	}
 }
 

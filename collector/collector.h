@@ -85,6 +85,16 @@ struct gmp_collector {
 	int profiling;            /* GMP_CAPTURE_PROFILER: between the program's
 				     cudaProfilerStart and cudaProfilerStop (atomic) */
 	uint64_t launches;        /* GMP_CAPTURE_LAUNCHES: the program's launches so far (lock) */
+	/*
+	 * GMPROF_PATCH_AT=range (patching.c): every launch's LAUNCH_BEGIN and
+	 * LAUNCH_END callbacks so far (atomic, changed with the lock held);
+	 * whether modules are being unpatched, which launches wait out (lock,
+	 * the condition variable); how many modules were unpatched (lock).
+	 */
+	uint64_t launch_begins, launch_ends;
+	int unpatching;
+	pthread_cond_t unpatched;
+	uint64_t unpatches;
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;
 	struct gmp_kfilter *kf;
@@ -253,6 +263,12 @@ void dev_launch_end(const struct gmp_launch_info *li);
  * synchronizing call began).
  */
 void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon);
+/*
+ * GMPROF_PATCH_AT=range: after a synchronization of ctx that covered every
+ * launch issued (covered), unpatches its modules if the capture range is
+ * over and all its monitored launches are collected.
+ */
+void dev_unpatch(CUcontext ctx, int covered);
 /* Before a context goes: harvest everything, free its buffers. */
 void dev_context_destroying(CUcontext ctx);
 /* At exit: harvest every pending launch of every context. */

@@ -340,6 +340,7 @@ static void unmonitored(struct gmp_ctx_state *s, struct pending *p, struct gmp_l
 
 void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 {
+	dev_unpatch_wait();
 	if (!captured()) {
 		/* Outside the capture range: as cheap as it can be, no call path either. */
 		record_as(li, e, 0, 0);

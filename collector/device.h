@@ -257,6 +257,8 @@ static inline void dev_lock(void)
  */
 void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module);
 int dev_ready(struct gmp_ctx_state *s, CUmodule module);
+/* GMPROF_PATCH_AT=range: a launch waits here while modules are being unpatched (dev_unpatch). */
+void dev_unpatch_wait(void);
 
 /* 0, or -EIO after saying once that what failed leaves launches unmonitored. */
 int dev_check(SanitizerResult r, const char *what);

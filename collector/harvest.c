@@ -415,10 +415,14 @@ void dev_finish(void)
 {
 	for (size_t i = 0; i < gmp_col.nctxs; i++)
 		dev_drain(gmp_col.ctxs[i]);
+	char n[32];
 	/* What gmprof itself held on the devices at most (not in the program's peaks). */
 	if (gmp_col.dev_peak) {
-		char n[32];
 		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.dev_peak);
 		rec_meta("collector_device_peak", n);
+	}
+	if (gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE) { /* modules unpatched after a capture range */
+		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.unpatches);
+		rec_meta("module_unpatches", n);
 	}
 }

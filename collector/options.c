@@ -45,22 +45,27 @@ static int bool_opt(gmp_getenv_fn get, const char *name, int *out, char *err, si
 	return 0;
 }
 
-static int choice_opt(gmp_getenv_fn get, const char *name, const char *a, const char *b,
-		      int *out, char *err, size_t n)
+/* A value among choices (NULL-terminated; CHOICES below): *out is its index. */
+static int choice_opt(gmp_getenv_fn get, const char *name, const char *const *choices, int *out,
+		      char *err, size_t n)
 {
 	const char *v = get(name);
 	if (!v)
 		return 0;
-	char why[96];
-	snprintf(why, sizeof(why), "expected %s or %s", a, b);
-	if (!strcmp(v, a))
-		*out = 0;
-	else if (!strcmp(v, b))
-		*out = 1;
-	else
-		return bad(err, n, name, v, why);
-	return 0;
+	size_t k = 0;
+	for (; choices[k]; k++)
+		if (!strcmp(v, choices[k])) {
+			*out = (int)k;
+			return 0;
+		}
+	char why[96] = "expected ";
+	for (size_t i = 0; i < k; i++)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%s", choices[i],
+			 i + 2 < k ? ", " : i + 2 == k ? " or " : "");
+	return bad(err, n, name, v, why);
 }
+
+#define CHOICES(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 const char *gmp_mode__name(int mode)
 {
@@ -210,21 +215,21 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    str_opt(get, "GMPROF_KERNELS", o->kernels, sizeof(o->kernels), err, n) ||
 	    u32_opt(get, "GMPROF_DEPTH", 1, 256, &o->depth, err, n) ||
 	    u32_opt(get, "GMPROF_FLUSH_MS", 1, 3600000, &o->flush_ms, err, n) ||
-	    choice_opt(get, "GMPROF_ON_ERROR", "continue", "fail", &o->fail, err, n) ||
+	    choice_opt(get, "GMPROF_ON_ERROR", CHOICES("continue", "fail"), &o->fail, err, n) ||
 	    str_opt(get, "GMPROF_SANITIZER_LIB", o->sanitizer_lib, sizeof(o->sanitizer_lib), err, n) ||
 	    str_opt(get, "GMPROF_PATCH", o->patch, sizeof(o->patch), err, n) ||
 	    bool_opt(get, "GMPROF_ONLINE", &o->online, err, n) ||
 	    u32_opt(get, "GMPROF_ONLINE_EVENTS", 1, 1u << 30, &o->online_events, err, n) ||
 	    bool_opt(get, "GMPROF_SUMMARY", &o->summary, err, n) ||
-	    choice_opt(get, "GMPROF_HARVEST", "deferred", "launch", &o->harvest, err, n) ||
+	    choice_opt(get, "GMPROF_HARVEST", CHOICES("deferred", "launch"), &o->harvest, err, n) ||
 	    u32_opt(get, "GMPROF_POOL", 1, 1u << 20, &o->pool, err, n) ||
 	    u32_opt(get, "GMPROF_GRANULARITY", 1, 1u << 20, &o->gran, err, n) ||
 	    u32_opt(get, "GMPROF_COUNTER_GRANULARITY", 1, 1u << 24, &o->cgran, err, n) ||
 	    u32_opt(get, "GMPROF_RECORDS", 1, 1u << 30, &o->records, err, n) ||
 	    u32_opt(get, "GMPROF_MAPS_MB", 0, 1u << 20, &o->maps_mb, err, n) ||
 	    u32_opt(get, "GMPROF_HEAP_RECORDS", 0, 1u << 24, &o->heap_records, err, n) ||
-	    choice_opt(get, "GMPROF_PATCH_LOADS", "l2", "l1", &o->patch_l1, err, n) ||
-	    choice_opt(get, "GMPROF_PATCH_AT", "load", "launch", &o->patch_at_launch, err, n) ||
+	    choice_opt(get, "GMPROF_PATCH_LOADS", CHOICES("l2", "l1"), &o->patch_l1, err, n) ||
+	    choice_opt(get, "GMPROF_PATCH_AT", CHOICES("load", "launch", "range"), &o->patch_at, err, n) ||
 	    bool_opt(get, "GMPROF_PATCH_HINTS", &o->patch_hints, err, n) ||
 	    str_opt(get, "GMPROF_RUN_MANIFEST", o->run_manifest, sizeof(o->run_manifest), err, n) ||
 	    bool_opt(get, "GMPROF_LOG_CALLBACKS", &o->log_callbacks, err, n) ||

@@ -45,6 +45,15 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
  * LAST left out: to the end).  The others are recorded with their accesses
  * unknown, and without call paths.
  */
+/*
+ * GMPROF_PATCH_AT: when modules are patched.  As they load; at a module's
+ * first monitored launch; or at that launch, and unpatched again once a
+ * capture range that may not come back (profiler-api, launches) is over
+ * and the program synchronized its context with no launch in flight
+ * (patching.c), patched again if a range starts again.
+ */
+enum gmp_patch_at { GMP_PATCH_AT_LOAD = 0, GMP_PATCH_AT_LAUNCH = 1, GMP_PATCH_AT_RANGE = 2 };
+
 enum gmp_capture { GMP_CAPTURE_ALL = 0, GMP_CAPTURE_PROFILER = 1, GMP_CAPTURE_NVTX = 2,
 		   GMP_CAPTURE_LAUNCHES = 3 };
 #define GMP_CAPTURE_NAME_MAX 96 /* an NVTX range's name, NUL included (as nvtx_ranges.c keeps them) */
@@ -84,8 +93,7 @@ struct gmp_opts {
 				    search (0) */
 	int patch_l1;            /* GMPROF_PATCH_LOADS: l2 | l1: where the patches test hit and
 				    bitmap words before setting them (l2) */
-	int patch_at_launch;     /* GMPROF_PATCH_AT: load | launch: patch each module when it
-				    loads, or at its first monitored launch (load) */
+	int patch_at;            /* GMPROF_PATCH_AT: enum gmp_patch_at (load) */
 	char run_manifest[1024]; /* GMPROF_RUN_MANIFEST: gmprof run's list of the profiles its
 				    run wrote, a directory; each collector adds a file ("": none) */
 	int log_callbacks;       /* GMPROF_LOG_CALLBACKS: one stderr line per Sanitizer callback

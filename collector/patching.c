@@ -6,6 +6,7 @@
  * GMPROF_PATCH_AT=launch, at its first monitored launch: kernels of a
  * module never launched inside a capture range (or never launched) then
  * run unpatched, at native speed, and their modules cost no patching.
+ * GMPROF_PATCH_AT=range also unpatches modules after the range (below).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -107,14 +108,99 @@ void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module)
 	 * launch (dev_ready); functions loaded lazily into one patched already
 	 * are patched now.
 	 */
-	if (gmp_col.opts.patch_at_launch && !is_patched(s, module))
+	if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && !is_patched(s, module))
 		return;
 	patch(s, module);
 }
 
 int dev_ready(struct gmp_ctx_state *s, CUmodule module)
 {
-	if (gmp_col.opts.patch_at_launch && patching(s) && !is_patched(s, module))
-		patch(s, module); /* its first monitored launch */
+	if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && patching(s) && !is_patched(s, module))
+		patch(s, module); /* its first monitored launch (since it was unpatched) */
 	return s->patches == 1 && is_patched(s, module);
+}
+
+/* Whether the capture range is over, and may not come back without a module patched again. */
+static int range_over(void)
+{
+	switch (gmp_col.opts.capture) {
+	case GMP_CAPTURE_PROFILER: return !__atomic_load_n(&gmp_col.profiling, __ATOMIC_RELAXED);
+	case GMP_CAPTURE_LAUNCHES: return gmp_col.launches >= gmp_col.opts.capture_last;
+	default: return 0; /* every launch; or NVTX ranges, which threads open again and again */
+	}
+}
+
+static struct gmp_ctx_state *find_state(CUcontext ctx)
+{
+	for (size_t i = 0; i < gmp_col.nctxs; i++)
+		if (gmp_col.ctxs[i]->ctx == ctx)
+			return gmp_col.ctxs[i];
+	return NULL;
+}
+
+/*
+ * GMPROF_PATCH_AT=range.  A patched kernel pays the Sanitizer's call on
+ * every access even where its launch is not monitored; unpatched it runs
+ * at native speed.  A module is unpatched only when no kernel of it can be
+ * running: after a context synchronization that covered every launch
+ * issued (none was being issued when its call began, none began since:
+ * callbacks.c), with the context's monitored launches all collected, and
+ * while it is unpatched, launches wait in their LAUNCH_BEGIN callback
+ * (dev_unpatch_wait), so none starts meanwhile.  Its next monitored launch
+ * patches it again (dev_ready).
+ */
+void dev_unpatch(CUcontext ctx, int covered)
+{
+	if (gmp_col.opts.patch_at != GMP_PATCH_AT_RANGE || !covered || gmp_col.unpatching || !range_over())
+		return;
+	struct gmp_ctx_state *s = find_state(ctx);
+	if (!s || s->npend || !s->npatched)
+		return;
+	static int warned;
+	if (!gmp_col.san.UnpatchModule) {
+		if (!warned++)
+			rec_say("the Compute Sanitizer library '%s' lacks sanitizerUnpatchModule: kernels after the capture range stay patched",
+				gmp_col.san.path);
+		return;
+	}
+	CUmodule *mods = s->patched;
+	size_t n = s->npatched, kept = 0;
+	s->patched = NULL;
+	s->npatched = s->patched_cap = 0;
+	gmp_col.unpatching = 1;
+	dev_unlock_for(GMP_ST_PATCH);
+	pthread_mutex_lock(&gmp_col.patch_lock);
+	SanitizerResult failed = SANITIZER_SUCCESS;
+	for (size_t i = 0; i < n; i++) {
+		SanitizerResult r = gmp_col.san.UnpatchModule(mods[i]);
+		if (r != SANITIZER_SUCCESS) {
+			failed = r;
+			mods[kept++] = mods[i]; /* still patched */
+		}
+	}
+	pthread_mutex_unlock(&gmp_col.patch_lock);
+	dev_lock();
+	gmp_col.unpatching = 0;
+	pthread_cond_broadcast(&gmp_col.unpatched);
+	gmp_col.unpatches += n - kept;
+	if (failed != SANITIZER_SUCCESS && !warned++)
+		rec_say("sanitizerUnpatchModule failed (%s); kernels after the capture range stay patched",
+			gmp_san__strerror(&gmp_col.san, failed));
+	/* The context may have gone while the lock was released. */
+	s = find_state(ctx);
+	for (size_t i = 0; s && i < kept; i++) {
+		if (is_patched(s, mods[i]))
+			continue;
+		if (!GMP_GROW(s->patched, s->patched_cap, s->npatched + 1))
+			s->patched[s->npatched++] = mods[i];
+		else
+			dev_out_of_memory("recording a patched module");
+	}
+	free(mods);
+}
+
+void dev_unpatch_wait(void)
+{
+	while (gmp_col.unpatching)
+		pthread_cond_wait(&gmp_col.unpatched, &gmp_col.lock);
 }

@@ -106,6 +106,7 @@ int gmp_san__load(struct gmp_san *s, const char *explicit_path, char *err, size_
 	SYM(AddPatchesFromFile, "sanitizerAddPatchesFromFile");
 	SYM(PatchInstructions, "sanitizerPatchInstructions");
 	SYM(PatchModule, "sanitizerPatchModule");
+	*(void **)&s->UnpatchModule = dlsym(s->lib, "sanitizerUnpatchModule"); /* GMPROF_PATCH_AT=range only */
 	SYM(SetLaunchCallbackData, "sanitizerSetLaunchCallbackData");
 	return 0;
 }

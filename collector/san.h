@@ -28,6 +28,7 @@ struct gmp_san {
 	__typeof__(&sanitizerAddPatchesFromFile) AddPatchesFromFile;
 	__typeof__(&sanitizerPatchInstructions) PatchInstructions;
 	__typeof__(&sanitizerPatchModule) PatchModule;
+	__typeof__(&sanitizerUnpatchModule) UnpatchModule; /* NULL where the library lacks it */
 	__typeof__(&sanitizerSetLaunchCallbackData) SetLaunchCallbackData;
 };
 

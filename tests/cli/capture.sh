@@ -157,6 +157,60 @@ collect all-at-launch GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
 	ok "  ... without a range: patched at the first launch, every launch monitored as at load" ||
 	notok "  ... without a range: '$(patched all-at-launch)'"
 
+# GMPROF_PATCH_AT=range: as launch, and once the range is over, a context
+# sync that covered every launch unpatches the module (the double aborts if
+# a kernel may still be running then, or starts meanwhile); the range's
+# next launch patches it again.  r.jsonl: a range over step, a sync (inside
+# it: nothing unpatched) and step2, a sync, after (unpatched), a range over
+# again, last (outside it, but the module patched: no sync since), a sync.
+cat >"$TMPDIR/r.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":4096}
+{"op":"kernel","name":"init","write":["0x100000"]}
+{"op":"alloc","addr":"0x200000","size":4096}
+{"op":"kernel","name":"step","read":["0x100000"],"write":["0x200000"]}
+{"op":"sync"}
+{"op":"kernel","name":"step2","read":["0x200000"]}
+{"op":"sync"}
+{"op":"kernel","name":"after","read":["0x100000"]}
+{"op":"sync"}
+{"op":"kernel","name":"again","read":["0x200000"],"write":["0x100000"]}
+{"op":"free","addr":"0x200000"}
+{"op":"kernel","name":"last","read":["0x100000"]}
+{"op":"sync"}
+{"op":"free","addr":"0x100000"}
+{"op":"end"}
+J
+cp "$TMPDIR/r.jsonl" "$TMPDIR/c.jsonl"
+for at in load launch range; do
+	collect "r-$at" GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6,9,10 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=$at \
+		GMPROF_SUMMARY=1 GMPROF_ONLINE=1 GMP_DOUBLE_PATCH_MS=20
+done
+[ "$(patched r-load)" = "0 1 0" ] && [ "$(patched r-launch)" = "1 1 0" ] && [ "$(patched r-range)" = "2 2 2" ] &&
+	ok "GMPROF_PATCH_AT=range: unpatched at the sync after each range, patched again by the next range's launch" ||
+	notok "GMPROF_PATCH_AT=range: load '$(patched r-load)', launch '$(patched r-launch)', range '$(patched r-range)'"
+[ "$(grep -c '"monitored":false' "$TMPDIR/r-range.kernels")" -eq 3 ] &&
+	cmp -s "$TMPDIR/r-load.kernels" "$TMPDIR/r-range.kernels" && grep -q '"again","read":\["0x200000"\],"write":\["0x100000"\]' "$TMPDIR/r-range.kernels" &&
+	ok "  ... the same launches monitored as at load, with the same accesses (the range's after patching again too)" ||
+	notok "  ... the launches differ: $(diff "$TMPDIR/r-load.kernels" "$TMPDIR/r-range.kernels")"
+grep -q '^==gmprof== capture (GMPROF_CAPTURE=profiler-api): 3 of 6 kernel launches monitored; 2 module unpatches after it$' "$TMPDIR/r-range.err" &&
+	! grep -q 'unpatches after it' "$TMPDIR/r-launch.err" &&
+	"$GMPROF" dump "$TMPDIR/r-range.gmprof" | grep -q '"key":"module_unpatches","value":"2"' &&
+	ok "  ... the summary and the profile say how many times a module was unpatched" ||
+	notok "  ... the summary: $(grep capture "$TMPDIR/r-range.err")"
+# A range by launch numbers ends for good: unpatched at the first sync after it.
+collect r-nth GMPROF_CAPTURE=launches:2-3 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=range
+[ "$(patched r-nth)" = "4 1 1" ] && [ "$(grep -c '"monitored":false' "$TMPDIR/r-nth.kernels")" -eq 4 ] &&
+	ok "  ... launches:2-3: patched at the second launch, unpatched at the sync after the third, the rest unpatched" ||
+	notok "  ... launches:2-3: '$(patched r-nth)'"
+# Without a range, or with NVTX ranges (each thread opens them again), nothing is unpatched.
+collect r-all GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=range
+[ "$(patched r-all)" = "0 1 0" ] && ok "  ... every launch monitored: the module stays patched" ||
+	notok "  ... without a range: '$(patched r-all)'"
+# A stream sync covers one stream's work only: nothing is unpatched at it.
+sed 's/{"op":"sync"}/{"op":"sync","stream":0}/' "$TMPDIR/r.jsonl" >"$TMPDIR/c.jsonl"
+collect r-stream GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6,9,10 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=range
+[ "$(patched r-stream)" = "1 1 0" ] && ok "  ... a stream sync unpatches nothing" || notok "  ... stream syncs: '$(patched r-stream)'"
+
 # Bad values: one sentence each, before anything runs.
 expect_exit 0 "a bad GMPROF_CAPTURE: the program still runs" -- env GMPROF_CAPTURE=nvtx: GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" "$TMPDIR/c.jsonl"
 expect_stderr_line "GMPROF_CAPTURE='nvtx:' is not valid: expected all, profiler-api, nvtx:NAME" "  ... unprofiled, and says why in one line"

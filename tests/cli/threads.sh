@@ -82,6 +82,33 @@ for run in profiler-api,load profiler-api,launch launches:10-200,load; do
 	"$GMPROF" report "$TMPDIR/c.gmprof" 2>"$TMPDIR/err" | grep -q "^  capture  [1-9][0-9]* of 48 kernel launches monitored" &&
 		ok "capture $run: some of the 48 launches monitored, and the profile reports" || notok "capture $run: $(cat "$TMPDIR/err")"
 done
+# GMPROF_PATCH_AT=range with 8 threads: the module unpatched at context
+# syncs after a range, while other threads launch, and patched again by
+# the next range's first launch.  The double aborts if it is unpatched
+# while a kernel may still run (one no sync covered) or a kernel starts
+# meanwhile.  Each thread: 30 rounds of two kernels and a context sync.
+awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
+	for (i = 0; i < 30; i++) { print "{\"op\":\"kernel\",\"name\":\"r\",\"read\":[\"0x100000\"]}"
+		print "{\"op\":\"kernel\",\"name\":\"w\",\"write\":[\"0x100000\"]}"; print "{\"op\":\"sync\"}" }
+	print "{\"op\":\"free\",\"addr\":\"0x100000\"}"; print "{\"op\":\"end\"}" }' >"$TMPDIR/rounds.jsonl"
+unp=0
+for run in 1 2 3; do
+	rm -f "$TMPDIR/u.gmprof"
+	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
+		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+		GMPROF_CAPTURE=profiler-api GMPROF_PATCH_AT=range GMP_DOUBLE_PROFILER=4,20,31,50,61,80 GMP_DOUBLE_STATS=3 GMP_DOUBLE_PATCH_MS=2 \
+		GMPROF_OUTPUT="$TMPDIR/u.gmprof" TSAN_OPTIONS="halt_on_error=0 exitcode=66" \
+		"$T/double/fake_app" --threads 8 "$TMPDIR/rounds.jsonl" >/dev/null 2>"$TMPDIR/tsan"
+	rc=$?
+	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "unpatching after ranges, run $run: 8 threads, no abort, no ThreadSanitizer report" ||
+		{ notok "unpatching after ranges, run $run: exit $rc, $n TSan reports"; grep -v '^double: ' "$TMPDIR/tsan" | head -30; }
+	u=$(sed -n 's/^double: .*, \([0-9]*\) module unpatches$/\1/p' "$TMPDIR/tsan")
+	unp=$((unp + ${u:-0}))
+	"$GMPROF" dump "$TMPDIR/u.gmprof" 2>/dev/null | grep -q "\"key\":\"module_unpatches\",\"value\":\"${u:-none}\"" ||
+		notok "unpatching after ranges, run $run: the double counted ${u:-no} unpatches, the profile says otherwise"
+done
+[ "$unp" -gt 0 ] && ok "unpatching after ranges: $unp unpatches in 3 runs" || notok "unpatching after ranges: never unpatched in 3 runs"
 [ "$("$GMPROF" dump "$TMPDIR/c.gmprof" 2>/dev/null | grep -c '"monitored":false')" -eq 9 ] &&
 	ok "capture launches:10-200: the 9 launches before the tenth are not monitored" || notok "capture launches:10-200: unmonitored launches"
 # NVTX pool regions from 8 threads at once (NVTX calls take the collector's lock too).

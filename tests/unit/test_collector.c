@@ -43,6 +43,7 @@ static void options(void **state)
 	assert_int_equal(o.gran, 4);
 	assert_int_equal(o.online, 1);
 	assert_int_equal(o.patch_l1, 0);
+	assert_int_equal(o.patch_at, GMP_PATCH_AT_LOAD);
 	assert_int_equal(o.log_callbacks, 0);
 	assert_int_equal(o.hit_epochs, GMP_HIT_EPOCHS);
 	static const char *const good[] = { "GMPROF_MODE=intra", "GMPROF_KERNEL_SAMPLE=100",
@@ -50,7 +51,7 @@ static void options(void **state)
 					    "GMPROF_HARVEST=launch", "GMPROF_GRANULARITY=8",
 					    "GMPROF_COUNTER_GRANULARITY=128", "GMPROF_PATCH_EMPTY=1",
 					    "GMPROF_PATCH_LOADS=l1", "GMPROF_LOG_CALLBACKS=1",
-					    "GMPROF_HIT_EPOCHS=3", NULL };
+					    "GMPROF_HIT_EPOCHS=3", "GMPROF_PATCH_AT=range", NULL };
 	assert_int_equal(parse(good, &o, err), 0);
 	assert_int_equal(o.mode, GMP_COLLECT_INTRA);
 	assert_int_equal(o.kernel_sample, 100);
@@ -60,6 +61,7 @@ static void options(void **state)
 	assert_int_equal(o.patch_l1, 1);
 	assert_int_equal(o.log_callbacks, 1);
 	assert_int_equal(o.hit_epochs, 3);
+	assert_int_equal(o.patch_at, GMP_PATCH_AT_RANGE);
 	assert_int_equal(o.fallback, 0);
 	static const char *const alloc[] = { "GMPROF_MODE=alloc", NULL };
 	assert_int_equal(parse(alloc, &o, err), 0);
@@ -95,6 +97,7 @@ static void options(void **state)
 		{ "GMPROF_ON_ERROR=ignore", "GMPROF_ON_ERROR='ignore'" },
 		{ "GMPROF_PATCH_EMPTY=2", "GMPROF_PATCH_EMPTY='2'" },
 		{ "GMPROF_PATCH_LOADS=L1", "expected l2 or l1" },
+		{ "GMPROF_PATCH_AT=later", "GMPROF_PATCH_AT='later' is not valid: expected load, launch or range" },
 		{ "GMPROF_HIT_EPOCHS=0", "GMPROF_HIT_EPOCHS='0'" },
 		{ "GMPROF_HIT_EPOCHS=1073741823", "GMPROF_HIT_EPOCHS='1073741823'" }, /* past GMP_HIT_EPOCHS */
 		{ "GMPROF_FALLBACK=hitlist", "expected a comma list of hit-list, two-tables, table-reuse and hit-epochs, or all" },
