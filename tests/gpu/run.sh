@@ -15,8 +15,9 @@
 #     Sanitizer's callbacks logged, and under GMPROF_FALLBACK, to say which
 #     mechanism not yet run on a GPU the difference comes from.
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
-#  4. Two of them again with lazy module loading; four runs with modules
-#     patched at their first monitored launch (GMPROF_PATCH_AT=launch).
+#  4. Two of them again with lazy module loading; seven runs with modules
+#     patched at their first monitored launch (GMPROF_PATCH_AT=launch), three
+#     of them unpatched after each capture range too (GMPROF_PATCH_AT=range).
 #  5. Six of them again with GMPROF_PATCH_LOADS=l1 (and GMPROF_PATCH_HINTS=1).
 #  6. --kernels-from on two of them.
 #  7. Six of them in alloc mode: object mode's peaks, the expected leaks.
@@ -159,19 +160,28 @@ done
 #    the same findings, where the capture range starts after a kernel of
 #    the module ran unpatched (capture), with lazy loading too, and where
 #    threads and streams launch (multithread, streams_events).
-for run in capture, capture,LAZY multithread, streams_events,; do
-	name=${run%,*} lazy=${run#*,}
+#    With GMPROF_PATCH_AT=range, modules are also unpatched at a device
+#    sync after a range and patched again by the next range's first launch
+#    (capture_ranges: two ranges, its profile counting two unpatches).
+for run in capture,,launch capture,LAZY,launch multithread,,launch streams_events,,launch \
+	capture,,range capture_ranges,,range capture_ranges,LAZY,range; do
+	name=${run%%,*} rest=${run#*,}
+	lazy=${rest%,*} at=${rest#*,}
 	[ -x "$OUT_DIR/$name" ] || continue
 	capture=all
 	[ -f "tests/gpu/$name.capture" ] && capture=$(cat "tests/gpu/$name.capture")
-	tag=at-launch${lazy:+-lazy}
-	timeout "$LIMIT" env GMPROF_PATCH_AT=launch ${lazy:+CUDA_MODULE_LOADING=LAZY} "$G" run --capture "$capture" \
+	tag=at-$at${lazy:+-lazy}
+	timeout "$LIMIT" env GMPROF_PATCH_AT=$at ${lazy:+CUDA_MODULE_LOADING=LAZY} "$G" run --capture "$capture" \
 		--force --top 0 -o "$OUT_DIR/$name.$tag.gmprof" -- "$OUT_DIR/$name" >"$OUT_DIR/$name.$tag.log" 2>&1
 	if check "$name.$tag" "$OUT_DIR/$name.$tag.gmprof" "tests/gpu/$name.expect"; then
-		ok "$name (GMPROF_PATCH_AT=launch${lazy:+, lazy loading}): findings as expected"
+		ok "$name (GMPROF_PATCH_AT=$at${lazy:+, lazy loading}): findings as expected"
 	else
-		bad "$name (GMPROF_PATCH_AT=launch${lazy:+, lazy loading}):"; cat "$OUT_DIR/$name.$tag.diff" "$OUT_DIR/$name.$tag.log"
+		bad "$name (GMPROF_PATCH_AT=$at${lazy:+, lazy loading}):"; cat "$OUT_DIR/$name.$tag.diff" "$OUT_DIR/$name.$tag.log"
 	fi
+	[ "$name,$at" = capture_ranges,range ] || continue
+	u=$("$G" dump "$OUT_DIR/$name.$tag.gmprof" 2>/dev/null | sed -n 's/.*"key":"module_unpatches","value":"\([0-9]*\)".*/\1/p')
+	[ "$u" = 2 ] && ok "$name (GMPROF_PATCH_AT=range${lazy:+, lazy loading}): unpatched after each range" ||
+		bad "$name (GMPROF_PATCH_AT=range${lazy:+, lazy loading}): ${u:-no} module unpatches recorded, want 2"
 done
 # 5. Hit and bitmap words tested through the L1 (GMPROF_PATCH_LOADS=l1, the
 #    overhead benchmark's object-l1 and intra-l1), and per-instruction hints
