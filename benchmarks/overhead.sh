@@ -81,14 +81,22 @@ if [ "${KEEP:-0}" != 1 ]; then
 fi
 : >"$OUT/peaks"
 
-# Built once per lease: a later call (KEEP=1) reuses what is newer than its sources.
+# Built once per lease, all at once: a later call (KEEP=1) reuses what is newer than its sources.
 fresh() { [ -x "$1" ] && [ "$1" -nt "$2" ] && [ "$1" -nt benchmarks/cuda/bench.h ]; }
 for p in $PROGRAMS; do
 	src=benchmarks/cuda/$p.cu
-	fresh "$OUT/$p" "$src" || "$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -o "$OUT/$p" "$src"
+	fresh "$OUT/$p" "$src" || "$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -o "$OUT/$p" "$src" &
 	if grep -q "ifn*def FIXED" "$src" && ! fresh "$OUT/$p.fixed" "$src"; then
-		"$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -DFIXED -o "$OUT/$p.fixed" "$src"
+		"$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -DFIXED -o "$OUT/$p.fixed" "$src" &
 	fi
+done
+wait
+for p in $PROGRAMS; do
+	src=benchmarks/cuda/$p.cu
+	fresh "$OUT/$p" "$src" && { ! grep -q "ifn*def FIXED" "$src" || fresh "$OUT/$p.fixed" "$src"; } || {
+		echo "gmprof: $src does not build (see the compiler's messages above)" >&2
+		exit 1
+	}
 done
 
 # One timed run: program config seconds, appended to $OUT/times.
