@@ -31,8 +31,9 @@ static const struct {
 static SanitizerResult patch_module(CUmodule module, const char **what, int *heap)
 {
 	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		const char *cb = gmp_col.opts.patch_empty && i == 0 ? "gmp_patch_global_access_empty"
-								   : points[i].cb; /* [0]: global */
+		const char *cb = i ? points[i].cb /* [0]: global accesses, in one of three ways */
+				   : gmp_col.opts.patch_empty ? "gmp_patch_global_access_empty"
+				   : gmp_col.opts.patch_hints ? "gmp_patch_global_access_records" : points[i].cb;
 		int is_heap = points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC ||
 			      points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE;
 		if (is_heap && !gmp_col.opts.heap_records)

@@ -173,6 +173,53 @@ gmp_patch_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t size, u
 }
 
 /*
+ * GMPROF_PATCH_HINTS=1: the same, with the steady state of per-instruction
+ * records in a function of its own.  A patch must leave every register as
+ * the patched kernel had it, so each register it uses past the few it may
+ * clobber is saved and restored on every call; ptxas gives
+ * gmp_patch_global_access a 112-byte frame (sm_90, CUDA 13.0: 384 bytes of
+ * spill stores, 572 of loads).  Here a warp whose lanes all fall in the
+ * entry of the instruction's record, whose bits the record says this
+ * launch set already, returns once it has loaded the record and the
+ * entry's bounds, in a function with a 24-byte frame (20 bytes of stores
+ * and loads); anything else calls warp_access, as gmp_patch_global_access
+ * does.  Both leave the same state: a warp that returns early would have
+ * set nothing either.
+ */
+static __device__ __forceinline__ int warp_claimed(const struct gmp_patch_launch *l, uint64_t pc,
+						   uint64_t addr, uint32_t size, uint32_t flags)
+{
+	if (l->mode & (GMP_MODE_INTRA_GPU | GMP_MODE_INTRA_STREAM))
+		return 0; /* bitmaps and counters take every access */
+	const uint64_t hint = gmp_patch_hint(l, pc);
+	if (hint == GMP_NO_HINT)
+		return 0;
+	const uint32_t bits = size ? gmp_patch_hit_bits(flags) : 0;
+	const uint32_t claims = gmp_patch_hit_of((uint32_t)(hint >> 32), l->epoch);
+	struct gmp_patch_span span;
+	const int done = !bits || (!(bits & ~claims) && gmp_patch_span_of(l, (uint32_t)hint, &span) &&
+				   gmp_patch_within(&span, addr, size));
+	return __all_sync(__activemask(), done);
+}
+
+static __device__ __noinline__ void warp_unclaimed(struct gmp_patch_launch *l, uint64_t pc, uint64_t addr,
+						   uint32_t size, uint32_t flags)
+{
+	warp_access(l, pc, addr, size, flags);
+}
+
+extern "C" __device__ __noinline__ gmp_patch_result
+gmp_patch_global_access_records(void *userdata, uint64_t pc, void *ptr, uint32_t size, uint32_t flags,
+				const void *data)
+{
+	(void)data;
+	struct gmp_patch_launch *l = (struct gmp_patch_launch *)userdata;
+	if (l && !warp_claimed(l, pc, (uint64_t)(uintptr_t)ptr, size, flags))
+		warp_unclaimed(l, pc, (uint64_t)(uintptr_t)ptr, size, flags);
+	return 0;
+}
+
+/*
  * GMPROF_PATCH_EMPTY: the same call with nothing in it.  The per-access cost
  * benchmark (benchmarks/micro/) subtracts it to get what gmprof's own work
  * in the callback costs.

@@ -188,11 +188,18 @@ same_kernels "launch buffers bounded: every launch's reads as the script has the
 	"$TMPDIR/bufs.jsonl" 250
 # GMPROF_PATCH_HINTS=1: launch buffers carry per-instruction records (the
 # double's patches use them lane by lane, an instruction per access of the
-# script; tests/unit/test_warp.cpp checks the device code with them): the
-# same findings, in object and intra mode.
+# script; tests/unit/test_warp.cpp checks the device code with them, and
+# the device function for them): the same findings, in object and intra
+# mode, and global accesses patched to the records' own device function.
 for m in object intra; do
-	rm -f "$TMPDIR/hints.gmprof"
-	env GMPROF_PATCH_HINTS=1 GMPROF_MODE=$m GMPROF_OUTPUT="$TMPDIR/hints.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl
+	rm -f "$TMPDIR/hints.gmprof" "$TMPDIR/plain.gmprof"
+	env GMPROF_PATCH_HINTS=1 GMP_DOUBLE_PATCHES=1 GMPROF_MODE=$m GMPROF_OUTPUT="$TMPDIR/hints.gmprof" "$FAKE" \
+		tests/scripts/intra_patterns.jsonl 2>"$TMPDIR/hints.err"
+	grep -q "^double: instruction [0-9]* patched to gmp_patch_global_access_records$" "$TMPDIR/hints.err" &&
+		env GMP_DOUBLE_PATCHES=1 GMPROF_MODE=$m GMPROF_OUTPUT="$TMPDIR/plain.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl 2>&1 |
+		grep -q "^double: instruction [0-9]* patched to gmp_patch_global_access$" &&
+		ok "GMPROF_PATCH_HINTS=1 ($m mode): global accesses call gmp_patch_global_access_records" ||
+		notok "GMPROF_PATCH_HINTS=1 ($m mode): $(grep patched "$TMPDIR/hints.err")"
 	"$GMPROF" replay --format json "$TMPDIR/hints.gmprof" >"$TMPDIR/hints.got" 2>&1
 	rm -f "$TMPDIR/nohints.gmprof"
 	env GMPROF_MODE=$m GMPROF_OUTPUT="$TMPDIR/nohints.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl

@@ -2,7 +2,8 @@
 /*
  * The test double's module patching: the patches "loaded" into its
  * context, the callbacks the collector asks each instruction kind to call,
- * and the module patched and unpatched (GMP_DOUBLE_STATS=3 counts both).
+ * and the module patched and unpatched (GMP_DOUBLE_STATS=3 counts both;
+ * GMP_DOUBLE_PATCHES=1 prints each instruction kind's device function).
  * On a GPU a kernel runs from its start until a context synchronization
  * whose call began after it was launched; unpatching its module meanwhile
  * is what the collector must never do (GMPROF_PATCH_AT=range), so the
@@ -64,13 +65,16 @@ SanitizerResult sanitizerAddPatchesFromFile(const char *filename, CUcontext ctx)
 SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUmodule module,
 					   const char *name)
 {
-	static const char *const known[] = { "gmp_patch_global_access", "gmp_patch_memcpy_async",
-					     "gmp_patch_device_malloc", "gmp_patch_device_free" };
+	static const char *const known[] = { "gmp_patch_global_access", "gmp_patch_global_access_records",
+					     "gmp_patch_memcpy_async", "gmp_patch_device_malloc",
+					     "gmp_patch_device_free" };
 	if (module != MODULE || id <= 0 || id >= 16)
 		return SANITIZER_ERROR_INVALID_PARAMETER;
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (strcmp(name, known[i]) == 0) {
 			__atomic_store_n(&patched_cb[id], known[i], __ATOMIC_RELAXED);
+			if (getenv("GMP_DOUBLE_PATCHES")) /* which device function each instruction kind calls */
+				fprintf(stderr, "double: instruction %d patched to %s\n", (int)id, known[i]);
 			return SANITIZER_SUCCESS;
 		}
 	return SANITIZER_ERROR_INVALID_PARAMETER; /* no such device function in the patches */

@@ -38,6 +38,7 @@ static struct {
 	pthread_barrier_t start, done;  /* the 32 lanes and the main thread */
 	struct gmp_patch_launch *l;
 	uint64_t pc;                    /* the instruction's: per-instruction hints key on it */
+	int records;                    /* the lanes call gmp_patch_global_access_records (GMPROF_PATCH_HINTS=1) */
 	uint64_t addr[32];
 	uint32_t size[32], flags[32];
 	int quit;
@@ -51,8 +52,9 @@ static void *lane_main(void *arg)
 		if (job.quit)
 			return NULL;
 		if (emu_warp.active >> emu_lane & 1)
-			gmp_patch_global_access(job.l, job.pc, (void *)(uintptr_t)job.addr[emu_lane], job.size[emu_lane],
-						job.flags[emu_lane], NULL);
+			(job.records ? gmp_patch_global_access_records : gmp_patch_global_access)(
+				job.l, job.pc, (void *)(uintptr_t)job.addr[emu_lane], job.size[emu_lane], job.flags[emu_lane],
+				NULL);
 		pthread_barrier_wait(&job.done);
 	}
 }
@@ -318,6 +320,7 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 		uint32_t m = mode | (rnd(&s) % 2 ? GMP_MODE_L1_TESTS : 0);
 		uint64_t hint_seed = rnd(&s) % 2 ? rnd(&s) | 1 : 0, split = rnd(&s) % 2 ? rnd(&s) | 1 : 0;
 		uint64_t stale = rnd(&s) % 2 ? rnd(&s) | 1 : 0; /* a buffer with earlier launches' stamps */
+		job.records = hint_seed && rnd(&s) % 4; /* records: mostly the collector's entry for them */
 		state w(start, end, m, gs, cs, hint_seed, split, stale), r(start, end, m, gs, cs, 0, split, stale);
 		for (int step = 0; step < 40; step++) {
 			uint32_t size[32], flags = flags_of(&s);
@@ -349,7 +352,9 @@ static void records(void **)
 	const std::vector<uint64_t> start = { 0x10000, 0x20000 }, end = { 0x10400, 0x20400 };
 	const uint32_t kinds[] = { GMP_SAN_ACCESS_READ, GMP_SAN_ACCESS_READ, GMP_SAN_ACCESS_WRITE, GMP_SAN_ACCESS_WRITE,
 				   GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE | GMP_SAN_ACCESS_ATOMSYS };
-	for (uint32_t mode : { GMP_MODE_OBJECT, GMP_MODE_OBJECT | GMP_MODE_L1_TESTS }) {
+	for (uint32_t way = 0; way < 4; way++) {
+		const uint32_t mode = GMP_MODE_OBJECT | (way & 1 ? GMP_MODE_L1_TESTS : 0);
+		job.records = way >> 1; /* both entries: the records' own and the plain one */
 		state w(start, end, mode, 2, 6, 1, 0, 0), r(start, end, mode, 2, 6, 0, 0, 0);
 		job.pc = 0x40;
 		for (int k = 0; k < 5; k++) {
@@ -367,6 +372,35 @@ static void records(void **)
 		const uint64_t rec = w.hints[GMP_HINT_SLOT(job.pc)];
 		assert_int_equal((uint32_t)rec, 1);
 		assert_int_equal(gmp_patch_claims(w.l(), rec, 1), GMP_HIT_READ | GMP_HIT_WRITE);
+	}
+}
+
+/*
+ * A record claiming entry 0's read, then the same instruction with one
+ * lane's access running past entry 0's end into entry 1: the warp must not
+ * take the record's word for that lane (entry 1 gets its read).
+ */
+static void records_straddle(void **)
+{
+	const std::vector<uint64_t> start = { 0x10000, 0x10400 }, end = { 0x10400, 0x10800 };
+	for (int plain = 0; plain < 2; plain++) {
+		job.records = !plain;
+		state w(start, end, GMP_MODE_OBJECT, 2, 6, 1, 0, 0), r(start, end, GMP_MODE_OBJECT, 2, 6, 0, 0, 0);
+		job.pc = 0x80;
+		for (int k = 0; k < 2; k++) {
+			for (uint32_t i = 0; i < 32; i++) {
+				job.addr[i] = 0x10300 + 4 * i;
+				job.size[i] = 4;
+				job.flags[i] = GMP_SAN_ACCESS_READ;
+			}
+			if (k)
+				job.addr[31] = 0x103fe; /* two bytes in entry 0, two in entry 1 */
+			run_warp(w.l(), 0xffffffffu);
+			for (uint32_t i = 0; i < 32; i++)
+				gmp_patch_access(r.l(), job.pc, job.addr[i], job.size[i], job.flags[i]);
+			same(w, r, "records: a lane's access past the record's entry", k);
+		}
+		assert_int_equal(w.decoded()[1], GMP_HIT_READ);
 	}
 }
 
@@ -394,6 +428,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(records),
+		cmocka_unit_test(records_straddle),
 		cmocka_unit_test(object_mode),
 		cmocka_unit_test(intra_mode),
 		cmocka_unit_test(stream_mode),
