@@ -6,7 +6,8 @@
  * of p belongs in shared or constant memory).  Run in intra mode
  * (bicg.mode).  Built with -DFIXED, each block stages p in shared memory.
  * Expected findings: bicg.expect, which is what the detector finds in the
- * program's event model (models/bicg.jsonl).  Not yet run on a GPU.
+ * program's event model (models/bicg.jsonl).
+ * Its run on an H100 (2026-11-23) gave them exactly: tests/data/gpu/bicg.gmprof.
  */
 #include "bench.h"
 

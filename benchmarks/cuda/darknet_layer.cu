@@ -8,7 +8,7 @@
  * Built with -DFIXED: no zeroing, no workspace, buffers allocated just
  * before use.  Expected findings: darknet_layer.expect, which is what the
  * detector finds in the program's event model (models/darknet_layer.jsonl).
- * Not yet run on a GPU.
+ * Its run on an H100 (2026-11-23) gave them exactly: tests/data/gpu/darknet_layer.gmprof.
  */
 #include <vector>
 #include "bench.h"
