@@ -131,6 +131,10 @@ static void start(void)
 	if (gmp_col.opts.patch_empty)
 		rec_say("GMPROF_PATCH_EMPTY is set: kernels call an empty callback and record no "
 			"access, so the findings mean nothing (a benchmark baseline)");
+	if (gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE && gmp_col.opts.capture != GMP_CAPTURE_PROFILER &&
+	    gmp_col.opts.capture != GMP_CAPTURE_LAUNCHES)
+		rec_say("GMPROF_PATCH_AT=range unpatches modules only after a profiler-api or launches: capture "
+			"range (GMPROF_CAPTURE); here they are patched at their first monitored launch and stay so");
 	if (gmp_san__load(&gmp_col.san, gmp_col.opts.sanitizer_lib, err, sizeof(err))) {
 		give_up(err);
 		return;

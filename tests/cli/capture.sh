@@ -206,6 +206,9 @@ collect r-nth GMPROF_CAPTURE=launches:2-3 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=ran
 collect r-all GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=range
 [ "$(patched r-all)" = "0 1 0" ] && ok "  ... every launch monitored: the module stays patched" ||
 	notok "  ... without a range: '$(patched r-all)'"
+grep -q "GMPROF_PATCH_AT=range unpatches modules only after a profiler-api or launches: capture range" "$TMPDIR/r-all.err" &&
+	! grep -q "unpatches modules only" "$TMPDIR/r-nth.err" &&
+	ok "  ... and the collector says so when it starts, in one line" || notok "  ... no word of it: $(cat "$TMPDIR/r-all.err")"
 # A stream sync covers one stream's work only: nothing is unpatched at it.
 sed 's/{"op":"sync"}/{"op":"sync","stream":0}/' "$TMPDIR/r.jsonl" >"$TMPDIR/c.jsonl"
 collect r-stream GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6,9,10 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=range
