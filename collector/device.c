@@ -22,11 +22,19 @@ _Thread_local struct dev_span dev_span;
 
 static int warned_alloc;
 
-static struct gmp_ctx_state *state_of(CUcontext ctx)
+struct gmp_ctx_state *dev_find_state(CUcontext ctx)
 {
 	for (size_t i = 0; i < gmp_col.nctxs; i++)
 		if (gmp_col.ctxs[i]->ctx == ctx)
 			return gmp_col.ctxs[i];
+	return NULL;
+}
+
+static struct gmp_ctx_state *state_of(CUcontext ctx)
+{
+	struct gmp_ctx_state *found = dev_find_state(ctx);
+	if (found)
+		return found;
 	if (GMP_GROW(gmp_col.ctxs, gmp_col.ctxs_cap, gmp_col.nctxs + 1))
 		return NULL;
 	struct gmp_ctx_state *s = calloc(1, sizeof(*s));
@@ -482,10 +490,7 @@ static void release(struct gmp_ctx_state *s)
 
 void dev_context_destroying(CUcontext ctx)
 {
-	struct gmp_ctx_state *s = NULL;
-	for (size_t i = 0; i < gmp_col.nctxs && !s; i++)
-		if (gmp_col.ctxs[i]->ctx == ctx)
-			s = gmp_col.ctxs[i];
+	struct gmp_ctx_state *s = dev_find_state(ctx);
 	if (!s)
 		return;
 	dev_drain(s);

@@ -257,6 +257,8 @@ static inline void dev_lock(void)
  */
 void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module);
 int dev_ready(struct gmp_ctx_state *s, CUmodule module);
+/* A context's state; NULL when gmprof has none for it. */
+struct gmp_ctx_state *dev_find_state(CUcontext ctx);
 /* GMPROF_PATCH_AT=range: a launch waits here while modules are being unpatched (dev_unpatch). */
 void dev_unpatch_wait(void);
 

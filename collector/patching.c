@@ -131,14 +131,6 @@ static int range_over(void)
 	}
 }
 
-static struct gmp_ctx_state *find_state(CUcontext ctx)
-{
-	for (size_t i = 0; i < gmp_col.nctxs; i++)
-		if (gmp_col.ctxs[i]->ctx == ctx)
-			return gmp_col.ctxs[i];
-	return NULL;
-}
-
 /*
  * GMPROF_PATCH_AT=range.  A patched kernel pays the Sanitizer's call on
  * every access even where its launch is not monitored; unpatched it runs
@@ -154,7 +146,7 @@ void dev_unpatch(CUcontext ctx, int covered)
 {
 	if (gmp_col.opts.patch_at != GMP_PATCH_AT_RANGE || !covered || gmp_col.unpatching || !range_over())
 		return;
-	struct gmp_ctx_state *s = find_state(ctx);
+	struct gmp_ctx_state *s = dev_find_state(ctx);
 	if (!s || s->npend || !s->npatched)
 		return;
 	static int warned;
@@ -188,7 +180,7 @@ void dev_unpatch(CUcontext ctx, int covered)
 		rec_say("sanitizerUnpatchModule failed (%s); kernels after the capture range stay patched",
 			gmp_san__strerror(&gmp_col.san, failed));
 	/* The context may have gone while the lock was released. */
-	s = find_state(ctx);
+	s = dev_find_state(ctx);
 	for (size_t i = 0; s && i < kept; i++) {
 		if (is_patched(s, mods[i]))
 			continue;

@@ -528,10 +528,11 @@ static void online(void)
 			all += gmp_col.trace->ev[i].op == GMP_OP_KERNEL;
 			off += gmp_result__unknown_launch(r, (uint32_t)i);
 		}
-		fprintf(stderr, "==gmprof== capture (GMPROF_CAPTURE=%s): %zu of %zu kernel launches monitored%s",
-			gmp_col.opts.capture_value, all - off, all, gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE ? "" : "\n");
+		fprintf(stderr, "==gmprof== capture (GMPROF_CAPTURE=%s): %zu of %zu kernel launches monitored",
+			gmp_col.opts.capture_value, all - off, all);
 		if (gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE) /* patching.c */
-			fprintf(stderr, "; %" PRIu64 " module unpatches after it\n", gmp_col.unpatches);
+			fprintf(stderr, "; %" PRIu64 " module unpatches after it", gmp_col.unpatches);
+		fputc('\n', stderr);
 	}
 	oom_summary(r);
 	size_t per[GMP_PAT_COUNT] = { 0 };
