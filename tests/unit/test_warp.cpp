@@ -266,6 +266,17 @@ static void same(state &w, state &r, const char *what, int step)
 		assert_true(a[i].addr == b[i].addr && a[i].size == b[i].size && a[i].flags == b[i].flags);
 }
 
+/* One warp instruction (job's) run both ways, the warp on w and its active lanes one by one on r; then compared. */
+static void both(state &w, state &r, uint32_t active, const char *what, int step)
+{
+	run_warp(w.l(), active);
+	for (int i = 0; i < 32; i++)
+		if (active >> i & 1)
+			gmp_patch_access(r.l(), job.pc, job.addr[i], job.size[i], job.flags[i]);
+	assert_int_equal(emu_warp.misuse, 0);
+	same(w, r, what, step);
+}
+
 /* Lane addresses and sizes of one instruction, in one of the shapes kernels have. */
 static void shape(uint64_t *s, uint64_t lo, uint64_t hi, uint64_t *addr, uint32_t *size)
 {
@@ -331,12 +342,7 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 				job.flags[i] = rnd(&s) % 8 ? flags : flags_of(&s); /* mostly one kind per instruction */
 			}
 			job.pc = (rnd(&s) % 6) << 4; /* a few instructions, run again and again */
-			run_warp(w.l(), active);
-			for (int i = 0; i < 32; i++)
-				if (active >> i & 1)
-					gmp_patch_access(r.l(), job.pc, job.addr[i], job.size[i], job.flags[i]);
-			assert_int_equal(emu_warp.misuse, 0);
-			same(w, r, what, step);
+			both(w, r, active, what, step);
 		}
 	}
 }
@@ -363,10 +369,7 @@ static void records(void **)
 				job.size[i] = 4;
 				job.flags[i] = kinds[k];
 			}
-			run_warp(w.l(), 0xffffffffu);
-			for (uint32_t i = 0; i < 32; i++)
-				gmp_patch_access(r.l(), job.pc, job.addr[i], job.size[i], job.flags[i]);
-			same(w, r, "records: one instruction reading and writing one object", k);
+			both(w, r, 0xffffffffu, "records: one instruction reading and writing one object", k);
 		}
 		assert_int_equal(w.decoded()[1], GMP_HIT_READ | GMP_HIT_WRITE);
 		const uint64_t rec = w.hints[GMP_HINT_SLOT(job.pc)];
@@ -395,10 +398,7 @@ static void records_straddle(void **)
 			}
 			if (k)
 				job.addr[31] = 0x103fe; /* two bytes in entry 0, two in entry 1 */
-			run_warp(w.l(), 0xffffffffu);
-			for (uint32_t i = 0; i < 32; i++)
-				gmp_patch_access(r.l(), job.pc, job.addr[i], job.size[i], job.flags[i]);
-			same(w, r, "records: a lane's access past the record's entry", k);
+			both(w, r, 0xffffffffu, "records: a lane's access past the record's entry", k);
 		}
 		assert_int_equal(w.decoded()[1], GMP_HIT_READ);
 	}
