@@ -53,7 +53,8 @@ int gmp_report__html(FILE *fp, const struct gmp_result *r);
 void gmp_report__self_time(FILE *fp, const struct gmp_trace *t);
 /*
  * Where the collector had a capture range (META capture): how many launches
- * it monitored, into buf (returns 1), or 0 (none).  gmp_report__capture
+ * it monitored, and how many modules it unpatched after the range (META
+ * module_unpatches), into buf (returns 1), or 0 (none).  gmp_report__capture
  * prints it as the report's "capture" line.
  */
 int gmp_report__capture_words(const struct gmp_trace *t, char *buf, size_t n);

@@ -107,7 +107,7 @@ static void summary(FILE *fp, struct gmp_session *s)
 		}
 		fprintf(fp, "</dd>");
 	}
-	char cap[320];
+	char cap[400];
 	if (gmp_report__capture_words(t, cap, sizeof(cap))) {
 		fprintf(fp, "<dt>capture</dt><dd>");
 		gmp_text__markup(fp, cap);

@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
@@ -129,12 +130,20 @@ int gmp_report__capture_words(const struct gmp_trace *t, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%" PRIu64 " of %" PRIu64 " kernel launches monitored (GMPROF_CAPTURE=%s)",
 			 all, all, cap);
+	/* GMPROF_PATCH_AT=range: modules unpatched after the range (the collector's count). */
+	const char *u = gmp_trace__meta(t, "module_unpatches");
+	char *end = NULL;
+	unsigned long long un = u ? strtoull(u, &end, 10) : 0;
+	size_t len = strlen(buf);
+	if (un && end && !*end && len < n)
+		snprintf(buf + len, n - len, "; kernels ran unpatched after it (%llu module unpatches, GMPROF_PATCH_AT=range)",
+			 un);
 	return 1;
 }
 
 void gmp_report__capture(FILE *fp, const struct gmp_trace *t)
 {
-	char buf[320];
+	char buf[400];
 	if (gmp_report__capture_words(t, buf, sizeof(buf)))
 		fprintf(fp, "  capture  %s\n", buf);
 }

@@ -197,6 +197,9 @@ grep -q '^==gmprof== capture (GMPROF_CAPTURE=profiler-api): 3 of 6 kernel launch
 	"$GMPROF" dump "$TMPDIR/r-range.gmprof" | grep -q '"key":"module_unpatches","value":"2"' &&
 	ok "  ... the summary and the profile say how many times a module was unpatched" ||
 	notok "  ... the summary: $(grep capture "$TMPDIR/r-range.err")"
+grep -q '^  capture  3 of 6 kernel launches monitored (GMPROF_CAPTURE=profiler-api); the 3 outside the range count as a use of every object live when they were issued; kernels ran unpatched after it (2 module unpatches, GMPROF_PATCH_AT=range)$' "$TMPDIR/r-range.report" &&
+	grep -q '^  capture  3 of 6 kernel launches monitored (GMPROF_CAPTURE=profiler-api); the 3 outside the range count as a use of every object live when they were issued$' "$TMPDIR/r-launch.report" &&
+	ok "  ... and so does the report" || notok "  ... the report: $(grep capture "$TMPDIR/r-range.report")"
 # A range by launch numbers ends for good: unpatched at the first sync after it.
 collect r-nth GMPROF_CAPTURE=launches:2-3 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=range
 [ "$(patched r-nth)" = "4 1 1" ] && [ "$(grep -c '"monitored":false' "$TMPDIR/r-nth.kernels")" -eq 4 ] &&
