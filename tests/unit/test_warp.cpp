@@ -277,6 +277,16 @@ static void both(state &w, state &r, uint32_t active, const char *what, int step
 	same(w, r, what, step);
 }
 
+/* Every lane of the next instruction reads or writes the 4 bytes after the previous lane's, from base. */
+static void coalesced(uint64_t base, uint32_t flags)
+{
+	for (uint32_t i = 0; i < 32; i++) {
+		job.addr[i] = base + 4 * i;
+		job.size[i] = 4;
+		job.flags[i] = flags;
+	}
+}
+
 /* Lane addresses and sizes of one instruction, in one of the shapes kernels have. */
 static void shape(uint64_t *s, uint64_t lo, uint64_t hi, uint64_t *addr, uint32_t *size)
 {
@@ -364,11 +374,7 @@ static void records(void **)
 		state w(start, end, mode, 2, 6, 1, 0, 0), r(start, end, mode, 2, 6, 0, 0, 0);
 		job.pc = 0x40;
 		for (int k = 0; k < 5; k++) {
-			for (uint32_t i = 0; i < 32; i++) {
-				job.addr[i] = 0x20000 + 4 * i;
-				job.size[i] = 4;
-				job.flags[i] = kinds[k];
-			}
+			coalesced(0x20000, kinds[k]);
 			both(w, r, 0xffffffffu, "records: one instruction reading and writing one object", k);
 		}
 		assert_int_equal(w.decoded()[1], GMP_HIT_READ | GMP_HIT_WRITE);
@@ -391,11 +397,7 @@ static void records_straddle(void **)
 		state w(start, end, GMP_MODE_OBJECT, 2, 6, 1, 0, 0), r(start, end, GMP_MODE_OBJECT, 2, 6, 0, 0, 0);
 		job.pc = 0x80;
 		for (int k = 0; k < 2; k++) {
-			for (uint32_t i = 0; i < 32; i++) {
-				job.addr[i] = 0x10300 + 4 * i;
-				job.size[i] = 4;
-				job.flags[i] = GMP_SAN_ACCESS_READ;
-			}
+			coalesced(0x10300, GMP_SAN_ACCESS_READ);
 			if (k)
 				job.addr[31] = 0x103fe; /* two bytes in entry 0, two in entry 1 */
 			both(w, r, 0xffffffffu, "records: a lane's access past the record's entry", k);
