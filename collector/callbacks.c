@@ -249,14 +249,17 @@ static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld)
 				      .function = ld->function, .hstream = ld->hStream,
 				      .hlaunch = ld->hLaunch, .name = ld->functionName,
 				      .ev = launch_ev };
+	const int range = gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE; /* sync_covers_all's counts */
 	if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
-		__atomic_add_fetch(&gmp_col.launch_begins, 1, __ATOMIC_ACQ_REL);
+		if (range)
+			__atomic_add_fetch(&gmp_col.launch_begins, 1, __ATOMIC_ACQ_REL);
 		struct gmp_event e = { .op = GMP_OP_KERNEL, .device = (uint32_t)ld->device,
 				       .stream = rec_stream(h(ld->stream)) };
 		dev_launch_begin(&li, &e);
 		launch_ev = li.ev;
 	} else if (cbid == SANITIZER_CBID_LAUNCH_END) {
-		__atomic_add_fetch(&gmp_col.launch_ends, 1, __ATOMIC_ACQ_REL);
+		if (range)
+			__atomic_add_fetch(&gmp_col.launch_ends, 1, __ATOMIC_ACQ_REL);
 		if (launch_ev != UINT64_MAX)
 			dev_launch_end(&li);
 		launch_ev = UINT64_MAX;

@@ -87,7 +87,8 @@ struct gmp_collector {
 	uint64_t launches;        /* GMP_CAPTURE_LAUNCHES: the program's launches so far (lock) */
 	/*
 	 * GMPROF_PATCH_AT=range (patching.c): every launch's LAUNCH_BEGIN and
-	 * LAUNCH_END callbacks so far (atomic, changed with the lock held);
+	 * LAUNCH_END callbacks so far (atomic, changed with the lock held;
+	 * counted under range only);
 	 * whether modules are being unpatched, which launches wait out (lock,
 	 * the condition variable); how many modules were unpatched (lock).
 	 */
