@@ -371,7 +371,9 @@ gpu-run: all
 
 # After gpu-check on a GPU machine: keep its profiles as test data, in
 # tests/data/gpu/ (RECORD_MAX bytes at most each), with the binaries named in
-# RECORD_BINS for their symbols.  tests/cli/recorded.sh checks them without a GPU.
+# RECORD_BINS for their symbols.  tests/cli/recorded.sh checks them without a GPU,
+# against their programs' .expect files: only the profiles of programs that
+# have one are kept, not those of gpu-check's other settings (NAME.l1 ...).
 RECORD_DIR ?= tests/data/gpu
 RECORD_MAX ?= 1048576
 RECORD_BINS ?= simple_multi_copy
@@ -379,6 +381,7 @@ gpu-record:
 	@test -d $(BUILD)/gpu || { echo "gmprof: run make gpu-check on a GPU machine first" >&2; exit 2; }
 	@mkdir -p $(RECORD_DIR)/bin
 	@for p in $(BUILD)/gpu/*.gmprof; do n=$$(basename $$p .gmprof); \
+	  [ -f tests/gpu/$$n.expect ] || [ -f benchmarks/cuda/$$n.expect ] || continue; \
 	  if [ $$(wc -c <$$p) -gt $(RECORD_MAX) ]; then echo "skipped $$n (over $(RECORD_MAX) bytes)"; continue; fi; \
 	  cp $$p $(RECORD_DIR)/$$n.gmprof && echo "recorded $$n"; done
 	@for n in $(RECORD_BINS); do cp $(BUILD)/gpu/$$n $(RECORD_DIR)/bin/$$n || exit 2; done

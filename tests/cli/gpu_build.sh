@@ -7,6 +7,17 @@
 cc -std=c11 -D_DEFAULT_SOURCE -Icollector -Itests/gpu -o "$TMPDIR/layout" tests/gpu/layout.c &&
 	"$TMPDIR/layout" >"$TMPDIR/layout.txt" && diff -u tests/gpu/layout.expected "$TMPDIR/layout.txt" &&
 	ok "declared layout matches tests/gpu/layout.expected" || notok "declared layout matches tests/gpu/layout.expected"
+# make gpu-record keeps the profiles of programs with expected findings, not
+# those gpu-check wrote under other settings (tests/cli/recorded.sh needs an
+# .expect file for each).
+mkdir -p "$TMPDIR/rb/gpu"
+for n in three_mm three_mm.x2 intra.l1 leak.alloc unused; do
+	cp tests/data/gpu/three_mm.gmprof "$TMPDIR/rb/gpu/$n.gmprof"
+done
+make -s --no-print-directory gpu-record BUILD="$TMPDIR/rb" RECORD_DIR="$TMPDIR/rec" RECORD_BINS= >"$TMPDIR/rec.out" 2>&1
+[ "$(cd "$TMPDIR/rec" && ls *.gmprof | tr '\n' ' ')" = "three_mm.gmprof unused.gmprof " ] &&
+	ok "gpu-record keeps three_mm and unused, not three_mm.x2, intra.l1, leak.alloc" ||
+	notok "gpu-record kept: $(ls "$TMPDIR/rec") ($(cat "$TMPDIR/rec.out"))"
 if [ -z "${NVCC:-}" ]; then
 	ok "no nvcc: the GPU programs are not compiled here"
 	finish
