@@ -14,33 +14,35 @@
 #define N 4096
 #define TILE 256
 
-__global__ void init(float *x, size_t n, float v)
+__global__ void init(float *x, size_t n, float v, int scale)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	if (i < n)
+	for (int r = 0; r < scale && i < n; r++, bench_repeated())
 		x[i] = v;
 }
 
-__global__ void lower_mv(float *q, const float *a, const float *p)
+__global__ void lower_mv(float *q, const float *a, const float *p, int scale)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	float s = 0.0f;
+	for (int r = 0; r < scale; r++, bench_repeated()) {
+		float s = 0.0f;
 #ifndef FIXED
-	if (i < N)
-		for (int j = 0; j <= i; j++)
-			s += a[(size_t)i * N + j] * p[j];
+		if (i < N)
+			for (int j = 0; j <= i; j++)
+				s += a[(size_t)i * N + j] * p[j];
 #else
-	__shared__ float ps[TILE];
-	for (int t = 0; t < N; t += TILE) {
-		ps[threadIdx.x] = p[t + threadIdx.x];
-		__syncthreads();
-		for (int j = 0; j < TILE && t + j <= i; j++)
-			s += a[(size_t)i * N + t + j] * ps[j];
-		__syncthreads();
-	}
+		__shared__ float ps[TILE];
+		for (int t = 0; t < N; t += TILE) {
+			ps[threadIdx.x] = p[t + threadIdx.x];
+			__syncthreads();
+			for (int j = 0; j < TILE && t + j <= i; j++)
+				s += a[(size_t)i * N + t + j] * ps[j];
+			__syncthreads();
+		}
 #endif
-	if (i < N)
-		q[i] = s;
+		if (i < N)
+			q[i] = s;
+	}
 }
 
 int main()
@@ -49,9 +51,9 @@ int main()
 	CHECK(cudaMalloc(&a, (size_t)N * N * sizeof(float)));   /* obj#1 */
 	CHECK(cudaMalloc(&p, N * sizeof(float)));               /* obj#2: non-uniform */
 	CHECK(cudaMalloc(&q, N * sizeof(float)));               /* obj#3 */
-	init<<<(unsigned)(((size_t)N * N + 255) / 256), 256>>>(a, (size_t)N * N, 0.001f);
-	init<<<N / 256, 256>>>(p, N, 1.0f);
-	lower_mv<<<N / TILE, TILE>>>(q, a, p);
+	init<<<(unsigned)(((size_t)N * N + 255) / 256), 256>>>(a, (size_t)N * N, 0.001f, bench_scale);
+	init<<<N / 256, 256>>>(p, N, 1.0f, bench_scale);
+	lower_mv<<<N / TILE, TILE>>>(q, a, p, bench_scale);
 	float out;
 	CHECK(cudaMemcpy(&out, q + N - 1, sizeof(out), cudaMemcpyDeviceToHost));
 	CHECK(cudaFree(a));

@@ -19,29 +19,32 @@
 #define RN 4096                    /* entries of R */
 
 /* Orthogonalize column block q (BLOCK_FLOATS floats) against the first norm. */
-__global__ void column(float *q, float *r, unsigned k)
+__global__ void column(float *q, float *r, unsigned k, int scale)
 {
 	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= BLOCK_FLOATS)
 		return;
+	for (int s = 0; s < scale; s++, bench_repeated()) {
 #ifndef FIXED
-	float n0 = r[0];                          /* every thread: the hot word */
+		float n0 = r[0];                  /* every thread: the hot word */
 #else
-	__shared__ float n0s;
-	if (threadIdx.x == 0)
-		n0s = r[0];
-	__syncthreads();
-	float n0 = n0s;
+		__shared__ float n0s;
+		if (threadIdx.x == 0)
+			n0s = r[0];
+		__syncthreads();
+		float n0 = n0s;
+		__syncthreads();
 #endif
-	q[i] = q[i] / (n0 + 1.0f) + (float)k;
-	if (i >= 64 && i < RN)
-		r[i] = q[i];                      /* the rest of R: once each */
+		q[i] = q[i] / (n0 + 1.0f) + (float)k;
+		if (i >= 64 && i < RN)
+			r[i] = q[i];              /* the rest of R: once each */
+	}
 }
 
-__global__ void init(float *p, size_t n, float v)
+__global__ void init(float *p, size_t n, float v, int scale)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	if (i < n)
+	for (int s = 0; s < scale && i < n; s++, bench_repeated())
 		p[i] = v;
 }
 
@@ -55,15 +58,15 @@ int main()
 	CHECK(cudaMalloc(&q, (size_t)BLOCK_FLOATS * sizeof(float)));
 #endif
 	CHECK(cudaMalloc(&r, RN * sizeof(float)));                               /* obj#2 */
-	init<<<(RN + 255) / 256, 256>>>(r, RN, 1.0f);
+	init<<<(RN + 255) / 256, 256>>>(r, RN, 1.0f, bench_scale);
 	for (unsigned k = 0; k < BLOCKS; k++) {
 #ifndef FIXED
 		float *blk = q + (size_t)k * BLOCK_FLOATS;
 #else
 		float *blk = q;
 #endif
-		init<<<b, 256>>>(blk, BLOCK_FLOATS, (float)k);
-		column<<<b, 256>>>(blk, r, k);
+		init<<<b, 256>>>(blk, BLOCK_FLOATS, (float)k, bench_scale);
+		column<<<b, 256>>>(blk, r, k, bench_scale);
 	}
 	float out;
 	CHECK(cudaMemcpy(&out, r + 64, sizeof(out), cudaMemcpyDeviceToHost));

@@ -16,10 +16,10 @@
 #define PER 5
 #define FLOATS 1024
 
-__global__ void touch5(float *a, float *b, float *c, float *d, float *e, float v)
+__global__ void touch5(float *a, float *b, float *c, float *d, float *e, float v, int scale)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < FLOATS) {
+	for (int r = 0; r < scale && i < FLOATS; r++, bench_repeated()) {
 		a[i] = v;
 		b[i] = v + 1;
 		c[i] = v + 2;
@@ -37,7 +37,7 @@ int main()
 		CHECK(cudaMalloc(&p[i], bytes));
 	for (int k = 0; k < BUFFERS / PER; k++) {
 		float **q = p + k * PER;
-		touch5<<<FLOATS / 256, 256>>>(q[0], q[1], q[2], q[3], q[4], (float)k);
+		touch5<<<FLOATS / 256, 256>>>(q[0], q[1], q[2], q[3], q[4], (float)k, bench_scale);
 	}
 	CHECK(cudaDeviceSynchronize());
 	for (int i = 0; i < BUFFERS; i++)
@@ -47,7 +47,7 @@ int main()
 		float **q = p + k * PER;
 		for (int j = 0; j < PER; j++)
 			CHECK(cudaMalloc(&q[j], bytes));
-		touch5<<<FLOATS / 256, 256>>>(q[0], q[1], q[2], q[3], q[4], (float)k);
+		touch5<<<FLOATS / 256, 256>>>(q[0], q[1], q[2], q[3], q[4], (float)k, bench_scale);
 		for (int j = 0; j < PER; j++)
 			CHECK(cudaFree(q[j]));
 	}

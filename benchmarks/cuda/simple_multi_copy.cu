@@ -14,15 +14,15 @@
  */
 #include "bench.h"
 
-__global__ void inc_kernel(int *out, const int *in, size_t n, int reps)
+__global__ void inc_kernel(int *out, const int *in, size_t n, int reps, int scale)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	if (i >= n)
-		return;
-	int v = in[i];
-	for (int r = 0; r < reps; r++)
-		v += 1;
-	out[i] = v;
+	for (int s = 0; s < scale && i < n; s++, bench_repeated()) {
+		int v = in[i];
+		for (int r = 0; r < reps; r++)
+			v += 1;
+		out[i] = v;
+	}
 }
 
 int main(int argc, char **argv)
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 		h_in[0][k] = h_in[1][k] = (int)k;
 	dim3 block(256), grid((unsigned)((n + 255) / 256));
 	/* Warm-up on the default stream: the first use of d_out[0]. */
-	inc_kernel<<<grid, block>>>(d_out[0], d_in[0], n, reps);
+	inc_kernel<<<grid, block>>>(d_out[0], d_in[0], n, reps, bench_scale);
 	CHECK(cudaMemcpy(d_in[0], h_in[0], bytes, cudaMemcpyHostToDevice));
 #ifdef FIXED
 	CHECK(cudaMalloc(&d_in[1], bytes));           /* just before the first cycle */
@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 	for (int c = 0; c < cycles; c++) {
 		int next = (cur + 1) % 2;
 		CHECK(cudaEventSynchronize(done[next]));
-		inc_kernel<<<grid, block, 0, stream[cur]>>>(d_out[cur], d_in[cur], n, reps);
+		inc_kernel<<<grid, block, 0, stream[cur]>>>(d_out[cur], d_in[cur], n, reps, bench_scale);
 		CHECK(cudaMemcpyAsync(d_in[next], h_in[next], bytes, cudaMemcpyHostToDevice, stream[next]));
 		CHECK(cudaMemcpyAsync(h_out[cur], d_out[cur], bytes, cudaMemcpyDeviceToHost, stream[cur]));
 		CHECK(cudaEventRecord(done[cur], stream[cur]));

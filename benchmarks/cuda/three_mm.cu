@@ -19,23 +19,25 @@
 #define N 2048
 #endif
 
-__global__ void init(float *m, int n, float v)
+__global__ void init(float *m, int n, float v, int scale)
 {
 	int i = blockIdx.x * blockDim.x + threadIdx.x;
-	if (i < n * n)
+	for (int r = 0; r < scale && i < n * n; r++, bench_repeated())
 		m[i] = v * (float)(i % 7 + 1);
 }
 
-__global__ void mm(float *c, const float *a, const float *b, int n)
+__global__ void mm(float *c, const float *a, const float *b, int n, int scale)
 {
 	int row = blockIdx.y * blockDim.y + threadIdx.y;
 	int col = blockIdx.x * blockDim.x + threadIdx.x;
 	if (row >= n || col >= n)
 		return;
-	float s = 0.0f;
-	for (int k = 0; k < n; k++)
-		s += a[row * n + k] * b[k * n + col];
-	c[row * n + col] = s;
+	for (int r = 0; r < scale; r++, bench_repeated()) {
+		float s = 0.0f;
+		for (int k = 0; k < n; k++)
+			s += a[row * n + k] * b[k * n + col];
+		c[row * n + col] = s;
+	}
 }
 
 int main()
@@ -53,13 +55,13 @@ int main()
 	CHECK(cudaMalloc(&e, bytes));                      /* obj#5 */
 	CHECK(cudaMalloc(&f, bytes));                      /* obj#6: early, and could reuse a */
 	CHECK(cudaMalloc(&g, bytes));                      /* obj#7 */
-	init<<<lin, 256>>>(a, n, 1.0f);
-	init<<<lin, 256>>>(b, n, 2.0f);
-	mm<<<grid, tb>>>(e, a, b, n);                      /* a's and b's last use */
-	init<<<lin, 256>>>(c, n, 3.0f);
-	init<<<lin, 256>>>(d, n, 4.0f);
-	mm<<<grid, tb>>>(f, c, d, n);
-	mm<<<grid, tb>>>(g, e, f, n);
+	init<<<lin, 256>>>(a, n, 1.0f, bench_scale);
+	init<<<lin, 256>>>(b, n, 2.0f, bench_scale);
+	mm<<<grid, tb>>>(e, a, b, n, bench_scale);                      /* a's and b's last use */
+	init<<<lin, 256>>>(c, n, 3.0f, bench_scale);
+	init<<<lin, 256>>>(d, n, 4.0f, bench_scale);
+	mm<<<grid, tb>>>(f, c, d, n, bench_scale);
+	mm<<<grid, tb>>>(g, e, f, n, bench_scale);
 	float out;
 	CHECK(cudaMemcpy(&out, g, sizeof(out), cudaMemcpyDeviceToHost));
 	CHECK(cudaFree(a));                                /* late */
@@ -73,20 +75,20 @@ int main()
 	CHECK(cudaMalloc(&a, bytes));
 	CHECK(cudaMalloc(&b, bytes));
 	CHECK(cudaMalloc(&e, bytes));
-	init<<<lin, 256>>>(a, n, 1.0f);
-	init<<<lin, 256>>>(b, n, 2.0f);
-	mm<<<grid, tb>>>(e, a, b, n);
+	init<<<lin, 256>>>(a, n, 1.0f, bench_scale);
+	init<<<lin, 256>>>(b, n, 2.0f, bench_scale);
+	mm<<<grid, tb>>>(e, a, b, n, bench_scale);
 	CHECK(cudaFree(b));
 	f = a;                                             /* F reuses A's memory */
 	CHECK(cudaMalloc(&c, bytes));
 	CHECK(cudaMalloc(&d, bytes));
-	init<<<lin, 256>>>(c, n, 3.0f);
-	init<<<lin, 256>>>(d, n, 4.0f);
-	mm<<<grid, tb>>>(f, c, d, n);
+	init<<<lin, 256>>>(c, n, 3.0f, bench_scale);
+	init<<<lin, 256>>>(d, n, 4.0f, bench_scale);
+	mm<<<grid, tb>>>(f, c, d, n, bench_scale);
 	CHECK(cudaFree(c));
 	CHECK(cudaFree(d));
 	CHECK(cudaMalloc(&g, bytes));
-	mm<<<grid, tb>>>(g, e, f, n);
+	mm<<<grid, tb>>>(g, e, f, n, bench_scale);
 	CHECK(cudaFree(e));
 	CHECK(cudaFree(f));
 	float out;

@@ -17,10 +17,10 @@
 #define POINTS (4u << 20)        /* floats: 16 MiB, this run's */
 
 /* Each thread reads its own grid point once: uniform, no hot spots. */
-__global__ void lookup(float *out, const float *grid, size_t n)
+__global__ void lookup(float *out, const float *grid, size_t n, int scale)
 {
 	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	if (i < n)
+	for (int r = 0; r < scale && i < n; r++, bench_repeated())
 		out[i] = grid[i] * 0.5f + 1.0f;
 }
 
@@ -35,7 +35,7 @@ int main()
 #endif
 	CHECK(cudaMalloc(&out, (size_t)POINTS * sizeof(float)));        /* obj#2: leaked */
 	CHECK(cudaMemcpy(grid, host.data(), (size_t)POINTS * sizeof(float), cudaMemcpyHostToDevice));
-	lookup<<<(POINTS + 255) / 256, 256>>>(out, grid, POINTS);
+	lookup<<<(POINTS + 255) / 256, 256>>>(out, grid, POINTS, bench_scale);
 	CHECK(cudaMemcpy(host.data(), out, (size_t)POINTS * sizeof(float), cudaMemcpyDeviceToHost));
 	CHECK(cudaFree(grid));
 #ifdef FIXED

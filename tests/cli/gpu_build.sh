@@ -62,6 +62,14 @@ for src in benchmarks/cuda/*.cu; do
 		"$NVCC" -O0 $v -o "$TMPDIR/$name" "$src" >"$TMPDIR/$name.log" 2>&1 &&
 			ok "benchmarks/cuda/$name.cu compiles ($v)" || { notok "benchmarks/cuda/$name.cu compiles ($v)"; cat "$TMPDIR/$name.log"; }
 	done
+	# A BENCH_SCALE that is no whole number in range stops the program before CUDA starts.
+	for k in 0 2x 100001 -3; do
+		BENCH_SCALE=$k "$TMPDIR/$name" >/dev/null 2>"$TMPDIR/$name.err"
+		rc=$?
+		[ $rc = 2 ] && [ "$(cat "$TMPDIR/$name.err")" = "bench: BENCH_SCALE must be a whole number from 1 to 100000, not '$k'" ] ||
+			{ notok "$name: BENCH_SCALE=$k: status $rc, $(cat "$TMPDIR/$name.err")"; continue 2; }
+	done
+	ok "$name: BENCH_SCALE=0, 2x, 100001, -3 refused in one line, status 2"
 	model=benchmarks/cuda/models/$name.jsonl
 	[ -f "$model" ] || continue
 	model_findings "$model" "benchmarks/cuda/$name.expect" >"$TMPDIR/$name.model"
