@@ -76,6 +76,32 @@ threads=$("$GMPROF" dump "$D/multithread.gmprof" | grep '"op":"kernel"' | grep -
 "$GMPROF" report --top 0 "$TMPDIR/3mm.gmprof" | grep -q '^  command  build/gpu/three_mm$' &&
 	ok "  ... the report of the converted profile names its command" || notok "  ... the report names its command"
 
+# gpu-check's BENCH_SCALE step (scaled, tests/gpu/expect.sh): a run whose
+# kernels repeat their work 3 times must give the same touches, each counted
+# 3 times as often.  Stood in for by each recorded intra profile with its
+# counts tripled and its addresses moved (another run's allocations).
+triple() { # script -> the same with every touch counted 3 times, at other addresses
+	perl -pe 'if (/^\{"op":"kernel"/) { s/("addr":"0x[0-9a-f]+","size":\d+)(,"count":(\d+))?/$1 . ",\"count\":" . 3 * ($3 \/\/ 1)/ge } s/"0x7/"0x6/g' "$1"
+}
+for name in bicg gram_schmidt xsbench_lookup intra; do
+	"$GMPROF" dump "$D/$name.gmprof" >"$TMPDIR/$name.x1.jsonl"
+	triple "$TMPDIR/$name.x1.jsonl" >"$TMPDIR/$name.x3.jsonl"
+	scaled "$TMPDIR/$name.x1.jsonl" "$TMPDIR/$name.x3.jsonl" 3 &&
+		ok "$name: tripled counts at other addresses read as the same touches 3 times" ||
+		notok "$name: scaled: $(head -5 "$TMPDIR/scaled.diff")"
+	! scaled "$TMPDIR/$name.x1.jsonl" "$TMPDIR/$name.x1.jsonl" 3 &&
+		ok "  ... counts not tripled: refused" || notok "  ... counts not tripled: accepted"
+	# One touch of the last launch counted once more than it should.
+	awk '/^\{"op":"kernel".*"count":/ { last = NR } { l[NR] = $0 }
+	     END { for (i = 1; i <= NR; i++) { if (i == last) sub(/"count":[0-9]+/, "&1", l[i]); print l[i] } }' \
+		"$TMPDIR/$name.x3.jsonl" >"$TMPDIR/$name.off.jsonl"
+	! scaled "$TMPDIR/$name.x1.jsonl" "$TMPDIR/$name.off.jsonl" 3 &&
+		ok "  ... one count off: refused" || notok "  ... one count off: accepted"
+done
+! scaled "$D/three_mm.gmprof" "$D/three_mm.gmprof" 1 &&
+	ok "scaled: an object-mode profile (no touches) proves nothing, and is refused" ||
+	notok "scaled: an object-mode profile was accepted"
+
 # The README's first command, where there is no GPU: the bundled profile's
 # report, with main's source lines, and the same as a page and a flame graph.
 if sh tests/gpu/have-gpu.sh >/dev/null 2>&1; then

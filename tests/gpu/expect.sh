@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # Findings against a program's .expect file, shared by make gpu-check
 # (tests/gpu/run.sh) and the recorded-profile tests (tests/cli/recorded.sh),
-# with the devices' peaks (peaks_of: also tests/cli/alloc_mode.sh) and the
+# with the devices' peaks (peaks_of: also tests/cli/alloc_mode.sh), the
 # collector's record of its own time (self_time_of, self_time_sane: also
-# tests/cli/selftime.sh).
+# tests/cli/selftime.sh) and intra mode's touches of two runs at different
+# BENCH_SCALE (touches_of, scaled: also tests/cli/recorded.sh).
 # Needs $G (gmprof) and $OUT_DIR.  An .expect file holds a line
 # "PATTERN OBJECT" per finding, or "PATTERN *N" for N findings of a pattern.
 findings() { # profile -> "pattern object" lines, sorted
@@ -37,4 +38,28 @@ self_time_sane() { # profile mode: 0 when every part is there, the parts lie ins
 		      outer = us["start"] + us["callbacks"] + us["exit"]
 		      exit !(k >= 9 && inner <= outer && outer <= us["wall"] && n["start"] == 1 && n["exit"] == 1 &&
 			     (mode == "alloc" || n["patch"] >= 1)) }'
+}
+touches_of() { # profile -> "launch object offset size rw count" per touch of its launches, in
+	# order; an address as the newest allocation holding it (its ordinal) and the offset into it
+	"$G" dump "$1" 2>/dev/null | awk '
+		function hex(h,  i, v) { v = 0; h = tolower(h)
+			for (i = 3; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			return v }
+		function field(t, name) { if (!match(t, "\"" name "\":\"?[0-9a-fx]+")) return ""
+			return substr(t, RSTART + length(name) + 3, RLENGTH - length(name) - 3) }
+		/^\{"op":"alloc"/ { n++; base[n] = hex(substr(field($0, "addr"), 2)); size[n] = field($0, "size") + 0 }
+		/^\{"op":"kernel"/ { k++; rest = $0
+			while (match(rest, /\{"addr":"0x[0-9a-fA-F]+"[^}]*\}/)) {
+				t = substr(rest, RSTART, RLENGTH); rest = substr(rest, RSTART + RLENGTH)
+				a = hex(substr(field(t, "addr"), 2))
+				for (o = n; o > 0 && !(a >= base[o] && a < base[o] + size[o]); o--) ;
+				rw = t; sub(/.*"rw":"/, "", rw); sub(/".*/, "", rw)
+				c = field(t, "count"); if (c == "") c = 1 # absent: once
+				printf "%d %d %.0f %s %s %s\n", k, o, o ? a - base[o] : a, field(t, "size"), rw, c } }'
+}
+scaled() { # profile profile_k k: 0 when the second's touches are the first's with k times the
+	# counts (and there are some); the differences in $OUT_DIR/scaled.diff
+	touches_of "$1" | awk -v k="$3" '{ $6 = $6 * k; print }' >"$OUT_DIR/scaled.want"
+	touches_of "$2" >"$OUT_DIR/scaled.got"
+	diff "$OUT_DIR/scaled.want" "$OUT_DIR/scaled.got" >"$OUT_DIR/scaled.diff" && [ -s "$OUT_DIR/scaled.want" ]
 }

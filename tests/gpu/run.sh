@@ -22,6 +22,8 @@
 #  6. --kernels-from on two of them.
 #  7. Six of them in alloc mode: object mode's peaks, the expected leaks.
 #  8. The collector's record of its own time in every profile of 2 and 3.
+#  9. The benchmark programs again at BENCH_SCALE=2 (make bench-gpu SCALE):
+#     the same findings, and in intra mode each touch counted twice as often.
 # Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
 set -u
 BUILD=${BUILD:-build}
@@ -271,5 +273,28 @@ else
 	bad "the collector's own time is missing or inconsistent in:$insane"
 	for name in $insane; do echo "  $name: $(self_time_of "$OUT_DIR/$name.gmprof" | tr '\n' ' ')"; done
 fi
+# 9. BENCH_SCALE=2: each kernel of a benchmark program repeats its memory
+#    work twice within its launch (benchmarks/cuda/bench.h), so the program
+#    must give the findings of step 3 again, and an intra-mode program the
+#    touches of step 3 with every count doubled: the repetitions reach
+#    memory (the compiler merged none of them) and change nothing else.
+for src in benchmarks/cuda/*.cu; do
+	name=$(basename "$src" .cu)
+	dir=$(dirname "$src")
+	[ -f "$dir/$name.expect" ] && [ -f "$OUT_DIR/$name.gmprof" ] || continue
+	mode=object
+	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
+	timeout "$LIMIT" env BENCH_SCALE=2 "$G" run --mode "$mode" --force --top 0 -o "$OUT_DIR/$name.x2.gmprof" \
+		-- "$OUT_DIR/$name" >"$OUT_DIR/$name.x2.log" 2>&1
+	if ! check "$name.x2" "$OUT_DIR/$name.x2.gmprof" "$dir/$name.expect"; then
+		bad "$name (BENCH_SCALE=2):"; cat "$OUT_DIR/$name.x2.diff" "$OUT_DIR/$name.x2.log"
+	elif [ "$mode" != intra ]; then
+		ok "$name (BENCH_SCALE=2): findings as expected"
+	elif scaled "$OUT_DIR/$name.gmprof" "$OUT_DIR/$name.x2.gmprof" 2; then
+		ok "$name (BENCH_SCALE=2): findings as expected, every touch counted twice"
+	else
+		bad "$name (BENCH_SCALE=2): touches not those of step 3 counted twice:"; head -20 "$OUT_DIR/scaled.diff"
+	fi
+done
 echo "gpu-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
