@@ -273,7 +273,7 @@ $(REL)/gmprof-bench: $(REL)/benchmarks/harness.o
 # The GPU overhead harness: native vs gmprof object/intra vs compute-sanitizer
 # memcheck, and native peaks of each program's unfixed and fixed builds.
 bench-gpu: all $(REL)/gmprof-bench
-	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) RUNS=$(or $(RUNS),5) sh benchmarks/overhead.sh
+	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) RUNS=$(or $(RUNS),5) SCALE=$(or $(SCALE),1) sh benchmarks/overhead.sh
 
 bench: all $(REL)/gmprof-gen $(REL)/gmprof-bench $(REL)/double/fake_app $(REL)/double/libsanitizer-public.so
 	$(Q)BUILD=$(BUILD) sh benchmarks/run-cpu.sh

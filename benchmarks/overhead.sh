@@ -25,12 +25,19 @@
 #   memcheck        compute-sanitizer --tool memcheck --leak-check full
 #   alloc           gmprof run --mode alloc (no device patches: peaks and
 #                   leaks only)
+# PROGRAMS names the programs to run (default: every one in benchmarks/cuda/).
 # CONFIGS names the configurations to run (default: all of them); KEEP=1
 # adds to the times of the previous call instead of starting again, so that
 # one lease can measure in several calls under its per-call limit:
 #   CONFIGS="native alloc object object-launch memcheck" make bench-gpu
 #   KEEP=1 CONFIGS="native object-l1 object-hints intra" make bench-gpu
 #   KEEP=1 CONFIGS="native intra-l1 object-empty object-outside object-outside-at-launch" make bench-gpu
+# SCALE=k runs every program with BENCH_SCALE=k: each kernel repeats its
+# memory work k times within its launch (benchmarks/cuda/bench.h; the same
+# CUDA calls and findings, gpu-check step 9), so that the fixed cost of a
+# run (loading the Sanitizer, patching modules) weighs as it would in a
+# longer program; the results file's name ends in -scaleK then.  At k = 1
+# the programs take 0.35 to 0.6 s natively on an H100, mostly CUDA starting.
 # gmprof's configurations record the profile (--top 0: since 2026-11-23,
 # seventh session, neither the collector at the program's exit nor gmprof
 # run analyzes it then; the analysis is `gmprof report`, timed on the CPU by
@@ -62,9 +69,20 @@ for c in $CONFIGS; do
 	esac
 done
 want() { case " $CONFIGS " in *" $1 "*) return 0 ;; esac; return 1; }
+SCALE=${SCALE:-1}
+case $SCALE in *[!0-9]* | 0*) scale_ok=0 ;; *) scale_ok=1 ;; esac
+if [ $scale_ok = 0 ] || [ ${#SCALE} -gt 6 ] || [ "$SCALE" -gt 100000 ]; then
+	echo "gmprof: SCALE must be a whole number from 1 to 100000, not '$SCALE'" >&2
+	exit 2
+fi
+export BENCH_SCALE=$SCALE
 G=$BUILD/rel/gmprof
 T=$BUILD/rel/gmprof-bench
 OUT=$BUILD/bench-gpu
+if [ "${KEEP:-0}" = 1 ] && [ "$(cat "$OUT/scale" 2>/dev/null || echo 1)" != "$SCALE" ]; then
+	echo "gmprof: KEEP=1 adds to times taken at SCALE=$(cat "$OUT/scale" 2>/dev/null || echo 1), not $SCALE: give that SCALE, or leave KEEP out to start again" >&2
+	exit 2
+fi
 SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/compute-sanitizer/compute-sanitizer)}
 if ! why=$(sh tests/gpu/have-gpu.sh 2>&1); then
 	why=${why#gmprof: }
@@ -74,6 +92,7 @@ fi
 [ -x "$SAN" ] || { echo "gmprof: compute-sanitizer not found (set COMPUTE_SANITIZER): the memcheck column needs it" >&2; exit 2; }
 mkdir -p "$OUT"
 if [ "${KEEP:-0}" != 1 ]; then
+	echo "$SCALE" >"$OUT/scale"
 	: >"$OUT/times"
 	: >"$OUT/micro"
 	: >"$OUT/own"
@@ -198,12 +217,15 @@ device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)
 toolkit=$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 slug=$(echo "$device" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-')
-res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug.md
+suffix=
+[ "$SCALE" = 1 ] || suffix=-scale$SCALE
+res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug$suffix.md
 {
 	echo "# GPU overhead, $(date -u +%Y-%m-%d), $device"
 	echo
 	echo "Driver $driver, CUDA toolkit $toolkit, $(nproc) CPU cores; median of $RUNS runs, configurations interleaved."
 	echo
+	[ "$SCALE" = 1 ] || { echo "Every program run with \`BENCH_SCALE=$SCALE\`: each kernel repeats its memory work $SCALE times within its launch (the same CUDA calls and findings)."; echo; }
 	echo "Commands, per program P (built with \`$NVCC -O2 -g -lineinfo -Xcompiler -rdynamic\`):"
 	echo
 	echo "- native: \`P\`"

@@ -150,6 +150,13 @@ head -1 "$TMPDIR/table5" | grep -q '| intra x | memcheck / object |$' && grep '^
 	ok "without memcheck runs: no memcheck column, ratio or goal" || notok "without memcheck: $(cat "$TMPDIR/table5")"
 expect_exit 2 "an unknown configuration in CONFIGS is refused" -- env CONFIGS="native objekt" sh benchmarks/overhead.sh
 expect_stderr_line "unknown configuration 'objekt'" "and named"
+for k in 0 x 007 1000000; do
+	expect_exit 2 "SCALE=$k is refused" -- env SCALE=$k sh benchmarks/overhead.sh
+	expect_stderr_line "SCALE must be a whole number from 1 to 100000, not '$k'" "  ... in one line"
+done
+mkdir -p "$TMPDIR/b/bench-gpu" && echo 4 >"$TMPDIR/b/bench-gpu/scale"
+expect_exit 2 "KEEP=1 at another SCALE than the times kept is refused" -- env BUILD="$TMPDIR/b" KEEP=1 SCALE=2 sh benchmarks/overhead.sh
+expect_stderr_line "KEEP=1 adds to times taken at SCALE=4, not 2: give that SCALE, or leave KEEP out to start again" "  ... in one line"
 echo "a native fast" >"$TMPDIR/bad"
 expect_exit 2 "a bad time line is an error" -- awk -f "$A" "$TMPDIR/bad" "$TMPDIR/peaks"
 if sh tests/gpu/have-gpu.sh >/dev/null 2>&1; then
