@@ -18,6 +18,10 @@
 #   STEPS=bench RUNS=5 CONFIGS="native alloc object object-launch memcheck" sh tests/gpu/session.sh OUT
 #   STEPS=bench RUNS=5 KEEP=1 CONFIGS="native object-l1 object-hints intra" sh tests/gpu/session.sh OUT
 #   STEPS=bench RUNS=5 KEEP=1 CONFIGS="native intra-l1 object-empty object-outside object-outside-at-launch" sh tests/gpu/session.sh OUT
+# SCALE and PROGRAMS pass through too: with time left on a lease, a longer
+# run of a few programs (each kernel's memory work repeated; a fresh table,
+# not KEEP=1), e.g. about 3 minutes at the H100 run's times:
+#   STEPS=bench RUNS=3 SCALE=4 PROGRAMS="darknet_layer laghos_state gram_schmidt bicg xsbench_lookup" CONFIGS="native object intra" sh tests/gpu/session.sh OUT
 set -u
 O=${1:-build/session}
 STEPS=${STEPS:-env build check record}
