@@ -58,7 +58,9 @@ if has check; then
 	step gpu-check
 	timeout "${CHECK_TIMEOUT:-360}" make gpu-check >"$O/check.log" 2>&1
 	echo "gpu-check rc=$?"
-	grep -E '^(ok|FAIL|gmprof)' "$O/check.log" | head -40
+	# What failed first (the whole log comes back in $O): a long run of ok lines would hide it.
+	grep -A4 -E '^(FAIL|gmprof)' "$O/check.log" | head -60
+	echo "$(grep -c '^ok' "$O/check.log") ok; $(tail -1 "$O/check.log")"
 fi
 if has hang; then
 	# A program that hangs under gmprof: every thread's stack after HANG_WAIT s.
