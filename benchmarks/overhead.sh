@@ -79,8 +79,9 @@ export BENCH_SCALE=$SCALE
 G=$BUILD/rel/gmprof
 T=$BUILD/rel/gmprof-bench
 OUT=$BUILD/bench-gpu
-if [ "${KEEP:-0}" = 1 ] && [ "$(cat "$OUT/scale" 2>/dev/null || echo 1)" != "$SCALE" ]; then
-	echo "gmprof: KEEP=1 adds to times taken at SCALE=$(cat "$OUT/scale" 2>/dev/null || echo 1), not $SCALE: give that SCALE, or leave KEEP out to start again" >&2
+kept=$(cat "$OUT/scale" 2>/dev/null || echo 1) # the SCALE of the times kept
+if [ "${KEEP:-0}" = 1 ] && [ "$kept" != "$SCALE" ]; then
+	echo "gmprof: KEEP=1 adds to times taken at SCALE=$kept, not $SCALE: give that SCALE, or leave KEEP out to start again" >&2
 	exit 2
 fi
 SAN=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/compute-sanitizer/compute-sanitizer)}

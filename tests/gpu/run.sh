@@ -58,6 +58,9 @@ fi
 
 # 2./3. Programs with expected findings.
 . tests/gpu/expect.sh
+mode_of() { # DIR/NAME: the mode its program runs in, from NAME.mode (object when there is none)
+	if [ -f "$1.mode" ]; then cat "$1.mode"; else echo object; fi
+}
 # A program whose findings differ: which of the mechanisms not yet run on a
 # GPU (GMPROF_FALLBACK) it comes from.  All of them replaced first; when
 # that gives the expected findings, each alone, to name the one.  For the
@@ -94,8 +97,7 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	dir=$(dirname "$src")
 	exp="$dir/$name.expect"
 	[ -f "$exp" ] || continue
-	mode=object
-	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
+	mode=$(mode_of "$dir/$name")
 	capture=all # a capture range, from NAME.capture
 	[ -f "$dir/$name.capture" ] && capture=$(cat "$dir/$name.capture")
 	if [ "$(cat "$OUT_DIR/$name.build.rc" 2>/dev/null)" != 0 ]; then
@@ -202,8 +204,7 @@ for src in tests/gpu/intra.cu tests/gpu/atomics.cu tests/gpu/dead_write.cu tests
 	name=$(basename "$src" .cu)
 	dir=$(dirname "$src")
 	[ -x "$OUT_DIR/$name" ] || continue
-	mode=object
-	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
+	mode=$(mode_of "$dir/$name")
 	for v in "l1 GMPROF_PATCH_LOADS=l1" "hints GMPROF_PATCH_HINTS=1"; do
 		tag=${v%% *} setting=${v#* }
 		timeout "$LIMIT" env "$setting" "$G" run --mode "$mode" --force --top 0 \
@@ -262,8 +263,7 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	name=$(basename "$src" .cu)
 	dir=$(dirname "$src")
 	[ -f "$dir/$name.expect" ] && [ -f "$OUT_DIR/$name.gmprof" ] || continue
-	mode=object
-	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
+	mode=$(mode_of "$dir/$name")
 	checked=$((checked + 1))
 	self_time_sane "$OUT_DIR/$name.gmprof" "$mode" || insane="$insane $name"
 done
@@ -282,8 +282,7 @@ for src in benchmarks/cuda/*.cu; do
 	name=$(basename "$src" .cu)
 	dir=$(dirname "$src")
 	[ -f "$dir/$name.expect" ] && [ -f "$OUT_DIR/$name.gmprof" ] || continue
-	mode=object
-	[ -f "$dir/$name.mode" ] && mode=$(cat "$dir/$name.mode")
+	mode=$(mode_of "$dir/$name")
 	timeout "$LIMIT" env BENCH_SCALE=2 "$G" run --mode "$mode" --force --top 0 -o "$OUT_DIR/$name.x2.gmprof" \
 		-- "$OUT_DIR/$name" >"$OUT_DIR/$name.x2.log" 2>&1
 	if ! check "$name.x2" "$OUT_DIR/$name.x2.gmprof" "$dir/$name.expect"; then
