@@ -159,6 +159,10 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack);
 /* A write error ends recording, once, with one sentence; the program runs on. */
 void rec_write_failed(int err);
 /* A META record (run metadata): lock held. */
+/* The online detector (online.c), lock held: event idx, as recorded, into its trace; at a
+   clean close, its run, its findings into the profile and the summary on stderr. */
+void rec_online_add(const struct gmp_event *e, const char *name, int64_t idx);
+void rec_online(void);
 void rec_meta(const char *key, const char *value);
 /* Names the allocation of ALLOC event ev (a LABEL record; the online trace too): lock held. */
 void rec_label(uint64_t ev, const char *label);

@@ -3,7 +3,7 @@
  * The recorder: events into the profile (and into an in-memory trace for
  * the online detector), stream numbering, the
  * flusher thread that bounds what a SIGKILL can lose, and what happens at
- * the end: harvest, detect, write the findings, print a summary.
+ * the end: harvest, the online detector's run (online.c), closing.
  * Callers hold gmp_col.lock unless a comment says otherwise.
  */
 #define _GNU_SOURCE
@@ -20,9 +20,6 @@
 #include <unistd.h>
 
 #include "collector.h"
-#include "demangle.h"
-#include "findings_json.h"
-#include "gmprof/detect.h"
 #include "gmprof/version.h"
 #include "objmap.h"
 #include "patch_abi.h"
@@ -191,7 +188,6 @@ int rec_open(char *err, size_t errn)
 	return 0;
 }
 
-static void online_add(const struct gmp_event *e, const char *name, int64_t idx);
 
 static int64_t intern_w(const char *s)
 {
@@ -268,24 +264,8 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 			"run 'gmprof report %s' after the program ends", gmp_col.opts.online_events,
 			gmp_col.path);
 	}
-	online_add(e, name, idx);
+	rec_online_add(e, name, idx);
 	return idx;
-}
-
-/* The online trace gets the same event at the same index. */
-static void online_add(const struct gmp_event *e, const char *name, int64_t idx)
-{
-	if (!gmp_col.trace)
-		return;
-	struct gmp_event te = *e;
-	te.stack = 0;
-	te.name = name ? gmp_trace__intern_cstr(gmp_col.trace, name) : 0;
-	if ((name && !te.name) || gmp_trace__add_event(gmp_col.trace, &te, NULL, 0, NULL, 0) != idx) {
-		/* Out of memory: keep recording, give up the online analysis. */
-		gmp_trace__free(gmp_col.trace);
-		gmp_col.trace = NULL;
-		rec_say("out of memory for the online analysis; the profile is still written");
-	}
 }
 
 void rec_meta(const char *key, const char *value)
@@ -334,7 +314,7 @@ static int heap_event(const struct gmp_event *k, uint64_t kev, uint8_t op, uint6
 		rec_write_failed((int)idx);
 		return -1;
 	}
-	online_add(&e, NULL, idx);
+	rec_online_add(&e, NULL, idx);
 	return 0;
 }
 
@@ -468,97 +448,6 @@ void rec_flush_now(void)
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 
-/* The online detector's verdict: into the profile, and a summary on stderr. */
-static void online(void)
-{
-	struct gmp_result *r = NULL;
-	struct gmp_detect_error de;
-	struct gmp_detect_opts o;
-	gmp_detect_opts__defaults(&o);
-	o.demangle = gmp_demangle; /* the summary names kernels as the program's source does */
-	o.accesses_unknown = gmp_col.opts.mode == GMP_COLLECT_ALLOC; /* no patches: leaks only */
-	/* In-kernel heap ops were recorded when their launch was read back: put them beside it. */
-	int err = gmp_trace__place_heap_ops(gmp_col.trace);
-	if (!err)
-		err = gmp_trace__settle_ranges(gmp_col.trace); /* 0 or -ENOMEM */
-	if (err) {
-		rec_say("the online analysis failed (%s); 'gmprof report %s' may say more",
-			err == -ENOMEM ? "out of memory" : "an in-kernel heap event names no launch",
-			gmp_col.path);
-		return;
-	}
-	if (gmp_detect(gmp_col.trace, &o, &r, &de)) {
-		rec_say("the online analysis failed (%s); 'gmprof report %s' may say more",
-			de.msg, gmp_col.path);
-		return;
-	}
-	struct gmp_jw jw;
-	gmp_jw__init(&jw, NULL, 0);
-	/* The profile keeps the top findings as the online verdict; gmprof recomputes them all. */
-	struct gmp_findings_opts fo = { .max_findings = 10000, .max_ranges = 8 };
-	gmp_findings__json(&jw, r, &fo);
-	if (!jw.err && gmp_writer__findings(gmp_col.w, jw.buf, jw.len))
-		rec_write_failed(-EIO);
-	gmp_jw__release(&jw);
-	if (!gmp_col.opts.summary) {
-		gmp_result__free(r);
-		return;
-	}
-	char a[32], b[32], name[160], sugg[768];
-	fprintf(stderr, "==gmprof== %zu GPU memory events, %zu objects; profile: %s\n",
-		gmp_col.trace->nev, r->nobjects, gmp_col.path);
-	for (size_t i = 0; i < r->ndevices; i++) {
-		fprintf(stderr, "==gmprof== device %u peak: %s", r->devices[i].device,
-			gmp_human_bytes(r->devices[i].peak_bytes, a, sizeof(a)));
-		const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[i].device);
-		char rg[256];
-		if (pk && *gmp_trace__event_range_text(gmp_col.trace, pk->ev, rg, sizeof(rg)))
-			fprintf(stderr, " (in %s)", rg); /* the NVTX ranges where the peak was reached */
-		if (r->devices[i].inuse_peak_bytes) /* pools with NVTX regions */
-			fprintf(stderr, "; in use at most %s",
-				gmp_human_bytes(r->devices[i].inuse_peak_bytes, b, sizeof(b)));
-		fputc('\n', stderr);
-	}
-	if (gmp_col.dev_peak)
-		fprintf(stderr, "==gmprof== gmprof held at most %s of device memory itself (not in the peaks)\n",
-			gmp_human_bytes(gmp_col.dev_peak, a, sizeof(a)));
-	if (gmp_col.opts.capture) { /* how many launches the capture range let it monitor */
-		size_t all = 0, off = 0;
-		for (size_t i = 0; i < gmp_col.trace->nev; i++) {
-			all += gmp_col.trace->ev[i].op == GMP_OP_KERNEL;
-			off += gmp_result__unknown_launch(r, (uint32_t)i);
-		}
-		fprintf(stderr, "==gmprof== capture (GMPROF_CAPTURE=%s): %zu of %zu kernel launches monitored",
-			gmp_col.opts.capture_value, all - off, all);
-		if (gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE) /* patching.c */
-			fprintf(stderr, "; %" PRIu64 " module unpatches after it", gmp_col.unpatches);
-		fputc('\n', stderr);
-	}
-	oom_summary(r);
-	size_t per[GMP_PAT_COUNT] = { 0 };
-	for (size_t i = 0; i < r->nfindings; i++)
-		per[r->findings[i].pattern]++;
-	fprintf(stderr, "==gmprof== FINDINGS: %zu", r->nfindings);
-	for (unsigned p = 0, first = 1; p < GMP_PAT_COUNT; p++)
-		if (per[p]) {
-			fprintf(stderr, "%s%s %zu", first ? " (" : ", ", gmp_pattern__name(p), per[p]);
-			first = 0;
-		}
-	fprintf(stderr, "%s\n", r->nfindings ? ")" : "");
-	for (size_t i = 0; i < r->nfindings && i < 5; i++) {
-		const struct gmp_finding *f = &r->findings[i];
-		fprintf(stderr, "==gmprof==   %zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),
-			gmp_result__object_name(r, f->object, name, sizeof(name)),
-			gmp_human_bytes(r->objects[f->object].size, a, sizeof(a)));
-		if (f->saving)
-			fprintf(stderr, ", saves %s at the peak%s",
-				gmp_human_bytes(f->saving, b, sizeof(b)), gmp_finding__in_use(r, f) ? " in use" : "");
-		fprintf(stderr, ": %s\n", gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
-	}
-	fprintf(stderr, "==gmprof== full report: gmprof report %s\n", gmp_col.path);
-	gmp_result__free(r);
-}
-
 void rec_close(int clean)
 {
 	uint64_t t_exit = st_now();
@@ -583,7 +472,7 @@ void rec_close(int clean)
 	gmp_col.heap = NULL;
 	nvtx_release();
 	if (clean && gmp_col.trace && !gmp_col.write_failed)
-		online();
+		rec_online();
 	st_record(t_exit);
 	gmp_col.closed = 1;
 	int err = gmp_writer__close(gmp_col.w, clean && !gmp_col.write_failed);
