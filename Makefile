@@ -353,6 +353,10 @@ fuzz: $(DEPS_STAMP)
 	$(Q)FUZZ=$(FUZZ) FUZZ_TIME=$(FUZZ_TIME) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
 test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(DOUBLE) $(TEST_TOOLS) $(FUZZ_BINS) $(INJECT) $(TSAN) patches
+	$(Q)command -v python3 >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  echo "gmprof: installing python3 for tests/cli/python.sh" && DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 >/dev/null; } || \
+	  echo "gmprof: python3 is missing (apt-get install python3): tests/cli/python.sh skips" >&2
 	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) FUZZ=$(if $(CLANG),$(FUZZ)) sh tests/run.sh $(UNIT_BIN)
 
 gpu-check: all

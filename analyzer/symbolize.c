@@ -182,6 +182,31 @@ static void open_module(struct gmp_symbolizer *s, struct mod *md)
 	}
 }
 
+/* NULL when it cannot be interned (out of memory): the frame is left out. */
+static const char *intern_n(struct gmp_symbolizer *s, const char *str, size_t len)
+{
+	uint32_t id = gmp_strtab__intern(s->names, str, len);
+	return id ? gmp_strtab__get(s->names, id, NULL) : NULL;
+}
+
+/*
+ * A Python frame (collector/pyframes.c): bit 63 set, the line in bits 32 to
+ * 62, the STRING id of "function<TAB>file" in the low 32 bits.  0 when it
+ * cannot be stored.
+ */
+static int python_frame(struct gmp_symbolizer *s, uint64_t pc, struct gmp_frame *f)
+{
+	size_t len;
+	const char *str = gmp_trace__str(s->t, (uint32_t)pc, &len);
+	const char *tab = memchr(str, '\t', len);
+	size_t fn = tab ? (size_t)(tab - str) : len; /* no tab (not the collector's): a function alone */
+	*f = (struct gmp_frame){ .line = (uint32_t)(pc >> 32) & 0x7fffffff, .pc = pc, .offset = pc,
+				 .function = fn ? intern_n(s, str, fn) : "??" };
+	if (!f->function)
+		return 0;
+	return !tab || len == fn + 1 || (f->file = intern_n(s, tab + 1, len - fn - 1)) != NULL;
+}
+
 /* Looks pc up (a return address: the call is the byte before). */
 static struct look *lookup(struct gmp_symbolizer *s, uint64_t pc)
 {
@@ -192,7 +217,13 @@ static struct look *lookup(struct gmp_symbolizer *s, uint64_t pc)
 	    GMP_GROW(s->pool, s->pool_cap, s->npool + INLINE_MAX))
 		return NULL;
 	struct look *lk = &s->looks[s->nlooks];
-	*lk = (struct look){ .off = (uint32_t)s->npool };
+	*lk = (struct look){ .off = (uint32_t)s->npool, .n = 1 };
+	if (pc >> 63) {
+		if (!python_frame(s, pc, &s->pool[s->npool]))
+			return NULL;
+		s->npool++;
+		return gmp_u64map__slot(&s->cache, pc, (uint32_t)s->nlooks, NULL) ? &s->looks[s->nlooks++] : NULL;
+	}
 	struct mod *md = module_of(s, pc);
 	struct gmp_frame *f = &s->pool[s->npool];
 	struct gmp_srcloc loc[INLINE_MAX];
@@ -276,11 +307,35 @@ static int toolkit_file(const char *f)
 	       (strstr(f, "/targets/") && strstr(f, "/include/")) || strstr(f, "/cuda/include/");
 }
 
+/* Python's own library or an installed package: a framework's code, not the program's. */
+static int python_library(const char *f)
+{
+	return strstr(f, "/site-packages/") || strstr(f, "/dist-packages/") || strstr(f, "/lib/python3") ||
+	       f[0] == '<'; /* <frozen ...>, <string> */
+}
+
 const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f)
 {
 	struct gmp_frame frames[32];
 	size_t n = gmp_symbolizer__stack(s, stack, frames, 32);
 	const struct gmp_frame *pick = NULL;
+	/*
+	 * A Python program's site is a line of its Python code, even where an
+	 * extension's native frames (with lines) lie between it and the call:
+	 * the innermost Python frame outside the libraries, else the innermost.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		if (!(frames[i].pc >> 63) || !frames[i].file || !frames[i].line)
+			continue;
+		if (!pick || (python_library(pick->file) && !python_library(frames[i].file)))
+			pick = &frames[i];
+	}
+	if (pick) {
+		if (f)
+			*f = *pick;
+		snprintf(s->at, sizeof(s->at), "%s:%u", pick->file, pick->line);
+		return s->at;
+	}
 	int wrapper = 0; /* the frame after nvcc's launch stub: the kernel's host wrapper */
 	for (size_t i = 0; i < n; i++) {
 		int stub = (frames[i].function && !strncmp(frames[i].function, "__device_stub_", 14)) ||

@@ -201,6 +201,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	o->online_events = 2000000;
 	o->summary = 1;
 	o->oom_meminfo = 1;
+	o->python = 1;
 	o->pool = 256;
 	o->gran = 4;
 	o->cgran = 64;
@@ -231,6 +232,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    choice_opt(get, "GMPROF_PATCH_LOADS", CHOICES("l2", "l1"), &o->patch_l1, err, n) ||
 	    choice_opt(get, "GMPROF_PATCH_AT", CHOICES("load", "launch", "range"), &o->patch_at, err, n) ||
 	    bool_opt(get, "GMPROF_PATCH_HINTS", &o->patch_hints, err, n) ||
+	    bool_opt(get, "GMPROF_PYTHON", &o->python, err, n) ||
 	    str_opt(get, "GMPROF_RUN_MANIFEST", o->run_manifest, sizeof(o->run_manifest), err, n) ||
 	    bool_opt(get, "GMPROF_LOG_CALLBACKS", &o->log_callbacks, err, n) ||
 	    bool_opt(get, "GMPROF_OOM_MEMINFO", &o->oom_meminfo, err, n) ||

@@ -89,6 +89,7 @@ struct gmp_opts {
 				    flight and again for spare blocks (512) */
 	uint32_t heap_records;   /* GMPROF_HEAP_RECORDS: in-kernel malloc()/free() calls recorded
 				    per launch; 0: not tracked (1024) */
+	int python;              /* GMPROF_PYTHON: a Python program's frames in call paths (1) */
 	int patch_hints;         /* GMPROF_PATCH_HINTS: per-instruction hints before the table
 				    search (0) */
 	int patch_l1;            /* GMPROF_PATCH_LOADS: l2 | l1: where the patches test hit and

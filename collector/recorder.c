@@ -24,6 +24,7 @@
 #include "objmap.h"
 #include "patch_abi.h"
 #include "pathpat.h"
+#include "pyframes.h"
 
 void rec_say(const char *fmt, ...)
 {
@@ -199,12 +200,20 @@ uint64_t rec_now(void)
 	return st_now() - gmp_col.t0_ns;
 }
 
+static int64_t intern_ctx(void *ctx, const char *s)
+{
+	(void)ctx;
+	return intern_w(s);
+}
+
 int64_t rec_stack(void)
 {
 	uint64_t t0 = st_now();
 	if (gmp_callpath__stale(gmp_col.cp))
 		gmp_callpath__modules(gmp_col.cp, emit_module, NULL); /* a dlopen since */
 	size_t n = gmp_callpath__capture(gmp_col.cp, gmp_col.pcs, gmp_col.opts.depth);
+	if (gmp_col.opts.python) /* a Python program's functions and lines, pyframes.c */
+		n = gmp_pyframes__splice(gmp_col.pcs, n, gmp_col.opts.depth, intern_ctx, NULL);
 	st_since(GMP_ST_STACK, t0);
 	int64_t st = n ? gmp_writer__stack(gmp_col.w, gmp_col.pcs, n) : 0;
 	if (st < 0)

@@ -426,13 +426,29 @@ static int64_t map_str(struct gmp_writer *w, const struct gmp_trace *t, uint32_t
 	return gmp_writer__string(w, s, len);
 }
 
+/* Maps a stack of t to the writer's id; its Python frames name strings, mapped too. */
 static int64_t map_stack(struct gmp_writer *w, const struct gmp_trace *t, uint32_t id)
 {
 	if (!id)
 		return 0;
 	const uint64_t *pcs;
-	size_t n = gmp_trace__stack(t, id, &pcs);
-	return gmp_writer__stack(w, pcs, n);
+	size_t n = gmp_trace__stack(t, id, &pcs), py = 0;
+	for (size_t i = 0; i < n; i++)
+		py += pcs[i] >> 63;
+	if (!py)
+		return gmp_writer__stack(w, pcs, n);
+	uint64_t *m = malloc(n * sizeof(*m));
+	if (!m)
+		return fail(w, -ENOMEM);
+	int64_t rc = 0;
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		rc = pcs[i] >> 63 ? map_str(w, t, (uint32_t)pcs[i]) : 0;
+		m[i] = pcs[i] >> 63 ? (pcs[i] & ~(uint64_t)UINT32_MAX) | (uint64_t)rc : pcs[i];
+	}
+	if (rc >= 0)
+		rc = gmp_writer__stack(w, m, n);
+	free(m);
+	return rc;
 }
 
 static int write_tables(struct gmp_writer *w, const struct gmp_trace *t)
