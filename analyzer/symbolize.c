@@ -314,30 +314,31 @@ static int python_library(const char *f)
 	       f[0] == '<'; /* <frozen ...>, <string> */
 }
 
-const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f)
+/*
+ * A Python program's site is a line of its Python code, even where an
+ * extension's native frames (with lines) lie between it and the call: the
+ * innermost Python frame with a line outside the libraries, else the
+ * innermost with a line; NULL when there is none.
+ */
+static const struct gmp_frame *python_site(const struct gmp_frame *frames, size_t n)
 {
-	struct gmp_frame frames[32];
-	size_t n = gmp_symbolizer__stack(s, stack, frames, 32);
 	const struct gmp_frame *pick = NULL;
-	/*
-	 * A Python program's site is a line of its Python code, even where an
-	 * extension's native frames (with lines) lie between it and the call:
-	 * the innermost Python frame outside the libraries, else the innermost.
-	 */
 	for (size_t i = 0; i < n; i++) {
 		if (!(frames[i].pc >> 63) || !frames[i].file || !frames[i].line)
 			continue;
 		if (!pick || (python_library(pick->file) && !python_library(frames[i].file)))
 			pick = &frames[i];
 	}
-	if (pick) {
-		if (f)
-			*f = *pick;
-		snprintf(s->at, sizeof(s->at), "%s:%u", pick->file, pick->line);
-		return s->at;
-	}
+	return pick;
+}
+
+const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f)
+{
+	struct gmp_frame frames[32];
+	size_t n = gmp_symbolizer__stack(s, stack, frames, 32);
+	const struct gmp_frame *py = python_site(frames, n), *pick = py;
 	int wrapper = 0; /* the frame after nvcc's launch stub: the kernel's host wrapper */
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !py; i++) {
 		int stub = (frames[i].function && !strncmp(frames[i].function, "__device_stub_", 14)) ||
 			   (frames[i].file && strstr(frames[i].file, ".cudafe1.stub."));
 		int skip = wrapper && !stub;
