@@ -28,6 +28,7 @@ static struct {
 	int (*initialized)(void);
 	int (*gil_check)(void);
 	obj (*this_tstate)(void);
+	obj (*current_tstate)(void); /* NULL where the interpreter exports neither name */
 	obj (*tstate_frame)(obj);
 	obj (*frame_code)(obj);
 	int (*frame_line)(obj);
@@ -81,6 +82,8 @@ static void load(void)
 	    !SYM(gc_enable, "PyGC_Enable") || !SYM(err_clear, "PyErr_Clear") || !SYM(err_fetch, "PyErr_Fetch") ||
 	    !SYM(err_restore, "PyErr_Restore"))
 		return;
+	if (!SYM(current_tstate, "PyThreadState_GetUnchecked")) /* 3.13 */
+		SYM(current_tstate, "_PyThreadState_UncheckedGet");
 	struct find f = { .addr = (uintptr_t)*(void **)&py.gil_check };
 	if (!dl_iterate_phdr(segment_of, &f))
 		return;
@@ -144,8 +147,10 @@ size_t gmp_pyframes__splice(uint64_t *pcs, size_t n, size_t max, gmp_pyframes_in
 	pthread_once(&once, load);
 	if (!py.ok || max < 2 || !py.initialized() || !py.gil_check())
 		return n; /* not Python, or this thread may not touch its objects */
+	/* This thread's state, and the one running: they are the same only while it holds the GIL
+	   (PyGILState_Check answers 1 for any thread once subinterpreters exist). */
 	obj ts = py.this_tstate();
-	if (!ts)
+	if (!ts || (py.current_tstate && py.current_tstate() != ts))
 		return n;
 	size_t k = 0; /* where the interpreter's native frames begin */
 	while (k < n && !(pcs[k] >= py.lo && pcs[k] < py.hi))
