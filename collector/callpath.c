@@ -62,6 +62,33 @@ static void extent(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
 	}
 }
 
+struct holder {
+	uint64_t addr, lo, hi;
+};
+
+static int holder_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	struct holder *h = data;
+	uint64_t lo, hi;
+	extent(info, &lo, &hi);
+	if (h->addr < lo || h->addr >= hi)
+		return 0;
+	h->lo = lo;
+	h->hi = hi;
+	return 1;
+}
+
+int gmp_callpath__extent_of(uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	struct holder h = { .addr = addr };
+	if (!dl_iterate_phdr(holder_cb, &h))
+		return -ENOENT;
+	*lo = h.lo;
+	*hi = h.hi;
+	return 0;
+}
+
 struct refresh_ctx {
 	struct gmp_callpath *cp;
 	const char *self;

@@ -25,6 +25,8 @@ void gmp_callpath__free(struct gmp_callpath *cp);
 size_t gmp_callpath__capture(struct gmp_callpath *cp, uint64_t *pcs, size_t max);
 /* Reports modules loaded since the last call (all, the first time); 0 or the callback's error. */
 int gmp_callpath__modules(struct gmp_callpath *cp, gmp_module_fn fn, void *ctx);
+/* The extent of the loaded module that holds addr: 0, or -ENOENT when none does. */
+int gmp_callpath__extent_of(uint64_t addr, uint64_t *lo, uint64_t *hi);
 /* 1 when the loaded-module set changed since the last gmp_callpath__modules. */
 int gmp_callpath__stale(struct gmp_callpath *cp);
 

@@ -15,11 +15,11 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "callpath.h"
 #include "pyframes.h"
 
 typedef void *obj;
@@ -42,32 +42,11 @@ static struct {
 	void (*err_clear)(void);
 	void (*err_fetch)(obj *, obj *, obj *);
 	void (*err_restore)(obj, obj, obj);
-	uintptr_t lo, hi; /* the interpreter's code: its native frames are replaced */
+	uint64_t lo, hi; /* the interpreter's module: its native frames are replaced */
 	int ok;
 } py;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-struct find {
-	uintptr_t addr, lo, hi;
-};
-
-/* The executable segment of the object that holds addr. */
-static int segment_of(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	struct find *f = arg;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && f->addr >= lo && f->addr < hi) {
-			f->lo = lo;
-			f->hi = hi;
-			return 1;
-		}
-	}
-	return 0;
-}
 
 #define SYM(field, name) (*(void **)&py.field = dlsym(RTLD_DEFAULT, name))
 
@@ -84,12 +63,7 @@ static void load(void)
 		return;
 	if (!SYM(current_tstate, "PyThreadState_GetUnchecked")) /* 3.13 */
 		SYM(current_tstate, "_PyThreadState_UncheckedGet");
-	struct find f = { .addr = (uintptr_t)*(void **)&py.gil_check };
-	if (!dl_iterate_phdr(segment_of, &f))
-		return;
-	py.lo = f.lo;
-	py.hi = f.hi;
-	py.ok = 1;
+	py.ok = !gmp_callpath__extent_of((uint64_t)(uintptr_t)*(void **)&py.gil_check, &py.lo, &py.hi);
 }
 
 /* "function<TAB>file" of code into buf, or 0 when its names cannot be read. */
@@ -125,17 +99,19 @@ static struct slot {
 } cache[CACHE_SLOTS];
 static size_t cached;
 
-static int64_t code_id(obj code, gmp_pyframes_intern_fn intern, void *ctx)
+/* 0: its names could not be read or stored. */
+static uint32_t code_id(obj code, gmp_pyframes_intern_fn intern, void *ctx)
 {
 	size_t i = ((uintptr_t)code >> 4) * 0x9e3779b97f4a7c15ull >> 51; /* 13 bits */
 	for (; cache[i].code; i = (i + 1) & (CACHE_SLOTS - 1))
 		if (cache[i].code == code)
 			return cache[i].id;
 	char buf[1024];
-	int64_t id = names(code, buf, sizeof(buf)) ? intern(ctx, buf) : 0;
-	if (id > 0 && id <= UINT32_MAX && cached < CACHE_SLOTS / 4 * 3) {
+	int64_t got = names(code, buf, sizeof(buf)) ? intern(ctx, buf) : 0;
+	uint32_t id = got > 0 && got <= UINT32_MAX ? (uint32_t)got : 0;
+	if (id && cached < CACHE_SLOTS / 4 * 3) {
 		py.incref(code);
-		cache[i] = (struct slot){ code, (uint32_t)id };
+		cache[i] = (struct slot){ code, id };
 		cached++;
 	}
 	return id;
@@ -161,23 +137,21 @@ size_t gmp_pyframes__splice(uint64_t *pcs, size_t n, size_t max, gmp_pyframes_in
 	py.err_fetch(&et, &ev, &etb);
 	int gc = py.gc_disable();
 	size_t m = k;
-	for (obj f = py.tstate_frame(ts); f && m < max;) {
+	obj f = py.tstate_frame(ts);
+	while (f && m < max) {
 		obj code = py.frame_code(f);
 		int line = py.frame_line(f);
-		int64_t id = code ? code_id(code, intern, ctx) : 0;
+		uint32_t id = code ? code_id(code, intern, ctx) : 0;
 		if (code)
 			py.decref(code);
-		if (id > 0 && id <= UINT32_MAX)
-			pcs[m++] = 1ull << 63 | (uint64_t)(line > 0 ? line & 0x7fffffff : 0) << 32 |
-				   (uint64_t)id;
+		if (id)
+			pcs[m++] = 1ull << 63 | (uint64_t)(line > 0 ? line & 0x7fffffff : 0) << 32 | id;
 		obj back = py.frame_back(f);
 		py.decref(f);
 		f = back;
-		if (f && m == max) {
-			py.decref(f);
-			break;
-		}
 	}
+	if (f)
+		py.decref(f); /* the outer frames past GMPROF_DEPTH */
 	if (gc)
 		py.gc_enable();
 	py.err_restore(et, ev, etb);
