@@ -6,7 +6,6 @@
  * collector's lock is taken once per callback.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -53,35 +52,16 @@ static int sync_covers_all(void)
 	       __atomic_load_n(&gmp_col.launch_begins, __ATOMIC_ACQUIRE) == api_enter_begins;
 }
 
-/* The driver's cuMemGetInfo_v2: of the driver the program loaded, or one the process exports. */
-typedef int (*mem_info_fn)(size_t *free_bytes, size_t *total_bytes);
-static mem_info_fn mem_info;
-static pthread_once_t mem_info_once = PTHREAD_ONCE_INIT;
-
-static void find_mem_info(void)
-{
-	/* A no-load open: the driver stays loaded for the process's life; the handle is never closed. */
-	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	void *p = drv ? dlsym(drv, "cuMemGetInfo_v2") : NULL;
-	if (!p)
-		p = dlsym(RTLD_DEFAULT, "cuMemGetInfo_v2");
-	*(void **)&mem_info = p;
-}
-
 /* How much the current context's device has free, right after an allocation failed (0, 0 unknown). */
 static void device_memory(uint64_t *free_bytes, uint64_t *total_bytes)
 {
 	*free_bytes = *total_bytes = 0;
-	if (!gmp_col.opts.oom_meminfo || pthread_once(&mem_info_once, find_mem_info) || !mem_info)
+	if (!gmp_col.opts.oom_meminfo)
 		return;
-	size_t f = 0, t = 0;
 	in_callback = 1; /* its own API callbacks are not the program's */
-	int rc = mem_info(&f, &t);
+	if (drv_mem_info(free_bytes, total_bytes))
+		*free_bytes = *total_bytes = 0;
 	in_callback = 0;
-	if (rc == 0 && f <= t) {
-		*free_bytes = f;
-		*total_bytes = t;
-	}
 }
 
 /* GMPROF_CAPTURE=profiler-api: the program's cudaProfilerStart and cudaProfilerStop (or cu*). */
@@ -441,8 +421,16 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 		log_callback(domain, cbid, cbdata);
 	in_callback = 1;
 	uint64_t t0 = st_now();
+	/* A new context's device, as the driver names it: asked before the lock is taken. */
+	struct gmp_device_desc desc;
+	const Sanitizer_ResourceContextData *created =
+		domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED
+			? cbdata : NULL;
+	int described = created && gmp_col.opts.device_info && !drv_describe((uint32_t)created->device, &desc);
 	st_lock(t0);
 	if (!gmp_col.closed) {
+		if (described)
+			rec_device_desc((uint32_t)created->device, &desc);
 		switch (domain) {
 		case SANITIZER_CB_DOMAIN_RESOURCE: resource(cbid, cbdata); break;
 		case SANITIZER_CB_DOMAIN_LAUNCH: launch(cbid, cbdata); break;

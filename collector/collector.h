@@ -108,6 +108,8 @@ struct gmp_collector {
 	struct gmp_objmap *heap;  /* live device-heap objects (malloc() in kernels) */
 	struct gmp_objmap *regions; /* live NVTX regions (nvtx.c); obj: their heap's number */
 	uint64_t heap_lost;       /* in-kernel malloc()/free() calls whose records were lost */
+	uint64_t described[4];    /* devices 0 to 255 whose META records are written (a bit each) */
+	int cuda_described;       /* the META cuda is written */
 	uint64_t dev_bytes, dev_peak; /* device memory the collector holds, and at most held */
 	uint64_t fails, fails_lost;   /* allocations that ran out of memory; those not recorded */
 	struct gmp_selftime self; /* where the collector's time went (st_add) */
@@ -158,12 +160,20 @@ int64_t rec_stack(void);
 int64_t rec_event(struct gmp_event *e, const char *name, int stack);
 /* A write error ends recording, once, with one sentence; the program runs on. */
 void rec_write_failed(int err);
-/* A META record (run metadata): lock held. */
 /* The online detector (online.c), lock held: event idx, as recorded, into its trace; at a
    clean close, its run, its findings into the profile and the summary on stderr. */
 void rec_online_add(const struct gmp_event *e, const char *name, int64_t idx);
 void rec_online(void);
+/* A META record (run metadata): lock held. */
 void rec_meta(const char *key, const char *value);
+/* What the driver says of a device (driver.c); "" and 0 where it did not say. */
+struct gmp_device_desc {
+	char name[96];
+	char cuda[16];   /* the driver's CUDA version, "13.0" */
+	uint64_t memory; /* bytes */
+};
+/* Its META records (device.N.name, device.N.memory, cuda), once per device: lock held. */
+void rec_device_desc(uint32_t device, const struct gmp_device_desc *d);
 /* Names the allocation of ALLOC event ev (a LABEL record; the online trace too): lock held. */
 void rec_label(uint64_t ev, const char *label);
 int rec_accesses(uint64_t ev, const struct gmp_access *acc, size_t n);
@@ -204,6 +214,14 @@ void rec_live_copy(uint64_t *start, uint64_t *end);
 void rec_flush_now(void);
 /* Prints one line "gmprof: ..." on stderr (the collector talks to the user only so). */
 void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * ---- driver.c: the CUDA driver's own functions, for the collector's use:
+ * no collector lock held, the re-entry guard set; 0 or -1 (not found, or the
+ * driver said no) -------------------------------------------------------------
+ */
+int drv_mem_info(uint64_t *free_bytes, uint64_t *total_bytes);
+int drv_describe(uint32_t device, struct gmp_device_desc *d);
 
 /* ---- nvtx_ranges.c: NVTX ranges (lock held) ------------------------------- */
 /* Before a record of this thread's: its ranges, when they changed since its last one. */

@@ -201,6 +201,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	o->online_events = 2000000;
 	o->summary = 1;
 	o->oom_meminfo = 1;
+	o->device_info = 1;
 	o->python = 1;
 	o->pool = 256;
 	o->gran = 4;
@@ -236,6 +237,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    str_opt(get, "GMPROF_RUN_MANIFEST", o->run_manifest, sizeof(o->run_manifest), err, n) ||
 	    bool_opt(get, "GMPROF_LOG_CALLBACKS", &o->log_callbacks, err, n) ||
 	    bool_opt(get, "GMPROF_OOM_MEMINFO", &o->oom_meminfo, err, n) ||
+	    bool_opt(get, "GMPROF_DEVICE_INFO", &o->device_info, err, n) ||
 	    bool_opt(get, "GMPROF_PATCH_EMPTY", &o->patch_empty, err, n) ||
 	    u32_opt(get, "GMPROF_HIT_EPOCHS", 1, GMP_HIT_EPOCHS, &o->hit_epochs, err, n) ||
 	    fallback_opt(get, &o->fallback, err, n) || capture_opt(get, o, err, n))

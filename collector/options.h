@@ -101,6 +101,8 @@ struct gmp_opts {
 				    outside the API domains, with the API it came from (0) */
 	int oom_meminfo;         /* GMPROF_OOM_MEMINFO: at an allocation that runs out of memory,
 				    ask the driver how much was free (cuMemGetInfo) (1) */
+	int device_info;         /* GMPROF_DEVICE_INFO: at a device's first context, ask the driver
+				    its name and memory, and the CUDA version (META records) (1) */
 	int patch_empty;         /* GMPROF_PATCH_EMPTY: global accesses call an empty callback
 				    (the per-access cost benchmark's baseline; no findings) (0) */
 	uint32_t hit_epochs;     /* GMPROF_HIT_EPOCHS: launches of a launch buffer before its hit

@@ -286,6 +286,28 @@ void rec_meta(const char *key, const char *value)
 	}
 }
 
+void rec_device_desc(uint32_t device, const struct gmp_device_desc *d)
+{
+	if (d->cuda[0] && !gmp_col.cuda_described) {
+		rec_meta("cuda", d->cuda);
+		gmp_col.cuda_described = 1;
+	}
+	if (device >= 64 * sizeof(gmp_col.described) / sizeof(gmp_col.described[0]) ||
+	    (gmp_col.described[device / 64] >> (device % 64) & 1))
+		return; /* a device past 255 goes undescribed: reports then say nothing of its capacity */
+	gmp_col.described[device / 64] |= 1ull << (device % 64);
+	char key[48], v[24];
+	if (d->name[0]) {
+		snprintf(key, sizeof(key), "device.%u.name", device);
+		rec_meta(key, d->name);
+	}
+	if (d->memory) {
+		snprintf(key, sizeof(key), "device.%u.memory", device);
+		snprintf(v, sizeof(v), "%" PRIu64, d->memory);
+		rec_meta(key, v);
+	}
+}
+
 void rec_label(uint64_t ev, const char *label)
 {
 	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)

@@ -42,6 +42,41 @@ int cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
 	return 0;
 }
 
+/*
+ * What the collector asks of each device at its first context:
+ * FAKE_CUDA_NAME, FAKE_CUDA_TOTAL bytes and FAKE_CUDA_VERSION (13000 for
+ * 13.0); each an error when unset.
+ */
+int cuDeviceGetName(char *name, int len, int device);
+int cuDeviceGetName(char *name, int len, int device)
+{
+	const char *v = getenv("FAKE_CUDA_NAME");
+	if (!v || len <= 0 || device < 0)
+		return 999;
+	snprintf(name, (size_t)len, "%s", v);
+	return 0;
+}
+
+int cuDeviceTotalMem_v2(size_t *bytes, int device);
+int cuDeviceTotalMem_v2(size_t *bytes, int device)
+{
+	const char *v = getenv("FAKE_CUDA_TOTAL");
+	if (!v || device < 0)
+		return 999;
+	*bytes = (size_t)strtoull(v, NULL, 10);
+	return 0;
+}
+
+int cuDriverGetVersion(int *version);
+int cuDriverGetVersion(int *version)
+{
+	const char *v = getenv("FAKE_CUDA_VERSION");
+	if (!v)
+		return 999;
+	*version = atoi(v);
+	return 0;
+}
+
 static struct api d;
 static const char *script;
 

@@ -24,6 +24,8 @@
 #  8. The collector's record of its own time in every profile of 2 and 3.
 #  9. The benchmark programs again at BENCH_SCALE=2 (make bench-gpu SCALE):
 #     the same findings, and in intra mode each touch counted twice as often.
+# 10. The device's name, memory and CUDA version in every profile of 2 and 3,
+#     as nvidia-smi gives them.
 # Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
 set -u
 BUILD=${BUILD:-build}
@@ -295,5 +297,32 @@ for src in benchmarks/cuda/*.cu; do
 		bad "$name (BENCH_SCALE=2): touches not those of step 3 counted twice:"; head -20 "$OUT_DIR/scaled.diff"
 	fi
 done
+# 10. What the driver says of the device (META device.0.name, device.0.memory,
+#     cuda; asked at the first context, outside the collector's lock): in
+#     every profile of step 2, the memory nvidia-smi gives (MiB), the name
+#     it gives, a CUDA version.
+smi_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0 2>/dev/null | tr -d ' ')
+smi_name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null)
+undescribed=
+checked=0
+for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
+	name=$(basename "$src" .cu)
+	[ -f "$OUT_DIR/$name.gmprof" ] || continue
+	checked=$((checked + 1))
+	"$G" dump "$OUT_DIR/$name.gmprof" 2>/dev/null | grep '^{"op":"meta","key":"\(device\.0\.\|cuda"\)' >"$OUT_DIR/$name.desc"
+	mem=$(sed -n 's/.*"key":"device.0.memory","value":"\([0-9]*\)".*/\1/p' "$OUT_DIR/$name.desc")
+	dname=$(sed -n 's/.*"key":"device.0.name","value":"\(.*\)"}$/\1/p' "$OUT_DIR/$name.desc")
+	if [ -z "$mem" ] || [ -z "$dname" ] || ! grep -q '"key":"cuda","value":"[0-9]*\.[0-9]*"' "$OUT_DIR/$name.desc" ||
+		{ [ -n "$smi_mib" ] && [ "$((mem / 1048576))" != "$smi_mib" ]; } ||
+		{ [ -n "$smi_name" ] && [ "$dname" != "$smi_name" ]; }; then
+		undescribed="$undescribed $name"
+	fi
+done
+if [ -z "$undescribed" ]; then
+	ok "the device's name, memory and CUDA version recorded in $checked profiles (nvidia-smi: ${smi_name:-?}, ${smi_mib:-?} MiB)"
+else
+	bad "the device is not described as nvidia-smi says (${smi_name:-?}, ${smi_mib:-?} MiB) in:$undescribed"
+	for name in $undescribed; do echo "  $name: $(tr '\n' ' ' <"$OUT_DIR/$name.desc")"; done
+fi
 echo "gpu-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

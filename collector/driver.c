@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The few functions of the CUDA driver that the collector calls itself:
+ * how much memory a device has free (after an allocation ran out of it),
+ * and what each device is (its name and memory, the driver's CUDA version:
+ * written into the profile, so that reports can say how close a peak came
+ * to the device's capacity).  They are looked up once, in the driver the
+ * program loaded (a no-load open: the collector never loads a driver
+ * itself), else among the process's exported symbols.  Callers hold no
+ * collector lock and have set the re-entry guard: a driver call may
+ * deliver API callbacks of its own, which are not the program's.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collector.h"
+
+static struct {
+	int (*mem_info)(size_t *free_bytes, size_t *total_bytes);  /* cuMemGetInfo_v2 */
+	int (*name)(char *name, int len, int device);              /* cuDeviceGetName */
+	int (*total_mem)(size_t *bytes, int device);               /* cuDeviceTotalMem_v2 */
+	int (*version)(int *version);                               /* cuDriverGetVersion */
+} drv;
+static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
+
+static void *find(void *lib, const char *name)
+{
+	void *p = lib ? dlsym(lib, name) : NULL;
+	return p ? p : dlsym(RTLD_DEFAULT, name);
+}
+
+static void find_driver(void)
+{
+	/* The handle is never closed: the driver stays loaded for the process's life. */
+	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	*(void **)&drv.mem_info = find(lib, "cuMemGetInfo_v2");
+	*(void **)&drv.name = find(lib, "cuDeviceGetName");
+	*(void **)&drv.total_mem = find(lib, "cuDeviceTotalMem_v2");
+	*(void **)&drv.version = find(lib, "cuDriverGetVersion");
+}
+
+static int found(void)
+{
+	return pthread_once(&drv_once, find_driver) == 0;
+}
+
+int drv_mem_info(uint64_t *free_bytes, uint64_t *total_bytes)
+{
+	size_t f = 0, t = 0;
+	if (!found() || !drv.mem_info || drv.mem_info(&f, &t) != 0 || f > t)
+		return -1;
+	*free_bytes = f;
+	*total_bytes = t;
+	return 0;
+}
+
+int drv_describe(uint32_t device, struct gmp_device_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (!found() || device > INT32_MAX)
+		return -1;
+	size_t bytes = 0;
+	if (drv.total_mem && drv.total_mem(&bytes, (int)device) == 0)
+		d->memory = bytes;
+	if (drv.name && drv.name(d->name, (int)sizeof(d->name), (int)device) == 0)
+		d->name[sizeof(d->name) - 1] = '\0';
+	else
+		d->name[0] = '\0';
+	int v = 0;
+	if (drv.version && drv.version(&v) == 0 && v > 0)
+		snprintf(d->cuda, sizeof(d->cuda), "%d.%d", v / 1000, v % 1000 / 10);
+	return d->memory || d->name[0] ? 0 : -1;
+}
