@@ -83,6 +83,22 @@ int gmp_cli__bytes(const char *s, uint64_t *out)
 	return -1;
 }
 
+int gmp_cli__budget(const char *s, uint64_t *bytes, double *pct)
+{
+	size_t n = strlen(s);
+	*bytes = 0;
+	*pct = 0;
+	if (!n || s[n - 1] != '%')
+		return gmp_cli__bytes(s, bytes);
+	char *end;
+	errno = 0;
+	double v = *s == '-' || *s == '+' ? -1 : strtod(s, &end);
+	if (errno || v <= 0 || v > 100 || !isfinite(v) || end != s + n - 1)
+		return -1;
+	*pct = v;
+	return 0;
+}
+
 int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_detect_opts *o,
 			int *salvage)
 {

@@ -100,6 +100,11 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 
 /* Parses a non-negative integer with optional K/M/G/KiB/MiB/GiB suffix. */
 int gmp_cli__bytes(const char *s, uint64_t *out);
+/*
+ * A memory budget: bytes as gmp_cli__bytes reads them (*pct 0), or a share
+ * of the device's memory, "90%" (*pct in (0, 100], *bytes 0).  0 or -1.
+ */
+int gmp_cli__budget(const char *s, uint64_t *bytes, double *pct);
 int gmp_cli__u32(const char *s, uint32_t *out);
 int gmp_cli__pct(const char *s, double *out);
 /* Prints "gmprof CMD: MSG" and a hint; returns GMP_EXIT_USAGE. */

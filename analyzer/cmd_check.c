@@ -36,9 +36,10 @@ static const char usage[] =
 	"\n"
 	"Checks:\n"
 	"      --fail-on PATTERNS   fail when one of these patterns is found (comma list or all)\n"
-	"      --max-peak BYTES     fail when a device's peak exceeds BYTES (K, M, G, KiB, MiB, GiB)\n"
-	"      --max-in-use BYTES   fail when a device's peak of bytes in use exceeds BYTES (pools\n"
-	"                           with NVTX regions counted by their regions; else its peak)\n"
+	"      --max-peak BYTES     fail when a device's peak exceeds BYTES (K, M, G, KiB, MiB, GiB),\n"
+	"                           or P% of the device's memory as the profile records it (90%)\n"
+	"      --max-in-use BYTES   fail when a device's peak of bytes in use exceeds BYTES or P%\n"
+	"                           (pools with NVTX regions counted by their regions; else its peak)\n"
 	"      --max-leak BYTES     fail when more than BYTES are leaked\n"
 	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
 	"                           a device's peak grown past its own in FILE by more\n"
@@ -67,6 +68,7 @@ static const char usage[] =
 	"  gmprof check --max-peak 6GiB --baseline main.baseline.json --tolerance 5%,1MiB \\\n"
 	"               --sarif gmprof.sarif --junit gmprof.xml app.gmprof\n"
 	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n"
+	"  gmprof check --max-peak 90% app.gmprof     # leave a tenth of each GPU's memory free\n"
 	"  gmprof check --baseline main.baseline.json --markdown \"$GITHUB_STEP_SUMMARY\" --force app.gmprof\n";
 
 static void check_patterns(struct gmp_gate *g, uint32_t mask)
@@ -131,6 +133,7 @@ struct budgets {
 	uint64_t max_peak;
 	int have_inuse;
 	uint64_t max_inuse;
+	double peak_pct, inuse_pct; /* the budgets as shares of each device's memory (0: in bytes) */
 	int have_leak;
 	uint64_t max_leak;
 	const struct gmp_baseline *base;   /* NULL: no baseline */
@@ -170,6 +173,53 @@ static void check_oom(struct gmp_gate *g, int allow)
 	    gmp_human_bytes(f0->live_bytes, b, sizeof(b)), gmp_human_bytes(f0->freeable, c, sizeof(c)));
 }
 
+/* A device's peak, or its peak of bytes in use. */
+static uint64_t device_peak(const struct gmp_device_summary *d, int inuse)
+{
+	return inuse ? gmp_device__in_use_peak(d) : d->peak_bytes;
+}
+
+/*
+ * A budget as a share of each device's memory (--max-peak 90%): one check,
+ * a line per device when there are several.
+ */
+static void check_share(struct gmp_gate *g, const char *name, double pct, int inuse)
+{
+	const struct gmp_result *r = g->s->r;
+	const struct gmp_trace *t = r->trace;
+	char line[300], a[64], b[64], m[32];
+	size_t failed = 0;
+	for (size_t i = 0; i < r->ndevices; i++) {
+		uint64_t mem = gmp_trace__device_memory(t, r->devices[i].device);
+		failed += device_peak(&r->devices[i], inuse) > (uint64_t)((double)mem * pct / 100.0);
+	}
+	struct gmp_check *c = NULL;
+	for (size_t i = 0; i < r->ndevices; i++) {
+		const struct gmp_device_summary *d = &r->devices[i];
+		uint64_t mem = gmp_trace__device_memory(t, d->device), v = device_peak(d, inuse);
+		uint64_t max = (uint64_t)((double)mem * pct / 100.0);
+		gmp_gate__two_sizes(v, max, a, b, sizeof(a));
+		snprintf(line, sizeof(line), "device %u: %s %s %g%% of its %s (%s)", d->device, a, v > max ? ">" : "<=",
+			 pct, gmp_human_bytes(mem, m, sizeof(m)), b);
+		if (r->ndevices == 1) {
+			c = gmp_gate__add(g, name, failed > 0, "%s", line);
+		} else {
+			if (!c)
+				c = failed ? gmp_gate__add(g, name, 1, "%zu of %zu devices past %g%% of their memory",
+							   failed, r->ndevices, pct)
+					   : gmp_gate__add(g, name, 0, "%zu devices, none past %g%% of its memory",
+							   r->ndevices, pct);
+			char more[340];
+			snprintf(more, sizeof(more), "  %s %s", v > max ? "FAIL" : "ok", line);
+			gmp_check__more(c, more);
+		}
+		if (v > max && !inuse)
+			gmp_gate__peak_where(g, c, d->device);
+	}
+	if (!r->ndevices)
+		gmp_gate__add(g, name, 0, "no device memory was allocated");
+}
+
 /* Runs every check asked for, prints a line each (naming the input when named); how many failed. */
 static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const struct gmp_peak_cmp *cmps, size_t ncmps,
 			 int named)
@@ -184,9 +234,13 @@ static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const str
 	check_oom(g, bu->allow_oom);
 	check_suppressions(g);
 	check_patterns(g, bu->fail_on);
-	if (bu->have_peak)
+	if (bu->have_peak && bu->peak_pct)
+		check_share(g, "max_peak", bu->peak_pct, 0);
+	else if (bu->have_peak)
 		gmp_gate__peak_where(g, check_budget(g, "max_peak", s->r->peak_bytes, bu->max_peak), GMP_ANY_DEVICE);
-	if (bu->have_inuse) {
+	if (bu->have_inuse && bu->inuse_pct) {
+		check_share(g, "max_in_use", bu->inuse_pct, 1);
+	} else if (bu->have_inuse) {
 		uint64_t most = 0;
 		for (size_t i = 0; i < s->r->ndevices; i++) {
 			uint64_t v = gmp_device__in_use_peak(&s->r->devices[i]);
@@ -233,7 +287,9 @@ static int check_one(struct gmp_session *s, size_t i, void *ctx)
 {
 	struct checking *c = ctx;
 	struct all *a = c->a;
-	if (gmp_input__findable(s->name, s->in.trace, a->bu->fail_on, "--fail-on"))
+	if (gmp_input__findable(s->name, s->in.trace, a->bu->fail_on, "--fail-on") ||
+	    !gmp_report__shares_known("check", s->name, s->r, a->bu->peak_pct ? "--max-peak" : "--max-in-use",
+				      a->bu->peak_pct ? a->bu->peak_pct : a->bu->inuse_pct))
 		return GMP_OUTPUT_ABANDON;
 	struct gmp_gate *g = &a->gates[a->ngates];
 	*g = (struct gmp_gate){ .s = s, .name = strdup(s->name) };
@@ -359,7 +415,7 @@ int cmd_check(int argc, char **argv)
 	const char *sarif = NULL, *junit = NULL, *md = NULL, *basefile = NULL, *root = NULL;
 	uint32_t fail_on = 0;
 	uint64_t max_peak = 0, max_inuse = 0, max_leak = 0, tol_abs = 0;
-	double tol_pct = 0;
+	double tol_pct = 0, peak_pct = 0, inuse_pct = 0;
 	int have_peak = 0, have_inuse = 0, have_leak = 0, allow_incomplete = 0, allow_oom = 0, c, ex;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -369,13 +425,15 @@ int cmd_check(int argc, char **argv)
 				return gmp_cli__usage_error("check", "'--fail-on %s' names no known pattern list", optarg);
 			break;
 		case O_MAXPEAK:
-			if (gmp_cli__bytes(optarg, &max_peak))
-				return gmp_cli__usage_error("check", "bad byte count '%s' for --max-peak", optarg);
+			if (gmp_cli__budget(optarg, &max_peak, &peak_pct))
+				return gmp_cli__usage_error("check", "bad byte count or share '%s' for --max-peak "
+							    "(like 6GiB, or 90%% of the device's memory)", optarg);
 			have_peak = 1;
 			break;
 		case O_MAXINUSE:
-			if (gmp_cli__bytes(optarg, &max_inuse))
-				return gmp_cli__usage_error("check", "bad byte count '%s' for --max-in-use", optarg);
+			if (gmp_cli__budget(optarg, &max_inuse, &inuse_pct))
+				return gmp_cli__usage_error("check", "bad byte count or share '%s' for --max-in-use "
+							    "(like 6GiB, or 90%% of the device's memory)", optarg);
 			have_inuse = 1;
 			break;
 		case O_MAXLEAK:
@@ -418,8 +476,8 @@ int cmd_check(int argc, char **argv)
 	struct gmp_baseline base = { 0 };
 	if (basefile && load_baseline(basefile, &cm, &base))
 		return GMP_EXIT_USAGE;
-	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, have_leak, max_leak,
-			      basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete, allow_oom };
+	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, peak_pct, inuse_pct, have_leak,
+			      max_leak, basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete, allow_oom };
 	sf.baseline = basefile ? &base : NULL;
 	struct all a = { .in = in, .bu = &bu, .sf = &sf };
 	a.gates = calloc(a.in.n, sizeof(*a.gates));

@@ -36,7 +36,7 @@ static const char usage[] =
 	"      --pretty             indent the JSON\n"
 	"  -n, --top N              findings shown (all)\n"
 	"      --fit BYTES          which findings, fixed in rank order, bring each device's\n"
-	"                           peak to BYTES (K, M, G, KiB, MiB, GiB)\n"
+	"                           peak to BYTES (K, M, G, KiB, MiB, GiB) or P% of its memory\n"
 	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"      --force              replace FILE if it exists\n"
@@ -49,7 +49,8 @@ static const char usage[] =
 	"  gmprof report --top 5 --symbols ./build app.gmprof\n"
 	"  gmprof report --format json app.gmprof > findings.json\n"
 	"  gmprof report --top 3 prof.*.gmprof\n"
-	"  gmprof report --fit 40GiB app.gmprof\n";
+	"  gmprof report --fit 40GiB app.gmprof\n"
+	"  gmprof report --fit 90% app.gmprof   # what to fix to leave a tenth of each GPU free\n";
 
 #define PLOT_W 64
 #define PLOT_H 10
@@ -59,7 +60,7 @@ struct report {
 	const char *format;
 	int pretty;
 	uint32_t top;
-	uint64_t fit;             /* --fit: the peak to plan for (0: none) */
+	struct gmp_fit fit;       /* --fit: the peak to plan for (none: 0) */
 	struct gmp_inputs in;
 };
 
@@ -75,6 +76,13 @@ static void header(FILE *fp, struct gmp_session *s)
 		const char *v = gmp_trace__meta(t, *k);
 		if (v && *v)
 			fprintf(fp, "  %-8s %s\n", *k, v);
+	}
+	for (size_t i = 0; i < r->ndevices; i++) {
+		char d[160], k[16];
+		if (gmp_text__device(t, r->devices[i].device, d, sizeof(d))) {
+			snprintf(k, sizeof(k), "device %u", r->devices[i].device);
+			fprintf(fp, "  %-8s %s\n", k, d);
+		}
 	}
 	fprintf(fp, "  events   %zu (%" PRIu64 " GPU APIs), %zu objects, %u levels\n", t->nev,
 		r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);
@@ -184,14 +192,15 @@ static void peak_by_site(FILE *fp, struct gmp_session *s, const struct gmp_peak 
 static void peaks(FILE *fp, struct gmp_session *s)
 {
 	const struct gmp_result *r = s->r;
-	char a[32], b[32], api[160], at[512], name[160];
+	char a[32], b[32], api[160], at[512], name[160], share[80];
 	fprintf(fp, "\nPeaks\n");
 	if (!r->ndevices)
 		fprintf(fp, "  no device memory was allocated\n");
 	for (size_t p = 0; p < r->npeaks; p++) {
 		const struct gmp_peak *pk = &r->peaks[p];
-		fprintf(fp, "  device %u: %s at %s%s\n", pk->device,
-			gmp_human_bytes(pk->bytes, a, sizeof(a)),
+		gmp_text__share(s->in.trace, pk->device, pk->bytes, share, sizeof(share));
+		fprintf(fp, "  device %u: %s%s%s%s at %s%s\n", pk->device,
+			gmp_human_bytes(pk->bytes, a, sizeof(a)), *share ? " (" : "", share, *share ? ")" : "",
 			gmp_result__api_label(r, pk->ev, api, sizeof(api)), where(s, pk->ev, at, sizeof(at)));
 		for (uint32_t k = 0; k < pk->obj_n && k < 8; k++) {
 			uint32_t obj = r->peak_objs[pk->obj_off + k];
@@ -362,7 +371,7 @@ static int text_one(FILE *fp, struct report *rp)
 		if (r->devices[d].inuse_peak_bytes)
 			plot(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}
-	int err = gmp_report__plans(fp, rp->s->r, rp->fit);
+	int err = gmp_report__plans(fp, rp->s->r, &rp->fit);
 	if (!err)
 		err = gmp_report__by_range(fp, rp->s->r);
 	if (!err)
@@ -407,7 +416,7 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 	if (t->untouched)
 		gmp_jw__ku64(jw, "intra_launches_without_touches", t->untouched);
 	struct gmp_bysite b;
-	if (gmp_report__json_plans(jw, r, rp->fit) || gmp_report__json_by_range(jw, r) ||
+	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) ||
 	    gmp_bysite__build(&rp->s->sites, r, &b)) {
 		jw->err = -ENOMEM;
 		return;
@@ -497,6 +506,8 @@ static int write_one(struct gmp_session *s, size_t i, void *ctx)
 	struct writing *w = ctx;
 	struct report *rp = w->rp;
 	int err;
+	if (!gmp_report__shares_known("report", s->name, s->r, "--fit", rp->fit.pct))
+		return GMP_OUTPUT_ABANDON;
 	rp->s = s;
 	if (w->jw) {
 		err = json_one(w->jw, rp);
@@ -571,8 +582,8 @@ int cmd_report(int argc, char **argv)
 			if (gmp_cli__u32(optarg, &rp.top))
 				return gmp_cli__usage_error("report", "bad value '%s' for --top", optarg);
 		} else if (c == O_FIT) {
-			if (gmp_cli__bytes(optarg, &rp.fit) || !rp.fit)
-				return gmp_cli__usage_error("report", "bad byte count '%s' for --fit", optarg);
+			if (gmp_cli__budget(optarg, &rp.fit.bytes, &rp.fit.pct) || (!rp.fit.bytes && !rp.fit.pct))
+				return gmp_cli__usage_error("report", "bad byte count or share '%s' for --fit", optarg);
 		} else if (gmp_cli__common("report", usage, c, argv, &cm, &ex) < 0) {
 			return ex;
 		}

@@ -29,6 +29,17 @@ uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const st
 			   size_t npts, uint64_t *col, uint32_t ncols);
 /* The finding's measure in words: "distance 3, 2 APIs between", "40.0% accessed, ...". */
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
+/*
+ * What the profile records of device dev (docs/profile-format.md, META
+ * device.N.*): "NVIDIA H100 80GB HBM3, 79.1 GiB", its name or its memory
+ * alone, into buf; NULL when it records neither.
+ */
+const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf, size_t n);
+/*
+ * bytes as a share of device dev's memory: "88.3% of its 79.1 GiB" into
+ * buf, or "" when the profile does not record that memory.
+ */
+const char *gmp_text__share(const struct gmp_trace *t, uint32_t dev, uint64_t bytes, char *buf, size_t n);
 /* Writes s escaped for HTML and XML text and attribute values (JUnit, the HTML report). */
 void gmp_text__markup(FILE *fp, const char *s);
 /*
@@ -38,8 +49,20 @@ void gmp_text__markup(FILE *fp, const char *s);
  * without ranges).  0 or -ENOMEM.
  */
 struct gmp_jw;
-int gmp_report__plans(FILE *fp, const struct gmp_result *r, uint64_t fit);
-int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64_t fit);
+/* --fit: bytes for every device, or a share of each device's memory (pct > 0); neither: none. */
+struct gmp_fit {
+	uint64_t bytes;
+	double pct;
+};
+int gmp_report__plans(FILE *fp, const struct gmp_result *r, const struct gmp_fit *fit);
+int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_fit *fit);
+/*
+ * With a share of device memory (pct > 0) asked for by option of command
+ * cmd: whether input name records the memory of every device r allocated
+ * on (META device.N.memory); one sentence on stderr when not.
+ */
+int gmp_report__shares_known(const char *cmd, const char *name, const struct gmp_result *r, const char *option,
+			     double pct);
 int gmp_report__by_range(FILE *fp, const struct gmp_result *r);
 int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r);
 /* Both as HTML sections (gmprof html). */

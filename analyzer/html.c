@@ -88,6 +88,14 @@ static void summary(FILE *fp, struct gmp_session *s)
 	fprintf(fp, "</dd><dt>events</dt><dd>%zu (%" PRIu64 " GPU APIs), %zu objects</dd>", t->nev,
 		r->napis, r->nobjects);
 	fprintf(fp, "<dt>peak</dt><dd>%s</dd>", gmp_human_bytes(r->peak_bytes, a, sizeof(a)));
+	for (size_t i = 0; i < r->ndevices; i++) {
+		char d[160];
+		if (gmp_text__device(t, r->devices[i].device, d, sizeof(d))) {
+			fprintf(fp, "<dt>device %u</dt><dd>", r->devices[i].device);
+			gmp_text__markup(fp, d);
+			fprintf(fp, "</dd>");
+		}
+	}
 	for (size_t i = 0; i < r->ndevices; i++)
 		if (r->devices[i].inuse_peak_bytes) /* pools with regions */
 			fprintf(fp, "<dt>in use</dt><dd>device %u: at most %s (pools counted by their regions)</dd>",
@@ -371,10 +379,16 @@ static void peaks(FILE *fp, struct page *pg)
 	fprintf(fp, "<h2>Peaks</h2>\n");
 	for (size_t p = 0; p < r->npeaks; p++) {
 		const struct gmp_peak *pk = &r->peaks[p];
-		char a[32], api[160];
+		char a[32], api[160], share[80];
 		struct gmp_bysite b;
-		fprintf(fp, "<p>Device %u: %s at %s", pk->device, gmp_human_bytes(pk->bytes, a, sizeof(a)),
-			gmp_result__api_label(r, pk->ev, api, sizeof(api)));
+		gmp_text__share(r->trace, pk->device, pk->bytes, share, sizeof(share));
+		fprintf(fp, "<p>Device %u: %s", pk->device, gmp_human_bytes(pk->bytes, a, sizeof(a)));
+		if (*share) { /* "<0.1% of its ..." */
+			fputs(" (", fp);
+			gmp_text__markup(fp, share);
+			fputc(')', fp);
+		}
+		fprintf(fp, " at %s", gmp_result__api_label(r, pk->ev, api, sizeof(api)));
 		const char *site = gmp_sites__event(&pg->s->sites, pk->ev, NULL);
 		if (site) {
 			fprintf(fp, " at <code>");

@@ -15,18 +15,66 @@
 #include "findings_json.h"
 #include "jw.h"
 
+int gmp_report__shares_known(const char *cmd, const char *name, const struct gmp_result *r, const char *option,
+			     double pct)
+{
+	for (size_t i = 0; pct > 0 && i < r->ndevices; i++) {
+		uint32_t dev = r->devices[i].device;
+		if (gmp_trace__device_memory(r->trace, dev))
+			continue;
+		fprintf(stderr, "gmprof %s: '%s' does not record device %u's memory (a profile of an earlier gmprof or "
+			"of GMPROF_DEVICE_INFO=0, or an event script without META device.%u.memory): give %s in bytes\n",
+			cmd, name, dev, dev, option);
+		return 0;
+	}
+	return 1;
+}
+
+/* What --fit asks of each device: r->ndevices targets (0: none), NULL for none at all, or -ENOMEM. */
+static int targets_of(const struct gmp_result *r, const struct gmp_fit *fit, uint64_t **out)
+{
+	*out = NULL;
+	if (!fit->bytes && fit->pct <= 0)
+		return 0;
+	uint64_t *t = calloc(r->ndevices ? r->ndevices : 1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t d = 0; d < r->ndevices; d++)
+		t[d] = fit->bytes ? fit->bytes
+				  : (uint64_t)((double)gmp_trace__device_memory(r->trace, r->devices[d].device) *
+					       fit->pct / 100.0);
+	*out = t;
+	return 0;
+}
+
+/* The plans of r's devices for fit: p (r->ndevices of them) and *fix, as gmp_result__plan makes them. */
+static int plan(const struct gmp_result *r, const struct gmp_fit *fit, struct gmp_plan **p, uint32_t **fix)
+{
+	uint64_t *targets;
+	*p = NULL;
+	*fix = NULL;
+	if (targets_of(r, fit, &targets))
+		return -ENOMEM;
+	*p = calloc(r->ndevices ? r->ndevices : 1, sizeof(**p));
+	int err = *p ? gmp_result__plan(r, targets, *p, fix) : -ENOMEM;
+	free(targets);
+	if (err) {
+		free(*p);
+		*p = NULL;
+	}
+	return err;
+}
+
 /* Findings fixed together: what all of them leave of each peak, and the fewest that reach --fit. */
-int gmp_report__plans(FILE *fp, const struct gmp_result *r, uint64_t fit)
+int gmp_report__plans(FILE *fp, const struct gmp_result *r, const struct gmp_fit *fit)
 {
 	if (!r->ndevices || !r->nfindings)
 		return 0;
-	struct gmp_plan *p = calloc(r->ndevices, sizeof(*p));
-	uint32_t *fix = NULL;
-	if (!p || gmp_result__plan(r, fit, p, &fix)) {
-		free(p);
+	struct gmp_plan *p;
+	uint32_t *fix;
+	if (plan(r, fit, &p, &fix))
 		return -ENOMEM;
-	}
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[96], m[32];
 	fprintf(fp, "\nFixing findings together\n");
 	for (size_t d = 0; d < r->ndevices; d++) {
 		if (p[d].findings)
@@ -39,9 +87,14 @@ int gmp_report__plans(FILE *fp, const struct gmp_result *r, uint64_t fit)
 			fprintf(fp, "  device %u: not counting its %u redundant allocation%s (sharing a buffer changes "
 				"what the other fixes of both objects do)\n", p[d].device, p[d].pairs_left_out,
 				p[d].pairs_left_out == 1 ? "" : "s");
-		if (!fit)
+		if (!p[d].target)
 			continue;
-		gmp_human_bytes(fit, c, sizeof(c));
+		gmp_human_bytes(p[d].target, a, sizeof(a));
+		if (fit->pct > 0) /* "71.7 GiB (90% of its 79.6 GiB)" */
+			snprintf(c, sizeof(c), "%s (%g%% of its %s)", a, fit->pct,
+				 gmp_human_bytes(gmp_trace__device_memory(r->trace, p[d].device), m, sizeof(m)));
+		else
+			snprintf(c, sizeof(c), "%s", a);
 		if (p[d].fit_n == UINT32_MAX && p[d].fit_capped)
 			fprintf(fp, "  device %u: fitting in %s takes more than 64 of them\n", p[d].device, c);
 		else if (p[d].fit_n == UINT32_MAX)
@@ -64,14 +117,12 @@ int gmp_report__plans(FILE *fp, const struct gmp_result *r, uint64_t fit)
 }
 
 /* "plans": per device, its peak with every finding fixed, and with --fit the findings that reach it. */
-int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64_t fit)
+int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, const struct gmp_fit *fit)
 {
-	struct gmp_plan *p = calloc(r->ndevices ? r->ndevices : 1, sizeof(*p));
-	uint32_t *fix = NULL;
-	if (!p || gmp_result__plan(r, fit, p, &fix)) {
-		free(p);
+	struct gmp_plan *p;
+	uint32_t *fix;
+	if (plan(r, fit, &p, &fix))
 		return -ENOMEM;
-	}
 	gmp_jw__key(jw, "plans");
 	gmp_jw__arr(jw);
 	for (size_t d = 0; d < r->ndevices; d++) {
@@ -81,8 +132,8 @@ int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, uint64
 		gmp_jw__ku64(jw, "redundant_left_out", p[d].pairs_left_out);
 		gmp_jw__ku64(jw, "peak_bytes", p[d].peak);
 		gmp_jw__ku64(jw, "peak_all_fixed_bytes", p[d].peak_all_fixed);
-		if (fit) {
-			gmp_jw__ku64(jw, "fit_bytes", fit);
+		if (p[d].target) {
+			gmp_jw__ku64(jw, "fit_bytes", p[d].target);
 			gmp_jw__key(jw, "fit_findings");
 			if (p[d].fit_n == UINT32_MAX) {
 				gmp_jw__null(jw);
@@ -221,7 +272,7 @@ int gmp_report__html(FILE *fp, const struct gmp_result *r)
 	if (!r->ndevices || !r->nfindings)
 		return 0;
 	struct gmp_plan *p = calloc(r->ndevices, sizeof(*p));
-	if (!p || gmp_result__plan(r, 0, p, NULL)) {
+	if (!p || gmp_result__plan(r, NULL, p, NULL)) {
 		free(p);
 		return -ENOMEM;
 	}

@@ -43,6 +43,12 @@ static void run_table(FILE *fp, struct gmp_session *s)
 		if (v && *v)
 			meta_row(fp, *k, v, !strcmp(*k, "command"));
 	}
+	for (size_t i = 0; i < r->ndevices; i++) {
+		char key[16];
+		snprintf(key, sizeof(key), "device %u", r->devices[i].device);
+		if (gmp_text__device(t, r->devices[i].device, buf, sizeof(buf)))
+			meta_row(fp, key, buf, 0);
+	}
 	snprintf(buf, sizeof(buf), "%zu (%" PRIu64 " GPU APIs), %zu objects", t->nev, r->napis, r->nobjects);
 	meta_row(fp, "events", buf, 0);
 	const char *own = gmp_trace__meta(t, "collector_device_peak");
@@ -73,7 +79,7 @@ static void run_table(FILE *fp, struct gmp_session *s)
 static void peaks_md(FILE *fp, struct gmp_session *s)
 {
 	const struct gmp_result *r = s->r;
-	char a[32], b[32], api[160], name[160];
+	char a[32], b[32], api[160], name[160], share[80];
 	fputs("### Peaks\n\n", fp);
 	if (!r->npeaks) {
 		fputs("No device memory was allocated.\n\n", fp);
@@ -82,7 +88,9 @@ static void peaks_md(FILE *fp, struct gmp_session *s)
 	fputs("| device | peak | reached at | site | live objects |\n|---|---|---|---|---|\n", fp);
 	for (size_t p = 0; p < r->npeaks; p++) {
 		const struct gmp_peak *pk = &r->peaks[p];
-		fprintf(fp, "| %u | %s | ", pk->device, gmp_human_bytes(pk->bytes, a, sizeof(a)));
+		gmp_text__share(s->in.trace, pk->device, pk->bytes, share, sizeof(share));
+		fprintf(fp, "| %u | %s%s%s%s | ", pk->device, gmp_human_bytes(pk->bytes, a, sizeof(a)), *share ? " (" : "",
+			share, *share ? ")" : "");
 		gmp_md__text(fp, gmp_result__api_label(r, pk->ev, api, sizeof(api)));
 		fputs(" | ", fp);
 		gmp_md__code(fp, gmp_sites__event(&s->sites, pk->ev, NULL), 1);

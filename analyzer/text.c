@@ -6,6 +6,34 @@
 #include "findings_json.h"
 #include "sites.h"
 
+const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf, size_t n)
+{
+	const char *name = gmp_trace__device_name(t, dev);
+	uint64_t mem = gmp_trace__device_memory(t, dev);
+	char m[32];
+	if (!name && !mem)
+		return NULL;
+	snprintf(buf, n, "%s%s%s", name ? name : "", name && mem ? ", " : "",
+		 mem ? gmp_human_bytes(mem, m, sizeof(m)) : "");
+	return buf;
+}
+
+const char *gmp_text__share(const struct gmp_trace *t, uint32_t dev, uint64_t bytes, char *buf, size_t n)
+{
+	uint64_t mem = gmp_trace__device_memory(t, dev);
+	char m[32];
+	if (!mem) {
+		snprintf(buf, n, "%s", "");
+		return buf;
+	}
+	double pct = 100.0 * (double)bytes / (double)mem;
+	if (bytes && pct < 0.1)
+		snprintf(buf, n, "<0.1%% of its %s", gmp_human_bytes(mem, m, sizeof(m)));
+	else
+		snprintf(buf, n, "%.1f%% of its %s", pct, gmp_human_bytes(mem, m, sizeof(m)));
+	return buf;
+}
+
 uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const struct gmp_curve_point *pts,
 			   size_t npts, uint64_t *col, uint32_t ncols)
 {
@@ -169,9 +197,11 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 	fprintf(fp, "gmprof: %s: %zu events, %" PRIu64 " GPU APIs, %zu objects, %u levels\n",
 		source, t->nev, r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);
 	for (size_t i = 0; i < r->ndevices; i++) {
-		fprintf(fp, "device %u: peak %s (%" PRIu64 " bytes)", r->devices[i].device,
-			gmp_human_bytes(r->devices[i].peak_bytes, sz, sizeof(sz)),
-			r->devices[i].peak_bytes);
+		char share[80];
+		gmp_text__share(t, r->devices[i].device, r->devices[i].peak_bytes, share, sizeof(share));
+		fprintf(fp, "device %u: peak %s (%" PRIu64 " bytes%s%s)", r->devices[i].device,
+			gmp_human_bytes(r->devices[i].peak_bytes, sz, sizeof(sz)), r->devices[i].peak_bytes,
+			*share ? ", " : "", share);
 		if (r->devices[i].inuse_peak_bytes) /* pools with regions */
 			fprintf(fp, "; in use at most %s", gmp_human_bytes(r->devices[i].inuse_peak_bytes, sz, sizeof(sz)));
 		fputc('\n', fp);

@@ -393,19 +393,23 @@ static int fit(struct plan_ctx *c, struct gmp_plan *p, uint32_t *cand, size_t n,
 	}
 }
 
-int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_plan *plans,
+int gmp_result__plan(const struct gmp_result *r, const uint64_t *targets, struct gmp_plan *plans,
 		     uint32_t **fixes)
 {
 	struct plan_ctx c = { 0 }; /* released whole even where its init was not reached */
 	size_t nf = r->nfindings ? r->nfindings : 1;
+	int any = 0;
+	for (size_t d = 0; targets && d < r->ndevices; d++)
+		any |= targets[d] != 0;
 	uint32_t *cand = malloc(nf * sizeof(*cand));
-	uint32_t *out = target ? malloc(r->ndevices * nf * sizeof(*out) + 1) : NULL;
-	int err = cand && (out || !target) ? ctx_init(&c, r) : -ENOMEM;
+	uint32_t *out = any ? malloc(r->ndevices * nf * sizeof(*out) + 1) : NULL;
+	int err = cand && (out || !any) ? ctx_init(&c, r) : -ENOMEM;
 	for (size_t d = 0; d < r->ndevices && !err; d++) {
 		struct gmp_plan *p = &plans[d];
 		uint32_t dev = r->devices[d].device;
-		*p = (struct gmp_plan){ .device = dev, .peak = r->devices[d].peak_bytes, .fit_n = UINT32_MAX,
-					.fit_off = (uint32_t)(d * nf) };
+		uint64_t target = targets ? targets[d] : 0;
+		*p = (struct gmp_plan){ .device = dev, .peak = r->devices[d].peak_bytes, .target = target,
+					.fit_n = UINT32_MAX, .fit_off = (uint32_t)(d * nf) };
 		/* Its findings, in rank order, whose fixes can free device memory. */
 		size_t n = 0;
 		for (uint32_t i = 0; i < r->nfindings; i++) {

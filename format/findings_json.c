@@ -339,6 +339,13 @@ static void devices(struct gmp_jw *jw, const struct gmp_result *r,
 		const struct gmp_device_summary *ds = &r->devices[i];
 		gmp_jw__obj(jw);
 		gmp_jw__ku64(jw, "device", ds->device);
+		/* what the collector recorded of it (META device.N.*) */
+		const char *name = gmp_trace__device_name(r->trace, ds->device);
+		uint64_t mem = gmp_trace__device_memory(r->trace, ds->device);
+		if (name)
+			gmp_jw__kstr(jw, "name", name);
+		if (mem)
+			gmp_jw__ku64(jw, "memory_bytes", mem);
 		gmp_jw__ku64(jw, "peak_bytes", ds->peak_bytes);
 		if (ds->inuse_peak_bytes) /* pools with regions */
 			gmp_jw__ku64(jw, "inuse_peak_bytes", ds->inuse_peak_bytes);

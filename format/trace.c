@@ -6,6 +6,8 @@
 #include "gmprof/trace.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,6 +327,33 @@ const char *gmp_trace__meta(const struct gmp_trace *t, const char *key)
 		if (strcmp(t->meta[i].key, key) == 0)
 			return t->meta[i].value;
 	return NULL;
+}
+
+static const char *device_meta(const struct gmp_trace *t, uint32_t dev, const char *what)
+{
+	char key[48];
+	snprintf(key, sizeof(key), "device.%" PRIu32 ".%s", dev, what);
+	return gmp_trace__meta(t, key);
+}
+
+const char *gmp_trace__device_name(const struct gmp_trace *t, uint32_t dev)
+{
+	const char *v = device_meta(t, dev, "name");
+	return v && *v ? v : NULL;
+}
+
+uint64_t gmp_trace__device_memory(const struct gmp_trace *t, uint32_t dev)
+{
+	const char *v = device_meta(t, dev, "memory");
+	uint64_t n = 0;
+	if (!v || !*v)
+		return 0;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9' || n > (UINT64_MAX - 9) / 10)
+			return 0;
+		n = n * 10 + (uint64_t)(*v - '0');
+	}
+	return n;
 }
 
 int gmp_trace__set_findings(struct gmp_trace *t, const char *json, size_t len)

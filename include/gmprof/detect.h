@@ -237,6 +237,7 @@ struct gmp_plan {
 	uint32_t pairs_left_out;  /* its redundant allocations, which plans leave out */
 	uint64_t peak;            /* as measured */
 	uint64_t peak_all_fixed;  /* with all of them fixed */
+	uint64_t target;          /* the peak to reach (0: none) */
 	uint32_t fit_n;           /* target given: that many reach it (UINT32_MAX: no set of them does) */
 	uint32_t fit_off;         /* they are fixes[fit_off .. fit_off + fit_n): findings, in the order chosen */
 	uint64_t peak_fit;        /* the peak with those fixed */
@@ -317,13 +318,13 @@ void gmp_result__free(struct gmp_result *r);
  * lowers the curve.  Pool regions'
  * findings free nothing on the device.  peak_with_fixes: device's peak
  * with findings fix[0..n) fixed together.  plan: plans[] (r->ndevices of
- * them), target 0 for none (a plan takes at most 64 fixes); *fixes (may
- * be NULL; the caller frees it) gets
- * the chosen findings.  0 or -ENOMEM.
+ * them), targets[d] the peak to reach on r->devices[d] (0, or targets
+ * NULL: none; a plan takes at most 64 fixes); *fixes (may be NULL; the
+ * caller frees it) gets the chosen findings.  0 or -ENOMEM.
  */
 int gmp_result__peak_with_fixes(const struct gmp_result *r, uint32_t device, const uint32_t *fix,
 				size_t n, uint64_t *peak);
-int gmp_result__plan(const struct gmp_result *r, uint64_t target, struct gmp_plan *plans,
+int gmp_result__plan(const struct gmp_result *r, const uint64_t *targets, struct gmp_plan *plans,
 		     uint32_t **fixes);
 /*
  * (Re)makes r->failures from the trace's failed allocations and r's

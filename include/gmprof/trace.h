@@ -323,6 +323,13 @@ int gmp_trace__add_stream(struct gmp_trace *t, const struct gmp_stream_info *s);
 int gmp_trace__set_meta(struct gmp_trace *t, const char *key, const char *value);
 /* The value of metadata key, or NULL. */
 const char *gmp_trace__meta(const struct gmp_trace *t, const char *key);
+/*
+ * What the collector recorded of device dev (META device.N.name and
+ * device.N.memory, docs/profile-format.md): its name, or NULL; its memory
+ * in bytes, or 0 when not recorded or not a decimal count.
+ */
+const char *gmp_trace__device_name(const struct gmp_trace *t, uint32_t dev);
+uint64_t gmp_trace__device_memory(const struct gmp_trace *t, uint32_t dev);
 int gmp_trace__set_findings(struct gmp_trace *t, const char *json, size_t len);
 
 const char *gmp_op__name(unsigned op);          /* "alloc", "kernel", ... */

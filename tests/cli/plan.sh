@@ -38,6 +38,6 @@ expect_exit 0 "report --fit, 30 fixes" -- "$GMPROF" report --fit 170KiB "$TMPDIR
 grep -q '^  device 0: to fit in 170.0 KiB, fix findings .* and [0-9]* more: the peak is then 1[0-9][0-9].0 KiB$' "$TMPDIR/out" &&
 	ok "a plan of many fixes lists the first twelve" || notok "many fixes: $(grep -A3 '^Fixing' "$TMPDIR/out")"
 expect_exit 2 "a bad --fit" -- "$GMPROF" report --fit lots "$S"
-expect_stderr_line "bad byte count 'lots' for --fit" "  ... said in one line"
+expect_stderr_line "bad byte count or share 'lots' for --fit" "  ... said in one line"
 expect_exit 2 "--fit 0" -- "$GMPROF" report --fit 0 "$S"
 finish

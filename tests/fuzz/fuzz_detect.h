@@ -28,13 +28,17 @@ static inline void fuzz_detect(const struct gmp_trace *t)
 	}
 	uint64_t budget = r->peak_bytes / 2;
 	struct gmp_plan *p = calloc(r->ndevices ? r->ndevices : 1, sizeof(*p));
+	uint64_t *targets = calloc(r->ndevices ? r->ndevices : 1, sizeof(*targets));
 	uint32_t *fix = NULL;
-	if (p && gmp_result__plan(r, budget ? budget : 1, p, &fix) == 0)
+	for (size_t d = 0; targets && d < r->ndevices; d++)
+		targets[d] = budget ? budget : 1;
+	if (p && targets && gmp_result__plan(r, targets, p, &fix) == 0)
 		for (size_t d = 0; d < r->ndevices; d++)
 			if (p[d].peak_all_fixed > p[d].peak ||
 			    (p[d].fit_n != UINT32_MAX && p[d].peak_fit > (budget ? budget : 1)))
 				abort();
 	free(fix);
+	free(targets);
 	free(p);
 	gmp_result__free(r);
 }

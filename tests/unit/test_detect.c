@@ -436,7 +436,7 @@ static void accesses_unknown(void **state)
 	assert_int_equal(r->failures[0].freeable, 0);
 	assert_true(known->failures[0].freeable > 0);
 	struct gmp_plan p;
-	assert_int_equal(gmp_result__plan(r, 0, &p, NULL), 0);
+	assert_int_equal(gmp_result__plan(r, NULL, &p, NULL), 0);
 	assert_int_equal(p.findings, 0);
 	assert_int_equal(p.peak_all_fixed, p.peak);
 	gmp_result__free(known);

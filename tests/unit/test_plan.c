@@ -173,7 +173,7 @@ static void check_plans(const struct gmp_result *r)
 {
 	struct gmp_plan *all = calloc(r->ndevices ? r->ndevices : 1, sizeof(*all));
 	assert_non_null(all);
-	assert_int_equal(gmp_result__plan(r, 0, all, NULL), 0);
+	assert_int_equal(gmp_result__plan(r, NULL, all, NULL), 0);
 	for (size_t d = 0; d < r->ndevices; d++) {
 		assert_int_equal(all[d].peak, r->devices[d].peak_bytes);
 		assert_true(all[d].peak_all_fixed <= all[d].peak);
@@ -182,10 +182,20 @@ static void check_plans(const struct gmp_result *r)
 		for (uint64_t target = lo ? lo - 1 : 0; target <= hi; target += (hi - lo) / 5 + 1) {
 			if (!target)
 				continue;
+			/* A target for device d alone: the others get no plan. */
 			struct gmp_plan *p = calloc(r->ndevices, sizeof(*p));
+			uint64_t *targets = calloc(r->ndevices, sizeof(*targets));
 			uint32_t *fix = NULL;
 			assert_non_null(p);
-			assert_int_equal(gmp_result__plan(r, target, p, &fix), 0);
+			assert_non_null(targets);
+			targets[d] = target;
+			assert_int_equal(gmp_result__plan(r, targets, p, &fix), 0);
+			free(targets);
+			for (size_t e = 0; e < r->ndevices; e++) {
+				assert_int_equal(p[e].target, e == d ? target : 0);
+				if (e != d)
+					assert_int_equal(p[e].fit_n, UINT32_MAX);
+			}
 			if (target < lo) {
 				assert_int_equal(p[d].fit_n, UINT32_MAX);
 			} else {
@@ -243,7 +253,8 @@ static void plans_reach_their_targets(void **state)
 	struct gmp_result *r = ts_detect(t, NULL);
 	struct gmp_plan p;
 	uint32_t *fix = NULL;
-	assert_int_equal(gmp_result__plan(r, 1300u << 20, &p, &fix), 0);
+	const uint64_t target = 1300u << 20;
+	assert_int_equal(gmp_result__plan(r, &target, &p, &fix), 0);
 	assert_int_equal(p.fit_n, 4);
 	assert_int_equal(p.peak_fit, 1280u << 20);
 	free(fix);

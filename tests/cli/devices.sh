@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: MIT
+# What the driver says of each device: the collector asks it at a device's
+# first context (the test double's driver answers FAKE_CUDA_NAME,
+# FAKE_CUDA_TOTAL and FAKE_CUDA_VERSION) and records it as META; reports
+# give each peak as a share of the device's memory, and gmprof check
+# --max-peak / --max-in-use take a share of it.
+. tests/cli/lib.sh
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+FAKE=$B/double/fake_app
+use_double "$B"
+S=tests/scripts/simple_multi_copy.jsonl
+H100='NVIDIA H100 80GB HBM3'
+
+rm -f "$TMPDIR/d.gmprof" "$TMPDIR/off.gmprof" "$TMPDIR/none.gmprof"
+expect_exit 0 "a run whose driver describes its device" -- env GMPROF_OUTPUT="$TMPDIR/d.gmprof" \
+	FAKE_CUDA_NAME="$H100" FAKE_CUDA_TOTAL=85520809984 FAKE_CUDA_VERSION=13000 "$FAKE" "$S"
+"$GMPROF" dump "$TMPDIR/d.gmprof" 2>/dev/null | grep -E '"key":"(device\.|cuda)' >"$TMPDIR/meta"
+cat >"$TMPDIR/want" <<W
+{"op":"meta","key":"cuda","value":"13.0"}
+{"op":"meta","key":"device.0.name","value":"$H100"}
+{"op":"meta","key":"device.0.memory","value":"85520809984"}
+W
+diff -u "$TMPDIR/want" "$TMPDIR/meta" >"$TMPDIR/diff" && ok "META: the CUDA version, the device's name and memory, once" ||
+	{ notok "META records"; cat "$TMPDIR/diff"; }
+
+"$GMPROF" report --top 0 "$TMPDIR/d.gmprof" >"$TMPDIR/rep" 2>/dev/null
+grep -q "^  device 0 $H100, 79.6 GiB$" "$TMPDIR/rep" && grep -q '^  cuda     13.0$' "$TMPDIR/rep" &&
+	ok "report: the device and CUDA version in the run's header" || notok "report header: $(head -8 "$TMPDIR/rep")"
+grep -q '^  device 0: 16.0 MiB (<0.1% of its 79.6 GiB) at ALLOC' "$TMPDIR/rep" &&
+	ok "report: the peak as a share of the device's memory" || notok "report peak: $(grep -A1 '^Peaks' "$TMPDIR/rep")"
+"$GMPROF" replay --format json "$TMPDIR/d.gmprof" 2>/dev/null |
+	grep -q "\"devices\":\[{\"device\":0,\"name\":\"$H100\",\"memory_bytes\":85520809984,\"peak_bytes\":16777216," &&
+	ok "JSON: the device's name and memory" || notok "JSON: the device's name and memory"
+
+# Asked nothing (GMPROF_DEVICE_INFO=0), or a driver that answers nothing: no META, the same findings.
+expect_exit 0 "GMPROF_DEVICE_INFO=0" -- env GMPROF_DEVICE_INFO=0 GMPROF_OUTPUT="$TMPDIR/off.gmprof" \
+	FAKE_CUDA_NAME=x FAKE_CUDA_TOTAL=1 FAKE_CUDA_VERSION=1 "$FAKE" "$S"
+expect_exit 0 "a driver that describes nothing" -- env GMPROF_OUTPUT="$TMPDIR/none.gmprof" "$FAKE" "$S"
+for p in off none; do
+	if "$GMPROF" dump "$TMPDIR/$p.gmprof" 2>/dev/null | grep -q '"key":"\(device\.\|cuda\)'; then
+		notok "$p: no device META"
+	else
+		ok "$p: no device META"
+	fi
+done
+"$GMPROF" replay --format json "$TMPDIR/none.gmprof" >"$TMPDIR/none.json" 2>/dev/null
+"$GMPROF" replay --format json "$TMPDIR/d.gmprof" | sed 's/"name":"[^"]*","memory_bytes":[0-9]*,//' >"$TMPDIR/d.json"
+cmp -s "$TMPDIR/none.json" "$TMPDIR/d.json" && ok "the findings do not depend on it" || notok "the findings do not depend on it"
+# Only the memory (a driver without cuDeviceGetName's answer): the header says it alone.
+rm -f "$TMPDIR/mem.gmprof"
+env GMPROF_OUTPUT="$TMPDIR/mem.gmprof" FAKE_CUDA_TOTAL=20000000 "$FAKE" "$S" 2>/dev/null
+"$GMPROF" report --top 0 "$TMPDIR/mem.gmprof" 2>/dev/null | grep -q '^  device 0 19.1 MiB$' &&
+	ok "memory alone" || notok "memory alone"
+
+# The CI gate: budgets as shares of each device's memory.
+expect_exit 0 "check --max-peak 90%" -- "$GMPROF" check --max-peak 90% "$TMPDIR/d.gmprof"
+grep -q '^PASS max_peak: device 0: 16.0 MiB <= 90% of its 79.6 GiB (71.7 GiB)$' "$TMPDIR/out" &&
+	ok "--max-peak 90%: passes, saying the share" || notok "--max-peak 90%: $(cat "$TMPDIR/out")"
+expect_exit 1 "check --max-peak 80% on a 19.1 MiB device" -- "$GMPROF" check --max-peak 80% --max-in-use 90% "$TMPDIR/mem.gmprof"
+grep -q '^FAIL max_peak: device 0: 16.0 MiB > 80% of its 19.1 MiB (15.3 MiB)$' "$TMPDIR/out" &&
+	grep -q '^  reached on device 0 at ALLOC (stream 0, #4) at ' "$TMPDIR/out" &&
+	grep -q '^PASS max_in_use: device 0: 16.0 MiB <= 90% of its 19.1 MiB (17.2 MiB)$' "$TMPDIR/out" &&
+	ok "--max-peak 80%: fails where the peak was reached; --max-in-use 90% passes" || notok "shares: $(cat "$TMPDIR/out")"
+# Two devices: a line each under one check.
+cat >"$TMPDIR/two.jsonl" <<'J'
+{"op":"meta","key":"device.0.memory","value":"20000000"}
+{"op":"meta","key":"device.1.memory","value":"40000000"}
+{"op":"alloc","addr":"0x1000000","size":16777216,"device":0}
+{"op":"alloc","addr":"0x9000000","size":16777216,"device":1}
+{"op":"memset","addr":"0x1000000","size":16777216,"value":0}
+{"op":"memset","addr":"0x9000000","size":16777216,"value":0}
+{"op":"free","addr":"0x1000000"}
+{"op":"free","addr":"0x9000000"}
+J
+expect_exit 1 "two devices, one past 80%" -- "$GMPROF" check --max-peak 80% "$TMPDIR/two.jsonl"
+grep -q '^FAIL max_peak: 1 of 2 devices past 80% of their memory$' "$TMPDIR/out" &&
+	grep -q '^  FAIL device 0: 16.0 MiB > 80% of its 19.1 MiB (15.3 MiB)$' "$TMPDIR/out" &&
+	grep -q '^  ok device 1: 16.0 MiB <= 80% of its 38.1 MiB (30.5 MiB)$' "$TMPDIR/out" &&
+	ok "two devices: each against its own memory" || notok "two devices: $(cat "$TMPDIR/out")"
+
+# A share of a memory the input does not record, and bad shares: one sentence, status 2.
+expect_exit 2 "a share without the device's memory" -- "$GMPROF" check --max-peak 90% "$TMPDIR/none.gmprof"
+expect_stderr_line "does not record device 0's memory .*: give --max-peak in bytes$" "it says so, and what to give instead"
+[ ! -s "$TMPDIR/out" ] && ok "and checks nothing" || notok "and checks nothing: $(cat "$TMPDIR/out")"
+for bad in 0% 100.5% -5% 5%% x% 90 %; do
+	case $bad in 90) continue ;; esac
+	expect_exit 2 "--max-in-use $bad refused" -- "$GMPROF" check --max-in-use "$bad" "$TMPDIR/d.gmprof"
+	expect_stderr_line "bad byte count or share '$bad' for --max-in-use" "--max-in-use $bad: one sentence"
+done
+# A META that is no count is no memory.
+{ printf '{"op":"meta","key":"device.0.memory","value":"80GiB"}\n'; cat "$S"; } >"$TMPDIR/badmeta.jsonl"
+expect_exit 2 "a memory META that is no decimal count" -- "$GMPROF" check --max-peak 90% "$TMPDIR/badmeta.jsonl"
+"$GMPROF" report --top 0 "$TMPDIR/badmeta.jsonl" 2>/dev/null | grep -q '^  device 0: 16.0 MiB at ALLOC' &&
+	ok "which reports leave out" || notok "which reports leave out"
+
+# What to fix to fit in a share of the device's memory (the plan that --fit 1300MiB gives: README).
+{ printf '{"op":"meta","key":"device.0.memory","value":"1500000000"}\n'; cat tests/scripts/oom.jsonl; } >"$TMPDIR/oomd.jsonl"
+expect_exit 0 "report --fit 90%" -- "$GMPROF" report --fit 90% "$TMPDIR/oomd.jsonl"
+grep -q '^  device 0: to fit in 1.3 GiB (90% of its 1.4 GiB), fix findings 3, 7, 10, 6: the peak is then 1.2 GiB$' "$TMPDIR/out" &&
+	ok "--fit 90%: the findings that bring the peak under 90% of the device's memory" || notok "--fit 90%: $(grep -A3 '^Fixing' "$TMPDIR/out")"
+"$GMPROF" report --format json --fit 90% "$TMPDIR/oomd.jsonl" 2>/dev/null |
+	grep -q '"plans":\[{"device":0,"findings":10,"redundant_left_out":0,"peak_bytes":1543503872,"peak_all_fixed_bytes":1342177280,"fit_bytes":1350000000,"fit_findings":\[2,6,9,5\],' &&
+	ok "--fit 90%: JSON, the target in bytes" || notok "--fit 90%: JSON"
+expect_exit 2 "report --fit 90% without the device's memory" -- "$GMPROF" report --fit 90% -o "$TMPDIR/r.txt" tests/scripts/oom.jsonl
+expect_stderr_line "^gmprof report: 'tests/scripts/oom.jsonl' does not record device 0's memory .*: give --fit in bytes$" "--fit 90%: one sentence"
+[ ! -e "$TMPDIR/r.txt" ] && ok "--fit 90%: no report written" || notok "--fit 90%: no report written"
+expect_exit 2 "--fit 0%" -- "$GMPROF" report --fit 0% "$TMPDIR/oomd.jsonl"
+
+# Markdown and HTML say it too (HTML escaped).
+"$GMPROF" report --format markdown "$TMPDIR/d.gmprof" 2>/dev/null >"$TMPDIR/md"
+grep -q "^| device 0 | $H100, 79.6 GiB |$" "$TMPDIR/md" && grep -q '^| 0 | 16.0 MiB (<0.1% of its 79.6 GiB) | ' "$TMPDIR/md" &&
+	ok "markdown: the device and the share" || notok "markdown: the device and the share"
+"$GMPROF" html --force -o "$TMPDIR/d.html" "$TMPDIR/d.gmprof" 2>/dev/null
+grep -q "<dt>device 0</dt><dd>$H100, 79.6 GiB</dd>" "$TMPDIR/d.html" &&
+	grep -q '<p>Device 0: 16.0 MiB (&lt;0.1% of its 79.6 GiB) at ' "$TMPDIR/d.html" &&
+	ok "HTML: the device and the share, escaped" || notok "HTML: the device and the share"
+finish
