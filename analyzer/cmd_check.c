@@ -183,21 +183,24 @@ static uint64_t device_peak(const struct gmp_device_summary *d, int inuse)
  * A budget as a share of each device's memory (--max-peak 90%): one check,
  * a line per device when there are several.
  */
+static uint64_t share_of(const struct gmp_trace *t, uint32_t dev, double pct)
+{
+	return (uint64_t)((double)gmp_trace__device_memory(t, dev) * pct / 100.0);
+}
+
 static void check_share(struct gmp_gate *g, const char *name, double pct, int inuse)
 {
 	const struct gmp_result *r = g->s->r;
 	const struct gmp_trace *t = r->trace;
 	char line[300], a[64], b[64], m[32];
 	size_t failed = 0;
-	for (size_t i = 0; i < r->ndevices; i++) {
-		uint64_t mem = gmp_trace__device_memory(t, r->devices[i].device);
-		failed += device_peak(&r->devices[i], inuse) > (uint64_t)((double)mem * pct / 100.0);
-	}
+	for (size_t i = 0; i < r->ndevices; i++)
+		failed += device_peak(&r->devices[i], inuse) > share_of(t, r->devices[i].device, pct);
 	struct gmp_check *c = NULL;
 	for (size_t i = 0; i < r->ndevices; i++) {
 		const struct gmp_device_summary *d = &r->devices[i];
 		uint64_t mem = gmp_trace__device_memory(t, d->device), v = device_peak(d, inuse);
-		uint64_t max = (uint64_t)((double)mem * pct / 100.0);
+		uint64_t max = share_of(t, d->device, pct);
 		gmp_gate__two_sizes(v, max, a, b, sizeof(a));
 		snprintf(line, sizeof(line), "device %u: %s %s %g%% of its %s (%s)", d->device, a, v > max ? ">" : "<=",
 			 pct, gmp_human_bytes(mem, m, sizeof(m)), b);

@@ -164,6 +164,8 @@ void rec_write_failed(int err);
    clean close, its run, its findings into the profile and the summary on stderr. */
 void rec_online_add(const struct gmp_event *e, const char *name, int64_t idx);
 void rec_online(void);
+/* Out of memory for the online trace: it is given up, with one sentence; the profile goes on. */
+void rec_online_lost(void);
 /* A META record (run metadata): lock held. */
 void rec_meta(const char *key, const char *value);
 /* What the driver says of a device (driver.c); "" and 0 where it did not say. */

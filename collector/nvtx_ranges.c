@@ -113,11 +113,8 @@ void nvtx_sync_ranges(void)
 		if (path == 0)
 			path = gmp_trace__add_range_path(gmp_col.trace, ids, n);
 		if (path < 0 || gmp_trace__add_range_change(gmp_col.trace, gmp_col.trace->nev, tid,
-							    (uint32_t)path)) {
-			gmp_trace__free(gmp_col.trace);
-			gmp_col.trace = NULL;
-			rec_say("out of memory for the online analysis; the profile is still written");
-		}
+							    (uint32_t)path))
+			rec_online_lost();
 	}
 	tr.written = tr.gen;
 	tr.started = ranges_seen = 1;

@@ -14,6 +14,13 @@
 #include "findings_json.h"
 #include "gmprof/detect.h"
 
+void rec_online_lost(void)
+{
+	gmp_trace__free(gmp_col.trace);
+	gmp_col.trace = NULL;
+	rec_say("out of memory for the online analysis; the profile is still written");
+}
+
 /* The online trace gets the same event at the same index. */
 void rec_online_add(const struct gmp_event *e, const char *name, int64_t idx)
 {
@@ -23,10 +30,7 @@ void rec_online_add(const struct gmp_event *e, const char *name, int64_t idx)
 	te.stack = 0;
 	te.name = name ? gmp_trace__intern_cstr(gmp_col.trace, name) : 0;
 	if ((name && !te.name) || gmp_trace__add_event(gmp_col.trace, &te, NULL, 0, NULL, 0) != idx) {
-		/* Out of memory: keep recording, give up the online analysis. */
-		gmp_trace__free(gmp_col.trace);
-		gmp_col.trace = NULL;
-		rec_say("out of memory for the online analysis; the profile is still written");
+		rec_online_lost(); /* keep recording */
 	}
 }
 
@@ -72,6 +76,12 @@ void rec_online(void)
 	for (size_t i = 0; i < r->ndevices; i++) {
 		fprintf(stderr, "==gmprof== device %u peak: %s", r->devices[i].device,
 			gmp_human_bytes(r->devices[i].peak_bytes, a, sizeof(a)));
+		uint64_t mem = gmp_trace__device_memory(gmp_col.trace, r->devices[i].device);
+		double pct = mem ? 100.0 * (double)r->devices[i].peak_bytes / (double)mem : 0;
+		if (mem && pct < 0.1 && r->devices[i].peak_bytes) /* as reports give it */
+			fprintf(stderr, " (<0.1%% of its %s)", gmp_human_bytes(mem, b, sizeof(b)));
+		else if (mem)
+			fprintf(stderr, " (%.1f%% of its %s)", pct, gmp_human_bytes(mem, b, sizeof(b)));
 		const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[i].device);
 		char rg[256];
 		if (pk && *gmp_trace__event_range_text(gmp_col.trace, pk->ev, rg, sizeof(rg)))

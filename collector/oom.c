@@ -74,11 +74,8 @@ static void record(struct gmp_alloc_failure *f, const char *api)
 		struct gmp_alloc_failure tf = *f;
 		tf.before = gmp_col.trace->nev;
 		tf.api = gmp_trace__intern_cstr(gmp_col.trace, api);
-		if (!tf.api || gmp_trace__add_failure(gmp_col.trace, &tf)) {
-			gmp_trace__free(gmp_col.trace);
-			gmp_col.trace = NULL;
-			rec_say("out of memory for the online analysis; the profile is still written");
-		}
+		if (!tf.api || gmp_trace__add_failure(gmp_col.trace, &tf))
+			rec_online_lost();
 	}
 	if (gmp_col.fails <= SAID_MAX) {
 		char a[32], b[32], c[32], d[32], mem[80] = "";

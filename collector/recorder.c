@@ -305,6 +305,9 @@ void rec_device_desc(uint32_t device, const struct gmp_device_desc *d)
 		snprintf(key, sizeof(key), "device.%u.memory", device);
 		snprintf(v, sizeof(v), "%" PRIu64, d->memory);
 		rec_meta(key, v);
+		/* The summary at exit gives each peak as a share of it. */
+		if (gmp_col.trace && gmp_trace__set_meta(gmp_col.trace, key, v))
+			rec_online_lost();
 	}
 }
 
@@ -323,9 +326,7 @@ void rec_label(uint64_t ev, const char *label)
 		return;
 	uint32_t tid = gmp_trace__intern_cstr(t, label);
 	if (!tid) {
-		gmp_trace__free(t);
-		gmp_col.trace = NULL;
-		rec_say("out of memory for the online analysis; the profile is still written");
+		rec_online_lost();
 		return;
 	}
 	t->ev[ev].name = tid;

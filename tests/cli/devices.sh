@@ -52,6 +52,11 @@ env GMPROF_OUTPUT="$TMPDIR/mem.gmprof" FAKE_CUDA_TOTAL=20000000 "$FAKE" "$S" 2>/
 "$GMPROF" report --top 0 "$TMPDIR/mem.gmprof" 2>/dev/null | grep -q '^  device 0 19.1 MiB$' &&
 	ok "memory alone" || notok "memory alone"
 
+# The collector's own summary at exit says the share too.
+env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/sum.gmprof" FAKE_CUDA_TOTAL=20000000 "$FAKE" "$S" 2>"$TMPDIR/sum.err" >/dev/null
+grep -q '^==gmprof== device 0 peak: 16.0 MiB (83.9% of its 19.1 MiB)$' "$TMPDIR/sum.err" &&
+	ok "the exit summary: the peak as a share" || notok "the exit summary: $(grep 'peak' "$TMPDIR/sum.err")"
+
 # The CI gate: budgets as shares of each device's memory.
 expect_exit 0 "check --max-peak 90%" -- "$GMPROF" check --max-peak 90% "$TMPDIR/d.gmprof"
 grep -q '^PASS max_peak: device 0: 16.0 MiB <= 90% of its 79.6 GiB (71.7 GiB)$' "$TMPDIR/out" &&
