@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmds.h"
 #include "findings_json.h"
 #include "jw.h"
 #include "u64map.h"
@@ -234,12 +235,12 @@ static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, con
 
 static void names(struct pf *p)
 {
-	char buf[96];
+	char buf[256], dev[160];
 	for (size_t d = 0; d < p->ndevs; d++) {
-		if (p->label)
-			snprintf(buf, sizeof(buf), "%.60s: GPU %u", p->label, p->devs[d]);
-		else
-			snprintf(buf, sizeof(buf), "GPU %u", p->devs[d]);
+		/* "GPU 0 (NVIDIA H100 80GB HBM3, 79.6 GiB)" where the profile records it */
+		const char *what = gmp_text__device(p->t, p->devs[d], dev, sizeof(dev));
+		snprintf(buf, sizeof(buf), "%.60s%sGPU %u%s%s%s", p->label ? p->label : "", p->label ? ": " : "",
+			 p->devs[d], what ? " (" : "", what ? what : "", what ? ")" : "");
 		meta(p, "process_name", pid_of(p, p->devs[d]), 0, buf, p->devs[d]);
 	}
 	for (size_t i = 0; i < p->ntracks; i++) {

@@ -111,6 +111,11 @@ expect_stderr_line "^gmprof report: 'tests/scripts/oom.jsonl' does not record de
 [ ! -e "$TMPDIR/r.txt" ] && ok "--fit 90%: no report written" || notok "--fit 90%: no report written"
 expect_exit 2 "--fit 0%" -- "$GMPROF" report --fit 0% "$TMPDIR/oomd.jsonl"
 
+# Perfetto names each GPU's process by it.
+"$GMPROF" perfetto --force -o "$TMPDIR/d.json" "$TMPDIR/d.gmprof" 2>/dev/null
+grep -q "\"name\":\"process_name\".*\"name\":\"GPU 0 ($H100, 79.6 GiB)\"" "$TMPDIR/d.json" &&
+	ok "Perfetto: the GPU's process named with it" || notok "Perfetto: $(grep -o '"name":"GPU[^"]*"' "$TMPDIR/d.json")"
+
 # Markdown and HTML say it too (HTML escaped).
 "$GMPROF" report --format markdown "$TMPDIR/d.gmprof" 2>/dev/null >"$TMPDIR/md"
 grep -q "^| device 0 | $H100, 79.6 GiB |$" "$TMPDIR/md" && grep -q '^| 0 | 16.0 MiB (<0.1% of its 79.6 GiB) | ' "$TMPDIR/md" &&
