@@ -167,6 +167,12 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 			gmp_human_bytes(r->objects[obj].size, b, sizeof(b)));
 	}
 	fprintf(fp, "%s\n", g->live_objects > 3 ? ", ..." : "");
+	/* What the device held beside the program's objects: what an out-of-memory puzzle often is. */
+	if (f->dev_total && f->dev_total - f->dev_free > g->live_bytes)
+		fprintf(fp, "%s  held beside them: %s of the device's %s (the CUDA context, libraries' own memory, "
+			"gmprof's, other processes)\n", indent,
+			gmp_human_bytes(f->dev_total - f->dev_free - g->live_bytes, a, sizeof(a)),
+			gmp_human_bytes(f->dev_total, b, sizeof(b)));
 	if (!g->fix_n) {
 		fprintf(fp, "%s  no finding's fix frees memory at that moment\n", indent);
 		return;

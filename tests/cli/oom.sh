@@ -39,7 +39,7 @@ diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" &&
 	{ notok "recorded failures"; cat "$TMPDIR/diff"; }
 "$GMPROF" report "$TMPDIR/oom.gmprof" >"$TMPDIR/rep" 2>/dev/null
 [ "$(grep -c '^  cu[a-zA-Z]* of .* on device 0 at .*fake_app.c:[0-9]* ran out of memory\( (.*)\)\?$' "$TMPDIR/rep")" -eq 3 ] &&
-	[ "$(grep -A4 'ran out of memory' "$TMPDIR/rep" | grep -c '^      main (.*fake_app.c:[0-9]*)$')" -eq 3 ] &&
+	[ "$(grep -A5 'ran out of memory' "$TMPDIR/rep" | grep -c '^      main (.*fake_app.c:[0-9]*)$')" -eq 3 ] &&
 	ok "each has its call path, symbolized" || notok "each has its call path: $(grep -A5 'ran out' "$TMPDIR/rep")"
 
 # The findings of the profile equal the script's, but for labels and source sites.
@@ -72,6 +72,13 @@ expect_exit 0 "GMPROF_OOM_MEMINFO=0" -- env GMPROF_OOM_MEMINFO=0 GMPROF_OUTPUT="
 grep -q '^  cudaMalloc of 1.0 GiB on device 0 at .* ran out of memory (384.0 MiB free of 2.0 GiB)$' "$TMPDIR/rep" &&
 	grep -q '^    fixing findings 3 (early_allocation of obj#3), 7 (late_deallocation of obj#4), 10 (temporary_idleness of obj#2) frees 704.0 MiB then; with the 384.0 MiB free, 1.1 GiB, more than the 1.0 GiB asked for$' "$TMPDIR/rep" &&
 	ok "report: the free memory and the fixes, against the request" || notok "report: $(grep -A3 'ran out' "$TMPDIR/rep" | head -4)"
+# What the device held beside the program's objects: 2 GiB - 384 MiB free - 1.4 GiB live; 704 MiB at the second.
+grep -q "^    held beside them: 192.0 MiB of the device's 2.0 GiB (the CUDA context, " "$TMPDIR/rep" &&
+	grep -q "^    held beside them: 704.0 MiB of the device's 2.0 GiB " "$TMPDIR/rep" &&
+	ok "report: what the device held beside the live objects" || notok "report: held beside them: $(grep 'held beside' "$TMPDIR/rep")"
+"$GMPROF" report tests/scripts/oom.jsonl 2>/dev/null | grep -q 'held beside' &&
+	notok "report: nothing said of it where the device's memory is not known" ||
+	ok "report: nothing said of it where the device's memory is not known"
 "$GMPROF" replay --format json "$TMPDIR/oom.gmprof" 2>/dev/null | grep -q '"device_free_bytes":402653184,"device_total_bytes":2147483648,"live_bytes":1543503872' &&
 	ok "JSON: the device's free and total memory" || notok "JSON: the device's free and total memory"
 
