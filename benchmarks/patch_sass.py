@@ -28,7 +28,8 @@ import tempfile
 
 STL, LDL = 0x387, 0x983
 CONTROL = {0x944: 'CALL', 0x947: 'BRA', 0x949: 'BRX', 0x94D: 'EXIT', 0x950: 'RET'}
-FUNCTIONS = ['gmp_patch_global_access', 'gmp_patch_global_access_records', 'gmp_patch_global_access_empty']
+FUNCTIONS = ['gmp_patch_global_access', 'gmp_patch_global_access_object', 'gmp_patch_global_access_records',
+             'gmp_patch_global_access_empty']
 CALIBRATION = r'''
 extern "C" __global__ void known_stores(float *a, const float *b, int k)
 {

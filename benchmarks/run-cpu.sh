@@ -7,7 +7,8 @@
 # many findings).  Then the collector's own cost per event with many live
 # objects, through the Sanitizer test double (which also does, on the CPU,
 # what the GPU would: the patches' work, copies and memsets).  One run
-# prints one table; compare within it, never across machines.  Goals: >= 2M events/s from a
+# prints one table; compare within it, never across machines.  Last, the
+# device patches' instruction counts (benchmarks/patch_sass.py).  Goals: >= 2M events/s from a
 # profile, >= 500k/s from a script, <= 200 B/event, 10M/1M time ~ 10.
 set -eu
 BUILD=${BUILD:-build}
@@ -100,3 +101,12 @@ echo "addr2line against binutils (goal: at least 5x faster, identical output):"
 echo
 SHAPE=loop BUILD=$BUILD sh benchmarks/addr2line.sh
 SHAPE=branchy BUILD=$BUILD sh benchmarks/addr2line.sh
+echo
+echo "The device patches' machine code (static counts; the stores and loads a call pays before any"
+echo "branch are the registers it saves for the patched kernel, on every call):"
+echo
+if command -v python3 >/dev/null && [ -x "${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}" ]; then
+	python3 benchmarks/patch_sass.py || echo "(patch_sass.py could not count them; its line above says why)"
+else
+	echo "(python3 or nvcc missing: not counted)"
+fi

@@ -103,7 +103,7 @@ static const struct {
 } fallbacks[] = {
 	{ "hit-list", GMP_FALLBACK_HIT_LIST }, { "two-tables", GMP_FALLBACK_TWO_TABLES },
 	{ "table-reuse", GMP_FALLBACK_TABLE_REUSE }, { "hit-epochs", GMP_FALLBACK_HIT_EPOCHS },
-	{ "all", GMP_FALLBACK_ALL },
+	{ "object-callback", GMP_FALLBACK_OBJECT_CALLBACK }, { "all", GMP_FALLBACK_ALL },
 };
 #define NFALLBACKS (sizeof(fallbacks) / sizeof(fallbacks[0]))
 

@@ -25,15 +25,29 @@ static const struct {
 };
 
 /*
+ * The device function global accesses call: an empty one (the cost
+ * benchmark's baseline), the one with per-instruction records
+ * (GMPROF_PATCH_HINTS), or the plain one; in object mode, where no launch
+ * is monitored at intra level, its specialization for object level.
+ */
+static const char *global_access_cb(void)
+{
+	const struct gmp_opts *o = &gmp_col.opts;
+	return o->patch_empty ? "gmp_patch_global_access_empty"
+	       : o->patch_hints ? "gmp_patch_global_access_records"
+	       : o->mode == GMP_COLLECT_OBJECT && !(o->fallback & GMP_FALLBACK_OBJECT_CALLBACK)
+		       ? "gmp_patch_global_access_object"
+		       : points[0].cb;
+}
+
+/*
  * Patches one module: lock released.  0, or the failure to report.  Sets
  * *heap when device-side malloc() was patched (older drivers may lack it).
  */
 static SanitizerResult patch_module(CUmodule module, const char **what, int *heap)
 {
 	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		const char *cb = i ? points[i].cb /* [0]: global accesses, in one of three ways */
-				   : gmp_col.opts.patch_empty ? "gmp_patch_global_access_empty"
-				   : gmp_col.opts.patch_hints ? "gmp_patch_global_access_records" : points[i].cb;
+		const char *cb = i ? points[i].cb : global_access_cb();
 		int is_heap = points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC ||
 			      points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE;
 		if (is_heap && !gmp_col.opts.heap_records)

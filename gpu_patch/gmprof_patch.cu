@@ -83,14 +83,20 @@ static __device__ __forceinline__ int bitmap_set(const struct gmp_patch_launch *
 	return one;
 }
 
+/*
+ * One warp instruction's accesses.  modes: the launch modes the caller can
+ * get (a constant: GMP_MODE_OBJECT | GMP_MODE_L1_TESTS leaves the intra
+ * code out of gmp_patch_global_access_object).
+ */
 static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, uint64_t pc,
-						   uint64_t addr, uint32_t size, uint32_t flags)
+						   uint64_t addr, uint32_t size, uint32_t flags,
+						   uint32_t modes = ~0u)
 {
 	const uint32_t active = __activemask();
 	const uint32_t lane = lane_id();
 	const uint32_t leader = __ffs(active) - 1;
 	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
-	const uint32_t mode = l->mode;
+	const uint32_t mode = l->mode & modes;
 	uint32_t bits = size ? gmp_patch_hit_bits(flags) : 0;
 	/* Which lanes read and which write: the OR of any group's bits is two ballots. */
 	const uint32_t rd = __ballot_sync(active, bits & GMP_HIT_READ);
@@ -169,6 +175,24 @@ gmp_patch_global_access(void *userdata, uint64_t pc, void *ptr, uint32_t size, u
 	(void)data;
 	if (userdata)
 		warp_access((struct gmp_patch_launch *)userdata, pc, (uint64_t)(uintptr_t)ptr, size, flags);
+	return 0;
+}
+
+/*
+ * The same for a run whose every launch is monitored at object level
+ * (GMPROF_MODE=object, the collector's choice at patching): the intra code
+ * left out, so the function is about half the size and saves fewer
+ * registers (benchmarks/patch_sass.py).  A launch in intra mode must never
+ * reach it: the collector patches it only when no launch can be.
+ */
+extern "C" __device__ __noinline__ gmp_patch_result
+gmp_patch_global_access_object(void *userdata, uint64_t pc, void *ptr, uint32_t size, uint32_t flags,
+			       const void *data)
+{
+	(void)data;
+	if (userdata)
+		warp_access((struct gmp_patch_launch *)userdata, pc, (uint64_t)(uintptr_t)ptr, size, flags,
+			    GMP_MODE_OBJECT | GMP_MODE_L1_TESTS);
 	return 0;
 }
 

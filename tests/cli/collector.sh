@@ -195,10 +195,12 @@ for m in object intra; do
 	rm -f "$TMPDIR/hints.gmprof" "$TMPDIR/plain.gmprof"
 	env GMPROF_PATCH_HINTS=1 GMP_DOUBLE_PATCHES=1 GMPROF_MODE=$m GMPROF_OUTPUT="$TMPDIR/hints.gmprof" "$FAKE" \
 		tests/scripts/intra_patterns.jsonl 2>"$TMPDIR/hints.err"
+	plain=gmp_patch_global_access
+	[ "$m" = object ] && plain=gmp_patch_global_access_object # object mode's own
 	grep -q "^double: instruction [0-9]* patched to gmp_patch_global_access_records$" "$TMPDIR/hints.err" &&
 		env GMP_DOUBLE_PATCHES=1 GMPROF_MODE=$m GMPROF_OUTPUT="$TMPDIR/plain.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl 2>&1 |
-		grep -q "^double: instruction [0-9]* patched to gmp_patch_global_access$" &&
-		ok "GMPROF_PATCH_HINTS=1 ($m mode): global accesses call gmp_patch_global_access_records" ||
+		grep -q "^double: instruction [0-9]* patched to $plain$" &&
+		ok "GMPROF_PATCH_HINTS=1 ($m mode): global accesses call gmp_patch_global_access_records, else $plain" ||
 		notok "GMPROF_PATCH_HINTS=1 ($m mode): $(grep patched "$TMPDIR/hints.err")"
 	"$GMPROF" replay --format json "$TMPDIR/hints.gmprof" >"$TMPDIR/hints.got" 2>&1
 	rm -f "$TMPDIR/nohints.gmprof"
@@ -207,6 +209,17 @@ for m in object intra; do
 	cmp -s "$TMPDIR/hints.got" "$TMPDIR/nohints.got" && grep -q '"pattern"' "$TMPDIR/hints.got" &&
 		ok "GMPROF_PATCH_HINTS=1 ($m mode): the same findings" || notok "GMPROF_PATCH_HINTS=1 ($m mode): the same findings"
 done
+# GMPROF_FALLBACK=object-callback: object mode patches the function for every mode, with the same findings.
+rm -f "$TMPDIR/objcb.gmprof" "$TMPDIR/obj.gmprof"
+env GMPROF_FALLBACK=object-callback GMP_DOUBLE_PATCHES=1 GMPROF_OUTPUT="$TMPDIR/objcb.gmprof" "$FAKE" \
+	tests/scripts/intra_patterns.jsonl 2>"$TMPDIR/objcb.err"
+env GMPROF_OUTPUT="$TMPDIR/obj.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl
+"$GMPROF" replay --format json "$TMPDIR/objcb.gmprof" >"$TMPDIR/objcb.got" 2>&1
+grep -q "^double: instruction [0-9]* patched to gmp_patch_global_access$" "$TMPDIR/objcb.err" &&
+	"$GMPROF" replay --format json "$TMPDIR/obj.gmprof" 2>&1 | cmp -s - "$TMPDIR/objcb.got" &&
+	grep -q '"pattern"' "$TMPDIR/objcb.got" &&
+	ok "GMPROF_FALLBACK=object-callback: object mode calls gmp_patch_global_access, the same findings" ||
+	notok "GMPROF_FALLBACK=object-callback: $(grep patched "$TMPDIR/objcb.err")"
 # The hit list: what a launch touched is read from its list of first
 # touches, not from every live object's hit word.  700 live objects; "few"
 # reads 3 (the launch's header and list in one copy), "some" 150 list items
@@ -260,7 +273,7 @@ rm -f "$TMPDIR/twot.fb.gmprof"
 expect_exit 0 "GMPROF_FALLBACK=all, intra mode: the program runs" -- env GMPROF_FALLBACK=all GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/twot.fb.gmprof" "$FAKE" "$TMPDIR/twot.jsonl"
 same_kernels "  ... every launch's touches as the script has them" "$TMPDIR/twot.fb.gmprof" "$TMPDIR/twot.jsonl" 160 touches
-"$GMPROF" report "$TMPDIR/twot.fb.gmprof" | grep -q '^  fallback hit-list,two-tables,table-reuse,hit-epochs$' &&
+"$GMPROF" report "$TMPDIR/twot.fb.gmprof" | grep -q '^  fallback hit-list,two-tables,table-reuse,hit-epochs,object-callback$' &&
 	ok "  ... the report names all four" || notok "  ... the report names all four"
 # Intra mode: launches keep their maps until the program's own syncs (no
 # stream wait per launch), and maps blocks come back for later launches: 30

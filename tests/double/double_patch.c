@@ -65,7 +65,8 @@ SanitizerResult sanitizerAddPatchesFromFile(const char *filename, CUcontext ctx)
 SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUmodule module,
 					   const char *name)
 {
-	static const char *const known[] = { "gmp_patch_global_access", "gmp_patch_global_access_records",
+	static const char *const known[] = { "gmp_patch_global_access", "gmp_patch_global_access_object",
+					     "gmp_patch_global_access_records",
 					     "gmp_patch_memcpy_async", "gmp_patch_device_malloc",
 					     "gmp_patch_device_free" };
 	if (module != MODULE || id <= 0 || id >= 16)

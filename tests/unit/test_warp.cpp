@@ -39,6 +39,7 @@ static struct {
 	struct gmp_patch_launch *l;
 	uint64_t pc;                    /* the instruction's: per-instruction hints key on it */
 	int records;                    /* the lanes call gmp_patch_global_access_records (GMPROF_PATCH_HINTS=1) */
+	int object;                     /* else gmp_patch_global_access_object (object mode's), when set */
 	uint64_t addr[32];
 	uint32_t size[32], flags[32];
 	int quit;
@@ -52,7 +53,9 @@ static void *lane_main(void *arg)
 		if (job.quit)
 			return NULL;
 		if (emu_warp.active >> emu_lane & 1)
-			(job.records ? gmp_patch_global_access_records : gmp_patch_global_access)(
+			(job.records  ? gmp_patch_global_access_records
+			 : job.object ? gmp_patch_global_access_object
+				      : gmp_patch_global_access)(
 				job.l, job.pc, (void *)(uintptr_t)job.addr[emu_lane], job.size[emu_lane], job.flags[emu_lane],
 				NULL);
 		pthread_barrier_wait(&job.done);
@@ -342,6 +345,8 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 		uint64_t hint_seed = rnd(&s) % 2 ? rnd(&s) | 1 : 0, split = rnd(&s) % 2 ? rnd(&s) | 1 : 0;
 		uint64_t stale = rnd(&s) % 2 ? rnd(&s) | 1 : 0; /* a buffer with earlier launches' stamps */
 		job.records = hint_seed && rnd(&s) % 4; /* records: mostly the collector's entry for them */
+		/* Object mode's own function, in object mode, half the time (a launch there is never intra). */
+		job.object = !(mode & (GMP_MODE_INTRA_GPU | GMP_MODE_INTRA_STREAM)) && rnd(&s) % 2;
 		state w(start, end, m, gs, cs, hint_seed, split, stale), r(start, end, m, gs, cs, 0, split, stale);
 		for (int step = 0; step < 40; step++) {
 			uint32_t size[32], flags = flags_of(&s);
@@ -371,6 +376,7 @@ static void records(void **)
 	for (uint32_t way = 0; way < 4; way++) {
 		const uint32_t mode = GMP_MODE_OBJECT | (way & 1 ? GMP_MODE_L1_TESTS : 0);
 		job.records = way >> 1; /* both entries: the records' own and the plain one */
+		job.object = 0;
 		state w(start, end, mode, 2, 6, 1, 0, 0), r(start, end, mode, 2, 6, 0, 0, 0);
 		job.pc = 0x40;
 		for (int k = 0; k < 5; k++) {
@@ -394,6 +400,7 @@ static void records_straddle(void **)
 	const std::vector<uint64_t> start = { 0x10000, 0x10400 }, end = { 0x10400, 0x10800 };
 	for (int plain = 0; plain < 2; plain++) {
 		job.records = !plain;
+		job.object = 0;
 		state w(start, end, GMP_MODE_OBJECT, 2, 6, 1, 0, 0), r(start, end, GMP_MODE_OBJECT, 2, 6, 0, 0, 0);
 		job.pc = 0x80;
 		for (int k = 0; k < 2; k++) {
