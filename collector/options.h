@@ -34,8 +34,8 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
 #define GMP_FALLBACK_TABLE_REUSE 0x4u /* free each table block, none kept for the next table */
 #define GMP_FALLBACK_HIT_EPOCHS 0x8u  /* clear the hit words before every launch, not once per
 					 buffer (launches numbered: patch_abi.h) */
-#define GMP_FALLBACK_OBJECT_CALLBACK 0x10u /* object mode patches gmp_patch_global_access, which
-					      handles every mode, not its object-level specialization */
+#define GMP_FALLBACK_OBJECT_CALLBACK 0x10u /* object mode patches the callbacks that handle every
+					      mode, not their object-level specializations */
 #define GMP_FALLBACK_ALL 0x1fu
 
 /*

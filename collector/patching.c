@@ -24,20 +24,28 @@ static const struct {
 	{ SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE, "gmp_patch_device_free" },
 };
 
+/* In object mode no launch is monitored at intra level: the callbacks' specializations for object level. */
+static int object_level(void)
+{
+	return gmp_col.opts.mode == GMP_COLLECT_OBJECT && !(gmp_col.opts.fallback & GMP_FALLBACK_OBJECT_CALLBACK);
+}
+
 /*
- * The device function global accesses call: an empty one (the cost
- * benchmark's baseline), the one with per-instruction records
- * (GMPROF_PATCH_HINTS), or the plain one; in object mode, where no launch
- * is monitored at intra level, its specialization for object level.
+ * The device function an instruction kind calls.  Global accesses: an
+ * empty one (the cost benchmark's baseline), the one with per-instruction
+ * records (GMPROF_PATCH_HINTS), or the plain one.
  */
-static const char *global_access_cb(void)
+static const char *callback(size_t i)
 {
 	const struct gmp_opts *o = &gmp_col.opts;
-	return o->patch_empty ? "gmp_patch_global_access_empty"
-	       : o->patch_hints ? "gmp_patch_global_access_records"
-	       : o->mode == GMP_COLLECT_OBJECT && !(o->fallback & GMP_FALLBACK_OBJECT_CALLBACK)
-		       ? "gmp_patch_global_access_object"
-		       : points[0].cb;
+	if (points[i].id == SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS)
+		return o->patch_empty	? "gmp_patch_global_access_empty"
+		       : o->patch_hints ? "gmp_patch_global_access_records"
+		       : object_level() ? "gmp_patch_global_access_object"
+					: points[i].cb;
+	if (points[i].id == SANITIZER_INSTRUCTION_MEMCPY_ASYNC && object_level())
+		return "gmp_patch_memcpy_async_object";
+	return points[i].cb;
 }
 
 /*
@@ -47,7 +55,7 @@ static const char *global_access_cb(void)
 static SanitizerResult patch_module(CUmodule module, const char **what, int *heap)
 {
 	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++) {
-		const char *cb = i ? points[i].cb : global_access_cb();
+		const char *cb = callback(i);
 		int is_heap = points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC ||
 			      points[i].id == SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE;
 		if (is_heap && !gmp_col.opts.heap_records)

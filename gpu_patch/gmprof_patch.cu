@@ -272,6 +272,17 @@ gmp_patch_memcpy_async(void *userdata, uint64_t pc, void *src, uint32_t dst, uin
 	return 0;
 }
 
+/* The same in object mode (as gmp_patch_global_access_object). */
+extern "C" __device__ __noinline__ gmp_patch_result
+gmp_patch_memcpy_async_object(void *userdata, uint64_t pc, void *src, uint32_t dst, uint32_t size)
+{
+	(void)dst;
+	if (userdata && src)
+		warp_access((struct gmp_patch_launch *)userdata, pc, (uint64_t)(uintptr_t)src, size,
+			    GMP_SAN_ACCESS_READ, GMP_MODE_OBJECT | GMP_MODE_L1_TESTS);
+	return 0;
+}
+
 extern "C" __device__ __noinline__ gmp_patch_result
 gmp_patch_device_malloc(void *userdata, uint64_t pc, void *ptr, uint64_t size)
 {

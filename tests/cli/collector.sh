@@ -213,8 +213,12 @@ done
 rm -f "$TMPDIR/objcb.gmprof" "$TMPDIR/obj.gmprof"
 env GMPROF_FALLBACK=object-callback GMP_DOUBLE_PATCHES=1 GMPROF_OUTPUT="$TMPDIR/objcb.gmprof" "$FAKE" \
 	tests/scripts/intra_patterns.jsonl 2>"$TMPDIR/objcb.err"
-env GMPROF_OUTPUT="$TMPDIR/obj.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl
+env GMP_DOUBLE_PATCHES=1 GMPROF_OUTPUT="$TMPDIR/obj.gmprof" "$FAKE" tests/scripts/intra_patterns.jsonl 2>"$TMPDIR/obj.err"
 "$GMPROF" replay --format json "$TMPDIR/objcb.gmprof" >"$TMPDIR/objcb.got" 2>&1
+grep -q "^double: instruction [0-9]* patched to gmp_patch_memcpy_async_object$" "$TMPDIR/obj.err" &&
+	grep -q "^double: instruction [0-9]* patched to gmp_patch_memcpy_async$" "$TMPDIR/objcb.err" &&
+	ok "object mode: cp.async calls gmp_patch_memcpy_async_object; under the fallback, the plain one" ||
+	notok "cp.async callbacks: $(grep memcpy "$TMPDIR/obj.err" "$TMPDIR/objcb.err")"
 grep -q "^double: instruction [0-9]* patched to gmp_patch_global_access$" "$TMPDIR/objcb.err" &&
 	"$GMPROF" replay --format json "$TMPDIR/obj.gmprof" 2>&1 | cmp -s - "$TMPDIR/objcb.got" &&
 	grep -q '"pattern"' "$TMPDIR/objcb.got" &&

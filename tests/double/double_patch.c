@@ -67,7 +67,7 @@ SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUm
 {
 	static const char *const known[] = { "gmp_patch_global_access", "gmp_patch_global_access_object",
 					     "gmp_patch_global_access_records",
-					     "gmp_patch_memcpy_async", "gmp_patch_device_malloc",
+					     "gmp_patch_memcpy_async", "gmp_patch_memcpy_async_object", "gmp_patch_device_malloc",
 					     "gmp_patch_device_free" };
 	if (module != MODULE || id <= 0 || id >= 16)
 		return SANITIZER_ERROR_INVALID_PARAMETER;
