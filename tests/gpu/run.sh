@@ -21,11 +21,10 @@
 #  5. Six of them again with GMPROF_PATCH_LOADS=l1 (and GMPROF_PATCH_HINTS=1).
 #  6. --kernels-from on two of them.
 #  7. Six of them in alloc mode: object mode's peaks, the expected leaks.
-#  8. The collector's record of its own time in every profile of 2 and 3.
+#  8. The collector's record of its own time in every profile of 2 and 3,
+#     and the device's name, memory and CUDA version as nvidia-smi gives them.
 #  9. The benchmark programs again at BENCH_SCALE=2 (make bench-gpu SCALE):
 #     the same findings, and in intra mode each touch counted twice as often.
-# 10. The device's name, memory and CUDA version in every profile of 2 and 3,
-#     as nvidia-smi gives them.
 # Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
 set -u
 BUILD=${BUILD:-build}
@@ -259,7 +258,22 @@ done
 #    program's profile of step 2: every part there, the parts inside the
 #    callbacks, start and exit that hold them, those inside the run, and a
 #    module patched.
+#    And what the driver says of the device (META device.0.name,
+#    device.0.memory, cuda; asked at the first context, outside the
+#    collector's lock): the memory nvidia-smi gives (MiB), the name it
+#    gives, a CUDA version.
+smi_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0 2>/dev/null | tr -d ' ')
+smi_name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null)
+described() { # PROFILE: its device META as nvidia-smi describes the device (kept in PROFILE.desc)
+	"$G" dump "$1" 2>/dev/null | grep '^{"op":"meta","key":"\(device\.0\.\|cuda"\)' >"$1.desc"
+	_mem=$(sed -n 's/.*"key":"device.0.memory","value":"\([0-9]*\)".*/\1/p' "$1.desc")
+	_name=$(sed -n 's/.*"key":"device.0.name","value":"\(.*\)"}$/\1/p' "$1.desc")
+	[ -n "$_mem" ] && [ -n "$_name" ] && grep -q '"key":"cuda","value":"[0-9]*\.[0-9]*"' "$1.desc" &&
+		{ [ -z "$smi_mib" ] || [ "$((_mem / 1048576))" = "$smi_mib" ]; } &&
+		{ [ -z "$smi_name" ] || [ "$_name" = "$smi_name" ]; }
+}
 insane=
+undescribed=
 checked=0
 for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	name=$(basename "$src" .cu)
@@ -268,12 +282,19 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	mode=$(mode_of "$dir/$name")
 	checked=$((checked + 1))
 	self_time_sane "$OUT_DIR/$name.gmprof" "$mode" || insane="$insane $name"
+	described "$OUT_DIR/$name.gmprof" || undescribed="$undescribed $name"
 done
 if [ -z "$insane" ]; then
 	ok "the collector's own time recorded and consistent in $checked profiles"
 else
 	bad "the collector's own time is missing or inconsistent in:$insane"
 	for name in $insane; do echo "  $name: $(self_time_of "$OUT_DIR/$name.gmprof" | tr '\n' ' ')"; done
+fi
+if [ -z "$undescribed" ]; then
+	ok "the device's name, memory and CUDA version recorded in $checked profiles (nvidia-smi: ${smi_name:-?}, ${smi_mib:-?} MiB)"
+else
+	bad "the device is not described as nvidia-smi says (${smi_name:-?}, ${smi_mib:-?} MiB) in:$undescribed"
+	for name in $undescribed; do echo "  $name: $(tr '\n' ' ' <"$OUT_DIR/$name.gmprof.desc")"; done
 fi
 # 9. BENCH_SCALE=2: each kernel of a benchmark program repeats its memory
 #    work twice within its launch (benchmarks/cuda/bench.h), so the program
@@ -297,32 +318,5 @@ for src in benchmarks/cuda/*.cu; do
 		bad "$name (BENCH_SCALE=2): touches not those of step 3 counted twice:"; head -20 "$OUT_DIR/scaled.diff"
 	fi
 done
-# 10. What the driver says of the device (META device.0.name, device.0.memory,
-#     cuda; asked at the first context, outside the collector's lock): in
-#     every profile of step 2, the memory nvidia-smi gives (MiB), the name
-#     it gives, a CUDA version.
-smi_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i 0 2>/dev/null | tr -d ' ')
-smi_name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null)
-undescribed=
-checked=0
-for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
-	name=$(basename "$src" .cu)
-	[ -f "$OUT_DIR/$name.gmprof" ] || continue
-	checked=$((checked + 1))
-	"$G" dump "$OUT_DIR/$name.gmprof" 2>/dev/null | grep '^{"op":"meta","key":"\(device\.0\.\|cuda"\)' >"$OUT_DIR/$name.desc"
-	mem=$(sed -n 's/.*"key":"device.0.memory","value":"\([0-9]*\)".*/\1/p' "$OUT_DIR/$name.desc")
-	dname=$(sed -n 's/.*"key":"device.0.name","value":"\(.*\)"}$/\1/p' "$OUT_DIR/$name.desc")
-	if [ -z "$mem" ] || [ -z "$dname" ] || ! grep -q '"key":"cuda","value":"[0-9]*\.[0-9]*"' "$OUT_DIR/$name.desc" ||
-		{ [ -n "$smi_mib" ] && [ "$((mem / 1048576))" != "$smi_mib" ]; } ||
-		{ [ -n "$smi_name" ] && [ "$dname" != "$smi_name" ]; }; then
-		undescribed="$undescribed $name"
-	fi
-done
-if [ -z "$undescribed" ]; then
-	ok "the device's name, memory and CUDA version recorded in $checked profiles (nvidia-smi: ${smi_name:-?}, ${smi_mib:-?} MiB)"
-else
-	bad "the device is not described as nvidia-smi says (${smi_name:-?}, ${smi_mib:-?} MiB) in:$undescribed"
-	for name in $undescribed; do echo "  $name: $(tr '\n' ' ' <"$OUT_DIR/$name.desc")"; done
-fi
 echo "gpu-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
