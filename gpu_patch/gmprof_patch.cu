@@ -232,14 +232,25 @@ static __device__ __noinline__ void warp_unclaimed(struct gmp_patch_launch *l, u
 	warp_access(l, pc, addr, size, flags);
 }
 
+/* The same for a launch at object level: the intra code left out (as gmp_patch_global_access_object). */
+static __device__ __noinline__ void warp_unclaimed_object(struct gmp_patch_launch *l, uint64_t pc, uint64_t addr,
+							  uint32_t size, uint32_t flags)
+{
+	warp_access(l, pc, addr, size, flags, GMP_MODE_OBJECT | GMP_MODE_L1_TESTS);
+}
+
 extern "C" __device__ __noinline__ gmp_patch_result
 gmp_patch_global_access_records(void *userdata, uint64_t pc, void *ptr, uint32_t size, uint32_t flags,
 				const void *data)
 {
 	(void)data;
 	struct gmp_patch_launch *l = (struct gmp_patch_launch *)userdata;
-	if (l && !warp_claimed(l, pc, (uint64_t)(uintptr_t)ptr, size, flags))
+	if (!l || warp_claimed(l, pc, (uint64_t)(uintptr_t)ptr, size, flags))
+		return 0;
+	if (l->mode & (GMP_MODE_INTRA_GPU | GMP_MODE_INTRA_STREAM))
 		warp_unclaimed(l, pc, (uint64_t)(uintptr_t)ptr, size, flags);
+	else
+		warp_unclaimed_object(l, pc, (uint64_t)(uintptr_t)ptr, size, flags);
 	return 0;
 }
 
