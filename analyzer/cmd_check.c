@@ -183,11 +183,6 @@ static uint64_t device_peak(const struct gmp_device_summary *d, int inuse)
  * A budget as a share of each device's memory (--max-peak 90%): one check,
  * a line per device when there are several.
  */
-static uint64_t share_of(const struct gmp_trace *t, uint32_t dev, double pct)
-{
-	return (uint64_t)((double)gmp_trace__device_memory(t, dev) * pct / 100.0);
-}
-
 static void check_share(struct gmp_gate *g, const char *name, double pct, int inuse)
 {
 	const struct gmp_result *r = g->s->r;
@@ -195,12 +190,12 @@ static void check_share(struct gmp_gate *g, const char *name, double pct, int in
 	char line[300], a[64], b[64], m[32];
 	size_t failed = 0;
 	for (size_t i = 0; i < r->ndevices; i++)
-		failed += device_peak(&r->devices[i], inuse) > share_of(t, r->devices[i].device, pct);
+		failed += device_peak(&r->devices[i], inuse) > gmp_report__share_bytes(t, r->devices[i].device, pct);
 	struct gmp_check *c = NULL;
 	for (size_t i = 0; i < r->ndevices; i++) {
 		const struct gmp_device_summary *d = &r->devices[i];
 		uint64_t mem = gmp_trace__device_memory(t, d->device), v = device_peak(d, inuse);
-		uint64_t max = share_of(t, d->device, pct);
+		uint64_t max = gmp_report__share_bytes(t, d->device, pct);
 		gmp_gate__two_sizes(v, max, a, b, sizeof(a));
 		snprintf(line, sizeof(line), "device %u: %s %s %g%% of its %s (%s)", d->device, a, v > max ? ">" : "<=",
 			 pct, gmp_human_bytes(mem, m, sizeof(m)), b);
@@ -463,7 +458,8 @@ int cmd_check(int argc, char **argv)
 	struct gmp_inputs in;
 	if ((ex = gmp_cli__inputs("check", argc, argv, &cm, &in)))
 		return ex;
-	struct gmp_sarif sf = { .error_mask = fail_on | (allow_oom ? 0 : 1u << GMP_PAT_COUNT) | 1u << (GMP_PAT_COUNT + 1) };
+	struct gmp_sarif sf = { .error_mask = fail_on | (allow_oom ? 0 : 1u << GMP_PAT_COUNT) | 3u << (GMP_PAT_COUNT + 1),
+				.has_max_peak = have_peak, .max_peak = max_peak, .max_peak_pct = peak_pct };
 	/* An absolute root is taken as written: the sources may live elsewhere (CI). */
 	if (root && root[0] == '/' && strlen(root) < sizeof(sf.root)) {
 		snprintf(sf.root, sizeof(sf.root), "%s", root);

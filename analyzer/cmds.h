@@ -61,6 +61,8 @@ int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, const 
  * cmd: whether input name records the memory of every device r allocated
  * on (META device.N.memory); one sentence on stderr when not.
  */
+/* pct percent of device dev's memory as the trace records it, in bytes (0 unknown). */
+uint64_t gmp_report__share_bytes(const struct gmp_trace *t, uint32_t dev, double pct);
 int gmp_report__shares_known(const char *cmd, const char *name, const struct gmp_result *r, const char *option,
 			     double pct);
 int gmp_report__by_range(FILE *fp, const struct gmp_result *r);

@@ -72,15 +72,18 @@ static int split_site(const char *site, struct loc *l)
 	return 0;
 }
 
-/* The rules after the patterns': allocations that ran out of memory, a peak grown past the baseline. */
+/* The rules after the patterns': allocations that ran out of memory, a peak grown past the baseline or over budget. */
 #define RULE_OOM GMP_PAT_COUNT
 #define RULE_PEAK (GMP_PAT_COUNT + 1)
+#define RULE_BUDGET (GMP_PAT_COUNT + 2)
 
-static const struct rule extra_rules[2] = {
+static const struct rule extra_rules[3] = {
 	{ "out_of_memory", "OutOfMemory", "GPU allocation that ran out of memory",
 	  "The allocation call returned out of memory. gmprof report lists what was live on the device then and which findings' fixes free memory at that moment." },
 	{ "peak_growth", "PeakGrowth", "Allocation site that grew the GPU memory peak past the baseline",
 	  "The program's GPU memory peak grew past the baseline's by more than the tolerance, and the objects allocated here hold more of it than in the baseline. gmprof diff BEFORE AFTER shows what changed at the peak." },
+	{ "peak_over_budget", "PeakOverBudget", "Allocation site holding much of a GPU memory peak over its budget",
+	  "The program's GPU memory peak on a device is over the budget gmprof check was given (--max-peak, in bytes or as a share of the device's memory), and the objects allocated here hold much of it. gmprof report shows what was live at the peak and which findings' fixes lower it (--fit)." },
 };
 
 /* site ("file:line"), or without one the input at its script line (0: none). */
@@ -188,7 +191,7 @@ static void rule_list(struct gmp_jw *jw)
 {
 	gmp_jw__key(jw, "rules");
 	gmp_jw__arr(jw);
-	for (unsigned p = 0; p <= RULE_PEAK; p++) {
+	for (unsigned p = 0; p <= RULE_BUDGET; p++) {
 		int extra = p >= RULE_OOM;
 		const struct rule *ru = extra ? &extra_rules[p - RULE_OOM] : &rules[p];
 		const char *fulld = ru->fulld;
@@ -406,6 +409,46 @@ static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gm
 	gmp_bysite__release(&by);
 }
 
+/* A device's peak over --max-peak: a result at each of the (up to five) sites that hold most of it. */
+static void over_budget(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t dev, uint64_t budget)
+{
+	const struct gmp_result *r = sf->s->r;
+	const struct gmp_peak *pk = gmp_result__top_peak(r, dev);
+	struct gmp_bysite b;
+	if (!pk || gmp_bysite__peak(&sf->s->sites, r, pk, &b))
+		return;
+	char a[32], c[32], d[32], m[32], of[80] = "", msg[600], hex[32];
+	if (sf->max_peak_pct > 0)
+		snprintf(of, sizeof(of), " (%g%% of its %s)", sf->max_peak_pct,
+			 gmp_human_bytes(gmp_trace__device_memory(r->trace, dev), m, sizeof(m)));
+	for (size_t k = 0, shown = 0; k < b.n && shown < 5; k++) {
+		struct loc l;
+		if (split_site(b.g[k].site, &l))
+			continue; /* no file and line to point at */
+		snprintf(msg, sizeof(msg), "The GPU memory peak on device %u is %s, over its budget of %s%s; objects "
+			 "allocated here hold %s of it.", dev, gmp_human_bytes(pk->bytes, a, sizeof(a)),
+			 gmp_human_bytes(budget, c, sizeof(c)), of, gmp_human_bytes(b.g[k].bytes, d, sizeof(d)));
+		result_head(sf, jw, "peak_over_budget", RULE_BUDGET, msg, &l);
+		snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__label_fingerprint(b.g[k].site));
+		gmp_jw__key(jw, "partialFingerprints");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "gmprofPeakOverBudget/v1", hex);
+		gmp_jw__obj_end(jw);
+		gmp_jw__key(jw, "properties");
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "bytes_at_peak", b.g[k].bytes);
+		gmp_jw__ku64(jw, "peak_bytes", pk->bytes);
+		gmp_jw__ku64(jw, "budget_bytes", budget);
+		gmp_jw__ku64(jw, "device", dev);
+		if (sf->name_inputs)
+			gmp_jw__kstr(jw, "input", sf->s->name);
+		gmp_jw__obj_end(jw);
+		gmp_jw__obj_end(jw);
+		shown++;
+	}
+	gmp_bysite__release(&b);
+}
+
 void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 {
 	const struct gmp_result *r = sf->s->r;
@@ -416,6 +459,13 @@ void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 	for (size_t i = 0; i < sf->ncmps; i++)
 		if (sf->cmps[i].base && sf->cmps[i].now > sf->cmps[i].allowed)
 			peak_growth(sf, jw, &sf->cmps[i]);
+	for (size_t i = 0; i < r->ndevices && sf->has_max_peak; i++) {
+		uint32_t dev = r->devices[i].device;
+		uint64_t budget = sf->max_peak_pct > 0 ? gmp_report__share_bytes(r->trace, dev, sf->max_peak_pct)
+						       : sf->max_peak;
+		if (r->devices[i].peak_bytes > budget)
+			over_budget(sf, jw, dev, budget);
+	}
 }
 
 static void input_props(struct gmp_jw *jw, const struct gmp_sarif_input *in)

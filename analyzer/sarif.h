@@ -16,13 +16,18 @@ struct gmp_sarif {
 	struct gmp_session *s;
 	char root[PATH_MAX];                  /* source root, no trailing slash ("" none) */
 	uint32_t error_mask;                  /* patterns reported at level "error"; bit
-						 GMP_PAT_COUNT: failed allocations, and
-						 GMP_PAT_COUNT + 1: peak growth */
+						 GMP_PAT_COUNT: failed allocations,
+						 GMP_PAT_COUNT + 1: peak growth, and
+						 GMP_PAT_COUNT + 2: a peak over --max-peak */
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
 	const struct gmp_peak_cmp *cmps;      /* the session's peaks against the baseline's
 						 (borrowed): each past what it allows adds a
 						 peak_growth result at each site that grew most */
 	size_t ncmps;
+	int has_max_peak;                     /* gmprof check --max-peak: in bytes, or as a */
+	uint64_t max_peak;                    /* share of each device's memory (pct > 0); a */
+	double max_peak_pct;                  /* peak over it adds a peak_over_budget result
+						 at each site that holds most of it */
 	int name_inputs;                      /* each result names its input (several inputs) */
 };
 

@@ -66,6 +66,20 @@ grep -q '^FAIL max_peak: device 0: 16.0 MiB > 80% of its 19.1 MiB (15.3 MiB)$' "
 	grep -q '^  reached on device 0 at ALLOC (stream 0, #4) at ' "$TMPDIR/out" &&
 	grep -q '^PASS max_in_use: device 0: 16.0 MiB <= 90% of its 19.1 MiB (17.2 MiB)$' "$TMPDIR/out" &&
 	ok "--max-peak 80%: fails where the peak was reached; --max-in-use 90% passes" || notok "shares: $(cat "$TMPDIR/out")"
+# In SARIF, a peak over its budget is a peak_over_budget result (an error) at each site holding most of it.
+expect_exit 1 "check --max-peak 80% --sarif" -- "$GMPROF" check --max-peak 80% --sarif "$TMPDIR/b.sarif" "$TMPDIR/mem.gmprof"
+"$(dirname "$GMPROF")/tools/sarif_check" "$TMPDIR/b.sarif" 1 >"$TMPDIR/sc" 2>&1 && ok "SARIF checker: over budget" ||
+	notok "SARIF checker: over budget: $(cat "$TMPDIR/sc")"
+[ "$(grep -c '"ruleId": "peak_over_budget"' "$TMPDIR/b.sarif")" -eq 1 ] &&
+	grep -A12 '"ruleId": "peak_over_budget"' "$TMPDIR/b.sarif" | tr -d ' \n' |
+	grep -q '"level":"error","message":{"text":"TheGPUmemorypeakondevice0is16.0MiB,overitsbudgetof15.3MiB(80%ofits19.1MiB);objectsallocatedherehold16.0MiBofit."}' &&
+	ok "  ... one result (every object at one site), saying the budget as a share" || notok "  ... peak_over_budget: $(grep -A14 peak_over_budget "$TMPDIR/b.sarif" | tail -14)"
+expect_exit 0 "check --max-peak 90% --sarif" -- "$GMPROF" check --max-peak 90% --sarif "$TMPDIR/nb.sarif" "$TMPDIR/mem.gmprof"
+grep -q '"ruleId": "peak_over_budget"' "$TMPDIR/nb.sarif" && notok "  ... none within the budget" || ok "  ... none within the budget"
+expect_exit 1 "check --max-peak 8MiB --sarif" -- "$GMPROF" check --max-peak 8MiB --sarif "$TMPDIR/bb.sarif" "$TMPDIR/none.gmprof"
+grep -A12 '"ruleId": "peak_over_budget"' "$TMPDIR/bb.sarif" | tr -d ' \n' | grep -q 'overitsbudgetof8.0MiB;objects' &&
+	ok "  ... a budget in bytes too" || notok "  ... a budget in bytes: $(grep -A14 peak_over_budget "$TMPDIR/bb.sarif" | tail -14)"
+
 # Two devices: a line each under one check.
 cat >"$TMPDIR/two.jsonl" <<'J'
 {"op":"meta","key":"device.0.memory","value":"20000000"}
