@@ -322,6 +322,10 @@ static int text(FILE *fp, void *ctx)
 	for (size_t i = 0; i < nd; i++) {
 		const struct gmp_device_summary *a = summary_of(ra, dev[i]), *b = summary_of(rb, dev[i]);
 		text_peak(fp, "peak", dev[i], a, b, 0);
+		char ga[160], gb[160]; /* the runs' GPUs, where both profiles say and they differ */
+		if (gmp_text__device(ra->trace, dev[i], ga, sizeof(ga)) && gmp_text__device(rb->trace, dev[i], gb, sizeof(gb)) &&
+		    strcmp(ga, gb))
+			fprintf(fp, "    on another GPU: %s -> %s\n", ga, gb);
 		text_sites(fp, d, dev[i]);
 		if (has_regions(a, b))
 			text_peak(fp, "in use", dev[i], a, b, 1);

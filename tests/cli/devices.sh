@@ -130,6 +130,15 @@ expect_exit 2 "--fit 0%" -- "$GMPROF" report --fit 0% "$TMPDIR/oomd.jsonl"
 grep -q "\"name\":\"process_name\".*\"name\":\"GPU 0 ($H100, 79.6 GiB)\"" "$TMPDIR/d.json" &&
 	ok "Perfetto: the GPU's process named with it" || notok "Perfetto: $(grep -o '"name":"GPU[^"]*"' "$TMPDIR/d.json")"
 
+# gmprof diff says when the runs' GPUs differ, and only then.
+{ printf '{"op":"meta","key":"device.0.name","value":"NVIDIA A100-SXM4-40GB"}\n{"op":"meta","key":"device.0.memory","value":"42505273344"}\n'
+  cat "$S"; } >"$TMPDIR/a100.jsonl"
+"$GMPROF" diff "$TMPDIR/a100.jsonl" "$TMPDIR/d.gmprof" >"$TMPDIR/diff.txt" 2>&1
+"$GMPROF" diff "$TMPDIR/d.gmprof" "$TMPDIR/d.gmprof" >"$TMPDIR/same.txt" 2>&1
+grep -q "^    on another GPU: NVIDIA A100-SXM4-40GB, 39.6 GiB -> $H100, 79.6 GiB$" "$TMPDIR/diff.txt" &&
+	! grep -q 'another GPU' "$TMPDIR/same.txt" && ok "diff: another GPU said, the same one not" ||
+	notok "diff: $(head -3 "$TMPDIR/diff.txt")"
+
 # Markdown and HTML say it too (HTML escaped).
 "$GMPROF" report --format markdown "$TMPDIR/d.gmprof" 2>/dev/null >"$TMPDIR/md"
 grep -q "^| device 0 | $H100, 79.6 GiB |$" "$TMPDIR/md" && grep -q '^| 0 | 16.0 MiB (<0.1% of its 79.6 GiB) | ' "$TMPDIR/md" &&
