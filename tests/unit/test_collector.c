@@ -46,12 +46,13 @@ static void options(void **state)
 	assert_int_equal(o.patch_at, GMP_PATCH_AT_LOAD);
 	assert_int_equal(o.log_callbacks, 0);
 	assert_int_equal(o.hit_epochs, GMP_HIT_EPOCHS);
+	assert_int_equal(o.device_info, 1);
 	static const char *const good[] = { "GMPROF_MODE=intra", "GMPROF_KERNEL_SAMPLE=100",
 					    "GMPROF_DEPTH=8", "GMPROF_FORCE=yes",
 					    "GMPROF_HARVEST=launch", "GMPROF_GRANULARITY=8",
 					    "GMPROF_COUNTER_GRANULARITY=128", "GMPROF_PATCH_EMPTY=1",
 					    "GMPROF_PATCH_LOADS=l1", "GMPROF_LOG_CALLBACKS=1",
-					    "GMPROF_HIT_EPOCHS=3", "GMPROF_PATCH_AT=range", NULL };
+					    "GMPROF_HIT_EPOCHS=3", "GMPROF_PATCH_AT=range", "GMPROF_DEVICE_INFO=0", NULL };
 	assert_int_equal(parse(good, &o, err), 0);
 	assert_int_equal(o.mode, GMP_COLLECT_INTRA);
 	assert_int_equal(o.kernel_sample, 100);
@@ -62,6 +63,7 @@ static void options(void **state)
 	assert_int_equal(o.log_callbacks, 1);
 	assert_int_equal(o.hit_epochs, 3);
 	assert_int_equal(o.patch_at, GMP_PATCH_AT_RANGE);
+	assert_int_equal(o.device_info, 0);
 	assert_int_equal(o.fallback, 0);
 	static const char *const alloc[] = { "GMPROF_MODE=alloc", NULL };
 	assert_int_equal(parse(alloc, &o, err), 0);
@@ -76,7 +78,8 @@ static void options(void **state)
 		  "hit-list,two-tables" },
 		{ "GMPROF_FALLBACK=table-reuse", GMP_FALLBACK_TABLE_REUSE, "table-reuse" },
 		{ "GMPROF_FALLBACK=hit-epochs", GMP_FALLBACK_HIT_EPOCHS, "hit-epochs" },
-		{ "GMPROF_FALLBACK=all", GMP_FALLBACK_ALL, "hit-list,two-tables,table-reuse,hit-epochs" },
+		{ "GMPROF_FALLBACK=object-callback", GMP_FALLBACK_OBJECT_CALLBACK, "object-callback" },
+		{ "GMPROF_FALLBACK=all", GMP_FALLBACK_ALL, "hit-list,two-tables,table-reuse,hit-epochs,object-callback" },
 		{ "GMPROF_FALLBACK=", 0, "" },
 	};
 	for (size_t i = 0; i < sizeof(fb) / sizeof(fb[0]); i++) {
