@@ -31,7 +31,7 @@ uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const st
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
 /*
  * What the profile records of device dev (docs/profile-format.md, META
- * device.N.*): "NVIDIA H100 80GB HBM3, 79.1 GiB", its name or its memory
+ * device.N.*): "NVIDIA H100 80GB HBM3, 79.1 GiB of memory", its name or its memory
  * alone, into buf; NULL when it records neither.
  */
 const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf, size_t n);

@@ -64,7 +64,7 @@ static const char style[] =
 	"td.n{text-align:right;white-space:nowrap}code{font-size:12px}"
 	".incomplete{background:#fff3cd;border:1px solid #e0c060;padding:8px}"
 	"svg text{font:11px system-ui,sans-serif;fill:#333}"
-	".curve{fill:#8ab4f8;stroke:#1a73e8}.peak{stroke:#d93025;stroke-width:2}"
+	".curve{fill:#8ab4f8;stroke:#1a73e8}.peak{stroke:#d93025;stroke-width:2}.ceiling{stroke:#5f6368;stroke-dasharray:4 3}"
 	".life{fill:#9aa0a6}.life.f{fill:#f29900}.hist{fill:#1a73e8}"
 	"dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dt{font-weight:600}";
 
@@ -149,6 +149,10 @@ static void curve(FILE *fp, const struct gmp_result *r, uint32_t device,
 	if (!col)
 		return;
 	uint64_t peak = gmp_text__columns(r, device, pts, npts, col, PLOT_W);
+	/* The device's memory, where the profile records it and the peak comes within half of it: a line. */
+	uint64_t mem = inuse ? 0 : gmp_trace__device_memory(r->trace, device);
+	int ceiling = mem && peak >= mem / 2;
+	uint64_t top = ceiling && mem > peak ? mem : peak;
 	char a[32];
 	fprintf(fp, "<h3>Device %u: %s %s</h3>\n", device,
 		inuse ? "bytes in use (pools counted by their regions), at most" : "peak",
@@ -157,13 +161,18 @@ static void curve(FILE *fp, const struct gmp_result *r, uint32_t device,
 		"aria-label=\"%s on device %u\">\n", PLOT_W + 80, PLOT_H + 30, PLOT_W + 80,
 		PLOT_H + 30, inuse ? "bytes in use" : "live bytes", device);
 	fprintf(fp, "<text x=\"0\" y=\"12\">%s</text><text x=\"0\" y=\"%d\">0</text>\n",
-		gmp_human_bytes(peak, a, sizeof(a)), PLOT_H);
+		gmp_human_bytes(top, a, sizeof(a)), PLOT_H);
 	fprintf(fp, "<path class=\"curve\" d=\"M70 %d", PLOT_H);
 	for (uint32_t c = 0; c < PLOT_W; c++) {
-		double y = peak ? PLOT_H - (double)col[c] * (PLOT_H - 10) / (double)peak : PLOT_H;
+		double y = top ? PLOT_H - (double)col[c] * (PLOT_H - 10) / (double)top : PLOT_H;
 		fprintf(fp, " L%u %.1f L%u %.1f", 70 + c, y, 71 + c, y);
 	}
 	fprintf(fp, " L%d %d Z\"/>\n", 70 + PLOT_W, PLOT_H);
+	if (ceiling) {
+		double y = PLOT_H - (double)mem * (PLOT_H - 10) / (double)top;
+		fprintf(fp, "<line class=\"ceiling\" x1=\"70\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"><title>the device's "
+			"memory: %s</title></line>\n", 70 + PLOT_W, y, y, gmp_human_bytes(mem, a, sizeof(a)));
+	}
 	for (size_t p = 0; p < r->npeaks && !inuse; p++) {
 		if (r->peaks[p].device != device)
 			continue;

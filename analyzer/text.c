@@ -13,8 +13,8 @@ const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf,
 	char m[32];
 	if (!name && !mem)
 		return NULL;
-	snprintf(buf, n, "%s%s%s", name ? name : "", name && mem ? ", " : "",
-		 mem ? gmp_human_bytes(mem, m, sizeof(m)) : "");
+	snprintf(buf, n, "%s%s%s%s", name ? name : "", name && mem ? ", " : "",
+		 mem ? gmp_human_bytes(mem, m, sizeof(m)) : "", mem ? " of memory" : "");
 	return buf;
 }
 

@@ -24,7 +24,7 @@ diff -u "$TMPDIR/want" "$TMPDIR/meta" >"$TMPDIR/diff" && ok "META: the CUDA vers
 	{ notok "META records"; cat "$TMPDIR/diff"; }
 
 "$GMPROF" report --top 0 "$TMPDIR/d.gmprof" >"$TMPDIR/rep" 2>/dev/null
-grep -q "^  device 0 $H100, 79.6 GiB$" "$TMPDIR/rep" && grep -q '^  cuda     13.0$' "$TMPDIR/rep" &&
+grep -q "^  device 0 $H100, 79.6 GiB of memory$" "$TMPDIR/rep" && grep -q '^  cuda     13.0$' "$TMPDIR/rep" &&
 	ok "report: the device and CUDA version in the run's header" || notok "report header: $(head -8 "$TMPDIR/rep")"
 grep -q '^  device 0: 16.0 MiB (<0.1% of its 79.6 GiB) at ALLOC' "$TMPDIR/rep" &&
 	ok "report: the peak as a share of the device's memory" || notok "report peak: $(grep -A1 '^Peaks' "$TMPDIR/rep")"
@@ -49,7 +49,7 @@ cmp -s "$TMPDIR/none.json" "$TMPDIR/d.json" && ok "the findings do not depend on
 # Only the memory (a driver without cuDeviceGetName's answer): the header says it alone.
 rm -f "$TMPDIR/mem.gmprof"
 env GMPROF_OUTPUT="$TMPDIR/mem.gmprof" FAKE_CUDA_TOTAL=20000000 "$FAKE" "$S" 2>/dev/null
-"$GMPROF" report --top 0 "$TMPDIR/mem.gmprof" 2>/dev/null | grep -q '^  device 0 19.1 MiB$' &&
+"$GMPROF" report --top 0 "$TMPDIR/mem.gmprof" 2>/dev/null | grep -q '^  device 0 19.1 MiB of memory$' &&
 	ok "memory alone" || notok "memory alone"
 
 # The collector's own summary at exit says the share too.
@@ -127,7 +127,7 @@ expect_exit 2 "--fit 0%" -- "$GMPROF" report --fit 0% "$TMPDIR/oomd.jsonl"
 
 # Perfetto names each GPU's process by it.
 "$GMPROF" perfetto --force -o "$TMPDIR/d.json" "$TMPDIR/d.gmprof" 2>/dev/null
-grep -q "\"name\":\"process_name\".*\"name\":\"GPU 0 ($H100, 79.6 GiB)\"" "$TMPDIR/d.json" &&
+grep -q "\"name\":\"process_name\".*\"name\":\"GPU 0 ($H100, 79.6 GiB of memory)\"" "$TMPDIR/d.json" &&
 	ok "Perfetto: the GPU's process named with it" || notok "Perfetto: $(grep -o '"name":"GPU[^"]*"' "$TMPDIR/d.json")"
 
 # gmprof diff says when the runs' GPUs differ, and only then.
@@ -135,16 +135,21 @@ grep -q "\"name\":\"process_name\".*\"name\":\"GPU 0 ($H100, 79.6 GiB)\"" "$TMPD
   cat "$S"; } >"$TMPDIR/a100.jsonl"
 "$GMPROF" diff "$TMPDIR/a100.jsonl" "$TMPDIR/d.gmprof" >"$TMPDIR/diff.txt" 2>&1
 "$GMPROF" diff "$TMPDIR/d.gmprof" "$TMPDIR/d.gmprof" >"$TMPDIR/same.txt" 2>&1
-grep -q "^    on another GPU: NVIDIA A100-SXM4-40GB, 39.6 GiB -> $H100, 79.6 GiB$" "$TMPDIR/diff.txt" &&
+grep -q "^    on another GPU: NVIDIA A100-SXM4-40GB, 39.6 GiB of memory -> $H100, 79.6 GiB of memory$" "$TMPDIR/diff.txt" &&
 	! grep -q 'another GPU' "$TMPDIR/same.txt" && ok "diff: another GPU said, the same one not" ||
 	notok "diff: $(head -3 "$TMPDIR/diff.txt")"
 
+# HTML: where the peak comes within half the device's memory, the plot draws that memory as a line.
+"$GMPROF" html --force -o "$TMPDIR/m.html" "$TMPDIR/mem.gmprof" 2>/dev/null
+grep -q '<line class="ceiling" x1="70" x2="[0-9]*" y1="10.0" y2="10.0"><title>the device.s memory: 19.1 MiB</title></line>' "$TMPDIR/m.html" &&
+	ok "HTML: the device's memory drawn above a peak of 84% of it" || notok "HTML: the device's memory line"
+
 # Markdown and HTML say it too (HTML escaped).
 "$GMPROF" report --format markdown "$TMPDIR/d.gmprof" 2>/dev/null >"$TMPDIR/md"
-grep -q "^| device 0 | $H100, 79.6 GiB |$" "$TMPDIR/md" && grep -q '^| 0 | 16.0 MiB (<0.1% of its 79.6 GiB) | ' "$TMPDIR/md" &&
+grep -q "^| device 0 | $H100, 79.6 GiB of memory |$" "$TMPDIR/md" && grep -q '^| 0 | 16.0 MiB (<0.1% of its 79.6 GiB) | ' "$TMPDIR/md" &&
 	ok "markdown: the device and the share" || notok "markdown: the device and the share"
 "$GMPROF" html --force -o "$TMPDIR/d.html" "$TMPDIR/d.gmprof" 2>/dev/null
-grep -q "<dt>device 0</dt><dd>$H100, 79.6 GiB</dd>" "$TMPDIR/d.html" &&
-	grep -q '<p>Device 0: 16.0 MiB (&lt;0.1% of its 79.6 GiB) at ' "$TMPDIR/d.html" &&
+grep -q "<dt>device 0</dt><dd>$H100, 79.6 GiB of memory</dd>" "$TMPDIR/d.html" &&
+	grep -q '<p>Device 0: 16.0 MiB (&lt;0.1% of its 79.6 GiB) at ' "$TMPDIR/d.html" && ! grep -q 'class="ceiling"' "$TMPDIR/d.html" &&
 	ok "HTML: the device and the share, escaped" || notok "HTML: the device and the share"
 finish
