@@ -53,8 +53,6 @@ static const char usage[] =
 	"  gmprof report --fit 40GiB app.gmprof\n"
 	"  gmprof report --fit 90% app.gmprof   # what to fix to leave a tenth of each GPU free\n";
 
-#define PLOT_W 64
-#define PLOT_H 10
 
 struct report {
 	struct gmp_session *s;    /* the input being written */
@@ -250,48 +248,6 @@ static void failures(FILE *fp, struct gmp_session *s)
 	}
 }
 
-/*
- * Live bytes (pts: r->curve) or bytes in use (r->inuse_curve) per column
- * over the topological order, ms_print-style.
- */
-static void plot(FILE *fp, const struct gmp_result *r, uint32_t device,
-		 const struct gmp_curve_point *pts, size_t npts, int inuse)
-{
-	if (!npts || !r->trace->nev)
-		return;
-	uint64_t col[PLOT_W] = { 0 };
-	int mark[PLOT_W] = { 0 };
-	uint64_t levels = (uint64_t)r->max_level + 1;
-	uint64_t peak = gmp_text__columns(r, device, pts, npts, col, PLOT_W);
-	for (size_t p = 0; p < r->npeaks && !inuse; p++)
-		if (r->peaks[p].device == device)
-			/* The column gmp_text__columns puts that level in. */
-			mark[(((uint64_t)r->level[r->peaks[p].ev] + 1) * PLOT_W + levels - 1) / levels - 1] = 1;
-	if (!peak)
-		return;
-	char a[32];
-	if (inuse)
-		fprintf(fp, "\nBytes in use on device %u (pools counted by their regions) over the topological order\n",
-			device);
-	else
-		fprintf(fp, "\nLive bytes on device %u over the topological order ('#' marks a peak)\n", device);
-	for (int row = PLOT_H; row >= 1; row--) {
-		if (row == PLOT_H)
-			fprintf(fp, "%10s |", gmp_human_bytes(peak, a, sizeof(a)));
-		else
-			fprintf(fp, "%10s |", "");
-		for (int c = 0; c < PLOT_W; c++) {
-			uint64_t h = (col[c] * PLOT_H + peak - 1) / peak;
-			fputc(h >= (uint64_t)row ? (mark[c] ? '#' : ':') : ' ', fp);
-		}
-		fputc('\n', fp);
-	}
-	fprintf(fp, "%10s +", "0");
-	for (int c = 0; c < PLOT_W; c++)
-		fputc('-', fp);
-	fprintf(fp, "\n%12s0%*s%" PRIu64 " levels\n", "", PLOT_W - 8, "", levels - 1);
-}
-
 static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f, size_t i)
 {
 	const struct gmp_result *r = s->r;
@@ -368,9 +324,9 @@ static int text_one(FILE *fp, struct report *rp)
 	peaks(fp, s);
 	failures(fp, s);
 	for (size_t d = 0; d < r->ndevices; d++) {
-		plot(fp, r, r->devices[d].device, r->curve, r->ncurve, 0);
+		gmp_text__plot(fp, r, r->devices[d].device, r->curve, r->ncurve, 0);
 		if (r->devices[d].inuse_peak_bytes)
-			plot(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
+			gmp_text__plot(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}
 	int err = gmp_report__plans(fp, rp->s->r, &rp->fit);
 	if (!err)

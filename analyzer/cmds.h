@@ -27,6 +27,14 @@ int cmd_flamegraph(int argc, char **argv);
  */
 uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const struct gmp_curve_point *pts,
 			   size_t npts, uint64_t *col, uint32_t ncols);
+/*
+ * Live bytes (pts: r->curve) or bytes in use (r->inuse_curve) per column
+ * over the topological order, ms_print-style, for gmprof report; where the
+ * peak comes within half of the device's memory, that memory is a row of
+ * '-' and the scale's top.
+ */
+void gmp_text__plot(FILE *fp, const struct gmp_result *r, uint32_t device, const struct gmp_curve_point *pts,
+		    size_t npts, int inuse);
 /* The finding's measure in words: "distance 3, 2 APIs between", "40.0% accessed, ...". */
 const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
 /*

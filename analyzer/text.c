@@ -122,6 +122,49 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	fprintf(fp, "     suggestion: %s\n", gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
 }
 
+#define PLOT_W 64
+#define PLOT_H 10
+
+void gmp_text__plot(FILE *fp, const struct gmp_result *r, uint32_t device, const struct gmp_curve_point *pts,
+		    size_t npts, int inuse)
+{
+	if (!npts || !r->trace->nev)
+		return;
+	uint64_t col[PLOT_W] = { 0 };
+	int mark[PLOT_W] = { 0 };
+	uint64_t levels = (uint64_t)r->max_level + 1;
+	uint64_t peak = gmp_text__columns(r, device, pts, npts, col, PLOT_W);
+	for (size_t p = 0; p < r->npeaks && !inuse; p++)
+		if (r->peaks[p].device == device)
+			/* The column gmp_text__columns puts that level in. */
+			mark[(((uint64_t)r->level[r->peaks[p].ev] + 1) * PLOT_W + levels - 1) / levels - 1] = 1;
+	if (!peak)
+		return;
+	/* The device's memory as the scale's top and a row of '-', where the peak comes within half of it. */
+	uint64_t mem = inuse ? 0 : gmp_trace__device_memory(r->trace, device);
+	uint64_t top = mem && peak >= mem / 2 && mem > peak ? mem : peak;
+	int ceiling = mem && peak >= mem / 2 ? (int)((mem * PLOT_H + top / 2) / top) : 0;
+	char a[32];
+	if (inuse)
+		fprintf(fp, "\nBytes in use on device %u (pools counted by their regions) over the topological order\n",
+			device);
+	else
+		fprintf(fp, "\nLive bytes on device %u over the topological order ('#' marks a peak%s)\n", device,
+			ceiling ? ", '-' the device's memory" : "");
+	for (int row = PLOT_H; row >= 1; row--) {
+		fprintf(fp, "%10s |", row == PLOT_H ? gmp_human_bytes(top, a, sizeof(a)) : "");
+		for (int c = 0; c < PLOT_W; c++) {
+			uint64_t h = (col[c] * PLOT_H + top - 1) / top;
+			fputc(h >= (uint64_t)row ? (mark[c] ? '#' : ':') : row == ceiling ? '-' : ' ', fp);
+		}
+		fputc('\n', fp);
+	}
+	fprintf(fp, "%10s +", "0");
+	for (int c = 0; c < PLOT_W; c++)
+		fputc('-', fp);
+	fprintf(fp, "\n%12s0%*s%" PRIu64 " levels\n", "", PLOT_W - 8, "", levels - 1);
+}
+
 static void pattern_counts(FILE *fp, const struct gmp_result *r)
 {
 	size_t n[GMP_PAT_COUNT] = { 0 };

@@ -139,6 +139,11 @@ grep -q "^    on another GPU: NVIDIA A100-SXM4-40GB, 39.6 GiB of memory -> $H100
 	! grep -q 'another GPU' "$TMPDIR/same.txt" && ok "diff: another GPU said, the same one not" ||
 	notok "diff: $(head -3 "$TMPDIR/diff.txt")"
 
+# The text report's plot likewise: the scale's top is the device's memory, a row of '-' (not where no peak is that close).
+"$GMPROF" report --top 0 "$TMPDIR/mem.gmprof" 2>/dev/null >"$TMPDIR/memrep"
+grep -q "^Live bytes on device 0 over the topological order ('#' marks a peak, '-' the device's memory)$" "$TMPDIR/memrep" &&
+	grep -q '^  19.1 MiB |-\{64\}$' "$TMPDIR/memrep" && ! grep -q "'-' the device's memory" "$TMPDIR/rep" &&
+	ok "text plot: the device's memory as its top row" || notok "text plot: $(grep -A2 '^Live bytes' "$TMPDIR/memrep")"
 # HTML: where the peak comes within half the device's memory, the plot draws that memory as a line.
 "$GMPROF" html --force -o "$TMPDIR/m.html" "$TMPDIR/mem.gmprof" 2>/dev/null
 grep -q '<line class="ceiling" x1="70" x2="[0-9]*" y1="10.0" y2="10.0"><title>the device.s memory: 19.1 MiB</title></line>' "$TMPDIR/m.html" &&
