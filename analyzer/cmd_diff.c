@@ -311,6 +311,29 @@ static void text_finding(FILE *fp, struct gmp_session *s, const struct gmp_findi
 	fprintf(fp, " [%s]\n", gmp_sites__fingerprint_hex(&s->sites, f, hex, sizeof(hex)));
 }
 
+/* Device dev's GPU in each run, where both profiles record it and they differ (ga, gb: 160 bytes). */
+static int other_gpu(const struct diff *d, uint32_t dev, char *ga, char *gb)
+{
+	return gmp_text__device(d->a.r->trace, dev, ga, 160) && gmp_text__device(d->b.r->trace, dev, gb, 160) &&
+	       strcmp(ga, gb);
+}
+
+/* key: {"name": ..., "memory_bytes": N}, what the run's profile records of device dev (nothing: no key). */
+static void json_gpu(struct gmp_jw *jw, const char *key, const struct gmp_trace *t, uint32_t dev)
+{
+	const char *name = gmp_trace__device_name(t, dev);
+	uint64_t mem = gmp_trace__device_memory(t, dev);
+	if (!name && !mem)
+		return;
+	gmp_jw__key(jw, key);
+	gmp_jw__obj(jw);
+	if (name)
+		gmp_jw__kstr(jw, "name", name);
+	if (mem)
+		gmp_jw__ku64(jw, "memory_bytes", mem);
+	gmp_jw__obj_end(jw);
+}
+
 static int text(FILE *fp, void *ctx)
 {
 	struct diff *d = ctx;
@@ -322,9 +345,8 @@ static int text(FILE *fp, void *ctx)
 	for (size_t i = 0; i < nd; i++) {
 		const struct gmp_device_summary *a = summary_of(ra, dev[i]), *b = summary_of(rb, dev[i]);
 		text_peak(fp, "peak", dev[i], a, b, 0);
-		char ga[160], gb[160]; /* the runs' GPUs, where both profiles say and they differ */
-		if (gmp_text__device(ra->trace, dev[i], ga, sizeof(ga)) && gmp_text__device(rb->trace, dev[i], gb, sizeof(gb)) &&
-		    strcmp(ga, gb))
+		char ga[160], gb[160];
+		if (other_gpu(d, dev[i], ga, gb))
 			fprintf(fp, "    on another GPU: %s -> %s\n", ga, gb);
 		text_sites(fp, d, dev[i]);
 		if (has_regions(a, b))
@@ -393,6 +415,8 @@ static int json(FILE *fp, void *ctx)
 		const struct gmp_device_summary *a = summary_of(ra, dev[i]), *b = summary_of(rb, dev[i]);
 		gmp_jw__obj(&jw);
 		gmp_jw__ku64(&jw, "device", dev[i]);
+		json_gpu(&jw, "gpu_before", ra->trace, dev[i]);
+		json_gpu(&jw, "gpu_after", rb->trace, dev[i]);
 		gmp_jw__ku64(&jw, "peak_before", peak(a, 0));
 		gmp_jw__ku64(&jw, "peak_after", peak(b, 0));
 		if (has_regions(a, b)) {
@@ -501,6 +525,14 @@ static int md(FILE *fp, void *ctx)
 	size_t nd = devices(d, dev, 64);
 	for (size_t i = 0; i < nd; i++) {
 		const struct gmp_device_summary *a = summary_of(ra, dev[i]), *b = summary_of(rb, dev[i]);
+		char ga[160], gb[160];
+		if (other_gpu(d, dev[i], ga, gb)) {
+			fprintf(fp, "| GPU, device %u | ", dev[i]);
+			gmp_md__text(fp, ga);
+			fputs(" | ", fp);
+			gmp_md__text(fp, gb);
+			fputs(" | another GPU |\n", fp);
+		}
 		md_row(fp, "peak", dev[i], peak(a, 0), peak(b, 0), a != NULL, b != NULL);
 		if (has_regions(a, b))
 			md_row(fp, "in use", dev[i], peak(a, 1), peak(b, 1), a != NULL, b != NULL);

@@ -138,6 +138,12 @@ grep -q "\"name\":\"process_name\".*\"name\":\"GPU 0 ($H100, 79.6 GiB of memory)
 grep -q "^    on another GPU: NVIDIA A100-SXM4-40GB, 39.6 GiB of memory -> $H100, 79.6 GiB of memory$" "$TMPDIR/diff.txt" &&
 	! grep -q 'another GPU' "$TMPDIR/same.txt" && ok "diff: another GPU said, the same one not" ||
 	notok "diff: $(head -3 "$TMPDIR/diff.txt")"
+"$GMPROF" diff --format markdown "$TMPDIR/a100.jsonl" "$TMPDIR/d.gmprof" 2>/dev/null |
+	grep -q "^| GPU, device 0 | NVIDIA A100-SXM4-40GB, 39.6 GiB of memory | $H100, 79.6 GiB of memory | another GPU |$" &&
+	ok "diff markdown: a row for the other GPU" || notok "diff markdown: a row for the other GPU"
+"$GMPROF" diff --format json "$TMPDIR/a100.jsonl" "$TMPDIR/d.gmprof" 2>/dev/null |
+	grep -q "\"device\":0,\"gpu_before\":{\"name\":\"NVIDIA A100-SXM4-40GB\",\"memory_bytes\":42505273344},\"gpu_after\":{\"name\":\"$H100\",\"memory_bytes\":85520809984},\"peak_before\"" &&
+	ok "diff JSON: each run's GPU" || notok "diff JSON: each run's GPU"
 
 # The text report's plot likewise: the scale's top is the device's memory, a row of '-' (not where no peak is that close).
 "$GMPROF" report --top 0 "$TMPDIR/mem.gmprof" 2>/dev/null >"$TMPDIR/memrep"
