@@ -190,12 +190,12 @@ static void check_share(struct gmp_gate *g, const char *name, double pct, int in
 	char line[300], a[64], b[64], m[32];
 	size_t failed = 0;
 	for (size_t i = 0; i < r->ndevices; i++)
-		failed += device_peak(&r->devices[i], inuse) > gmp_report__share_bytes(t, r->devices[i].device, pct);
+		failed += device_peak(&r->devices[i], inuse) > gmp_trace__device_share_bytes(t, r->devices[i].device, pct);
 	struct gmp_check *c = NULL;
 	for (size_t i = 0; i < r->ndevices; i++) {
 		const struct gmp_device_summary *d = &r->devices[i];
 		uint64_t mem = gmp_trace__device_memory(t, d->device), v = device_peak(d, inuse);
-		uint64_t max = gmp_report__share_bytes(t, d->device, pct);
+		uint64_t max = gmp_trace__device_share_bytes(t, d->device, pct);
 		gmp_gate__two_sizes(v, max, a, b, sizeof(a));
 		snprintf(line, sizeof(line), "device %u: %s %s %g%% of its %s (%s)", d->device, a, v > max ? ">" : "<=",
 			 pct, gmp_human_bytes(mem, m, sizeof(m)), b);

@@ -197,7 +197,7 @@ static void peaks(FILE *fp, struct gmp_session *s)
 		fprintf(fp, "  no device memory was allocated\n");
 	for (size_t p = 0; p < r->npeaks; p++) {
 		const struct gmp_peak *pk = &r->peaks[p];
-		gmp_text__share(s->in.trace, pk->device, pk->bytes, share, sizeof(share));
+		gmp_trace__device_share(s->in.trace, pk->device, pk->bytes, share, sizeof(share));
 		fprintf(fp, "  device %u: %s%s%s%s at %s%s\n", pk->device,
 			gmp_human_bytes(pk->bytes, a, sizeof(a)), *share ? " (" : "", share, *share ? ")" : "",
 			gmp_result__api_label(r, pk->ev, api, sizeof(api)), where(s, pk->ev, at, sizeof(at)));

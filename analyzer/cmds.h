@@ -33,6 +33,8 @@ uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const st
  * peak comes within half of the device's memory, that memory is a row of
  * '-' and the scale's top.
  */
+/* Device dev's memory where a plot of peak should draw it (the peak within half of it), else 0. */
+uint64_t gmp_text__ceiling(const struct gmp_trace *t, uint32_t dev, uint64_t peak);
 void gmp_text__plot(FILE *fp, const struct gmp_result *r, uint32_t device, const struct gmp_curve_point *pts,
 		    size_t npts, int inuse);
 /* The finding's measure in words: "distance 3, 2 APIs between", "40.0% accessed, ...". */
@@ -43,11 +45,6 @@ const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
  * alone, into buf; NULL when it records neither.
  */
 const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf, size_t n);
-/*
- * bytes as a share of device dev's memory: "88.3% of its 79.1 GiB" into
- * buf, or "" when the profile does not record that memory.
- */
-const char *gmp_text__share(const struct gmp_trace *t, uint32_t dev, uint64_t bytes, char *buf, size_t n);
 /* Writes s escaped for HTML and XML text and attribute values (JUnit, the HTML report). */
 void gmp_text__markup(FILE *fp, const char *s);
 /*
@@ -69,8 +66,6 @@ int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, const 
  * cmd: whether input name records the memory of every device r allocated
  * on (META device.N.memory); one sentence on stderr when not.
  */
-/* pct percent of device dev's memory as the trace records it, in bytes (0 unknown). */
-uint64_t gmp_report__share_bytes(const struct gmp_trace *t, uint32_t dev, double pct);
 int gmp_report__shares_known(const char *cmd, const char *name, const struct gmp_result *r, const char *option,
 			     double pct);
 int gmp_report__by_range(FILE *fp, const struct gmp_result *r);

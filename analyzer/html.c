@@ -150,9 +150,8 @@ static void curve(FILE *fp, const struct gmp_result *r, uint32_t device,
 		return;
 	uint64_t peak = gmp_text__columns(r, device, pts, npts, col, PLOT_W);
 	/* The device's memory, where the profile records it and the peak comes within half of it: a line. */
-	uint64_t mem = inuse ? 0 : gmp_trace__device_memory(r->trace, device);
-	int ceiling = mem && peak >= mem / 2;
-	uint64_t top = ceiling && mem > peak ? mem : peak;
+	uint64_t mem = inuse ? 0 : gmp_text__ceiling(r->trace, device, peak);
+	uint64_t top = mem > peak ? mem : peak;
 	char a[32];
 	fprintf(fp, "<h3>Device %u: %s %s</h3>\n", device,
 		inuse ? "bytes in use (pools counted by their regions), at most" : "peak",
@@ -168,7 +167,7 @@ static void curve(FILE *fp, const struct gmp_result *r, uint32_t device,
 		fprintf(fp, " L%u %.1f L%u %.1f", 70 + c, y, 71 + c, y);
 	}
 	fprintf(fp, " L%d %d Z\"/>\n", 70 + PLOT_W, PLOT_H);
-	if (ceiling) {
+	if (mem) {
 		double y = PLOT_H - (double)mem * (PLOT_H - 10) / (double)top;
 		fprintf(fp, "<line class=\"ceiling\" x1=\"70\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"><title>the device's "
 			"memory: %s</title></line>\n", 70 + PLOT_W, y, y, gmp_human_bytes(mem, a, sizeof(a)));
@@ -390,7 +389,7 @@ static void peaks(FILE *fp, struct page *pg)
 		const struct gmp_peak *pk = &r->peaks[p];
 		char a[32], api[160], share[80];
 		struct gmp_bysite b;
-		gmp_text__share(r->trace, pk->device, pk->bytes, share, sizeof(share));
+		gmp_trace__device_share(r->trace, pk->device, pk->bytes, share, sizeof(share));
 		fprintf(fp, "<p>Device %u: %s", pk->device, gmp_human_bytes(pk->bytes, a, sizeof(a)));
 		if (*share) { /* "<0.1% of its ..." */
 			fputs(" (", fp);

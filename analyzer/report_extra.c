@@ -15,11 +15,6 @@
 #include "findings_json.h"
 #include "jw.h"
 
-uint64_t gmp_report__share_bytes(const struct gmp_trace *t, uint32_t dev, double pct)
-{
-	return (uint64_t)((double)gmp_trace__device_memory(t, dev) * pct / 100.0);
-}
-
 int gmp_report__shares_known(const char *cmd, const char *name, const struct gmp_result *r, const char *option,
 			     double pct)
 {
@@ -45,7 +40,7 @@ static int targets_of(const struct gmp_result *r, const struct gmp_fit *fit, uin
 	if (!t)
 		return -ENOMEM;
 	for (size_t d = 0; d < r->ndevices; d++)
-		t[d] = fit->bytes ? fit->bytes : gmp_report__share_bytes(r->trace, r->devices[d].device, fit->pct);
+		t[d] = fit->bytes ? fit->bytes : gmp_trace__device_share_bytes(r->trace, r->devices[d].device, fit->pct);
 	*out = t;
 	return 0;
 }

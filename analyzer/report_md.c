@@ -88,7 +88,7 @@ static void peaks_md(FILE *fp, struct gmp_session *s)
 	fputs("| device | peak | reached at | site | live objects |\n|---|---|---|---|---|\n", fp);
 	for (size_t p = 0; p < r->npeaks; p++) {
 		const struct gmp_peak *pk = &r->peaks[p];
-		gmp_text__share(s->in.trace, pk->device, pk->bytes, share, sizeof(share));
+		gmp_trace__device_share(s->in.trace, pk->device, pk->bytes, share, sizeof(share));
 		fprintf(fp, "| %u | %s%s%s%s | ", pk->device, gmp_human_bytes(pk->bytes, a, sizeof(a)), *share ? " (" : "",
 			share, *share ? ")" : "");
 		gmp_md__text(fp, gmp_result__api_label(r, pk->ev, api, sizeof(api)));

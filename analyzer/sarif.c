@@ -461,7 +461,7 @@ void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 			peak_growth(sf, jw, &sf->cmps[i]);
 	for (size_t i = 0; i < r->ndevices && sf->has_max_peak; i++) {
 		uint32_t dev = r->devices[i].device;
-		uint64_t budget = sf->max_peak_pct > 0 ? gmp_report__share_bytes(r->trace, dev, sf->max_peak_pct)
+		uint64_t budget = sf->max_peak_pct > 0 ? gmp_trace__device_share_bytes(r->trace, dev, sf->max_peak_pct)
 						       : sf->max_peak;
 		if (r->devices[i].peak_bytes > budget)
 			over_budget(sf, jw, dev, budget);

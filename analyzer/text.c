@@ -18,22 +18,6 @@ const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf,
 	return buf;
 }
 
-const char *gmp_text__share(const struct gmp_trace *t, uint32_t dev, uint64_t bytes, char *buf, size_t n)
-{
-	uint64_t mem = gmp_trace__device_memory(t, dev);
-	char m[32];
-	if (!mem) {
-		snprintf(buf, n, "%s", "");
-		return buf;
-	}
-	double pct = 100.0 * (double)bytes / (double)mem;
-	if (bytes && pct < 0.1)
-		snprintf(buf, n, "<0.1%% of its %s", gmp_human_bytes(mem, m, sizeof(m)));
-	else
-		snprintf(buf, n, "%.1f%% of its %s", pct, gmp_human_bytes(mem, m, sizeof(m)));
-	return buf;
-}
-
 uint64_t gmp_text__columns(const struct gmp_result *r, uint32_t device, const struct gmp_curve_point *pts,
 			   size_t npts, uint64_t *col, uint32_t ncols)
 {
@@ -125,6 +109,12 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 #define PLOT_W 64
 #define PLOT_H 10
 
+uint64_t gmp_text__ceiling(const struct gmp_trace *t, uint32_t dev, uint64_t peak)
+{
+	uint64_t mem = gmp_trace__device_memory(t, dev);
+	return mem && peak >= mem / 2 ? mem : 0;
+}
+
 void gmp_text__plot(FILE *fp, const struct gmp_result *r, uint32_t device, const struct gmp_curve_point *pts,
 		    size_t npts, int inuse)
 {
@@ -141,9 +131,9 @@ void gmp_text__plot(FILE *fp, const struct gmp_result *r, uint32_t device, const
 	if (!peak)
 		return;
 	/* The device's memory as the scale's top and a row of '-', where the peak comes within half of it. */
-	uint64_t mem = inuse ? 0 : gmp_trace__device_memory(r->trace, device);
-	uint64_t top = mem && peak >= mem / 2 && mem > peak ? mem : peak;
-	int ceiling = mem && peak >= mem / 2 ? (int)((mem * PLOT_H + top / 2) / top) : 0;
+	uint64_t mem = inuse ? 0 : gmp_text__ceiling(r->trace, device, peak);
+	uint64_t top = mem > peak ? mem : peak;
+	int ceiling = mem ? (int)((mem * PLOT_H + top / 2) / top) : 0;
 	char a[32];
 	if (inuse)
 		fprintf(fp, "\nBytes in use on device %u (pools counted by their regions) over the topological order\n",
@@ -247,7 +237,7 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 		source, t->nev, r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);
 	for (size_t i = 0; i < r->ndevices; i++) {
 		char share[80];
-		gmp_text__share(t, r->devices[i].device, r->devices[i].peak_bytes, share, sizeof(share));
+		gmp_trace__device_share(t, r->devices[i].device, r->devices[i].peak_bytes, share, sizeof(share));
 		fprintf(fp, "device %u: peak %s (%" PRIu64 " bytes%s%s)", r->devices[i].device,
 			gmp_human_bytes(r->devices[i].peak_bytes, sz, sizeof(sz)), r->devices[i].peak_bytes,
 			*share ? ", " : "", share);

@@ -76,12 +76,10 @@ void rec_online(void)
 	for (size_t i = 0; i < r->ndevices; i++) {
 		fprintf(stderr, "==gmprof== device %u peak: %s", r->devices[i].device,
 			gmp_human_bytes(r->devices[i].peak_bytes, a, sizeof(a)));
-		uint64_t mem = gmp_trace__device_memory(gmp_col.trace, r->devices[i].device);
-		double pct = mem ? 100.0 * (double)r->devices[i].peak_bytes / (double)mem : 0;
-		if (mem && pct < 0.1 && r->devices[i].peak_bytes) /* as reports give it */
-			fprintf(stderr, " (<0.1%% of its %s)", gmp_human_bytes(mem, b, sizeof(b)));
-		else if (mem)
-			fprintf(stderr, " (%.1f%% of its %s)", pct, gmp_human_bytes(mem, b, sizeof(b)));
+		char share[80]; /* as reports give it */
+		if (*gmp_trace__device_share(gmp_col.trace, r->devices[i].device, r->devices[i].peak_bytes, share,
+					     sizeof(share)))
+			fprintf(stderr, " (%s)", share);
 		const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[i].device);
 		char rg[256];
 		if (pk && *gmp_trace__event_range_text(gmp_col.trace, pk->ev, rg, sizeof(rg)))

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "findings_json.h"
 #include "ranges.h"
 #include "strtab.h"
 #include "util.h"
@@ -354,6 +355,25 @@ uint64_t gmp_trace__device_memory(const struct gmp_trace *t, uint32_t dev)
 		n = n * 10 + (uint64_t)(*v - '0');
 	}
 	return n;
+}
+
+uint64_t gmp_trace__device_share_bytes(const struct gmp_trace *t, uint32_t dev, double pct)
+{
+	return (uint64_t)((double)gmp_trace__device_memory(t, dev) * pct / 100.0);
+}
+
+const char *gmp_trace__device_share(const struct gmp_trace *t, uint32_t dev, uint64_t bytes, char *buf, size_t n)
+{
+	uint64_t mem = gmp_trace__device_memory(t, dev);
+	char m[32];
+	double pct = mem ? 100.0 * (double)bytes / (double)mem : 0;
+	if (!mem)
+		snprintf(buf, n, "%s", "");
+	else if (bytes && pct < 0.1)
+		snprintf(buf, n, "<0.1%% of its %s", gmp_human_bytes(mem, m, sizeof(m)));
+	else
+		snprintf(buf, n, "%.1f%% of its %s", pct, gmp_human_bytes(mem, m, sizeof(m)));
+	return buf;
 }
 
 int gmp_trace__set_findings(struct gmp_trace *t, const char *json, size_t len)

@@ -330,6 +330,13 @@ const char *gmp_trace__meta(const struct gmp_trace *t, const char *key);
  */
 const char *gmp_trace__device_name(const struct gmp_trace *t, uint32_t dev);
 uint64_t gmp_trace__device_memory(const struct gmp_trace *t, uint32_t dev);
+/* pct percent of that memory, in bytes (0 unknown). */
+uint64_t gmp_trace__device_share_bytes(const struct gmp_trace *t, uint32_t dev, double pct);
+/*
+ * bytes as a share of that memory, "88.3% of its 79.1 GiB", into buf, or ""
+ * when the trace does not record it (reports, the collector's summary).
+ */
+const char *gmp_trace__device_share(const struct gmp_trace *t, uint32_t dev, uint64_t bytes, char *buf, size_t n);
 int gmp_trace__set_findings(struct gmp_trace *t, const char *json, size_t len);
 
 const char *gmp_op__name(unsigned op);          /* "alloc", "kernel", ... */
