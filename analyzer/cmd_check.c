@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * `gmprof check`, the CI gate.  Each check passes or fails on its own;
- * the command prints one line per check, writes SARIF, JUnit and
- * Markdown on request, and exits 0 when all pass, 1 when one fails, 2 on
- * bad input.  The checks against a baseline are in check_gate.c.
+ * the command prints one line per check, writes SARIF, JUnit, Markdown,
+ * GitHub annotations and GitLab Code Quality on request (the last two made
+ * from the SARIF log: ci_formats.c), and exits 0 when all pass, 1 when one
+ * fails, 2 on bad input.  The checks against a baseline are in check_gate.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +17,7 @@
 
 #include "baseline.h"
 #include "check.h"
+#include "ci_formats.h"
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
@@ -56,7 +58,12 @@ static const char usage[] =
 	"      --junit FILE         JUnit XML, one test case per check\n"
 	"      --markdown FILE      Markdown: a table of the checks, the findings folded below\n"
 	"                           (for $GITHUB_STEP_SUMMARY or a pull request comment)\n"
-	"      --source-root DIR    SARIF paths relative to DIR (the current directory)\n"
+	"      --annotations github GitHub Actions annotations on the pull request's lines\n"
+	"                           (workflow commands, printed after the checks: errors first,\n"
+	"                           10 of each kind as GitHub shows, none the baseline has)\n"
+	"      --codequality FILE   a GitLab Code Quality report (artifacts:reports:codequality)\n"
+	"      --source-root DIR    paths relative to DIR (the current directory: for GitHub\n"
+	"                           and GitLab, the repository's root)\n"
 	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
 	"      --force              replace output files that exist\n"
 	"  -h, --help               show this help\n"
@@ -266,6 +273,9 @@ struct all {
 	struct gmp_gate *gates;        /* one per input checked so far */
 	struct gmp_sarif_input *props; /* and what the SARIF run says of each */
 	size_t ngates;
+	int keep;                      /* keep the SARIF log's text (for the formats made from it) */
+	char *text;                    /* that text, once written (owned) */
+	size_t len;
 	size_t checks, failed;
 };
 
@@ -336,18 +346,53 @@ static int check_all(struct all *a, struct gmp_jw *jw)
 	return 0;
 }
 
+/* The SARIF log into fp (NULL: none), and its text into a->text when a->keep. */
 static int write_sarif(FILE *fp, void *ctx)
 {
 	struct all *a = ctx;
 	struct gmp_jw jw;
-	gmp_sarif__begin(a->sf, &jw, fp);
+	FILE *to = a->keep ? open_memstream(&a->text, &a->len) : fp;
+	if (!to)
+		return -ENOMEM;
+	gmp_sarif__begin(a->sf, &jw, to);
 	int rc = check_all(a, &jw);
-	if (rc) {
+	if (rc)
 		gmp_jw__release(&jw); /* a bad input: nothing is written */
-		return rc;
+	else
+		gmp_sarif__end(&jw, a->props, a->ngates);
+	if (!rc)
+		rc = gmp_jw__finish(&jw);
+	if (a->keep && fclose(to) && !rc)
+		rc = -ENOMEM;
+	if (!rc && a->keep && fp && fwrite(a->text, 1, a->len, fp) != a->len)
+		rc = -EIO;
+	return rc;
+}
+
+/* GitHub annotations on standard output, and the GitLab Code Quality report, from the SARIF log's text. */
+static int write_codequality(FILE *fp, void *ctx)
+{
+	return gmp_ci__codequality(ctx, fp);
+}
+
+static int ci_formats(struct all *a, int annotations, const char *cq, int force)
+{
+	struct gmp_ci_log log;
+	int err = gmp_ci__parse(a->text, a->len, &log);
+	if (err) {
+		fprintf(stderr, "gmprof check: %s\n", err == -ENOMEM ? "out of memory" :
+			"the SARIF log it wrote did not read back (a bug: please report it)");
+		return -1;
 	}
-	gmp_sarif__end(&jw, a->props, a->ngates);
-	return gmp_jw__finish(&jw);
+	int rc = 0;
+	if (annotations && gmp_ci__github(&log, stdout) < 0) {
+		fprintf(stderr, "gmprof check: cannot write the annotations to standard output\n");
+		rc = -1;
+	}
+	if (!rc && cq && gmp_output__write(cq, force, write_codequality, &log))
+		rc = -1;
+	gmp_ci__release(&log);
+	return rc;
 }
 
 /* --baseline: a baseline file, or a run (profile or event script) to take one from, analyzed alike. */
@@ -396,7 +441,7 @@ static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
 int cmd_check(int argc, char **argv)
 {
 	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXINUSE, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT, O_MD,
-	       O_ROOT, O_INCOMPLETE, O_OOM };
+	       O_ROOT, O_INCOMPLETE, O_OOM, O_ANNOT, O_CQ };
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, 0, O_FAILON }, { "max-peak", required_argument, 0, O_MAXPEAK },
 		{ "max-in-use", required_argument, 0, O_MAXINUSE },
@@ -404,17 +449,18 @@ int cmd_check(int argc, char **argv)
 		{ "tolerance", required_argument, 0, O_TOL }, { "sarif", required_argument, 0, O_SARIF },
 		{ "junit", required_argument, 0, O_JUNIT }, { "markdown", required_argument, 0, O_MD }, { "source-root", required_argument, 0, O_ROOT },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "allow-incomplete", no_argument, 0, O_INCOMPLETE },
-		{ "allow-oom", no_argument, 0, O_OOM },
+		{ "allow-oom", no_argument, 0, O_OOM }, { "annotations", required_argument, 0, O_ANNOT },
+		{ "codequality", required_argument, 0, O_CQ },
 		{ "force", no_argument, 0, OPT_FORCE }, { "help", no_argument, 0, 'h' },
 		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
 	struct gmp_cli_common cm;
 	gmp_cli__common_init(&cm);
-	const char *sarif = NULL, *junit = NULL, *md = NULL, *basefile = NULL, *root = NULL;
+	const char *sarif = NULL, *junit = NULL, *md = NULL, *basefile = NULL, *root = NULL, *cq = NULL;
 	uint32_t fail_on = 0;
 	uint64_t max_peak = 0, max_inuse = 0, max_leak = 0, tol_abs = 0;
 	double tol_pct = 0, peak_pct = 0, inuse_pct = 0;
-	int have_peak = 0, have_inuse = 0, have_leak = 0, allow_incomplete = 0, allow_oom = 0, c, ex;
+	int have_peak = 0, have_inuse = 0, have_leak = 0, allow_incomplete = 0, allow_oom = 0, annotations = 0, c, ex;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -450,6 +496,13 @@ int cmd_check(int argc, char **argv)
 		case O_ROOT: root = optarg; break;
 		case O_INCOMPLETE: allow_incomplete = 1; break;
 		case O_OOM: allow_oom = 1; break;
+		case O_ANNOT:
+			if (strcmp(optarg, "github"))
+				return gmp_cli__usage_error("check", "'--annotations %s' names no annotation format "
+							    "(github is the one there is)", optarg);
+			annotations = 1;
+			break;
+		case O_CQ: cq = optarg; break;
 		default:
 			if (gmp_cli__common("check", usage, c, argv, &cm, &ex) < 0)
 				return ex;
@@ -478,7 +531,7 @@ int cmd_check(int argc, char **argv)
 	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, peak_pct, inuse_pct, have_leak,
 			      max_leak, basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete, allow_oom };
 	sf.baseline = basefile ? &base : NULL;
-	struct all a = { .in = in, .bu = &bu, .sf = &sf };
+	struct all a = { .in = in, .bu = &bu, .sf = &sf, .keep = annotations || cq };
 	a.gates = calloc(a.in.n, sizeof(*a.gates));
 	a.props = calloc(a.in.n, sizeof(*a.props));
 	int rc = a.gates && a.props ? 0 : -1;
@@ -486,8 +539,12 @@ int cmd_check(int argc, char **argv)
 		fprintf(stderr, "gmprof check: out of memory\n");
 	else if (sarif)
 		rc = gmp_output__write(sarif, cm.force, write_sarif, &a);
-	else
+	else if (a.keep && (rc = write_sarif(NULL, &a)))
+		rc = rc == GMP_OUTPUT_ABANDON ? -1 : (fprintf(stderr, "gmprof check: out of memory\n"), -1);
+	else if (!a.keep)
 		rc = check_all(&a, NULL) ? -1 : 0;
+	if (!rc && a.keep)
+		rc = ci_formats(&a, annotations, cq, cm.force);
 	fflush(stdout);
 	struct gmp_gates gs = { a.gates, a.ngates, a.checks, a.failed };
 	if (!rc && junit && gmp_output__write(junit, cm.force, gmp_gates__junit, &gs))
@@ -498,6 +555,7 @@ int cmd_check(int argc, char **argv)
 		gate_release(&a.gates[i]);
 	free(a.gates);
 	free(a.props);
+	free(a.text);
 	gmp_baseline__release(&base);
 	if (rc)
 		return GMP_EXIT_USAGE;
