@@ -112,6 +112,7 @@ int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_dete
 	case OPT_OVERALLOC: bad = gmp_cli__pct(arg, &o->overalloc_pct); break;
 	case OPT_FRAG: bad = gmp_cli__pct(arg, &o->frag_pct); break;
 	case OPT_CV: bad = gmp_cli__pct(arg, &o->cv_pct); break;
+	case OPT_MIN_SIZE: bad = gmp_cli__bytes(arg, &o->min_bytes); break;
 	case OPT_PATTERNS:
 		if (gmp_pattern__parse_list(arg, &o->patterns)) {
 			gmp_cli__usage_error(cmd, "'--patterns %s' names no known pattern list (e.g. early_allocation,memory_leak or all)",

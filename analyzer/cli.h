@@ -20,7 +20,7 @@
 enum {
 	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
 	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT, OPT_SYMBOLS, OPT_SUPPRESS,
-	OPT_ALLOC_FN, OPT_RANGES,
+	OPT_ALLOC_FN, OPT_RANGES, OPT_MIN_SIZE,
 	OPT_CMD_BASE = 1100,   /* subcommands number their own options from here */
 };
 
@@ -35,6 +35,7 @@ enum {
 	{ "cv-pct", required_argument, 0, OPT_CV },                           \
 	{ "peaks", required_argument, 0, OPT_PEAKS },                         \
 	{ "patterns", required_argument, 0, OPT_PATTERNS },                   \
+	{ "min-size", required_argument, 0, OPT_MIN_SIZE },                   \
 	{ "salvage", no_argument, 0, OPT_SALVAGE },                           \
 	{ "suppressions", required_argument, 0, OPT_SUPPRESS },               \
 	{ "alloc-fn", required_argument, 0, OPT_ALLOC_FN },                   \
@@ -51,6 +52,7 @@ enum {
 	"      --cv-pct P         non-uniform access: coefficient of variation over P% (20)\n" \
 	"      --peaks N          memory peaks reported per device (2)\n"                \
 	"      --patterns LIST    report only these patterns (comma list, or all)\n"     \
+	"      --min-size BYTES   leave out findings on objects smaller than BYTES (0)\n" \
 	"      --salvage          analyze the intact part of a damaged profile\n"         \
 	"      --suppressions FILE  leave out findings FILE's rules match: lines of\n"  \
 	"                         PATTERN:GLOB, the glob matched against the frames of\n" \

@@ -341,6 +341,11 @@ static int text_one(FILE *fp, struct report *rp)
 		fprintf(fp, " (the top %zu shown)", n);
 	if (s->sup.suppressed)
 		fprintf(fp, " (%zu more suppressed by %s)", s->sup.suppressed, s->sup.path);
+	if (r->nsmall) {
+		char b[32];
+		fprintf(fp, " (%zu more on objects under %s: --min-size)", r->nsmall,
+			gmp_human_bytes(rp->in.so.detect->min_bytes, b, sizeof(b)));
+	}
 	if (rp->in.so.ranges)
 		fprintf(fp, " (of the objects allocated in NVTX ranges matching '%s')", rp->in.so.ranges);
 	fprintf(fp, ", ranked by what fixing them saves at the peak\n");

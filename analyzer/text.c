@@ -249,6 +249,9 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 		gmp_text__failure(fp, r, i, sites, "");
 	if (r->nfails_total > r->nfailures)
 		fprintf(fp, "... and %zu more allocations ran out of memory\n", r->nfails_total - r->nfailures);
+	if (r->nsmall)
+		fprintf(fp, "%zu finding%s on objects smaller than --min-size left out\n", r->nsmall,
+			r->nsmall == 1 ? "" : "s");
 	if (!r->nfindings) {
 		fprintf(fp, "no findings\n");
 		return;

@@ -89,6 +89,10 @@ int det_add_finding(struct det *d, const struct gmp_finding *f)
 	if (!(d->o->patterns & (1u << f->pattern)) ||
 	    (d->o->accesses_unknown && !(GMP_PAT_WITHOUT_ACCESSES & (1u << f->pattern))))
 		return 0; /* not asked for, or not to be told without the kernels' accesses */
+	if (r->objects[f->object].size < d->o->min_bytes) {
+		r->nsmall++; /* too small to be worth telling (--min-size) */
+		return 0;
+	}
 	if (GMP_GROW(r->findings, d->findings_cap, r->nfindings + 1))
 		return -ENOMEM;
 	r->findings[r->nfindings++] = *f;

@@ -62,6 +62,8 @@ struct gmp_detect_opts {
 	double cv_pct;           /* --cv-pct: coefficient of variation above this (20) */
 	uint32_t peaks;          /* --peaks: peaks reported per device (2) */
 	uint32_t patterns;       /* --patterns: mask of patterns to report (all) */
+	uint64_t min_bytes;      /* --min-size: findings on smaller objects are not
+				    reported (0: every one) */
 	int keep_deps;           /* keep each event's object uses in the result (traces, HTML) */
 	int accesses_unknown;    /* the kernels' accesses were not recorded (an alloc-mode
 				    profile): only leaks are found, each with its last use
@@ -255,6 +257,7 @@ struct gmp_result {
 	size_t nobjects;
 	struct gmp_finding *findings;   /* ranked by saving, largest first */
 	size_t nfindings;
+	size_t nsmall;                  /* findings left out for their object's size (min_bytes) */
 	struct gmp_range *ranges;
 	size_t nranges;
 	struct gmp_span *spans;         /* idle ranges */

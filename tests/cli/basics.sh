@@ -28,6 +28,22 @@ expect_exit 2 "replay without input" -- "$GMPROF" replay
 expect_exit 2 "replay bad threshold" -- "$GMPROF" replay --idle-apis -3 $S/figure2.jsonl
 expect_stderr_line "bad value '-3'" "bad threshold: one line"
 expect_exit 2 "replay bad pattern list" -- "$GMPROF" replay --patterns nope $S/figure2.jsonl
+# --min-size: findings on smaller objects left out, and said so; they fail no check.
+expect_exit 0 "replay --min-size 1MiB" -- "$GMPROF" replay --min-size 1MiB $S/figure3.jsonl
+grep -q '^10 findings, ranked' "$TMPDIR/out" && ! grep -q 'left out' "$TMPDIR/out" &&
+	ok "  ... the 1 MiB objects' findings kept" || notok "  ... $(grep findings "$TMPDIR/out")"
+expect_exit 0 "replay --min-size 1048577" -- "$GMPROF" replay --min-size 1048577 $S/figure3.jsonl
+grep -q '^10 findings on objects smaller than --min-size left out$' "$TMPDIR/out" && grep -q '^no findings$' "$TMPDIR/out" &&
+	ok "  ... left out, and said so" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "report --min-size" -- "$GMPROF" report --min-size 2MiB $S/figure3.jsonl
+grep -q '^Findings: 0 (10 more on objects under 2.0 MiB: --min-size), ' "$TMPDIR/out" &&
+	ok "  ... the report says so too" || notok "  ... $(grep Findings "$TMPDIR/out")"
+expect_exit 1 "check --fail-on all" -- "$GMPROF" check --fail-on all $S/figure3.jsonl
+expect_exit 0 "check --fail-on all --min-size 2MiB" -- "$GMPROF" check --fail-on all --min-size 2MiB $S/figure3.jsonl
+expect_exit 0 "  ... --max-leak counts the leaks it reports (as with suppressions)" -- \
+	"$GMPROF" check --max-leak 0 --min-size 1GiB $S/pool_leaked.jsonl
+expect_exit 2 "bad --min-size" -- "$GMPROF" report --min-size big $S/figure3.jsonl
+expect_stderr_line "bad value 'big'" "  ... one line"
 expect_exit 2 "replay bad format" -- "$GMPROF" replay --format xml $S/figure2.jsonl
 
 # Bad input: one sentence, exit 2.

@@ -401,6 +401,60 @@ static void thresholds(void **state)
 }
 
 /*
+ * --min-size: on random multi-stream traces (objects of three sizes), a
+ * cut leaves out exactly the findings on smaller objects, counts them, and
+ * changes nothing of the others (their saving included) nor the peaks.
+ */
+static int same_finding(const struct gmp_finding *a, const struct gmp_finding *b)
+{
+	return a->pattern == b->pattern && a->object == b->object && a->other == b->other && a->ev_a == b->ev_a &&
+	       a->ev_b == b->ev_b && a->saving == b->saving && a->bytes == b->bytes && a->count == b->count;
+}
+
+static void min_size(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x5eed;
+	size_t cut_some = 0;
+	for (int round = 0; round < 300; round++) {
+		struct gmp_trace *t = ts_random_trace(&seed);
+		struct gmp_detect_opts o;
+		gmp_detect_opts__defaults(&o);
+		struct gmp_result *all = ts_detect(t, &o);
+		assert_int_equal(all->nsmall, 0);
+		/* Cuts at each object size and one past it: some objects fall on each side. */
+		uint64_t cut = all->nobjects ? all->objects[ts_rnd(&seed) % all->nobjects].size + (ts_rnd(&seed) & 1) : 1;
+		o.min_bytes = cut;
+		struct gmp_result *r = ts_detect(t, &o);
+		size_t want = 0;
+		for (size_t i = 0; i < all->nfindings; i++) {
+			const struct gmp_finding *f = &all->findings[i];
+			if (all->objects[f->object].size < cut)
+				continue;
+			want++;
+			size_t k = 0;
+			while (k < r->nfindings && !same_finding(&r->findings[k], f))
+				k++;
+			if (k == r->nfindings)
+				fail_msg("round %d, cut %llu: the finding %zu on a %llu-byte object is gone", round,
+					 (unsigned long long)cut, i, (unsigned long long)all->objects[f->object].size);
+		}
+		for (size_t k = 0; k < r->nfindings; k++)
+			assert_true(r->objects[r->findings[k].object].size >= cut);
+		assert_int_equal(r->nfindings, want);
+		assert_int_equal(r->nsmall, all->nfindings - want);
+		assert_int_equal(r->npeaks, all->npeaks);
+		for (size_t p = 0; p < r->npeaks; p++)
+			assert_int_equal(r->peaks[p].bytes, all->peaks[p].bytes);
+		cut_some += r->nsmall && r->nfindings;
+		gmp_result__free(r);
+		gmp_result__free(all);
+		gmp_trace__free(t);
+	}
+	assert_true(cut_some > 30); /* the cuts fell between findings' objects often */
+}
+
+/*
  * Without the kernels' accesses (an alloc-mode profile): leaks only, each
  * with its last use unknown, so with no saving, no place in a plan and no
  * bytes freed at a failed allocation; the peaks as they were.
@@ -489,6 +543,7 @@ int main(void)
 		cmocka_unit_test(thresholds),
 		cmocka_unit_test(pool_regions),
 		cmocka_unit_test(accesses_unknown),
+		cmocka_unit_test(min_size),
 	};
 	return cmocka_run_group_tests_name("detect", tests, NULL, NULL);
 }
