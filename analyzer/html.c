@@ -22,6 +22,7 @@
 #include "flame.h"
 #include "kernels_from.h"
 #include "session.h"
+#include "stack.h"
 
 #define PLOT_W 960
 #define PLOT_H 220
@@ -66,6 +67,9 @@ static const char style[] =
 	"svg text{font:11px system-ui,sans-serif;fill:#333}"
 	".curve{fill:#8ab4f8;stroke:#1a73e8}.peak{stroke:#d93025;stroke-width:2}.ceiling{stroke:#5f6368;stroke-dasharray:4 3}"
 	".life{fill:#9aa0a6}.life.f{fill:#f29900}.hist{fill:#1a73e8}"
+	".l0{fill:#4e79a7}.l1{fill:#f28e2b}.l2{fill:#e15759}.l3{fill:#76b7b2}.l4{fill:#59a14f}"
+	".l5{fill:#edc948}.l6{fill:#b07aa1}.l7{fill:#ff9da7}.l8{fill:#9c755f}.l9{fill:#bab0ac}"
+	"ul.legend{list-style:none;padding:0;columns:2}ul.legend svg{margin-right:6px}"
 	"dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dt{font-weight:600}";
 
 static void summary(FILE *fp, struct gmp_session *s)
@@ -185,6 +189,27 @@ static void curve(FILE *fp, const struct gmp_result *r, uint32_t device,
 		"level %" PRIu64 " (topological order)</text>\n</svg>\n", PLOT_H + 20, 70 + PLOT_W,
 		PLOT_H + 20, levels - 1);
 	free(col);
+}
+
+/* The device's live bytes by allocation site (stack.c), where more than one layer holds them. */
+static void by_site_plot(FILE *fp, struct page *pg, uint32_t device)
+{
+	const struct gmp_result *r = pg->s->r;
+	const struct gmp_peak *pk = gmp_result__top_peak(r, device);
+	struct gmp_stack st;
+	int err = gmp_stack__build(&pg->s->sites, r, device, 8, PLOT_W, &st);
+	if (!err && pk && gmp_stack__layers(&st) > 1) {
+		fprintf(fp, "<h3>Device %u: live bytes by allocation site</h3>\n<p>The sites holding most of "
+			"the peak, each a layer, the others together; each column as at its largest live bytes.</p>\n",
+			device);
+		err = gmp_stack__html(fp, &st, device, pk->bytes, 70, PLOT_H);
+	}
+	if (err == -ENOMEM)
+		fprintf(fp, "<p class=\"incomplete\">Out of memory drawing the live bytes by allocation site.</p>\n");
+	else if (err == -EINVAL)
+		fprintf(fp, "<p class=\"incomplete\">The live bytes by allocation site are left out: the sites' "
+			"bytes do not add up to the device's (a bug in gmprof: please report it).</p>\n");
+	gmp_stack__release(&st);
 }
 
 static int by_size(const void *a, const void *b, void *ctx)
@@ -442,6 +467,7 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		fprintf(fp, "<p>No device memory was allocated.</p>\n");
 	for (size_t d = 0; d < r->ndevices; d++) {
 		curve(fp, r, r->devices[d].device, r->curve, r->ncurve, 0);
+		by_site_plot(fp, pg, r->devices[d].device);
 		if (r->devices[d].inuse_peak_bytes)
 			curve(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}

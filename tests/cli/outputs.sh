@@ -295,4 +295,22 @@ cmp -s "$TMPDIR/sites.got" "$TMPDIR/sites.want" && ok "report: a peak of 30 obje
 	grep -q '^<tr><td><code>net.cu:40</code></td><td class="n">10</td><td class="n">80.0 KiB</td><td class="n">50%</td></tr>$' "$TMPDIR/sites.html" &&
 	grep -q '^<p>Device 0: 160.0 KiB at ALLOC (stream 0, #30) at <code>util.cu:9</code>, 30 live objects.</p>$' "$TMPDIR/sites.html" &&
 	ok "html: each peak, where it was reached, and its bytes by allocation site" || notok "html: peaks by allocation site"
+# Live bytes by allocation site over the run: a layer per site at the peak (8 at most, then the rest).
+grep -q 'aria-label="live bytes by allocation site on device 0"' "$TMPDIR/sites.html" &&
+	[ "$(grep -c '^<path class="l[0-9]" d="M70 ' "$TMPDIR/sites.html")" = 3 ] &&
+	grep -q '<li><svg width="10" height="10"><rect class="l0" width="10" height="10"/></svg><code>net.cu:40</code>: 80.0 KiB at the peak</li><li><svg width="10" height="10"><rect class="l1" width="10" height="10"/></svg><code>net.cu:52</code>: 40.0 KiB at the peak</li>' "$TMPDIR/sites.html" &&
+	ok "html: live bytes by allocation site, a layer and a legend line each" || notok "html: live bytes by site: $(grep -c '<path class="l' "$TMPDIR/sites.html")"
+awk 'BEGIN { for (i = 0; i < 12; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":%d,\"at\":\"s%02d.cu:1\"}\n", 1048576 + i * 1048576, 4096 * (20 - i), i
+	print "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[\"0x100000\"]}" }' >"$TMPDIR/many.jsonl"
+"$GMPROF" html -o "$TMPDIR/many.html" "$TMPDIR/many.jsonl" &&
+	[ "$(grep -c '^<path class="l[0-8]" ' "$TMPDIR/many.html")" = 8 ] && grep -q '^<path class="l9" .*<title>other sites: 168.0 KiB at the peak</title>' "$TMPDIR/many.html" &&
+	grep -q '<code>s07.cu:1</code>: 52.0 KiB at the peak</li><li><svg width="10" height="10"><rect class="l9" width="10" height="10"/></svg>other sites: 168.0 KiB at the peak</li></ul>' "$TMPDIR/many.html" &&
+	ok "html: twelve sites, eight drawn and the rest as one" || notok "html: twelve sites: $(grep -o 'other sites[^<]*' "$TMPDIR/many.html")"
+"$GMPROF" html -o "$TMPDIR/one.html" tests/scripts/figure4.jsonl && ! grep -q 'by allocation site on device' "$TMPDIR/one.html" &&
+	ok "html: no such plot where one site holds every byte" || notok "html: a plot by site for one site"
+bad=""
+for sc in tests/scripts/*.jsonl tests/data/gpu/*.gmprof; do
+	"$GMPROF" html -o - "$sc" 2>/dev/null | grep -q "do not add up" && bad="$bad $sc"
+done
+[ -z "$bad" ] && ok "html: every script's and recorded profile's sites add up to its live bytes" || notok "html: the sites do not add up in$bad"
 finish
