@@ -344,7 +344,7 @@ static int text_one(FILE *fp, struct report *rp)
 	if (r->nsmall) {
 		char b[32];
 		fprintf(fp, " (%zu more on objects under %s: --min-size)", r->nsmall,
-			gmp_human_bytes(rp->in.so.detect->min_bytes, b, sizeof(b)));
+			gmp_human_bytes(r->min_bytes, b, sizeof(b)));
 	}
 	if (rp->in.so.ranges)
 		fprintf(fp, " (of the objects allocated in NVTX ranges matching '%s')", rp->in.so.ranges);

@@ -125,7 +125,11 @@ static void summary(FILE *fp, struct gmp_session *s)
 		gmp_text__markup(fp, cap);
 		fprintf(fp, "</dd>");
 	}
-	fprintf(fp, "<dt>findings</dt><dd>%zu</dd>", r->nfindings);
+	fprintf(fp, "<dt>findings</dt><dd>%zu", r->nfindings);
+	if (r->nsmall)
+		fprintf(fp, " (%zu more on objects under %s: <code>--min-size</code>)", r->nsmall,
+			gmp_human_bytes(r->min_bytes, a, sizeof(a)));
+	fprintf(fp, "</dd>");
 	if (gmp_kernels_from__suggested(t)) {
 		const char *cmd = gmp_trace__meta(t, "command");
 		fprintf(fp, "<dt>next</dt><dd>intra mode also finds overallocation and access patterns; on the "

@@ -157,6 +157,11 @@ static void findings_md(FILE *fp, struct gmp_session *s, uint32_t top)
 		gmp_md__code(fp, s->sup.path, 0);
 		fputs(")\n\n", fp);
 	}
+	if (r->nsmall) {
+		char b[32];
+		fprintf(fp, "(%zu more on objects under %s: `--min-size`)\n\n", r->nsmall,
+			gmp_human_bytes(r->min_bytes, b, sizeof(b)));
+	}
 	if (!n)
 		return;
 	fputs("| # | pattern | object | size | saves at the peak | allocated at | fix |\n"

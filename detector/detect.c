@@ -91,6 +91,7 @@ int det_add_finding(struct det *d, const struct gmp_finding *f)
 		return 0; /* not asked for, or not to be told without the kernels' accesses */
 	if (r->objects[f->object].size < d->o->min_bytes) {
 		r->nsmall++; /* too small to be worth telling (--min-size) */
+		r->min_bytes = d->o->min_bytes;
 		return 0;
 	}
 	if (GMP_GROW(r->findings, d->findings_cap, r->nfindings + 1))

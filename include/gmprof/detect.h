@@ -257,7 +257,8 @@ struct gmp_result {
 	size_t nobjects;
 	struct gmp_finding *findings;   /* ranked by saving, largest first */
 	size_t nfindings;
-	size_t nsmall;                  /* findings left out for their object's size (min_bytes) */
+	size_t nsmall;                  /* findings left out for their object's size: */
+	uint64_t min_bytes;             /* under this (gmp_detect_opts.min_bytes) */
 	struct gmp_range *ranges;
 	size_t nranges;
 	struct gmp_span *spans;         /* idle ranges */

@@ -33,12 +33,16 @@ expect_exit 0 "replay --min-size 1MiB" -- "$GMPROF" replay --min-size 1MiB $S/fi
 grep -q '^10 findings, ranked' "$TMPDIR/out" && ! grep -q 'left out' "$TMPDIR/out" &&
 	ok "  ... the 1 MiB objects' findings kept" || notok "  ... $(grep findings "$TMPDIR/out")"
 expect_exit 0 "replay --min-size 1048577" -- "$GMPROF" replay --min-size 1048577 $S/figure3.jsonl
-grep -q '^10 findings on objects smaller than --min-size left out$' "$TMPDIR/out" && grep -q '^no findings$' "$TMPDIR/out" &&
+grep -q '^10 findings on objects under 1.0 MiB left out (--min-size)$' "$TMPDIR/out" && grep -q '^no findings$' "$TMPDIR/out" &&
 	ok "  ... left out, and said so" || notok "  ... $(cat "$TMPDIR/out")"
 expect_exit 0 "report --min-size" -- "$GMPROF" report --min-size 2MiB $S/figure3.jsonl
 grep -q '^Findings: 0 (10 more on objects under 2.0 MiB: --min-size), ' "$TMPDIR/out" &&
 	ok "  ... the report says so too" || notok "  ... $(grep Findings "$TMPDIR/out")"
 expect_exit 1 "check --fail-on all" -- "$GMPROF" check --fail-on all $S/figure3.jsonl
+"$GMPROF" html -o "$TMPDIR/min.html" --min-size 2MiB $S/figure3.jsonl &&
+	grep -q '<dt>findings</dt><dd>0 (10 more on objects under 2.0 MiB: <code>--min-size</code>)</dd>' "$TMPDIR/min.html" &&
+	"$GMPROF" report --format markdown --min-size 2MiB $S/figure3.jsonl | grep -q '^(10 more on objects under 2.0 MiB: `--min-size`)$' &&
+	ok "  ... and so do the HTML and Markdown reports" || notok "  ... the HTML or Markdown report does not say so"
 expect_exit 0 "check --fail-on all --min-size 2MiB" -- "$GMPROF" check --fail-on all --min-size 2MiB $S/figure3.jsonl
 expect_exit 0 "  ... --max-leak counts the leaks it reports (as with suppressions)" -- \
 	"$GMPROF" check --max-leak 0 --min-size 1GiB $S/pool_leaked.jsonl

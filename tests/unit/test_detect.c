@@ -443,6 +443,7 @@ static void min_size(void **state)
 			assert_true(r->objects[r->findings[k].object].size >= cut);
 		assert_int_equal(r->nfindings, want);
 		assert_int_equal(r->nsmall, all->nfindings - want);
+		assert_int_equal(r->min_bytes, r->nsmall ? cut : 0);
 		assert_int_equal(r->npeaks, all->npeaks);
 		for (size_t p = 0; p < r->npeaks; p++)
 			assert_int_equal(r->peaks[p].bytes, all->peaks[p].bytes);
