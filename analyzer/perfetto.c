@@ -10,7 +10,10 @@
  *   async b/e per object, named by allocation site, so one site's objects
  *     share a track group
  *   a counter "live bytes" per device, one C event per change; where pools
- *     have regions, a counter "bytes in use" too (the detector's curve of it)
+ *     have regions, a counter "bytes in use" too (the detector's curve of it);
+ *     and "live bytes by site", a track per site holding most of the
+ *     device's peak and one for the rest (stack.c), where there are two
+ *     or more
  *   v2 flows: one chain per object, bind_id = object + 1, from its
  *     allocation through every slice that touches it to its free
  *   (--lean: no child slices and no flows; each API's objects are in its
@@ -33,6 +36,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "jw.h"
+#include "stack.h"
 #include "u64map.h"
 #include "util.h"
 
@@ -63,6 +67,7 @@ struct pf {
 	uint32_t *last_use;      /* per object: its last event in emission order */
 	uint8_t *seen;           /* per object: flow chain started */
 	uint64_t *live;          /* per track device: live bytes (indexed by device slot) */
+	struct gmp_stack *stacks; /* per track device: its live bytes by site */
 	struct gmp_u64map inuse_at; /* event -> its point of r->inuse_curve (pools with regions) */
 	struct gmp_u64map dev_ids;
 	uint32_t *devs;
@@ -174,8 +179,14 @@ static int prepare(struct pf *p)
 		p->next[v] = tr->last;
 		tr->last = v;
 	}
-	if (!(p->live = calloc(p->ndevs ? p->ndevs : 1, sizeof(uint64_t))))
+	if (!(p->live = calloc(p->ndevs ? p->ndevs : 1, sizeof(uint64_t))) ||
+	    !(p->stacks = calloc(p->ndevs ? p->ndevs : 1, sizeof(*p->stacks))))
 		return -ENOMEM;
+	for (size_t i = 0; i < p->ndevs; i++) {
+		int rc = gmp_stack__build(&p->s->sites, p->r, p->devs[i], 8, 1, &p->stacks[i]);
+		if (rc && rc != -ENOENT) /* none: a device without memory */
+			return rc;
+	}
 	for (size_t k = 0; k < p->r->ninuse_curve; k++)
 		if (!gmp_u64map__slot(&p->inuse_at, p->r->inuse_curve[k].ev, (uint32_t)k, NULL))
 			return -ENOMEM;
@@ -337,12 +348,13 @@ static void lifetime(struct pf *p, uint32_t obj, const char *ph, uint64_t ts, in
 	gmp_jw__obj_end(jw);
 }
 
-static void counter(struct pf *p, const char *name, uint32_t device, uint64_t bytes, uint64_t ts)
+/* A counter's value: the track "NAME KEY" (Perfetto names a counter's tracks so). */
+static void counter(struct pf *p, const char *name, const char *key, uint32_t device, uint64_t bytes, uint64_t ts)
 {
 	head(p, "C", name, pid_of(p, device), ts);
 	gmp_jw__key(p->jw, "args");
 	gmp_jw__obj(p->jw);
-	GMP_JW_KEY(p->jw, "bytes");
+	gmp_jw__key(p->jw, key);
 	gmp_jw__u64(p->jw, bytes);
 	gmp_jw__obj_end(p->jw);
 	gmp_jw__obj_end(p->jw);
@@ -362,14 +374,18 @@ static void own_object(struct pf *p, const struct gmp_event *e, uint32_t obj, ui
 		return;
 	uint32_t *at = gmp_u64map__get(&p->inuse_at, (uint64_t)(e - p->t->ev));
 	if (at)
-		counter(p, "bytes in use", o->device, p->r->inuse_curve[*at].live, ts);
+		counter(p, "bytes in use", "bytes", o->device, p->r->inuse_curve[*at].live, ts);
 	if (o->kind == GMP_MEM_POOL_REGION)
 		return; /* inside its pool, which counts already */
 	if (e->op == GMP_OP_ALLOC)
 		p->live[*slot] += o->size;
 	else
 		p->live[*slot] -= o->size;
-	counter(p, "live bytes", o->device, p->live[*slot], ts);
+	counter(p, "live bytes", "bytes", o->device, p->live[*slot], ts);
+	uint64_t b;
+	const char *site = gmp_stack__change(&p->stacks[*slot], p->r, obj, e->op == GMP_OP_ALLOC, &b);
+	if (site)
+		counter(p, "live bytes by site", site, o->device, b, ts);
 }
 
 static void api(struct pf *p, uint32_t v)
@@ -568,6 +584,9 @@ int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const c
 	free(p.last_use);
 	free(p.seen);
 	free(p.live);
+	for (size_t i = 0; p.stacks && i < p.ndevs; i++)
+		gmp_stack__release(&p.stacks[i]);
+	free(p.stacks);
 	free(p.devs);
 	gmp_u64map__release(&p.track_ids);
 	gmp_u64map__release(&p.dev_ids);

@@ -14,15 +14,18 @@ void gmp_stack__release(struct gmp_stack *st)
 	free(st->site);
 	free(st->at_peak);
 	free(st->v);
+	free(st->layer);
+	free(st->now);
 	gmp_bysite__release(&st->by);
 	memset(st, 0, sizeof(*st));
 }
 
 /* Which layer each of the device's objects is in (UINT32_MAX: another device's, or a pool region). */
 static int layers_of(struct gmp_sites *sites, const struct gmp_result *r, uint32_t device,
-		     const struct gmp_stack *st, uint32_t *layer)
+		     struct gmp_stack *st, uint32_t *layer)
 {
 	char buf[32];
+	uint64_t *seen = st->now; /* zeroed: which layers get an object (then zeroed again) */
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
 		layer[o] = UINT32_MAX;
@@ -35,7 +38,10 @@ static int layers_of(struct gmp_sites *sites, const struct gmp_result *r, uint32
 		while (k < st->nsites && strcmp(st->site[k], s))
 			k++;
 		layer[o] = k; /* nsites: the rest */
+		st->filled += !seen[k];
+		seen[k] = 1;
 	}
+	memset(seen, 0, (st->nsites + 1) * sizeof(*seen));
 	return 0;
 }
 
@@ -58,10 +64,11 @@ int gmp_stack__build(struct gmp_sites *sites, const struct gmp_result *r, uint32
 	st->site = calloc(w, sizeof(*st->site));
 	st->at_peak = calloc(w, sizeof(*st->at_peak));
 	st->v = calloc((size_t)ncols * w, sizeof(*st->v));
-	uint32_t *layer = malloc((r->nobjects ? r->nobjects : 1) * sizeof(*layer));
+	uint32_t *layer = st->layer = malloc((r->nobjects ? r->nobjects : 1) * sizeof(*layer));
+	st->now = calloc(w, sizeof(*st->now));
 	uint32_t *obj_of = malloc((r->trace->nev ? r->trace->nev : 1) * sizeof(*obj_of));
 	uint64_t *cur = calloc(w, sizeof(*cur)), *best = calloc(w, sizeof(*best));
-	int err = st->site && st->at_peak && st->v && layer && obj_of && cur && best ? 0 : -ENOMEM;
+	int err = st->site && st->at_peak && st->v && layer && st->now && obj_of && cur && best ? 0 : -ENOMEM;
 	for (size_t k = 0; !err && k < st->by.n; k++) {
 		size_t l = k < st->nsites ? k : st->nsites;
 		if (k < st->nsites)
@@ -118,11 +125,22 @@ int gmp_stack__build(struct gmp_sites *sites, const struct gmp_result *r, uint32
 			memcpy(&st->v[(size_t)c * w], best, w * sizeof(*best));
 		}
 	}
-	free(layer);
 	free(obj_of);
 	free(cur);
 	free(best);
 	return err;
+}
+
+const char *gmp_stack__change(struct gmp_stack *st, const struct gmp_result *r, uint32_t obj, int alloc,
+			      uint64_t *bytes)
+{
+	uint32_t k = st->layer ? st->layer[obj] : UINT32_MAX;
+	if (k == UINT32_MAX || st->filled < 2)
+		return NULL;
+	uint64_t size = r->objects[obj].size;
+	st->now[k] = alloc ? st->now[k] + size : st->now[k] > size ? st->now[k] - size : 0;
+	*bytes = st->now[k];
+	return k < st->nsites ? st->site[k] : "other sites";
 }
 
 /* A y coordinate in tenths of a pixel: the plot's top (y 10) is top bytes, its bottom (y h) none. */

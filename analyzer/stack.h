@@ -24,6 +24,9 @@ struct gmp_stack {
 	uint32_t ncols;
 	uint32_t peak_col;        /* the column of the device's largest peak */
 	uint32_t last_level;      /* the result's largest level (the last column's end) */
+	uint32_t *layer;          /* per object: its layer (UINT32_MAX: another device's, or a pool region) */
+	size_t filled;            /* layers that hold some object */
+	uint64_t *now;            /* each layer's bytes, as a walk over the events has them (gmp_stack__change) */
 	struct gmp_bysite by;
 };
 
@@ -40,6 +43,15 @@ struct gmp_stack {
 int gmp_stack__build(struct gmp_sites *sites, const struct gmp_result *r, uint32_t device, size_t max,
 		     uint32_t ncols, struct gmp_stack *st);
 void gmp_stack__release(struct gmp_stack *st);
+
+/*
+ * For a walk over the events in order (a trace): object obj allocated
+ * (alloc 1) or freed.  Returns the label of its layer (a site, or "other
+ * sites") with that layer's bytes now in *bytes; NULL when obj is in no
+ * layer, or when one layer holds every object (the live bytes say it all).
+ */
+const char *gmp_stack__change(struct gmp_stack *st, const struct gmp_result *r, uint32_t obj, int alloc,
+			      uint64_t *bytes);
 
 /* How many layers hold bytes in some column: one alone says nothing the live bytes plot does not. */
 int gmp_stack__layers(const struct gmp_stack *st);

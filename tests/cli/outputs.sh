@@ -308,6 +308,32 @@ awk 'BEGIN { for (i = 0; i < 12; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\
 	ok "html: twelve sites, eight drawn and the rest as one" || notok "html: twelve sites: $(grep -o 'other sites[^<]*' "$TMPDIR/many.html")"
 "$GMPROF" html -o "$TMPDIR/one.html" tests/scripts/figure4.jsonl && ! grep -q 'by allocation site on device' "$TMPDIR/one.html" &&
 	ok "html: no such plot where one site holds every byte" || notok "html: a plot by site for one site"
+# The same in Perfetto: a counter track per site ("live bytes by site SITE"), whose values add
+# up to the device's live bytes at every change.
+sites_add_up() { # TRACE: prints the changes where they do not, and how many site counter events there were
+	awk '/"ph":"C","name":"live bytes","pid":/ { match($0, /"pid":[0-9]+/); pid = substr($0, RSTART + 6, RLENGTH - 6)
+		match($0, /"bytes":[0-9]+/); live[pid] = substr($0, RSTART + 8, RLENGTH - 8) + 0 }
+	/"ph":"C","name":"live bytes by site","pid":/ { match($0, /"pid":[0-9]+/); pid = substr($0, RSTART + 6, RLENGTH - 6)
+		match($0, /"args":\{"[^"]*":[0-9]+/); kv = substr($0, RSTART + 9, RLENGTH - 9); k = kv; sub(/":[0-9]+$/, "", k)
+		v = kv; sub(/^.*":/, "", v); total[pid] += v - site[pid, k]; site[pid, k] = v; n++
+		if (total[pid] != live[pid]) print "at " $0 ": " total[pid] " by site, " live[pid] " live" }
+	END { print n + 0 " site counter events" }' "$1"
+}
+"$GMPROF" perfetto -o "$TMPDIR/many.trace.json" "$TMPDIR/many.jsonl" && sites_add_up "$TMPDIR/many.trace.json" >"$TMPDIR/sa" &&
+	[ "$(cat "$TMPDIR/sa")" = "12 site counter events" ] &&
+	[ "$(grep -o '"name":"live bytes by site","pid":1,"ts":[0-9.]*,"args":{"[^"]*"' "$TMPDIR/many.trace.json" | sed 's/.*"args":{//' | sort -u | tr '\n' ' ')" = \
+	  '"other sites" "s00.cu:1" "s01.cu:1" "s02.cu:1" "s03.cu:1" "s04.cu:1" "s05.cu:1" "s06.cu:1" "s07.cu:1" ' ] &&
+	ok "perfetto: live bytes by site, eight sites and the rest, adding up" || notok "perfetto: by site: $(cat "$TMPDIR/sa")"
+"$GMPROF" perfetto -o "$TMPDIR/one.trace.json" tests/scripts/figure4.jsonl && ! grep -q '"live bytes by site"' "$TMPDIR/one.trace.json" &&
+	ok "perfetto: no counter by site where one site holds every byte" || notok "perfetto: a counter by site for one site"
+bad="" nsite=0
+for sc in tests/scripts/*.jsonl tests/data/gpu/*.gmprof; do
+	"$GMPROF" perfetto -o "$TMPDIR/sa.json" --force "$sc" 2>/dev/null && sites_add_up "$TMPDIR/sa.json" >"$TMPDIR/sa"
+	grep -q '^at ' "$TMPDIR/sa" && bad="$bad $sc"
+	nsite=$((nsite + $(tail -1 "$TMPDIR/sa" | cut -d' ' -f1)))
+done
+[ -z "$bad" ] && [ "$nsite" -gt 50 ] && ok "perfetto: every script's and recorded profile's sites add up ($nsite site counter events)" ||
+	notok "perfetto: the sites do not add up in$bad ($nsite events)"
 bad=""
 for sc in tests/scripts/*.jsonl tests/data/gpu/*.gmprof; do
 	"$GMPROF" html -o - "$sc" 2>/dev/null | grep -q "do not add up" && bad="$bad $sc"

@@ -134,6 +134,32 @@ static void random_traces(void **state)
 			char what[64];
 			snprintf(what, sizeof(what), "round %d, device %u, %zu sites, %u columns", round, dev, max, ncols);
 			check_stack(r, dev, &st, what);
+			/* A walk over the changes, as a trace makes it: the layers' bytes add up to the live bytes. */
+			uint64_t total = 0;
+			for (size_t p = 0; p < r->ncurve; p++) {
+				const struct gmp_curve_point *pt = &r->curve[p];
+				if (pt->device != dev)
+					continue;
+				uint32_t o = 0;
+				while (o < r->nobjects && r->objects[o].alloc_ev != pt->ev && r->objects[o].free_ev != pt->ev)
+					o++;
+				assert_true(o < r->nobjects);
+				int alloc = r->objects[o].alloc_ev == pt->ev;
+				size_t k = st.layer[o];
+				uint64_t before = st.now[k], bytes;
+				const char *label = gmp_stack__change(&st, r, o, alloc, &bytes);
+				if (st.filled < 2) {
+					assert_null(label);
+					continue;
+				}
+				assert_non_null(label);
+				assert_string_equal(label, k < st.nsites ? st.site[k] : "other sites");
+				assert_int_equal(bytes, st.now[k]);
+				total = total + st.now[k] - before;
+				if (total != pt->live)
+					fail_msg("%s: the walk's layers hold %llu bytes at a change, the device %llu", what,
+						 (unsigned long long)total, (unsigned long long)pt->live);
+			}
 			gmp_stack__release(&st);
 		}
 		gmp_result__free(r);
