@@ -195,24 +195,23 @@ static void curve(FILE *fp, const struct gmp_result *r, uint32_t device,
 	free(col);
 }
 
-/* The device's live bytes by allocation site (stack.c), where more than one layer holds them. */
-static void by_site_plot(FILE *fp, struct page *pg, uint32_t device)
+/* The device's live bytes (inuse: bytes in use) by allocation site (stack.c), where more than one layer holds them. */
+static void by_site_plot(FILE *fp, struct page *pg, uint32_t device, uint64_t top, int inuse)
 {
-	const struct gmp_result *r = pg->s->r;
-	const struct gmp_peak *pk = gmp_result__top_peak(r, device);
+	const char *what = inuse ? "bytes in use" : "live bytes";
 	struct gmp_stack st;
-	int err = gmp_stack__build(&pg->s->sites, r, device, 8, PLOT_W, &st);
-	if (!err && pk && gmp_stack__layers(&st) > 1) {
-		fprintf(fp, "<h3>Device %u: live bytes by allocation site</h3>\n<p>The sites holding most of "
-			"the peak, each a layer, the others together; each column as at its largest live bytes.</p>\n",
-			device);
-		err = gmp_stack__html(fp, &st, device, pk->bytes, 70, PLOT_H);
+	int err = gmp_stack__build(&pg->s->sites, pg->s->r, device, inuse, 8, PLOT_W, &st);
+	if (!err && gmp_stack__layers(&st) > 1) {
+		fprintf(fp, "<h3>Device %u: %s by allocation site</h3>\n<p>The sites holding most of the peak%s, "
+			"each a layer, the others together; each column as at its largest %s.</p>\n", device, what,
+			inuse ? " of bytes in use (pool regions by where they were registered)" : "", what);
+		err = gmp_stack__html(fp, &st, device, what, top, 70, PLOT_H);
 	}
 	if (err == -ENOMEM)
-		fprintf(fp, "<p class=\"incomplete\">Out of memory drawing the live bytes by allocation site.</p>\n");
+		fprintf(fp, "<p class=\"incomplete\">Out of memory drawing the %s by allocation site.</p>\n", what);
 	else if (err == -EINVAL)
-		fprintf(fp, "<p class=\"incomplete\">The live bytes by allocation site are left out: the sites' "
-			"bytes do not add up to the device's (a bug in gmprof: please report it).</p>\n");
+		fprintf(fp, "<p class=\"incomplete\">The %s by allocation site are left out: the sites' "
+			"bytes do not add up to the device's (a bug in gmprof: please report it).</p>\n", what);
 	gmp_stack__release(&st);
 }
 
@@ -471,9 +470,11 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		fprintf(fp, "<p>No device memory was allocated.</p>\n");
 	for (size_t d = 0; d < r->ndevices; d++) {
 		curve(fp, r, r->devices[d].device, r->curve, r->ncurve, 0);
-		by_site_plot(fp, pg, r->devices[d].device);
-		if (r->devices[d].inuse_peak_bytes)
+		by_site_plot(fp, pg, r->devices[d].device, r->devices[d].peak_bytes, 0);
+		if (r->devices[d].inuse_peak_bytes) {
 			curve(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
+			by_site_plot(fp, pg, r->devices[d].device, r->devices[d].inuse_peak_bytes, 1);
+		}
 	}
 	peaks(fp, pg);
 	failures(fp, pg);

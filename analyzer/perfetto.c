@@ -183,7 +183,7 @@ static int prepare(struct pf *p)
 	    !(p->stacks = calloc(p->ndevs ? p->ndevs : 1, sizeof(*p->stacks))))
 		return -ENOMEM;
 	for (size_t i = 0; i < p->ndevs; i++) {
-		int rc = gmp_stack__build(&p->s->sites, p->r, p->devs[i], 8, 1, &p->stacks[i]);
+		int rc = gmp_stack__build(&p->s->sites, p->r, p->devs[i], 0, 8, 1, &p->stacks[i]);
 		if (rc && rc != -ENOENT) /* none: a device without memory */
 			return rc;
 	}

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bysite.h"
 #include "cmds.h"
+#include "strtab.h"
 
 void gmp_stack__release(struct gmp_stack *st)
 {
@@ -16,116 +18,218 @@ void gmp_stack__release(struct gmp_stack *st)
 	free(st->v);
 	free(st->layer);
 	free(st->now);
-	gmp_bysite__release(&st->by);
+	gmp_strtab__free(st->labels);
 	memset(st, 0, sizeof(*st));
 }
 
-/* Which layer each of the device's objects is in (UINT32_MAX: another device's, or a pool region). */
-static int layers_of(struct gmp_sites *sites, const struct gmp_result *r, uint32_t device,
-		     struct gmp_stack *st, uint32_t *layer)
+/* A site as the peak holds it: the order of a peak's sites everywhere (bysite.c's). */
+struct rank {
+	const char *label;
+	uint64_t bytes;
+	uint32_t objects, id;
+};
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	if (x->objects != y->objects)
+		return x->objects > y->objects ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/*
+ * Each object's site id (0: not counted here).  Live bytes count a pool
+ * whole and not its regions; bytes in use count its regions instead.
+ */
+static int site_ids(struct gmp_sites *sites, const struct gmp_result *r, uint32_t device, int inuse,
+		    struct gmp_strtab *labels, uint32_t *sid)
 {
 	char buf[32];
-	uint64_t *seen = st->now; /* zeroed: which layers get an object (then zeroed again) */
+	for (size_t o = 0; o < r->nobjects; o++)
+		sid[o] = 1; /* a mark: counted unless a pool with regions (below) */
+	for (size_t o = 0; inuse && o < r->nobjects; o++)
+		if (r->objects[o].kind == GMP_MEM_POOL_REGION && r->objects[o].parent != GMP_NO_OBJECT)
+			sid[r->objects[o].parent] = 0;
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
-		layer[o] = UINT32_MAX;
-		if (ob->device != device || ob->kind == GMP_MEM_POOL_REGION)
-			continue; /* the device's live bytes count a pool whole, not its regions */
+		if (ob->device != device || !sid[o] || (!inuse && ob->kind == GMP_MEM_POOL_REGION)) {
+			sid[o] = 0;
+			continue;
+		}
 		const char *s = gmp_site__of_object(sites, r, ob, buf, sizeof(buf));
-		if (!s)
+		if (!s || !(sid[o] = gmp_strtab__intern(labels, s, strlen(s))))
 			return -ENOMEM;
-		uint32_t k = 0;
-		while (k < st->nsites && strcmp(st->site[k], s))
-			k++;
-		layer[o] = k; /* nsites: the rest */
-		st->filled += !seen[k];
-		seen[k] = 1;
 	}
-	memset(seen, 0, (st->nsites + 1) * sizeof(*seen));
 	return 0;
 }
 
-int gmp_stack__build(struct gmp_sites *sites, const struct gmp_result *r, uint32_t device, size_t max,
+/* The object each change of the curve belongs to: obj_of[ev]. */
+static void changes(const struct gmp_result *r, const uint32_t *sid, uint32_t *obj_of)
+{
+	memset(obj_of, 0xff, r->trace->nev * sizeof(*obj_of));
+	for (size_t o = 0; o < r->nobjects; o++) {
+		if (!sid[o])
+			continue;
+		obj_of[r->objects[o].alloc_ev] = (uint32_t)o;
+		if (r->objects[o].free_ev != GMP_NO_EVENT)
+			obj_of[r->objects[o].free_ev] = (uint32_t)o;
+	}
+}
+
+/* The largest live bytes' first point (UINT32_MAX: none above 0), then every site's bytes and objects there. */
+static size_t peak_point(const struct gmp_result *r, const struct gmp_curve_point *pts, size_t npts, uint32_t device,
+			 const uint32_t *obj_of, const uint32_t *sid, uint64_t *bytes, uint32_t *objects)
+{
+	size_t at = SIZE_MAX;
+	uint64_t mx = 0;
+	for (size_t p = 0; p < npts; p++)
+		if (pts[p].device == device && pts[p].live > mx) {
+			mx = pts[p].live;
+			at = p;
+		}
+	for (size_t p = 0; at != SIZE_MAX && p <= at; p++) {
+		uint32_t o = pts[p].device == device ? obj_of[pts[p].ev] : UINT32_MAX;
+		if (o == UINT32_MAX)
+			continue; /* another device's, or (a bug) no object's: the second walk says */
+		int alloc = r->objects[o].alloc_ev == pts[p].ev;
+		bytes[sid[o]] += alloc ? r->objects[o].size : -r->objects[o].size;
+		objects[sid[o]] += alloc ? 1 : (uint32_t)-1;
+	}
+	return at;
+}
+
+/* The curve's walk (gmp_text__columns), each column keeping the layers where its live bytes are largest. */
+static int columns(struct gmp_stack *st, const struct gmp_result *r, const struct gmp_curve_point *pts,
+		   size_t npts, uint32_t device, const uint32_t *obj_of, uint64_t *cur, uint64_t *best)
+{
+	const size_t w = st->nsites + 1;
+	const uint64_t levels = (uint64_t)r->max_level + 1;
+	uint64_t live = 0;
+	size_t p = 0;
+	for (uint32_t c = 0; c < st->ncols; c++) {
+		const uint64_t end = levels * (c + 1) / st->ncols;
+		uint64_t mx = live;
+		memcpy(best, cur, w * sizeof(*cur));
+		for (; p < npts && r->level[pts[p].ev] < end; p++) {
+			const struct gmp_curve_point *pt = &pts[p];
+			if (pt->device != device)
+				continue;
+			uint32_t o = obj_of[pt->ev];
+			if (o == UINT32_MAX)
+				return -EINVAL; /* a change of live bytes of no object of the device */
+			const struct gmp_object *ob = &r->objects[o];
+			uint64_t *l = &cur[st->layer[o]];
+			if (pt->ev == ob->alloc_ev)
+				*l += ob->size;
+			else if (*l >= ob->size)
+				*l -= ob->size;
+			else
+				return -EINVAL;
+			live = pt->live;
+			uint64_t sum = 0;
+			for (size_t k = 0; k < w; k++)
+				sum += cur[k];
+			if (sum != live)
+				return -EINVAL; /* the layers must add up to the device's live bytes */
+			if (live > mx) {
+				mx = live;
+				memcpy(best, cur, w * sizeof(*cur));
+			}
+		}
+		memcpy(&st->v[(size_t)c * w], best, w * sizeof(*best));
+	}
+	return 0;
+}
+
+/* The layers: the sites ranked as the peak holds them, max of them (or max + 1: no rest of one site). */
+static int layers(struct gmp_stack *st, const struct gmp_result *r, const uint32_t *sid, const uint64_t *bytes,
+		  const uint32_t *objects, size_t nids, size_t max)
+{
+	struct rank *rk = malloc((nids ? nids : 1) * sizeof(*rk));
+	uint32_t *layer_of = malloc((nids + 1) * sizeof(*layer_of));
+	size_t n = 0;
+	if (!rk || !layer_of) {
+		free(rk);
+		free(layer_of);
+		return -ENOMEM;
+	}
+	for (uint32_t id = 1; id <= nids; id++)
+		if (bytes[id])
+			rk[n++] = (struct rank){ gmp_strtab__get(st->labels, id, NULL), bytes[id], objects[id], id };
+	qsort(rk, n, sizeof(*rk), by_rank);
+	st->nsites = n <= max + 1 ? n : max;
+	const size_t w = st->nsites + 1;
+	st->site = calloc(w, sizeof(*st->site));
+	st->at_peak = calloc(w, sizeof(*st->at_peak));
+	st->now = calloc(w, sizeof(*st->now));
+	st->v = calloc((size_t)st->ncols * w, sizeof(*st->v));
+	int err = st->site && st->at_peak && st->now && st->v ? 0 : -ENOMEM;
+	for (size_t id = 0; id <= nids; id++)
+		layer_of[id] = (uint32_t)st->nsites; /* the rest */
+	for (size_t k = 0; !err && k < n; k++) {
+		if (k < st->nsites) {
+			st->site[k] = rk[k].label;
+			layer_of[rk[k].id] = (uint32_t)k;
+		}
+		st->at_peak[k < st->nsites ? k : st->nsites] += rk[k].bytes;
+	}
+	for (size_t o = 0; !err && o < r->nobjects; o++) {
+		st->layer[o] = sid[o] ? layer_of[sid[o]] : UINT32_MAX;
+		if (sid[o] && !st->now[st->layer[o]]++) /* now: a mark of the layers with objects, cleared below */
+			st->filled++;
+	}
+	if (!err)
+		memset(st->now, 0, w * sizeof(*st->now));
+	free(rk);
+	free(layer_of);
+	return err;
+}
+
+int gmp_stack__build(struct gmp_sites *sites, const struct gmp_result *r, uint32_t device, int inuse, size_t max,
 		     uint32_t ncols, struct gmp_stack *st)
 {
 	memset(st, 0, sizeof(*st));
-	const struct gmp_peak *pk = gmp_result__top_peak(r, device);
-	if (!pk)
-		return -ENOENT;
-	if (gmp_bysite__peak(sites, r, pk, &st->by))
-		return -ENOMEM;
-	/* A layer for the rest that would hold one site gets its name instead. */
-	st->nsites = st->by.n <= max + 1 ? st->by.n : max;
-	const size_t w = st->nsites + 1;
+	const struct gmp_curve_point *pts = inuse ? r->inuse_curve : r->curve;
+	const size_t npts = inuse ? r->ninuse_curve : r->ncurve;
 	st->ncols = ncols;
 	st->last_level = r->max_level;
-	const uint64_t nlev = (uint64_t)r->max_level + 1;
-	st->peak_col = (uint32_t)((((uint64_t)r->level[pk->ev] + 1) * ncols + nlev - 1) / nlev - 1);
-	st->site = calloc(w, sizeof(*st->site));
-	st->at_peak = calloc(w, sizeof(*st->at_peak));
-	st->v = calloc((size_t)ncols * w, sizeof(*st->v));
-	uint32_t *layer = st->layer = malloc((r->nobjects ? r->nobjects : 1) * sizeof(*layer));
-	st->now = calloc(w, sizeof(*st->now));
+	st->labels = gmp_strtab__new();
+	uint32_t *sid = malloc((r->nobjects ? r->nobjects : 1) * sizeof(*sid));
 	uint32_t *obj_of = malloc((r->trace->nev ? r->trace->nev : 1) * sizeof(*obj_of));
-	uint64_t *cur = calloc(w, sizeof(*cur)), *best = calloc(w, sizeof(*best));
-	int err = st->site && st->at_peak && st->v && layer && st->now && obj_of && cur && best ? 0 : -ENOMEM;
-	for (size_t k = 0; !err && k < st->by.n; k++) {
-		size_t l = k < st->nsites ? k : st->nsites;
-		if (k < st->nsites)
-			st->site[k] = st->by.g[k].site;
-		st->at_peak[l] += st->by.g[k].bytes;
-	}
+	st->layer = malloc((r->nobjects ? r->nobjects : 1) * sizeof(*st->layer));
+	int err = st->labels && sid && obj_of && st->layer ? 0 : -ENOMEM;
 	if (!err)
-		err = layers_of(sites, r, device, st, layer);
+		err = site_ids(sites, r, device, inuse, st->labels, sid);
+	size_t nids = err ? 0 : gmp_strtab__count(st->labels);
+	uint64_t *bytes = NULL, *cur = NULL, *best = NULL;
+	uint32_t *objects = NULL;
 	if (!err) {
-		memset(obj_of, 0xff, r->trace->nev * sizeof(*obj_of));
-		for (size_t o = 0; o < r->nobjects; o++) {
-			if (layer[o] == UINT32_MAX)
-				continue;
-			obj_of[r->objects[o].alloc_ev] = (uint32_t)o;
-			if (r->objects[o].free_ev != GMP_NO_EVENT)
-				obj_of[r->objects[o].free_ev] = (uint32_t)o;
-		}
-		/* The curve's walk (gmp_text__columns), each column keeping the layers where its live bytes are largest. */
-		const uint64_t levels = (uint64_t)r->max_level + 1;
-		uint64_t live = 0;
-		size_t p = 0;
-		for (uint32_t c = 0; !err && c < ncols; c++) {
-			const uint64_t end = levels * (c + 1) / ncols;
-			uint64_t mx = live;
-			memcpy(best, cur, w * sizeof(*cur));
-			for (; !err && p < r->ncurve && r->level[r->curve[p].ev] < end; p++) {
-				const struct gmp_curve_point *pt = &r->curve[p];
-				if (pt->device != device)
-					continue;
-				uint32_t o = obj_of[pt->ev];
-				if (o == UINT32_MAX) {
-					err = -EINVAL; /* a change of live bytes of no object of the device */
-					break;
-				}
-				const struct gmp_object *ob = &r->objects[o];
-				uint64_t *l = &cur[layer[o]];
-				if (pt->ev == ob->alloc_ev)
-					*l += ob->size;
-				else if (*l >= ob->size)
-					*l -= ob->size;
-				else
-					err = -EINVAL;
-				live = pt->live;
-				uint64_t sum = 0;
-				for (size_t k = 0; k < w; k++)
-					sum += cur[k];
-				if (sum != live)
-					err = -EINVAL; /* the layers must add up to the device's live bytes */
-				if (live > mx) {
-					mx = live;
-					memcpy(best, cur, w * sizeof(*cur));
-				}
-			}
-			memcpy(&st->v[(size_t)c * w], best, w * sizeof(*best));
+		bytes = calloc(nids + 1, sizeof(*bytes));
+		objects = calloc(nids + 1, sizeof(*objects));
+		err = bytes && objects ? 0 : -ENOMEM;
+	}
+	if (!err) {
+		changes(r, sid, obj_of);
+		size_t at = peak_point(r, pts, npts, device, obj_of, sid, bytes, objects);
+		if (at == SIZE_MAX) {
+			err = -ENOENT;
+		} else {
+			const uint64_t nlev = (uint64_t)r->max_level + 1;
+			st->peak_col = (uint32_t)((((uint64_t)r->level[pts[at].ev] + 1) * ncols + nlev - 1) / nlev - 1);
+			err = layers(st, r, sid, bytes, objects, nids, max);
 		}
 	}
+	if (!err) {
+		cur = calloc(st->nsites + 1, sizeof(*cur));
+		best = calloc(st->nsites + 1, sizeof(*best));
+		err = cur && best ? columns(st, r, pts, npts, device, obj_of, cur, best) : -ENOMEM;
+	}
+	free(sid);
 	free(obj_of);
+	free(bytes);
+	free(objects);
 	free(cur);
 	free(best);
 	return err;
@@ -182,7 +286,8 @@ int gmp_stack__layers(const struct gmp_stack *st)
 	return n;
 }
 
-int gmp_stack__html(FILE *fp, const struct gmp_stack *st, uint32_t device, uint64_t top, int x0, int h)
+int gmp_stack__html(FILE *fp, const struct gmp_stack *st, uint32_t device, const char *what, uint64_t top, int x0,
+		    int h)
 {
 	const size_t w = st->nsites + 1;
 	const uint32_t n = st->ncols;
@@ -194,8 +299,8 @@ int gmp_stack__html(FILE *fp, const struct gmp_stack *st, uint32_t device, uint6
 	}
 	char a[32];
 	fprintf(fp, "<svg width=\"%u\" height=\"%d\" viewBox=\"0 0 %u %d\" role=\"img\" "
-		"aria-label=\"live bytes by allocation site on device %u\">\n", x0 + n + 10, h + 30, x0 + n + 10,
-		h + 30, device);
+		"aria-label=\"%s by allocation site on device %u\">\n", x0 + n + 10, h + 30, x0 + n + 10,
+		h + 30, what, device);
 	fprintf(fp, "<text x=\"0\" y=\"12\">%s</text><text x=\"0\" y=\"%d\">0</text>\n",
 		gmp_human_bytes(top, a, sizeof(a)), h);
 	for (size_t k = 0; k < w; k++) {

@@ -266,6 +266,9 @@ grep -q '^device 0: peak 1.0 MiB (1048576 bytes); in use at most 132.0 KiB$' "$T
 expect_exit 0 "html of pool regions" -- "$GMPROF" html -o - tests/scripts/pool_regions.jsonl
 grep -q '<dt>in use</dt><dd>device 0: at most 132.0 KiB' "$TMPDIR/out" && ok "html: the peak in use" || notok "html: no peak in use"
 grep -q 'aria-label="bytes in use on device 0"' "$TMPDIR/out" && ok "html: a plot of the bytes in use" || notok "html: no plot of the bytes in use"
+grep -q 'aria-label="bytes in use by allocation site on device 0"' "$TMPDIR/out" &&
+	grep -q '<code>model.cu:20</code>: 64.0 KiB at the peak</li><li><svg width="10" height="10"><rect class="l1" width="10" height="10"/></svg><code>model.cu:21</code>: 64.0 KiB at the peak</li>' "$TMPDIR/out" &&
+	ok "html: the bytes in use by the sites that registered the regions" || notok "html: no bytes in use by allocation site"
 "$GMPROF" report tests/scripts/pool_regions.jsonl | grep -q '^Bytes in use on device 0 (pools counted by their regions)' &&
 	ok "report: a plot of the bytes in use" || notok "report: no plot of the bytes in use"
 "$GMPROF" report tests/scripts/figure2.jsonl | grep -q '^Bytes in use' && notok "report: no such plot without regions" ||
