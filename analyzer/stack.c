@@ -78,7 +78,7 @@ static void changes(const struct gmp_result *r, const uint32_t *sid, uint32_t *o
 	}
 }
 
-/* The largest live bytes' first point (UINT32_MAX: none above 0), then every site's bytes and objects there. */
+/* The largest live bytes' first point (SIZE_MAX: none above 0), then every site's bytes and objects there. */
 static size_t peak_point(const struct gmp_result *r, const struct gmp_curve_point *pts, size_t npts, uint32_t device,
 			 const uint32_t *obj_of, const uint32_t *sid, uint64_t *bytes, uint32_t *objects)
 {
