@@ -356,12 +356,12 @@ static int write_sarif(FILE *fp, void *ctx)
 		return -ENOMEM;
 	gmp_sarif__begin(a->sf, &jw, to);
 	int rc = check_all(a, &jw);
-	if (rc)
+	if (rc) {
 		gmp_jw__release(&jw); /* a bad input: nothing is written */
-	else
+	} else {
 		gmp_sarif__end(&jw, a->props, a->ngates);
-	if (!rc)
 		rc = gmp_jw__finish(&jw);
+	}
 	if (a->keep && fclose(to) && !rc)
 		rc = -ENOMEM;
 	if (!rc && a->keep && fp && fwrite(a->text, 1, a->len, fp) != a->len)
@@ -369,12 +369,12 @@ static int write_sarif(FILE *fp, void *ctx)
 	return rc;
 }
 
-/* GitHub annotations on standard output, and the GitLab Code Quality report, from the SARIF log's text. */
 static int write_codequality(FILE *fp, void *ctx)
 {
 	return gmp_ci__codequality(ctx, fp);
 }
 
+/* GitHub annotations on standard output, and the GitLab Code Quality report, from the SARIF log's text. */
 static int ci_formats(struct all *a, int annotations, const char *cq, int force)
 {
 	struct gmp_ci_log log;

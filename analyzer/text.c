@@ -249,8 +249,7 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 		gmp_text__failure(fp, r, i, sites, "");
 	if (r->nfails_total > r->nfailures)
 		fprintf(fp, "... and %zu more allocations ran out of memory\n", r->nfails_total - r->nfailures);
-	if (r->nsmall)
-	{
+	if (r->nsmall) {
 		char b[32];
 		fprintf(fp, "%zu finding%s on objects under %s left out (--min-size)\n", r->nsmall,
 			r->nsmall == 1 ? "" : "s", gmp_human_bytes(r->min_bytes, b, sizeof(b)));
