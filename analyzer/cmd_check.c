@@ -76,7 +76,9 @@ static const char usage[] =
 	"               --sarif gmprof.sarif --junit gmprof.xml app.gmprof\n"
 	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n"
 	"  gmprof check --max-peak 90% app.gmprof     # leave a tenth of each GPU's memory free\n"
-	"  gmprof check --baseline main.baseline.json --markdown \"$GITHUB_STEP_SUMMARY\" --force app.gmprof\n";
+	"  gmprof check --baseline main.baseline.json --markdown \"$GITHUB_STEP_SUMMARY\" --force app.gmprof\n"
+	"  gmprof check --fail-on all --min-size 1MiB --annotations github app.gmprof  # no code scanning\n"
+	"  gmprof check --baseline main.baseline.json --codequality gl-code-quality.json app.gmprof  # GitLab\n";
 
 static void check_patterns(struct gmp_gate *g, uint32_t mask)
 {
