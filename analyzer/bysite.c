@@ -12,9 +12,8 @@
 #include "u64map.h"
 #include "util.h"
 
-static int cmp_group(const void *a, const void *b)
+int gmp_bysite__order(const struct gmp_site_group *x, const struct gmp_site_group *y)
 {
-	const struct gmp_site_group *x = a, *y = b;
 	if (x->max_saving != y->max_saving)
 		return x->max_saving > y->max_saving ? -1 : 1;
 	if (x->findings != y->findings)
@@ -23,6 +22,11 @@ static int cmp_group(const void *a, const void *b)
 		return x->bytes > y->bytes ? -1 : 1;
 	int c = strcmp(x->site, y->site);
 	return c ? c : (x->pattern > y->pattern) - (x->pattern < y->pattern);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	return gmp_bysite__order(a, b);
 }
 
 /* The group of (site, pattern): sites interned, so (id, pattern) is the key. */

@@ -60,5 +60,7 @@ int gmp_bysite__grown(struct gmp_sites *sites, const struct gmp_result *r, uint3
 		      const struct gmp_baseline_peak *base, struct gmp_bysite *by, struct gmp_site_growth **v,
 		      size_t *n);
 void gmp_bysite__release(struct gmp_bysite *b);
+/* The order of groups everywhere: the largest saving (a peak's: bytes) first, then the most findings (objects), bytes, site, pattern. */
+int gmp_bysite__order(const struct gmp_site_group *x, const struct gmp_site_group *y);
 
 #endif

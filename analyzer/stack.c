@@ -22,21 +22,15 @@ void gmp_stack__release(struct gmp_stack *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* A site as the peak holds it: the order of a peak's sites everywhere (bysite.c's). */
+/* A site as the peak holds it, as a peak's group (bysite.h), so that it sorts as the peaks table does. */
 struct rank {
-	const char *label;
-	uint64_t bytes;
-	uint32_t objects, id;
+	struct gmp_site_group g;
+	uint32_t id;
 };
 
 static int by_rank(const void *a, const void *b)
 {
-	const struct rank *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	if (x->objects != y->objects)
-		return x->objects > y->objects ? -1 : 1;
-	return strcmp(x->label, y->label);
+	return gmp_bysite__order(&((const struct rank *)a)->g, &((const struct rank *)b)->g);
 }
 
 /*
@@ -157,7 +151,8 @@ static int layers(struct gmp_stack *st, const struct gmp_result *r, const uint32
 	}
 	for (uint32_t id = 1; id <= nids; id++)
 		if (bytes[id])
-			rk[n++] = (struct rank){ gmp_strtab__get(st->labels, id, NULL), bytes[id], objects[id], id };
+			rk[n++] = (struct rank){ { .site = gmp_strtab__get(st->labels, id, NULL), .findings = objects[id],
+						   .bytes = bytes[id], .max_saving = bytes[id] }, id };
 	qsort(rk, n, sizeof(*rk), by_rank);
 	st->nsites = n <= max + 1 ? n : max;
 	const size_t w = st->nsites + 1;
@@ -170,18 +165,15 @@ static int layers(struct gmp_stack *st, const struct gmp_result *r, const uint32
 		layer_of[id] = (uint32_t)st->nsites; /* the rest */
 	for (size_t k = 0; !err && k < n; k++) {
 		if (k < st->nsites) {
-			st->site[k] = rk[k].label;
+			st->site[k] = rk[k].g.site;
 			layer_of[rk[k].id] = (uint32_t)k;
 		}
-		st->at_peak[k < st->nsites ? k : st->nsites] += rk[k].bytes;
+		st->at_peak[k < st->nsites ? k : st->nsites] += rk[k].g.bytes;
 	}
-	for (size_t o = 0; !err && o < r->nobjects; o++) {
+	for (size_t o = 0; !err && o < r->nobjects; o++)
 		st->layer[o] = sid[o] ? layer_of[sid[o]] : UINT32_MAX;
-		if (sid[o] && !st->now[st->layer[o]]++) /* now: a mark of the layers with objects, cleared below */
-			st->filled++;
-	}
-	if (!err)
-		memset(st->now, 0, w * sizeof(*st->now));
+	/* Every site has an object: the ranked ones their layers, the others (if any) the rest. */
+	st->filled = st->nsites + (nids > st->nsites);
 	free(rk);
 	free(layer_of);
 	return err;
