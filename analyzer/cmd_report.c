@@ -18,6 +18,7 @@
 #include "baseline.h"
 #include "bysite.h"
 #include "kernels_from.h"
+#include "rangemem.h"
 #include "session.h"
 
 static const char usage[] =
@@ -328,7 +329,9 @@ static int text_one(FILE *fp, struct report *rp)
 		if (r->devices[d].inuse_peak_bytes)
 			gmp_text__plot(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}
-	int err = gmp_report__plans(fp, rp->s->r, &rp->fit);
+	int err = gmp_rmem__text(fp, r, 16);
+	if (!err)
+		err = gmp_report__plans(fp, rp->s->r, &rp->fit);
 	if (!err)
 		err = gmp_report__by_range(fp, rp->s->r);
 	if (!err)
@@ -378,7 +381,7 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 	if (t->untouched)
 		gmp_jw__ku64(jw, "intra_launches_without_touches", t->untouched);
 	struct gmp_bysite b;
-	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) ||
+	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) || gmp_rmem__json(jw, r) ||
 	    gmp_bysite__build(&rp->s->sites, r, &b)) {
 		jw->err = -ENOMEM;
 		return;

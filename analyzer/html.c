@@ -21,6 +21,7 @@
 #include "findings_json.h"
 #include "flame.h"
 #include "kernels_from.h"
+#include "rangemem.h"
 #include "session.h"
 #include "stack.h"
 
@@ -477,6 +478,8 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		}
 	}
 	peaks(fp, pg);
+	if (gmp_rmem__html(fp, r, 40))
+		fprintf(fp, "<p class=\"incomplete\">Out of memory summing the NVTX ranges.</p>\n");
 	failures(fp, pg);
 	if (gmp_report__html(fp, r))
 		fprintf(fp, "<p class=\"incomplete\">Out of memory combining the fixes.</p>\n");

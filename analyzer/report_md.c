@@ -17,6 +17,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "markdown.h"
+#include "rangemem.h"
 #include "session.h"
 
 /* Without --top, the findings listed stop here (a pull request comment holds 64 KiB). */
@@ -193,7 +194,9 @@ int gmp_report__markdown(FILE *fp, struct gmp_session *s, uint32_t top)
 	fputs("\n\n", fp);
 	run_table(fp, s);
 	peaks_md(fp, s);
-	int err = failures_md(fp, s);
+	int err = gmp_rmem__markdown(fp, s->r, 16);
+	if (!err)
+		err = failures_md(fp, s);
 	if (err)
 		return err;
 	findings_md(fp, s, top);

@@ -25,6 +25,46 @@ grep -q '^  7 findings on 3 objects     768.0 MiB  saves up to 256.0 MiB  in set
 grep -q '^     to   FREE (stream 0, #6) at train.cu:52$' "$TMPDIR/out" &&
 	ok "report: a call outside every range names none" || notok "report: a call outside every range names none"
 
+# Memory by range: each phase's peak, what it allocated, and what outlived it.
+sed -n '/^Memory by NVTX range on device 0$/,/^$/p' "$TMPDIR/out" >"$TMPDIR/phases"
+cat >"$TMPDIR/phases.want" <<'T'
+Memory by NVTX range on device 0
+  peak: the most live bytes right after a call made inside ('#': the device's peak);
+  outlived it: allocated inside, freed outside the range or never
+  range                                    peak     calls  allocated          outlived it
+  setup                               768.0 MiB         4  768.0 MiB in 3     768.0 MiB in 3
+  step                                  1.2 GiB#       11  512.0 MiB in 3     -
+    forward                             1.0 GiB         4  256.0 MiB in 2     256.0 MiB in 2
+    backward                            1.2 GiB#        5  256.0 MiB in 1     256.0 MiB in 1
+    optimizer                           1.0 GiB         2  -                  -
+
+T
+diff -u "$TMPDIR/phases.want" "$TMPDIR/phases" >"$TMPDIR/diff" && ok "report: memory by NVTX range" ||
+	{ notok "report: memory by NVTX range"; cat "$TMPDIR/diff"; }
+expect_exit 0 "report --format markdown" -- "$GMPROF" report --format markdown "$S"
+grep -q '^| `step > backward` | \*\*1.2 GiB\*\* | 5 | 256.0 MiB in 1 | 256.0 MiB in 1 |$' "$TMPDIR/out" &&
+	grep -q '^| `step > optimizer` | 1.0 GiB | 2 | - | - |$' "$TMPDIR/out" &&
+	ok "markdown: memory by NVTX range" || notok "markdown: $(grep -A9 '^### Memory by' "$TMPDIR/out")"
+# A loop whose steps keep a buffer each until the end: the step range says what outlived it.
+{
+	i=1; while [ $i -le 3 ]; do
+		echo '{"op":"range_push","name":"step"}'
+		echo "{\"op\":\"alloc\",\"addr\":$((i * 65536)),\"size\":4096,\"label\":\"kept$i\"}"
+		echo "{\"op\":\"alloc\",\"addr\":$((i * 65536 + 8192)),\"size\":1024,\"label\":\"tmp$i\"}"
+		echo "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[$((i * 65536 + 8192))],\"write\":[$((i * 65536))]}"
+		echo "{\"op\":\"free\",\"addr\":$((i * 65536 + 8192))}"
+		echo '{"op":"range_pop"}'
+		i=$((i + 1))
+	done
+	i=1; while [ $i -le 3 ]; do echo "{\"op\":\"free\",\"addr\":$((i * 65536))}"; i=$((i + 1)); done
+} >"$TMPDIR/loop.jsonl"
+expect_exit 0 "report of a loop" -- "$GMPROF" report "$TMPDIR/loop.jsonl"
+grep -q '^  step  *13.0 KiB#  *12  15.0 KiB in 6  *12.0 KiB in 3$' "$TMPDIR/out" &&
+	ok "report: a loop's steps kept 12 KiB past their end" || notok "report: loop: $(grep -A5 '^Memory by NVTX' "$TMPDIR/out")"
+expect_exit 0 "report --format json of a loop" -- "$GMPROF" report --format json "$TMPDIR/loop.jsonl"
+grep -q '"memory_by_range":\[{"ranges":\["step"\],"path":"step","device":0,"calls":12,"peak_bytes":13312,"peak_at":{"api":"ALLOC","stream":0,"ordinal":6,"level":[0-9]*,"event":9,"ranges":\["step"\]},"allocated_bytes":15360,"allocated_objects":6,"outlived_bytes":12288,"outlived_objects":3}\]' "$TMPDIR/out" &&
+	ok "JSON report: memory_by_range" || notok "JSON report: $(grep -o '"memory_by_range":.*' "$TMPDIR/out")"
+
 expect_exit 0 "replay --format json" -- "$GMPROF" replay --format json "$S"
 grep -q '"at":{"api":"ALLOC","stream":0,"ordinal":6,"level":[0-9]*,"event":[0-9]*,"ranges":\["step","backward"\],"at":"model.cu:30"}' "$TMPDIR/out" &&
 	ok "JSON: an API's ranges, outermost first" || notok "JSON: an API's ranges"
@@ -39,6 +79,9 @@ grep -q '<code>train.cu:11</code> in setup</td>' "$TMPDIR/t.html" && ok "html: t
 grep -q '<tr><td>step &gt; forward</td><td class="n">5</td><td class="n">2</td><td class="n">256.0 MiB</td><td class="n">-</td></tr>' "$TMPDIR/t.html" &&
 	grep -q '<li>device 0: with all 13 of its findings that free memory fixed, the peak is 1.0 GiB (now 1.2 GiB)</li>' "$TMPDIR/t.html" &&
 	ok "html: findings by range, and the fixes combined" || notok "html: findings by range, and the fixes combined"
+grep -q '<tr><td>step &gt; backward</td><td class="n"><b>1.2 GiB</b></td><td class="n">5</td><td class="n">256.0 MiB</td><td class="n">1</td><td class="n">256.0 MiB</td><td class="n">1</td></tr>' "$TMPDIR/t.html" &&
+	grep -q '<tr><td>setup</td><td class="n">768.0 MiB</td><td class="n">4</td>' "$TMPDIR/t.html" &&
+	ok "html: memory by NVTX range, the peak's ranges in bold" || notok "html: memory by NVTX range"
 
 # Recorded: the program's NVTX calls reach the collector; only ranges around GPU calls are written.
 expect_exit 0 "collect a program's NVTX ranges" -- env GMPROF_OUTPUT="$TMPDIR/r.gmprof" "$FAKE" "$S"
@@ -46,6 +89,8 @@ expect_exit 0 "collect a program's NVTX ranges" -- env GMPROF_OUTPUT="$TMPDIR/r.
 grep -q '^  device 0: 1.2 GiB at ALLOC (stream 0, #6) at .* in step > backward$' "$TMPDIR/rep" &&
 	grep -q '^    allocated in NVTX ranges: setup 768.0 MiB, step > backward 256.0 MiB, step > forward 256.0 MiB$' "$TMPDIR/rep" &&
 	ok "recorded: the same ranges as the script's" || notok "recorded: $(grep -A9 '^Peaks' "$TMPDIR/rep")"
+sed -n '/^Memory by NVTX range on device 0$/,/^$/p' "$TMPDIR/rep" | diff -u "$TMPDIR/phases.want" - >"$TMPDIR/diff" &&
+	ok "recorded: the same memory by range as the script's" || { notok "recorded: memory by range"; cat "$TMPDIR/diff"; }
 expect_exit 0 "the exit summary" -- env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/r2.gmprof" "$FAKE" "$S"
 grep -q '^==gmprof== device 0 peak: 1.2 GiB (in step > backward)$' "$TMPDIR/err" &&
 	ok "the exit summary: the ranges the peak was reached in" || notok "the exit summary: $(grep peak: "$TMPDIR/err")"

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory by NVTX range (analyzer/rangemem.c): each range's peak, calls,
+ * bytes allocated inside and bytes that outlived it, per device; on the
+ * training-step script (every number worked out by hand), on pools with
+ * regions, and on random multi-stream traces over two devices and three
+ * host threads whose ranges change at random, against sums made from the
+ * objects' lifetimes one event at a time.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#include "rangemem.h"
+
+#define MIB (1024ull * 1024)
+
+/* The node whose path is text ("a > b"), or fails. */
+static uint32_t node_of(const struct gmp_rmem *m, const struct gmp_result *r, const char *text)
+{
+	char buf[512];
+	for (uint32_t k = 0; k < m->n; k++)
+		if (!strcmp(gmp_rmem__path(m, r, k, buf, sizeof(buf)), text))
+			return k;
+	fail_msg("no range '%s'", text);
+	return 0;
+}
+
+static void expect(const struct gmp_rmem *m, const struct gmp_result *r, const char *path, uint64_t calls,
+		   uint64_t peak, uint64_t alloc, uint64_t nalloc, uint64_t outlive, uint64_t noutlive)
+{
+	const struct gmp_rmem_dev *x = gmp_rmem__at(m, node_of(m, r, path), 0);
+	if (x->calls != calls || x->peak != peak || x->alloc_bytes != alloc || x->alloc_objects != nalloc ||
+	    x->outlive_bytes != outlive || x->outlive_objects != noutlive)
+		fail_msg("%s: %llu calls, peak %llu, %llu B in %llu allocated, %llu B in %llu outlived", path,
+			 (unsigned long long)x->calls, (unsigned long long)x->peak, (unsigned long long)x->alloc_bytes,
+			 (unsigned long long)x->alloc_objects, (unsigned long long)x->outlive_bytes,
+			 (unsigned long long)x->outlive_objects);
+}
+
+static void training_step(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script_file("nvtx_ranges.jsonl");
+	struct gmp_result *r = ts_detect(t, NULL);
+	struct gmp_rmem m;
+	assert_int_equal(gmp_rmem__build(r, &m), 0);
+	assert_int_equal(m.ndev, 1);
+	/* setup: weights, adam_m, adam_v (768 MiB), all freed after the step, outside every range. */
+	expect(&m, r, "setup", 4, 768 * MIB, 768 * MIB, 3, 768 * MIB, 3);
+	/* forward: act1 and act2 on top of setup's (1 GiB); both freed in backward. */
+	expect(&m, r, "step > forward", 4, 1024 * MIB, 256 * MIB, 2, 256 * MIB, 2);
+	/* backward: grads makes the peak (1.25 GiB); it is freed in optimizer: outlives backward only. */
+	expect(&m, r, "step > backward", 5, 1280 * MIB, 256 * MIB, 1, 256 * MIB, 1);
+	expect(&m, r, "step > optimizer", 2, 1024 * MIB, 0, 0, 0, 0);
+	expect(&m, r, "step", 11, 1280 * MIB, 512 * MIB, 3, 0, 0);
+	/* The peak is reached at grads' allocation, the first call in backward to reach it. */
+	const struct gmp_rmem_dev *bw = gmp_rmem__at(&m, node_of(&m, r, "step > backward"), 0);
+	assert_int_equal(bw->peak_ev, gmp_result__top_peak(r, 0)->ev);
+	/* Tree order: setup, step, then step's ranges in the order they began. */
+	static const char *const order[] = { "setup", "step", "step > forward", "step > backward",
+					     "step > optimizer" };
+	assert_int_equal(m.ntree, 5);
+	char buf[256];
+	for (size_t i = 0; i < 5; i++)
+		assert_string_equal(gmp_rmem__path(&m, r, m.tree[i], buf, sizeof(buf)), order[i]);
+	gmp_rmem__release(&m);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+/* A trace without ranges has no nodes, and the text report says nothing of them. */
+static void no_ranges(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script_file("figure2.jsonl");
+	struct gmp_result *r = ts_detect(t, NULL);
+	struct gmp_rmem m;
+	assert_int_equal(gmp_rmem__build(r, &m), 0);
+	assert_int_equal(m.n, 0);
+	assert_int_equal(m.ntree, 0);
+	gmp_rmem__release(&m);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	assert_non_null(fp);
+	assert_int_equal(gmp_rmem__text(fp, r, 16), 0);
+	fclose(fp);
+	assert_int_equal(len, 0);
+	free(text);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+/* Pools with regions: the peak counts the pool, "in use" its regions; regions are not allocations. */
+static void pool_regions(void **state)
+{
+	(void)state;
+	static const char body[] =
+		"{\"op\":\"range_push\",\"name\":\"init\"}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":1048576,\"label\":\"pool\"}\n"
+		"{\"op\":\"range_pop\"}\n"
+		"{\"op\":\"range_push\",\"name\":\"run\"}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":65536,\"kind\":\"pool_region\",\"label\":\"x\"}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x110000\",\"size\":4096,\"kind\":\"pool_region\",\"label\":\"y\"}\n"
+		"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x100000\",\"0x110000\"]}\n"
+		"{\"op\":\"free\",\"addr\":\"0x110000\"}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x300000\",\"size\":512}\n"
+		"{\"op\":\"kernel\",\"name\":\"k2\",\"read\":[\"0x100000\"],\"write\":[\"0x300000\"]}\n"
+		"{\"op\":\"free\",\"addr\":\"0x300000\"}\n"
+		"{\"op\":\"free\",\"addr\":\"0x100000\"}\n"
+		"{\"op\":\"range_pop\"}\n"
+		"{\"op\":\"free\",\"addr\":\"0x100000\"}\n";
+	struct gmp_trace *t = ts_script(body);
+	struct gmp_result *r = ts_detect(t, NULL);
+	assert_true(r->devices[0].inuse_peak_bytes > 0);
+	struct gmp_rmem m;
+	assert_int_equal(gmp_rmem__build(r, &m), 0);
+	/* run: the pool (1 MiB) and the 512 B buffer at most; in use: x and y (68 KiB), then x and 512 B. */
+	expect(&m, r, "run", 8, 1048576 + 512, 512, 1, 0, 0);
+	assert_int_equal(gmp_rmem__at(&m, node_of(&m, r, "run"), 0)->inuse_peak, 65536 + 4096);
+	/* init: the pool, freed outside it. */
+	expect(&m, r, "init", 1, 1048576, 1048576, 1, 1048576, 1);
+	assert_int_equal(gmp_rmem__at(&m, node_of(&m, r, "init"), 0)->inuse_peak, 0);
+	gmp_rmem__release(&m);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+/* Whether event ev's ranges begin with node k's path (k's names, outermost first, in nk). */
+static int inside(const struct gmp_trace *t, uint32_t ev, const uint32_t *k, size_t nk)
+{
+	const uint32_t *names;
+	size_t n = gmp_trace__range_path(t, gmp_trace__event_range(t, ev), &names);
+	if (n < nk)
+		return 0;
+	for (size_t i = 0; i < nk; i++)
+		if (names[i] != k[i])
+			return 0;
+	return 1;
+}
+
+/* Checks every node of m on every device against sums over the events and objects. */
+static void check_random(const struct gmp_rmem *m, const struct gmp_result *r, int round)
+{
+	const struct gmp_trace *t = r->trace;
+	uint32_t *pos = malloc(t->nev * sizeof(*pos));
+	assert_non_null(pos);
+	for (uint32_t p = 0; p < t->nev; p++)
+		pos[r->order[p]] = p;
+	size_t in_tree = 0;
+	for (uint32_t k = 0; k < m->n; k++) {
+		uint32_t names[GMP_RANGE_DEPTH_MAX];
+		size_t nk = m->node[k].depth + 1;
+		for (uint32_t j = k, i = (uint32_t)nk; i > 0; j = m->node[j].parent)
+			names[--i] = m->node[j].name;
+		uint64_t any_calls = 0;
+		for (size_t d = 0; d < r->ndevices; d++) {
+			uint32_t dev = r->devices[d].device;
+			uint64_t calls = 0, peak = 0, alloc = 0, nalloc = 0, outl = 0, noutl = 0;
+			uint32_t peak_ev = GMP_NO_EVENT;
+			for (uint32_t p = 0; p < t->nev; p++) {
+				uint32_t ev = r->order[p];
+				if (t->ev[ev].device != dev || !inside(t, ev, names, nk))
+					continue;
+				uint64_t live = 0; /* the device's objects allocated at or before p, freed after it */
+				for (size_t o = 0; o < r->nobjects; o++) {
+					const struct gmp_object *ob = &r->objects[o];
+					if (ob->device == dev && pos[ob->alloc_ev] <= p &&
+					    (ob->free_ev == GMP_NO_EVENT || pos[ob->free_ev] > p))
+						live += ob->size;
+				}
+				if (!calls++ || live > peak) {
+					peak = live;
+					peak_ev = ev;
+				}
+			}
+			for (size_t o = 0; o < r->nobjects; o++) {
+				const struct gmp_object *ob = &r->objects[o];
+				if (ob->device != dev || !inside(t, ob->alloc_ev, names, nk))
+					continue;
+				alloc += ob->size;
+				nalloc++;
+				if (ob->free_ev == GMP_NO_EVENT || !inside(t, ob->free_ev, names, nk)) {
+					outl += ob->size;
+					noutl++;
+				}
+			}
+			const struct gmp_rmem_dev *x = gmp_rmem__at(m, k, d);
+			if (x->calls != calls || x->peak != peak || x->peak_ev != peak_ev || x->alloc_bytes != alloc ||
+			    x->alloc_objects != nalloc || x->outlive_bytes != outl || x->outlive_objects != noutl)
+				fail_msg("round %d, node %u, device %u: %llu/%llu calls, peak %llu/%llu at %u/%u, "
+					 "allocated %llu/%llu in %llu/%llu, outlived %llu/%llu in %llu/%llu",
+					 round, k, dev, (unsigned long long)x->calls, (unsigned long long)calls,
+					 (unsigned long long)x->peak, (unsigned long long)peak, x->peak_ev, peak_ev,
+					 (unsigned long long)x->alloc_bytes, (unsigned long long)alloc,
+					 (unsigned long long)x->alloc_objects, (unsigned long long)nalloc,
+					 (unsigned long long)x->outlive_bytes, (unsigned long long)outl,
+					 (unsigned long long)x->outlive_objects, (unsigned long long)noutl);
+			any_calls += calls;
+		}
+		in_tree += any_calls != 0;
+	}
+	/* The tree: the nodes with calls, each after its parent, siblings by their first call. */
+	assert_int_equal(m->ntree, in_tree);
+	uint8_t *seen = calloc(m->n ? m->n : 1, 1);
+	assert_non_null(seen);
+	for (size_t i = 0; i < m->ntree; i++) {
+		uint32_t k = m->tree[i], parent = m->node[k].parent;
+		assert_false(seen[k]);
+		assert_true(parent == GMP_RMEM_ROOT || seen[parent]);
+		seen[k] = 1;
+		for (size_t j = 0; j < i; j++) /* an earlier sibling began earlier */
+			if (m->node[m->tree[j]].parent == parent)
+				assert_true(m->node[m->tree[j]].first < m->node[k].first);
+		if (i + 1 < m->ntree && m->node[m->tree[i + 1]].depth > m->node[k].depth)
+			assert_int_equal(m->node[m->tree[i + 1]].parent, k); /* a node's subtree follows it */
+	}
+	free(seen);
+	free(pos);
+}
+
+static void random_traces(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "step", "fwd", "bwd" };
+	uint64_t seed = 0x4a9e;
+	size_t nodes = 0, outlived = 0;
+	for (int round = 0; round < 300; round++) {
+		struct gmp_trace *t = ts_random_trace(&seed);
+		for (size_t i = 0; i < t->nev; i++)
+			t->ev[i].thread = 1 + (uint32_t)(ts_rnd(&seed) % 3);
+		uint32_t ids[3];
+		for (int i = 0; i < 3; i++)
+			ids[i] = gmp_trace__intern_cstr(t, names[i]);
+		/* Every few events a thread's ranges change to a random path, up to three deep (0: none). */
+		for (uint64_t before = ts_rnd(&seed) % 4; before < t->nev; before += 1 + ts_rnd(&seed) % 6) {
+			uint32_t path[3];
+			size_t n = ts_rnd(&seed) % 4;
+			for (size_t i = 0; i < n; i++)
+				path[i] = ids[ts_rnd(&seed) % 3];
+			int64_t id = gmp_trace__add_range_path(t, path, n);
+			assert_true(id >= 0);
+			assert_int_equal(gmp_trace__add_range_change(t, before, t->ev[before].thread, (uint32_t)id), 0);
+		}
+		assert_int_equal(gmp_trace__settle_ranges(t), 0);
+		struct gmp_result *r = ts_detect(t, NULL);
+		struct gmp_rmem m;
+		assert_int_equal(gmp_rmem__build(r, &m), 0);
+		check_random(&m, r, round);
+		nodes += m.ntree;
+		for (size_t i = 0; i < m.n * m.ndev; i++)
+			outlived += m.dev[i].outlive_objects != 0;
+		gmp_rmem__release(&m);
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+	assert_true(nodes > 1000);
+	assert_true(outlived > 300);
+}
+
+/* The text section on the script: its rows in tree order, the peak's ranges marked. */
+static void text_section(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script_file("nvtx_ranges.jsonl");
+	struct gmp_result *r = ts_detect(t, NULL);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	assert_non_null(fp);
+	assert_int_equal(gmp_rmem__text(fp, r, 2), 0);
+	fclose(fp);
+	/* At most 2 ranked by peak (step, backward) and the ranges around them: step's own row. */
+	assert_non_null(strstr(text, "Memory by NVTX range on device 0"));
+	assert_non_null(strstr(text, "\n  step                                  1.2 GiB#       11  512.0 MiB in 3     -\n"));
+	assert_non_null(strstr(text, "\n    backward                            1.2 GiB#        5  256.0 MiB in 1     "
+				     "256.0 MiB in 1\n"));
+	assert_null(strstr(text, "forward"));
+	assert_null(strstr(text, "setup"));
+	assert_non_null(strstr(text, "... and 3 more ranges"));
+	free(text);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(training_step),
+		cmocka_unit_test(no_ranges),
+		cmocka_unit_test(pool_regions),
+		cmocka_unit_test(random_traces),
+		cmocka_unit_test(text_section),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
