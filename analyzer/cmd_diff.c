@@ -5,31 +5,33 @@
  * site, the sites of the APIs involved: what survives a rebuild), as a
  * multiset: a fingerprint BEFORE has more often than AFTER is fixed that
  * many times, and the other way round new.  At each device's largest
- * peak, what changed by allocation site (where a regression came from).
- * Both inputs are analyzed with the same thresholds and suppressions.
+ * peak, what changed by allocation site (where a regression came from:
+ * diff_sites.c), and each NVTX range's peak and what outlived it
+ * (rangemem_diff.c).  Both inputs are analyzed with the same thresholds and suppressions.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bysite.h"
 #include "cli.h"
 #include "cmds.h"
+#include "diff.h"
 #include "findings_json.h"
 #include "jw.h"
 #include "markdown.h"
+#include "rangemem.h"
 #include "baseline.h"
 #include "session.h"
-#include "util.h"
 
 static const char usage[] =
 	"Usage: gmprof diff [options] BEFORE AFTER\n"
 	"\n"
 	"Compare two runs (profiles or event scripts), say of a program before and\n"
 	"after a fix: the peak of each device and what changed there by allocation\n"
-	"site, and the findings fixed (in BEFORE, not in AFTER) and new (the other\n"
-	"way), matched by their fingerprints.\n"
+	"site (and by NVTX range: each range's peak and what outlived it), and the\n"
+	"findings fixed (in BEFORE, not in AFTER) and new (the other way), matched\n"
+	"by their fingerprints.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --format text|json|markdown\n"
@@ -141,137 +143,6 @@ static void text_peak(FILE *fp, const char *what, uint32_t dev, const struct gmp
 		b ? gmp_human_bytes(pb, y, sizeof(y)) : "none", gmp_human_change(pa, pb, 1, z, sizeof(z)));
 }
 
-/* A site's bytes at the device's largest peak, before and after. */
-struct sdelta {
-	const char *site;
-	uint64_t bytes[2];
-	size_t objects[2];
-};
-
-struct sdeltas {
-	struct gmp_bysite by[2];  /* own the site strings */
-	struct sdelta *v;         /* the sites whose bytes changed, the largest change first */
-	size_t n;
-};
-
-static int by_site(const void *x, const void *y)
-{
-	return strcmp(((const struct sdelta *)x)->site, ((const struct sdelta *)y)->site);
-}
-
-static uint64_t change(const struct sdelta *e)
-{
-	return e->bytes[1] > e->bytes[0] ? e->bytes[1] - e->bytes[0] : e->bytes[0] - e->bytes[1];
-}
-
-static int by_change(const void *x, const void *y)
-{
-	uint64_t a = change(x), b = change(y);
-	return a != b ? (a > b ? -1 : 1) : by_site(x, y);
-}
-
-static void sdeltas_release(struct sdeltas *sd)
-{
-	gmp_bysite__release(&sd->by[0]);
-	gmp_bysite__release(&sd->by[1]);
-	free(sd->v);
-	memset(sd, 0, sizeof(*sd));
-}
-
-/*
- * What changed at the device's largest peak, by allocation site.  Sites
- * named by a call path number (or none) are left out: those numbers are
- * the profile's own, not the same place in two runs.  0, or -ENOMEM.
- */
-static int site_deltas(struct diff *d, uint32_t device, struct sdeltas *sd)
-{
-	memset(sd, 0, sizeof(*sd));
-	struct gmp_session *ss[2] = { &d->a, &d->b };
-	size_t cap = 0, n = 0;
-	for (int k = 0; k < 2; k++) {
-		const struct gmp_peak *pk = gmp_result__top_peak(ss[k]->r, device);
-		if (!pk)
-			continue;
-		if (gmp_bysite__peak(&ss[k]->sites, ss[k]->r, pk, &sd->by[k]))
-			goto oom;
-		for (size_t i = 0; i < sd->by[k].n; i++) {
-			const struct gmp_site_group *g = &sd->by[k].g[i];
-			if (gmp_site__is_local(g->site))
-				continue;
-			if (GMP_GROW(sd->v, cap, n + 1))
-				goto oom;
-			sd->v[n] = (struct sdelta){ .site = g->site };
-			sd->v[n].bytes[k] = g->bytes;
-			sd->v[n++].objects[k] = g->findings;
-		}
-	}
-	if (n)
-		qsort(sd->v, n, sizeof(*sd->v), by_site);
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) { /* a site in both runs: two entries, now adjacent */
-		if (m && !strcmp(sd->v[m - 1].site, sd->v[i].site)) {
-			sd->v[m - 1].bytes[1] += sd->v[i].bytes[1];
-			sd->v[m - 1].objects[1] += sd->v[i].objects[1];
-		} else {
-			sd->v[m++] = sd->v[i];
-		}
-	}
-	n = 0;
-	for (size_t i = 0; i < m; i++)
-		if (sd->v[i].bytes[0] != sd->v[i].bytes[1] || sd->v[i].objects[0] != sd->v[i].objects[1])
-			sd->v[n++] = sd->v[i];
-	if (n)
-		qsort(sd->v, n, sizeof(*sd->v), by_change);
-	sd->n = n;
-	return 0;
-oom:
-	sdeltas_release(sd);
-	return -ENOMEM;
-}
-
-static void text_sites(FILE *fp, struct diff *d, uint32_t device)
-{
-	struct sdeltas sd;
-	if (site_deltas(d, device, &sd)) {
-		fprintf(fp, "    (out of memory comparing the peaks by allocation site)\n");
-		return;
-	}
-	if (sd.n)
-		fprintf(fp, "    at the peak, by allocation site (the largest changes first):\n");
-	for (size_t i = 0; i < sd.n && i < 10; i++) {
-		const struct sdelta *e = &sd.v[i];
-		char x[32], y[32], z[32];
-		fprintf(fp, "      %s%-10s %s: %s in %zu object%s -> %s in %zu\n", e->bytes[1] < e->bytes[0] ? "-" : "+",
-			gmp_human_bytes(change(e), z, sizeof(z)), e->site, gmp_human_bytes(e->bytes[0], x, sizeof(x)),
-			e->objects[0], e->objects[0] == 1 ? "" : "s", gmp_human_bytes(e->bytes[1], y, sizeof(y)),
-			e->objects[1]);
-	}
-	if (sd.n > 10)
-		fprintf(fp, "      ... and %zu more sites\n", sd.n - 10);
-	sdeltas_release(&sd);
-}
-
-static int json_sites(struct gmp_jw *jw, struct diff *d, uint32_t device)
-{
-	struct sdeltas sd;
-	if (site_deltas(d, device, &sd))
-		return -ENOMEM;
-	gmp_jw__key(jw, "peak_sites");
-	gmp_jw__arr(jw);
-	for (size_t i = 0; i < sd.n; i++) {
-		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "site", sd.v[i].site);
-		gmp_jw__ku64(jw, "bytes_before", sd.v[i].bytes[0]);
-		gmp_jw__ku64(jw, "bytes_after", sd.v[i].bytes[1]);
-		gmp_jw__ku64(jw, "objects_before", sd.v[i].objects[0]);
-		gmp_jw__ku64(jw, "objects_after", sd.v[i].objects[1]);
-		gmp_jw__obj_end(jw);
-	}
-	gmp_jw__arr_end(jw);
-	sdeltas_release(&sd);
-	return 0;
-}
-
 /* Devices of either run, in order, without repeats. */
 static size_t devices(const struct diff *d, uint32_t *out, size_t max)
 {
@@ -348,7 +219,9 @@ static int text(FILE *fp, void *ctx)
 		char ga[160], gb[160];
 		if (other_gpu(d, dev[i], ga, gb))
 			fprintf(fp, "    on another GPU: %s -> %s\n", ga, gb);
-		text_sites(fp, d, dev[i]);
+		gmp_diff__sites_text(fp, &d->a, &d->b, dev[i]);
+		if (gmp_rmem__diff_text(fp, ra, rb, dev[i], 10))
+			fprintf(fp, "    (out of memory comparing the NVTX ranges)\n");
 		if (has_regions(a, b))
 			text_peak(fp, "in use", dev[i], a, b, 1);
 	}
@@ -423,7 +296,7 @@ static int json(FILE *fp, void *ctx)
 			gmp_jw__ku64(&jw, "inuse_peak_before", peak(a, 1));
 			gmp_jw__ku64(&jw, "inuse_peak_after", peak(b, 1));
 		}
-		if (json_sites(&jw, d, dev[i]))
+		if (gmp_diff__sites_json(&jw, &d->a, &d->b, dev[i]) || gmp_rmem__diff_json(&jw, ra, rb, dev[i]))
 			return -ENOMEM;
 		gmp_jw__obj_end(&jw);
 	}
@@ -452,31 +325,6 @@ static void md_row(FILE *fp, const char *what, uint32_t dev, uint64_t a, uint64_
 		fprintf(fp, ", device %u", dev);
 	fprintf(fp, " | %s | %s | %s |\n", has_a ? gmp_human_bytes(a, x, sizeof(x)) : "none",
 		has_b ? gmp_human_bytes(b, y, sizeof(y)) : "none", gmp_human_change(a, b, 1, z, sizeof(z)));
-}
-
-static int md_sites(FILE *fp, struct diff *d, uint32_t device)
-{
-	struct sdeltas sd;
-	if (site_deltas(d, device, &sd))
-		return -ENOMEM;
-	if (sd.n)
-		fprintf(fp, "### Device %u at the peak, by allocation site\n\n| change | site | before | after |\n"
-			"|---|---|---|---|\n", device);
-	for (size_t i = 0; i < sd.n && i < 10; i++) {
-		const struct sdelta *e = &sd.v[i];
-		char x[32], y[32], z[32];
-		fprintf(fp, "| %s%s | ", e->bytes[1] < e->bytes[0] ? "-" : "+", gmp_human_bytes(change(e), z, sizeof(z)));
-		gmp_md__code(fp, e->site, 1);
-		fprintf(fp, " | %s in %zu object%s | %s in %zu object%s |\n", gmp_human_bytes(e->bytes[0], x, sizeof(x)),
-			e->objects[0], e->objects[0] == 1 ? "" : "s", gmp_human_bytes(e->bytes[1], y, sizeof(y)),
-			e->objects[1], e->objects[1] == 1 ? "" : "s");
-	}
-	if (sd.n > 10)
-		fprintf(fp, "\n... and %zu more sites\n", sd.n - 10);
-	if (sd.n)
-		fputc('\n', fp);
-	sdeltas_release(&sd);
-	return 0;
 }
 
 static void md_findings(FILE *fp, const char *title, struct gmp_session *s, struct gmp_session *other,
@@ -543,7 +391,7 @@ static int md(FILE *fp, void *ctx)
 	fprintf(fp, "| findings | %zu | %zu | %zu fixed, %zu new, %zu in both |\n\n", ra->nfindings, rb->nfindings,
 		d->nfixed, d->nfresh, ra->nfindings - d->nfixed);
 	for (size_t i = 0; i < nd; i++)
-		if (md_sites(fp, d, dev[i]))
+		if (gmp_diff__sites_md(fp, &d->a, &d->b, dev[i]) || gmp_rmem__diff_md(fp, ra, rb, dev[i], 10))
 			return -ENOMEM;
 	md_findings(fp, "Fixed", &d->a, &d->b, d->fixed, d->nfixed);
 	md_findings(fp, "New", &d->b, &d->a, d->fresh, d->nfresh);

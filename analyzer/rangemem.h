@@ -82,4 +82,28 @@ int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r);
 int gmp_rmem__markdown(FILE *fp, const struct gmp_result *r, size_t max);
 int gmp_rmem__html(FILE *fp, const struct gmp_result *r, size_t max);
 
+/*
+ * gmprof diff by range (rangemem_diff.c): a range path of device's, in
+ * run a (index 0) or b (1) or both, with its peak and outlived bytes.
+ */
+struct gmp_rmem_delta {
+	char *path;               /* "outer > inner" (owned) */
+	int has[2];
+	uint64_t peak[2], outlived[2];
+};
+
+/*
+ * Device's ranges in either run, matched by path, the largest change (of
+ * the peak, or of what outlived it) first; with changed_only, those in
+ * both runs with the same numbers are left out.  0 or -ENOMEM.
+ */
+int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uint32_t device, int changed_only,
+		     struct gmp_rmem_delta **out, size_t *n);
+void gmp_rmem__deltas_free(struct gmp_rmem_delta *v, size_t n);
+/* The changed ones (at most max) under a device's peak in gmprof diff, and as a Markdown table. */
+int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max);
+int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max);
+/* "ranges": every one, before and after (null where a run has none). */
+int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b, uint32_t device);
+
 #endif

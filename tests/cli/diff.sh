@@ -71,4 +71,26 @@ cmp -s "$TMPDIR/sites.got" "$TMPDIR/sites.want" && ok "diff: the peak's change b
 	ok "diff JSON: peak_sites, the largest change first" || notok "diff JSON: peak_sites"
 "$GMPROF" diff "$TMPDIR/s1.jsonl" "$TMPDIR/s1.jsonl" | grep -q "by allocation site" && notok "diff: no site lines when nothing changed" ||
 	ok "diff: no site lines when nothing changed"
+# By NVTX range: each range's peak and what outlived it, matched by path; unchanged ranges left out.
+sed 's/"size":268435456,"label":"grads"/"size":536870912,"label":"grads"/' $S/nvtx_ranges.jsonl >"$TMPDIR/grads.jsonl"
+expect_exit 0 "diff of two runs with NVTX ranges" -- "$GMPROF" diff $S/nvtx_ranges.jsonl "$TMPDIR/grads.jsonl"
+sed -n '/by NVTX range/,/^  leaked/p' "$TMPDIR/out" >"$TMPDIR/ranges.got"
+printf '%s\n' "    by NVTX range (the largest changes first):" \
+	"      +256.0 MiB  step: peak 1.2 GiB -> 1.5 GiB" \
+	"      +256.0 MiB  step > backward: peak 1.2 GiB -> 1.5 GiB, outlived it 256.0 MiB -> 512.0 MiB" \
+	"      +256.0 MiB  step > optimizer: peak 1.0 GiB -> 1.2 GiB" \
+	"  leaked: 0 B -> 0 B" >"$TMPDIR/ranges.want"
+cmp -s "$TMPDIR/ranges.got" "$TMPDIR/ranges.want" && ok "diff: the ranges whose peak or outlived bytes changed" ||
+	notok "diff: by range: $(cat "$TMPDIR/ranges.got")"
+expect_exit 0 "diff --format markdown with NVTX ranges" -- "$GMPROF" diff --format markdown $S/nvtx_ranges.jsonl "$TMPDIR/grads.jsonl"
+grep -q '^| +256.0 MiB | `step > backward` | 1.2 GiB | 1.5 GiB | 256.0 MiB | 512.0 MiB |$' "$TMPDIR/out" &&
+	! grep -q '`setup`' "$TMPDIR/out" && ok "diff markdown: by NVTX range" || notok "diff markdown: $(grep -A6 'by NVTX range' "$TMPDIR/out")"
+expect_exit 0 "diff --format json with NVTX ranges" -- "$GMPROF" diff --format json $S/nvtx_ranges.jsonl "$TMPDIR/grads.jsonl"
+grep -q '{"path":"setup","peak_before":805306368,"outlived_before":805306368,"peak_after":805306368,"outlived_after":805306368}' "$TMPDIR/out" &&
+	grep -q '"ranges":\[{"path":"step","peak_before":1342177280,"outlived_before":0,"peak_after":1610612736,"outlived_after":0},' "$TMPDIR/out" &&
+	ok "diff JSON: every range, the largest change first" || notok "diff JSON: $(grep -o '"ranges":.*' "$TMPDIR/out" | head -c 400)"
+"$GMPROF" diff $S/nvtx_ranges.jsonl $S/nvtx_ranges.jsonl | grep -q "by NVTX range" && notok "diff: no range lines when nothing changed" ||
+	ok "diff: no range lines when nothing changed"
+"$GMPROF" diff --format json $S/figure2.jsonl $S/nvtx_ranges.jsonl | grep -q '{"path":"setup","peak_before":null,"outlived_before":null,"peak_after":805306368,"outlived_after":805306368}' &&
+	ok "diff JSON: a range of one run has null in the other" || notok "diff JSON: one run's ranges"
 finish

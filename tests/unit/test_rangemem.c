@@ -287,6 +287,71 @@ static void text_section(void **state)
 	gmp_trace__free(t);
 }
 
+/* gmprof diff by range: ranges matched by path, those of one run alone, the unchanged left out on request. */
+static void deltas(void **state)
+{
+	(void)state;
+#define PUSH(n) "{\"op\":\"range_push\",\"name\":\"" n "\"}\n"
+#define POP "{\"op\":\"range_pop\"}\n"
+#define ALLOC(a, n) "{\"op\":\"alloc\",\"addr\":" #a ",\"size\":" #n "}\n"
+#define KERNEL(a) "{\"op\":\"kernel\",\"name\":\"k\",\"write\":[" #a "]}\n"
+#define FREE(a) "{\"op\":\"free\",\"addr\":" #a "}\n"
+	static const char before[] = PUSH("setup") ALLOC(65536, 1024) KERNEL(65536) POP PUSH("step") PUSH("fwd")
+		ALLOC(131072, 1024) KERNEL(131072) FREE(131072) POP PUSH("bwd") KERNEL(65536) POP POP FREE(65536);
+	static const char after[] = PUSH("setup") ALLOC(65536, 1024) KERNEL(65536) POP PUSH("step") PUSH("fwd")
+		ALLOC(131072, 4096) KERNEL(131072) POP PUSH("extra") KERNEL(65536) POP POP FREE(131072) FREE(65536);
+	struct gmp_trace *ta = ts_script(before), *tb = ts_script(after);
+	struct gmp_result *a = ts_detect(ta, NULL), *b = ts_detect(tb, NULL);
+	struct gmp_rmem_delta *v;
+	size_t n;
+	assert_int_equal(gmp_rmem__deltas(a, b, 0, 1, &v, &n), 0);
+	/* fwd's and step's peaks grew by 3 KiB and what outlived fwd by 4 KiB; extra is new, bwd gone. */
+	static const struct { const char *path; int has0, has1; uint64_t p0, p1, o0, o1; } want[] = {
+		{ "step > fwd", 1, 1, 2048, 5120, 0, 4096 },
+		{ "step > extra", 0, 1, 0, 5120, 0, 0 },
+		{ "step", 1, 1, 2048, 5120, 0, 4096 },
+		{ "step > bwd", 1, 0, 1024, 0, 0, 0 },
+	};
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		const struct gmp_rmem_delta *e = NULL;
+		for (size_t j = 0; j < n && !e; j++)
+			if (!strcmp(v[j].path, want[i].path))
+				e = &v[j];
+		assert_non_null(e);
+		if (e->has[0] != want[i].has0 || e->has[1] != want[i].has1 || e->peak[0] != want[i].p0 ||
+		    e->peak[1] != want[i].p1 || e->outlived[0] != want[i].o0 || e->outlived[1] != want[i].o1)
+			fail_msg("%s: has %d %d, peak %llu -> %llu, outlived %llu -> %llu", e->path, e->has[0], e->has[1],
+				 (unsigned long long)e->peak[0], (unsigned long long)e->peak[1],
+				 (unsigned long long)e->outlived[0], (unsigned long long)e->outlived[1]);
+	}
+	/* The largest change first: 5 KiB (extra's peak), 4 KiB (fwd, step: by path), 1 KiB (bwd). */
+	assert_string_equal(v[0].path, "step > extra");
+	assert_string_equal(v[1].path, "step");
+	assert_string_equal(v[2].path, "step > fwd");
+	assert_string_equal(v[3].path, "step > bwd");
+	gmp_rmem__deltas_free(v, n);
+	assert_int_equal(gmp_rmem__deltas(a, b, 0, 0, &v, &n), 0);
+	assert_int_equal(n, 5); /* and setup, the same in both */
+	assert_string_equal(v[4].path, "setup");
+	assert_true(v[4].has[0] && v[4].has[1]);
+	gmp_rmem__deltas_free(v, n);
+	/* The other way round: the same ranges, before and after swapped. */
+	assert_int_equal(gmp_rmem__deltas(b, a, 0, 1, &v, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(v[3].path, "step > bwd");
+	assert_true(!v[3].has[0] && v[3].has[1] && v[3].peak[1] == 1024);
+	gmp_rmem__deltas_free(v, n);
+	/* A device neither run has: nothing. */
+	assert_int_equal(gmp_rmem__deltas(a, b, 7, 0, &v, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	gmp_result__free(a);
+	gmp_result__free(b);
+	gmp_trace__free(ta);
+	gmp_trace__free(tb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +360,7 @@ int main(void)
 		cmocka_unit_test(pool_regions),
 		cmocka_unit_test(random_traces),
 		cmocka_unit_test(text_section),
+		cmocka_unit_test(deltas),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gmprof diff, by NVTX range: for each range path a device has calls in,
+ * in either run, its peak and the bytes that outlived it, before and
+ * after (rangemem.h says what they count).  Ranges are matched by their
+ * path ("step > backward"), the names a program gives them, which are the
+ * same in two runs of it; the largest change comes first.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rangemem.h"
+#include "findings_json.h"
+#include "markdown.h"
+
+static int by_path(const void *x, const void *y)
+{
+	return strcmp(((const struct gmp_rmem_delta *)x)->path, ((const struct gmp_rmem_delta *)y)->path);
+}
+
+static uint64_t dist(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* What ranks a range: its peak's change, else what outlived it. */
+static uint64_t weight(const struct gmp_rmem_delta *e)
+{
+	uint64_t p = dist(e->peak[0], e->peak[1]), o = dist(e->outlived[0], e->outlived[1]);
+	return p > o ? p : o;
+}
+
+static int by_change(const void *x, const void *y)
+{
+	uint64_t a = weight(x), b = weight(y);
+	return a != b ? (a > b ? -1 : 1) : by_path(x, y);
+}
+
+void gmp_rmem__deltas_free(struct gmp_rmem_delta *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uint32_t device, int changed_only,
+		     struct gmp_rmem_delta **out, size_t *nout)
+{
+	const struct gmp_result *rs[2] = { a, b };
+	struct gmp_rmem_delta *v = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+	*out = NULL;
+	*nout = 0;
+	for (int k = 0; k < 2 && !err; k++) {
+		struct gmp_rmem m;
+		size_t d = 0;
+		err = gmp_rmem__build(rs[k], &m);
+		while (d < m.ndev && rs[k]->devices[d].device != device)
+			d++;
+		for (size_t i = 0; !err && d < m.ndev && i < m.ntree; i++) {
+			const struct gmp_rmem_dev *x = gmp_rmem__at(&m, m.tree[i], d);
+			char path[4096];
+			if (!x->calls)
+				continue;
+			if (n == cap) {
+				struct gmp_rmem_delta *nv = realloc(v, (cap = cap ? 2 * cap : 16) * sizeof(*v));
+				if (!nv) {
+					err = -ENOMEM;
+					break;
+				}
+				v = nv;
+			}
+			memset(&v[n], 0, sizeof(v[n]));
+			if (!(v[n].path = strdup(gmp_rmem__path(&m, rs[k], m.tree[i], path, sizeof(path))))) {
+				err = -ENOMEM;
+				break;
+			}
+			v[n].has[k] = 1;
+			v[n].peak[k] = x->peak;
+			v[n++].outlived[k] = x->outlive_bytes;
+		}
+		gmp_rmem__release(&m);
+	}
+	if (err) {
+		gmp_rmem__deltas_free(v, n);
+		return err;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_path);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) { /* a path in both runs: two entries, now adjacent */
+		int k = v[i].has[1]; /* the run it comes from */
+		if (m && !strcmp(v[m - 1].path, v[i].path) && !v[m - 1].has[k]) {
+			v[m - 1].has[k] = 1;
+			v[m - 1].peak[k] = v[i].peak[k];
+			v[m - 1].outlived[k] = v[i].outlived[k];
+			free(v[i].path);
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	n = 0;
+	for (size_t i = 0; i < m; i++) {
+		int same = v[i].has[0] == v[i].has[1] && v[i].peak[0] == v[i].peak[1] &&
+			   v[i].outlived[0] == v[i].outlived[1];
+		if (changed_only && same)
+			free(v[i].path);
+		else
+			v[n++] = v[i];
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), by_change);
+	*out = v;
+	*nout = n;
+	if (!n)
+		free(v), *out = NULL;
+	return 0;
+}
+
+/* "peak 1.0 GiB -> 1.2 GiB, outlived it 0 B -> 4.0 KiB" (the parts that changed), or a range of one run. */
+static const char *words(const struct gmp_rmem_delta *e, char *buf, size_t n)
+{
+	char a[32], b[32], c[32], d[32];
+	if (!e->has[0] || !e->has[1]) {
+		snprintf(buf, n, "%s: peak %s, outlived it %s", e->has[0] ? "only before" : "new",
+			 gmp_human_bytes(e->peak[!e->has[0]], a, sizeof(a)),
+			 gmp_human_bytes(e->outlived[!e->has[0]], b, sizeof(b)));
+		return buf;
+	}
+	int p = e->peak[0] != e->peak[1], o = e->outlived[0] != e->outlived[1];
+	snprintf(buf, n, "%s%s%s%s%s%s%s%s", p ? "peak " : "", p ? gmp_human_bytes(e->peak[0], a, sizeof(a)) : "",
+		 p ? " -> " : "", p ? gmp_human_bytes(e->peak[1], b, sizeof(b)) : "", p && o ? ", " : "",
+		 o ? "outlived it " : "", o ? gmp_human_bytes(e->outlived[0], c, sizeof(c)) : "",
+		 o ? " -> " : "");
+	if (o) {
+		size_t len = strlen(buf);
+		snprintf(buf + len, n - len, "%s", gmp_human_bytes(e->outlived[1], d, sizeof(d)));
+	}
+	return buf;
+}
+
+/* "+256.0 MiB" or "-4.0 KiB": the change that ranks it (the peak's where both changed alike). */
+static const char *signed_change(const struct gmp_rmem_delta *e, char *buf, size_t n)
+{
+	char a[32];
+	uint64_t p = dist(e->peak[0], e->peak[1]), o = dist(e->outlived[0], e->outlived[1]);
+	int down = p >= o ? e->peak[1] < e->peak[0] : e->outlived[1] < e->outlived[0];
+	snprintf(buf, n, "%s%s", down ? "-" : "+", gmp_human_bytes(p >= o ? p : o, a, sizeof(a)));
+	return buf;
+}
+
+int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max)
+{
+	struct gmp_rmem_delta *v;
+	size_t n;
+	int err = gmp_rmem__deltas(a, b, device, 1, &v, &n);
+	if (err)
+		return err;
+	if (n)
+		fprintf(fp, "    by NVTX range (the largest changes first):\n");
+	for (size_t i = 0; i < n && i < max; i++) {
+		char c[40], w[256];
+		fprintf(fp, "      %-11s %s: %s\n", signed_change(&v[i], c, sizeof(c)), v[i].path,
+			words(&v[i], w, sizeof(w)));
+	}
+	if (n > max)
+		fprintf(fp, "      ... and %zu more ranges\n", n - max);
+	gmp_rmem__deltas_free(v, n);
+	return 0;
+}
+
+int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max)
+{
+	struct gmp_rmem_delta *v;
+	size_t n;
+	int err = gmp_rmem__deltas(a, b, device, 1, &v, &n);
+	if (err || !n)
+		return err;
+	fprintf(fp, "### Device %u by NVTX range\n\n| change | range | peak before | peak after | outlived it before "
+		"| outlived it after |\n|---|---|---|---|---|---|\n", device);
+	for (size_t i = 0; i < n && i < max; i++) {
+		char c[40], x[4][32];
+		fprintf(fp, "| %s | ", signed_change(&v[i], c, sizeof(c)));
+		gmp_md__code(fp, v[i].path, 1);
+		fprintf(fp, " | %s | %s | %s | %s |\n", v[i].has[0] ? gmp_human_bytes(v[i].peak[0], x[0], 32) : "none",
+			v[i].has[1] ? gmp_human_bytes(v[i].peak[1], x[1], 32) : "none",
+			v[i].has[0] ? gmp_human_bytes(v[i].outlived[0], x[2], 32) : "none",
+			v[i].has[1] ? gmp_human_bytes(v[i].outlived[1], x[3], 32) : "none");
+	}
+	if (n > max)
+		fprintf(fp, "\n... and %zu more ranges\n", n - max);
+	fputc('\n', fp);
+	gmp_rmem__deltas_free(v, n);
+	return 0;
+}
+
+int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b, uint32_t device)
+{
+	struct gmp_rmem_delta *v;
+	size_t n;
+	int err = gmp_rmem__deltas(a, b, device, 0, &v, &n);
+	if (err)
+		return err;
+	gmp_jw__key(jw, "ranges");
+	gmp_jw__arr(jw);
+	static const char *const key[2][2] = { { "peak_before", "outlived_before" }, { "peak_after", "outlived_after" } };
+	for (size_t i = 0; i < n; i++) {
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "path", v[i].path);
+		for (int k = 0; k < 2; k++) {
+			gmp_jw__key(jw, key[k][0]);
+			v[i].has[k] ? gmp_jw__u64(jw, v[i].peak[k]) : gmp_jw__null(jw);
+			gmp_jw__key(jw, key[k][1]);
+			v[i].has[k] ? gmp_jw__u64(jw, v[i].outlived[k]) : gmp_jw__null(jw);
+		}
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+	gmp_rmem__deltas_free(v, n);
+	return 0;
+}
