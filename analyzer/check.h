@@ -7,11 +7,12 @@
 #define GMPROF_CHECK_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "gmprof/detect.h"
 
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 10) /* complete .. baseline:in_use, each at most once */
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 11) /* complete .. baseline:in_use, each at most once */
 
 struct gmp_check {
 	char name[64];
@@ -55,6 +56,44 @@ void gmp_gate__peak_where(struct gmp_gate *g, struct gmp_check *c, uint32_t devi
  */
 void gmp_gate__baseline(struct gmp_gate *g, const struct gmp_baseline *b, const struct gmp_peak_cmp *cmps,
 			size_t ncmps);
+
+/*
+ * gmprof check --max-range-peak GLOB=BUDGET (check_ranges.c): the NVTX
+ * ranges whose path matches GLOB ("outer > inner", fnmatch) held to a
+ * peak, in bytes or as a share of each device's memory.
+ */
+#define GMP_RANGE_BUDGETS 16   /* --max-range-peak options at most */
+
+struct gmp_range_budget {
+	char glob[256];
+	uint64_t bytes;
+	double pct;               /* > 0: a share of the device's memory instead */
+};
+
+/* A range over a budget on a device. */
+struct gmp_range_over {
+	uint32_t device;
+	uint32_t peak_ev;         /* the first call inside to reach its peak */
+	uint64_t peak, budget;
+	size_t rule;              /* the budget's index */
+	char path[256];
+};
+
+struct gmp_range_eval {
+	struct gmp_range_over *over;  /* the largest excess first */
+	size_t nover;
+	size_t *matched;              /* per budget: ranges (per device) it matched */
+	uint64_t *largest;            /* and the largest peak among them */
+};
+
+/* "GLOB=BUDGET" (the last '=' splits): 0, or -EINVAL (no glob, a glob too long, a bad budget). */
+int gmp_range_budget__parse(const char *arg, struct gmp_range_budget *b);
+/* The budgets on r's ranges.  0 or -ENOMEM; release ev in every case. */
+int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_budget *rules, size_t n,
+			   struct gmp_range_eval *ev);
+void gmp_range_eval__release(struct gmp_range_eval *ev);
+/* The check max_range_peak: fails on a range over its budget, and on a budget that matched no range. */
+void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n);
 
 /* How many of the gate's checks failed. */
 size_t gmp_gate__failures(const struct gmp_gate *g);

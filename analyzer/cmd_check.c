@@ -4,7 +4,8 @@
  * the command prints one line per check, writes SARIF, JUnit, Markdown,
  * GitHub annotations and GitLab Code Quality on request (the last two made
  * from the SARIF log: ci_formats.c), and exits 0 when all pass, 1 when one
- * fails, 2 on bad input.  The checks against a baseline are in check_gate.c.
+ * fails, 2 on bad input.  The checks against a baseline are in check_gate.c,
+ * the budgets of NVTX ranges in check_ranges.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +43,10 @@ static const char usage[] =
 	"                           or P% of the device's memory as the profile records it (90%)\n"
 	"      --max-in-use BYTES   fail when a device's peak of bytes in use exceeds BYTES or P%\n"
 	"                           (pools with NVTX regions counted by their regions; else its peak)\n"
+	"      --max-range-peak GLOB=BYTES\n"
+	"                           fail when an NVTX range matching GLOB (\"outer > inner\",\n"
+	"                           fnmatch) reaches more than BYTES or P% on a device, or\n"
+	"                           when no range matches (repeatable)\n"
 	"      --max-leak BYTES     fail when more than BYTES are leaked\n"
 	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
 	"                           a device's peak grown past its own in FILE by more\n"
@@ -76,6 +81,7 @@ static const char usage[] =
 	"               --sarif gmprof.sarif --junit gmprof.xml app.gmprof\n"
 	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n"
 	"  gmprof check --max-peak 90% app.gmprof     # leave a tenth of each GPU's memory free\n"
+	"  gmprof check --max-range-peak 'step > forward=4GiB' --max-range-peak 'step > backward=6GiB' app.gmprof\n"
 	"  gmprof check --baseline main.baseline.json --markdown \"$GITHUB_STEP_SUMMARY\" --force app.gmprof\n"
 	"  gmprof check --fail-on all --min-size 1MiB --annotations github app.gmprof  # no code scanning\n"
 	"  gmprof check --baseline main.baseline.json --codequality gl-code-quality.json app.gmprof  # GitLab\n";
@@ -145,6 +151,8 @@ struct budgets {
 	double peak_pct, inuse_pct; /* the budgets as shares of each device's memory (0: in bytes) */
 	int have_leak;
 	uint64_t max_leak;
+	const struct gmp_range_budget *range;  /* --max-range-peak, nrange of them */
+	size_t nrange;
 	const struct gmp_baseline *base;   /* NULL: no baseline */
 	double tol_pct;
 	uint64_t tol_abs;
@@ -255,6 +263,8 @@ static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const str
 		}
 		check_budget(g, "max_in_use", most, bu->max_inuse);
 	}
+	if (bu->nrange)
+		gmp_gate__range_peaks(g, bu->range, bu->nrange);
 	if (bu->have_leak)
 		check_budget(g, "max_leak", gmp_leaked_bytes(s->r), bu->max_leak);
 	if (bu->base)
@@ -301,6 +311,9 @@ static int check_one(struct gmp_session *s, size_t i, void *ctx)
 	    !gmp_report__shares_known("check", s->name, s->r, a->bu->peak_pct ? "--max-peak" : "--max-in-use",
 				      a->bu->peak_pct ? a->bu->peak_pct : a->bu->inuse_pct))
 		return GMP_OUTPUT_ABANDON;
+	for (size_t k = 0; k < a->bu->nrange; k++)
+		if (!gmp_report__shares_known("check", s->name, s->r, "--max-range-peak", a->bu->range[k].pct))
+			return GMP_OUTPUT_ABANDON;
 	struct gmp_gate *g = &a->gates[a->ngates];
 	*g = (struct gmp_gate){ .s = s, .name = strdup(s->name) };
 	if (!g->name) {
@@ -443,7 +456,7 @@ static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
 int cmd_check(int argc, char **argv)
 {
 	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXINUSE, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT, O_MD,
-	       O_ROOT, O_INCOMPLETE, O_OOM, O_ANNOT, O_CQ };
+	       O_ROOT, O_INCOMPLETE, O_OOM, O_ANNOT, O_CQ, O_RANGEPEAK };
 	static const struct option longopts[] = {
 		{ "fail-on", required_argument, 0, O_FAILON }, { "max-peak", required_argument, 0, O_MAXPEAK },
 		{ "max-in-use", required_argument, 0, O_MAXINUSE },
@@ -452,7 +465,7 @@ int cmd_check(int argc, char **argv)
 		{ "junit", required_argument, 0, O_JUNIT }, { "markdown", required_argument, 0, O_MD }, { "source-root", required_argument, 0, O_ROOT },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "allow-incomplete", no_argument, 0, O_INCOMPLETE },
 		{ "allow-oom", no_argument, 0, O_OOM }, { "annotations", required_argument, 0, O_ANNOT },
-		{ "codequality", required_argument, 0, O_CQ },
+		{ "codequality", required_argument, 0, O_CQ }, { "max-range-peak", required_argument, 0, O_RANGEPEAK },
 		{ "force", no_argument, 0, OPT_FORCE }, { "help", no_argument, 0, 'h' },
 		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
 	};
@@ -463,6 +476,8 @@ int cmd_check(int argc, char **argv)
 	uint64_t max_peak = 0, max_inuse = 0, max_leak = 0, tol_abs = 0;
 	double tol_pct = 0, peak_pct = 0, inuse_pct = 0;
 	int have_peak = 0, have_inuse = 0, have_leak = 0, allow_incomplete = 0, allow_oom = 0, annotations = 0, c, ex;
+	struct gmp_range_budget ranges[GMP_RANGE_BUDGETS];
+	size_t nranges = 0;
 	gmp_cli__reset_getopt();
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -505,6 +520,11 @@ int cmd_check(int argc, char **argv)
 			annotations = 1;
 			break;
 		case O_CQ: cq = optarg; break;
+		case O_RANGEPEAK:
+			if (nranges == GMP_RANGE_BUDGETS || gmp_range_budget__parse(optarg, &ranges[nranges++]))
+				return gmp_cli__usage_error("check", "bad --max-range-peak '%s' (like 'step > forward=6GiB' "
+							    "or 'step*=50%%'; at most %d of them)", optarg, GMP_RANGE_BUDGETS);
+			break;
 		default:
 			if (gmp_cli__common("check", usage, c, argv, &cm, &ex) < 0)
 				return ex;
@@ -513,8 +533,9 @@ int cmd_check(int argc, char **argv)
 	struct gmp_inputs in;
 	if ((ex = gmp_cli__inputs("check", argc, argv, &cm, &in)))
 		return ex;
-	struct gmp_sarif sf = { .error_mask = fail_on | (allow_oom ? 0 : 1u << GMP_PAT_COUNT) | 3u << (GMP_PAT_COUNT + 1),
-				.has_max_peak = have_peak, .max_peak = max_peak, .max_peak_pct = peak_pct };
+	struct gmp_sarif sf = { .error_mask = fail_on | (allow_oom ? 0 : 1u << GMP_PAT_COUNT) | 7u << (GMP_PAT_COUNT + 1),
+				.has_max_peak = have_peak, .max_peak = max_peak, .max_peak_pct = peak_pct,
+				.range = ranges, .nrange = nranges };
 	/* An absolute root is taken as written: the sources may live elsewhere (CI). */
 	if (root && root[0] == '/' && strlen(root) < sizeof(sf.root)) {
 		snprintf(sf.root, sizeof(sf.root), "%s", root);
@@ -531,7 +552,8 @@ int cmd_check(int argc, char **argv)
 	if (basefile && load_baseline(basefile, &cm, &base))
 		return GMP_EXIT_USAGE;
 	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, peak_pct, inuse_pct, have_leak,
-			      max_leak, basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete, allow_oom };
+			      max_leak, ranges, nranges, basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete,
+			      allow_oom };
 	sf.baseline = basefile ? &base : NULL;
 	struct all a = { .in = in, .bu = &bu, .sf = &sf, .keep = annotations || cq };
 	a.gates = calloc(a.in.n, sizeof(*a.gates));

@@ -10,6 +10,7 @@
  */
 #include "sarif.h"
 
+#include <errno.h>
 #include <inttypes.h>
 
 #include <limits.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "bysite.h"
+#include "check.h"
 #include "cmds.h"
 #include "findings_json.h"
 #include "gmprof/version.h"
@@ -76,14 +78,17 @@ static int split_site(const char *site, struct loc *l)
 #define RULE_OOM GMP_PAT_COUNT
 #define RULE_PEAK (GMP_PAT_COUNT + 1)
 #define RULE_BUDGET (GMP_PAT_COUNT + 2)
+#define RULE_RANGE (GMP_PAT_COUNT + 3)
 
-static const struct rule extra_rules[3] = {
+static const struct rule extra_rules[4] = {
 	{ "out_of_memory", "OutOfMemory", "GPU allocation that ran out of memory",
 	  "The allocation call returned out of memory. gmprof report lists what was live on the device then and which findings' fixes free memory at that moment." },
 	{ "peak_growth", "PeakGrowth", "Allocation site that grew the GPU memory peak past the baseline",
 	  "The program's GPU memory peak grew past the baseline's by more than the tolerance, and the objects allocated here hold more of it than in the baseline. gmprof diff BEFORE AFTER shows what changed at the peak." },
 	{ "peak_over_budget", "PeakOverBudget", "Allocation site holding much of a GPU memory peak over its budget",
 	  "The program's GPU memory peak on a device is over the budget gmprof check was given (--max-peak, in bytes or as a share of the device's memory), and the objects allocated here hold much of it. gmprof report shows what was live at the peak and which findings' fixes lower it (--fit)." },
+	{ "range_peak_over_budget", "RangePeakOverBudget", "Call where an NVTX range's GPU memory peak over its budget is reached",
+	  "The most live GPU memory on a device right after a call made inside an NVTX range is over the budget gmprof check was given for the range (--max-range-peak), and this call is the first inside the range to reach it. gmprof report shows each range's peak, what it allocated and what outlived it (Memory by NVTX range)." },
 };
 
 /* site ("file:line"), or without one the input at its script line (0: none). */
@@ -191,7 +196,7 @@ static void rule_list(struct gmp_jw *jw)
 {
 	gmp_jw__key(jw, "rules");
 	gmp_jw__arr(jw);
-	for (unsigned p = 0; p <= RULE_BUDGET; p++) {
+	for (unsigned p = 0; p <= RULE_RANGE; p++) {
 		int extra = p >= RULE_OOM;
 		const struct rule *ru = extra ? &extra_rules[p - RULE_OOM] : &rules[p];
 		const char *fulld = ru->fulld;
@@ -449,6 +454,45 @@ static void over_budget(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t dev, u
 	gmp_bysite__release(&b);
 }
 
+/* Each NVTX range over its --max-range-peak budget: a result at the call that first reaches its peak. */
+static void range_over_budget(struct gmp_sarif *sf, struct gmp_jw *jw)
+{
+	const struct gmp_result *r = sf->s->r;
+	struct gmp_range_eval ev;
+	if (gmp_range_budget__eval(r, sf->range, sf->nrange, &ev))
+		jw->err = -ENOMEM;
+	char a[32], b[32], msg[800], hex[32];
+	for (size_t i = 0, shown = 0; !jw->err && i < ev.nover && shown < 20; i++) {
+		const struct gmp_range_over *o = &ev.over[i];
+		const char *site = gmp_sites__event(&sf->s->sites, o->peak_ev, NULL);
+		struct loc l;
+		if (!site || split_site(site, &l))
+			continue; /* no file and line to point at: the check's line says it */
+		snprintf(msg, sizeof(msg), "The GPU memory peak inside NVTX range '%s' on device %u is %s, over its budget "
+			 "of %s (--max-range-peak '%s'); it is first reached here.", o->path, o->device,
+			 gmp_human_bytes(o->peak, a, sizeof(a)), gmp_human_bytes(o->budget, b, sizeof(b)),
+			 sf->range[o->rule].glob);
+		result_head(sf, jw, "range_peak_over_budget", RULE_RANGE, msg, &l);
+		snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__label_fingerprint(o->path));
+		gmp_jw__key(jw, "partialFingerprints");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "gmprofRangePeakOverBudget/v1", hex);
+		gmp_jw__obj_end(jw);
+		gmp_jw__key(jw, "properties");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "range", o->path);
+		gmp_jw__ku64(jw, "peak_bytes", o->peak);
+		gmp_jw__ku64(jw, "budget_bytes", o->budget);
+		gmp_jw__ku64(jw, "device", o->device);
+		if (sf->name_inputs)
+			gmp_jw__kstr(jw, "input", sf->s->name);
+		gmp_jw__obj_end(jw);
+		gmp_jw__obj_end(jw);
+		shown++;
+	}
+	gmp_range_eval__release(&ev);
+}
+
 void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 {
 	const struct gmp_result *r = sf->s->r;
@@ -466,6 +510,8 @@ void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 		if (r->devices[i].peak_bytes > budget)
 			over_budget(sf, jw, dev, budget);
 	}
+	if (sf->nrange)
+		range_over_budget(sf, jw);
 }
 
 static void input_props(struct gmp_jw *jw, const struct gmp_sarif_input *in)

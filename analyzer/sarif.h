@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "baseline.h"
+#include "check.h"
 #include "session.h"
 
 #include "jw.h"
@@ -18,7 +19,8 @@ struct gmp_sarif {
 	uint32_t error_mask;                  /* patterns reported at level "error"; bit
 						 GMP_PAT_COUNT: failed allocations,
 						 GMP_PAT_COUNT + 1: peak growth, and
-						 GMP_PAT_COUNT + 2: a peak over --max-peak */
+						 GMP_PAT_COUNT + 2: a peak over --max-peak,
+						 GMP_PAT_COUNT + 3: a range over --max-range-peak */
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
 	const struct gmp_peak_cmp *cmps;      /* the session's peaks against the baseline's
 						 (borrowed): each past what it allows adds a
@@ -28,6 +30,9 @@ struct gmp_sarif {
 	uint64_t max_peak;                    /* share of each device's memory (pct > 0); a */
 	double max_peak_pct;                  /* peak over it adds a peak_over_budget result
 						 at each site that holds most of it */
+	const struct gmp_range_budget *range; /* gmprof check --max-range-peak (nrange): a */
+	size_t nrange;                        /* range over one adds a range_peak_over_budget
+						 result where its peak is first reached */
 	int name_inputs;                      /* each result names its input (several inputs) */
 };
 

@@ -14,6 +14,7 @@
 
 #include "support.h"
 
+#include "check.h"
 #include "rangemem.h"
 
 #define MIB (1024ull * 1024)
@@ -352,6 +353,68 @@ static void deltas(void **state)
 	gmp_trace__free(tb);
 }
 
+/* --max-range-peak: parsing, and the budgets on each range of each device, the largest excess first. */
+static void budgets(void **state)
+{
+	(void)state;
+	struct gmp_range_budget b[3];
+	assert_int_equal(gmp_range_budget__parse("a > b=c=2KiB", &b[0]), 0); /* the last '=' splits */
+	assert_string_equal(b[0].glob, "a > b=c");
+	assert_int_equal(b[0].bytes, 2048);
+	assert_int_equal(gmp_range_budget__parse("x=25%", &b[0]), 0);
+	assert_true(b[0].pct == 25.0);
+	static const char *const bad[] = { "x", "=1", "x=", "x=many", "x=150%" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		if (gmp_range_budget__parse(bad[i], &b[0]) != -EINVAL)
+			fail_msg("'%s' parsed", bad[i]);
+	char longglob[300];
+	memset(longglob, 'g', 290);
+	snprintf(longglob + 290, 10, "=1");
+	assert_int_equal(gmp_range_budget__parse(longglob, &b[0]), -EINVAL);
+	/* Two devices: "step" has calls on both; device 1 holds 8 KiB inside it, device 0 at most 5 KiB. */
+	static const char body[] =
+		"{\"op\":\"alloc\",\"addr\":65536,\"size\":1024}\n"
+		"{\"op\":\"range_push\",\"name\":\"step\"}\n"
+		"{\"op\":\"alloc\",\"addr\":131072,\"size\":4096}\n"
+		"{\"op\":\"alloc\",\"addr\":196608,\"size\":8192,\"device\":1}\n"
+		"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[131072,65536]}\n"
+		"{\"op\":\"kernel\",\"name\":\"k1\",\"write\":[196608],\"device\":1}\n"
+		"{\"op\":\"range_push\",\"name\":\"inner\"}\n"
+		"{\"op\":\"free\",\"addr\":131072}\n"
+		"{\"op\":\"range_pop\"}\n"
+		"{\"op\":\"free\",\"addr\":196608,\"device\":1}\n"
+		"{\"op\":\"range_pop\"}\n"
+		"{\"op\":\"free\",\"addr\":65536}\n";
+	struct gmp_trace *t = ts_script(body);
+	struct gmp_result *r = ts_detect(t, NULL);
+	assert_int_equal(gmp_range_budget__parse("step=4KiB", &b[0]), 0);
+	assert_int_equal(gmp_range_budget__parse("*=6KiB", &b[1]), 0);
+	assert_int_equal(gmp_range_budget__parse("nothing=1", &b[2]), 0);
+	struct gmp_range_eval ev;
+	assert_int_equal(gmp_range_budget__eval(r, b, 3, &ev), 0);
+	/* step: device 0 5 KiB > 4 KiB, device 1 8 KiB > 4 KiB and > 6 KiB; step > inner: 1 KiB on device 0. */
+	assert_int_equal(ev.matched[0], 2);
+	assert_int_equal(ev.matched[1], 3);
+	assert_int_equal(ev.matched[2], 0);
+	assert_int_equal(ev.largest[0], 8192);
+	assert_int_equal(ev.largest[1], 8192);
+	assert_int_equal(ev.nover, 3);
+	static const struct { uint32_t device; uint64_t peak, budget; size_t rule; } want[] = {
+		{ 1, 8192, 4096, 0 }, { 1, 8192, 6144, 1 }, { 0, 5120, 4096, 0 },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		const struct gmp_range_over *o = &ev.over[i];
+		if (strcmp(o->path, "step") || o->device != want[i].device || o->peak != want[i].peak ||
+		    o->budget != want[i].budget || o->rule != want[i].rule)
+			fail_msg("over %zu: %s on %u, %llu > %llu (rule %zu)", i, o->path, o->device,
+				 (unsigned long long)o->peak, (unsigned long long)o->budget, o->rule);
+		assert_int_equal(t->ev[o->peak_ev].op, GMP_OP_ALLOC);
+	}
+	gmp_range_eval__release(&ev);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +424,7 @@ int main(void)
 		cmocka_unit_test(random_traces),
 		cmocka_unit_test(text_section),
 		cmocka_unit_test(deltas),
+		cmocka_unit_test(budgets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gmprof check --max-range-peak GLOB=BUDGET: a budget for the memory a
+ * phase of the program needs.  Each NVTX range whose path ("outer >
+ * inner") matches GLOB has its peak on each device (rangemem.h: the most
+ * live bytes right after a call made inside it) held to BUDGET, in bytes
+ * or as a share of the device's memory.  A rule that matches no range
+ * fails: the gate would otherwise pass a program that stopped pushing the
+ * range, or a run whose collector was not NVTX's tool.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cli.h"
+#include "cmds.h"
+#include "findings_json.h"
+#include "rangemem.h"
+#include "session.h"
+
+int gmp_range_budget__parse(const char *arg, struct gmp_range_budget *b)
+{
+	const char *eq = strrchr(arg, '=');
+	memset(b, 0, sizeof(*b));
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(b->glob) || gmp_cli__budget(eq + 1, &b->bytes, &b->pct))
+		return -EINVAL;
+	memcpy(b->glob, arg, (size_t)(eq - arg));
+	return 0;
+}
+
+static int by_excess(const void *x, const void *y)
+{
+	const struct gmp_range_over *a = x, *b = y;
+	uint64_t ea = a->peak - a->budget, eb = b->peak - b->budget;
+	if (ea != eb)
+		return ea > eb ? -1 : 1;
+	int c = strcmp(a->path, b->path);
+	return c ? c : (a->device > b->device) - (a->device < b->device);
+}
+
+int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_budget *rules, size_t n,
+			   struct gmp_range_eval *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	if (!(ev->matched = calloc(n ? n : 1, sizeof(*ev->matched))) ||
+	    !(ev->largest = calloc(n ? n : 1, sizeof(*ev->largest))))
+		return -ENOMEM;
+	struct gmp_rmem m;
+	int err = gmp_rmem__build(r, &m);
+	size_t cap = 0;
+	for (size_t i = 0; !err && i < m.ntree; i++) {
+		char path[sizeof(ev->over->path)];
+		gmp_rmem__path(&m, r, m.tree[i], path, sizeof(path));
+		for (size_t k = 0; k < n && !err; k++) {
+			if (fnmatch(rules[k].glob, path, 0))
+				continue;
+			for (size_t d = 0; d < m.ndev && !err; d++) {
+				const struct gmp_rmem_dev *x = gmp_rmem__at(&m, m.tree[i], d);
+				uint32_t dev = r->devices[d].device;
+				uint64_t budget = rules[k].pct > 0 ? gmp_trace__device_share_bytes(r->trace, dev, rules[k].pct)
+								   : rules[k].bytes;
+				if (!x->calls)
+					continue;
+				ev->matched[k]++;
+				ev->largest[k] = x->peak > ev->largest[k] ? x->peak : ev->largest[k];
+				if (x->peak <= budget)
+					continue;
+				if (ev->nover == cap) {
+					struct gmp_range_over *v = realloc(ev->over, (cap = cap ? 2 * cap : 8) * sizeof(*v));
+					if (!v) {
+						err = -ENOMEM;
+						break;
+					}
+					ev->over = v;
+				}
+				struct gmp_range_over *o = &ev->over[ev->nover++];
+				*o = (struct gmp_range_over){ .device = dev, .peak_ev = x->peak_ev, .peak = x->peak,
+							      .budget = budget, .rule = k };
+				snprintf(o->path, sizeof(o->path), "%s", path);
+			}
+		}
+	}
+	gmp_rmem__release(&m);
+	if (!err && ev->nover)
+		qsort(ev->over, ev->nover, sizeof(*ev->over), by_excess);
+	return err;
+}
+
+void gmp_range_eval__release(struct gmp_range_eval *ev)
+{
+	free(ev->over);
+	free(ev->matched);
+	free(ev->largest);
+	memset(ev, 0, sizeof(*ev));
+}
+
+/* "'step > *' <= 1.0 GiB" (or "<= 50% of each device's memory"), into buf. */
+static const char *rule_text(const struct gmp_range_budget *b, char *buf, size_t n)
+{
+	char a[32];
+	if (b->pct > 0)
+		snprintf(buf, n, "'%s' <= %g%% of each device's memory", b->glob, b->pct);
+	else
+		snprintf(buf, n, "'%s' <= %s", b->glob, gmp_human_bytes(b->bytes, a, sizeof(a)));
+	return buf;
+}
+
+void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n)
+{
+	const struct gmp_result *r = g->s->r;
+	struct gmp_range_eval ev;
+	if (gmp_range_budget__eval(r, rules, n, &ev)) {
+		gmp_gate__add(g, "max_range_peak", 1, "out of memory evaluating the NVTX ranges");
+		gmp_range_eval__release(&ev);
+		return;
+	}
+	size_t unmatched = 0;
+	for (size_t k = 0; k < n; k++)
+		unmatched += !ev.matched[k];
+	char line[1024], rt[300], a[32], b[32], api[160];
+	struct gmp_check *c;
+	if (ev.nover || unmatched) {
+		char over[64] = "", un[64] = "";
+		if (ev.nover)
+			snprintf(over, sizeof(over), "%zu NVTX range%s over budget", ev.nover, ev.nover == 1 ? "" : "s");
+		if (unmatched)
+			snprintf(un, sizeof(un), "%s%zu budget%s matched no range", ev.nover ? "; " : "", unmatched,
+				 unmatched == 1 ? "" : "s");
+		c = gmp_gate__add(g, "max_range_peak", 1, "%s%s", over, un);
+	} else {
+		size_t len = 0, ranges = 0;
+		line[0] = 0;
+		for (size_t k = 0; k < n && len < sizeof(line); k++) {
+			int w = snprintf(line + len, sizeof(line) - len, "%s%s: %zu (the largest %s)", k ? "; " : "",
+					 rule_text(&rules[k], rt, sizeof(rt)), ev.matched[k],
+					 gmp_human_bytes(ev.largest[k], a, sizeof(a)));
+			len += w > 0 ? (size_t)w : 0;
+			ranges += ev.matched[k];
+		}
+		c = gmp_gate__add(g, "max_range_peak", 0, "%zu NVTX range%s within budget: %s", ranges,
+				  ranges == 1 ? "" : "s", line);
+	}
+	for (size_t i = 0; i < ev.nover && i < 20; i++) {
+		const struct gmp_range_over *o = &ev.over[i];
+		const char *site = gmp_sites__event(&g->s->sites, o->peak_ev, NULL);
+		snprintf(line, sizeof(line), "  %s on device %u: %s > %s (%s), reached at %s%s%s", o->path, o->device,
+			 gmp_human_bytes(o->peak, a, sizeof(a)), gmp_human_bytes(o->budget, b, sizeof(b)),
+			 rule_text(&rules[o->rule], rt, sizeof(rt)), gmp_result__api_label(r, o->peak_ev, api, sizeof(api)),
+			 site ? " at " : "", site ? site : "");
+		gmp_check__more(c, line);
+	}
+	if (ev.nover > 20) {
+		snprintf(line, sizeof(line), "  ... and %zu more", ev.nover - 20);
+		gmp_check__more(c, line);
+	}
+	for (size_t k = 0; k < n; k++)
+		if (!ev.matched[k]) {
+			snprintf(line, sizeof(line), "  no NVTX range matches '%s' (does the program push it, and was the "
+				 "collector NVTX's tool? gmprof run makes it so)", rules[k].glob);
+			gmp_check__more(c, line);
+		}
+	gmp_range_eval__release(&ev);
+}
