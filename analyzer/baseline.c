@@ -93,6 +93,67 @@ static int parse_sites(const cJSON *ss, struct gmp_baseline_peak *p, char *err, 
 	return 0;
 }
 
+/* Version 4's "range_peaks" (each {"range": string, "peak_bytes": N}) into p, sorted by path. */
+static int parse_ranges(const cJSON *rs, struct gmp_baseline_peak *p, char *err, size_t errn)
+{
+	static const char *const keys[] = { "range", "peak_bytes" };
+	if (!cJSON_IsArray(rs))
+		return bad(err, errn, "\"range_peaks\" must be an array");
+	size_t n = (size_t)cJSON_GetArraySize(rs);
+	if (!(p->ranges = calloc(n ? n : 1, sizeof(*p->ranges))))
+		return -ENOMEM;
+	const cJSON *e;
+	cJSON_ArrayForEach(e, rs) {
+		if (!cJSON_IsObject(e))
+			return bad(err, errn, "every range peak must be an object");
+		int rc = only_keys(e, keys, 2, err, errn);
+		if (rc)
+			return rc;
+		const cJSON *range = cJSON_GetObjectItemCaseSensitive(e, "range");
+		struct gmp_baseline_range *x = &p->ranges[p->nranges];
+		if (!cJSON_IsString(range) || !*range->valuestring || get_u64(e, "peak_bytes", &x->peak_bytes))
+			return bad(err, errn, "a range peak needs a \"range\" (a non-empty string) and \"peak_bytes\", "
+					      "a non-negative integer");
+		if (!(x->range = strdup(range->valuestring)))
+			return -ENOMEM;
+		p->nranges++;
+	}
+	if (gmp_baseline__sort_ranges(p, 0))
+		return bad(err, errn, "a range is in a peak's \"range_peaks\" twice");
+	return 0;
+}
+
+static int cmp_range(const void *x, const void *y)
+{
+	return strcmp(((const struct gmp_baseline_range *)x)->range, ((const struct gmp_baseline_range *)y)->range);
+}
+
+int gmp_baseline__sort_ranges(struct gmp_baseline_peak *p, int merge)
+{
+	if (p->nranges)
+		qsort(p->ranges, p->nranges, sizeof(*p->ranges), cmp_range);
+	size_t u = 0;
+	for (size_t k = 0; k < p->nranges; k++) {
+		if (!u || cmp_range(&p->ranges[u - 1], &p->ranges[k])) {
+			p->ranges[u++] = p->ranges[k];
+			continue;
+		}
+		if (!merge)
+			return -EINVAL;
+		struct gmp_baseline_range *x = &p->ranges[u - 1];
+		x->peak_bytes = p->ranges[k].peak_bytes > x->peak_bytes ? p->ranges[k].peak_bytes : x->peak_bytes;
+		free(p->ranges[k].range);
+	}
+	p->nranges = u;
+	return 0;
+}
+
+const struct gmp_baseline_range *gmp_baseline__range(const struct gmp_baseline_peak *p, const char *range)
+{
+	struct gmp_baseline_range key = { .range = (char *)range };
+	return p->nranges ? bsearch(&key, p->ranges, p->nranges, sizeof(*p->ranges), cmp_range) : NULL;
+}
+
 static int cmp_peak(const void *x, const void *y)
 {
 	const struct gmp_baseline_peak *p = x, *q = y;
@@ -100,10 +161,11 @@ static int cmp_peak(const void *x, const void *y)
 	return c ? c : (p->device > q->device) - (p->device < q->device);
 }
 
-/* Version 3's "peaks": one per input and device, none twice. */
-static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_t errn)
+/* Version 3's and 4's "peaks": one per input and device, none twice; version 4's with their ranges. */
+static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version, char *err, size_t errn)
 {
-	static const char *const keys[] = { "input", "device", "peak_bytes", "inuse_peak_bytes", "peak_sites" };
+	static const char *const keys[] = { "input", "device", "peak_bytes", "inuse_peak_bytes", "peak_sites",
+					    "range_peaks" };
 	if (!cJSON_IsArray(ps))
 		return bad(err, errn, "\"peaks\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(ps);
@@ -113,7 +175,7 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_
 	cJSON_ArrayForEach(e, ps) {
 		if (!cJSON_IsObject(e))
 			return bad(err, errn, "every peak must be an object");
-		int rc = only_keys(e, keys, 5, err, errn);
+		int rc = only_keys(e, keys, version >= 4 ? 6 : 5, err, errn);
 		if (rc)
 			return rc;
 		struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
@@ -137,6 +199,9 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, char *err, size_
 			return bad(err, errn, "a peak needs its \"peak_sites\"");
 		if ((rc = parse_sites(ss, p, err, errn)))
 			return rc;
+		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(e, "range_peaks");
+		if (rs && (rc = parse_ranges(rs, p, err, errn)))
+			return rc;
 	}
 	return 0;
 }
@@ -152,20 +217,20 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 	if (rc)
 		return rc;
 	uint64_t version;
-	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 3)
-		return bad(err, errn, "not a gmprof baseline of version 1 to 3 (\"gmprof_baseline\": 3)");
+	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 4)
+		return bad(err, errn, "not a gmprof baseline of version 1 to 4 (\"gmprof_baseline\": 4)");
 	const cJSON *sites = cJSON_GetObjectItemCaseSensitive(root, "peak_sites");
 	const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(root, "peaks");
 	if (version == 1 && sites)
 		return bad(err, errn, "a baseline of version 1 has no \"peak_sites\"");
 	if (version < 3 && peaks)
-		return bad(err, errn, "only a baseline of version 3 has \"peaks\"");
-	if (version == 3 && (sites || !peaks))
-		return bad(err, errn, "a baseline of version 3 has \"peaks\", and its sites in them");
+		return bad(err, errn, "only a baseline of version 3 or 4 has \"peaks\"");
+	if (version >= 3 && (sites || !peaks))
+		return bad(err, errn, "a baseline of version 3 or 4 has \"peaks\", and its sites in them");
 	if (get_u64(root, "peak_bytes", &b->peak_bytes))
 		return bad(err, errn, "\"peak_bytes\" must be a non-negative integer");
-	if (version == 3) {
-		if ((rc = parse_peaks(peaks, b, err, errn)))
+	if (version >= 3) {
+		if ((rc = parse_peaks(peaks, b, version, err, errn)))
 			return rc;
 	} else { /* one peak, of whichever device */
 		if (!(b->peaks = calloc(1, sizeof(*b->peaks))))
@@ -307,6 +372,9 @@ void gmp_baseline__release(struct gmp_baseline *b)
 		for (size_t k = 0; k < b->peaks[i].nsites; k++)
 			free(b->peaks[i].sites[k].site);
 		free(b->peaks[i].sites);
+		for (size_t k = 0; k < b->peaks[i].nranges; k++)
+			free(b->peaks[i].ranges[k].range);
+		free(b->peaks[i].ranges);
 		free(b->peaks[i].input);
 	}
 	free(b->peaks);
@@ -334,8 +402,7 @@ uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char 
 	return sum;
 }
 
-/* The most a peak may grow to: the baseline's, plus the larger of pct percent of it and abs bytes. */
-static uint64_t allowed(uint64_t peak, double pct, uint64_t abs)
+uint64_t gmp_baseline__allowed(uint64_t peak, double pct, uint64_t abs)
 {
 	uint64_t rel = (uint64_t)((double)peak * pct / 100.0);
 	return peak + (rel > abs ? rel : abs);
@@ -352,7 +419,7 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 	if (any) {
 		const struct gmp_baseline_peak *p = &b->peaks[0];
 		(*v)[(*n)++] = (struct gmp_peak_cmp){ .device = GMP_ANY_DEVICE, .now = r->peak_bytes, .base = p,
-						      .allowed = allowed(p->peak_bytes, pct, abs) };
+						      .allowed = gmp_baseline__allowed(p->peak_bytes, pct, abs) };
 		return 0;
 	}
 	const char *name = gmp_baseline__input_name(input);
@@ -366,11 +433,11 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 		struct gmp_baseline_peak key = { .input = (char *)name, .device = c->device };
 		c->base = bsearch(&key, b->peaks, b->npeaks, sizeof(*b->peaks), cmp_peak);
 		if (c->base)
-			c->allowed = allowed(c->base->peak_bytes, pct, abs);
+			c->allowed = gmp_baseline__allowed(c->base->peak_bytes, pct, abs);
 		if (c->base && c->base->inuse_peak_bytes) {
 			c->inuse = 1;
 			c->inuse_now = gmp_device__in_use_peak(&r->devices[i]);
-			c->inuse_allowed = allowed(c->base->inuse_peak_bytes, pct, abs);
+			c->inuse_allowed = gmp_baseline__allowed(c->base->inuse_peak_bytes, pct, abs);
 		}
 	}
 	return 0;

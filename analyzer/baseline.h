@@ -3,13 +3,17 @@
  * Baselines for `gmprof check --baseline`, written by `gmprof baseline`:
  * the peak and leaked bytes of a run, the fingerprints of its findings,
  * and (version 3) each input's peak on each of its devices with its bytes
- * by allocation site, which a check names when the peak grew.  Version 2
- * had one peak, the largest, with its sites; version 1 no sites.
+ * by allocation site, which a check names when the peak grew; version 4
+ * also each NVTX range's peak on the device (written only where the run
+ * had ranges, so a run without them keeps version 3).  Version 2 had one
+ * peak, the largest, with its sites; version 1 no sites.
  *
- *   {"gmprof_baseline": 3, "input": "...", "peak_bytes": N, "leaked_bytes": N,
+ *   {"gmprof_baseline": 4, "input": "...", "peak_bytes": N, "leaked_bytes": N,
  *    "peaks": [{"input": "app.gmprof", "device": N, "peak_bytes": N,
  *               "inuse_peak_bytes": N (where the device's pools have NVTX regions),
- *               "peak_sites": [{"site": "file:line", "bytes": N}, ...]}, ...],
+ *               "peak_sites": [{"site": "file:line", "bytes": N}, ...],
+ *               "range_peaks": [{"range": "outer > inner", "peak_bytes": N}, ...]
+ *                 (version 4)}, ...],
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
  *                  "object": "...", "saving_bytes": N}, ...]}
  *
@@ -30,6 +34,12 @@ struct gmp_baseline_site {
 	uint64_t bytes;
 };
 
+/* An NVTX range's peak on a device (rangemem.h), version 4. */
+struct gmp_baseline_range {
+	char *range;       /* its path, "outer > inner" */
+	uint64_t peak_bytes;
+};
+
 /* A peak of the baseline run: of one input's device, or (version 1 or 2) the largest of all. */
 struct gmp_baseline_peak {
 	char *input;       /* the input's file name, without its directory; NULL: any (version 1 or 2) */
@@ -38,6 +48,8 @@ struct gmp_baseline_peak {
 	uint64_t inuse_peak_bytes;  /* its peak of bytes in use (pools by their NVTX regions); 0: no regions */
 	struct gmp_baseline_site *sites;  /* its bytes by allocation site; none in version 1 */
 	size_t nsites;
+	struct gmp_baseline_range *ranges; /* version 4: the device's NVTX ranges, sorted by path */
+	size_t nranges;
 };
 
 struct gmp_baseline {
@@ -77,6 +89,16 @@ void gmp_baseline__release(struct gmp_baseline *b);
 int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fingerprint);
 /* The name an input's peaks go under in a baseline, and are looked up by: its file name. */
 const char *gmp_baseline__input_name(const char *path);
+/* Range path's entry at peak p, NULL when it has none. */
+const struct gmp_baseline_range *gmp_baseline__range(const struct gmp_baseline_peak *p, const char *range);
+/*
+ * Sorts p's ranges by path for gmp_baseline__range.  A path there twice
+ * (ranges whose names hold " > ") is -EINVAL, or with merge one entry
+ * with the larger peak.  0 or -EINVAL.
+ */
+int gmp_baseline__sort_ranges(struct gmp_baseline_peak *p, int merge);
+/* The most a peak may grow to: the baseline's, plus the larger of pct percent of it and abs bytes. */
+uint64_t gmp_baseline__allowed(uint64_t peak, double pct, uint64_t abs);
 /* The baseline's bytes at peak p from site, 0 when none. */
 uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site);
 

@@ -12,7 +12,7 @@
 
 #include "gmprof/detect.h"
 
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 11) /* complete .. baseline:in_use, each at most once */
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 12) /* complete .. baseline:in_use, each at most once */
 
 struct gmp_check {
 	char name[64];
@@ -94,6 +94,15 @@ int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_bu
 void gmp_range_eval__release(struct gmp_range_eval *ev);
 /* The check max_range_peak: fails on a range over its budget, and on a budget that matched no range. */
 void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n);
+
+/*
+ * baseline:range_peak, where the baseline has NVTX ranges' peaks (version
+ * 4) for a device of cmps: each range of the run that the baseline has,
+ * held to its peak there plus the tolerance (pct percent or abs bytes, the
+ * larger); fails too where a device has none of the baseline's ranges.
+ */
+void gmp_gate__baseline_ranges(struct gmp_gate *g, const struct gmp_peak_cmp *cmps, size_t ncmps, double pct,
+			       uint64_t abs);
 
 /* How many of the gate's checks failed. */
 size_t gmp_gate__failures(const struct gmp_gate *g);

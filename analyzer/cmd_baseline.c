@@ -15,6 +15,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "jw.h"
+#include "rangemem.h"
 #include "session.h"
 #include "u64map.h"
 #include "util.h"
@@ -24,11 +25,11 @@ static const char usage_baseline[] =
 	"\n"
 	"Write the baseline `gmprof check --baseline` compares against: the peak of\n"
 	"each device the run used, with its bytes by allocation site (which a check\n"
-	"names when that peak grew) and, where pools have NVTX regions, its peak of\n"
-	"bytes in use; the leaked bytes and the fingerprints of its\n"
-	"findings.  Of several inputs (an MPI job's ranks): each input's peaks, under\n"
-	"its file name (which a check matches), the largest leak, and the findings of\n"
-	"all, each fingerprint once.\n"
+	"names when that peak grew), where pools have NVTX regions its peak of bytes\n"
+	"in use, and where the program pushed NVTX ranges each range's peak; the\n"
+	"leaked bytes and the fingerprints of its findings.  Of several inputs (an\n"
+	"MPI job's ranks): each input's peaks, under its file name (which a check\n"
+	"matches), the largest leak, and the findings of all, each fingerprint once.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE        write to FILE (standard output by default)\n"
@@ -61,42 +62,70 @@ struct bl {
 	struct gmp_u64map seen; /* fingerprints of the inputs before the current one (a set) */
 };
 
-/* Each device's largest peak of the session, by allocation site (the sites that name a place). */
+/* Device index d's largest peak, by allocation site (the sites that name a place): one more of b's peaks. */
+static int one_peak(struct bl *b, struct gmp_session *s, const char *input, size_t d)
+{
+	const struct gmp_result *r = s->r;
+	const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[d].device);
+	struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
+	*p = (struct gmp_baseline_peak){ .input = strdup(input), .device = r->devices[d].device,
+					 .peak_bytes = r->devices[d].peak_bytes,
+					 .inuse_peak_bytes = r->devices[d].inuse_peak_bytes };
+	if (!p->input)
+		return -ENOMEM;
+	b->npeaks++;
+	struct gmp_bysite by;
+	if (!pk)
+		return 0;
+	if (gmp_bysite__peak(&s->sites, r, pk, &by))
+		return -ENOMEM;
+	int err = 0;
+	if (by.n && !(p->sites = calloc(by.n, sizeof(*p->sites))))
+		err = -ENOMEM;
+	for (size_t i = 0; i < by.n && !err; i++) {
+		if (gmp_site__is_local(by.g[i].site))
+			continue;
+		if (!(p->sites[p->nsites].site = strdup(by.g[i].site)))
+			err = -ENOMEM;
+		else
+			p->sites[p->nsites++].bytes = by.g[i].bytes;
+	}
+	gmp_bysite__release(&by);
+	return err;
+}
+
+/* Device index d's NVTX ranges in m, with their peaks, into p. */
+static int bl_ranges(struct gmp_baseline_peak *p, const struct gmp_rmem *m, const struct gmp_result *r, size_t d)
+{
+	if (!m->ntree)
+		return 0;
+	if (!(p->ranges = calloc(m->ntree, sizeof(*p->ranges))))
+		return -ENOMEM;
+	for (size_t i = 0; i < m->ntree; i++) {
+		const struct gmp_rmem_dev *x = gmp_rmem__at(m, m->tree[i], d);
+		char path[4096];
+		if (!x->calls)
+			continue;
+		if (!(p->ranges[p->nranges].range = strdup(gmp_rmem__path(m, r, m->tree[i], path, sizeof(path)))))
+			return -ENOMEM;
+		p->ranges[p->nranges++].peak_bytes = x->peak;
+	}
+	return gmp_baseline__sort_ranges(p, 1);
+}
+
+/* Each device's largest peak of the session, by allocation site (the sites that name a place), and its ranges'. */
 static int bl_peaks(struct bl *b, struct gmp_session *s, const char *input)
 {
 	const struct gmp_result *r = s->r;
-	for (size_t d = 0; d < r->ndevices; d++) {
-		const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[d].device);
+	struct gmp_rmem m;
+	int err = gmp_rmem__build(r, &m);
+	for (size_t d = 0; d < r->ndevices && !err; d++)
 		if (GMP_GROW(b->peaks, b->peaks_cap, b->npeaks + 1))
-			return -ENOMEM;
-		struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
-		*p = (struct gmp_baseline_peak){ .input = strdup(input), .device = r->devices[d].device,
-						 .peak_bytes = r->devices[d].peak_bytes,
-						 .inuse_peak_bytes = r->devices[d].inuse_peak_bytes };
-		if (!p->input)
-			return -ENOMEM;
-		b->npeaks++;
-		struct gmp_bysite by;
-		if (!pk)
-			continue;
-		if (gmp_bysite__peak(&s->sites, r, pk, &by))
-			return -ENOMEM;
-		int err = 0;
-		if (by.n && !(p->sites = calloc(by.n, sizeof(*p->sites))))
 			err = -ENOMEM;
-		for (size_t i = 0; i < by.n && !err; i++) {
-			if (gmp_site__is_local(by.g[i].site))
-				continue;
-			if (!(p->sites[p->nsites].site = strdup(by.g[i].site)))
-				err = -ENOMEM;
-			else
-				p->sites[p->nsites++].bytes = by.g[i].bytes;
-		}
-		gmp_bysite__release(&by);
-		if (err)
-			return err;
-	}
-	return 0;
+		else if (!(err = one_peak(b, s, input, d)))
+			err = bl_ranges(&b->peaks[b->npeaks - 1], &m, r, d);
+	gmp_rmem__release(&m);
+	return err;
 }
 
 /* Adds one session's findings (those an earlier input already gave are not repeated). */
@@ -194,7 +223,10 @@ static int write_baseline(FILE *fp, void *ctx)
 	struct gmp_jw jw;
 	gmp_jw__init(&jw, fp, 1);
 	gmp_jw__obj(&jw);
-	gmp_jw__ku64(&jw, "gmprof_baseline", 3);
+	int ranges = 0; /* version 4 only where it says more than version 3 */
+	for (size_t k = 0; k < b->npeaks; k++)
+		ranges |= b->peaks[k].nranges != 0;
+	gmp_jw__ku64(&jw, "gmprof_baseline", ranges ? 4 : 3);
 	gmp_jw__kstr(&jw, "input", b->inputs);
 	gmp_jw__ku64(&jw, "peak_bytes", b->peak);
 	gmp_jw__ku64(&jw, "leaked_bytes", b->leaked);
@@ -217,6 +249,17 @@ static int write_baseline(FILE *fp, void *ctx)
 			gmp_jw__obj_end(&jw);
 		}
 		gmp_jw__arr_end(&jw);
+		if (p->nranges) {
+			gmp_jw__key(&jw, "range_peaks");
+			gmp_jw__arr(&jw);
+			for (size_t i = 0; i < p->nranges; i++) {
+				gmp_jw__obj(&jw);
+				gmp_jw__kstr(&jw, "range", p->ranges[i].range);
+				gmp_jw__ku64(&jw, "peak_bytes", p->ranges[i].peak_bytes);
+				gmp_jw__obj_end(&jw);
+			}
+			gmp_jw__arr_end(&jw);
+		}
 		gmp_jw__obj_end(&jw);
 	}
 	gmp_jw__arr_end(&jw);

@@ -49,8 +49,9 @@ static const char usage[] =
 	"                           when no range matches (repeatable)\n"
 	"      --max-leak BYTES     fail when more than BYTES are leaked\n"
 	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
-	"                           a device's peak grown past its own in FILE by more\n"
-	"                           than the tolerance (FILE: gmprof baseline, or the\n"
+	"                           a device's peak (and each NVTX range's peak) grown\n"
+	"                           past its own in FILE by more than the tolerance\n"
+	"                           (FILE: gmprof baseline, or the\n"
 	"                           profile or event script of the run to compare with)\n"
 	"      --tolerance T        peak growth allowed over the baseline: a percentage,\n"
 	"                           bytes, or both as 5%,1MiB (the larger applies; default 0)\n"
@@ -267,8 +268,10 @@ static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const str
 		gmp_gate__range_peaks(g, bu->range, bu->nrange);
 	if (bu->have_leak)
 		check_budget(g, "max_leak", gmp_leaked_bytes(s->r), bu->max_leak);
-	if (bu->base)
+	if (bu->base) {
 		gmp_gate__baseline(g, bu->base, cmps, ncmps);
+		gmp_gate__baseline_ranges(g, cmps, ncmps, bu->tol_pct, bu->tol_abs);
+	}
 	for (size_t i = 0; i < g->n; i++) {
 		const struct gmp_check *ck = &g->checks[i];
 		printf("%s %s%s%s: %s\n", ck->failed ? "FAIL" : "PASS", named ? g->name : "", named ? ": " : "",

@@ -84,6 +84,20 @@ sweep "html" 7 700 "$R/gmprof" -- "$G" html -o - "$P"
 sweep "flamegraph, SVG" 5 500 "$R/gmprof" -- "$G" flamegraph --format svg --nvtx --objects -o - "$P"
 sweep "flamegraph, folded, two inputs" 5 500 "$R/gmprof" -- "$G" flamegraph --at allocated -o - "$P" "$P"
 sweep "flamegraph --diff, SVG" 5 500 "$R/gmprof" -- "$G" flamegraph --diff --format svg -o - "$P" "$P"
+# NVTX ranges: memory by range in every output, the range budgets and a baseline of version 4.
+# (Run from $TMPDIR with relative names: a script reader's sentence starts with the file's name.)
+sed 's/"size":268435456,"label":"grads"/"size":536870912,"label":"grads"/' tests/scripts/nvtx_ranges.jsonl >"$TMPDIR/grads.jsonl"
+cp tests/scripts/nvtx_ranges.jsonl "$TMPDIR/nvtx.jsonl"
+"$G" baseline -o "$TMPDIR/v4.base.json" "$TMPDIR/nvtx.jsonl" 2>/dev/null
+cd "$TMPDIR" || exit 1
+sweep "NVTX ranges: report, text and JSON" 3 600 "$R/gmprof" -- sh -c '"$1" report nvtx.jsonl && "$1" report --format json nvtx.jsonl' sh "$G"
+sweep "NVTX ranges: check budgets and a baseline, SARIF" 3 600 "$R/gmprof" -- "$G" check --max-range-peak 'step*=1GiB' \
+	--baseline v4.base.json --sarif n.sarif --force grads.jsonl
+sweep "NVTX ranges: baseline" 3 600 "$R/gmprof" -- "$G" baseline -o - nvtx.jsonl
+sweep "NVTX ranges: diff, text, JSON and Markdown" 3 900 "$R/gmprof" -- sh -c '"$1" diff nvtx.jsonl grads.jsonl &&
+	"$1" diff --format json nvtx.jsonl grads.jsonl && "$1" diff --format markdown nvtx.jsonl grads.jsonl' sh "$G"
+sweep "NVTX ranges: html, Markdown report" 3 600 "$R/gmprof" -- sh -c '"$1" html -o - nvtx.jsonl && "$1" report --format markdown nvtx.jsonl' sh "$G"
+cd "$OLDPWD" || exit 1
 
 # ---- collector: the program runs on ------------------------------------------------------
 export GMPROF_COLLECTOR="$R/libgmprof.so" GMPROF_SANITIZER_LIB="$R/double/libsanitizer-public.so"

@@ -174,6 +174,46 @@ static void in_use(void **state)
 	gmp_baseline__release(&b);
 }
 
+/* Version 4: each peak's NVTX ranges, sorted by path for the lookups; a version 3 baseline has none. */
+static void version4_ranges(void **state)
+{
+	(void)state;
+	static const char v4[] =
+		"{\"gmprof_baseline\":4,\"peak_bytes\":1000,\"leaked_bytes\":0,\"peaks\":["
+		"{\"input\":\"a.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[],\"range_peaks\":["
+		"{\"range\":\"step > fwd\",\"peak_bytes\":900},{\"range\":\"setup\",\"peak_bytes\":300},"
+		"{\"range\":\"step\",\"peak_bytes\":1000}]},"
+		"{\"input\":\"a.gmprof\",\"device\":1,\"peak_bytes\":10,\"peak_sites\":[]}],\"findings\":[]}";
+	struct gmp_baseline b;
+	parse(v4, &b);
+	assert_int_equal(b.npeaks, 2);
+	const struct gmp_baseline_peak *p = &b.peaks[0];
+	assert_int_equal(p->nranges, 3);
+	assert_string_equal(p->ranges[0].range, "setup");
+	assert_string_equal(p->ranges[1].range, "step");
+	assert_string_equal(p->ranges[2].range, "step > fwd");
+	assert_int_equal(gmp_baseline__range(p, "step > fwd")->peak_bytes, 900);
+	assert_int_equal(gmp_baseline__range(p, "step")->peak_bytes, 1000);
+	assert_null(gmp_baseline__range(p, "step > bwd"));
+	assert_null(gmp_baseline__range(&b.peaks[1], "step"));
+	assert_int_equal(b.peaks[1].nranges, 0);
+	gmp_baseline__release(&b);
+	/* The tolerance: the larger of the share and the bytes. */
+	assert_int_equal(gmp_baseline__allowed(1000, 5, 20), 1050);
+	assert_int_equal(gmp_baseline__allowed(1000, 1, 20), 1020);
+	/* Merging a run's ranges whose paths read alike keeps the larger peak. */
+	struct gmp_baseline_range r[3] = { { strdup("x"), 5 }, { strdup("y"), 1 }, { strdup("x"), 9 } };
+	struct gmp_baseline_peak q = { .ranges = r, .nranges = 3 };
+	assert_non_null(r[0].range);
+	assert_non_null(r[1].range);
+	assert_non_null(r[2].range);
+	assert_int_equal(gmp_baseline__sort_ranges(&q, 1), 0);
+	assert_int_equal(q.nranges, 2);
+	assert_int_equal(gmp_baseline__range(&q, "x")->peak_bytes, 9);
+	free(r[0].range);
+	free(r[1].range);
+}
+
 static void rejected(void **state)
 {
 	(void)state;
@@ -186,6 +226,20 @@ static void rejected(void **state)
 		"\"peak_bytes\":1,\"peak_sites\":[],\"extra\":1}],\"findings\":[]}",
 		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":{},\"findings\":[]}",
 		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"peak_sites\":[],\"findings\":[]}",
+		/* range peaks: only in version 4; a non-empty range name, a peak; each range once */
+		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":4,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"\",\"peak_bytes\":1}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":4,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\"}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":4,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1},"
+		"{\"range\":\"s\",\"peak_bytes\":2}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":4,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"x\":0}]}],"
+		"\"findings\":[]}",
+		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"findings\":[]}",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct gmp_baseline b;
@@ -203,6 +257,7 @@ int main(void)
 		cmocka_unit_test(version3_one_input),
 		cmocka_unit_test(version2_largest_peak),
 		cmocka_unit_test(in_use),
+		cmocka_unit_test(version4_ranges),
 		cmocka_unit_test(rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: MIT
+# Budgets for the memory of a program's phases: gmprof check holds each
+# NVTX range's peak to --max-range-peak, and to its own peak in a baseline
+# (version 4 keeps every range's peak on each device); a budget or a
+# baseline whose ranges the run lacks fails rather than passing unchecked.
+. tests/cli/lib.sh
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+S=tests/scripts/nvtx_ranges.jsonl
+
+# A budget per phase (check --max-range-peak GLOB=BYTES): every range matching GLOB on every device.
+expect_exit 0 "check --max-range-peak within budget" -- "$GMPROF" check --max-range-peak 'step*=2GiB' --max-range-peak 'setup=768MiB' "$S"
+grep -qx "PASS max_range_peak: 5 NVTX ranges within budget: 'step\*' <= 2.0 GiB: 4 (the largest 1.2 GiB); 'setup' <= 768.0 MiB: 1 (the largest 768.0 MiB)" "$TMPDIR/out" &&
+	ok "  ... one line: each budget, the ranges it matched, their largest peak" || notok "  ... $(grep max_range "$TMPDIR/out")"
+expect_exit 1 "check --max-range-peak over budget" -- "$GMPROF" check --max-range-peak 'step > *=1GiB' --max-range-peak 'setup=1GiB' \
+	--sarif "$TMPDIR/r.sarif" --junit "$TMPDIR/r.xml" --force "$S"
+printf '%s\n' "FAIL max_range_peak: 1 NVTX range over budget" \
+	"  step > backward on device 0: 1.2 GiB > 1.0 GiB ('step > *' <= 1.0 GiB), reached at ALLOC (stream 0, #6) at model.cu:30" >"$TMPDIR/rp.want"
+grep -A1 '^FAIL max_range_peak' "$TMPDIR/out" | diff -u "$TMPDIR/rp.want" - >"$TMPDIR/diff" &&
+	ok "  ... the range over its budget (forward, at exactly 1 GiB, is not), where its peak is reached" ||
+	{ notok "  ... over budget"; cat "$TMPDIR/diff"; }
+"$B/tools/sarif_check" "$TMPDIR/r.sarif" >/dev/null && [ "$(grep -c '"ruleId": "range_peak_over_budget"' "$TMPDIR/r.sarif")" -eq 1 ] &&
+	grep -A12 '"ruleId": "range_peak_over_budget"' "$TMPDIR/r.sarif" | tr -d '\n' | grep -q '"level": "error".*NVTX range .step > backward. on device 0 is 1.2 GiB, over its budget of 1.0 GiB' &&
+	ok "  ... SARIF: an error at the call that reaches the range's peak" || notok "  ... SARIF: $(grep -A12 range_peak "$TMPDIR/r.sarif")"
+grep -A1 'name="max_range_peak"' "$TMPDIR/r.xml" | grep -q '<failure' &&
+	ok "  ... JUnit: a failed test case" || notok "  ... JUnit: $(grep -A2 max_range "$TMPDIR/r.xml")"
+expect_exit 1 "check --max-range-peak with a budget that matches no range" -- "$GMPROF" check --max-range-peak 'step > fwd=1GiB' "$S"
+grep -q "^FAIL max_range_peak: 1 budget matched no range$" "$TMPDIR/out" &&
+	grep -q "^  no NVTX range matches 'step > fwd' (does the program push it" "$TMPDIR/out" &&
+	ok "  ... fails, saying so (no silent pass when the ranges are gone)" || notok "  ... $(grep -A1 max_range "$TMPDIR/out")"
+expect_exit 1 "  ... a program without ranges fails it too" -- "$GMPROF" check --max-range-peak '*=1GiB' tests/scripts/figure2.jsonl
+{ printf '{"op":"meta","key":"device.0.memory","value":"2147483648"}\n'; cat "$S"; } >"$TMPDIR/mem.jsonl"
+expect_exit 1 "check --max-range-peak as a share of the device's memory" -- "$GMPROF" check --max-range-peak 'step > *=50%' "$TMPDIR/mem.jsonl"
+grep -q "^  step > backward on device 0: 1.2 GiB > 1.0 GiB ('step > \*' <= 50% of each device's memory)" "$TMPDIR/out" &&
+	ok "  ... 50% of 2 GiB" || notok "  ... $(grep -A2 max_range "$TMPDIR/out")"
+expect_exit 2 "  ... refused where the profile does not record the device's memory" -- "$GMPROF" check --max-range-peak 'step=50%' "$S"
+expect_stderr_line "does not record device 0's memory .*: give --max-range-peak in bytes" "  ... one sentence"
+for bad in 'step' '=1GiB' 'step=lots' 'step=-1'; do
+	expect_exit 2 "check --max-range-peak '$bad'" -- "$GMPROF" check --max-range-peak "$bad" "$S"
+	expect_stderr_line "bad --max-range-peak '$bad' (like 'step > forward=6GiB' or 'step\*=50%'; at most 16 of them)" "  ... one sentence"
+done
+set --
+i=0; while [ $i -lt 17 ]; do set -- "$@" --max-range-peak "r$i=1GiB"; i=$((i + 1)); done
+expect_exit 2 "check with 17 range budgets" -- "$GMPROF" check "$@" "$S"
+
+# Against a baseline: each range's peak, with the tolerance; version 4 only where the run had ranges.
+expect_exit 0 "baseline of a run with ranges" -- "$GMPROF" baseline -o "$TMPDIR/b.json" "$S"
+grep -q '"gmprof_baseline": 4,' "$TMPDIR/b.json" &&
+	tr -d ' \n' <"$TMPDIR/b.json" | grep -q '"range_peaks":\[{"range":"setup","peak_bytes":805306368},{"range":"step","peak_bytes":1342177280},{"range":"step>backward","peak_bytes":1342177280},{"range":"step>forward","peak_bytes":1073741824},{"range":"step>optimizer","peak_bytes":1073741824}\]' &&
+	ok "  ... version 4, each range's peak, by path" || notok "  ... $(cat "$TMPDIR/b.json")"
+"$GMPROF" baseline tests/scripts/figure2.jsonl | grep -q '"gmprof_baseline": 3,' && ok "  ... version 3 without ranges" ||
+	notok "  ... version 3 without ranges"
+expect_exit 0 "check against it, the same run" -- "$GMPROF" check --baseline "$TMPDIR/b.json" "$S"
+grep -qx "PASS baseline:range_peak: 5 NVTX ranges within the baseline's peaks" "$TMPDIR/out" && ok "  ... every range compared" ||
+	notok "  ... $(grep range_peak "$TMPDIR/out")"
+sed 's/"size":268435456,"label":"grads"/"size":536870912,"label":"grads"/' "$S" >"$TMPDIR/grads.jsonl"
+expect_exit 1 "check a run whose backward phase grew" -- "$GMPROF" check --baseline "$TMPDIR/b.json" "$TMPDIR/grads.jsonl"
+printf '%s\n' "FAIL baseline:range_peak: 3 of 5 NVTX ranges grew past the baseline" \
+	"  step on device 0: 1.5 GiB, the baseline's 1.2 GiB (allowed up to 1.2 GiB)" \
+	"  step > backward on device 0: 1.5 GiB, the baseline's 1.2 GiB (allowed up to 1.2 GiB)" \
+	"  step > optimizer on device 0: 1.2 GiB, the baseline's 1.0 GiB (allowed up to 1.0 GiB)" >"$TMPDIR/bg.want"
+grep -A3 '^FAIL baseline:range_peak' "$TMPDIR/out" | diff -u "$TMPDIR/bg.want" - >"$TMPDIR/diff" && ok "  ... the ranges that grew, each with its peaks" ||
+	{ notok "  ... grew"; cat "$TMPDIR/diff"; }
+expect_exit 1 "  ... within 20%: only the peak of step > optimizer (+25%) fails" -- "$GMPROF" check --baseline "$TMPDIR/b.json" --tolerance 20% "$TMPDIR/grads.jsonl"
+grep -q '^FAIL baseline:range_peak: 1 of 5 NVTX ranges grew past the baseline$' "$TMPDIR/out" && grep -q '^  step > optimizer on device 0' "$TMPDIR/out" &&
+	ok "  ... the tolerance applies to each range" || notok "  ... $(grep -A2 range_peak "$TMPDIR/out")"
+expect_exit 0 "  ... within 25% all pass" -- "$GMPROF" check --baseline "$TMPDIR/b.json" --tolerance 25% "$TMPDIR/grads.jsonl"
+# A run without the baseline's ranges: fails (say NVTX was not loaded); one with a new range: counted, passes.
+expect_exit 1 "check a run without the baseline's ranges" -- "$GMPROF" check --baseline "$TMPDIR/b.json" tests/scripts/figure2.jsonl
+grep -q "^FAIL baseline:range_peak: 1 device without the baseline's NVTX ranges (0 new in this run, 5 of the baseline's not in it)$" "$TMPDIR/out" &&
+	grep -q "^  device 0: none of the baseline's 5 NVTX ranges is in this run" "$TMPDIR/out" && ok "  ... fails, saying so" ||
+	notok "  ... $(grep -A1 range_peak "$TMPDIR/out")"
+sed 's/"name":"optimizer"/"name":"adam"/' "$S" >"$TMPDIR/adam.jsonl"
+expect_exit 0 "check a run with a range renamed" -- "$GMPROF" check --baseline "$TMPDIR/b.json" "$TMPDIR/adam.jsonl"
+grep -qx "PASS baseline:range_peak: 4 NVTX ranges within the baseline's peaks (1 new in this run, 1 of the baseline's not in it)" "$TMPDIR/out" &&
+	ok "  ... the new one and the missing one counted" || notok "  ... $(grep range_peak "$TMPDIR/out")"
+"$GMPROF" baseline -o "$TMPDIR/b3.json" tests/scripts/figure2.jsonl
+"$GMPROF" check --baseline "$TMPDIR/b3.json" "$S" | grep -q range_peak && notok "a baseline without ranges: no range check" ||
+	ok "a baseline without ranges: no range check"
+# A profile as the baseline (taken on the fly) has its ranges too.
+expect_exit 1 "check --baseline RUN" -- "$GMPROF" check --baseline "$S" "$TMPDIR/grads.jsonl"
+grep -q '^FAIL baseline:range_peak: 3 of 5 NVTX ranges grew past the baseline$' "$TMPDIR/out" && ok "  ... the run's ranges are the baseline's" ||
+	notok "  ... $(grep range_peak "$TMPDIR/out")"
+# A baseline of version 4 is read strictly: a range twice is refused in one sentence.
+sed '0,/"range": "step",/s//"range": "setup",/' "$TMPDIR/b.json" >"$TMPDIR/twice.json"
+expect_exit 2 "a baseline with a range twice" -- "$GMPROF" check --baseline "$TMPDIR/twice.json" "$S"
+expect_stderr_line "bad baseline '.*twice.json': a range is in a peak's \"range_peaks\" twice" "  ... one sentence"
+finish
