@@ -105,11 +105,13 @@ static void charge_objects(struct gmp_rmem *m, const struct gmp_result *r, const
 }
 
 /* The walk: each call's device's live bytes (and bytes in use) to its ranges. */
-static void charge_calls(struct gmp_rmem *m, const struct gmp_result *r, const uint32_t *path_node)
+static int charge_calls(struct gmp_rmem *m, const struct gmp_result *r, const uint32_t *path_node)
 {
 	const struct gmp_trace *t = r->trace;
-	uint64_t live[64] = { 0 }, inuse[64] = { 0 };
+	uint64_t *live = calloc(2 * m->ndev, sizeof(*live)), *inuse = live + m->ndev;
 	size_t c = 0, u = 0;
+	if (!live)
+		return -ENOMEM;
 	for (size_t p = 0; p < t->nev; p++) {
 		uint32_t ev = r->order[p];
 		for (; c < r->ncurve && r->curve[c].ev == ev; c++) {
@@ -139,6 +141,8 @@ static void charge_calls(struct gmp_rmem *m, const struct gmp_result *r, const u
 				x->inuse_peak = inuse[d];
 		}
 	}
+	free(live);
+	return 0;
 }
 
 static int cmp_first(const void *a, const void *b, void *ctx)
@@ -200,8 +204,6 @@ int gmp_rmem__build(const struct gmp_result *r, struct gmp_rmem *m)
 	memset(m, 0, sizeof(*m));
 	if (!t->ev_range || !t->npaths || !r->ndevices)
 		return 0;
-	if (r->ndevices > 64)
-		return -ENOMEM; /* the walk keeps each device's bytes in a fixed array */
 	uint32_t *path_node = malloc((t->npaths + 1) * sizeof(*path_node));
 	uint8_t *counted = calloc(t->nev ? t->nev : 1, 1);
 	int err = path_node && counted ? make_nodes(m, t, path_node) : -ENOMEM;
@@ -214,8 +216,9 @@ int gmp_rmem__build(const struct gmp_result *r, struct gmp_rmem *m)
 		for (size_t c = 0; c < r->ncurve; c++) /* the objects the peaks count: those on the curve */
 			counted[r->curve[c].ev] = 1;
 		charge_objects(m, r, path_node, counted);
-		charge_calls(m, r, path_node);
-		err = tree_order(m);
+		err = charge_calls(m, r, path_node);
+		if (!err)
+			err = tree_order(m);
 	}
 	free(path_node);
 	free(counted);

@@ -7,9 +7,11 @@
  * writing two to four objects, cross-stream events and periodic syncs.
  * Deterministic for a given seed.  With --pool, temporaries come from a
  * fixed pool of buffers (as behind a caching allocator): few objects, few
- * findings; without it every temporary is a fresh allocation.
+ * findings; without it every temporary is a fresh allocation.  With
+ * --ranges, each step is an NVTX range and each of its kernels a range
+ * inside it ("step > layerK"), as a framework pushes a range per operator.
  *
- *   gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] -o FILE [--script]
+ *   gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] [--ranges] -o FILE [--script]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -34,6 +36,9 @@ struct gen {
 	uint32_t names[8];
 	int pool;               /* temporaries come from a pool, as with a caching allocator */
 	uint64_t pool_buf[4][6];
+	int ranges;             /* --ranges */
+	int depth;              /* ranges open now: 0, 1 (step) or 2 (step > layer) */
+	uint32_t range_ids[6];  /* profile strings: "step", "layer1" .. "layer5" */
 	int err;
 };
 
@@ -108,6 +113,25 @@ static void emit(struct gen *g, const struct gmp_event *e, const struct gmp_acce
 	}
 }
 
+/* With --ranges: from the next event on, inside depth ranges (the step, then its layer). */
+static void set_ranges(struct gen *g, int depth, int layer)
+{
+	if (!g->ranges || g->err || g->made >= g->n)
+		return;
+	if (g->w) {
+		uint32_t ids[2] = { g->range_ids[0], g->range_ids[layer] };
+		if (gmp_writer__ranges(g->w, 0, ids, (size_t)depth))
+			g->err = -EIO;
+	} else {
+		for (; g->depth > depth; g->depth--)
+			fprintf(g->fp, "{\"op\":\"range_pop\"}\n");
+		for (; g->depth < depth; g->depth++)
+			fprintf(g->fp, g->depth ? "{\"op\":\"range_push\",\"name\":\"layer%d\"}\n"
+						: "{\"op\":\"range_push\",\"name\":\"step\"}\n", layer);
+	}
+	g->depth = depth;
+}
+
 static uint64_t new_addr(struct gen *g, uint64_t size)
 {
 	uint64_t a = g->next_addr;
@@ -158,6 +182,7 @@ static void step(struct gen *g, uint64_t it)
 	unsigned s = 1 + (unsigned)(it % g->streams);
 	uint64_t t[6];
 	uint64_t early = 0;
+	set_ranges(g, 1, 0);
 	if (it % 50 == 7 && !g->pool)
 		early = alloc_temp(g, s);
 	t[0] = g->pool ? g->pool_buf[(s - 1) % 4][0] : alloc_temp(g, s);
@@ -172,7 +197,9 @@ static void step(struct gen *g, uint64_t it)
 		t[k] = g->pool ? g->pool_buf[(s - 1) % 4][k] : alloc_temp(g, s);
 		uint64_t in[3] = { t[k - 1], g->weights[rnd(g) % g->nweights],
 				   k > 1 ? t[k - 2] : g->weights[rnd(g) % g->nweights] };
+		set_ranges(g, 2, k);
 		kernel(g, s, t[k], in, 3);
+		set_ranges(g, 1, 0);
 		if (k >= 2)
 			free_addr(g, t[k - 2], s);
 	}
@@ -193,6 +220,7 @@ static void step(struct gen *g, uint64_t it)
 				  .stream = 1 + (unsigned)((it + 1) % g->streams) };
 	emit(g, &rec, NULL, 0);
 	emit(g, &wait, NULL, 0);
+	set_ranges(g, 0, 0);
 	if (it % 64 == 63) {
 		struct gmp_event sy = { .op = GMP_OP_SYNC };
 		emit(g, &sy, NULL, 0);
@@ -206,6 +234,7 @@ int main(int argc, char **argv)
 		{ "streams", required_argument, 0, 't' },
 		{ "script", no_argument, 0, 'S' },
 		{ "pool", no_argument, 0, 'P' },
+		{ "ranges", no_argument, 0, 'R' },
 		{ 0, 0, 0, 0 },
 	};
 	struct gen g = { .rng = 88172645463325252ull, .streams = 4, .next_addr = 0x7f0000000000 };
@@ -221,8 +250,10 @@ int main(int argc, char **argv)
 		case 't': g.streams = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'S': script = 1; break;
 		case 'P': g.pool = 1; break;
+		case 'R': g.ranges = 1; break;
 		default:
-			fprintf(stderr, "usage: gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] -o FILE [--script]\n");
+			fprintf(stderr, "usage: gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] [--ranges] "
+				"-o FILE [--script]\n");
 			return 2;
 		}
 	}
@@ -247,6 +278,12 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 8; i++)
 			gmp_writer__string(g.w, kernel_names[i], strlen(kernel_names[i]));
 		gmp_writer__meta(g.w, "command", "gmprof-gen");
+		for (int i = 0; i < 6; i++) {
+			char name[16];
+			snprintf(name, sizeof(name), i ? "layer%d" : "step", i);
+			int64_t id = gmp_writer__string(g.w, name, strlen(name));
+			g.range_ids[i] = id > 0 ? (uint32_t)id : 0;
+		}
 	}
 	g.weights = malloc(weights * sizeof(*g.weights));
 	g.nweights = weights;

@@ -36,6 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 			}
 			distinct += p->input && !same;
+			/* Version 4's ranges: sorted, each found by its path. */
+			for (size_t k = 0; k < p->nranges; k++)
+				if ((k && strcmp(p->ranges[k - 1].range, p->ranges[k].range) >= 0) ||
+				    gmp_baseline__range(p, p->ranges[k].range) != &p->ranges[k])
+					abort();
 		}
 		if (distinct != b.ninputs)
 			abort();
