@@ -7,6 +7,7 @@
  * with --diff, a differential one.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,7 +38,10 @@ static const char usage[] =
 	"                           in-use: those in use at its peak of bytes in use,\n"
 	"                           pools with NVTX regions by their regions;\n"
 	"                           leaked: those never freed (as check --max-leak\n"
-	"                           counts them); allocated: every byte (peak)\n"
+	"                           counts them); allocated: every byte; range:PATH:\n"
+	"                           those live at the peak of the NVTX range PATH\n"
+	"                           (\"outer > inner\", as gmprof report lists them) on\n"
+	"                           each device (peak)\n"
 	"      --device N           only the objects of device N\n"
 	"      --nvtx               the NVTX ranges each object was allocated in, as\n"
 	"                           frames above its call path\n"
@@ -68,6 +72,7 @@ static const char usage[] =
 	"  gmprof flamegraph --alloc-fn 'my_malloc*' app.gmprof > peak.folded\n"
 	"  flamegraph.pl --countname bytes peak.folded > peak.svg\n"
 	"  gmprof flamegraph --at leaked --nvtx -o leaks.svg prof.*.gmprof\n"
+	"  gmprof flamegraph --at 'range:step > forward' -o forward.svg app.gmprof\n"
 	"  gmprof flamegraph --diff -o grew.svg main.gmprof branch.gmprof\n"
 	"  gmprof flamegraph --format tree --threshold 5 app.gmprof\n";
 
@@ -90,7 +95,13 @@ static int add_input(struct gmp_session *s, size_t i, void *ctx)
 	struct fg *g = ctx;
 	g->o.root = g->in.n > 1 && !g->diff ? s->name : NULL;
 	gmp_flame__side(g->f, g->diff ? (int)i : 0);
-	if (gmp_flame__session(g->f, s, &g->o) < 0) {
+	int64_t added = gmp_flame__session(g->f, s, &g->o);
+	if (added == -ENOENT) {
+		fprintf(stderr, "gmprof flamegraph: '%s' has no NVTX range '%s' (gmprof report lists its ranges)\n",
+			s->name, g->o.range);
+		return GMP_OUTPUT_ABANDON;
+	}
+	if (added < 0) {
 		fprintf(stderr, "gmprof flamegraph: out of memory\n");
 		return GMP_OUTPUT_ABANDON;
 	}
@@ -132,11 +143,15 @@ static int add_both(struct fg *g)
 /* "256.0 MiB live at device 0's largest peak, by allocation call path", and so on. */
 static void title(const struct fg *g, char *buf, size_t n)
 {
-	char what[96], dev[32] = "", inputs[32] = "", x[32], y[32], z[48];
+	char what[160], dev[32] = "", inputs[32] = "", x[32], y[32], z[48];
 	int one = g->seen && !g->several;
 	if (g->in.n > 1 && !g->diff)
 		snprintf(inputs, sizeof(inputs), " of %zu inputs", g->in.n);
-	if (g->o.what == GMP_FLAME_PEAK || g->o.what == GMP_FLAME_IN_USE) {
+	if (g->o.what == GMP_FLAME_RANGE) {
+		if (one)
+			snprintf(dev, sizeof(dev), " on device %u", g->dev);
+		snprintf(what, sizeof(what), "live at the peak of NVTX range '%.40s'%s%s", g->o.range, dev, inputs);
+	} else if (g->o.what == GMP_FLAME_PEAK || g->o.what == GMP_FLAME_IN_USE) {
 		if (one && (g->in.n == 1 || g->diff))
 			snprintf(dev, sizeof(dev), "device %u's", g->dev);
 		snprintf(what, sizeof(what), g->o.what == GMP_FLAME_PEAK ? "live at %s largest peak%s" :
@@ -224,9 +239,11 @@ int cmd_flamegraph(int argc, char **argv)
 				g.o.what = GMP_FLAME_ALLOCATED;
 			else if (!strcmp(optarg, "in-use"))
 				g.o.what = GMP_FLAME_IN_USE;
+			else if (!strncmp(optarg, "range:", 6) && optarg[6])
+				g.o.what = GMP_FLAME_RANGE, g.o.range = optarg + 6;
 			else
-				return gmp_cli__usage_error("flamegraph", "'--at %s': expected peak, in-use, leaked or allocated",
-							    optarg);
+				return gmp_cli__usage_error("flamegraph", "'--at %s': expected peak, in-use, leaked, allocated "
+							    "or range:PATH", optarg);
 			break;
 		case O_DEVICE:
 			if (gmp_cli__u32(optarg, &u) || u == GMP_ANY_DEVICE)

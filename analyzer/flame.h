@@ -78,6 +78,8 @@ enum gmp_flame_what {
 	GMP_FLAME_ALLOCATED,  /* every byte it allocated */
 	GMP_FLAME_IN_USE,     /* those in use at each device's peak of bytes in use: a pool with
 				 NVTX regions by its regions (without regions, the peak's) */
+	GMP_FLAME_RANGE,      /* those live at NVTX range `range`'s peak on each device
+				 (rangemem.h: right after the first call inside it to reach it) */
 };
 
 struct gmp_flame_opts {
@@ -88,6 +90,7 @@ struct gmp_flame_opts {
 	const char *root;     /* a frame above every path (an input's name), or NULL */
 	int device_frames;    /* "device N" above each path even when the run used one device */
 	const char *ranges;   /* only objects allocated in NVTX ranges matching this glob, or NULL */
+	const char *range;    /* GMP_FLAME_RANGE: the range's path, "outer > inner" */
 };
 
 /*
@@ -97,7 +100,8 @@ struct gmp_flame_opts {
  * site.  Above them: o->root, "device N" when every device is wanted and
  * the run used several (or o->device_frames), the NVTX ranges (o->nvtx).
  * Pools count whole, as peaks count them, but in GMP_FLAME_IN_USE.  The
- * number of objects added, or -ENOMEM.
+ * number of objects added, -ENOENT when the run has no range o->range
+ * (GMP_FLAME_RANGE), or -ENOMEM.
  */
 struct gmp_session;
 int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const struct gmp_flame_opts *o);

@@ -15,6 +15,7 @@
 #include "baseline.h"
 #include "bysite.h"
 #include "flame.h"
+#include "rangemem.h"
 #include "session.h"
 #include "u64map.h"
 
@@ -148,6 +149,42 @@ static int in_use(struct walk *w)
 	return err;
 }
 
+/* The objects live at range w->o->range's peak on each device it has calls on; -ENOENT: no such range. */
+static int range_peak(struct walk *w)
+{
+	const struct gmp_result *r = w->s->r;
+	size_t nev = r->trace->nev;
+	struct gmp_rmem m;
+	int err = gmp_rmem__build(r, &m);
+	uint32_t *pos = malloc((nev ? nev : 1) * sizeof(*pos));
+	uint32_t k = UINT32_MAX;
+	char path[4096];
+	if (!err && !pos)
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < m.ntree && k == UINT32_MAX; i++)
+		if (!strcmp(gmp_rmem__path(&m, r, m.tree[i], path, sizeof(path)), w->o->range))
+			k = m.tree[i];
+	if (!err && k == UINT32_MAX)
+		err = -ENOENT;
+	for (size_t p = 0; !err && p < nev; p++)
+		pos[r->order[p]] = (uint32_t)p;
+	for (size_t d = 0; !err && d < m.ndev; d++) {
+		const struct gmp_rmem_dev *x = gmp_rmem__at(&m, k, d);
+		if (!x->calls)
+			continue;
+		uint32_t at = pos[x->peak_ev];
+		for (size_t i = 0; i < r->nobjects && !err; i++) {
+			const struct gmp_object *ob = &r->objects[i];
+			uint32_t a = pos[ob->alloc_ev], e = ob->free_ev == GMP_NO_EVENT ? UINT32_MAX : pos[ob->free_ev];
+			if (ob->device == r->devices[d].device && ob->kind != GMP_MEM_POOL_REGION && a <= at && at < e)
+				err = add_object(w, (uint32_t)i);
+		}
+	}
+	free(pos);
+	gmp_rmem__release(&m);
+	return err;
+}
+
 int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const struct gmp_flame_opts *o)
 {
 	const struct gmp_result *r = s->r;
@@ -170,6 +207,9 @@ int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const str
 		break;
 	case GMP_FLAME_IN_USE:
 		err = in_use(&w);
+		break;
+	case GMP_FLAME_RANGE:
+		err = range_peak(&w);
 		break;
 	case GMP_FLAME_ALLOCATED:
 		for (size_t i = 0; i < r->nobjects && !err; i++)

@@ -194,7 +194,7 @@ grep -q '<title>Device 0: 256.0 MiB live at its largest peak, by allocation call
 
 # Bad uses: one sentence, status 2, nothing written.
 expect_exit 2 "--at sometime" -- "$GMPROF" flamegraph --at sometime $P
-expect_stderr_line "'--at sometime': expected peak, in-use, leaked or allocated" "  ... says what --at takes"
+expect_stderr_line "'--at sometime': expected peak, in-use, leaked, allocated or range:PATH" "  ... says what --at takes"
 expect_exit 2 "--format png" -- "$GMPROF" flamegraph --format png $P
 expect_stderr_line "unknown format 'png' (folded, svg or tree)" "  ... names the format and the ones there are"
 expect_exit 2 "--width 20" -- "$GMPROF" flamegraph --width 20 $P
@@ -210,6 +210,46 @@ expect_stderr_line "x.folded" "  ... names it"
 echo old >"$TMPDIR/exists.folded"
 expect_exit 2 "an existing output without --force" -- "$GMPROF" flamegraph -o "$TMPDIR/exists.folded" $P
 [ "$(cat "$TMPDIR/exists.folded")" = old ] && ok "  ... left as it was" || notok "  ... left as it was"
+# --at range:PATH: what was live at an NVTX range's peak (the first call inside it to reach it).
+expect_exit 0 "--at 'range:step > forward' --format tree --objects" -- "$GMPROF" flamegraph --at 'range:step > forward' \
+	--format tree --objects $S/nvtx_ranges.jsonl
+printf '%s\n' "1.0 GiB live at the peak of NVTX range 'step > forward' on device 0, by allocation call path" \
+	"  share       bytes  call path" \
+	" 100.0%     1.0 GiB  all" \
+	"  25.0%   256.0 MiB    train.cu:10" "  25.0%   256.0 MiB      weights" \
+	"  25.0%   256.0 MiB    train.cu:11" "  25.0%   256.0 MiB      adam_m" \
+	"  25.0%   256.0 MiB    train.cu:12" "  25.0%   256.0 MiB      adam_v" \
+	"  12.5%   128.0 MiB    model.cu:20" "  12.5%   128.0 MiB      act1" \
+	"  12.5%   128.0 MiB    model.cu:21" "  12.5%   128.0 MiB      act2" >"$TMPDIR/fw.want"
+diff -u "$TMPDIR/fw.want" "$TMPDIR/out" >"$TMPDIR/diff" && ok "  ... setup's three and forward's two activations" ||
+	{ notok "  ... the forward peak"; cat "$TMPDIR/diff"; }
+expect_exit 0 "--at 'range:step > optimizer'" -- "$GMPROF" flamegraph --at 'range:step > optimizer' $S/nvtx_ranges.jsonl
+[ "$(sort "$TMPDIR/out" | tr '\n' ' ')" = "model.cu:30 268435456 train.cu:10 268435456 train.cu:11 268435456 train.cu:12 268435456 " ] &&
+	ok "  ... the activations freed, the gradients live" || notok "  ... $(cat "$TMPDIR/out")"
+# Two devices: each device's objects at the range's peak on that device.
+cat >"$TMPDIR/two.jsonl" <<'J'
+{"op":"alloc","addr":65536,"size":1024,"at":"w.cu:1"}
+{"op":"range_push","name":"step"}
+{"op":"alloc","addr":131072,"size":4096,"at":"t.cu:2"}
+{"op":"free","addr":131072}
+{"op":"alloc","addr":196608,"size":8192,"device":1,"at":"d.cu:3"}
+{"op":"kernel","name":"k","write":[196608],"device":1}
+{"op":"free","addr":196608,"device":1}
+{"op":"range_pop"}
+{"op":"free","addr":65536}
+J
+expect_exit 0 "--at range:step on two devices" -- "$GMPROF" flamegraph --at range:step "$TMPDIR/two.jsonl"
+[ "$(sort "$TMPDIR/out" | tr '\n' ' ')" = "device 0;t.cu:2 4096 device 0;w.cu:1 1024 device 1;d.cu:3 8192 " ] &&
+	ok "  ... each device at its own peak inside the range" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 2 "--at range:nope" -- "$GMPROF" flamegraph -o "$TMPDIR/nope.folded" --at range:nope $S/nvtx_ranges.jsonl
+expect_stderr_line "'tests/scripts/nvtx_ranges.jsonl' has no NVTX range 'nope' (gmprof report lists its ranges)" "  ... one sentence"
+[ ! -e "$TMPDIR/nope.folded" ] && ok "  ... and writes nothing" || notok "  ... and writes nothing"
+expect_exit 2 "--at range:" -- "$GMPROF" flamegraph --at range: $S/nvtx_ranges.jsonl
+sed 's/"size":268435456,"label":"grads"/"size":536870912,"label":"grads"/' $S/nvtx_ranges.jsonl >"$TMPDIR/grads.jsonl"
+expect_exit 0 "--diff --at 'range:step > backward'" -- "$GMPROF" flamegraph --diff --at 'range:step > backward' \
+	$S/nvtx_ranges.jsonl "$TMPDIR/grads.jsonl"
+grep -qx 'model.cu:30 268435456 536870912' "$TMPDIR/out" && ok "  ... the gradients doubled at backward's peak" ||
+	notok "  ... $(cat "$TMPDIR/out")"
 expect_exit 0 "--help" -- "$GMPROF" flamegraph --help
 grep -q '^EXAMPLES' "$TMPDIR/out" && ok "  ... with examples" || notok "  ... with examples"
 finish
