@@ -282,111 +282,157 @@ static const char *bytes_in(uint64_t bytes, uint64_t objects, char *buf, size_t 
 	return buf;
 }
 
-/* A renderer's state: the nodes, and per device the rows it shows. */
-struct view {
-	struct gmp_rmem m;
-	uint8_t *show;
-	uint32_t *tmp;
-	const struct gmp_rmem_dev **by_node;
+/* A table format: its head for a device, a row per range shown, and what closes it. */
+struct table {
+	void (*head)(FILE *fp, const struct gmp_result *r, size_t d, int inuse);
+	void (*row)(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
+		    const struct gmp_rmem_dev *x, int at_peak, int inuse);
+	void (*tail)(FILE *fp, size_t more);
 };
 
-static int view_open(const struct gmp_result *r, struct view *v)
+/* Per device with calls in ranges: a table of at most max of them (pick), in tree order. */
+static int tables(FILE *fp, const struct gmp_result *r, size_t max, const struct table *tb)
 {
-	int err = gmp_rmem__build(r, &v->m);
-	size_t n = v->m.n ? v->m.n : 1;
-	v->show = malloc(n);
-	v->tmp = malloc(n * sizeof(*v->tmp));
-	v->by_node = malloc(n * sizeof(*v->by_node));
-	return err ? err : v->show && v->tmp && v->by_node ? 0 : -ENOMEM;
+	struct gmp_rmem m;
+	int err = gmp_rmem__build(r, &m);
+	size_t cap = m.n ? m.n : 1;
+	uint8_t *show = malloc(cap);
+	uint32_t *tmp = malloc(cap * sizeof(*tmp));
+	const struct gmp_rmem_dev **by_node = malloc(cap * sizeof(*by_node));
+	if (!err && (!show || !tmp || !by_node))
+		err = -ENOMEM;
+	for (size_t d = 0; !err && d < m.ndev && m.ntree; d++) {
+		size_t n = pick(&m, d, max, show, tmp, by_node), shown = 0;
+		if (!n)
+			continue;
+		int inuse = r->devices[d].inuse_peak_bytes != 0;
+		tb->head(fp, r, d, inuse);
+		for (size_t i = 0; i < m.ntree; i++) {
+			uint32_t k = m.tree[i];
+			if (!show[k])
+				continue;
+			tb->row(fp, &m, r, k, by_node[k], by_node[k]->peak == r->devices[d].peak_bytes, inuse);
+			shown++;
+		}
+		tb->tail(fp, n - shown);
+	}
+	free(show);
+	free(tmp);
+	free(by_node);
+	gmp_rmem__release(&m);
+	return err;
 }
 
-static void view_close(struct view *v)
+static void text_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
 {
-	free(v->show);
-	free(v->tmp);
-	free(v->by_node);
-	gmp_rmem__release(&v->m);
+	fprintf(fp, "\nMemory by NVTX range on device %u\n"
+		"  peak: the most live bytes right after a call made inside ('#': the device's peak);\n"
+		"  outlived it: allocated inside, freed outside the range or never\n", r->devices[d].device);
+	fprintf(fp, "  %-34s %10s ", "range", "peak");
+	if (inuse)
+		fprintf(fp, " %10s", "in use");
+	fprintf(fp, " %8s  %-18s %s\n", "calls", "allocated", "outlived it");
+}
+
+static void text_row(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
+		     const struct gmp_rmem_dev *x, int at_peak, int inuse)
+{
+	char name[40], a[32], b[32], c[48], o[48];
+	snprintf(name, sizeof(name), "%*s%s", (int)(2 * (m->node[k].depth < 8 ? m->node[k].depth : 8)), "",
+		 gmp_trace__str(r->trace, m->node[k].name, NULL));
+	fprintf(fp, "  %-34.34s %10s%c", name, gmp_human_bytes(x->peak, a, sizeof(a)), at_peak ? '#' : ' ');
+	if (inuse)
+		fprintf(fp, " %10s", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
+	fprintf(fp, " %8llu  %-18s %s\n", (unsigned long long)x->calls,
+		bytes_in(x->alloc_bytes, x->alloc_objects, c, sizeof(c)),
+		bytes_in(x->outlive_bytes, x->outlive_objects, o, sizeof(o)));
+}
+
+static void text_tail(FILE *fp, size_t more)
+{
+	if (more)
+		fprintf(fp, "  ... and %zu more ranges (--format json lists every one)\n", more);
 }
 
 int gmp_rmem__text(FILE *fp, const struct gmp_result *r, size_t max)
 {
-	struct view v;
-	int err = view_open(r, &v);
-	const struct gmp_rmem *m = &v.m;
-	for (size_t d = 0; !err && d < m->ndev && m->ntree; d++) {
-		size_t n = pick(m, d, max, v.show, v.tmp, v.by_node), shown = 0;
-		if (!n)
-			continue;
-		int inuse = r->devices[d].inuse_peak_bytes != 0;
-		fprintf(fp, "\nMemory by NVTX range on device %u\n"
-			"  peak: the most live bytes right after a call made inside ('#': the device's peak);\n"
-			"  outlived it: allocated inside, freed outside the range or never\n", r->devices[d].device);
-		fprintf(fp, "  %-34s %10s ", "range", "peak");
-		if (inuse)
-			fprintf(fp, " %10s", "in use");
-		fprintf(fp, " %8s  %-18s %s\n", "calls", "allocated", "outlived it");
-		for (size_t i = 0; i < m->ntree; i++) {
-			uint32_t k = m->tree[i];
-			if (!v.show[k])
-				continue;
-			const struct gmp_rmem_dev *x = v.by_node[k];
-			char name[40], a[32], b[32], c[48], o[48];
-			snprintf(name, sizeof(name), "%*s%s", (int)(2 * (m->node[k].depth < 8 ? m->node[k].depth : 8)), "",
-				 gmp_trace__str(r->trace, m->node[k].name, NULL));
-			fprintf(fp, "  %-34.34s %10s%c", name, gmp_human_bytes(x->peak, a, sizeof(a)),
-				x->peak == r->devices[d].peak_bytes ? '#' : ' ');
-			if (inuse)
-				fprintf(fp, " %10s", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
-			fprintf(fp, " %8llu  %-18s %s\n", (unsigned long long)x->calls,
-				bytes_in(x->alloc_bytes, x->alloc_objects, c, sizeof(c)),
-				bytes_in(x->outlive_bytes, x->outlive_objects, o, sizeof(o)));
-			shown++;
-		}
-		if (shown < n)
-			fprintf(fp, "  ... and %zu more ranges (--format json lists every one)\n", n - shown);
-	}
-	view_close(&v);
-	return err;
+	static const struct table tb = { text_head, text_row, text_tail };
+	return tables(fp, r, max, &tb);
+}
+
+static void md_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
+{
+	fprintf(fp, "### Memory by NVTX range, device %u\n\n"
+		"Peak: the most live bytes right after a call made inside (**bold**: the device's peak); "
+		"outlived it: allocated inside, freed outside the range or never.\n\n"
+		"| range | peak |%s calls | allocated | outlived it |\n|---|---|%s---|---|---|\n",
+		r->devices[d].device, inuse ? " in use |" : "", inuse ? "---|" : "");
+}
+
+static void md_row(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
+		   const struct gmp_rmem_dev *x, int at_peak, int inuse)
+{
+	char path[1024], a[32], b[32], c[48], o[48];
+	fputs("| ", fp);
+	gmp_md__code(fp, gmp_rmem__path(m, r, k, path, sizeof(path)), 1);
+	fprintf(fp, " | %s%s%s |", at_peak ? "**" : "", gmp_human_bytes(x->peak, a, sizeof(a)), at_peak ? "**" : "");
+	if (inuse)
+		fprintf(fp, " %s |", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
+	fprintf(fp, " %llu | %s | %s |\n", (unsigned long long)x->calls,
+		bytes_in(x->alloc_bytes, x->alloc_objects, c, sizeof(c)),
+		bytes_in(x->outlive_bytes, x->outlive_objects, o, sizeof(o)));
+}
+
+static void md_tail(FILE *fp, size_t more)
+{
+	if (more)
+		fprintf(fp, "\n... and %zu more ranges (`gmprof report --format json` lists every one)\n", more);
+	fputc('\n', fp);
 }
 
 int gmp_rmem__markdown(FILE *fp, const struct gmp_result *r, size_t max)
 {
-	struct view v;
-	int err = view_open(r, &v);
-	const struct gmp_rmem *m = &v.m;
-	for (size_t d = 0; !err && d < m->ndev && m->ntree; d++) {
-		size_t n = pick(m, d, max, v.show, v.tmp, v.by_node), shown = 0;
-		if (!n)
-			continue;
-		int inuse = r->devices[d].inuse_peak_bytes != 0;
-		fprintf(fp, "### Memory by NVTX range, device %u\n\n"
-			"Peak: the most live bytes right after a call made inside (**bold**: the device's peak); "
-			"outlived it: allocated inside, freed outside the range or never.\n\n"
-			"| range | peak |%s calls | allocated | outlived it |\n|---|---|%s---|---|---|\n",
-			r->devices[d].device, inuse ? " in use |" : "", inuse ? "---|" : "");
-		for (size_t i = 0; i < m->ntree; i++) {
-			uint32_t k = m->tree[i];
-			if (!v.show[k])
-				continue;
-			const struct gmp_rmem_dev *x = v.by_node[k];
-			char path[1024], a[32], b[32], c[48], o[48];
-			int at_peak = x->peak == r->devices[d].peak_bytes;
-			fputs("| ", fp);
-			gmp_md__code(fp, gmp_rmem__path(m, r, k, path, sizeof(path)), 1);
-			fprintf(fp, " | %s%s%s |", at_peak ? "**" : "", gmp_human_bytes(x->peak, a, sizeof(a)), at_peak ? "**" : "");
-			if (inuse)
-				fprintf(fp, " %s |", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
-			fprintf(fp, " %llu | %s | %s |\n", (unsigned long long)x->calls,
-				bytes_in(x->alloc_bytes, x->alloc_objects, c, sizeof(c)),
-				bytes_in(x->outlive_bytes, x->outlive_objects, o, sizeof(o)));
-			shown++;
-		}
-		if (shown < n)
-			fprintf(fp, "\n... and %zu more ranges (`gmprof report --format json` lists every one)\n", n - shown);
-		fputc('\n', fp);
-	}
-	view_close(&v);
-	return err;
+	static const struct table tb = { md_head, md_row, md_tail };
+	return tables(fp, r, max, &tb);
+}
+
+static void html_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
+{
+	fprintf(fp, "<h2>Memory by NVTX range, device %u</h2>\n<p>The most live bytes right after a call made "
+		"inside each range (<b>bold</b>: the device's peak), the bytes allocated inside it, and those "
+		"that outlived it (freed outside it, or never).</p>\n<table><thead><tr><th>range</th><th>peak</th>%s"
+		"<th>calls</th><th>allocated</th><th>objects</th><th>outlived it</th><th>objects</th></tr></thead>"
+		"<tbody>\n", r->devices[d].device, inuse ? "<th>in use</th>" : "");
+}
+
+static void html_row(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
+		     const struct gmp_rmem_dev *x, int at_peak, int inuse)
+{
+	char path[1024], a[32], b[32], c[32];
+	fprintf(fp, "<tr><td>");
+	gmp_text__markup(fp, gmp_rmem__path(m, r, k, path, sizeof(path)));
+	fprintf(fp, "</td><td class=\"n\">%s%s%s</td>", at_peak ? "<b>" : "", gmp_human_bytes(x->peak, a, sizeof(a)),
+		at_peak ? "</b>" : "");
+	if (inuse)
+		fprintf(fp, "<td class=\"n\">%s</td>", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
+	fprintf(fp, "<td class=\"n\">%llu</td><td class=\"n\">%s</td><td class=\"n\">%llu</td>"
+		"<td class=\"n\">%s</td><td class=\"n\">%llu</td></tr>\n", (unsigned long long)x->calls,
+		gmp_human_bytes(x->alloc_bytes, b, sizeof(b)), (unsigned long long)x->alloc_objects,
+		gmp_human_bytes(x->outlive_bytes, c, sizeof(c)), (unsigned long long)x->outlive_objects);
+}
+
+static void html_tail(FILE *fp, size_t more)
+{
+	fprintf(fp, "</tbody></table>\n");
+	if (more)
+		fprintf(fp, "<p>... and %zu more ranges (<code>gmprof report --format json</code> lists every "
+			"one).</p>\n", more);
+}
+
+int gmp_rmem__html(FILE *fp, const struct gmp_result *r, size_t max)
+{
+	static const struct table tb = { html_head, html_row, html_tail };
+	return tables(fp, r, max, &tb);
 }
 
 int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r)
@@ -431,45 +477,3 @@ int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r)
 	return 0;
 }
 
-int gmp_rmem__html(FILE *fp, const struct gmp_result *r, size_t max)
-{
-	struct view v;
-	int err = view_open(r, &v);
-	const struct gmp_rmem *m = &v.m;
-	for (size_t d = 0; !err && d < m->ndev && m->ntree; d++) {
-		size_t n = pick(m, d, max, v.show, v.tmp, v.by_node), shown = 0;
-		if (!n)
-			continue;
-		int inuse = r->devices[d].inuse_peak_bytes != 0;
-		fprintf(fp, "<h2>Memory by NVTX range, device %u</h2>\n<p>The most live bytes right after a call made "
-			"inside each range (<b>bold</b>: the device's peak), the bytes allocated inside it, and those "
-			"that outlived it (freed outside it, or never).</p>\n<table><thead><tr><th>range</th><th>peak</th>%s"
-			"<th>calls</th><th>allocated</th><th>objects</th><th>outlived it</th><th>objects</th></tr></thead>"
-			"<tbody>\n", r->devices[d].device, inuse ? "<th>in use</th>" : "");
-		for (size_t i = 0; i < m->ntree; i++) {
-			uint32_t k = m->tree[i];
-			if (!v.show[k])
-				continue;
-			const struct gmp_rmem_dev *x = v.by_node[k];
-			char path[1024], a[32], b[32], c[32];
-			int at_peak = x->peak == r->devices[d].peak_bytes;
-			fprintf(fp, "<tr><td>");
-			gmp_text__markup(fp, gmp_rmem__path(m, r, k, path, sizeof(path)));
-			fprintf(fp, "</td><td class=\"n\">%s%s%s</td>", at_peak ? "<b>" : "",
-				gmp_human_bytes(x->peak, a, sizeof(a)), at_peak ? "</b>" : "");
-			if (inuse)
-				fprintf(fp, "<td class=\"n\">%s</td>", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
-			fprintf(fp, "<td class=\"n\">%llu</td><td class=\"n\">%s</td><td class=\"n\">%llu</td>"
-				"<td class=\"n\">%s</td><td class=\"n\">%llu</td></tr>\n", (unsigned long long)x->calls,
-				gmp_human_bytes(x->alloc_bytes, b, sizeof(b)), (unsigned long long)x->alloc_objects,
-				gmp_human_bytes(x->outlive_bytes, c, sizeof(c)), (unsigned long long)x->outlive_objects);
-			shown++;
-		}
-		fprintf(fp, "</tbody></table>\n");
-		if (shown < n)
-			fprintf(fp, "<p>... and %zu more ranges (<code>gmprof report --format json</code> lists every "
-				"one).</p>\n", n - shown);
-	}
-	view_close(&v);
-	return err;
-}
