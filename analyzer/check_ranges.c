@@ -121,7 +121,7 @@ void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *ru
 	size_t unmatched = 0;
 	for (size_t k = 0; k < n; k++)
 		unmatched += !ev.matched[k];
-	char line[1024], rt[300], a[32], b[32], api[160];
+	char line[1024], rt[300], a[64], b[64], api[160];
 	struct gmp_check *c;
 	if (ev.nover || unmatched) {
 		char over[64] = "", un[64] = "";
@@ -132,24 +132,22 @@ void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *ru
 				 unmatched == 1 ? "" : "s");
 		c = gmp_gate__add(g, "max_range_peak", 1, "%s%s", over, un);
 	} else {
-		size_t len = 0, ranges = 0;
+		size_t len = 0;
 		line[0] = 0;
 		for (size_t k = 0; k < n && len < sizeof(line); k++) {
-			int w = snprintf(line + len, sizeof(line) - len, "%s%s: %zu (the largest %s)", k ? "; " : "",
+			int w = snprintf(line + len, sizeof(line) - len, "%s%s: %zu matched (the largest %s)", k ? "; " : "",
 					 rule_text(&rules[k], rt, sizeof(rt)), ev.matched[k],
 					 gmp_human_bytes(ev.largest[k], a, sizeof(a)));
 			len += w > 0 ? (size_t)w : 0;
-			ranges += ev.matched[k];
 		}
-		c = gmp_gate__add(g, "max_range_peak", 0, "%zu NVTX range%s within budget: %s", ranges,
-				  ranges == 1 ? "" : "s", line);
+		c = gmp_gate__add(g, "max_range_peak", 0, "every NVTX range within its budget: %s", line);
 	}
 	for (size_t i = 0; i < ev.nover && i < 20; i++) {
 		const struct gmp_range_over *o = &ev.over[i];
 		const char *site = gmp_sites__event(&g->s->sites, o->peak_ev, NULL);
+		gmp_gate__two_sizes(o->peak, o->budget, a, b, sizeof(a));
 		snprintf(line, sizeof(line), "  %s on device %u: %s > %s (%s), reached at %s%s%s", o->path, o->device,
-			 gmp_human_bytes(o->peak, a, sizeof(a)), gmp_human_bytes(o->budget, b, sizeof(b)),
-			 rule_text(&rules[o->rule], rt, sizeof(rt)), gmp_result__api_label(r, o->peak_ev, api, sizeof(api)),
+			 a, b, rule_text(&rules[o->rule], rt, sizeof(rt)), gmp_result__api_label(r, o->peak_ev, api, sizeof(api)),
 			 site ? " at " : "", site ? site : "");
 		gmp_check__more(c, line);
 	}
