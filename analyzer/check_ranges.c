@@ -164,17 +164,18 @@ void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *ru
 	gmp_range_eval__release(&ev);
 }
 
-/* Against the baseline: what one device's ranges did (the run's ranges at cmp's device). */
+/* Against the baseline: what the devices' ranges did, and a line for each that grew (into lines). */
 struct grown {
 	size_t compared, failed, fresh, gone, devices_without;
+	FILE *lines;
 };
 
-static void range_growth(struct gmp_gate *g, struct gmp_check *c, const struct gmp_rmem *m, size_t d,
-			 const struct gmp_peak_cmp *pc, double pct, uint64_t abs, struct grown *gr, int lines)
+/* Device index d's ranges in m against the baseline's peak pc->base. */
+static void range_growth(const struct gmp_result *r, const struct gmp_rmem *m, size_t d, const struct gmp_peak_cmp *pc,
+			 double pct, uint64_t abs, struct grown *gr)
 {
-	const struct gmp_result *r = g->s->r;
 	const struct gmp_baseline_peak *bp = pc->base;
-	char path[4096], line[4400], a[64], b[32], e[64];
+	char path[4096], a[64], b[32], e[64];
 	size_t seen = 0;
 	for (size_t i = 0; d < m->ndev && i < m->ntree; i++) {
 		const struct gmp_rmem_dev *x = gmp_rmem__at(m, m->tree[i], d);
@@ -191,19 +192,14 @@ static void range_growth(struct gmp_gate *g, struct gmp_check *c, const struct g
 		if (x->peak <= allowed)
 			continue;
 		gr->failed++;
-		if (lines && c) {
-			gmp_gate__two_sizes(x->peak, allowed, a, e, sizeof(a));
-			snprintf(line, sizeof(line), "  %s on device %u: %s, the baseline's %s (allowed up to %s)", path,
-				 pc->device, a, gmp_human_bytes(br->peak_bytes, b, sizeof(b)), e);
-			gmp_check__more(c, line);
-		}
+		gmp_gate__two_sizes(x->peak, allowed, a, e, sizeof(a));
+		fprintf(gr->lines, "\n  %s on device %u: %s, the baseline's %s (allowed up to %s)", path, pc->device, a,
+			gmp_human_bytes(br->peak_bytes, b, sizeof(b)), e);
 	}
 	gr->gone += bp->nranges - seen;
-	if (!seen && lines && c) {
-		snprintf(line, sizeof(line), "  device %u: none of the baseline's %zu NVTX ranges is in this run (does the "
-			 "program still push them, and was the collector NVTX's tool?)", pc->device, bp->nranges);
-		gmp_check__more(c, line);
-	}
+	if (!seen)
+		fprintf(gr->lines, "\n  device %u: none of the baseline's %zu NVTX ranges is in this run (does the "
+			"program still push them, and was the collector NVTX's tool?)", pc->device, bp->nranges);
 	gr->devices_without += !seen;
 }
 
@@ -217,37 +213,28 @@ void gmp_gate__baseline_ranges(struct gmp_gate *g, const struct gmp_peak_cmp *cm
 	if (!with)
 		return; /* the baseline has no ranges (or none of these devices'): nothing to compare */
 	struct gmp_rmem m;
-	if (gmp_rmem__build(r, &m)) {
-		gmp_gate__add(g, "baseline:range_peak", 1, "out of memory comparing the NVTX ranges");
-		gmp_rmem__release(&m);
-		return;
-	}
-	/* Two passes: the counts for the first line, then the lines of what grew. */
-	struct grown gr = { 0 };
-	for (int pass = 0; pass < 2; pass++) {
-		struct gmp_check *c = NULL;
-		if (pass) {
-			char tail[128] = "";
-			if (gr.fresh || gr.gone)
-				snprintf(tail, sizeof(tail), " (%zu new in this run, %zu of the baseline's not in it)", gr.fresh,
-					 gr.gone);
-			c = gr.failed ? gmp_gate__add(g, "baseline:range_peak", 1, "%zu of %zu NVTX ranges grew past the "
-						      "baseline%s", gr.failed, gr.compared, tail)
-			    : gr.devices_without ? gmp_gate__add(g, "baseline:range_peak", 1, "%zu device%s without the "
-								  "baseline's NVTX ranges%s", gr.devices_without,
-								  gr.devices_without == 1 ? "" : "s", tail)
-						 : gmp_gate__add(g, "baseline:range_peak", 0, "%zu NVTX ranges within the "
-								 "baseline's peaks%s", gr.compared, tail);
-			memset(&gr, 0, sizeof(gr));
-		}
-		for (size_t i = 0; i < ncmps; i++) {
-			if (!cmps[i].base || !cmps[i].base->nranges)
-				continue;
-			size_t d = 0;
-			while (d < r->ndevices && r->devices[d].device != cmps[i].device)
-				d++;
-			range_growth(g, c, &m, d, &cmps[i], pct, abs, &gr, pass);
-		}
-	}
+	char *text = NULL;
+	size_t len = 0;
+	struct grown gr = { .lines = open_memstream(&text, &len) };
+	int err = gr.lines ? gmp_rmem__build(r, &m) : (memset(&m, 0, sizeof(m)), -ENOMEM);
+	for (size_t i = 0; !err && i < ncmps; i++)
+		if (cmps[i].base && cmps[i].base->nranges)
+			range_growth(r, &m, gmp_result__device_index(r, cmps[i].device), &cmps[i], pct, abs, &gr);
 	gmp_rmem__release(&m);
+	if (gr.lines && fclose(gr.lines))
+		err = -ENOMEM;
+	char tail[128] = "";
+	if (gr.fresh || gr.gone)
+		snprintf(tail, sizeof(tail), " (%zu new in this run, %zu of the baseline's not in it)", gr.fresh, gr.gone);
+	struct gmp_check *c =
+		err ? gmp_gate__add(g, "baseline:range_peak", 1, "out of memory comparing the NVTX ranges")
+		: gr.failed ? gmp_gate__add(g, "baseline:range_peak", 1, "%zu of %zu NVTX ranges grew past the baseline%s",
+					    gr.failed, gr.compared, tail)
+		: gr.devices_without ? gmp_gate__add(g, "baseline:range_peak", 1, "%zu device%s without the baseline's "
+						     "NVTX ranges%s", gr.devices_without, gr.devices_without == 1 ? "" : "s", tail)
+		: gmp_gate__add(g, "baseline:range_peak", 0, "%zu NVTX ranges within the baseline's peaks%s", gr.compared,
+				tail);
+	if (!err && len)
+		gmp_check__more(c, text + 1); /* the lines, each after a line break */
+	free(text);
 }

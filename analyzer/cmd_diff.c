@@ -117,10 +117,8 @@ static int match(struct diff *d)
 /* A run's summary of a device, or NULL when it did not use it. */
 static const struct gmp_device_summary *summary_of(const struct gmp_result *r, uint32_t device)
 {
-	for (size_t i = 0; i < r->ndevices; i++)
-		if (r->devices[i].device == device)
-			return &r->devices[i];
-	return NULL;
+	size_t i = gmp_result__device_index(r, device);
+	return i == SIZE_MAX ? NULL : &r->devices[i];
 }
 
 /* Either run's pools on the device have regions: its peak of bytes in use is worth showing. */

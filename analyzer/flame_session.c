@@ -108,6 +108,33 @@ static int add_object(struct walk *w, uint32_t obj)
 }
 
 /*
+ * Adds device's objects live at position `at` of r->order (pos: each
+ * event's position), but those skip marks (NULL: none).
+ */
+static int live_at(struct walk *w, const uint32_t *pos, uint32_t device, uint32_t at, const uint8_t *skip)
+{
+	const struct gmp_result *r = w->s->r;
+	int err = 0;
+	for (size_t i = 0; i < r->nobjects && !err; i++) {
+		const struct gmp_object *ob = &r->objects[i];
+		uint32_t a = pos[ob->alloc_ev], e = ob->free_ev == GMP_NO_EVENT ? UINT32_MAX : pos[ob->free_ev];
+		if (ob->device == device && !(skip && skip[i]) && a <= at && at < e)
+			err = add_object(w, (uint32_t)i);
+	}
+	return err;
+}
+
+/* Each event's position in r->order, or NULL (out of memory). */
+static uint32_t *positions(const struct gmp_result *r)
+{
+	size_t nev = r->trace->nev;
+	uint32_t *pos = malloc((nev ? nev : 1) * sizeof(*pos));
+	for (size_t p = 0; pos && p < nev; p++)
+		pos[r->order[p]] = (uint32_t)p;
+	return pos;
+}
+
+/*
  * The objects in use at each device's peak of bytes in use: where the
  * detector's curve of bytes in use first reaches its largest value, every
  * object live there but the pools with regions (counted by their regions).
@@ -116,12 +143,9 @@ static int add_object(struct walk *w, uint32_t obj)
 static int in_use(struct walk *w)
 {
 	const struct gmp_result *r = w->s->r;
-	size_t nev = r->trace->nev;
-	uint32_t *pos = malloc((nev ? nev : 1) * sizeof(*pos));
+	uint32_t *pos = positions(r);
 	uint8_t *pool = calloc(r->nobjects ? r->nobjects : 1, 1);
 	int err = pos && pool ? 0 : -ENOMEM;
-	for (size_t p = 0; !err && p < nev; p++)
-		pos[r->order[p]] = (uint32_t)p;
 	for (size_t i = 0; !err && i < r->nobjects; i++)
 		if (r->objects[i].kind == GMP_MEM_POOL_REGION && r->objects[i].parent != GMP_NO_OBJECT)
 			pool[r->objects[i].parent] = 1;
@@ -137,12 +161,8 @@ static int in_use(struct walk *w)
 		for (size_t k = 0; k < r->ninuse_curve && at == UINT32_MAX; k++)
 			if (r->inuse_curve[k].device == ds->device && r->inuse_curve[k].live == ds->inuse_peak_bytes)
 				at = pos[r->inuse_curve[k].ev];
-		for (size_t i = 0; at != UINT32_MAX && i < r->nobjects && !err; i++) {
-			const struct gmp_object *ob = &r->objects[i];
-			uint32_t a = pos[ob->alloc_ev], e = ob->free_ev == GMP_NO_EVENT ? UINT32_MAX : pos[ob->free_ev];
-			if (ob->device == ds->device && !pool[i] && a <= at && at < e)
-				err = add_object(w, (uint32_t)i);
-		}
+		if (at != UINT32_MAX)
+			err = live_at(w, pos, ds->device, at, pool);
 	}
 	free(pos);
 	free(pool);
@@ -153,34 +173,27 @@ static int in_use(struct walk *w)
 static int range_peak(struct walk *w)
 {
 	const struct gmp_result *r = w->s->r;
-	size_t nev = r->trace->nev;
 	struct gmp_rmem m;
 	int err = gmp_rmem__build(r, &m);
-	uint32_t *pos = malloc((nev ? nev : 1) * sizeof(*pos));
-	uint32_t k = UINT32_MAX;
+	uint32_t *pos = positions(r), k = UINT32_MAX;
+	uint8_t *region = calloc(r->nobjects ? r->nobjects : 1, 1); /* pool regions: the peaks count their pools */
 	char path[4096];
-	if (!err && !pos)
+	if (!err && (!pos || !region))
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < m.ntree && k == UINT32_MAX; i++)
 		if (!strcmp(gmp_rmem__path(&m, r, m.tree[i], path, sizeof(path)), w->o->range))
 			k = m.tree[i];
 	if (!err && k == UINT32_MAX)
 		err = -ENOENT;
-	for (size_t p = 0; !err && p < nev; p++)
-		pos[r->order[p]] = (uint32_t)p;
+	for (size_t i = 0; !err && i < r->nobjects; i++)
+		region[i] = r->objects[i].kind == GMP_MEM_POOL_REGION;
 	for (size_t d = 0; !err && d < m.ndev; d++) {
 		const struct gmp_rmem_dev *x = gmp_rmem__at(&m, k, d);
-		if (!x->calls)
-			continue;
-		uint32_t at = pos[x->peak_ev];
-		for (size_t i = 0; i < r->nobjects && !err; i++) {
-			const struct gmp_object *ob = &r->objects[i];
-			uint32_t a = pos[ob->alloc_ev], e = ob->free_ev == GMP_NO_EVENT ? UINT32_MAX : pos[ob->free_ev];
-			if (ob->device == r->devices[d].device && ob->kind != GMP_MEM_POOL_REGION && a <= at && at < e)
-				err = add_object(w, (uint32_t)i);
-		}
+		if (x->calls)
+			err = live_at(w, pos, r->devices[d].device, pos[x->peak_ev], region);
 	}
 	free(pos);
+	free(region);
 	gmp_rmem__release(&m);
 	return err;
 }

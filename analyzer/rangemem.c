@@ -25,14 +25,6 @@ void gmp_rmem__release(struct gmp_rmem *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static size_t dev_index(const struct gmp_result *r, uint32_t device)
-{
-	for (size_t i = 0; i < r->ndevices; i++)
-		if (r->devices[i].device == device)
-			return i;
-	return SIZE_MAX;
-}
-
 /* Nodes for every prefix of every range path; path_node[p] the deepest of path p. */
 static int make_nodes(struct gmp_rmem *m, const struct gmp_trace *t, uint32_t *path_node)
 {
@@ -83,7 +75,7 @@ static void charge_objects(struct gmp_rmem *m, const struct gmp_result *r, const
 	uint32_t a[GMP_RANGE_DEPTH_MAX], f[GMP_RANGE_DEPTH_MAX];
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
-		size_t d = dev_index(r, ob->device);
+		size_t d = gmp_result__device_index(r, ob->device);
 		if (!counted[ob->alloc_ev] || d == SIZE_MAX)
 			continue;
 		size_t na = chain(m, path_node[t->ev_range[ob->alloc_ev]], a), nf = 0;
@@ -115,17 +107,17 @@ static int charge_calls(struct gmp_rmem *m, const struct gmp_result *r, const ui
 	for (size_t p = 0; p < t->nev; p++) {
 		uint32_t ev = r->order[p];
 		for (; c < r->ncurve && r->curve[c].ev == ev; c++) {
-			size_t d = dev_index(r, r->curve[c].device);
+			size_t d = gmp_result__device_index(r, r->curve[c].device);
 			if (d < m->ndev)
 				live[d] = r->curve[c].live;
 		}
 		for (; u < r->ninuse_curve && r->inuse_curve[u].ev == ev; u++) {
-			size_t d = dev_index(r, r->inuse_curve[u].device);
+			size_t d = gmp_result__device_index(r, r->inuse_curve[u].device);
 			if (d < m->ndev)
 				inuse[d] = r->inuse_curve[u].live;
 		}
 		uint32_t k = path_node[t->ev_range[ev]];
-		size_t d = dev_index(r, t->ev[ev].device);
+		size_t d = gmp_result__device_index(r, t->ev[ev].device);
 		if (k == GMP_RMEM_ROOT || d >= m->ndev)
 			continue;
 		for (; k != GMP_RMEM_ROOT; k = m->node[k].parent) {

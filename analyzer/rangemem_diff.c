@@ -56,10 +56,8 @@ int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uin
 	*nout = 0;
 	for (int k = 0; k < 2 && !err; k++) {
 		struct gmp_rmem m;
-		size_t d = 0;
+		size_t d = gmp_result__device_index(rs[k], device);
 		err = gmp_rmem__build(rs[k], &m);
-		while (d < m.ndev && rs[k]->devices[d].device != device)
-			d++;
 		for (size_t i = 0; !err && d < m.ndev && i < m.ntree; i++) {
 			const struct gmp_rmem_dev *x = gmp_rmem__at(&m, m.tree[i], d);
 			char path[4096];

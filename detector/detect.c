@@ -159,6 +159,14 @@ const struct gmp_peak *gmp_result__top_peak(const struct gmp_result *r, uint32_t
 	return top;
 }
 
+size_t gmp_result__device_index(const struct gmp_result *r, uint32_t device)
+{
+	for (size_t i = 0; i < r->ndevices; i++)
+		if (r->devices[i].device == device)
+			return i;
+	return SIZE_MAX;
+}
+
 const char *gmp_result__kernel_name(const struct gmp_result *r, uint32_t id)
 {
 	const char *raw = gmp_trace__str(r->trace, id, NULL);

@@ -37,14 +37,6 @@ static int counted(const struct gmp_object *o)
 	return o->kind != GMP_MEM_POOL_REGION;
 }
 
-static size_t dev_index(struct gmp_result *r, uint32_t device)
-{
-	for (size_t i = 0; i < r->ndevices; i++)
-		if (r->devices[i].device == device)
-			return i;
-	return SIZE_MAX;
-}
-
 /* Index of the last change point at or before position p. */
 static size_t at_pos(const struct dev_curve *c, uint32_t p)
 {
@@ -135,7 +127,7 @@ static int build_set(struct det *d, struct dev_curve **out, const uint8_t *use,
 	size_t total = 0;
 	for (size_t o = 0; o < r->nobjects; o++)
 		if (use[o]) {
-			size_t di = dev_index(r, r->objects[o].device);
+			size_t di = gmp_result__device_index(r, r->objects[o].device);
 			if (di != SIZE_MAX) {
 				nobj[di]++;
 				total += 1 + (r->objects[o].free_ev != GMP_NO_EVENT);
@@ -167,7 +159,7 @@ static int build_set(struct det *d, struct dev_curve **out, const uint8_t *use,
 	memset(obj_at, 0xff, d->t->nev * sizeof(*obj_at));
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
-		if (!use[o] || dev_index(r, ob->device) == SIZE_MAX)
+		if (!use[o] || gmp_result__device_index(r, ob->device) == SIZE_MAX)
 			continue;
 		obj_at[d->pos[ob->alloc_ev]] = (uint32_t)o;
 		if (ob->free_ev != GMP_NO_EVENT)
@@ -179,7 +171,7 @@ static int build_set(struct det *d, struct dev_curve **out, const uint8_t *use,
 		uint32_t obj = obj_at[p] & 0x7fffffffu;
 		int is_free = (obj_at[p] >> 31) != 0;
 		const struct gmp_object *ob = &r->objects[obj];
-		struct dev_curve *c = &curves[dev_index(r, ob->device)];
+		struct dev_curve *c = &curves[gmp_result__device_index(r, ob->device)];
 		uint64_t live = c->live[c->m - 1];
 		live = is_free ? live - ob->size : live + ob->size;
 		c->pos[c->m] = (uint32_t)p;
@@ -228,7 +220,7 @@ static int build_curves(struct det *d)
 		nregions += !counted(ob);
 		if (!counted(ob))
 			continue;
-		size_t di = dev_index(r, ob->device);
+		size_t di = gmp_result__device_index(r, ob->device);
 		if (di == SIZE_MAX) {
 			if (GMP_GROW(r->devices, cap, r->ndevices + 1))
 				return -ENOMEM;
@@ -483,7 +475,7 @@ int det_savings(struct det *d)
 		struct gmp_finding *fd = &r->findings[i];
 		const struct gmp_object *o = &r->objects[fd->object];
 		const struct gmp_object *root = det_root(r, fd->object);
-		size_t di = dev_index(r, root->device);
+		size_t di = gmp_result__device_index(r, root->device);
 		if (di == SIZE_MAX)
 			continue;
 		/*

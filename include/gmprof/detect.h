@@ -341,6 +341,8 @@ int gmp_result__failures(struct gmp_result *r, const uint8_t *skip);
 /* The largest peak of a device (GMP_ANY_DEVICE: of them all), or NULL when it has none. */
 #define GMP_ANY_DEVICE UINT32_MAX
 const struct gmp_peak *gmp_result__top_peak(const struct gmp_result *r, uint32_t device);
+/* A device's index in r->devices, or SIZE_MAX when it allocated nothing. */
+size_t gmp_result__device_index(const struct gmp_result *r, uint32_t device);
 
 /* The object's name: its label, or "obj#N" (N counts allocations from 1). */
 const char *gmp_result__object_name(const struct gmp_result *r, uint32_t obj,

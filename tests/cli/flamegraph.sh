@@ -241,6 +241,21 @@ J
 expect_exit 0 "--at range:step on two devices" -- "$GMPROF" flamegraph --at range:step "$TMPDIR/two.jsonl"
 [ "$(sort "$TMPDIR/out" | tr '\n' ' ')" = "device 0;t.cu:2 4096 device 0;w.cu:1 1024 device 1;d.cu:3 8192 " ] &&
 	ok "  ... each device at its own peak inside the range" || notok "  ... $(cat "$TMPDIR/out")"
+# A pool with regions: the pool counts whole at the range's peak, as peaks count it, not its regions too.
+cat >"$TMPDIR/poolr.jsonl" <<'J'
+{"op":"range_push","name":"run"}
+{"op":"alloc","addr":"0x100000","size":1048576,"label":"pool","at":"pool.cu:1"}
+{"op":"alloc","addr":"0x100000","size":65536,"kind":"pool_region","label":"x","at":"model.cu:2"}
+{"op":"alloc","addr":"0x300000","size":4096,"label":"tmp","at":"tmp.cu:3"}
+{"op":"kernel","name":"k","write":["0x100000","0x300000"]}
+{"op":"free","addr":"0x300000"}
+{"op":"free","addr":"0x100000"}
+{"op":"range_pop"}
+{"op":"free","addr":"0x100000"}
+J
+expect_exit 0 "--at range:run with a pool's regions" -- "$GMPROF" flamegraph --at range:run "$TMPDIR/poolr.jsonl"
+[ "$(sort "$TMPDIR/out" | tr '\n' ' ')" = "pool.cu:1 1048576 tmp.cu:3 4096 " ] && ok "  ... the pool and the buffer, not the region" ||
+	notok "  ... $(cat "$TMPDIR/out")"
 expect_exit 2 "--at range:nope" -- "$GMPROF" flamegraph -o "$TMPDIR/nope.folded" --at range:nope $S/nvtx_ranges.jsonl
 expect_stderr_line "'tests/scripts/nvtx_ranges.jsonl' has no NVTX range 'nope' (gmprof report lists its ranges)" "  ... one sentence"
 [ ! -e "$TMPDIR/nope.folded" ] && ok "  ... and writes nothing" || notok "  ... and writes nothing"
