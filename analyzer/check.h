@@ -12,7 +12,7 @@
 
 #include "gmprof/detect.h"
 
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 12) /* complete .. baseline:in_use, each at most once */
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 12) /* complete .. baseline:range_peak, each at most once */
 
 struct gmp_check {
 	char name[64];
