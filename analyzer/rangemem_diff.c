@@ -128,15 +128,14 @@ static const char *words(const struct gmp_rmem_delta *e, char *buf, size_t n)
 			 gmp_human_bytes(e->outlived[!e->has[0]], b, sizeof(b)));
 		return buf;
 	}
-	int p = e->peak[0] != e->peak[1], o = e->outlived[0] != e->outlived[1];
-	snprintf(buf, n, "%s%s%s%s%s%s%s%s", p ? "peak " : "", p ? gmp_human_bytes(e->peak[0], a, sizeof(a)) : "",
-		 p ? " -> " : "", p ? gmp_human_bytes(e->peak[1], b, sizeof(b)) : "", p && o ? ", " : "",
-		 o ? "outlived it " : "", o ? gmp_human_bytes(e->outlived[0], c, sizeof(c)) : "",
-		 o ? " -> " : "");
-	if (o) {
-		size_t len = strlen(buf);
-		snprintf(buf + len, n - len, "%s", gmp_human_bytes(e->outlived[1], d, sizeof(d)));
-	}
+	int p = e->peak[0] != e->peak[1], o = e->outlived[0] != e->outlived[1], w = 0;
+	buf[0] = 0;
+	if (p)
+		w = snprintf(buf, n, "peak %s -> %s", gmp_human_bytes(e->peak[0], a, sizeof(a)),
+			     gmp_human_bytes(e->peak[1], b, sizeof(b)));
+	if (o && w >= 0 && (size_t)w < n)
+		snprintf(buf + w, n - (size_t)w, "%soutlived it %s -> %s", p ? ", " : "",
+			 gmp_human_bytes(e->outlived[0], c, sizeof(c)), gmp_human_bytes(e->outlived[1], d, sizeof(d)));
 	return buf;
 }
 
