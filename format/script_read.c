@@ -39,8 +39,8 @@ static const char *const *op_fields(unsigned op)
 {
 	static const char *const alloc_f[] = { "addr", "size", "label", "kind", NULL };
 	static const char *const free_f[] = { "addr", NULL };
-	static const char *const memcpy_f[] = { "dst", "src", "size", NULL };
-	static const char *const memset_f[] = { "addr", "size", "value", NULL };
+	static const char *const memcpy_f[] = { "dst", "src", "size", "async", NULL };
+	static const char *const memset_f[] = { "addr", "size", "value", "async", NULL };
 	static const char *const kernel_f[] = { "name", "read", "write", "touch", "monitored", NULL };
 	static const char *const sync_f[] = { "event", NULL };
 	static const char *const event_f[] = { "event", NULL };
@@ -119,6 +119,17 @@ static int ranged(struct reader *r, uint64_t addr, uint64_t size)
 	return 0;
 }
 
+/* "async": true, a copy or set issued with cudaMemcpyAsync or cudaMemsetAsync (the host does not wait). */
+static int async_flag(struct reader *r, const cJSON *o, struct gmp_event *e)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "async");
+	if (a && !cJSON_IsBool(a))
+		return sr_fail(r, "field 'async' must be true or false");
+	if (a && cJSON_IsTrue(a))
+		e->flags |= GMP_EF_ASYNC;
+	return 0;
+}
+
 static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e,
 			   int *touch_present)
 {
@@ -153,7 +164,7 @@ static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e
 			return sr_fail(r, "a memcpy needs at least one of 'dst' and 'src'");
 		if (ranged(r, e->addr, e->size) || ranged(r, e->src, e->size))
 			return -EINVAL;
-		return 0;
+		return async_flag(r, o, e);
 	case GMP_OP_MEMSET:
 		if (sr_req_num(r, o, "addr", &e->addr) || sr_req_num(r, o, "size", &e->size) ||
 		    ranged(r, e->addr, e->size))
@@ -165,7 +176,7 @@ static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e
 				return sr_fail(r, "field 'value' must be a byte (0 to 255)");
 			e->flags |= GMP_EF_HAS_VALUE;
 		}
-		return 0;
+		return async_flag(r, o, e);
 	case GMP_OP_KERNEL:
 		if ((rc = sr_opt_str(r, o, "name", &e->name)) < 0)
 			return rc;

@@ -72,12 +72,16 @@ static void op_fields(struct gmp_jw *jw, const struct gmp_trace *t, const struct
 		if (e->flags & GMP_EF_HAS_SRC)
 			gmp_jw__khex(jw, "src", e->src);
 		gmp_jw__ku64(jw, "size", e->size);
+		if (e->flags & GMP_EF_ASYNC)
+			gmp_jw__kbool(jw, "async", 1);
 		break;
 	case GMP_OP_MEMSET:
 		gmp_jw__khex(jw, "addr", e->addr);
 		gmp_jw__ku64(jw, "size", e->size);
 		if (e->flags & GMP_EF_HAS_VALUE)
 			gmp_jw__ku64(jw, "value", e->value);
+		if (e->flags & GMP_EF_ASYNC)
+			gmp_jw__kbool(jw, "async", 1);
 		break;
 	case GMP_OP_KERNEL:
 		gmp_jw__kstr(jw, "name", gmp_trace__str(t, e->name, NULL));
