@@ -380,6 +380,65 @@ int gmp_result__unknown_launch(const struct gmp_result *r, uint32_t ev);
 /* "ALLOC", "FREE", "MEMCPY", "MEMSET", "KERNEL", "SYNC", ... */
 const char *gmp_api__kind(unsigned op);
 
+/*
+ * Memory over time, by the host's clock (detector/held.c): the events'
+ * host_ns, when the host issued each call.  A call issued asynchronously
+ * runs on the GPU some time after that, and is known to have finished when
+ * a call that waits for it returns: a sync (of its device, its stream, or
+ * an event recorded after it on its stream) or a synchronous copy after it
+ * on its stream, known to have returned when its host thread issues its
+ * next call.  A use ran at some moment between the two, so each duration
+ * is a range: lo takes the moments that leave the least waiting, hi those
+ * that leave the most.  For a program that waits for each call they meet.
+ */
+struct gmp_clock;
+/*
+ * The host times r's findings need.  0, with *out NULL when no event has a
+ * host time (event scripts without time_ns); -ENOMEM.  r must outlive it.
+ */
+int gmp_clock__new(const struct gmp_result *r, struct gmp_clock **out);
+void gmp_clock__free(struct gmp_clock *c);
+uint64_t gmp_clock__run_ns(const struct gmp_clock *c); /* from the first call with a host time to the last */
+
+struct gmp_held {
+	uint64_t lo_ns, hi_ns;   /* how long the finding's memory waited: early allocation, from
+				    the allocation to the first use; late deallocation, from the last
+				    use to the free; temporary idleness, its idle ranges together;
+				    memory leak, from its last use to the run's last call; unused
+				    allocation, from the allocation to its free (or the last call) */
+	uint64_t longest_lo_ns, longest_hi_ns; /* idleness: its longest idle range; else the same */
+};
+/*
+ * How long f's memory waited: 0, or -ENOENT for the other patterns and
+ * where a bound's host time is not known.  Bounds issued out of order
+ * (calls of two threads) count 0.
+ */
+int gmp_clock__held(const struct gmp_clock *c, const struct gmp_finding *f, struct gmp_held *h);
+
+enum gmp_waiting {
+	GMP_WAIT_BEFORE_FIRST_USE, /* early allocation */
+	GMP_WAIT_BETWEEN_USES,     /* temporary idleness */
+	GMP_WAIT_AFTER_LAST_USE,   /* late deallocation, memory leak */
+	GMP_WAIT_NEVER_USED,       /* unused allocation, a leak never used */
+	GMP_WAIT_COUNT
+};
+
+/* A device's memory over the run: bytes x nanoseconds (doubles: they pass 2^64). */
+struct gmp_memtime {
+	uint32_t device;
+	double held;               /* every object (pool regions aside): size x its lifetime,
+				      the run's end for those never freed */
+	double lo_all, hi_all;     /* the part of held that the findings say waited, at least
+				      and at most: each moment of an object once */
+	double lo[GMP_WAIT_COUNT], hi[GMP_WAIT_COUNT]; /* likewise, each kind of waiting alone
+				      (the kinds may overlap, by the host's clock) */
+	uint64_t untimed_objects;  /* left out: its allocation or free has no host time */
+	uint64_t unknown_waiting_objects; /* counted, with some of what waited unknown: a finding's
+					     bound with no host time, or a leak's last use unknown */
+};
+/* Per device in r->devices' order, into *out (the caller frees it).  0 or -ENOMEM. */
+int gmp_clock__memtime(const struct gmp_clock *c, struct gmp_memtime **out, size_t *n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory over time by the host's clock (detector/held.c): how long each
+ * finding's memory waited, at least and at most, and per device the bytes
+ * held and the share that waited.  On the paper's Figure 2 with host times
+ * (every number worked out by hand), on each way a call is known to have
+ * finished (device, stream and event syncs, synchronous copies, a sync's
+ * return seen at its thread's next call), and on random multi-stream,
+ * two-thread traces against a plain reimplementation: completion bounds
+ * by searching every later call, waiting summed one nanosecond at a time.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+
+#define MIB (1024ull * 1024)
+
+static struct gmp_clock *clock_of(const struct gmp_result *r)
+{
+	struct gmp_clock *c = NULL;
+	assert_int_equal(gmp_clock__new(r, &c), 0);
+	assert_non_null(c);
+	return c;
+}
+
+static void expect_held(const struct gmp_clock *c, const struct gmp_finding *f, uint64_t lo, uint64_t hi)
+{
+	struct gmp_held h;
+	assert_int_equal(gmp_clock__held(c, f, &h), 0);
+	if (h.lo_ns != lo || h.hi_ns != hi)
+		fail_msg("%s: waited %llu to %llu ns, expected %llu to %llu", gmp_pattern__name(f->pattern),
+			 (unsigned long long)h.lo_ns, (unsigned long long)h.hi_ns, (unsigned long long)lo,
+			 (unsigned long long)hi);
+}
+
+/* tests/scripts/figure2_timed.jsonl: the paper's Figure 2 with host times (the numbers are explained there). */
+static void figure2(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script_file("figure2_timed.jsonl");
+	struct gmp_result *r = ts_detect(t, NULL);
+	struct gmp_clock *c = clock_of(r);
+	assert_int_equal(gmp_clock__run_ns(c), 12000);
+	expect_held(c, ts_one(r, GMP_PAT_EARLY_ALLOCATION, "B"), 5000, 7000);
+	expect_held(c, ts_one(r, GMP_PAT_LATE_DEALLOCATION, "B"), 0, 3000);
+	expect_held(c, ts_one(r, GMP_PAT_TEMPORARY_IDLENESS, "C"), 6000, 8000);
+	expect_held(c, ts_one(r, GMP_PAT_MEMORY_LEAK, "C"), 0, 1000);
+	struct gmp_held h;
+	assert_int_equal(gmp_clock__held(c, ts_one(r, GMP_PAT_TEMPORARY_IDLENESS, "C"), &h), 0);
+	assert_int_equal(h.longest_lo_ns, 6000);
+	assert_int_equal(h.longest_hi_ns, 8000);
+
+	struct gmp_memtime *m;
+	size_t n;
+	assert_int_equal(gmp_clock__memtime(c, &m, &n), 0);
+	assert_int_equal(n, 1);
+	const double C = 8192, B = MIB, A = 4096;
+	assert_true(m[0].held == C * 12000 + B * 10000 + A * 3000);
+	/* At least: C idle 3000..9000; B early 3000..8000.  At most: C idle 2000..10000 and
+	   leaked 12000..13000; B early 3000..10000 and late 10000..13000. */
+	assert_true(m[0].lo_all == C * 6000 + B * 5000);
+	assert_true(m[0].hi_all == C * 9000 + B * 10000);
+	assert_true(m[0].lo[GMP_WAIT_BEFORE_FIRST_USE] == B * 5000);
+	assert_true(m[0].hi[GMP_WAIT_BEFORE_FIRST_USE] == B * 7000);
+	assert_true(m[0].lo[GMP_WAIT_BETWEEN_USES] == C * 6000);
+	assert_true(m[0].hi[GMP_WAIT_BETWEEN_USES] == C * 8000);
+	assert_true(m[0].lo[GMP_WAIT_AFTER_LAST_USE] == 0);
+	assert_true(m[0].hi[GMP_WAIT_AFTER_LAST_USE] == B * 3000 + C * 1000);
+	assert_true(m[0].lo[GMP_WAIT_NEVER_USED] == 0 && m[0].hi[GMP_WAIT_NEVER_USED] == 0);
+	assert_int_equal(m[0].untimed_objects, 0);
+	assert_int_equal(m[0].unknown_waiting_objects, 0);
+	free(m);
+	gmp_clock__free(c);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+/*
+ * X's last use is k2 on stream 1 (issued 300); it is freed at 1000, after
+ * `tail` and k3 (stream 1, 950, which the free waits for through an event).
+ * lo = 1000 - when k2 is known to have finished.
+ */
+static uint64_t late_lo(const char *tail)
+{
+	char text[2048];
+	snprintf(text, sizeof(text),
+		 "{\"op\":\"alloc\",\"addr\":\"0x1000\",\"size\":4096,\"label\":\"X\",\"time_ns\":100}\n"
+		 "{\"op\":\"alloc\",\"addr\":\"0x9000\",\"size\":4096,\"label\":\"Y\",\"time_ns\":110}\n"
+		 "{\"op\":\"kernel\",\"name\":\"k1\",\"stream\":1,\"write\":[\"0x1000\"],\"time_ns\":200}\n"
+		 "{\"op\":\"event_record\",\"event\":1,\"stream\":1,\"time_ns\":250}\n"
+		 "{\"op\":\"kernel\",\"name\":\"k2\",\"stream\":1,\"read\":[\"0x1000\"],\"time_ns\":300}\n"
+		 "%s"
+		 "{\"op\":\"kernel\",\"name\":\"k3\",\"stream\":1,\"write\":[\"0x9000\"],\"time_ns\":950}\n"
+		 "{\"op\":\"event_record\",\"event\":3,\"stream\":1,\"time_ns\":960}\n"
+		 "{\"op\":\"event_wait\",\"event\":3,\"time_ns\":970}\n"
+		 "{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":1000}\n"
+		 "{\"op\":\"kernel\",\"name\":\"k4\",\"stream\":2,\"read\":[\"0x9000\"],\"time_ns\":1100}\n"
+		 "{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":1200}\n",
+		 tail);
+	struct gmp_trace *t = ts_script(text);
+	struct gmp_result *r = ts_detect(t, NULL);
+	struct gmp_clock *c = clock_of(r);
+	struct gmp_held h;
+	assert_int_equal(gmp_clock__held(c, ts_one(r, GMP_PAT_LATE_DEALLOCATION, "X"), &h), 0);
+	assert_int_equal(h.hi_ns, 700);
+	gmp_clock__free(c);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+	return h.lo_ns;
+}
+
+static void completion_bounds(void **state)
+{
+	(void)state;
+	/* Nothing waits for k2: finished by the run's last call (1200), after the free. */
+	assert_int_equal(late_lo(""), 0);
+	/* A sync of stream 1 returns by the thread's next call (k3, 950). */
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"stream\":1,\"time_ns\":400}\n"), 50);
+	/* ... of another stream, or an event recorded before k2: neither waits for it. */
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"stream\":2,\"time_ns\":400}\n"), 0);
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"event\":1,\"time_ns\":400}\n"), 0);
+	/* An event recorded after k2 does; so does a device sync. */
+	assert_int_equal(late_lo("{\"op\":\"event_record\",\"event\":2,\"stream\":1,\"time_ns\":350}\n"
+				 "{\"op\":\"sync\",\"event\":2,\"time_ns\":400}\n"), 50);
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"time_ns\":400}\n"), 50);
+	/* A device sync of another device does not. */
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"device\":1,\"time_ns\":400}\n"), 0);
+	/* Syncs stamped as they begin: the return is known at the next call that is no sync. */
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"time_ns\":400}\n{\"op\":\"sync\",\"stream\":1,\"time_ns\":420}\n"
+				 "{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"time_ns\":700}\n"),
+			 300);
+	/* A synchronous copy on stream 1, to or from the host, waits for the stream's earlier work. */
+	assert_int_equal(late_lo("{\"op\":\"memcpy\",\"dst\":\"0x9000\",\"size\":16,\"stream\":1,\"time_ns\":400}\n"
+				 "{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"time_ns\":800}\n"),
+			 200);
+	assert_int_equal(late_lo("{\"op\":\"memcpy\",\"src\":\"0x9000\",\"size\":16,\"stream\":1,\"time_ns\":400}\n"
+				 "{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"time_ns\":800}\n"),
+			 200);
+	/* An asynchronous one does not, nor a synchronous one between two device buffers. */
+	assert_int_equal(late_lo("{\"op\":\"memcpy\",\"src\":\"0x9000\",\"size\":16,\"stream\":1,\"async\":true,\"time_ns\":400}\n"
+				 "{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"time_ns\":800}\n"),
+			 0);
+	assert_int_equal(late_lo("{\"op\":\"memcpy\",\"src\":\"0x9000\",\"dst\":\"0x9800\",\"size\":16,\"stream\":1,\"time_ns\":400}\n"
+				 "{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"time_ns\":800}\n"),
+			 0);
+	/* A return stamped before k2 was issued (two threads' clocks): k2 finished no sooner than issued. */
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"stream\":1,\"thread\":5,\"time_ns\":400}\n"
+				 "{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"thread\":5,\"time_ns\":250}\n"),
+			 700);
+	/* Another thread's next call says nothing of this thread's sync. */
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"time_ns\":400}\n"
+				 "{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"thread\":7,\"time_ns\":500}\n"),
+			 50);
+}
+
+/* A copy from the device to the host returns once it is done itself; one from the host may not. */
+static void copy_itself(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"{\"op\":\"alloc\",\"addr\":\"0x1000\",\"size\":4096,\"label\":\"X\",\"time_ns\":100}\n"
+		"{\"op\":\"memcpy\",\"%s\":\"0x1000\",\"size\":16,\"time_ns\":200}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x9000\",\"size\":4096,\"time_ns\":300}\n"
+		"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x9000\"],\"time_ns\":400}\n"
+		"{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":1000}\n"
+		"{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":1100}\n";
+	static const char *const side[] = { "src", "dst" };
+	static const uint64_t lo[] = { 700, 0 }; /* done at 300, or at the run's end */
+	for (int i = 0; i < 2; i++) {
+		char s[1024];
+		snprintf(s, sizeof(s), text, side[i]);
+		struct gmp_trace *t = ts_script(s);
+		struct gmp_result *r = ts_detect(t, NULL);
+		struct gmp_clock *c = clock_of(r);
+		expect_held(c, ts_one(r, GMP_PAT_LATE_DEALLOCATION, "X"), lo[i], 800);
+		gmp_clock__free(c);
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+}
+
+/*
+ * X is allocated with cudaMallocAsync on stream 1 (100), which runs on the
+ * GPU like a use: by the time stream 1's sync returned (500) at the latest.
+ * Its first use, k (300), may have run right after it: at least nothing
+ * waited; at most from 100 to k's done (500).
+ */
+static void stream_ordered(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script(
+		"{\"op\":\"alloc\",\"addr\":\"0x1000\",\"size\":4096,\"label\":\"X\",\"kind\":\"async\",\"stream\":1,\"time_ns\":100}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x9000\",\"size\":4096,\"time_ns\":110}\n"
+		"{\"op\":\"kernel\",\"name\":\"a\",\"stream\":1,\"write\":[\"0x9000\"],\"time_ns\":200}\n"
+		"{\"op\":\"kernel\",\"name\":\"b\",\"stream\":1,\"write\":[\"0x9000\"],\"time_ns\":250}\n"
+		"{\"op\":\"kernel\",\"name\":\"k\",\"stream\":1,\"write\":[\"0x1000\"],\"time_ns\":300}\n"
+		"{\"op\":\"sync\",\"stream\":1,\"time_ns\":400}\n"
+		"{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"time_ns\":500}\n"
+		"{\"op\":\"free\",\"addr\":\"0x1000\",\"stream\":1,\"time_ns\":600}\n"
+		"{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":800}\n");
+	struct gmp_result *r = ts_detect(t, NULL);
+	struct gmp_clock *c = clock_of(r);
+	expect_held(c, ts_one(r, GMP_PAT_EARLY_ALLOCATION, "X"), 0, 400);
+	gmp_clock__free(c);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+/* A leak never used waits as never used, not after a last use; its unused finding covers the same time. */
+static void never_used_leak(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script("{\"op\":\"alloc\",\"addr\":\"0x1000\",\"size\":4096,\"label\":\"X\",\"time_ns\":100}\n"
+					"{\"op\":\"alloc\",\"addr\":\"0x9000\",\"size\":1024,\"time_ns\":200}\n"
+					"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x9000\"],\"time_ns\":300}\n"
+					"{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":1100}\n");
+	struct gmp_result *r = ts_detect(t, NULL);
+	struct gmp_clock *c = clock_of(r);
+	expect_held(c, ts_one(r, GMP_PAT_MEMORY_LEAK, "X"), 1000, 1000);
+	expect_held(c, ts_one(r, GMP_PAT_UNUSED_ALLOCATION, "X"), 1000, 1000);
+	struct gmp_memtime *m;
+	size_t n;
+	assert_int_equal(gmp_clock__memtime(c, &m, &n), 0);
+	assert_true(m[0].lo[GMP_WAIT_NEVER_USED] == 4096.0 * 1000 && m[0].hi[GMP_WAIT_NEVER_USED] == 4096.0 * 1000);
+	assert_true(m[0].lo[GMP_WAIT_AFTER_LAST_USE] == 0 && m[0].hi[GMP_WAIT_AFTER_LAST_USE] == 0);
+	assert_true(m[0].lo_all == 4096.0 * 1000 && m[0].hi_all == 4096.0 * 1000);
+	free(m);
+	gmp_clock__free(c);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+/* No host times: no clock.  A leak whose last use is unknown (alloc mode): its waiting is not known. */
+static void untimed(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script_file("figure2.jsonl");
+	struct gmp_result *r = ts_detect(t, NULL);
+	struct gmp_clock *c = (struct gmp_clock *)1;
+	assert_int_equal(gmp_clock__new(r, &c), 0);
+	assert_null(c);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+
+	t = ts_script("{\"op\":\"meta\",\"key\":\"mode\",\"value\":\"alloc\"}\n"
+		      "{\"op\":\"alloc\",\"addr\":\"0x1000\",\"size\":4096,\"time_ns\":100}\n"
+		      "{\"op\":\"kernel\",\"name\":\"k\",\"monitored\":false,\"time_ns\":200}\n"
+		      "{\"op\":\"alloc\",\"addr\":\"0x9000\",\"size\":1024,\"time_ns\":300}\n"
+		      "{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":500}\n");
+	struct gmp_detect_opts o;
+	gmp_detect_opts__defaults(&o);
+	o.accesses_unknown = 1;
+	r = ts_detect(t, &o);
+	c = clock_of(r);
+	struct gmp_held h;
+	assert_int_equal(gmp_clock__held(c, ts_one(r, GMP_PAT_MEMORY_LEAK, NULL), &h), -ENOENT);
+	struct gmp_memtime *m;
+	size_t n;
+	assert_int_equal(gmp_clock__memtime(c, &m, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(m[0].held == 4096.0 * 400 + 1024.0 * 200);
+	assert_int_equal(m[0].unknown_waiting_objects, 1);
+	assert_int_equal(m[0].untimed_objects, 0);
+	free(m);
+	gmp_clock__free(c);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+/* ---- random traces against a plain reimplementation ---------------------- */
+
+static int is_blocking(const struct gmp_event *e)
+{
+	return e->op == GMP_OP_SYNC ||
+	       (e->op == GMP_OP_MEMCPY && !(e->flags & GMP_EF_ASYNC) &&
+		(e->flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC)) != (GMP_EF_HAS_DST | GMP_EF_HAS_SRC));
+}
+
+static int waits_for(const struct gmp_trace *t, uint32_t b, uint32_t v)
+{
+	const struct gmp_event *e = &t->ev[b], *x = &t->ev[v];
+	if (v > b || gmp_event__in_kernel(x) || x->op == GMP_OP_SYNC)
+		return 0;
+	if (e->op == GMP_OP_MEMCPY)
+		return x->device == e->device && x->stream == e->stream &&
+		       (v < b || !(e->flags & GMP_EF_HAS_DST));
+	if (v == b)
+		return 0;
+	if (e->flags & GMP_EF_SYNC_STREAM)
+		return x->device == e->device && x->stream == e->stream;
+	if (e->flags & GMP_EF_SYNC_EVENT) {
+		for (uint32_t k = b; k-- > 0;)
+			if (t->ev[k].op == GMP_OP_EVENT_RECORD && t->ev[k].value == e->value)
+				return v < k && x->device == t->ev[k].device && x->stream == t->ev[k].stream;
+		return 0;
+	}
+	return x->device == e->device;
+}
+
+/* When v is known to have finished: the first return (in issue order) of a call waiting for it. */
+static uint64_t plain_done(const struct gmp_trace *t, uint32_t v, uint64_t end)
+{
+	uint64_t best = 0;
+	uint32_t best_at = UINT32_MAX;
+	for (uint32_t b = v; b < t->nev; b++) {
+		if (!is_blocking(&t->ev[b]) || !waits_for(t, b, v))
+			continue;
+		for (uint32_t k = b + 1; k < t->nev; k++)
+			if (t->ev[k].thread == t->ev[b].thread && t->ev[k].op != GMP_OP_SYNC && t->ev[k].host_ns) {
+				if (k < best_at) {
+					best_at = k;
+					best = t->ev[k].host_ns;
+				}
+				break;
+			}
+	}
+	uint64_t issue = t->ev[v].host_ns;
+	best = best_at == UINT32_MAX ? end : best;
+	return best > issue ? best : issue;
+}
+
+struct plain_iv {
+	uint64_t a[2], b[2]; /* [0]: at least, [1]: at most */
+	uint32_t obj, kind;
+};
+
+static int plain_between(const struct gmp_trace *t, uint64_t end, uint32_t a, int a_use, uint32_t b, int b_use,
+			 struct plain_iv *iv)
+{
+	uint64_t ia = t->ev[a].host_ns, ib = b == GMP_NO_EVENT ? end : t->ev[b].host_ns;
+	if (!ia || !ib)
+		return -1;
+	iv->a[0] = a_use ? plain_done(t, a, end) : ia;
+	iv->a[1] = ia;
+	iv->b[0] = ib;
+	iv->b[1] = b_use && b != GMP_NO_EVENT ? plain_done(t, b, end) : ib;
+	return 0;
+}
+
+static uint64_t sp(uint64_t a, uint64_t b)
+{
+	return b > a ? b - a : 0;
+}
+
+static void check_random(const struct gmp_trace *t, const struct gmp_result *r, int round)
+{
+	struct gmp_clock *c = clock_of(r);
+	uint64_t end = 0, start = UINT64_MAX;
+	for (size_t i = 0; i < t->nev; i++)
+		if (t->ev[i].host_ns) {
+			end = t->ev[i].host_ns > end ? t->ev[i].host_ns : end;
+			start = t->ev[i].host_ns < start ? t->ev[i].host_ns : start;
+		}
+	assert_int_equal(gmp_clock__run_ns(c), end - start);
+	struct plain_iv *ivs = calloc(4 * t->nev + 4, sizeof(*ivs));
+	uint8_t *untimed = calloc(r->nobjects + 1, 1);
+	assert_non_null(ivs);
+	assert_non_null(untimed);
+	size_t niv = 0;
+	for (size_t i = 0; i < r->nfindings; i++) {
+		const struct gmp_finding *f = &r->findings[i];
+		const struct gmp_object *o = &r->objects[f->object];
+		struct plain_iv v[64];
+		int n = 0, bad = 0, so = o->kind == GMP_MEM_ASYNC; /* stream-ordered: allocated and freed as a use runs */
+		switch (f->pattern) {
+		case GMP_PAT_EARLY_ALLOCATION:
+			bad = plain_between(t, end, f->ev_a, so, f->ev_b, 1, &v[n]);
+			v[n++].kind = GMP_WAIT_BEFORE_FIRST_USE;
+			break;
+		case GMP_PAT_LATE_DEALLOCATION:
+			bad = plain_between(t, end, f->ev_a, 1, f->ev_b, so, &v[n]);
+			v[n++].kind = GMP_WAIT_AFTER_LAST_USE;
+			break;
+		case GMP_PAT_MEMORY_LEAK:
+			bad = plain_between(t, end, f->ev_a, so || f->ev_a != o->alloc_ev, GMP_NO_EVENT, 0, &v[n]);
+			v[n++].kind = f->ev_a == o->alloc_ev ? GMP_WAIT_NEVER_USED : GMP_WAIT_AFTER_LAST_USE;
+			break;
+		case GMP_PAT_UNUSED_ALLOCATION:
+			bad = plain_between(t, end, o->alloc_ev, so, o->free_ev, so, &v[n]);
+			v[n++].kind = GMP_WAIT_NEVER_USED;
+			break;
+		case GMP_PAT_TEMPORARY_IDLENESS:
+			assert_true(f->range_n <= 64);
+			for (uint32_t s = 0; s < f->range_n; s++) {
+				const struct gmp_span *g = &r->spans[f->range_off + s];
+				bad |= plain_between(t, end, g->ev_a, 1, g->ev_b, 1, &v[n]);
+				v[n++].kind = GMP_WAIT_BETWEEN_USES;
+			}
+			break;
+		default:
+			continue;
+		}
+		struct gmp_held h;
+		int rc = gmp_clock__held(c, f, &h);
+		if (bad) {
+			if (rc != -ENOENT)
+				fail_msg("round %d, finding %zu: timed where a bound has no time", round, i);
+			untimed[f->object] = 1;
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		uint64_t lo = 0, hi = 0, llo = 0, lhi = 0;
+		for (int k = 0; k < n; k++) {
+			uint64_t a = sp(v[k].a[0], v[k].b[0]), b = sp(v[k].a[1], v[k].b[1]);
+			lo += a;
+			hi += b;
+			llo = a > llo ? a : llo;
+			lhi = b > lhi ? b : lhi;
+			v[k].obj = f->object;
+			ivs[niv++] = v[k];
+		}
+		if (h.lo_ns != lo || h.hi_ns != hi || h.longest_lo_ns != llo || h.longest_hi_ns != lhi)
+			fail_msg("round %d, finding %zu (%s): %llu..%llu ns, the plain way %llu..%llu", round, i,
+				 gmp_pattern__name(f->pattern), (unsigned long long)h.lo_ns, (unsigned long long)h.hi_ns,
+				 (unsigned long long)lo, (unsigned long long)hi);
+		assert_true(h.lo_ns <= h.hi_ns);
+	}
+	/* The devices' sums, a nanosecond at a time (the times are small). */
+	struct gmp_memtime *m;
+	size_t n;
+	assert_int_equal(gmp_clock__memtime(c, &m, &n), 0);
+	assert_int_equal(n, r->ndevices);
+	for (size_t d = 0; d < n; d++) {
+		double held = 0, all[2] = { 0, 0 }, kind[2][GMP_WAIT_COUNT] = { { 0 } };
+		uint64_t skipped = 0, unknown = 0;
+		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
+			const struct gmp_object *o = &r->objects[obj];
+			if (o->device != m[d].device || o->kind == GMP_MEM_POOL_REGION)
+				continue;
+			uint64_t lo = t->ev[o->alloc_ev].host_ns, hi = o->free_ev == GMP_NO_EVENT ? end : t->ev[o->free_ev].host_ns;
+			if (!lo || !hi) {
+				skipped++;
+				continue;
+			}
+			unknown += untimed[obj];
+			for (uint64_t x = lo; x < hi; x++) {
+				held += (double)o->size;
+				for (int u = 0; u < 2; u++) {
+					int any = 0, in[GMP_WAIT_COUNT] = { 0 };
+					for (size_t k = 0; k < niv; k++)
+						if (ivs[k].obj == obj && ivs[k].a[u] <= x && x < ivs[k].b[u])
+							any = in[ivs[k].kind] = 1;
+					all[u] += any ? (double)o->size : 0;
+					for (int w = 0; w < GMP_WAIT_COUNT; w++)
+						kind[u][w] += in[w] ? (double)o->size : 0;
+				}
+			}
+		}
+		if (m[d].held != held || m[d].lo_all != all[0] || m[d].hi_all != all[1])
+			fail_msg("round %d, device %u: held %.0f, waiting %.0f..%.0f; the plain way %.0f, %.0f..%.0f",
+				 round, m[d].device, m[d].held, m[d].lo_all, m[d].hi_all, held, all[0], all[1]);
+		for (int w = 0; w < GMP_WAIT_COUNT; w++)
+			if (m[d].lo[w] != kind[0][w] || m[d].hi[w] != kind[1][w])
+				fail_msg("round %d, device %u, waiting kind %d: %.0f..%.0f, the plain way %.0f..%.0f", round,
+					 m[d].device, w, m[d].lo[w], m[d].hi[w], kind[0][w], kind[1][w]);
+		assert_int_equal(m[d].untimed_objects, skipped);
+		assert_int_equal(m[d].unknown_waiting_objects, unknown);
+		assert_true(m[d].lo_all <= m[d].hi_all && m[d].hi_all <= m[d].held);
+	}
+	free(m);
+	free(ivs);
+	free(untimed);
+	gmp_clock__free(c);
+}
+
+static void random_traces(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x71de;
+	size_t timed = 0, wide = 0, untimed_rounds = 0;
+	for (int round = 0; round < 300; round++) {
+		struct gmp_trace *t = ts_random_trace(&seed);
+		/* Two host threads; times that grow in issue order (small steps), some unknown. */
+		int holes = round % 5 == 4;
+		uint64_t now = 1 + ts_rnd(&seed) % 50;
+		for (size_t i = 0; i < t->nev; i++) {
+			struct gmp_event *e = &t->ev[i];
+			e->thread = 1 + (uint32_t)(ts_rnd(&seed) % 2);
+			now += ts_rnd(&seed) % 6;
+			e->host_ns = holes && ts_rnd(&seed) % 8 == 0 ? 0 : now;
+			if ((e->op == GMP_OP_MEMCPY || e->op == GMP_OP_MEMSET) && ts_rnd(&seed) % 2)
+				e->flags |= GMP_EF_ASYNC;
+			if (e->op == GMP_OP_ALLOC && ts_rnd(&seed) % 3 == 0)
+				e->kind = GMP_MEM_ASYNC;
+		}
+		struct gmp_result *r = ts_detect(t, NULL);
+		check_random(t, r, round);
+		struct gmp_clock *c = clock_of(r);
+		for (size_t i = 0; i < r->nfindings; i++) {
+			struct gmp_held h;
+			if (!gmp_clock__held(c, &r->findings[i], &h)) {
+				timed++;
+				wide += h.lo_ns < h.hi_ns;
+			}
+		}
+		untimed_rounds += holes;
+		gmp_clock__free(c);
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+	/* The traces reach both cases: ranges that meet and ranges that do not. */
+	assert_true(timed > 1000);
+	assert_true(wide > 300 && wide < timed);
+	assert_true(untimed_rounds == 60);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(figure2),
+		cmocka_unit_test(completion_bounds),
+		cmocka_unit_test(copy_itself),
+		cmocka_unit_test(stream_ordered),
+		cmocka_unit_test(never_used_leak),
+		cmocka_unit_test(untimed),
+		cmocka_unit_test(random_traces),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
