@@ -20,6 +20,7 @@
 #include "findings_json.h"
 #include "jw.h"
 #include "markdown.h"
+#include "memtime.h"
 #include "rangemem.h"
 #include "baseline.h"
 #include "session.h"
@@ -207,7 +208,7 @@ static int text(FILE *fp, void *ctx)
 {
 	struct diff *d = ctx;
 	const struct gmp_result *ra = d->a.r, *rb = d->b.r;
-	char x[32], y[32];
+	char x[32], y[32], z[48];
 	fprintf(fp, "gmprof diff: %s -> %s\n", d->a.name, d->b.name);
 	uint32_t dev[64];
 	size_t nd = devices(d, dev, 64);
@@ -222,6 +223,13 @@ static int text(FILE *fp, void *ctx)
 			fprintf(fp, "    (out of memory comparing the NVTX ranges)\n");
 		if (has_regions(a, b))
 			text_peak(fp, "in use", dev[i], a, b, 1);
+		uint64_t la, lb;
+		int ka = gmp_memtime__average(&d->a, dev[i], &la), kb = gmp_memtime__average(&d->b, dev[i], &lb);
+		if (ka < 0 || kb < 0)
+			return -ENOMEM;
+		if (ka && kb)
+			fprintf(fp, "  live on average, device %u: %s -> %s (%s)\n", dev[i], gmp_human_bytes(la, x, sizeof(x)),
+				gmp_human_bytes(lb, y, sizeof(y)), gmp_human_change(la, lb, 1, z, sizeof(z)));
 	}
 	fprintf(fp, "  leaked: %s -> %s\n", gmp_human_bytes(gmp_leaked_bytes(ra), x, sizeof(x)),
 		gmp_human_bytes(gmp_leaked_bytes(rb), y, sizeof(y)));
@@ -290,6 +298,14 @@ static int json(FILE *fp, void *ctx)
 		json_gpu(&jw, "gpu_after", rb->trace, dev[i]);
 		gmp_jw__ku64(&jw, "peak_before", peak(a, 0));
 		gmp_jw__ku64(&jw, "peak_after", peak(b, 0));
+		uint64_t la, lb;
+		int ka = gmp_memtime__average(&d->a, dev[i], &la), kb = gmp_memtime__average(&d->b, dev[i], &lb);
+		if (ka < 0 || kb < 0)
+			return -ENOMEM;
+		if (ka && kb) { /* by the host's clock: where both runs have host times */
+			gmp_jw__ku64(&jw, "average_live_before", la);
+			gmp_jw__ku64(&jw, "average_live_after", lb);
+		}
 		if (has_regions(a, b)) {
 			gmp_jw__ku64(&jw, "inuse_peak_before", peak(a, 1));
 			gmp_jw__ku64(&jw, "inuse_peak_after", peak(b, 1));
@@ -380,6 +396,12 @@ static int md(FILE *fp, void *ctx)
 			fputs(" | another GPU |\n", fp);
 		}
 		md_row(fp, "peak", dev[i], peak(a, 0), peak(b, 0), a != NULL, b != NULL);
+		uint64_t la, lb;
+		int ka = gmp_memtime__average(&d->a, dev[i], &la), kb = gmp_memtime__average(&d->b, dev[i], &lb);
+		if (ka < 0 || kb < 0)
+			return -ENOMEM;
+		if (ka && kb)
+			md_row(fp, "live on average", dev[i], la, lb, 1, 1);
 		if (has_regions(a, b))
 			md_row(fp, "in use", dev[i], peak(a, 1), peak(b, 1), a != NULL, b != NULL);
 	}

@@ -18,6 +18,7 @@
 #include "baseline.h"
 #include "bysite.h"
 #include "kernels_from.h"
+#include "memtime.h"
 #include "rangemem.h"
 #include "session.h"
 
@@ -25,7 +26,9 @@ static const char usage[] =
 	"Usage: gmprof report [options] INPUT...\n"
 	"\n"
 	"Print a report of a profile or an event script: the run, its memory peaks,\n"
-	"a plot of live bytes, and the findings ranked by what fixing them saves.\n"
+	"a plot of live bytes, memory over time (the bytes live on average and the\n"
+	"share that waited, by the host's clock), and the findings ranked by what\n"
+	"fixing them saves.\n"
 	"Several inputs (an MPI job's ranks) are reported one after the other, then\n"
 	"a line each (peak, findings, top saving, leaked); in JSON, as an array of\n"
 	"their documents.\n"
@@ -257,8 +260,10 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 	fprintf(fp, "\n%3zu. %s: %s (%s)\n", i + 1, gmp_pattern__name(f->pattern),
 		gmp_result__object_name(r, f->object, name, sizeof(name)),
 		gmp_human_bytes(o->size, a, sizeof(a)));
-	char m[160];
+	char m[160], w[160];
 	fprintf(fp, "     %s", gmp_text__metric(f, m, sizeof(m)));
+	if (*gmp_memtime__finding(r, s->clock, f, w, sizeof(w)))
+		fprintf(fp, ", %s", w);
 	if (f->saving)
 		fprintf(fp, "; saves %s at the peak%s (%s -> %s)", gmp_human_bytes(f->saving, a, sizeof(a)),
 			gmp_finding__in_use(r, f) ? " in use" : "",
@@ -329,7 +334,12 @@ static int text_one(FILE *fp, struct report *rp)
 		if (r->devices[d].inuse_peak_bytes)
 			gmp_text__plot(fp, r, r->devices[d].device, r->inuse_curve, r->ninuse_curve, 1);
 	}
-	int err = gmp_rmem__text(fp, r, 16);
+	const struct gmp_clock *clock;
+	int err = gmp_session__clock(s, &clock);
+	if (!err)
+		err = gmp_memtime__text(fp, r, clock);
+	if (!err)
+		err = gmp_rmem__text(fp, r, 16);
 	if (!err)
 		err = gmp_report__plans(fp, rp->s->r, &rp->fit);
 	if (!err)
@@ -382,6 +392,7 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 		gmp_jw__ku64(jw, "intra_launches_without_touches", t->untouched);
 	struct gmp_bysite b;
 	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) || gmp_rmem__json(jw, r) ||
+	    gmp_memtime__json(jw, rp->s->clock) ||
 	    gmp_bysite__build(&rp->s->sites, r, &b)) {
 		jw->err = -ENOMEM;
 		return;
@@ -433,6 +444,8 @@ static int json_one(struct gmp_jw *jw, struct report *rp)
 	o.top_extra = report_json_extra;
 	o.top_ctx = rp;
 	o.max_findings = (int)(rp->top > INT32_MAX ? INT32_MAX : rp->top);
+	if (gmp_session__clock(rp->s, &o.clock))
+		return -ENOMEM;
 	gmp_findings__json(jw, rp->s->r, &o);
 	return jw->err;
 }

@@ -397,8 +397,14 @@ static int report(const struct run_opts *o, const char *path)
 	if (gmp_session__open(&s, path, &so))
 		return -1;
 	const struct gmp_result *r = s.r;
+	const struct gmp_clock *clock;
+	if (o->top && gmp_session__clock(&s, &clock)) {
+		fprintf(stderr, "gmprof: out of memory analyzing '%s'\n", path);
+		gmp_session__close(&s);
+		return -1;
+	}
 	if (o->top) {
-		gmp_text__findings(stdout, r, path, o->top, &s.sites);
+		gmp_text__findings(stdout, r, path, o->top, &s.sites, clock);
 		putchar('\n');
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
 		gmp_report__capture(stdout, s.in.trace);

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
+#include "memtime.h"
 #include "flame.h"
 #include "kernels_from.h"
 #include "rangemem.h"
@@ -315,11 +316,15 @@ static void findings(FILE *fp, struct page *pg)
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const struct gmp_finding *f = &r->findings[i];
 		const struct gmp_object *o = &r->objects[f->object];
-		char name[160], a[32], b[32], m[160], sugg[768];
+		char name[160], a[32], b[32], m[160], w[160], sugg[768];
 		fprintf(fp, "<tr><td class=\"n\">%zu</td><td>%s</td><td>", i + 1, gmp_pattern__name(f->pattern));
 		gmp_text__markup(fp, gmp_result__object_name(r, f->object, name, sizeof(name)));
 		fprintf(fp, "</td><td class=\"n\">%s</td><td>", gmp_human_bytes(o->size, a, sizeof(a)));
 		gmp_text__markup(fp, gmp_text__metric(f, m, sizeof(m)));
+		if (*gmp_memtime__finding(r, pg->s->clock, f, w, sizeof(w))) {
+			fprintf(fp, "<br>");
+			gmp_text__markup(fp, w);
+		}
 		if (f->pattern == GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY && f->hist < r->nhists) {
 			fprintf(fp, "<br>");
 			histogram(fp, r, f);
@@ -478,6 +483,9 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		}
 	}
 	peaks(fp, pg);
+	const struct gmp_clock *clock;
+	if (gmp_session__clock(pg->s, &clock) || gmp_memtime__html(fp, r, clock) == -ENOMEM)
+		fprintf(fp, "<p class=\"incomplete\">Out of memory summing memory over time.</p>\n");
 	if (gmp_rmem__html(fp, r, 40))
 		fprintf(fp, "<p class=\"incomplete\">Out of memory summing the NVTX ranges.</p>\n");
 	failures(fp, pg);

@@ -17,6 +17,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "markdown.h"
+#include "memtime.h"
 #include "rangemem.h"
 #include "session.h"
 
@@ -179,6 +180,11 @@ static void findings_md(FILE *fp, struct gmp_session *s, uint32_t top)
 		gmp_md__code(fp, gmp_sites__event(&s->sites, o->alloc_ev, NULL), 1);
 		fputs(" | ", fp);
 		gmp_md__text(fp, gmp_result__suggestion(r, f, fix, sizeof(fix)));
+		if (*gmp_memtime__finding(r, s->clock, f, fix, sizeof(fix))) {
+			fputs(" (", fp);
+			gmp_md__text(fp, fix);
+			fputc(')', fp);
+		}
 		fputs(" |\n", fp);
 	}
 	if (n < r->nfindings)
@@ -194,7 +200,12 @@ int gmp_report__markdown(FILE *fp, struct gmp_session *s, uint32_t top)
 	fputs("\n\n", fp);
 	run_table(fp, s);
 	peaks_md(fp, s);
-	int err = gmp_rmem__markdown(fp, s->r, 16);
+	const struct gmp_clock *clock;
+	int err = gmp_session__clock(s, &clock);
+	if (!err)
+		err = gmp_memtime__markdown(fp, s->r, clock);
+	if (!err)
+		err = gmp_rmem__markdown(fp, s->r, 16);
 	if (!err)
 		err = failures_md(fp, s);
 	if (err)

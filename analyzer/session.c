@@ -91,8 +91,20 @@ int gmp_session__each(const struct gmp_inputs *in,
 	return 0;
 }
 
+int gmp_session__clock(struct gmp_session *s, const struct gmp_clock **out)
+{
+	int err = 0;
+	if (!s->clock_built) {
+		err = gmp_clock__new(s->r, &s->clock);
+		s->clock_built = !err;
+	}
+	*out = s->clock;
+	return err;
+}
+
 void gmp_session__close(struct gmp_session *s)
 {
+	gmp_clock__free(s->clock);
 	gmp_symbolizer__free(s->sym);
 	gmp_result__free(s->r);
 	gmp_input__release(&s->in);

@@ -25,6 +25,8 @@ struct gmp_session {
 	struct gmp_sites sites;
 	const char *name;             /* the input as shown to the user */
 	struct gmp_suppress sup;      /* --suppressions (path NULL: none) */
+	struct gmp_clock *clock;      /* gmp_session__clock's, once asked for */
+	int clock_built;
 };
 
 struct gmp_session_opts {
@@ -42,6 +44,12 @@ int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_
 int gmp_session__load(struct gmp_session *s, const char *path, const struct gmp_session_opts *so);
 int gmp_session__analyze(struct gmp_session *s, const struct gmp_session_opts *so);
 void gmp_session__close(struct gmp_session *s);
+/*
+ * The host times of the findings (detector/held.c), made at the first call
+ * (after the findings are final): 0 with *out NULL when the input has none;
+ * -ENOMEM.
+ */
+int gmp_session__clock(struct gmp_session *s, const struct gmp_clock **out);
 
 /* A command's inputs (an MPI job's ranks, say) and how to open them. */
 struct gmp_inputs {

@@ -4,6 +4,7 @@
 
 #include "cmds.h"
 #include "findings_json.h"
+#include "memtime.h"
 #include "sites.h"
 
 const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf, size_t n)
@@ -79,15 +80,17 @@ const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n)
 }
 
 static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *f, size_t i,
-		struct gmp_sites *sites)
+		struct gmp_sites *sites, const struct gmp_clock *clock)
 {
 	char nb[160], a[160], b[160], sz[32], s1[32], s2[32], s3[32];
 	const struct gmp_object *o = &r->objects[f->object];
 	fprintf(fp, "%3zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),
 		gmp_result__object_name(r, f->object, nb, sizeof(nb)),
 		gmp_human_bytes(o->size, sz, sizeof(sz)));
-	char m[160];
+	char m[160], w[160];
 	fprintf(fp, ", %s", gmp_text__metric(f, m, sizeof(m)));
+	if (*gmp_memtime__finding(r, clock, f, w, sizeof(w)))
+		fprintf(fp, ", %s", w);
 	fputc('\n', fp);
 	const char *at = sites ? gmp_sites__event(sites, o->alloc_ev, NULL) : NULL;
 	if (at)
@@ -229,7 +232,7 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 }
 
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top,
-			struct gmp_sites *sites)
+			struct gmp_sites *sites, const struct gmp_clock *clock)
 {
 	char sz[32];
 	const struct gmp_trace *t = r->trace;
@@ -269,7 +272,7 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 			r->nfindings == 1 ? "it" : "them");
 	}
 	for (size_t i = 0; i < n; i++)
-		one(fp, r, &r->findings[i], i, sites);
+		one(fp, r, &r->findings[i], i, sites, clock);
 }
 
 void gmp_text__markup(FILE *fp, const char *s)

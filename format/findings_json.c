@@ -22,6 +22,23 @@ const char *gmp_human_bytes(uint64_t v, char *buf, size_t n)
 	return buf;
 }
 
+const char *gmp_human_ns(uint64_t ns, char *buf, size_t n)
+{
+	if (ns < 1000)
+		snprintf(buf, n, "%" PRIu64 " ns", ns);
+	else if (ns < 999950) /* below what %.1f rounds up to the next unit */
+		snprintf(buf, n, "%.1f us", (double)ns / 1e3);
+	else if (ns < 999950000)
+		snprintf(buf, n, "%.1f ms", (double)ns / 1e6);
+	else if (ns < 599995000000ull)
+		snprintf(buf, n, "%.2f s", (double)ns / 1e9);
+	else if (ns < 35997000000000ull)
+		snprintf(buf, n, "%.1f min", (double)ns / 6e10);
+	else
+		snprintf(buf, n, "%.1f h", (double)ns / 3.6e12);
+	return buf;
+}
+
 const char *gmp_human_change(uint64_t before, uint64_t after, int pct, char *buf, size_t n)
 {
 	char h[32];
@@ -223,6 +240,15 @@ void gmp_findings__one(struct gmp_jw *jw, const struct gmp_result *r, const stru
 		break;
 	default:
 		break;
+	}
+	struct gmp_held h; /* by the host's clock (detector/held.c) */
+	if (o && o->clock && !gmp_clock__held(o->clock, f, &h)) {
+		gmp_jw__ku64(jw, "waited_min_ns", h.lo_ns);
+		gmp_jw__ku64(jw, "waited_max_ns", h.hi_ns);
+		if (f->pattern == GMP_PAT_TEMPORARY_IDLENESS) {
+			gmp_jw__ku64(jw, "longest_idle_min_ns", h.longest_lo_ns);
+			gmp_jw__ku64(jw, "longest_idle_max_ns", h.longest_hi_ns);
+		}
 	}
 	if (f->other != GMP_NO_OBJECT)
 		gmp_jw__kstr(jw, "reuses", gmp_result__object_name(r, f->other, nb, sizeof(nb)));

@@ -21,6 +21,8 @@ struct gmp_findings_opts {
 	/* Adds fields to the top-level object, after "findings" (ctx: top_ctx); may be NULL. */
 	void (*top_extra)(void *ctx, struct gmp_jw *jw, const struct gmp_result *r);
 	void *top_ctx;
+	/* Each finding's waiting time by the host's clock, where known; may be NULL. */
+	const struct gmp_clock *clock;
 	int max_findings;       /* 0: all */
 	uint32_t max_ranges;    /* ranges (idle spans, slices...) per finding; 0: all */
 };
@@ -51,6 +53,8 @@ void gmp_findings__failure_memory(struct gmp_jw *jw, const struct gmp_result *r,
 
 /* "1.5 MiB", "512 B": into buf (at least 16 bytes). */
 const char *gmp_human_bytes(uint64_t v, char *buf, size_t n);
+/* "812 ns", "12.3 us", "4.6 ms", "1.23 s", "12.5 min", "3.2 h": into buf (at least 16 bytes). */
+const char *gmp_human_ns(uint64_t ns, char *buf, size_t n);
 /* From before to after: "+1.0 MiB", "-512 B"; with pct (and before not 0) also ", +25.0%".  Into buf (48 bytes). */
 const char *gmp_human_change(uint64_t before, uint64_t after, int pct, char *buf, size_t n);
 

@@ -98,6 +98,15 @@ sweep "NVTX ranges: diff, text, JSON and Markdown" 3 900 "$R/gmprof" -- sh -c '"
 	"$1" diff --format json nvtx.jsonl grads.jsonl && "$1" diff --format markdown nvtx.jsonl grads.jsonl' sh "$G"
 sweep "NVTX ranges: html, Markdown report" 3 600 "$R/gmprof" -- sh -c '"$1" html -o - nvtx.jsonl && "$1" report --format markdown nvtx.jsonl' sh "$G"
 cd "$OLDPWD" || exit 1
+# Memory over time (host times): every allocation of the report in each format, in turn.
+cp tests/scripts/figure2_timed.jsonl "$TMPDIR/timed.jsonl"
+sed 's/"size":1048576,"label":"B"/"size":524288,"label":"B"/' tests/scripts/figure2_timed.jsonl >"$TMPDIR/half.jsonl"
+cd "$TMPDIR" || exit 1
+sweep "memory over time: report as text, JSON and Markdown, html" 1 400 "$R/gmprof" -- sh -c '"$1" report timed.jsonl &&
+	"$1" report --format json timed.jsonl && "$1" report --format markdown timed.jsonl && "$1" html -o - timed.jsonl' sh "$G"
+sweep "memory over time: diff as text, JSON and Markdown" 1 300 "$R/gmprof" -- sh -c '"$1" diff timed.jsonl half.jsonl &&
+	"$1" diff --format json timed.jsonl half.jsonl && "$1" diff --format markdown timed.jsonl half.jsonl' sh "$G"
+cd "$OLDPWD" || exit 1
 
 # ---- collector: the program runs on ------------------------------------------------------
 export GMPROF_COLLECTOR="$R/libgmprof.so" GMPROF_SANITIZER_LIB="$R/double/libsanitizer-public.so"

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory over time in the reports (the numbers: detector/held.c): how
+ * long each finding's memory waited, and per device the bytes live on
+ * average over the run and the share of them that waited for a first
+ * use, between uses, after the last use, or was never used.  A peak says
+ * how much memory a program needs; this says how long it held memory it
+ * was not using, which is what allocating buffers later, freeing them
+ * sooner, or moving them to the host wins back.  Times are the host's:
+ * where the GPU ran calls after the host issued them, each is a range,
+ * the least and the most the profile allows.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmds.h"
+#include "findings_json.h"
+#include "memtime.h"
+#include "session.h"
+
+/* "12.3 ms", or "1.2 ms to 143.2 ms" where the two differ (by more than a hundredth). */
+static const char *range_ns(uint64_t lo, uint64_t hi, char *buf, size_t n)
+{
+	char a[32], b[32];
+	if (hi - lo <= hi / 100)
+		snprintf(buf, n, "%s", gmp_human_ns(hi, b, sizeof(b)));
+	else if (!lo)
+		snprintf(buf, n, "up to %s", gmp_human_ns(hi, b, sizeof(b)));
+	else
+		snprintf(buf, n, "%s to %s", gmp_human_ns(lo, a, sizeof(a)), gmp_human_ns(hi, b, sizeof(b)));
+	return buf;
+}
+
+const char *gmp_memtime__finding(const struct gmp_result *r, const struct gmp_clock *c, const struct gmp_finding *f,
+				 char *buf, size_t n)
+{
+	struct gmp_held h;
+	char a[48], b[48];
+	*buf = 0;
+	if (!c || gmp_clock__held(c, f, &h))
+		return buf;
+	range_ns(h.lo_ns, h.hi_ns, a, sizeof(a));
+	switch (f->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION:
+		snprintf(buf, n, "waited %s for its first use", a);
+		break;
+	case GMP_PAT_LATE_DEALLOCATION:
+		snprintf(buf, n, "held %s after its last use", a);
+		break;
+	case GMP_PAT_TEMPORARY_IDLENESS:
+		if (f->range_n > 1)
+			snprintf(buf, n, "idle %s in all, the longest %s", a,
+				 range_ns(h.longest_lo_ns, h.longest_hi_ns, b, sizeof(b)));
+		else
+			snprintf(buf, n, "idle %s", a);
+		break;
+	case GMP_PAT_MEMORY_LEAK:
+		snprintf(buf, n, f->ev_a == r->objects[f->object].alloc_ev ? "held %s unused to the run's end"
+							       : "held %s from its last use to the run's end", a);
+		break;
+	case GMP_PAT_UNUSED_ALLOCATION:
+		snprintf(buf, n, "held %s unused", a);
+		break;
+	default:
+		break;
+	}
+	return buf;
+}
+
+static const char *const wait_words[GMP_WAIT_COUNT] = {
+	[GMP_WAIT_BEFORE_FIRST_USE] = "before a first use",
+	[GMP_WAIT_BETWEEN_USES] = "between uses",
+	[GMP_WAIT_AFTER_LAST_USE] = "after the last use",
+	[GMP_WAIT_NEVER_USED] = "never used",
+};
+
+static const char *const wait_keys[GMP_WAIT_COUNT] = {
+	[GMP_WAIT_BEFORE_FIRST_USE] = "before_first_use",
+	[GMP_WAIT_BETWEEN_USES] = "between_uses",
+	[GMP_WAIT_AFTER_LAST_USE] = "after_last_use",
+	[GMP_WAIT_NEVER_USED] = "never_used",
+};
+
+/* "12.0%", or "12.0% to 69.4%" where the two differ once rounded. */
+static const char *range_pct(double lo, double hi, double whole, char *buf, size_t n)
+{
+	double a = whole > 0 ? 100.0 * lo / whole : 0, b = whole > 0 ? 100.0 * hi / whole : 0;
+	char x[16], y[16];
+	snprintf(x, sizeof(x), "%.1f%%", a);
+	snprintf(y, sizeof(y), "%.1f%%", b);
+	if (!strcmp(x, y))
+		snprintf(buf, n, "%s", x);
+	else
+		snprintf(buf, n, "%s to %s", x, y);
+	return buf;
+}
+
+/* Bytes live on average: bytes x ns over the run's ns. */
+static uint64_t average(double byte_ns, uint64_t run_ns)
+{
+	return run_ns ? (uint64_t)(byte_ns / (double)run_ns + 0.5) : 0;
+}
+
+/* What a device's numbers leave out, in words ("" when nothing). */
+static const char *left_out(const struct gmp_memtime *m, char *buf, size_t n)
+{
+	*buf = 0;
+	if (m->untimed_objects)
+		snprintf(buf, n, "%" PRIu64 " object%s with no host time left out", m->untimed_objects,
+			 m->untimed_objects == 1 ? "" : "s");
+	else if (m->unknown_waiting_objects)
+		snprintf(buf, n, "what %" PRIu64 " object%s waited is not all known (a leak's last use, or a call "
+			 "with no host time)", m->unknown_waiting_objects, m->unknown_waiting_objects == 1 ? "" : "s");
+	return buf;
+}
+
+/* The numbers of every device; 0 with *n 0 (nothing to write) without a clock. */
+static int numbers(const struct gmp_clock *c, struct gmp_memtime **m, size_t *n)
+{
+	*m = NULL;
+	*n = 0;
+	return c ? gmp_clock__memtime(c, m, n) : 0;
+}
+
+int gmp_memtime__text(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
+{
+	struct gmp_memtime *m;
+	size_t n;
+	if (numbers(c, &m, &n))
+		return -ENOMEM;
+	char a[32], b[32], p[48], lo[160];
+	uint64_t run = n ? gmp_clock__run_ns(c) : 0;
+	if (n)
+		fprintf(fp, "\nMemory over time (the host's clock: %s from the first call to the last; a range where "
+			"the GPU ran calls later than the host issued them)\n", gmp_human_ns(run, a, sizeof(a)));
+	for (size_t d = 0; d < n; d++) {
+		fprintf(fp, "  device %u: %s live on average (peak %s); %s of it waiting", m[d].device,
+			gmp_human_bytes(average(m[d].held, run), a, sizeof(a)),
+			gmp_human_bytes(r->devices[d].peak_bytes, b, sizeof(b)),
+			range_pct(m[d].lo_all, m[d].hi_all, m[d].held, p, sizeof(p)));
+		const char *sep = ":\n    ";
+		for (int k = 0; k < GMP_WAIT_COUNT; k++) {
+			if (m[d].hi[k] <= 0)
+				continue;
+			fprintf(fp, "%s%s %s", sep, wait_words[k], range_pct(m[d].lo[k], m[d].hi[k], m[d].held, p, sizeof(p)));
+			sep = ", ";
+		}
+		if (*left_out(&m[d], lo, sizeof(lo)))
+			fprintf(fp, "\n    (%s)", lo);
+		fputc('\n', fp);
+	}
+	free(m);
+	return ferror(fp) ? -EIO : 0;
+}
+
+int gmp_memtime__markdown(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
+{
+	struct gmp_memtime *m;
+	size_t n;
+	if (numbers(c, &m, &n))
+		return -ENOMEM;
+	char a[32], b[32], p[48], lo[160];
+	uint64_t run = n ? gmp_clock__run_ns(c) : 0;
+	if (n)
+		fprintf(fp, "### Memory over time\n\nThe host's clock: %s from the first call to the last; a range where "
+			"the GPU ran calls later than the host issued them.\n\n"
+			"| device | live on average | peak | waiting | before a first use | between uses | "
+			"after the last use | never used |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+			gmp_human_ns(run, a, sizeof(a)));
+	for (size_t d = 0; d < n; d++) {
+		fprintf(fp, "| %u | %s | %s | %s |", m[d].device, gmp_human_bytes(average(m[d].held, run), a, sizeof(a)),
+			gmp_human_bytes(r->devices[d].peak_bytes, b, sizeof(b)),
+			range_pct(m[d].lo_all, m[d].hi_all, m[d].held, p, sizeof(p)));
+		for (int k = 0; k < GMP_WAIT_COUNT; k++)
+			fprintf(fp, " %s |", range_pct(m[d].lo[k], m[d].hi[k], m[d].held, p, sizeof(p)));
+		fputc('\n', fp);
+	}
+	if (n)
+		fputc('\n', fp);
+	for (size_t d = 0; d < n; d++)
+		if (*left_out(&m[d], lo, sizeof(lo)))
+			fprintf(fp, "Device %u: %s.\n\n", m[d].device, lo);
+	free(m);
+	return ferror(fp) ? -EIO : 0;
+}
+
+int gmp_memtime__html(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
+{
+	struct gmp_memtime *m;
+	size_t n;
+	if (numbers(c, &m, &n))
+		return -ENOMEM;
+	char a[32], b[32], p[48], lo[160];
+	uint64_t run = n ? gmp_clock__run_ns(c) : 0;
+	if (n) {
+		fprintf(fp, "<h2>Memory over time</h2>\n<p>The host's clock: %s from the first call to the last; a range "
+			"where the GPU ran calls later than the host issued them. Waiting: the share of the bytes "
+			"live over the run that the findings say waited.</p>\n<table><thead><tr><th>device</th>"
+			"<th>live on average</th><th>peak</th><th>waiting</th>", gmp_human_ns(run, a, sizeof(a)));
+		for (int k = 0; k < GMP_WAIT_COUNT; k++)
+			fprintf(fp, "<th>%s</th>", wait_words[k]);
+		fprintf(fp, "<th>left out</th></tr></thead><tbody>\n");
+	}
+	for (size_t d = 0; d < n; d++) {
+		fprintf(fp, "<tr><td class=\"n\">%u</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>",
+			m[d].device, gmp_human_bytes(average(m[d].held, run), a, sizeof(a)),
+			gmp_human_bytes(r->devices[d].peak_bytes, b, sizeof(b)),
+			range_pct(m[d].lo_all, m[d].hi_all, m[d].held, p, sizeof(p)));
+		for (int k = 0; k < GMP_WAIT_COUNT; k++)
+			fprintf(fp, "<td class=\"n\">%s</td>", range_pct(m[d].lo[k], m[d].hi[k], m[d].held, p, sizeof(p)));
+		fprintf(fp, "<td>%s</td></tr>\n", left_out(&m[d], lo, sizeof(lo)));
+	}
+	if (n)
+		fprintf(fp, "</tbody></table>\n");
+	free(m);
+	return ferror(fp) ? -EIO : 0;
+}
+
+static void waiting_json(struct gmp_jw *jw, const char *key, const double *w)
+{
+	gmp_jw__key(jw, key);
+	gmp_jw__obj(jw);
+	for (int k = 0; k < GMP_WAIT_COUNT; k++)
+		gmp_jw__kdbl(jw, wait_keys[k], w[k] / 1e9, 6);
+	gmp_jw__obj_end(jw);
+}
+
+int gmp_memtime__json(struct gmp_jw *jw, const struct gmp_clock *c)
+{
+	struct gmp_memtime *m;
+	size_t n;
+	if (numbers(c, &m, &n))
+		return -ENOMEM;
+	if (!n)
+		return 0;
+	uint64_t run = gmp_clock__run_ns(c);
+	gmp_jw__key(jw, "memory_over_time");
+	gmp_jw__obj(jw);
+	gmp_jw__ku64(jw, "run_ns", run);
+	gmp_jw__key(jw, "devices");
+	gmp_jw__arr(jw);
+	for (size_t d = 0; d < n; d++) {
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "device", m[d].device);
+		gmp_jw__ku64(jw, "average_live_bytes", average(m[d].held, run));
+		gmp_jw__kdbl(jw, "byte_seconds", m[d].held / 1e9, 6);
+		gmp_jw__kdbl(jw, "waiting_min_byte_seconds", m[d].lo_all / 1e9, 6);
+		gmp_jw__kdbl(jw, "waiting_max_byte_seconds", m[d].hi_all / 1e9, 6);
+		waiting_json(jw, "kind_min_byte_seconds", m[d].lo);
+		waiting_json(jw, "kind_max_byte_seconds", m[d].hi);
+		gmp_jw__ku64(jw, "untimed_objects", m[d].untimed_objects);
+		gmp_jw__ku64(jw, "unknown_waiting_objects", m[d].unknown_waiting_objects);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+	gmp_jw__obj_end(jw);
+	free(m);
+	return 0;
+}
+
+int gmp_memtime__average(struct gmp_session *s, uint32_t device, uint64_t *avg)
+{
+	const struct gmp_clock *c;
+	struct gmp_memtime *m;
+	size_t n;
+	*avg = 0;
+	if (gmp_session__clock(s, &c) || numbers(c, &m, &n))
+		return -ENOMEM;
+	int known = 0;
+	for (size_t d = 0; d < n; d++)
+		if (m[d].device == device && !m[d].untimed_objects) {
+			*avg = average(m[d].held, gmp_clock__run_ns(c));
+			known = 1;
+		}
+	free(m);
+	return known;
+}
