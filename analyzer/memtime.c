@@ -116,20 +116,17 @@ static const char *left_out(const struct gmp_memtime *m, char *buf, size_t n)
 	return buf;
 }
 
-/* The numbers of every device; 0 with *n 0 (nothing to write) without a clock. */
-static int numbers(const struct gmp_clock *c, struct gmp_memtime **m, size_t *n)
+/* The numbers of every device; none (nothing to write) without a clock. */
+static const struct gmp_memtime *numbers(const struct gmp_clock *c, size_t *n)
 {
-	*m = NULL;
 	*n = 0;
-	return c ? gmp_clock__memtime(c, m, n) : 0;
+	return c ? gmp_clock__memtime(c, n) : NULL;
 }
 
 int gmp_memtime__text(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
 {
-	struct gmp_memtime *m;
 	size_t n;
-	if (numbers(c, &m, &n))
-		return -ENOMEM;
+	const struct gmp_memtime *m = numbers(c, &n);
 	char a[32], b[32], p[48], lo[160];
 	uint64_t run = n ? gmp_clock__run_ns(c) : 0;
 	if (n)
@@ -151,16 +148,13 @@ int gmp_memtime__text(FILE *fp, const struct gmp_result *r, const struct gmp_clo
 			fprintf(fp, "\n    (%s)", lo);
 		fputc('\n', fp);
 	}
-	free(m);
 	return ferror(fp) ? -EIO : 0;
 }
 
 int gmp_memtime__markdown(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
 {
-	struct gmp_memtime *m;
 	size_t n;
-	if (numbers(c, &m, &n))
-		return -ENOMEM;
+	const struct gmp_memtime *m = numbers(c, &n);
 	char a[32], b[32], p[48], lo[160];
 	uint64_t run = n ? gmp_clock__run_ns(c) : 0;
 	if (n)
@@ -182,16 +176,13 @@ int gmp_memtime__markdown(FILE *fp, const struct gmp_result *r, const struct gmp
 	for (size_t d = 0; d < n; d++)
 		if (*left_out(&m[d], lo, sizeof(lo)))
 			fprintf(fp, "Device %u: %s.\n\n", m[d].device, lo);
-	free(m);
 	return ferror(fp) ? -EIO : 0;
 }
 
 int gmp_memtime__html(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
 {
-	struct gmp_memtime *m;
 	size_t n;
-	if (numbers(c, &m, &n))
-		return -ENOMEM;
+	const struct gmp_memtime *m = numbers(c, &n);
 	char a[32], b[32], p[48], lo[160];
 	uint64_t run = n ? gmp_clock__run_ns(c) : 0;
 	if (n) {
@@ -214,7 +205,6 @@ int gmp_memtime__html(FILE *fp, const struct gmp_result *r, const struct gmp_clo
 	}
 	if (n)
 		fprintf(fp, "</tbody></table>\n");
-	free(m);
 	return ferror(fp) ? -EIO : 0;
 }
 
@@ -229,10 +219,8 @@ static void waiting_json(struct gmp_jw *jw, const char *key, const double *w)
 
 int gmp_memtime__json(struct gmp_jw *jw, const struct gmp_clock *c)
 {
-	struct gmp_memtime *m;
 	size_t n;
-	if (numbers(c, &m, &n))
-		return -ENOMEM;
+	const struct gmp_memtime *m = numbers(c, &n);
 	if (!n)
 		return 0;
 	uint64_t run = gmp_clock__run_ns(c);
@@ -256,24 +244,22 @@ int gmp_memtime__json(struct gmp_jw *jw, const struct gmp_clock *c)
 	}
 	gmp_jw__arr_end(jw);
 	gmp_jw__obj_end(jw);
-	free(m);
 	return 0;
 }
 
 int gmp_memtime__average(struct gmp_session *s, uint32_t device, uint64_t *avg)
 {
 	const struct gmp_clock *c;
-	struct gmp_memtime *m;
 	size_t n;
 	*avg = 0;
-	if (gmp_session__clock(s, &c) || numbers(c, &m, &n))
+	if (gmp_session__clock(s, &c))
 		return -ENOMEM;
+	const struct gmp_memtime *m = numbers(c, &n);
 	int known = 0;
 	for (size_t d = 0; d < n; d++)
 		if (m[d].device == device && !m[d].untimed_objects) {
 			*avg = average(m[d].held, gmp_clock__run_ns(c));
 			known = 1;
 		}
-	free(m);
 	return known;
 }

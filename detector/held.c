@@ -41,15 +41,24 @@
 struct gmp_clock {
 	const struct gmp_result *r;
 	uint64_t start, end;     /* the first and last host times */
-	uint32_t *need;          /* the events findings are bounded by, sorted */
-	uint64_t *done;          /* per need[]: its completion bound */
+	uint64_t *need;          /* a bit per event: a finding is bounded by it */
+	uint32_t *rank;          /* per word of need: the bits set in the words before it */
+	struct when {            /* per event bounding a finding, in event order (compact: the */
+		uint64_t issue;  /* findings' walks read these, not the 64-byte events) */
+		uint64_t done;   /* its completion bound */
+	} *at;
 	size_t nneed;
+	struct gmp_memtime *mt;  /* per device in r->devices' order */
+	struct gmp_held *idle;   /* per object: its idleness finding's waiting (an object has one at most) */
+	uint8_t *idle_known;     /* per object: idle[] holds it */
 };
+
+static int summarize(struct gmp_clock *c);
 
 /* A stream's needed events not yet known to have finished, in issue order. */
 struct pending {
 	uint32_t device;
-	uint32_t *ev, *slot;     /* event, and its place in need[] */
+	uint32_t *ev, *slot;     /* event, and its place in done[] */
 	size_t head, n, cap;
 };
 
@@ -64,6 +73,7 @@ struct pass {
 		size_t n, cap;
 	} *th;
 	size_t nth, th_cap;
+	uint32_t last_thread, last_th; /* the last call's thread, and its place in th[] */
 };
 
 static struct pending *stream(struct pass *p, uint32_t device, uint32_t s)
@@ -84,7 +94,7 @@ static struct pending *stream(struct pass *p, uint32_t device, uint32_t s)
 static void finish(struct pass *p, struct pending *q, uint32_t before, int through, uint64_t t)
 {
 	while (q->head < q->n && (q->ev[q->head] < before || (through && q->ev[q->head] == before)))
-		p->c->done[q->slot[q->head++]] = t;
+		p->c->at[q->slot[q->head++]].done = t;
 	if (q->head == q->n)
 		q->head = q->n = 0;
 }
@@ -128,12 +138,16 @@ static int step(struct pass *p, uint32_t v, size_t needed)
 {
 	const struct gmp_event *e = &p->c->r->trace->ev[v];
 	int is_new, err;
-	uint32_t *th = gmp_u64map__slot(&p->threads, e->thread, (uint32_t)p->nth, &is_new);
-	if (!th || (is_new && GMP_GROW(p->th, p->th_cap, p->nth + 1)))
-		return -ENOMEM;
-	if (is_new)
-		p->th[p->nth++] = (struct blocked){ 0 };
-	struct blocked *t = &p->th[*th];
+	if (!p->nth || e->thread != p->last_thread) { /* runs of one thread's calls are common */
+		uint32_t *th = gmp_u64map__slot(&p->threads, e->thread, (uint32_t)p->nth, &is_new);
+		if (!th || (is_new && GMP_GROW(p->th, p->th_cap, p->nth + 1)))
+			return -ENOMEM;
+		if (is_new)
+			p->th[p->nth++] = (struct blocked){ 0 };
+		p->last_thread = e->thread;
+		p->last_th = *th;
+	}
+	struct blocked *t = &p->th[p->last_th];
 	/*
 	 * The collector stamps a blocking call, and the syncs it makes (a copy's
 	 * stream sync), as they begin: only the thread's next call that is not a
@@ -176,44 +190,50 @@ static int step(struct pass *p, uint32_t v, size_t needed)
 	return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
+static void mark(struct gmp_clock *c, uint32_t ev)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
+	if (ev < c->r->trace->nev)
+		c->need[ev >> 6] |= 1ull << (ev & 63);
 }
 
-/* The events the findings are bounded by, sorted, without repeats. */
+/* Event ev's place in done[], or SIZE_MAX when no finding is bounded by it. */
+static size_t slot(const struct gmp_clock *c, uint32_t ev)
+{
+	if (ev >= c->r->trace->nev)
+		return SIZE_MAX;
+	uint64_t w = c->need[ev >> 6], bit = 1ull << (ev & 63);
+	return w & bit ? c->rank[ev >> 6] + (size_t)__builtin_popcountll(w & (bit - 1)) : SIZE_MAX;
+}
+
+/* The events the findings are bounded by: a bit each, ranked (O(events / 64) words, no sort). */
 static int needed_events(struct gmp_clock *c)
 {
 	const struct gmp_result *r = c->r;
-	size_t cap = 0;
-	for (size_t i = 0; i < r->nfindings; i++)
-		cap += 2 + (r->findings[i].pattern == GMP_PAT_TEMPORARY_IDLENESS ? 2 * (size_t)r->findings[i].range_n : 0);
-	if (!(c->need = malloc((cap ? cap : 1) * sizeof(*c->need))))
+	size_t words = (r->trace->nev + 63) / 64 + 1;
+	c->need = calloc(words, sizeof(*c->need));
+	c->rank = malloc(words * sizeof(*c->rank));
+	if (!c->need || !c->rank)
 		return -ENOMEM;
-	size_t n = 0;
 	for (size_t i = 0; i < r->nfindings; i++) {
 		const struct gmp_finding *f = &r->findings[i];
 		if (f->pattern == GMP_PAT_TEMPORARY_IDLENESS)
 			for (uint32_t s = 0; s < f->range_n; s++) {
-				c->need[n++] = r->spans[f->range_off + s].ev_a;
-				c->need[n++] = r->spans[f->range_off + s].ev_b;
+				mark(c, r->spans[f->range_off + s].ev_a);
+				mark(c, r->spans[f->range_off + s].ev_b);
 			}
-		if (f->ev_a != GMP_NO_EVENT)
-			c->need[n++] = f->ev_a;
-		if (f->ev_b != GMP_NO_EVENT)
-			c->need[n++] = f->ev_b;
+		mark(c, f->ev_a);
+		mark(c, f->ev_b);
 	}
-	qsort(c->need, n, sizeof(*c->need), cmp_u32);
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!k || c->need[k - 1] != c->need[i])
-			c->need[k++] = c->need[i];
+	for (size_t w = 0; w < words; w++) {
+		c->rank[w] = (uint32_t)k;
+		k += (size_t)__builtin_popcountll(c->need[w]);
+	}
 	c->nneed = k;
-	if (!(c->done = malloc((k ? k : 1) * sizeof(*c->done))))
+	if (!(c->at = malloc((k ? k : 1) * sizeof(*c->at))))
 		return -ENOMEM;
 	for (size_t i = 0; i < k; i++)
-		c->done[i] = c->end; /* what nothing is known to wait for */
+		c->at[i].done = c->end; /* what nothing is known to wait for; issue: set by the pass */
 	return 0;
 }
 
@@ -255,13 +275,15 @@ int gmp_clock__new(const struct gmp_result *r, struct gmp_clock **out)
 	gmp_u64map__init(&p.threads);
 	gmp_u64map__init(&p.records);
 	int err = needed_events(c);
-	size_t k = 0;
 	for (uint32_t v = 0; v < t->nev && !err; v++) {
-		while (k < c->nneed && c->need[k] < v)
-			k++;
-		err = step(&p, v, k < c->nneed && c->need[k] == v ? k + 1 : 0);
+		size_t k = slot(c, v);
+		if (k != SIZE_MAX)
+			c->at[k].issue = t->ev[v].host_ns;
+		err = step(&p, v, k == SIZE_MAX ? 0 : k + 1);
 	}
 	pass_release(&p);
+	if (!err)
+		err = summarize(c);
 	if (err) {
 		gmp_clock__free(c);
 		return err;
@@ -275,7 +297,11 @@ void gmp_clock__free(struct gmp_clock *c)
 	if (!c)
 		return;
 	free(c->need);
-	free(c->done);
+	free(c->rank);
+	free(c->at);
+	free(c->mt);
+	free(c->idle);
+	free(c->idle_known);
 	free(c);
 }
 
@@ -290,21 +316,16 @@ static uint64_t issued(const struct gmp_clock *c, uint32_t ev)
 	return ev < c->r->trace->nev ? c->r->trace->ev[ev].host_ns : 0;
 }
 
-/* By when ev is known to have finished: at least its issue; 0 when unknown. */
-static uint64_t done(const struct gmp_clock *c, uint32_t ev)
+/*
+ * When a finding's bound ev was issued (0: unknown) and by when it is known
+ * to have finished (at least its issue).
+ */
+static uint64_t bound(const struct gmp_clock *c, uint32_t ev, uint64_t *done)
 {
-	uint64_t t = issued(c, ev);
-	size_t lo = 0, hi = c->nneed;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->need[mid] < ev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!t || lo == c->nneed || c->need[lo] != ev)
-		return t;
-	return c->done[lo] > t ? c->done[lo] : t;
+	size_t k = slot(c, ev);
+	uint64_t t = k == SIZE_MAX ? issued(c, ev) : c->at[k].issue;
+	*done = k == SIZE_MAX || !t || c->at[k].done < t ? t : c->at[k].done;
+	return t;
 }
 
 /* b - a, or 0 when b came first (calls of other threads issued out of the order). */
@@ -322,7 +343,6 @@ static uint64_t end_of(const struct gmp_clock *c, const struct gmp_object *o)
 /* One waiting interval: at least [lo_a, lo_b), at most [hi_a, hi_b). */
 struct interval {
 	uint64_t lo_a, lo_b, hi_a, hi_b;
-	uint32_t obj;
 	uint32_t kind;           /* enum gmp_waiting */
 };
 
@@ -334,13 +354,13 @@ struct interval {
 static int between(const struct gmp_clock *c, uint32_t a, int a_is_use, uint32_t b, int b_is_use,
 		   struct interval *iv)
 {
-	uint64_t ia = issued(c, a), ib = b == GMP_NO_EVENT ? c->end : issued(c, b);
+	uint64_t da, db = c->end, ia = bound(c, a, &da), ib = b == GMP_NO_EVENT ? c->end : bound(c, b, &db);
 	if (!ia || !ib)
 		return -ENOENT;
-	iv->lo_a = a_is_use ? done(c, a) : ia;
+	iv->lo_a = a_is_use ? da : ia;
 	iv->hi_a = ia;
 	iv->lo_b = ib;
-	iv->hi_b = b_is_use && b != GMP_NO_EVENT ? done(c, b) : ib;
+	iv->hi_b = b_is_use ? db : ib;
 	return 0;
 }
 
@@ -389,61 +409,62 @@ static int finding_intervals(const struct gmp_clock *c, const struct gmp_finding
 	return err ? err : 1;
 }
 
-int gmp_clock__held(const struct gmp_clock *c, const struct gmp_finding *f, struct gmp_held *h)
+/* The waiting of intervals iv[0..n): their sums and the longest. */
+static void held_of(const struct interval *iv, size_t n, struct gmp_held *h)
 {
 	memset(h, 0, sizeof(*h));
-	uint32_t n = f->pattern == GMP_PAT_TEMPORARY_IDLENESS ? f->range_n : 1;
-	struct interval one, *iv = n > 1 ? malloc(n * sizeof(*iv)) : &one;
-	if (!iv)
-		return -ENOMEM;
-	int k = finding_intervals(c, f, iv);
-	for (int i = 0; i < k; i++) {
+	for (size_t i = 0; i < n; i++) {
 		uint64_t lo = span(iv[i].lo_a, iv[i].lo_b), hi = span(iv[i].hi_a, iv[i].hi_b);
 		h->lo_ns += lo;
 		h->hi_ns += hi;
 		h->longest_lo_ns = lo > h->longest_lo_ns ? lo : h->longest_lo_ns;
 		h->longest_hi_ns = hi > h->longest_hi_ns ? hi : h->longest_hi_ns;
 	}
-	if (iv != &one)
-		free(iv);
-	return k > 0 ? 0 : k == -ENOMEM ? k : -ENOENT;
+}
+
+int gmp_clock__held(const struct gmp_clock *c, const struct gmp_finding *f, struct gmp_held *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (f->pattern == GMP_PAT_TEMPORARY_IDLENESS) {
+		/* Summed when the clock was made: an object's idle ranges are walked once. */
+		if (!c->idle_known[f->object])
+			return -ENOENT;
+		*h = c->idle[f->object];
+		return 0;
+	}
+	struct interval iv;
+	int k = finding_intervals(c, f, &iv);
+	if (k <= 0)
+		return -ENOENT;
+	held_of(&iv, 1, h);
+	return 0;
 }
 
 static int cmp_lo(const void *x, const void *y)
 {
 	const struct interval *p = x, *q = y;
-	if (p->obj != q->obj)
-		return p->obj < q->obj ? -1 : 1;
 	return (p->lo_a > q->lo_a) - (p->lo_a < q->lo_a);
 }
 
 static int cmp_hi(const void *x, const void *y)
 {
 	const struct interval *p = x, *q = y;
-	if (p->obj != q->obj)
-		return p->obj < q->obj ? -1 : 1;
 	return (p->hi_a > q->hi_a) - (p->hi_a < q->hi_a);
 }
 
-/* Every finding's intervals; untimed[o] set where one of o's is not known. */
-static int all_intervals(const struct gmp_clock *c, uint8_t *untimed, struct interval **out, size_t *n)
+/* The findings by object: those of object o are by[off[o] .. off[o + 1]) (a counting sort). */
+static int by_object(const struct gmp_result *r, uint32_t **by, uint32_t **off)
 {
-	const struct gmp_result *r = c->r;
-	size_t cap = 0, k = 0;
-	for (size_t i = 0; i < r->nfindings; i++)
-		cap += r->findings[i].pattern == GMP_PAT_TEMPORARY_IDLENESS ? r->findings[i].range_n : 1;
-	struct interval *v = malloc((cap ? cap : 1) * sizeof(*v));
-	if (!v)
+	*by = malloc((r->nfindings ? r->nfindings : 1) * sizeof(**by));
+	*off = calloc(r->nobjects + 2, sizeof(**off));
+	if (!*by || !*off)
 		return -ENOMEM;
-	for (size_t i = 0; i < r->nfindings; i++) {
-		int got = finding_intervals(c, &r->findings[i], &v[k]);
-		if (got < 0)
-			untimed[r->findings[i].object] = 1;
-		for (int j = 0; j < got; j++)
-			v[k++].obj = r->findings[i].object;
-	}
-	*out = v;
-	*n = k;
+	for (size_t i = 0; i < r->nfindings; i++)
+		(*off)[r->findings[i].object + 2]++;
+	for (size_t o = 2; o < r->nobjects + 2; o++)
+		(*off)[o] += (*off)[o - 1];
+	for (size_t i = 0; i < r->nfindings; i++)
+		(*by)[(*off)[r->findings[i].object + 1]++] = (uint32_t)i;
 	return 0;
 }
 
@@ -469,57 +490,86 @@ static uint64_t sweep(const struct interval *v, size_t n, int upper, int kind, u
 	return t;
 }
 
-int gmp_clock__memtime(const struct gmp_clock *c, struct gmp_memtime **out, size_t *n)
+/* Object obj's numbers, from its findings' intervals v[0..n), added to its device's. */
+static void add_object(const struct gmp_clock *c, uint32_t obj, struct interval *v, size_t n, int untimed,
+		       struct gmp_memtime *m)
 {
-	const struct gmp_result *r = c->r;
-	*out = NULL;
-	*n = 0;
-	struct gmp_memtime *m = calloc(r->ndevices ? r->ndevices : 1, sizeof(*m));
-	uint8_t *untimed = calloc(r->nobjects ? r->nobjects : 1, 1);
-	struct interval *v = NULL;
-	size_t nv = 0;
-	int err = !m || !untimed ? -ENOMEM : all_intervals(c, untimed, &v, &nv);
-	if (err) {
-		free(m);
-		free(untimed);
-		return err;
+	const struct gmp_object *o = &c->r->objects[obj];
+	uint64_t lo = issued(c, o->alloc_ev), hi = end_of(c, o);
+	if (!lo || !hi) {
+		m->untimed_objects++;
+		return;
 	}
-	for (size_t d = 0; d < r->ndevices; d++)
-		m[d].device = r->devices[d].device;
+	hi = hi > lo ? hi : lo;
+	double size = (double)o->size;
+	m->held += size * (double)(hi - lo);
+	m->unknown_waiting_objects += untimed != 0;
 	for (int upper = 0; upper < 2; upper++) {
-		qsort(v, nv, sizeof(*v), upper ? cmp_hi : cmp_lo);
-		size_t k = 0;
-		for (uint32_t obj = 0; obj < r->nobjects; obj++) {
-			const struct gmp_object *o = &r->objects[obj];
-			size_t first = k;
-			while (k < nv && v[k].obj == obj)
-				k++;
-			size_t d = gmp_result__device_index(r, o->device);
-			if (o->kind == GMP_MEM_POOL_REGION || d == SIZE_MAX)
-				continue;
-			uint64_t lo = issued(c, o->alloc_ev), hi = end_of(c, o);
-			if (!lo || !hi) {
-				m[d].untimed_objects += !upper;
-				continue;
-			}
-			hi = hi > lo ? hi : lo;
-			if (!upper) {
-				m[d].held += (double)o->size * (double)(hi - lo);
-				m[d].unknown_waiting_objects += untimed[obj];
-			}
-			double size = (double)o->size;
-			for (int kind = 0; kind <= GMP_WAIT_COUNT; kind++) {
-				double w = size * (double)sweep(&v[first], k - first, upper, kind, lo, hi);
-				if (kind == GMP_WAIT_COUNT)
-					*(upper ? &m[d].hi_all : &m[d].lo_all) += w;
-				else
-					(upper ? m[d].hi : m[d].lo)[kind] += w;
-			}
+		/* An idle finding's ranges come in the topological order: mostly sorted already. */
+		size_t i = 1;
+		while (i < n && (upper ? cmp_hi : cmp_lo)(&v[i - 1], &v[i]) <= 0)
+			i++;
+		if (i < n)
+			qsort(v, n, sizeof(*v), upper ? cmp_hi : cmp_lo);
+		for (int kind = 0; kind <= GMP_WAIT_COUNT; kind++) {
+			double w = size * (double)sweep(v, n, upper, kind, lo, hi);
+			if (kind == GMP_WAIT_COUNT)
+				*(upper ? &m->hi_all : &m->lo_all) += w;
+			else
+				(upper ? m->hi : m->lo)[kind] += w;
 		}
 	}
+}
+
+/*
+ * Each device's numbers (c->mt) and each idleness finding's waiting
+ * (c->idle): an object at a time, its findings' intervals in one buffer as
+ * large as the most one object has.  0 or -ENOMEM.
+ */
+static int summarize(struct gmp_clock *c)
+{
+	const struct gmp_result *r = c->r;
+	c->mt = calloc(r->ndevices ? r->ndevices : 1, sizeof(*c->mt));
+	c->idle = malloc((r->nobjects ? r->nobjects : 1) * sizeof(*c->idle));
+	c->idle_known = calloc(r->nobjects ? r->nobjects : 1, 1);
+	uint32_t *by = NULL, *off = NULL;
+	struct interval *v = NULL;
+	size_t cap = 0;
+	int err = !c->mt || !c->idle || !c->idle_known ? -ENOMEM : by_object(r, &by, &off);
+	for (size_t d = 0; d < r->ndevices && !err; d++)
+		c->mt[d].device = r->devices[d].device;
+	for (uint32_t obj = 0; obj < r->nobjects && !err; obj++) {
+		size_t need = 0, k = 0;
+		for (uint32_t i = off[obj]; i < off[obj + 1]; i++)
+			need += r->findings[by[i]].pattern == GMP_PAT_TEMPORARY_IDLENESS ? r->findings[by[i]].range_n : 1;
+		if (need > cap && GMP_GROW(v, cap, need)) {
+			err = -ENOMEM;
+			break;
+		}
+		int untimed = 0;
+		for (uint32_t i = off[obj]; i < off[obj + 1]; i++) {
+			const struct gmp_finding *f = &r->findings[by[i]];
+			int got = finding_intervals(c, f, &v[k]);
+			untimed |= got < 0;
+			if (got > 0 && f->pattern == GMP_PAT_TEMPORARY_IDLENESS) {
+				held_of(&v[k], (size_t)got, &c->idle[obj]);
+				c->idle_known[obj] = 1;
+			}
+			k += got > 0 ? (size_t)got : 0;
+		}
+		const struct gmp_object *o = &r->objects[obj];
+		size_t d = gmp_result__device_index(r, o->device);
+		if (o->kind != GMP_MEM_POOL_REGION && d != SIZE_MAX)
+			add_object(c, obj, v, k, untimed, &c->mt[d]);
+	}
 	free(v);
-	free(untimed);
-	*out = m;
-	*n = r->ndevices;
-	return 0;
+	free(by);
+	free(off);
+	return err;
+}
+
+const struct gmp_memtime *gmp_clock__memtime(const struct gmp_clock *c, size_t *n)
+{
+	*n = c->r->ndevices;
+	return c->mt;
 }

@@ -436,8 +436,8 @@ struct gmp_memtime {
 	uint64_t unknown_waiting_objects; /* counted, with some of what waited unknown: a finding's
 					     bound with no host time, or a leak's last use unknown */
 };
-/* Per device in r->devices' order, into *out (the caller frees it).  0 or -ENOMEM. */
-int gmp_clock__memtime(const struct gmp_clock *c, struct gmp_memtime **out, size_t *n);
+/* Per device in r->devices' order (*n of them), made with the clock: valid while it lives. */
+const struct gmp_memtime *gmp_clock__memtime(const struct gmp_clock *c, size_t *n);
 
 #ifdef __cplusplus
 }
