@@ -10,8 +10,10 @@
  * findings; without it every temporary is a fresh allocation.  With
  * --ranges, each step is an NVTX range and each of its kernels a range
  * inside it ("step > layerK"), as a framework pushes a range per operator.
+ * With --times, each call has a host time: 1 to 5 us after the one before,
+ * and 2 ms after a sync (the host waited for the GPU).
  *
- *   gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] [--ranges] -o FILE [--script]
+ *   gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] [--ranges] [--times] -o FILE [--script]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,6 +41,9 @@ struct gen {
 	int ranges;             /* --ranges */
 	int depth;              /* ranges open now: 0, 1 (step) or 2 (step > layer) */
 	uint32_t range_ids[6];  /* profile strings: "step", "layer1" .. "layer5" */
+	int times;              /* --times */
+	uint64_t now;           /* the host time of the last call */
+	int synced;             /* the last call was a sync: the next comes after the GPU caught up */
 	int err;
 };
 
@@ -55,12 +60,21 @@ static const char *const kernel_names[8] = {
 	"reduce_sum", "elementwise_add",
 };
 
-static void emit(struct gen *g, const struct gmp_event *e, const struct gmp_access *acc,
+static void emit(struct gen *g, const struct gmp_event *ev, const struct gmp_access *acc,
 		 size_t nacc)
 {
 	if (g->err || g->made >= g->n)
 		return;
 	g->made++;
+	struct gmp_event timed = *ev;
+	const struct gmp_event *e = &timed;
+	char head[48] = "{";
+	if (g->times) {
+		g->now += g->synced ? 2000000 : 1000 + rnd(g) % 4000;
+		g->synced = e->op == GMP_OP_SYNC;
+		timed.host_ns = g->now;
+		snprintf(head, sizeof(head), "{\"time_ns\":%" PRIu64 ",", g->now);
+	}
 	if (g->w) {
 		int64_t idx = gmp_writer__event(g->w, e);
 		if (idx < 0) {
@@ -74,23 +88,23 @@ static void emit(struct gen *g, const struct gmp_event *e, const struct gmp_acce
 	FILE *fp = g->fp;
 	switch (e->op) {
 	case GMP_OP_ALLOC:
-		fprintf(fp, "{\"op\":\"alloc\",\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 "%s,\"stream\":%u}\n",
+		fprintf(fp, "%s\"op\":\"alloc\",\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 "%s,\"stream\":%u}\n", head,
 			e->addr, e->size, e->kind == GMP_MEM_ASYNC ? ",\"kind\":\"async\"" : "", e->stream);
 		break;
 	case GMP_OP_FREE:
-		fprintf(fp, "{\"op\":\"free\",\"addr\":\"0x%" PRIx64 "\",\"stream\":%u}\n", e->addr, e->stream);
+		fprintf(fp, "%s\"op\":\"free\",\"addr\":\"0x%" PRIx64 "\",\"stream\":%u}\n", head, e->addr, e->stream);
 		break;
 	case GMP_OP_MEMCPY:
-		fprintf(fp, "{\"op\":\"memcpy\",\"%s\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 ",\"stream\":%u}\n",
+		fprintf(fp, "%s\"op\":\"memcpy\",\"%s\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 ",\"stream\":%u}\n", head,
 			(e->flags & GMP_EF_HAS_DST) ? "dst" : "src",
 			(e->flags & GMP_EF_HAS_DST) ? e->addr : e->src, e->size, e->stream);
 		break;
 	case GMP_OP_MEMSET:
-		fprintf(fp, "{\"op\":\"memset\",\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 ",\"stream\":%u}\n",
+		fprintf(fp, "%s\"op\":\"memset\",\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 ",\"stream\":%u}\n", head,
 			e->addr, e->size, e->stream);
 		break;
 	case GMP_OP_KERNEL:
-		fprintf(fp, "{\"op\":\"kernel\",\"name\":\"%s\",\"stream\":%u,\"read\":[",
+		fprintf(fp, "%s\"op\":\"kernel\",\"name\":\"%s\",\"stream\":%u,\"read\":[", head,
 			kernel_names[e->name - 1], e->stream);
 		for (size_t i = 0, k = 0; i < nacc; i++)
 			if (acc[i].rw & GMP_RW_READ)
@@ -102,13 +116,13 @@ static void emit(struct gen *g, const struct gmp_event *e, const struct gmp_acce
 		fprintf(fp, "]}\n");
 		break;
 	case GMP_OP_SYNC:
-		fprintf(fp, "{\"op\":\"sync\"}\n");
+		fprintf(fp, "%s\"op\":\"sync\"}\n", head);
 		break;
 	case GMP_OP_EVENT_RECORD:
-		fprintf(fp, "{\"op\":\"event_record\",\"event\":%" PRIu64 ",\"stream\":%u}\n", e->value, e->stream);
+		fprintf(fp, "%s\"op\":\"event_record\",\"event\":%" PRIu64 ",\"stream\":%u}\n", head, e->value, e->stream);
 		break;
 	case GMP_OP_EVENT_WAIT:
-		fprintf(fp, "{\"op\":\"event_wait\",\"event\":%" PRIu64 ",\"stream\":%u}\n", e->value, e->stream);
+		fprintf(fp, "%s\"op\":\"event_wait\",\"event\":%" PRIu64 ",\"stream\":%u}\n", head, e->value, e->stream);
 		break;
 	}
 }
@@ -235,6 +249,7 @@ int main(int argc, char **argv)
 		{ "script", no_argument, 0, 'S' },
 		{ "pool", no_argument, 0, 'P' },
 		{ "ranges", no_argument, 0, 'R' },
+		{ "times", no_argument, 0, 'T' },
 		{ 0, 0, 0, 0 },
 	};
 	struct gen g = { .rng = 88172645463325252ull, .streams = 4, .next_addr = 0x7f0000000000 };
@@ -251,9 +266,10 @@ int main(int argc, char **argv)
 		case 'S': script = 1; break;
 		case 'P': g.pool = 1; break;
 		case 'R': g.ranges = 1; break;
+		case 'T': g.times = 1; break;
 		default:
 			fprintf(stderr, "usage: gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] [--ranges] "
-				"-o FILE [--script]\n");
+				"[--times] -o FILE [--script]\n");
 			return 2;
 		}
 	}
