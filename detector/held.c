@@ -12,9 +12,9 @@
  * after it on its stream, or a synchronous copy between host and device
  * memory after it on its stream (which waits for the stream's earlier work
  * and, from the device to the host, for itself).  The collector stamps a
- * call when it is issued, so a blocking call's return is bounded by its
- * thread's next call; a use nothing is known to wait for is bounded by the
- * run's last call.  Each duration is then a range (struct gmp_held): from
+ * call, and the syncs a blocking call makes, as they begin, so a blocking
+ * call's return is bounded by its thread's next call that is not a sync; a
+ * use nothing is known to wait for is bounded by the run's last call.  Each duration is then a range (struct gmp_held): from
  * a use's done to the next issue at least, from an issue to the next done
  * at most.  Allocations and frees take effect when issued, but for the
  * stream-ordered ones (cudaMallocAsync, cudaFreeAsync), which bound a
@@ -58,7 +58,7 @@ static int summarize(struct gmp_clock *c);
 /* A stream's needed events not yet known to have finished, in issue order. */
 struct pending {
 	uint32_t device;
-	uint32_t *ev, *slot;     /* event, and its place in done[] */
+	uint32_t *ev, *slot;     /* event, and its place in at[] */
 	size_t head, n, cap;
 };
 
@@ -415,8 +415,9 @@ static void held_of(const struct interval *iv, size_t n, struct gmp_held *h)
 	memset(h, 0, sizeof(*h));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t lo = span(iv[i].lo_a, iv[i].lo_b), hi = span(iv[i].hi_a, iv[i].hi_b);
-		h->lo_ns += lo;
-		h->hi_ns += hi;
+		/* Saturating: ranges of calls stamped out of order may overlap, and sum past 2^64. */
+		h->lo_ns = lo > UINT64_MAX - h->lo_ns ? UINT64_MAX : h->lo_ns + lo;
+		h->hi_ns = hi > UINT64_MAX - h->hi_ns ? UINT64_MAX : h->hi_ns + hi;
 		h->longest_lo_ns = lo > h->longest_lo_ns ? lo : h->longest_lo_ns;
 		h->longest_hi_ns = hi > h->longest_hi_ns ? hi : h->longest_hi_ns;
 	}

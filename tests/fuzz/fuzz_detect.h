@@ -4,7 +4,8 @@
  * detector, which may reject it but never crash, with its levels checked
  * against the general Kahn's algorithm; a disagreement aborts.  Then
  * combine its fixes (plans, with a budget of half each peak), whose
- * fixes must bring no peak above the measured one.
+ * fixes must bring no peak above the measured one, and make memory over
+ * time, whose least must never pass its most, nor its most what was held.
  */
 #ifndef GMPROF_FUZZ_DETECT_H
 #define GMPROF_FUZZ_DETECT_H
@@ -13,6 +14,29 @@
 #include <string.h>
 
 #include "gmprof/detect.h"
+
+static inline void fuzz_clock(const struct gmp_result *r)
+{
+	struct gmp_clock *c = NULL;
+	if (gmp_clock__new(r, &c) || !c)
+		return;
+	for (size_t i = 0; i < r->nfindings; i++) {
+		struct gmp_held h;
+		if (gmp_clock__held(c, &r->findings[i], &h) == 0 &&
+		    (h.lo_ns > h.hi_ns || h.longest_lo_ns > h.longest_hi_ns || h.longest_hi_ns > h.hi_ns))
+			abort();
+	}
+	size_t n;
+	const struct gmp_memtime *m = gmp_clock__memtime(c, &n);
+	for (size_t d = 0; d < n; d++) {
+		if (!(m[d].lo_all <= m[d].hi_all && m[d].hi_all <= m[d].held))
+			abort();
+		for (int k = 0; k < GMP_WAIT_COUNT; k++)
+			if (!(m[d].lo[k] <= m[d].hi[k] && m[d].lo[k] <= m[d].lo_all && m[d].hi[k] <= m[d].hi_all))
+				abort();
+	}
+	gmp_clock__free(c);
+}
 
 static inline void fuzz_detect(const struct gmp_trace *t)
 {
@@ -40,6 +64,7 @@ static inline void fuzz_detect(const struct gmp_trace *t)
 	free(fix);
 	free(targets);
 	free(p);
+	fuzz_clock(r);
 	gmp_result__free(r);
 }
 
