@@ -151,31 +151,65 @@ int gmp_memtime__text(FILE *fp, const struct gmp_result *r, const struct gmp_clo
 	return ferror(fp) ? -EIO : 0;
 }
 
+#define CELLS (5 + GMP_WAIT_COUNT) /* device, live on average, peak, waiting, each kind, left out */
+
+/* A device's row of the Markdown and HTML tables, as words: cell[i] in the columns' order. */
+struct row {
+	char device[16], average[32], peak[32], waiting[48], kind[GMP_WAIT_COUNT][48], left_out[160];
+	const char *cell[CELLS];
+};
+
+static void row_of(const struct gmp_result *r, const struct gmp_memtime *m, size_t d, uint64_t run, struct row *w)
+{
+	snprintf(w->device, sizeof(w->device), "%u", m[d].device);
+	gmp_human_bytes(average(m[d].held, run), w->average, sizeof(w->average));
+	gmp_human_bytes(r->devices[d].peak_bytes, w->peak, sizeof(w->peak));
+	range_pct(m[d].lo_all, m[d].hi_all, m[d].held, w->waiting, sizeof(w->waiting));
+	for (int k = 0; k < GMP_WAIT_COUNT; k++)
+		range_pct(m[d].lo[k], m[d].hi[k], m[d].held, w->kind[k], sizeof(w->kind[k]));
+	left_out(&m[d], w->left_out, sizeof(w->left_out));
+	const char *first[] = { w->device, w->average, w->peak, w->waiting };
+	for (int i = 0; i < CELLS; i++)
+		w->cell[i] = i < 4 ? first[i] : i < 4 + GMP_WAIT_COUNT ? w->kind[i - 4] : w->left_out;
+}
+
+static const char *head(int i)
+{
+	static const char *const h[] = { "device", "live on average", "peak", "waiting" };
+	return i < 4 ? h[i] : i < 4 + GMP_WAIT_COUNT ? wait_words[i - 4] : "left out";
+}
+
 int gmp_memtime__markdown(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
 {
 	size_t n;
 	const struct gmp_memtime *m = numbers(c, &n);
-	char a[32], b[32], p[48], lo[160];
-	uint64_t run = n ? gmp_clock__run_ns(c) : 0;
-	if (n)
-		fprintf(fp, "### Memory over time\n\nThe host's clock: %s from the first call to the last; a range where "
-			"the GPU ran calls later than the host issued them.\n\n"
-			"| device | live on average | peak | waiting | before a first use | between uses | "
-			"after the last use | never used |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
-			gmp_human_ns(run, a, sizeof(a)));
+	char a[32];
+	if (!n)
+		return 0;
+	uint64_t run = gmp_clock__run_ns(c);
+	fprintf(fp, "### Memory over time\n\nThe host's clock: %s from the first call to the last; a range where "
+		"the GPU ran calls later than the host issued them.\n\n|", gmp_human_ns(run, a, sizeof(a)));
+	/* The left-out counts go under the table, as sentences. */
+	for (int i = 0; i < CELLS - 1; i++)
+		fprintf(fp, " %s |", head(i));
+	fputs("\n|", fp);
+	for (int i = 0; i < CELLS - 1; i++)
+		fputs("---:|", fp);
+	fputc('\n', fp);
+	struct row w;
 	for (size_t d = 0; d < n; d++) {
-		fprintf(fp, "| %u | %s | %s | %s |", m[d].device, gmp_human_bytes(average(m[d].held, run), a, sizeof(a)),
-			gmp_human_bytes(r->devices[d].peak_bytes, b, sizeof(b)),
-			range_pct(m[d].lo_all, m[d].hi_all, m[d].held, p, sizeof(p)));
-		for (int k = 0; k < GMP_WAIT_COUNT; k++)
-			fprintf(fp, " %s |", range_pct(m[d].lo[k], m[d].hi[k], m[d].held, p, sizeof(p)));
+		row_of(r, m, d, run, &w);
+		fputc('|', fp);
+		for (int i = 0; i < CELLS - 1; i++)
+			fprintf(fp, " %s |", w.cell[i]);
 		fputc('\n', fp);
 	}
-	if (n)
-		fputc('\n', fp);
-	for (size_t d = 0; d < n; d++)
-		if (*left_out(&m[d], lo, sizeof(lo)))
-			fprintf(fp, "Device %u: %s.\n\n", m[d].device, lo);
+	fputc('\n', fp);
+	for (size_t d = 0; d < n; d++) {
+		row_of(r, m, d, run, &w);
+		if (*w.left_out)
+			fprintf(fp, "Device %u: %s.\n\n", m[d].device, w.left_out);
+	}
 	return ferror(fp) ? -EIO : 0;
 }
 
@@ -183,28 +217,25 @@ int gmp_memtime__html(FILE *fp, const struct gmp_result *r, const struct gmp_clo
 {
 	size_t n;
 	const struct gmp_memtime *m = numbers(c, &n);
-	char a[32], b[32], p[48], lo[160];
-	uint64_t run = n ? gmp_clock__run_ns(c) : 0;
-	if (n) {
-		fprintf(fp, "<h2>Memory over time</h2>\n<p>The host's clock: %s from the first call to the last; a range "
-			"where the GPU ran calls later than the host issued them. Waiting: the share of the bytes "
-			"live over the run that the findings say waited.</p>\n<table><thead><tr><th>device</th>"
-			"<th>live on average</th><th>peak</th><th>waiting</th>", gmp_human_ns(run, a, sizeof(a)));
-		for (int k = 0; k < GMP_WAIT_COUNT; k++)
-			fprintf(fp, "<th>%s</th>", wait_words[k]);
-		fprintf(fp, "<th>left out</th></tr></thead><tbody>\n");
-	}
+	char a[32];
+	if (!n)
+		return 0;
+	uint64_t run = gmp_clock__run_ns(c);
+	fprintf(fp, "<h2>Memory over time</h2>\n<p>The host's clock: %s from the first call to the last; a range "
+		"where the GPU ran calls later than the host issued them. Waiting: the share of the bytes "
+		"live over the run that the findings say waited.</p>\n<table><thead><tr>", gmp_human_ns(run, a, sizeof(a)));
+	for (int i = 0; i < CELLS; i++)
+		fprintf(fp, "<th>%s</th>", head(i));
+	fprintf(fp, "</tr></thead><tbody>\n");
+	struct row w;
 	for (size_t d = 0; d < n; d++) {
-		fprintf(fp, "<tr><td class=\"n\">%u</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>",
-			m[d].device, gmp_human_bytes(average(m[d].held, run), a, sizeof(a)),
-			gmp_human_bytes(r->devices[d].peak_bytes, b, sizeof(b)),
-			range_pct(m[d].lo_all, m[d].hi_all, m[d].held, p, sizeof(p)));
-		for (int k = 0; k < GMP_WAIT_COUNT; k++)
-			fprintf(fp, "<td class=\"n\">%s</td>", range_pct(m[d].lo[k], m[d].hi[k], m[d].held, p, sizeof(p)));
-		fprintf(fp, "<td>%s</td></tr>\n", left_out(&m[d], lo, sizeof(lo)));
+		row_of(r, m, d, run, &w);
+		fputs("<tr>", fp);
+		for (int i = 0; i < CELLS; i++)
+			fprintf(fp, i < CELLS - 1 ? "<td class=\"n\">%s</td>" : "<td>%s</td>", w.cell[i]);
+		fputs("</tr>\n", fp);
 	}
-	if (n)
-		fprintf(fp, "</tbody></table>\n");
+	fprintf(fp, "</tbody></table>\n");
 	return ferror(fp) ? -EIO : 0;
 }
 
