@@ -4,6 +4,8 @@
 # (which gpu-check compares with the toolkit's), and every GPU test program
 # compiles.
 . tests/cli/lib.sh
+G=$GMPROF OUT_DIR=$TMPDIR
+. tests/gpu/expect.sh
 cc -std=c11 -D_DEFAULT_SOURCE -Icollector -Itests/gpu -o "$TMPDIR/layout" tests/gpu/layout.c &&
 	"$TMPDIR/layout" >"$TMPDIR/layout.txt" && diff -u tests/gpu/layout.expected "$TMPDIR/layout.txt" &&
 	ok "declared layout matches tests/gpu/layout.expected" || notok "declared layout matches tests/gpu/layout.expected"
@@ -41,6 +43,11 @@ for src in tests/gpu/*.cu; do
 	model_findings "tests/gpu/$name.jsonl" "tests/gpu/$name.expect" >"$TMPDIR/$name.model"
 	diff -u "tests/gpu/$name.expect" "$TMPDIR/$name.model" >"$TMPDIR/$name.diff" &&
 		ok "tests/gpu/$name.expect is what its event model gives" || { notok "tests/gpu/$name.expect is what its event model gives"; cat "$TMPDIR/$name.diff"; }
+	# The waits gpu-check wants are the model's (its host times are what the program's sleeps give).
+	if [ -f "tests/gpu/$name.waits" ]; then
+		waits_check "$name" "tests/gpu/$name.jsonl" "tests/gpu/$name.waits" &&
+			ok "tests/gpu/$name.waits holds in its event model" || { notok "tests/gpu/$name.waits:"; cat "$TMPDIR/$name.waits.diff"; }
+	fi
 	# The lines gpu-check looks for in the report are in the model's report.
 	[ -f "tests/gpu/$name.report" ] || continue
 	"$GMPROF" report "tests/gpu/$name.jsonl" >"$TMPDIR/$name.rep" 2>&1

@@ -97,6 +97,16 @@ expect_exit 0 "report, a leak never used" -- "$GMPROF" report "$TMPDIR/unused.js
 grep -q '^     never freed, held 1.0 us unused to the run.s end; ' "$TMPDIR/out" && grep -q '^    never used 98.6%$' "$TMPDIR/out" &&
 	ok "a leak never used waits as never used" || notok "a leak never used: $(grep -A1 'memory_leak\|^  device' "$TMPDIR/out")"
 
+# make gpu-check's check of idle_time.cu's waits, on its event model: it holds, and fails when it should.
+G=$GMPROF OUT_DIR=$TMPDIR
+. tests/gpu/expect.sh
+waits_check idle tests/gpu/idle_time.jsonl tests/gpu/idle_time.waits && ok "gpu-check's waits hold on idle_time's model" ||
+	notok "idle_time's waits: $(cat "$TMPDIR/idle.waits.diff")"
+for w in "temporary_idleness obj#1 310 1000" "temporary_idleness obj#1 290 450" "late_deallocation obj#2 1 9999" "memory_leak obj#1 0 9999"; do
+	echo "$w" >"$TMPDIR/w.waits"
+	if waits_check w tests/gpu/idle_time.jsonl "$TMPDIR/w.waits"; then notok "waits '$w' should fail"; else ok "waits '$w' fail: $(cat "$TMPDIR/w.waits.diff")"; fi
+done
+
 # "async" must be true or false.
 printf '{"op":"alloc","addr":"0x1000","size":64}\n{"op":"memset","addr":"0x1000","size":64,"async":1}\n' >"$TMPDIR/bad.jsonl"
 expect_exit 2 "a bad async" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"

@@ -18,6 +18,10 @@ for p in "$D"/*.gmprof; do
 	if [ -z "$exp" ]; then notok "$name: no .expect file for this recorded profile"; continue; fi
 	n=$((n + 1))
 	if check "$name" "$p" "$exp"; then ok "$name: findings as on the GPU"; else notok "$name: $(cat "$TMPDIR/$name.diff")"; fi
+	if [ -f "tests/gpu/$name.waits" ]; then
+		waits_check "$name" "$p" "tests/gpu/$name.waits" && ok "$name: waits as on the GPU" ||
+			notok "$name: waits: $(cat "$TMPDIR/$name.waits.diff")"
+	fi
 	"$GMPROF" report "$p" >"$TMPDIR/r" 2>"$TMPDIR/err" && ! grep -q INCOMPLETE "$TMPDIR/r" &&
 		ok "$name: report, complete" || notok "$name: report: $(cat "$TMPDIR/err")"
 	if "$GMPROF" perfetto -o "$TMPDIR/$name.json" --force "$p" 2>"$TMPDIR/err" &&

@@ -4,7 +4,9 @@
 # with the devices' peaks (peaks_of: also tests/cli/alloc_mode.sh), the
 # collector's record of its own time (self_time_of, self_time_sane: also
 # tests/cli/selftime.sh) and intra mode's touches of two runs at different
-# BENCH_SCALE (touches_of, scaled: also tests/cli/recorded.sh).
+# BENCH_SCALE (touches_of, scaled: also tests/cli/recorded.sh), and how long
+# findings' memory waited by the host's clock (waits_of, waits_check: also
+# tests/cli/gpu_build.sh, on the event models).
 # Needs $G (gmprof) and $OUT_DIR.  An .expect file holds a line
 # "PATTERN OBJECT" per finding, or "PATTERN *N" for N findings of a pattern.
 findings() { # profile -> "pattern object" lines, sorted
@@ -62,4 +64,23 @@ scaled() { # profile profile_k k: 0 when the second's touches are the first's wi
 	touches_of "$1" | awk -v k="$3" '{ $6 = $6 * k; print }' >"$OUT_DIR/scaled.want"
 	touches_of "$2" >"$OUT_DIR/scaled.got"
 	diff "$OUT_DIR/scaled.want" "$OUT_DIR/scaled.got" >"$OUT_DIR/scaled.diff" && [ -s "$OUT_DIR/scaled.want" ]
+}
+waits_of() { # profile -> "pattern object min_ns max_ns" for each finding with a wait by the host's clock
+	"$G" report --format json --pretty "$1" 2>/dev/null | awk '
+		/"pattern": / { gsub(/[",]/, "", $2); p = $2 }
+		/"object": / { gsub(/[",]/, "", $2); o = $2 }
+		/"waited_min_ns": / { gsub(/,/, "", $2); lo = $2 }
+		/"waited_max_ns": / { gsub(/,/, "", $2); print p, o, lo, $2 }'
+}
+waits_check() { # name profile waits: 0 when each "PATTERN OBJECT MIN_MS MAX_MS" line's finding waited
+	# at least MIN_MS and at most MAX_MS; the differences in $OUT_DIR/name.waits.diff
+	waits_of "$2" >"$OUT_DIR/$1.waits.got"
+	awk 'NR == FNR { got[$1 " " $2] = $3 " " $4; next }
+	     { k = $1 " " $2
+	       if (!(k in got)) { print "no wait for " k; bad = 1; next }
+	       split(got[k], v, " ")
+	       if (v[1] < $3 * 1e6 || v[2] > $4 * 1e6) {
+		       printf "%s: waited %.1f to %.1f ms, want at least %s and at most %s\n", k, v[1] / 1e6, v[2] / 1e6, $3, $4
+		       bad = 1 } }
+	     END { exit bad }' "$OUT_DIR/$1.waits.got" "$3" >"$OUT_DIR/$1.waits.diff"
 }

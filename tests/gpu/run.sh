@@ -9,7 +9,9 @@
 #     per finding, or "PATTERN *N" for N findings of a pattern; where a
 #     .failures file is beside it, the allocations that ran out of memory
 #     are those it lists ("API KIND" each, in order); where a .report
-#     file is, each of its lines appears in `gmprof report`'s output.
+#     file is, each of its lines appears in `gmprof report`'s output; where
+#     a .waits file is, each finding it names waited (by the host's clock)
+#     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS").
 #     A program that runs past GPU_TEST_LIMIT seconds (120) fails; SKIP="a b"
 #     leaves programs out.  One whose findings differ runs again with the
 #     Sanitizer's callbacks logged, and under GMPROF_FALLBACK, to say which
@@ -142,6 +144,13 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 			ok "$name: the report says what it should"
 		else
 			bad "$name: the report lacks: $missing"
+		fi
+	fi
+	if [ -f "$dir/$name.waits" ]; then
+		if waits_check "$name" "$OUT_DIR/$name.gmprof" "$dir/$name.waits"; then
+			ok "$name: its findings waited as long as the program made them"
+		else
+			bad "$name: waits by the host's clock:"; cat "$OUT_DIR/$name.waits.diff"
 		fi
 	fi
 	if check "$name" "$OUT_DIR/$name.gmprof" "$exp"; then
