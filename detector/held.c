@@ -11,7 +11,8 @@
  * "done"): a sync of its device, of its stream, or of an event recorded
  * after it on its stream, or a synchronous copy between host and device
  * memory after it on its stream (which waits for the stream's earlier work
- * and, from the device to the host, for itself).  The collector stamps a
+ * and, from the device to the host, for itself); and, through events, a
+ * call that waits for a stream that waited for an event recorded after it.  The collector stamps a
  * call, and the syncs a blocking call makes, as they begin, so a blocking
  * call's return is bounded by its thread's next call that is not a sync; a
  * use nothing is known to wait for is bounded by the run's last call.  Each duration is then a range (struct gmp_held): from
@@ -55,11 +56,21 @@ struct gmp_clock {
 
 static int summarize(struct gmp_clock *c);
 
-/* A stream's needed events not yet known to have finished, in issue order. */
+/*
+ * A stream's needed events not yet known to have finished, in issue order,
+ * and its waits for events recorded on other streams: once the stream is
+ * known to have passed a wait, the work before that record is finished too.
+ */
 struct pending {
 	uint32_t device;
 	uint32_t *ev, *slot;     /* event, and its place in at[] */
 	size_t head, n, cap;
+	struct wait {
+		uint32_t at;     /* the event_wait */
+		uint32_t on;     /* the recording stream (its index in pass.st) */
+		uint32_t upto;   /* the event_record */
+	} *w;
+	size_t whead, wn, wcap;
 };
 
 struct pass {
@@ -76,27 +87,39 @@ struct pass {
 	uint32_t last_thread, last_th; /* the last call's thread, and its place in th[] */
 };
 
-static struct pending *stream(struct pass *p, uint32_t device, uint32_t s)
+/* The stream's index in p->st (made on first use), or SIZE_MAX for -ENOMEM. */
+static size_t stream(struct pass *p, uint32_t device, uint32_t s)
 {
 	int is_new;
 	uint32_t *idx = gmp_u64map__slot(&p->streams, (uint64_t)device << 32 | s, (uint32_t)p->nst, &is_new);
 	if (!idx)
-		return NULL;
+		return SIZE_MAX;
 	if (is_new) {
 		if (GMP_GROW(p->st, p->st_cap, p->nst + 1))
-			return NULL;
+			return SIZE_MAX;
 		p->st[p->nst++] = (struct pending){ .device = device };
 	}
-	return &p->st[*idx];
+	return *idx;
 }
 
-/* Its events issued before `before` (or at it, with through) finished by t. */
-static void finish(struct pass *p, struct pending *q, uint32_t before, int through, uint64_t t)
+/*
+ * Stream qi's events issued before `before` (or at it, with through)
+ * finished by t, and with them the work its waits before that point waited
+ * for, on the streams that recorded the events (and theirs in turn).
+ */
+static void finish(struct pass *p, size_t qi, uint32_t before, int through, uint64_t t)
 {
+	struct pending *q = &p->st[qi];
 	while (q->head < q->n && (q->ev[q->head] < before || (through && q->ev[q->head] == before)))
 		p->c->at[q->slot[q->head++]].done = t;
 	if (q->head == q->n)
 		q->head = q->n = 0;
+	while (q->whead < q->wn && q->w[q->whead].at < before) {
+		struct wait w = q->w[q->whead++];
+		finish(p, w.on, w.upto, 0, t);
+	}
+	if (q->whead == q->wn)
+		q->whead = q->wn = 0;
 }
 
 static int is_blocking(const struct gmp_event *e)
@@ -115,7 +138,7 @@ static int returned(struct pass *p, const struct blocking *b, uint64_t t)
 	if (e->op == GMP_OP_SYNC && !(e->flags & (GMP_EF_SYNC_STREAM | GMP_EF_SYNC_EVENT))) {
 		for (size_t i = 0; i < p->nst; i++)
 			if (p->st[i].device == e->device)
-				finish(p, &p->st[i], b->ev, 0, t);
+				finish(p, i, b->ev, 0, t);
 		return 0;
 	}
 	uint32_t upto = b->ev;
@@ -126,8 +149,8 @@ static int returned(struct pass *p, const struct blocking *b, uint64_t t)
 		upto = b->rec;
 		on = &p->c->r->trace->ev[b->rec];
 	}
-	struct pending *q = stream(p, on->device, on->stream);
-	if (!q)
+	size_t q = stream(p, on->device, on->stream);
+	if (q == SIZE_MAX)
 		return -ENOMEM;
 	/* A copy from the device to the host returns once it is done itself. */
 	finish(p, q, upto, e->op == GMP_OP_MEMCPY && !(e->flags & GMP_EF_HAS_DST), t);
@@ -166,10 +189,22 @@ static int step(struct pass *p, uint32_t v, size_t needed)
 			return -ENOMEM;
 		*slot = v;
 	}
-	if (needed && !in_kernel && e->op != GMP_OP_SYNC) {
-		struct pending *q = stream(p, e->device, e->stream);
-		if (!q)
+	uint32_t *waited = e->op == GMP_OP_EVENT_WAIT ? gmp_u64map__get(&p->records, e->value) : NULL;
+	if (waited) {
+		const struct gmp_event *re = &p->c->r->trace->ev[*waited];
+		size_t on = stream(p, re->device, re->stream), qi = stream(p, e->device, e->stream);
+		if (on == SIZE_MAX || qi == SIZE_MAX)
 			return -ENOMEM;
+		struct pending *q = &p->st[qi];
+		if (GMP_GROW(q->w, q->wcap, q->wn + 1))
+			return -ENOMEM;
+		q->w[q->wn++] = (struct wait){ v, (uint32_t)on, *waited };
+	}
+	if (needed && !in_kernel && e->op != GMP_OP_SYNC) {
+		size_t qi = stream(p, e->device, e->stream);
+		if (qi == SIZE_MAX)
+			return -ENOMEM;
+		struct pending *q = &p->st[qi];
 		if (q->n == q->cap) {
 			if (GMP_GROW(q->ev, q->cap, q->n + 1))
 				return -ENOMEM;
@@ -242,6 +277,7 @@ static void pass_release(struct pass *p)
 	for (size_t i = 0; i < p->nst; i++) {
 		free(p->st[i].ev);
 		free(p->st[i].slot);
+		free(p->st[i].w);
 	}
 	free(p->st);
 	for (size_t i = 0; i < p->nth; i++)

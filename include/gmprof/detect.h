@@ -386,10 +386,12 @@ const char *gmp_api__kind(unsigned op);
  * runs on the GPU some time after that, and is known to have finished when
  * a call that waits for it returns: a sync (of its device, its stream, or
  * an event recorded after it on its stream) or a synchronous copy after it
- * on its stream, known to have returned when its host thread issues its
- * next call.  A use ran at some moment between the two, so each duration
- * is a range: lo takes the moments that leave the least waiting, hi those
- * that leave the most.  For a program that waits for each call they meet.
+ * on its stream, or one that waits for a stream that waited for an event
+ * recorded after it, known to have returned when its host thread issues
+ * its next call that is not a sync.  A use ran at some moment between the
+ * two, so each duration is a range: lo takes the moments that leave the
+ * least waiting, hi those that leave the most.  For a program that waits
+ * for each call they meet.
  */
 struct gmp_clock;
 /*

@@ -124,6 +124,13 @@ static void completion_bounds(void **state)
 	assert_int_equal(late_lo("{\"op\":\"event_record\",\"event\":2,\"stream\":1,\"time_ns\":350}\n"
 				 "{\"op\":\"sync\",\"event\":2,\"time_ns\":400}\n"), 50);
 	assert_int_equal(late_lo("{\"op\":\"sync\",\"time_ns\":400}\n"), 50);
+	/* A sync of stream 2, which waited for an event recorded after k2: through the event, it does. */
+	assert_int_equal(late_lo("{\"op\":\"event_record\",\"event\":2,\"stream\":1,\"time_ns\":350}\n"
+				 "{\"op\":\"event_wait\",\"event\":2,\"stream\":2,\"time_ns\":360}\n"
+				 "{\"op\":\"sync\",\"stream\":2,\"time_ns\":400}\n"), 50);
+	/* ... not when it waited for the event recorded before k2. */
+	assert_int_equal(late_lo("{\"op\":\"event_wait\",\"event\":1,\"stream\":2,\"time_ns\":360}\n"
+				 "{\"op\":\"sync\",\"stream\":2,\"time_ns\":400}\n"), 0);
 	/* A device sync of another device does not. */
 	assert_int_equal(late_lo("{\"op\":\"sync\",\"device\":1,\"time_ns\":400}\n"), 0);
 	/* Syncs stamped as they begin: the return is known at the next call that is no sync. */
@@ -273,25 +280,68 @@ static int is_blocking(const struct gmp_event *e)
 		(e->flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC)) != (GMP_EF_HAS_DST | GMP_EF_HAS_SRC));
 }
 
+/* The last record of event id before event k, or UINT32_MAX. */
+static uint32_t record_before(const struct gmp_trace *t, uint64_t id, uint32_t k)
+{
+	while (k-- > 0)
+		if (t->ev[k].op == GMP_OP_EVENT_RECORD && t->ev[k].value == id)
+			return k;
+	return UINT32_MAX;
+}
+
+/* A stream's work issued before upto (or at it, with through), waited for. */
+struct cover {
+	uint32_t device, stream, upto;
+	int through;
+};
+
+static void add_cover(struct cover *cv, size_t *n, uint32_t device, uint32_t stream, uint32_t upto, int through)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (cv[i].device == device && cv[i].stream == stream && cv[i].upto >= upto && cv[i].through >= through)
+			return;
+	assert_true(*n < 1024);
+	cv[(*n)++] = (struct cover){ device, stream, upto, through };
+}
+
+/* Whether blocking call b waits for v: directly, or through the events its streams waited for. */
 static int waits_for(const struct gmp_trace *t, uint32_t b, uint32_t v)
 {
+	static struct cover cv[1024];
+	size_t n = 0;
 	const struct gmp_event *e = &t->ev[b], *x = &t->ev[v];
 	if (v > b || gmp_event__in_kernel(x) || x->op == GMP_OP_SYNC)
 		return 0;
-	if (e->op == GMP_OP_MEMCPY)
-		return x->device == e->device && x->stream == e->stream &&
-		       (v < b || !(e->flags & GMP_EF_HAS_DST));
-	if (v == b)
-		return 0;
-	if (e->flags & GMP_EF_SYNC_STREAM)
-		return x->device == e->device && x->stream == e->stream;
-	if (e->flags & GMP_EF_SYNC_EVENT) {
-		for (uint32_t k = b; k-- > 0;)
-			if (t->ev[k].op == GMP_OP_EVENT_RECORD && t->ev[k].value == e->value)
-				return v < k && x->device == t->ev[k].device && x->stream == t->ev[k].stream;
-		return 0;
+	if (e->op == GMP_OP_MEMCPY) {
+		add_cover(cv, &n, e->device, e->stream, b, !(e->flags & GMP_EF_HAS_DST));
+	} else if (e->flags & GMP_EF_SYNC_STREAM) {
+		add_cover(cv, &n, e->device, e->stream, b, 0);
+	} else if (e->flags & GMP_EF_SYNC_EVENT) {
+		uint32_t r = record_before(t, e->value, b);
+		if (r == UINT32_MAX)
+			return 0;
+		add_cover(cv, &n, t->ev[r].device, t->ev[r].stream, r, 0);
+	} else {
+		for (uint32_t k = 0; k < b; k++) {
+			const struct gmp_event *y = &t->ev[k];
+			if (y->device == e->device && y->op != GMP_OP_SYNC && !gmp_event__in_kernel(y))
+				add_cover(cv, &n, y->device, y->stream, b, 0);
+		}
 	}
-	return x->device == e->device;
+	for (size_t i = 0; i < n; i++) /* the events the covered streams waited for, and theirs */
+		for (uint32_t k = 0; k < cv[i].upto; k++) {
+			const struct gmp_event *w = &t->ev[k];
+			if (w->op != GMP_OP_EVENT_WAIT || w->device != cv[i].device || w->stream != cv[i].stream)
+				continue;
+			uint32_t r = record_before(t, w->value, k);
+			if (r != UINT32_MAX)
+				add_cover(cv, &n, t->ev[r].device, t->ev[r].stream, r, 0);
+		}
+	for (size_t i = 0; i < n; i++)
+		if (x->device == cv[i].device && x->stream == cv[i].stream &&
+		    (v < cv[i].upto || (cv[i].through && v == cv[i].upto)))
+			return 1;
+	return 0;
 }
 
 /* When v is known to have finished: the first return (in issue order) of a call waiting for it. */
