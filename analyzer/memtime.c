@@ -205,11 +205,9 @@ int gmp_memtime__markdown(FILE *fp, const struct gmp_result *r, const struct gmp
 		fputc('\n', fp);
 	}
 	fputc('\n', fp);
-	for (size_t d = 0; d < n; d++) {
-		row_of(r, m, d, run, &w);
-		if (*w.left_out)
+	for (size_t d = 0; d < n; d++)
+		if (*left_out(&m[d], w.left_out, sizeof(w.left_out)))
 			fprintf(fp, "Device %u: %s.\n\n", m[d].device, w.left_out);
-	}
 	return ferror(fp) ? -EIO : 0;
 }
 
