@@ -116,19 +116,20 @@ static const char *left_out(const struct gmp_memtime *m, char *buf, size_t n)
 	return buf;
 }
 
-/* The numbers of every device; none (nothing to write) without a clock. */
-static const struct gmp_memtime *numbers(const struct gmp_clock *c, size_t *n)
+/* The numbers of every device and the run's length; none (nothing to write) without a clock. */
+static const struct gmp_memtime *numbers(const struct gmp_clock *c, size_t *n, uint64_t *run)
 {
 	*n = 0;
+	*run = c ? gmp_clock__run_ns(c) : 0;
 	return c ? gmp_clock__memtime(c, n) : NULL;
 }
 
 int gmp_memtime__text(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
 {
 	size_t n;
-	const struct gmp_memtime *m = numbers(c, &n);
+	uint64_t run;
+	const struct gmp_memtime *m = numbers(c, &n, &run);
 	char a[32], b[32], p[48], lo[160];
-	uint64_t run = n ? gmp_clock__run_ns(c) : 0;
 	if (n)
 		fprintf(fp, "\nMemory over time (the host's clock: %s from the first call to the last; a range where "
 			"the GPU ran calls later than the host issued them)\n", gmp_human_ns(run, a, sizeof(a)));
@@ -182,11 +183,11 @@ static const char *head(int i)
 int gmp_memtime__markdown(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
 {
 	size_t n;
-	const struct gmp_memtime *m = numbers(c, &n);
+	uint64_t run;
+	const struct gmp_memtime *m = numbers(c, &n, &run);
 	char a[32];
 	if (!n)
 		return 0;
-	uint64_t run = gmp_clock__run_ns(c);
 	fprintf(fp, "### Memory over time\n\nThe host's clock: %s from the first call to the last; a range where "
 		"the GPU ran calls later than the host issued them.\n\n|", gmp_human_ns(run, a, sizeof(a)));
 	/* The left-out counts go under the table, as sentences. */
@@ -214,11 +215,11 @@ int gmp_memtime__markdown(FILE *fp, const struct gmp_result *r, const struct gmp
 int gmp_memtime__html(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c)
 {
 	size_t n;
-	const struct gmp_memtime *m = numbers(c, &n);
+	uint64_t run;
+	const struct gmp_memtime *m = numbers(c, &n, &run);
 	char a[32];
 	if (!n)
 		return 0;
-	uint64_t run = gmp_clock__run_ns(c);
 	fprintf(fp, "<h2>Memory over time</h2>\n<p>The host's clock: %s from the first call to the last; a range "
 		"where the GPU ran calls later than the host issued them. Waiting: the share of the bytes "
 		"live over the run that the findings say waited.</p>\n<table><thead><tr>", gmp_human_ns(run, a, sizeof(a)));
@@ -249,10 +250,10 @@ static void waiting_json(struct gmp_jw *jw, const char *key, const double *w)
 int gmp_memtime__json(struct gmp_jw *jw, const struct gmp_clock *c)
 {
 	size_t n;
-	const struct gmp_memtime *m = numbers(c, &n);
+	uint64_t run;
+	const struct gmp_memtime *m = numbers(c, &n, &run);
 	if (!n)
 		return 0;
-	uint64_t run = gmp_clock__run_ns(c);
 	gmp_jw__key(jw, "memory_over_time");
 	gmp_jw__obj(jw);
 	gmp_jw__ku64(jw, "run_ns", run);
@@ -280,14 +281,15 @@ int gmp_memtime__average(struct gmp_session *s, uint32_t device, uint64_t *avg)
 {
 	const struct gmp_clock *c;
 	size_t n;
+	uint64_t run;
 	*avg = 0;
 	if (gmp_session__clock(s, &c))
 		return -ENOMEM;
-	const struct gmp_memtime *m = numbers(c, &n);
+	const struct gmp_memtime *m = numbers(c, &n, &run);
 	int known = 0;
 	for (size_t d = 0; d < n; d++)
 		if (m[d].device == device && !m[d].untimed_objects) {
-			*avg = average(m[d].held, gmp_clock__run_ns(c));
+			*avg = average(m[d].held, run);
 			known = 1;
 		}
 	return known;
