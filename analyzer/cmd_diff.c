@@ -284,6 +284,7 @@ static int json(FILE *fp, void *ctx)
 	struct gmp_jw jw;
 	gmp_jw__init(&jw, fp, d->pretty);
 	gmp_jw__obj(&jw);
+	gmp_jw__ku64(&jw, "gmprof_diff", 1); /* docs/schema/diff.schema.json */
 	gmp_jw__kstr(&jw, "before", d->a.name);
 	gmp_jw__kstr(&jw, "after", d->b.name);
 	gmp_jw__key(&jw, "devices");

@@ -441,6 +441,7 @@ static int json_one(struct gmp_jw *jw, struct report *rp)
 {
 	struct gmp_findings_opts o;
 	gmp_sites__findings_opts(&rp->s->sites, &o);
+	o.input = rp->s->name;
 	o.top_extra = report_json_extra;
 	o.top_ctx = rp;
 	o.max_findings = (int)(rp->top > INT32_MAX ? INT32_MAX : rp->top);

@@ -457,7 +457,7 @@ int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r)
 			gmp_jw__key(jw, "peak_at");
 			gmp_findings__api_ref(jw, r, x->peak_ev, NULL);
 			if (r->devices[d].inuse_peak_bytes)
-				gmp_jw__ku64(jw, "in_use_peak_bytes", x->inuse_peak);
+				gmp_jw__ku64(jw, "inuse_peak_bytes", x->inuse_peak);
 			gmp_jw__ku64(jw, "allocated_bytes", x->alloc_bytes);
 			gmp_jw__ku64(jw, "allocated_objects", x->alloc_objects);
 			gmp_jw__ku64(jw, "outlived_bytes", x->outlive_bytes);

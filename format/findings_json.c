@@ -411,6 +411,9 @@ void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
 {
 	const struct gmp_trace *t = r->trace;
 	gmp_jw__obj(jw);
+	gmp_jw__ku64(jw, "gmprof_findings", GMP_FINDINGS_JSON_VERSION);
+	if (o && o->input)
+		gmp_jw__kstr(jw, "input", o->input);
 	gmp_jw__kbool(jw, "complete", !t->truncated && !t->damaged);
 	gmp_jw__ku64(jw, "events", t->nev);
 	gmp_jw__ku64(jw, "apis", r->napis);

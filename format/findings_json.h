@@ -11,7 +11,11 @@
 #include "gmprof/script.h"
 #include "jw.h"
 
+/* The document's version ("gmprof_findings"; docs/schema/findings.schema.json). */
+#define GMP_FINDINGS_JSON_VERSION 1
+
 struct gmp_findings_opts {
+	const char *input;      /* the profile or script as named by the user ("input"); may be NULL */
 	gmp_at_fn at_fn;        /* symbolizes a call stack to "file:line"; may be NULL */
 	void *at_ctx;
 	/* Adds more fields to a finding object (fingerprints...); may be NULL. */
