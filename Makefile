@@ -266,6 +266,11 @@ $(REL)/gmprof-gen: $(REL)/benchmarks/gen.o $(REL)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(OPT) -o $@ $^ $(LIBS_ANALYZER)
 
+# The generator, sanitized, for the tests that need generated profiles.
+$(TST)/gmprof-gen: $(TST)/benchmarks/gen.o $(TST)/libgmprof-core.a
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $^ $(LIBS_ANALYZER)
+
 $(REL)/gmprof-bench: $(REL)/benchmarks/harness.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(OPT) -o $@ $^ -lm
@@ -325,7 +330,7 @@ $(WARP_TEST): tests/unit/test_warp.cpp tests/unit/warp_emu.h gpu_patch/gmprof_pa
 		$(DEP_LDFLAGS) -lcmocka -lpthread
 
 # Test tools: checkers of what the analyzer writes.
-TEST_TOOLS := $(TST)/tools/trace_check $(TST)/tools/sarif_check
+TEST_TOOLS := $(TST)/tools/trace_check $(TST)/tools/sarif_check $(TST)/tools/schema_check
 $(TST)/tools/%: tests/tools/%.c $(DEPS_STAMP)
 	$(call msg,CC-SAN,$<)
 	$(Q)mkdir -p $(@D)
@@ -352,11 +357,12 @@ fuzz: $(DEPS_STAMP)
 	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS)
 	$(Q)FUZZ=$(FUZZ) FUZZ_TIME=$(FUZZ_TIME) sh tests/fuzz/run.sh $(FUZZ_TARGETS)
 
-test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(DOUBLE) $(TEST_TOOLS) $(FUZZ_BINS) $(INJECT) $(TSAN) patches
-	$(Q)command -v python3 >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
-	  echo "gmprof: installing python3 for tests/cli/python.sh" && DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 >/dev/null; } || \
-	  echo "gmprof: python3 is missing (apt-get install python3): tests/cli/python.sh skips" >&2
+test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(TST)/gmprof-gen $(DOUBLE) $(TEST_TOOLS) $(FUZZ_BINS) $(INJECT) $(TSAN) patches
+	$(Q)python3 -c 'import jsonschema' 2>/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && \
+	  echo "gmprof: installing python3 and python3-jsonschema for tests/cli/python.sh and json_schema.sh" && \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 python3-jsonschema >/dev/null; } || \
+	  echo "gmprof: python3 or its jsonschema is missing (apt-get install python3 python3-jsonschema): tests that need them skip" >&2
 	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) FUZZ=$(if $(CLANG),$(FUZZ)) sh tests/run.sh $(UNIT_BIN)
 
 gpu-check: all
@@ -395,6 +401,8 @@ install: all
 	install -m 0755 $(REL)/gmprof $(DESTDIR)$(PREFIX)/bin/gmprof
 	install -m 0755 $(REL)/libgmprof.so $(DESTDIR)$(PREFIX)/lib/gmprof/libgmprof.so
 	if [ -f $(PATCH_FATBIN) ]; then install -m 0644 $(PATCH_FATBIN) $(DESTDIR)$(PREFIX)/lib/gmprof/; fi
+	install -d $(DESTDIR)$(PREFIX)/share/gmprof/schema
+	install -m 0644 docs/schema/*.schema.json $(DESTDIR)$(PREFIX)/share/gmprof/schema/
 
 clean:
 	rm -rf $(BUILD)
