@@ -176,6 +176,14 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 	case OPT_SYMBOLS: cm->symdir = optarg; return 1;
 	case OPT_SUPPRESS: cm->suppress = optarg; return 1;
 	case OPT_RANGES: cm->ranges = optarg; return 1;
+	case OPT_NO_SOURCE: cm->no_source = 1; return 1;
+	case OPT_SOURCE_DIR:
+		if (cm->nsrcdirs == GMP_MAX_SOURCE_DIRS) {
+			*exit_code = gmp_cli__usage_error(cmd, "at most %d --source-dir options", GMP_MAX_SOURCE_DIRS);
+			return -1;
+		}
+		cm->srcdirs[cm->nsrcdirs++] = optarg;
+		return 1;
 	case OPT_ALLOC_FN:
 		*exit_code = gmp_cli__alloc_fn(cmd, optarg, cm->alloc_fns, &cm->nalloc_fns);
 		return *exit_code ? -1 : 1;
@@ -196,6 +204,23 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 		return r;
 	}
 	}
+}
+
+int gmp_cli__source(const char *cmd, const struct gmp_cli_common *cm, struct gmp_source **out)
+{
+	*out = NULL;
+	if (cm->no_source)
+		return 0;
+	const char *bad;
+	int err = gmp_source__new(cm->srcdirs, cm->nsrcdirs, out, &bad);
+	if (err == -ENOMEM) {
+		fprintf(stderr, "gmprof %s: out of memory\n", cmd);
+		return GMP_EXIT_USAGE;
+	}
+	if (err)
+		return gmp_cli__usage_error(cmd, "--source-dir '%s': %s", bad ? bad : "?",
+					    err == -ENOTDIR ? "not a directory" : strerror(-err));
+	return 0;
 }
 
 double gmp_cli__seconds(void)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gmprof/detect.h"
+#include "source.h"
 
 #define GMP_EXIT_OK 0
 #define GMP_EXIT_GATE 1
@@ -20,7 +21,7 @@
 enum {
 	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
 	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT, OPT_SYMBOLS, OPT_SUPPRESS,
-	OPT_ALLOC_FN, OPT_RANGES, OPT_MIN_SIZE,
+	OPT_ALLOC_FN, OPT_RANGES, OPT_MIN_SIZE, OPT_SOURCE_DIR, OPT_NO_SOURCE,
 	OPT_CMD_BASE = 1100,   /* subcommands number their own options from here */
 };
 
@@ -62,6 +63,17 @@ enum {
 	"      --ranges GLOB      only the findings whose objects were allocated in NVTX\n" \
 	"                         ranges matching GLOB, as \"outer > inner\" (fnmatch)\n"
 
+/* Source lines beside findings (report, html): their options and help. */
+#define GMP_SOURCE_LONGOPTS                                                   \
+	{ "source-dir", required_argument, 0, OPT_SOURCE_DIR },               \
+	{ "no-source", no_argument, 0, OPT_NO_SOURCE }
+
+#define GMP_SOURCE_HELP                                                                \
+	"      --source-dir DIR     where sources are, besides the working directory\n"   \
+	"                           (repeatable): a finding shows the source lines of\n" \
+	"                           its allocation and fix, from files under these only\n" \
+	"      --no-source          show no source lines\n"
+
 /*
  * Handles a threshold option; returns 1 when c was one, 0 when not, -1 on
  * a bad value (already reported).
@@ -77,6 +89,9 @@ struct gmp_cli_common {
 	const char *ranges;      /* --ranges */
 	const char *alloc_fns[GMP_MAX_ALLOC_FNS]; /* --alloc-fn, repeatable */
 	size_t nalloc_fns;
+	const char *srcdirs[GMP_MAX_SOURCE_DIRS]; /* --source-dir, repeatable */
+	size_t nsrcdirs;
+	int no_source;           /* --no-source */
 	int force, salvage;
 };
 
@@ -99,6 +114,12 @@ int gmp_cli__inputs(const char *cmd, int argc, char **argv, const struct gmp_cli
  */
 int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 		    struct gmp_cli_common *cm, int *exit_code);
+
+/*
+ * The source-line cache the options ask for (*out NULL with --no-source):
+ * 0, or the exit status after one sentence naming the problem.
+ */
+int gmp_cli__source(const char *cmd, const struct gmp_cli_common *cm, struct gmp_source **out);
 
 /* Parses a non-negative integer with optional K/M/G/KiB/MiB/GiB suffix. */
 int gmp_cli__bytes(const char *s, uint64_t *out);

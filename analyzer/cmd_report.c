@@ -21,6 +21,7 @@
 #include "memtime.h"
 #include "rangemem.h"
 #include "session.h"
+#include "source.h"
 
 static const char usage[] =
 	"Usage: gmprof report [options] INPUT...\n"
@@ -43,6 +44,7 @@ static const char usage[] =
 	"                           device's peak to BYTES (K, M, G, KiB, MiB, GiB), or to P%\n"
 	"                           of its memory\n"
 	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
+	GMP_SOURCE_HELP
 	"  -o, --output FILE        write to FILE instead of standard output\n"
 	"      --force              replace FILE if it exists\n"
 	"  -h, --help               show this help\n"
@@ -52,6 +54,7 @@ static const char usage[] =
 	"EXAMPLES\n"
 	"  gmprof report app.gmprof\n"
 	"  gmprof report --top 5 --symbols ./build app.gmprof\n"
+	"  gmprof report --symbols ./build --source-dir ~/src/app app.gmprof   # built elsewhere\n"
 	"  gmprof report --format json app.gmprof > findings.json\n"
 	"  gmprof report --top 3 prof.*.gmprof\n"
 	"  gmprof report --fit 40GiB app.gmprof\n"
@@ -65,6 +68,7 @@ struct report {
 	uint32_t top;
 	struct gmp_fit fit;       /* --fit: the peak to plan for (none: 0) */
 	struct gmp_inputs in;
+	struct gmp_source *src;   /* source lines (text and Markdown), or NULL */
 };
 
 
@@ -132,6 +136,15 @@ static const char *where(struct gmp_session *s, uint32_t ev, char *buf, size_t n
 	gmp_trace__event_range_text(t, ev, rg, sizeof(rg));
 	snprintf(buf, n, "%s%s%s%s", site ? " at " : "", site ? site : "", *rg ? " in " : "", rg);
 	return buf;
+}
+
+/* Under a call's line: the source line it names, where --source-dir's rules let it be read. */
+static void source_line(FILE *fp, struct gmp_session *s, uint32_t ev)
+{
+	char buf[512];
+	const char *code = gmp_source__line(s->src, gmp_sites__event(&s->sites, ev, NULL), buf, sizeof(buf));
+	if (code)
+		fprintf(fp, "       | %s\n", code);
 }
 
 /* At a peak, its live bytes by the NVTX ranges their objects were allocated in (the largest first). */
@@ -277,12 +290,17 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 	fputc('\n', fp);
 	fprintf(fp, "     allocated by %s%s\n", gmp_result__api_label(r, o->alloc_ev, api, sizeof(api)),
 		where(s, o->alloc_ev, at, sizeof(at)));
-	if (f->ev_a != GMP_NO_EVENT && f->ev_a != o->alloc_ev)
+	source_line(fp, s, o->alloc_ev);
+	if (f->ev_a != GMP_NO_EVENT && f->ev_a != o->alloc_ev) {
 		fprintf(fp, "     from %s%s\n", gmp_result__api_label(r, f->ev_a, api, sizeof(api)),
 			where(s, f->ev_a, at, sizeof(at)));
-	if (f->ev_b != GMP_NO_EVENT)
+		source_line(fp, s, f->ev_a);
+	}
+	if (f->ev_b != GMP_NO_EVENT) {
 		fprintf(fp, "     to   %s%s\n", gmp_result__api_label(r, f->ev_b, api, sizeof(api)),
 			where(s, f->ev_b, at, sizeof(at)));
+		source_line(fp, s, f->ev_b);
+	}
 	fprintf(fp, "     fix: %s\n", gmp_result__suggestion(r, f, buf, sizeof(buf)));
 	const struct gmp_event *e = &r->trace->ev[o->alloc_ev];
 	if (e->stack && s->sym) {
@@ -488,6 +506,7 @@ static int write_one(struct gmp_session *s, size_t i, void *ctx)
 	if (!gmp_report__shares_known("report", s->name, s->r, "--fit", rp->fit.pct))
 		return GMP_OUTPUT_ABANDON;
 	rp->s = s;
+	s->src = rp->src;
 	if (w->jw) {
 		err = json_one(w->jw, rp);
 	} else {
@@ -528,6 +547,12 @@ static int write_reports(FILE *fp, void *ctx)
 	else if (w.row && !err)
 		gmp_report__markdown_inputs(fp, (const char *const *)rp->in.v, w.row, rp->in.n);
 	free(w.row);
+	if (!err)
+		err = gmp_source__error(rp->src); /* a source line left out for want of memory */
+	size_t outside = gmp_source__outside(rp->src);
+	if (!json && !err && outside)
+		fprintf(fp, "\nnote: source lines of %zu file%s outside the working directory are not shown "
+			"(--source-dir DIR shows those under DIR)\n", outside, outside == 1 ? "" : "s");
 	if (!json)
 		return err ? err : ferror(fp) ? -EIO : 0;
 	if (several)
@@ -545,7 +570,7 @@ int cmd_report(int argc, char **argv)
 		{ "top", required_argument, 0, 'n' }, { "symbols", required_argument, 0, OPT_SYMBOLS },
 		{ "fit", required_argument, 0, O_FIT },
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
-		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, GMP_SOURCE_LONGOPTS, { 0, 0, 0, 0 },
 	};
 	struct gmp_cli_common cm;
 	gmp_cli__common_init(&cm);
@@ -571,6 +596,9 @@ int cmd_report(int argc, char **argv)
 		return gmp_cli__usage_error("report", "unknown format '%s' (text, json or markdown)", rp.format);
 	if ((ex = gmp_cli__inputs("report", argc, argv, &cm, &rp.in)))
 		return ex;
+	if (strcmp(rp.format, "json") && (ex = gmp_cli__source("report", &cm, &rp.src)))
+		return ex;
 	int rc = gmp_output__write(cm.output, cm.force, write_reports, &rp);
+	gmp_source__free(rp.src);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

@@ -24,6 +24,7 @@
 #include "memtime.h"
 #include "rangemem.h"
 #include "session.h"
+#include "source.h"
 #include "stack.h"
 
 #define PLOT_W 960
@@ -45,6 +46,7 @@ static const char usage[] =
 	"  -o, --output FILE        write to FILE (standard output by default)\n"
 	"      --objects N          lifetime bars for the N largest objects (60)\n"
 	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
+	GMP_SOURCE_HELP
 	"      --force              replace FILE if it exists\n"
 	"  -h, --help               show this help\n"
 	"\n"
@@ -57,6 +59,7 @@ struct page {
 	struct gmp_session *s;    /* the input being written */
 	uint32_t objects;
 	struct gmp_inputs in;
+	struct gmp_source *src;   /* source lines, or NULL */
 };
 
 static const char style[] =
@@ -331,9 +334,14 @@ static void findings(FILE *fp, struct page *pg)
 		}
 		fprintf(fp, "</td><td class=\"n\">%s</td><td><code>",
 			f->saving ? gmp_human_bytes(f->saving, b, sizeof(b)) : "-");
-		const char *site = gmp_sites__event(&pg->s->sites, o->alloc_ev, NULL);
+		const char *site = gmp_sites__event(&pg->s->sites, o->alloc_ev, NULL), *code;
 		gmp_text__markup(fp, site ? site : "");
 		fprintf(fp, "</code>");
+		if ((code = gmp_source__line(pg->s->src, site, sugg, sizeof(sugg)))) {
+			fprintf(fp, "<br><code>");
+			gmp_text__markup(fp, code);
+			fprintf(fp, "</code>");
+		}
 		in_ranges(fp, r->trace, gmp_trace__event_range(r->trace, o->alloc_ev));
 		fprintf(fp, "</td><td>");
 		gmp_text__markup(fp, gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
@@ -505,6 +513,7 @@ static int page_one(struct gmp_session *s, size_t i, void *ctx)
 {
 	struct paging *p = ctx;
 	p->pg->s = s;
+	s->src = p->pg->src;
 	input_report(p->out, p->pg, i);
 	if (p->tab) {
 		char a[32];
@@ -553,6 +562,8 @@ static int write_page(FILE *fp, void *ctx)
 	}
 	free(rows);
 	free(body);
+	if (!err)
+		err = gmp_source__error(pg->src); /* a source line left out for want of memory */
 	if (err)
 		return err;
 	fprintf(fp, "<p><small>Written by gmprof.</small></p>\n</body></html>\n");
@@ -565,7 +576,7 @@ int cmd_html(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "objects", required_argument, 0, O_OBJECTS },
 		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "force", no_argument, 0, OPT_FORCE },
-		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, GMP_SOURCE_LONGOPTS, { 0, 0, 0, 0 },
 	};
 	struct gmp_cli_common cm;
 	gmp_cli__common_init(&cm);
@@ -580,8 +591,9 @@ int cmd_html(int argc, char **argv)
 			return ex;
 		}
 	}
-	if ((ex = gmp_cli__inputs("html", argc, argv, &cm, &pg.in)))
+	if ((ex = gmp_cli__inputs("html", argc, argv, &cm, &pg.in)) || (ex = gmp_cli__source("html", &cm, &pg.src)))
 		return ex;
 	int rc = gmp_output__write(cm.output, cm.force, write_page, &pg);
+	gmp_source__free(pg.src);
 	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
 }

@@ -20,6 +20,7 @@
 #include "memtime.h"
 #include "rangemem.h"
 #include "session.h"
+#include "source.h"
 
 /* Without --top, the findings listed stop here (a pull request comment holds 64 KiB). */
 #define MD_TOP 50
@@ -177,7 +178,12 @@ static void findings_md(FILE *fp, struct gmp_session *s, uint32_t top)
 		fprintf(fp, " | %s | %s%s | ", gmp_human_bytes(o->size, a, sizeof(a)),
 			f->saving ? gmp_human_bytes(f->saving, b, sizeof(b)) : "-",
 			f->saving && gmp_finding__in_use(r, f) ? " in use" : "");
-		gmp_md__code(fp, gmp_sites__event(&s->sites, o->alloc_ev, NULL), 1);
+		const char *site = gmp_sites__event(&s->sites, o->alloc_ev, NULL), *code;
+		gmp_md__code(fp, site, 1);
+		if ((code = gmp_source__line(s->src, site, fix, sizeof(fix)))) { /* the line that allocated it */
+			fputs("<br>", fp);
+			gmp_md__code(fp, code, 1);
+		}
 		fputs(" | ", fp);
 		gmp_md__text(fp, gmp_result__suggestion(r, f, fix, sizeof(fix)));
 		if (*gmp_memtime__finding(r, s->clock, f, fix, sizeof(fix))) {

@@ -18,6 +18,8 @@
 /* An output callback's (or gmp_session__each's) stop after saying why: nothing is written. */
 #define GMP_OUTPUT_ABANDON 1
 
+struct gmp_source;
+
 struct gmp_session {
 	struct gmp_input in;
 	struct gmp_result *r;
@@ -26,6 +28,7 @@ struct gmp_session {
 	const char *name;             /* the input as shown to the user */
 	struct gmp_suppress sup;      /* --suppressions (path NULL: none) */
 	struct gmp_clock *clock;      /* gmp_session__clock's, once asked for */
+	struct gmp_source *src;       /* borrowed from the command: source lines, or NULL */
 	int clock_built;
 };
 

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: MIT
+# Source lines beside findings (report text and Markdown, html): the line a
+# site names, read only from files under the working directory or a
+# --source-dir, found by the path's trailing components when the build
+# happened elsewhere; never a file outside (a symbolic link out included),
+# nor one past 8 MiB; control characters shown as '?', long lines cut.
+. tests/cli/lib.sh
+W=$TMPDIR/work
+mkdir -p "$W/src" "$TMPDIR/elsewhere/src"
+printf '%s\n' '// model' '#include <cuda_runtime.h>' '    float *w; cudaMalloc(&w, 4096);' \
+	'	cudaMalloc(&x, n);  ' '' 'k<<<1, 1>>>(w); /* first use */' >"$W/src/model.cu"
+printf 'cudaMalloc(&esc, n); \033[31mred\001\n%0300d\n' 0 >"$W/src/odd.cu"
+cp "$W/src/model.cu" "$TMPDIR/elsewhere/src/model.cu"
+cp "$W/src/model.cu" "$W/model.cu"
+ln -s /etc/passwd "$W/src/passwd.cu"
+yes 'cudaMalloc(&big, n);' | head -c 9000000 >"$W/src/big.cu"
+# script AT...: objects allocated at each AT (after a pad), each first used by a
+# kernel at src/model.cu:6 once the pad's kernel has run: early allocations
+script() {
+	echo '{"op":"alloc","addr":"0xf00000","size":4096,"at":"pad.cu:1"}'
+	i=0
+	for at in "$@"; do
+		i=$((i + 1))
+		printf '{"op":"alloc","addr":"0x%x00000","size":4096,"at":"%s"}\n' "$i" "$at"
+	done
+	echo '{"op":"kernel","name":"pad","write":["0xf00000"],"at":"pad.cu:2"}'
+	i=0
+	for at in "$@"; do
+		i=$((i + 1))
+		printf '{"op":"kernel","name":"k","read":["0x%x00000"],"at":"src/model.cu:6"}\n' "$i"
+	done
+}
+lines() { grep '^       | ' "$TMPDIR/out" | sort -u | tr '\n' '~'; }
+run_in() { # DIR ARGS...: gmprof report there
+	d=$1
+	shift
+	(cd "$d" && "$GMPROF" report "$@") >"$TMPDIR/out" 2>"$TMPDIR/err"
+}
+shows() { grep -qxF "       | $1" "$TMPDIR/out"; }
+
+script "src/model.cu:3" >"$W/a.jsonl"
+run_in "$W" a.jsonl && shows 'float *w; cudaMalloc(&w, 4096);' &&
+	ok "a relative site under the working directory: its line, without indentation" ||
+	notok "relative site: $(cat "$TMPDIR/out" "$TMPDIR/err" | grep -v '^ *$' | head -20)"
+shows 'k<<<1, 1>>>(w); /* first use */' && ok "  ... and the line of the use the fix moves it to" ||
+	notok "  ... no line for the first use"
+run_in "$W" --no-source a.jsonl && ! grep -q '^       | ' "$TMPDIR/out" && ok "--no-source: none" ||
+	notok "--no-source: $(grep '^       | ' "$TMPDIR/out")"
+run_in "$W" --format json a.jsonl && ! grep -q 'cudaMalloc(&w' "$TMPDIR/out" && ok "JSON has none" || notok "JSON has lines"
+
+script "src/model.cu:4" "src/model.cu:5" "src/model.cu:99" "src/model.cu:x" >"$W/b.jsonl"
+run_in "$W" b.jsonl && [ "$(lines)" = "       | cudaMalloc(&x, n);~       | k<<<1, 1>>>(w); /* first use */~" ] &&
+	ok "tabs and trailing blanks trimmed; a blank line, a line past the end, no line number: nothing" ||
+	notok "lines: $(lines)"
+
+script "/build/host/proj/src/model.cu:3" >"$W/c.jsonl"
+script "/build/host/model.cu:3" >"$W/c2.jsonl"
+run_in "$W" c.jsonl && shows 'float *w; cudaMalloc(&w, 4096);' && run_in "$W" c2.jsonl &&
+	! shows 'float *w; cudaMalloc(&w, 4096);' &&
+	ok "a build elsewhere: found by its directory and name under the working directory, not by its name alone" ||
+	notok "elsewhere: $(lines)"
+
+script "src/odd.cu:1" "src/odd.cu:2" >"$W/d.jsonl"
+run_in "$W" d.jsonl && shows 'cudaMalloc(&esc, n); ?[31mred?' &&
+	grep -q "^       | 0\{100\}\.\.\.\$" "$TMPDIR/out" &&
+	ok "control characters as '?', a long line cut at 100 columns" || notok "odd: $(grep '^       | ' "$TMPDIR/out")"
+
+script "src/passwd.cu:1" "src/big.cu:1" "$TMPDIR/elsewhere/src/model.cu:3" >"$W/e.jsonl"
+run_in "$W" e.jsonl && [ "$(lines)" = "       | k<<<1, 1>>>(w); /* first use */~" ] &&
+	grep -qx "note: source lines of 2 files outside the working directory are not shown (--source-dir DIR shows those under DIR)" \
+		"$TMPDIR/out" &&
+	ok "a link out of the tree, a file past 8 MiB, a file elsewhere: not read, and the outside ones counted" ||
+	notok "outside: $(lines) $(grep '^note' "$TMPDIR/out")"
+run_in "$W" --source-dir "$TMPDIR/elsewhere" e.jsonl && shows 'float *w; cudaMalloc(&w, 4096);' &&
+	grep -q '^note: source lines of 1 file outside' "$TMPDIR/out" &&
+	ok "--source-dir: files under it are read" || notok "--source-dir: $(lines) $(grep '^note' "$TMPDIR/out")"
+script "/other/tree/model.cu:3" >"$W/f.jsonl"
+run_in "$W" --source-dir "$TMPDIR/elsewhere/src" f.jsonl && shows 'float *w; cudaMalloc(&w, 4096);' &&
+	ok "  ... where a name alone is enough" || notok "  ... name alone: $(grep '^       | ' "$TMPDIR/out")"
+
+expect_exit 2 "--source-dir that does not exist" -- "$GMPROF" report --source-dir "$TMPDIR/none" "$W/a.jsonl"
+expect_stderr_line "report: --source-dir '.*none': No such file or directory" "  ... one sentence"
+expect_exit 2 "--source-dir that is a file" -- "$GMPROF" html --source-dir "$W/model.cu" "$W/a.jsonl"
+expect_stderr_line "html: --source-dir '.*model.cu': not a directory" "  ... one sentence"
+
+run_in "$W" --format markdown a.jsonl &&
+	grep -qF '`src/model.cu:3`<br>`float *w; cudaMalloc(&w, 4096);`' "$TMPDIR/out" &&
+	ok "Markdown: the allocating line under its site" || notok "Markdown: $(grep 'model.cu:3' "$TMPDIR/out")"
+(cd "$W" && "$GMPROF" html a.jsonl) >"$TMPDIR/page.html" &&
+	grep -qF '<code>src/model.cu:3</code><br><code>float *w; cudaMalloc(&amp;w, 4096);</code>' "$TMPDIR/page.html" &&
+	ok "html: the same, escaped" || notok "html: $(grep -o '<code>src/model[^/]*/code>.\{0,80\}' "$TMPDIR/page.html")"
+
+# A recorded profile, symbolized: the lines of the benchmark it ran, as the file has them now.
+"$GMPROF" report --top 1 --symbols tests/data/gpu/bin --alloc-fn 'bench_malloc*' tests/data/gpu/simple_multi_copy.gmprof \
+	>"$TMPDIR/out" 2>"$TMPDIR/err"
+line=$(grep -m1 '^     allocated by ' "$TMPDIR/out" | sed -n 's/.*simple_multi_copy\.cu:\([0-9]*\)$/\1/p')
+want=$(sed -n "${line:-0}p" benchmarks/cuda/simple_multi_copy.cu | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
+[ -n "$line" ] && [ -n "$want" ] && grep -A1 -m1 '^     allocated by ' "$TMPDIR/out" | grep -qxF "       | $want" &&
+	ok "the recorded profile: line $line of the benchmark under its allocation" ||
+	notok "recorded: line '$line', want '$want': $(grep -A1 -m1 '^     allocated by ' "$TMPDIR/out")"
+finish
