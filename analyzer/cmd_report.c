@@ -17,6 +17,7 @@
 #include "cmds.h"
 #include "baseline.h"
 #include "bysite.h"
+#include "across.h"
 #include "kernels_from.h"
 #include "memtime.h"
 #include "rangemem.h"
@@ -31,14 +32,16 @@ static const char usage[] =
 	"share that waited, by the host's clock), and the findings ranked by what\n"
 	"fixing them saves.\n"
 	"Several inputs (an MPI job's ranks) are reported one after the other, then\n"
-	"a line each (peak, findings, top saving, leaked); in JSON, as an array of\n"
-	"their documents.\n"
+	"a line each (peak, findings, top saving, leaked) and their findings grouped\n"
+	"by fingerprint (one fix at one site: how many inputs it helps, and the\n"
+	"largest saving); in JSON, as an array of their documents.\n"
 	"\n"
 	"Options:\n"
 	"  -f, --format text|json|markdown\n"
 	"                           output format (text); markdown (GitHub's) to paste\n"
 	"                           into an issue or a pull request\n"
 	"      --pretty             indent the JSON\n"
+	"      --summary            only the inputs' lines and their findings by fingerprint\n"
 	"  -n, --top N              findings shown (all)\n"
 	"      --fit BYTES          the findings (few, chosen greedily) whose fixes bring each\n"
 	"                           device's peak to BYTES (K, M, G, KiB, MiB, GiB), or to P%\n"
@@ -57,6 +60,7 @@ static const char usage[] =
 	"  gmprof report --symbols ./build --source-dir ~/src/app app.gmprof   # built elsewhere\n"
 	"  gmprof report --format json app.gmprof > findings.json\n"
 	"  gmprof report --top 3 prof.*.gmprof\n"
+	"  gmprof report --summary prof.*.gmprof   # 64 ranks: what to fix on how many of them\n"
 	"  gmprof report --fit 40GiB app.gmprof\n"
 	"  gmprof report --fit 90% app.gmprof   # what to fix to leave a tenth of each GPU free\n";
 
@@ -69,6 +73,7 @@ struct report {
 	struct gmp_fit fit;       /* --fit: the peak to plan for (none: 0) */
 	struct gmp_inputs in;
 	struct gmp_source *src;   /* source lines (text and Markdown), or NULL */
+	int summary;              /* --summary: the inputs' table and their findings by fingerprint alone */
 };
 
 
@@ -475,27 +480,12 @@ static int json_one(struct gmp_jw *jw, struct report *rp)
  * A bad input abandons the output after saying why.
  */
 
-/* Several inputs (ranks): one line each, so the one that stands out shows. */
-static void inputs_table(FILE *fp, const struct report *rp, const struct gmp_input_row *row)
-{
-	char a[32], b[32], c[32];
-	size_t w = 5;
-	for (size_t i = 0; i < rp->in.n; i++)
-		w = strlen(rp->in.v[i]) > w ? strlen(rp->in.v[i]) : w;
-	fprintf(fp, "\nInputs: %zu\n  %-*s %12s %9s %14s %12s\n", rp->in.n, (int)w, "input", "peak",
-		"findings", "top saving", "leaked");
-	for (size_t i = 0; i < rp->in.n; i++)
-		fprintf(fp, "  %-*s %12s %9zu %14s %12s\n", (int)w, rp->in.v[i],
-			gmp_human_bytes(row[i].peak, a, sizeof(a)), row[i].findings,
-			gmp_human_bytes(row[i].saving, b, sizeof(b)), gmp_human_bytes(row[i].leaked, c, sizeof(c)));
-}
-
 /* What writing several reports carries from one input to the next. */
 struct writing {
 	struct report *rp;
 	FILE *fp;
 	struct gmp_jw *jw;        /* JSON, or NULL: text or Markdown */
-	struct gmp_input_row *row;    /* text of several inputs: the closing table's lines */
+	struct gmp_across *across;    /* text or Markdown of several inputs (or --summary): the closing summary */
 };
 
 static int write_one(struct gmp_session *s, size_t i, void *ctx)
@@ -509,16 +499,15 @@ static int write_one(struct gmp_session *s, size_t i, void *ctx)
 	s->src = rp->src;
 	if (w->jw) {
 		err = json_one(w->jw, rp);
+	} else if (rp->summary) {
+		err = 0;
 	} else {
 		if (i)
 			fputc('\n', w->fp);
 		err = strcmp(rp->format, "markdown") ? text_one(w->fp, rp) : gmp_report__markdown(w->fp, s, rp->top);
 	}
-	if (w->row) {
-		const struct gmp_result *r = s->r;
-		w->row[i] = (struct gmp_input_row){ r->peak_bytes, gmp_leaked_bytes(r),
-						r->nfindings ? r->findings[0].saving : 0, r->nfindings };
-	}
+	if (!err && w->across)
+		err = gmp_across__add(w->across, i, s);
 	rp->s = NULL;
 	return err;
 }
@@ -534,7 +523,7 @@ static int write_reports(FILE *fp, void *ctx)
 	int json = !strcmp(rp->format, "json"), several = rp->in.n > 1;
 	struct gmp_jw jw;
 	struct writing w = { .rp = rp, .fp = fp, .jw = json ? &jw : NULL };
-	if (several && !json && !(w.row = calloc(rp->in.n, sizeof(*w.row))))
+	if ((several || rp->summary) && !json && gmp_across__new(rp->in.n, &w.across))
 		return -ENOMEM;
 	if (json) {
 		gmp_jw__init(&jw, fp, rp->pretty);
@@ -542,11 +531,11 @@ static int write_reports(FILE *fp, void *ctx)
 			gmp_jw__arr(&jw);
 	}
 	int err = gmp_session__each(&rp->in, write_one, &w);
-	if (w.row && !err && strcmp(rp->format, "markdown"))
-		inputs_table(fp, rp, w.row);
-	else if (w.row && !err)
-		gmp_report__markdown_inputs(fp, (const char *const *)rp->in.v, w.row, rp->in.n);
-	free(w.row);
+	const char *const *names = (const char *const *)rp->in.v;
+	if (w.across && !err)
+		err = strcmp(rp->format, "markdown") ? gmp_across__text(fp, w.across, names, rp->top) :
+						       gmp_across__markdown(fp, w.across, names, rp->top);
+	gmp_across__free(w.across);
 	if (!err)
 		err = gmp_source__error(rp->src); /* a source line left out for want of memory */
 	size_t outside = gmp_source__outside(rp->src);
@@ -564,11 +553,11 @@ static int write_reports(FILE *fp, void *ctx)
 
 int cmd_report(int argc, char **argv)
 {
-	enum { O_PRETTY = OPT_CMD_BASE, O_FIT };
+	enum { O_PRETTY = OPT_CMD_BASE, O_FIT, O_SUMMARY };
 	static const struct option longopts[] = {
 		{ "format", required_argument, 0, 'f' }, { "pretty", no_argument, 0, O_PRETTY },
 		{ "top", required_argument, 0, 'n' }, { "symbols", required_argument, 0, OPT_SYMBOLS },
-		{ "fit", required_argument, 0, O_FIT },
+		{ "fit", required_argument, 0, O_FIT }, { "summary", no_argument, 0, O_SUMMARY },
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, OPT_FORCE },
 		{ "help", no_argument, 0, 'h' }, GMP_DETECT_LONGOPTS, GMP_SOURCE_LONGOPTS, { 0, 0, 0, 0 },
 	};
@@ -582,6 +571,8 @@ int cmd_report(int argc, char **argv)
 			rp.format = optarg;
 		} else if (c == O_PRETTY) {
 			rp.pretty = 1;
+		} else if (c == O_SUMMARY) {
+			rp.summary = 1;
 		} else if (c == 'n') {
 			if (gmp_cli__u32(optarg, &rp.top))
 				return gmp_cli__usage_error("report", "bad value '%s' for --top", optarg);
@@ -594,6 +585,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (strcmp(rp.format, "text") && strcmp(rp.format, "json") && strcmp(rp.format, "markdown"))
 		return gmp_cli__usage_error("report", "unknown format '%s' (text, json or markdown)", rp.format);
+	if (rp.summary && !strcmp(rp.format, "json"))
+		return gmp_cli__usage_error("report", "--summary is for text and markdown: JSON holds every input's document");
 	if ((ex = gmp_cli__inputs("report", argc, argv, &cm, &rp.in)))
 		return ex;
 	if (strcmp(rp.format, "json") && (ex = gmp_cli__source("report", &cm, &rp.src)))

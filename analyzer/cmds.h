@@ -108,8 +108,6 @@ struct gmp_input_row {
 struct gmp_session;
 /* gmprof report --format markdown (report_md.c): one input's report (top 0: at most 50 findings). */
 int gmp_report__markdown(FILE *fp, struct gmp_session *s, uint32_t top);
-/* The closing table of several inputs' Markdown reports. */
-void gmp_report__markdown_inputs(FILE *fp, const char *const *names, const struct gmp_input_row *row, size_t n);
 
 struct gmp_sites;
 /* Failed allocation r->failures[i]: what was live, which fixes free memory then. */

@@ -219,15 +219,3 @@ int gmp_report__markdown(FILE *fp, struct gmp_session *s, uint32_t top)
 	findings_md(fp, s, top);
 	return ferror(fp) ? -EIO : 0;
 }
-
-void gmp_report__markdown_inputs(FILE *fp, const char *const *names, const struct gmp_input_row *row, size_t n)
-{
-	char a[32], b[32], c[32];
-	fprintf(fp, "## Inputs: %zu\n\n| input | peak | findings | top saving | leaked |\n|---|---|---|---|---|\n", n);
-	for (size_t i = 0; i < n; i++) {
-		fputs("| ", fp);
-		gmp_md__code(fp, names[i], 1);
-		fprintf(fp, " | %s | %zu | %s | %s |\n", gmp_human_bytes(row[i].peak, a, sizeof(a)), row[i].findings,
-			gmp_human_bytes(row[i].saving, b, sizeof(b)), gmp_human_bytes(row[i].leaked, c, sizeof(c)));
-	}
-}

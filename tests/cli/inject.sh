@@ -73,6 +73,7 @@ sweep "perfetto" 7 700 "$R/gmprof" -- "$G" perfetto -o - "$P"
 sweep "check with SARIF, JUnit and Markdown" 7 700 "$R/gmprof" -- "$G" check --fail-on all --sarif "$TMPDIR/s.sarif" --junit "$TMPDIR/j.xml" \
 	--markdown "$TMPDIR/c.md" --force "$P"
 sweep "report as Markdown" 7 700 "$R/gmprof" -- "$G" report --format markdown "$P" "$P"
+sweep "report --summary of two inputs" 3 300 "$R/gmprof" -- "$G" report --summary "$P" "$P"
 sweep "diff as Markdown" 7 700 "$R/gmprof" -- "$G" diff --format markdown -o - "$P" "$P"
 cp "$P" "$TMPDIR/rank1.gmprof"
 "$G" baseline -o "$TMPDIR/ranks.base.json" "$P" "$TMPDIR/rank1.gmprof" 2>/dev/null

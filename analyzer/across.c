@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+/* Several inputs' summary: a line per input, their findings by fingerprint (across.h). */
+#include "across.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "cmds.h"
+#include "findings_json.h"
+#include "markdown.h"
+#include "session.h"
+#include "sites.h"
+
+#define ROWS_DEFAULT 20
+
+struct group {
+	uint64_t fp;
+	char *site;             /* the first input's allocation site, or NULL */
+	unsigned pattern;
+	size_t inputs;          /* how many inputs have it */
+	size_t last;            /* the last input counted, + 1 */
+	size_t findings;
+	uint64_t bytes;         /* the objects' sizes, summed over inputs */
+	uint64_t saving;        /* the largest saving */
+	size_t saving_input;    /* where it is */
+};
+
+struct gmp_across {
+	size_t n;
+	struct gmp_input_row *row;
+	struct group *g;
+	size_t ng, capg;
+	uint32_t *slot;         /* hash of fingerprints: group index + 1, 0 free */
+	size_t nslot;           /* a power of two, over twice ng */
+};
+
+int gmp_across__new(size_t n, struct gmp_across **out)
+{
+	struct gmp_across *a = calloc(1, sizeof(*a));
+	if (!a || !(a->row = calloc(n ? n : 1, sizeof(*a->row))) || !(a->slot = calloc(64, sizeof(*a->slot)))) {
+		gmp_across__free(a);
+		return -ENOMEM;
+	}
+	a->n = n;
+	a->nslot = 64;
+	*out = a;
+	return 0;
+}
+
+void gmp_across__free(struct gmp_across *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->ng; i++)
+		free(a->g[i].site);
+	free(a->g);
+	free(a->slot);
+	free(a->row);
+	free(a);
+}
+
+static size_t hash(uint64_t fp, size_t mask)
+{
+	fp ^= fp >> 33;
+	fp *= 0xff51afd7ed558ccdull;
+	return (size_t)(fp ^ (fp >> 29)) & mask;
+}
+
+static int grow(struct gmp_across *a)
+{
+	size_t n = a->nslot * 2;
+	uint32_t *slot = calloc(n, sizeof(*slot));
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->ng; i++) {
+		size_t k = hash(a->g[i].fp, n - 1);
+		while (slot[k])
+			k = (k + 1) & (n - 1);
+		slot[k] = (uint32_t)(i + 1);
+	}
+	free(a->slot);
+	a->slot = slot;
+	a->nslot = n;
+	return 0;
+}
+
+/* The group of fingerprint fp, made (with site copied) when new; NULL: out of memory. */
+static struct group *group_of(struct gmp_across *a, uint64_t fp, unsigned pattern, const char *site)
+{
+	size_t k = hash(fp, a->nslot - 1);
+	for (; a->slot[k]; k = (k + 1) & (a->nslot - 1))
+		if (a->g[a->slot[k] - 1].fp == fp)
+			return &a->g[a->slot[k] - 1];
+	if (a->ng == UINT32_MAX - 1)
+		return NULL;
+	if (a->ng == a->capg) {
+		size_t cap = a->capg ? 2 * a->capg : 64;
+		struct group *g = realloc(a->g, cap * sizeof(*g));
+		if (!g)
+			return NULL;
+		a->g = g;
+		a->capg = cap;
+	}
+	struct group *g = &a->g[a->ng];
+	*g = (struct group){ .fp = fp, .pattern = pattern };
+	if (site && !(g->site = strdup(site)))
+		return NULL;
+	a->slot[k] = (uint32_t)++a->ng;
+	if (2 * a->ng >= a->nslot && grow(a))
+		return NULL;
+	return &a->g[a->ng - 1];
+}
+
+int gmp_across__add(struct gmp_across *a, size_t i, struct gmp_session *s)
+{
+	const struct gmp_result *r = s->r;
+	a->row[i] = (struct gmp_input_row){ r->peak_bytes, gmp_leaked_bytes(r),
+					    r->nfindings ? r->findings[0].saving : 0, r->nfindings };
+	for (size_t k = 0; k < r->nfindings; k++) {
+		const struct gmp_finding *f = &r->findings[k];
+		const struct gmp_object *o = &r->objects[f->object];
+		struct group *g = group_of(a, gmp_sites__fingerprint(&s->sites, f), f->pattern,
+					   gmp_sites__event(&s->sites, o->alloc_ev, NULL));
+		if (!g)
+			return -ENOMEM;
+		if (g->last != i + 1) {
+			g->inputs++;
+			g->last = i + 1;
+		}
+		g->findings++;
+		g->bytes += o->size;
+		if (f->saving > g->saving) {
+			g->saving = f->saving;
+			g->saving_input = i;
+		}
+	}
+	return 0;
+}
+
+static int by_saving(const void *x, const void *y)
+{
+	const struct group *p = *(const struct group *const *)x, *q = *(const struct group *const *)y;
+	if (p->saving != q->saving)
+		return p->saving < q->saving ? 1 : -1;
+	if (p->inputs != q->inputs)
+		return p->inputs < q->inputs ? 1 : -1;
+	if (p->bytes != q->bytes)
+		return p->bytes < q->bytes ? 1 : -1;
+	return (p->fp > q->fp) - (p->fp < q->fp);
+}
+
+/* The groups, ranked: the largest saving, then the most inputs, then the most bytes. */
+static const struct group **ranked(const struct gmp_across *a)
+{
+	const struct group **v = malloc((a->ng ? a->ng : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < a->ng; i++)
+		v[i] = &a->g[i];
+	qsort(v, a->ng, sizeof(*v), by_saving);
+	return v;
+}
+
+int gmp_across__text(FILE *fp, const struct gmp_across *a, const char *const *names, size_t max)
+{
+	char x[32], y[32], z[32];
+	size_t w = 5;
+	for (size_t i = 0; i < a->n; i++)
+		w = strlen(names[i]) > w ? strlen(names[i]) : w;
+	fprintf(fp, "\nInputs: %zu\n  %-*s %12s %9s %14s %12s\n", a->n, (int)w, "input", "peak", "findings",
+		"top saving", "leaked");
+	for (size_t i = 0; i < a->n; i++)
+		fprintf(fp, "  %-*s %12s %9zu %14s %12s\n", (int)w, names[i],
+			gmp_human_bytes(a->row[i].peak, x, sizeof(x)), a->row[i].findings,
+			gmp_human_bytes(a->row[i].saving, y, sizeof(y)), gmp_human_bytes(a->row[i].leaked, z, sizeof(z)));
+	if (!a->ng)
+		return 0;
+	const struct group **v = ranked(a);
+	if (!v)
+		return -ENOMEM;
+	size_t n = a->ng < (max ? max : ROWS_DEFAULT) ? a->ng : (max ? max : ROWS_DEFAULT);
+	fprintf(fp, "\nFindings across the %zu inputs, by fingerprint (one fix at one allocation site), "
+		"the largest saving first:\n  %7s %8s %14s  %-*s  %-28s %s\n", a->n, "inputs", "findings",
+		"saving", (int)w, "largest in", "pattern", "allocation site");
+	for (size_t i = 0; i < n; i++) {
+		const struct group *g = v[i];
+		char in[32];
+		snprintf(in, sizeof(in), "%zu/%zu", g->inputs, a->n);
+		fprintf(fp, "  %7s %8zu %14s  %-*s  %-28s %s\n", in, g->findings,
+			g->saving ? gmp_human_bytes(g->saving, x, sizeof(x)) : "-", (int)w,
+			g->saving ? names[g->saving_input] : "-", gmp_pattern__name(g->pattern),
+			g->site ? g->site : "no site");
+	}
+	if (n < a->ng)
+		fprintf(fp, "  ... and %zu more (--top N shows N)\n", a->ng - n);
+	free(v);
+	return 0;
+}
+
+int gmp_across__markdown(FILE *fp, const struct gmp_across *a, const char *const *names, size_t max)
+{
+	char x[32], y[32], z[32];
+	fprintf(fp, "## Inputs: %zu\n\n| input | peak | findings | top saving | leaked |\n|---|---|---|---|---|\n", a->n);
+	for (size_t i = 0; i < a->n; i++) {
+		fputs("| ", fp);
+		gmp_md__code(fp, names[i], 1);
+		fprintf(fp, " | %s | %zu | %s | %s |\n", gmp_human_bytes(a->row[i].peak, x, sizeof(x)),
+			a->row[i].findings, gmp_human_bytes(a->row[i].saving, y, sizeof(y)),
+			gmp_human_bytes(a->row[i].leaked, z, sizeof(z)));
+	}
+	if (!a->ng)
+		return 0;
+	const struct group **v = ranked(a);
+	if (!v)
+		return -ENOMEM;
+	size_t n = a->ng < (max ? max : ROWS_DEFAULT) ? a->ng : (max ? max : ROWS_DEFAULT);
+	fprintf(fp, "\n### Findings across the inputs, by fingerprint\n\n"
+		"| inputs | findings | saving | largest in | pattern | allocation site |\n|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct group *g = v[i];
+		fprintf(fp, "| %zu/%zu | %zu | %s | ", g->inputs, a->n, g->findings,
+			g->saving ? gmp_human_bytes(g->saving, x, sizeof(x)) : "-");
+		gmp_md__code(fp, g->saving ? names[g->saving_input] : NULL, 1);
+		fprintf(fp, " | %s | ", gmp_pattern__name(g->pattern));
+		gmp_md__code(fp, g->site ? g->site : "no site", 1);
+		fputs(" |\n", fp);
+	}
+	if (n < a->ng)
+		fprintf(fp, "\n... and %zu more (`--top N` shows N)\n", a->ng - n);
+	free(v);
+	return 0;
+}
