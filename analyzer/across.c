@@ -3,6 +3,7 @@
 #include "across.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,16 +183,16 @@ int gmp_across__text(FILE *fp, const struct gmp_across *a, const char *const *na
 	if (!v)
 		return -ENOMEM;
 	size_t n = a->ng < (max ? max : ROWS_DEFAULT) ? a->ng : (max ? max : ROWS_DEFAULT);
-	fprintf(fp, "\nFindings across the %zu inputs, by fingerprint (one fix at one allocation site), "
-		"the largest saving first:\n  %7s %8s %14s  %-*s  %-28s %s\n", a->n, "inputs", "findings",
-		"saving", (int)w, "largest in", "pattern", "allocation site");
+	fprintf(fp, "\nFindings across the %zu inputs, by fingerprint (as baselines and gmprof diff match them), "
+		"the largest saving first:\n  %7s %8s %14s  %-*s  %-16s  %-28s %s\n", a->n, "inputs", "findings",
+		"saving", (int)w, "largest in", "fingerprint", "pattern", "allocation site");
 	for (size_t i = 0; i < n; i++) {
 		const struct group *g = v[i];
 		char in[32];
 		snprintf(in, sizeof(in), "%zu/%zu", g->inputs, a->n);
-		fprintf(fp, "  %7s %8zu %14s  %-*s  %-28s %s\n", in, g->findings,
+		fprintf(fp, "  %7s %8zu %14s  %-*s  %016" PRIx64 "  %-28s %s\n", in, g->findings,
 			g->saving ? gmp_human_bytes(g->saving, x, sizeof(x)) : "-", (int)w,
-			g->saving ? names[g->saving_input] : "-", gmp_pattern__name(g->pattern),
+			g->saving ? names[g->saving_input] : "-", g->fp, gmp_pattern__name(g->pattern),
 			g->site ? g->site : "no site");
 	}
 	if (n < a->ng)
@@ -218,13 +219,14 @@ int gmp_across__markdown(FILE *fp, const struct gmp_across *a, const char *const
 		return -ENOMEM;
 	size_t n = a->ng < (max ? max : ROWS_DEFAULT) ? a->ng : (max ? max : ROWS_DEFAULT);
 	fprintf(fp, "\n### Findings across the inputs, by fingerprint\n\n"
-		"| inputs | findings | saving | largest in | pattern | allocation site |\n|---|---|---|---|---|---|\n");
+		"| inputs | findings | saving | largest in | fingerprint | pattern | allocation site |\n"
+		"|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct group *g = v[i];
 		fprintf(fp, "| %zu/%zu | %zu | %s | ", g->inputs, a->n, g->findings,
 			g->saving ? gmp_human_bytes(g->saving, x, sizeof(x)) : "-");
 		gmp_md__code(fp, g->saving ? names[g->saving_input] : NULL, 1);
-		fprintf(fp, " | %s | ", gmp_pattern__name(g->pattern));
+		fprintf(fp, " | `%016" PRIx64 "` | %s | ", g->fp, gmp_pattern__name(g->pattern));
 		gmp_md__code(fp, g->site ? g->site : "no site", 1);
 		fputs(" |\n", fp);
 	}

@@ -2,9 +2,10 @@
 /*
  * The closing summary of a report of several inputs (an MPI job's ranks, a
  * training job's processes): a line per input (peak, findings, top saving,
- * leaked), then the findings of all of them grouped by fingerprint (one
- * fix at one allocation site), so that the fix that helps every rank reads
- * once with the count of ranks it helps, not once per rank.
+ * leaked), then the findings of all of them grouped by fingerprint (the
+ * pattern, the allocation site and the calls that bound the finding: what
+ * baselines and gmprof diff match findings by), so that the fix that helps
+ * every rank reads once with the count of ranks it helps, not once per rank.
  * Inputs are added one at a time, while each session is open; what the
  * summary keeps of them is copied.
  */

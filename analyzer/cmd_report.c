@@ -33,7 +33,7 @@ static const char usage[] =
 	"fixing them saves.\n"
 	"Several inputs (an MPI job's ranks) are reported one after the other, then\n"
 	"a line each (peak, findings, top saving, leaked) and their findings grouped\n"
-	"by fingerprint (one fix at one site: how many inputs it helps, and the\n"
+	"by fingerprint (as baselines match them: on how many inputs, and the\n"
 	"largest saving); in JSON, as an array of their documents.\n"
 	"\n"
 	"Options:\n"

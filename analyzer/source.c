@@ -22,6 +22,7 @@ enum state { LOADED, MISSING, OUTSIDE };
 
 struct file {
 	char *name;          /* as the site names it */
+	size_t len;          /* strlen(name) */
 	enum state state;
 	char *text;          /* LOADED: the file, NUL-terminated */
 	uint32_t *line;      /* LOADED: offsets of lines 1..nlines, at line[0..nlines) */
@@ -35,6 +36,7 @@ struct gmp_source {
 	size_t nf;
 	size_t total;        /* bytes read */
 	size_t outside;
+	size_t last;         /* the file asked for last, + 1 (reports ask for one file many times in a row) */
 	int err;             /* -ENOMEM once an allocation failed: lines may be missing */
 };
 
@@ -204,12 +206,19 @@ static int under(struct gmp_source *s, struct file *f, const char *root, const c
 	return 0;
 }
 
-/* Finds and reads the file a site names, once; NULL only when out of memory. */
-static struct file *file_of(struct gmp_source *s, const char *name)
+/* Finds and reads the file a site names (name[0..len)), once; NULL when out of memory or past FILES_MAX. */
+static struct file *file_of(struct gmp_source *s, const char *site, size_t len)
 {
+	if (s->last && s->f[s->last - 1].len == len && !memcmp(s->f[s->last - 1].name, site, len))
+		return &s->f[s->last - 1];
 	for (size_t i = 0; i < s->nf; i++)
-		if (!strcmp(s->f[i].name, name))
+		if (s->f[i].len == len && !memcmp(s->f[i].name, site, len)) {
+			s->last = i + 1;
 			return &s->f[i];
+		}
+	char name[PATH_MAX];
+	memcpy(name, site, len);
+	name[len] = '\0';
 	if (s->nf == FILES_MAX) /* a limit, not a failure: later files show no lines */
 		return NULL;
 	struct file *v = realloc(s->f, (s->nf + 1) * sizeof(*v));
@@ -217,7 +226,7 @@ static struct file *file_of(struct gmp_source *s, const char *name)
 		goto nomem;
 	s->f = v;
 	struct file *f = &s->f[s->nf];
-	*f = (struct file){ .name = strdup(name), .state = MISSING };
+	*f = (struct file){ .name = strdup(name), .len = len, .state = MISSING };
 	if (!f->name)
 		goto nomem;
 	s->nf++;
@@ -241,6 +250,7 @@ static struct file *file_of(struct gmp_source *s, const char *name)
 		goto nomem;
 	if (f->state == OUTSIDE)
 		s->outside++;
+	s->last = s->nf;
 	return f;
 nomem:
 	s->err = -ENOMEM;
@@ -278,10 +288,7 @@ const char *gmp_source__line(struct gmp_source *s, const char *site, char *buf, 
 	    (size_t)(colon - site) >= PATH_MAX)
 		return NULL;
 	unsigned long line = strtoul(colon + 1, NULL, 10);
-	char name[PATH_MAX];
-	memcpy(name, site, (size_t)(colon - site));
-	name[colon - site] = '\0';
-	struct file *f = file_of(s, name);
+	struct file *f = file_of(s, site, (size_t)(colon - site));
 	if (!f || f->state != LOADED || line < 1 || line > f->nlines)
 		return NULL;
 	return clean(f->text + f->line[line - 1], buf, n);
