@@ -116,7 +116,7 @@ int cmd_replay(int argc, char **argv)
 		gmp_jw__raw(&jw, "\n", 1);
 		err = gmp_jw__finish(&jw);
 	} else {
-		gmp_text__findings(out.fp, r, strcmp(path, "-") ? path : "<stdin>", top, NULL, NULL);
+		gmp_text__findings(out.fp, r, strcmp(path, "-") ? path : "<stdin>", top, NULL, NULL, NULL);
 	}
 	if (err) {
 		gmp_outfile__abort(&out);

@@ -27,6 +27,7 @@
 #include "options.h"
 #include "san.h"
 #include "session.h"
+#include "source.h"
 #include "util.h"
 
 static const char usage[] =
@@ -403,11 +404,25 @@ static int report(const struct run_opts *o, const char *path)
 		gmp_session__close(&s);
 		return -1;
 	}
+	struct gmp_source *src = NULL; /* the sources under the working directory, where it ran */
+	const char *bad;
+	if (o->top && gmp_source__new(NULL, 0, &src, &bad)) {
+		fprintf(stderr, "gmprof: out of memory analyzing '%s'\n", path);
+		gmp_session__close(&s);
+		return -1;
+	}
 	if (o->top) {
-		gmp_text__findings(stdout, r, path, o->top, &s.sites, clock);
+		gmp_text__findings(stdout, r, path, o->top, &s.sites, clock, src);
 		putchar('\n');
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
 		gmp_report__capture(stdout, s.in.trace);
+	}
+	int serr = gmp_source__error(src); /* a source line left out for want of memory */
+	gmp_source__free(src);
+	if (serr) {
+		fprintf(stderr, "gmprof: out of memory analyzing '%s'\n", path);
+		gmp_session__close(&s);
+		return -1;
 	}
 	int rc = 0;
 	for (size_t i = 0; i < r->nfindings; i++)

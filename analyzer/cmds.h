@@ -116,9 +116,10 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 /*
  * Prints the findings as readable text (replay's default format): counts,
  * peaks, failed allocations and the top findings (top 0: all; sites NULL:
- * no source lines; clock NULL: no waiting times).
+ * no allocation sites; clock NULL: no waiting times; src NULL: no source lines).
  */
+struct gmp_source;
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top,
-			struct gmp_sites *sites, const struct gmp_clock *clock);
+			struct gmp_sites *sites, const struct gmp_clock *clock, struct gmp_source *src);
 
 #endif

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "cmds.h"
+#include "source.h"
 #include "findings_json.h"
 #include "memtime.h"
 #include "sites.h"
@@ -80,7 +81,7 @@ const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n)
 }
 
 static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *f, size_t i,
-		struct gmp_sites *sites, const struct gmp_clock *clock)
+		struct gmp_sites *sites, const struct gmp_clock *clock, struct gmp_source *src)
 {
 	char nb[160], a[160], b[160], sz[32], s1[32], s2[32], s3[32];
 	const struct gmp_object *o = &r->objects[f->object];
@@ -95,6 +96,10 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	const char *at = sites ? gmp_sites__event(sites, o->alloc_ev, NULL) : NULL;
 	if (at)
 		fprintf(fp, "     allocated at %s\n", at);
+	char line[512];
+	const char *code = gmp_source__line(src, at, line, sizeof(line));
+	if (code)
+		fprintf(fp, "       | %s\n", code);
 	if (f->ev_a != GMP_NO_EVENT && f->ev_b != GMP_NO_EVENT)
 		fprintf(fp, "     %s -> %s\n", gmp_result__api_label(r, f->ev_a, a, sizeof(a)),
 			gmp_result__api_label(r, f->ev_b, b, sizeof(b)));
@@ -232,7 +237,7 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 }
 
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top,
-			struct gmp_sites *sites, const struct gmp_clock *clock)
+			struct gmp_sites *sites, const struct gmp_clock *clock, struct gmp_source *src)
 {
 	char sz[32];
 	const struct gmp_trace *t = r->trace;
@@ -272,7 +277,7 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 			r->nfindings == 1 ? "it" : "them");
 	}
 	for (size_t i = 0; i < n; i++)
-		one(fp, r, &r->findings[i], i, sites, clock);
+		one(fp, r, &r->findings[i], i, sites, clock, src);
 }
 
 void gmp_text__markup(FILE *fp, const char *s)

@@ -28,6 +28,11 @@ grep -q "4 findings" "$TMPDIR/out" && ok "the run reports its findings" || notok
 [ "$(grep -c '^     allocated at .*/tests/double/fake_app.c:[0-9]*$' "$TMPDIR/out")" -eq 4 ] &&
 	ok "each finding says where its object was allocated (the program's source line)" ||
 	notok "allocation sites: $(grep -c 'allocated at' "$TMPDIR/out") of 4"
+n=$(sed -n 's/^     allocated at .*\/tests\/double\/fake_app\.c:\([0-9]*\)$/\1/p' "$TMPDIR/out" | head -1)
+want=$(sed -n "${n:-0}p" tests/double/fake_app.c | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
+[ -n "$want" ] && [ "$(grep -A1 '^     allocated at .*/tests/double/fake_app.c:' "$TMPDIR/out" | grep -cxF "       | $want")" -eq 4 ] &&
+	ok "  ... and under each, that line of the source (read under the working directory)" ||
+	notok "  ... source lines: want '$want': $(grep -A1 '^     allocated at' "$TMPDIR/out" | head -4)"
 grep -q '^  time     gmprof on the host: .* ms of the .* ms it was loaded (starting .*, in [0-9]* callbacks .*, at exit .*)$' "$TMPDIR/out" &&
 	grep -q '^           of which patching .* (1 module), ' "$TMPDIR/out" &&
 	ok "the run says what gmprof cost it on the host" || notok "the run's time lines: $(tail -3 "$TMPDIR/out")"
