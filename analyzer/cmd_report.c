@@ -144,12 +144,12 @@ static const char *where(struct gmp_session *s, uint32_t ev, char *buf, size_t n
 }
 
 /* Under a call's line: the source line it names, where --source-dir's rules let it be read. */
-static void source_line(FILE *fp, struct gmp_session *s, uint32_t ev)
+static void source_line(FILE *fp, struct gmp_session *s, uint32_t ev, int indent)
 {
 	char buf[512];
 	const char *code = gmp_source__line(s->src, gmp_sites__event(&s->sites, ev, NULL), buf, sizeof(buf));
 	if (code)
-		fprintf(fp, "       | %s\n", code);
+		fprintf(fp, "%*s| %s\n", indent, "", code);
 }
 
 /* At a peak, its live bytes by the NVTX ranges their objects were allocated in (the largest first). */
@@ -228,6 +228,7 @@ static void peaks(FILE *fp, struct gmp_session *s)
 			fprintf(fp, "    %-24s %10s%s\n", gmp_result__object_name(r, obj, name, sizeof(name)),
 				gmp_human_bytes(r->objects[obj].size, b, sizeof(b)),
 				where(s, r->objects[obj].alloc_ev, at, sizeof(at)));
+			source_line(fp, s, r->objects[obj].alloc_ev, 6);
 		}
 		if (pk->obj_n > 8) {
 			fprintf(fp, "    ... and %u more\n", pk->obj_n - 8);
@@ -295,16 +296,16 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 	fputc('\n', fp);
 	fprintf(fp, "     allocated by %s%s\n", gmp_result__api_label(r, o->alloc_ev, api, sizeof(api)),
 		where(s, o->alloc_ev, at, sizeof(at)));
-	source_line(fp, s, o->alloc_ev);
+	source_line(fp, s, o->alloc_ev, 7);
 	if (f->ev_a != GMP_NO_EVENT && f->ev_a != o->alloc_ev) {
 		fprintf(fp, "     from %s%s\n", gmp_result__api_label(r, f->ev_a, api, sizeof(api)),
 			where(s, f->ev_a, at, sizeof(at)));
-		source_line(fp, s, f->ev_a);
+		source_line(fp, s, f->ev_a, 7);
 	}
 	if (f->ev_b != GMP_NO_EVENT) {
 		fprintf(fp, "     to   %s%s\n", gmp_result__api_label(r, f->ev_b, api, sizeof(api)),
 			where(s, f->ev_b, at, sizeof(at)));
-		source_line(fp, s, f->ev_b);
+		source_line(fp, s, f->ev_b, 7);
 	}
 	fprintf(fp, "     fix: %s\n", gmp_result__suggestion(r, f, buf, sizeof(buf)));
 	const struct gmp_event *e = &r->trace->ev[o->alloc_ev];

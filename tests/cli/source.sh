@@ -44,6 +44,8 @@ run_in "$W" a.jsonl && shows 'float *w; cudaMalloc(&w, 4096);' &&
 	notok "relative site: $(cat "$TMPDIR/out" "$TMPDIR/err" | grep -v '^ *$' | head -20)"
 shows 'k<<<1, 1>>>(w); /* first use */' && ok "  ... and the line of the use the fix moves it to" ||
 	notok "  ... no line for the first use"
+sed -n '/^Peaks$/,/^$/p' "$TMPDIR/out" | grep -A1 'src/model.cu:3$' | grep -qxF '      | float *w; cudaMalloc(&w, 4096);' &&
+	ok "  ... and under the object at the peak" || notok "  ... peak: $(sed -n '/^Peaks$/,/^$/p' "$TMPDIR/out")"
 run_in "$W" --no-source a.jsonl && ! grep -q '^       | ' "$TMPDIR/out" && ok "--no-source: none" ||
 	notok "--no-source: $(grep '^       | ' "$TMPDIR/out")"
 run_in "$W" --format json a.jsonl && ! grep -q 'cudaMalloc(&w' "$TMPDIR/out" && ok "JSON has none" || notok "JSON has lines"
