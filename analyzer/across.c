@@ -153,16 +153,27 @@ static int by_saving(const void *x, const void *y)
 	return (p->fp > q->fp) - (p->fp < q->fp);
 }
 
-/* The groups, ranked: the largest saving, then the most inputs, then the most bytes. */
-static const struct group **ranked(const struct gmp_across *a)
+/*
+ * The groups, ranked (the largest saving, then the most inputs, then the
+ * most bytes) into *out (the caller frees it; NULL when there are none),
+ * and how many of them to show (max, or 20 when max is 0): 0 or -ENOMEM.
+ */
+static int ranked(const struct gmp_across *a, size_t max, const struct group ***out, size_t *shown)
 {
-	const struct group **v = malloc((a->ng ? a->ng : 1) * sizeof(*v));
+	*out = NULL;
+	*shown = 0;
+	if (!a->ng)
+		return 0;
+	const struct group **v = malloc(a->ng * sizeof(*v));
 	if (!v)
-		return NULL;
+		return -ENOMEM;
 	for (size_t i = 0; i < a->ng; i++)
 		v[i] = &a->g[i];
 	qsort(v, a->ng, sizeof(*v), by_saving);
-	return v;
+	max = max ? max : ROWS_DEFAULT;
+	*shown = a->ng < max ? a->ng : max;
+	*out = v;
+	return 0;
 }
 
 int gmp_across__text(FILE *fp, const struct gmp_across *a, const char *const *names, size_t max)
@@ -177,12 +188,11 @@ int gmp_across__text(FILE *fp, const struct gmp_across *a, const char *const *na
 		fprintf(fp, "  %-*s %12s %9zu %14s %12s\n", (int)w, names[i],
 			gmp_human_bytes(a->row[i].peak, x, sizeof(x)), a->row[i].findings,
 			gmp_human_bytes(a->row[i].saving, y, sizeof(y)), gmp_human_bytes(a->row[i].leaked, z, sizeof(z)));
-	if (!a->ng)
-		return 0;
-	const struct group **v = ranked(a);
-	if (!v)
-		return -ENOMEM;
-	size_t n = a->ng < (max ? max : ROWS_DEFAULT) ? a->ng : (max ? max : ROWS_DEFAULT);
+	const struct group **v;
+	size_t n;
+	int err = ranked(a, max, &v, &n);
+	if (err || !v)
+		return err;
 	fprintf(fp, "\nFindings across the %zu inputs, by fingerprint (as baselines and gmprof diff match them), "
 		"the largest saving first:\n  %7s %8s %14s  %-*s  %-16s  %-28s %s\n", a->n, "inputs", "findings",
 		"saving", (int)w, "largest in", "fingerprint", "pattern", "allocation site");
@@ -212,12 +222,11 @@ int gmp_across__markdown(FILE *fp, const struct gmp_across *a, const char *const
 			a->row[i].findings, gmp_human_bytes(a->row[i].saving, y, sizeof(y)),
 			gmp_human_bytes(a->row[i].leaked, z, sizeof(z)));
 	}
-	if (!a->ng)
-		return 0;
-	const struct group **v = ranked(a);
-	if (!v)
-		return -ENOMEM;
-	size_t n = a->ng < (max ? max : ROWS_DEFAULT) ? a->ng : (max ? max : ROWS_DEFAULT);
+	const struct group **v;
+	size_t n;
+	int err = ranked(a, max, &v, &n);
+	if (err || !v)
+		return err;
 	fprintf(fp, "\n### Findings across the inputs, by fingerprint\n\n"
 		"| inputs | findings | saving | largest in | fingerprint | pattern | allocation site |\n"
 		"|---|---|---|---|---|---|---|\n");
