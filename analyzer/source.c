@@ -117,7 +117,7 @@ static int inside(const struct gmp_source *s, const char *p)
 /* Reads real path p into f; 0 or -errno. */
 static int load(struct gmp_source *s, struct file *f, const char *p)
 {
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO named like a source must not block */
 	if (fd < 0)
 		return -errno;
 	struct stat st;

@@ -13,6 +13,7 @@ printf 'cudaMalloc(&esc, n); \033[31mred\001\n%0300d\n' 0 >"$W/src/odd.cu"
 cp "$W/src/model.cu" "$TMPDIR/elsewhere/src/model.cu"
 cp "$W/src/model.cu" "$W/model.cu"
 ln -s /etc/passwd "$W/src/passwd.cu"
+mkfifo "$W/src/fifo.cu"
 yes 'cudaMalloc(&big, n);' | head -c 9000000 >"$W/src/big.cu"
 # script AT...: objects allocated at each AT (after a pad), each first used by a
 # kernel at src/model.cu:6 once the pad's kernel has run: early allocations
@@ -31,10 +32,10 @@ script() {
 	done
 }
 lines() { grep '^       | ' "$TMPDIR/out" | sort -u | tr '\n' '~'; }
-run_in() { # DIR ARGS...: gmprof report there
+run_in() { # DIR ARGS...: gmprof report there (a report that hangs fails)
 	d=$1
 	shift
-	(cd "$d" && "$GMPROF" report "$@") >"$TMPDIR/out" 2>"$TMPDIR/err"
+	(cd "$d" && timeout 60 "$GMPROF" report "$@") >"$TMPDIR/out" 2>"$TMPDIR/err"
 }
 shows() { grep -qxF "       | $1" "$TMPDIR/out"; }
 
@@ -67,11 +68,11 @@ run_in "$W" d.jsonl && shows 'cudaMalloc(&esc, n); ?[31mred?' &&
 	grep -q "^       | 0\{100\}\.\.\.\$" "$TMPDIR/out" &&
 	ok "control characters as '?', a long line cut at 100 columns" || notok "odd: $(grep '^       | ' "$TMPDIR/out")"
 
-script "src/passwd.cu:1" "src/big.cu:1" "$TMPDIR/elsewhere/src/model.cu:3" >"$W/e.jsonl"
+script "src/passwd.cu:1" "src/big.cu:1" "src/fifo.cu:1" "$TMPDIR/elsewhere/src/model.cu:3" >"$W/e.jsonl"
 run_in "$W" e.jsonl && [ "$(lines)" = "       | k<<<1, 1>>>(w); /* first use */~" ] &&
 	grep -qx "note: source lines of 2 files outside the working directory are not shown (--source-dir DIR shows those under DIR)" \
 		"$TMPDIR/out" &&
-	ok "a link out of the tree, a file past 8 MiB, a file elsewhere: not read, and the outside ones counted" ||
+	ok "a link out of the tree, a file past 8 MiB, a FIFO (not waited for), a file elsewhere: not read, the outside ones counted" ||
 	notok "outside: $(lines) $(grep '^note' "$TMPDIR/out")"
 run_in "$W" --source-dir "$TMPDIR/elsewhere" e.jsonl && shows 'float *w; cudaMalloc(&w, 4096);' &&
 	grep -q '^note: source lines of 1 file outside' "$TMPDIR/out" &&
