@@ -399,33 +399,20 @@ static int report(const struct run_opts *o, const char *path)
 		return -1;
 	const struct gmp_result *r = s.r;
 	const struct gmp_clock *clock;
-	if (o->top && gmp_session__clock(&s, &clock)) {
-		fprintf(stderr, "gmprof: out of memory analyzing '%s'\n", path);
-		gmp_session__close(&s);
-		return -1;
-	}
 	struct gmp_source *src = NULL; /* the sources under the working directory, where it ran */
 	const char *bad;
-	if (o->top && gmp_source__new(NULL, 0, &src, &bad)) {
-		fprintf(stderr, "gmprof: out of memory analyzing '%s'\n", path);
-		gmp_session__close(&s);
-		return -1;
-	}
-	if (o->top) {
+	int rc = o->top && (gmp_session__clock(&s, &clock) || gmp_source__new(NULL, 0, &src, &bad)) ? -1 : 0;
+	if (!rc && o->top) {
 		gmp_text__findings(stdout, r, path, o->top, &s.sites, clock, src);
 		putchar('\n');
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
 		gmp_report__capture(stdout, s.in.trace);
+		rc = gmp_source__error(src) ? -1 : 0; /* a source line left out for want of memory */
 	}
-	int serr = gmp_source__error(src); /* a source line left out for want of memory */
 	gmp_source__free(src);
-	if (serr) {
+	if (rc)
 		fprintf(stderr, "gmprof: out of memory analyzing '%s'\n", path);
-		gmp_session__close(&s);
-		return -1;
-	}
-	int rc = 0;
-	for (size_t i = 0; i < r->nfindings; i++)
+	for (size_t i = 0; i < r->nfindings && !rc; i++)
 		if (o->fail_on & (1u << r->findings[i].pattern))
 			rc = 1;
 	gmp_session__close(&s);

@@ -165,6 +165,26 @@ static int load(struct gmp_source *s, struct file *f, const char *p)
 }
 
 /*
+ * Tries path p for f: 1 when that settles f (read, or outside every root),
+ * 0 when p is no file that can be read, -ENOMEM.
+ */
+static int try_path(struct gmp_source *s, struct file *f, const char *p)
+{
+	char *rp = realpath(p, NULL);
+	if (!rp)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	int r = 1;
+	if (!inside(s, rp))
+		f->state = OUTSIDE;
+	else if ((r = load(s, f, rp)))
+		r = r == -ENOMEM ? r : 0;
+	else
+		r = 1;
+	free(rp);
+	return r;
+}
+
+/*
  * The candidates for name under root: name itself when relative, then its
  * trailing components, the longest first, at least min of them.  Tries each
  * in turn: 1 when f was settled (loaded, or outside), 0 when none exists,
@@ -182,23 +202,9 @@ static int under(struct gmp_source *s, struct file *f, const char *root, const c
 		if (comps < min)
 			break;
 		char cand[PATH_MAX];
-		if (snprintf(cand, sizeof(cand), "%s/%s", root, p) < (int)sizeof(cand)) {
-			char *rp = realpath(cand, NULL);
-			if (!rp && errno == ENOMEM)
-				return -ENOMEM;
-			if (rp) {
-				int in = inside(s, rp), err = in ? load(s, f, rp) : 0;
-				free(rp);
-				if (err == -ENOMEM)
-					return err;
-				if (!in) {
-					f->state = OUTSIDE;
-					return 1;
-				}
-				if (!err)
-					return 1;
-			}
-		}
+		int r = snprintf(cand, sizeof(cand), "%s/%s", root, p) < (int)sizeof(cand) ? try_path(s, f, cand) : 0;
+		if (r)
+			return r;
 		p = strchr(p, '/');
 		while (p && *p == '/')
 			p++;
@@ -230,20 +236,7 @@ static struct file *file_of(struct gmp_source *s, const char *site, size_t len)
 	if (!f->name)
 		goto nomem;
 	s->nf++;
-	int r = 0;
-	if (name[0] == '/') { /* as recorded */
-		char *rp = realpath(name, NULL);
-		if (!rp && errno == ENOMEM)
-			r = -ENOMEM;
-		else if (rp && !inside(s, rp)) {
-			f->state = OUTSIDE;
-			r = 1;
-		} else if (rp) {
-			r = load(s, f, rp);
-			r = r == -ENOMEM ? r : !r;
-		}
-		free(rp);
-	}
+	int r = name[0] == '/' ? try_path(s, f, name) : 0; /* as recorded */
 	for (size_t i = 0; i < s->nroot && !r; i++) /* the working directory wants a directory and a name */
 		r = under(s, f, s->root[i], name, i ? 1 : 2);
 	if (r == -ENOMEM)
