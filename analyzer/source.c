@@ -165,17 +165,17 @@ static int load(struct gmp_source *s, struct file *f, const char *p)
 }
 
 /*
- * Tries path p for f: 1 when that settles f (read, or outside every root),
- * 0 when p is no file that can be read, -ENOMEM.
+ * Tries path p for f: 1 when f was read from it, 0 when p is no file that
+ * can be read (*outside set where it lies outside every root), -ENOMEM.
  */
-static int try_path(struct gmp_source *s, struct file *f, const char *p)
+static int try_path(struct gmp_source *s, struct file *f, const char *p, int *outside)
 {
 	char *rp = realpath(p, NULL);
 	if (!rp)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	int r = 1;
+	int r = 0;
 	if (!inside(s, rp))
-		f->state = OUTSIDE;
+		*outside = 1;
 	else if ((r = load(s, f, rp)))
 		r = r == -ENOMEM ? r : 0;
 	else
@@ -187,10 +187,10 @@ static int try_path(struct gmp_source *s, struct file *f, const char *p)
 /*
  * The candidates for name under root: name itself when relative, then its
  * trailing components, the longest first, at least min of them.  Tries each
- * in turn: 1 when f was settled (loaded, or outside), 0 when none exists,
- * -ENOMEM.
+ * in turn: 1 when f was read, 0 when none could be (*outside set where one
+ * lay outside every root, through a link), -ENOMEM.
  */
-static int under(struct gmp_source *s, struct file *f, const char *root, const char *name, int min)
+static int under(struct gmp_source *s, struct file *f, const char *root, const char *name, int min, int *outside)
 {
 	const char *tail = name;
 	while (*tail == '/')
@@ -202,7 +202,7 @@ static int under(struct gmp_source *s, struct file *f, const char *root, const c
 		if (comps < min)
 			break;
 		char cand[PATH_MAX];
-		int r = snprintf(cand, sizeof(cand), "%s/%s", root, p) < (int)sizeof(cand) ? try_path(s, f, cand) : 0;
+		int r = snprintf(cand, sizeof(cand), "%s/%s", root, p) < (int)sizeof(cand) ? try_path(s, f, cand, outside) : 0;
 		if (r)
 			return r;
 		p = strchr(p, '/');
@@ -236,13 +236,17 @@ static struct file *file_of(struct gmp_source *s, const char *site, size_t len)
 	if (!f->name)
 		goto nomem;
 	s->nf++;
-	int r = name[0] == '/' ? try_path(s, f, name) : 0; /* as recorded */
-	for (size_t i = 0; i < s->nroot && !r; i++) /* the working directory wants a directory and a name */
-		r = under(s, f, s->root[i], name, i ? 1 : 2);
+	/* As recorded, else under each root (the working directory wants a directory and a name): a
+	   file outside the roots is passed over for one inside them that the path's tail names. */
+	int outside = 0, r = name[0] == '/' ? try_path(s, f, name, &outside) : 0;
+	for (size_t i = 0; i < s->nroot && !r; i++)
+		r = under(s, f, s->root[i], name, i ? 1 : 2, &outside);
 	if (r == -ENOMEM)
 		goto nomem;
-	if (f->state == OUTSIDE)
+	if (!r && outside) {
+		f->state = OUTSIDE;
 		s->outside++;
+	}
 	s->last = s->nf;
 	return f;
 nomem:

@@ -7,10 +7,10 @@
  * A file is read only when its real path lies under one of the roots: the
  * working directory and each --source-dir (profiles and event scripts name
  * files; a report must not print lines of files outside the project).  A
- * path that does not exist as recorded (a build elsewhere, a container) is
- * looked for under each root by its trailing components: at least its
- * directory and name under the working directory, the name alone under a
- * --source-dir.  Files are read once, up to 8 MiB each and 64 MiB in all.
+ * path that does not exist as recorded, or lies outside the roots (a build
+ * elsewhere, a container, another checkout), is looked for under each root
+ * by its trailing components: at least its directory and name under the
+ * working directory, the name alone under a --source-dir.  Files are read once, up to 8 MiB each and 64 MiB in all.
  * The cache owns what it reads; returned text lives until gmp_source__free.
  */
 #ifndef GMPROF_SOURCE_H

@@ -2,15 +2,17 @@
 # Source lines beside findings (report text and Markdown, html): the line a
 # site names, read only from files under the working directory or a
 # --source-dir, found by the path's trailing components when the build
-# happened elsewhere; never a file outside (a symbolic link out included),
+# happened elsewhere (or the recorded path lies outside them: another
+# checkout); never a file outside (a symbolic link out included),
 # nor one past 8 MiB; control characters shown as '?', long lines cut.
 . tests/cli/lib.sh
 W=$TMPDIR/work
-mkdir -p "$W/src" "$TMPDIR/elsewhere/src"
+mkdir -p "$W/src" "$TMPDIR/elsewhere/src" "$TMPDIR/elsewhere/lib"
 printf '%s\n' '// model' '#include <cuda_runtime.h>' '    float *w; cudaMalloc(&w, 4096);' \
 	'	cudaMalloc(&x, n);  ' '' 'k<<<1, 1>>>(w); /* first use */' >"$W/src/model.cu"
 printf 'cudaMalloc(&esc, n); \033[31mred\001\n%0300d\n' 0 >"$W/src/odd.cu"
-cp "$W/src/model.cu" "$TMPDIR/elsewhere/src/model.cu"
+sed 's/4096);/8192); \/\/ elsewhere/' "$W/src/model.cu" >"$TMPDIR/elsewhere/src/model.cu"
+printf '%s\n' 'cudaMalloc(&u, n); // util' >"$TMPDIR/elsewhere/lib/util.cu"
 cp "$W/src/model.cu" "$W/model.cu"
 ln -s /etc/passwd "$W/src/passwd.cu"
 mkfifo "$W/src/fifo.cu"
@@ -68,18 +70,22 @@ run_in "$W" d.jsonl && shows 'cudaMalloc(&esc, n); ?[31mred?' &&
 	grep -q "^       | 0\{100\}\.\.\.\$" "$TMPDIR/out" &&
 	ok "control characters as '?', a long line cut at 100 columns" || notok "odd: $(grep '^       | ' "$TMPDIR/out")"
 
-script "src/passwd.cu:1" "src/big.cu:1" "src/fifo.cu:1" "$TMPDIR/elsewhere/src/model.cu:3" >"$W/e.jsonl"
+script "src/passwd.cu:1" "src/big.cu:1" "src/fifo.cu:1" "$TMPDIR/elsewhere/lib/util.cu:1" >"$W/e.jsonl"
 run_in "$W" e.jsonl && [ "$(lines)" = "       | k<<<1, 1>>>(w); /* first use */~" ] &&
 	grep -qx "note: source lines of 2 files outside the working directory are not shown (--source-dir DIR shows those under DIR)" \
 		"$TMPDIR/out" &&
 	ok "a link out of the tree, a file past 8 MiB, a FIFO (not waited for), a file elsewhere: not read, the outside ones counted" ||
 	notok "outside: $(lines) $(grep '^note' "$TMPDIR/out")"
-run_in "$W" --source-dir "$TMPDIR/elsewhere" e.jsonl && shows 'float *w; cudaMalloc(&w, 4096);' &&
+run_in "$W" --source-dir "$TMPDIR/elsewhere" e.jsonl && shows 'cudaMalloc(&u, n); // util' &&
 	grep -q '^note: source lines of 1 file outside' "$TMPDIR/out" &&
 	ok "--source-dir: files under it are read" || notok "--source-dir: $(lines) $(grep '^note' "$TMPDIR/out")"
 script "/other/tree/model.cu:3" >"$W/f.jsonl"
-run_in "$W" --source-dir "$TMPDIR/elsewhere/src" f.jsonl && shows 'float *w; cudaMalloc(&w, 4096);' &&
-	ok "  ... where a name alone is enough" || notok "  ... name alone: $(grep '^       | ' "$TMPDIR/out")"
+run_in "$W" --source-dir "$TMPDIR/elsewhere/src" f.jsonl && shows 'float *w; cudaMalloc(&w, 8192); // elsewhere' &&
+	ok "  ... where a name alone is enough" || notok "  ... name alone: $(lines)"
+script "$TMPDIR/elsewhere/src/model.cu:3" >"$W/g.jsonl"
+run_in "$W" g.jsonl && shows 'float *w; cudaMalloc(&w, 4096);' && ! grep -q '^note' "$TMPDIR/out" &&
+	ok "a recorded path outside (another checkout): the file its directory and name find inside is read instead" ||
+	notok "another checkout: $(lines) $(grep '^note' "$TMPDIR/out")"
 
 expect_exit 2 "--source-dir that does not exist" -- "$GMPROF" report --source-dir "$TMPDIR/none" "$W/a.jsonl"
 expect_stderr_line "report: --source-dir '.*none': No such file or directory" "  ... one sentence"
