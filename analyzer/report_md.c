@@ -115,7 +115,13 @@ static void peaks_md(FILE *fp, struct gmp_session *s)
 			fputs("| ", fp);
 			gmp_md__code(fp, gmp_result__object_name(r, obj, name, sizeof(name)), 1);
 			fprintf(fp, " | %s | ", gmp_human_bytes(r->objects[obj].size, b, sizeof(b)));
-			gmp_md__code(fp, gmp_sites__event(&s->sites, r->objects[obj].alloc_ev, NULL), 1);
+			const char *site = gmp_sites__event(&s->sites, r->objects[obj].alloc_ev, NULL), *code;
+			char line[512];
+			gmp_md__code(fp, site, 1);
+			if ((code = gmp_source__line(s->src, site, line, sizeof(line)))) { /* the line that allocated it */
+				fputs("<br>", fp);
+				gmp_md__code(fp, code, 1);
+			}
 			fputs(" |\n", fp);
 		}
 		if (pk->obj_n > 8)

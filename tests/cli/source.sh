@@ -95,6 +95,8 @@ expect_stderr_line "html: --source-dir '.*model.cu': not a directory" "  ... one
 run_in "$W" --format markdown a.jsonl &&
 	grep -qF '`src/model.cu:3`<br>`float *w; cudaMalloc(&w, 4096);`' "$TMPDIR/out" &&
 	ok "Markdown: the allocating line under its site" || notok "Markdown: $(grep 'model.cu:3' "$TMPDIR/out")"
+grep -qE '^\| `obj#2` \| 4\.0 KiB \| `src/model\.cu:3`<br>`float \*w; cudaMalloc\(&w, 4096\);` \|$' "$TMPDIR/out" &&
+	ok "  ... and in the table of what was live at the peak" || notok "  ... peak table: $(grep '^| `obj' "$TMPDIR/out")"
 (cd "$W" && "$GMPROF" html a.jsonl) >"$TMPDIR/page.html" &&
 	grep -qF '<code>src/model.cu:3</code><br><code>float *w; cudaMalloc(&amp;w, 4096);</code>' "$TMPDIR/page.html" &&
 	ok "html: the same, escaped" || notok "html: $(grep -o '<code>src/model[^/]*/code>.\{0,80\}' "$TMPDIR/page.html")"
