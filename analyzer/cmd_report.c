@@ -133,23 +133,33 @@ static void header(FILE *fp, struct gmp_session *s)
 }
 
 /* " at file:line in outer > inner": where the host issued ev, and inside which NVTX ranges. */
-static const char *where(struct gmp_session *s, uint32_t ev, char *buf, size_t n)
+/* " at SITE in RANGES" of call ev, whose site (NULL: none) the caller looked up. */
+static const char *at_text(struct gmp_session *s, uint32_t ev, const char *site, char *buf, size_t n)
 {
-	const struct gmp_trace *t = s->in.trace;
-	const char *site = gmp_sites__event(&s->sites, ev, NULL);
 	char rg[256];
-	gmp_trace__event_range_text(t, ev, rg, sizeof(rg));
+	gmp_trace__event_range_text(s->in.trace, ev, rg, sizeof(rg));
 	snprintf(buf, n, "%s%s%s%s", site ? " at " : "", site ? site : "", *rg ? " in " : "", rg);
 	return buf;
 }
 
-/* Under a call's line: the source line it names, where --source-dir's rules let it be read. */
-static void source_line(FILE *fp, struct gmp_session *s, uint32_t ev, int indent)
+
+/* Under a call's line: the source line its site names, where --source-dir's rules let it be read. */
+static void source_line(FILE *fp, struct gmp_session *s, const char *site, int indent)
 {
 	char buf[512];
-	const char *code = gmp_source__line(s->src, gmp_sites__event(&s->sites, ev, NULL), buf, sizeof(buf));
+	const char *code = gmp_source__line(s->src, site, buf, sizeof(buf));
 	if (code)
 		fprintf(fp, "%*s| %s\n", indent, "", code);
+}
+
+/* A finding's call: "LEAD API at SITE in RANGES", then its source line (the site looked up once). */
+static void call_line(FILE *fp, struct gmp_session *s, const char *lead, uint32_t ev)
+{
+	char api[160], at[512];
+	const char *site = gmp_sites__event(&s->sites, ev, NULL);
+	fprintf(fp, "     %s %s%s\n", lead, gmp_result__api_label(s->r, ev, api, sizeof(api)),
+		at_text(s, ev, site, at, sizeof(at)));
+	source_line(fp, s, site, 7);
 }
 
 /* At a peak, its live bytes by the NVTX ranges their objects were allocated in (the largest first). */
@@ -222,13 +232,14 @@ static void peaks(FILE *fp, struct gmp_session *s)
 		gmp_trace__device_share(s->in.trace, pk->device, pk->bytes, share, sizeof(share));
 		fprintf(fp, "  device %u: %s%s%s%s at %s%s\n", pk->device,
 			gmp_human_bytes(pk->bytes, a, sizeof(a)), *share ? " (" : "", share, *share ? ")" : "",
-			gmp_result__api_label(r, pk->ev, api, sizeof(api)), where(s, pk->ev, at, sizeof(at)));
+			gmp_result__api_label(r, pk->ev, api, sizeof(api)), at_text(s, pk->ev, gmp_sites__event(&s->sites, pk->ev, NULL), at, sizeof(at)));
 		for (uint32_t k = 0; k < pk->obj_n && k < 8; k++) {
 			uint32_t obj = r->peak_objs[pk->obj_off + k];
+			const char *site = gmp_sites__event(&s->sites, r->objects[obj].alloc_ev, NULL);
 			fprintf(fp, "    %-24s %10s%s\n", gmp_result__object_name(r, obj, name, sizeof(name)),
 				gmp_human_bytes(r->objects[obj].size, b, sizeof(b)),
-				where(s, r->objects[obj].alloc_ev, at, sizeof(at)));
-			source_line(fp, s, r->objects[obj].alloc_ev, 6);
+				at_text(s, r->objects[obj].alloc_ev, site, at, sizeof(at)));
+			source_line(fp, s, site, 6);
 		}
 		if (pk->obj_n > 8) {
 			fprintf(fp, "    ... and %u more\n", pk->obj_n - 8);
@@ -275,7 +286,7 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 {
 	const struct gmp_result *r = s->r;
 	const struct gmp_object *o = &r->objects[f->object];
-	char a[32], b[32], c[32], name[160], api[160], at[512], buf[768];
+	char a[32], b[32], c[32], name[160], buf[768];
 	fprintf(fp, "\n%3zu. %s: %s (%s)\n", i + 1, gmp_pattern__name(f->pattern),
 		gmp_result__object_name(r, f->object, name, sizeof(name)),
 		gmp_human_bytes(o->size, a, sizeof(a)));
@@ -294,19 +305,11 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 	else if (f->pattern == GMP_PAT_MEMORY_LEAK)
 		fprintf(fp, "; what freeing it saves at the peak is not known (nor is its last use)");
 	fputc('\n', fp);
-	fprintf(fp, "     allocated by %s%s\n", gmp_result__api_label(r, o->alloc_ev, api, sizeof(api)),
-		where(s, o->alloc_ev, at, sizeof(at)));
-	source_line(fp, s, o->alloc_ev, 7);
-	if (f->ev_a != GMP_NO_EVENT && f->ev_a != o->alloc_ev) {
-		fprintf(fp, "     from %s%s\n", gmp_result__api_label(r, f->ev_a, api, sizeof(api)),
-			where(s, f->ev_a, at, sizeof(at)));
-		source_line(fp, s, f->ev_a, 7);
-	}
-	if (f->ev_b != GMP_NO_EVENT) {
-		fprintf(fp, "     to   %s%s\n", gmp_result__api_label(r, f->ev_b, api, sizeof(api)),
-			where(s, f->ev_b, at, sizeof(at)));
-		source_line(fp, s, f->ev_b, 7);
-	}
+	call_line(fp, s, "allocated by", o->alloc_ev);
+	if (f->ev_a != GMP_NO_EVENT && f->ev_a != o->alloc_ev)
+		call_line(fp, s, "from", f->ev_a);
+	if (f->ev_b != GMP_NO_EVENT)
+		call_line(fp, s, "to  ", f->ev_b);
 	fprintf(fp, "     fix: %s\n", gmp_result__suggestion(r, f, buf, sizeof(buf)));
 	const struct gmp_event *e = &r->trace->ev[o->alloc_ev];
 	if (e->stack && s->sym) {
