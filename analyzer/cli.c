@@ -145,7 +145,17 @@ void gmp_cli__session_opts(const struct gmp_cli_common *cm, struct gmp_session_o
 {
 	*so = (struct gmp_session_opts){ .salvage = cm->salvage, .detect = &cm->o, .symdir = cm->symdir,
 					 .suppress = cm->suppress, .ranges = cm->ranges, .alloc_fns = cm->alloc_fns,
-					 .nalloc_fns = cm->nalloc_fns };
+					 .nalloc_fns = cm->nalloc_fns, .notes = cm->notes };
+}
+
+int gmp_cli__finish(const struct gmp_cli_common *cm, int failed, const char *cmd)
+{
+	if (failed)
+		return GMP_EXIT_USAGE;
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "gmprof %s: ", cmd);
+	gmp_symnotes__print(cm->notes, stderr, prefix);
+	return GMP_EXIT_OK;
 }
 
 int gmp_cli__inputs(const char *cmd, int argc, char **argv, const struct gmp_cli_common *cm,
@@ -165,6 +175,7 @@ void gmp_cli__common_init(struct gmp_cli_common *cm)
 	gmp_detect_opts__defaults(&cm->o);
 	cm->o.demangle = gmp_demangle; /* KERNEL labels read as C++, not as symbols */
 	cm->output = "-";
+	cm->notes = &cm->symnotes;
 }
 
 int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,

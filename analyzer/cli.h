@@ -12,6 +12,7 @@
 
 #include "gmprof/detect.h"
 #include "source.h"
+#include "symbolize.h"
 
 #define GMP_EXIT_OK 0
 #define GMP_EXIT_GATE 1
@@ -93,11 +94,19 @@ struct gmp_cli_common {
 	size_t nsrcdirs;
 	int no_source;           /* --no-source */
 	int force, salvage;
+	struct gmp_symnotes symnotes; /* the sessions' modules without source lines (gmp_cli__notes) */
+	struct gmp_symnotes *notes;   /* &symnotes: the sessions add to it through a const cm */
 };
 
 void gmp_cli__common_init(struct gmp_cli_common *cm);
 /* Adds an --alloc-fn glob to fns (GMP_MAX_ALLOC_FNS of them); 0, or the usage error's exit status. */
 int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_t *n);
+/*
+ * A command's end: GMP_EXIT_USAGE when it failed (said already), else
+ * GMP_EXIT_OK after saying on stderr which modules' frames had no source
+ * line in its sessions ("gmprof CMD: note: ...", a line each).
+ */
+int gmp_cli__finish(const struct gmp_cli_common *cm, int failed, const char *cmd);
 /* The session options the common ones give. */
 struct gmp_session_opts;
 struct gmp_inputs;

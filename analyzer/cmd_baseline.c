@@ -301,5 +301,5 @@ int cmd_baseline(int argc, char **argv)
 	if (!rc)
 		rc = gmp_output__write(cm.output, cm.force, write_baseline, &b);
 	bl_release(&b);
-	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+	return gmp_cli__finish(&cm, rc, "baseline");
 }

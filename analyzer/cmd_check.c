@@ -584,7 +584,7 @@ int cmd_check(int argc, char **argv)
 	free(a.props);
 	free(a.text);
 	gmp_baseline__release(&base);
-	if (rc)
+	if (gmp_cli__finish(&cm, rc, "check"))
 		return GMP_EXIT_USAGE;
 	return a.failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
 }

@@ -464,5 +464,5 @@ int cmd_diff(int argc, char **argv)
 	free(d.fresh);
 	gmp_session__close(&d.a);
 	gmp_session__close(&d.b);
-	return rc;
+	return gmp_cli__finish(&cm, rc, "diff");
 }

@@ -279,5 +279,5 @@ int cmd_flamegraph(int argc, char **argv)
 	if (g.diff && g.in.n != 2)
 		return gmp_cli__usage_error("flamegraph", "--diff compares two inputs, BEFORE and AFTER (%zu given)",
 					    g.in.n);
-	return gmp_output__write(cm.output, cm.force, write_graph, &g) ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+	return gmp_cli__finish(&cm, gmp_output__write(cm.output, cm.force, write_graph, &g), "flamegraph");
 }

@@ -140,5 +140,5 @@ int cmd_perfetto(int argc, char **argv)
 	if (!rc && stats)
 		fprintf(stderr, "gmprof perfetto: %zu API events, %" PRIu64 " trace events in %.3f s: %.0f API events/s\n",
 			j.nev, j.written, dt, dt > 0 ? (double)j.nev / dt : 0.0);
-	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+	return gmp_cli__finish(&cm, rc, "perfetto");
 }

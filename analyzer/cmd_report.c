@@ -542,10 +542,8 @@ static int write_reports(FILE *fp, void *ctx)
 	gmp_across__free(w.across);
 	if (!err)
 		err = gmp_source__error(rp->src); /* a source line left out for want of memory */
-	size_t outside = gmp_source__outside(rp->src);
-	if (!json && !err && outside)
-		fprintf(fp, "\nnote: source lines of %zu file%s outside the working directory are not shown "
-			"(--source-dir DIR shows those under DIR)\n", outside, outside == 1 ? "" : "s");
+	if (!err)
+		gmp_report__notes(fp, json, rp->in.so.notes, rp->src);
 	if (!json)
 		return err ? err : ferror(fp) ? -EIO : 0;
 	if (several)

@@ -393,8 +393,9 @@ static int report(const struct run_opts *o, const char *path)
 	dopts.demangle = gmp_demangle;
 	/* The program's binaries are where it ran: findings get their source lines. */
 	struct gmp_session s;
+	struct gmp_symnotes notes = { 0 }; /* a binary built without -g: said after the summary */
 	struct gmp_session_opts so = { .detect = &dopts, .suppress = o->suppress, .alloc_fns = o->alloc_fns,
-				       .nalloc_fns = o->nalloc_fns };
+				       .nalloc_fns = o->nalloc_fns, .notes = &notes };
 	if (gmp_session__open(&s, path, &so))
 		return -1;
 	const struct gmp_result *r = s.r;
@@ -416,6 +417,8 @@ static int report(const struct run_opts *o, const char *path)
 		if (o->fail_on & (1u << r->findings[i].pattern))
 			rc = 1;
 	gmp_session__close(&s);
+	if (rc >= 0 && o->top)
+		gmp_symnotes__print(&notes, stdout, "");
 	return rc;
 }
 

@@ -70,6 +70,14 @@ int gmp_report__shares_known(const char *cmd, const char *name, const struct gmp
 			     double pct);
 int gmp_report__by_range(FILE *fp, const struct gmp_result *r);
 int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r);
+/*
+ * The report's closing notes: modules whose frames had no source line
+ * (sn), files outside the roots whose lines were not shown (src, may be
+ * NULL); on stderr for JSON, where only the modules are said.
+ */
+struct gmp_symnotes;
+struct gmp_source;
+void gmp_report__notes(FILE *fp, int json, const struct gmp_symnotes *sn, const struct gmp_source *src);
 /* Both as HTML sections (gmprof html). */
 int gmp_report__html(FILE *fp, const struct gmp_result *r);
 

@@ -595,5 +595,5 @@ int cmd_html(int argc, char **argv)
 		return ex;
 	int rc = gmp_output__write(cm.output, cm.force, write_page, &pg);
 	gmp_source__free(pg.src);
-	return rc ? GMP_EXIT_USAGE : GMP_EXIT_OK;
+	return gmp_cli__finish(&cm, rc, "html");
 }

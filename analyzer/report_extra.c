@@ -14,6 +14,8 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "jw.h"
+#include "source.h"
+#include "symbolize.h"
 
 int gmp_report__shares_known(const char *cmd, const char *name, const struct gmp_result *r, const char *option,
 			     double pct)
@@ -309,4 +311,17 @@ int gmp_report__html(FILE *fp, const struct gmp_result *r)
 	fprintf(fp, "</tbody></table>\n");
 	free(g);
 	return 0;
+}
+
+void gmp_report__notes(FILE *fp, int json, const struct gmp_symnotes *sn, const struct gmp_source *src)
+{
+	if (sn->n || sn->more) {
+		if (!json)
+			fputc('\n', fp);
+		gmp_symnotes__print(sn, json ? stderr : fp, json ? "gmprof report: " : "");
+	}
+	size_t outside = gmp_source__outside(src);
+	if (!json && outside)
+		fprintf(fp, "\nnote: source lines of %zu file%s outside the working directory are not shown "
+			"(--source-dir DIR shows those under DIR)\n", outside, outside == 1 ? "" : "s");
 }

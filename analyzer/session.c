@@ -13,6 +13,7 @@ int gmp_session__load(struct gmp_session *s, const char *path, const struct gmp_
 {
 	memset(s, 0, sizeof(*s));
 	s->name = strcmp(path, "-") ? path : "<stdin>";
+	s->notes = so->notes;
 	/* A bad suppressions file is found before the input is read. */
 	if (so->suppress && gmp_suppress__load(so->suppress, &s->sup))
 		return -1;
@@ -104,6 +105,8 @@ int gmp_session__clock(struct gmp_session *s, const struct gmp_clock **out)
 
 void gmp_session__close(struct gmp_session *s)
 {
+	if (s->notes)
+		gmp_symnotes__add(s->notes, s->sym);
 	gmp_clock__free(s->clock);
 	gmp_symbolizer__free(s->sym);
 	gmp_result__free(s->r);

@@ -20,6 +20,7 @@
 
 struct gmp_source;
 
+
 struct gmp_session {
 	struct gmp_input in;
 	struct gmp_result *r;
@@ -29,6 +30,7 @@ struct gmp_session {
 	struct gmp_suppress sup;      /* --suppressions (path NULL: none) */
 	struct gmp_clock *clock;      /* gmp_session__clock's, once asked for */
 	struct gmp_source *src;       /* borrowed from the command: source lines, or NULL */
+	struct gmp_symnotes *notes;   /* borrowed: gets the symbolizer's problems at close, or NULL */
 	int clock_built;
 };
 
@@ -40,6 +42,7 @@ struct gmp_session_opts {
 	const char *ranges;              /* --ranges: only findings allocated in matching NVTX ranges; or NULL */
 	const char *const *alloc_fns;    /* --alloc-fn globs: allocation wrappers, never sites */
 	size_t nalloc_fns;
+	struct gmp_symnotes *notes;      /* each session's modules without source lines, at its close; or NULL */
 };
 
 int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_session_opts *so);

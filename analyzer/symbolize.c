@@ -28,7 +28,9 @@
 struct mod {
 	const struct gmp_module *m;
 	int state;               /* 0 not opened, 1 open, -1 unavailable */
+	int why;                 /* unavailable: a gmp_mod_problem */
 	int hidden;              /* CUDA, Sanitizer, gmprof or libc start-up */
+	uint64_t looked, lined;  /* its PCs looked up (not hidden), and those with a source line */
 	struct gmp_dwarf *dw;
 	struct gmp_symtab *st;
 	const char *path;        /* the file used */
@@ -154,6 +156,7 @@ static const char *intern(struct gmp_symbolizer *s, const char *str)
 static void open_module(struct gmp_symbolizer *s, struct mod *md)
 {
 	md->state = -1;
+	md->why = GMP_MOD_MISSING;
 	const char *rec = gmp_trace__str(s->t, md->m->path, NULL);
 	const char *want_id = gmp_trace__str(s->t, md->m->build_id, NULL);
 	char cand[2][4096];
@@ -167,10 +170,15 @@ static void open_module(struct gmp_symbolizer *s, struct mod *md)
 	snprintf(cand[nc++], sizeof(cand[0]), "%s", rec);
 	for (int i = 0; i < nc; i++) {
 		struct gmp_symtab *st;
-		if (gmp_symtab__open(cand[i], &st))
+		int err = gmp_symtab__open(cand[i], &st);
+		if (err) {
+			if (err != -ENOENT && md->why == GMP_MOD_MISSING)
+				md->why = GMP_MOD_UNREADABLE;
 			continue;
+		}
 		if (*want_id && *gmp_symtab__build_id(st) && strcmp(want_id, gmp_symtab__build_id(st))) {
 			gmp_symtab__close(st); /* another build of that file */
+			md->why = GMP_MOD_OTHER_BUILD;
 			continue;
 		}
 		md->st = st;
@@ -178,6 +186,7 @@ static void open_module(struct gmp_symbolizer *s, struct mod *md)
 		if (gmp_dwarf__open(cand[i], &md->dw))
 			md->dw = NULL;
 		md->state = 1;
+		md->why = 0;
 		return;
 	}
 }
@@ -244,6 +253,10 @@ static struct look *lookup(struct gmp_symbolizer *s, uint64_t pc)
 		}
 		if (!loc[0].function)
 			loc[0].function = sym;
+		if (!md->hidden) {
+			md->looked++;
+			md->lined += loc[0].file && loc[0].line;
+		}
 	} else {
 		memset(loc, 0, sizeof(loc[0]));
 		n = 1;
@@ -376,4 +389,76 @@ const char *gmp_frame__format(const struct gmp_frame *f, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%s (0x%llx)", fn, (unsigned long long)f->pc);
 	return buf;
+}
+
+/*
+ * A library of the system's packages: its frames have no lines unless its
+ * debug files are installed, and are the program's sites seldom enough
+ * that a note on them would be noise (one from another machine's
+ * distribution is another build).
+ */
+static int system_path(const char *p)
+{
+	return (!strncmp(p, "/usr/", 5) && strncmp(p, "/usr/local/", 11)) || !strncmp(p, "/lib", 4);
+}
+
+int gmp_symbolizer__problem(const struct gmp_symbolizer *s, size_t *i, const char **path)
+{
+	for (; *i < s->nmods; (*i)++) {
+		const struct mod *md = &s->mods[*i];
+		const char *p = gmp_trace__str(s->t, md->m->path, NULL);
+		if (!md->looked || md->lined || system_path(p))
+			continue;
+		int why = md->state < 0 ? md->why : GMP_MOD_NO_LINES;
+		if (why) {
+			*path = p;
+			(*i)++;
+			return why;
+		}
+	}
+	return 0;
+}
+
+const char *gmp_mod_problem__text(int why)
+{
+	switch (why) {
+	case GMP_MOD_MISSING:
+		return "not found; --symbols DIR looks for it in DIR by its file name";
+	case GMP_MOD_OTHER_BUILD:
+		return "the file there is another build, its build-id differs; --symbols DIR looks in DIR for the one that ran";
+	case GMP_MOD_UNREADABLE:
+		return "not a readable ELF file";
+	case GMP_MOD_NO_LINES:
+		return "it has no line information: build it with -g";
+	}
+	return "unknown";
+}
+
+void gmp_symnotes__add(struct gmp_symnotes *notes, const struct gmp_symbolizer *sym)
+{
+	const char *path;
+	int why;
+	for (size_t i = 0; sym && (why = gmp_symbolizer__problem(sym, &i, &path));) {
+		size_t k = 0;
+		while (k < notes->n && strcmp(notes->v[k].path, path))
+			k++;
+		if (k < notes->n)
+			continue;
+		if (notes->n == GMP_SYMNOTES_MAX) {
+			notes->more = 1;
+			continue;
+		}
+		snprintf(notes->v[notes->n].path, sizeof(notes->v[0].path), "%s", path);
+		notes->v[notes->n++].why = why;
+	}
+}
+
+void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix)
+{
+	for (size_t k = 0; k < notes->n; k++)
+		fprintf(fp, "%snote: no source lines for frames in %s (%s): findings allocated there "
+			"name no site, and their fingerprints do not tell such sites apart\n",
+			prefix, notes->v[k].path, gmp_mod_problem__text(notes->v[k].why));
+	if (notes->more)
+		fprintf(fp, "%snote: nor for frames in other modules\n", prefix);
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gmprof/trace.h"
 
@@ -40,6 +41,48 @@ size_t gmp_symbolizer__stack(struct gmp_symbolizer *s, uint32_t stack, struct gm
 const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f);
 /* The same as a gmp_at_fn (ctx is the symbolizer). */
 const char *gmp_symbolizer__at(void *ctx, uint32_t stack);
+/* Why a module's frames show no source line. */
+enum gmp_mod_problem {
+	GMP_MOD_MISSING = 1,  /* no file as recorded nor under --symbols */
+	GMP_MOD_OTHER_BUILD,  /* a file there, of another build (its build-id differs) */
+	GMP_MOD_UNREADABLE,   /* a file there that is not a readable ELF file */
+	GMP_MOD_NO_LINES,     /* read, but none of its frames looked up has a line */
+};
+
+/*
+ * The modules whose frames, of those looked up so far (the CUDA runtime's,
+ * the driver's, gmprof's and libc's start-up aside), have no source line
+ * at all, the system's libraries aside (under /usr but /usr/local, /lib),
+ * from the module at *i on: returns the next one's problem and
+ * path, with *i past it; 0 when there is none left.  Start with *i = 0.
+ */
+int gmp_symbolizer__problem(const struct gmp_symbolizer *s, size_t *i, const char **path);
+/* A few words on a problem: "not found". */
+const char *gmp_mod_problem__text(int why);
+/*
+ * The modules whose frames showed no source line, over a command's
+ * sessions (each input's, closed in turn): the first few, each once, with
+ * why (gmp_mod_problem).  No allocation: it lives in the command's frame.
+ */
+#define GMP_SYMNOTES_MAX 4
+struct gmp_symnotes {
+	struct gmp_symnote {
+		char path[4096];
+		int why;
+	} v[GMP_SYMNOTES_MAX];
+	size_t n;
+	int more;                 /* other modules too, not named */
+};
+
+/* Adds the symbolizer's problems (gmp_symbolizer__problem) to notes, each module once. */
+void gmp_symnotes__add(struct gmp_symnotes *notes, const struct gmp_symbolizer *sym);
+/*
+ * A line per module, each after prefix: "note: no source lines for frames
+ * in PATH (why): findings allocated there name no site, ...".  Nothing
+ * when there are none.
+ */
+void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix);
+
 /* "function (file:line)" into buf. */
 const char *gmp_frame__format(const struct gmp_frame *f, char *buf, size_t n);
 

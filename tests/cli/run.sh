@@ -37,6 +37,12 @@ grep -q '^  time     gmprof on the host: .* ms of the .* ms it was loaded (start
 	grep -q '^           of which patching .* (1 module), ' "$TMPDIR/out" &&
 	ok "the run says what gmprof cost it on the host" || notok "the run's time lines: $(tail -3 "$TMPDIR/out")"
 ls "$TMPDIR"/p.*.gmprof >/dev/null 2>&1 && ok "the profile is named by the pattern" || notok "the profile is named by the pattern"
+grep -q 'no source lines' "$TMPDIR/out" && notok "a program built with -g gets no note on source lines" || ok "a program built with -g gets no note on source lines"
+if command -v strip >/dev/null && strip --strip-debug -o "$TMPDIR/fake_nolines" "$FAKE"; then
+	expect_exit 0 "a run of a program without debug information" -- $R -- "$TMPDIR/fake_nolines" tests/scripts/figure2.jsonl
+	grep -q "^note: no source lines for frames in $TMPDIR/fake_nolines (it has no line information: build it with -g)" "$TMPDIR/out" &&
+		ok "  ... the summary says to build it with -g" || notok "  ... the summary says to build it with -g: $(tail -3 "$TMPDIR/out")"
+fi
 expect_exit 1 "--fail-on a found pattern" -- $R --fail-on memory_leak -- "$FAKE" tests/scripts/figure2.jsonl
 expect_exit 0 "--fail-on a pattern not found" -- $R --fail-on memory_leak -- "$FAKE" tests/scripts/figure4.jsonl
 expect_exit 3 "the program's exit status passes through" -- $R -- "$FAKE" --die-after 5 exit tests/scripts/figure2.jsonl

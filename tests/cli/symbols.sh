@@ -86,4 +86,40 @@ set --
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do set -- "$@" --alloc-fn "f$i"; done
 expect_exit 2 "seventeen --alloc-fn" -- "$GMPROF" report "$@" "$P"
 expect_stderr_line "at most 16 --alloc-fn options" "  ... one sentence"
+# Modules whose frames get no source line are named, with why: a profile's
+# binary that is not found, another build, not an ELF file, built without -g.
+note='no source lines for frames in [^ ]*/simple_multi_copy'
+expect_exit 0 "report, its binary not found" -- "$GMPROF" report --top 1 "$P"
+grep -q "^note: $note (not found; --symbols DIR looks for it in DIR by its file name): findings allocated there name no site" "$TMPDIR/out" &&
+	ok "  ... the report says so, and how to point at it" || notok "  ... the report says so: $(grep -i 'note' "$TMPDIR/out")"
+[ -s "$TMPDIR/err" ] && notok "  ... nothing on stderr: $err" || ok "  ... nothing on stderr"
+expect_exit 0 "report --symbols" -- "$GMPROF" report --top 1 --symbols tests/data/gpu/bin "$P"
+grep -q 'no source lines' "$TMPDIR/out" "$TMPDIR/err" && notok "  ... no note once it is found" || ok "  ... no note once it is found"
+expect_exit 0 "report of two inputs, its binary not found" -- "$GMPROF" report --top 1 "$P" "$P"
+[ "$(grep -c "$note" "$TMPDIR/out")" = 1 ] && ok "  ... one note for both" || notok "  ... one note for both: $(grep -c "$note" "$TMPDIR/out")"
+expect_exit 0 "report --format json, its binary not found" -- "$GMPROF" report --format json "$P"
+expect_stderr_line "^gmprof report: note: $note (not found" "  ... the note on stderr"
+grep -q 'no source lines' "$TMPDIR/out" && notok "  ... not in the JSON" || ok "  ... not in the JSON"
+expect_exit 1 "check, its binary not found" -- "$GMPROF" check --fail-on dead_write "$P"
+expect_stderr_line "^gmprof check: note: $note (not found" "  ... the note on stderr"
+mkdir -p "$TMPDIR/other" "$TMPDIR/notelf" "$TMPDIR/nolines"
+cp "$GMPROF" "$TMPDIR/other/simple_multi_copy" # an ELF file of another build-id
+echo 'not a program' >"$TMPDIR/notelf/simple_multi_copy"
+if command -v strip >/dev/null; then
+	strip --strip-debug -o "$TMPDIR/nolines/simple_multi_copy" tests/data/gpu/bin/simple_multi_copy
+	expect_exit 0 "report --symbols, a binary without its debug information" -- "$GMPROF" report --top 1 --symbols "$TMPDIR/nolines" "$P"
+	grep -q "^note: $note (it has no line information: build it with -g)" "$TMPDIR/out" &&
+		ok "  ... says it has no line information" || notok "  ... says it has no line information: $(grep -i note "$TMPDIR/out")"
+	grep -q '^       main (/.*simple_multi_copy+0x' "$TMPDIR/out" && ok "  ... while its functions are named" || notok "  ... while its functions are named"
+fi
+expect_exit 0 "perfetto --symbols, another build under the name" -- "$GMPROF" perfetto -o "$TMPDIR/o.json" --symbols "$TMPDIR/other" "$P"
+expect_stderr_line "^gmprof perfetto: note: $note (the file there is another build, its build-id differs" "  ... says it is another build"
+expect_exit 0 "flamegraph --symbols, a file that is not ELF under the name" -- "$GMPROF" flamegraph -o "$TMPDIR/o.folded" --symbols "$TMPDIR/notelf" "$P"
+expect_stderr_line "^gmprof flamegraph: note: $note (not a readable ELF file)" "  ... says it is not an ELF file"
+expect_exit 0 "html, baseline and diff say it too" -- sh -c '"$1" html -o "$2/o.html" "$3" 2>"$2/e1" && "$1" baseline -o "$2/o.bl" "$3" 2>"$2/e2" && "$1" diff "$3" "$3" >/dev/null 2>"$2/e3"' sh "$GMPROF" "$TMPDIR" "$P"
+for c in html:e1 baseline:e2 diff:e3; do
+	grep -q "^gmprof ${c%%:*}: note: $note" "$TMPDIR/${c#*:}" && ok "  ... ${c%%:*}" || notok "  ... ${c%%:*}: $(cat "$TMPDIR/${c#*:}")"
+done
+expect_exit 0 "an event script has no modules, and no note" -- "$GMPROF" report tests/scripts/figure3.jsonl
+grep -q 'no source lines' "$TMPDIR/out" "$TMPDIR/err" && notok "  ... none" || ok "  ... none"
 finish
