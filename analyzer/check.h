@@ -43,8 +43,12 @@ struct gmp_check *gmp_gate__add(struct gmp_gate *g, const char *name, int failed
 	__attribute__((format(printf, 4, 5)));
 /* Appends a line to a check's detail. */
 void gmp_check__more(struct gmp_check *c, const char *line);
-/* "  pattern: object (size) allocated at site [fingerprint]", into buf. */
-void gmp_gate__finding_line(struct gmp_gate *g, const struct gmp_finding *f, char *buf, size_t n);
+/*
+ * Adds "  pattern: object (size) allocated at site [fingerprint]" to c's
+ * detail, and under it the site's source line ("      | code") where the
+ * session reads sources and has it.
+ */
+void gmp_gate__finding(struct gmp_gate *g, struct gmp_check *c, const struct gmp_finding *f);
 /* x and y in words, each n bytes; with their bytes too where the words are the same ("1.0 MiB"). */
 void gmp_gate__two_sizes(uint64_t x, uint64_t y, char *a, char *b, size_t n);
 /* A failed check: where the largest peak on device (GMP_ANY_DEVICE: of them all) was reached, as a line. */

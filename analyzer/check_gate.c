@@ -16,6 +16,7 @@
 #include "check.h"
 #include "findings_json.h"
 #include "session.h"
+#include "source.h"
 
 struct gmp_check *gmp_gate__add(struct gmp_gate *g, const char *name, int failed, const char *fmt, ...)
 {
@@ -40,18 +41,24 @@ void gmp_check__more(struct gmp_check *c, const char *line)
 	c->detail = d;
 }
 
-void gmp_gate__finding_line(struct gmp_gate *g, const struct gmp_finding *f, char *buf, size_t n)
+void gmp_gate__finding(struct gmp_gate *g, struct gmp_check *c, const struct gmp_finding *f)
 {
-	char name[160], size[32], site[512] = "";
+	char name[160], size[32], at[512] = "", line[900], code[256];
 	const struct gmp_result *r = g->s->r;
-	const char *at = gmp_sites__event(&g->s->sites, r->objects[f->object].alloc_ev, NULL);
-	if (at)
-		snprintf(site, sizeof(site), " allocated at %s", at);
+	const char *site = gmp_sites__event(&g->s->sites, r->objects[f->object].alloc_ev, NULL);
+	if (site)
+		snprintf(at, sizeof(at), "%s", site); /* the symbolizer's buffer: the fingerprint reuses it */
 	char hex[32];
-	snprintf(buf, n, "  %s: %s (%s)%s [%s]", gmp_pattern__name(f->pattern),
+	snprintf(line, sizeof(line), "  %s: %s (%s)%s%s [%s]", gmp_pattern__name(f->pattern),
 		 gmp_result__object_name(r, f->object, name, sizeof(name)),
-		 gmp_human_bytes(r->objects[f->object].size, size, sizeof(size)), site,
+		 gmp_human_bytes(r->objects[f->object].size, size, sizeof(size)), *at ? " allocated at " : "", at,
 		 gmp_sites__fingerprint_hex(&g->s->sites, f, hex, sizeof(hex)));
+	gmp_check__more(c, line);
+	const char *src = *at ? gmp_source__line(g->s->src, at, code, sizeof(code)) : NULL;
+	if (src) {
+		snprintf(line, sizeof(line), "      | %s", src);
+		gmp_check__more(c, line);
+	}
 }
 
 void gmp_gate__two_sizes(uint64_t x, uint64_t y, char *a, char *b, size_t n)
@@ -174,8 +181,7 @@ void gmp_gate__baseline(struct gmp_gate *g, const struct gmp_baseline *b, const 
 	for (size_t i = 0, shown = 0; i < r->nfindings && shown < 20; i++) {
 		if (gmp_baseline__has(b, gmp_sites__fingerprint(&g->s->sites, &r->findings[i])))
 			continue;
-		gmp_gate__finding_line(g, &r->findings[i], line, sizeof(line));
-		gmp_check__more(c, line);
+		gmp_gate__finding(g, c, &r->findings[i]);
 		shown++;
 	}
 	const char *input = gmp_baseline__input_name(g->name);

@@ -71,6 +71,7 @@ static const char usage[] =
 	"      --source-root DIR    paths relative to DIR (the current directory: for GitHub\n"
 	"                           and GitLab, the repository's root)\n"
 	"      --symbols DIR        look for the profile's binaries in DIR (by file name)\n"
+	GMP_SOURCE_HELP
 	"      --force              replace output files that exist\n"
 	"  -h, --help               show this help\n"
 	"\n"
@@ -104,8 +105,7 @@ static void check_patterns(struct gmp_gate *g, uint32_t mask)
 		for (size_t i = 0, shown = 0; i < r->nfindings && shown < 20; i++) {
 			if (r->findings[i].pattern != p)
 				continue;
-			gmp_gate__finding_line(g, &r->findings[i], line, sizeof(line));
-			gmp_check__more(c, line);
+			gmp_gate__finding(g, c, &r->findings[i]);
 			shown++;
 		}
 		if (n > 20) {
@@ -285,6 +285,7 @@ struct all {
 	struct gmp_inputs in;
 	const struct budgets *bu;
 	struct gmp_sarif *sf;      /* its root, mask and baseline; s set per input */
+	struct gmp_source *src;        /* source lines under findings, or NULL */
 	struct gmp_gate *gates;        /* one per input checked so far */
 	struct gmp_sarif_input *props; /* and what the SARIF run says of each */
 	size_t ngates;
@@ -319,6 +320,7 @@ static int check_one(struct gmp_session *s, size_t i, void *ctx)
 			return GMP_OUTPUT_ABANDON;
 	struct gmp_gate *g = &a->gates[a->ngates];
 	*g = (struct gmp_gate){ .s = s, .name = strdup(s->name) };
+	s->src = a->src;
 	if (!g->name) {
 		fprintf(stderr, "gmprof check: out of memory\n");
 		return GMP_OUTPUT_ABANDON;
@@ -470,7 +472,7 @@ int cmd_check(int argc, char **argv)
 		{ "allow-oom", no_argument, 0, O_OOM }, { "annotations", required_argument, 0, O_ANNOT },
 		{ "codequality", required_argument, 0, O_CQ }, { "max-range-peak", required_argument, 0, O_RANGEPEAK },
 		{ "force", no_argument, 0, OPT_FORCE }, { "help", no_argument, 0, 'h' },
-		GMP_DETECT_LONGOPTS, { 0, 0, 0, 0 },
+		GMP_DETECT_LONGOPTS, GMP_SOURCE_LONGOPTS, { 0, 0, 0, 0 },
 	};
 	struct gmp_cli_common cm;
 	gmp_cli__common_init(&cm);
@@ -559,6 +561,10 @@ int cmd_check(int argc, char **argv)
 			      allow_oom };
 	sf.baseline = basefile ? &base : NULL;
 	struct all a = { .in = in, .bu = &bu, .sf = &sf, .keep = annotations || cq };
+	if ((ex = gmp_cli__source("check", &cm, &a.src))) {
+		gmp_baseline__release(&base);
+		return ex;
+	}
 	a.gates = calloc(a.in.n, sizeof(*a.gates));
 	a.props = calloc(a.in.n, sizeof(*a.props));
 	int rc = a.gates && a.props ? 0 : -1;
@@ -584,6 +590,11 @@ int cmd_check(int argc, char **argv)
 	free(a.props);
 	free(a.text);
 	gmp_baseline__release(&base);
+	if (!rc && gmp_source__error(a.src))
+		rc = (fprintf(stderr, "gmprof check: out of memory\n"), -1); /* a source line left out */
+	if (!rc)
+		gmp_source__note(a.src, stderr, "gmprof check: ");
+	gmp_source__free(a.src);
 	if (gmp_cli__finish(&cm, rc, "check"))
 		return GMP_EXIT_USAGE;
 	return a.failed ? GMP_EXIT_GATE : GMP_EXIT_OK;

@@ -320,8 +320,6 @@ void gmp_report__notes(FILE *fp, int json, const struct gmp_symnotes *sn, const 
 			fputc('\n', fp);
 		gmp_symnotes__print(sn, json ? stderr : fp, json ? "gmprof report: " : "");
 	}
-	size_t outside = gmp_source__outside(src);
-	if (!json && outside)
-		fprintf(fp, "\nnote: source lines of %zu file%s outside the working directory are not shown "
-			"(--source-dir DIR shows those under DIR)\n", outside, outside == 1 ? "" : "s");
+	if (!json)
+		gmp_source__note(src, fp, "\n");
 }

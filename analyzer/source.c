@@ -98,6 +98,13 @@ size_t gmp_source__outside(const struct gmp_source *s)
 	return s ? s->outside : 0;
 }
 
+void gmp_source__note(const struct gmp_source *s, FILE *fp, const char *prefix)
+{
+	size_t n = gmp_source__outside(s);
+	if (n)
+		fprintf(fp, "%snote: source lines of %zu file%s outside the working directory are not shown "
+			"(--source-dir DIR shows those under DIR)\n", prefix, n, n == 1 ? "" : "s");
+}
 int gmp_source__error(const struct gmp_source *s)
 {
 	return s ? s->err : 0;

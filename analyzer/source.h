@@ -17,6 +17,7 @@
 #define GMPROF_SOURCE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define GMP_MAX_SOURCE_DIRS 16
 
@@ -39,6 +40,8 @@ const char *gmp_source__line(struct gmp_source *s, const char *site, char *buf, 
 int gmp_source__error(const struct gmp_source *s);
 /* How many files existed but lay outside every root (and were not read). */
 size_t gmp_source__outside(const struct gmp_source *s);
+/* Says so, when there are some: "PREFIXnote: source lines of N files outside ... (--source-dir ...)". */
+void gmp_source__note(const struct gmp_source *s, FILE *fp, const char *prefix);
 void gmp_source__free(struct gmp_source *s);
 
 #endif

@@ -109,4 +109,22 @@ want=$(sed -n "${line:-0}p" benchmarks/cuda/simple_multi_copy.cu | sed 's/^[[:sp
 [ -n "$line" ] && [ -n "$want" ] && grep -A1 -m1 '^     allocated by ' "$TMPDIR/out" | grep -qxF "       | $want" &&
 	ok "the recorded profile: line $line of the benchmark under its allocation" ||
 	notok "recorded: line '$line', want '$want': $(grep -A1 -m1 '^     allocated by ' "$TMPDIR/out")"
+# gmprof check: the allocating line under each finding it lists, in its
+# text, JUnit and Markdown; --no-source none; a file outside said on stderr.
+C="check --fail-on dead_write,late_deallocation --symbols tests/data/gpu/bin tests/data/gpu/simple_multi_copy.gmprof"
+want=$(sed -n 55p benchmarks/cuda/bench.h | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
+expect_exit 1 "check: findings with their source lines" -- "$GMPROF" $C --junit "$TMPDIR/j.xml" --markdown "$TMPDIR/c.md"
+[ "$(grep -c '^  [a-z_]*: obj#[0-9]* .* allocated at .*bench.h:55 \[' "$TMPDIR/out")" = 5 ] &&
+	[ "$(grep -A1 '^  [a-z_]*: obj#' "$TMPDIR/out" | grep -cxF "      | $want")" = 5 ] &&
+	ok "  ... each of the 5 findings has line 55 of bench.h under it" || notok "  ... source lines: $(cat "$TMPDIR/out")"
+grep -qF "      | ${want%%<*}&lt;" "$TMPDIR/j.xml" && ok "  ... in the JUnit report (escaped)" || notok "  ... in the JUnit report"
+grep -qF "      | $want" "$TMPDIR/c.md" && ok "  ... in the Markdown" || notok "  ... in the Markdown"
+[ -s "$TMPDIR/err" ] && notok "  ... nothing on stderr: $err" || ok "  ... nothing on stderr"
+expect_exit 1 "check --no-source" -- "$GMPROF" $C --no-source
+grep -q '^      | ' "$TMPDIR/out" && notok "  ... no source lines" || ok "  ... no source lines"
+expect_exit 1 "check from another directory" -- sh -c 'cd "$1" && "$2" check --fail-on dead_write --symbols "$3/tests/data/gpu/bin" "$3/tests/data/gpu/simple_multi_copy.gmprof"' sh "$W" "$GMPROF" "$PWD"
+grep -q '^      | ' "$TMPDIR/out" && notok "  ... no source lines from outside it" || ok "  ... no source lines from outside it"
+expect_stderr_line "^gmprof check: note: source lines of 1 file outside the working directory are not shown (--source-dir DIR" "  ... and a note says so"
+expect_exit 2 "check --source-dir that does not exist" -- "$GMPROF" $C --source-dir "$TMPDIR/none"
+expect_stderr_line "source-dir" "  ... one sentence"
 finish
