@@ -176,6 +176,7 @@ void gmp_cli__common_init(struct gmp_cli_common *cm)
 	cm->o.demangle = gmp_demangle; /* KERNEL labels read as C++, not as symbols */
 	cm->output = "-";
 	cm->notes = &cm->symnotes;
+	cm->symnotes.wrappers = 1; /* sites name allocations: say where a wrapper hides them */
 }
 
 int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,

@@ -223,6 +223,7 @@ int cmd_flamegraph(int argc, char **argv)
 	};
 	struct gmp_cli_common cm;
 	gmp_cli__common_init(&cm);
+	cm.symnotes.wrappers = 0; /* call paths, wrappers' frames in them: no site to name */
 	struct fg g = { .o = { .what = GMP_FLAME_PEAK, .device = GMP_ANY_DEVICE }, .width = 1200, .min_pct = 1 };
 	const char *format = NULL;
 	uint32_t u;

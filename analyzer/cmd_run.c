@@ -393,7 +393,7 @@ static int report(const struct run_opts *o, const char *path)
 	dopts.demangle = gmp_demangle;
 	/* The program's binaries are where it ran: findings get their source lines. */
 	struct gmp_session s;
-	struct gmp_symnotes notes = { 0 }; /* a binary built without -g: said after the summary */
+	struct gmp_symnotes notes = { .wrappers = 1 }; /* a binary without -g, a wrapper: said after the summary */
 	struct gmp_session_opts so = { .detect = &dopts, .suppress = o->suppress, .alloc_fns = o->alloc_fns,
 				       .nalloc_fns = o->nalloc_fns, .notes = &notes };
 	if (gmp_session__open(&s, path, &so))

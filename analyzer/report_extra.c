@@ -315,7 +315,7 @@ int gmp_report__html(FILE *fp, const struct gmp_result *r)
 
 void gmp_report__notes(FILE *fp, int json, const struct gmp_symnotes *sn, const struct gmp_source *src)
 {
-	if (sn->n || sn->more) {
+	if (gmp_symnotes__any(sn)) {
 		if (!json)
 			fputc('\n', fp);
 		gmp_symnotes__print(sn, json ? stderr : fp, json ? "gmprof report: " : "");

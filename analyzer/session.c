@@ -8,6 +8,7 @@
 
 #include "gz.h"
 #include "safefile.h"
+#include "wrappers.h"
 
 int gmp_session__load(struct gmp_session *s, const char *path, const struct gmp_session_opts *so)
 {
@@ -105,8 +106,10 @@ int gmp_session__clock(struct gmp_session *s, const struct gmp_clock **out)
 
 void gmp_session__close(struct gmp_session *s)
 {
-	if (s->notes)
+	if (s->notes && s->r && s->sym) {
 		gmp_symnotes__add(s->notes, s->sym);
+		gmp_wrapnotes__add(s->notes, &s->sites); /* -ENOMEM: the notes say so */
+	}
 	gmp_clock__free(s->clock);
 	gmp_symbolizer__free(s->sym);
 	gmp_result__free(s->r);

@@ -345,10 +345,9 @@ static const struct gmp_frame *python_site(const struct gmp_frame *frames, size_
 	return pick;
 }
 
-const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f)
+/* The site among frames[0..n) (gmp_symbolizer__site), or NULL. */
+static const struct gmp_frame *site_frame(struct gmp_symbolizer *s, const struct gmp_frame *frames, size_t n)
 {
-	struct gmp_frame frames[32];
-	size_t n = gmp_symbolizer__stack(s, stack, frames, 32);
 	const struct gmp_frame *py = python_site(frames, n), *pick = py;
 	int wrapper = 0; /* the frame after nvcc's launch stub: the kernel's host wrapper */
 	for (size_t i = 0; i < n && !py; i++) {
@@ -366,12 +365,39 @@ const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struc
 			break;
 		}
 	}
+	return pick;
+}
+
+const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f)
+{
+	struct gmp_frame frames[32];
+	size_t n = gmp_symbolizer__stack(s, stack, frames, 32);
+	const struct gmp_frame *pick = site_frame(s, frames, n);
 	if (!pick)
 		return NULL;
 	if (f)
 		*f = *pick;
 	snprintf(s->at, sizeof(s->at), "%s:%u", pick->file, pick->line);
 	return s->at;
+}
+
+int gmp_symbolizer__caller(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *site, struct gmp_frame *caller)
+{
+	struct gmp_frame frames[32];
+	size_t n = gmp_symbolizer__stack(s, stack, frames, 32);
+	const struct gmp_frame *pick = site_frame(s, frames, n);
+	if (!pick || (pick->pc >> 63) || !pick->function)
+		return 0;
+	for (const struct gmp_frame *c = pick + 1; c < frames + n; c++) {
+		if (c->pc >> 63)
+			return 0; /* a Python frame: the program's own, not a wrapper's caller */
+		if (c->file && c->line) {
+			*site = *pick;
+			*caller = *c;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 const char *gmp_symbolizer__at(void *ctx, uint32_t stack)
@@ -453,6 +479,11 @@ void gmp_symnotes__add(struct gmp_symnotes *notes, const struct gmp_symbolizer *
 	}
 }
 
+int gmp_symnotes__any(const struct gmp_symnotes *notes)
+{
+	return notes->n || notes->more || notes->nw || notes->wrappers_lost;
+}
+
 void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix)
 {
 	for (size_t k = 0; k < notes->n; k++)
@@ -461,4 +492,5 @@ void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char 
 			prefix, notes->v[k].path, gmp_mod_problem__text(notes->v[k].why));
 	if (notes->more)
 		fprintf(fp, "%snote: nor for frames in other modules\n", prefix);
+	gmp_wrapnotes__print(notes, fp, prefix);
 }

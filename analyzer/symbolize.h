@@ -39,6 +39,11 @@ size_t gmp_symbolizer__stack(struct gmp_symbolizer *s, uint32_t stack, struct gm
    system headers and not in an allocation wrapper (else the innermost with a
    line; f gets that frame), or NULL. */
 const char *gmp_symbolizer__site(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *f);
+/*
+ * A native site's frame (gmp_symbolizer__site's, with a function) and the
+ * first frame with a line that calls it: 1, or 0 when there is none.
+ */
+int gmp_symbolizer__caller(struct gmp_symbolizer *s, uint32_t stack, struct gmp_frame *site, struct gmp_frame *caller);
 /* The same as a gmp_at_fn (ctx is the symbolizer). */
 const char *gmp_symbolizer__at(void *ctx, uint32_t stack);
 /* Why a module's frames show no source line. */
@@ -65,6 +70,7 @@ const char *gmp_mod_problem__text(int why);
  * why (gmp_mod_problem).  No allocation: it lives in the command's frame.
  */
 #define GMP_SYMNOTES_MAX 4
+#define GMP_WRAPNOTES_MAX 3
 struct gmp_symnotes {
 	struct gmp_symnote {
 		char path[4096];
@@ -72,6 +78,15 @@ struct gmp_symnotes {
 	} v[GMP_SYMNOTES_MAX];
 	size_t n;
 	int more;                 /* other modules too, not named */
+	/* With wrappers set by the command: allocation wrappers among findings' sites (wrappers.c). */
+	int wrappers;
+	struct gmp_wrapnote {
+		char site[512];           /* file:line */
+		char function[256];
+		uint32_t objects, callers; /* objects with findings allocated there; their calling lines */
+	} w[GMP_WRAPNOTES_MAX];
+	size_t nw;
+	int wrappers_lost;        /* not looked for in some input (out of memory) */
 };
 
 /* Adds the symbolizer's problems (gmp_symbolizer__problem) to notes, each module once. */
@@ -82,6 +97,10 @@ void gmp_symnotes__add(struct gmp_symnotes *notes, const struct gmp_symbolizer *
  * when there are none.
  */
 void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix);
+/* Whether there is something to print. */
+int gmp_symnotes__any(const struct gmp_symnotes *notes);
+/* The wrapper notes' lines (wrappers.c), as gmp_symnotes__print's. */
+void gmp_wrapnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix);
 
 /* "function (file:line)" into buf. */
 const char *gmp_frame__format(const struct gmp_frame *f, char *buf, size_t n);

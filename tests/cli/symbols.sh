@@ -122,4 +122,24 @@ for c in html:e1 baseline:e2 diff:e3; do
 done
 expect_exit 0 "an event script has no modules, and no note" -- "$GMPROF" report tests/scripts/figure3.jsonl
 grep -q 'no source lines' "$TMPDIR/out" "$TMPDIR/err" && notok "  ... none" || ok "  ... none"
+# An allocation wrapper: bench_malloc<int>'s cudaMalloc line is the site of
+# objects from two lines of main; the note names the --alloc-fn that makes
+# those lines the sites, and following it leaves no note.
+wrap="note: 4 objects with findings were allocated at [^ ]*/benchmarks/cuda/bench.h:55 in bench_malloc<int>, called from 2 lines: --alloc-fn 'bench_malloc<int>' makes those lines their sites"
+expect_exit 0 "report of a program that allocates through a wrapper" -- "$GMPROF" report --top 1 --symbols tests/data/gpu/bin "$P"
+grep -q "^$wrap\$" "$TMPDIR/out" && ok "  ... a note names the wrapper and the --alloc-fn to pass" || notok "  ... wrapper note: $(grep note "$TMPDIR/out")"
+expect_exit 0 "report --alloc-fn as the note says" -- "$GMPROF" report --top 1 --symbols tests/data/gpu/bin --alloc-fn 'bench_malloc<int>' "$P"
+grep -q 'note: .*objects with findings' "$TMPDIR/out" && notok "  ... no note then" || ok "  ... no note then"
+grep -q 'allocated by ALLOC (stream 0, #[0-9]) at .*/simple_multi_copy.cu:4[02]$' "$TMPDIR/out" && ok "  ... and the callers' lines are the sites" || notok "  ... callers as sites: $(grep -m1 'allocated by' "$TMPDIR/out")"
+expect_exit 1 "check says it on stderr" -- "$GMPROF" check --fail-on dead_write --symbols tests/data/gpu/bin "$P"
+expect_stderr_line "^gmprof check: $wrap\$" "  ... in one line"
+expect_exit 0 "report of two inputs through a wrapper" -- "$GMPROF" report --top 1 --symbols tests/data/gpu/bin "$P" "$P"
+[ "$(grep -c 'objects with findings were allocated at' "$TMPDIR/out")" = 1 ] && grep -q '^note: 8 objects with findings' "$TMPDIR/out" &&
+	ok "  ... one note, counting both inputs' objects" || notok "  ... one note: $(grep 'objects with findings' "$TMPDIR/out")"
+expect_exit 0 "report of findings whose objects came from one line" -- "$GMPROF" report --patterns dead_write --symbols tests/data/gpu/bin "$P"
+grep -q 'objects with findings' "$TMPDIR/out" && notok "  ... no wrapper there" || ok "  ... no wrapper there"
+if [ -f "$TMPDIR/f3.gmprof" ]; then
+	expect_exit 0 "report: objects allocated from one line have no wrapper" -- "$GMPROF" report "$TMPDIR/f3.gmprof"
+	grep -q 'objects with findings' "$TMPDIR/out" && notok "  ... no note" || ok "  ... no note"
+fi
 finish
