@@ -209,11 +209,11 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version
 static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size_t errn)
 {
 	static const char *const top[] = { "gmprof_baseline", "input", "peak_bytes", "leaked_bytes",
-					   "findings", "peak_sites", "peaks" };
+					   "findings", "peak_sites", "peaks", "fingerprints" };
 	static const char *const fkeys[] = { "fingerprint", "pattern", "object", "saving_bytes" };
 	if (!cJSON_IsObject(root))
 		return bad(err, errn, "not a JSON object");
-	int rc = only_keys(root, top, 7, err, errn);
+	int rc = only_keys(root, top, 8, err, errn);
 	if (rc)
 		return rc;
 	uint64_t version;
@@ -249,6 +249,13 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 	if (!cJSON_IsArray(fs))
 		return bad(err, errn, "\"findings\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(fs);
+	/* Fingerprints of the scheme gmprof makes (sites.c: lines ranked, files by name); none: an earlier one. */
+	const cJSON *scheme = cJSON_GetObjectItemCaseSensitive(root, "fingerprints");
+	if (scheme && !(cJSON_IsNumber(scheme) && scheme->valuedouble == GMP_FINGERPRINTS))
+		return bad(err, errn, "\"fingerprints\" must be 2");
+	if (!scheme && n)
+		return bad(err, errn, "its findings' fingerprints were made by an earlier gmprof, which this one makes "
+				      "otherwise: write it again with gmprof baseline");
 	b->fingerprints = malloc((n ? n : 1) * sizeof(uint64_t));
 	if (!b->fingerprints)
 		return -ENOMEM;

@@ -15,7 +15,13 @@
  *               "range_peaks": [{"range": "outer > inner", "peak_bytes": N}, ...]
  *                 (version 4)}, ...],
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
- *                  "object": "...", "saving_bytes": N}, ...]}
+ *                  "object": "...", "saving_bytes": N}, ...],
+ *    "fingerprints": 2}
+ *
+ * "fingerprints" names the scheme of the findings' fingerprints (sites.c):
+ * a baseline without it has fingerprints of an earlier gmprof, which
+ * keyed sites by path and line number, and is refused when it has
+ * findings (every finding would read as new).
  *
  * The reader is strict (unknown keys, wrong types, bad fingerprints are
  * errors) and pure: it takes bytes, so it can be fuzzed.
@@ -28,6 +34,8 @@
 #include <stdio.h>
 
 #include "gmprof/detect.h"
+
+#define GMP_FINGERPRINTS 2  /* the fingerprint scheme a baseline's findings are of */
 
 struct gmp_baseline_site {
 	char *site;

@@ -274,6 +274,7 @@ static int write_baseline(FILE *fp, void *ctx)
 		gmp_jw__obj_end(&jw);
 	}
 	gmp_jw__arr_end(&jw);
+	gmp_jw__ku64(&jw, "fingerprints", GMP_FINGERPRINTS);
 	gmp_jw__obj_end(&jw);
 	gmp_jw__raw(&jw, "\n", 1);
 	return gmp_jw__finish(&jw);

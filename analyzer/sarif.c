@@ -285,7 +285,7 @@ static void result(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fin
 	related(sf, jw, f);
 	gmp_jw__key(jw, "partialFingerprints");
 	gmp_jw__obj(jw);
-	gmp_jw__kstr(jw, "gmprofFinding/v1", gmp_sites__fingerprint_hex(&sf->s->sites, f, hex, sizeof(hex)));
+	gmp_jw__kstr(jw, "gmprofFinding/v2", gmp_sites__fingerprint_hex(&sf->s->sites, f, hex, sizeof(hex)));
 	gmp_jw__obj_end(jw);
 	if (sf->baseline) {
 		uint64_t fp = gmp_sites__fingerprint(&sf->s->sites, f);
@@ -358,7 +358,7 @@ static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fa
 	gmp_jw__key(jw, "partialFingerprints");
 	gmp_jw__obj(jw);
 	snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__failure_fingerprint(&sf->s->sites, g->fail));
-	gmp_jw__kstr(jw, "gmprofFailure/v1", hex);
+	gmp_jw__kstr(jw, "gmprofFailure/v2", hex);
 	gmp_jw__obj_end(jw);
 	gmp_jw__key(jw, "properties");
 	gmp_jw__obj(jw);

@@ -111,6 +111,7 @@ void gmp_session__close(struct gmp_session *s)
 		gmp_wrapnotes__add(s->notes, &s->sites); /* -ENOMEM: the notes say so */
 	}
 	gmp_clock__free(s->clock);
+	gmp_sites__release(&s->sites);
 	gmp_symbolizer__free(s->sym);
 	gmp_result__free(s->r);
 	gmp_input__release(&s->in);

@@ -14,10 +14,17 @@
 #include "gmprof/detect.h"
 #include "symbolize.h"
 
+struct gmp_site_index;
+
 struct gmp_sites {
 	const struct gmp_result *r;
 	struct gmp_symbolizer *sym;
+	struct gmp_site_index *idx;   /* owned: the lines' ranks, made at the first fingerprint */
+	int idx_failed;               /* out of memory making it (said): ranks are 0 */
 };
+
+/* Frees the rank index (the fingerprints' next call makes it again). */
+void gmp_sites__release(struct gmp_sites *s);
 
 /* "file:line" where the host issued ev (frame gets the user frame, may be NULL), or NULL. */
 const char *gmp_sites__event(struct gmp_sites *s, uint32_t ev, struct gmp_frame *frame);

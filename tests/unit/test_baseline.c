@@ -250,6 +250,34 @@ static void rejected(void **state)
 	}
 }
 
+/*
+ * The fingerprint scheme: a baseline with findings must say it is of this
+ * gmprof's (2); an earlier one's fingerprints keyed sites by path and line
+ * and would all read as new, so it is refused with a sentence saying so.
+ */
+static void fingerprint_scheme(void **state)
+{
+	(void)state;
+	const char *head = "{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"findings\":";
+	const char *finding = "[{\"fingerprint\":\"0123456789abcdef\",\"pattern\":\"memory_leak\",\"object\":\"C\","
+			      "\"saving_bytes\":0}]";
+	char doc[512], err[160];
+	struct gmp_baseline b;
+	snprintf(doc, sizeof(doc), "%s%s,\"fingerprints\":2}", head, finding);
+	assert_int_equal(gmp_baseline__parse(doc, strlen(doc), &b, err, sizeof(err)), 0);
+	assert_true(gmp_baseline__has(&b, 0x0123456789abcdefull));
+	gmp_baseline__release(&b);
+	snprintf(doc, sizeof(doc), "%s%s}", head, finding);
+	assert_int_equal(gmp_baseline__parse(doc, strlen(doc), &b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "made by an earlier gmprof"));
+	assert_non_null(strstr(err, "write it again with gmprof baseline"));
+	snprintf(doc, sizeof(doc), "%s%s,\"fingerprints\":1}", head, finding);
+	assert_int_equal(gmp_baseline__parse(doc, strlen(doc), &b, err, sizeof(err)), -EINVAL);
+	snprintf(doc, sizeof(doc), "%s[]}", head); /* no findings: nothing to match, any scheme */
+	assert_int_equal(gmp_baseline__parse(doc, strlen(doc), &b, err, sizeof(err)), 0);
+	gmp_baseline__release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +287,7 @@ int main(void)
 		cmocka_unit_test(in_use),
 		cmocka_unit_test(version4_ranges),
 		cmocka_unit_test(rejected),
+		cmocka_unit_test(fingerprint_scheme),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
