@@ -94,7 +94,7 @@ struct gmp_cli_common {
 	size_t nsrcdirs;
 	int no_source;           /* --no-source */
 	int force, salvage;
-	struct gmp_symnotes symnotes; /* the sessions' modules without source lines (gmp_cli__notes) */
+	struct gmp_symnotes symnotes; /* the sessions' modules without lines, wrappers (gmp_cli__finish) */
 	struct gmp_symnotes *notes;   /* &symnotes: the sessions add to it through a const cm */
 };
 
@@ -104,7 +104,8 @@ int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_
 /*
  * A command's end: GMP_EXIT_USAGE when it failed (said already), else
  * GMP_EXIT_OK after saying on stderr which modules' frames had no source
- * line in its sessions ("gmprof CMD: note: ...", a line each).
+ * line in its sessions, and which allocation wrappers hid sites ("gmprof
+ * CMD: note: ...", a line each).
  */
 int gmp_cli__finish(const struct gmp_cli_common *cm, int failed, const char *cmd);
 /* The session options the common ones give. */

@@ -578,6 +578,8 @@ int cmd_check(int argc, char **argv)
 		rc = check_all(&a, NULL) ? -1 : 0;
 	if (!rc && a.keep)
 		rc = ci_formats(&a, annotations, cq, cm.force);
+	if (!rc && gmp_source__error(a.src)) /* a source line left out: no JUnit or Markdown without it */
+		rc = (fprintf(stderr, "gmprof check: out of memory\n"), -1);
 	fflush(stdout);
 	struct gmp_gates gs = { a.gates, a.ngates, a.checks, a.failed };
 	if (!rc && junit && gmp_output__write(junit, cm.force, gmp_gates__junit, &gs))
@@ -590,12 +592,8 @@ int cmd_check(int argc, char **argv)
 	free(a.props);
 	free(a.text);
 	gmp_baseline__release(&base);
-	if (!rc && gmp_source__error(a.src))
-		rc = (fprintf(stderr, "gmprof check: out of memory\n"), -1); /* a source line left out */
 	if (!rc)
 		gmp_source__note(a.src, stderr, "gmprof check: ");
 	gmp_source__free(a.src);
-	if (gmp_cli__finish(&cm, rc, "check"))
-		return GMP_EXIT_USAGE;
-	return a.failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
+	return gmp_cli__finish(&cm, rc, "check") ? GMP_EXIT_USAGE : a.failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
 }

@@ -71,9 +71,9 @@ int gmp_report__shares_known(const char *cmd, const char *name, const struct gmp
 int gmp_report__by_range(FILE *fp, const struct gmp_result *r);
 int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r);
 /*
- * The report's closing notes: modules whose frames had no source line
- * (sn), files outside the roots whose lines were not shown (src, may be
- * NULL); on stderr for JSON, where only the modules are said.
+ * The report's closing notes: modules whose frames had no source line and
+ * allocation wrappers (sn), files outside the roots whose lines were not
+ * shown (src, may be NULL); on stderr for JSON, where only sn's are said.
  */
 struct gmp_symnotes;
 struct gmp_source;

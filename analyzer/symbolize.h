@@ -67,7 +67,8 @@ const char *gmp_mod_problem__text(int why);
 /*
  * The modules whose frames showed no source line, over a command's
  * sessions (each input's, closed in turn): the first few, each once, with
- * why (gmp_mod_problem).  No allocation: it lives in the command's frame.
+ * why (gmp_mod_problem); and the allocation wrappers among their sites.
+ * No allocation: it lives in the command's frame.
  */
 #define GMP_SYMNOTES_MAX 4
 #define GMP_WRAPNOTES_MAX 3
@@ -93,8 +94,8 @@ struct gmp_symnotes {
 void gmp_symnotes__add(struct gmp_symnotes *notes, const struct gmp_symbolizer *sym);
 /*
  * A line per module, each after prefix: "note: no source lines for frames
- * in PATH (why): findings allocated there name no site, ...".  Nothing
- * when there are none.
+ * in PATH (why): findings allocated there name no site, ..."; then the
+ * wrappers' (gmp_wrapnotes__print).  Nothing when there are none.
  */
 void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix);
 /* Whether there is something to print. */
