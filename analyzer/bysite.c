@@ -31,7 +31,7 @@ static int cmp_group(const void *a, const void *b)
 
 /* The group of (site, pattern): sites interned, so (id, pattern) is the key. */
 static struct gmp_site_group *group_of(struct gmp_bysite *b, struct gmp_u64map *m, size_t *cap,
-				       const char *site, unsigned pattern)
+				       const char *site, unsigned pattern, int *fresh_out)
 {
 	uint32_t id = gmp_strtab__intern(b->sites, site, strlen(site));
 	int fresh = 0;
@@ -44,6 +44,7 @@ static struct gmp_site_group *group_of(struct gmp_bysite *b, struct gmp_u64map *
 		b->g[b->n++] = (struct gmp_site_group){ .site = gmp_strtab__get(b->sites, id, NULL),
 							.pattern = pattern };
 	}
+	*fresh_out = fresh;
 	return &b->g[*slot];
 }
 
@@ -83,13 +84,16 @@ static int group_all(struct gmp_sites *sites, const struct gmp_result *r, const 
 		const struct gmp_finding *f = pk ? NULL : &r->findings[i];
 		const struct gmp_object *o = &r->objects[pk ? r->peak_objs[pk->obj_off + i] : f->object];
 		char buf[64];
+		int fresh;
 		struct gmp_site_group *g = group_of(out, &m, &cap, gmp_site__of_object(sites, r, o, buf, sizeof(buf)),
-						    f ? f->pattern : 0);
+						    f ? f->pattern : 0, &fresh);
 		if (!g) {
 			gmp_u64map__release(&m);
 			gmp_bysite__release(out);
 			return -ENOMEM;
 		}
+		if (fresh)
+			g->key = gmp_sites__event_key(sites, o->alloc_ev);
 		g->findings++;
 		g->bytes += o->size;
 		uint64_t key = f ? f->saving : g->bytes;

@@ -16,7 +16,8 @@
 
 /* A site's bytes at the device's largest peak, before and after. */
 struct sdelta {
-	const char *site;
+	const char *site;         /* as the run after names it, where it has the site */
+	uint64_t key;             /* the site as both runs know it (gmp_sites__event_key) */
 	uint64_t bytes[2];
 	size_t objects[2];
 };
@@ -30,6 +31,12 @@ struct sdeltas {
 static int by_site(const void *x, const void *y)
 {
 	return strcmp(((const struct sdelta *)x)->site, ((const struct sdelta *)y)->site);
+}
+
+static int by_key(const void *x, const void *y)
+{
+	const struct sdelta *a = x, *b = y;
+	return a->key != b->key ? (a->key < b->key ? -1 : 1) : by_site(x, y);
 }
 
 static uint64_t change(const struct sdelta *e)
@@ -54,7 +61,10 @@ static void sdeltas_release(struct sdeltas *sd)
 /*
  * What changed at the device's largest peak, by allocation site.  Sites
  * named by a call path number (or none) are left out: those numbers are
- * the profile's own, not the same place in two runs.  0, or -ENOMEM.
+ * the profile's own, not the same place in two runs.  The runs' sites are
+ * matched as fingerprints match them, so a site whose line moved (lines
+ * added above it) is the same site, named by its line in the run after.
+ * 0, or -ENOMEM.
  */
 static int site_deltas(struct gmp_session *a, struct gmp_session *b, uint32_t device, struct sdeltas *sd)
 {
@@ -73,18 +83,22 @@ static int site_deltas(struct gmp_session *a, struct gmp_session *b, uint32_t de
 				continue;
 			if (GMP_GROW(sd->v, cap, n + 1))
 				goto oom;
-			sd->v[n] = (struct sdelta){ .site = g->site };
+			sd->v[n] = (struct sdelta){ .site = g->site, .key = g->key };
 			sd->v[n].bytes[k] = g->bytes;
 			sd->v[n++].objects[k] = g->findings;
 		}
 	}
 	if (n)
-		qsort(sd->v, n, sizeof(*sd->v), by_site);
+		qsort(sd->v, n, sizeof(*sd->v), by_key);
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++) { /* a site in both runs: two entries, now adjacent */
-		if (m && !strcmp(sd->v[m - 1].site, sd->v[i].site)) {
-			sd->v[m - 1].bytes[1] += sd->v[i].bytes[1];
-			sd->v[m - 1].objects[1] += sd->v[i].objects[1];
+	for (size_t i = 0; i < n; i++) { /* a site in both runs: entries of one key, now adjacent */
+		if (m && sd->v[m - 1].key == sd->v[i].key) {
+			for (int k = 0; k < 2; k++) {
+				sd->v[m - 1].bytes[k] += sd->v[i].bytes[k];
+				sd->v[m - 1].objects[k] += sd->v[i].objects[k];
+			}
+			if (sd->v[i].objects[1])
+				sd->v[m - 1].site = sd->v[i].site; /* the after run's name for it */
 		} else {
 			sd->v[m++] = sd->v[i];
 		}

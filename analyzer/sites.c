@@ -254,14 +254,17 @@ void gmp_sites__release(struct gmp_sites *s)
 	s->idx = NULL;
 }
 
+uint64_t gmp_sites__event_key(struct gmp_sites *s, uint32_t ev)
+{
+	const struct call *c = indexed(s, event_key(s, ev));
+	uint32_t line;
+	return c ? mix(c->group, c->rank) : mix(event_group(s, ev, &line), 0);
+}
+
 /* A site that survives rebuilds, edits elsewhere and moves: its group and its line's rank there. */
 static uint64_t site_hash(struct gmp_sites *s, uint64_t h, uint32_t ev)
 {
-	if (ev >= s->r->trace->nev)
-		return fnv(h, "-");
-	const struct call *c = indexed(s, event_key(s, ev));
-	uint32_t line;
-	return mix(h, c ? mix(c->group, c->rank) : mix(event_group(s, ev, &line), 0));
+	return ev >= s->r->trace->nev ? fnv(h, "-") : mix(h, gmp_sites__event_key(s, ev));
 }
 
 uint64_t gmp_sites__failure_fingerprint(struct gmp_sites *s, uint32_t fail)

@@ -30,6 +30,12 @@ void gmp_sites__release(struct gmp_sites *s);
 const char *gmp_sites__event(struct gmp_sites *s, uint32_t ev, struct gmp_frame *frame);
 /* Likewise for the failed allocation trace->fails[fail]. */
 const char *gmp_sites__failure(struct gmp_sites *s, uint32_t fail, struct gmp_frame *frame);
+/*
+ * The site of the call ev as fingerprints know it (sites.c): its function,
+ * its file's name and its line's rank there, with what it calls; the same
+ * in two runs where only lines elsewhere, or the checkout, differ.
+ */
+uint64_t gmp_sites__event_key(struct gmp_sites *s, uint32_t ev);
 /* A failed allocation's: its call and site (function, file and line), as findings' survive rebuilds. */
 uint64_t gmp_sites__failure_fingerprint(struct gmp_sites *s, uint32_t fail);
 uint64_t gmp_sites__fingerprint(struct gmp_sites *s, const struct gmp_finding *f);

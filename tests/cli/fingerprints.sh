@@ -37,6 +37,12 @@ for v in shift:"every line 3 lower" insert:"lines from 15 on 5 lower" move:"a ch
 	grep -q '^PASS baseline:new_findings: 0 findings not in the baseline$' "$TMPDIR/out" && ok "  ... no finding reads as new" ||
 		notok "  ... new findings: $(grep -A3 new_findings "$TMPDIR/out")"
 done
+# gmprof diff matches findings, and the peak's sites, the same way.
+expect_exit 0 "diff against lines from 15 on 5 lower" -- "$GMPROF" diff "$base" "$TMPDIR/insert.jsonl"
+grep -q "^  findings: $n_f -> $n_f (0 fixed, 0 new, $n_f in both)\$" "$TMPDIR/out" && ok "  ... no finding fixed or new" ||
+	notok "  ... $(grep findings: "$TMPDIR/out")"
+grep -q 'by allocation site' "$TMPDIR/out" && notok "  ... no site's bytes changed: $(cat "$TMPDIR/out")" ||
+	ok "  ... no site's bytes changed at the peak (a moved line is the same site)"
 # A new leak at a line below the others: exactly that one is new.
 grep -v '"end"' "$base" >"$TMPDIR/grown.jsonl"
 printf '%s\n' '{"op":"alloc","addr":"0x400000","size":12288,"at":"src/app.cu:40"}' \
