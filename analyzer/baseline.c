@@ -69,7 +69,7 @@ static int only_keys(const cJSON *o, const char *const *keys, size_t n, char *er
 /* A "peak_sites" array (each {"site": string, "bytes": N}) into p. */
 static int parse_sites(const cJSON *ss, struct gmp_baseline_peak *p, char *err, size_t errn)
 {
-	static const char *const keys[] = { "site", "bytes" };
+	static const char *const keys[] = { "site", "bytes", "key" };
 	if (!cJSON_IsArray(ss))
 		return bad(err, errn, "\"peak_sites\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(ss);
@@ -79,13 +79,17 @@ static int parse_sites(const cJSON *ss, struct gmp_baseline_peak *p, char *err, 
 	cJSON_ArrayForEach(e, ss) {
 		if (!cJSON_IsObject(e))
 			return bad(err, errn, "every peak site must be an object");
-		int rc = only_keys(e, keys, 2, err, errn);
+		int rc = only_keys(e, keys, 3, err, errn);
 		if (rc)
 			return rc;
 		const cJSON *site = cJSON_GetObjectItemCaseSensitive(e, "site");
+		const cJSON *key = cJSON_GetObjectItemCaseSensitive(e, "key");
 		struct gmp_baseline_site *x = &p->sites[p->nsites];
 		if (!cJSON_IsString(site) || get_u64(e, "bytes", &x->bytes))
 			return bad(err, errn, "a peak site needs a \"site\" string and \"bytes\", a non-negative integer");
+		if (key && (!cJSON_IsString(key) || parse_hex(key->valuestring, &x->key)))
+			return bad(err, errn, "a peak site's \"key\" must be 16 lower-case hex digits");
+		x->has_key = key != NULL;
 		if (!(x->site = strdup(site->valuestring)))
 			return -ENOMEM;
 		p->nsites++;
@@ -400,11 +404,11 @@ const char *gmp_baseline__input_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site)
+uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site, uint64_t key)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < p->nsites; i++)
-		if (!strcmp(p->sites[i].site, site))
+		if (p->sites[i].has_key ? p->sites[i].key == key : !strcmp(p->sites[i].site, site))
 			sum += p->sites[i].bytes;
 	return sum;
 }

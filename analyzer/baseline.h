@@ -11,7 +11,7 @@
  *   {"gmprof_baseline": 4, "input": "...", "peak_bytes": N, "leaked_bytes": N,
  *    "peaks": [{"input": "app.gmprof", "device": N, "peak_bytes": N,
  *               "inuse_peak_bytes": N (where the device's pools have NVTX regions),
- *               "peak_sites": [{"site": "file:line", "bytes": N}, ...],
+ *               "peak_sites": [{"site": "file:line", "bytes": N, "key": "16 hex digits"}, ...],
  *               "range_peaks": [{"range": "outer > inner", "peak_bytes": N}, ...]
  *                 (version 4)}, ...],
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
@@ -21,7 +21,9 @@
  * "fingerprints" names the scheme of the findings' fingerprints (sites.c):
  * a baseline without it has fingerprints of an earlier gmprof, which
  * keyed sites by path and line number, and is refused when it has
- * findings (every finding would read as new).
+ * findings (every finding would read as new).  Peak sites' "key" is the
+ * site as fingerprints know it, so that a check names the sites that grew
+ * even where lines moved; without it they are matched by name.
  *
  * The reader is strict (unknown keys, wrong types, bad fingerprints are
  * errors) and pure: it takes bytes, so it can be fuzzed.
@@ -40,6 +42,8 @@
 struct gmp_baseline_site {
 	char *site;
 	uint64_t bytes;
+	uint64_t key;      /* the site as runs match it (gmp_sites__event_key), where has_key */
+	int has_key;
 };
 
 /* An NVTX range's peak on a device (rangemem.h), version 4. */
@@ -107,8 +111,12 @@ const struct gmp_baseline_range *gmp_baseline__range(const struct gmp_baseline_p
 int gmp_baseline__sort_ranges(struct gmp_baseline_peak *p, int merge);
 /* The most a peak may grow to: the baseline's, plus the larger of pct percent of it and abs bytes. */
 uint64_t gmp_baseline__allowed(uint64_t peak, double pct, uint64_t abs);
-/* The baseline's bytes at peak p from site, 0 when none. */
-uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site);
+/*
+ * The baseline's bytes at peak p from the site of key (named site): matched
+ * by key where the baseline has the sites' keys (written since
+ * "fingerprints": 2), else by name; 0 when none.
+ */
+uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site, uint64_t key);
 
 /*
  * A peak of a checked run against the baseline's: one per device the run

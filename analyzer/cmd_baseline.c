@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,10 +86,11 @@ static int one_peak(struct bl *b, struct gmp_session *s, const char *input, size
 	for (size_t i = 0; i < by.n && !err; i++) {
 		if (gmp_site__is_local(by.g[i].site))
 			continue;
-		if (!(p->sites[p->nsites].site = strdup(by.g[i].site)))
+		char *name = strdup(by.g[i].site);
+		if (!name)
 			err = -ENOMEM;
 		else
-			p->sites[p->nsites++].bytes = by.g[i].bytes;
+			p->sites[p->nsites++] = (struct gmp_baseline_site){ name, by.g[i].bytes, by.g[i].key, 1 };
 	}
 	gmp_bysite__release(&by);
 	return err;
@@ -246,6 +248,9 @@ static int write_baseline(FILE *fp, void *ctx)
 			gmp_jw__obj(&jw);
 			gmp_jw__kstr(&jw, "site", p->sites[i].site);
 			gmp_jw__ku64(&jw, "bytes", p->sites[i].bytes);
+			char hex[17];
+			snprintf(hex, sizeof(hex), "%016" PRIx64, p->sites[i].key);
+			gmp_jw__kstr(&jw, "key", hex);
 			gmp_jw__obj_end(&jw);
 		}
 		gmp_jw__arr_end(&jw);

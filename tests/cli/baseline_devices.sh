@@ -20,8 +20,8 @@ sed 's|^{"op":"kernel"|{"op":"alloc","addr":"0x30000","size":4096,"label":"c","a
 expect_exit 0 "baseline of a run on two devices" -- "$GMPROF" baseline -o "$TMPDIR/two.base.json" "$TMPDIR/two.jsonl"
 B=$TMPDIR/two.base.json
 [ "$(grep -c '"input": "two.jsonl",' "$B")" -eq 2 ] && grep -q '^  "peak_bytes": 16384,' "$B" &&
-	tr -d ' \n' <"$B" | grep -q '"device":0,"peak_bytes":8192,"peak_sites":\[{"site":"a.cu:1","bytes":8192}\]' &&
-	tr -d ' \n' <"$B" | grep -q '"device":1,"peak_bytes":16384,"peak_sites":\[{"site":"a.cu:2","bytes":16384}\]' &&
+	tr -d ' \n' <"$B" | grep -q '"device":0,"peak_bytes":8192,"peak_sites":\[{"site":"a.cu:1","bytes":8192,"key":"[0-9a-f]\{16\}"}\]' &&
+	tr -d ' \n' <"$B" | grep -q '"device":1,"peak_bytes":16384,"peak_sites":\[{"site":"a.cu:2","bytes":16384,"key":"[0-9a-f]\{16\}"}\]' &&
 	ok "  ... a peak per device, with its sites; the largest at the top" || notok "  ... $(cat "$B")"
 
 expect_exit 0 "the same run passes" -- "$GMPROF" check --baseline "$B" "$TMPDIR/two.jsonl"

@@ -43,6 +43,12 @@ grep -q "^  findings: $n_f -> $n_f (0 fixed, 0 new, $n_f in both)\$" "$TMPDIR/ou
 	notok "  ... $(grep findings: "$TMPDIR/out")"
 grep -q 'by allocation site' "$TMPDIR/out" && notok "  ... no site's bytes changed: $(cat "$TMPDIR/out")" ||
 	ok "  ... no site's bytes changed at the peak (a moved line is the same site)"
+# A peak grown where lines moved: the check names the one site that grew, at its new line.
+sed 's/"size":1048576/"size":2097152/' "$TMPDIR/shift.jsonl" >"$TMPDIR/bigger.jsonl"
+expect_exit 1 "a peak grown where lines moved fails the baseline" -- "$GMPROF" check --baseline "$TMPDIR/base.json" "$TMPDIR/bigger.jsonl"
+[ "$(grep -c '^  grew at ' "$TMPDIR/out")" = 1 ] &&
+	grep -q '^  grew at src/app.cu:15: +1.0 MiB (1.0 MiB in the baseline, 2.0 MiB now)$' "$TMPDIR/out" &&
+	ok "  ... naming the one site that grew" || notok "  ... $(grep -A6 'baseline:peak' "$TMPDIR/out")"
 # A new leak at a line below the others: exactly that one is new.
 grep -v '"end"' "$base" >"$TMPDIR/grown.jsonl"
 printf '%s\n' '{"op":"alloc","addr":"0x400000","size":12288,"at":"src/app.cu:40"}' \

@@ -46,8 +46,8 @@ static void version3_by_name(void **state)
 	parse(v3, &b);
 	assert_int_equal(b.npeaks, 3);
 	assert_int_equal(b.ninputs, 2);
-	assert_int_equal(gmp_baseline__site_bytes(&b.peaks[0], "a.cu:1"), 1000);
-	assert_int_equal(gmp_baseline__site_bytes(&b.peaks[0], "a.cu:2"), 0);
+	assert_int_equal(gmp_baseline__site_bytes(&b.peaks[0], "a.cu:1", 0), 1000);
+	assert_int_equal(gmp_baseline__site_bytes(&b.peaks[0], "a.cu:2", 0), 0);
 	struct gmp_device_summary ds[3] = { { .device = 0, .peak_bytes = 1100 }, { .device = 1, .peak_bytes = 3000 },
 					    { .device = 2, .peak_bytes = 10 } };
 	struct gmp_result r;
@@ -240,6 +240,9 @@ static void rejected(void **state)
 		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"x\":0}]}],"
 		"\"findings\":[]}",
 		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"findings\":[]}",
+		/* a site's key: 16 lower-case hex digits */
+		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[{\"site\":\"a.cu:1\",\"bytes\":1,\"key\":\"XYZ\"}]}],\"findings\":[]}",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct gmp_baseline b;
@@ -278,6 +281,34 @@ static void fingerprint_scheme(void **state)
 	gmp_baseline__release(&b);
 }
 
+/* Peak sites with keys are matched by key (the line may have moved), without by name. */
+static void site_keys(void **state)
+{
+	(void)state;
+	const char *doc = "{\"gmprof_baseline\":3,\"peak_bytes\":9,\"leaked_bytes\":0,\"peaks\":["
+			  "{\"input\":\"a\",\"device\":0,\"peak_bytes\":9,\"peak_sites\":["
+			  "{\"site\":\"a.cu:10\",\"bytes\":4,\"key\":\"00000000000000aa\"},"
+			  "{\"site\":\"a.cu:20\",\"bytes\":5,\"key\":\"00000000000000bb\"}]},"
+			  "{\"input\":\"b\",\"device\":0,\"peak_bytes\":3,\"peak_sites\":["
+			  "{\"site\":\"a.cu:10\",\"bytes\":3}]}],\"findings\":[]}";
+	struct gmp_baseline b;
+	char err[160];
+	assert_int_equal(gmp_baseline__parse(doc, strlen(doc), &b, err, sizeof(err)), 0);
+	assert_int_equal(b.npeaks, 2);
+	const struct gmp_baseline_peak *a = &b.peaks[0], *o = &b.peaks[1];
+	if (strcmp(a->input, "a")) { /* in whichever order the reader keeps them */
+		a = &b.peaks[1];
+		o = &b.peaks[0];
+	}
+	assert_string_equal(a->input, "a");
+	assert_string_equal(o->input, "b");
+	assert_int_equal(gmp_baseline__site_bytes(a, "a.cu:13", 0xaa), 4); /* moved: its key */
+	assert_int_equal(gmp_baseline__site_bytes(a, "a.cu:10", 0xbb), 5); /* a.cu:10 is now the other site */
+	assert_int_equal(gmp_baseline__site_bytes(a, "a.cu:10", 0xcc), 0);
+	assert_int_equal(gmp_baseline__site_bytes(o, "a.cu:10", 0xcc), 3); /* no keys: by name */
+	gmp_baseline__release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +319,7 @@ int main(void)
 		cmocka_unit_test(version4_ranges),
 		cmocka_unit_test(rejected),
 		cmocka_unit_test(fingerprint_scheme),
+		cmocka_unit_test(site_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
