@@ -143,7 +143,7 @@ int gmp_bysite__grown(struct gmp_sites *sites, const struct gmp_result *r, uint3
 	for (size_t i = 0; i < by->n; i++) {
 		uint64_t was = gmp_baseline__site_bytes(base, by->g[i].site, by->g[i].key);
 		if (!gmp_site__is_local(by->g[i].site) && by->g[i].bytes > was)
-			(*v)[(*n)++] = (struct gmp_site_growth){ by->g[i].site, by->g[i].bytes, was };
+			(*v)[(*n)++] = (struct gmp_site_growth){ by->g[i].site, by->g[i].key, by->g[i].bytes, was };
 	}
 	if (*n > 1)
 		qsort(*v, *n, sizeof(**v), by_growth);

@@ -47,6 +47,7 @@ int gmp_bysite__peak(struct gmp_sites *sites, const struct gmp_result *r, const 
 /* A site holding more of the peak than at the baseline's. */
 struct gmp_site_growth {
 	const char *site;     /* "file:line" (in the gmp_bysite it came with) */
+	uint64_t key;         /* the site as runs match it (gmp_sites__event_key) */
 	uint64_t now, before; /* its bytes at the largest peak, and at the baseline's */
 };
 

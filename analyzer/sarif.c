@@ -392,10 +392,10 @@ static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gm
 				 gmp_human_bytes(pc->allowed, c, sizeof(c)), gmp_human_bytes(v[k].now, d, sizeof(d)),
 				 gmp_human_bytes(v[k].now - v[k].before, x, sizeof(x)), gmp_human_bytes(v[k].before, w, sizeof(w)));
 			result_head(sf, jw, "peak_growth", RULE_PEAK, msg, &l);
-			snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__label_fingerprint(v[k].site));
+			snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__site_fingerprint("peak_growth", v[k].key));
 			gmp_jw__key(jw, "partialFingerprints");
 			gmp_jw__obj(jw);
-			gmp_jw__kstr(jw, "gmprofPeakGrowth/v1", hex);
+			gmp_jw__kstr(jw, "gmprofPeakGrowth/v2", hex);
 			gmp_jw__obj_end(jw);
 			gmp_jw__key(jw, "properties");
 			gmp_jw__obj(jw);
@@ -434,10 +434,10 @@ static void over_budget(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t dev, u
 			 "allocated here hold %s of it.", dev, gmp_human_bytes(pk->bytes, a, sizeof(a)),
 			 gmp_human_bytes(budget, c, sizeof(c)), of, gmp_human_bytes(b.g[k].bytes, d, sizeof(d)));
 		result_head(sf, jw, "peak_over_budget", RULE_BUDGET, msg, &l);
-		snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__label_fingerprint(b.g[k].site));
+		snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__site_fingerprint("peak_over_budget", b.g[k].key));
 		gmp_jw__key(jw, "partialFingerprints");
 		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "gmprofPeakOverBudget/v1", hex);
+		gmp_jw__kstr(jw, "gmprofPeakOverBudget/v2", hex);
 		gmp_jw__obj_end(jw);
 		gmp_jw__key(jw, "properties");
 		gmp_jw__obj(jw);

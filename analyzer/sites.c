@@ -254,6 +254,11 @@ void gmp_sites__release(struct gmp_sites *s)
 	s->idx = NULL;
 }
 
+uint64_t gmp_sites__site_fingerprint(const char *what, uint64_t key)
+{
+	return mix(fnv(1469598103934665603ull, what), key);
+}
+
 uint64_t gmp_sites__event_key(struct gmp_sites *s, uint32_t ev)
 {
 	const struct call *c = indexed(s, event_key(s, ev));

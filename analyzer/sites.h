@@ -39,8 +39,10 @@ uint64_t gmp_sites__event_key(struct gmp_sites *s, uint32_t ev);
 /* A failed allocation's: its call and site (function, file and line), as findings' survive rebuilds. */
 uint64_t gmp_sites__failure_fingerprint(struct gmp_sites *s, uint32_t fail);
 uint64_t gmp_sites__fingerprint(struct gmp_sites *s, const struct gmp_finding *f);
-/* A site label's ("file:line"): a peak's growth there keeps it across runs. */
+/* A label's (an NVTX range's path): a result about it keeps it across runs. */
 uint64_t gmp_sites__label_fingerprint(const char *label);
+/* A result of kind what about the site of key (gmp_sites__event_key): kept where lines moved. */
+uint64_t gmp_sites__site_fingerprint(const char *what, uint64_t key);
 const char *gmp_sites__fingerprint_hex(struct gmp_sites *s, const struct gmp_finding *f,
 				       char *buf, size_t n);
 /* Findings JSON options: symbolized `at`, and a fingerprint and call path per finding. */

@@ -49,6 +49,22 @@ expect_exit 1 "a peak grown where lines moved fails the baseline" -- "$GMPROF" c
 [ "$(grep -c '^  grew at ' "$TMPDIR/out")" = 1 ] &&
 	grep -q '^  grew at src/app.cu:15: +1.0 MiB (1.0 MiB in the baseline, 2.0 MiB now)$' "$TMPDIR/out" &&
 	ok "  ... naming the one site that grew" || notok "  ... $(grep -A6 'baseline:peak' "$TMPDIR/out")"
+# SARIF results about a peak's sites keep their fingerprints where lines moved.
+sed 's/"size":1048576/"size":2097152/' "$base" >"$TMPDIR/bigger0.jsonl"
+sarif_fps() { # KEY INPUT CHECK-OPTIONS...: the KEY fingerprints of the check's SARIF log, sorted
+	k=$1 in=$2
+	shift 2
+	"$GMPROF" check "$@" --sarif "$TMPDIR/fp.sarif" --force "$in" >/dev/null 2>&1
+	grep -o "\"$k\": \"[0-9a-f]*\"" "$TMPDIR/fp.sarif" | sort | tr '\n' ' '
+}
+a=$(sarif_fps gmprofPeakGrowth/v2 "$TMPDIR/bigger0.jsonl" --baseline "$TMPDIR/base.json")
+b=$(sarif_fps gmprofPeakGrowth/v2 "$TMPDIR/bigger.jsonl" --baseline "$TMPDIR/base.json")
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "SARIF: a peak's growth at a site keeps its fingerprint where lines moved" ||
+	notok "SARIF peak growth: '$a' against '$b'"
+a=$(sarif_fps gmprofPeakOverBudget/v2 "$base" --max-peak 1KiB)
+b=$(sarif_fps gmprofPeakOverBudget/v2 "$TMPDIR/move.jsonl" --max-peak 1KiB)
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "SARIF: a peak over budget at its sites keeps their fingerprints in another checkout" ||
+	notok "SARIF peak over budget: '$a' against '$b'"
 # A new leak at a line below the others: exactly that one is new.
 grep -v '"end"' "$base" >"$TMPDIR/grown.jsonl"
 printf '%s\n' '{"op":"alloc","addr":"0x400000","size":12288,"at":"src/app.cu:40"}' \
