@@ -93,7 +93,7 @@ static int group_all(struct gmp_sites *sites, const struct gmp_result *r, const 
 			return -ENOMEM;
 		}
 		if (fresh)
-			g->key = gmp_sites__event_key(sites, o->alloc_ev);
+			g->alloc_ev = o->alloc_ev;
 		g->findings++;
 		g->bytes += o->size;
 		uint64_t key = f ? f->saving : g->bytes;
@@ -141,9 +141,12 @@ int gmp_bysite__grown(struct gmp_sites *sites, const struct gmp_result *r, uint3
 	if (gmp_bysite__peak(sites, r, pk, by) || !(*v = malloc((by->n ? by->n : 1) * sizeof(**v))))
 		return -ENOMEM;
 	for (size_t i = 0; i < by->n; i++) {
-		uint64_t was = gmp_baseline__site_bytes(base, by->g[i].site, by->g[i].key);
-		if (!gmp_site__is_local(by->g[i].site) && by->g[i].bytes > was)
-			(*v)[(*n)++] = (struct gmp_site_growth){ by->g[i].site, by->g[i].key, by->g[i].bytes, was };
+		if (gmp_site__is_local(by->g[i].site))
+			continue;
+		uint64_t key = gmp_sites__event_key(sites, by->g[i].alloc_ev);
+		uint64_t was = gmp_baseline__site_bytes(base, by->g[i].site, key);
+		if (by->g[i].bytes > was)
+			(*v)[(*n)++] = (struct gmp_site_growth){ by->g[i].site, key, by->g[i].bytes, was };
 	}
 	if (*n > 1)
 		qsort(*v, *n, sizeof(**v), by_growth);

@@ -20,7 +20,7 @@ struct gmp_strtab;
 
 struct gmp_site_group {
 	const char *site;     /* "file:line"; else "call path #N" of the profile; else "no site" */
-	uint64_t key;         /* the site as two runs match it (gmp_sites__event_key) */
+	uint32_t alloc_ev;    /* an allocation there: gmp_sites__event_key of it is the site as runs match it */
 	unsigned pattern;
 	size_t findings;      /* gmp_bysite__peak: the objects */
 	uint64_t bytes;       /* their objects' sizes, summed */

@@ -90,7 +90,8 @@ static int one_peak(struct bl *b, struct gmp_session *s, const char *input, size
 		if (!name)
 			err = -ENOMEM;
 		else
-			p->sites[p->nsites++] = (struct gmp_baseline_site){ name, by.g[i].bytes, by.g[i].key, 1 };
+			p->sites[p->nsites++] = (struct gmp_baseline_site){
+				name, by.g[i].bytes, gmp_sites__event_key(&s->sites, by.g[i].alloc_ev), 1 };
 	}
 	gmp_bysite__release(&by);
 	return err;

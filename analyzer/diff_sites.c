@@ -83,7 +83,7 @@ static int site_deltas(struct gmp_session *a, struct gmp_session *b, uint32_t de
 				continue;
 			if (GMP_GROW(sd->v, cap, n + 1))
 				goto oom;
-			sd->v[n] = (struct sdelta){ .site = g->site, .key = g->key };
+			sd->v[n] = (struct sdelta){ .site = g->site, .key = gmp_sites__event_key(&ss[k]->sites, g->alloc_ev) };
 			sd->v[n].bytes[k] = g->bytes;
 			sd->v[n++].objects[k] = g->findings;
 		}

@@ -434,7 +434,8 @@ static void over_budget(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t dev, u
 			 "allocated here hold %s of it.", dev, gmp_human_bytes(pk->bytes, a, sizeof(a)),
 			 gmp_human_bytes(budget, c, sizeof(c)), of, gmp_human_bytes(b.g[k].bytes, d, sizeof(d)));
 		result_head(sf, jw, "peak_over_budget", RULE_BUDGET, msg, &l);
-		snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__site_fingerprint("peak_over_budget", b.g[k].key));
+		snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__site_fingerprint("peak_over_budget",
+							  gmp_sites__event_key(&sf->s->sites, b.g[k].alloc_ev)));
 		gmp_jw__key(jw, "partialFingerprints");
 		gmp_jw__obj(jw);
 		gmp_jw__kstr(jw, "gmprofPeakOverBudget/v2", hex);

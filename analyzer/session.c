@@ -60,6 +60,11 @@ int gmp_session__analyze(struct gmp_session *s, const struct gmp_session_opts *s
 	if (s->sym)
 		gmp_symbolizer__alloc_fns(s->sym, so->alloc_fns, so->nalloc_fns);
 	s->sites = (struct gmp_sites){ .r = s->r, .sym = s->sym };
+	if (!so->no_fingerprints && gmp_sites__index(&s->sites)) { /* fingerprints need it: out of memory here */
+		fprintf(stderr, "gmprof: out of memory\n");
+		gmp_session__close(s);
+		return -1;
+	}
 	if (so->ranges && keep_ranges(s->r, so->ranges, !so->suppress)) {
 		fprintf(stderr, "gmprof: out of memory\n");
 		gmp_session__close(s);

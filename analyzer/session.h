@@ -43,6 +43,7 @@ struct gmp_session_opts {
 	const char *const *alloc_fns;    /* --alloc-fn globs: allocation wrappers, never sites */
 	size_t nalloc_fns;
 	struct gmp_symnotes *notes;      /* each session's modules without source lines, at its close; or NULL */
+	int no_fingerprints;             /* none will be asked for: no index of the calls made (replay) */
 };
 
 int gmp_session__open(struct gmp_session *s, const char *path, const struct gmp_session_opts *so);

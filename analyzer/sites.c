@@ -12,8 +12,8 @@
  * kernel): the third cudaMalloc line of main in app.cu stays the third
  * when lines are added above main, or above it in main, and the checkout
  * moves; only a new allocation line above it in main moves it (as a line
- * number would move with any line).  The ranks are indexed once, at the
- * first fingerprint, over every call of the trace.
+ * number would move with any line).  The ranks are indexed once, when a
+ * session opens, over every call of the trace.
  */
 #include "sites.h"
 
@@ -228,21 +228,28 @@ static void index_free(struct gmp_site_index *x)
 	free(x);
 }
 
-/* The call of key (0: none) in the index, made at the first call; NULL when it is not there. */
+int gmp_sites__index(struct gmp_sites *s)
+{
+	if (s->idx)
+		return 0;
+	struct gmp_site_index *x = calloc(1, sizeof(*x));
+	if (x)
+		gmp_u64map__init(&x->calls);
+	if (!x || build_index(s, x)) {
+		index_free(x);
+		return -ENOMEM;
+	}
+	s->idx = x;
+	return 0;
+}
+
+/* The call of key (0: none) in the index; NULL when it is not there. */
 static const struct call *indexed(struct gmp_sites *s, uint64_t key)
 {
-	if (!s->idx && !s->idx_failed) {
-		struct gmp_site_index *x = calloc(1, sizeof(*x));
-		if (x)
-			gmp_u64map__init(&x->calls);
-		if (!x || build_index(s, x)) {
-			index_free(x);
-			s->idx_failed = 1;
-			fprintf(stderr, "gmprof: out of memory: fingerprints tell findings at several lines of one "
-					"function apart no more\n");
-		} else {
-			s->idx = x;
-		}
+	if (!s->idx && !s->idx_failed && gmp_sites__index(s)) {
+		s->idx_failed = 1; /* a session makes it first, and fails without it: never here */
+		fprintf(stderr, "gmprof: out of memory: fingerprints tell findings at several lines of one "
+				"function apart no more\n");
 	}
 	const uint32_t *c = key && s->idx ? gmp_u64map__get(&s->idx->calls, key) : NULL;
 	return c ? &s->idx->v[*c] : NULL;

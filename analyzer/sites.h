@@ -19,9 +19,16 @@ struct gmp_site_index;
 struct gmp_sites {
 	const struct gmp_result *r;
 	struct gmp_symbolizer *sym;
-	struct gmp_site_index *idx;   /* owned: the lines' ranks, made at the first fingerprint */
-	int idx_failed;               /* out of memory making it (said): ranks are 0 */
+	struct gmp_site_index *idx;   /* owned: the lines' ranks (gmp_sites__index) */
+	int idx_failed;               /* out of memory making it at a fingerprint (said): ranks are 0 */
 };
+
+/*
+ * Makes the index of the trace's calls that fingerprints rank lines by
+ * (a session does, before anything asks for a fingerprint; else the first
+ * fingerprint does).  0, or -ENOMEM.
+ */
+int gmp_sites__index(struct gmp_sites *s);
 
 /* Frees the rank index (the fingerprints' next call makes it again). */
 void gmp_sites__release(struct gmp_sites *s);
