@@ -19,16 +19,13 @@
 #include "u64map.h"
 #include "util.h"
 
-static uint64_t fnv(uint64_t h, const char *s, uint32_t n)
+/* A map key (UINT64_MAX is reserved). */
+static uint64_t map_key(uint64_t k)
 {
-	for (; s && *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	h = (h ^ 0xff) * 1099511628211ull; /* a separator */
-	h = (h ^ n) * 1099511628211ull;
-	return h == UINT64_MAX ? 0 : h; /* the map's reserved key */
+	return k == UINT64_MAX ? 0 : k;
 }
 
-/* A site seen in this input: its note's slot (or GMP_WRAPNOTES_MAX: none), objects and calling lines. */
+/* A site seen in this input: its frame, its objects with findings and their calling lines. */
 struct seen {
 	struct gmp_frame site;
 	uint32_t objects, callers;
@@ -78,7 +75,10 @@ int gmp_wrapnotes__add(struct gmp_symnotes *notes, struct gmp_sites *s)
 		if (!is_new || e->at || !e->stack || !gmp_symbolizer__caller(s->sym, e->stack, &site, &caller) ||
 		    !site.file || !site.line)
 			continue;
-		uint64_t key = fnv(fnv(1469598103934665603ull, site.file, site.line), site.function, 0);
+		/* The site as fingerprints know it; a calling line by its file:line, with the site. */
+		uint64_t key = map_key(gmp_sites__event_key(s, r->objects[obj].alloc_ev));
+		char from[600];
+		snprintf(from, sizeof(from), "%s:%u", caller.file, caller.line);
 		uint32_t *slot = gmp_u64map__slot(&sites, key, (uint32_t)n, &is_new);
 		if (!slot || (is_new && GMP_GROW(v, cap, n + 1))) {
 			err = -ENOMEM;
@@ -88,7 +88,7 @@ int gmp_wrapnotes__add(struct gmp_symnotes *notes, struct gmp_sites *s)
 			v[n++] = (struct seen){ .site = site };
 		struct seen *w = &v[*slot];
 		w->objects++;
-		if (!gmp_u64map__slot(&pairs, fnv(key, caller.file, caller.line), 0, &is_new))
+		if (!gmp_u64map__slot(&pairs, map_key(gmp_sites__site_fingerprint(from, key)), 0, &is_new))
 			err = -ENOMEM;
 		else
 			w->callers += (uint32_t)is_new;
