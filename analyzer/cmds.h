@@ -78,6 +78,8 @@ int gmp_report__json_by_range(struct gmp_jw *jw, const struct gmp_result *r);
 struct gmp_symnotes;
 struct gmp_source;
 void gmp_report__notes(FILE *fp, int json, const struct gmp_symnotes *sn, const struct gmp_source *src);
+/* The same notes as a section of gmprof html's page (nothing when there are none); 0 or -ENOMEM. */
+int gmp_report__notes_html(FILE *fp, const struct gmp_symnotes *sn, const struct gmp_source *src);
 /* Both as HTML sections (gmprof html). */
 int gmp_report__html(FILE *fp, const struct gmp_result *r);
 

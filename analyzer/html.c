@@ -564,7 +564,7 @@ static int write_page(FILE *fp, void *ctx)
 	free(body);
 	if (!err)
 		err = gmp_source__error(pg->src); /* a source line left out for want of memory */
-	if (err)
+	if (err || (err = gmp_report__notes_html(fp, pg->in.so.notes, pg->src))) /* every session closed */
 		return err;
 	fprintf(fp, "<p><small>Written by gmprof.</small></p>\n</body></html>\n");
 	return ferror(fp) ? -EIO : 0;

@@ -323,3 +323,32 @@ void gmp_report__notes(FILE *fp, int json, const struct gmp_symnotes *sn, const 
 	if (!json)
 		gmp_source__note(src, fp, "\n");
 }
+
+int gmp_report__notes_html(FILE *fp, const struct gmp_symnotes *sn, const struct gmp_source *src)
+{
+	char *text = NULL; /* the text report's lines, each made an item */
+	size_t len = 0;
+	FILE *ms = open_memstream(&text, &len);
+	if (!ms)
+		return -ENOMEM;
+	if (gmp_symnotes__any(sn))
+		gmp_symnotes__print(sn, ms, "");
+	gmp_source__note(src, ms, "");
+	if (fclose(ms)) {
+		free(text);
+		return -ENOMEM;
+	}
+	if (len)
+		fprintf(fp, "<h2>Notes</h2>\n<ul>\n");
+	for (char *line = text, *nl; len && *line; line = nl + 1) {
+		nl = strchr(line, '\n'); /* every line the notes print ends with one */
+		*nl = 0;
+		fprintf(fp, "<li>");
+		gmp_text__markup(fp, strncmp(line, "note: ", 6) ? line : line + 6);
+		fprintf(fp, "</li>\n");
+	}
+	if (len)
+		fprintf(fp, "</ul>\n");
+	free(text);
+	return 0;
+}

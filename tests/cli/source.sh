@@ -100,6 +100,9 @@ grep -qE '^\| `obj#2` \| 4\.0 KiB \| `src/model\.cu:3`<br>`float \*w; cudaMalloc
 (cd "$W" && "$GMPROF" html a.jsonl) >"$TMPDIR/page.html" &&
 	grep -qF '<code>src/model.cu:3</code><br><code>float *w; cudaMalloc(&amp;w, 4096);</code>' "$TMPDIR/page.html" &&
 	ok "html: the same, escaped" || notok "html: $(grep -o '<code>src/model[^/]*/code>.\{0,80\}' "$TMPDIR/page.html")"
+(cd "$W" && "$GMPROF" html e.jsonl) >"$TMPDIR/page.html" &&
+	grep -qx "<li>source lines of 2 files outside the working directory are not shown (--source-dir DIR shows those under DIR)</li>" \
+		"$TMPDIR/page.html" && ok "  ... its notes count the files outside" || notok "  ... notes: $(grep '<li>' "$TMPDIR/page.html")"
 
 # A recorded profile, symbolized: the lines of the benchmark it ran, as the file has them now.
 "$GMPROF" report --top 1 --symbols tests/data/gpu/bin --alloc-fn 'bench_malloc*' tests/data/gpu/simple_multi_copy.gmprof \

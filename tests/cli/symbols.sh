@@ -120,6 +120,8 @@ expect_exit 0 "html, baseline and diff say it too" -- sh -c '"$1" html -o "$2/o.
 for c in html:e1 baseline:e2 diff:e3; do
 	grep -q "^gmprof ${c%%:*}: note: $note" "$TMPDIR/${c#*:}" && ok "  ... ${c%%:*}" || notok "  ... ${c%%:*}: $(cat "$TMPDIR/${c#*:}")"
 done
+grep -q "^<li>$note (not found; --symbols DIR looks for it in DIR by its file name)" "$TMPDIR/o.html" &&
+	ok "  ... and the page says it in its notes" || notok "  ... the page's notes: $(grep -A3 '<h2>Notes' "$TMPDIR/o.html")"
 expect_exit 0 "an event script has no modules, and no note" -- "$GMPROF" report tests/scripts/figure3.jsonl
 grep -q 'no source lines' "$TMPDIR/out" "$TMPDIR/err" && notok "  ... none" || ok "  ... none"
 # An allocation wrapper: bench_malloc<int>'s cudaMalloc line is the site of
@@ -128,6 +130,11 @@ grep -q 'no source lines' "$TMPDIR/out" "$TMPDIR/err" && notok "  ... none" || o
 wrap="note: 4 objects with findings were allocated at [^ ]*/benchmarks/cuda/bench.h:55 in bench_malloc<int>, called from 2 lines: --alloc-fn 'bench_malloc<int>' makes those lines their sites"
 expect_exit 0 "report of a program that allocates through a wrapper" -- "$GMPROF" report --top 1 --symbols tests/data/gpu/bin "$P"
 grep -q "^$wrap\$" "$TMPDIR/out" && ok "  ... a note names the wrapper and the --alloc-fn to pass" || notok "  ... wrapper note: $(grep note "$TMPDIR/out")"
+expect_exit 0 "html of a program that allocates through a wrapper" -- "$GMPROF" html -o "$TMPDIR/w.html" --symbols tests/data/gpu/bin "$P"
+grep -q "^<li>4 objects with findings were allocated at [^ ]*/benchmarks/cuda/bench.h:55 in bench_malloc&lt;int&gt;, .*--alloc-fn &#39;bench_malloc&lt;int&gt;&#39; makes those lines their sites</li>\$" "$TMPDIR/w.html" &&
+	ok "  ... the page's notes name it, escaped" || notok "  ... the page's notes: $(grep -A3 '<h2>Notes' "$TMPDIR/w.html")"
+expect_exit 0 "html --alloc-fn as the note says" -- "$GMPROF" html -o "$TMPDIR/w2.html" --symbols tests/data/gpu/bin --alloc-fn 'bench_malloc<int>' "$P"
+grep -q "<h2>Notes" "$TMPDIR/w2.html" && notok "  ... no notes section then" || ok "  ... no notes section then"
 expect_exit 0 "report --alloc-fn as the note says" -- "$GMPROF" report --top 1 --symbols tests/data/gpu/bin --alloc-fn 'bench_malloc<int>' "$P"
 grep -q 'note: .*objects with findings' "$TMPDIR/out" && notok "  ... no note then" || ok "  ... no note then"
 grep -q 'allocated by ALLOC (stream 0, #[0-9]) at .*/simple_multi_copy.cu:4[02]$' "$TMPDIR/out" && ok "  ... and the callers' lines are the sites" || notok "  ... callers as sites: $(grep -m1 'allocated by' "$TMPDIR/out")"
