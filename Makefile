@@ -339,17 +339,26 @@ $(TST)/tools/%: tests/tools/%.c $(DEPS_STAMP)
 # ---- fuzzing (libFuzzer; needs clang) ------------------------------------------
 CLANG ?= $(shell command -v clang 2>/dev/null)
 FUZZ := $(BUILD)/fuzz
-FUZZ_TARGETS := profile script baseline
+FUZZ_TARGETS := profile script baseline dwarf
 FUZZ_BINS := $(if $(CLANG),$(patsubst %,$(FUZZ)/fuzz_%,$(FUZZ_TARGETS)))
 FUZZ_FLAGS := $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-Iinclude -Iformat -Idetector -Ianalyzer $(DEP_CFLAGS)
 FUZZ_SRC := $(CORE_SRC) analyzer/baseline.c analyzer/input.c
+# Built in one command each, so without .d files: every header they may include.
+FUZZ_HDR := $(wildcard include/gmprof/*.h format/*.h detector/*.h analyzer/*.h)
 FUZZ_TIME ?= 300
 
-$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_detect.h $(FUZZ_SRC) $(DEPS_STAMP)
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_detect.h $(FUZZ_SRC) $(FUZZ_HDR) $(DEPS_STAMP)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC) $(DEP_LDFLAGS) -lcjson -lm
+
+# gmprof's own DWARF reader on an ELF file; seeds are built here (tests/fuzz/seeds.sh).
+FUZZ_DWARF_SRC := $(filter analyzer/dwarf%.c,$(ANALYZER_SRC)) format/strtab.c detector/u64map.c
+$(FUZZ)/fuzz_dwarf: tests/fuzz/fuzz_dwarf.c $(FUZZ_DWARF_SRC) $(FUZZ_HDR) $(DEPS_STAMP)
+	$(call msg,FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_DWARF_SRC) $(DEP_LDFLAGS) -ldwarf -lelf -lz -lpthread
 
 # The long run: FUZZ_TIME seconds per target; prints the executions reached.
 fuzz: $(DEPS_STAMP)

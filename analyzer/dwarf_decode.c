@@ -140,17 +140,19 @@ static uint32_t unit_key(const struct unit *u)
 }
 
 /* What skipping DIEs of abbreviation a takes, for the sizes of unit u. */
+/* spec is the table's whole array (NULL while it is empty); a's run starts at a->first. */
 static void plan_skip(struct abbrev *a, const struct spec *spec, const struct unit *u)
 {
 	int32_t at = 0;
 	a->sib = -1;
 	a->key = unit_key(u);
 	for (uint32_t i = 0; i < a->n; i++) {
-		if (spec[i].at == DW_AT_sibling && at >= 0) {
+		const struct spec *sp = &spec[a->first + i];
+		if (sp->at == DW_AT_sibling && at >= 0) {
 			a->sib = at;
-			a->sib_form = spec[i].form;
+			a->sib_form = sp->form;
 		}
-		int n = fixed_size(spec[i].form, u);
+		int n = fixed_size(sp->form, u);
 		at = n < 0 || at < 0 ? -1 : at + n;
 	}
 	a->fixed = at;
@@ -211,7 +213,7 @@ int dwr_read_abbrevs(struct gmp_dwr *r, uint64_t off, const struct unit *u, uint
 			t->spec[t->nspec++] = (struct spec){ (uint16_t)name, (uint16_t)f, implicit };
 		}
 		t->by_code[code].n = (uint32_t)t->nspec - t->by_code[code].first;
-		plan_skip(&t->by_code[code], t->spec + t->by_code[code].first, u);
+		plan_skip(&t->by_code[code], t->spec, u);
 	}
 	*out = (uint32_t)(r->nab - 1);
 	return 0;

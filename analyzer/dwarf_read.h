@@ -151,12 +151,9 @@ static inline const char *str_at(const struct sect *s, uint64_t off)
 
 static inline struct gmp_dec at(const struct sect *s, uint64_t off)
 {
-	struct gmp_dec c = { s->p, s->p + s->n, 0 };
 	if (!s->p || off > s->n)
-		c.err = 1;
-	else
-		c.p += off;
-	return c;
+		return (struct gmp_dec){ NULL, NULL, 1 }; /* a missing section: nothing to move over */
+	return (struct gmp_dec){ s->p + off, s->p + s->n, 0 };
 }
 
 /* dwarf_decode.c */

@@ -89,10 +89,11 @@ static inline uint8_t gmp_dec_byte(struct gmp_dec *d)
 	return *d->p++;
 }
 
-/* Borrows n bytes; NULL (and err) when fewer remain. */
+/* Borrows n bytes; NULL (and err) when fewer remain or an earlier read
+ * failed.  A decoder over nothing has NULL pointers, which must not move. */
 static inline const uint8_t *gmp_dec_bytes(struct gmp_dec *d, uint64_t n)
 {
-	if ((uint64_t)(d->end - d->p) < n) {
+	if (d->err || (uint64_t)(d->end - d->p) < n) {
 		d->err = 1;
 		return NULL;
 	}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # make fuzz: runs each libFuzzer target for FUZZ_TIME seconds (or
 # FUZZ_RUNS executions) on its seed corpus (tests/fuzz/corpus/TARGET, read
-# only; new inputs go to $FUZZ/corpus-TARGET) and prints, per target, the
+# only, or for dwarf the ELF files tests/fuzz/seeds.sh builds; new inputs
+# go to $FUZZ/corpus-TARGET) and prints, per target, the
 # executions reached and whether it crashed.  A crash leaves its input as
 # $FUZZ/crash-TARGET-*: turn it into a regression test.
 set -u
@@ -11,9 +12,15 @@ FUZZ_TIME=${FUZZ_TIME:-300}
 status=0
 for t in "$@"; do
 	mkdir -p "$FUZZ/corpus-$t"
+	seeds=tests/fuzz/corpus/$t
+	if [ "$t" = dwarf ]; then
+		# ELF seeds are built, not kept (tests/fuzz/seeds.sh).
+		seeds=$FUZZ/seeds-dwarf
+		sh tests/fuzz/seeds.sh "$seeds" || { status=2; continue; }
+	fi
 	limit="-max_total_time=$FUZZ_TIME"
 	[ -n "${FUZZ_RUNS:-}" ] && limit="-runs=$FUZZ_RUNS"
-	"$FUZZ/fuzz_$t" "$FUZZ/corpus-$t" "tests/fuzz/corpus/$t" $limit -max_len=65536 \
+	"$FUZZ/fuzz_$t" "$FUZZ/corpus-$t" "$seeds" $limit -max_len=65536 \
 		-artifact_prefix="$FUZZ/crash-$t-" -print_final_stats=1 >"$FUZZ/log-$t" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 executions in \2 s/p' "$FUZZ/log-$t")
