@@ -353,8 +353,9 @@ $(FUZZ)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_detect.h $(FUZZ_SRC) $(FUZZ_
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_SRC) $(DEP_LDFLAGS) -lcjson -lm
 
-# gmprof's own DWARF reader on an ELF file; seeds are built here (tests/fuzz/seeds.sh).
-FUZZ_DWARF_SRC := $(filter analyzer/dwarf%.c,$(ANALYZER_SRC)) format/strtab.c detector/u64map.c
+# gmprof's own DWARF reader and ELF symbol tables on an ELF file; seeds are built here (tests/fuzz/seeds.sh).
+FUZZ_DWARF_SRC := $(filter analyzer/dwarf%.c,$(ANALYZER_SRC)) analyzer/symtab.c format/strtab.c format/safefile.c \
+	detector/u64map.c
 $(FUZZ)/fuzz_dwarf: tests/fuzz/fuzz_dwarf.c $(FUZZ_DWARF_SRC) $(FUZZ_HDR) $(DEPS_STAMP)
 	$(call msg,FUZZ,$@)
 	$(Q)mkdir -p $(@D)

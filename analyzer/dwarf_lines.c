@@ -68,6 +68,10 @@ static int entries5(struct gmp_dwarf *d, const struct unit *lu, struct gmp_dec *
 		fmt[i][1] = gmp_dec_varint(c);
 	}
 	uint64_t n = gmp_dec_varint(c);
+	/* Every entry has a path, of a byte at least: a count past what is
+	 * left (or entries of no field) is a corrupt table, not a loop of 2^64. */
+	if (n && (!nfmt || n > (uint64_t)(c->end - c->p)))
+		return -EIO;
 	for (uint64_t k = 0; k < n && !c->err; k++) {
 		const char *name = NULL;
 		uint64_t dir = 0;

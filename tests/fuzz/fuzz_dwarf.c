@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target: gmprof's own DWARF reader (analyzer/dwarf_read.c and
- * the decoders beside it) on an ELF file, as gmprof report reads a
- * profile's binaries.  The input is the file; it is opened through a
- * memfd, every address below 0x800 (where the seeds' code lies,
- * tests/fuzz/seeds.sh) and a few taken from the input's tail are looked up, and every location returned
- * must be complete: a function or a file, strings that end, an inline
- * chain no longer than asked for.
+ * the decoders beside it) and its ELF symbol tables (analyzer/symtab.c) on
+ * an ELF file, as gmprof report reads a profile's binaries.  The input is
+ * the file; it is opened through a memfd, every address below 0x800 (where
+ * the seeds' code lies, tests/fuzz/seeds.sh) and a few taken from the
+ * input's tail are looked up, and every location returned must be
+ * complete: strings that end, an inline chain no longer than asked for.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dwarf.h"
+#include "symtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -67,6 +68,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gmp_dwarf__close(d);
 	} else if (rc != -ENODATA && rc != -EIO && rc != -ENOMEM && rc != -ENOTSUP && rc != -EINVAL) {
 		fprintf(stderr, "gmp_dwarf__open: unexpected %d\n", rc);
+		abort();
+	}
+	struct gmp_symtab *st = NULL;
+	rc = gmp_symtab__open(path, &st);
+	if (rc == 0) {
+		const char *file;
+		for (uint64_t a = 0; a < 0x800; a += 3) {
+			const char *fn = gmp_symtab__find(st, a, &file);
+			if ((fn && strlen(fn) > (1u << 20)) || (file && strlen(file) > (1u << 20)))
+				abort();
+			(void)gmp_symtab__mapped(st, a);
+		}
+		const char *id = gmp_symtab__build_id(st);
+		if (id[strspn(id, "0123456789abcdef")] != '\0' || strlen(id) % 2)
+			abort(); /* hex, two digits a byte */
+		uint64_t lo, hi;
+		gmp_symtab__text(st, &lo, &hi);
+		gmp_symtab__close(st);
+	} else if (rc != -EINVAL && rc != -ENOMEM) {
+		fprintf(stderr, "gmp_symtab__open: unexpected %d\n", rc);
 		abort();
 	}
 	close(fd);
