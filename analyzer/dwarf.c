@@ -23,6 +23,7 @@
 
 #include "dwarf_model.h"
 #include "dwarf_ranges.h"
+#include "safefile.h"
 #include "util.h"
 
 /* Indexes every CU by its address ranges. */
@@ -290,6 +291,11 @@ static int load_cu(struct gmp_dwarf *d, struct cu *cu)
 
 int gmp_dwarf__open(const char *path, struct gmp_dwarf **out)
 {
+	/* Either reader would wait on a FIFO, or read a device, that a profile names. */
+	int fd = gmp_file__open_regular(path);
+	if (fd < 0)
+		return fd == -EINVAL ? -EINVAL : -ENOENT;
+	close(fd);
 	struct gmp_dwarf *d = calloc(1, sizeof(*d));
 	if (!d || !(d->str = gmp_strtab__new())) {
 		free(d);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "dwarf_read.h"
+#include "safefile.h"
 #include "util.h"
 
 static const char *const sect_name[S_N] = {
@@ -258,7 +259,9 @@ static int open_elf(struct gmp_dwr *r, const char *path)
 		close(r->fd);
 	memset(r->s, 0, sizeof(r->s));
 	r->elf = NULL;
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	r->fd = gmp_file__open_regular(path);
+	if (r->fd == -EINVAL)
+		return -ENOTSUP; /* not a regular file: not one this reader reads */
 	if (r->fd < 0)
 		return -ENOENT;
 	r->elf = elf_begin(r->fd, ELF_C_READ_MMAP, NULL);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "safefile.h"
 #include "util.h"
 
 struct sym {
@@ -117,9 +118,9 @@ static void read_build_id(struct gmp_symtab *st, Elf_Scn *scn)
 
 int gmp_symtab__open(const char *path, struct gmp_symtab **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = gmp_file__open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	struct gmp_symtab *st = calloc(1, sizeof(*st));

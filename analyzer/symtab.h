@@ -11,7 +11,7 @@
 
 struct gmp_symtab;
 
-/* Returns 0, -ENOENT (no such file), -EINVAL (not ELF), -ENOMEM. */
+/* Returns 0, -errno from open (-ENOENT: no such file), -EINVAL (not a regular ELF file), -ENOMEM. */
 int gmp_symtab__open(const char *path, struct gmp_symtab **out);
 void gmp_symtab__close(struct gmp_symtab *s);
 /*

@@ -23,6 +23,26 @@ int gmp_file__create(const char *path, int force)
 	return fd;
 }
 
+int gmp_file__open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO's open must not wait for a writer */
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	/* Reads of a regular file do not block anyway; clear the flag for libraries that check it. */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 static char *temp_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Safe output files.  gmp_file__create makes a new file without following
- * a symlink and, unless forced, without replacing anything.  An outfile is
+ * Safe files.  gmp_file__create makes a new file without following
+ * a symlink and, unless forced, without replacing anything;
+ * gmp_file__open_regular opens an input that must be a regular file.  An outfile is
  * written to a hidden temporary beside its target and appears under its
  * name only when committed, so a failed run never leaves half a report
  * and never clobbers an existing file (unless forced).
@@ -13,6 +14,12 @@
 
 /* Returns an fd opened for writing, or -errno (-EEXIST when it exists). */
 int gmp_file__create(const char *path, int force);
+/*
+ * Opens a regular file for reading: an fd, or -errno (-EINVAL for anything
+ * else).  A path that names a FIFO, a terminal or a device, as a profile
+ * made elsewhere may, is refused without blocking on it or reading it.
+ */
+int gmp_file__open_regular(const char *path);
 
 struct gmp_outfile {
 	FILE *fp;       /* write here */

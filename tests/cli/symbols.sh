@@ -116,6 +116,14 @@ expect_exit 0 "perfetto --symbols, another build under the name" -- "$GMPROF" pe
 expect_stderr_line "^gmprof perfetto: note: $note (the file there is another build, its build-id differs" "  ... says it is another build"
 expect_exit 0 "flamegraph --symbols, a file that is not ELF under the name" -- "$GMPROF" flamegraph -o "$TMPDIR/o.folded" --symbols "$TMPDIR/notelf" "$P"
 expect_stderr_line "^gmprof flamegraph: note: $note (not a readable ELF file)" "  ... says it is not an ELF file"
+# A profile names its binaries, and --symbols DIR finds them by name: a FIFO
+# there (or a device) is passed over unread, not waited on for ever.
+mkdir -p "$TMPDIR/fifo" && mkfifo "$TMPDIR/fifo/simple_multi_copy"
+expect_exit 0 "report --symbols, a FIFO under the name" -- timeout 60 "$GMPROF" report --top 1 --symbols "$TMPDIR/fifo" "$P"
+grep -q "^note: $note (not a readable ELF file)" "$TMPDIR/out" &&
+	ok "  ... says it is not a readable ELF file" || notok "  ... says it is not a readable ELF file: $(grep -i note "$TMPDIR/out")"
+expect_exit 2 "addr2line -e FIFO" -- timeout 60 "$GMPROF" addr2line -e "$TMPDIR/fifo/simple_multi_copy" 0x10
+expect_stderr_line "is not an ELF file" "  ... one sentence"
 expect_exit 0 "html, baseline and diff say it too" -- sh -c '"$1" html -o "$2/o.html" "$3" 2>"$2/e1" && "$1" baseline -o "$2/o.bl" "$3" 2>"$2/e2" && "$1" diff "$3" "$3" >/dev/null 2>"$2/e3"' sh "$GMPROF" "$TMPDIR" "$P"
 for c in html:e1 baseline:e2 diff:e3; do
 	grep -q "^gmprof ${c%%:*}: note: $note" "$TMPDIR/${c#*:}" && ok "  ... ${c%%:*}" || notok "  ... ${c%%:*}: $(cat "$TMPDIR/${c#*:}")"
