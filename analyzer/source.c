@@ -4,7 +4,6 @@
 #include "source.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "safefile.h"
 
 #define FILE_MAX (8u << 20)
 #define TOTAL_MAX (64u << 20)
@@ -124,12 +125,12 @@ static int inside(const struct gmp_source *s, const char *p)
 /* Reads real path p into f; 0 or -errno. */
 static int load(struct gmp_source *s, struct file *f, const char *p)
 {
-	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO named like a source must not block */
+	int fd = gmp_file__open_regular(p); /* a FIFO named like a source must not block */
 	if (fd < 0)
-		return -errno;
+		return fd == -EINVAL ? -EFBIG : fd;
 	struct stat st;
 	int err = 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > FILE_MAX ||
+	if (fstat(fd, &st) || st.st_size > FILE_MAX ||
 	    s->total + (size_t)st.st_size > TOTAL_MAX)
 		err = -EFBIG;
 	size_t len = 0, cap = err ? 0 : (size_t)st.st_size + 1;
