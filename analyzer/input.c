@@ -117,10 +117,25 @@ static int check_profile(const char *path, const struct gmp_trace *t, int salvag
 	return 0;
 }
 
+/*
+ * A file of no bytes is no run: a profile starts with its header, written
+ * when the collector starts, and a script of a program that did nothing
+ * still says {"op":"end"}.  Taking it as an empty script would pass every
+ * gate on a profile that a failed copy or upload left empty.
+ */
+static int empty_input(const char *path)
+{
+	fprintf(stderr, "gmprof: '%s' is empty (0 bytes): neither a profile nor an event script\n",
+		path);
+	return -1;
+}
+
 static int load_mem(const char *path, const char *buf, size_t len, int salvage,
 		    struct gmp_input *in)
 {
 	int err;
+	if (!len)
+		return empty_input(path);
 	if (gmp_profile__is_profile(buf, len) ||
 	    (len < GMP_PROFILE_MAGIC_LEN && len > 0 && buf[0] == GMP_PROFILE_MAGIC[0])) {
 		in->is_profile = 1;
@@ -165,6 +180,10 @@ int gmp_input__load(const char *path, int salvage, struct gmp_input *in)
 		n = pread(fd, head, sizeof(head), 0);
 		if (n < 0) {
 			gmp_input__perror(name, "cannot read", errno);
+			goto out;
+		}
+		if (n == 0) {
+			rc = empty_input(name);
 			goto out;
 		}
 		if (gmp_profile__is_profile(head, (size_t)n)) {

@@ -65,6 +65,14 @@ expect_exit 2 "binary junk" -- "$GMPROF" replay "$TMPDIR/junk"
 expect_stderr_line "neither a gmprof profile nor an event script" "binary junk: one line"
 expect_exit 2 "directory" -- "$GMPROF" replay "$TMPDIR"
 expect_stderr_line "is a directory" "directory: one line"
+# An empty file is no run: a gate must not pass a profile that a failed copy left empty.
+: >"$TMPDIR/empty.gmprof"
+expect_exit 2 "empty file: check refuses it" -- "$GMPROF" check --max-peak 1GiB "$TMPDIR/empty.gmprof"
+expect_stderr_line "'.*empty.gmprof' is empty (0 bytes): neither a profile nor an event script" "empty file: one line"
+expect_exit 2 "empty standard input" -- sh -c '"$1" replay - </dev/null' sh "$GMPROF"
+expect_stderr_line "'<stdin>' is empty (0 bytes)" "empty standard input: one line"
+printf '# a comment, no op\n' >"$TMPDIR/comment.jsonl"
+expect_exit 0 "a script of a comment alone is a run that did nothing" -- "$GMPROF" replay "$TMPDIR/comment.jsonl"
 
 # Output files: never overwritten without --force, never half-written.
 expect_exit 0 "replay -o" -- "$GMPROF" replay -o "$TMPDIR/r.txt" $S/figure2.jsonl
