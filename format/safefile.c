@@ -43,6 +43,8 @@ int gmp_file__open_regular(const char *path)
 	return fd;
 }
 
+static void release(struct gmp_outfile *o);
+
 static char *temp_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -56,12 +58,61 @@ static char *temp_name(const char *path)
 	return tmp;
 }
 
+/*
+ * The descriptor a path names that is no file to replace, opened for
+ * writing; -ENOENT when path is a file (or nothing) to create or replace.
+ * Renaming a temporary over /dev/null, or over the /dev/stdout link, would
+ * replace the device or the link with a regular file, where root can.
+ */
+static int in_place(const char *path)
+{
+	static const char *const fds[] = { "/dev/fd/", "/proc/self/fd/" };
+	int n = -1;
+	if (!strcmp(path, "/dev/stdout"))
+		n = STDOUT_FILENO;
+	else if (!strcmp(path, "/dev/stderr"))
+		n = STDERR_FILENO;
+	for (size_t i = 0; n < 0 && i < sizeof(fds) / sizeof(fds[0]); i++) {
+		size_t k = strlen(fds[i]);
+		char *end;
+		if (!strncmp(path, fds[i], k) && path[k] >= '0' && path[k] <= '9') {
+			long v = strtol(path + k, &end, 10);
+			if (!*end && v <= 1 << 20)
+				n = (int)v;
+		}
+	}
+	if (n >= 0) {
+		int fd = fcntl(n, F_DUPFD_CLOEXEC, 0);
+		return fd < 0 ? -errno : fd;
+	}
+	struct stat st;
+	if (lstat(path, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+		return -ENOENT;
+	/* Not created, not truncated, not a link followed: what lstat saw. */
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 int gmp_outfile__open(struct gmp_outfile *o, const char *path, int force)
 {
 	memset(o, 0, sizeof(*o));
 	o->force = force;
 	if (strcmp(path, "-") == 0) {
 		o->fp = stdout;
+		return 0;
+	}
+	int fd = in_place(path);
+	if (fd != -ENOENT) {
+		if (fd < 0)
+			return fd;
+		o->path = strdup(path);
+		o->fp = o->path ? fdopen(fd, "w") : NULL;
+		if (!o->fp) {
+			int err = o->path ? -errno : -ENOMEM;
+			close(fd);
+			release(o);
+			return err;
+		}
 		return 0;
 	}
 	if (!force && access(path, F_OK) == 0)
@@ -72,7 +123,7 @@ int gmp_outfile__open(struct gmp_outfile *o, const char *path, int force)
 		gmp_outfile__abort(o);
 		return -ENOMEM;
 	}
-	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (fd < 0) {
 		int err = -errno;
 		free(o->tmp);
@@ -113,11 +164,15 @@ int gmp_outfile__commit(struct gmp_outfile *o)
 		o->fp = NULL;
 		return err;
 	}
-	if (fflush(o->fp) != 0 || ferror(o->fp) || fsync(fileno(o->fp)) != 0)
+	if (fflush(o->fp) != 0 || ferror(o->fp) || (o->tmp && fsync(fileno(o->fp)) != 0))
 		err = errno ? -errno : -EIO;
 	if (fclose(o->fp) != 0 && !err)
 		err = errno ? -errno : -EIO;
 	o->fp = NULL;
+	if (!o->tmp) { /* written in place */
+		release(o);
+		return err;
+	}
 	if (!err) {
 		if (o->force) {
 			if (rename(o->tmp, o->path) != 0)

@@ -5,7 +5,11 @@
  * gmp_file__open_regular opens an input that must be a regular file.  An outfile is
  * written to a hidden temporary beside its target and appears under its
  * name only when committed, so a failed run never leaves half a report
- * and never clobbers an existing file (unless forced).
+ * and never clobbers an existing file (unless forced).  A target that is
+ * no file to replace is written in place, as a shell's '>' would: a FIFO
+ * or a character device (/dev/null, a pipe another program reads), and
+ * /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N, which name
+ * descriptors this process holds.
  */
 #ifndef GMPROF_SAFEFILE_H
 #define GMPROF_SAFEFILE_H
@@ -24,7 +28,7 @@ int gmp_file__open_regular(const char *path);
 struct gmp_outfile {
 	FILE *fp;       /* write here */
 	char *path;     /* owned copy; NULL for standard output */
-	char *tmp;      /* owned temporary path */
+	char *tmp;      /* owned temporary path; NULL when written in place */
 	int force;
 };
 

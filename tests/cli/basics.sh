@@ -85,4 +85,30 @@ expect_exit 0 "replay -o --force" -- "$GMPROF" replay --force -o "$TMPDIR/r.txt"
 expect_exit 2 "unwritable output" -- "$GMPROF" replay -o /proc/gmprof-nope/x $S/figure2.jsonl
 expect_stderr_line "cannot create '/proc/gmprof-nope/x'" "unwritable output: one line"
 [ ! -e /proc/gmprof-nope/x ] && ok "nothing left behind" || notok "nothing left behind"
+# Outputs that are no file to replace are written in place, as '>' writes
+# them: a device node (made here, so that a regression replaces it, not
+# the machine's /dev/null), a FIFO another program reads, and the
+# descriptors /dev/stdout and /dev/fd/N name.  --force or not.
+if [ "$(id -u)" = 0 ] && mknod "$TMPDIR/null" c 1 3 2>/dev/null && mknod "$TMPDIR/full" c 1 7 2>/dev/null; then
+	expect_exit 0 "-o a device (null), no --force needed" -- "$GMPROF" replay -o "$TMPDIR/null" $S/figure2.jsonl
+	expect_exit 0 "-o a device with --force" -- "$GMPROF" replay --force -o "$TMPDIR/null" $S/figure2.jsonl
+	[ -c "$TMPDIR/null" ] && ok "  ... the device is still a device" || notok "  ... the device was replaced: $(ls -l "$TMPDIR/null")"
+	expect_exit 2 "-o a full device" -- "$GMPROF" report --force -o "$TMPDIR/full" $S/figure2.jsonl
+	expect_stderr_line "cannot write '.*/full': No space left on device" "  ... one line"
+	[ -c "$TMPDIR/full" ] && ok "  ... still a device" || notok "  ... the device was replaced"
+else
+	ok "skipped: device nodes need root"
+fi
+mkfifo "$TMPDIR/pipe"
+cat "$TMPDIR/pipe" >"$TMPDIR/piped" &
+expect_exit 0 "-o a FIFO" -- "$GMPROF" replay -o "$TMPDIR/pipe" $S/figure2.jsonl
+wait
+[ -p "$TMPDIR/pipe" ] && grep -q '^device 0: peak 1.0 MiB' "$TMPDIR/piped" &&
+	ok "  ... the reader got the findings, the FIFO stays" || notok "  ... through the FIFO: $(cat "$TMPDIR/piped")"
+expect_exit 0 "-o /dev/stdout" -- "$GMPROF" replay -o /dev/stdout $S/figure2.jsonl
+grep -q '^device 0: peak 1.0 MiB' "$TMPDIR/out" && [ -L /dev/stdout ] && ok "  ... on standard output" || notok "  ... on standard output"
+expect_exit 0 "-o /dev/fd/3" -- sh -c '"$1" replay -o /dev/fd/3 "$2" 3>"$3"' sh "$GMPROF" $S/figure2.jsonl "$TMPDIR/fd3"
+grep -q '^device 0: peak 1.0 MiB' "$TMPDIR/fd3" && ok "  ... into descriptor 3" || notok "  ... into descriptor 3"
+expect_exit 2 "-o /dev/fd/9, not open" -- "$GMPROF" replay -o /dev/fd/9 $S/figure2.jsonl
+expect_stderr_line "cannot create '/dev/fd/9': Bad file descriptor" "  ... one line"
 finish
