@@ -580,7 +580,8 @@ int cmd_check(int argc, char **argv)
 		rc = ci_formats(&a, annotations, cq, cm.force);
 	if (!rc && gmp_source__error(a.src)) /* a source line left out: no JUnit or Markdown without it */
 		rc = (fprintf(stderr, "gmprof check: out of memory\n"), -1);
-	fflush(stdout);
+	if (!rc && (fflush(stdout) != 0 || ferror(stdout))) /* the log: what a CI job shows of the gate */
+		rc = (fprintf(stderr, "gmprof check: cannot write the log to standard output: %s\n", strerror(errno)), -1);
 	struct gmp_gates gs = { a.gates, a.ngates, a.checks, a.failed };
 	if (!rc && junit && gmp_output__write(junit, cm.force, gmp_gates__junit, &gs))
 		rc = -1;

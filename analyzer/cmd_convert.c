@@ -73,7 +73,7 @@ int cmd_convert(int argc, char **argv)
 	int cerr = gmp_writer__close(w, in.trace->ended);
 	gmp_input__release(&in);
 	if (err || cerr) {
-		gmp_input__perror(output, "cannot write", err ? err : cerr);
+		gmp_output__write_error(output, err ? err : cerr);
 		remove(output);
 		return GMP_EXIT_USAGE;
 	}

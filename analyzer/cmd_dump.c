@@ -63,11 +63,11 @@ int cmd_dump(int argc, char **argv)
 	err = gmp_script__write(out.fp, in.trace, NULL, NULL);
 	if (err) {
 		gmp_outfile__abort(&out);
-		gmp_input__perror(output, "cannot write", err);
+		gmp_output__write_error(output, err);
 		goto done;
 	}
 	if ((err = gmp_outfile__commit(&out))) {
-		gmp_input__perror(output, "cannot write", err);
+		gmp_output__write_error(output, err);
 		goto done;
 	}
 	rc = GMP_EXIT_OK;

@@ -121,12 +121,12 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (err) {
 		gmp_outfile__abort(&out);
-		gmp_input__perror(cm.output, "cannot write", err);
+		gmp_output__write_error(cm.output, err);
 		goto done;
 	}
 	err = gmp_outfile__commit(&out);
 	if (err) {
-		gmp_input__perror(cm.output, "cannot write", err);
+		gmp_output__write_error(cm.output, err);
 		goto done;
 	}
 	rc = GMP_EXIT_OK;

@@ -27,6 +27,14 @@ void gmp_output__perror(const char *path, int err)
 		gmp_input__perror(path, "cannot create", err);
 }
 
+void gmp_output__write_error(const char *path, int err)
+{
+	if (strcmp(path, "-") == 0)
+		fprintf(stderr, "gmprof: cannot write to standard output: %s\n", strerror(err < 0 ? -err : err));
+	else
+		gmp_input__perror(path, "cannot write", err);
+}
+
 static const char *shown(const char *path)
 {
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;

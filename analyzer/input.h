@@ -40,5 +40,7 @@ int gmp_input__findable(const char *path, const struct gmp_trace *t, uint32_t ma
 void gmp_input__perror(const char *path, const char *what, int err);
 /* The sentence for an output file gmp_outfile__open could not open (err < 0). */
 void gmp_output__perror(const char *path, int err);
+/* "cannot write 'path': reason", or "cannot write to standard output" for "-". */
+void gmp_output__write_error(const char *path, int err);
 
 #endif

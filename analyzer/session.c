@@ -147,11 +147,11 @@ int gmp_output__write(const char *path, int force, int (*fn)(FILE *fp, void *ctx
 	if (err) {
 		gmp_outfile__abort(&out);
 		if (err != GMP_OUTPUT_ABANDON)
-			gmp_input__perror(path, "cannot write", err);
+			gmp_output__write_error(path, err);
 		return -1;
 	}
 	if ((err = gmp_outfile__commit(&out))) {
-		gmp_input__perror(path, "cannot write", err);
+		gmp_output__write_error(path, err);
 		return -1;
 	}
 	return 0;

@@ -99,6 +99,13 @@ if [ "$(id -u)" = 0 ] && mknod "$TMPDIR/null" c 1 3 2>/dev/null && mknod "$TMPDI
 else
 	ok "skipped: device nodes need root"
 fi
+if [ -c /dev/full ]; then
+	expect_exit 2 "standard output full" -- sh -c '"$1" replay "$2" >/dev/full' sh "$GMPROF" $S/figure2.jsonl
+	expect_stderr_line "^gmprof: cannot write to standard output: No space left on device\$" "  ... one line"
+	expect_exit 2 "check's log lost to a full standard output is an error, not a pass" -- \
+		sh -c '"$1" check --max-peak 1GiB "$2" >/dev/full' sh "$GMPROF" $S/figure2.jsonl
+	expect_stderr_line "^gmprof check: cannot write the log to standard output: No space left on device\$" "  ... one line"
+fi
 mkfifo "$TMPDIR/pipe"
 cat "$TMPDIR/pipe" >"$TMPDIR/piped" &
 expect_exit 0 "-o a FIFO" -- "$GMPROF" replay -o "$TMPDIR/pipe" $S/figure2.jsonl
