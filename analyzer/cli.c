@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "demangle.h"
@@ -137,6 +138,8 @@ int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_
 {
 	if (*n == GMP_MAX_ALLOC_FNS)
 		return gmp_cli__usage_error(cmd, "at most %d --alloc-fn options", GMP_MAX_ALLOC_FNS);
+	if (!*glob)
+		return gmp_cli__usage_error(cmd, "--alloc-fn needs a function's name or a glob (like 'my_malloc*')");
 	fns[(*n)++] = glob;
 	return 0;
 }
@@ -185,7 +188,17 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 	switch (c) {
 	case 'o': cm->output = optarg; return 1;
 	case OPT_FORCE: cm->force = 1; return 1;
-	case OPT_SYMBOLS: cm->symdir = optarg; return 1;
+	case OPT_SYMBOLS: {
+		/* A mistyped directory would read as every binary "not found" there. */
+		struct stat st;
+		const char *why = stat(optarg, &st) ? strerror(errno) : !S_ISDIR(st.st_mode) ? "not a directory" : NULL;
+		if (why) {
+			*exit_code = gmp_cli__usage_error(cmd, "--symbols '%s': %s", optarg, why);
+			return -1;
+		}
+		cm->symdir = optarg;
+		return 1;
+	}
 	case OPT_SUPPRESS: cm->suppress = optarg; return 1;
 	case OPT_RANGES: cm->ranges = optarg; return 1;
 	case OPT_NO_SOURCE: cm->no_source = 1; return 1;

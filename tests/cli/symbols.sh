@@ -116,6 +116,16 @@ expect_exit 0 "perfetto --symbols, another build under the name" -- "$GMPROF" pe
 expect_stderr_line "^gmprof perfetto: note: $note (the file there is another build, its build-id differs" "  ... says it is another build"
 expect_exit 0 "flamegraph --symbols, a file that is not ELF under the name" -- "$GMPROF" flamegraph -o "$TMPDIR/o.folded" --symbols "$TMPDIR/notelf" "$P"
 expect_stderr_line "^gmprof flamegraph: note: $note (not a readable ELF file)" "  ... says it is not an ELF file"
+# A mistyped --symbols would read as every binary "not found" there; an
+# empty --alloc-fn matches nothing: both are usage errors.
+for c in report check baseline diff flamegraph perfetto html; do
+	expect_exit 2 "$c --symbols, no such directory" -- "$GMPROF" $c --symbols "$TMPDIR/no-such-dir" "$P" "$P"
+	expect_stderr_line "^gmprof $c: --symbols '.*no-such-dir': No such file or directory" "  ... one line"
+done
+expect_exit 2 "report --symbols, a file" -- "$GMPROF" report --symbols "$P" "$P"
+expect_stderr_line "^gmprof report: --symbols '.*': not a directory" "  ... one line"
+expect_exit 2 "report --alloc-fn ''" -- "$GMPROF" report --alloc-fn '' "$P"
+expect_stderr_line "^gmprof report: --alloc-fn needs a function's name or a glob" "  ... one line"
 # A profile names its binaries, and --symbols DIR finds them by name: a FIFO
 # there (or a device) is passed over unread, not waited on for ever.
 mkdir -p "$TMPDIR/fifo" && mkfifo "$TMPDIR/fifo/simple_multi_copy"
