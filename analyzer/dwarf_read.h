@@ -93,11 +93,12 @@ typedef int (*range_cb)(void *ctx, uint64_t lo, uint64_t hi);
 /*
  * Reads on a struct gmp_dec (codec.h: gmp_dec_varint is ULEB128,
  * gmp_dec_bytes skips), for what DWARF adds: n-byte little-endian words,
- * SLEB128 and strings.  Past the end they set err and return 0.
+ * SLEB128 and strings.  Past the end, or asked for a word of over 8 bytes
+ * (an address size as a corrupt header gives it), they set err and return 0.
  */
 static inline uint64_t rd(struct gmp_dec *c, unsigned n)
 {
-	if ((size_t)(c->end - c->p) < n) {
+	if (n > 8 || (size_t)(c->end - c->p) < n) {
 		c->err = 1;
 		c->p = c->end;
 		return 0;
