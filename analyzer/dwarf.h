@@ -21,8 +21,9 @@ struct gmp_srcloc {
 
 /*
  * Opens the DWARF of an ELF file (following .gnu_debuglink into
- * /usr/lib/debug).  Returns 0, -ENODATA when it has no DWARF, -EIO, -ENOMEM,
- * -ENOENT when path cannot be opened, -EINVAL when it is not a regular file.
+ * /usr/lib/debug).  Returns 0, -ENODATA when it has no DWARF, -EIO when it
+ * is damaged, -ENOMEM, -ENOENT when path cannot be opened, -EINVAL when it
+ * is not a regular file.
  */
 int gmp_dwarf__open(const char *path, struct gmp_dwarf **out);
 void gmp_dwarf__close(struct gmp_dwarf *d);

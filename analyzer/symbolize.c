@@ -183,10 +183,11 @@ static void open_module(struct gmp_symbolizer *s, struct mod *md)
 		}
 		md->st = st;
 		md->path = intern(s, cand[i]);
-		if (gmp_dwarf__open(cand[i], &md->dw))
+		int derr = gmp_dwarf__open(cand[i], &md->dw);
+		if (derr)
 			md->dw = NULL;
 		md->state = 1;
-		md->why = 0;
+		md->why = derr == -EIO ? GMP_MOD_BAD_DWARF : 0; /* said only if none of its frames gets a line */
 		return;
 	}
 }
@@ -435,7 +436,7 @@ int gmp_symbolizer__problem(const struct gmp_symbolizer *s, size_t *i, const cha
 		const char *p = gmp_trace__str(s->t, md->m->path, NULL);
 		if (!md->looked || md->lined || system_path(p))
 			continue;
-		int why = md->state < 0 ? md->why : GMP_MOD_NO_LINES;
+		int why = md->state < 0 || md->why ? md->why : GMP_MOD_NO_LINES;
 		if (why) {
 			*path = p;
 			(*i)++;
@@ -456,6 +457,8 @@ const char *gmp_mod_problem__text(int why)
 		return "not a readable ELF file";
 	case GMP_MOD_NO_LINES:
 		return "it has no line information: build it with -g";
+	case GMP_MOD_BAD_DWARF:
+		return "its debug information is damaged, and was not read";
 	}
 	return "unknown";
 }

@@ -52,6 +52,7 @@ enum gmp_mod_problem {
 	GMP_MOD_OTHER_BUILD,  /* a file there, of another build (its build-id differs) */
 	GMP_MOD_UNREADABLE,   /* a file there that is not a readable ELF file */
 	GMP_MOD_NO_LINES,     /* read, but none of its frames looked up has a line */
+	GMP_MOD_BAD_DWARF,    /* its DWARF is damaged (a unit past its section, an unknown form) */
 };
 
 /*

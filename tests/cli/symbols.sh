@@ -116,6 +116,15 @@ expect_exit 0 "perfetto --symbols, another build under the name" -- "$GMPROF" pe
 expect_stderr_line "^gmprof perfetto: note: $note (the file there is another build, its build-id differs" "  ... says it is another build"
 expect_exit 0 "flamegraph --symbols, a file that is not ELF under the name" -- "$GMPROF" flamegraph -o "$TMPDIR/o.folded" --symbols "$TMPDIR/notelf" "$P"
 expect_stderr_line "^gmprof flamegraph: note: $note (not a readable ELF file)" "  ... says it is not an ELF file"
+# A binary whose DWARF is damaged (a form no DWARF version defines) is
+# refused by gmprof's reader and not handed to libdwarf, which freed memory
+# twice on it and aborted the report.
+mkdir -p "$TMPDIR/damaged" && cp tests/fuzz/regress/dwarf/unknown-form-libdwarf-double-free "$TMPDIR/damaged/simple_multi_copy"
+expect_exit 0 "report --symbols, a binary whose DWARF is damaged" -- "$GMPROF" report --top 1 --symbols "$TMPDIR/damaged" "$P"
+grep -q "^note: $note (its debug information is damaged, and was not read)" "$TMPDIR/out" &&
+	ok "  ... says it is damaged" || notok "  ... says it is damaged: $(grep -i note "$TMPDIR/out")"
+expect_exit 2 "addr2line on it" -- "$GMPROF" addr2line -e "$TMPDIR/damaged/simple_multi_copy" 0x230
+expect_stderr_line "^gmprof: cannot read the DWARF of '.*simple_multi_copy'" "  ... one sentence"
 # A mistyped --symbols would read as every binary "not found" there; an
 # empty --alloc-fn matches nothing: both are usage errors.
 for c in report check baseline diff flamegraph perfetto html; do
