@@ -223,7 +223,8 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 	}
 }
 
-static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld)
+/* stream: the one the launch is recorded on (a graph's kernel node: the graph's, graph_node). */
+static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld, CUstream stream)
 {
 	struct gmp_launch_info li = { .ctx = ld->context, .module = ld->module,
 				      .function = ld->function, .hstream = ld->hStream,
@@ -234,7 +235,7 @@ static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld)
 		if (range)
 			__atomic_add_fetch(&gmp_col.launch_begins, 1, __ATOMIC_ACQ_REL);
 		struct gmp_event e = { .op = GMP_OP_KERNEL, .device = (uint32_t)ld->device,
-				       .stream = rec_stream(h(ld->stream)) };
+				       .stream = rec_stream(h(stream)) };
 		dev_launch_begin(&li, &e);
 		launch_ev = li.ev;
 	} else if (cbid == SANITIZER_CBID_LAUNCH_END) {
@@ -246,7 +247,11 @@ static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld)
 	}
 }
 
-static void copy(const Sanitizer_MemcpyData *md)
+/*
+ * node: a graph's node (graph_node), recorded on *on, or else on the
+ * stream its data names; it never blocks the host.  NULL: a call's copy.
+ */
+static void copy(const Sanitizer_MemcpyData *md, int node, const CUstream *on)
 {
 	if (md->direction == SANITIZER_MEMCPY_DIRECTION_HOST_TO_HOST)
 		return;
@@ -262,13 +267,13 @@ static void copy(const Sanitizer_MemcpyData *md)
 	}
 	if (!(e.flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC)))
 		return; /* neither side is a device object gmprof tracks */
-	CUstream s = md->apiStream ? md->apiStream
+	CUstream s = on ? *on : md->apiStream ? md->apiStream
 				   : (e.flags & GMP_EF_HAS_DST ? md->dstStream : md->srcStream);
 	e.stream = rec_stream(h(s));
-	if (md->isAsync)
+	if (md->isAsync || node)
 		e.flags |= GMP_EF_ASYNC;
 	event(&e, NULL);
-	if (!md->isAsync) {
+	if (!md->isAsync && !node) {
 		/* A blocking copy returns when it is done: later work comes after it. */
 		struct gmp_event sy = { .op = GMP_OP_SYNC, .flags = GMP_EF_SYNC_STREAM,
 					.stream = e.stream, .device = e.device };
@@ -276,19 +281,21 @@ static void copy(const Sanitizer_MemcpyData *md)
 	}
 }
 
-static void set(const Sanitizer_MemsetData *md)
+/* node, on: as for copy. */
+static void set(const Sanitizer_MemsetData *md, int node, const CUstream *on)
 {
 	uint64_t size = md->width * (md->height ? md->height : 1) *
 			(md->elementSize ? md->elementSize : 1);
 	if (!rec_is_device(md->address, size))
 		return;
 	struct gmp_event e = { .op = GMP_OP_MEMSET, .addr = md->address, .size = size,
-			       .stream = rec_stream(h(md->stream)), .device = rec_device(md->context) };
+			       .stream = rec_stream(h(on ? *on : md->stream)),
+			       .device = rec_device(md->context) };
 	if (md->elementSize <= 1) {
 		e.value = md->value & 0xff;
 		e.flags |= GMP_EF_HAS_VALUE;
 	}
-	if (md->isAsync)
+	if (md->isAsync || node)
 		e.flags |= GMP_EF_ASYNC;
 	event(&e, NULL);
 }
@@ -333,32 +340,59 @@ static void events(Sanitizer_CallbackId cbid, const Sanitizer_EventData *ed)
 /* CUgraphNodeType values of the driver API. */
 enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_MEM_ALLOC = 10, NODE_MEM_FREE = 11 };
 
+/*
+ * A graph launch (cudaGraphLaunch) on this thread, between its GRAPHS
+ * LAUNCH_BEGIN and END: its nodes are recorded on its stream.  The driver
+ * runs a graph's nodes on streams of its own, which the program never made
+ * and never waits for; what the program waits for is the stream it
+ * launched the graph into, so that is where the nodes are ordered: after
+ * the work before the launch there, before the work after it, and in the
+ * order their callbacks come (a graph's own edges are not known).
+ */
+static __thread int graph_open;
+static __thread CUstream graph_stream;
+
+static void graph_launch(Sanitizer_CallbackId cbid, const Sanitizer_GraphLaunchData *gl)
+{
+	if (gl->isGraphUpload)
+		return; /* cudaGraphUpload: nothing runs */
+	graph_open = cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN;
+	graph_stream = graph_open ? gl->stream : NULL;
+}
+
 static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunchData *gd)
 {
 	if (gd->isGraphUpload)
 		return;
+	const int begin = cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN;
+	/* Outside a launch's callbacks (not seen on a GPU yet): the stream the node's data names. */
+	const CUstream *on = graph_open ? &graph_stream : NULL;
 	switch ((int)gd->nodeType) {
-	case NODE_KERNEL:
-		launch(cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN ? SANITIZER_CBID_LAUNCH_BEGIN
-								       : SANITIZER_CBID_LAUNCH_END,
-		       &gd->launchData);
+	case NODE_KERNEL: {
+		const Sanitizer_LaunchData *ld = &gd->launchData;
+		launch(begin ? SANITIZER_CBID_LAUNCH_BEGIN : SANITIZER_CBID_LAUNCH_END, ld,
+		       on ? *on : ld->apiStream ? ld->apiStream : ld->stream);
 		break;
+	}
 	case NODE_MEMCPY:
-		if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN)
-			copy(&gd->memcpyData);
+		if (begin)
+			copy(&gd->memcpyData, 1, on);
 		break;
 	case NODE_MEMSET:
-		if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN)
-			set(&gd->memsetData);
+		if (begin)
+			set(&gd->memsetData, 1, on);
 		break;
 	case NODE_MEM_ALLOC:
-		if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN)
-			alloc(&gd->memAllocData, GMP_MEM_ASYNC, rec_stream(h(gd->memAllocData.stream)));
+		if (begin)
+			alloc(&gd->memAllocData, GMP_MEM_ASYNC, rec_stream(h(on ? *on : gd->memAllocData.stream)));
 		break;
 	case NODE_MEM_FREE:
-		if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) {
-			Sanitizer_ResourceMemoryData md = { .address = gd->memFreeAddress };
-			release(&md, 0, 0);
+		if (begin) {
+			/* Only the address comes: the device is the object's. */
+			uint32_t dev = rec_live_device(gd->memFreeAddress);
+			Sanitizer_ResourceMemoryData md = { .address = gd->memFreeAddress,
+							    .device = (CUdevice)(dev == UINT32_MAX ? 0 : dev) };
+			release(&md, on ? rec_stream(h(*on)) : 0, 0);
 		}
 		break;
 	default:
@@ -433,14 +467,18 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 			rec_device_desc((uint32_t)created->device, &desc);
 		switch (domain) {
 		case SANITIZER_CB_DOMAIN_RESOURCE: resource(cbid, cbdata); break;
-		case SANITIZER_CB_DOMAIN_LAUNCH: launch(cbid, cbdata); break;
+		case SANITIZER_CB_DOMAIN_LAUNCH: {
+			const Sanitizer_LaunchData *ld = cbdata;
+			launch(cbid, ld, ld->stream);
+			break;
+		}
 		case SANITIZER_CB_DOMAIN_MEMCPY:
 			if (cbid == SANITIZER_CBID_MEMCPY_STARTING)
-				copy(cbdata);
+				copy(cbdata, 0, NULL);
 			break;
 		case SANITIZER_CB_DOMAIN_MEMSET:
 			if (cbid == SANITIZER_CBID_MEMSET_STARTING)
-				set(cbdata);
+				set(cbdata, 0, NULL);
 			break;
 		case SANITIZER_CB_DOMAIN_SYNCHRONIZE: sync(cbid, cbdata); break;
 		case SANITIZER_CB_DOMAIN_EVENTS: events(cbid, cbdata); break;
@@ -448,6 +486,8 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 			if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN ||
 			    cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END)
 				graph_node(cbid, cbdata);
+			else if (cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN || cbid == SANITIZER_CBID_GRAPHS_LAUNCH_END)
+				graph_launch(cbid, cbdata);
 			break;
 		default:
 			break;

@@ -13,7 +13,9 @@
  * region registered and unregistered, the heap unregistered after the
  * pool's cudaFree.  GMP_DOUBLE_NVTX=reset resets the heap before the
  * cudaFree instead; =resize also resizes each region to its own size
- * right after registering it.  Used by the collector tests; never
+ * right after registering it.  GMP_DOUBLE_GRAPH=1 delivers kernels,
+ * copies, sets and stream-ordered allocations and frees as the nodes of
+ * graph launches (double_graph.h).  Used by the collector tests; never
  * installed.
  */
 #define _GNU_SOURCE
@@ -32,6 +34,8 @@
 #include "sanitizer_api.h"
 #include "sanitizer_double.h"
 
+#include "double_calls.h"
+#include "double_graph.h"
 #include "double_memory.h"
 #include "double_patch.h"
 #include "double_nvtx.h"
@@ -75,18 +79,8 @@ void double_driver_exclusive(const char *fn)
 	pthread_rwlock_unlock(&driver);
 }
 
-#define CTX ((CUcontext)(uintptr_t)0x1000)
+#define CTX DOUBLE_CTX
 #define HOST_ADDR 0x10ull            /* a host buffer: no device object is there */
-
-static CUstream stream_handle(uint32_t n)
-{
-	return n ? (CUstream)(uintptr_t)(0x5000 + n * 16) : NULL;
-}
-
-static Sanitizer_StreamHandle hstream(uint32_t n)
-{
-	return (Sanitizer_StreamHandle)(uintptr_t)(0x6000 + n * 16);
-}
 
 SanitizerResult sanitizerGetResultString(SanitizerResult result, const char **str)
 {
@@ -170,40 +164,9 @@ static void deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const
 	}
 }
 
-static void api(const char *name, Sanitizer_ApiCallbackSite site)
+void double_deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const void *data)
 {
-	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = name, .context = CTX };
-	deliver(SANITIZER_CB_DOMAIN_RUNTIME_API, 1, &cd);
-}
-
-/*
- * An allocation call that runs out of memory: no resource callback, only
- * the API's enter and exit, the exit returning 2 with the call's parameters
- * laid out as its signature has them.
- */
-static void replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f)
-{
-	static const char *const by_kind[] = { "cudaMalloc", "cudaMallocManaged", "cudaMallocAsync" };
-	const char *name = f->api ? gmp_trace__str(t, f->api, NULL)
-				  : f->kind < 3 ? by_kind[f->kind] : "cudaMalloc";
-	size_t params[6] = { 0x7ff000 };
-	if (strstr(name, "Pitch")) {
-		params[2] = (size_t)f->size; /* width in bytes, height 1 */
-		params[3] = 1;
-	} else {
-		params[1] = (size_t)f->size;
-	}
-	if (strstr(name, "Async"))
-		params[strstr(name, "FromPool") ? 3 : 2] = (size_t)(uintptr_t)stream_handle(f->stream);
-	int rv = 2; /* cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY */
-	Sanitizer_CallbackDomain dom = strncmp(name, "cuda", 4) ? SANITIZER_CB_DOMAIN_DRIVER_API
-								: SANITIZER_CB_DOMAIN_RUNTIME_API;
-	Sanitizer_CallbackData cd = { .callbackSite = SANITIZER_API_ENTER, .functionName = name,
-				      .functionParams = params, .context = CTX };
-	deliver(dom, 1, &cd);
-	cd.callbackSite = SANITIZER_API_EXIT;
-	cd.functionReturnValue = &rv;
-	deliver(dom, 1, &cd);
+	deliver(d, cbid, data);
 }
 
 static int fail(unsigned line, const char *msg)
@@ -249,28 +212,6 @@ static void run_kernel(const struct gmp_trace *t, size_t k)
 	}
 }
 
-/* GMP_DOUBLE_PROFILER="3,7": cudaProfilerStart before event 3, cudaProfilerStop before 7, and so on. */
-static const char *profiler_env;
-static void read_profiler_env(void)
-{
-	profiler_env = getenv("GMP_DOUBLE_PROFILER");
-	profiler_env = profiler_env ? profiler_env : "";
-}
-
-static void profiler_calls(size_t i)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, read_profiler_env);
-	const char *v = profiler_env;
-	int k = 0;
-	for (const char *p = v; *p; k++, p += strcspn(p, ",") + (p[strcspn(p, ",")] == ','))
-		if (strtoul(p, NULL, 10) == i) {
-			const char *name = k % 2 ? "cudaProfilerStop" : "cudaProfilerStart";
-			api(name, SANITIZER_API_ENTER);
-			api(name, SANITIZER_API_EXIT);
-		}
-}
-
 /* Room for one more live object (the array doubles: replays of 100k allocations stay linear). */
 static struct live *live_room(struct live **live, size_t nlive)
 {
@@ -282,7 +223,8 @@ static struct live *live_room(struct live **live, size_t nlive)
 	return nl;
 }
 
-static int replay_event(const struct gmp_trace *t, size_t i, struct live **live, size_t *nlive)
+/* g: the event comes as a node of the graph launch open on its stream. */
+static int replay_event(const struct gmp_trace *t, size_t i, struct live **live, size_t *nlive, int g)
 {
 	const struct gmp_event *e = &t->ev[i];
 	int prev_sync = i > 0 && t->ev[i - 1].op == GMP_OP_SYNC &&
@@ -309,14 +251,20 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			return fail(e->line, "the test double cannot replay this kind of allocation");
 		Sanitizer_ResourceMemoryData md = {
 			.address = e->addr, .size = e->size, .context = CTX, .device = (CUdevice)e->device,
-			.stream = stream_handle(e->stream), .hStream = hstream(e->stream),
+			.stream = double_stream_handle(e->stream), .hStream = double_hstream(e->stream),
 			.flags = e->kind == GMP_MEM_MANAGED ? SANITIZER_MEMORY_FLAG_MANAGED : 0,
 			.visibility = SANITIZER_MEMORY_VISIBILITY_GLOBAL };
-		api(e->kind == GMP_MEM_ASYNC ? "cudaMallocAsync" : "cudaMalloc", SANITIZER_API_ENTER);
-		deliver(SANITIZER_CB_DOMAIN_RESOURCE,
-			e->kind == GMP_MEM_ASYNC ? SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC
-						 : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, &md);
-		api("cudaMalloc", SANITIZER_API_EXIT);
+		if (g) {
+			md.stream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
+			md.hStream = double_hstream(DOUBLE_GRAPH_STREAM(e->stream));
+			double_graph_node(DOUBLE_NODE_MEM_ALLOC, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &md, sizeof(md));
+		} else {
+			double_api(e->kind == GMP_MEM_ASYNC ? "cudaMallocAsync" : "cudaMalloc", SANITIZER_API_ENTER);
+			deliver(SANITIZER_CB_DOMAIN_RESOURCE,
+				e->kind == GMP_MEM_ASYNC ? SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC
+							 : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, &md);
+			double_api("cudaMalloc", SANITIZER_API_EXIT);
+		}
 		struct live *nl = live_room(live, *nlive);
 		if (!nl)
 			return -ENOMEM;
@@ -349,15 +297,20 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			nvtx_heap_reset(heap);
 #endif
 		Sanitizer_ResourceMemoryData md = { .address = e->addr, .context = CTX,
-						    .stream = stream_handle(e->stream),
-						    .hStream = hstream(e->stream) };
+						    .stream = double_stream_handle(e->stream),
+						    .hStream = double_hstream(e->stream) };
 		/* After a device sync it is a cudaFree; otherwise a stream-ordered free. */
 		int blocking = prev_sync && kind != GMP_MEM_ASYNC;
-		api(blocking ? "cudaFree" : "cudaFreeAsync", SANITIZER_API_ENTER);
-		deliver(SANITIZER_CB_DOMAIN_RESOURCE,
-			blocking ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE
-				 : SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC, &md);
-		api("cudaFree", SANITIZER_API_EXIT);
+		if (g) {
+			double_graph_node(DOUBLE_NODE_MEM_FREE, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &e->addr,
+					  sizeof(e->addr));
+		} else {
+			double_api(blocking ? "cudaFree" : "cudaFreeAsync", SANITIZER_API_ENTER);
+			deliver(SANITIZER_CB_DOMAIN_RESOURCE,
+				blocking ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE
+					 : SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC, &md);
+			double_api("cudaFree", SANITIZER_API_EXIT);
+		}
 #if HAVE_NVTX
 		if (heap)
 			nvtx_heap_unregister(heap);
@@ -369,50 +322,79 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 	case GMP_OP_MEMCPY: {
 		int dst = (e->flags & GMP_EF_HAS_DST) != 0, src = (e->flags & GMP_EF_HAS_SRC) != 0;
 		Sanitizer_MemcpyData md = {
-			.srcContext = CTX, .dstContext = CTX, .srcStream = stream_handle(e->stream),
-			.hSrcStream = hstream(e->stream), .dstStream = stream_handle(e->stream),
-			.hDstStream = hstream(e->stream), .srcAddress = src ? e->src : HOST_ADDR,
+			.srcContext = CTX, .dstContext = CTX, .srcStream = double_stream_handle(e->stream),
+			.hSrcStream = double_hstream(e->stream), .dstStream = double_stream_handle(e->stream),
+			.hDstStream = double_hstream(e->stream), .srcAddress = src ? e->src : HOST_ADDR,
 			.dstAddress = dst ? e->addr : HOST_ADDR, .size = e->size, .width = e->size,
 			.height = 1, .depth = 1, .isAsync = 1,
 			.direction = dst && src ? SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_DEVICE
 				     : dst ? SANITIZER_MEMCPY_DIRECTION_HOST_TO_DEVICE
 					   : SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_HOST,
-			.apiContext = CTX, .apiStream = stream_handle(e->stream),
-			.hApiStream = hstream(e->stream) };
-		api("cudaMemcpyAsync", SANITIZER_API_ENTER);
+			.apiContext = CTX, .apiStream = double_stream_handle(e->stream),
+			.hApiStream = double_hstream(e->stream) };
+		if (g) { /* on the driver's stream; the API stream names the launch's */
+			md.srcStream = md.dstStream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
+			md.hSrcStream = md.hDstStream = double_hstream(DOUBLE_GRAPH_STREAM(e->stream));
+			md.isAsync = 0;
+			double_graph_node(DOUBLE_NODE_MEMCPY, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &md, sizeof(md));
+			break;
+		}
+		double_api("cudaMemcpyAsync", SANITIZER_API_ENTER);
 		deliver(SANITIZER_CB_DOMAIN_MEMCPY, SANITIZER_CBID_MEMCPY_STARTING, &md);
-		api("cudaMemcpyAsync", SANITIZER_API_EXIT);
+		double_api("cudaMemcpyAsync", SANITIZER_API_EXIT);
 		break;
 	}
 	case GMP_OP_MEMSET: {
-		Sanitizer_MemsetData md = { .context = CTX, .stream = stream_handle(e->stream),
-					    .hStream = hstream(e->stream), .address = e->addr,
+		Sanitizer_MemsetData md = { .context = CTX, .stream = double_stream_handle(e->stream),
+					    .hStream = double_hstream(e->stream), .address = e->addr,
 					    .width = e->size, .height = 1, .elementSize = 1,
 					    .value = (uint32_t)e->value, .isAsync = 1 };
-		api("cudaMemsetAsync", SANITIZER_API_ENTER);
+		if (g) {
+			md.stream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
+			md.hStream = double_hstream(DOUBLE_GRAPH_STREAM(e->stream));
+			md.isAsync = 0;
+			double_graph_node(DOUBLE_NODE_MEMSET, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &md, sizeof(md));
+			break;
+		}
+		double_api("cudaMemsetAsync", SANITIZER_API_ENTER);
 		deliver(SANITIZER_CB_DOMAIN_MEMSET, SANITIZER_CBID_MEMSET_STARTING, &md);
-		api("cudaMemsetAsync", SANITIZER_API_EXIT);
+		double_api("cudaMemsetAsync", SANITIZER_API_EXIT);
 		break;
 	}
 	case GMP_OP_KERNEL: {
 		const char *name = gmp_trace__str(t, e->name, NULL);
 		Sanitizer_LaunchData ld = {
-			.context = CTX, .stream = stream_handle(e->stream), .hStream = hstream(e->stream),
+			.context = CTX, .stream = double_stream_handle(e->stream), .hStream = double_hstream(e->stream),
 			.module = MODULE, .function = (CUfunction)(uintptr_t)(0x3000 + e->name * 16),
 			.functionName = name, .gridDim_x = 1, .gridDim_y = 1, .gridDim_z = 1,
 			.blockDim_x = 32, .blockDim_y = 1, .blockDim_z = 1, .gridId = i + 1,
 			.hLaunch = (Sanitizer_LaunchHandle)(uintptr_t)(0x8000000 + i),
 			.device = (CUdevice)e->device };
+		if (g) { /* a kernel node: on the driver's stream, the launch's as its API stream */
+			ld.stream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
+			ld.hStream = double_hstream(DOUBLE_GRAPH_STREAM(e->stream));
+			ld.apiContext = CTX;
+			ld.apiStream = double_stream_handle(e->stream);
+			ld.hApiStream = double_hstream(e->stream);
+		}
 		launch_userdata = NULL;
-		api("cudaLaunchKernel", SANITIZER_API_ENTER);
-		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
+		if (g) {
+			double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &ld, sizeof(ld));
+		} else {
+			double_api("cudaLaunchKernel", SANITIZER_API_ENTER);
+			deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
+		}
 		double_kernel_started();
 		double_stream_lock(ld.hStream); /* the kernel reads the tables copies on its stream write */
 		run_kernel(t, i);
 		double_stream_unlock(ld.hStream);
 		double_kernel_launched(); /* submitted: then its LAUNCH_END */
-		deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &ld);
-		api("cudaLaunchKernel", SANITIZER_API_EXIT);
+		if (g) {
+			double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, &ld, sizeof(ld));
+		} else {
+			deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &ld);
+			double_api("cudaLaunchKernel", SANITIZER_API_EXIT);
+		}
 		break;
 	}
 	case GMP_OP_SYNC: {
@@ -421,24 +403,24 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			deliver(SANITIZER_CB_DOMAIN_EVENTS, SANITIZER_CBID_EVENTS_SYNCHRONIZE, &ed);
 		} else {
 			Sanitizer_SynchronizeData sd = { .context = CTX,
-							 .stream = stream_handle(e->stream),
-							 .hStream = hstream(e->stream) };
+							 .stream = double_stream_handle(e->stream),
+							 .hStream = double_hstream(e->stream) };
 			if (e->flags & GMP_EF_SYNC_STREAM) {
 				deliver(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED, &sd);
 				break;
 			}
-			api("cudaDeviceSynchronize", SANITIZER_API_ENTER);
+			double_api("cudaDeviceSynchronize", SANITIZER_API_ENTER);
 			double_context_sync_begins();
 			deliver(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED, &sd);
-			api("cudaDeviceSynchronize", SANITIZER_API_EXIT);
+			double_api("cudaDeviceSynchronize", SANITIZER_API_EXIT);
 		}
 		break;
 	}
 	case GMP_OP_EVENT_RECORD:
 	case GMP_OP_EVENT_WAIT: {
 		Sanitizer_EventData ed = { .event = event_handle(e->value), .context = CTX,
-					   .stream = stream_handle(e->stream),
-					   .hStream = hstream(e->stream) };
+					   .stream = double_stream_handle(e->stream),
+					   .hStream = double_hstream(e->stream) };
 		deliver(SANITIZER_CB_DOMAIN_EVENTS,
 			e->op == GMP_OP_EVENT_RECORD ? SANITIZER_CBID_EVENTS_RECORD
 						     : SANITIZER_CBID_EVENTS_STREAM_WAIT, &ed);
@@ -515,8 +497,8 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 	}
 	for (uint32_t n = 1; n <= maxs; n++) {
 		Sanitizer_ResourceStreamData sd = { .context = CTX,
-						    .stream = stream_handle(stream_base + n),
-						    .hStream = hstream(stream_base + n) };
+						    .stream = double_stream_handle(stream_base + n),
+						    .hStream = double_hstream(stream_base + n) };
 		deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_STREAM_CREATED, &sd);
 	}
 	struct live *live = NULL;
@@ -540,16 +522,22 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 	__atomic_add_fetch(&replaying, 1, __ATOMIC_RELAXED);
 	size_t nextf = 0, nextc = 0;
 	uint32_t path = 0; /* this thread's NVTX ranges, as the double pushed them */
+	uint32_t graph = 0; /* the graph launch open (double_graph_switch) */
 	for (size_t i = 0; i <= t->nev && !err; i++) {
+		/* A graph launch holds a run of nodes on one stream, with no other call between. */
+		int between = (nextc < t->nrchg && t->rchg[nextc].before <= i) ||
+			      (nextf < t->nfails && t->fails[nextf].before <= i);
+		uint32_t want = i < t->nev && !between ? double_graph_node_of(t, i, live, nlive) : 0;
+		double_graph_switch(&graph, want, want ? double_stream_handle(want - 1) : NULL, want ? double_hstream(want - 1) : NULL);
 		for (; !err && nextc < t->nrchg && t->rchg[nextc].before <= i; nextc++)
 			if (double_nvtx_ranges(t, &t->rchg[nextc], &path))
 				err = fail(0, "the test double was built without the nvtx3 headers: no NVTX ranges");
 		for (; !err && nextf < t->nfails && t->fails[nextf].before <= i; nextf++)
-			replay_failure(t, &t->fails[nextf]);
+			double_replay_failure(t, &t->fails[nextf]);
 		if (err || i == t->nev)
 			break;
-		profiler_calls(i);
-		err = replay_event(t, i, &live, &nlive);
+		double_profiler_calls(i);
+		err = replay_event(t, i, &live, &nlive, want != 0);
 		maybe_die((long)i + 1);
 	}
 	__atomic_sub_fetch(&replaying, 1, __ATOMIC_RELAXED);

@@ -27,7 +27,7 @@
 	F(Sanitizer_LaunchData, hStream) F(Sanitizer_LaunchData, module)            \
 	F(Sanitizer_LaunchData, function) F(Sanitizer_LaunchData, functionName)     \
 	F(Sanitizer_LaunchData, gridId) F(Sanitizer_LaunchData, hLaunch)            \
-	F(Sanitizer_LaunchData, device)                                            \
+	F(Sanitizer_LaunchData, device) F(Sanitizer_LaunchData, apiStream)          \
 	S(Sanitizer_MemcpyData) F(Sanitizer_MemcpyData, srcContext)                 \
 	F(Sanitizer_MemcpyData, dstContext) F(Sanitizer_MemcpyData, srcStream)      \
 	F(Sanitizer_MemcpyData, dstStream) F(Sanitizer_MemcpyData, srcAddress)      \
@@ -46,7 +46,9 @@
 	F(Sanitizer_GraphNodeLaunchData, memFreeAddress)                           \
 	F(Sanitizer_GraphNodeLaunchData, memcpyData)                               \
 	F(Sanitizer_GraphNodeLaunchData, memsetData)                               \
-	F(Sanitizer_GraphNodeLaunchData, isGraphUpload)
+	F(Sanitizer_GraphNodeLaunchData, isGraphUpload)                            \
+	S(Sanitizer_GraphLaunchData) F(Sanitizer_GraphLaunchData, stream)           \
+	F(Sanitizer_GraphLaunchData, isGraphUpload)
 
 #define GMP_LAYOUT_CONSTANTS(C)                                                   \
 	C(SANITIZER_SUCCESS) C(SANITIZER_ERROR_OUT_OF_MEMORY) C(SANITIZER_ERROR_MAX_LIMIT_REACHED) \
@@ -66,6 +68,7 @@
 	C(SANITIZER_CBID_LAUNCH_BEGIN) C(SANITIZER_CBID_LAUNCH_END)                  \
 	C(SANITIZER_CBID_MEMCPY_STARTING) C(SANITIZER_CBID_MEMSET_STARTING)          \
 	C(SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) C(SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END) \
+	C(SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN) C(SANITIZER_CBID_GRAPHS_LAUNCH_END)    \
 	C(SANITIZER_CBID_EVENTS_RECORD) C(SANITIZER_CBID_EVENTS_STREAM_WAIT)         \
 	C(SANITIZER_CBID_EVENTS_SYNCHRONIZE) C(SANITIZER_MEMORY_FLAG_MODULE)          \
 	C(SANITIZER_MEMORY_FLAG_MANAGED) C(SANITIZER_MEMORY_FLAG_HOST_PINNED)        \

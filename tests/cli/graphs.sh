@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+# CUDA graphs, through the Sanitizer test double (GMP_DOUBLE_GRAPH=1,
+# tests/double/double_graph.h): the same work launched as graphs' nodes,
+# which the driver runs on streams of its own while the program waits for
+# the stream it launched the graph into, must be recorded as the same
+# calls on that stream.  Every test script, and one of stream-ordered
+# allocations and frees (memory nodes) on two streams, gives the same
+# findings as the script and the same events as the work delivered as
+# plain calls; a graph's upload runs nothing, and no copy node blocks.
+# Not yet seen on a GPU (docs/sanitizer-api.md): tests/gpu/graphs.cu.
+. tests/cli/lib.sh
+B=${BUILD:-build}/test
+FAKE=$B/double/fake_app
+use_double "$PWD/$B"
+strip_script() { sed -E '/"kind":"pool_region"/!s/,"label":"[^"]*"//; s/,"at":"[^"]*"//' "$1"; }
+# A profile's events as a script, without what differs from run to run.
+events_of() { "$GMPROF" dump "$1" | grep -v '"op":"meta"' | sed -E 's/,"thread":[0-9]+//; s/,"time_ns":[0-9]+//'; }
+
+cat >"$TMPDIR/memnodes.jsonl" <<'J'
+# Stream-ordered allocations and frees on two streams (cudaGraphAddMemAllocNode
+# and MemFreeNode, or cudaMallocAsync captured), with a set, copies, kernels
+# and an event between the streams.
+{"op":"alloc","addr":"0x100000","size":65536,"kind":"async","stream":1}
+{"op":"alloc","addr":"0x200000","size":65536,"kind":"async","stream":1}
+{"op":"memset","addr":"0x100000","size":65536,"stream":1}
+{"op":"kernel","name":"produce","read":["0x100000"],"write":["0x200000"],"stream":1}
+{"op":"free","addr":"0x100000","stream":1}
+{"op":"event_record","event":1,"stream":1}
+{"op":"event_wait","event":1,"stream":2}
+{"op":"alloc","addr":"0x300000","size":131072,"kind":"async","stream":2}
+{"op":"kernel","name":"consume","read":["0x200000"],"write":["0x300000"],"stream":2}
+{"op":"memcpy","src":"0x300000","size":131072,"stream":2}
+{"op":"alloc","addr":"0x400000","size":4096,"kind":"async","stream":2}
+{"op":"free","addr":"0x300000","stream":2}
+{"op":"sync","stream":2}
+{"op":"kernel","name":"late","read":["0x200000"],"stream":1}
+{"op":"sync"}
+{"op":"free","addr":"0x200000"}
+{"op":"end"}
+J
+for s in tests/scripts/*.jsonl "$TMPDIR/memnodes.jsonl"; do
+	name=$(basename "$s" .jsonl)
+	mode=object
+	grep -q '"touch"' "$s" && mode=intra
+	strip_script "$s" >"$TMPDIR/$name.plain.jsonl"
+	"$GMPROF" replay --format json --pretty "$TMPDIR/$name.plain.jsonl" | grep -v '"at": ' >"$TMPDIR/want.json"
+	rm -f "$TMPDIR/$name.calls.gmprof" "$TMPDIR/$name.graph.gmprof"
+	env GMPROF_MODE=$mode GMPROF_OUTPUT="$TMPDIR/$name.calls.gmprof" "$FAKE" "$s" 2>/dev/null
+	expect_exit 0 "$name as graphs ($mode mode)" -- env GMP_DOUBLE_GRAPH=1 GMPROF_MODE=$mode \
+		GMPROF_OUTPUT="$TMPDIR/$name.graph.gmprof" "$FAKE" "$s"
+	"$GMPROF" replay --format json --pretty "$TMPDIR/$name.graph.gmprof" 2>"$TMPDIR/err" | grep -v '"at": ' >"$TMPDIR/got.json"
+	diff -u "$TMPDIR/want.json" "$TMPDIR/got.json" >"$TMPDIR/diff" &&
+		ok "  ... the script's findings" || { notok "  ... the script's findings"; head -30 "$TMPDIR/diff"; }
+	events_of "$TMPDIR/$name.calls.gmprof" >"$TMPDIR/calls.events"
+	events_of "$TMPDIR/$name.graph.gmprof" >"$TMPDIR/graph.events"
+	diff -u "$TMPDIR/calls.events" "$TMPDIR/graph.events" >"$TMPDIR/diff" &&
+		ok "  ... the events of the same work as calls" || { notok "  ... the events of the same work as calls"; head -30 "$TMPDIR/diff"; }
+done
+# The memory nodes' profile, read directly: its streams are the program's
+# two, and its allocations are stream-ordered ones on them.
+events_of "$TMPDIR/memnodes.graph.gmprof" >"$TMPDIR/m.events"
+[ "$(grep -o '"stream":[0-9]*' "$TMPDIR/m.events" | sort -u | tr '\n' ' ')" = '"stream":1 "stream":2 ' ] &&
+	ok "memory nodes: no stream but the two the program made" || notok "memory nodes: streams: $(grep -o '"stream":[0-9]*' "$TMPDIR/m.events" | sort | uniq -c | tr '\n' ' ')"
+[ "$(grep -c '"op":"alloc".*"kind":"async"' "$TMPDIR/m.events")" = 4 ] &&
+	ok "memory nodes: four stream-ordered allocations" || notok "memory nodes: allocations: $(grep '"op":"alloc"' "$TMPDIR/m.events")"
+finish

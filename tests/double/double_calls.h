@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The test double's handles and the API calls it makes beside a script's
+ * events (double_calls.c): API enter and exit callbacks, allocations that
+ * run out of memory, the profiler API.
+ */
+#ifndef GMPROF_DOUBLE_CALLS_H
+#define GMPROF_DOUBLE_CALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gmprof/trace.h"
+#include "sanitizer_api.h"
+
+#define DOUBLE_CTX ((CUcontext)(uintptr_t)0x1000)
+
+/* A script's stream n as a CUstream (0: the legacy stream, NULL) and as a Sanitizer handle. */
+static inline CUstream double_stream_handle(uint32_t n)
+{
+	return n ? (CUstream)(uintptr_t)(0x5000 + n * 16) : NULL;
+}
+
+static inline Sanitizer_StreamHandle double_hstream(uint32_t n)
+{
+	return (Sanitizer_StreamHandle)(uintptr_t)(0x6000 + n * 16);
+}
+
+/* The stream the driver runs a graph launched on stream n on (GMP_DOUBLE_GRAPH). */
+#define DOUBLE_GRAPH_STREAM(n) (4096 + (n))
+
+/* The double's delivery of a callback (sanitizer_double.c). */
+void double_deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const void *data);
+/* A runtime API call's enter or exit. */
+void double_api(const char *name, Sanitizer_ApiCallbackSite site);
+/*
+ * An allocation call that runs out of memory: no resource callback, only
+ * the API's enter and exit, the exit returning 2 with the call's parameters
+ * laid out as its signature has them.
+ */
+void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f);
+/* GMP_DOUBLE_PROFILER="3,7": cudaProfilerStart before event 3, cudaProfilerStop before 7, and so on. */
+void double_profiler_calls(size_t i);
+
+#endif

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/* The test double's CUDA graph launches (double_graph.h). */
+#define _GNU_SOURCE
+#include "double_graph.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "double_calls.h"
+#include "double_nvtx.h"
+#include "gmprof/trace.h"
+
+static int mode;
+
+static void read_mode(void)
+{
+	const char *v = getenv("GMP_DOUBLE_GRAPH");
+	mode = v && !strcmp(v, "1");
+}
+
+uint32_t double_graph_node_of(const struct gmp_trace *t, size_t i, const struct live *live, size_t nlive)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_mode);
+	const struct gmp_event *e = &t->ev[i];
+	if (!mode || (e->flags & GMP_EF_IN_KERNEL))
+		return 0;
+	int ok = e->op == GMP_OP_KERNEL || e->op == GMP_OP_MEMCPY || e->op == GMP_OP_MEMSET ||
+		 (e->op == GMP_OP_ALLOC && e->kind == GMP_MEM_ASYNC);
+	if (e->op == GMP_OP_FREE) { /* a stream-ordered allocation's, not a region's sharing its start */
+		int async = 0, region = 0;
+		for (size_t k = 0; k < nlive; k++)
+			if (live[k].addr == e->addr) {
+				async |= live[k].kind == GMP_MEM_ASYNC;
+				region |= live[k].kind == GMP_MEM_POOL_REGION;
+			}
+		ok = async && !region;
+	}
+	return ok ? 1 + e->stream : 0;
+}
+
+static void bracket(Sanitizer_CallbackId cbid, CUstream stream, Sanitizer_StreamHandle hstream, int upload)
+{
+	Sanitizer_GraphLaunchData gl = { .context = DOUBLE_CTX, .stream = stream, .hStream = hstream,
+					 .graphExec = (CUgraphExec)(uintptr_t)0x9000, .isGraphUpload = (uint32_t)upload };
+	double_deliver(SANITIZER_CB_DOMAIN_GRAPHS, cbid, &gl);
+}
+
+static __thread CUstream open_stream;
+static __thread Sanitizer_StreamHandle open_hstream;
+
+void double_graph_switch(uint32_t *open, uint32_t want, CUstream stream, Sanitizer_StreamHandle hstream)
+{
+	if (*open == want)
+		return;
+	if (*open) {
+		bracket(SANITIZER_CBID_GRAPHS_LAUNCH_END, open_stream, open_hstream, 0);
+		double_api("cudaGraphLaunch", SANITIZER_API_EXIT);
+		*open = 0;
+	}
+	if (!want)
+		return;
+	bracket(SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN, stream, hstream, 1); /* cudaGraphUpload first */
+	bracket(SANITIZER_CBID_GRAPHS_LAUNCH_END, stream, hstream, 1);
+	double_api("cudaGraphLaunch", SANITIZER_API_ENTER);
+	bracket(SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN, stream, hstream, 0);
+	open_stream = stream;
+	open_hstream = hstream;
+	*open = want;
+}
+
+void double_graph_node(int type, Sanitizer_CallbackId cbid, const void *data, size_t n)
+{
+	Sanitizer_GraphNodeLaunchData gd = { .graphExec = (CUgraphExec)(uintptr_t)0x9000,
+					     .node = (CUgraphNode)(uintptr_t)0xa000, .nodeType = type };
+	if (n > sizeof(gd.launchData) && n > sizeof(gd.memcpyData))
+		abort(); /* not a node's data */
+	memcpy(&gd.launchData, data, n); /* the union's members share its start */
+	if (cbid == SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN) {
+		gd.isGraphUpload = 1; /* what an upload delivers runs nothing */
+		double_deliver(SANITIZER_CB_DOMAIN_GRAPHS, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &gd);
+		double_deliver(SANITIZER_CB_DOMAIN_GRAPHS, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, &gd);
+		gd.isGraphUpload = 0;
+	}
+	double_deliver(SANITIZER_CB_DOMAIN_GRAPHS, cbid, &gd);
+}

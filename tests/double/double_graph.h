@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The test double's CUDA graphs (double_graph.c).  GMP_DOUBLE_GRAPH=1: a
+ * replay's kernels, copies, sets and stream-ordered allocations and frees
+ * come as the nodes of graph launches, as cudaGraphLaunch delivers them
+ * (docs/sanitizer-api.md): one launch per run of them on one stream,
+ * between GRAPHS LAUNCH_BEGIN and END callbacks naming that stream, each
+ * node's own data naming a stream of the driver's that the program never
+ * made (a kernel's and a copy's also name the launch's stream as their API
+ * stream), and every launch and node first delivered as an upload
+ * (isGraphUpload), which runs nothing.
+ */
+#ifndef GMPROF_DOUBLE_GRAPH_H
+#define GMPROF_DOUBLE_GRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sanitizer_api.h"
+
+/* CUgraphNodeType values. */
+enum { DOUBLE_NODE_KERNEL = 0, DOUBLE_NODE_MEMCPY = 1, DOUBLE_NODE_MEMSET = 2,
+       DOUBLE_NODE_MEM_ALLOC = 10, DOUBLE_NODE_MEM_FREE = 11 };
+
+struct gmp_trace;
+struct live;
+
+/*
+ * 1 + its stream when event i of t comes as a graph's node, else 0: with
+ * GMP_DOUBLE_GRAPH=1, a kernel, copy or set, or a stream-ordered allocation
+ * or free (live: the objects live, for a free's kind).
+ */
+uint32_t double_graph_node_of(const struct gmp_trace *t, size_t i, const struct live *live, size_t nlive);
+/*
+ * The graph launch this replay has open: *open is 0 or 1 + its stream
+ * number; want likewise.  Closes the open one when they differ, then opens
+ * want's (an upload, then the launch), each with its stream's handles.
+ */
+void double_graph_switch(uint32_t *open, uint32_t want, CUstream stream, Sanitizer_StreamHandle hstream);
+/*
+ * Delivers n bytes of a node's data (a Sanitizer_LaunchData, MemcpyData,
+ * MemsetData, ResourceMemoryData, or a freed address) as a node of type:
+ * its upload, then (cbid NODE_LAUNCH_BEGIN or END) itself.
+ */
+void double_graph_node(int type, Sanitizer_CallbackId cbid, const void *data, size_t n);
+
+#endif
