@@ -400,6 +400,46 @@ static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunc
 	}
 }
 
+/* What a graph's callback says of its streams and memory (log_callback). */
+static void log_graph(Sanitizer_CallbackId cbid, const void *cbdata, char *more, size_t n)
+{
+	if (cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN || cbid == SANITIZER_CBID_GRAPHS_LAUNCH_END) {
+		const Sanitizer_GraphLaunchData *gl = cbdata;
+		snprintf(more, n, " graph stream %p upload %u", (void *)gl->stream, gl->isGraphUpload);
+		return;
+	}
+	if (cbid != SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN && cbid != SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END)
+		return;
+	const Sanitizer_GraphNodeLaunchData *gd = cbdata;
+	int k = snprintf(more, n, " node type %d upload %u", (int)gd->nodeType, gd->isGraphUpload);
+	if (k < 0 || (size_t)k >= n)
+		return;
+	switch ((int)gd->nodeType) {
+	case NODE_KERNEL:
+		snprintf(more + k, n - (size_t)k, " stream %p api stream %p", (void *)gd->launchData.stream,
+			 (void *)gd->launchData.apiStream);
+		break;
+	case NODE_MEMCPY:
+		snprintf(more + k, n - (size_t)k, " address 0x%" PRIx64 " from 0x%" PRIx64 " size %" PRIu64 " api stream %p",
+			 gd->memcpyData.dstAddress, gd->memcpyData.srcAddress, gd->memcpyData.size,
+			 (void *)gd->memcpyData.apiStream);
+		break;
+	case NODE_MEMSET:
+		snprintf(more + k, n - (size_t)k, " address 0x%" PRIx64 " stream %p", gd->memsetData.address,
+			 (void *)gd->memsetData.stream);
+		break;
+	case NODE_MEM_ALLOC:
+		snprintf(more + k, n - (size_t)k, " address 0x%" PRIx64 " size %" PRIu64 " stream %p",
+			 gd->memAllocData.address, gd->memAllocData.size, (void *)gd->memAllocData.stream);
+		break;
+	case NODE_MEM_FREE:
+		snprintf(more + k, n - (size_t)k, " address 0x%" PRIx64, gd->memFreeAddress);
+		break;
+	default:
+		break;
+	}
+}
+
 /*
  * GMPROF_LOG_CALLBACKS=1: what the Sanitizer delivers, for finding out on a
  * GPU how an API reaches the collector (which callbacks, which addresses).
@@ -433,6 +473,11 @@ static void log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId c
 		default:
 			break;
 		}
+	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS) {
+		log_graph(cbid, cbdata, more, sizeof(more));
+	} else if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
+		const Sanitizer_LaunchData *ld = cbdata;
+		snprintf(more, sizeof(more), " stream %p", (void *)ld->stream);
 	}
 	fprintf(stderr, "gmprof: callback %d/%d in %s%s\n", (int)domain, (int)cbid,
 		api_name ? api_name : "(no API)", more);

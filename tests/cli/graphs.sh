@@ -3,11 +3,12 @@
 # tests/double/double_graph.h): the same work launched as graphs' nodes,
 # which the driver runs on streams of its own while the program waits for
 # the stream it launched the graph into, must be recorded as the same
-# calls on that stream.  Every test script, and one of stream-ordered
-# allocations and frees (memory nodes) on two streams, gives the same
+# calls on that stream.  Every test script, one of stream-ordered
+# allocations and frees (memory nodes) on two streams, and the event models
+# of the GPU tests of graphs (tests/gpu/graphs.cu, graph_capture.cu) give the same
 # findings as the script and the same events as the work delivered as
 # plain calls; a graph's upload runs nothing, and no copy node blocks.
-# Not yet seen on a GPU (docs/sanitizer-api.md): tests/gpu/graphs.cu.
+# Not yet seen on a GPU (docs/sanitizer-api.md): make gpu-check runs those two.
 . tests/cli/lib.sh
 B=${BUILD:-build}/test
 FAKE=$B/double/fake_app
@@ -38,7 +39,7 @@ cat >"$TMPDIR/memnodes.jsonl" <<'J'
 {"op":"free","addr":"0x200000"}
 {"op":"end"}
 J
-for s in tests/scripts/*.jsonl "$TMPDIR/memnodes.jsonl"; do
+for s in tests/scripts/*.jsonl "$TMPDIR/memnodes.jsonl" tests/gpu/graphs.jsonl tests/gpu/graph_capture.jsonl; do
 	name=$(basename "$s" .jsonl)
 	mode=object
 	grep -q '"touch"' "$s" && mode=intra
@@ -63,4 +64,11 @@ events_of "$TMPDIR/memnodes.graph.gmprof" >"$TMPDIR/m.events"
 	ok "memory nodes: no stream but the two the program made" || notok "memory nodes: streams: $(grep -o '"stream":[0-9]*' "$TMPDIR/m.events" | sort | uniq -c | tr '\n' ' ')"
 [ "$(grep -c '"op":"alloc".*"kind":"async"' "$TMPDIR/m.events")" = 4 ] &&
 	ok "memory nodes: four stream-ordered allocations" || notok "memory nodes: allocations: $(grep '"op":"alloc"' "$TMPDIR/m.events")"
+# What gpu-check prints of a program whose findings differ: each graph
+# callback with the streams its data names.
+env GMP_DOUBLE_GRAPH=1 GMPROF_LOG_CALLBACKS=1 GMPROF_OUTPUT="$TMPDIR/log.gmprof" "$FAKE" "$TMPDIR/memnodes.jsonl" 2>"$TMPDIR/log"
+grep -q '^gmprof: callback 10/6 in cudaGraphLaunch graph stream 0x[0-9a-f]* upload 0$' "$TMPDIR/log" &&
+	grep -q '^gmprof: callback 10/4 in cudaGraphLaunch node type 10 upload 0 address 0x100000 size 65536 stream 0x' "$TMPDIR/log" &&
+	grep -q '^gmprof: callback 10/4 in cudaGraphLaunch node type 0 upload 0 stream 0x[0-9a-f]* api stream 0x' "$TMPDIR/log" &&
+	ok "GMPROF_LOG_CALLBACKS=1: graph launches and nodes with their streams" || notok "logged: $(grep 'callback 10/' "$TMPDIR/log" | head -5)"
 finish

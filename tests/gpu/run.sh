@@ -107,11 +107,13 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		bad "$name: does not build"; cat "$OUT_DIR/$name.build"; continue
 	fi
 	case " ${SKIP:-} " in *" $name "*) echo "skip $name (SKIP)"; continue ;; esac
-	timeout "$LIMIT" "$G" run --mode "$mode" --capture "$capture" --force --top 0 -o "$OUT_DIR/$name.gmprof" \
+	lim=$LIMIT # a program of what gmprof has not yet run on a GPU says how long it may take (NAME.limit)
+	[ -f "$dir/$name.limit" ] && lim=$(cat "$dir/$name.limit")
+	timeout "$lim" "$G" run --mode "$mode" --capture "$capture" --force --top 0 -o "$OUT_DIR/$name.gmprof" \
 		-- "$OUT_DIR/$name" >"$OUT_DIR/$name.log" 2>&1
 	rc=$?
 	if [ $rc = 124 ]; then
-		bad "$name: did not finish in $LIMIT s under gmprof (a hang?)"; cat "$OUT_DIR/$name.log"; continue
+		bad "$name: did not finish in $lim s under gmprof (a hang?)"; cat "$OUT_DIR/$name.log"; continue
 	elif [ $rc != 0 ]; then
 		bad "$name: the program failed under gmprof (status $rc)"; cat "$OUT_DIR/$name.log"; continue
 	fi
@@ -161,8 +163,8 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		timeout "$LIMIT" env GMPROF_LOG_CALLBACKS=1 "$G" run --mode "$mode" --force --top 0 \
 			-o "$OUT_DIR/$name.log.gmprof" -- "$OUT_DIR/$name" 2>&1 | grep '^gmprof: callback' \
 			>"$OUT_DIR/$name.callbacks"
-		echo "  $(wc -l <"$OUT_DIR/$name.callbacks") callbacks; those with memory data:"
-		grep ' address ' "$OUT_DIR/$name.callbacks" | head -40 | sed 's/^/  /'
+		echo "  $(wc -l <"$OUT_DIR/$name.callbacks") callbacks; those with memory data, and graphs':"
+		grep -E ' address | graph stream | node type ' "$OUT_DIR/$name.callbacks" | head -40 | sed 's/^/  /'
 		fallbacks "$name" "$mode" "$exp"
 	fi
 done
