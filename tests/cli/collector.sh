@@ -428,13 +428,13 @@ grep -q "intra maps (.*) do not fit on the device: such launches stream" "$TMPDI
 "$GMPROF" report --format json "$TMPDIR/ovf.gmprof" 2>/dev/null | grep -q '"intra_launches_without_touches":1[,}]' &&
 	ok "  ... in JSON too" || notok "  ... JSON: $("$GMPROF" report --format json "$TMPDIR/ovf.gmprof" 2>/dev/null | head -c 300)"
 # GMPROF_LOG_CALLBACKS=1: a line per callback outside the API domains, with
-# the API it came from and its memory data.
+# the API it came from and its memory data (and a launch's stream).
 printf '{"op":"alloc","addr":"0x100000","size":4096}\n{"op":"kernel","name":"k","write":["0x100000"]}\n{"op":"end"}\n' \
 	>"$TMPDIR/logcb.jsonl"
 rm -f "$TMPDIR/logcb.gmprof"
 GMPROF_LOG_CALLBACKS=1 GMPROF_SUMMARY=0 GMPROF_OUTPUT="$TMPDIR/logcb.gmprof" "$FAKE" "$TMPDIR/logcb.jsonl" 2>"$TMPDIR/logcb.err"
 grep -q '^gmprof: callback 3/11 in cudaMalloc address 0x100000 size 4096 flags 0x0$' "$TMPDIR/logcb.err" &&
-	grep -q '^gmprof: callback 5/1 in cudaLaunchKernel$' "$TMPDIR/logcb.err" &&
+	grep -q '^gmprof: callback 5/1 in cudaLaunchKernel stream (nil)$' "$TMPDIR/logcb.err" &&
 	! grep -v '^gmprof: callback ' "$TMPDIR/logcb.err" | grep -q . &&
 	ok "GMPROF_LOG_CALLBACKS=1: the allocation and the launch, with their API" || notok "GMPROF_LOG_CALLBACKS: $(cat "$TMPDIR/logcb.err")"
 GMPROF_SUMMARY=0 GMPROF_FORCE=1 GMPROF_OUTPUT="$TMPDIR/logcb.gmprof" "$FAKE" "$TMPDIR/logcb.jsonl" 2>"$TMPDIR/logcb.err"
