@@ -7,6 +7,16 @@
 # all back.  Steps run under timeouts and the script goes on past a failed
 # one: a lease is too short to stop at the first failure.
 #   sh tests/gpu/session.sh OUTDIR        STEPS="env build check hang record bench run"
+# A lease is 15 minutes of device time in all (the machine's start, a
+# minute or two, and its idle time included), 10 minutes a call.  What
+# fits, in order: one call of the default steps with CHECK_TIMEOUT=300
+# (the build takes about a minute on 16 cores: the device patches' fatbin
+# about 10 s; gpu-check's programs are built at once), then, on the same
+# warm machine and with 5 minutes or more left, one bench call of the
+# columns the goals name:
+#   CHECK_TIMEOUT=300 sh tests/gpu/session.sh $OUT/s        (timeout_s 540)
+#   STEPS=bench RUNS=3 CONFIGS="native object intra memcheck" sh tests/gpu/session.sh $OUT/b
+# and give the machine back.  The calls below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
 # each fit the machine's per-call limit (the same machine, kept warm; the
