@@ -150,8 +150,11 @@ static uint32_t unit_key(const struct unit *u)
 	return (uint32_t)u->asize | (uint32_t)u->offsz << 8 | (uint32_t)(u->version <= 2) << 16;
 }
 
-/* What skipping DIEs of abbreviation a takes, for the sizes of unit u. */
-/* spec is the table's whole array (NULL while it is empty); a's run starts at a->first. */
+/*
+ * What skipping DIEs of abbreviation a takes, for the sizes of unit u.
+ * spec is its table's whole array (NULL while it is empty): a's
+ * attributes start at a->first.
+ */
 static void plan_skip(struct abbrev *a, const struct spec *spec, const struct unit *u)
 {
 	int32_t at = 0;

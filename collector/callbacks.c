@@ -84,6 +84,9 @@ static void api(const Sanitizer_CallbackData *cd)
 			}
 			if (gmp_col.opts.capture == GMP_CAPTURE_PROFILER && api_name)
 				profiler_api(api_name);
+			/* Where a graph is made, captured or launched, for reading the callbacks around it. */
+			if (gmp_col.opts.log_callbacks && api_name && (strstr(api_name, "Graph") || strstr(api_name, "Capture")))
+				fprintf(stderr, "gmprof: api %s\n", api_name);
 		}
 	} else if (api_depth > 0 && --api_depth == 0) {
 		api_name = NULL;

@@ -65,10 +65,12 @@ events_of "$TMPDIR/memnodes.graph.gmprof" >"$TMPDIR/m.events"
 [ "$(grep -c '"op":"alloc".*"kind":"async"' "$TMPDIR/m.events")" = 4 ] &&
 	ok "memory nodes: four stream-ordered allocations" || notok "memory nodes: allocations: $(grep '"op":"alloc"' "$TMPDIR/m.events")"
 # What gpu-check prints of a program whose findings differ: each graph
-# callback with the streams its data names.
+# callback with the streams its data names, and the calls that make,
+# capture or launch a graph.
 env GMP_DOUBLE_GRAPH=1 GMPROF_LOG_CALLBACKS=1 GMPROF_OUTPUT="$TMPDIR/log.gmprof" "$FAKE" "$TMPDIR/memnodes.jsonl" 2>"$TMPDIR/log"
 grep -q '^gmprof: callback 10/6 in cudaGraphLaunch graph stream 0x[0-9a-f]* upload 0$' "$TMPDIR/log" &&
 	grep -q '^gmprof: callback 10/4 in cudaGraphLaunch node type 10 upload 0 address 0x100000 size 65536 stream 0x' "$TMPDIR/log" &&
 	grep -q '^gmprof: callback 10/4 in cudaGraphLaunch node type 0 upload 0 stream 0x[0-9a-f]* api stream 0x' "$TMPDIR/log" &&
+	grep -q '^gmprof: api cudaGraphLaunch$' "$TMPDIR/log" &&
 	ok "GMPROF_LOG_CALLBACKS=1: graph launches and nodes with their streams" || notok "logged: $(grep 'callback 10/' "$TMPDIR/log" | head -5)"
 finish

@@ -161,10 +161,10 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		bad "$name ($mode):"; cat "$OUT_DIR/$name.diff"
 		# What the Sanitizer delivered, to see why (memory callbacks first).
 		timeout "$LIMIT" env GMPROF_LOG_CALLBACKS=1 "$G" run --mode "$mode" --force --top 0 \
-			-o "$OUT_DIR/$name.log.gmprof" -- "$OUT_DIR/$name" 2>&1 | grep '^gmprof: callback' \
+			-o "$OUT_DIR/$name.log.gmprof" -- "$OUT_DIR/$name" 2>&1 | grep -E '^gmprof: (callback|api) ' \
 			>"$OUT_DIR/$name.callbacks"
 		echo "  $(wc -l <"$OUT_DIR/$name.callbacks") callbacks; those with memory data, and graphs':"
-		grep -E ' address | graph stream | node type ' "$OUT_DIR/$name.callbacks" | head -40 | sed 's/^/  /'
+		grep -E ' address | graph stream | node type |^gmprof: api ' "$OUT_DIR/$name.callbacks" | head -40 | sed 's/^/  /'
 		fallbacks "$name" "$mode" "$exp"
 	fi
 done
