@@ -154,90 +154,102 @@ static int order_sequences(struct cu *cu, const size_t *seq, size_t nseq)
 	return 0;
 }
 
-/* Decodes the CU's line program into its rows and file list. */
-int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
+/* A line program's header: how to read its opcodes, and where they are. */
+struct line_header {
+	struct unit lu;          /* the CU's unit with the table's own offset size and version */
+	uint64_t len;            /* the table's length past its length field */
+	const uint8_t *prog, *end;
+	uint8_t min_inst, line_range, opcode_base;
+	int8_t line_base;
+	uint8_t std_len[256];    /* operands of each standard opcode */
+};
+
+/* Reads the header of u's line table into h and its directories and files into f. */
+static int read_header(struct gmp_dwarf *d, const struct unit *u, struct line_header *h, struct files *f)
 {
 	const struct gmp_dwr *r = d->own;
 	struct gmp_dec c = at(&r->s[S_LINE], u->stmt_list);
-	uint64_t len = rd(&c, 4);
-	struct unit lu = *u; /* the line table's own offset size and version */
-	lu.offsz = 4;
-	if (len == 0xffffffffu) {
-		len = rd(&c, 8);
-		lu.offsz = 8;
+	h->len = rd(&c, 4);
+	h->lu = *u;
+	h->lu.offsz = 4;
+	if (h->len == 0xffffffffu) {
+		h->len = rd(&c, 8);
+		h->lu.offsz = 8;
 	}
-	if (c.err || len > (uint64_t)(c.end - c.p))
+	if (c.err || h->len > (uint64_t)(c.end - c.p))
 		return -EIO;
-	c.end = c.p + len;
-	lu.version = (uint16_t)rd(&c, 2);
-	if (lu.version < 2 || lu.version > 5)
+	c.end = h->end = c.p + h->len;
+	h->lu.version = (uint16_t)rd(&c, 2);
+	if (h->lu.version < 2 || h->lu.version > 5)
 		return -EIO;
-	if (lu.version >= 5) {
-		lu.asize = (uint8_t)rd(&c, 1);
+	if (h->lu.version >= 5) {
+		h->lu.asize = (uint8_t)rd(&c, 1);
 		rd(&c, 1); /* segment selector size */
 	}
-	uint64_t hlen = rd(&c, lu.offsz);
+	uint64_t hlen = rd(&c, h->lu.offsz);
 	if (c.err || hlen > (uint64_t)(c.end - c.p))
 		return -EIO;
-	const uint8_t *prog = c.p + hlen;
-	uint8_t min_inst = (uint8_t)rd(&c, 1);
-	if (lu.version >= 4)
+	h->prog = c.p + hlen;
+	h->min_inst = (uint8_t)rd(&c, 1);
+	if (h->lu.version >= 4)
 		rd(&c, 1); /* maximum operations per instruction: 1 outside VLIW */
-	uint8_t default_stmt = (uint8_t)rd(&c, 1);
-	(void)default_stmt;
-	int8_t line_base = (int8_t)rd(&c, 1);
-	uint8_t line_range = (uint8_t)rd(&c, 1), opcode_base = (uint8_t)rd(&c, 1);
-	uint8_t std_len[256] = { 0 };
-	for (unsigned i = 1; i < opcode_base; i++)
-		std_len[i] = (uint8_t)rd(&c, 1);
-	if (c.err || !line_range)
+	rd(&c, 1);         /* default_is_stmt */
+	h->line_base = (int8_t)rd(&c, 1);
+	h->line_range = (uint8_t)rd(&c, 1);
+	h->opcode_base = (uint8_t)rd(&c, 1);
+	memset(h->std_len, 0, sizeof(h->std_len));
+	for (unsigned i = 1; i < h->opcode_base; i++)
+		h->std_len[i] = (uint8_t)rd(&c, 1);
+	if (c.err || !h->line_range)
 		return -EIO;
-	struct files f = { 0 };
 	int err = 0;
-	if (lu.version >= 5) {
-		err = entries5(d, &lu, &c, &f, 1);
+	if (h->lu.version >= 5) {
+		err = entries5(d, &h->lu, &c, f, 1);
 		if (!err)
-			err = entries5(d, &lu, &c, &f, 0);
+			err = entries5(d, &h->lu, &c, f, 0);
 	} else {
 		/* Directory 0 is the compilation directory; files count from 1. */
-		err = add_dir(&f, u->comp_dir);
+		err = add_dir(f, u->comp_dir);
 		while (!err && !c.err && c.p < c.end && *c.p)
-			err = add_dir(&f, cstr(&c));
+			err = add_dir(f, cstr(&c));
 		rd(&c, 1);
 		if (!err)
-			err = add_file(d, &f, u, NULL, 0);
+			err = add_file(d, f, u, NULL, 0);
 		while (!err && !c.err && c.p < c.end && *c.p) {
 			const char *name = cstr(&c);
 			uint64_t dir = gmp_dec_varint(&c);
 			gmp_dec_varint(&c); /* mtime */
 			gmp_dec_varint(&c); /* length */
-			err = add_file(d, &f, u, name, dir);
+			err = add_file(d, f, u, name, dir);
 		}
 	}
-	if (!err && c.err)
-		err = -EIO;
-	/* Rows, sized from what earlier programs held per byte (growing copies them). */
-	struct gmp_dwr *rw = d->own;
-	size_t per_kb = __atomic_load_n(&rw->rows_per_kb, __ATOMIC_RELAXED);
-	cu->rows_cap = (size_t)((uint64_t)len * (per_kb ? per_kb : 256) / 1024) + 64;
-	if (!err && !(cu->rows = malloc(cu->rows_cap * sizeof(*cu->rows))))
-		err = -ENOMEM;
-	/* Sequences: [seq[k], seq[k+1]) of rows, each in address order. */
-	size_t *seq = NULL, nseq = 0, seq_cap = 0;
-	if (!err && GMP_GROW(seq, seq_cap, 1))
-		err = -ENOMEM;
-	if (!err)
-		seq[nseq++] = 0;
-	c.p = prog;
+	return err ? err : c.err ? -EIO : 0;
+}
+
+/* Ends a sequence at the row count: seq[k] to seq[k+1] are one sequence's rows. */
+static int end_sequence(struct cu *cu, size_t **seq, size_t *nseq, size_t *cap)
+{
+	if (GMP_GROW(*seq, *cap, *nseq + 1))
+		return -ENOMEM;
+	(*seq)[(*nseq)++] = cu->nrows;
+	return 0;
+}
+
+/* Runs h's line program into cu's rows, adding the files it defines to f. */
+static int run_program(struct gmp_dwarf *d, struct cu *cu, const struct unit *u, const struct line_header *h,
+		       struct files *f, size_t **seq, size_t *nseq, size_t *seq_cap)
+{
+	struct gmp_dec c = { h->prog, h->end, 0 };
 	uint64_t addr = 0;
 	uint32_t file = 1, line = 1, disc = 0;
+	int err = 0;
 	while (!err && c.p < c.end && !c.err) {
 		uint8_t op = (uint8_t)rd(&c, 1);
-		uint32_t fid = file < f.nfile ? f.id[file] : 0;
-		if (op >= opcode_base) {
-			unsigned adj = op - opcode_base;
-			addr += (uint64_t)(adj / line_range) * min_inst;
-			line += (uint32_t)(line_base + (int)(adj % line_range));
+		uint32_t fid = file < f->nfile ? f->id[file] : 0;
+		if (op >= h->opcode_base) {
+			unsigned adj = op - h->opcode_base;
+			addr += (uint64_t)(adj / h->line_range) * h->min_inst;
+			line += (uint32_t)(h->line_base + (int)(adj % h->line_range));
 			err = gmp_dwarf__add_row(cu, addr, line, fid, disc, 0);
 			disc = 0;
 			continue;
@@ -253,10 +265,8 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 			uint8_t sub = (uint8_t)rd(&c, 1);
 			if (sub == DW_LNE_end_sequence) {
 				err = gmp_dwarf__add_row(cu, addr, line, fid, disc, 1);
-				if (!err && GMP_GROW(seq, seq_cap, nseq + 1))
-					err = -ENOMEM;
 				if (!err)
-					seq[nseq++] = cu->nrows;
+					err = end_sequence(cu, seq, nseq, seq_cap);
 				addr = 0;
 				file = line = 1;
 				disc = 0;
@@ -264,9 +274,9 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 				addr = rd(&c, (unsigned)(n - 1 <= 8 ? n - 1 : 8));
 			} else if (sub == DW_LNE_set_discriminator) {
 				disc = (uint32_t)gmp_dec_varint(&c);
-			} else if (sub == DW_LNE_define_file && lu.version < 5) {
+			} else if (sub == DW_LNE_define_file && h->lu.version < 5) {
 				const char *name = cstr(&c);
-				err = add_file(d, &f, u, name, gmp_dec_varint(&c));
+				err = add_file(d, f, u, name, gmp_dec_varint(&c));
 			}
 			c.p = next;
 			break;
@@ -275,7 +285,7 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 			err = gmp_dwarf__add_row(cu, addr, line, fid, disc, 0);
 			disc = 0;
 			break;
-		case DW_LNS_advance_pc: addr += gmp_dec_varint(&c) * min_inst; break;
+		case DW_LNS_advance_pc: addr += gmp_dec_varint(&c) * h->min_inst; break;
 		case DW_LNS_advance_line: line += (uint32_t)sleb(&c); break;
 		case DW_LNS_set_file: file = (uint32_t)gmp_dec_varint(&c); break;
 		case DW_LNS_set_column: gmp_dec_varint(&c); break;
@@ -283,18 +293,43 @@ int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
 		case DW_LNS_set_epilogue_begin:
 			break;
 		case DW_LNS_const_add_pc:
-			addr += (uint64_t)((255u - opcode_base) / line_range) * min_inst;
+			addr += (uint64_t)((255u - h->opcode_base) / h->line_range) * h->min_inst;
 			break;
 		case DW_LNS_fixed_advance_pc: addr += rd(&c, 2); break;
 		case DW_LNS_set_isa: gmp_dec_varint(&c); break;
 		default: /* an opcode of a later version: skip its operands */
-			for (unsigned i = 0; i < std_len[op]; i++)
+			for (unsigned i = 0; i < h->std_len[op]; i++)
 				gmp_dec_varint(&c);
 		}
 	}
+	return err;
+}
+
+/* Decodes the CU's line program into its rows and file list. */
+int dwr_lines(struct gmp_dwarf *d, struct cu *cu, const struct unit *u)
+{
+	struct line_header h;
+	struct files f = { 0 };
+	int err = read_header(d, u, &h, &f);
+	/* Rows, sized from what earlier programs held per byte (growing copies them). */
+	struct gmp_dwr *rw = d->own;
+	size_t per_kb = __atomic_load_n(&rw->rows_per_kb, __ATOMIC_RELAXED);
+	/* Sequences: [seq[k], seq[k+1]) of rows, each in address order. */
+	size_t *seq = NULL, nseq = 0, seq_cap = 0;
+	if (!err) {
+		cu->rows_cap = (size_t)(h.len * (per_kb ? per_kb : 256) / 1024) + 64;
+		if (!(cu->rows = malloc(cu->rows_cap * sizeof(*cu->rows))))
+			err = -ENOMEM;
+	}
+	if (!err && GMP_GROW(seq, seq_cap, 1))
+		err = -ENOMEM;
+	if (!err)
+		seq[nseq++] = 0;
+	if (!err)
+		err = run_program(d, cu, u, &h, &f, &seq, &nseq, &seq_cap);
 	free(f.dir);
-	if (!err && len >= 1024)
-		__atomic_store_n(&rw->rows_per_kb, (size_t)(cu->nrows * 1024 / len) + 1, __ATOMIC_RELAXED);
+	if (!err && h.len >= 1024)
+		__atomic_store_n(&rw->rows_per_kb, (size_t)(cu->nrows * 1024 / h.len) + 1, __ATOMIC_RELAXED);
 	if (!err)
 		err = order_sequences(cu, seq, nseq);
 	free(seq);
