@@ -8,6 +8,7 @@
 
 #include "gz.h"
 #include "safefile.h"
+#include "frameworks.h"
 #include "wrappers.h"
 
 int gmp_session__load(struct gmp_session *s, const char *path, const struct gmp_session_opts *so)
@@ -114,6 +115,7 @@ void gmp_session__close(struct gmp_session *s)
 	if (s->notes && s->r && s->sym) {
 		gmp_symnotes__add(s->notes, s->sym);
 		gmp_wrapnotes__add(s->notes, &s->sites); /* -ENOMEM: the notes say so */
+		gmp_fwnotes__add(s->notes, s->in.trace);
 	}
 	gmp_clock__free(s->clock);
 	gmp_sites__release(&s->sites);

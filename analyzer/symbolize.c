@@ -18,6 +18,7 @@
 
 #include "demangle.h"
 #include "dwarf.h"
+#include "frameworks.h"
 #include "strtab.h"
 #include "symtab.h"
 #include "u64map.h"
@@ -484,7 +485,10 @@ void gmp_symnotes__add(struct gmp_symnotes *notes, const struct gmp_symbolizer *
 
 int gmp_symnotes__any(const struct gmp_symnotes *notes)
 {
-	return notes->n || notes->more || notes->nw || notes->wrappers_lost;
+	int fw = 0;
+	for (size_t k = 0; k < GMP_FWNOTES_MAX; k++)
+		fw |= notes->fw[k].allocations != 0;
+	return notes->n || notes->more || notes->nw || notes->wrappers_lost || fw;
 }
 
 void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix)
@@ -496,4 +500,5 @@ void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char 
 	if (notes->more)
 		fprintf(fp, "%snote: nor for frames in other modules\n", prefix);
 	gmp_wrapnotes__print(notes, fp, prefix);
+	gmp_fwnotes__print(notes, fp, prefix);
 }

@@ -73,6 +73,7 @@ const char *gmp_mod_problem__text(int why);
  */
 #define GMP_SYMNOTES_MAX 4
 #define GMP_WRAPNOTES_MAX 3
+#define GMP_FWNOTES_MAX 4
 struct gmp_symnotes {
 	struct gmp_symnote {
 		char path[4096];
@@ -89,6 +90,10 @@ struct gmp_symnotes {
 	} w[GMP_WRAPNOTES_MAX];
 	size_t nw;
 	int wrappers_lost;        /* not looked for in some input (out of memory) */
+	/* Allocations through a framework's caching allocator, per framework (frameworks.c). */
+	struct gmp_fwnote {
+		uint64_t allocations, largest;
+	} fw[GMP_FWNOTES_MAX];
 };
 
 /* Adds the symbolizer's problems (gmp_symbolizer__problem) to notes, each module once. */
@@ -96,7 +101,8 @@ void gmp_symnotes__add(struct gmp_symnotes *notes, const struct gmp_symbolizer *
 /*
  * A line per module, each after prefix: "note: no source lines for frames
  * in PATH (why): findings allocated there name no site, ..."; then the
- * wrappers' (gmp_wrapnotes__print).  Nothing when there are none.
+ * wrappers' (gmp_wrapnotes__print) and the frameworks' allocators'
+ * (gmp_fwnotes__print).  Nothing when there are none.
  */
 void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix);
 /* Whether there is something to print. */

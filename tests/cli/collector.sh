@@ -539,4 +539,17 @@ printf '%s\n' '{"op":"alloc","addr":"0x1000","size":4096}' '{"op":"alloc","addr"
 env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/cxx.gmprof" "$FAKE" "$TMPDIR/cxx.jsonl" 2>"$TMPDIR/cxx.err" >/dev/null
 grep -q '==gmprof==.*KERNEL inc_kernel(int\*, int const\*, unsigned long, int)' "$TMPDIR/cxx.err" &&
 	ok "exit summary: kernel names demangled" || notok "exit summary: $(grep KERNEL "$TMPDIR/cxx.err" | head -1)"
+# A framework's caching allocator in the allocations' call paths: the
+# program itself, under the name of PyTorch's allocator library, allocates.
+mkdir -p "$TMPDIR/torch/lib" && cp "$FAKE" "$TMPDIR/torch/lib/libc10_cuda.so"
+GMPROF_OUTPUT="$TMPDIR/torch.gmprof" "$TMPDIR/torch/lib/libc10_cuda.so" tests/scripts/figure2.jsonl 2>/dev/null
+"$GMPROF" report --top 1 "$TMPDIR/torch.gmprof" >"$TMPDIR/torch.txt" 2>&1
+grep -q "^note: 3 allocations (the largest 1.0 MiB) came from PyTorch's caching allocator: gmprof sees its blocks, .*PYTORCH_NO_CUDA_MEMORY_CACHING=1" "$TMPDIR/torch.txt" &&
+	ok "allocations through PyTorch's allocator: the report says what gmprof sees and how to see tensors" ||
+	notok "PyTorch's allocator: $(grep -i note "$TMPDIR/torch.txt")"
+expect_exit 0 "  ... html" -- "$GMPROF" html -o "$TMPDIR/torch.html" "$TMPDIR/torch.gmprof"
+grep -q "PyTorch&#39;s caching allocator\|PyTorch's caching allocator" "$TMPDIR/torch.html" && ok "  ... the page's notes say it" || notok "  ... the page's notes"
+GMPROF_OUTPUT="$TMPDIR/app.gmprof" "$FAKE" tests/scripts/figure2.jsonl 2>/dev/null
+"$GMPROF" report --top 1 "$TMPDIR/app.gmprof" 2>&1 | grep -q 'caching allocator' && notok "  ... not for the program under its own name" ||
+	ok "  ... not for the program under its own name"
 finish

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/* Frameworks' caching allocators among the allocations' call paths (frameworks.h). */
+#define _GNU_SOURCE
+#include "frameworks.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "findings_json.h"
+
+/* Indexed as struct gmp_symnotes' fw counts (GMP_FWNOTES_MAX). */
+static const struct framework {
+	const char *name;     /* as the note names it */
+	const char *module;   /* its allocator's module: a file name starting so ... */
+	const char *dir;      /* ... in a directory whose path holds this (NULL: any) */
+	const char *off;      /* what makes each of the program's allocations a call of its own */
+} frameworks[GMP_FWNOTES_MAX] = {
+	{ "PyTorch's caching allocator", "libc10_cuda", NULL,
+	  "run with PYTORCH_NO_CUDA_MEMORY_CACHING=1 to see each tensor (slower)" },
+	{ "CuPy's memory pool", "memory.", "/cupy/cuda/",
+	  "call cupy.cuda.set_allocator(None) to see each array" },
+	{ "TensorFlow's BFC allocator", "libtensorflow_framework", NULL,
+	  "run with TF_GPU_ALLOCATOR=cuda_malloc_async to see each tensor" },
+	{ "XLA's BFC allocator", "xla_extension", NULL,
+	  "run with XLA_PYTHON_CLIENT_ALLOCATOR=platform to see each buffer (slower)" },
+};
+
+/* The framework whose allocator path is, or -1. */
+static int framework_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (int k = 0; k < GMP_FWNOTES_MAX; k++) {
+		const struct framework *f = &frameworks[k];
+		if (!strncmp(base, f->module, strlen(f->module)) && (!f->dir || strstr(path, f->dir)))
+			return k;
+	}
+	return -1;
+}
+
+void gmp_fwnotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)
+{
+	/* The modules that are an allocator's: seldom any, so most traces stop here. */
+	int fw[64];
+	size_t nfw = 0;
+	for (size_t m = 0; m < t->nmods && nfw < sizeof(fw) / sizeof(fw[0]); m++)
+		fw[nfw++] = framework_of(gmp_trace__str(t, t->mods[m].path, NULL));
+	int any = 0;
+	for (size_t m = 0; m < nfw; m++)
+		any |= fw[m] >= 0;
+	for (size_t i = 0; any && i < t->nev; i++)
+		if (t->ev[i].op == GMP_OP_ALLOC && t->ev[i].kind == GMP_MEM_POOL_REGION)
+			return; /* the allocator shows its pieces (NVTX): its blocks are seen as pools */
+	for (size_t i = 0; any && i < t->nev; i++) {
+		const struct gmp_event *e = &t->ev[i];
+		if (e->op != GMP_OP_ALLOC || (e->flags & GMP_EF_IN_KERNEL) || !e->stack)
+			continue;
+		const uint64_t *pcs;
+		size_t n = gmp_trace__stack(t, e->stack, &pcs);
+		int k = -1;
+		for (size_t p = 0; p < n && k < 0; p++)
+			for (size_t m = 0; m < nfw && k < 0; m++)
+				if (fw[m] >= 0 && !(pcs[p] >> 63) && pcs[p] - t->mods[m].base < t->mods[m].size)
+					k = fw[m];
+		if (k < 0)
+			continue;
+		notes->fw[k].allocations++;
+		if (e->size > notes->fw[k].largest)
+			notes->fw[k].largest = e->size;
+	}
+}
+
+void gmp_fwnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix)
+{
+	for (int k = 0; k < GMP_FWNOTES_MAX; k++) {
+		const struct gmp_fwnote *f = &notes->fw[k];
+		if (!f->allocations)
+			continue;
+		char size[32];
+		gmp_human_bytes(f->largest, size, sizeof(size));
+		fprintf(fp, "%snote: %" PRIu64 " allocation%s (the largest %s) came from %s: gmprof sees its "
+			"blocks, not the program's own buffers, and its findings are about the blocks; %s, or "
+			"have the allocator name its pieces with the NVTX memory API\n",
+			prefix, f->allocations, f->allocations == 1 ? "" : "s", size, frameworks[k].name,
+			frameworks[k].off);
+	}
+}

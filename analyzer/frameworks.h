@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Frameworks' caching allocators among the allocations' call paths
+ * (frameworks.c).  A framework that keeps GPU memory in a pool of its own
+ * (PyTorch's caching allocator, CuPy's memory pool, TensorFlow's and XLA's
+ * BFC allocators) asks cudaMalloc for large blocks and hands out pieces of
+ * them: gmprof sees the blocks, and its findings are about them, not about
+ * the program's tensors.  The note says so, and what turns the pool off.
+ */
+#ifndef GMPROF_FRAMEWORKS_H
+#define GMPROF_FRAMEWORKS_H
+
+#include "gmprof/trace.h"
+#include "symbolize.h"
+
+/*
+ * Adds to notes the device allocations of t whose call path runs through
+ * a framework's allocator (a frame in its module), unless t has NVTX pool
+ * regions (the framework then shows gmprof its pieces), merged with those
+ * of earlier inputs.
+ */
+void gmp_fwnotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t);
+/* A line per framework seen, after prefix, as gmp_symnotes__print's. */
+void gmp_fwnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix);
+
+#endif
