@@ -40,28 +40,31 @@ static int framework_of(const char *path)
 
 void gmp_fwnotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)
 {
-	/* The modules that are an allocator's: seldom any, so most traces stop here. */
-	int fw[64];
-	size_t nfw = 0;
-	for (size_t m = 0; m < t->nmods && nfw < sizeof(fw) / sizeof(fw[0]); m++)
-		fw[nfw++] = framework_of(gmp_trace__str(t, t->mods[m].path, NULL));
-	int any = 0;
-	for (size_t m = 0; m < nfw; m++)
-		any |= fw[m] >= 0;
-	for (size_t i = 0; any && i < t->nev; i++)
+	/* The modules that are an allocator's, of the program's hundreds: seldom any. */
+	struct hit {
+		const struct gmp_module *m;
+		int k;
+	} hit[8];
+	size_t nhit = 0;
+	for (size_t m = 0; m < t->nmods && nhit < sizeof(hit) / sizeof(hit[0]); m++) {
+		int k = framework_of(gmp_trace__str(t, t->mods[m].path, NULL));
+		if (k >= 0)
+			hit[nhit++] = (struct hit){ &t->mods[m], k };
+	}
+	for (size_t i = 0; nhit && i < t->nev; i++)
 		if (t->ev[i].op == GMP_OP_ALLOC && t->ev[i].kind == GMP_MEM_POOL_REGION)
 			return; /* the allocator shows its pieces (NVTX): its blocks are seen as pools */
-	for (size_t i = 0; any && i < t->nev; i++) {
+	for (size_t i = 0; nhit && i < t->nev; i++) {
 		const struct gmp_event *e = &t->ev[i];
 		if (e->op != GMP_OP_ALLOC || (e->flags & GMP_EF_IN_KERNEL) || !e->stack)
 			continue;
 		const uint64_t *pcs;
 		size_t n = gmp_trace__stack(t, e->stack, &pcs);
 		int k = -1;
-		for (size_t p = 0; p < n && k < 0; p++)
-			for (size_t m = 0; m < nfw && k < 0; m++)
-				if (fw[m] >= 0 && !(pcs[p] >> 63) && pcs[p] - t->mods[m].base < t->mods[m].size)
-					k = fw[m];
+		for (size_t p = 0; p < n && k < 0; p++) /* a Python frame (bit 63) lies in no module */
+			for (size_t h = 0; h < nhit && k < 0; h++)
+				if (pcs[p] - hit[h].m->base < hit[h].m->size)
+					k = hit[h].k;
 		if (k < 0)
 			continue;
 		notes->fw[k].allocations++;
