@@ -25,6 +25,7 @@
 #include "demangle.h"
 #include "kernels_from.h"
 #include "options.h"
+#include "run_env.h"
 #include "san.h"
 #include "session.h"
 #include "source.h"
@@ -65,6 +66,11 @@ static const char usage[] =
 	"      --harvest deferred|launch  collect hit flags at the program's syncs (default),\n"
 	"                           or after every launch as DrGPUM does\n"
 	"      --sanitizer-lib PATH the Compute Sanitizer library to use\n"
+	"      --no-caching         ask PyTorch, TensorFlow and JAX not to pool GPU memory,\n"
+	"                           so that each tensor is an allocation gmprof sees (slower):\n"
+	"                           PYTORCH_NO_CUDA_MEMORY_CACHING=1,\n"
+	"                           TF_GPU_ALLOCATOR=cuda_malloc_async,\n"
+	"                           XLA_PYTHON_CLIENT_ALLOCATOR=platform\n"
 	"      --fail-on PATTERNS   exit 1 when one of these patterns is found (comma list or all)\n"
 	"      --top N              findings printed (10); 0 prints none (and, without\n"
 	"                           --fail-on, leaves the profile unanalyzed)\n"
@@ -81,7 +87,8 @@ static const char usage[] =
 	"  gmprof run -- ./my_app --size 4096\n"
 	"  gmprof run --mode intra --kernels 'gemm' -o 'prof.%r.gmprof' -- mpirun -n 2 ./app\n"
 	"  gmprof run -o obj.gmprof -- ./app && gmprof run --kernels-from obj.gmprof -o intra.gmprof -- ./app\n"
-	"  gmprof run --fail-on memory_leak,unused_allocation -- ./unit_tests\n";
+	"  gmprof run --fail-on memory_leak,unused_allocation -- ./unit_tests\n"
+	"  gmprof run --no-caching -o train.gmprof -- python train.py\n";
 
 static pid_t child;
 
@@ -195,55 +202,6 @@ static int preflight_gpu(void)
 		return -1;
 	}
 	return 0;
-}
-
-struct run_opts {
-	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib, *suppress, *capture;
-	const char *kernels_from;  /* --kernels-from: a profile */
-	char *chosen;              /* the regex it gave (o.kernels then points at it) */
-	uint32_t kernels_top;
-	const char *alloc_fns[GMP_MAX_ALLOC_FNS];
-	size_t nalloc_fns;
-	int force;
-	uint32_t fail_on, top;
-};
-
-static int set_env(const struct run_opts *o, const char *collector)
-{
-	int err = setenv("CUDA_INJECTION64_PATH", collector, 1);
-	err |= setenv("GMPROF_OUTPUT", o->output, 1);
-	if (o->force)
-		err |= setenv("GMPROF_FORCE", "1", 1);
-	if (o->mode)
-		err |= setenv("GMPROF_MODE", o->mode, 1);
-	if (o->sample)
-		err |= setenv("GMPROF_KERNEL_SAMPLE", o->sample, 1);
-	if (o->kernels)
-		err |= setenv("GMPROF_KERNELS", o->kernels, 1);
-	if (o->depth)
-		err |= setenv("GMPROF_DEPTH", o->depth, 1);
-	if (o->harvest)
-		err |= setenv("GMPROF_HARVEST", o->harvest, 1);
-	if (o->sanlib)
-		err |= setenv("GMPROF_SANITIZER_LIB", o->sanlib, 1);
-	if (o->capture)
-		err |= setenv("GMPROF_CAPTURE", o->capture, 1);
-	/* The report comes from gmprof; the program's stderr stays the program's. */
-	err |= setenv("GMPROF_SUMMARY", "0", 1);
-	/* gmprof analyzes the profile itself: the program need not do it at its exit too. */
-	err |= setenv("GMPROF_ONLINE", "0", 0);
-	/* Patch every kernel when its module loads; alloc mode patches none, so loads stay lazy. */
-	const char *mode = o->mode ? o->mode : getenv("GMPROF_MODE");
-	if (!mode || strcmp(mode, "alloc"))
-		err |= setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-	/* Pools' regions announced with the NVTX memory API come to the collector too. */
-	const char *nvtx = getenv("NVTX_INJECTION64_PATH");
-	if (nvtx && *nvtx && strcmp(nvtx, collector) != 0)
-		fprintf(stderr, "gmprof: NVTX_INJECTION64_PATH names another tool ('%s'); "
-			"regions of memory pools announced with NVTX are not seen\n", nvtx);
-	else
-		err |= setenv("NVTX_INJECTION64_PATH", collector, 1);
-	return err ? -errno : 0;
 }
 
 static int launch(char **argv, int *status)
@@ -465,7 +423,7 @@ static int run_program(const struct run_opts *o, char **argv)
 	char manifest[PATH_MAX];
 	if (make_manifest(o->output, manifest, sizeof(manifest)))
 		return GMP_EXIT_USAGE;
-	if (set_env(o, collector) || setenv("GMPROF_RUN_MANIFEST", manifest, 1)) {
+	if (gmp_run__set_env(o, collector) || setenv("GMPROF_RUN_MANIFEST", manifest, 1)) {
 		fprintf(stderr, "gmprof: cannot set up the environment: %s\n", strerror(errno));
 		drop_manifest(manifest);
 		return GMP_EXIT_USAGE;
@@ -488,14 +446,14 @@ static int run_program(const struct run_opts *o, char **argv)
 int cmd_run(int argc, char **argv)
 {
 	enum { O_FORCE = OPT_CMD_BASE, O_MODE, O_SAMPLE, O_KERNELS, O_DEPTH, O_HARVEST, O_SANLIB,
-	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN, O_KFROM, O_KTOP, O_CAPTURE };
+	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN, O_KFROM, O_KTOP, O_CAPTURE, O_NOCACHE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, O_FORCE },
 		{ "mode", required_argument, 0, O_MODE }, { "kernel-sample", required_argument, 0, O_SAMPLE },
 		{ "kernels", required_argument, 0, O_KERNELS }, { "depth", required_argument, 0, O_DEPTH },
 		{ "kernels-from", required_argument, 0, O_KFROM }, { "kernels-top", required_argument, 0, O_KTOP },
 		{ "harvest", required_argument, 0, O_HARVEST }, { "capture", required_argument, 0, O_CAPTURE },
-		{ "sanitizer-lib", required_argument, 0, O_SANLIB },
+		{ "sanitizer-lib", required_argument, 0, O_SANLIB }, { "no-caching", no_argument, 0, O_NOCACHE },
 		{ "fail-on", required_argument, 0, O_FAILON }, { "top", required_argument, 0, O_TOP },
 		{ "suppressions", required_argument, 0, O_SUPPRESS }, { "alloc-fn", required_argument, 0, O_ALLOCFN },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
@@ -536,6 +494,7 @@ int cmd_run(int argc, char **argv)
 			o.harvest = optarg;
 			break;
 		case O_SANLIB: o.sanlib = optarg; break;
+		case O_NOCACHE: o.no_caching = 1; break;
 		case O_CAPTURE:
 			if (gmp_capture__parse(optarg, NULL, NULL) < 0)
 				return gmp_cli__usage_error("run", "bad value '%s' for --capture: %s", optarg,

@@ -16,13 +16,13 @@ static const struct framework {
 	const char *off;      /* what makes each of the program's allocations a call of its own */
 } frameworks[GMP_FWNOTES_MAX] = {
 	{ "PyTorch's caching allocator", "libc10_cuda", NULL,
-	  "run with PYTORCH_NO_CUDA_MEMORY_CACHING=1 to see each tensor (slower)" },
+	  "run with PYTORCH_NO_CUDA_MEMORY_CACHING=1 (gmprof run --no-caching) to see each tensor (slower)" },
 	{ "CuPy's memory pool", "memory.", "/cupy/cuda/",
 	  "call cupy.cuda.set_allocator(None) to see each array" },
 	{ "TensorFlow's BFC allocator", "libtensorflow_framework", NULL,
-	  "run with TF_GPU_ALLOCATOR=cuda_malloc_async to see each tensor" },
+	  "run with TF_GPU_ALLOCATOR=cuda_malloc_async (gmprof run --no-caching) to see each tensor" },
 	{ "XLA's BFC allocator", "xla_extension", NULL,
-	  "run with XLA_PYTHON_CLIENT_ALLOCATOR=platform to see each buffer (slower)" },
+	  "run with XLA_PYTHON_CLIENT_ALLOCATOR=platform (gmprof run --no-caching) to see each buffer (slower)" },
 };
 
 /* The framework whose allocator path is, or -1. */

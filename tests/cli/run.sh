@@ -22,6 +22,14 @@ expect_exit 2 "bad --mode" -- "$GMPROF" run --mode fast -- true
 expect_exit 2 "an output directory that does not exist" -- "$GMPROF" run -o "$TMPDIR/no/such/dir/p.gmprof" -- true
 expect_stderr_line "cannot write the profile into '$TMPDIR/no/such/dir': No such file or directory" "  ... one sentence, before the program runs"
 
+# --no-caching: the frameworks' switches that turn their pools off reach the program.
+probe='echo "[$PYTORCH_NO_CUDA_MEMORY_CACHING][$TF_GPU_ALLOCATOR][$XLA_PYTHON_CLIENT_ALLOCATOR]"'
+"$GMPROF" run --sanitizer-lib "$DOUBLE" --no-caching -o "$TMPDIR/nc.gmprof" -- sh -c "$probe" >"$TMPDIR/nc.out" 2>/dev/null
+grep -qx '\[1\]\[cuda_malloc_async\]\[platform\]' "$TMPDIR/nc.out" && ok "--no-caching: PyTorch's, TensorFlow's and XLA's switches set for the program" ||
+	notok "--no-caching: the program saw $(cat "$TMPDIR/nc.out")"
+env -u PYTORCH_NO_CUDA_MEMORY_CACHING -u TF_GPU_ALLOCATOR -u XLA_PYTHON_CLIENT_ALLOCATOR "$GMPROF" run --sanitizer-lib "$DOUBLE" \
+	-o "$TMPDIR/nc.gmprof" -- sh -c "$probe" >"$TMPDIR/nc.out" 2>/dev/null
+grep -qx '\[\]\[\]\[\]' "$TMPDIR/nc.out" && ok "  ... and not without it" || notok "  ... without it the program saw $(cat "$TMPDIR/nc.out")"
 R="$GMPROF run --sanitizer-lib $DOUBLE -o $TMPDIR/p.%p.gmprof"
 expect_exit 0 "a run" -- $R -- "$FAKE" tests/scripts/figure2.jsonl
 grep -q "4 findings" "$TMPDIR/out" && ok "the run reports its findings" || notok "the run reports its findings: $(cat "$TMPDIR/out")"
