@@ -11,7 +11,7 @@
 
 #include "cli.h"
 
-/* gmprof run's options; each field is named after its flag. */
+/* gmprof run's options, as cmd_run.c parses them from its flags. */
 struct run_opts {
 	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib, *suppress, *capture;
 	const char *kernels_from;  /* --kernels-from: a profile */
