@@ -51,11 +51,11 @@ void gmp_fwnotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)
 		if (k >= 0)
 			hit[nhit++] = (struct hit){ &t->mods[m], k };
 	}
-	for (size_t i = 0; nhit && i < t->nev; i++)
-		if (t->ev[i].op == GMP_OP_ALLOC && t->ev[i].kind == GMP_MEM_POOL_REGION)
-			return; /* the allocator shows its pieces (NVTX): its blocks are seen as pools */
+	struct gmp_fwnote seen[GMP_FWNOTES_MAX] = { { 0 } };
 	for (size_t i = 0; nhit && i < t->nev; i++) {
 		const struct gmp_event *e = &t->ev[i];
+		if (e->op == GMP_OP_ALLOC && e->kind == GMP_MEM_POOL_REGION)
+			return; /* the allocator shows its pieces (NVTX): its blocks are seen as pools */
 		if (e->op != GMP_OP_ALLOC || (e->flags & GMP_EF_IN_KERNEL) || !e->stack)
 			continue;
 		const uint64_t *pcs;
@@ -67,9 +67,14 @@ void gmp_fwnotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)
 					k = hit[h].k;
 		if (k < 0)
 			continue;
-		notes->fw[k].allocations++;
-		if (e->size > notes->fw[k].largest)
-			notes->fw[k].largest = e->size;
+		seen[k].allocations++;
+		if (e->size > seen[k].largest)
+			seen[k].largest = e->size;
+	}
+	for (int k = 0; k < GMP_FWNOTES_MAX; k++) {
+		notes->fw[k].allocations += seen[k].allocations;
+		if (seen[k].largest > notes->fw[k].largest)
+			notes->fw[k].largest = seen[k].largest;
 	}
 }
 

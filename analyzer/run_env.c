@@ -10,30 +10,24 @@
 
 int gmp_run__set_env(const struct run_opts *o, const char *collector)
 {
-	int err = setenv("CUDA_INJECTION64_PATH", collector, 1);
-	err |= setenv("GMPROF_OUTPUT", o->output, 1);
-	if (o->force)
-		err |= setenv("GMPROF_FORCE", "1", 1);
-	if (o->mode)
-		err |= setenv("GMPROF_MODE", o->mode, 1);
-	if (o->sample)
-		err |= setenv("GMPROF_KERNEL_SAMPLE", o->sample, 1);
-	if (o->kernels)
-		err |= setenv("GMPROF_KERNELS", o->kernels, 1);
-	if (o->depth)
-		err |= setenv("GMPROF_DEPTH", o->depth, 1);
-	if (o->harvest)
-		err |= setenv("GMPROF_HARVEST", o->harvest, 1);
-	if (o->sanlib)
-		err |= setenv("GMPROF_SANITIZER_LIB", o->sanlib, 1);
-	if (o->capture)
-		err |= setenv("GMPROF_CAPTURE", o->capture, 1);
-	/* Each tensor an allocation of its own (frameworks.c names the pools that hide them). */
-	if (o->no_caching) {
-		err |= setenv("PYTORCH_NO_CUDA_MEMORY_CACHING", "1", 1);
-		err |= setenv("TF_GPU_ALLOCATOR", "cuda_malloc_async", 1);
-		err |= setenv("XLA_PYTHON_CLIENT_ALLOCATOR", "platform", 1);
-	}
+	/* What the options say, each where given (NULL: not given). */
+	const struct {
+		const char *var, *value;
+	} given[] = {
+		{ "CUDA_INJECTION64_PATH", collector }, { "GMPROF_OUTPUT", o->output },
+		{ "GMPROF_FORCE", o->force ? "1" : NULL }, { "GMPROF_MODE", o->mode },
+		{ "GMPROF_KERNEL_SAMPLE", o->sample }, { "GMPROF_KERNELS", o->kernels },
+		{ "GMPROF_DEPTH", o->depth }, { "GMPROF_HARVEST", o->harvest },
+		{ "GMPROF_SANITIZER_LIB", o->sanlib }, { "GMPROF_CAPTURE", o->capture },
+		/* Each tensor an allocation of its own (frameworks.c names the pools that hide them). */
+		{ "PYTORCH_NO_CUDA_MEMORY_CACHING", o->no_caching ? "1" : NULL },
+		{ "TF_GPU_ALLOCATOR", o->no_caching ? "cuda_malloc_async" : NULL },
+		{ "XLA_PYTHON_CLIENT_ALLOCATOR", o->no_caching ? "platform" : NULL },
+	};
+	int err = 0;
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
+		if (given[i].value)
+			err |= setenv(given[i].var, given[i].value, 1);
 	/* The report comes from gmprof; the program's stderr stays the program's. */
 	err |= setenv("GMPROF_SUMMARY", "0", 1);
 	/* gmprof analyzes the profile itself: the program need not do it at its exit too. */
