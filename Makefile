@@ -45,6 +45,10 @@ endif
 BASE_CFLAGS := $(CSTD) $(WARN) -fPIC -Iinclude -Iformat -Idetector -Ianalyzer -Igpu_patch -Icollector \
 	$(DEP_CFLAGS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# glibc's checked string and file calls, in both flavours: what Ubuntu's gcc
+# turns on by default, so that the tests fail where a user's build aborts
+# (a realpath buffer under PATH_MAX aborted gmprof report on an H100 host).
+FORTIFY := -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3
 
 # Two flavours share the sources: release (build/rel) and test (build/test, sanitized).
 REL := $(BUILD)/rel
@@ -117,12 +121,12 @@ $(DEPS_STAMP):
 $(REL)/%.o: %.c $(DEPS_STAMP)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(OPT) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPT) $(FORTIFY) -MMD -MP -c $< -o $@
 
 $(TST)/%.o: %.c $(DEPS_STAMP)
 	$(call msg,CC-SAN,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -O1 -g $(FORTIFY) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
 objs = $(patsubst %.c,$(1)/%.o,$(2))
 
@@ -146,12 +150,12 @@ $(TST)/gmprof: $(call objs,$(TST),analyzer/main.c $(ANALYZER_SRC)) $(TST)/libgmp
 $(REL)/collector/%.o: collector/%.c $(DEPS_STAMP)
 	$(call msg,CC,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(COLLECTOR_CFLAGS) $(OPT) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(COLLECTOR_CFLAGS) $(OPT) $(FORTIFY) -MMD -MP -c $< -o $@
 
 $(TST)/collector/%.o: collector/%.c $(DEPS_STAMP)
 	$(call msg,CC-SAN,$<)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(BASE_CFLAGS) $(COLLECTOR_CFLAGS) -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(COLLECTOR_CFLAGS) -O1 -g $(FORTIFY) $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
 $(REL)/libgmprof.so: $(call objs,$(REL),$(COLLECTOR_SRC)) $(REL)/libgmprof-core.a
 	$(call msg,LD,$@)

@@ -328,9 +328,12 @@ static int separate(struct gmp_dwr *r, const char *path)
 		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
 		snprintf(cand[nc++], sizeof(cand[0]), "%s/%s", dir, link);
 		snprintf(cand[nc++], sizeof(cand[0]), "%s/.debug/%s", dir, link);
-		char real[2048];
-		if (realpath(dir, real))
-			snprintf(cand[nc++], sizeof(cand[0]), "/usr/lib/debug%s/%s", real, link);
+		/* realpath's own buffer: a caller's must hold PATH_MAX, or a fortified glibc aborts. */
+		char *real = realpath(dir, NULL);
+		if (real && snprintf(cand[nc], sizeof(cand[0]), "/usr/lib/debug%s/%s", real, link) <
+				    (int)sizeof(cand[0]))
+			nc++; /* a path too long for it is no candidate */
+		free(real);
 	}
 	for (int i = 0; i < nc; i++) {
 		if (strcmp(cand[i], path) == 0 || access(cand[i], R_OK))
