@@ -195,11 +195,12 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 		dev_module_loaded(m->context, m->module);
 		break;
 	}
-	case SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED: {
-		const Sanitizer_ResourceFunctionsLazyLoadedData *m = cbdata;
-		dev_module_loaded(m->context, m->module); /* patch what was just loaded */
-		break;
-	}
+	/*
+	 * FUNCTIONS_LAZY_LOADED: nothing to do.  The Sanitizer patches lazily
+	 * loaded functions of a patched module itself (FUNCTIONS_LAZY_PATCHED
+	 * follows); patching the module again from this callback left them
+	 * reporting no access at all (H100, 2026-11-27, docs/sanitizer-api.md).
+	 */
 	case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC: {
 		const Sanitizer_ResourceMemoryData *md = cbdata;
 		alloc(md, md->flags & SANITIZER_MEMORY_FLAG_MANAGED ? GMP_MEM_MANAGED : GMP_MEM_DEVICE,

@@ -128,10 +128,10 @@ void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module)
 		return; /* alloc mode: no module is patched, so no launch is monitored */
 	/*
 	 * GMPROF_PATCH_AT=launch: a module is patched at its first monitored
-	 * launch (dev_ready); functions loaded lazily into one patched already
-	 * are patched now.
+	 * launch (dev_ready).  Functions loaded lazily into a patched module
+	 * the Sanitizer patches itself (callbacks.c).
 	 */
-	if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && !is_patched(s, module))
+	if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD)
 		return;
 	patch(s, module);
 }

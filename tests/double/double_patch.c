@@ -8,13 +8,21 @@
  * whose call began after it was launched; unpatching its module meanwhile
  * is what the collector must never do (GMPROF_PATCH_AT=range), so the
  * double aborts on it with a sentence.
+ * GMP_DOUBLE_LAZY=1 loads each kernel lazily, as CUDA_MODULE_LOADING=LAZY
+ * does: FUNCTIONS_LAZY_LOADED before its first launch, and when its module
+ * is patched, the double patches it (FUNCTIONS_LAZY_PATCHED follows).  As
+ * on an H100 (2026-11-27), a module patched again while patched, after
+ * functions of it were loaded lazily, leaves those functions reporting no
+ * access at all, until it is unpatched.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "double_calls.h"
 #include "double_memory.h"
 #include "double_patch.h"
 
@@ -22,6 +30,59 @@ static const char *patched_cb[16]; /* callback name per instruction id (atomic: 
 static int module_patched;
 static unsigned long kernels_started, kernels_launched, kernels_covered;
 static int unpatching; /* inside sanitizerUnpatchModule: no kernel may start (atomic) */
+/* GMP_DOUBLE_LAZY=1: the functions loaded so far, and whether a second patching silenced each. */
+static struct {
+	CUfunction fn;
+	int silent;
+} lazy_fns[256];
+static size_t nlazy;
+static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void double_function_launching(CUfunction fn)
+{
+	static int lazy = -1;
+	if (lazy < 0)
+		lazy = getenv("GMP_DOUBLE_LAZY") && !strcmp(getenv("GMP_DOUBLE_LAZY"), "1");
+	if (!lazy)
+		return;
+	pthread_mutex_lock(&lazy_lock);
+	for (size_t i = 0; i < nlazy; i++)
+		if (lazy_fns[i].fn == fn) {
+			pthread_mutex_unlock(&lazy_lock);
+			return; /* loaded already */
+		}
+	if (nlazy == sizeof(lazy_fns) / sizeof(lazy_fns[0])) {
+		fprintf(stderr, "sanitizer double: more than %zu lazily loaded functions\n", nlazy);
+		abort();
+	}
+	lazy_fns[nlazy++].fn = fn;
+	pthread_mutex_unlock(&lazy_lock);
+	Sanitizer_ResourceFunctionsLazyLoadedData d = { .context = DOUBLE_CTX, .module = MODULE, .functions = &fn,
+							 .numFunctions = 1 };
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED, &d);
+	if (double_module_patched()) /* the double patches it as the Sanitizer does */
+		double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_PATCHED, &d);
+}
+
+int double_function_silent(CUfunction fn)
+{
+	int silent = 0;
+	pthread_mutex_lock(&lazy_lock);
+	for (size_t i = 0; i < nlazy; i++)
+		if (lazy_fns[i].fn == fn)
+			silent = lazy_fns[i].silent;
+	pthread_mutex_unlock(&lazy_lock);
+	return silent;
+}
+
+/* Every lazily loaded function silenced (a second patching) or heard again (unpatched). */
+static void lazy_silence(int silent)
+{
+	pthread_mutex_lock(&lazy_lock);
+	for (size_t i = 0; i < nlazy; i++)
+		lazy_fns[i].silent = silent;
+	pthread_mutex_unlock(&lazy_lock);
+}
 
 int double_module_patched(void)
 {
@@ -85,7 +146,8 @@ SanitizerResult sanitizerPatchModule(CUmodule module)
 {
 	if (module != MODULE)
 		return SANITIZER_ERROR_INVALID_PARAMETER;
-	__atomic_store_n(&module_patched, 1, __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&module_patched, 1, __ATOMIC_RELAXED))
+		lazy_silence(1); /* patched again: its lazily loaded functions fall silent */
 	__atomic_add_fetch(&double_stats.module_patches, 1, __ATOMIC_RELAXED);
 	double_delay("GMP_DOUBLE_PATCH_MS");
 	return SANITIZER_SUCCESS;
@@ -109,6 +171,7 @@ SanitizerResult sanitizerUnpatchModule(CUmodule module)
 	for (size_t i = 0; i < sizeof(patched_cb) / sizeof(patched_cb[0]); i++)
 		__atomic_store_n(&patched_cb[i], NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&module_patched, 0, __ATOMIC_RELAXED);
+	lazy_silence(0);
 	__atomic_add_fetch(&double_stats.module_unpatches, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&unpatching, 0, __ATOMIC_SEQ_CST);
 	return SANITIZER_SUCCESS;

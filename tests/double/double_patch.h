@@ -22,5 +22,12 @@ const char *double_patched_cb(Sanitizer_InstructionId id);
 void double_kernel_started(void);
 void double_kernel_launched(void);
 void double_context_sync_begins(void);
+/*
+ * GMP_DOUBLE_LAZY=1: a kernel of fn is about to launch (its function is
+ * loaded lazily on the first); whether fn reports no accesses (patched
+ * again after it was loaded lazily).
+ */
+void double_function_launching(CUfunction fn);
+int double_function_silent(CUfunction fn);
 
 #endif

@@ -15,7 +15,8 @@
  * cudaFree instead; =resize also resizes each region to its own size
  * right after registering it.  GMP_DOUBLE_GRAPH=1 delivers kernels,
  * copies, sets and stream-ordered allocations and frees as the nodes of
- * graph launches (double_graph.h).  Used by the collector tests; never
+ * graph launches (double_graph.h); GMP_DOUBLE_LAZY=1 loads kernels lazily
+ * (double_patch.h).  Used by the collector tests; never
  * installed.
  */
 #define _GNU_SOURCE
@@ -180,11 +181,11 @@ static CUevent event_handle(uint64_t v)
 	return (CUevent)(uintptr_t)(0x900000 + (v & 0xffffffffu) * 16 + ((v >> 63) ? 8 : 0));
 }
 
-static void run_kernel(const struct gmp_trace *t, size_t k)
+static void run_kernel(const struct gmp_trace *t, size_t k, CUfunction fn)
 {
 	const struct gmp_event *e = &t->ev[k];
 	struct gmp_patch_launch *l = launch_userdata;
-	const int patched = double_module_patched();
+	const int patched = double_module_patched() && !double_function_silent(fn);
 	__atomic_add_fetch(&double_stats.unpatched_kernels, !patched, __ATOMIC_RELAXED);
 	if (!l || !patched || !double_patched_cb(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS))
 		return;
@@ -378,6 +379,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			ld.hApiStream = double_hstream(e->stream);
 		}
 		launch_userdata = NULL;
+		double_function_launching(ld.function);
 		if (g) {
 			double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &ld, sizeof(ld));
 		} else {
@@ -386,7 +388,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		}
 		double_kernel_started();
 		double_stream_lock(ld.hStream); /* the kernel reads the tables copies on its stream write */
-		run_kernel(t, i);
+		run_kernel(t, i, ld.function);
 		double_stream_unlock(ld.hStream);
 		double_kernel_launched(); /* submitted: then its LAUNCH_END */
 		if (g) {
