@@ -87,11 +87,14 @@ static int bench_scale_from_env_(void)
 
 static const int bench_scale = bench_scale_from_env_();
 
-/* The end of one repetition: the compiler may not merge its loads and
- * stores with the next one's, so each repetition reaches memory. */
+/* The end of one repetition: a fence, so that each repetition's loads and
+ * stores reach memory.  An empty asm with a memory clobber stopped only the
+ * front end: ptxas still kept one of a loop's stores of the same value to
+ * the same address (an H100's intra-mode counts of bicg's and
+ * gram_schmidt's initializing kernels were the same at BENCH_SCALE=2). */
 __device__ __forceinline__ void bench_repeated(void)
 {
-	asm volatile("" ::: "memory");
+	__threadfence_block();
 }
 
 #endif
