@@ -72,6 +72,37 @@ static void profiler_api(const char *name)
 		__atomic_store_n(&gmp_col.profiling, on, __ATOMIC_RELAXED);
 }
 
+/*
+ * GMPROF_PATCH_AT=launch or range: a driver call that launches a kernel,
+ * as it begins, before the driver takes the locks the launch holds; its
+ * parameters (cuLaunchKernel's and cuLaunchCooperativeKernel's, the
+ * function first; cuLaunchKernelEx's, after the launch's configuration)
+ * name the function, whose module is patched now if the launch will be
+ * monitored (patching.c).
+ */
+static void launch_call(const Sanitizer_CallbackData *cd)
+{
+	const char *n = cd->functionName;
+	if (!n || strncmp(n, "cuLaunch", 8) || !cd->functionParams)
+		return;
+	size_t len = strcspn(n, "_"); /* cuLaunchKernel_ptsz: the per-thread stream's */
+	int at;
+	if ((len == 14 && !strncmp(n, "cuLaunchKernel", len)) || (len == 25 && !strncmp(n, "cuLaunchCooperativeKernel", len)))
+		at = 0;
+	else if (len == 16 && !strncmp(n, "cuLaunchKernelEx", len))
+		at = 1;
+	else
+		return;
+	CUfunction f = ((const CUfunction *)cd->functionParams)[at];
+	CUmodule m;
+	in_callback = 1; /* the driver's and the patching's own callbacks are not the program's */
+	if (drv_func_module(f, &m) == 0)
+		dev_launch_call(cd->context, m);
+	in_callback = 0;
+	if (gmp_col.opts.log_callbacks)
+		fprintf(stderr, "gmprof: api %s function %p module %p\n", n, (void *)f, (void *)m);
+}
+
 static void api(const Sanitizer_CallbackData *cd)
 {
 	if (cd->callbackSite == SANITIZER_API_ENTER) {
@@ -88,6 +119,8 @@ static void api(const Sanitizer_CallbackData *cd)
 			if (gmp_col.opts.log_callbacks && api_name && (strstr(api_name, "Graph") || strstr(api_name, "Capture")))
 				fprintf(stderr, "gmprof: api %s\n", api_name);
 		}
+		if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && gmp_col.opts.mode != GMP_COLLECT_ALLOC)
+			launch_call(cd);
 	} else if (api_depth > 0 && --api_depth == 0) {
 		api_name = NULL;
 		/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2. */
@@ -101,6 +134,11 @@ static void api(const Sanitizer_CallbackData *cd)
 			pthread_mutex_lock(&gmp_col.lock);
 			st_since(GMP_ST_CALLBACKS, t0);
 			pthread_mutex_unlock(&gmp_col.lock);
+		}
+		if (__atomic_load_n(&gmp_col.patch_wanted, __ATOMIC_ACQUIRE)) {
+			in_callback = 1;
+			dev_patch_wanted(); /* what launches in the call could not patch */
+			in_callback = 0;
 		}
 	}
 }
@@ -420,8 +458,9 @@ static void log_graph(Sanitizer_CallbackId cbid, const void *cbdata, char *more,
 		return;
 	switch ((int)gd->nodeType) {
 	case NODE_KERNEL:
-		snprintf(more + k, n - (size_t)k, " stream %p api stream %p", (void *)gd->launchData.stream,
-			 (void *)gd->launchData.apiStream);
+		snprintf(more + k, n - (size_t)k, " stream %p api stream %p launch %p function %p",
+			 (void *)gd->launchData.stream, (void *)gd->launchData.apiStream,
+			 (void *)gd->launchData.hLaunch, (void *)gd->launchData.function);
 		break;
 	case NODE_MEMCPY:
 		snprintf(more + k, n - (size_t)k, " address 0x%" PRIx64 " from 0x%" PRIx64 " size %" PRIu64 " api stream %p",

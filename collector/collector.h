@@ -96,6 +96,7 @@ struct gmp_collector {
 	int unpatching;
 	pthread_cond_t unpatched;
 	uint64_t unpatches;
+	int patch_wanted;         /* atomic: some context has modules to patch after a call (patching.c) */
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;
 	struct gmp_kfilter *kf;
@@ -224,6 +225,8 @@ void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int drv_mem_info(uint64_t *free_bytes, uint64_t *total_bytes);
 int drv_describe(uint32_t device, struct gmp_device_desc *d);
+/* The module a function is in (cuFuncGetModule): 0, or -1 (no such driver function, or it failed). */
+int drv_func_module(CUfunction f, CUmodule *module);
 
 /* ---- nvtx_ranges.c: NVTX ranges (lock held) ------------------------------- */
 /* Before a record of this thread's: its ranges, when they changed since its last one. */
@@ -279,6 +282,14 @@ struct gmp_launch_info {
 
 void dev_context_created(CUcontext ctx, uint32_t device);
 void dev_module_loaded(CUcontext ctx, CUmodule module);
+/*
+ * GMPROF_PATCH_AT=launch or range, from a kernel launch's driver call as it
+ * begins (lock not held): patches module when the launch will be monitored.
+ * Patching from the launch's own callback can deadlock (patching.c).
+ */
+void dev_launch_call(CUcontext ctx, CUmodule module);
+/* At the end of an API call (lock not held): patches the modules launches could not (patching.c). */
+void dev_patch_wanted(void);
 /* Prepares the launch's buffers and records its kernel event e (kind: how it is monitored). */
 void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e);
 void dev_launch_end(const struct gmp_launch_info *li);

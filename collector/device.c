@@ -320,17 +320,31 @@ static void record(struct gmp_launch_info *li, struct gmp_event *e, uint32_t mod
 }
 
 /* Whether GMPROF_CAPTURE lets this launch be monitored (on the launching thread). */
-static int captured(void)
+/* Whether a launch, the n-th (counted for a launches: range only), is inside the capture range. */
+static int capturing(uint64_t n)
 {
 	switch (gmp_col.opts.capture) {
 	case GMP_CAPTURE_PROFILER: return __atomic_load_n(&gmp_col.profiling, __ATOMIC_RELAXED);
 	case GMP_CAPTURE_NVTX: return nvtx_in_range(gmp_col.opts.capture_range);
-	case GMP_CAPTURE_LAUNCHES: { /* the lock is held: launches are counted in one order */
-		uint64_t n = ++gmp_col.launches;
-		return n >= gmp_col.opts.capture_first && n <= gmp_col.opts.capture_last;
-	}
+	case GMP_CAPTURE_LAUNCHES: return n >= gmp_col.opts.capture_first && n <= gmp_col.opts.capture_last;
 	default: return 1;
 	}
+}
+
+/* Counts a launch (the lock is held: launches are counted in one order); whether it is captured. */
+static int captured(void)
+{
+	return capturing(gmp_col.opts.capture == GMP_CAPTURE_LAUNCHES ? ++gmp_col.launches : 0);
+}
+
+void dev_launch_call(CUcontext ctx, CUmodule module)
+{
+	uint64_t t0 = st_now();
+	st_lock(t0);
+	if (ctx && !gmp_col.closed && capturing(gmp_col.launches + 1)) /* the launch to come */
+		dev_patch_early(state_of(ctx), module);
+	st_since(GMP_ST_CALLBACKS, t0);
+	pthread_mutex_unlock(&gmp_col.lock);
 }
 
 /* A launch that stays unmonitored: its resources back, its event recorded. */
@@ -505,6 +519,7 @@ void dev_context_destroying(CUcontext ctx)
 	free(s->free);
 	free(s->pend);
 	free(s->patched);
+	free(s->wanted);
 	free(s->garbage);
 	free(s);
 }

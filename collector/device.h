@@ -188,6 +188,8 @@ struct gmp_ctx_state {
 	size_t snap_bytes;        /* held by live snapshots: bounded by SNAP_LIMIT */
 	CUmodule *patched;
 	size_t npatched, patched_cap;
+	CUmodule *wanted;         /* GMPROF_PATCH_AT=launch: to patch once the API call returns */
+	size_t nwanted, wanted_cap;
 	struct gmp_dev_block {    /* device memory to free once the lock is released */
 		void *dev;
 		size_t bytes;
@@ -250,13 +252,15 @@ static inline void dev_lock(void)
 }
 
 /*
- * patching.c (lock held, released meanwhile): patches a module that loaded
- * (or whose functions loaded lazily), unless GMPROF_PATCH_AT=launch waits
- * for its first monitored launch; dev_ready says whether a launch of the
- * module can be monitored, patching it first under GMPROF_PATCH_AT=launch.
+ * patching.c (lock held, released meanwhile): patches a module that loaded,
+ * unless GMPROF_PATCH_AT=launch waits for its first monitored launch;
+ * dev_ready says whether a launch of the module can be monitored (under
+ * GMPROF_PATCH_AT=launch, whether its launch call patched it).
  */
 void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module);
 int dev_ready(struct gmp_ctx_state *s, CUmodule module);
+/* GMPROF_PATCH_AT=launch or range: patches module before a launch (dev_launch_call). */
+void dev_patch_early(struct gmp_ctx_state *s, CUmodule module);
 /* A context's state; NULL when gmprof has none for it. */
 struct gmp_ctx_state *dev_find_state(CUcontext ctx);
 /* GMPROF_PATCH_AT=range: a launch waits here while modules are being unpatched (dev_unpatch). */

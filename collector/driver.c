@@ -4,7 +4,8 @@
  * how much memory a device has free (after an allocation ran out of it),
  * and what each device is (its name and memory, the driver's CUDA version:
  * written into the profile, so that reports can say how close a peak came
- * to the device's capacity).  They are looked up once, in the driver the
+ * to the device's capacity), and which module a launched function is in
+ * (GMPROF_PATCH_AT=launch: patched before the launch, callbacks.c).  They are looked up once, in the driver the
  * program loaded (a no-load open: the collector never loads a driver
  * itself), else among the process's exported symbols.  Callers hold no
  * collector lock and have set the re-entry guard: a driver call may
@@ -23,6 +24,7 @@ static struct {
 	int (*name)(char *name, int len, int device);              /* cuDeviceGetName */
 	int (*total_mem)(size_t *bytes, int device);               /* cuDeviceTotalMem_v2 */
 	int (*version)(int *version);                               /* cuDriverGetVersion */
+	int (*func_module)(CUmodule *module, CUfunction f);         /* cuFuncGetModule (CUDA 11.0) */
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
@@ -40,6 +42,7 @@ static void find_driver(void)
 	*(void **)&drv.name = find(lib, "cuDeviceGetName");
 	*(void **)&drv.total_mem = find(lib, "cuDeviceTotalMem_v2");
 	*(void **)&drv.version = find(lib, "cuDriverGetVersion");
+	*(void **)&drv.func_module = find(lib, "cuFuncGetModule");
 }
 
 static int found(void)
@@ -73,4 +76,12 @@ int drv_describe(uint32_t device, struct gmp_device_desc *d)
 	if (drv.version && drv.version(&v) == 0 && v > 0)
 		snprintf(d->cuda, sizeof(d->cuda), "%d.%d", v / 1000, v % 1000 / 10);
 	return d->memory || d->name[0] ? 0 : -1;
+}
+
+int drv_func_module(CUfunction f, CUmodule *module)
+{
+	*module = NULL;
+	if (!found() || !drv.func_module || !f || drv.func_module(module, f) != 0)
+		return -1;
+	return *module ? 0 : -1;
 }

@@ -136,11 +136,69 @@ void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module)
 	patch(s, module);
 }
 
+/*
+ * GMPROF_PATCH_AT=launch or range.  A module is patched for its first
+ * monitored launch as the driver's launch call begins (dev_launch_call),
+ * never from the launch's own callback: there sanitizerAddPatchesFromFile
+ * waited for a lock that the launch holds (an H100, 2026-11-27, a stream
+ * with stream-ordered allocations; docs/sanitizer-api.md).  A launch no
+ * such call announced (a CUDA graph's kernel node, or a driver without
+ * cuFuncGetModule) finds its module unpatched: it runs unmonitored, and
+ * the module is patched when the program's API call returns
+ * (dev_patch_wanted), for the launches after it.
+ */
+void dev_patch_early(struct gmp_ctx_state *s, CUmodule module)
+{
+	if (patching(s) && !is_patched(s, module))
+		patch(s, module);
+}
+
+static void want(struct gmp_ctx_state *s, CUmodule module)
+{
+	for (size_t i = 0; i < s->nwanted; i++)
+		if (s->wanted[i] == module)
+			return;
+	if (GMP_GROW(s->wanted, s->wanted_cap, s->nwanted + 1)) {
+		dev_out_of_memory("recording a module to patch");
+		return;
+	}
+	s->wanted[s->nwanted++] = module;
+	__atomic_store_n(&gmp_col.patch_wanted, 1, __ATOMIC_RELEASE);
+	static int said;
+	if (!said++)
+		rec_say("GMPROF_PATCH_AT=%s: a kernel was launched with no launch call to patch its module before "
+			"(a CUDA graph's kernel node, or a driver without cuFuncGetModule); that launch is not "
+			"monitored, and the module is patched for the launches after it",
+			gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE ? "range" : "launch");
+}
+
 int dev_ready(struct gmp_ctx_state *s, CUmodule module)
 {
-	if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && patching(s) && !is_patched(s, module))
-		patch(s, module); /* its first monitored launch (since it was unpatched) */
+	if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && patching(s) && !is_patched(s, module)) {
+		want(s, module);
+		return 0;
+	}
 	return s->patches == 1 && is_patched(s, module);
+}
+
+void dev_patch_wanted(void)
+{
+	if (!__atomic_exchange_n(&gmp_col.patch_wanted, 0, __ATOMIC_ACQ_REL))
+		return;
+	uint64_t t0 = st_now();
+	st_lock(t0);
+	/* patch() releases the lock: contexts and their lists are read again each time. */
+	for (size_t c = 0; c < gmp_col.nctxs && !gmp_col.closed; c++) {
+		struct gmp_ctx_state *s = gmp_col.ctxs[c];
+		while (s->nwanted && !gmp_col.closed) {
+			CUmodule m = s->wanted[--s->nwanted];
+			dev_patch_early(s, m);
+			if (c >= gmp_col.nctxs || gmp_col.ctxs[c] != s)
+				break; /* the context went meanwhile */
+		}
+	}
+	st_since(GMP_ST_CALLBACKS, t0);
+	pthread_mutex_unlock(&gmp_col.lock);
 }
 
 /* Whether the capture range is over, and may not come back without a module patched again. */

@@ -157,6 +157,39 @@ collect all-at-launch GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
 	ok "  ... without a range: patched at the first launch, every launch monitored as at load" ||
 	notok "  ... without a range: '$(patched all-at-launch)'"
 
+# A module is patched before its first monitored launch, as the driver's
+# launch call begins, never from the launch's callback (on an H100 that
+# deadlocked; the double aborts on it).  Where no launch call announced the
+# kernel (a driver without cuFuncGetModule, as GMP_DOUBLE_DRIVER_LAUNCH=0
+# has it; a graph's kernel nodes), that launch runs unmonitored and unpatched,
+# the module is patched as the program's call returns, and the next launch
+# is monitored; it is said once.
+cat >"$TMPDIR/c.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":4096}
+{"op":"kernel","name":"init","write":["0x100000"]}
+{"op":"alloc","addr":"0x200000","size":4096}
+{"op":"kernel","name":"step","read":["0x100000"],"write":["0x200000"]}
+{"op":"kernel","name":"step2","read":["0x200000"]}
+{"op":"free","addr":"0x200000"}
+{"op":"kernel","name":"last","read":["0x100000"]}
+{"op":"free","addr":"0x100000"}
+{"op":"end"}
+J
+# HOW, what the double's stats say (unpatched kernels, patches, unpatches),
+# the first monitored launch: a graph launch's nodes all run unpatched.
+for case in "GMP_DOUBLE_DRIVER_LAUNCH=0,2 1 0,step2\",\"read\":\[\"0x200000\"\]" \
+	"GMP_DOUBLE_GRAPH=1,3 1 0,last\",\"read\":\[\"0x100000\"\]"; do
+	how=${case%%,*} rest=${case#*,}
+	stats=${rest%%,*} first=${rest#*,}
+	collect late GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch "$how"
+	[ "$(patched late)" = "$stats" ] && [ "$(grep -c '"monitored":false' "$TMPDIR/late.kernels")" -eq 3 ] &&
+		grep -q '"step","monitored":false' "$TMPDIR/late.kernels" && grep -q "\"$first" "$TMPDIR/late.kernels" &&
+		ok "GMPROF_PATCH_AT=launch, $how: the range's first launch unmonitored, the module patched after its call" ||
+		notok "$how: '$(patched late)' $(cat "$TMPDIR/late.kernels" "$TMPDIR/late.err")"
+	[ "$(grep -c 'GMPROF_PATCH_AT=launch: a kernel was launched with no launch call to patch its module before' "$TMPDIR/late.err")" = 1 ] &&
+		ok "  ... said once" || notok "  ... said: $(cat "$TMPDIR/late.err")"
+done
+
 # GMPROF_PATCH_AT=range: as launch, and once the range is over, a context
 # sync that covered every launch unpatches the module (the double aborts if
 # a kernel may still be running then, or starts meanwhile); the range's

@@ -70,7 +70,7 @@ events_of "$TMPDIR/memnodes.graph.gmprof" >"$TMPDIR/m.events"
 env GMP_DOUBLE_GRAPH=1 GMPROF_LOG_CALLBACKS=1 GMPROF_OUTPUT="$TMPDIR/log.gmprof" "$FAKE" "$TMPDIR/memnodes.jsonl" 2>"$TMPDIR/log"
 grep -q '^gmprof: callback 10/6 in cudaGraphLaunch graph stream 0x[0-9a-f]* upload 0$' "$TMPDIR/log" &&
 	grep -q '^gmprof: callback 10/4 in cudaGraphLaunch node type 10 upload 0 address 0x100000 size 65536 stream 0x' "$TMPDIR/log" &&
-	grep -q '^gmprof: callback 10/4 in cudaGraphLaunch node type 0 upload 0 stream 0x[0-9a-f]* api stream 0x' "$TMPDIR/log" &&
+	grep -q '^gmprof: callback 10/4 in cudaGraphLaunch node type 0 upload 0 stream 0x[0-9a-f]* api stream 0x[0-9a-f]* launch 0x[0-9a-f]* function 0x' "$TMPDIR/log" &&
 	grep -q '^gmprof: api cudaGraphLaunch$' "$TMPDIR/log" &&
-	ok "GMPROF_LOG_CALLBACKS=1: graph launches and nodes with their streams" || notok "logged: $(grep 'callback 10/' "$TMPDIR/log" | head -5)"
+	ok "GMPROF_LOG_CALLBACKS=1: graph launches and nodes with their streams (a kernel node's launch handle too)" || notok "logged: $(grep 'callback 10/' "$TMPDIR/log" | head -5)"
 finish

@@ -13,6 +13,21 @@ void double_api(const char *name, Sanitizer_ApiCallbackSite site)
 	double_deliver(SANITIZER_CB_DOMAIN_RUNTIME_API, 1, &cd);
 }
 
+void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site)
+{
+	static int off = -1;
+	if (off < 0) {
+		const char *v = getenv("GMP_DOUBLE_DRIVER_LAUNCH");
+		off = v && !strcmp(v, "0");
+	}
+	if (off)
+		return;
+	void *params[11] = { (void *)fn }; /* cuLaunchKernel's: the function, the grid, ..., extra */
+	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = "cuLaunchKernel",
+				      .functionParams = params, .context = DOUBLE_CTX };
+	double_deliver(SANITIZER_CB_DOMAIN_DRIVER_API, 1, &cd);
+}
+
 void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f)
 {
 	static const char *const by_kind[] = { "cudaMalloc", "cudaMallocManaged", "cudaMallocAsync" };

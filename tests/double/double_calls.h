@@ -34,6 +34,13 @@ void double_deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const
 /* A runtime API call's enter or exit. */
 void double_api(const char *name, Sanitizer_ApiCallbackSite site);
 /*
+ * The driver's cuLaunchKernel under a launch's cudaLaunchKernel: its enter
+ * or exit, its parameters naming the function (the double's fake_app says
+ * which module it is in: cuFuncGetModule).  GMP_DOUBLE_DRIVER_LAUNCH=0
+ * leaves it out, as a driver that announced no launch call would.
+ */
+void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site);
+/*
  * An allocation call that runs out of memory: no resource callback, only
  * the API's enter and exit, the exit returning 2 with the call's parameters
  * laid out as its signature has them.

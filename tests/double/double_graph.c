@@ -2,6 +2,7 @@
 /* The test double's CUDA graph launches (double_graph.h). */
 #define _GNU_SOURCE
 #include "double_graph.h"
+#include "double_patch.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -83,5 +84,7 @@ void double_graph_node(int type, Sanitizer_CallbackId cbid, const void *data, si
 		double_deliver(SANITIZER_CB_DOMAIN_GRAPHS, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, &gd);
 		gd.isGraphUpload = 0;
 	}
+	double_launch_callback(type == DOUBLE_NODE_KERNEL); /* no patching in a kernel's callback */
 	double_deliver(SANITIZER_CB_DOMAIN_GRAPHS, cbid, &gd);
+	double_launch_callback(0);
 }

@@ -14,6 +14,11 @@
  * on an H100 (2026-11-27), a module patched again while patched, after
  * functions of it were loaded lazily, leaves those functions reporting no
  * access at all, until it is unpatched.
+ * Patching from inside a kernel launch's callback (LAUNCH_BEGIN, or a graph
+ * kernel node's) waits on an H100 for a driver lock the launch holds: a
+ * deadlock (2026-11-27, sanitizerAddPatchesFromFile and sanitizerPatchModule
+ * on a stream with stream-ordered allocations); the double aborts on it with
+ * a sentence, wherever the stream.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -30,6 +35,21 @@ static const char *patched_cb[16]; /* callback name per instruction id (atomic: 
 static int module_patched;
 static unsigned long kernels_started, kernels_launched, kernels_covered;
 static int unpatching; /* inside sanitizerUnpatchModule: no kernel may start (atomic) */
+static __thread int in_launch; /* this thread is in a kernel launch's callback */
+
+void double_launch_callback(int inside)
+{
+	in_launch = inside;
+}
+
+static void not_in_launch(const char *fn)
+{
+	if (!in_launch)
+		return;
+	fprintf(stderr, "sanitizer double: deadlock: %s called from a kernel launch's callback waits for the "
+		"driver lock the launch holds\n", fn);
+	abort();
+}
 /* GMP_DOUBLE_LAZY=1: the functions loaded so far, and whether a second patching silenced each. */
 static struct {
 	CUfunction fn;
@@ -120,6 +140,7 @@ void double_context_sync_begins(void)
 SanitizerResult sanitizerAddPatchesFromFile(const char *filename, CUcontext ctx)
 {
 	(void)ctx;
+	not_in_launch("sanitizerAddPatchesFromFile");
 	return access(filename, R_OK) == 0 ? SANITIZER_SUCCESS : SANITIZER_ERROR_INVALID_PARAMETER;
 }
 
@@ -130,6 +151,7 @@ SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUm
 					     "gmp_patch_global_access_records",
 					     "gmp_patch_memcpy_async", "gmp_patch_memcpy_async_object", "gmp_patch_device_malloc",
 					     "gmp_patch_device_free" };
+	not_in_launch("sanitizerPatchInstructions");
 	if (module != MODULE || id <= 0 || id >= 16)
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
@@ -144,6 +166,7 @@ SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUm
 
 SanitizerResult sanitizerPatchModule(CUmodule module)
 {
+	not_in_launch("sanitizerPatchModule");
 	if (module != MODULE)
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	if (__atomic_exchange_n(&module_patched, 1, __ATOMIC_RELAXED))
@@ -155,6 +178,7 @@ SanitizerResult sanitizerPatchModule(CUmodule module)
 
 SanitizerResult sanitizerUnpatchModule(CUmodule module)
 {
+	not_in_launch("sanitizerUnpatchModule");
 	if (module != MODULE || !double_module_patched())
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	/* From here to the end no kernel may start; none that started may be left uncovered. */

@@ -28,6 +28,8 @@ void double_context_sync_begins(void);
  * again after it was loaded lazily).
  */
 void double_function_launching(CUfunction fn);
+/* This thread enters (1) or leaves (0) a kernel launch's callback, where no patching call may come. */
+void double_launch_callback(int inside);
 int double_function_silent(CUfunction fn);
 
 #endif

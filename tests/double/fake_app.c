@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "double_patch.h"
 #include "sanitizer_double.h"
 
 struct api {
@@ -54,6 +55,16 @@ int cuDeviceGetName(char *name, int len, int device)
 	if (!v || len <= 0 || device < 0)
 		return 999;
 	snprintf(name, (size_t)len, "%s", v);
+	return 0;
+}
+
+/* The module a function is in: the double's program has one (double_patch.h). */
+int cuFuncGetModule(CUmodule *module, CUfunction f);
+int cuFuncGetModule(CUmodule *module, CUfunction f)
+{
+	if (!f)
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	*module = MODULE;
 	return 0;
 }
 

@@ -384,7 +384,10 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &ld, sizeof(ld));
 		} else {
 			double_api("cudaLaunchKernel", SANITIZER_API_ENTER);
+			double_driver_launch(ld.function, SANITIZER_API_ENTER);
+			double_launch_callback(1);
 			deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
+			double_launch_callback(0);
 		}
 		double_kernel_started();
 		double_stream_lock(ld.hStream); /* the kernel reads the tables copies on its stream write */
@@ -395,6 +398,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, &ld, sizeof(ld));
 		} else {
 			deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &ld);
+			double_driver_launch(ld.function, SANITIZER_API_EXIT);
 			double_api("cudaLaunchKernel", SANITIZER_API_EXIT);
 		}
 		break;
