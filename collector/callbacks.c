@@ -266,12 +266,12 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 }
 
 /* stream: the one the launch is recorded on (a graph's kernel node: the graph's, graph_node). */
-static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld, CUstream stream)
+static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld, CUstream stream, int node)
 {
 	struct gmp_launch_info li = { .ctx = ld->context, .module = ld->module,
 				      .function = ld->function, .hstream = ld->hStream,
 				      .hlaunch = ld->hLaunch, .name = ld->functionName,
-				      .ev = launch_ev };
+				      .ev = launch_ev, .graph_node = node };
 	const int range = gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE; /* sync_covers_all's counts */
 	if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
 		if (range)
@@ -400,6 +400,8 @@ static void graph_launch(Sanitizer_CallbackId cbid, const Sanitizer_GraphLaunchD
 		return; /* cudaGraphUpload: nothing runs */
 	graph_open = cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN;
 	graph_stream = graph_open ? gl->stream : NULL;
+	if (!graph_open)
+		dev_graph_launch_end();
 }
 
 static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunchData *gd)
@@ -413,7 +415,7 @@ static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunc
 	case NODE_KERNEL: {
 		const Sanitizer_LaunchData *ld = &gd->launchData;
 		launch(begin ? SANITIZER_CBID_LAUNCH_BEGIN : SANITIZER_CBID_LAUNCH_END, ld,
-		       on ? *on : ld->apiStream ? ld->apiStream : ld->stream);
+		       on ? *on : ld->apiStream ? ld->apiStream : ld->stream, 1);
 		break;
 	}
 	case NODE_MEMCPY:
@@ -557,7 +559,7 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 		case SANITIZER_CB_DOMAIN_RESOURCE: resource(cbid, cbdata); break;
 		case SANITIZER_CB_DOMAIN_LAUNCH: {
 			const Sanitizer_LaunchData *ld = cbdata;
-			launch(cbid, ld, ld->stream);
+			launch(cbid, ld, ld->stream, 0);
 			break;
 		}
 		case SANITIZER_CB_DOMAIN_MEMCPY:

@@ -278,6 +278,7 @@ struct gmp_launch_info {
 	Sanitizer_LaunchHandle hlaunch;
 	const char *name;
 	uint64_t ev;              /* set by dev_launch_begin: the kernel's event, or UINT64_MAX */
+	int graph_node;           /* a graph's kernel node */
 };
 
 void dev_context_created(CUcontext ctx, uint32_t device);
@@ -293,6 +294,8 @@ void dev_patch_wanted(void);
 /* Prepares the launch's buffers and records its kernel event e (kind: how it is monitored). */
 void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e);
 void dev_launch_end(const struct gmp_launch_info *li);
+/* A graph launch on this thread ended: per-function callback data set for its nodes is taken back. */
+void dev_graph_launch_end(void);
 /*
  * Harvests the launches a sync completed: one stream (hs) or all (hs NULL,
  * all set), enqueued no later than horizon (the enqueue count when the

@@ -360,6 +360,47 @@ static void unmonitored(struct gmp_ctx_state *s, struct pending *p, struct gmp_l
 	dev_collect_garbage(s);
 }
 
+/*
+ * GMPROF_GRAPH_NODE_DATA=function: the functions of this thread's graph
+ * launch whose nodes got their buffer per function, taken back when the
+ * launch ends (a later launch of the function, not monitored, must not
+ * write into a buffer reused meanwhile).  On an H100 (2026-11-27) two
+ * kernel nodes of one graph launch given their buffers per launch both
+ * wrote into the second one's (docs/sanitizer-api.md); whether per
+ * function keeps two kernels apart is for the next GPU session.
+ */
+#define GRAPH_FNS 64
+static __thread CUfunction graph_fns[GRAPH_FNS];
+static __thread size_t ngraph_fns;
+
+/* Sets a launch's buffer for its patches (lock released); 0, or -EIO said once. */
+static int set_data(const struct gmp_launch_info *li, void *buf)
+{
+	if (li->graph_node && gmp_col.opts.graph_fn_data && gmp_col.san.SetCallbackData) {
+		size_t i = 0;
+		while (i < ngraph_fns && graph_fns[i] != li->function)
+			i++;
+		if (i < GRAPH_FNS) {
+			graph_fns[i] = li->function;
+			ngraph_fns += i == ngraph_fns;
+			return dev_check(gmp_col.san.SetCallbackData(li->function, buf), "sanitizerSetCallbackData");
+		}
+	}
+	return dev_check(gmp_col.san.SetLaunchCallbackData(li->hlaunch, li->function, li->hstream, buf),
+			 "sanitizerSetLaunchCallbackData");
+}
+
+void dev_graph_launch_end(void)
+{
+	if (!ngraph_fns)
+		return;
+	dev_unlock();
+	for (size_t i = 0; i < ngraph_fns; i++)
+		dev_check(gmp_col.san.SetCallbackData(graph_fns[i], NULL), "sanitizerSetCallbackData");
+	ngraph_fns = 0;
+	dev_lock();
+}
+
 void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 {
 	dev_unpatch_wait();
@@ -439,8 +480,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 			    "uploading a launch buffer") ||
 		  (clear && dev_check(gmp_col.san.Memset((char *)p.buf.dev + lbuf_hints_off(&p.buf), 0, clear,
 							 li->hstream), "clearing hit flags")) ||
-		  dev_check(gmp_col.san.SetLaunchCallbackData(li->hlaunch, li->function, li->hstream,
-							      p.buf.dev), "sanitizerSetLaunchCallbackData");
+		  set_data(li, p.buf.dev);
 	dev_lock();
 	if (p.maps && p.maps != spare.dev)
 		dev_allocated(p.maps_cap);

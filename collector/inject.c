@@ -139,6 +139,9 @@ static void start(void)
 		give_up(err);
 		return;
 	}
+	if (gmp_col.opts.graph_fn_data && !gmp_col.san.SetCallbackData)
+		rec_say("GMPROF_GRAPH_NODE_DATA=function: the Compute Sanitizer library '%s' lacks "
+			"sanitizerSetCallbackData; graphs' kernel nodes get their buffers per launch", gmp_col.san.path);
 	if (gmp_col.opts.mode == GMP_COLLECT_ALLOC) {
 		/* No device patches: kernels run as they are, their access sets unknown. */
 	} else if (gmp_col.opts.patch[0]) {

@@ -232,6 +232,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    u32_opt(get, "GMPROF_HEAP_RECORDS", 0, 1u << 24, &o->heap_records, err, n) ||
 	    choice_opt(get, "GMPROF_PATCH_LOADS", CHOICES("l2", "l1"), &o->patch_l1, err, n) ||
 	    choice_opt(get, "GMPROF_PATCH_AT", CHOICES("load", "launch", "range"), &o->patch_at, err, n) ||
+	    choice_opt(get, "GMPROF_GRAPH_NODE_DATA", CHOICES("launch", "function"), &o->graph_fn_data, err, n) ||
 	    bool_opt(get, "GMPROF_PATCH_HINTS", &o->patch_hints, err, n) ||
 	    bool_opt(get, "GMPROF_PYTHON", &o->python, err, n) ||
 	    str_opt(get, "GMPROF_RUN_MANIFEST", o->run_manifest, sizeof(o->run_manifest), err, n) ||

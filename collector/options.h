@@ -97,6 +97,8 @@ struct gmp_opts {
 	int patch_l1;            /* GMPROF_PATCH_LOADS: l2 | l1: where the patches test hit and
 				    bitmap words before setting them (l2) */
 	int patch_at;            /* GMPROF_PATCH_AT: enum gmp_patch_at (load) */
+	int graph_fn_data;       /* GMPROF_GRAPH_NODE_DATA: launch | function: how a graph's kernel
+				    node gets its launch buffer, per launch or per function (launch) */
 	char run_manifest[1024]; /* GMPROF_RUN_MANIFEST: gmprof run's list of the profiles its
 				    run wrote, a directory; each collector adds a file ("": none) */
 	int log_callbacks;       /* GMPROF_LOG_CALLBACKS: one stderr line per Sanitizer callback

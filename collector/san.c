@@ -108,6 +108,7 @@ int gmp_san__load(struct gmp_san *s, const char *explicit_path, char *err, size_
 	SYM(PatchModule, "sanitizerPatchModule");
 	*(void **)&s->UnpatchModule = dlsym(s->lib, "sanitizerUnpatchModule"); /* GMPROF_PATCH_AT=range only */
 	SYM(SetLaunchCallbackData, "sanitizerSetLaunchCallbackData");
+	*(void **)&s->SetCallbackData = dlsym(s->lib, "sanitizerSetCallbackData"); /* optional */
 	return 0;
 }
 

@@ -30,6 +30,7 @@ struct gmp_san {
 	__typeof__(&sanitizerPatchModule) PatchModule;
 	__typeof__(&sanitizerUnpatchModule) UnpatchModule; /* NULL where the library lacks it */
 	__typeof__(&sanitizerSetLaunchCallbackData) SetLaunchCallbackData;
+	__typeof__(&sanitizerSetCallbackData) SetCallbackData; /* GMPROF_GRAPH_NODE_DATA=function only */
 };
 
 /*

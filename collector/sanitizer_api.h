@@ -412,6 +412,8 @@ SanitizerResult SANITIZERAPI sanitizerSetLaunchCallbackData(Sanitizer_LaunchHand
 							     CUfunction kernel,
 							     Sanitizer_StreamHandle stream,
 							     const void *userdata);
+/* Every later launch of kernel gets userdata, where no launch's own is set. */
+SanitizerResult SANITIZERAPI sanitizerSetCallbackData(CUfunction kernel, const void *userdata);
 
 #endif /* GMP_HAVE_SANITIZER_HEADERS */
 

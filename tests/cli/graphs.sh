@@ -56,6 +56,17 @@ for s in tests/scripts/*.jsonl "$TMPDIR/memnodes.jsonl" tests/gpu/graphs.jsonl t
 	events_of "$TMPDIR/$name.graph.gmprof" >"$TMPDIR/graph.events"
 	diff -u "$TMPDIR/calls.events" "$TMPDIR/graph.events" >"$TMPDIR/diff" &&
 		ok "  ... the events of the same work as calls" || { notok "  ... the events of the same work as calls"; head -30 "$TMPDIR/diff"; }
+	# Kernel nodes given their buffers per function (the double aborts if one is left set for
+	# a later launch outside a graph): the same findings.
+	rm -f "$TMPDIR/$name.fn.gmprof"
+	env GMP_DOUBLE_GRAPH=1 GMPROF_GRAPH_NODE_DATA=function GMPROF_MODE=$mode GMP_DOUBLE_PATCHES=1 \
+		GMPROF_OUTPUT="$TMPDIR/$name.fn.gmprof" "$FAKE" "$s" 2>"$TMPDIR/err" &&
+		[ "$(grep -c 'callback data of function .* set$' "$TMPDIR/err")" -ge 1 ] &&
+		[ "$(grep -c 'callback data of function .* taken back$' "$TMPDIR/err")" -ge 1 ] &&
+		"$GMPROF" replay --format json --pretty "$TMPDIR/$name.fn.gmprof" 2>/dev/null | grep -v '"at": ' |
+		diff -u "$TMPDIR/want.json" - >"$TMPDIR/diff" &&
+		ok "  ... GMPROF_GRAPH_NODE_DATA=function: set per function, taken back after, the same findings" ||
+		{ notok "  ... GMPROF_GRAPH_NODE_DATA=function"; head -30 "$TMPDIR/err" "$TMPDIR/diff"; }
 done
 # The memory nodes' profile, read directly: its streams are the program's
 # two, and its allocations are stream-ordered ones on them.

@@ -3,7 +3,8 @@
  * The test double's module patching: the patches "loaded" into its
  * context, the callbacks the collector asks each instruction kind to call,
  * and the module patched and unpatched (GMP_DOUBLE_STATS=3 counts both;
- * GMP_DOUBLE_PATCHES=1 prints each instruction kind's device function).
+ * GMP_DOUBLE_PATCHES=1 prints each instruction kind's device function, and
+ * each function's callback data set and taken back).
  * On a GPU a kernel runs from its start until a context synchronization
  * whose call began after it was launched; unpatching its module meanwhile
  * is what the collector must never do (GMPROF_PATCH_AT=range), so the
@@ -82,6 +83,43 @@ void double_function_launching(CUfunction fn)
 	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED, &d);
 	if (double_module_patched()) /* the double patches it as the Sanitizer does */
 		double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_PATCHED, &d);
+}
+
+/* sanitizerSetCallbackData: userdata per function, for launches given none of their own. */
+static struct {
+	CUfunction fn;
+	void *data;
+} fn_data[256];
+static size_t nfn_data;
+
+SanitizerResult sanitizerSetCallbackData(CUfunction kernel, const void *userdata)
+{
+	pthread_mutex_lock(&lazy_lock);
+	size_t i = 0;
+	while (i < nfn_data && fn_data[i].fn != kernel)
+		i++;
+	if (i == sizeof(fn_data) / sizeof(fn_data[0])) {
+		pthread_mutex_unlock(&lazy_lock);
+		return SANITIZER_ERROR_OUT_OF_MEMORY;
+	}
+	fn_data[i].fn = kernel;
+	fn_data[i].data = (void *)userdata;
+	nfn_data += i == nfn_data;
+	pthread_mutex_unlock(&lazy_lock);
+	if (getenv("GMP_DOUBLE_PATCHES")) /* each setting, for the tests */
+		fprintf(stderr, "double: callback data of function %p %s\n", (void *)kernel, userdata ? "set" : "taken back");
+	return SANITIZER_SUCCESS;
+}
+
+void *double_function_data(CUfunction fn)
+{
+	void *d = NULL;
+	pthread_mutex_lock(&lazy_lock);
+	for (size_t i = 0; i < nfn_data; i++)
+		if (fn_data[i].fn == fn)
+			d = fn_data[i].data;
+	pthread_mutex_unlock(&lazy_lock);
+	return d;
 }
 
 int double_function_silent(CUfunction fn)

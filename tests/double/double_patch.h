@@ -30,6 +30,8 @@ void double_context_sync_begins(void);
 void double_function_launching(CUfunction fn);
 /* This thread enters (1) or leaves (0) a kernel launch's callback, where no patching call may come. */
 void double_launch_callback(int inside);
+/* What sanitizerSetCallbackData set for fn's launches (NULL: nothing). */
+void *double_function_data(CUfunction fn);
 int double_function_silent(CUfunction fn);
 
 #endif

@@ -181,10 +181,16 @@ static CUevent event_handle(uint64_t v)
 	return (CUevent)(uintptr_t)(0x900000 + (v & 0xffffffffu) * 16 + ((v >> 63) ? 8 : 0));
 }
 
-static void run_kernel(const struct gmp_trace *t, size_t k, CUfunction fn)
+static void run_kernel(const struct gmp_trace *t, size_t k, CUfunction fn, int node)
 {
 	const struct gmp_event *e = &t->ev[k];
 	struct gmp_patch_launch *l = launch_userdata;
+	if (!l && (l = double_function_data(fn)) && !node) {
+		/* A graph node's per-function data, left set: its buffer may serve another launch now. */
+		fprintf(stderr, "sanitizer double: a launch outside any graph got the callback data a graph's "
+			"node set for its function\n");
+		abort();
+	}
 	const int patched = double_module_patched() && !double_function_silent(fn);
 	__atomic_add_fetch(&double_stats.unpatched_kernels, !patched, __ATOMIC_RELAXED);
 	if (!l || !patched || !double_patched_cb(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS))
@@ -391,7 +397,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		}
 		double_kernel_started();
 		double_stream_lock(ld.hStream); /* the kernel reads the tables copies on its stream write */
-		run_kernel(t, i, ld.function);
+		run_kernel(t, i, ld.function, g != 0);
 		double_stream_unlock(ld.hStream);
 		double_kernel_launched(); /* submitted: then its LAUNCH_END */
 		if (g) {

@@ -15,7 +15,8 @@
 #     A program that runs past GPU_TEST_LIMIT seconds (120) fails; SKIP="a b"
 #     leaves programs out.  One whose findings differ runs again with the
 #     Sanitizer's callbacks logged, and under GMPROF_FALLBACK, to say which
-#     mechanism not yet run on a GPU the difference comes from.
+#     mechanism not yet run on a GPU the difference comes from (a graph
+#     program's, also with GMPROF_GRAPH_NODE_DATA=function).
 #  3. The benchmark programs in benchmarks/cuda/ (when present) likewise.
 #  4. Two of them again with lazy module loading; seven runs with modules
 #     patched at their first monitored launch (GMPROF_PATCH_AT=launch), three
@@ -166,6 +167,16 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		echo "  $(wc -l <"$OUT_DIR/$name.callbacks") callbacks; those with memory data, and graphs':"
 		grep -E ' address | graph stream | node type |^gmprof: api ' "$OUT_DIR/$name.callbacks" | head -40 | sed 's/^/  /'
 		fallbacks "$name" "$mode" "$exp"
+		# A graph's kernel nodes given their buffers per function instead of per launch.
+		case $name in graph*)
+			timeout "$LIMIT" env GMPROF_GRAPH_NODE_DATA=function "$G" run --mode "$mode" --force --top 0 \
+				-o "$OUT_DIR/$name.gfn.gmprof" -- "$OUT_DIR/$name" >"$OUT_DIR/$name.gfn.log" 2>&1
+			if check "$name.gfn" "$OUT_DIR/$name.gfn.gmprof" "$exp"; then
+				echo "  findings as expected with GMPROF_GRAPH_NODE_DATA=function"
+			else
+				echo "  findings differ with GMPROF_GRAPH_NODE_DATA=function too:"; sed 's/^/    /' "$OUT_DIR/$name.gfn.diff"
+			fi ;;
+		esac
 	fi
 done
 # 4. Lazy module loading (the CUDA default; gmprof run asks for eager loading

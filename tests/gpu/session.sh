@@ -8,15 +8,23 @@
 # one: a lease is too short to stop at the first failure.
 #   sh tests/gpu/session.sh OUTDIR        STEPS="env build check hang record bench run"
 # A lease is 15 minutes of device time in all (the machine's start, a
-# minute or two, and its idle time included), 10 minutes a call.  What
-# fits, in order: one call of the default steps with CHECK_TIMEOUT=300
-# (the build takes about a minute on 16 cores: the device patches' fatbin
-# about 10 s; gpu-check's programs are built at once), then, on the same
-# warm machine and with 5 minutes or more left, one bench call of the
-# columns the goals name:
-#   CHECK_TIMEOUT=300 sh tests/gpu/session.sh $OUT/s        (timeout_s 540)
+# minute or two, and its idle time included), 10 minutes a call.  The
+# machine has no network: run `make deps-offline` here first and carry
+# .deps.  What fits, in order: one call of the default steps (on
+# 2026-11-27 the build took 20 s on 16 cores, and gpu-check 75 s of
+# programs plus its LIMIT for each that hangs: GPU_TEST_LIMIT=30 and
+# FALLBACK_TRIES=1 keep a bad run under 4 minutes), then, on the same warm
+# machine (it goes back after 30 s idle: make the second call at once, or
+# give it back), one bench call (RUNS=3 of the four columns below took
+# 135 s):
+#   GPU_TEST_LIMIT=30 FALLBACK_TRIES=1 CHECK_TIMEOUT=300 sh tests/gpu/session.sh $OUT/s   (timeout_s 400)
 #   STEPS=bench RUNS=3 CONFIGS="native object intra memcheck" sh tests/gpu/session.sh $OUT/b
-# and give the machine back.  The calls below are for a longer lease.
+# and give the machine back.  2026-11-27 ran those four; next, the columns
+# not yet measured (object-l1, object-hints, object-empty, object-outside,
+# object-outside-at-launch, intra-l1), and gpu-check once under
+# CUDA_MODULE_LOADING=LAZY (gmprof run keeps the user's setting), which
+# says whether gmprof run can stop asking for eager loading.  The calls
+# below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
 # each fit the machine's per-call limit (the same machine, kept warm; the

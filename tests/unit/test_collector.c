@@ -44,6 +44,7 @@ static void options(void **state)
 	assert_int_equal(o.online, 1);
 	assert_int_equal(o.patch_l1, 0);
 	assert_int_equal(o.patch_at, GMP_PATCH_AT_LOAD);
+	assert_int_equal(o.graph_fn_data, 0);
 	assert_int_equal(o.log_callbacks, 0);
 	assert_int_equal(o.hit_epochs, GMP_HIT_EPOCHS);
 	assert_int_equal(o.device_info, 1);
@@ -52,7 +53,8 @@ static void options(void **state)
 					    "GMPROF_HARVEST=launch", "GMPROF_GRANULARITY=8",
 					    "GMPROF_COUNTER_GRANULARITY=128", "GMPROF_PATCH_EMPTY=1",
 					    "GMPROF_PATCH_LOADS=l1", "GMPROF_LOG_CALLBACKS=1",
-					    "GMPROF_HIT_EPOCHS=3", "GMPROF_PATCH_AT=range", "GMPROF_DEVICE_INFO=0", NULL };
+					    "GMPROF_HIT_EPOCHS=3", "GMPROF_PATCH_AT=range", "GMPROF_DEVICE_INFO=0",
+					    "GMPROF_GRAPH_NODE_DATA=function", NULL };
 	assert_int_equal(parse(good, &o, err), 0);
 	assert_int_equal(o.mode, GMP_COLLECT_INTRA);
 	assert_int_equal(o.kernel_sample, 100);
@@ -63,6 +65,7 @@ static void options(void **state)
 	assert_int_equal(o.log_callbacks, 1);
 	assert_int_equal(o.hit_epochs, 3);
 	assert_int_equal(o.patch_at, GMP_PATCH_AT_RANGE);
+	assert_int_equal(o.graph_fn_data, 1);
 	assert_int_equal(o.device_info, 0);
 	assert_int_equal(o.fallback, 0);
 	static const char *const alloc[] = { "GMPROF_MODE=alloc", NULL };
@@ -101,6 +104,7 @@ static void options(void **state)
 		{ "GMPROF_PATCH_EMPTY=2", "GMPROF_PATCH_EMPTY='2'" },
 		{ "GMPROF_PATCH_LOADS=L1", "expected l2 or l1" },
 		{ "GMPROF_PATCH_AT=later", "GMPROF_PATCH_AT='later' is not valid: expected load, launch or range" },
+		{ "GMPROF_GRAPH_NODE_DATA=node", "GMPROF_GRAPH_NODE_DATA='node' is not valid: expected launch or function" },
 		{ "GMPROF_HIT_EPOCHS=0", "GMPROF_HIT_EPOCHS='0'" },
 		{ "GMPROF_HIT_EPOCHS=1073741823", "GMPROF_HIT_EPOCHS='1073741823'" }, /* past GMP_HIT_EPOCHS */
 		{ "GMPROF_FALLBACK=hitlist", "expected a comma list of hit-list, two-tables, table-reuse and hit-epochs, or all" },
