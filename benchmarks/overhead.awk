@@ -3,8 +3,9 @@
 #   times: "PROGRAM CONFIG SECONDS", one line per run
 #   peaks: "PROGRAM unfixed|fixed BYTES", the native peak of each build
 #   micro (optional): "CONFIG WARP_INSTRUCTIONS KERNEL_MS", one line per run
-#     of benchmarks/micro/access_cost (native, empty, object, object-l1,
-#     object-hints, intra, intra-l1; native-first and intra-first: one pass,
+#     of benchmarks/micro/access_cost (native, empty, object, object-plain,
+#     object-epochs, object-l1, object-hints, intra, intra-l1; native-first
+#     and intra-first: one pass,
 #     first touches; native-gather, object-gather, object-hints-gather: warps
 #     in different arrays)
 #   own (optional): "PROGRAM CONFIG BYTES", gmprof's own device memory in a
@@ -127,8 +128,11 @@ END {
 		print "|---|---|---|"
 		base = median(ms["native"])
 		printf "| none (native) | %.3f | - |\n", base
-		nm = split("empty object object-l1 object-hints intra intra-l1", mcfg, " ")
-		split("empty callback|first-touch flags (object)|first-touch flags, tested through the L1 (object-l1)|" \
+		nm = split("empty object object-plain object-epochs object-l1 object-hints intra intra-l1", mcfg, " ")
+		split("empty callback|first-touch flags (object)|" \
+		      "first-touch flags, the plain callback (GMPROF_FALLBACK=object-callback)|" \
+		      "first-touch flags, hit words cleared every launch (GMPROF_FALLBACK=hit-epochs)|" \
+		      "first-touch flags, tested through the L1 (object-l1)|" \
 		      "first-touch flags, per-instruction hints (object-hints)|" \
 		      "warp-aggregated counters (intra)|warp-aggregated counters, tested through the L1 (intra-l1)", label, "|")
 		for (c = 1; c <= nm; c++) {

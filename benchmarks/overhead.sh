@@ -185,6 +185,12 @@ while [ $r -le "$RUNS" ]; do
 	! want native || micro native "$OUT/access_cost"
 	! want object || micro empty env GMPROF_PATCH_EMPTY=1 "$G" run --force --top 0 -o "$prof" -- "$OUT/access_cost"
 	! want object || micro object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	# Object mode with what changed since the 2026-11-23 measurement undone, one each: the plain
+	# device callback (intra code compiled in), and the hit words cleared before every launch.
+	! want object || micro object-plain env GMPROF_FALLBACK=object-callback \
+		"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
+	! want object || micro object-epochs env GMPROF_FALLBACK=hit-epochs \
+		"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
 	! want object-l1 || micro object-l1 env GMPROF_PATCH_LOADS=l1 \
 		"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/access_cost"
 	! want object-hints || micro object-hints env GMPROF_PATCH_HINTS=1 \
@@ -242,6 +248,7 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug$suffix.md
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"
+	echo "  (object mode also with \`GMPROF_FALLBACK=object-callback\` and with \`GMPROF_FALLBACK=hit-epochs\`)"
 	echo "  (4M floats, 64 passes); first touch: \`access_cost $FIRST_TOUCH 1\` natively and in intra mode;"
 	echo "  gather: \`access_cost 4194304 64 $GATHER\` (warp w in array w % $GATHER) natively, in object mode and with GMPROF_PATCH_HINTS=1"
 	echo

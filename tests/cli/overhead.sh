@@ -57,6 +57,14 @@ grep -q '^| empty callback | 3.100 | 1.000 |$' "$TMPDIR/table3" &&
 	grep -q '^| first-touch flags (object) | 5.100 | 3.000 |$' "$TMPDIR/table3" &&
 	grep -q '^| warp-aggregated counters (intra) | 12.100 | 10.000 |$' "$TMPDIR/table3" &&
 	ok "ns per warp instruction above native" || notok "per-access cost: $(grep '^| [ew]' "$TMPDIR/table3")"
+# Object mode with the plain callback and with hit words cleared every launch: rows of their own.
+printf 'object-plain 1000000 4.6\nobject-epochs 1000000 5.6\n' | cat "$TMPDIR/micro" - >"$TMPDIR/micro9"
+awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro9" >"$TMPDIR/table9"
+grep -A1 '^| first-touch flags (object) | 5.100 | 3.000 |$' "$TMPDIR/table9" |
+	grep -q '^| first-touch flags, the plain callback (GMPROF_FALLBACK=object-callback) | 4.600 | 2.500 |$' &&
+	grep -q '^| first-touch flags, hit words cleared every launch (GMPROF_FALLBACK=hit-epochs) | 5.600 | 3.500 |$' "$TMPDIR/table9" &&
+	! grep -q 'plain callback\|cleared every launch' "$TMPDIR/table3" &&
+	ok "object mode's fallbacks: their own per-access rows, where measured" || notok "fallback rows: $(grep '^| f' "$TMPDIR/table9")"
 # GMPROF_PATCH_LOADS=l1 configurations: their own columns, goals and micro
 # rows; a configuration no program ran has no column (a = 1.1 native).
 printf 'a object-l1 1.0\na object-l1 1.21\na object-l1 1.3\na intra-l1 2.2\na intra-l1 3.3\n' >"$TMPDIR/l1"
