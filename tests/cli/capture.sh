@@ -25,6 +25,7 @@ cat >"$TMPDIR/c.jsonl" <<'J'
 {"op":"free","addr":"0x100000"}
 {"op":"end"}
 J
+cp "$TMPDIR/c.jsonl" "$TMPDIR/plain.jsonl"
 # collect NAME [ENV...]: the profile of c.jsonl, its kernels, its report.
 collect() {
 	name=$1
@@ -164,17 +165,7 @@ collect all-at-launch GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
 # has it; a graph's kernel nodes), that launch runs unmonitored and unpatched,
 # the module is patched as the program's call returns, and the next launch
 # is monitored; it is said once.
-cat >"$TMPDIR/c.jsonl" <<'J'
-{"op":"alloc","addr":"0x100000","size":4096}
-{"op":"kernel","name":"init","write":["0x100000"]}
-{"op":"alloc","addr":"0x200000","size":4096}
-{"op":"kernel","name":"step","read":["0x100000"],"write":["0x200000"]}
-{"op":"kernel","name":"step2","read":["0x200000"]}
-{"op":"free","addr":"0x200000"}
-{"op":"kernel","name":"last","read":["0x100000"]}
-{"op":"free","addr":"0x100000"}
-{"op":"end"}
-J
+cp "$TMPDIR/plain.jsonl" "$TMPDIR/c.jsonl" # without the NVTX ranges added above
 # HOW, what the double's stats say (unpatched kernels, patches, unpatches),
 # the first monitored launch: a graph launch's nodes all run unpatched.
 for case in "GMP_DOUBLE_DRIVER_LAUNCH=0,2 1 0,step2\",\"read\":\[\"0x200000\"\]" \
