@@ -120,6 +120,7 @@ static void header(FILE *fp, struct gmp_session *s)
 	else if (t->unharvested)
 		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets; each counts "
 			"as a use of every object live when it was issued\n", t->unharvested);
+	gmp_report__graphs(fp, t);
 	if (t->untouched)
 		fprintf(fp, "  note     %" PRIu64 " intra-mode kernel launches have no recorded touches (their "
 			"maps did not fit, their access records overflowed, or they touched an object their "
@@ -404,19 +405,7 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 {
 	struct report *rp = ctx;
 	const struct gmp_trace *t = r->trace;
-	const char *own = gmp_trace__meta(t, "collector_device_peak");
-	if (own && *own)
-		gmp_jw__ku64(jw, "gmprof_device_peak_bytes", strtoull(own, NULL, 10));
-	gmp_report__json_self_time(jw, t);
-	if (t->unharvested)
-		gmp_jw__ku64(jw, "launches_without_access_sets", t->unharvested);
-	const char *cap = gmp_trace__meta(t, "capture");
-	if (cap) { /* the collector's capture range: the launches outside it are those without access sets */
-		gmp_jw__kstr(jw, "capture", cap);
-		gmp_jw__ku64(jw, "launches", gmp_input__launches(t));
-	}
-	if (t->untouched)
-		gmp_jw__ku64(jw, "intra_launches_without_touches", t->untouched);
+	gmp_report__json_run(jw, t);
 	struct gmp_bysite b;
 	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) || gmp_rmem__json(jw, r) ||
 	    gmp_memtime__json(jw, rp->s->clock) ||

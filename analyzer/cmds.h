@@ -85,10 +85,18 @@ int gmp_report__html(FILE *fp, const struct gmp_result *r);
 
 /*
  * The collector's own time in the run (selftime_out.c): the text header's
- * lines, and "collector_time" in the JSON report; nothing for profiles
- * without it.
+ * lines (and "collector_time" in the JSON report, gmp_report__json_run);
+ * nothing for profiles without it.
  */
 void gmp_report__self_time(FILE *fp, const struct gmp_trace *t);
+/*
+ * The same in words for a row: head ("gmprof on the host: ... (starting
+ * ...)") and parts ("patching ... (2 modules), ..."; "" when none).  1,
+ * 0 for a profile without it, -1 for a malformed one (say
+ * gmp_report__self_time_malformed).
+ */
+int gmp_report__self_time_words(const struct gmp_trace *t, char *head, size_t hn, char *parts, size_t pn);
+extern const char *const gmp_report__self_time_malformed;
 /*
  * Where the collector had a capture range (META capture): how many launches
  * it monitored, and how many modules it unpatched after the range (META
@@ -98,14 +106,18 @@ void gmp_report__self_time(FILE *fp, const struct gmp_trace *t);
 int gmp_report__capture_words(const struct gmp_trace *t, char *buf, size_t n);
 void gmp_report__capture(FILE *fp, const struct gmp_trace *t);
 /*
- * The same in words for a row: head ("gmprof on the host: ... (starting
- * ...)") and parts ("patching ... (2 modules), ..."; "" when none).  1,
- * 0 for a profile without it, -1 for a malformed one (say
- * gmp_report__self_time_malformed).
+ * Where graph launches ran two or more kernel nodes given their buffers per
+ * launch (META graph_shared_launches): a caution on their accesses, into buf
+ * (returns 1), or 0.  gmp_report__graphs prints it as the "graphs" line.
  */
-int gmp_report__self_time_words(const struct gmp_trace *t, char *head, size_t hn, char *parts, size_t pn);
-extern const char *const gmp_report__self_time_malformed;
-void gmp_report__json_self_time(struct gmp_jw *jw, const struct gmp_trace *t);
+int gmp_report__graph_words(const struct gmp_trace *t, char *buf, size_t n);
+void gmp_report__graphs(FILE *fp, const struct gmp_trace *t);
+/*
+ * The JSON report's fields of how the collector ran: its device memory and
+ * time, launches without access sets or touches, the capture range, the
+ * graph launches of gmp_report__graph_words.
+ */
+void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_trace *t);
 
 /* The profile's metadata a report shows about the run, in this order (NULL-terminated). */
 extern const char *const gmp_report__run_keys[];

@@ -125,11 +125,12 @@ static void summary(FILE *fp, struct gmp_session *s)
 		fprintf(fp, "</dd>");
 	}
 	char cap[400];
-	if (gmp_report__capture_words(t, cap, sizeof(cap))) {
-		fprintf(fp, "<dt>capture</dt><dd>");
-		gmp_text__markup(fp, cap);
-		fprintf(fp, "</dd>");
-	}
+	for (int k = 0; k < 2; k++) /* what was monitored, and how far graphs' kernel nodes can be told apart */
+		if (k ? gmp_report__graph_words(t, cap, sizeof(cap)) : gmp_report__capture_words(t, cap, sizeof(cap))) {
+			fprintf(fp, "<dt>%s</dt><dd>", k ? "graphs" : "capture");
+			gmp_text__markup(fp, cap);
+			fprintf(fp, "</dd>");
+		}
 	fprintf(fp, "<dt>findings</dt><dd>%zu", r->nfindings);
 	if (r->nsmall)
 		fprintf(fp, " (%zu more on objects under %s: <code>--min-size</code>)", r->nsmall,

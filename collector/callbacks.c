@@ -393,6 +393,7 @@ enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_MEM_ALLOC = 10, N
  */
 static __thread int graph_open;
 static __thread CUstream graph_stream;
+static __thread uint32_t graph_kernels; /* kernel nodes in this thread's graph launch so far */
 
 static void graph_launch(Sanitizer_CallbackId cbid, const Sanitizer_GraphLaunchData *gl)
 {
@@ -400,8 +401,13 @@ static void graph_launch(Sanitizer_CallbackId cbid, const Sanitizer_GraphLaunchD
 		return; /* cudaGraphUpload: nothing runs */
 	graph_open = cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN;
 	graph_stream = graph_open ? gl->stream : NULL;
-	if (!graph_open)
-		dev_graph_launch_end();
+	if (graph_open) {
+		graph_kernels = 0;
+		return;
+	}
+	/* Kernel nodes launched together, each given its buffer per launch: their accesses may mix (META). */
+	gmp_col.graph_shared += graph_kernels >= 2 && !gmp_col.opts.graph_fn_data;
+	dev_graph_launch_end();
 }
 
 static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunchData *gd)
@@ -414,6 +420,7 @@ static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunc
 	switch ((int)gd->nodeType) {
 	case NODE_KERNEL: {
 		const Sanitizer_LaunchData *ld = &gd->launchData;
+		graph_kernels += begin && graph_open;
 		launch(begin ? SANITIZER_CBID_LAUNCH_BEGIN : SANITIZER_CBID_LAUNCH_END, ld,
 		       on ? *on : ld->apiStream ? ld->apiStream : ld->stream, 1);
 		break;

@@ -96,6 +96,7 @@ struct gmp_collector {
 	int unpatching;
 	pthread_cond_t unpatched;
 	uint64_t unpatches;
+	uint64_t graph_shared;    /* graph launches of two or more kernel nodes given buffers per launch (lock) */
 	int patch_wanted;         /* atomic: some context has modules to patch after a call (patching.c) */
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;

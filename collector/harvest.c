@@ -425,4 +425,8 @@ void dev_finish(void)
 		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.unpatches);
 		rec_meta("module_unpatches", n);
 	}
+	if (gmp_col.graph_shared) { /* graph launches whose kernel nodes' accesses may mix (callbacks.c) */
+		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.graph_shared);
+		rec_meta("graph_shared_launches", n);
+	}
 }

@@ -68,6 +68,21 @@ for s in tests/scripts/*.jsonl "$TMPDIR/memnodes.jsonl" tests/gpu/graphs.jsonl t
 		ok "  ... GMPROF_GRAPH_NODE_DATA=function: set per function, taken back after, the same findings" ||
 		{ notok "  ... GMPROF_GRAPH_NODE_DATA=function"; head -30 "$TMPDIR/err" "$TMPDIR/diff"; }
 done
+# Graph launches of two or more kernel nodes, given their buffers per launch: the profile counts
+# them (graph_capture's two launches of fill and add), and every report cautions on their
+# accesses (on an H100 such nodes' accesses mixed); per function, or as plain calls, no caution.
+"$GMPROF" report "$TMPDIR/graph_capture.graph.gmprof" >"$TMPDIR/gc.txt" 2>&1
+"$GMPROF" html -o "$TMPDIR/gc.html" "$TMPDIR/graph_capture.graph.gmprof" 2>/dev/null
+"$GMPROF" report --format markdown "$TMPDIR/graph_capture.graph.gmprof" >"$TMPDIR/gc.md" 2>/dev/null
+grep -q '^  graphs   2 graph launches ran two or more kernel nodes: on an H100 the accesses' "$TMPDIR/gc.txt" &&
+	grep -q '<dt>graphs</dt><dd>2 graph launches ran two or more kernel nodes' "$TMPDIR/gc.html" &&
+	grep -q '^| graphs | 2 graph launches ran two or more kernel nodes' "$TMPDIR/gc.md" &&
+	ok "graph launches of several kernel nodes: counted, and each report cautions" ||
+	notok "graphs caution: $(grep -i graphs "$TMPDIR/gc.txt" "$TMPDIR/gc.md"; "$GMPROF" dump "$TMPDIR/graph_capture.graph.gmprof" | grep graph_shared)"
+! "$GMPROF" report "$TMPDIR/graph_capture.fn.gmprof" 2>&1 | grep -q '^  graphs ' &&
+	! "$GMPROF" report "$TMPDIR/graph_capture.calls.gmprof" 2>&1 | grep -q '^  graphs ' &&
+	ok "  ... none with GMPROF_GRAPH_NODE_DATA=function, nor for the same work as calls" ||
+	notok "  ... a caution where none is due"
 # The memory nodes' profile, read directly: its streams are the program's
 # two, and its allocations are stream-ordered ones on them.
 events_of "$TMPDIR/memnodes.graph.gmprof" >"$TMPDIR/m.events"
