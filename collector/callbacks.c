@@ -406,7 +406,7 @@ static void graph_launch(Sanitizer_CallbackId cbid, const Sanitizer_GraphLaunchD
 		return;
 	}
 	/* Kernel nodes launched together, each given its buffer per launch: their accesses may mix (META). */
-	gmp_col.graph_shared += graph_kernels >= 2 && !gmp_col.opts.graph_fn_data;
+	gmp_col.graph_shared += graph_kernels >= 2 && !(gmp_col.opts.graph_fn_data && gmp_col.san.SetCallbackData);
 	dev_graph_launch_end();
 }
 
