@@ -226,7 +226,10 @@ void rec_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int drv_mem_info(uint64_t *free_bytes, uint64_t *total_bytes);
 int drv_describe(uint32_t device, struct gmp_device_desc *d);
-/* The module a function is in (cuFuncGetModule): 0, or -1 (no such driver function, or it failed). */
+/*
+ * The module a launched function is in (cuFuncGetModule; for a kernel handle
+ * launched as a function, of cuKernelGetFunction's function): 0, or -1.
+ */
 int drv_func_module(CUfunction f, CUmodule *module);
 
 /* ---- nvtx_ranges.c: NVTX ranges (lock held) ------------------------------- */

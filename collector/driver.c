@@ -25,6 +25,7 @@ static struct {
 	int (*total_mem)(size_t *bytes, int device);               /* cuDeviceTotalMem_v2 */
 	int (*version)(int *version);                               /* cuDriverGetVersion */
 	int (*func_module)(CUmodule *module, CUfunction f);         /* cuFuncGetModule (CUDA 11.0) */
+	int (*kernel_function)(CUfunction *fn, void *kernel);       /* cuKernelGetFunction (CUDA 12.0) */
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
@@ -43,6 +44,7 @@ static void find_driver(void)
 	*(void **)&drv.total_mem = find(lib, "cuDeviceTotalMem_v2");
 	*(void **)&drv.version = find(lib, "cuDriverGetVersion");
 	*(void **)&drv.func_module = find(lib, "cuFuncGetModule");
+	*(void **)&drv.kernel_function = find(lib, "cuKernelGetFunction");
 }
 
 static int found(void)
@@ -81,7 +83,16 @@ int drv_describe(uint32_t device, struct gmp_device_desc *d)
 int drv_func_module(CUfunction f, CUmodule *module)
 {
 	*module = NULL;
-	if (!found() || !drv.func_module || !f || drv.func_module(module, f) != 0)
+	if (!found() || !drv.func_module || !f)
 		return -1;
-	return *module ? 0 : -1;
+	if (drv.func_module(module, f) == 0 && *module)
+		return 0;
+	/* A kernel handle (cuLibraryGetKernel's) launched as a function: its function in this context. */
+	CUfunction fn = NULL;
+	*module = NULL;
+	if (drv.kernel_function && drv.kernel_function(&fn, (void *)f) == 0 && fn &&
+	    drv.func_module(module, fn) == 0 && *module)
+		return 0;
+	*module = NULL;
+	return -1;
 }

@@ -150,6 +150,13 @@ collect at-launch GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE
 	notok "GMPROF_PATCH_AT: at load '$(patched at-load)', at launch '$(patched at-launch)'"
 cmp -s "$TMPDIR/at-load.kernels" "$TMPDIR/at-launch.kernels" && cmp -s "$TMPDIR/prof.kernels" "$TMPDIR/at-launch.kernels" &&
 	ok "  ... the same launches monitored, with the same accesses" || notok "  ... the launches differ: $(diff "$TMPDIR/at-load.kernels" "$TMPDIR/at-launch.kernels")"
+# Launch calls that name kernel handles (as the runtime may since CUDA 12): the module
+# through cuKernelGetFunction's function, the same patching and launches.
+collect at-launch-kh GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch \
+	FAKE_CUDA_KERNEL_HANDLES=1
+[ "$(patched at-launch-kh)" = "1 1 0" ] && cmp -s "$TMPDIR/at-launch.kernels" "$TMPDIR/at-launch-kh.kernels" &&
+	ok "  ... kernel handles in the launch calls: the module found through their functions" ||
+	notok "  ... kernel handles: '$(patched at-launch-kh)' $(diff "$TMPDIR/at-launch.kernels" "$TMPDIR/at-launch-kh.kernels")"
 collect never-at-launch GMPROF_CAPTURE=profiler-api GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
 [ "$(patched never-at-launch)" = "4 0 0" ] && ok "  ... a range never started: no module patched, every kernel unpatched" ||
 	notok "  ... never started: '$(patched never-at-launch)'"

@@ -58,13 +58,34 @@ int cuDeviceGetName(char *name, int len, int device)
 	return 0;
 }
 
-/* The module a function is in: the double's program has one (double_patch.h). */
+/*
+ * The module a function is in: the double's program has one (double_patch.h).
+ * FAKE_CUDA_KERNEL_HANDLES=1: launches pass kernel handles (cuLibraryGetKernel's,
+ * which the runtime may launch through since CUDA 12), which cuFuncGetModule
+ * refuses; cuKernelGetFunction gives the function (here, the handle with its
+ * low bit set).
+ */
+static int kernel_handles(void)
+{
+	const char *v = getenv("FAKE_CUDA_KERNEL_HANDLES");
+	return v && *v == '1';
+}
+
 int cuFuncGetModule(CUmodule *module, CUfunction f);
 int cuFuncGetModule(CUmodule *module, CUfunction f)
 {
-	if (!f)
+	if (!f || (kernel_handles() && !((uintptr_t)f & 1)))
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
 	*module = MODULE;
+	return 0;
+}
+
+int cuKernelGetFunction(CUfunction *fn, void *kernel);
+int cuKernelGetFunction(CUfunction *fn, void *kernel)
+{
+	if (!kernel || !kernel_handles())
+		return 1;
+	*fn = (CUfunction)((uintptr_t)kernel | 1);
 	return 0;
 }
 
