@@ -13,14 +13,18 @@ void double_api(const char *name, Sanitizer_ApiCallbackSite site)
 	double_deliver(SANITIZER_CB_DOMAIN_RUNTIME_API, 1, &cd);
 }
 
+static int no_driver_launch; /* GMP_DOUBLE_DRIVER_LAUNCH=0, read once */
+static void read_driver_launch(void)
+{
+	const char *v = getenv("GMP_DOUBLE_DRIVER_LAUNCH");
+	no_driver_launch = v && !strcmp(v, "0");
+}
+
 void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site)
 {
-	static int off = -1;
-	if (off < 0) {
-		const char *v = getenv("GMP_DOUBLE_DRIVER_LAUNCH");
-		off = v && !strcmp(v, "0");
-	}
-	if (off)
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_driver_launch);
+	if (no_driver_launch)
 		return;
 	void *params[11] = { (void *)fn }; /* cuLaunchKernel's: the function, the grid, ..., extra */
 	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = "cuLaunchKernel",

@@ -59,11 +59,17 @@ static struct {
 static size_t nlazy;
 static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static int lazy; /* GMP_DOUBLE_LAZY=1, read once */
+static void read_lazy(void)
+{
+	const char *v = getenv("GMP_DOUBLE_LAZY");
+	lazy = v && !strcmp(v, "1");
+}
+
 void double_function_launching(CUfunction fn)
 {
-	static int lazy = -1;
-	if (lazy < 0)
-		lazy = getenv("GMP_DOUBLE_LAZY") && !strcmp(getenv("GMP_DOUBLE_LAZY"), "1");
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_lazy);
 	if (!lazy)
 		return;
 	pthread_mutex_lock(&lazy_lock);
