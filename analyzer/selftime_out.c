@@ -108,6 +108,15 @@ static void json_self_time(struct gmp_jw *jw, const struct gmp_trace *t)
 	gmp_jw__obj_end(jw);
 }
 
+/* A META count the collector wrote (module_unpatches, graph_shared_launches): 0 when absent or malformed. */
+static uint64_t meta_count(const struct gmp_trace *t, const char *key)
+{
+	const char *v = gmp_trace__meta(t, key);
+	char *end = NULL;
+	unsigned long long k = v ? strtoull(v, &end, 10) : 0;
+	return end && end != v && !*end ? (uint64_t)k : 0;
+}
+
 int gmp_report__capture_words(const struct gmp_trace *t, char *buf, size_t n)
 {
 	const char *cap = gmp_trace__meta(t, "capture");
@@ -132,12 +141,10 @@ int gmp_report__capture_words(const struct gmp_trace *t, char *buf, size_t n)
 		snprintf(buf, n, "%" PRIu64 " of %" PRIu64 " kernel launches monitored (GMPROF_CAPTURE=%s)",
 			 all, all, cap);
 	/* GMPROF_PATCH_AT=range: modules unpatched after the range (the collector's count). */
-	const char *u = gmp_trace__meta(t, "module_unpatches");
-	char *end = NULL;
-	unsigned long long un = u ? strtoull(u, &end, 10) : 0;
+	uint64_t un = meta_count(t, "module_unpatches");
 	size_t len = strlen(buf);
-	if (un && end && !*end && len < n)
-		snprintf(buf + len, n - len, "; kernels ran unpatched after it (%llu module unpatches, GMPROF_PATCH_AT=range)",
+	if (un && len < n)
+		snprintf(buf + len, n - len, "; kernels ran unpatched after it (%" PRIu64 " module unpatches, GMPROF_PATCH_AT=range)",
 			 un);
 	return 1;
 }
@@ -151,12 +158,10 @@ void gmp_report__capture(FILE *fp, const struct gmp_trace *t)
 
 int gmp_report__graph_words(const struct gmp_trace *t, char *buf, size_t n)
 {
-	const char *g = gmp_trace__meta(t, "graph_shared_launches");
-	char *end = NULL;
-	unsigned long long k = g ? strtoull(g, &end, 10) : 0;
-	if (!k || !end || *end)
+	uint64_t k = meta_count(t, "graph_shared_launches");
+	if (!k)
 		return 0;
-	snprintf(buf, n, "%llu graph launch%s ran two or more kernel nodes: on an H100 the accesses of kernel "
+	snprintf(buf, n, "%" PRIu64 " graph launch%s ran two or more kernel nodes: on an H100 the accesses of kernel "
 		 "nodes launched together were reported under the last one, so findings on objects their "
 		 "kernels touched may be wrong (docs/known-limits.md, CUDA graphs; GMPROF_GRAPH_NODE_DATA=function "
 		 "may keep different kernels apart, not yet verified)", k, k == 1 ? "" : "es");
@@ -185,7 +190,7 @@ void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_trace *t)
 	}
 	if (t->untouched)
 		gmp_jw__ku64(jw, "intra_launches_without_touches", t->untouched);
-	const char *gs = gmp_trace__meta(t, "graph_shared_launches");
+	uint64_t gs = meta_count(t, "graph_shared_launches");
 	if (gs) /* graph launches whose kernel nodes' accesses may have mixed (the "graphs" line) */
-		gmp_jw__ku64(jw, "graph_shared_launches", strtoull(gs, NULL, 10));
+		gmp_jw__ku64(jw, "graph_shared_launches", gs);
 }

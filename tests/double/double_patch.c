@@ -51,13 +51,30 @@ static void not_in_launch(const char *fn)
 		"driver lock the launch holds\n", fn);
 	abort();
 }
-/* GMP_DOUBLE_LAZY=1: the functions loaded so far, and whether a second patching silenced each. */
+/*
+ * What the double keeps per function: loaded lazily (GMP_DOUBLE_LAZY=1), and
+ * then silenced by a second patching; its sanitizerSetCallbackData userdata.
+ */
 static struct {
 	CUfunction fn;
-	int silent;
-} lazy_fns[256];
-static size_t nlazy;
-static pthread_mutex_t lazy_lock = PTHREAD_MUTEX_INITIALIZER;
+	int loaded, silent;
+	void *data;
+} fns[256];
+static size_t nfns;
+static pthread_mutex_t fns_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* fn's entry, made when new (NULL: the table is full); fns_lock held. */
+static __typeof__(&fns[0]) entry(CUfunction fn)
+{
+	size_t i = 0;
+	while (i < nfns && fns[i].fn != fn)
+		i++;
+	if (i == sizeof(fns) / sizeof(fns[0]))
+		return NULL;
+	if (i == nfns)
+		fns[nfns++] = (__typeof__(fns[0])){ .fn = fn };
+	return &fns[i];
+}
 
 static int lazy; /* GMP_DOUBLE_LAZY=1, read once */
 static void read_lazy(void)
@@ -72,18 +89,18 @@ void double_function_launching(CUfunction fn)
 	pthread_once(&once, read_lazy);
 	if (!lazy)
 		return;
-	pthread_mutex_lock(&lazy_lock);
-	for (size_t i = 0; i < nlazy; i++)
-		if (lazy_fns[i].fn == fn) {
-			pthread_mutex_unlock(&lazy_lock);
-			return; /* loaded already */
-		}
-	if (nlazy == sizeof(lazy_fns) / sizeof(lazy_fns[0])) {
-		fprintf(stderr, "sanitizer double: more than %zu lazily loaded functions\n", nlazy);
+	pthread_mutex_lock(&fns_lock);
+	__typeof__(&fns[0]) f = entry(fn);
+	int first = f && !f->loaded;
+	if (f)
+		f->loaded = 1;
+	pthread_mutex_unlock(&fns_lock);
+	if (!f) {
+		fprintf(stderr, "sanitizer double: more than %zu functions\n", sizeof(fns) / sizeof(fns[0]));
 		abort();
 	}
-	lazy_fns[nlazy++].fn = fn;
-	pthread_mutex_unlock(&lazy_lock);
+	if (!first)
+		return; /* loaded already */
 	Sanitizer_ResourceFunctionsLazyLoadedData d = { .context = DOUBLE_CTX, .module = MODULE, .functions = &fn,
 							 .numFunctions = 1 };
 	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED, &d);
@@ -92,26 +109,15 @@ void double_function_launching(CUfunction fn)
 }
 
 /* sanitizerSetCallbackData: userdata per function, for launches given none of their own. */
-static struct {
-	CUfunction fn;
-	void *data;
-} fn_data[256];
-static size_t nfn_data;
-
 SanitizerResult sanitizerSetCallbackData(CUfunction kernel, const void *userdata)
 {
-	pthread_mutex_lock(&lazy_lock);
-	size_t i = 0;
-	while (i < nfn_data && fn_data[i].fn != kernel)
-		i++;
-	if (i == sizeof(fn_data) / sizeof(fn_data[0])) {
-		pthread_mutex_unlock(&lazy_lock);
+	pthread_mutex_lock(&fns_lock);
+	__typeof__(&fns[0]) f = entry(kernel);
+	if (f)
+		f->data = (void *)userdata;
+	pthread_mutex_unlock(&fns_lock);
+	if (!f)
 		return SANITIZER_ERROR_OUT_OF_MEMORY;
-	}
-	fn_data[i].fn = kernel;
-	fn_data[i].data = (void *)userdata;
-	nfn_data += i == nfn_data;
-	pthread_mutex_unlock(&lazy_lock);
 	if (getenv("GMP_DOUBLE_PATCHES")) /* each setting, for the tests */
 		fprintf(stderr, "double: callback data of function %p %s\n", (void *)kernel, userdata ? "set" : "taken back");
 	return SANITIZER_SUCCESS;
@@ -120,32 +126,32 @@ SanitizerResult sanitizerSetCallbackData(CUfunction kernel, const void *userdata
 void *double_function_data(CUfunction fn)
 {
 	void *d = NULL;
-	pthread_mutex_lock(&lazy_lock);
-	for (size_t i = 0; i < nfn_data; i++)
-		if (fn_data[i].fn == fn)
-			d = fn_data[i].data;
-	pthread_mutex_unlock(&lazy_lock);
+	pthread_mutex_lock(&fns_lock);
+	for (size_t i = 0; i < nfns; i++)
+		if (fns[i].fn == fn)
+			d = fns[i].data;
+	pthread_mutex_unlock(&fns_lock);
 	return d;
 }
 
 int double_function_silent(CUfunction fn)
 {
 	int silent = 0;
-	pthread_mutex_lock(&lazy_lock);
-	for (size_t i = 0; i < nlazy; i++)
-		if (lazy_fns[i].fn == fn)
-			silent = lazy_fns[i].silent;
-	pthread_mutex_unlock(&lazy_lock);
+	pthread_mutex_lock(&fns_lock);
+	for (size_t i = 0; i < nfns; i++)
+		if (fns[i].fn == fn)
+			silent = fns[i].silent;
+	pthread_mutex_unlock(&fns_lock);
 	return silent;
 }
 
 /* Every lazily loaded function silenced (a second patching) or heard again (unpatched). */
 static void lazy_silence(int silent)
 {
-	pthread_mutex_lock(&lazy_lock);
-	for (size_t i = 0; i < nlazy; i++)
-		lazy_fns[i].silent = silent;
-	pthread_mutex_unlock(&lazy_lock);
+	pthread_mutex_lock(&fns_lock);
+	for (size_t i = 0; i < nfns; i++)
+		fns[i].silent = silent && fns[i].loaded;
+	pthread_mutex_unlock(&fns_lock);
 }
 
 int double_module_patched(void)
