@@ -120,7 +120,7 @@ static void header(FILE *fp, struct gmp_session *s)
 	else if (t->unharvested)
 		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets; each counts "
 			"as a use of every object live when it was issued\n", t->unharvested);
-	gmp_report__graphs(fp, t);
+	gmp_report__graphs(fp, r);
 	if (t->untouched)
 		fprintf(fp, "  note     %" PRIu64 " intra-mode kernel launches have no recorded touches (their "
 			"maps did not fit, their access records overflowed, or they touched an object their "
@@ -404,8 +404,7 @@ static int text_one(FILE *fp, struct report *rp)
 static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_result *r)
 {
 	struct report *rp = ctx;
-	const struct gmp_trace *t = r->trace;
-	gmp_report__json_run(jw, t);
+	gmp_report__json_run(jw, r);
 	struct gmp_bysite b;
 	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) || gmp_rmem__json(jw, r) ||
 	    gmp_memtime__json(jw, rp->s->clock) ||

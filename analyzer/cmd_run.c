@@ -366,7 +366,7 @@ static int report(const struct run_opts *o, const char *path)
 		putchar('\n');
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
 		gmp_report__capture(stdout, s.in.trace);
-		gmp_report__graphs(stdout, s.in.trace);
+		gmp_report__graphs(stdout, r);
 		rc = gmp_source__error(src) ? -1 : 0; /* a source line left out for want of memory */
 	}
 	gmp_source__free(src);

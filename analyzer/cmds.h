@@ -106,18 +106,20 @@ extern const char *const gmp_report__self_time_malformed;
 int gmp_report__capture_words(const struct gmp_trace *t, char *buf, size_t n);
 void gmp_report__capture(FILE *fp, const struct gmp_trace *t);
 /*
- * Where graph launches ran two or more kernel nodes given their buffers per
- * launch (META graph_shared_launches): a caution on their accesses, into buf
- * (returns 1), or 0.  gmp_report__graphs prints it as the "graphs" line.
+ * Where graph launches' kernel nodes had their accesses merged (the
+ * detector's graph_launches_merged), or ran two or more kernel nodes given
+ * their buffers per launch (META graph_shared_launches): what that means
+ * for the findings, into buf (returns 1), or 0.  gmp_report__graphs prints
+ * it as the "graphs" line.
  */
-int gmp_report__graph_words(const struct gmp_trace *t, char *buf, size_t n);
-void gmp_report__graphs(FILE *fp, const struct gmp_trace *t);
+int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n);
+void gmp_report__graphs(FILE *fp, const struct gmp_result *r);
 /*
  * The JSON report's fields of how the collector ran: its device memory and
  * time, launches without access sets or touches, the capture range, the
  * graph launches of gmp_report__graph_words.
  */
-void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_trace *t);
+void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r);
 
 /* The profile's metadata a report shows about the run, in this order (NULL-terminated). */
 extern const char *const gmp_report__run_keys[];

@@ -124,9 +124,9 @@ static void summary(FILE *fp, struct gmp_session *s)
 		}
 		fprintf(fp, "</dd>");
 	}
-	char cap[400];
+	char cap[512];
 	for (int k = 0; k < 2; k++) /* what was monitored, and how far graphs' kernel nodes can be told apart */
-		if (k ? gmp_report__graph_words(t, cap, sizeof(cap)) : gmp_report__capture_words(t, cap, sizeof(cap))) {
+		if (k ? gmp_report__graph_words(r, cap, sizeof(cap)) : gmp_report__capture_words(t, cap, sizeof(cap))) {
 			fprintf(fp, "<dt>%s</dt><dd>", k ? "graphs" : "capture");
 			gmp_text__markup(fp, cap);
 			fprintf(fp, "</dd>");

@@ -70,7 +70,7 @@ static void run_table(FILE *fp, struct gmp_session *s)
 	}
 	if (gmp_report__capture_words(t, both, sizeof(both)))
 		meta_row(fp, "capture", both, 0);
-	if (gmp_report__graph_words(t, both, sizeof(both)))
+	if (gmp_report__graph_words(r, both, sizeof(both)))
 		meta_row(fp, "graphs", both, 0);
 	const char *status = t->damaged || t->truncated ? "**INCOMPLETE**: the profile is cut off or damaged; what came before is reported"
 			     : s->in.is_profile && !t->ended ? "**INCOMPLETE**: the program did not reach its end (crashed or killed)"

@@ -156,27 +156,33 @@ void gmp_report__capture(FILE *fp, const struct gmp_trace *t)
 		fprintf(fp, "  capture  %s\n", buf);
 }
 
-int gmp_report__graph_words(const struct gmp_trace *t, char *buf, size_t n)
+int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n)
 {
-	uint64_t k = meta_count(t, "graph_shared_launches");
-	if (!k)
-		return 0;
-	snprintf(buf, n, "%" PRIu64 " graph launch%s ran two or more kernel nodes: on an H100 the accesses of kernel "
-		 "nodes launched together were reported under the last one, so findings on objects their "
-		 "kernels touched may be wrong (docs/known-limits.md, CUDA graphs; GMPROF_GRAPH_NODE_DATA=function "
-		 "may keep different kernels apart, not yet verified)", k, k == 1 ? "" : "es");
-	return 1;
+	uint64_t k = meta_count(r->trace, "graph_shared_launches");
+	size_t m = r->graph_launches_merged;
+	if (m)
+		snprintf(buf, n, "%zu graph launch%s had a kernel node that reported no access while another reported "
+			 "some (on an H100 kernel nodes launched together reported into one node's buffer): each kernel "
+			 "node of %s counts as making every access any of them made, so a finding on what they touched "
+			 "may be missed, none made up (docs/known-limits.md, CUDA graphs)", m, m == 1 ? "" : "es",
+			 m == 1 ? "it" : "such a launch");
+	else if (k)
+		snprintf(buf, n, "%" PRIu64 " graph launch%s ran two or more kernel nodes, each given its buffer per launch; "
+			 "every one of them reported accesses of its own, taken as reported (docs/known-limits.md, CUDA graphs)",
+			 k, k == 1 ? "" : "es");
+	return m || k;
 }
 
-void gmp_report__graphs(FILE *fp, const struct gmp_trace *t)
+void gmp_report__graphs(FILE *fp, const struct gmp_result *r)
 {
-	char buf[400];
-	if (gmp_report__graph_words(t, buf, sizeof(buf)))
+	char buf[512];
+	if (gmp_report__graph_words(r, buf, sizeof(buf)))
 		fprintf(fp, "  graphs   %s\n", buf);
 }
 
-void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_trace *t)
+void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r)
 {
+	const struct gmp_trace *t = r->trace;
 	const char *own = gmp_trace__meta(t, "collector_device_peak");
 	if (own && *own)
 		gmp_jw__ku64(jw, "gmprof_device_peak_bytes", strtoull(own, NULL, 10));
@@ -193,4 +199,6 @@ void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_trace *t)
 	uint64_t gs = meta_count(t, "graph_shared_launches");
 	if (gs) /* graph launches whose kernel nodes' accesses may have mixed (the "graphs" line) */
 		gmp_jw__ku64(jw, "graph_shared_launches", gs);
+	if (r->graph_launches_merged) /* and those whose nodes' accesses were merged (the same line) */
+		gmp_jw__ku64(jw, "graph_launches_merged", r->graph_launches_merged);
 }

@@ -15,7 +15,6 @@
 #include "collector.h"
 
 static __thread int in_callback;
-static __thread uint64_t launch_ev = UINT64_MAX;
 static __thread const char *api_name;   /* the outermost runtime/driver API in progress */
 static __thread int api_depth;
 
@@ -265,27 +264,53 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 	}
 }
 
+/*
+ * This thread's launches between their LAUNCH_BEGIN and END, oldest first.
+ * A launch's END follows its BEGIN, but a graph launch's kernel nodes may
+ * all begin before any ends (an H100: BEGIN, BEGIN, END, END), so an END is
+ * matched to the oldest open launch of its function.
+ */
+#define OPEN_LAUNCHES 16
+static __thread struct open_launch {
+	uint64_t ev;
+	CUfunction fn;
+} open_launches[OPEN_LAUNCHES];
+static __thread size_t nopen;
+/* This thread's graph launch between its GRAPHS LAUNCH_BEGIN and END (graph_launch). */
+static __thread int graph_open;
+static __thread uint32_t graph_no; /* its number among the process's graph launches */
+
 /* stream: the one the launch is recorded on (a graph's kernel node: the graph's, graph_node). */
 static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld, CUstream stream, int node)
 {
 	struct gmp_launch_info li = { .ctx = ld->context, .module = ld->module,
 				      .function = ld->function, .hstream = ld->hStream,
 				      .hlaunch = ld->hLaunch, .name = ld->functionName,
-				      .ev = launch_ev, .graph_node = node };
+				      .hwait = node && ld->hApiStream ? ld->hApiStream : ld->hStream,
+				      .ev = UINT64_MAX, .graph_node = node };
 	const int range = gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE; /* sync_covers_all's counts */
 	if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
 		if (range)
 			__atomic_add_fetch(&gmp_col.launch_begins, 1, __ATOMIC_ACQ_REL);
 		struct gmp_event e = { .op = GMP_OP_KERNEL, .device = (uint32_t)ld->device,
-				       .stream = rec_stream(h(stream)) };
+				       .stream = rec_stream(h(stream)), .graph = node && graph_open ? graph_no : 0 };
 		dev_launch_begin(&li, &e);
-		launch_ev = li.ev;
+		if (li.ev == UINT64_MAX)
+			return;
+		if (nopen == OPEN_LAUNCHES) /* an END never came: that launch waits for the exit */
+			memmove(open_launches, open_launches + 1, --nopen * sizeof(*open_launches));
+		open_launches[nopen++] = (struct open_launch){ li.ev, ld->function };
 	} else if (cbid == SANITIZER_CBID_LAUNCH_END) {
 		if (range)
 			__atomic_add_fetch(&gmp_col.launch_ends, 1, __ATOMIC_ACQ_REL);
-		if (launch_ev != UINT64_MAX)
-			dev_launch_end(&li);
-		launch_ev = UINT64_MAX;
+		size_t i = 0;
+		while (i < nopen && open_launches[i].fn != ld->function)
+			i++;
+		if (i == nopen)
+			return;
+		li.ev = open_launches[i].ev;
+		memmove(open_launches + i, open_launches + i + 1, (--nopen - i) * sizeof(*open_launches));
+		dev_launch_end(&li);
 	}
 }
 
@@ -379,9 +404,6 @@ static void events(Sanitizer_CallbackId cbid, const Sanitizer_EventData *ed)
 	event(&e, NULL);
 }
 
-/* CUgraphNodeType values of the driver API. */
-enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_MEM_ALLOC = 10, NODE_MEM_FREE = 11 };
-
 /*
  * A graph launch (cudaGraphLaunch) on this thread, between its GRAPHS
  * LAUNCH_BEGIN and END: its nodes are recorded on its stream.  The driver
@@ -391,7 +413,6 @@ enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_MEM_ALLOC = 10, N
  * the work before the launch there, before the work after it, and in the
  * order their callbacks come (a graph's own edges are not known).
  */
-static __thread int graph_open;
 static __thread CUstream graph_stream;
 static __thread uint32_t graph_kernels; /* kernel nodes in this thread's graph launch so far */
 
@@ -403,6 +424,7 @@ static void graph_launch(Sanitizer_CallbackId cbid, const Sanitizer_GraphLaunchD
 	graph_stream = graph_open ? gl->stream : NULL;
 	if (graph_open) {
 		graph_kernels = 0;
+		graph_no = ++gmp_col.graph_launches; /* its kernel nodes' events carry it (detector/graphs.c) */
 		return;
 	}
 	/* Kernel nodes launched together, each given its buffer per launch: their accesses may mix (META). */
@@ -451,90 +473,6 @@ static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunc
 	}
 }
 
-/* What a graph's callback says of its streams and memory (log_callback). */
-static void log_graph(Sanitizer_CallbackId cbid, const void *cbdata, char *more, size_t n)
-{
-	if (cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN || cbid == SANITIZER_CBID_GRAPHS_LAUNCH_END) {
-		const Sanitizer_GraphLaunchData *gl = cbdata;
-		snprintf(more, n, " graph stream %p upload %u", (void *)gl->stream, gl->isGraphUpload);
-		return;
-	}
-	if (cbid != SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN && cbid != SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END)
-		return;
-	const Sanitizer_GraphNodeLaunchData *gd = cbdata;
-	int k = snprintf(more, n, " node type %d upload %u", (int)gd->nodeType, gd->isGraphUpload);
-	if (k < 0 || (size_t)k >= n)
-		return;
-	switch ((int)gd->nodeType) {
-	case NODE_KERNEL:
-		snprintf(more + k, n - (size_t)k, " stream %p api stream %p launch %p function %p",
-			 (void *)gd->launchData.stream, (void *)gd->launchData.apiStream,
-			 (void *)gd->launchData.hLaunch, (void *)gd->launchData.function);
-		break;
-	case NODE_MEMCPY:
-		snprintf(more + k, n - (size_t)k, " address 0x%" PRIx64 " from 0x%" PRIx64 " size %" PRIu64 " api stream %p",
-			 gd->memcpyData.dstAddress, gd->memcpyData.srcAddress, gd->memcpyData.size,
-			 (void *)gd->memcpyData.apiStream);
-		break;
-	case NODE_MEMSET:
-		snprintf(more + k, n - (size_t)k, " address 0x%" PRIx64 " stream %p", gd->memsetData.address,
-			 (void *)gd->memsetData.stream);
-		break;
-	case NODE_MEM_ALLOC:
-		snprintf(more + k, n - (size_t)k, " address 0x%" PRIx64 " size %" PRIu64 " stream %p",
-			 gd->memAllocData.address, gd->memAllocData.size, (void *)gd->memAllocData.stream);
-		break;
-	case NODE_MEM_FREE:
-		snprintf(more + k, n - (size_t)k, " address 0x%" PRIx64, gd->memFreeAddress);
-		break;
-	default:
-		break;
-	}
-}
-
-/*
- * GMPROF_LOG_CALLBACKS=1: what the Sanitizer delivers, for finding out on a
- * GPU how an API reaches the collector (which callbacks, which addresses).
- * One line each: domain and callback id as numbers (sanitizer_api.h names
- * them), the API in progress, and the memory data where there is some.
- */
-static void log_callback(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
-			 const void *cbdata)
-{
-	char more[160] = "";
-	if (domain == SANITIZER_CB_DOMAIN_RESOURCE) {
-		switch (cbid) {
-		case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC:
-		case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:
-		case SANITIZER_CBID_RESOURCE_HOST_MEMORY_ALLOC:
-		case SANITIZER_CBID_RESOURCE_HOST_MEMORY_FREE:
-		case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC:
-		case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC: {
-			const Sanitizer_ResourceMemoryData *md = cbdata;
-			snprintf(more, sizeof(more), " address 0x%" PRIx64 " size %" PRIu64 " flags 0x%x",
-				 md->address, md->size, md->flags);
-			break;
-		}
-		case SANITIZER_CBID_RESOURCE_VIRTUAL_RESERVE:
-		case SANITIZER_CBID_RESOURCE_VIRTUAL_RELEASE: {
-			const Sanitizer_ResourceVirtualRange *vr = cbdata;
-			snprintf(more, sizeof(more), " address 0x%" PRIx64 " size %" PRIu64, vr->address,
-				 vr->size);
-			break;
-		}
-		default:
-			break;
-		}
-	} else if (domain == SANITIZER_CB_DOMAIN_GRAPHS) {
-		log_graph(cbid, cbdata, more, sizeof(more));
-	} else if (domain == SANITIZER_CB_DOMAIN_LAUNCH) {
-		const Sanitizer_LaunchData *ld = cbdata;
-		snprintf(more, sizeof(more), " stream %p", (void *)ld->stream);
-	}
-	fprintf(stderr, "gmprof: callback %d/%d in %s%s\n", (int)domain, (int)cbid,
-		api_name ? api_name : "(no API)", more);
-}
-
 void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 			    Sanitizer_CallbackId cbid, const void *cbdata);
 
@@ -549,7 +487,7 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 		return;
 	}
 	if (gmp_col.opts.log_callbacks)
-		log_callback(domain, cbid, cbdata);
+		cb_log(domain, cbid, cbdata, api_name);
 	in_callback = 1;
 	uint64_t t0 = st_now();
 	/* A new context's device, as the driver names it: asked before the lock is taken. */

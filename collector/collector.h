@@ -6,6 +6,7 @@
  *
  *   inject.c     entry points (InitializeInjection, the constructor), exit
  *   callbacks.c  the Sanitizer callback: cbdata -> recorder and device calls
+ *   cblog.c      GMPROF_LOG_CALLBACKS: what the Sanitizer delivers, on stderr
  *   recorder.c   events into the profile and the in-memory trace, streams,
  *                live objects, the flusher thread, online detection at exit
  *   device.c     patches, object tables, launch buffers (device.h: locking)
@@ -96,6 +97,7 @@ struct gmp_collector {
 	int unpatching;
 	pthread_cond_t unpatched;
 	uint64_t unpatches;
+	uint32_t graph_launches;  /* graph launches so far: each one's number (lock) */
 	uint64_t graph_shared;    /* graph launches of two or more kernel nodes given buffers per launch (lock) */
 	int patch_wanted;         /* atomic: some context has modules to patch after a call (patching.c) */
 	struct gmp_ctx_state **ctxs;
@@ -272,6 +274,16 @@ size_t nvtx_region_count(void);
  */
 size_t nvtx_table_pieces(const uint64_t *ls, const uint64_t *le, size_t n, uint64_t *start, uint64_t *end);
 
+/* CUgraphNodeType values of the driver API. */
+enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_MEM_ALLOC = 10, NODE_MEM_FREE = 11 };
+
+/*
+ * GMPROF_LOG_CALLBACKS=1 (cblog.c): one line on stderr per callback, with
+ * the API in progress (api, or NULL) and the memory, streams and graph
+ * nodes its data names.
+ */
+void cb_log(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void *cbdata, const char *api);
+
 /* ---- device.c, harvest.c (callers hold gmp_col.lock; each may release it
    while it calls the Sanitizer, see device.h) -------------------------------- */
 struct gmp_launch_info {
@@ -280,6 +292,7 @@ struct gmp_launch_info {
 	CUfunction function;
 	Sanitizer_StreamHandle hstream;
 	Sanitizer_LaunchHandle hlaunch;
+	Sanitizer_StreamHandle hwait; /* a graph's kernel node: the stream the graph was launched into */
 	const char *name;
 	uint64_t ev;              /* set by dev_launch_begin: the kernel's event, or UINT64_MAX */
 	int graph_node;           /* a graph's kernel node */

@@ -145,6 +145,7 @@ struct pending {
 	uint64_t ev;
 	uint64_t seq;             /* order in which launches were enqueued; 0: not yet */
 	Sanitizer_StreamHandle hs;
+	Sanitizer_StreamHandle hwait; /* the stream whose sync covers it: hs, or a graph node's launching stream */
 	struct lbuf buf;
 	struct snapshot *snap;
 	CUfunction fn;

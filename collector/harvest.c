@@ -331,7 +331,7 @@ size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, in
 	for (size_t i = 0; i < s->npend; i++) {
 		const struct pending *q = &s->pend[i];
 		int covered = horizon == HV_ANY || (q->seq && q->seq <= horizon);
-		int take_it = (all || q->hs == hs) && covered;
+		int take_it = (all || q->hwait == hs) && covered;
 		if (take_it && GMP_GROW(take, cap, n + 1)) {
 			dev_out_of_memory("collecting launches"); /* it waits for a later sync */
 			take_it = 0;
@@ -359,7 +359,7 @@ int dev_collect_oldest(struct gmp_ctx_state *s)
 {
 	if (!s->npend)
 		return 0;
-	Sanitizer_StreamHandle oldest = s->pend[0].hs;
+	Sanitizer_StreamHandle oldest = s->pend[0].hwait;
 	dev_unlock_for(GMP_ST_WAIT);
 	SanitizerResult r = gmp_col.san.StreamSynchronize(oldest);
 	dev_lock();
@@ -385,7 +385,7 @@ void dev_harvest_now(struct gmp_ctx_state *s, struct pending *p)
 void dev_drain(struct gmp_ctx_state *s)
 {
 	while (s->npend) {
-		Sanitizer_StreamHandle hs = s->pend[0].hs;
+		Sanitizer_StreamHandle hs = s->pend[0].hwait;
 		dev_unlock_for(GMP_ST_WAIT);
 		SanitizerResult r = gmp_col.san.StreamSynchronize(hs);
 		dev_lock();

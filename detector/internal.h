@@ -71,6 +71,25 @@ struct det {
 };
 
 /*
+ * The kernel nodes of CUDA graph launches whose accesses mixed (graphs.c):
+ * each such node's accesses are its launch's union, u[uoff[k] ..
+ * uoff[k + 1]) for k = grp[i] of node ev[i] (ascending).
+ */
+struct det_graphs {
+	uint32_t *ev, *grp;
+	size_t n, next;          /* nodes; the next one det_graphs_union may be asked for */
+	struct gmp_access *u;    /* each union sorted by address, its read/write bits ORed */
+	size_t nu;
+	uint32_t *uoff;
+	size_t ngroups;          /* graph launches merged */
+};
+
+int det_graphs_plan(const struct gmp_trace *t, struct det_graphs *g);
+/* Event v's accesses when it is a merged node (n set), else NULL; v ascending from call to call. */
+const struct gmp_access *det_graphs_union(struct det_graphs *g, uint32_t v, uint32_t *n);
+void det_graphs_release(struct det_graphs *g);
+
+/*
  * A kernel launch whose accesses are unknown: not monitored (outside the
  * capture range, or the collector could not), or never read back.  It may
  * have read and written any object live when it was issued, so the

@@ -28,6 +28,7 @@ struct rs {
 	struct gmp_objmap *base;     /* device, managed, async, heap objects */
 	struct gmp_objmap *regions;  /* pool regions */
 	struct hit cache[CACHE_SLOTS]; /* kernels touch the same objects again and again */
+	struct det_graphs graphs;    /* graph launches whose kernel nodes' accesses mixed */
 	uint32_t *stamp;             /* per object: last event that added a dep + 1 */
 	uint32_t *slot;              /* per object: index of that dep entry */
 	size_t stamp_cap, slot_cap;
@@ -267,9 +268,17 @@ static int do_kernel(struct rs *s, uint32_t v, const struct gmp_event *e)
 {
 	struct det *d = s->d;
 	const struct gmp_trace *t = d->t;
-	for (uint32_t i = 0; i < e->acc_n; i++) {
-		const struct gmp_access *a = &t->acc[e->acc_off + i];
+	/* A graph's kernel node whose launch's accesses mixed: the union, on the objects live now. */
+	uint32_t nacc = e->acc_n;
+	const struct gmp_access *acc = det_graphs_union(&s->graphs, v, &nacc);
+	const int merged = acc != NULL;
+	if (!merged)
+		acc = nacc ? &t->acc[e->acc_off] : NULL;
+	for (uint32_t i = 0; i < nacc; i++) {
+		const struct gmp_access *a = &acc[i];
 		uint32_t obj = lookup(s, a->addr);
+		if (obj == UINT32_MAX && merged)
+			continue; /* another node's access, to an object not live at this one */
 		if (obj == UINT32_MAX)
 			return det_fail(d, v, "kernel '%s' %s 0x%" PRIx64 ", which belongs to no live object",
 					gmp_trace__str(t, e->name, NULL),
@@ -308,6 +317,9 @@ int det_resolve(struct det *d)
 	forget(s);
 	s->base = gmp_objmap__new();
 	s->regions = gmp_objmap__new();
+	if (det_graphs_plan(t, &s->graphs))
+		goto out;
+	d->r->graph_launches_merged = s->graphs.ngroups;
 	d->dep_off = malloc((t->nev + 1) * sizeof(*d->dep_off));
 	d->touch_obj = malloc((t->ntouch ? t->ntouch : 1) * sizeof(*d->touch_obj));
 	if (!s->base || !s->regions || !d->dep_off || !d->touch_obj)
@@ -342,6 +354,7 @@ int det_resolve(struct det *d)
 out:
 	gmp_objmap__free(s->base);
 	gmp_objmap__free(s->regions);
+	det_graphs_release(&s->graphs);
 	free(s->stamp);
 	free(s->slot);
 	free(s);

@@ -61,7 +61,11 @@ static int parse_event(struct parser *ps, struct gmp_dec *d, const char **why)
 	uint64_t size = gmp_dec_varint(d), value = gmp_dec_varint(d);
 	if (d->err || flags > 0xffff)
 		BAD("malformed event record");
-	if (e.op != GMP_OP_KERNEL) { /* a kernel's are zero; its accesses come later */
+	if (e.op == GMP_OP_KERNEL) { /* its accesses come later; value: its graph launch */
+		if (value > UINT32_MAX)
+			BAD("malformed event record");
+		e.graph = (uint32_t)value;
+	} else {
 		e.addr = addr;
 		e.size = size;
 		if (e.op == GMP_OP_MEMCPY)

@@ -289,7 +289,7 @@ int64_t gmp_writer__event(struct gmp_writer *w, const struct gmp_event *ev)
 	/* The record keeps every field; an op's fields share storage in memory. */
 	int k = ev->op == GMP_OP_KERNEL, copy = ev->op == GMP_OP_MEMCPY;
 	uint64_t addr = k ? 0 : ev->addr, size = k ? 0 : ev->size;
-	uint64_t src = copy ? ev->src : 0, value = k || copy ? 0 : ev->value;
+	uint64_t src = copy ? ev->src : 0, value = k ? ev->graph : copy ? 0 : ev->value;
 	if (put(w, head, 2) || rec_varint(w, ev->flags) || rec_varint(w, ev->device) ||
 	    rec_varint(w, ev->stream) || rec_varint(w, ev->thread) ||
 	    rec_varint(w, ev->stack) || rec_varint(w, ev->at) || rec_varint(w, ev->name) ||

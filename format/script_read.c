@@ -41,7 +41,8 @@ static const char *const *op_fields(unsigned op)
 	static const char *const free_f[] = { "addr", NULL };
 	static const char *const memcpy_f[] = { "dst", "src", "size", "async", NULL };
 	static const char *const memset_f[] = { "addr", "size", "value", "async", NULL };
-	static const char *const kernel_f[] = { "name", "read", "write", "touch", "monitored", NULL };
+	static const char *const kernel_f[] = { "name", "read", "write", "touch", "monitored", "graph",
+						 NULL };
 	static const char *const sync_f[] = { "event", NULL };
 	static const char *const event_f[] = { "event", NULL };
 	static const char *const none_f[] = { NULL };
@@ -182,6 +183,10 @@ static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e
 			return rc;
 		if (rc > 0)
 			return sr_fail(r, "missing required field 'name'");
+		if ((rc = sr_opt_u32(r, o, "graph", &e->graph)) < 0)
+			return rc;
+		if (rc == 0 && !e->graph)
+			return sr_fail(r, "field 'graph' numbers a graph launch from 1");
 		const cJSON *mon = cJSON_GetObjectItemCaseSensitive(o, "monitored");
 		if (mon && !cJSON_IsBool(mon))
 			return sr_fail(r, "field 'monitored' must be true or false");

@@ -85,6 +85,8 @@ static void op_fields(struct gmp_jw *jw, const struct gmp_trace *t, const struct
 		break;
 	case GMP_OP_KERNEL:
 		gmp_jw__kstr(jw, "name", gmp_trace__str(t, e->name, NULL));
+		if (e->graph)
+			gmp_jw__ku64(jw, "graph", e->graph);
 		if (!(e->flags & GMP_EF_ACCESS_KNOWN)) {
 			gmp_jw__kbool(jw, "monitored", 0); /* its accesses are unknown */
 			break;

@@ -292,6 +292,8 @@ struct gmp_result {
 	uint64_t napis;                 /* GPU APIs (sync ops excluded) */
 	uint64_t nedges;                /* dependency edges */
 	uint64_t peak_bytes;            /* the largest peak over all devices */
+	size_t graph_launches_merged;   /* CUDA graph launches whose kernel nodes each count as making
+					   every access of any of them (detector/graphs.c) */
 	struct gmp_detect_opts opts;
 	uint64_t pass_ns[GMP_PASSES];   /* time each pass took (gmp_pass__name) */
 	struct gmp_names *names;        /* readable kernel names, cached (opts.demangle) */

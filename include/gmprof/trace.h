@@ -105,6 +105,8 @@ struct gmp_event {
 			uint32_t acc_n;      /* number of accesses */
 			uint32_t touch_off;  /* first entry in trace->touch */
 			uint32_t touch_n;    /* number of touches */
+			uint32_t graph;      /* the CUDA graph launch it is a kernel node of,
+						numbered 1, 2, ... in issue order; 0 none */
 		};
 	};
 	uint64_t host_ns;    /* host clock at issue, ns since the run began (0 unknown) */

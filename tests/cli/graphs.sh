@@ -15,7 +15,8 @@ FAKE=$B/double/fake_app
 use_double "$PWD/$B"
 strip_script() { sed -E '/"kind":"pool_region"/!s/,"label":"[^"]*"//; s/,"at":"[^"]*"//' "$1"; }
 # A profile's events as a script, without what differs from run to run.
-events_of() { "$GMPROF" dump "$1" | grep -v '"op":"meta"' | sed -E 's/,"thread":[0-9]+//; s/,"time_ns":[0-9]+//'; }
+# A graph launch's number on its kernel nodes' events (detector/graphs.c) is left out too.
+events_of() { "$GMPROF" dump "$1" | grep -v '"op":"meta"' | sed -E 's/,"thread":[0-9]+//; s/,"time_ns":[0-9]+//; s/,"graph":[0-9]+//'; }
 
 cat >"$TMPDIR/memnodes.jsonl" <<'J'
 # Stream-ordered allocations and frees on two streams (cudaGraphAddMemAllocNode
@@ -74,11 +75,106 @@ done
 "$GMPROF" report "$TMPDIR/graph_capture.graph.gmprof" >"$TMPDIR/gc.txt" 2>&1
 "$GMPROF" html -o "$TMPDIR/gc.html" "$TMPDIR/graph_capture.graph.gmprof" 2>/dev/null
 "$GMPROF" report --format markdown "$TMPDIR/graph_capture.graph.gmprof" >"$TMPDIR/gc.md" 2>/dev/null
-grep -q '^  graphs   2 graph launches ran two or more kernel nodes: on an H100 the accesses' "$TMPDIR/gc.txt" &&
+grep -q '^  graphs   2 graph launches ran two or more kernel nodes, each given its buffer per launch; every one of them reported accesses of its own, taken as reported' "$TMPDIR/gc.txt" &&
 	grep -q '<dt>graphs</dt><dd>2 graph launches ran two or more kernel nodes' "$TMPDIR/gc.html" &&
 	grep -q '^| graphs | 2 graph launches ran two or more kernel nodes' "$TMPDIR/gc.md" &&
-	ok "graph launches of several kernel nodes: counted, and each report cautions" ||
+	ok "graph launches of several kernel nodes: counted, and each report says so" ||
 	notok "graphs caution: $(grep -i graphs "$TMPDIR/gc.txt" "$TMPDIR/gc.md"; "$GMPROF" dump "$TMPDIR/graph_capture.graph.gmprof" | grep graph_shared)"
+# Each kernel node's event carries its graph launch's number: graph_capture's two launches of fill and add.
+[ "$("$GMPROF" dump "$TMPDIR/graph_capture.graph.gmprof" | sed -n 's/.*"op":"kernel".*"graph":\([0-9]*\).*/\1/p' | tr '\n' ' ')" = "1 1 2 2 " ] &&
+	[ "$("$GMPROF" dump "$TMPDIR/graph_capture.calls.gmprof" | grep -c '"graph":')" = 0 ] &&
+	ok "kernel nodes numbered by their graph launch (1 1 2 2), plain launches not" ||
+	notok "graph numbers: $("$GMPROF" dump "$TMPDIR/graph_capture.graph.gmprof" | grep '"op":"kernel"')"
+
+# Kernel nodes whose accesses mix, as on an H100 (GMP_DOUBLE_GRAPH_MIX=1: the nodes of a
+# graph launch all begin, then all run into the callback data set last, then all end):
+# graph_capture's fill reports nothing and add both kernels' accesses.  The detector merges
+# each such launch (every kernel node makes every access of any), which gives the findings
+# of tests/gpu/graph_capture.merged (make gpu-check accepts them for such a run), and every
+# report says so.
+rm -f "$TMPDIR/mix.gmprof"
+expect_exit 0 "graph_capture, kernel nodes' accesses mixed" -- env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 \
+	GMPROF_OUTPUT="$TMPDIR/mix.gmprof" "$FAKE" tests/gpu/graph_capture.jsonl
+"$GMPROF" dump "$TMPDIR/mix.gmprof" | grep '"op":"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' >"$TMPDIR/mix.k"
+cat >"$TMPDIR/mix.want" <<'J'
+{"op":"kernel","name":"fill","graph":1,"stream":1}
+{"op":"kernel","name":"add","graph":1,"read":["0x20000000"],"write":["0x10000000","0x20000000"],"stream":1}
+{"op":"kernel","name":"fill","graph":2,"stream":1}
+{"op":"kernel","name":"add","graph":2,"read":["0x20000000"],"write":["0x10000000","0x20000000"],"stream":1}
+J
+diff -u "$TMPDIR/mix.want" "$TMPDIR/mix.k" >"$TMPDIR/diff" && ok "  ... fill reported nothing, add both" ||
+	{ notok "  ... the kernels' accesses"; cat "$TMPDIR/diff"; }
+G=$GMPROF OUT_DIR=$TMPDIR
+. tests/gpu/expect.sh
+check mix "$TMPDIR/mix.gmprof" tests/gpu/graph_capture.merged && ok "  ... merged: the findings of graph_capture.merged" ||
+	{ notok "  ... merged findings"; cat "$TMPDIR/mix.diff"; }
+! check mix.exact "$TMPDIR/mix.gmprof" tests/gpu/graph_capture.expect &&
+	ok "  ... which are not graph_capture.expect's (the early allocation of the buffer fill writes is missed)" ||
+	notok "  ... the merged findings are the exact ones: the test shows nothing"
+"$GMPROF" report "$TMPDIR/mix.gmprof" >"$TMPDIR/mix.txt" 2>&1
+"$GMPROF" report --format json "$TMPDIR/mix.gmprof" >"$TMPDIR/mix.json" 2>&1
+grep -q "^  graphs   2 graph launches had a kernel node that reported no access while another reported some (on an H100 kernel nodes launched together reported into one node's buffer): each kernel node of such a launch counts as making every access any of them made" "$TMPDIR/mix.txt" &&
+	grep -q '"graph_launches_merged": *2' "$TMPDIR/mix.json" && grep -q '"graph_shared_launches": *2' "$TMPDIR/mix.json" &&
+	ok "  ... the report and its JSON say which launches were merged" ||
+	notok "  ... merged launches: $(grep graphs "$TMPDIR/mix.txt"; grep graph_ "$TMPDIR/mix.json")"
+# The collector ends each kernel node's launch at its own END (BEGIN, BEGIN, END, END), and
+# collects it at a sync of the stream the graph was launched into: the device memory it holds
+# does not grow with the graph launches of a loop.
+loop() { echo '{"op":"alloc","addr":"0x10000000","size":1048576}'; echo '{"op":"alloc","addr":"0x20000000","size":1048576}'
+	i=0; while [ $i -lt "$1" ]; do i=$((i + 1))
+		echo '{"op":"kernel","name":"k1","write":["0x10000000"],"stream":1}'
+		echo '{"op":"kernel","name":"k2","read":["0x10000000"],"write":["0x20000000"],"stream":1}'
+		echo '{"op":"sync","stream":1}'; done
+	echo '{"op":"free","addr":"0x10000000"}'; echo '{"op":"free","addr":"0x20000000"}'; }
+held_by() { "$GMPROF" dump "$1" | sed -n 's/.*"key":"collector_device_peak","value":"\([0-9]*\)".*/\1/p'; }
+for n in 2 40; do
+	loop $n >"$TMPDIR/loop$n.jsonl"
+	rm -f "$TMPDIR/loop$n.gmprof"
+	env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_OUTPUT="$TMPDIR/loop$n.gmprof" "$FAKE" "$TMPDIR/loop$n.jsonl" 2>/dev/null
+done
+[ -n "$(held_by "$TMPDIR/loop2.gmprof")" ] && [ "$(held_by "$TMPDIR/loop2.gmprof")" = "$(held_by "$TMPDIR/loop40.gmprof")" ] &&
+	ok "  ... 40 graph launches hold no more device memory than 2" ||
+	notok "  ... device memory held: $(held_by "$TMPDIR/loop2.gmprof") for 2 launches, $(held_by "$TMPDIR/loop40.gmprof") for 40"
+
+# The detector's rule, on scripts: a launch whose every node reported accesses of its own is
+# taken as reported; another node's access to an object not live at a node counts for none.
+cat >"$TMPDIR/own.jsonl" <<'J'
+{"op":"alloc","addr":"0x1000","size":4096}
+{"op":"alloc","addr":"0x3000","size":4096}
+{"op":"kernel","name":"a","graph":1,"write":["0x1000"]}
+{"op":"kernel","name":"b","graph":1,"read":["0x1000"]}
+{"op":"alloc","addr":"0x5000","size":4096}
+{"op":"kernel","name":"c","graph":1,"write":["0x3000"]}
+{"op":"kernel","name":"d","graph":2,"write":["0x3000"]}
+{"op":"kernel","name":"e","graph":2}
+{"op":"kernel","name":"f","graph":3,"write":["0x5000"]}
+{"op":"free","addr":"0x5000"}
+{"op":"kernel","name":"g","graph":3}
+{"op":"free","addr":"0x1000"}
+{"op":"free","addr":"0x3000"}
+{"op":"end"}
+J
+# What the merge makes of it: e writes what d does; g nothing (f's object is freed before it).
+sed -E 's/,"graph":[0-9]+//; s/"name":"e"/"name":"e","write":["0x3000"]/' "$TMPDIR/own.jsonl" >"$TMPDIR/want.jsonl"
+"$GMPROF" replay --format json "$TMPDIR/own.jsonl" >"$TMPDIR/own.json" 2>"$TMPDIR/err" &&
+	"$GMPROF" replay --format json "$TMPDIR/want.jsonl" >"$TMPDIR/want.json" &&
+	diff -u "$TMPDIR/want.json" "$TMPDIR/own.json" >"$TMPDIR/diff" &&
+	grep -q late_deallocation "$TMPDIR/own.json" &&
+	ok "detector: a launch with an empty node merged, its nodes' accesses on the objects live at each" ||
+	{ notok "detector: merged findings"; cat "$TMPDIR/err" "$TMPDIR/diff"; }
+"$GMPROF" report --format json "$TMPDIR/own.jsonl" 2>/dev/null | grep -q '"graph_launches_merged": *2' &&
+	ok "  ... two of three graph launches merged; the third, whose nodes each reported accesses, as reported" ||
+	notok "  ... merged launches: $("$GMPROF" report --format json "$TMPDIR/own.jsonl" 2>&1 | grep graph_)"
+"$GMPROF" dump "$TMPDIR/own.jsonl" | grep -c '"graph":' | grep -qx 7 &&
+	"$GMPROF" convert -o "$TMPDIR/own.gmprof" "$TMPDIR/own.jsonl" &&
+	"$GMPROF" dump "$TMPDIR/own.gmprof" | grep '"op":"kernel"' | sed -E 's/,"thread":[0-9]+//' >"$TMPDIR/own.k" &&
+	[ "$(sed -n 's/.*"graph":\([0-9]*\).*/\1/p' "$TMPDIR/own.k" | tr '\n' ' ')" = "1 1 1 2 2 3 3 " ] &&
+	ok "  ... a kernel's graph launch: read from a script, written to a profile and back" ||
+	notok "  ... graph numbers round trip: $(cat "$TMPDIR/own.k")"
+echo '{"op":"kernel","name":"k","graph":0}' >"$TMPDIR/zero.jsonl"
+expect_exit 2 "  ... a graph launch numbered 0 is refused" -- "$GMPROF" replay "$TMPDIR/zero.jsonl"
+expect_stderr_line "zero.jsonl:1: field 'graph' numbers a graph launch from 1" "  ... in one line naming the field"
+
 ! "$GMPROF" report "$TMPDIR/graph_capture.fn.gmprof" 2>&1 | grep -q '^  graphs ' &&
 	! "$GMPROF" report "$TMPDIR/graph_capture.calls.gmprof" 2>&1 | grep -q '^  graphs ' &&
 	ok "  ... none with GMPROF_GRAPH_NODE_DATA=function, nor for the same work as calls" ||

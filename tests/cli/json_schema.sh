@@ -64,14 +64,18 @@ printf '%s\n' '{"op":"alloc","addr":"0x100000","size":65536}' \
 	'{"op":"sync"}' '{"op":"free","addr":"0x100000"}' '{"op":"end"}' >"$TMPDIR/lost.jsonl"
 env GMPROF_MODE=intra GMPROF_RECORDS=2 GMPROF_HEAP_RECORDS=0 GMPROF_OUTPUT="$TMPDIR/collected.gmprof" \
 	"$B/double/fake_app" --oom-above 4096 "$TMPDIR/lost.jsonl" 2>/dev/null || notok "the collector's run"
-# A captured graph's launches (two kernel nodes each), as the double delivers graphs.
+# A captured graph's launches (two kernel nodes each), as the double delivers graphs;
+# and again with the nodes' accesses mixed, as an H100 did (the detector merges them).
 env GMP_DOUBLE_GRAPH=1 GMPROF_OUTPUT="$TMPDIR/graphs.gmprof" "$B/double/fake_app" tests/gpu/graph_capture.jsonl \
 	2>/dev/null || notok "the collector's run of graphs"
+env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_OUTPUT="$TMPDIR/mixed.gmprof" "$B/double/fake_app" \
+	tests/gpu/graph_capture.jsonl 2>/dev/null || notok "the collector's run of mixed graphs"
 
 # The corpus: every script and recorded profile the tests have, and the above.
 n=0
 for f in tests/scripts/*.jsonl tests/fuzz/corpus/script/* tests/data/gpu/*.gmprof "$TMPDIR/extras.jsonl" \
-	"$TMPDIR/failures.jsonl" "$TMPDIR/pool.gmprof" "$TMPDIR/collected.gmprof" "$TMPDIR/graphs.gmprof"; do
+	"$TMPDIR/failures.jsonl" "$TMPDIR/pool.gmprof" "$TMPDIR/collected.gmprof" "$TMPDIR/graphs.gmprof" \
+	"$TMPDIR/mixed.gmprof"; do
 	"$GMPROF" replay --format json "$f" >"$D/replay.$n.json" 2>/dev/null || { rm -f "$D/replay.$n.json"; continue; }
 	sym=
 	case $f in tests/data/gpu/*) sym="--symbols tests/data/gpu/bin" ;; esac

@@ -28,10 +28,11 @@ use_double() {
 	NVTX_INJECTION64_PATH=$GMPROF_COLLECTOR
 	export GMPROF_COLLECTOR GMPROF_SANITIZER_LIB GMPROF_DOUBLE GMPROF_PATCH GMPROF_SUMMARY NVTX_INJECTION64_PATH
 }
-# A profile's kernel events as a script writes them (no thread, no time);
-# with "touches", the touches alone (reads and writes left out).
+# A profile's kernel events as a script writes them (no thread, no time, no
+# graph launch number); with "touches", the touches alone (reads and writes
+# left out).
 kernels_of() {
-	"$GMPROF" dump "$1" 2>/dev/null | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' |
+	"$GMPROF" dump "$1" 2>/dev/null | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//; s/,"graph":[0-9]+//' |
 		if [ "${2:-}" = touches ]; then sed -E 's/"(read|write)":\[[^]]*\],//g'; else cat; fi
 }
 # same_kernels NAME PROFILE SCRIPT COUNT [touches]: the profile's COUNT kernel

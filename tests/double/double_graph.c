@@ -12,12 +12,14 @@
 #include "double_nvtx.h"
 #include "gmprof/trace.h"
 
-static int mode;
+static int mode, mix;
 
 static void read_mode(void)
 {
 	const char *v = getenv("GMP_DOUBLE_GRAPH");
 	mode = v && !strcmp(v, "1");
+	v = getenv("GMP_DOUBLE_GRAPH_MIX");
+	mix = mode && v && !strcmp(v, "1");
 }
 
 uint32_t double_graph_node_of(const struct gmp_trace *t, size_t i, const struct live *live, size_t nlive)
@@ -87,4 +89,39 @@ void double_graph_node(int type, Sanitizer_CallbackId cbid, const void *data, si
 	double_launch_callback(type == DOUBLE_NODE_KERNEL); /* no patching in a kernel's callback */
 	double_deliver(SANITIZER_CB_DOMAIN_GRAPHS, cbid, &gd);
 	double_launch_callback(0);
+}
+
+/* GMP_DOUBLE_GRAPH_MIX=1: this thread's kernel nodes begun and not yet run (double_graph_hold). */
+#define HELD 64
+static __thread struct held {
+	size_t i;
+	Sanitizer_LaunchData ld;
+} held[HELD];
+static __thread size_t nheld;
+static __thread uint32_t held_graph;
+
+int double_graph_hold(const struct gmp_trace *t, size_t i, uint32_t graph, const Sanitizer_LaunchData *ld)
+{
+	if (!mix)
+		return 0;
+	if (nheld == HELD || (nheld && held_graph != graph))
+		double_graph_flush(t);
+	held_graph = graph;
+	held[nheld++] = (struct held){ i, *ld };
+	return 1;
+}
+
+void double_graph_flush(const struct gmp_trace *t)
+{
+	for (size_t k = 0; k < nheld; k++)
+		double_kernel_runs(t, held[k].i, &held[k].ld, k == 0);
+	for (size_t k = 0; k < nheld; k++)
+		double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, &held[k].ld,
+				  sizeof(held[k].ld));
+	nheld = 0;
+}
+
+int double_graph_holds(uint32_t graph)
+{
+	return nheld && held_graph == graph;
 }

@@ -43,5 +43,24 @@ void double_graph_switch(uint32_t *open, uint32_t want, CUstream stream, Sanitiz
  * its upload, then (cbid NODE_LAUNCH_BEGIN or END) itself.
  */
 void double_graph_node(int type, Sanitizer_CallbackId cbid, const void *data, size_t n);
+/*
+ * GMP_DOUBLE_GRAPH_MIX=1 (with GMP_DOUBLE_GRAPH=1), as an H100 did
+ * (docs/sanitizer-api.md, CUDA graphs): consecutive kernel nodes of one
+ * graph launch all begin before any runs, then all run into the callback
+ * data set last (each one's own per-launch data replaced by the next
+ * one's), then all end.  double_graph_hold keeps kernel node i of graph
+ * (begun) for double_graph_flush and returns 1, or returns 0 without
+ * mixing; double_graph_flush runs and ends the nodes held; and
+ * double_graph_holds says whether graph's nodes are held.
+ */
+int double_graph_hold(const struct gmp_trace *t, size_t i, uint32_t graph, const Sanitizer_LaunchData *ld);
+void double_graph_flush(const struct gmp_trace *t);
+int double_graph_holds(uint32_t graph);
+/*
+ * Kernel i of t runs on its stream with the callback data the collector
+ * set (sanitizer_double.c); first: the first kernel to run into that data
+ * (which must hold no record of its launch yet).
+ */
+void double_kernel_runs(const struct gmp_trace *t, size_t i, const Sanitizer_LaunchData *ld, int first);
 
 #endif

@@ -181,7 +181,7 @@ static CUevent event_handle(uint64_t v)
 	return (CUevent)(uintptr_t)(0x900000 + (v & 0xffffffffu) * 16 + ((v >> 63) ? 8 : 0));
 }
 
-static void run_kernel(const struct gmp_trace *t, size_t k, CUfunction fn, int node)
+static void run_kernel(const struct gmp_trace *t, size_t k, CUfunction fn, int node, int first)
 {
 	const struct gmp_event *e = &t->ev[k];
 	struct gmp_patch_launch *l = launch_userdata;
@@ -195,7 +195,8 @@ static void run_kernel(const struct gmp_trace *t, size_t k, CUfunction fn, int n
 	__atomic_add_fetch(&double_stats.unpatched_kernels, !patched, __ATOMIC_RELAXED);
 	if (!l || !patched || !double_patched_cb(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS))
 		return;
-	double_launch_starts(l, k);
+	if (first)
+		double_launch_starts(l, k);
 	/* Its malloc() and free() calls: the script's heap ops that follow it. */
 	const int heap = double_patched_cb(SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC) != NULL;
 	for (size_t i = k + 1; i < t->nev && heap; i++) {
@@ -219,6 +220,15 @@ static void run_kernel(const struct gmp_trace *t, size_t k, CUfunction fn, int n
 	}
 }
 
+void double_kernel_runs(const struct gmp_trace *t, size_t i, const Sanitizer_LaunchData *ld, int first)
+{
+	double_kernel_started();
+	double_stream_lock(ld->hStream); /* the kernel reads the tables copies on its stream write */
+	run_kernel(t, i, ld->function, ld->apiContext != NULL, first); /* a graph node names its launch's context */
+	double_stream_unlock(ld->hStream);
+	double_kernel_launched(); /* submitted: then its LAUNCH_END */
+}
+
 /* Room for one more live object (the array doubles: replays of 100k allocations stay linear). */
 static struct live *live_room(struct live **live, size_t nlive)
 {
@@ -230,8 +240,8 @@ static struct live *live_room(struct live **live, size_t nlive)
 	return nl;
 }
 
-/* g: the event comes as a node of the graph launch open on its stream. */
-static int replay_event(const struct gmp_trace *t, size_t i, struct live **live, size_t *nlive, int g)
+/* g: 1 + its stream when the event comes as a node of the graph launch open on that stream, else 0. */
+static int replay_event(const struct gmp_trace *t, size_t i, struct live **live, size_t *nlive, uint32_t g)
 {
 	const struct gmp_event *e = &t->ev[i];
 	int prev_sync = i > 0 && t->ev[i - 1].op == GMP_OP_SYNC &&
@@ -395,11 +405,9 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
 			double_launch_callback(0);
 		}
-		double_kernel_started();
-		double_stream_lock(ld.hStream); /* the kernel reads the tables copies on its stream write */
-		run_kernel(t, i, ld.function, g != 0);
-		double_stream_unlock(ld.hStream);
-		double_kernel_launched(); /* submitted: then its LAUNCH_END */
+		if (g && double_graph_hold(t, i, g, &ld))
+			break; /* runs and ends with the graph's next kernel nodes */
+		double_kernel_runs(t, i, &ld, 1);
 		if (g) {
 			double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, &ld, sizeof(ld));
 		} else {
@@ -540,6 +548,8 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		int between = (nextc < t->nrchg && t->rchg[nextc].before <= i) ||
 			      (nextf < t->nfails && t->fails[nextf].before <= i);
 		uint32_t want = i < t->nev && !between ? double_graph_node_of(t, i, live, nlive) : 0;
+		if (!(i < t->nev && t->ev[i].op == GMP_OP_KERNEL && want == graph && double_graph_holds(graph)))
+			double_graph_flush(t); /* GMP_DOUBLE_GRAPH_MIX: the kernel nodes held run and end */
 		double_graph_switch(&graph, want, want ? double_stream_handle(want - 1) : NULL, want ? double_hstream(want - 1) : NULL);
 		for (; !err && nextc < t->nrchg && t->rchg[nextc].before <= i; nextc++)
 			if (double_nvtx_ranges(t, &t->rchg[nextc], &path))
@@ -549,7 +559,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		if (err || i == t->nev)
 			break;
 		double_profiler_calls(i);
-		err = replay_event(t, i, &live, &nlive, want != 0);
+		err = replay_event(t, i, &live, &nlive, want);
 		maybe_die((long)i + 1);
 	}
 	__atomic_sub_fetch(&replaying, 1, __ATOMIC_RELAXED);

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * CUDA graph launches whose kernel nodes' accesses mixed.  The collector
+ * numbers each graph launch and gives its kernel nodes that number
+ * (gmp_event.graph).  On an H100 (2026-11-27) two kernel nodes of one
+ * graph launch, each given a launch buffer of its own, both reported into
+ * the last one's: the first node came back with no access, the second with
+ * both nodes' (docs/sanitizer-api.md, CUDA graphs).  Which node made which
+ * access is then unknown, so where a graph launch has a monitored kernel
+ * node that reported no access and another that reported some, each of its
+ * monitored kernel nodes counts as making every access any of them made,
+ * on the objects live when it was issued.  That only adds uses: a finding
+ * may be missed, none is made up.  A graph launch whose every node
+ * reported accesses of its own is taken as reported; so is a node that
+ * reported none but called malloc() or free() (what it did to the memory
+ * it allocated is never reported).  A kernel that truly touches no global
+ * memory, beside one that does, makes its launch merged: only uses added.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util.h"
+
+struct member {
+	uint32_t graph, ev;
+};
+
+static int by_graph(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	if (x->graph != y->graph)
+		return x->graph < y->graph ? -1 : 1;
+	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+static int by_ev(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	return x->ev < y->ev ? -1 : x->ev > y->ev;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct gmp_access *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int monitored_node(const struct gmp_event *e)
+{
+	return e->op == GMP_OP_KERNEL && e->graph && (e->flags & GMP_EF_ACCESS_KNOWN);
+}
+
+static int by_u32(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * Kernel nodes that called malloc() or free(): their accesses to what they
+ * allocate are never reported (resolve.c, heap()), so one may report none
+ * and still have done something.  Sorted event indices into *out.
+ */
+static int heap_kernels(const struct gmp_trace *t, uint32_t **out, size_t *n)
+{
+	size_t k = 0, cap = 0;
+	*out = NULL;
+	for (size_t i = 0; i < t->nev; i++) {
+		const struct gmp_event *e = &t->ev[i];
+		if (!gmp_event__in_kernel(e) || e->value >= t->nev || !monitored_node(&t->ev[e->value]))
+			continue;
+		if (GMP_GROW(*out, cap, k + 1))
+			return -ENOMEM;
+		(*out)[k++] = (uint32_t)e->value;
+	}
+	if (k)
+		qsort(*out, k, sizeof(**out), by_u32);
+	*n = k;
+	return 0;
+}
+
+/* The accesses and touches of members m[0..k) into g->u, sorted by address, one entry per address. */
+static int add_union(const struct gmp_trace *t, const struct member *m, size_t k, struct det_graphs *g,
+		     size_t *cap)
+{
+	size_t start = g->nu;
+	for (size_t i = 0; i < k; i++) {
+		const struct gmp_event *e = &t->ev[m[i].ev];
+		if (GMP_GROW(g->u, *cap, g->nu + e->acc_n + e->touch_n))
+			return -ENOMEM;
+		for (uint32_t j = 0; j < e->acc_n; j++)
+			g->u[g->nu++] = t->acc[e->acc_off + j];
+		for (uint32_t j = 0; j < e->touch_n; j++) { /* its first byte names its object */
+			const struct gmp_touch *tc = &t->touch[e->touch_off + j];
+			g->u[g->nu++] = (struct gmp_access){ .addr = tc->addr, .rw = tc->rw };
+		}
+	}
+	qsort(g->u + start, g->nu - start, sizeof(*g->u), by_addr);
+	size_t w = start;
+	for (size_t i = start; i < g->nu; i++) {
+		if (w > start && g->u[w - 1].addr == g->u[i].addr)
+			g->u[w - 1].rw |= g->u[i].rw;
+		else
+			g->u[w++] = g->u[i];
+	}
+	g->nu = w;
+	return 0;
+}
+
+/*
+ * The merged launches' members: (event, union) in g->ev and g->grp; the
+ * others dropped from m.  heap: the kernels of heap_kernels, nh of them.
+ */
+static int plan(const struct gmp_trace *t, struct member *m, size_t n, const uint32_t *heap, size_t nh,
+		struct det_graphs *g)
+{
+	size_t ucap = 0, kept = 0, offcap = 0;
+	qsort(m, n, sizeof(*m), by_graph);
+	for (size_t i = 0; i < n;) {
+		size_t j = i, empty = 0;
+		for (; j < n && m[j].graph == m[i].graph; j++) {
+			const struct gmp_event *e = &t->ev[m[j].ev];
+			empty += !e->acc_n && !e->touch_n && !(nh && bsearch(&m[j].ev, heap, nh, sizeof(*heap), by_u32));
+		}
+		if (empty && empty < j - i) { /* some node reported nothing, another something */
+			if (GMP_GROW(g->uoff, offcap, g->ngroups + 2))
+				return -ENOMEM;
+			g->uoff[g->ngroups] = (uint32_t)g->nu;
+			if (add_union(t, m + i, j - i, g, &ucap))
+				return -ENOMEM;
+			g->uoff[g->ngroups + 1] = (uint32_t)g->nu;
+			for (size_t k = i; k < j; k++)
+				m[kept++] = (struct member){ .graph = (uint32_t)g->ngroups, .ev = m[k].ev };
+			g->ngroups++;
+		}
+		i = j;
+	}
+	if (!kept)
+		return 0;
+	qsort(m, kept, sizeof(*m), by_ev);
+	g->ev = malloc(kept * sizeof(*g->ev));
+	g->grp = malloc(kept * sizeof(*g->grp));
+	if (!g->ev || !g->grp)
+		return -ENOMEM;
+	for (size_t k = 0; k < kept; k++) {
+		g->ev[k] = m[k].ev;
+		g->grp[k] = m[k].graph;
+	}
+	g->n = kept;
+	return 0;
+}
+
+int det_graphs_plan(const struct gmp_trace *t, struct det_graphs *g)
+{
+	*g = (struct det_graphs){ 0 };
+	size_t n = 0;
+	for (size_t i = 0; i < t->nev; i++)
+		n += monitored_node(&t->ev[i]);
+	if (n < 2)
+		return 0;
+	struct member *m = malloc(n * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < t->nev; i++)
+		if (monitored_node(&t->ev[i]))
+			m[n++] = (struct member){ .graph = t->ev[i].graph, .ev = (uint32_t)i };
+	uint32_t *heap = NULL;
+	size_t nh = 0;
+	int err = heap_kernels(t, &heap, &nh);
+	if (!err)
+		err = plan(t, m, n, heap, nh, g);
+	free(heap);
+	free(m);
+	if (err)
+		det_graphs_release(g);
+	return err;
+}
+
+const struct gmp_access *det_graphs_union(struct det_graphs *g, uint32_t v, uint32_t *n)
+{
+	while (g->next < g->n && g->ev[g->next] < v)
+		g->next++;
+	if (g->next == g->n || g->ev[g->next] != v)
+		return NULL;
+	uint32_t k = g->grp[g->next++];
+	*n = g->uoff[k + 1] - g->uoff[k];
+	return g->u + g->uoff[k];
+}
+
+void det_graphs_release(struct det_graphs *g)
+{
+	free(g->ev);
+	free(g->grp);
+	free(g->u);
+	free(g->uoff);
+	*g = (struct det_graphs){ 0 };
+}
