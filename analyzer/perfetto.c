@@ -418,18 +418,14 @@ static void api(struct pf *p, uint32_t v)
 	gmp_jw__u64(jw, p->r->ordinal[v]);
 	GMP_JW_KEY(jw, "level");
 	gmp_jw__u64(jw, p->r->level[v]);
-	if (e->op != GMP_OP_KERNEL && e->size) {
-		GMP_JW_KEY(jw, "size");
-		gmp_jw__u64(jw, e->size);
-	}
-	if (e->op != GMP_OP_KERNEL && e->addr) {
-		GMP_JW_KEY(jw, "addr");
-		gmp_jw__hex(jw, e->addr);
-	}
-	if (gmp_result__unknown_launch(p->r, v)) {
-		GMP_JW_KEY(jw, "monitored"); /* its accesses are unknown: it may have used any live object */
-		gmp_jw__bool(jw, 0);
-	}
+	if (e->op != GMP_OP_KERNEL && e->size)
+		gmp_jw__ku64(jw, "size", e->size);
+	if (e->op != GMP_OP_KERNEL && e->addr)
+		gmp_jw__khex(jw, "addr", e->addr);
+	if (e->op == GMP_OP_KERNEL && e->graph) /* a kernel node of that CUDA graph launch */
+		gmp_jw__ku64(jw, "graph", e->graph);
+	if (gmp_result__unknown_launch(p->r, v)) /* its accesses are unknown: it may have used any live object */
+		gmp_jw__kbool(jw, "monitored", 0);
 	const char *site = gmp_sites__event(&p->s->sites, v, NULL);
 	if (site) {
 		GMP_JW_KEY(jw, "at");

@@ -115,7 +115,9 @@ check mix "$TMPDIR/mix.gmprof" tests/gpu/graph_capture.merged && ok "  ... merge
 "$GMPROF" report --format json "$TMPDIR/mix.gmprof" >"$TMPDIR/mix.json" 2>&1
 grep -q "^  graphs   2 graph launches had a kernel node that reported no access while another reported some (on an H100 kernel nodes launched together reported into one node's buffer): each kernel node of such a launch counts as making every access any of them made" "$TMPDIR/mix.txt" &&
 	grep -q '"graph_launches_merged": *2' "$TMPDIR/mix.json" && grep -q '"graph_shared_launches": *2' "$TMPDIR/mix.json" &&
-	ok "  ... the report and its JSON say which launches were merged" ||
+	"$GMPROF" perfetto -o "$TMPDIR/mix.trace.json" "$TMPDIR/mix.gmprof" 2>/dev/null &&
+	[ "$(grep -o '"name":"fill"[^}]*"args":{[^}]*"graph":[0-9]*' "$TMPDIR/mix.trace.json" | sed 's/.*"graph"://' | tr '\n' ' ')" = "1 2 " ] &&
+	ok "  ... the report and its JSON say which launches were merged; the trace gives each kernel node its launch" ||
 	notok "  ... merged launches: $(grep graphs "$TMPDIR/mix.txt"; grep graph_ "$TMPDIR/mix.json")"
 # The collector ends each kernel node's launch at its own END (BEGIN, BEGIN, END, END), and
 # collects it at a sync of the stream the graph was launched into: the device memory it holds
