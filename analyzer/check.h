@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "gmprof/detect.h"
 
 #define GMP_MAX_CHECKS (GMP_PAT_COUNT + 12) /* complete .. baseline:range_peak, each at most once */
@@ -113,5 +114,40 @@ size_t gmp_gate__failures(const struct gmp_gate *g);
 /* gmp_output__write writers, ctx a struct gmp_gates: 0, -EIO or -ENOMEM. */
 int gmp_gates__junit(FILE *fp, void *ctx);
 int gmp_gates__markdown(FILE *fp, void *ctx);
+
+/* What gmprof check checks: its budgets, its baseline and how far to trust it. */
+struct gmp_budgets {
+	uint32_t fail_on;
+	int have_peak;
+	uint64_t max_peak;
+	int have_inuse;
+	uint64_t max_inuse;
+	double peak_pct, inuse_pct; /* the budgets as shares of each device's memory (0: in bytes) */
+	int have_leak;
+	uint64_t max_leak;
+	const struct gmp_range_budget *range;  /* --max-range-peak, nrange of them */
+	size_t nrange;
+	const struct gmp_baseline *base;   /* NULL: no baseline */
+	double tol_pct;
+	uint64_t tol_abs;
+	int allow_incomplete;
+	int allow_oom;
+};
+
+/* What check's command line asks for: the checks (bu, ranges) and where their results go. */
+struct gmp_check_args {
+	struct gmp_cli_common cm;
+	struct gmp_budgets bu;         /* base: set once the baseline is loaded */
+	struct gmp_range_budget ranges[GMP_RANGE_BUDGETS];
+	const char *sarif, *junit, *md, *basefile, *root, *cq;
+	int annotations;
+};
+
+/*
+ * check's options into *ar (check_args.c; usage: what --help prints): 0,
+ * or 1 with the exit status in *ex (after --help, or one sentence naming a
+ * bad option).
+ */
+int gmp_check__args(int argc, char **argv, const char *usage, struct gmp_check_args *ar, int *ex);
 
 #endif

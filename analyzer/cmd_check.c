@@ -143,24 +143,6 @@ static struct gmp_check *check_budget(struct gmp_gate *g, const char *name, uint
 }
 
 /* What a check run was asked for. */
-struct budgets {
-	uint32_t fail_on;
-	int have_peak;
-	uint64_t max_peak;
-	int have_inuse;
-	uint64_t max_inuse;
-	double peak_pct, inuse_pct; /* the budgets as shares of each device's memory (0: in bytes) */
-	int have_leak;
-	uint64_t max_leak;
-	const struct gmp_range_budget *range;  /* --max-range-peak, nrange of them */
-	size_t nrange;
-	const struct gmp_baseline *base;   /* NULL: no baseline */
-	double tol_pct;
-	uint64_t tol_abs;
-	int allow_incomplete;
-	int allow_oom;
-};
-
 /* Always on: no allocation ran out of memory (the first one named). */
 static void check_oom(struct gmp_gate *g, int allow)
 {
@@ -237,7 +219,7 @@ static void check_share(struct gmp_gate *g, const char *name, double pct, int in
 }
 
 /* Runs every check asked for, prints a line each (naming the input when named); how many failed. */
-static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const struct gmp_peak_cmp *cmps, size_t ncmps,
+static size_t run_checks(struct gmp_gate *g, const struct gmp_budgets *bu, const struct gmp_peak_cmp *cmps, size_t ncmps,
 			 int named)
 {
 	const struct gmp_session *s = g->s;
@@ -283,7 +265,7 @@ static size_t run_checks(struct gmp_gate *g, const struct budgets *bu, const str
 /* Every input in turn: its session, its checks, its SARIF results; then the totals. */
 struct all {
 	struct gmp_inputs in;
-	const struct budgets *bu;
+	const struct gmp_budgets *bu;
 	struct gmp_sarif *sf;      /* its root, mask and baseline; s set per input */
 	struct gmp_source *src;        /* source lines under findings, or NULL */
 	struct gmp_gate *gates;        /* one per input checked so far */
@@ -433,168 +415,86 @@ static int load_baseline(const char *path, struct gmp_cli_common *cm, struct gmp
 	return err ? -1 : 0;
 }
 
-/* "5%", "1MiB", "5%,1MiB" (either order). */
-static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
+/* --source-root (or the current directory) as SARIF's %SRCROOT%, into root: 0, or -1 said. */
+static int source_root(const char *arg, char *root, size_t n)
 {
-	char buf[64];
-	if (strlen(s) >= sizeof(buf))
+	/* An absolute root is taken as written: the sources may live elsewhere (CI). */
+	if (arg && arg[0] == '/' && strlen(arg) < n) {
+		snprintf(root, n, "%s", arg);
+		size_t rl = strlen(root);
+		while (rl > 1 && root[rl - 1] == '/')
+			root[--rl] = 0;
+	} else if (arg ? !realpath(arg, root) : !getcwd(root, n)) {
+		gmp_input__perror(arg ? arg : ".", "cannot resolve the source root", errno);
 		return -1;
-	snprintf(buf, sizeof(buf), "%s", s);
-	*pct = 0;
-	*abs = 0;
-	char *save = NULL;
-	int any = 0;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		size_t n = strlen(tok);
-		if (n && tok[n - 1] == '%') {
-			tok[n - 1] = 0;
-			if (gmp_cli__pct(tok, pct))
-				return -1;
-		} else if (gmp_cli__bytes(tok, abs)) {
-			return -1;
-		}
-		any = 1;
 	}
-	return any ? 0 : -1;
+	if (!strcmp(root, "/"))
+		root[0] = 0;
+	return 0;
+}
+
+/* Checks every input, then writes what was asked: 0, or -1 with the problem said. */
+static int check_and_write(struct all *a, const struct gmp_check_args *ar)
+{
+	a->gates = calloc(a->in.n, sizeof(*a->gates));
+	a->props = calloc(a->in.n, sizeof(*a->props));
+	int rc = a->gates && a->props ? 0 : -1;
+	if (rc)
+		fprintf(stderr, "gmprof check: out of memory\n");
+	else if (ar->sarif)
+		rc = gmp_output__write(ar->sarif, ar->cm.force, write_sarif, a);
+	else if (a->keep && (rc = write_sarif(NULL, a)))
+		rc = rc == GMP_OUTPUT_ABANDON ? -1 : (fprintf(stderr, "gmprof check: out of memory\n"), -1);
+	else if (!a->keep)
+		rc = check_all(a, NULL) ? -1 : 0;
+	if (!rc && a->keep)
+		rc = ci_formats(a, ar->annotations, ar->cq, ar->cm.force);
+	if (!rc && gmp_source__error(a->src)) /* a source line left out: no JUnit or Markdown without it */
+		rc = (fprintf(stderr, "gmprof check: out of memory\n"), -1);
+	if (!rc && (fflush(stdout) != 0 || ferror(stdout))) /* the log: what a CI job shows of the gate */
+		rc = (fprintf(stderr, "gmprof check: cannot write the log to standard output: %s\n", strerror(errno)), -1);
+	struct gmp_gates gs = { a->gates, a->ngates, a->checks, a->failed };
+	if (!rc && ar->junit && gmp_output__write(ar->junit, ar->cm.force, gmp_gates__junit, &gs))
+		rc = -1;
+	if (!rc && ar->md && gmp_output__write(ar->md, ar->cm.force, gmp_gates__markdown, &gs))
+		rc = -1;
+	for (size_t i = 0; i < a->ngates; i++)
+		gate_release(&a->gates[i]);
+	free(a->gates);
+	free(a->props);
+	free(a->text);
+	return rc;
 }
 
 int cmd_check(int argc, char **argv)
 {
-	enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXINUSE, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT, O_MD,
-	       O_ROOT, O_INCOMPLETE, O_OOM, O_ANNOT, O_CQ, O_RANGEPEAK };
-	static const struct option longopts[] = {
-		{ "fail-on", required_argument, 0, O_FAILON }, { "max-peak", required_argument, 0, O_MAXPEAK },
-		{ "max-in-use", required_argument, 0, O_MAXINUSE },
-		{ "max-leak", required_argument, 0, O_MAXLEAK }, { "baseline", required_argument, 0, O_BASELINE },
-		{ "tolerance", required_argument, 0, O_TOL }, { "sarif", required_argument, 0, O_SARIF },
-		{ "junit", required_argument, 0, O_JUNIT }, { "markdown", required_argument, 0, O_MD }, { "source-root", required_argument, 0, O_ROOT },
-		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "allow-incomplete", no_argument, 0, O_INCOMPLETE },
-		{ "allow-oom", no_argument, 0, O_OOM }, { "annotations", required_argument, 0, O_ANNOT },
-		{ "codequality", required_argument, 0, O_CQ }, { "max-range-peak", required_argument, 0, O_RANGEPEAK },
-		{ "force", no_argument, 0, OPT_FORCE }, { "help", no_argument, 0, 'h' },
-		GMP_DETECT_LONGOPTS, GMP_SOURCE_LONGOPTS, { 0, 0, 0, 0 },
-	};
-	struct gmp_cli_common cm;
-	gmp_cli__common_init(&cm);
-	const char *sarif = NULL, *junit = NULL, *md = NULL, *basefile = NULL, *root = NULL, *cq = NULL;
-	uint32_t fail_on = 0;
-	uint64_t max_peak = 0, max_inuse = 0, max_leak = 0, tol_abs = 0;
-	double tol_pct = 0, peak_pct = 0, inuse_pct = 0;
-	int have_peak = 0, have_inuse = 0, have_leak = 0, allow_incomplete = 0, allow_oom = 0, annotations = 0, c, ex;
-	struct gmp_range_budget ranges[GMP_RANGE_BUDGETS];
-	size_t nranges = 0;
-	gmp_cli__reset_getopt();
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_FAILON:
-			if (gmp_pattern__parse_list(optarg, &fail_on))
-				return gmp_cli__usage_error("check", "'--fail-on %s' names no known pattern list", optarg);
-			break;
-		case O_MAXPEAK:
-			if (gmp_cli__budget(optarg, &max_peak, &peak_pct))
-				return gmp_cli__usage_error("check", "bad byte count or share '%s' for --max-peak "
-							    "(like 6GiB, or 90%% of the device's memory)", optarg);
-			have_peak = 1;
-			break;
-		case O_MAXINUSE:
-			if (gmp_cli__budget(optarg, &max_inuse, &inuse_pct))
-				return gmp_cli__usage_error("check", "bad byte count or share '%s' for --max-in-use "
-							    "(like 6GiB, or 90%% of the device's memory)", optarg);
-			have_inuse = 1;
-			break;
-		case O_MAXLEAK:
-			if (gmp_cli__bytes(optarg, &max_leak))
-				return gmp_cli__usage_error("check", "bad byte count '%s' for --max-leak", optarg);
-			have_leak = 1;
-			break;
-		case O_BASELINE: basefile = optarg; break;
-		case O_TOL:
-			if (parse_tolerance(optarg, &tol_pct, &tol_abs))
-				return gmp_cli__usage_error("check", "bad tolerance '%s' (like 5%%, 1MiB or 5%%,1MiB)", optarg);
-			break;
-		case O_SARIF: sarif = optarg; break;
-		case O_JUNIT: junit = optarg; break;
-		case O_MD: md = optarg; break;
-		case O_ROOT: root = optarg; break;
-		case O_INCOMPLETE: allow_incomplete = 1; break;
-		case O_OOM: allow_oom = 1; break;
-		case O_ANNOT:
-			if (strcmp(optarg, "github"))
-				return gmp_cli__usage_error("check", "'--annotations %s' names no annotation format "
-							    "(github is the one there is)", optarg);
-			annotations = 1;
-			break;
-		case O_CQ: cq = optarg; break;
-		case O_RANGEPEAK:
-			if (nranges == GMP_RANGE_BUDGETS || gmp_range_budget__parse(optarg, &ranges[nranges++]))
-				return gmp_cli__usage_error("check", "bad --max-range-peak '%s' (like 'step > forward=6GiB' "
-							    "or 'step*=50%%'; at most %d of them)", optarg, GMP_RANGE_BUDGETS);
-			break;
-		default:
-			if (gmp_cli__common("check", usage, c, argv, &cm, &ex) < 0)
-				return ex;
-		}
-	}
-	struct gmp_inputs in;
-	if ((ex = gmp_cli__inputs("check", argc, argv, &cm, &in)))
+	struct gmp_check_args ar = { 0 };
+	struct gmp_budgets *bu = &ar.bu;
+	int ex;
+	if (gmp_check__args(argc, argv, usage, &ar, &ex))
 		return ex;
-	struct gmp_sarif sf = { .error_mask = fail_on | (allow_oom ? 0 : 1u << GMP_PAT_COUNT) | 7u << (GMP_PAT_COUNT + 1),
-				.has_max_peak = have_peak, .max_peak = max_peak, .max_peak_pct = peak_pct,
-				.range = ranges, .nrange = nranges };
-	/* An absolute root is taken as written: the sources may live elsewhere (CI). */
-	if (root && root[0] == '/' && strlen(root) < sizeof(sf.root)) {
-		snprintf(sf.root, sizeof(sf.root), "%s", root);
-		size_t rl = strlen(sf.root);
-		while (rl > 1 && sf.root[rl - 1] == '/')
-			sf.root[--rl] = 0;
-	} else if (root ? !realpath(root, sf.root) : !getcwd(sf.root, sizeof(sf.root))) {
-		gmp_input__perror(root ? root : ".", "cannot resolve the source root", errno);
+	struct gmp_inputs in;
+	if ((ex = gmp_cli__inputs("check", argc, argv, &ar.cm, &in)))
+		return ex;
+	struct gmp_sarif sf = { .error_mask = bu->fail_on | (bu->allow_oom ? 0 : 1u << GMP_PAT_COUNT) |
+					      7u << (GMP_PAT_COUNT + 1),
+				.has_max_peak = bu->have_peak, .max_peak = bu->max_peak, .max_peak_pct = bu->peak_pct,
+				.range = ar.ranges, .nrange = bu->nrange };
+	if (source_root(ar.root, sf.root, sizeof(sf.root)))
 		return GMP_EXIT_USAGE;
-	}
-	if (!strcmp(sf.root, "/"))
-		sf.root[0] = 0;
 	struct gmp_baseline base = { 0 };
-	if (basefile && load_baseline(basefile, &cm, &base))
+	if (ar.basefile && load_baseline(ar.basefile, &ar.cm, &base))
 		return GMP_EXIT_USAGE;
-	struct budgets bu = { fail_on, have_peak, max_peak, have_inuse, max_inuse, peak_pct, inuse_pct, have_leak,
-			      max_leak, ranges, nranges, basefile ? &base : NULL, tol_pct, tol_abs, allow_incomplete,
-			      allow_oom };
-	sf.baseline = basefile ? &base : NULL;
-	struct all a = { .in = in, .bu = &bu, .sf = &sf, .keep = annotations || cq };
-	if ((ex = gmp_cli__source("check", &cm, &a.src))) {
+	bu->base = sf.baseline = ar.basefile ? &base : NULL;
+	struct all a = { .in = in, .bu = bu, .sf = &sf, .keep = ar.annotations || ar.cq };
+	if ((ex = gmp_cli__source("check", &ar.cm, &a.src))) {
 		gmp_baseline__release(&base);
 		return ex;
 	}
-	a.gates = calloc(a.in.n, sizeof(*a.gates));
-	a.props = calloc(a.in.n, sizeof(*a.props));
-	int rc = a.gates && a.props ? 0 : -1;
-	if (rc)
-		fprintf(stderr, "gmprof check: out of memory\n");
-	else if (sarif)
-		rc = gmp_output__write(sarif, cm.force, write_sarif, &a);
-	else if (a.keep && (rc = write_sarif(NULL, &a)))
-		rc = rc == GMP_OUTPUT_ABANDON ? -1 : (fprintf(stderr, "gmprof check: out of memory\n"), -1);
-	else if (!a.keep)
-		rc = check_all(&a, NULL) ? -1 : 0;
-	if (!rc && a.keep)
-		rc = ci_formats(&a, annotations, cq, cm.force);
-	if (!rc && gmp_source__error(a.src)) /* a source line left out: no JUnit or Markdown without it */
-		rc = (fprintf(stderr, "gmprof check: out of memory\n"), -1);
-	if (!rc && (fflush(stdout) != 0 || ferror(stdout))) /* the log: what a CI job shows of the gate */
-		rc = (fprintf(stderr, "gmprof check: cannot write the log to standard output: %s\n", strerror(errno)), -1);
-	struct gmp_gates gs = { a.gates, a.ngates, a.checks, a.failed };
-	if (!rc && junit && gmp_output__write(junit, cm.force, gmp_gates__junit, &gs))
-		rc = -1;
-	if (!rc && md && gmp_output__write(md, cm.force, gmp_gates__markdown, &gs))
-		rc = -1;
-	for (size_t i = 0; i < a.ngates; i++)
-		gate_release(&a.gates[i]);
-	free(a.gates);
-	free(a.props);
-	free(a.text);
+	int rc = check_and_write(&a, &ar);
 	gmp_baseline__release(&base);
 	if (!rc)
 		gmp_source__note(a.src, stderr, "gmprof check: ");
 	gmp_source__free(a.src);
-	return gmp_cli__finish(&cm, rc, "check") ? GMP_EXIT_USAGE : a.failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
+	return gmp_cli__finish(&ar.cm, rc, "check") ? GMP_EXIT_USAGE : a.failed ? GMP_EXIT_GATE : GMP_EXIT_OK;
 }
