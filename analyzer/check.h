@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "gmprof/detect.h"
 
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 12) /* complete .. baseline:range_peak, each at most once */
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 13) /* complete .. baseline:range_peak, each at most once */
 
 struct gmp_check {
 	char name[64];

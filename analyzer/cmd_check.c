@@ -135,6 +135,18 @@ static void check_suppressions(struct gmp_gate *g)
 	}
 }
 
+/*
+ * Never fails: where the detector merged graph launches whose kernel nodes'
+ * accesses mixed, the pattern checks rest on that (findings may be missed,
+ * none made up: docs/known-limits.md, CUDA graphs).
+ */
+static void check_graphs(struct gmp_gate *g)
+{
+	char buf[512];
+	if (g->s->r->graph_launches_merged && gmp_report__graph_words(g->s->r, buf, sizeof(buf)))
+		gmp_gate__add(g, "graphs", 0, "%s", buf);
+}
+
 static struct gmp_check *check_budget(struct gmp_gate *g, const char *name, uint64_t value, uint64_t max)
 {
 	char a[64], b[64];
@@ -231,6 +243,7 @@ static size_t run_checks(struct gmp_gate *g, const struct gmp_budgets *bu, const
 	    : "the program did not reach its end (crashed or killed)");
 	check_oom(g, bu->allow_oom);
 	check_suppressions(g);
+	check_graphs(g);
 	check_patterns(g, bu->fail_on);
 	if (bu->have_peak && bu->peak_pct)
 		check_share(g, "max_peak", bu->peak_pct, 0);

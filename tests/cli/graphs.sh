@@ -119,6 +119,14 @@ grep -q "^  graphs   2 graph launches had a kernel node that reported no access 
 	[ "$(grep -o '"name":"fill"[^}]*"args":{[^}]*"graph":[0-9]*' "$TMPDIR/mix.trace.json" | sed 's/.*"graph"://' | tr '\n' ' ')" = "1 2 " ] &&
 	ok "  ... the report and its JSON say which launches were merged; the trace gives each kernel node its launch" ||
 	notok "  ... merged launches: $(grep graphs "$TMPDIR/mix.txt"; grep graph_ "$TMPDIR/mix.json")"
+# gmprof check says so, in a check that never fails (its log, JUnit and Markdown); not for
+# launches taken as reported.
+"$GMPROF" check --fail-on early_allocation --junit "$TMPDIR/mix.xml" "$TMPDIR/mix.gmprof" >"$TMPDIR/check.log" 2>&1
+grep -q "^PASS graphs: 2 graph launches had a kernel node that reported no access" "$TMPDIR/check.log" &&
+	grep -q '^PASS pattern:early_allocation: 0 findings' "$TMPDIR/check.log" && grep -q 'name="graphs"' "$TMPDIR/mix.xml" &&
+	! "$GMPROF" check --fail-on early_allocation "$TMPDIR/graph_capture.graph.gmprof" 2>&1 | grep -q '^PASS graphs' &&
+	ok "  ... gmprof check says which launches were merged (the early allocation is not found then)" ||
+	notok "  ... check: $(cat "$TMPDIR/check.log")"
 # The collector ends each kernel node's launch at its own END (BEGIN, BEGIN, END, END), and
 # collects it at a sync of the stream the graph was launched into: the device memory it holds
 # does not grow with the graph launches of a loop.

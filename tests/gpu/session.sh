@@ -23,8 +23,13 @@
 # not yet measured (object-l1, object-hints, object-empty, object-outside,
 # object-outside-at-launch, intra-l1), and gpu-check once under
 # CUDA_MODULE_LOADING=LAZY (gmprof run keeps the user's setting), which
-# says whether gmprof run can stop asking for eager loading.  The calls
-# below are for a longer lease.
+# says whether gmprof run can stop asking for eager loading.  In gpu-check's
+# log, for CUDA graphs (since 2026-11-27's lease): graph_capture passing as
+# ".merged" (the detector merged its launches: nodes' accesses still mix)
+# or as expected (nodes kept apart), and what GMPROF_GRAPH_NODE_DATA=function
+# gave; GMPROF_PATCH_AT=launch on multithread and streams_events (patched
+# from the driver's launch call since the deadlock).  The calls below are
+# for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
 # each fit the machine's per-call limit (the same machine, kept warm; the
