@@ -401,6 +401,71 @@ void dev_graph_launch_end(void)
 	dev_lock();
 }
 
+/*
+ * The launch struct its patches read (l) for a launch with buffer p and
+ * tables table and recent; returns how many bytes of records and hit words
+ * to clear before the launch (0: none).  Hit words are cleared when the
+ * buffer is new, then each launch of it stamps its own (patch_abi.h);
+ * again when the stamps would repeat (all of them: words past this
+ * launch's entries hold earlier launches' stamps, which later launches
+ * with more entries must not take for theirs), or before every launch
+ * under GMPROF_FALLBACK=hit-epochs (this launch's entries: every launch
+ * clears its own).  The per-instruction records, before the words, are
+ * cleared with them: stamps start again, so no record may hold this
+ * launch's.
+ */
+static size_t launch_struct(struct pending *p, void *table, void *recent, struct gmp_patch_launch *l)
+{
+	*l = (struct gmp_patch_launch){ .table = (uint64_t)(uintptr_t)table,
+					.recent = (uint64_t)(uintptr_t)recent,
+					.hits = (uint64_t)(uintptr_t)p->buf.dev + lbuf_hits_off(&p->buf),
+					.mode = GMP_MODE_OBJECT | (gmp_col.opts.patch_l1 ? GMP_MODE_L1_TESTS : 0),
+					.abi = GMP_PATCH_ABI_VERSION,
+					.list_cap = lbuf_list_cap(&p->buf) };
+	if (p->buf.heap_cap) {
+		l->heap = (uint64_t)(uintptr_t)p->buf.dev + lbuf_heap_off(&p->buf);
+		l->heap_cap = (uint32_t)p->buf.heap_cap;
+	}
+	if (p->buf.hints)
+		l->hints = (uint64_t)(uintptr_t)p->buf.dev + lbuf_hints_off(&p->buf);
+	const int every = (gmp_col.opts.fallback & GMP_FALLBACK_HIT_EPOCHS) != 0;
+	size_t clear = 0;
+	if (!p->buf.cleared || p->buf.epoch >= gmp_col.opts.hit_epochs || every) {
+		clear = lbuf_hits_off(&p->buf) - lbuf_hints_off(&p->buf) + (every ? p->snap->n : p->buf.cap) * 4;
+		p->buf.cleared = 1;
+		p->buf.epoch = 0;
+	} else {
+		p->buf.epoch++;
+	}
+	l->epoch = p->buf.epoch;
+	return clear;
+}
+
+/*
+ * Intra mode's plan for launch li (lock held): 1 when its maps are to be
+ * set up, need bytes of them (spare: a block of earlier maps to reuse, the
+ * launch's now), else 0: monitored at object level, or (*unmapped) recorded
+ * in intra mode without maps (khist.c: its touches unknown).
+ */
+static int plan_intra(struct gmp_ctx_state *s, struct pending *p, const struct gmp_launch_info *li,
+		      size_t *need, struct spare *spare, int *unmapped)
+{
+	if (gmp_col.opts.mode != GMP_COLLECT_INTRA || !gmp_kfilter__take(gmp_col.kf, li->name))
+		return 0;
+	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran), cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
+	*need = maps_bytes(p->snap, NULL, gs, cs);
+	int plan = khist_plan(s, p->snap, li->function, *need, &p->mapped);
+	if (plan == KH_MASK)
+		*need = maps_bytes(p->snap, p->mapped, gs, cs);
+	if ((*unmapped = plan == KH_NONE))
+		return 0;
+	/* Bounded device memory: collect the oldest launches (a stream wait) past the limit. */
+	while (s->npend && maps_inflight(s) + *need > maps_limit(*need) && dev_collect_oldest(s) > 0) {
+	}
+	*spare = take_spare(s, *need);
+	return 1;
+}
+
 void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 {
 	dev_unpatch_wait();
@@ -424,57 +489,11 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		unmonitored(s, &p, li, e);
 		return;
 	}
-	struct gmp_patch_launch l = { .table = (uint64_t)(uintptr_t)table,
-				      .recent = (uint64_t)(uintptr_t)recent,
-				      .hits = (uint64_t)(uintptr_t)p.buf.dev + lbuf_hits_off(&p.buf),
-				      .mode = GMP_MODE_OBJECT | (gmp_col.opts.patch_l1 ? GMP_MODE_L1_TESTS : 0),
-				      .abi = GMP_PATCH_ABI_VERSION,
-				      .list_cap = lbuf_list_cap(&p.buf) };
-	if (p.buf.heap_cap) {
-		l.heap = (uint64_t)(uintptr_t)p.buf.dev + lbuf_heap_off(&p.buf);
-		l.heap_cap = (uint32_t)p.buf.heap_cap;
-	}
-	if (p.buf.hints)
-		l.hints = (uint64_t)(uintptr_t)p.buf.dev + lbuf_hints_off(&p.buf);
-	/*
-	 * Hit words are cleared when the buffer is new, then each launch of it
-	 * stamps its own (patch_abi.h); again when the stamps would repeat (all
-	 * of them: words past this launch's entries hold earlier launches'
-	 * stamps, which later launches with more entries must not take for
-	 * theirs), or before every launch under GMPROF_FALLBACK=hit-epochs
-	 * (this launch's entries: every launch clears its own).  The
-	 * per-instruction records, before the words, are cleared with them:
-	 * stamps start again, so no record may hold this launch's.
-	 */
-	const int every = (gmp_col.opts.fallback & GMP_FALLBACK_HIT_EPOCHS) != 0;
-	size_t clear = 0;
-	if (!p.buf.cleared || p.buf.epoch >= gmp_col.opts.hit_epochs || every) {
-		clear = lbuf_hits_off(&p.buf) - lbuf_hints_off(&p.buf) + (every ? p.snap->n : p.buf.cap) * 4;
-		p.buf.cleared = 1;
-		p.buf.epoch = 0;
-	} else {
-		p.buf.epoch++;
-	}
-	l.epoch = p.buf.epoch;
-	int intra = gmp_col.opts.mode == GMP_COLLECT_INTRA && gmp_kfilter__take(gmp_col.kf, li->name);
+	struct gmp_patch_launch l;
+	size_t clear = launch_struct(&p, table, recent, &l), need = 0;
 	struct spare spare = { NULL, 0 };
-	size_t need = 0;
-	int unmapped = 0; /* intra mode, its touches unknown (khist.c) */
-	if (intra) {
-		unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran), cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
-		need = maps_bytes(p.snap, NULL, gs, cs);
-		int plan = khist_plan(s, p.snap, li->function, need, &p.mapped);
-		if (plan == KH_MASK)
-			need = maps_bytes(p.snap, p.mapped, gs, cs);
-		unmapped = plan == KH_NONE;
-		intra = !unmapped;
-	}
-	if (intra) {
-		/* Bounded device memory: collect the oldest launches (a stream wait) past the limit. */
-		while (s->npend && maps_inflight(s) + need > maps_limit(need) && dev_collect_oldest(s) > 0) {
-		}
-		spare = take_spare(s, need); /* this launch's now */
-	}
+	int unmapped = 0;
+	int intra = plan_intra(s, &p, li, &need, &spare, &unmapped);
 	dev_unlock();
 	int intra_err = intra && setup_intra(s, &p, &l, need, spare);
 	int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, &l, sizeof(l), li->hstream),
