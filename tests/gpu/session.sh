@@ -20,8 +20,14 @@
 #   GPU_TEST_LIMIT=30 FALLBACK_TRIES=1 CHECK_TIMEOUT=300 sh tests/gpu/session.sh $OUT/s   (timeout_s 400)
 #   STEPS=bench RUNS=3 CONFIGS="native object intra memcheck" sh tests/gpu/session.sh $OUT/b
 # and give the machine back.  2026-11-27 ran those four; next, the columns
-# not yet measured (object-l1, object-hints, object-empty, object-outside,
-# object-outside-at-launch, intra-l1), and gpu-check once under
+# not yet measured, those that decide issue 8's object goal first:
+#   STEPS=bench RUNS=3 CONFIGS="native alloc object object-empty object-hints" sh tests/gpu/session.sh $OUT/b
+# (alloc: gmprof's host work without device patches; object-empty: the
+# Sanitizer's call per access without gmprof's; object-hints: the cheaper
+# steady state of per-instruction records; many_allocs' 80 ms above native
+# that were not gmprof's host time are 160k patched accesses at most, about
+# 0.6 ms: alloc and object-empty tell where the rest goes), then object-l1,
+# object-outside, object-outside-at-launch and intra-l1; and gpu-check once under
 # CUDA_MODULE_LOADING=LAZY (gmprof run keeps the user's setting), which
 # says whether gmprof run can stop asking for eager loading.  In gpu-check's
 # log, for CUDA graphs (since 2026-11-27's lease): graph_capture passing as
