@@ -13,7 +13,9 @@
 #   self (optional): "PROGRAM CONFIG SECONDS COLLECTOR_TIME...", a run's
 #     time and the profile's META collector_time (format/selftime.h): where
 #     gmprof's host time went, and what is left above native (the patched
-#     kernels, the Sanitizer's own work)
+#     kernels, the Sanitizer's own work); and api_callbacks=-/N, the
+#     profile's META api_callbacks (the Sanitizer's calls of the collector
+#     for API calls, which collector_time's "callbacks" count leaves out)
 # Per program: the median time of each configuration and its ratio to
 # native; across programs: the median and the geometric mean of the ratios;
 # then the goals, met or not, and the native peak reductions.  A
@@ -47,6 +49,7 @@ FILENAME == ARGV[5] {
 	for (f = 4; f <= NF; f++) {
 		if (split($f, kv, /[=\/]/) != 3) { print "overhead.awk: bad collector-time part: " $f > "/dev/stderr"; bad = 1; exit 2 }
 		sus[$1, $2, kv[1]] = kv[2]
+		scnt[$1, $2, kv[1]] = kv[3]
 	}
 	if (!($2 in selfcfg)) { selfcfg[$2] = 1; scfg[++nscfg] = $2 }
 	next
@@ -190,10 +193,11 @@ END {
 		print ""
 		print "Where the time above native went, ms (the first run of each; gmprof's host time from the"
 		print "profile's collector_time; \"rest\" is its host time in none of the parts named, \"device\" the"
-		print "time above native that is not gmprof's host time: the patched kernels, the Sanitizer's own work):"
+		print "time above native that is not gmprof's host time: the patched kernels, the Sanitizer's own work;"
+		print "\"callbacks\" the Sanitizer's calls of gmprof, API calls' included, in thousands):"
 		print ""
-		print "| program | config | above native | gmprof host | patching | stream waits | Sanitizer calls | call paths | lock | rest | device |"
-		print "|---|---|---|---|---|---|---|---|---|---|---|"
+		print "| program | config | above native | gmprof host | patching | stream waits | Sanitizer calls | call paths | lock | rest | device | callbacks |"
+		print "|---|---|---|---|---|---|---|---|---|---|---|---|"
 		split("patch wait calls stack lock", part, " ")
 		for (i = 1; i <= np; i++) {
 			p = prog[i]
@@ -209,7 +213,8 @@ END {
 					named += v
 					printf " %.1f |", v
 				}
-				printf " %.1f | %.1f |\n", host - named, above - host
+				printf " %.1f | %.1f | %.1f |\n", host - named, above - host,
+				       (scnt[p, k, "callbacks"] + scnt[p, k, "api_callbacks"]) / 1000
 			}
 		}
 	}

@@ -135,7 +135,8 @@ timed() { # program config command...
 		own=$(sed -n 's/^{"op":"meta","key":"collector_device_peak","value":"\([0-9]*\)"}$/\1/p' "$OUT/$p.$c.meta")
 		[ -z "$own" ] || echo "$p $c $own" >>"$OUT/own"
 		self=$(sed -n 's/^{"op":"meta","key":"collector_time","value":"\([^"]*\)"}$/\1/p' "$OUT/$p.$c.meta")
-		[ -z "$self" ] || echo "$p $c $1 $self" >>"$OUT/self" ;;
+		api=$(sed -n 's/^{"op":"meta","key":"api_callbacks","value":"\([0-9]*\)"}$/\1/p' "$OUT/$p.$c.meta")
+		[ -z "$self" ] || echo "$p $c $1 $self${api:+ api_callbacks=-/$api}" >>"$OUT/self" ;;
 	esac
 }
 

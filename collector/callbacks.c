@@ -483,6 +483,7 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 	if (in_callback || !gmp_col.active || !cbdata)
 		return;
 	if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
+		__atomic_add_fetch(&gmp_col.api_callbacks, 1, __ATOMIC_RELAXED); /* META api_callbacks */
 		api(cbdata); /* thread-local only: no lock */
 		return;
 	}

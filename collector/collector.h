@@ -98,6 +98,7 @@ struct gmp_collector {
 	pthread_cond_t unpatched;
 	uint64_t unpatches;
 	uint32_t graph_launches;  /* graph launches so far: each one's number (lock) */
+	uint64_t api_callbacks;   /* atomic: runtime and driver API callbacks taken (enter and exit) */
 	uint64_t graph_shared;    /* graph launches of two or more kernel nodes given buffers per launch (lock) */
 	int patch_wanted;         /* atomic: some context has modules to patch after a call (patching.c) */
 	struct gmp_ctx_state **ctxs;

@@ -425,6 +425,11 @@ void dev_finish(void)
 		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.unpatches);
 		rec_meta("module_unpatches", n);
 	}
+	uint64_t api = __atomic_load_n(&gmp_col.api_callbacks, __ATOMIC_RELAXED);
+	if (api) { /* the Sanitizer's calls of the collector for API calls, beside those collector_time counts */
+		snprintf(n, sizeof(n), "%" PRIu64, api);
+		rec_meta("api_callbacks", n);
+	}
 	if (gmp_col.graph_shared) { /* graph launches whose kernel nodes' accesses may mix (callbacks.c) */
 		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.graph_shared);
 		rec_meta("graph_shared_launches", n);

@@ -58,6 +58,12 @@ done
 	ok "one start, one exit, a callback per API at least" ||
 	notok "start $start_n, exit $exit_n, callbacks $callbacks_n"
 self_time_sane "$P" object && ok "self_time_sane (make gpu-check's check) takes it" || notok "self_time_sane refuses it"
+# The API calls' callbacks, which the record's "callbacks" leaves out (META api_callbacks): an
+# enter and an exit for each of the double's API calls, one or more per event.
+api=$("$GMPROF" dump "$P" | sed -n 's/.*"key":"api_callbacks","value":"\([0-9]*\)".*/\1/p')
+events=$(grep -c '"op"' "$TMPDIR/five.jsonl")
+[ -n "$api" ] && [ $((api % 2)) = 0 ] && [ "$api" -ge $((2 * events)) ] &&
+	ok "the API calls' callbacks counted apart ($api for $events events)" || notok "api_callbacks: '$api' for $events events"
 inner=$((lock_us + patch_us + calls_us + wait_us + stack_us))
 outer=$((start_us + callbacks_us + exit_us))
 [ "$inner" -le "$outer" ] && [ "$outer" -le "$wall_us" ] &&
