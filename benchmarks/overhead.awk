@@ -7,7 +7,8 @@
 #     object-epochs, object-l1, object-hints, intra, intra-l1; native-first
 #     and intra-first: one pass,
 #     first touches; native-gather, object-gather, object-hints-gather: warps
-#     in different arrays)
+#     in different arrays); and "api-CONFIG CALLS LOOP_MS" lines of
+#     benchmarks/micro/api_cost (api-native, api-alloc, api-object)
 #   own (optional): "PROGRAM CONFIG BYTES", gmprof's own device memory in a
 #     run (the profile's META collector_device_peak); the largest is shown
 #   self (optional): "PROGRAM CONFIG SECONDS COLLECTOR_TIME...", a run's
@@ -171,6 +172,23 @@ END {
 				m = median(ms[gcfg[c]])
 				printf "| %s | %.3f | %.3f |\n", glabel[c], m, (warps[gcfg[c]] > 0 ? (m - baseg) * 1e6 / warps[gcfg[c]] : 0)
 			}
+		}
+	}
+	if ("api-native" in ms) {
+		print ""
+		print "Per-call cost of a runtime call that does no GPU work (benchmarks/micro/api_cost: the loop's"
+		print "wall time, median; ns per call above native):"
+		print ""
+		print "| run | loop ms | ns per call |"
+		print "|---|---|---|"
+		basea = median(ms["api-native"])
+		printf "| native | %.3f | - |\n", basea
+		split("api-alloc api-object", acfg, " ")
+		split("gmprof, alloc mode|gmprof, object mode", alabel, "|")
+		for (c = 1; c <= 2; c++) {
+			if (!(acfg[c] in ms)) continue
+			m = median(ms[acfg[c]])
+			printf "| %s | %.3f | %.1f |\n", alabel[c], m, (warps[acfg[c]] > 0 ? (m - basea) * 1e6 / warps[acfg[c]] : 0)
 		}
 	}
 	if (nocfg) {

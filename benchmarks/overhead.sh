@@ -211,6 +211,27 @@ while [ $r -le "$RUNS" ]; do
 	r=$((r + 1))
 done
 
+# The host cost of a runtime call that does no GPU work (benchmarks/micro/api_cost.cu): natively,
+# in alloc mode (the CI gate's) and in object mode; lines "api-CONFIG CALLS LOOP_MS" in micro.
+"$NVCC" -O2 -o "$OUT/api_cost" benchmarks/micro/api_cost.cu
+api() { # config command...
+	c=$1
+	shift
+	"$@" >"$OUT/api_cost.$c.out" 2>>"$OUT/api_cost.$c.log" || {
+		echo "gmprof: api_cost ($c) failed; see $OUT/api_cost.$c.log" >&2
+		exit 1
+	}
+	awk -v c="api-$c" '$1 == "api_cost:" { print c, $2, $3 }' "$OUT/api_cost.$c.out" >>"$OUT/micro"
+}
+r=1
+while [ $r -le "$RUNS" ]; do
+	prof=$OUT/api_cost.gmprof
+	! want native || api native "$OUT/api_cost"
+	! want alloc || api alloc "$G" run --mode alloc --force --top 0 -o "$prof" -- "$OUT/api_cost"
+	! want object || api object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/api_cost"
+	r=$((r + 1))
+done
+
 # Native peaks, unfixed and fixed.
 for p in $PROGRAMS; do
 	for v in "" .fixed; do
@@ -252,6 +273,8 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug$suffix.md
 	echo "  (object mode also with \`GMPROF_FALLBACK=object-callback\` and with \`GMPROF_FALLBACK=hit-epochs\`)"
 	echo "  (4M floats, 64 passes); first touch: \`access_cost $FIRST_TOUCH 1\` natively and in intra mode;"
 	echo "  gather: \`access_cost 4194304 64 $GATHER\` (warp w in array w % $GATHER) natively, in object mode and with GMPROF_PATCH_HINTS=1"
+	echo "- api_cost: \`benchmarks/micro/api_cost\` (250000 rounds of cudaGetDevice, cudaGetLastError, cudaStreamQuery,"
+	echo "  cudaEventQuery) natively and under gmprof in alloc and object mode"
 	echo
 	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro" "$OUT/own" "$OUT/self"
 } | tee "$res"
