@@ -31,6 +31,17 @@ function median(list,    n, v, i, j, t) {
 		for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
 	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 }
+# A cost table's rows: one per configuration of cfgs (space-separated) that ran, labelled by labels
+# ("|"-separated), with its median time and the ns per unit (warps[]: instructions or calls) above base.
+function cost_rows(cfgs, labels, base, fmt,    n, cf, lb, c, m) {
+	n = split(cfgs, cf, " ")
+	split(labels, lb, "|")
+	for (c = 1; c <= n; c++) {
+		if (!(cf[c] in ms)) continue
+		m = median(ms[cf[c]])
+		printf "| %s | %.3f | " fmt " |\n", lb[c], m, (warps[cf[c]] > 0 ? (m - base) * 1e6 / warps[cf[c]] : 0)
+	}
+}
 FNR == NR {
 	if (NF != 3 || $3 !~ /^[0-9.]+$/) { print "overhead.awk: bad time line: " $0 > "/dev/stderr"; bad = 1; exit 2 }
 	if (!($1 in seen)) { seen[$1] = 1; prog[++np] = $1 }
@@ -143,35 +154,27 @@ END {
 		print "|---|---|---|"
 		base = median(ms["native"])
 		printf "| none (native) | %.3f | - |\n", base
-		nm = split("empty object object-plain object-epochs object-l1 object-hints intra intra-l1", mcfg, " ")
-		split("empty callback|first-touch flags (object)|" \
-		      "first-touch flags, the plain callback (GMPROF_FALLBACK=object-callback)|" \
-		      "first-touch flags, hit words cleared every launch (GMPROF_FALLBACK=hit-epochs)|" \
-		      "first-touch flags, tested through the L1 (object-l1)|" \
-		      "first-touch flags, per-instruction hints (object-hints)|" \
-		      "warp-aggregated counters (intra)|warp-aggregated counters, tested through the L1 (intra-l1)", label, "|")
-		for (c = 1; c <= nm; c++) {
-			if (!(mcfg[c] in ms)) continue
-			m = median(ms[mcfg[c]])
-			printf "| %s | %.3f | %.3f |\n", label[c], m, (warps[mcfg[c]] > 0 ? (m - base) * 1e6 / warps[mcfg[c]] : 0)
-		}
+		cost_rows("empty object object-plain object-epochs object-l1 object-hints intra intra-l1",
+			  "empty callback|first-touch flags (object)|" \
+			  "first-touch flags, the plain callback (GMPROF_FALLBACK=object-callback)|" \
+			  "first-touch flags, hit words cleared every launch (GMPROF_FALLBACK=hit-epochs)|" \
+			  "first-touch flags, tested through the L1 (object-l1)|" \
+			  "first-touch flags, per-instruction hints (object-hints)|" \
+			  "warp-aggregated counters (intra)|warp-aggregated counters, tested through the L1 (intra-l1)",
+			  base, "%.3f")
 		# One pass: every load the first touch of its bytes (against the one-pass native run).
 		if (("native-first" in ms) && ("intra-first" in ms)) {
-			base1 = median(ms["native-first"]); m = median(ms["intra-first"])
+			base1 = median(ms["native-first"])
 			printf "| none (native), one pass | %.3f | - |\n", base1
-			printf "| intra, one pass: every load a first touch | %.3f | %.3f |\n", m, (warps["intra-first"] > 0 ? (m - base1) * 1e6 / warps["intra-first"] : 0)
+			cost_rows("intra-first", "intra, one pass: every load a first touch", base1, "%.3f")
 		}
 		# Gather: consecutive warps in different arrays (against the gather native run).
 		if ("native-gather" in ms) {
 			baseg = median(ms["native-gather"])
 			printf "| none (native), gather: each warp in another array | %.3f | - |\n", baseg
-			split("object-gather object-hints-gather", gcfg, " ")
-			split("first-touch flags, gather (object)|first-touch flags, per-instruction hints, gather (object-hints)", glabel, "|")
-			for (c = 1; c <= 2; c++) {
-				if (!(gcfg[c] in ms)) continue
-				m = median(ms[gcfg[c]])
-				printf "| %s | %.3f | %.3f |\n", glabel[c], m, (warps[gcfg[c]] > 0 ? (m - baseg) * 1e6 / warps[gcfg[c]] : 0)
-			}
+			cost_rows("object-gather object-hints-gather",
+				  "first-touch flags, gather (object)|first-touch flags, per-instruction hints, gather (object-hints)",
+				  baseg, "%.3f")
 		}
 	}
 	if ("api-native" in ms) {
@@ -183,13 +186,7 @@ END {
 		print "|---|---|---|"
 		basea = median(ms["api-native"])
 		printf "| native | %.3f | - |\n", basea
-		split("api-alloc api-object", acfg, " ")
-		split("gmprof, alloc mode|gmprof, object mode", alabel, "|")
-		for (c = 1; c <= 2; c++) {
-			if (!(acfg[c] in ms)) continue
-			m = median(ms[acfg[c]])
-			printf "| %s | %.3f | %.1f |\n", alabel[c], m, (warps[acfg[c]] > 0 ? (m - basea) * 1e6 / warps[acfg[c]] : 0)
-		}
+		cost_rows("api-alloc api-object", "gmprof, alloc mode|gmprof, object mode", basea, "%.1f")
 	}
 	if (nocfg) {
 		print ""

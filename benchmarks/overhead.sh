@@ -171,15 +171,16 @@ done
 FIRST_TOUCH=${FIRST_TOUCH:-67108864} # floats of the one-pass run (256 MiB)
 GATHER=${GATHER:-64}                  # arrays of the gather run
 "$NVCC" -O2 -o "$OUT/access_cost" benchmarks/micro/access_cost.cu
-micro() { # config command...
-	c=$1
-	shift
-	"$@" >"$OUT/access_cost.$c.out" 2>>"$OUT/access_cost.$c.log" || {
-		echo "gmprof: access_cost ($c) failed; see $OUT/access_cost.$c.log" >&2
+run_micro() { # PROGRAM CONFIG command...: the program's "PROGRAM: COUNT MS" line as "CONFIG COUNT MS" in micro
+	m=$1 c=$2
+	shift 2
+	"$@" >"$OUT/$m.$c.out" 2>>"$OUT/$m.$c.log" || {
+		echo "gmprof: $m ($c) failed; see $OUT/$m.$c.log" >&2
 		exit 1
 	}
-	awk -v c="$c" '$1 == "access_cost:" { print c, $2, $3 }' "$OUT/access_cost.$c.out" >>"$OUT/micro"
+	awk -v m="$m:" -v c="$c" '$1 == m { print c, $2, $3 }' "$OUT/$m.$c.out" >>"$OUT/micro"
 }
+micro() { run_micro access_cost "$@"; }
 r=1
 while [ $r -le "$RUNS" ]; do
 	prof=$OUT/access_cost.gmprof
@@ -214,15 +215,7 @@ done
 # The host cost of a runtime call that does no GPU work (benchmarks/micro/api_cost.cu): natively,
 # in alloc mode (the CI gate's) and in object mode; lines "api-CONFIG CALLS LOOP_MS" in micro.
 "$NVCC" -O2 -o "$OUT/api_cost" benchmarks/micro/api_cost.cu
-api() { # config command...
-	c=$1
-	shift
-	"$@" >"$OUT/api_cost.$c.out" 2>>"$OUT/api_cost.$c.log" || {
-		echo "gmprof: api_cost ($c) failed; see $OUT/api_cost.$c.log" >&2
-		exit 1
-	}
-	awk -v c="api-$c" '$1 == "api_cost:" { print c, $2, $3 }' "$OUT/api_cost.$c.out" >>"$OUT/micro"
-}
+api() { c=$1; shift; run_micro api_cost "api-$c" "$@"; } # config command...
 r=1
 while [ $r -le "$RUNS" ]; do
 	prof=$OUT/api_cost.gmprof
