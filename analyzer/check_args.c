@@ -48,17 +48,15 @@ static int check_option(int c, const char *arg, struct gmp_check_args *ar)
 			return gmp_cli__usage_error("check", "'--fail-on %s' names no known pattern list", arg);
 		break;
 	case O_MAXPEAK:
-		if (gmp_cli__budget(arg, &bu->max_peak, &bu->peak_pct))
-			return gmp_cli__usage_error("check", "bad byte count or share '%s' for --max-peak "
-						    "(like 6GiB, or 90%% of the device's memory)", arg);
-		bu->have_peak = 1;
+	case O_MAXINUSE: {
+		const int peak = c == O_MAXPEAK;
+		if (gmp_cli__budget(arg, peak ? &bu->max_peak : &bu->max_inuse, peak ? &bu->peak_pct : &bu->inuse_pct))
+			return gmp_cli__usage_error("check", "bad byte count or share '%s' for %s "
+						    "(like 6GiB, or 90%% of the device's memory)", arg,
+						    peak ? "--max-peak" : "--max-in-use");
+		*(peak ? &bu->have_peak : &bu->have_inuse) = 1;
 		break;
-	case O_MAXINUSE:
-		if (gmp_cli__budget(arg, &bu->max_inuse, &bu->inuse_pct))
-			return gmp_cli__usage_error("check", "bad byte count or share '%s' for --max-in-use "
-						    "(like 6GiB, or 90%% of the device's memory)", arg);
-		bu->have_inuse = 1;
-		break;
+	}
 	case O_MAXLEAK:
 		if (gmp_cli__bytes(arg, &bu->max_leak))
 			return gmp_cli__usage_error("check", "bad byte count '%s' for --max-leak", arg);
