@@ -24,7 +24,7 @@
 #include "util.h"
 
 struct member {
-	uint32_t graph, ev;
+	uint32_t graph, ev;      /* once plan has kept a merged launch's node: graph is its union's index */
 };
 
 static int by_graph(const void *a, const void *b)
