@@ -406,7 +406,11 @@ int cmd_addr2line(int argc, char **argv)
 	}
 	err = gmp_dwarf__open(exe, &a.dw);
 	if (err && err != -ENODATA) {
-		fprintf(stderr, "gmprof: cannot read the DWARF of '%s'\n", exe);
+		fprintf(stderr, "gmprof: cannot read the DWARF of '%s': %s\n", exe,
+			err == -EIO ? "its debug information is damaged"
+			: err == -ENOTSUP ? "gmprof's own reader does not read what it uses (split DWARF, dwz, .zdebug "
+					    "sections), and GMPROF_DWARF_READER=gmprof leaves libdwarf out"
+			: strerror(-err));
 		gmp_symtab__close(a.st);
 		return GMP_EXIT_USAGE;
 	}

@@ -155,12 +155,19 @@ int gmp_dwr__load_cu(struct gmp_dwarf *d, uint32_t i)
 
 /* ---- units and sections ----------------------------------------------------- */
 
-/* Reads unit headers and CU DIEs: the CU index, and each unit's bases. */
+/*
+ * Reads unit headers and CU DIEs: the CU index, and each unit's bases.
+ * Split DWARF is declined (-ENOTSUP: libdwarf reads it), but only once
+ * every unit header after it has been read too: a damaged one makes the
+ * file damaged (-EIO), not libdwarf's to read (fuzzing found libdwarf
+ * 20210528 crashing on damaged files).
+ */
 static int index_units(struct gmp_dwarf *d)
 {
 	struct gmp_dwr *r = d->own;
 	const struct sect *info = &r->s[S_INFO];
 	uint64_t off = 0;
+	int split = 0;
 	while (off + 11 <= info->n) {
 		struct gmp_dec c = at(info, off);
 		struct unit u = { .off = off, .offsz = 4 };
@@ -180,8 +187,11 @@ static int index_units(struct gmp_dwarf *d)
 			uint8_t type = (uint8_t)rd(&c, 1);
 			u.asize = (uint8_t)rd(&c, 1);
 			abbr = rd(&c, u.offsz);
-			if (type == DW_UT_skeleton || type == DW_UT_split_compile || type == DW_UT_split_type)
-				return -ENOTSUP; /* split DWARF */
+			if (type == DW_UT_skeleton || type == DW_UT_split_compile || type == DW_UT_split_type) {
+				split = 1; /* split DWARF: the other headers still read */
+				off = u.end;
+				continue;
+			}
 			if (type == DW_UT_type)
 				gmp_dec_bytes(&c, 8 + u.offsz);
 		} else {
@@ -201,9 +211,12 @@ static int index_units(struct gmp_dwarf *d)
 		int rc = dwr_read_die(r, &u, &c, &x);
 		if (rc < 0)
 			return rc == -ENOMEM || rc == -ENOTSUP ? rc : -EIO;
+		if (rc == 1 && x.dwo.k != V_NONE) { /* a skeleton of split DWARF (GNU, DWARF 4) */
+			split = 1;
+			off = u.end;
+			continue;
+		}
 		if (rc == 1) {
-			if (x.dwo.k != V_NONE)
-				return -ENOTSUP; /* a skeleton of split DWARF (GNU, DWARF 4) */
 			u.str_base = x.str_base.u;
 			u.addr_base = x.addr_base.u;
 			u.rng_base = x.rng_base.u;
@@ -225,7 +238,7 @@ static int index_units(struct gmp_dwarf *d)
 			return err;
 		off = u.end;
 	}
-	return 0;
+	return split ? -ENOTSUP : 0;
 }
 
 /* The DWARF sections of an ELF file; 0 when it has .debug_info. */

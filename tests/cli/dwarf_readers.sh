@@ -137,7 +137,24 @@ fi
 # Split DWARF: the own reader declines it, libdwarf answers (and the result is still binutils').
 if build gcc-split cc -g -gsplit-dwarf -O2 -gdwarf-5 $C_SRC; then
 	expect_exit 2 "split DWARF: the own reader alone declines it" -- env GMPROF_DWARF_READER=gmprof "$GMPROF" addr2line -e "$TMPDIR/gcc-split" 0
+	expect_stderr_line "cannot read the DWARF of '.*gcc-split': gmprof's own reader does not read what it uses (split DWARF" \
+		"  ... in one sentence that says why"
 	OWN=auto compare "split DWARF (libdwarf reads it)" "$TMPDIR/gcc-split"
+	# A damaged unit header after a skeleton unit: the file is damaged, not libdwarf's to read
+	# (libdwarf 20210528 crashed on such files); the own reader reads every header before it declines.
+	info=$(readelf -S -W "$TMPDIR/gcc-split" | awk '$2 == ".debug_info" { print $5 }')
+	last=$(readelf --debug-dump=info "$TMPDIR/gcc-split" 2>/dev/null |
+		awk '/Compilation Unit @ offset/ { o = $5; sub(/:$/, "", o) } /Unit Type: *DW_UT_skeleton/ && o != "0x0" { s = o } END { print s }')
+	if [ -n "$info" ] && [ -n "$last" ]; then
+		cp "$TMPDIR/gcc-split" "$TMPDIR/split-dmg"
+		printf '\360\377\377\177' | dd of="$TMPDIR/split-dmg" bs=1 seek=$((0x$info + last)) conv=notrunc 2>/dev/null
+		expect_exit 2 "split DWARF with a damaged unit header after a skeleton: refused" -- \
+			env GMPROF_DWARF_READER=gmprof "$GMPROF" addr2line -e "$TMPDIR/split-dmg" 0
+		expect_stderr_line "cannot read the DWARF of '.*split-dmg': its debug information is damaged" \
+			"  ... as damaged, by the own reader, not declined to libdwarf"
+	else
+		notok "split DWARF: no second skeleton unit found to damage (.debug_info at '$info', '$last')"
+	fi
 fi
 # The nvcc-built benchmark program (gcc 13, DWARF 5).  Its line tables'
 # file 0 (the .cudafe1.cpp) and file 1 (bench.h) differ, and DWARF 5
