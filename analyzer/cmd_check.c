@@ -137,13 +137,15 @@ static void check_suppressions(struct gmp_gate *g)
 
 /*
  * Never fails: where the detector merged graph launches whose kernel nodes'
- * accesses mixed, the pattern checks rest on that (findings may be missed,
- * none made up: docs/known-limits.md, CUDA graphs).
+ * accesses mixed, or counted those of launches that reported no access as
+ * unknown, the pattern checks rest on that (findings may be missed, none
+ * made up: docs/known-limits.md, CUDA graphs).
  */
 static void check_graphs(struct gmp_gate *g)
 {
-	char buf[512];
-	if (g->s->r->graph_launches_merged && gmp_report__graph_words(g->s->r, buf, sizeof(buf)))
+	char buf[768];
+	const struct gmp_result *r = g->s->r;
+	if ((r->graph_launches_merged || r->graph_launches_lost) && gmp_report__graph_words(r, buf, sizeof(buf)))
 		gmp_gate__add(g, "graphs", 0, "%s", buf);
 }
 

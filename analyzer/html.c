@@ -124,7 +124,7 @@ static void summary(FILE *fp, struct gmp_session *s)
 		}
 		fprintf(fp, "</dd>");
 	}
-	char cap[512];
+	char cap[768];
 	for (int k = 0; k < 2; k++) /* what was monitored, and how far graphs' kernel nodes can be told apart */
 		if (k ? gmp_report__graph_words(r, cap, sizeof(cap)) : gmp_report__capture_words(t, cap, sizeof(cap))) {
 			fprintf(fp, "<dt>%s</dt><dd>", k ? "graphs" : "capture");

@@ -159,23 +159,30 @@ void gmp_report__capture(FILE *fp, const struct gmp_trace *t)
 int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n)
 {
 	uint64_t k = meta_count(r->trace, "graph_shared_launches");
-	size_t m = r->graph_launches_merged;
+	size_t m = r->graph_launches_merged, u = r->graph_launches_lost, len = 0;
+	buf[0] = 0;
 	if (m)
-		snprintf(buf, n, "%zu graph launch%s had a kernel node that reported no access while another reported "
-			 "some (on an H100 kernel nodes launched together reported into one node's buffer): each kernel "
-			 "node of %s counts as making every access any of them made, so a finding on what they touched "
-			 "may be missed, none made up (docs/known-limits.md, CUDA graphs)", m, m == 1 ? "" : "es",
-			 m == 1 ? "it" : "such a launch");
+		len = (size_t)snprintf(buf, n, "%zu graph launch%s had a kernel node that reported no access while "
+				       "another reported some (on an H100 kernel nodes launched together reported into one "
+				       "node's buffer): each kernel node of %s counts as making every access any of them made",
+				       m, m == 1 ? "" : "es", m == 1 ? "it" : "such a launch");
+	if (u && len < n)
+		len += (size_t)snprintf(buf + len, n - len, "%s%zu graph launch%s reported no access at all: %s kernel "
+					"nodes count as a use of every object live when they were issued", len ? "; " : "",
+					u, u == 1 ? "" : "es", u == 1 ? "its" : "their");
+	if ((m || u) && len < n)
+		snprintf(buf + len, n - len, "; so a finding on what they touched may be missed, none made up "
+			 "(docs/known-limits.md, CUDA graphs)");
 	else if (k)
 		snprintf(buf, n, "%" PRIu64 " graph launch%s ran two or more kernel nodes, each given its buffer per launch; "
 			 "every one of them reported accesses of its own, taken as reported (docs/known-limits.md, CUDA graphs)",
 			 k, k == 1 ? "" : "es");
-	return m || k;
+	return m || u || k;
 }
 
 void gmp_report__graphs(FILE *fp, const struct gmp_result *r)
 {
-	char buf[512];
+	char buf[768];
 	if (gmp_report__graph_words(r, buf, sizeof(buf)))
 		fprintf(fp, "  graphs   %s\n", buf);
 }
@@ -201,4 +208,6 @@ void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r)
 		gmp_jw__ku64(jw, "graph_shared_launches", gs);
 	if (r->graph_launches_merged) /* and those whose nodes' accesses were merged (the same line) */
 		gmp_jw__ku64(jw, "graph_launches_merged", r->graph_launches_merged);
+	if (r->graph_launches_lost) /* and those whose nodes reported nothing, counted as unknown */
+		gmp_jw__ku64(jw, "graph_launches_unknown", r->graph_launches_lost);
 }

@@ -185,7 +185,7 @@ const char *gmp_result__kernel_name(const struct gmp_result *r, uint32_t id)
 
 int gmp_result__unknown_launch(const struct gmp_result *r, uint32_t ev)
 {
-	return ev < r->trace->nev && det_unknown_launch_of(&r->opts, &r->trace->ev[ev]);
+	return ev < r->trace->nev && (det_unknown_launch_of(&r->opts, &r->trace->ev[ev]) || det_graph_lost(r, ev));
 }
 
 const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char *buf,
@@ -209,7 +209,7 @@ const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char 
 	} else if (e->op == GMP_OP_KERNEL)
 		snprintf(buf, n, "KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 "%s)",
 			 gmp_result__kernel_name(r, e->name), dev, e->stream, r->ordinal[ev],
-			 det_unknown_launch_of(&r->opts, e) ? ", not monitored" : "");
+			 gmp_result__unknown_launch(r, ev) ? ", not monitored" : "");
 	else
 		snprintf(buf, n, "%s (%sstream %" PRIu32 ", #%" PRIu32 ")", gmp_api__kind(e->op),
 			 dev, e->stream, r->ordinal[ev]);
@@ -324,6 +324,7 @@ void gmp_result__free(struct gmp_result *r)
 	free(r->order);
 	free(r->dep_off);
 	free(r->deps);
+	free(r->graph_lost);
 	if (r->names)
 		for (size_t i = 0; i < NAMES; i++)
 			free(r->names->name[i]);

@@ -15,6 +15,11 @@
  * reported none but called malloc() or free() (what it did to the memory
  * it allocated is never reported).  A kernel that truly touches no global
  * memory, beside one that does, makes its launch merged: only uses added.
+ * A graph launch none of whose monitored kernel nodes reported an access
+ * reported them elsewhere, as its nodes' buffers may be replaced by a later
+ * launch's before its kernels run: its kernel nodes count as launches
+ * whose accesses are unknown (unmonitored.c: a use of every object live
+ * when each was issued; r->graph_lost).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -116,7 +121,7 @@ static int add_union(const struct gmp_trace *t, const struct member *m, size_t k
 static int plan(const struct gmp_trace *t, struct member *m, size_t n, const uint32_t *heap, size_t nh,
 		struct det_graphs *g)
 {
-	size_t ucap = 0, kept = 0, offcap = 0;
+	size_t ucap = 0, kept = 0, offcap = 0, lostcap = 0;
 	qsort(m, n, sizeof(*m), by_graph);
 	for (size_t i = 0; i < n;) {
 		size_t j = i, empty = 0;
@@ -124,7 +129,13 @@ static int plan(const struct gmp_trace *t, struct member *m, size_t n, const uin
 			const struct gmp_event *e = &t->ev[m[j].ev];
 			empty += !e->acc_n && !e->touch_n && !(nh && bsearch(&m[j].ev, heap, nh, sizeof(*heap), by_u32));
 		}
-		if (empty && empty < j - i) { /* some node reported nothing, another something */
+		if (empty == j - i) { /* none reported anything: its kernels' accesses are unknown */
+			if (GMP_GROW(g->lost, lostcap, g->nlost + empty))
+				return -ENOMEM;
+			for (size_t k = i; k < j; k++)
+				g->lost[g->nlost++] = m[k].ev;
+			g->nlost_launches++;
+		} else if (empty) { /* some node reported nothing, another something */
 			if (GMP_GROW(g->uoff, offcap, g->ngroups + 2))
 				return -ENOMEM;
 			g->uoff[g->ngroups] = (uint32_t)g->nu;
@@ -137,6 +148,8 @@ static int plan(const struct gmp_trace *t, struct member *m, size_t n, const uin
 		}
 		i = j;
 	}
+	if (g->nlost)
+		qsort(g->lost, g->nlost, sizeof(*g->lost), by_u32);
 	if (!kept)
 		return 0;
 	qsort(m, kept, sizeof(*m), by_ev);
@@ -158,7 +171,7 @@ int det_graphs_plan(const struct gmp_trace *t, struct det_graphs *g)
 	size_t n = 0;
 	for (size_t i = 0; i < t->nev; i++)
 		n += monitored_node(&t->ev[i]);
-	if (n < 2)
+	if (!n)
 		return 0;
 	struct member *m = malloc(n * sizeof(*m));
 	if (!m)
@@ -190,8 +203,14 @@ const struct gmp_access *det_graphs_union(struct det_graphs *g, uint32_t v, uint
 	return g->u + g->uoff[k];
 }
 
+int det_graph_lost(const struct gmp_result *r, uint32_t ev)
+{
+	return r->ngraph_lost && bsearch(&ev, r->graph_lost, r->ngraph_lost, sizeof(ev), by_u32) != NULL;
+}
+
 void det_graphs_release(struct det_graphs *g)
 {
+	free(g->lost);
 	free(g->ev);
 	free(g->grp);
 	free(g->u);

@@ -82,12 +82,16 @@ struct det_graphs {
 	size_t nu;
 	uint32_t *uoff;
 	size_t ngroups;          /* graph launches merged */
+	uint32_t *lost;          /* kernel nodes of launches that reported no access at all, ascending */
+	size_t nlost, nlost_launches;
 };
 
 int det_graphs_plan(const struct gmp_trace *t, struct det_graphs *g);
 /* Event v's accesses when it is a merged node (n set), else NULL; v ascending from call to call. */
 const struct gmp_access *det_graphs_union(struct det_graphs *g, uint32_t v, uint32_t *n);
 void det_graphs_release(struct det_graphs *g);
+/* Event ev is a kernel node of a graph launch that reported no access at all (r->graph_lost). */
+int det_graph_lost(const struct gmp_result *r, uint32_t ev);
 
 /*
  * A kernel launch whose accesses are unknown: not monitored (outside the
@@ -104,7 +108,8 @@ static inline int det_unknown_launch_of(const struct gmp_detect_opts *o, const s
 
 static inline int det_unknown_launch(const struct det *d, const struct gmp_event *e)
 {
-	return det_unknown_launch_of(d->o, e);
+	return det_unknown_launch_of(d->o, e) ||
+	       (e->op == GMP_OP_KERNEL && e->graph && det_graph_lost(d->r, (uint32_t)(e - d->t->ev)));
 }
 
 int det_resolve(struct det *d);

@@ -320,6 +320,10 @@ int det_resolve(struct det *d)
 	if (det_graphs_plan(t, &s->graphs))
 		goto out;
 	d->r->graph_launches_merged = s->graphs.ngroups;
+	d->r->graph_launches_lost = s->graphs.nlost_launches;
+	d->r->graph_lost = s->graphs.lost; /* the result's now */
+	d->r->ngraph_lost = s->graphs.nlost;
+	s->graphs.lost = NULL;
 	d->dep_off = malloc((t->nev + 1) * sizeof(*d->dep_off));
 	d->touch_obj = malloc((t->ntouch ? t->ntouch : 1) * sizeof(*d->touch_obj));
 	if (!s->base || !s->regions || !d->dep_off || !d->touch_obj)

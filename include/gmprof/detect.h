@@ -294,6 +294,10 @@ struct gmp_result {
 	uint64_t peak_bytes;            /* the largest peak over all devices */
 	size_t graph_launches_merged;   /* CUDA graph launches whose kernel nodes each count as making
 					   every access of any of them (detector/graphs.c) */
+	size_t graph_launches_lost;     /* CUDA graph launches none of whose kernel nodes reported an
+					   access: their nodes count as launches with unknown accesses */
+	uint32_t *graph_lost;           /* those nodes' events, ascending */
+	size_t ngraph_lost;
 	struct gmp_detect_opts opts;
 	uint64_t pass_ns[GMP_PASSES];   /* time each pass took (gmp_pass__name) */
 	struct gmp_names *names;        /* readable kernel names, cached (opts.demangle) */

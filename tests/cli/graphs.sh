@@ -181,6 +181,31 @@ sed -E 's/,"graph":[0-9]+//; s/"name":"e"/"name":"e","write":["0x3000"]/' "$TMPD
 	[ "$(sed -n 's/.*"graph":\([0-9]*\).*/\1/p' "$TMPDIR/own.k" | tr '\n' ' ')" = "1 1 1 2 2 3 3 " ] &&
 	ok "  ... a kernel's graph launch: read from a script, written to a profile and back" ||
 	notok "  ... graph numbers round trip: $(cat "$TMPDIR/own.k")"
+# A graph launch none of whose kernel nodes reported an access reported them elsewhere (a later
+# launch may replace its nodes' buffers before its kernels run): its nodes are launches whose
+# accesses are unknown, as if not monitored; the reports say so, and gmprof check.
+cat >"$TMPDIR/lost.jsonl" <<'J'
+{"op":"alloc","addr":"0x1000","size":4096}
+{"op":"alloc","addr":"0x3000","size":4096}
+{"op":"kernel","name":"k1","graph":1,"stream":1}
+{"op":"kernel","name":"k2","graph":1,"stream":1}
+{"op":"kernel","name":"k3","graph":2,"write":["0x3000"],"stream":1}
+{"op":"sync"}
+{"op":"free","addr":"0x1000"}
+{"op":"free","addr":"0x3000"}
+{"op":"end"}
+J
+sed -E 's/"graph":1,/"monitored":false,/; s/,"graph":[0-9]+//' "$TMPDIR/lost.jsonl" >"$TMPDIR/lostwant.jsonl"
+"$GMPROF" replay --format json "$TMPDIR/lost.jsonl" >"$TMPDIR/lost.json" 2>"$TMPDIR/err" &&
+	"$GMPROF" replay --format json "$TMPDIR/lostwant.jsonl" >"$TMPDIR/lostwant.json" &&
+	diff -u "$TMPDIR/lostwant.json" "$TMPDIR/lost.json" >"$TMPDIR/diff" && ! grep -q unused_allocation "$TMPDIR/lost.json" &&
+	ok "detector: a graph launch that reported no access at all: its nodes' accesses unknown (not monitored)" ||
+	{ notok "detector: an empty graph launch"; cat "$TMPDIR/err" "$TMPDIR/diff"; }
+"$GMPROF" report "$TMPDIR/lost.jsonl" 2>&1 | grep -q "^  graphs   1 graph launch reported no access at all: its kernel nodes count as a use of every object live" &&
+	"$GMPROF" report --format json "$TMPDIR/lost.jsonl" | grep -q '"graph_launches_unknown": *1' &&
+	"$GMPROF" check "$TMPDIR/lost.jsonl" | grep -q '^PASS graphs: 1 graph launch reported no access at all' &&
+	ok "  ... the report, its JSON and gmprof check say so" ||
+	notok "  ... said: $("$GMPROF" report "$TMPDIR/lost.jsonl" 2>&1 | grep graphs)"
 echo '{"op":"kernel","name":"k","graph":0}' >"$TMPDIR/zero.jsonl"
 expect_exit 2 "  ... a graph launch numbered 0 is refused" -- "$GMPROF" replay "$TMPDIR/zero.jsonl"
 expect_stderr_line "zero.jsonl:1: field 'graph' numbers a graph launch from 1" "  ... in one line naming the field"
