@@ -171,7 +171,7 @@ int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n)
 					"nodes count as a use of every object live when they were issued", len ? "; " : "",
 					u, u == 1 ? "" : "es", u == 1 ? "its" : "their");
 	if ((m || u) && len < n)
-		snprintf(buf + len, n - len, "; so a finding on what they touched may be missed, none made up "
+		snprintf(buf + len, n - len, "; so a finding on what they touched may be missed, or measured as if each node waited for all they touched "
 			 "(docs/known-limits.md, CUDA graphs)");
 	else if (k)
 		snprintf(buf, n, "%" PRIu64 " graph launch%s ran two or more kernel nodes, each given its buffer per launch; "

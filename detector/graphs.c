@@ -9,8 +9,12 @@
  * access is then unknown, so where a graph launch has a monitored kernel
  * node that reported no access and another that reported some, each of its
  * monitored kernel nodes counts as making every access any of them made,
- * on the objects live when it was issued.  That only adds uses: a finding
- * may be missed, none is made up.  A graph launch whose every node
+ * on the objects live when it was issued.  That adds uses, and the data
+ * dependencies they make: a finding on those objects may be missed, and
+ * the distances early and late allocation measure may count calls a node
+ * now waits for (another object of its launch allocated after the first's:
+ * tests/gpu/graph_loop.cu), but no object a kernel of the launch used is
+ * said to be unused or idle.  A graph launch whose every node
  * reported accesses of its own is taken as reported; so is a node that
  * reported none but called malloc() or free() (what it did to the memory
  * it allocated is never reported).  A kernel that truly touches no global

@@ -19,7 +19,7 @@ static void read_mode(void)
 	const char *v = getenv("GMP_DOUBLE_GRAPH");
 	mode = v && !strcmp(v, "1");
 	v = getenv("GMP_DOUBLE_GRAPH_MIX");
-	mix = mode && v && !strcmp(v, "1");
+	mix = mode && v && (!strcmp(v, "1") || !strcmp(v, "2")) ? *v - '0' : 0;
 }
 
 uint32_t double_graph_node_of(const struct gmp_trace *t, size_t i, const struct live *live, size_t nlive)
@@ -91,7 +91,7 @@ void double_graph_node(int type, Sanitizer_CallbackId cbid, const void *data, si
 	double_launch_callback(0);
 }
 
-/* GMP_DOUBLE_GRAPH_MIX=1: this thread's kernel nodes begun and not yet run (double_graph_hold). */
+/* GMP_DOUBLE_GRAPH_MIX: this thread's kernel nodes begun and not yet run (double_graph_hold). */
 #define HELD 64
 static __thread struct held {
 	size_t i;
@@ -104,10 +104,12 @@ int double_graph_hold(const struct gmp_trace *t, size_t i, uint32_t graph, const
 {
 	if (!mix)
 		return 0;
-	if (nheld == HELD || (nheld && held_graph != graph))
+	if (nheld == HELD || (mix == 1 && nheld && held_graph != graph))
 		double_graph_flush(t);
 	held_graph = graph;
 	held[nheld++] = (struct held){ i, *ld };
+	if (mix == 2) /* it ends now; its kernel runs later */
+		double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, ld, sizeof(*ld));
 	return 1;
 }
 
@@ -115,13 +117,19 @@ void double_graph_flush(const struct gmp_trace *t)
 {
 	for (size_t k = 0; k < nheld; k++)
 		double_kernel_runs(t, held[k].i, &held[k].ld, k == 0);
-	for (size_t k = 0; k < nheld; k++)
+	for (size_t k = 0; k < nheld && mix == 1; k++)
 		double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, &held[k].ld,
 				  sizeof(held[k].ld));
 	nheld = 0;
 }
 
-int double_graph_holds(uint32_t graph)
+int double_graph_holds_past(const struct gmp_trace *t, size_t i, uint32_t want, uint32_t open)
 {
-	return nheld && held_graph == graph;
+	if (!nheld || i >= t->nev)
+		return 0;
+	const struct gmp_event *e = &t->ev[i];
+	if (mix == 1)
+		return e->op == GMP_OP_KERNEL && want == open && held_graph == open;
+	/* 2: past other graph launches' nodes and plain allocations, which wait for no kernel */
+	return want || (e->op == GMP_OP_ALLOC && e->kind == GMP_MEM_DEVICE && !(e->flags & GMP_EF_IN_KERNEL));
 }

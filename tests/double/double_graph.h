@@ -48,14 +48,20 @@ void double_graph_node(int type, Sanitizer_CallbackId cbid, const void *data, si
  * (docs/sanitizer-api.md, CUDA graphs): consecutive kernel nodes of one
  * graph launch all begin before any runs, then all run into the callback
  * data set last (each one's own per-launch data replaced by the next
- * one's), then all end.  double_graph_hold keeps kernel node i of graph
- * (begun) for double_graph_flush and returns 1, or returns 0 without
- * mixing; double_graph_flush runs and ends the nodes held; and
- * double_graph_holds says whether graph's nodes are held.
+ * one's), then all end.  GMP_DOUBLE_GRAPH_MIX=2: each kernel node begins
+ * and ends at once, but its kernel runs only when the program waits for
+ * it (before a sync, a copy, a set or a free; past other graph launches
+ * and plain allocations), into the data set last: a graph launch's nodes
+ * may write into a later launch's buffers.  double_graph_hold keeps kernel
+ * node i of graph (1 + its stream; begun) for double_graph_flush and
+ * returns 1, or returns 0 without mixing; double_graph_flush runs the
+ * nodes held (and, with 1, ends them); double_graph_holds_past says whether
+ * they stay held past event i (want: the graph event i is a node of, or 0;
+ * open: the graph launch open).
  */
 int double_graph_hold(const struct gmp_trace *t, size_t i, uint32_t graph, const Sanitizer_LaunchData *ld);
 void double_graph_flush(const struct gmp_trace *t);
-int double_graph_holds(uint32_t graph);
+int double_graph_holds_past(const struct gmp_trace *t, size_t i, uint32_t want, uint32_t open);
 /*
  * Kernel i of t runs on its stream with the callback data the collector
  * set (sanitizer_double.c); first: the first kernel to run into that data

@@ -548,8 +548,8 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		int between = (nextc < t->nrchg && t->rchg[nextc].before <= i) ||
 			      (nextf < t->nfails && t->fails[nextf].before <= i);
 		uint32_t want = i < t->nev && !between ? double_graph_node_of(t, i, live, nlive) : 0;
-		if (!(i < t->nev && t->ev[i].op == GMP_OP_KERNEL && want == graph && double_graph_holds(graph)))
-			double_graph_flush(t); /* GMP_DOUBLE_GRAPH_MIX: the kernel nodes held run and end */
+		if (!double_graph_holds_past(t, i, want, graph))
+			double_graph_flush(t); /* GMP_DOUBLE_GRAPH_MIX: the kernel nodes held run (and end) */
 		double_graph_switch(&graph, want, want ? double_stream_handle(want - 1) : NULL, want ? double_hstream(want - 1) : NULL);
 		for (; !err && nextc < t->nrchg && t->rchg[nextc].before <= i; nextc++)
 			if (double_nvtx_ranges(t, &t->rchg[nextc], &path))

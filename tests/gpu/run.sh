@@ -93,6 +93,7 @@ fallbacks() { # NAME MODE EXPECT
 # of per launch (GMPROF_GRAPH_NODE_DATA=function); says whether that gives
 # the exact findings (for docs/sanitizer-api.md, CUDA graphs).
 graph_fn() { # NAME MODE EXPECT
+	"$G" report "$OUT_DIR/$1.gmprof" 2>/dev/null | grep '^  graphs ' | sed 's/^ */  report: /'
 	timeout "$LIMIT" env GMPROF_GRAPH_NODE_DATA=function "$G" run --mode "$2" --force --top 0 \
 		-o "$OUT_DIR/$1.gfn.gmprof" -- "$OUT_DIR/$1" >"$OUT_DIR/$1.gfn.log" 2>&1
 	if check "$1.gfn" "$OUT_DIR/$1.gfn.gmprof" "$3"; then

@@ -33,7 +33,8 @@
 # log, for CUDA graphs (since 2026-11-27's lease): graph_capture passing as
 # ".merged" (the detector merged its launches: nodes' accesses still mix)
 # or as expected (nodes kept apart), and what GMPROF_GRAPH_NODE_DATA=function
-# gave; GMPROF_PATCH_AT=launch on multithread and streams_events (patched
+# gave; graph_loop (launches back to back): as expected, or which of its
+# launches were merged or counted not monitored (the report's "graphs" line); GMPROF_PATCH_AT=launch on multithread and streams_events (patched
 # from the driver's launch call since the deadlock).  The calls below are
 # for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
