@@ -200,12 +200,16 @@ cat >"$TMPDIR/own.jsonl" <<'J'
 {"op":"free","addr":"0x3000"}
 {"op":"end"}
 J
+# same_findings SCRIPT WANT: the two scripts' findings documents are the same (SCRIPT's in
+# $TMPDIR/got.json, the differences in $TMPDIR/diff).
+same_findings() {
+	"$GMPROF" replay --format json "$1" >"$TMPDIR/got.json" 2>"$TMPDIR/err" &&
+		"$GMPROF" replay --format json "$2" >"$TMPDIR/want.json" &&
+		diff -u "$TMPDIR/want.json" "$TMPDIR/got.json" >"$TMPDIR/diff"
+}
 # What the merge makes of it: e writes what d does; g nothing (f's object is freed before it).
 sed -E 's/,"graph":[0-9]+//; s/"name":"e"/"name":"e","write":["0x3000"]/' "$TMPDIR/own.jsonl" >"$TMPDIR/want.jsonl"
-"$GMPROF" replay --format json "$TMPDIR/own.jsonl" >"$TMPDIR/own.json" 2>"$TMPDIR/err" &&
-	"$GMPROF" replay --format json "$TMPDIR/want.jsonl" >"$TMPDIR/want.json" &&
-	diff -u "$TMPDIR/want.json" "$TMPDIR/own.json" >"$TMPDIR/diff" &&
-	grep -q late_deallocation "$TMPDIR/own.json" &&
+same_findings "$TMPDIR/own.jsonl" "$TMPDIR/want.jsonl" && grep -q late_deallocation "$TMPDIR/got.json" &&
 	ok "detector: a launch with an empty node merged, its nodes' accesses on the objects live at each" ||
 	{ notok "detector: merged findings"; cat "$TMPDIR/err" "$TMPDIR/diff"; }
 "$GMPROF" report --format json "$TMPDIR/own.jsonl" 2>/dev/null | grep -q '"graph_launches_merged": *2' &&
@@ -232,9 +236,7 @@ cat >"$TMPDIR/lost.jsonl" <<'J'
 {"op":"end"}
 J
 sed -E 's/"graph":1,/"monitored":false,/; s/,"graph":[0-9]+//' "$TMPDIR/lost.jsonl" >"$TMPDIR/lostwant.jsonl"
-"$GMPROF" replay --format json "$TMPDIR/lost.jsonl" >"$TMPDIR/lost.json" 2>"$TMPDIR/err" &&
-	"$GMPROF" replay --format json "$TMPDIR/lostwant.jsonl" >"$TMPDIR/lostwant.json" &&
-	diff -u "$TMPDIR/lostwant.json" "$TMPDIR/lost.json" >"$TMPDIR/diff" && ! grep -q unused_allocation "$TMPDIR/lost.json" &&
+same_findings "$TMPDIR/lost.jsonl" "$TMPDIR/lostwant.jsonl" && ! grep -q unused_allocation "$TMPDIR/got.json" &&
 	ok "detector: a graph launch that reported no access at all: its nodes' accesses unknown (not monitored)" ||
 	{ notok "detector: an empty graph launch"; cat "$TMPDIR/err" "$TMPDIR/diff"; }
 "$GMPROF" report "$TMPDIR/lost.jsonl" 2>&1 | grep -q "^  graphs   1 graph launch reported no access at all: its kernel nodes count as a use of every object live" &&
