@@ -156,11 +156,33 @@ int gmp_dwr__load_cu(struct gmp_dwarf *d, uint32_t i)
 /* ---- units and sections ----------------------------------------------------- */
 
 /*
+ * Whether every unit of .debug_rnglists has a DWARF 5 header and fits in
+ * the section, as libdwarf reads them all when it opens a file: a fuzzed
+ * file whose section pointed at its ELF header made libdwarf 20210528
+ * free memory twice (dwarf_load_rnglists).
+ */
+static int rnglists_intact(const struct gmp_dwr *r)
+{
+	const struct sect *s = &r->s[S_RNGLISTS];
+	for (uint64_t off = 0; off < s->n;) {
+		struct gmp_dec c = at(s, off);
+		uint64_t len = rd(&c, 4);
+		if (len == 0xffffffffu)
+			len = rd(&c, 8);
+		uint64_t head = (uint64_t)(c.p - (s->p + off));
+		if (c.err || len < 8 || len > s->n - off - head || rd(&c, 2) != 5)
+			return 0;
+		off += head + len;
+	}
+	return 1;
+}
+
+/*
  * Reads unit headers and CU DIEs: the CU index, and each unit's bases.
  * Split DWARF is declined (-ENOTSUP: libdwarf reads it), but only once
- * every unit header after it has been read too: a damaged one makes the
- * file damaged (-EIO), not libdwarf's to read (fuzzing found libdwarf
- * 20210528 crashing on damaged files).
+ * every unit header after it has been read too, and the range lists':
+ * a damaged one makes the file damaged (-EIO), not libdwarf's to read
+ * (fuzzing found libdwarf 20210528 crashing on damaged files).
  */
 static int index_units(struct gmp_dwarf *d)
 {
@@ -238,7 +260,7 @@ static int index_units(struct gmp_dwarf *d)
 			return err;
 		off = u.end;
 	}
-	return split ? -ENOTSUP : 0;
+	return !split ? 0 : rnglists_intact(r) ? -ENOTSUP : -EIO;
 }
 
 /* The DWARF sections of an ELF file; 0 when it has .debug_info. */

@@ -124,7 +124,13 @@ expect_exit 0 "report --symbols, a binary whose DWARF is damaged" -- "$GMPROF" r
 grep -q "^note: $note (its debug information is damaged, and was not read)" "$TMPDIR/out" &&
 	ok "  ... says it is damaged" || notok "  ... says it is damaged: $(grep -i note "$TMPDIR/out")"
 expect_exit 2 "addr2line on it" -- "$GMPROF" addr2line -e "$TMPDIR/damaged/simple_multi_copy" 0x230
-expect_stderr_line "^gmprof: cannot read the DWARF of '.*simple_multi_copy'" "  ... one sentence"
+expect_stderr_line "^gmprof: cannot read the DWARF of '.*simple_multi_copy': its debug information is damaged$" "  ... one sentence"
+# Likewise a unit that names a split-DWARF file (which the own reader declines to libdwarf)
+# beside a .debug_rnglists section that points at the ELF header: libdwarf freed memory twice on it.
+expect_exit 2 "addr2line on split DWARF with damaged range lists" -- \
+	"$GMPROF" addr2line -e tests/fuzz/regress/dwarf/split-rnglists-libdwarf-double-free 0x100
+expect_stderr_line "cannot read the DWARF of '.*split-rnglists-libdwarf-double-free': its debug information is damaged$" \
+	"  ... refused as damaged, not handed to libdwarf"
 # A mistyped --symbols would read as every binary "not found" there; an
 # empty --alloc-fn matches nothing: both are usage errors.
 for c in report check baseline diff flamegraph perfetto html; do
