@@ -15,6 +15,14 @@
 #include "collector.h"
 
 static __thread int in_callback;
+/* API callbacks this thread took since it last added them to gmp_col.api_callbacks (cb_api_callbacks). */
+#define API_FLUSH 256u
+static __thread uint32_t api_unflushed;
+
+uint64_t cb_api_callbacks(void)
+{
+	return __atomic_load_n(&gmp_col.api_callbacks, __ATOMIC_RELAXED) + api_unflushed;
+}
 static __thread const char *api_name;   /* the outermost runtime/driver API in progress */
 static __thread int api_depth;
 
@@ -483,7 +491,10 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 	if (in_callback || !gmp_col.active || !cbdata)
 		return;
 	if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API) {
-		__atomic_add_fetch(&gmp_col.api_callbacks, 1, __ATOMIC_RELAXED); /* META api_callbacks */
+		if (++api_unflushed == API_FLUSH) { /* META api_callbacks: no shared write per call */
+			__atomic_add_fetch(&gmp_col.api_callbacks, API_FLUSH, __ATOMIC_RELAXED);
+			api_unflushed = 0;
+		}
 		api(cbdata); /* thread-local only: no lock */
 		return;
 	}

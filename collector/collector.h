@@ -98,7 +98,7 @@ struct gmp_collector {
 	pthread_cond_t unpatched;
 	uint64_t unpatches;
 	uint32_t graph_launches;  /* graph launches so far: each one's number (lock) */
-	uint64_t api_callbacks;   /* atomic: runtime and driver API callbacks taken (enter and exit) */
+	uint64_t api_callbacks;   /* atomic: API callbacks taken (enter and exit), added by 256 (cb_api_callbacks) */
 	uint64_t graph_shared;    /* graph launches of two or more kernel nodes given buffers per launch (lock) */
 	int patch_wanted;         /* atomic: some context has modules to patch after a call (patching.c) */
 	struct gmp_ctx_state **ctxs;
@@ -284,6 +284,12 @@ enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_MEM_ALLOC = 10, N
  * nodes its data names.
  */
 void cb_log(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void *cbdata, const char *api);
+/*
+ * The runtime and driver API callbacks taken (META api_callbacks): each
+ * thread adds its own every 256, so this counts all of the calling
+ * thread's and all but the last 255 or fewer of each other thread's.
+ */
+uint64_t cb_api_callbacks(void);
 
 /* ---- device.c, harvest.c (callers hold gmp_col.lock; each may release it
    while it calls the Sanitizer, see device.h) -------------------------------- */
@@ -293,7 +299,8 @@ struct gmp_launch_info {
 	CUfunction function;
 	Sanitizer_StreamHandle hstream;
 	Sanitizer_LaunchHandle hlaunch;
-	Sanitizer_StreamHandle hwait; /* a graph's kernel node: the stream the graph was launched into */
+	Sanitizer_StreamHandle hwait; /* the stream whose sync covers it: hstream, or for a graph's kernel
+					 node the stream the graph was launched into */
 	const char *name;
 	uint64_t ev;              /* set by dev_launch_begin: the kernel's event, or UINT64_MAX */
 	int graph_node;           /* a graph's kernel node */

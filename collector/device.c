@@ -479,8 +479,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		record(li, e, 0); /* unmonitored: its access sets stay unknown */
 		return;
 	}
-	struct pending p = { .hs = li->hstream, .hwait = li->hwait ? li->hwait : li->hstream, .fn = li->function,
-			     .mode = GMP_MODE_OBJECT };
+	struct pending p = { .hs = li->hstream, .hwait = li->hwait, .fn = li->function, .mode = GMP_MODE_OBJECT };
 	/* The pool ran low: wait for the oldest launch's stream and collect it. */
 	void *table = NULL, *recent = NULL;
 	if ((buffers_full(s) && dev_collect_oldest(s) < 0) ||

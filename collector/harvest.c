@@ -425,7 +425,7 @@ void dev_finish(void)
 		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.unpatches);
 		rec_meta("module_unpatches", n);
 	}
-	uint64_t api = __atomic_load_n(&gmp_col.api_callbacks, __ATOMIC_RELAXED);
+	uint64_t api = cb_api_callbacks();
 	if (api) { /* the Sanitizer's calls of the collector for API calls, beside those collector_time counts */
 		snprintf(n, sizeof(n), "%" PRIu64, api);
 		rec_meta("api_callbacks", n);

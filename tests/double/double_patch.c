@@ -123,26 +123,26 @@ SanitizerResult sanitizerSetCallbackData(CUfunction kernel, const void *userdata
 	return SANITIZER_SUCCESS;
 }
 
-void *double_function_data(CUfunction fn)
+/* A copy of fn's entry, all zero when it has none (fns_lock taken here). */
+static __typeof__(fns[0]) entry_of(CUfunction fn)
 {
-	void *d = NULL;
+	__typeof__(fns[0]) f = { 0 };
 	pthread_mutex_lock(&fns_lock);
 	for (size_t i = 0; i < nfns; i++)
 		if (fns[i].fn == fn)
-			d = fns[i].data;
+			f = fns[i];
 	pthread_mutex_unlock(&fns_lock);
-	return d;
+	return f;
+}
+
+void *double_function_data(CUfunction fn)
+{
+	return entry_of(fn).data;
 }
 
 int double_function_silent(CUfunction fn)
 {
-	int silent = 0;
-	pthread_mutex_lock(&fns_lock);
-	for (size_t i = 0; i < nfns; i++)
-		if (fns[i].fn == fn)
-			silent = fns[i].silent;
-	pthread_mutex_unlock(&fns_lock);
-	return silent;
+	return entry_of(fn).silent;
 }
 
 /* Every lazily loaded function silenced (a second patching) or heard again (unpatched). */
