@@ -253,6 +253,8 @@ static void peaks(FILE *fp, struct gmp_session *s)
 		if (r->devices[i].inuse_peak_bytes)
 			fprintf(fp, "  device %u: at most %s in use (pools counted by their regions)\n",
 				r->devices[i].device, gmp_human_bytes(r->devices[i].inuse_peak_bytes, a, sizeof(a)));
+	for (size_t i = 0; i < r->ndevices; i++)
+		gmp_text__pools(fp, r->trace, r->devices[i].device, "  ");
 }
 
 /* Each allocation that ran out of memory: what was live, what the fixes free then, where. */

@@ -137,6 +137,11 @@ struct gmp_sites;
 /* Failed allocation r->failures[i]: what was live, which fixes free memory then. */
 void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gmp_sites *sites,
 		       const char *indent);
+/* "device N: stream-ordered memory pools reserved at most ...": the last POOLS state of device, if any. */
+void gmp_text__pools(FILE *fp, const struct gmp_trace *t, uint32_t device, const char *indent);
+/* Under failure f: what the device's pools cached then (reserved, no object in it), if anything. */
+void gmp_text__pool_cache(FILE *fp, const struct gmp_trace *t, const struct gmp_alloc_failure *f,
+			  const char *indent);
 /*
  * Prints the findings as readable text (replay's default format): counts,
  * peaks, failed allocations and the top findings (top 0: all; sites NULL:

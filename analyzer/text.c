@@ -214,6 +214,7 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 			"gmprof's, other processes)\n", indent,
 			gmp_human_bytes(f->dev_total - f->dev_free - g->live_bytes, a, sizeof(a)),
 			gmp_human_bytes(f->dev_total, b, sizeof(b)));
+	gmp_text__pool_cache(fp, r->trace, f, indent);
 	if (!g->fix_n) {
 		fprintf(fp, "%s  no finding's fix frees memory at that moment\n", indent);
 		return;
@@ -236,6 +237,39 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 		gmp_human_bytes(f->size, b, sizeof(b)));
 }
 
+void gmp_text__pools(FILE *fp, const struct gmp_trace *t, uint32_t device, const char *indent)
+{
+	const struct gmp_pool_state *ps = gmp_trace__pool_state_last(t, device);
+	if (!ps)
+		return;
+	char a[32], b[32], c[32];
+	fprintf(fp, "%sdevice %u: stream-ordered memory pool%s reserved at most %s, of which at most %s in use",
+		indent, device, ps->pools == 1 ? "" : "s", gmp_human_bytes(ps->reserved_high, a, sizeof(a)),
+		gmp_human_bytes(ps->used_high, b, sizeof(b)));
+	if (ps->threshold)
+		fprintf(fp, "; release threshold %s (what a sync leaves them)",
+			gmp_human_bytes(ps->threshold, c, sizeof(c)));
+	fputc('\n', fp);
+}
+
+void gmp_text__pool_cache(FILE *fp, const struct gmp_trace *t, const struct gmp_alloc_failure *f,
+			  const char *indent)
+{
+	const struct gmp_pool_state *ps = gmp_trace__pool_state_at(t, f->before, f->device);
+	if (!ps || ps->reserved == ps->used)
+		return;
+	char a[32], b[32];
+	fprintf(fp, "%s  cached by stream-ordered memory pools: %s (reserved on the device, in no object)",
+		indent, gmp_human_bytes(ps->reserved - ps->used, a, sizeof(a)));
+	if (ps->threshold >= ps->reserved)
+		fprintf(fp, "; their release threshold, %s, keeps it past a sync: cudaMemPoolTrimTo or a lower "
+			"threshold gives it back", gmp_human_bytes(ps->threshold, b, sizeof(b)));
+	else
+		fprintf(fp, "; the next sync gives back what is above their release threshold, %s",
+			gmp_human_bytes(ps->threshold, b, sizeof(b)));
+	fputc('\n', fp);
+}
+
 void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source, uint32_t top,
 			struct gmp_sites *sites, const struct gmp_clock *clock, struct gmp_source *src)
 {
@@ -252,6 +286,7 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 		if (r->devices[i].inuse_peak_bytes) /* pools with regions */
 			fprintf(fp, "; in use at most %s", gmp_human_bytes(r->devices[i].inuse_peak_bytes, sz, sizeof(sz)));
 		fputc('\n', fp);
+		gmp_text__pools(fp, t, r->devices[i].device, "");
 	}
 	for (size_t i = 0; i < r->nfailures; i++)
 		gmp_text__failure(fp, r, i, sites, "");

@@ -30,4 +30,16 @@ uint64_t gmp_alloc_api__size(const struct gmp_alloc_api *a, const void *params);
 /* Every entry, for the layout test: *n gets the count. */
 const struct gmp_alloc_api *gmp_alloc_api__all(unsigned *n);
 
+/*
+ * CUmemPool_attribute values the collector asks the driver for (pools.c;
+ * tests/unit/test_alloc_abi.c compares them with cuda.h's).
+ */
+enum {
+	GMP_POOL_ATTR_RELEASE_THRESHOLD = 4,
+	GMP_POOL_ATTR_RESERVED_MEM_CURRENT = 5,
+	GMP_POOL_ATTR_RESERVED_MEM_HIGH = 6,
+	GMP_POOL_ATTR_USED_MEM_CURRENT = 7,
+	GMP_POOL_ATTR_USED_MEM_HIGH = 8,
+};
+
 #endif

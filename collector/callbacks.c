@@ -15,6 +15,7 @@
 #include "collector.h"
 
 static __thread int in_callback;
+static __thread int pools_due; /* a sync came in this thread's call: ask the pools at its end */
 /* API callbacks this thread took since it last added them to gmp_col.api_callbacks (cb_api_callbacks). */
 #define API_FLUSH 256u
 static __thread uint32_t api_unflushed;
@@ -69,6 +70,22 @@ static void device_memory(uint64_t *free_bytes, uint64_t *total_bytes)
 	if (drv_mem_info(free_bytes, total_bytes))
 		*free_bytes = *total_bytes = 0;
 	in_callback = 0;
+}
+
+void cb_pools(void)
+{
+	if (!pools_any())
+		return;
+	uint64_t t0 = st_now();
+	struct gmp_pool_state s[16];
+	int was = in_callback;
+	in_callback = 1; /* the driver's own API callbacks are not the program's */
+	size_t n = pools_sample(UINT32_MAX, s, sizeof(s) / sizeof(s[0]));
+	in_callback = was;
+	st_lock(t0);
+	pools_record(s, n, 0);
+	st_since(GMP_ST_CALLBACKS, t0);
+	pthread_mutex_unlock(&gmp_col.lock);
 }
 
 /* GMPROF_CAPTURE=profiler-api: the program's cudaProfilerStart and cudaProfilerStop (or cu*). */
@@ -137,10 +154,22 @@ static void api(const Sanitizer_CallbackData *cd)
 		if (a) {
 			uint64_t t0 = st_now(), free_bytes, total_bytes;
 			device_memory(&free_bytes, &total_bytes);
-			oom_failed(a, cd->functionParams, cd->context, free_bytes, total_bytes);
+			struct gmp_pool_state ps;
+			size_t nps = 0;
+			if (pools_any()) {
+				uint32_t dev = oom_device(cd->context);
+				in_callback = 1;
+				nps = pools_sample(dev, &ps, 1);
+				in_callback = 0;
+			}
+			oom_failed(a, cd->functionParams, cd->context, free_bytes, total_bytes, nps ? &ps : NULL);
 			pthread_mutex_lock(&gmp_col.lock);
 			st_since(GMP_ST_CALLBACKS, t0);
 			pthread_mutex_unlock(&gmp_col.lock);
+		}
+		if (pools_due) {
+			pools_due = 0;
+			cb_pools();
 		}
 		if (__atomic_load_n(&gmp_col.patch_wanted, __ATOMIC_ACQUIRE)) {
 			in_callback = 1;
@@ -229,6 +258,7 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 		CUcontext c = ((const Sanitizer_ResourceContextData *)cbdata)->context;
 		if (ndying < sizeof(dying) / sizeof(dying[0]))
 			dying[ndying++] = c;
+		pools_forget(NULL, rec_device(c), 1); /* never asked about again: they go with it */
 		dev_context_destroying(c);
 		break;
 	}
@@ -254,9 +284,14 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 	}
 	case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC: {
 		const Sanitizer_ResourceMemoryData *md = cbdata;
+		if (!ignored(md))
+			pools_note(md->memoryPool, (uint32_t)md->device);
 		alloc(md, GMP_MEM_ASYNC, rec_stream(h(md->stream)));
 		break;
 	}
+	case SANITIZER_CBID_RESOURCE_MEMPOOL_DESTROYING:
+		pools_forget(((const Sanitizer_ResourceMempoolData *)cbdata)->memoryPool, 0, 0);
+		break;
 	case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE: {
 		const Sanitizer_ResourceMemoryData *md = cbdata;
 		release(md, 0, 1);
@@ -377,6 +412,7 @@ static void set(const Sanitizer_MemsetData *md, int node, const CUstream *on)
 
 static void sync(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData *sd)
 {
+	pools_due = pools_any(); /* the driver trims pools at a sync: asked at the call's end */
 	struct gmp_event e = { .op = GMP_OP_SYNC, .device = rec_device(sd->context) };
 	if (cbid == SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED) {
 		e.flags = GMP_EF_SYNC_STREAM;
@@ -403,6 +439,7 @@ static void events(Sanitizer_CallbackId cbid, const Sanitizer_EventData *ed)
 		e.stream = rec_stream(h(ed->stream));
 		break;
 	case SANITIZER_CBID_EVENTS_SYNCHRONIZE:
+		pools_due = pools_any();
 		e.op = GMP_OP_SYNC;
 		e.flags = GMP_EF_SYNC_EVENT;
 		break;

@@ -234,6 +234,33 @@ int drv_describe(uint32_t device, struct gmp_device_desc *d);
  * launched as a function, of cuKernelGetFunction's function): 0, or -1.
  */
 int drv_func_module(CUfunction f, CUmodule *module);
+/* A pool's attribute (GMP_POOL_ATTR_*, alloc_api.h: each a cuuint64_t): cuMemPoolGetAttribute. */
+int drv_pool_attr(CUmemoryPool pool, int attr, uint64_t *value);
+/* The pool cudaMallocAsync takes from on device (cuDeviceGetMemPool). */
+int drv_device_pool(uint32_t device, CUmemoryPool *pool);
+
+/*
+ * ---- pools.c: stream-ordered memory pools (cudaMallocAsync's): what they
+ * hold reserved on each device beside the objects in them ------------------
+ */
+/* Lock held: an allocation came from pool (NULL: the device's current pool) on device. */
+void pools_note(CUmemoryPool pool, uint32_t device);
+/* Lock held: pool is being destroyed (MEMPOOL_DESTROYING); a context of device is (pool NULL). */
+void pools_forget(CUmemoryPool pool, uint32_t device, int whole_device);
+/* Whether any allocation came from a pool (no lock needed). */
+int pools_any(void);
+/*
+ * No lock held, the re-entry guard set: asks the driver what the pools
+ * hold (device's, or every device's for UINT32_MAX) into s[] (one per
+ * device, at most n), returns how many.
+ */
+size_t pools_sample(uint32_t device, struct gmp_pool_state *s, size_t n);
+/*
+ * Lock held: records the states (a POOLS record each, and into the online
+ * trace), after the events so far; unless always, only those that differ
+ * from their device's last one.
+ */
+void pools_record(const struct gmp_pool_state *s, size_t n, int always);
 
 /* ---- nvtx_ranges.c: NVTX ranges (lock held) ------------------------------- */
 /* Before a record of this thread's: its ranges, when they changed since its last one. */
@@ -248,7 +275,9 @@ int nvtx_in_range(const char *name);
  */
 struct gmp_alloc_api;
 void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx, uint64_t dev_free,
-		uint64_t dev_total);
+		uint64_t dev_total, const struct gmp_pool_state *pools);
+/* Before oom_failed (no lock held): the device of ctx, whose pools are asked about with its free memory. */
+uint32_t oom_device(CUcontext ctx);
 /* Lock held: at close, what was not recorded; at the online summary, each failure. */
 void oom_close(void);
 struct gmp_result;
@@ -290,6 +319,12 @@ void cb_log(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const vo
  * thread's and all but the last 255 or fewer of each other thread's.
  */
 uint64_t cb_api_callbacks(void);
+/*
+ * No lock held: asks the driver what every device's stream-ordered pools
+ * hold (the re-entry guard set around it) and records what changed; nothing
+ * when no allocation came from a pool.
+ */
+void cb_pools(void);
 
 /* ---- device.c, harvest.c (callers hold gmp_col.lock; each may release it
    while it calls the Sanitizer, see device.h) -------------------------------- */

@@ -5,7 +5,8 @@
  * and what each device is (its name and memory, the driver's CUDA version:
  * written into the profile, so that reports can say how close a peak came
  * to the device's capacity), and which module a launched function is in
- * (GMPROF_PATCH_AT=launch: patched before the launch, callbacks.c).  They are looked up once, in the driver the
+ * (GMPROF_PATCH_AT=launch: patched before the launch, callbacks.c), and
+ * what the stream-ordered memory pools hold (pools.c).  They are looked up once, in the driver the
  * program loaded (a no-load open: the collector never loads a driver
  * itself), else among the process's exported symbols.  Callers hold no
  * collector lock and have set the re-entry guard: a driver call may
@@ -26,6 +27,8 @@ static struct {
 	int (*version)(int *version);                               /* cuDriverGetVersion */
 	int (*func_module)(CUmodule *module, CUfunction f);         /* cuFuncGetModule (CUDA 11.0) */
 	int (*kernel_function)(CUfunction *fn, void *kernel);       /* cuKernelGetFunction (CUDA 12.0) */
+	int (*pool_attr)(CUmemoryPool pool, int attr, void *value); /* cuMemPoolGetAttribute (CUDA 11.2) */
+	int (*device_pool)(CUmemoryPool *pool, int device);         /* cuDeviceGetMemPool (CUDA 11.2) */
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
@@ -45,6 +48,8 @@ static void find_driver(void)
 	*(void **)&drv.version = find(lib, "cuDriverGetVersion");
 	*(void **)&drv.func_module = find(lib, "cuFuncGetModule");
 	*(void **)&drv.kernel_function = find(lib, "cuKernelGetFunction");
+	*(void **)&drv.pool_attr = find(lib, "cuMemPoolGetAttribute");
+	*(void **)&drv.device_pool = find(lib, "cuDeviceGetMemPool");
 }
 
 static int found(void)
@@ -95,4 +100,22 @@ int drv_func_module(CUfunction f, CUmodule *module)
 		return 0;
 	*module = NULL;
 	return -1;
+}
+
+int drv_pool_attr(CUmemoryPool pool, int attr, uint64_t *value)
+{
+	uint64_t v = 0; /* cuuint64_t for the attributes asked (GMP_POOL_ATTR_*) */
+	if (!found() || !drv.pool_attr || !pool || drv.pool_attr(pool, attr, &v) != 0)
+		return -1;
+	*value = v;
+	return 0;
+}
+
+int drv_device_pool(uint32_t device, CUmemoryPool *pool)
+{
+	CUmemoryPool p = NULL;
+	if (!found() || !drv.device_pool || device > INT32_MAX || drv.device_pool(&p, (int)device) != 0 || !p)
+		return -1;
+	*pool = p;
+	return 0;
 }

@@ -75,6 +75,7 @@ static void at_exit(void)
 {
 	if (!gmp_col.active)
 		return;
+	cb_pools(); /* the pools' most, when the driver still answers (their contexts not destroyed) */
 	rec_close(1);
 	gmp_col.active = 0;
 }

@@ -92,8 +92,16 @@ static void record(struct gmp_alloc_failure *f, const char *api)
 	}
 }
 
+uint32_t oom_device(CUcontext ctx)
+{
+	pthread_mutex_lock(&gmp_col.lock);
+	uint32_t d = rec_device(ctx);
+	pthread_mutex_unlock(&gmp_col.lock);
+	return d;
+}
+
 void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx, uint64_t dev_free,
-		uint64_t dev_total)
+		uint64_t dev_total, const struct gmp_pool_state *pools)
 {
 	struct gmp_alloc_failure f = { .kind = a->kind, .size = gmp_alloc_api__size(a, params),
 				       .dev_free = dev_free, .dev_total = dev_total };
@@ -104,7 +112,10 @@ void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx
 	if (gmp_col.active && !gmp_col.closed && !gmp_col.write_failed) {
 		f.device = rec_device(ctx);
 		f.stream = a->stream_off ? rec_stream(stream) : 0;
+		size_t before = gmp_col.fails;
 		record(&f, a->name);
+		if (pools && pools->device == f.device && gmp_col.fails == before + 1 && gmp_col.fails <= RECORDED_MAX)
+			pools_record(pools, 1, 1); /* right after it: the reports read it as the failure's */
 	}
 	pthread_mutex_unlock(&gmp_col.lock);
 }

@@ -278,6 +278,13 @@ typedef struct {
 	CUdevice sourceDevice;
 } Sanitizer_ResourceMemoryData;
 
+/* MEMPOOL_CREATED, _DESTROYING (peerDevice: the PEER_ACCESS ones only). */
+typedef struct {
+	CUmemoryPool memoryPool;
+	CUdevice device;
+	CUdevice peerDevice;
+} Sanitizer_ResourceMempoolData;
+
 typedef struct {
 	CUcontext context;
 	CUmodule module;

@@ -296,6 +296,11 @@ void gmp_findings__failure_memory(struct gmp_jw *jw, const struct gmp_result *r,
 		gmp_jw__ku64(jw, "device_free_bytes", f->dev_free);
 		gmp_jw__ku64(jw, "device_total_bytes", f->dev_total);
 	}
+	const struct gmp_pool_state *ps = gmp_trace__pool_state_at(r->trace, f->before, f->device);
+	if (ps) {
+		gmp_jw__ku64(jw, "pool_reserved_bytes", ps->reserved);
+		gmp_jw__ku64(jw, "pool_used_bytes", ps->used);
+	}
 	gmp_jw__ku64(jw, "live_bytes", g->live_bytes);
 	gmp_jw__ku64(jw, "live_objects", g->live_objects);
 	gmp_jw__ku64(jw, "freeable_bytes", g->freeable);
@@ -375,6 +380,16 @@ static void devices(struct gmp_jw *jw, const struct gmp_result *r,
 		gmp_jw__ku64(jw, "peak_bytes", ds->peak_bytes);
 		if (ds->inuse_peak_bytes) /* pools with regions */
 			gmp_jw__ku64(jw, "inuse_peak_bytes", ds->inuse_peak_bytes);
+		const struct gmp_pool_state *ps = gmp_trace__pool_state_last(r->trace, ds->device);
+		if (ps) { /* stream-ordered pools, as the driver last said */
+			gmp_jw__key(jw, "memory_pools");
+			gmp_jw__obj(jw);
+			gmp_jw__ku64(jw, "pools", ps->pools);
+			gmp_jw__ku64(jw, "reserved_high_bytes", ps->reserved_high);
+			gmp_jw__ku64(jw, "used_high_bytes", ps->used_high);
+			gmp_jw__ku64(jw, "release_threshold_bytes", ps->threshold);
+			gmp_jw__obj_end(jw);
+		}
 		gmp_jw__ku64(jw, "objects", ds->objects);
 		gmp_jw__key(jw, "peaks");
 		gmp_jw__arr(jw);

@@ -157,6 +157,25 @@ static int parse_failure(struct parser *ps, struct gmp_dec *d, const char **why)
 	return err;
 }
 
+/* POOLS (1.3): a device's stream-ordered memory pools, after the events so far. */
+static int parse_pools(struct parser *ps, struct gmp_dec *d, const char **why)
+{
+	struct gmp_pool_state s = { .before = ps->t->nev };
+	s.device = gmp_dec_u32(d);
+	s.pools = gmp_dec_u32(d);
+	s.reserved = gmp_dec_varint(d);
+	s.used = gmp_dec_varint(d);
+	s.reserved_high = gmp_dec_varint(d);
+	s.used_high = gmp_dec_varint(d);
+	s.threshold = gmp_dec_varint(d);
+	if (d->err)
+		BAD("malformed pools record");
+	int err = gmp_trace__add_pool_state(ps->t, &s);
+	if (err == -EINVAL)
+		BAD("pools record with contradictory sizes (in use above reserved, or above the most)");
+	return err;
+}
+
 /* RANGES (1.2): a host thread's NVTX ranges from the next event on. */
 static int parse_ranges(struct parser *ps, struct gmp_dec *d, const char **why)
 {
@@ -297,6 +316,7 @@ static int parse_record(struct parser *ps, uint8_t type, const uint8_t *p, size_
 	case GMP_REC_LABEL: r = parse_label(ps, &d, why); break;
 	case GMP_REC_FAILED_ALLOC: r = parse_failure(ps, &d, why); break;
 	case GMP_REC_RANGES: r = parse_ranges(ps, &d, why); break;
+	case GMP_REC_POOLS: r = parse_pools(ps, &d, why); break;
 	case GMP_REC_FINDINGS:
 		r = gmp_trace__set_findings(ps->t, (const char *)p, n);
 		d.p = d.end;

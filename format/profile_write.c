@@ -348,6 +348,16 @@ int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f)
 	return rec_end(w, &r);
 }
 
+int gmp_writer__pools(struct gmp_writer *w, const struct gmp_pool_state *s)
+{
+	struct rec r;
+	if (rec_begin(w, &r, GMP_REC_POOLS, 70) || rec_varint(w, s->device) || rec_varint(w, s->pools) ||
+	    rec_varint(w, s->reserved) || rec_varint(w, s->used) || rec_varint(w, s->reserved_high) ||
+	    rec_varint(w, s->used_high) || rec_varint(w, s->threshold))
+		return w->err;
+	return rec_end(w, &r);
+}
+
 int gmp_writer__ranges(struct gmp_writer *w, uint32_t thread, const uint32_t *names, size_t n)
 {
 	struct rec r;
@@ -494,7 +504,7 @@ static int write_ranges(struct gmp_writer *w, const struct gmp_trace *t, size_t 
 	return 0;
 }
 
-/* Writes the range changes and failed allocations that came before event i (ids remapped). */
+/* Writes the range changes, failed allocations and pool states that came before event i (ids remapped). */
 static int write_failures(struct gmp_writer *w, const struct gmp_trace *t, size_t *next,
 			  size_t i)
 {
@@ -512,12 +522,15 @@ static int write_failures(struct gmp_writer *w, const struct gmp_trace *t, size_
 		if (gmp_writer__failure(w, &f))
 			return w->err;
 	}
+	for (; next[2] < t->npools && t->pools[next[2]].before <= i; next[2]++)
+		if (gmp_writer__pools(w, &t->pools[next[2]]))
+			return w->err;
 	return 0;
 }
 
 int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t)
 {
-	size_t nextf[2] = { 0, 0 }; /* the next failure, the next range change */
+	size_t nextf[3] = { 0, 0, 0 }; /* the next failure, range change and pool state */
 	if (write_tables(w, t))
 		return w->err;
 	for (size_t i = 0; i < t->nev; i++) {

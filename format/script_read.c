@@ -22,9 +22,10 @@
 #define OP_RANGE_PUSH 0x101u /* NVTX ranges (gmprof's addition) */
 #define OP_RANGE_POP 0x102u
 #define OP_META 0x103u /* run metadata: {"op":"meta","key":K,"value":V} */
+#define OP_POOLS 0x104u /* a device's stream-ordered memory pools (gmprof's addition) */
 #define OP_END 0u
 
-static const char *const extra_ops[] = { "alloc_failed", "range_push", "range_pop", "meta" };
+static const char *const extra_ops[] = { "alloc_failed", "range_push", "range_pop", "meta", "pools" };
 
 static const char *op_name(unsigned op)
 {
@@ -50,7 +51,10 @@ static const char *const *op_fields(unsigned op)
 						NULL };
 	static const char *const push_f[] = { "name", NULL };
 	static const char *const meta_f[] = { "key", "value", NULL };
+	static const char *const pools_f[] = { "reserved", "used", "reserved_high", "used_high",
+						"release_threshold", "pools", NULL };
 	switch (op) {
+	case OP_POOLS: return pools_f;
 	case OP_ALLOC_FAILED: return failed_f;
 	case OP_RANGE_PUSH: return push_f;
 	case OP_META: return meta_f;
@@ -276,6 +280,33 @@ static int failed_alloc(struct reader *r, const cJSON *o, const struct gmp_event
 	return gmp_trace__add_failure(r->t, &f);
 }
 
+/*
+ * pools: a device's stream-ordered memory pools, as the driver said: bytes
+ * reserved and in use, then and at most so far (each at least what it is
+ * then), the largest release threshold, how many pools.
+ */
+static int pools(struct reader *r, const cJSON *o, const struct gmp_event *e)
+{
+	struct gmp_pool_state s = { .before = r->t->nev, .device = e->device, .pools = 1, .line = e->line };
+	int hr, hu;
+	if (sr_req_num(r, o, "reserved", &s.reserved) || sr_req_num(r, o, "used", &s.used) ||
+	    (hr = sr_opt_num(r, o, "reserved_high", &s.reserved_high)) < 0 ||
+	    (hu = sr_opt_num(r, o, "used_high", &s.used_high)) < 0 ||
+	    sr_opt_num(r, o, "release_threshold", &s.threshold) < 0 || sr_opt_u32(r, o, "pools", &s.pools) < 0)
+		return -EINVAL;
+	if (hr > 0)
+		s.reserved_high = s.reserved;
+	if (hu > 0)
+		s.used_high = s.used;
+	if (!s.pools)
+		return sr_fail(r, "'pools' counts the device's pools: at least 1");
+	if (s.used > s.reserved || s.used_high > s.reserved_high)
+		return sr_fail(r, "a pool's bytes in use must not exceed its reserved bytes");
+	if (s.reserved > s.reserved_high || s.used > s.used_high)
+		return sr_fail(r, "'reserved_high' and 'used_high' are the most so far: not below 'reserved' and 'used'");
+	return gmp_trace__add_pool_state(r->t, &s);
+}
+
 /* A key of the run's metadata ("mode": "alloc" says the kernels' accesses were not recorded). */
 static int meta(struct reader *r, const cJSON *o)
 {
@@ -318,8 +349,8 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 	struct gmp_event e = { .op = op >= OP_ALLOC_FAILED ? 0 : (uint8_t)op, .line = r->line };
 	if ((rc = common(r, o, &e)))
 		goto out;
-	if (op == OP_ALLOC_FAILED || op == OP_META) {
-		rc = op == OP_META ? meta(r, o) : failed_alloc(r, o, &e);
+	if (op == OP_ALLOC_FAILED || op == OP_META || op == OP_POOLS) {
+		rc = op == OP_META ? meta(r, o) : op == OP_POOLS ? pools(r, o, &e) : failed_alloc(r, o, &e);
 		goto out;
 	}
 	uint32_t name = 0;

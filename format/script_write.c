@@ -180,11 +180,32 @@ static int range_ops(struct gmp_jw *jw, const struct gmp_trace *t, struct gmp_u6
 
 /* Where the lines between events stand: the next failure and range change, each thread's path. */
 struct between {
-	size_t fail, chg;
+	size_t fail, chg, pool;
 	struct gmp_u64map path;
 };
 
-/* The range changes and failed allocations that came before event i. */
+/* A pools line: the fields that differ from their defaults (the device's too). */
+static void pool_line(struct gmp_jw *jw, const struct gmp_pool_state *s)
+{
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, "op", "pools");
+	gmp_jw__ku64(jw, "reserved", s->reserved);
+	gmp_jw__ku64(jw, "used", s->used);
+	if (s->reserved_high != s->reserved)
+		gmp_jw__ku64(jw, "reserved_high", s->reserved_high);
+	if (s->used_high != s->used)
+		gmp_jw__ku64(jw, "used_high", s->used_high);
+	if (s->threshold)
+		gmp_jw__ku64(jw, "release_threshold", s->threshold);
+	if (s->pools != 1)
+		gmp_jw__ku64(jw, "pools", s->pools);
+	if (s->device)
+		gmp_jw__ku64(jw, "device", s->device);
+	gmp_jw__obj_end(jw);
+	gmp_jw__raw(jw, "\n", 1);
+}
+
+/* The range changes, failed allocations and pool states that came before event i. */
 static void failures(struct gmp_jw *jw, const struct gmp_trace *t, struct between *bt, size_t i,
 		     gmp_at_fn at_fn, void *ctx)
 {
@@ -210,6 +231,8 @@ static void failures(struct gmp_jw *jw, const struct gmp_trace *t, struct betwee
 		gmp_jw__obj_end(jw);
 		gmp_jw__raw(jw, "\n", 1);
 	}
+	for (; bt->pool < t->npools && t->pools[bt->pool].before <= i && !jw->err; bt->pool++)
+		pool_line(jw, &t->pools[bt->pool]);
 }
 
 int gmp_script__write(FILE *fp, const struct gmp_trace *t, gmp_at_fn at_fn, void *ctx)

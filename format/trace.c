@@ -49,6 +49,7 @@ void gmp_trace__free(struct gmp_trace *t)
 	}
 	free(t->meta);
 	free(t->fails);
+	free(t->pools);
 	gmp_trace__free_ranges(t);
 	free(t->findings_json);
 	free(t);
@@ -123,6 +124,36 @@ int gmp_trace__add_failure(struct gmp_trace *t, const struct gmp_alloc_failure *
 	return 0;
 }
 
+int gmp_trace__add_pool_state(struct gmp_trace *t, const struct gmp_pool_state *s)
+{
+	if (s->before > t->nev || (t->npools && s->before < t->pools[t->npools - 1].before) ||
+	    !s->pools || s->used > s->reserved || s->reserved > s->reserved_high || s->used > s->used_high ||
+	    s->used_high > s->reserved_high)
+		return -EINVAL;
+	if (GMP_GROW(t->pools, t->pools_cap, t->npools + 1))
+		return -ENOMEM;
+	t->pools[t->npools++] = *s;
+	return 0;
+}
+
+const struct gmp_pool_state *gmp_trace__pool_state_at(const struct gmp_trace *t, uint64_t before,
+						      uint32_t device)
+{
+	const struct gmp_pool_state *found = NULL;
+	for (size_t i = 0; i < t->npools && t->pools[i].before <= before; i++)
+		if (t->pools[i].before == before && t->pools[i].device == device)
+			found = &t->pools[i];
+	return found;
+}
+
+const struct gmp_pool_state *gmp_trace__pool_state_last(const struct gmp_trace *t, uint32_t device)
+{
+	for (size_t i = t->npools; i-- > 0;)
+		if (t->pools[i].device == device)
+			return &t->pools[i];
+	return NULL;
+}
+
 int gmp_trace__place_heap_ops(struct gmp_trace *t)
 {
 	size_t n = t->nev, moved = 0;
@@ -173,10 +204,12 @@ int gmp_trace__place_heap_ops(struct gmp_trace *t)
 		if (gmp_event__in_kernel(&ev[i]))
 			ev[i].value = pos[ev[i].value];
 	/* Failures and range changes after file event b-1 come after every event placed before it. */
-	size_t f = 0, c = 0, upto = 0;
-	for (size_t i = 0; i <= n && (f < t->nfails || c < t->nrchg); i++) {
+	size_t f = 0, c = 0, p = 0, upto = 0;
+	for (size_t i = 0; i <= n && (f < t->nfails || c < t->nrchg || p < t->npools); i++) {
 		while (f < t->nfails && t->fails[f].before == i)
 			t->fails[f++].before = i ? upto : 0;
+		while (p < t->npools && t->pools[p].before == i)
+			t->pools[p++].before = i ? upto : 0;
 		while (c < t->nrchg && t->rchg[c].before == i)
 			t->rchg[c++].before = i ? upto : 0;
 		if (i < n && pos[i] + 1 > upto)

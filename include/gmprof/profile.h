@@ -30,7 +30,7 @@ extern "C" {
 #define GMP_PROFILE_MAGIC_LEN 8
 #define GMP_PROFILE_HEADER_LEN 16
 #define GMP_PROFILE_VERSION_MAJOR 1
-#define GMP_PROFILE_VERSION_MINOR 2 /* 1.1: LABEL records; 1.2: FAILED_ALLOC, RANGES */
+#define GMP_PROFILE_VERSION_MINOR 3 /* 1.1: LABEL records; 1.2: FAILED_ALLOC, RANGES; 1.3: POOLS */
 
 enum gmp_record_type {
 	GMP_REC_META = 1,
@@ -46,7 +46,8 @@ enum gmp_record_type {
 	GMP_REC_LABEL = 11,  /* 1.1: a name given to an earlier allocation */
 	GMP_REC_FAILED_ALLOC = 12, /* 1.2: an allocation that ran out of memory */
 	GMP_REC_RANGES = 13, /* 1.2: a host thread's NVTX ranges from here on */
-	GMP_REC_MAX = 13
+	GMP_REC_POOLS = 14,  /* 1.3: a device's stream-ordered memory pools, as the driver said */
+	GMP_REC_MAX = 14
 };
 
 struct gmp_writer;
@@ -91,6 +92,8 @@ int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label);
  * in f are the writer's own.
  */
 int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f);
+/* A POOLS record: a device's stream-ordered pools after the events written so far (s->before ignored). */
+int gmp_writer__pools(struct gmp_writer *w, const struct gmp_pool_state *s);
 /*
  * From the next event on, host thread `thread` issues its calls inside the
  * NVTX ranges names[0..n) (STRING ids of the writer's, outermost first;

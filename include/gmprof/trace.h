@@ -181,6 +181,27 @@ struct gmp_alloc_failure {
 };
 
 /*
+ * The stream-ordered memory pools of a device (cudaMallocAsync's), as the
+ * driver said after the first `before` events: the bytes they held reserved
+ * on the device and the bytes of those in use by allocations, then and at
+ * most so far (each pool's most, summed over its pools), and the largest
+ * release threshold among them.  Reserved bytes not in use are cached by a
+ * pool: held on the device, though no object lives in them.
+ */
+struct gmp_pool_state {
+	uint64_t before;        /* events issued before it */
+	uint64_t reserved;      /* bytes reserved, then */
+	uint64_t used;          /* of which in use (never above reserved) */
+	uint64_t reserved_high; /* the most reserved so far (never below reserved) */
+	uint64_t used_high;     /* the most in use so far (never below used, nor above reserved_high) */
+	uint64_t threshold;     /* the largest release threshold among the pools (bytes kept at a sync) */
+	uint32_t device;
+	uint32_t pools;         /* how many pools (at least 1) */
+	uint32_t line;          /* event script line, 0 for recorded ones */
+	uint32_t reserved_;
+};
+
+/*
  * NVTX ranges: from event `before` on, host thread `thread` issues its calls
  * inside the ranges of path `path` (outermost first; 0: none).  Paths are
  * interned lists of STRING ids (gmp_trace__range_path).
@@ -223,6 +244,8 @@ struct gmp_trace {
 	size_t nmeta, meta_cap;
 	struct gmp_alloc_failure *fails; /* in issue order (`before` never decreases) */
 	size_t nfails, fails_cap;
+	struct gmp_pool_state *pools;    /* in issue order (`before` never decreases) */
+	size_t npools, pools_cap;
 	struct gmp_range_change *rchg;   /* in issue order (`before` never decreases) */
 	size_t nrchg, rchg_cap;
 	/* range paths: path k (1-based) names rnames[rpath_off[k-1] .. rpath_off[k]) */
@@ -262,6 +285,18 @@ int64_t gmp_trace__add_event(struct gmp_trace *t, const struct gmp_event *ev,
  * is undefined, or -ENOMEM.
  */
 int gmp_trace__add_failure(struct gmp_trace *t, const struct gmp_alloc_failure *f);
+
+/*
+ * Appends a pool state.  Returns 0, -EINVAL when s->before is past the
+ * events or before an earlier state's, or its numbers contradict each other
+ * (struct gmp_pool_state), or -ENOMEM.
+ */
+int gmp_trace__add_pool_state(struct gmp_trace *t, const struct gmp_pool_state *s);
+/* Device's pool state taken right after the first `before` events (the last such), or NULL. */
+const struct gmp_pool_state *gmp_trace__pool_state_at(const struct gmp_trace *t, uint64_t before,
+						      uint32_t device);
+/* Device's last pool state, or NULL: its pools' most reserved and in use over the run. */
+const struct gmp_pool_state *gmp_trace__pool_state_last(const struct gmp_trace *t, uint32_t device);
 
 /* Interns a range path of n STRING ids (outermost first): its id (>= 1), 0 for n 0, or -errno. */
 int64_t gmp_trace__add_range_path(struct gmp_trace *t, const uint32_t *names, size_t n);

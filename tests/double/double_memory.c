@@ -58,6 +58,72 @@ void double_stream_unlock(Sanitizer_StreamHandle stream)
 	}
 }
 
+/*
+ * The stream-ordered pool every async allocation of a replay comes from:
+ * it reserves in 2 MiB chunks what its allocations need, keeps what they
+ * free, and at a sync gives back all it does not use past its release
+ * threshold (GMP_DOUBLE_POOL_THRESHOLD bytes, 0 unset), as the driver
+ * does; the driver's cuMemPoolGetAttribute answers from it (fake_app).
+ */
+#define POOL_CHUNK (2ull << 20)
+static struct {
+	pthread_mutex_t lock;
+	uint64_t reserved, used, reserved_high, used_high;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t chunks(uint64_t bytes)
+{
+	return (bytes + POOL_CHUNK - 1) / POOL_CHUNK * POOL_CHUNK;
+}
+
+void double_pool_change(uint64_t alloc, uint64_t freed)
+{
+	pthread_mutex_lock(&pool.lock);
+	pool.used += alloc;
+	pool.used -= freed < pool.used ? freed : pool.used;
+	if (chunks(pool.used) > pool.reserved)
+		pool.reserved = chunks(pool.used);
+	if (pool.reserved > pool.reserved_high)
+		pool.reserved_high = pool.reserved;
+	if (pool.used > pool.used_high)
+		pool.used_high = pool.used;
+	pthread_mutex_unlock(&pool.lock);
+}
+
+static uint64_t pool_threshold(void)
+{
+	const char *v = getenv("GMP_DOUBLE_POOL_THRESHOLD");
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+void double_pool_trim(void)
+{
+	pthread_mutex_lock(&pool.lock);
+	uint64_t keep = pool_threshold();
+	if (keep > pool.reserved)
+		keep = pool.reserved;
+	if (keep < chunks(pool.used))
+		keep = chunks(pool.used);
+	pool.reserved = keep;
+	pthread_mutex_unlock(&pool.lock);
+}
+
+int gmp_double_pool_attr(int attr, uint64_t *v)
+{
+	pthread_mutex_lock(&pool.lock);
+	int rc = 0;
+	switch (attr) {
+	case 4: *v = pool_threshold(); break; /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
+	case 5: *v = pool.reserved; break;
+	case 6: *v = pool.reserved_high; break;
+	case 7: *v = pool.used; break;
+	case 8: *v = pool.used_high; break;
+	default: rc = 1; /* CUDA_ERROR_INVALID_VALUE */
+	}
+	pthread_mutex_unlock(&pool.lock);
+	return rc;
+}
+
 void gmp_double_set_oom_above(uint64_t bytes)
 {
 	oom_above = bytes;

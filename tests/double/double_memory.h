@@ -38,6 +38,9 @@ void double_driver_exclusive(const char *fn);
  */
 struct gmp_patch_launch;
 void double_launch_starts(const struct gmp_patch_launch *l, size_t k);
+/* The replay's stream-ordered pool: allocations made from it and freed back (bytes), a sync's trim. */
+void double_pool_change(uint64_t alloc, uint64_t freed);
+void double_pool_trim(void);
 /* Sleeps the milliseconds the environment variable env gives (GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS). */
 void double_delay(const char *env);
 

@@ -10,6 +10,7 @@
 #include "sanitizer_api.h"
 
 #define MODULE ((CUmodule)(uintptr_t)0x2000)
+#define DOUBLE_POOL ((CUmemoryPool)(uintptr_t)0x5000) /* the devices' stream-ordered pool (double_memory.c) */
 
 /* Whether the module is patched now; the device function an instruction id calls (NULL: none). */
 int double_module_patched(void);

@@ -25,7 +25,31 @@ struct api {
 	__typeof__(&gmp_double_set_die) set_die;
 	__typeof__(&gmp_double_set_oom_above) set_oom;
 	__typeof__(&gmp_double_error) error;
+	__typeof__(&gmp_double_pool_attr) pool_attr;
 };
+
+static struct api d;
+
+/*
+ * The stream-ordered pools: every device's is the double's one pool
+ * (double_memory.c), which answers for the attributes the collector asks.
+ */
+int cuDeviceGetMemPool(CUmemoryPool *pool, int device);
+int cuDeviceGetMemPool(CUmemoryPool *pool, int device)
+{
+	if (!pool || device < 0)
+		return 1;
+	*pool = DOUBLE_POOL;
+	return 0;
+}
+
+int cuMemPoolGetAttribute(CUmemoryPool pool, int attr, void *value);
+int cuMemPoolGetAttribute(CUmemoryPool pool, int attr, void *value)
+{
+	if (pool != DOUBLE_POOL || !value || !d.pool_attr)
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	return d.pool_attr(attr, value);
+}
 
 /*
  * The driver's cuMemGetInfo_v2, which the collector asks when an allocation
@@ -109,7 +133,6 @@ int cuDriverGetVersion(int *version)
 	return 0;
 }
 
-static struct api d;
 static const char *script;
 
 static void *thread_main(void *arg)
@@ -198,6 +221,7 @@ int main(int argc, char **argv)
 	*(void **)&d.set_die = must(h, "gmp_double_set_die");
 	*(void **)&d.set_oom = must(h, "gmp_double_set_oom_above");
 	*(void **)&d.error = must(h, "gmp_double_error");
+	*(void **)&d.pool_attr = must(h, "gmp_double_pool_attr");
 	if (oom >= 0)
 		d.set_oom((uint64_t)oom);
 	if (die_after >= 0)

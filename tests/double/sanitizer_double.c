@@ -271,6 +271,12 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			.stream = double_stream_handle(e->stream), .hStream = double_hstream(e->stream),
 			.flags = e->kind == GMP_MEM_MANAGED ? SANITIZER_MEMORY_FLAG_MANAGED : 0,
 			.visibility = SANITIZER_MEMORY_VISIBILITY_GLOBAL };
+		if (e->kind == GMP_MEM_ASYNC && !g) {
+			/* From the device's pool, which names itself unless GMP_DOUBLE_POOL_UNNAMED=1. */
+			const char *un = getenv("GMP_DOUBLE_POOL_UNNAMED");
+			md.memoryPool = un && *un == '1' ? NULL : DOUBLE_POOL;
+			double_pool_change(e->size, 0);
+		}
 		if (g) {
 			md.stream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
 			md.hStream = double_hstream(DOUBLE_GRAPH_STREAM(e->stream));
@@ -301,6 +307,8 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		if (found != SIZE_MAX) {
 			kind = (*live)[found].kind;
 			heap = (*live)[found].handle;
+			if (kind == GMP_MEM_ASYNC && !g)
+				double_pool_change(0, (*live)[found].size);
 #if HAVE_NVTX
 			if (kind == GMP_MEM_POOL_REGION)
 				region_unregister(&(*live)[found]);
@@ -418,6 +426,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		break;
 	}
 	case GMP_OP_SYNC: {
+		double_pool_trim(); /* what the pool does not use goes back to the device */
 		if (e->flags & GMP_EF_SYNC_EVENT) {
 			Sanitizer_EventData ed = { .event = event_handle(e->value), .context = CTX };
 			deliver(SANITIZER_CB_DOMAIN_EVENTS, SANITIZER_CBID_EVENTS_SYNCHRONIZE, &ed);

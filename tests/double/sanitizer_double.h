@@ -23,5 +23,7 @@ void gmp_double_set_die(long after_events, int how);
 /* sanitizerAlloc fails for larger blocks (device memory is full). */
 void gmp_double_set_oom_above(uint64_t bytes);
 const char *gmp_double_error(void);
+/* The replay's stream-ordered pool, as cuMemPoolGetAttribute answers (CUmemPool_attribute 4 to 8): 0 or 1. */
+int gmp_double_pool_attr(int attr, uint64_t *value);
 
 #endif

@@ -17,7 +17,10 @@
 	S(Sanitizer_ResourceMemoryData) F(Sanitizer_ResourceMemoryData, address)    \
 	F(Sanitizer_ResourceMemoryData, size) F(Sanitizer_ResourceMemoryData, context) \
 	F(Sanitizer_ResourceMemoryData, device) F(Sanitizer_ResourceMemoryData, stream) \
-	F(Sanitizer_ResourceMemoryData, hStream) F(Sanitizer_ResourceMemoryData, flags) \
+	F(Sanitizer_ResourceMemoryData, hStream) F(Sanitizer_ResourceMemoryData, memoryPool) \
+	F(Sanitizer_ResourceMemoryData, flags)                                     \
+	S(Sanitizer_ResourceMempoolData) F(Sanitizer_ResourceMempoolData, memoryPool) \
+	F(Sanitizer_ResourceMempoolData, device)                                   \
 	S(Sanitizer_ResourceFunctionsLazyLoadedData)                              \
 	F(Sanitizer_ResourceFunctionsLazyLoadedData, context)                      \
 	F(Sanitizer_ResourceFunctionsLazyLoadedData, module)                       \
@@ -63,6 +66,7 @@
 	C(SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC) C(SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE) \
 	C(SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC) C(SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC) \
 	C(SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED)                             \
+	C(SANITIZER_CBID_RESOURCE_MEMPOOL_DESTROYING)                                \
 	C(SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED)                            \
 	C(SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED)                           \
 	C(SANITIZER_CBID_LAUNCH_BEGIN) C(SANITIZER_CBID_LAUNCH_END)                  \

@@ -3,7 +3,7 @@
  * collector/alloc_api.c: the names of the CUDA calls that allocate device
  * memory, and where each call's parameter block holds the size, against
  * the toolkit's generated parameter structs (the layouts the API callbacks
- * hand over).  The name checks run everywhere; without the toolkit's
+ * hand over), and the pool attributes it asks the driver for.  The name checks run everywhere; without the toolkit's
  * headers the layout check says so and skips.
  */
 #include <stddef.h>
@@ -100,6 +100,12 @@ static void layouts_agree(void **state)
 	OFF("cudaMalloc3D", cudaMalloc3D_v3020_params, extent.depth);
 	assert_int_equal(GMP_ALLOC_OUT_OF_MEMORY, cudaErrorMemoryAllocation);
 	assert_int_equal(GMP_ALLOC_OUT_OF_MEMORY, CUDA_ERROR_OUT_OF_MEMORY);
+	/* What the collector asks of a stream-ordered pool (collector/pools.c). */
+	assert_int_equal(GMP_POOL_ATTR_RELEASE_THRESHOLD, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD);
+	assert_int_equal(GMP_POOL_ATTR_RESERVED_MEM_CURRENT, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT);
+	assert_int_equal(GMP_POOL_ATTR_RESERVED_MEM_HIGH, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH);
+	assert_int_equal(GMP_POOL_ATTR_USED_MEM_CURRENT, CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
+	assert_int_equal(GMP_POOL_ATTR_USED_MEM_HIGH, CU_MEMPOOL_ATTR_USED_MEM_HIGH);
 }
 #else
 static void layouts_agree(void **state)

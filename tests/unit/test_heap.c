@@ -79,11 +79,18 @@ static void placement(void **state)
 	fl.before = 4;
 	fl.api = 99; /* no such string */
 	assert_int_equal(gmp_trace__add_failure(t, &fl), -EINVAL);
+	/* Pool states likewise: after k1, and after k1's late op. */
+	struct gmp_pool_state ps = { .before = 1, .pools = 1 };
+	assert_int_equal(gmp_trace__add_pool_state(t, &ps), 0);
+	ps.before = 3;
+	assert_int_equal(gmp_trace__add_pool_state(t, &ps), 0);
 	assert_int_equal(gmp_trace__place_heap_ops(t), 0);
 	/* k1 | fail | h(k1) k2 | fail | f(k2) | fail: each comes after what was issued before it. */
 	assert_int_equal(t->fails[0].before, 1);
 	assert_int_equal(t->fails[1].before, 3);
 	assert_int_equal(t->fails[2].before, 4);
+	assert_int_equal(t->pools[0].before, 1);
+	assert_int_equal(t->pools[1].before, 3);
 	assert_int_equal(t->ev[0].name, n1);
 	assert_int_equal(t->ev[1].op, GMP_OP_ALLOC);
 	assert_int_equal(t->ev[1].value, 0);

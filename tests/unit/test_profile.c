@@ -14,6 +14,7 @@
 
 #include "codec.h"
 #include "gmprof/profile.h"
+#include "gmprof/script.h"
 #include "support.h"
 
 struct sample {
@@ -391,6 +392,77 @@ static void failures_round_trip(void **state)
 	free(path);
 }
 
+/* Stream-ordered pools' states: through a profile and back, found by moment and device; nonsense refused. */
+static void pools_round_trip(void **state)
+{
+	(void)state;
+	static const char script[] =
+		"{\"op\":\"alloc\",\"addr\":4096,\"size\":64,\"kind\":\"async\"}\n"
+		"{\"op\":\"pools\",\"reserved\":2097152,\"used\":64}\n"
+		"{\"op\":\"pools\",\"reserved\":0,\"used\":0,\"reserved_high\":8,\"used_high\":4,\"device\":1,"
+		"\"pools\":2,\"release_threshold\":9}\n"
+		"{\"op\":\"free\",\"addr\":4096}\n"
+		"{\"op\":\"alloc_failed\",\"size\":4096}\n"
+		"{\"op\":\"pools\",\"reserved\":2097152,\"used\":0,\"used_high\":64}\n";
+	struct gmp_trace *t = ts_script(script);
+	struct gmp_trace *u = reread(t, "pools");
+	const struct gmp_trace *both[2] = { t, u };
+	for (int k = 0; k < 2; k++) {
+		const struct gmp_trace *x = both[k];
+		assert_int_equal(x->npools, 3);
+		assert_int_equal(x->pools[0].before, 1);
+		assert_int_equal(x->pools[0].reserved_high, 2097152); /* defaults: the current values */
+		assert_int_equal(x->pools[0].used_high, 64);
+		assert_int_equal(x->pools[1].device, 1);
+		assert_int_equal(x->pools[1].pools, 2);
+		assert_int_equal(x->pools[1].threshold, 9);
+		assert_int_equal(x->pools[1].reserved_high, 8);
+		assert_int_equal(x->pools[2].before, 2);
+		/* The failure's state: the one taken at its moment, on its device. */
+		const struct gmp_pool_state *at = gmp_trace__pool_state_at(x, x->fails[0].before, 0);
+		assert_ptr_equal(at, &x->pools[2]);
+		assert_null(gmp_trace__pool_state_at(x, 0, 0));
+		assert_null(gmp_trace__pool_state_at(x, 2, 1));
+		assert_ptr_equal(gmp_trace__pool_state_last(x, 0), &x->pools[2]);
+		assert_ptr_equal(gmp_trace__pool_state_last(x, 1), &x->pools[1]);
+		assert_null(gmp_trace__pool_state_last(x, 2));
+	}
+	gmp_trace__free(u);
+	gmp_trace__free(t);
+	/* A record whose bytes in use exceed the reserved ones stops the reader: damaged. */
+	char *path = ts_tmpfile("pools");
+	struct gmp_writer *w;
+	assert_int_equal(gmp_writer__create(path, 1, 0, &w), 0);
+	struct gmp_pool_state bad = { .pools = 1, .reserved = 8, .used = 9, .reserved_high = 9, .used_high = 9 };
+	assert_int_equal(gmp_writer__pools(w, &bad), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	size_t len;
+	unsigned char *b = slurp(path, &len);
+	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	assert_true(u->damaged);
+	assert_int_equal(u->npools, 0);
+	gmp_trace__free(u);
+	free(b);
+	unlink(path);
+	free(path);
+	/* In a script: each contradiction is refused. */
+	static const char *const refused[] = {
+		"{\"op\":\"pools\",\"reserved\":8,\"used\":9}",
+		"{\"op\":\"pools\",\"reserved\":8,\"used\":1,\"reserved_high\":7}",
+		"{\"op\":\"pools\",\"reserved\":8,\"used\":4,\"used_high\":3}",
+		"{\"op\":\"pools\",\"reserved\":8,\"used\":1,\"pools\":0}",
+		"{\"op\":\"pools\",\"used\":1}",
+		"{\"op\":\"pools\",\"reserved\":8,\"used\":1,\"free\":3}",
+	};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		struct gmp_trace *r = NULL;
+		struct gmp_script_error e;
+		assert_int_equal(gmp_script__read_mem(refused[i], strlen(refused[i]), &r, &e), -EINVAL);
+		assert_int_equal(e.line, 1);
+		assert_null(r);
+	}
+}
+
 /* Each event's NVTX ranges: per host thread, through a profile and back. */
 static void ranges_round_trip(void **state)
 {
@@ -460,6 +532,7 @@ int main(void)
 		cmocka_unit_test(write_trace_round_trip),
 		cmocka_unit_test(failures_round_trip),
 		cmocka_unit_test(ranges_round_trip),
+		cmocka_unit_test(pools_round_trip),
 	};
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
 }

@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+# Stream-ordered memory pools (cudaMallocAsync's): what they hold reserved
+# on the device beside the objects in them.  The collector asks the driver
+# (cuMemPoolGetAttribute: the test double's pool, which reserves in 2 MiB
+# chunks, keeps what is freed, and at a sync gives back what it does not
+# use past GMP_DOUBLE_POOL_THRESHOLD) right after an allocation ran out of
+# memory, at the end of each synchronizing call and at exit; each answer
+# that changed is a POOLS record.  The reports say what the pools cached
+# at a failure and the most they held.
+. tests/cli/lib.sh
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+FAKE=$B/double/fake_app
+use_double "$B"
+S=tests/scripts/pool_cache.jsonl
+# A profile's pools lines and failures, in the order dump writes them (no thread, time or site).
+pool_lines() {
+	"$GMPROF" dump "$1" 2>/dev/null | grep -v '^{"op":"meta"' | grep -n '"op":"\(pools\|alloc_failed\)"' |
+		sed -E 's/,"(thread|time_ns|at)":[^,}]*//g'
+}
+
+# A release threshold above what the pool reserves: it keeps the activations freed back to it.
+rm -f "$TMPDIR/keep.gmprof"
+expect_exit 0 "a program whose pool keeps what it freed" -- \
+	env GMP_DOUBLE_POOL_THRESHOLD=4294967296 GMPROF_OUTPUT="$TMPDIR/keep.gmprof" \
+	FAKE_CUDA_FREE=402653184 FAKE_CUDA_TOTAL=2147483648 "$FAKE" "$S"
+pool_lines "$TMPDIR/keep.gmprof" >"$TMPDIR/got"
+# After the stream sync (asked at the next call's end: the double's stream syncs are no
+# calls of their own), after the device sync, and at the failure (a memset later: the same
+# numbers, at the failure's own moment): 768 MiB reserved, none of it in use.
+cat >"$TMPDIR/want" <<'W'
+9:{"op":"pools","reserved":805306368,"used":268435456,"used_high":805306368,"release_threshold":4294967296}
+12:{"op":"pools","reserved":805306368,"used":0,"used_high":805306368,"release_threshold":4294967296}
+14:{"op":"alloc_failed","size":1073741824,"api":"cudaMalloc","device_free":402653184,"device_total":2147483648}
+15:{"op":"pools","reserved":805306368,"used":0,"used_high":805306368,"release_threshold":4294967296}
+W
+diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" &&
+	ok "recorded: the pool's state when it changed and at the failure, in place among the events" ||
+	{ notok "recorded pool states"; cat "$TMPDIR/diff"; }
+"$GMPROF" report "$TMPDIR/keep.gmprof" >"$TMPDIR/rep" 2>/dev/null
+grep -q '^    cached by stream-ordered memory pools: 768.0 MiB (reserved on the device, in no object); their release threshold, 4.0 GiB, keeps it past a sync: cudaMemPoolTrimTo or a lower threshold gives it back$' "$TMPDIR/rep" &&
+	ok "report: what the pools cached at the failure, and why" || notok "report: the pools' cache at the failure: $(grep -A6 'ran out' "$TMPDIR/rep")"
+grep -q '^  device 0: stream-ordered memory pool reserved at most 768.0 MiB, of which at most 768.0 MiB in use; release threshold 4.0 GiB (what a sync leaves them)$' "$TMPDIR/rep" &&
+	ok "report: the most the pool held" || notok "report: the most the pool held: $(grep -i pool "$TMPDIR/rep")"
+"$GMPROF" replay --format json --pretty "$TMPDIR/keep.gmprof" >"$TMPDIR/keep.json" 2>/dev/null
+grep -q '"pool_reserved_bytes": 805306368' "$TMPDIR/keep.json" && grep -q '"pool_used_bytes": 0' "$TMPDIR/keep.json" &&
+	grep -q '"reserved_high_bytes": 805306368' "$TMPDIR/keep.json" &&
+	grep -q '"release_threshold_bytes": 4294967296' "$TMPDIR/keep.json" &&
+	ok "json: the failure's pool bytes and the device's pools" || notok "json: pools: $(grep pool "$TMPDIR/keep.json")"
+"$GMPROF" html -o "$TMPDIR/keep.html" "$TMPDIR/keep.gmprof" 2>/dev/null
+grep -q '<td class="n">256.0 MiB in 1 object; 768.0 MiB cached by pools</td>' "$TMPDIR/keep.html" &&
+	ok "html: what the pools cached beside what was live" || notok "html: $(grep -o '[^>]*cached by pools' "$TMPDIR/keep.html")"
+
+# The default threshold, 0: each sync gives back what the pool does not use.
+rm -f "$TMPDIR/trim.gmprof" "$TMPDIR/unnamed.gmprof"
+expect_exit 0 "a program whose pool is trimmed at each sync" -- \
+	env GMPROF_OUTPUT="$TMPDIR/trim.gmprof" FAKE_CUDA_FREE=402653184 FAKE_CUDA_TOTAL=2147483648 "$FAKE" "$S"
+pool_lines "$TMPDIR/trim.gmprof" >"$TMPDIR/got"
+cat >"$TMPDIR/want" <<'W'
+9:{"op":"pools","reserved":268435456,"used":268435456,"reserved_high":805306368,"used_high":805306368}
+12:{"op":"pools","reserved":0,"used":0,"reserved_high":805306368,"used_high":805306368}
+14:{"op":"alloc_failed","size":1073741824,"api":"cudaMalloc","device_free":402653184,"device_total":2147483648}
+15:{"op":"pools","reserved":0,"used":0,"reserved_high":805306368,"used_high":805306368}
+W
+diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" && ok "trimmed: the state after each sync" ||
+	{ notok "trimmed pool states"; cat "$TMPDIR/diff"; }
+"$GMPROF" report "$TMPDIR/trim.gmprof" >"$TMPDIR/rep" 2>/dev/null
+! grep -q 'cached by' "$TMPDIR/rep" && grep -q '^  device 0: stream-ordered memory pool reserved at most 768.0 MiB, of which at most 768.0 MiB in use$' "$TMPDIR/rep" &&
+	ok "report: nothing cached at the failure, no threshold to name" || notok "report, trimmed: $(grep -i pool "$TMPDIR/rep")"
+# Allocations that name no pool come from the device's current one (cuDeviceGetMemPool).
+expect_exit 0 "allocations that name no pool" -- \
+	env GMP_DOUBLE_POOL_UNNAMED=1 GMPROF_OUTPUT="$TMPDIR/unnamed.gmprof" FAKE_CUDA_FREE=402653184 FAKE_CUDA_TOTAL=2147483648 "$FAKE" "$S"
+pool_lines "$TMPDIR/unnamed.gmprof" >"$TMPDIR/got2"
+cmp -s "$TMPDIR/got" "$TMPDIR/got2" && ok "unnamed: the device's current pool asked instead, the same states" ||
+	{ notok "unnamed pool"; diff -u "$TMPDIR/got" "$TMPDIR/got2"; }
+
+# At exit the driver is asked once more while the pool's context lives; a
+# destroyed context's pools are never asked about again.
+printf '%s\n' '{"op":"alloc","addr":"0x1000","size":4096,"kind":"async","stream":1}' \
+	'{"op":"free","addr":"0x1000","stream":1}' >"$TMPDIR/exit.jsonl"
+rm -f "$TMPDIR/exit.gmprof" "$TMPDIR/gone.gmprof"
+expect_exit 0 "exit with the context alive" -- env GMPROF_OUTPUT="$TMPDIR/exit.gmprof" "$FAKE" --no-teardown "$TMPDIR/exit.jsonl"
+[ "$(pool_lines "$TMPDIR/exit.gmprof")" = '4:{"op":"pools","reserved":2097152,"used":0,"used_high":4096}' ] &&
+	ok "at exit: what the pool still holds (2 MiB, unused: no sync trimmed it)" || notok "at exit: $(pool_lines "$TMPDIR/exit.gmprof")"
+expect_exit 0 "exit after the context went" -- env GMPROF_OUTPUT="$TMPDIR/gone.gmprof" "$FAKE" "$TMPDIR/exit.jsonl"
+[ -z "$(pool_lines "$TMPDIR/gone.gmprof")" ] && ok "after teardown: the pool is not asked about" ||
+	notok "after teardown: $(pool_lines "$TMPDIR/gone.gmprof")"
+
+# No stream-ordered allocation: the driver is not asked, nothing is written.
+rm -f "$TMPDIR/none.gmprof"
+expect_exit 0 "a program without pools" -- env GMPROF_OUTPUT="$TMPDIR/none.gmprof" FAKE_CUDA_FREE=402653184 \
+	FAKE_CUDA_TOTAL=2147483648 "$FAKE" tests/scripts/oom.jsonl
+"$GMPROF" report "$TMPDIR/none.gmprof" >"$TMPDIR/rep" 2>/dev/null
+[ -z "$(pool_lines "$TMPDIR/none.gmprof" | grep pools)" ] && ! grep -qi 'stream-ordered' "$TMPDIR/rep" &&
+	ok "no pools: no record, no line" || notok "no pools: $(grep -i pool "$TMPDIR/rep")"
+
+# Scripts carry the same: dumped, converted and read back, the same lines and reports.
+"$GMPROF" dump "$TMPDIR/keep.gmprof" >"$TMPDIR/keep.jsonl" 2>/dev/null
+expect_exit 0 "convert a script with pool states" -- "$GMPROF" convert "$TMPDIR/keep.jsonl" -o "$TMPDIR/back.gmprof" --force
+"$GMPROF" dump "$TMPDIR/back.gmprof" >"$TMPDIR/back.jsonl" 2>/dev/null
+diff -u "$TMPDIR/keep.jsonl" "$TMPDIR/back.jsonl" >"$TMPDIR/diff" && ok "pool states: script, profile, script" ||
+	{ notok "pool states round trip"; head -20 "$TMPDIR/diff"; }
+"$GMPROF" replay "$TMPDIR/keep.jsonl" >"$TMPDIR/rep" 2>/dev/null
+grep -q '^  cached by stream-ordered memory pools: 768.0 MiB' "$TMPDIR/rep" &&
+	grep -q '^device 0: stream-ordered memory pool reserved at most 768.0 MiB' "$TMPDIR/rep" &&
+	ok "replay: the pools' lines" || notok "replay: $(grep -i pool "$TMPDIR/rep")"
+# A pool line that contradicts itself is refused in one sentence.
+printf '%s\n' '{"op":"alloc","addr":"0x1000","size":4096,"kind":"async"}' \
+	'{"op":"pools","reserved":4096,"used":8192}' >"$TMPDIR/bad.jsonl"
+expect_exit 2 "a pool with more in use than reserved" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
+expect_stderr_line "bad.jsonl:2: a pool's bytes in use must not exceed its reserved bytes" "  refused in one line, naming the line"
+finish
