@@ -21,8 +21,10 @@ pool_lines() {
 # A release threshold above what the pool reserves: it keeps the activations freed back to it.
 rm -f "$TMPDIR/keep.gmprof"
 expect_exit 0 "a program whose pool keeps what it freed" -- \
-	env GMP_DOUBLE_POOL_THRESHOLD=4294967296 GMPROF_OUTPUT="$TMPDIR/keep.gmprof" \
+	env GMP_DOUBLE_POOL_THRESHOLD=4294967296 GMPROF_OUTPUT="$TMPDIR/keep.gmprof" GMPROF_SUMMARY=1 \
 	FAKE_CUDA_FREE=402653184 FAKE_CUDA_TOTAL=2147483648 "$FAKE" "$S"
+grep -q '^==gmprof== OUT OF MEMORY: cudaMalloc of 1.0 GiB on device 0 (384.0 MiB free of 2.0 GiB) with 256.0 MiB live and 768.0 MiB cached by stream-ordered pools' "$TMPDIR/err" &&
+	ok "the exit summary says what the pools cached at the failure" || notok "the exit summary: $(grep OUT "$TMPDIR/err")"
 pool_lines "$TMPDIR/keep.gmprof" >"$TMPDIR/got"
 # After the stream sync (asked at the next call's end: the double's stream syncs are no
 # calls of their own), after the device sync, and at the failure (a memset later: the same
