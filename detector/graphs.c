@@ -106,6 +106,8 @@ static int add_union(const struct gmp_trace *t, const struct member *m, size_t k
 			g->u[g->nu++] = (struct gmp_access){ .addr = tc->addr, .rw = tc->rw };
 		}
 	}
+	if (g->nu == start)
+		return 0; /* no member made an access (only in-kernel heap work): g->u may be unallocated */
 	qsort(g->u + start, g->nu - start, sizeof(*g->u), by_addr);
 	size_t w = start;
 	for (size_t i = start; i < g->nu; i++) {
@@ -204,7 +206,8 @@ const struct gmp_access *det_graphs_union(struct det_graphs *g, uint32_t v, uint
 		return NULL;
 	uint32_t k = g->grp[g->next++];
 	*n = g->uoff[k + 1] - g->uoff[k];
-	return g->u + g->uoff[k];
+	static const struct gmp_access none[1];
+	return *n ? g->u + g->uoff[k] : none; /* an empty union: g->u may be unallocated */
 }
 
 int det_graph_lost(const struct gmp_result *r, uint32_t ev)

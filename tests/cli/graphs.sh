@@ -260,6 +260,14 @@ events_of "$TMPDIR/memnodes.graph.gmprof" >"$TMPDIR/m.events"
 	ok "memory nodes: no stream but the two the program made" || notok "memory nodes: streams: $(grep -o '"stream":[0-9]*' "$TMPDIR/m.events" | sort | uniq -c | tr '\n' ' ')"
 [ "$(grep -c '"op":"alloc".*"kind":"async"' "$TMPDIR/m.events")" = 4 ] &&
 	ok "memory nodes: four stream-ordered allocations" || notok "memory nodes: allocations: $(grep '"op":"alloc"' "$TMPDIR/m.events")"
+# A merged launch whose only work is a node's in-kernel malloc(): the union of its
+# accesses is empty (found by make fuzz: the detector used an unallocated array).
+printf '%s\n' '{"op":"kernel","name":"a","graph":1,"stream":1}' \
+	'{"op":"alloc","addr":"0x7f0010000","size":16384,"kind":"device_heap","stream":1}' \
+	'{"op":"kernel","name":"b","graph":1,"stream":1}' '{"op":"sync"}' >"$TMPDIR/heaponly.jsonl"
+expect_exit 0 "a graph launch whose only work is in-kernel malloc()" -- "$GMPROF" report "$TMPDIR/heaponly.jsonl"
+[ ! -s "$TMPDIR/err" ] && grep -q '^  graphs  *1 graph launch had a kernel node that reported no access' "$TMPDIR/out" &&
+	ok "  merged, an empty union, nothing said on stderr" || notok "  heap-only launch: $err $(grep graphs "$TMPDIR/out")"
 # What gpu-check prints of a program whose findings differ: each graph
 # callback with the streams its data names, and the calls that make,
 # capture or launch a graph.
