@@ -137,7 +137,9 @@ struct gmp_sites;
 /* Failed allocation r->failures[i]: what was live, which fixes free memory then. */
 void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gmp_sites *sites,
 		       const char *indent);
-/* "device N: stream-ordered memory pools reserved at most ...": the last POOLS state of device, if any. */
+/* "device N: stream-ordered memory pool reserved at most ..." into buf, from device's last pool state: 1, or 0 for none. */
+int gmp_text__pool_words(const struct gmp_trace *t, uint32_t device, char *buf, size_t n);
+/* The same as a line after indent, if any. */
 void gmp_text__pools(FILE *fp, const struct gmp_trace *t, uint32_t device, const char *indent);
 /* Under failure f: what the device's pools cached then (reserved, no object in it), if anything. */
 void gmp_text__pool_cache(FILE *fp, const struct gmp_trace *t, const struct gmp_alloc_failure *f,

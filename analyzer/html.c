@@ -2,11 +2,11 @@
 /*
  * `gmprof html`: one self-contained page that opens offline -- no script,
  * no font, no image, no request of any kind: inline CSS and SVG only.
- * It holds the run's summary, a plot of live bytes per device with the
- * peaks marked, each peak by allocation site and the largest as a flame
- * graph by call path, lifetime bars of the largest objects, the findings
- * table with source lines, and a histogram for each non-uniform-access
- * finding.
+ * It holds the run's summary (html_run.c, with the allocations that ran
+ * out of memory), a plot of live bytes per device with the peaks marked,
+ * each peak by allocation site and the largest as a flame graph by call
+ * path, lifetime bars of the largest objects, the findings table with
+ * source lines, and a histogram for each non-uniform-access finding.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,7 +20,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "flame.h"
-#include "kernels_from.h"
+#include "html.h"
 #include "memtime.h"
 #include "rangemem.h"
 #include "session.h"
@@ -76,80 +76,6 @@ static const char style[] =
 	".l5{fill:#edc948}.l6{fill:#b07aa1}.l7{fill:#ff9da7}.l8{fill:#9c755f}.l9{fill:#bab0ac}"
 	"ul.legend{list-style:none;padding:0;columns:2}ul.legend svg{margin-right:6px}"
 	"dl{display:grid;grid-template-columns:max-content auto;gap:2px 16px}dt{font-weight:600}";
-
-static void summary(FILE *fp, struct gmp_session *s)
-{
-	const struct gmp_trace *t = s->in.trace;
-	const struct gmp_result *r = s->r;
-	char a[32];
-	fprintf(fp, "<dl>");
-	static const char *const keys[] = { "command", "host", "device", "cuda", "mode" };
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const char *v = gmp_trace__meta(t, keys[i]);
-		if (v && *v) {
-			fprintf(fp, "<dt>%s</dt><dd>", keys[i]);
-			gmp_text__markup(fp, v);
-			fprintf(fp, "</dd>");
-		}
-	}
-	fprintf(fp, "<dt>input</dt><dd>");
-	gmp_text__markup(fp, s->name);
-	fprintf(fp, "</dd><dt>events</dt><dd>%zu (%" PRIu64 " GPU APIs), %zu objects</dd>", t->nev,
-		r->napis, r->nobjects);
-	fprintf(fp, "<dt>peak</dt><dd>%s</dd>", gmp_human_bytes(r->peak_bytes, a, sizeof(a)));
-	for (size_t i = 0; i < r->ndevices; i++) {
-		char d[160];
-		if (gmp_text__device(t, r->devices[i].device, d, sizeof(d))) {
-			fprintf(fp, "<dt>device %u</dt><dd>", r->devices[i].device);
-			gmp_text__markup(fp, d);
-			fprintf(fp, "</dd>");
-		}
-	}
-	for (size_t i = 0; i < r->ndevices; i++)
-		if (r->devices[i].inuse_peak_bytes) /* pools with regions */
-			fprintf(fp, "<dt>in use</dt><dd>device %u: at most %s (pools counted by their regions)</dd>",
-				r->devices[i].device, gmp_human_bytes(r->devices[i].inuse_peak_bytes, a, sizeof(a)));
-	const char *own = gmp_trace__meta(t, "collector_device_peak");
-	if (own && *own)
-		fprintf(fp, "<dt>gmprof</dt><dd>held at most %s of device memory itself (not in the peaks)</dd>",
-			gmp_human_bytes(strtoull(own, NULL, 10), a, sizeof(a)));
-	char head[256], parts[512];
-	int st = gmp_report__self_time_words(t, head, sizeof(head), parts, sizeof(parts));
-	if (st) {
-		fprintf(fp, "<dt>time</dt><dd>");
-		gmp_text__markup(fp, st < 0 ? gmp_report__self_time_malformed : head);
-		if (st > 0 && *parts) {
-			fprintf(fp, "; of which ");
-			gmp_text__markup(fp, parts);
-		}
-		fprintf(fp, "</dd>");
-	}
-	char cap[768];
-	for (int k = 0; k < 2; k++) /* what was monitored, and how far graphs' kernel nodes can be told apart */
-		if (k ? gmp_report__graph_words(r, cap, sizeof(cap)) : gmp_report__capture_words(t, cap, sizeof(cap))) {
-			fprintf(fp, "<dt>%s</dt><dd>", k ? "graphs" : "capture");
-			gmp_text__markup(fp, cap);
-			fprintf(fp, "</dd>");
-		}
-	fprintf(fp, "<dt>findings</dt><dd>%zu", r->nfindings);
-	if (r->nsmall)
-		fprintf(fp, " (%zu more on objects under %s: <code>--min-size</code>)", r->nsmall,
-			gmp_human_bytes(r->min_bytes, a, sizeof(a)));
-	fprintf(fp, "</dd>");
-	if (gmp_kernels_from__suggested(t)) {
-		const char *cmd = gmp_trace__meta(t, "command");
-		fprintf(fp, "<dt>next</dt><dd>intra mode also finds overallocation and access patterns; on the "
-			"kernels at this profile's peaks: <code>gmprof run --kernels-from ");
-		gmp_text__markup(fp, s->name);
-		fprintf(fp, " -- ");
-		gmp_text__markup(fp, cmd && *cmd ? cmd : "PROGRAM");
-		fprintf(fp, "</code></dd>");
-	}
-	fprintf(fp, "</dl>\n");
-	if (t->truncated || t->damaged || (s->in.is_profile && !t->ended))
-		fprintf(fp, "<p class=\"incomplete\">This profile is incomplete (%s); what it holds is reported.</p>\n",
-			t->truncated || t->damaged ? "cut off or damaged" : "the program did not reach its end");
-}
 
 /*
  * Live bytes of one device (pts: r->curve), or its bytes in use (pts:
@@ -297,16 +223,6 @@ static void histogram(FILE *fp, const struct gmp_result *r, const struct gmp_fin
 		"text-anchor=\"end\">%" PRIu64 "</text></svg>", h->max_count);
 }
 
-/* " in outer &gt; inner": the NVTX ranges of a call, if any. */
-static void in_ranges(FILE *fp, const struct gmp_trace *t, uint32_t path)
-{
-	char rg[256];
-	if (!*gmp_trace__range_text(t, path, rg, sizeof(rg)))
-		return;
-	fprintf(fp, " in ");
-	gmp_text__markup(fp, rg);
-}
-
 static void findings(FILE *fp, struct page *pg)
 {
 	const struct gmp_result *r = pg->s->r;
@@ -343,58 +259,9 @@ static void findings(FILE *fp, struct page *pg)
 			gmp_text__markup(fp, code);
 			fprintf(fp, "</code>");
 		}
-		in_ranges(fp, r->trace, gmp_trace__event_range(r->trace, o->alloc_ev));
+		gmp_html__in_ranges(fp, r->trace, gmp_trace__event_range(r->trace, o->alloc_ev));
 		fprintf(fp, "</td><td>");
 		gmp_text__markup(fp, gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
-		fprintf(fp, "</td></tr>\n");
-	}
-	fprintf(fp, "</tbody></table>\n");
-}
-
-/* Allocations that ran out of memory: what was live, which fixes free memory then. */
-static void failures(FILE *fp, struct page *pg)
-{
-	const struct gmp_result *r = pg->s->r;
-	if (!r->nfailures)
-		return;
-	fprintf(fp, "<h2>Allocations that ran out of memory</h2>\n<table><thead><tr><th>call</th>"
-		"<th>asked for</th><th>device</th><th>live then</th><th>largest live</th>"
-		"<th>fixes that free memory then (finding #)</th><th>they free</th><th>at</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < r->nfailures; i++) {
-		const struct gmp_failure *g = &r->failures[i];
-		const struct gmp_alloc_failure *f = &r->trace->fails[g->fail];
-		char a[32], b[32], name[160];
-		fprintf(fp, "<tr><td>");
-		gmp_text__markup(fp, f->api ? gmp_trace__str(r->trace, f->api, NULL) : "allocation");
-		fprintf(fp, "</td><td class=\"n\">%s", gmp_human_bytes(f->size, a, sizeof(a)));
-		if (f->dev_total)
-			fprintf(fp, " (%s free of %s)", gmp_human_bytes(f->dev_free, a, sizeof(a)),
-				gmp_human_bytes(f->dev_total, b, sizeof(b)));
-		fprintf(fp, "</td><td class=\"n\">%u</td><td class=\"n\">%s in %" PRIu64 " object%s", f->device,
-			gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects, g->live_objects == 1 ? "" : "s");
-		const struct gmp_pool_state *ps = gmp_trace__pool_state_at(r->trace, f->before, f->device);
-		if (ps && ps->reserved > ps->used) /* reserved by stream-ordered pools, in no object */
-			fprintf(fp, "; %s cached by pools", gmp_human_bytes(ps->reserved - ps->used, b, sizeof(b)));
-		fprintf(fp, "</td><td>");
-		for (uint32_t k = 0; k < g->obj_n && k < 5; k++) {
-			uint32_t o = r->fail_objs[g->obj_off + k];
-			fprintf(fp, "%s", k ? ", " : "");
-			gmp_text__markup(fp, gmp_result__object_name(r, o, name, sizeof(name)));
-			fprintf(fp, " %s", gmp_human_bytes(r->objects[o].size, a, sizeof(a)));
-		}
-		fprintf(fp, "</td><td>");
-		for (uint32_t k = 0; k < g->fix_n && k < 10; k++) {
-			const struct gmp_failure_fix *x = &r->fail_fixes[g->fix_off + k];
-			const struct gmp_finding *fd = &r->findings[x->finding];
-			fprintf(fp, "%s%u %s ", k ? ", " : "", x->finding + 1, gmp_pattern__name(fd->pattern));
-			gmp_text__markup(fp, gmp_result__object_name(r, fd->object, name, sizeof(name)));
-		}
-		const char *site = gmp_sites__failure(&pg->s->sites, g->fail, NULL);
-		fprintf(fp, "%s</td><td class=\"n\">%s</td><td><code>", g->fix_n ? "" : "none",
-			gmp_human_bytes(g->freeable, a, sizeof(a)));
-		gmp_text__markup(fp, site ? site : "");
-		fprintf(fp, "</code>");
-		in_ranges(fp, r->trace, f->range);
 		fprintf(fp, "</td></tr>\n");
 	}
 	fprintf(fp, "</tbody></table>\n");
@@ -483,7 +350,7 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		fprintf(fp, "<h1>gmprof report: ");
 	gmp_text__markup(fp, pg->s->name);
 	fprintf(fp, "</h1>\n");
-	summary(fp, pg->s);
+	gmp_html__summary(fp, pg->s);
 	fprintf(fp, "<h2>Live bytes</h2>\n");
 	if (!r->ndevices)
 		fprintf(fp, "<p>No device memory was allocated.</p>\n");
@@ -501,7 +368,7 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		fprintf(fp, "<p class=\"incomplete\">Out of memory summing memory over time.</p>\n");
 	if (gmp_rmem__html(fp, r, 40))
 		fprintf(fp, "<p class=\"incomplete\">Out of memory summing the NVTX ranges.</p>\n");
-	failures(fp, pg);
+	gmp_html__failures(fp, pg->s);
 	if (gmp_report__html(fp, r))
 		fprintf(fp, "<p class=\"incomplete\">Out of memory combining the fixes.</p>\n");
 	lifetimes(fp, pg);

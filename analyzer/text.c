@@ -237,19 +237,26 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 		gmp_human_bytes(f->size, b, sizeof(b)));
 }
 
-void gmp_text__pools(FILE *fp, const struct gmp_trace *t, uint32_t device, const char *indent)
+int gmp_text__pool_words(const struct gmp_trace *t, uint32_t device, char *buf, size_t n)
 {
 	const struct gmp_pool_state *ps = gmp_trace__pool_state_last(t, device);
-	if (!ps)
-		return;
+	if (!ps || !n)
+		return 0;
 	char a[32], b[32], c[32];
-	fprintf(fp, "%sdevice %u: stream-ordered memory pool%s reserved at most %s, of which at most %s in use",
-		indent, device, ps->pools == 1 ? "" : "s", gmp_human_bytes(ps->reserved_high, a, sizeof(a)),
-		gmp_human_bytes(ps->used_high, b, sizeof(b)));
-	if (ps->threshold)
-		fprintf(fp, "; release threshold %s (what a sync leaves them)",
-			gmp_human_bytes(ps->threshold, c, sizeof(c)));
-	fputc('\n', fp);
+	int k = snprintf(buf, n, "device %u: stream-ordered memory pool%s reserved at most %s, of which at most %s in use",
+			 device, ps->pools == 1 ? "" : "s", gmp_human_bytes(ps->reserved_high, a, sizeof(a)),
+			 gmp_human_bytes(ps->used_high, b, sizeof(b)));
+	if (ps->threshold && k >= 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, "; release threshold %s (what a sync leaves them)",
+			 gmp_human_bytes(ps->threshold, c, sizeof(c)));
+	return 1;
+}
+
+void gmp_text__pools(FILE *fp, const struct gmp_trace *t, uint32_t device, const char *indent)
+{
+	char w[256];
+	if (gmp_text__pool_words(t, device, w, sizeof(w)))
+		fprintf(fp, "%s%s\n", indent, w);
 }
 
 void gmp_text__pool_cache(FILE *fp, const struct gmp_trace *t, const struct gmp_alloc_failure *f,

@@ -51,6 +51,8 @@ grep -q '"pool_reserved_bytes": 805306368' "$TMPDIR/keep.json" && grep -q '"pool
 "$GMPROF" html -o "$TMPDIR/keep.html" "$TMPDIR/keep.gmprof" 2>/dev/null
 grep -q '<td class="n">256.0 MiB in 1 object; 768.0 MiB cached by pools</td>' "$TMPDIR/keep.html" &&
 	ok "html: what the pools cached beside what was live" || notok "html: $(grep -o '[^>]*cached by pools' "$TMPDIR/keep.html")"
+grep -q '<dt>pools</dt><dd>device 0: stream-ordered memory pool reserved at most 768.0 MiB, of which at most 768.0 MiB in use; release threshold 4.0 GiB (what a sync leaves them)</dd>' "$TMPDIR/keep.html" &&
+	ok "html: the most the pool held, in the run's summary" || notok "html summary: $(grep -o '<dt>pools</dt>[^/]*' "$TMPDIR/keep.html")"
 
 # The default threshold, 0: each sync gives back what the pool does not use.
 rm -f "$TMPDIR/trim.gmprof" "$TMPDIR/unnamed.gmprof"
