@@ -204,6 +204,16 @@ static void json_gpu(struct gmp_jw *jw, const char *key, const struct gmp_trace 
 	gmp_jw__obj_end(jw);
 }
 
+/* The most device dev's stream-ordered pools reserved in run t (0: none recorded); 1 when either run has pools. */
+static int pools_high(const struct diff *d, uint32_t dev, uint64_t *a, uint64_t *b)
+{
+	const struct gmp_pool_state *pa = gmp_trace__pool_state_last(d->a.r->trace, dev);
+	const struct gmp_pool_state *pb = gmp_trace__pool_state_last(d->b.r->trace, dev);
+	*a = pa ? pa->reserved_high : 0;
+	*b = pb ? pb->reserved_high : 0;
+	return pa || pb;
+}
+
 static int text(FILE *fp, void *ctx)
 {
 	struct diff *d = ctx;
@@ -230,6 +240,10 @@ static int text(FILE *fp, void *ctx)
 		if (ka && kb)
 			fprintf(fp, "  live on average, device %u: %s -> %s (%s)\n", dev[i], gmp_human_bytes(la, x, sizeof(x)),
 				gmp_human_bytes(lb, y, sizeof(y)), gmp_human_change(la, lb, 1, z, sizeof(z)));
+		if (pools_high(d, dev[i], &la, &lb))
+			fprintf(fp, "  stream-ordered pools reserved at most, device %u: %s -> %s (%s)\n", dev[i],
+				gmp_human_bytes(la, x, sizeof(x)), gmp_human_bytes(lb, y, sizeof(y)),
+				gmp_human_change(la, lb, 1, z, sizeof(z)));
 	}
 	fprintf(fp, "  leaked: %s -> %s\n", gmp_human_bytes(gmp_leaked_bytes(ra), x, sizeof(x)),
 		gmp_human_bytes(gmp_leaked_bytes(rb), y, sizeof(y)));
@@ -310,6 +324,10 @@ static int json(FILE *fp, void *ctx)
 		if (has_regions(a, b)) {
 			gmp_jw__ku64(&jw, "inuse_peak_before", peak(a, 1));
 			gmp_jw__ku64(&jw, "inuse_peak_after", peak(b, 1));
+		}
+		if (pools_high(d, dev[i], &la, &lb)) {
+			gmp_jw__ku64(&jw, "pool_reserved_high_before", la);
+			gmp_jw__ku64(&jw, "pool_reserved_high_after", lb);
 		}
 		if (gmp_diff__sites_json(&jw, &d->a, &d->b, dev[i]) || gmp_rmem__diff_json(&jw, ra, rb, dev[i]))
 			return -ENOMEM;

@@ -52,6 +52,11 @@ static void run_table(FILE *fp, struct gmp_session *s)
 		if (gmp_text__device(t, r->devices[i].device, buf, sizeof(buf)))
 			meta_row(fp, key, buf, 0);
 	}
+	for (size_t i = 0; i < r->ndevices; i++) {
+		char w[256];
+		if (gmp_text__pool_words(t, r->devices[i].device, w, sizeof(w)))
+			meta_row(fp, "pools", w, 0);
+	}
 	snprintf(buf, sizeof(buf), "%zu (%" PRIu64 " GPU APIs), %zu objects", t->nev, r->napis, r->nobjects);
 	meta_row(fp, "events", buf, 0);
 	const char *own = gmp_trace__meta(t, "collector_device_peak");

@@ -51,8 +51,14 @@ grep -q '"pool_reserved_bytes": 805306368' "$TMPDIR/keep.json" && grep -q '"pool
 "$GMPROF" html -o "$TMPDIR/keep.html" "$TMPDIR/keep.gmprof" 2>/dev/null
 grep -q '<td class="n">256.0 MiB in 1 object; 768.0 MiB cached by pools</td>' "$TMPDIR/keep.html" &&
 	ok "html: what the pools cached beside what was live" || notok "html: $(grep -o '[^>]*cached by pools' "$TMPDIR/keep.html")"
+"$GMPROF" report --format markdown "$TMPDIR/keep.gmprof" >"$TMPDIR/keep.md" 2>/dev/null
+grep -q '^| pools | device 0: stream-ordered memory pool reserved at most 768.0 MiB, of which at most 768.0 MiB in use; release threshold 4.0 GiB (what a sync leaves them) |$' "$TMPDIR/keep.md" &&
+	grep -q '^  cached by stream-ordered memory pools: 768.0 MiB' "$TMPDIR/keep.md" &&
+	ok "markdown: the pool's row, and its cache under the failure" || notok "markdown: $(grep -i pool "$TMPDIR/keep.md")"
 grep -q '<dt>pools</dt><dd>device 0: stream-ordered memory pool reserved at most 768.0 MiB, of which at most 768.0 MiB in use; release threshold 4.0 GiB (what a sync leaves them)</dd>' "$TMPDIR/keep.html" &&
 	ok "html: the most the pool held, in the run's summary" || notok "html summary: $(grep -o '<dt>pools</dt>[^/]*' "$TMPDIR/keep.html")"
+
+# Diff against a run without pools: what the pools held, before and after.
 
 # The default threshold, 0: each sync gives back what the pool does not use.
 rm -f "$TMPDIR/trim.gmprof" "$TMPDIR/unnamed.gmprof"
@@ -96,6 +102,16 @@ expect_exit 0 "a program without pools" -- env GMPROF_OUTPUT="$TMPDIR/none.gmpro
 "$GMPROF" report "$TMPDIR/none.gmprof" >"$TMPDIR/rep" 2>/dev/null
 [ -z "$(pool_lines "$TMPDIR/none.gmprof" | grep pools)" ] && ! grep -qi 'stream-ordered' "$TMPDIR/rep" &&
 	ok "no pools: no record, no line" || notok "no pools: $(grep -i pool "$TMPDIR/rep")"
+
+# gmprof diff: what the pools held at most, before and after (0 in a run without them).
+"$GMPROF" diff "$TMPDIR/keep.gmprof" "$TMPDIR/none.gmprof" >"$TMPDIR/diff.txt" 2>/dev/null
+grep -q '^  stream-ordered pools reserved at most, device 0: 768.0 MiB -> 0 B (' "$TMPDIR/diff.txt" &&
+	ok "diff: the pools' most, before and after" || notok "diff: $(grep -i pool "$TMPDIR/diff.txt")"
+"$GMPROF" diff --format json --pretty "$TMPDIR/none.gmprof" "$TMPDIR/keep.gmprof" >"$TMPDIR/diff.json" 2>/dev/null
+grep -q '"pool_reserved_high_before": 0' "$TMPDIR/diff.json" && grep -q '"pool_reserved_high_after": 805306368' "$TMPDIR/diff.json" &&
+	ok "diff json: pool_reserved_high_before and _after" || notok "diff json: $(grep pool "$TMPDIR/diff.json")"
+"$GMPROF" diff "$TMPDIR/none.gmprof" "$TMPDIR/none.gmprof" >"$TMPDIR/diff.txt" 2>/dev/null
+! grep -q 'stream-ordered' "$TMPDIR/diff.txt" && ok "diff: no pools in either run, no line" || notok "diff without pools: $(grep -i pool "$TMPDIR/diff.txt")"
 
 # Scripts carry the same: dumped, converted and read back, the same lines and reports.
 "$GMPROF" dump "$TMPDIR/keep.gmprof" >"$TMPDIR/keep.jsonl" 2>/dev/null
