@@ -72,16 +72,23 @@ static void device_memory(uint64_t *free_bytes, uint64_t *total_bytes)
 	in_callback = 0;
 }
 
+/* pools_sample with the re-entry guard set: the driver's own API callbacks are not the program's. */
+static size_t pools_guarded(uint32_t device, struct gmp_pool_state *s, size_t n)
+{
+	int was = in_callback;
+	in_callback = 1;
+	n = pools_sample(device, s, n);
+	in_callback = was;
+	return n;
+}
+
 void cb_pools(void)
 {
 	if (!pools_any())
 		return;
 	uint64_t t0 = st_now();
 	struct gmp_pool_state s[16];
-	int was = in_callback;
-	in_callback = 1; /* the driver's own API callbacks are not the program's */
-	size_t n = pools_sample(UINT32_MAX, s, sizeof(s) / sizeof(s[0]));
-	in_callback = was;
+	size_t n = pools_guarded(UINT32_MAX, s, sizeof(s) / sizeof(s[0]));
 	st_lock(t0);
 	pools_record(s, n, 0);
 	st_since(GMP_ST_CALLBACKS, t0);
@@ -154,14 +161,8 @@ static void api(const Sanitizer_CallbackData *cd)
 		if (a) {
 			uint64_t t0 = st_now(), free_bytes, total_bytes;
 			device_memory(&free_bytes, &total_bytes);
-			struct gmp_pool_state ps;
-			size_t nps = 0;
-			if (pools_any()) {
-				uint32_t dev = oom_device(cd->context);
-				in_callback = 1;
-				nps = pools_sample(dev, &ps, 1);
-				in_callback = 0;
-			}
+			struct gmp_pool_state ps; /* what the device's pools hold, asked with its free memory */
+			size_t nps = pools_any() ? pools_guarded(oom_device(cd->context), &ps, 1) : 0;
 			oom_failed(a, cd->functionParams, cd->context, free_bytes, total_bytes, nps ? &ps : NULL);
 			pthread_mutex_lock(&gmp_col.lock);
 			st_since(GMP_ST_CALLBACKS, t0);
