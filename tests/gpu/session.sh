@@ -35,7 +35,10 @@
 # or as expected (nodes kept apart), and what GMPROF_GRAPH_NODE_DATA=function
 # gave; graph_loop (launches back to back): as expected, or which of its
 # launches were merged or counted not monitored (the report's "graphs" line); GMPROF_PATCH_AT=launch on multithread and streams_events (patched
-# from the driver's launch call since the deadlock).  The calls below are
+# from the driver's launch call since the deadlock); pool_cache (since
+# 2026-11-27, second session): its report lines (what the stream-ordered
+# pool cached at the failure, the most it held) and the layout facts of
+# memoryPool and Sanitizer_ResourceMempoolData.  The calls below are
 # for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
