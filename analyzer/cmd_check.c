@@ -149,6 +149,28 @@ static void check_graphs(struct gmp_gate *g)
 		gmp_gate__add(g, "graphs", 0, "%s", buf);
 }
 
+/*
+ * Never fails: what stream-ordered memory pools held reserved at most (the
+ * device held that beside the objects' peak, as far as their cache goes).
+ */
+static void check_pools(struct gmp_gate *g)
+{
+	const struct gmp_result *r = g->s->r;
+	struct gmp_check *c = NULL;
+	char w[256];
+	for (size_t i = 0; i < r->ndevices; i++) {
+		if (!gmp_text__pool_words(r->trace, r->devices[i].device, w, sizeof(w)))
+			continue;
+		if (!c) {
+			c = gmp_gate__add(g, "pools", 0, "%s", w);
+		} else {
+			char more[300];
+			snprintf(more, sizeof(more), "  %s", w);
+			gmp_check__more(c, more);
+		}
+	}
+}
+
 static struct gmp_check *check_budget(struct gmp_gate *g, const char *name, uint64_t value, uint64_t max)
 {
 	char a[64], b[64];
@@ -179,12 +201,17 @@ static void check_oom(struct gmp_gate *g, int allow)
 	char rt[64] = "";
 	if (retried)
 		snprintf(rt, sizeof(rt), " (%zu got by a retry)", retried);
+	char cached[80] = ""; /* what stream-ordered pools held then, in no object */
+	const struct gmp_pool_state *ps = gmp_trace__pool_state_at(t, f->before, f->device);
+	if (ps && ps->reserved > ps->used)
+		snprintf(cached, sizeof(cached), " and %s cached by stream-ordered pools",
+			 gmp_human_bytes(ps->reserved - ps->used, e, sizeof(e)));
 	gmp_gate__add(g, "out_of_memory", !allow,
-	    "%zu allocation%s ran out of memory%s; the first, %s of %s on device %u%s%s%s, with %s live; "
+	    "%zu allocation%s ran out of memory%s; the first, %s of %s on device %u%s%s%s, with %s live%s; "
 	    "fixing findings frees %s then (gmprof report shows which)",
 	    r->nfails_total, r->nfails_total == 1 ? "" : "s", rt, f->api ? gmp_trace__str(t, f->api, NULL) : "an allocation",
 	    gmp_human_bytes(f->size, a, sizeof(a)), f->device, at ? " at " : "", at ? at : "", mem,
-	    gmp_human_bytes(f0->live_bytes, b, sizeof(b)), gmp_human_bytes(f0->freeable, c, sizeof(c)));
+	    gmp_human_bytes(f0->live_bytes, b, sizeof(b)), cached, gmp_human_bytes(f0->freeable, c, sizeof(c)));
 }
 
 /* A device's peak, or its peak of bytes in use. */
@@ -246,6 +273,7 @@ static size_t run_checks(struct gmp_gate *g, const struct gmp_budgets *bu, const
 	check_oom(g, bu->allow_oom);
 	check_suppressions(g);
 	check_graphs(g);
+	check_pools(g);
 	check_patterns(g, bu->fail_on);
 	if (bu->have_peak && bu->peak_pct)
 		check_share(g, "max_peak", bu->peak_pct, 0);

@@ -103,6 +103,15 @@ expect_exit 0 "a program without pools" -- env GMPROF_OUTPUT="$TMPDIR/none.gmpro
 [ -z "$(pool_lines "$TMPDIR/none.gmprof" | grep pools)" ] && ! grep -qi 'stream-ordered' "$TMPDIR/rep" &&
 	ok "no pools: no record, no line" || notok "no pools: $(grep -i pool "$TMPDIR/rep")"
 
+# gmprof check: the failure with what the pools cached, and a "pools" line that never fails.
+expect_exit 1 "check: a run that ran out of memory fails" -- "$GMPROF" check "$TMPDIR/keep.gmprof"
+grep -q '^FAIL out_of_memory: .*, with 256.0 MiB live and 768.0 MiB cached by stream-ordered pools; ' "$TMPDIR/out" &&
+	grep -q '^PASS pools: device 0: stream-ordered memory pool reserved at most 768.0 MiB, of which at most 768.0 MiB in use; release threshold 4.0 GiB' "$TMPDIR/out" &&
+	ok "check: what the pools cached at the failure, and the most they held" || notok "check: $(cat "$TMPDIR/out")"
+expect_exit 0 "check --allow-oom" -- "$GMPROF" check --allow-oom "$TMPDIR/keep.gmprof"
+expect_exit 0 "check: a run without pools" -- "$GMPROF" check --allow-oom "$TMPDIR/none.gmprof"
+! grep -q 'pools' "$TMPDIR/out" && ok "check: no pools, no pools line" || notok "check without pools: $(cat "$TMPDIR/out")"
+
 # gmprof diff: what the pools held at most, before and after (0 in a run without them).
 "$GMPROF" diff "$TMPDIR/keep.gmprof" "$TMPDIR/none.gmprof" >"$TMPDIR/diff.txt" 2>/dev/null
 grep -q '^  stream-ordered pools reserved at most, device 0: 768.0 MiB -> 0 B (' "$TMPDIR/diff.txt" &&
