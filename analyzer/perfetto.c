@@ -13,7 +13,7 @@
  *     have regions, a counter "bytes in use" too (the detector's curve of it);
  *     and "live bytes by site", a track per site holding most of the
  *     device's peak and one for the rest (stack.c), where there are two
- *     or more
+ *     or more; "pools reserved" where stream-ordered pools were recorded
  *   v2 flows: one chain per object, bind_id = object + 1, from its
  *     allocation through every slice that touches it to its free
  *   (--lean: no child slices and no flows; each API's objects are in its
@@ -213,18 +213,13 @@ static void head(struct pf *p, const char *ph, const char *name, uint32_t pid, u
 static void meta1(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *key,
 		  const char *str, uint64_t num)
 {
-	struct gmp_jw *jw = p->jw;
+	struct gmp_jw *jw = p->jw; /* a few per track: keys by name, not GMP_JW_KEY */
 	begin(p);
-	GMP_JW_KEY(jw, "ph");
-	gmp_jw__str(jw, "M");
-	GMP_JW_KEY(jw, "name");
-	gmp_jw__str(jw, what);
-	GMP_JW_KEY(jw, "pid");
-	gmp_jw__u64(jw, pid);
-	if (tid) {
-		GMP_JW_KEY(jw, "tid");
-		gmp_jw__u64(jw, tid);
-	}
+	gmp_jw__kstr(jw, "ph", "M");
+	gmp_jw__kstr(jw, "name", what);
+	gmp_jw__ku64(jw, "pid", pid);
+	if (tid)
+		gmp_jw__ku64(jw, "tid", tid);
 	GMP_JW_KEY(jw, "args");
 	gmp_jw__obj(jw);
 	gmp_jw__key(jw, key);
@@ -540,6 +535,16 @@ static void failures(struct pf *p)
 	}
 }
 
+/* Stream-ordered pools: a counter of the bytes they held reserved on each device, at each recorded state. */
+static void pools(struct pf *p)
+{
+	for (size_t i = 0; i < p->t->npools; i++) {
+		const struct gmp_pool_state *ps = &p->t->pools[i];
+		uint64_t ts = ps->before ? ts_of(p, (uint32_t)ps->before - 1) + SLICE_NS : 0;
+		counter(p, "pools reserved", "bytes", ps->device, ps->reserved, ts);
+	}
+}
+
 /* One input's trace events: names, every API in emission order, leaks' ends, findings. */
 static void write_events(struct pf *p)
 {
@@ -556,6 +561,7 @@ static void write_events(struct pf *p)
 			lifetime(p, (uint32_t)o, "e", end, 1);
 	findings(p, end);
 	failures(p);
+	pools(p);
 }
 
 int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const char *label)

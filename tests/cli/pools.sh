@@ -103,6 +103,12 @@ expect_exit 0 "a program without pools" -- env GMPROF_OUTPUT="$TMPDIR/none.gmpro
 [ -z "$(pool_lines "$TMPDIR/none.gmprof" | grep pools)" ] && ! grep -qi 'stream-ordered' "$TMPDIR/rep" &&
 	ok "no pools: no record, no line" || notok "no pools: $(grep -i pool "$TMPDIR/rep")"
 
+# Perfetto: a counter of what the pools held reserved, at each recorded state.
+"$GMPROF" perfetto -o "$TMPDIR/keep.trace.json" "$TMPDIR/keep.gmprof" 2>/dev/null
+[ "$(grep -o '"ph":"C","name":"pools reserved","pid":1,"ts":[0-9.]*,"args":{"bytes":[0-9]*}' "$TMPDIR/keep.trace.json" | sed 's/.*"bytes"://; s/}//' | tr '\n' ' ')" = '805306368 805306368 805306368 ' ] &&
+	grep -q '"pool_reserved_bytes":805306368' "$TMPDIR/keep.trace.json" &&
+	ok "perfetto: a pools counter, and the failure's pool bytes in its args" || notok "perfetto: $(grep -o '"name":"pools reserved"[^}]*}' "$TMPDIR/keep.trace.json")"
+
 # gmprof check: the failure with what the pools cached, and a "pools" line that never fails.
 expect_exit 1 "check: a run that ran out of memory fails" -- "$GMPROF" check "$TMPDIR/keep.gmprof"
 grep -q '^FAIL out_of_memory: .*, with 256.0 MiB live and 768.0 MiB cached by stream-ordered pools; ' "$TMPDIR/out" &&
