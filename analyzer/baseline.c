@@ -168,8 +168,8 @@ static int cmp_peak(const void *x, const void *y)
 /* Version 3's and 4's "peaks": one per input and device, none twice; version 4's with their ranges. */
 static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version, char *err, size_t errn)
 {
-	static const char *const keys[] = { "input", "device", "peak_bytes", "inuse_peak_bytes", "peak_sites",
-					    "range_peaks" };
+	static const char *const keys[] = { "input", "device", "peak_bytes", "inuse_peak_bytes",
+					    "pool_reserved_high_bytes", "peak_sites", "range_peaks" };
 	if (!cJSON_IsArray(ps))
 		return bad(err, errn, "\"peaks\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(ps);
@@ -179,13 +179,16 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version
 	cJSON_ArrayForEach(e, ps) {
 		if (!cJSON_IsObject(e))
 			return bad(err, errn, "every peak must be an object");
-		int rc = only_keys(e, keys, version >= 4 ? 6 : 5, err, errn);
+		int rc = only_keys(e, keys, version >= 4 ? 7 : 6, err, errn);
 		if (rc)
 			return rc;
 		struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
 		if (cJSON_GetObjectItemCaseSensitive(e, "inuse_peak_bytes") &&
 		    (get_u64(e, "inuse_peak_bytes", &p->inuse_peak_bytes) || !p->inuse_peak_bytes))
 			return bad(err, errn, "a peak's \"inuse_peak_bytes\" must be a positive integer");
+		if (cJSON_GetObjectItemCaseSensitive(e, "pool_reserved_high_bytes") &&
+		    (get_u64(e, "pool_reserved_high_bytes", &p->pool_reserved_high) || !p->pool_reserved_high))
+			return bad(err, errn, "a peak's \"pool_reserved_high_bytes\" must be a positive integer");
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(e, "input");
 		uint64_t dev;
 		if (!cJSON_IsString(in) || !*in->valuestring || strchr(in->valuestring, '/'))
@@ -450,6 +453,12 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 			c->inuse_now = gmp_device__in_use_peak(&r->devices[i]);
 			c->inuse_allowed = gmp_baseline__allowed(c->base->inuse_peak_bytes, pct, abs);
 		}
+		if (c->base && c->base->pool_reserved_high) {
+			const struct gmp_pool_state *ps = gmp_trace__pool_state_last(r->trace, c->device);
+			c->pools = 1;
+			c->pools_now = ps ? ps->reserved_high : 0;
+			c->pools_allowed = gmp_baseline__allowed(c->base->pool_reserved_high, pct, abs);
+		}
 	}
 	return 0;
 }
@@ -462,6 +471,11 @@ int gmp_peak_cmp__failed(const struct gmp_peak_cmp *c)
 int gmp_peak_cmp__inuse_failed(const struct gmp_peak_cmp *c)
 {
 	return c->inuse && c->inuse_now > c->inuse_allowed;
+}
+
+int gmp_peak_cmp__pools_failed(const struct gmp_peak_cmp *c)
+{
+	return c->pools && c->pools_now > c->pools_allowed;
 }
 
 int gmp_leak__counted(const struct gmp_result *r, const struct gmp_finding *f)

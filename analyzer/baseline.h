@@ -11,6 +11,7 @@
  *   {"gmprof_baseline": 4, "input": "...", "peak_bytes": N, "leaked_bytes": N,
  *    "peaks": [{"input": "app.gmprof", "device": N, "peak_bytes": N,
  *               "inuse_peak_bytes": N (where the device's pools have NVTX regions),
+ *               "pool_reserved_high_bytes": N (where it had stream-ordered pools),
  *               "peak_sites": [{"site": "file:line", "bytes": N, "key": "16 hex digits"}, ...],
  *               "range_peaks": [{"range": "outer > inner", "peak_bytes": N}, ...]
  *                 (version 4)}, ...],
@@ -58,6 +59,7 @@ struct gmp_baseline_peak {
 	uint32_t device;   /* GMP_ANY_DEVICE: the run's largest peak, whichever device (version 1 or 2) */
 	uint64_t peak_bytes;
 	uint64_t inuse_peak_bytes;  /* its peak of bytes in use (pools by their NVTX regions); 0: no regions */
+	uint64_t pool_reserved_high; /* the most its stream-ordered pools reserved; 0: none recorded */
 	struct gmp_baseline_site *sites;  /* its bytes by allocation site; none in version 1 */
 	size_t nsites;
 	struct gmp_baseline_range *ranges; /* version 4: the device's NVTX ranges, sorted by path */
@@ -135,6 +137,9 @@ struct gmp_peak_cmp {
 	int inuse;                            /* base has a peak of bytes in use: compare it too */
 	uint64_t inuse_now, inuse_allowed;    /* the run's peak in use there (its peak where its pools
 						 have no regions), and base's plus the tolerance */
+	int pools;                            /* base recorded stream-ordered pools: compare their most too */
+	uint64_t pools_now, pools_allowed;    /* the most the run's pools reserved there (0: none), base's
+						 plus the tolerance */
 };
 
 /*
@@ -148,6 +153,8 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 int gmp_peak_cmp__failed(const struct gmp_peak_cmp *c);
 /* Whether its peak of bytes in use grew past what the baseline allows (0 when it has none). */
 int gmp_peak_cmp__inuse_failed(const struct gmp_peak_cmp *c);
+/* Whether the most its stream-ordered pools reserved grew past what the baseline allows (0 when it has none). */
+int gmp_peak_cmp__pools_failed(const struct gmp_peak_cmp *c);
 
 /*
  * Device bytes the run's memory_leak findings leave allocated: a leaked

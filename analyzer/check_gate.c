@@ -124,40 +124,57 @@ static void cmp_text(const struct gmp_peak_cmp *pc, const char *input, char *buf
 			 input, pc->device);
 }
 
-/*
- * Where the baseline has peaks of bytes in use (pools with NVTX regions):
- * each device's against its own, a line each when there are several.
- */
-static void check_baseline_inuse(struct gmp_gate *g, const struct gmp_peak_cmp *cmps, size_t ncmps)
+/* A comparison's second measure: its peak in use (pools by their NVTX regions), or its pools' most reserved. */
+struct measure {
+	int on;
+	uint64_t now, allowed, base;
+};
+
+static struct measure measure_of(const struct gmp_peak_cmp *c, int pools)
 {
+	if (pools)
+		return (struct measure){ c->pools, c->pools_now, c->pools_allowed, c->pools ? c->base->pool_reserved_high : 0 };
+	return (struct measure){ c->inuse, c->inuse_now, c->inuse_allowed, c->inuse ? c->base->inuse_peak_bytes : 0 };
+}
+
+/*
+ * Where the baseline has peaks of bytes in use (pools with NVTX regions),
+ * or the most its stream-ordered pools reserved (pools): each device's
+ * against its own, a line each when there are several.
+ */
+static void check_baseline_measure(struct gmp_gate *g, const struct gmp_peak_cmp *cmps, size_t ncmps, int pools)
+{
+	const char *name = pools ? "baseline:pools" : "baseline:in_use";
+	const char *what = pools ? "reserved by stream-ordered pools" : "in use";
 	size_t n = 0, failed = 0, last = 0;
-	for (size_t i = 0; i < ncmps; i++)
-		if (cmps[i].inuse) {
+	for (size_t i = 0; i < ncmps; i++) {
+		struct measure m = measure_of(&cmps[i], pools);
+		if (m.on) {
 			n++;
-			failed += gmp_peak_cmp__inuse_failed(&cmps[i]) != 0;
+			failed += m.now > m.allowed;
 			last = i;
 		}
+	}
 	if (!n)
 		return;
 	char a[64], b[32], c[64], line[300];
 	struct gmp_check *ck;
 	if (n == 1) {
-		const struct gmp_peak_cmp *pc = &cmps[last];
-		gmp_gate__two_sizes(pc->inuse_now, pc->inuse_allowed, a, c, sizeof(a));
-		ck = gmp_gate__add(g, "baseline:in_use", failed > 0, "%s in use against %s in the baseline (allowed up to %s)",
-				   a, gmp_human_bytes(pc->base->inuse_peak_bytes, b, sizeof(b)), c);
+		struct measure m = measure_of(&cmps[last], pools);
+		gmp_gate__two_sizes(m.now, m.allowed, a, c, sizeof(a));
+		ck = gmp_gate__add(g, name, failed > 0, "%s %s against %s in the baseline (allowed up to %s)", a, what,
+				   gmp_human_bytes(m.base, b, sizeof(b)), c);
 	} else {
-		ck = gmp_gate__add(g, "baseline:in_use", failed > 0, "%zu of %zu devices' peaks in use past the baseline",
-				   failed, n);
+		ck = gmp_gate__add(g, name, failed > 0, "%zu of %zu devices' %s past the baseline", failed, n,
+				   pools ? "pools" : "peaks in use");
 	}
 	for (size_t i = 0; i < ncmps && n > 1; i++) {
-		const struct gmp_peak_cmp *pc = &cmps[i];
-		if (!pc->inuse)
+		struct measure m = measure_of(&cmps[i], pools);
+		if (!m.on)
 			continue;
-		gmp_gate__two_sizes(pc->inuse_now, pc->inuse_allowed, a, c, sizeof(a));
-		snprintf(line, sizeof(line), "  %s device %u: %s in use against %s in the baseline (allowed up to %s)",
-			 gmp_peak_cmp__inuse_failed(pc) ? "FAIL" : "ok", pc->device, a,
-			 gmp_human_bytes(pc->base->inuse_peak_bytes, b, sizeof(b)), c);
+		gmp_gate__two_sizes(m.now, m.allowed, a, c, sizeof(a));
+		snprintf(line, sizeof(line), "  %s device %u: %s %s against %s in the baseline (allowed up to %s)",
+			 m.now > m.allowed ? "FAIL" : "ok", cmps[i].device, a, what, gmp_human_bytes(m.base, b, sizeof(b)), c);
 		gmp_check__more(ck, line);
 	}
 }
@@ -209,6 +226,7 @@ void gmp_gate__baseline(struct gmp_gate *g, const struct gmp_baseline *b, const 
 			peak_growth(g, c, pc);
 		}
 	}
-	check_baseline_inuse(g, cmps, ncmps);
+	check_baseline_measure(g, cmps, ncmps, 0);
+	check_baseline_measure(g, cmps, ncmps, 1);
 }
 

@@ -72,6 +72,8 @@ static int one_peak(struct bl *b, struct gmp_session *s, const char *input, size
 	*p = (struct gmp_baseline_peak){ .input = strdup(input), .device = r->devices[d].device,
 					 .peak_bytes = r->devices[d].peak_bytes,
 					 .inuse_peak_bytes = r->devices[d].inuse_peak_bytes };
+	const struct gmp_pool_state *ps = gmp_trace__pool_state_last(r->trace, r->devices[d].device);
+	p->pool_reserved_high = ps ? ps->reserved_high : 0;
 	if (!p->input)
 		return -ENOMEM;
 	b->npeaks++;
@@ -243,6 +245,8 @@ static int write_baseline(FILE *fp, void *ctx)
 		gmp_jw__ku64(&jw, "peak_bytes", p->peak_bytes);
 		if (p->inuse_peak_bytes)
 			gmp_jw__ku64(&jw, "inuse_peak_bytes", p->inuse_peak_bytes);
+		if (p->pool_reserved_high)
+			gmp_jw__ku64(&jw, "pool_reserved_high_bytes", p->pool_reserved_high);
 		gmp_jw__key(&jw, "peak_sites");
 		gmp_jw__arr(&jw);
 		for (size_t i = 0; i < p->nsites; i++) {

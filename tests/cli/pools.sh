@@ -118,6 +118,19 @@ expect_exit 0 "check --allow-oom" -- "$GMPROF" check --allow-oom "$TMPDIR/keep.g
 expect_exit 0 "check: a run without pools" -- "$GMPROF" check --allow-oom "$TMPDIR/none.gmprof"
 ! grep -q 'pools' "$TMPDIR/out" && ok "check: no pools, no pools line" || notok "check without pools: $(cat "$TMPDIR/out")"
 
+# A baseline keeps the most the pools reserved; check --baseline fails a run whose pools grew past it.
+expect_exit 0 "baseline of the trimmed run" -- "$GMPROF" baseline -o "$TMPDIR/base.json" --force "$TMPDIR/trim.gmprof"
+grep -q '"pool_reserved_high_bytes": 805306368' "$TMPDIR/base.json" && ok "baseline: the pools' most" ||
+	notok "baseline: $(grep pool "$TMPDIR/base.json")"
+sed 's/"pool_reserved_high_bytes": 805306368/"pool_reserved_high_bytes": 536870912/' "$TMPDIR/base.json" >"$TMPDIR/base2.json"
+expect_exit 1 "check --baseline: the pools reserved more than the baseline's" -- \
+	"$GMPROF" check --allow-oom --baseline "$TMPDIR/base2.json" --tolerance 10% "$TMPDIR/trim.gmprof"
+grep -q '^FAIL baseline:pools: 768.0 MiB reserved by stream-ordered pools against 512.0 MiB in the baseline (allowed up to 563.2 MiB)$' "$TMPDIR/out" &&
+	grep -q '^PASS baseline:peak' "$TMPDIR/out" && ok "  baseline:pools fails, the peak passes" || notok "  baseline:pools: $(cat "$TMPDIR/out")"
+expect_exit 0 "check --baseline: the same pools" -- "$GMPROF" check --allow-oom --baseline "$TMPDIR/base.json" "$TMPDIR/trim.gmprof"
+grep -q '^PASS baseline:pools: 768.0 MiB reserved by stream-ordered pools against 768.0 MiB in the baseline' "$TMPDIR/out" &&
+	ok "  baseline:pools passes" || notok "  baseline:pools passes: $(grep pools "$TMPDIR/out")"
+
 # gmprof diff: what the pools held at most, before and after (0 in a run without them).
 "$GMPROF" diff "$TMPDIR/keep.gmprof" "$TMPDIR/none.gmprof" >"$TMPDIR/diff.txt" 2>/dev/null
 grep -q '^  stream-ordered pools reserved at most, device 0: 768.0 MiB -> 0 B (' "$TMPDIR/diff.txt" &&

@@ -174,6 +174,56 @@ static void in_use(void **state)
 	gmp_baseline__release(&b);
 }
 
+/* The most a device's stream-ordered pools reserved, against the baseline's (where it recorded some). */
+static void pools(void **state)
+{
+	(void)state;
+	struct gmp_baseline b;
+	parse("{\"gmprof_baseline\":3,\"peak_bytes\":900,\"leaked_bytes\":0,\"peaks\":["
+	      "{\"input\":\"a\",\"device\":0,\"peak_bytes\":900,\"pool_reserved_high_bytes\":1000,\"peak_sites\":[]},"
+	      "{\"input\":\"a\",\"device\":1,\"peak_bytes\":900,\"peak_sites\":[]}],\"findings\":[]}", &b);
+	assert_int_equal(b.peaks[0].pool_reserved_high, 1000);
+	assert_int_equal(b.peaks[1].pool_reserved_high, 0);
+	struct gmp_device_summary ds[2] = { { .device = 0, .peak_bytes = 600 }, { .device = 1, .peak_bytes = 900 } };
+	struct gmp_result r;
+	run(&r, ds, 2);
+	struct gmp_trace *t = gmp_trace__new();
+	assert_non_null(t);
+	r.trace = t;
+	/* Device 0's pools reserved 1200 at most (the last state says), device 1's some too: not compared. */
+	struct gmp_pool_state ps = { .pools = 1, .reserved = 10, .reserved_high = 1100, .used_high = 5 };
+	assert_int_equal(gmp_trace__add_pool_state(t, &ps), 0);
+	ps.reserved_high = 1200;
+	assert_int_equal(gmp_trace__add_pool_state(t, &ps), 0);
+	ps.device = 1;
+	assert_int_equal(gmp_trace__add_pool_state(t, &ps), 0);
+	struct gmp_peak_cmp *v;
+	size_t n;
+	assert_int_equal(gmp_baseline__compare(&b, &r, "a", 1, 10.0, 0, &v, &n), 0);
+	assert_true(v[0].pools);
+	assert_int_equal(v[0].pools_now, 1200);
+	assert_int_equal(v[0].pools_allowed, 1100);
+	assert_true(gmp_peak_cmp__pools_failed(&v[0]));
+	assert_false(gmp_peak_cmp__failed(&v[0]));
+	assert_false(v[1].pools);
+	assert_false(gmp_peak_cmp__pools_failed(&v[1]));
+	free(v);
+	/* Within the tolerance; and a run without pools reserved nothing. */
+	assert_int_equal(gmp_baseline__compare(&b, &r, "a", 1, 20.0, 0, &v, &n), 0);
+	assert_false(gmp_peak_cmp__pools_failed(&v[0]));
+	free(v);
+	gmp_trace__free(t);
+	r.trace = t = gmp_trace__new();
+	assert_non_null(t);
+	assert_int_equal(gmp_baseline__compare(&b, &r, "a", 1, 0.0, 0, &v, &n), 0);
+	assert_true(v[0].pools);
+	assert_int_equal(v[0].pools_now, 0);
+	assert_false(gmp_peak_cmp__pools_failed(&v[0]));
+	free(v);
+	gmp_trace__free(t);
+	gmp_baseline__release(&b);
+}
+
 /* Version 4: each peak's NVTX ranges, sorted by path for the lookups; a version 3 baseline has none. */
 static void version4_ranges(void **state)
 {
@@ -316,6 +366,7 @@ int main(void)
 		cmocka_unit_test(version3_one_input),
 		cmocka_unit_test(version2_largest_peak),
 		cmocka_unit_test(in_use),
+		cmocka_unit_test(pools),
 		cmocka_unit_test(version4_ranges),
 		cmocka_unit_test(rejected),
 		cmocka_unit_test(fingerprint_scheme),
