@@ -454,9 +454,8 @@ int gmp_baseline__compare(const struct gmp_baseline *b, const struct gmp_result 
 			c->inuse_allowed = gmp_baseline__allowed(c->base->inuse_peak_bytes, pct, abs);
 		}
 		if (c->base && c->base->pool_reserved_high) {
-			const struct gmp_pool_state *ps = gmp_trace__pool_state_last(r->trace, c->device);
 			c->pools = 1;
-			c->pools_now = ps ? ps->reserved_high : 0;
+			c->pools_now = gmp_trace__pool_high(r->trace, c->device);
 			c->pools_allowed = gmp_baseline__allowed(c->base->pool_reserved_high, pct, abs);
 		}
 	}

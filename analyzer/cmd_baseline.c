@@ -71,9 +71,8 @@ static int one_peak(struct bl *b, struct gmp_session *s, const char *input, size
 	struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
 	*p = (struct gmp_baseline_peak){ .input = strdup(input), .device = r->devices[d].device,
 					 .peak_bytes = r->devices[d].peak_bytes,
-					 .inuse_peak_bytes = r->devices[d].inuse_peak_bytes };
-	const struct gmp_pool_state *ps = gmp_trace__pool_state_last(r->trace, r->devices[d].device);
-	p->pool_reserved_high = ps ? ps->reserved_high : 0;
+					 .inuse_peak_bytes = r->devices[d].inuse_peak_bytes,
+					 .pool_reserved_high = gmp_trace__pool_high(r->trace, r->devices[d].device) };
 	if (!p->input)
 		return -ENOMEM;
 	b->npeaks++;

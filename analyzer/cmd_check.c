@@ -202,10 +202,9 @@ static void check_oom(struct gmp_gate *g, int allow)
 	if (retried)
 		snprintf(rt, sizeof(rt), " (%zu got by a retry)", retried);
 	char cached[80] = ""; /* what stream-ordered pools held then, in no object */
-	const struct gmp_pool_state *ps = gmp_trace__pool_state_at(t, f->before, f->device);
-	if (ps && ps->reserved > ps->used)
-		snprintf(cached, sizeof(cached), " and %s cached by stream-ordered pools",
-			 gmp_human_bytes(ps->reserved - ps->used, e, sizeof(e)));
+	uint64_t pc = gmp_trace__pool_cached(t, f);
+	if (pc)
+		snprintf(cached, sizeof(cached), " and %s cached by stream-ordered pools", gmp_human_bytes(pc, e, sizeof(e)));
 	gmp_gate__add(g, "out_of_memory", !allow,
 	    "%zu allocation%s ran out of memory%s; the first, %s of %s on device %u%s%s%s, with %s live%s; "
 	    "fixing findings frees %s then (gmprof report shows which)",

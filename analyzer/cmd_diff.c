@@ -204,14 +204,12 @@ static void json_gpu(struct gmp_jw *jw, const char *key, const struct gmp_trace 
 	gmp_jw__obj_end(jw);
 }
 
-/* The most device dev's stream-ordered pools reserved in run t (0: none recorded); 1 when either run has pools. */
+/* The most device dev's stream-ordered pools reserved in each run (0: none recorded); 1 when either run has pools. */
 static int pools_high(const struct diff *d, uint32_t dev, uint64_t *a, uint64_t *b)
 {
-	const struct gmp_pool_state *pa = gmp_trace__pool_state_last(d->a.r->trace, dev);
-	const struct gmp_pool_state *pb = gmp_trace__pool_state_last(d->b.r->trace, dev);
-	*a = pa ? pa->reserved_high : 0;
-	*b = pb ? pb->reserved_high : 0;
-	return pa || pb;
+	*a = gmp_trace__pool_high(d->a.r->trace, dev);
+	*b = gmp_trace__pool_high(d->b.r->trace, dev);
+	return gmp_trace__pool_state_last(d->a.r->trace, dev) || gmp_trace__pool_state_last(d->b.r->trace, dev);
 }
 
 static int text(FILE *fp, void *ctx)

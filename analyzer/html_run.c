@@ -128,9 +128,9 @@ void gmp_html__failures(FILE *fp, struct gmp_session *s)
 				gmp_human_bytes(f->dev_total, b, sizeof(b)));
 		fprintf(fp, "</td><td class=\"n\">%u</td><td class=\"n\">%s in %" PRIu64 " object%s", f->device,
 			gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects, g->live_objects == 1 ? "" : "s");
-		const struct gmp_pool_state *ps = gmp_trace__pool_state_at(r->trace, f->before, f->device);
-		if (ps && ps->reserved > ps->used) /* reserved by stream-ordered pools, in no object */
-			fprintf(fp, "; %s cached by pools", gmp_human_bytes(ps->reserved - ps->used, b, sizeof(b)));
+		uint64_t pc = gmp_trace__pool_cached(r->trace, f); /* reserved by stream-ordered pools, in no object */
+		if (pc)
+			fprintf(fp, "; %s cached by pools", gmp_human_bytes(pc, b, sizeof(b)));
 		fprintf(fp, "</td><td>");
 		for (uint32_t k = 0; k < g->obj_n && k < 5; k++) {
 			uint32_t o = r->fail_objs[g->obj_off + k];

@@ -144,10 +144,9 @@ void oom_summary(const struct gmp_result *r)
 			fprintf(stderr, " (%s free of %s)", gmp_human_bytes(f->dev_free, b, sizeof(b)),
 				gmp_human_bytes(f->dev_total, c, sizeof(c)));
 		fprintf(stderr, " with %s live", gmp_human_bytes(g->live_bytes, b, sizeof(b)));
-		const struct gmp_pool_state *ps = gmp_trace__pool_state_at(r->trace, f->before, f->device);
-		if (ps && ps->reserved > ps->used)
-			fprintf(stderr, " and %s cached by stream-ordered pools",
-				gmp_human_bytes(ps->reserved - ps->used, b, sizeof(b)));
+		uint64_t pc = gmp_trace__pool_cached(r->trace, f);
+		if (pc)
+			fprintf(stderr, " and %s cached by stream-ordered pools", gmp_human_bytes(pc, b, sizeof(b)));
 		if (g->fix_n) {
 			fprintf(stderr, "; fixing finding%s", g->fix_n == 1 ? "" : "s");
 			for (uint32_t k = 0; k < g->fix_n && k < 5; k++)

@@ -154,6 +154,18 @@ const struct gmp_pool_state *gmp_trace__pool_state_last(const struct gmp_trace *
 	return NULL;
 }
 
+uint64_t gmp_trace__pool_high(const struct gmp_trace *t, uint32_t device)
+{
+	const struct gmp_pool_state *ps = gmp_trace__pool_state_last(t, device);
+	return ps ? ps->reserved_high : 0;
+}
+
+uint64_t gmp_trace__pool_cached(const struct gmp_trace *t, const struct gmp_alloc_failure *f)
+{
+	const struct gmp_pool_state *ps = gmp_trace__pool_state_at(t, f->before, f->device);
+	return ps ? ps->reserved - ps->used : 0; /* used never exceeds reserved (gmp_trace__add_pool_state) */
+}
+
 int gmp_trace__place_heap_ops(struct gmp_trace *t)
 {
 	size_t n = t->nev, moved = 0;

@@ -297,6 +297,10 @@ const struct gmp_pool_state *gmp_trace__pool_state_at(const struct gmp_trace *t,
 						      uint32_t device);
 /* Device's last pool state, or NULL: its pools' most reserved and in use over the run. */
 const struct gmp_pool_state *gmp_trace__pool_state_last(const struct gmp_trace *t, uint32_t device);
+/* The most device's pools reserved over the run (its last state's), 0 when none was recorded. */
+uint64_t gmp_trace__pool_high(const struct gmp_trace *t, uint32_t device);
+/* What the pools of failure f's device cached at its moment (reserved, in no object): 0 when nothing or unknown. */
+uint64_t gmp_trace__pool_cached(const struct gmp_trace *t, const struct gmp_alloc_failure *f);
 
 /* Interns a range path of n STRING ids (outermost first): its id (>= 1), 0 for n 0, or -errno. */
 int64_t gmp_trace__add_range_path(struct gmp_trace *t, const uint32_t *names, size_t n);
