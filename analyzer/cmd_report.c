@@ -237,7 +237,10 @@ static void peaks(FILE *fp, struct gmp_session *s)
 		for (uint32_t k = 0; k < pk->obj_n && k < 8; k++) {
 			uint32_t obj = r->peak_objs[pk->obj_off + k];
 			const char *site = gmp_sites__event(&s->sites, r->objects[obj].alloc_ev, NULL);
-			fprintf(fp, "    %-24s %10s%s\n", gmp_result__object_name(r, obj, name, sizeof(name)),
+			gmp_result__object_name(r, obj, name, sizeof(name));
+			if (r->objects[obj].kind == GMP_MEM_ARRAY) /* no address of it reaches a report otherwise */
+				strncat(name, " (CUDA array)", sizeof(name) - strlen(name) - 1);
+			fprintf(fp, "    %-24s %10s%s\n", name,
 				gmp_human_bytes(r->objects[obj].size, b, sizeof(b)),
 				at_text(s, r->objects[obj].alloc_ev, site, at, sizeof(at)));
 			source_line(fp, s, site, 6);

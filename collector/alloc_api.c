@@ -75,3 +75,51 @@ const struct gmp_alloc_api *gmp_alloc_api__all(unsigned *n)
 	*n = (unsigned)(sizeof(apis) / sizeof(apis[0]));
 	return apis;
 }
+
+/* a * b, or 0 when it overflows (or either is 0). */
+static uint64_t mul(uint64_t a, uint64_t b)
+{
+	return a && b && a <= UINT64_MAX / b ? a * b : 0;
+}
+
+/* Bytes of one element of format with channels channels; 0: not known. */
+static uint64_t element_bytes(unsigned format, unsigned channels)
+{
+	if (format >= GMP_AD_FORMAT_UNORM_INT8X1 && format <= GMP_AD_FORMAT_SNORM_INT16X4) {
+		/* UNORM 8X1, 8X2, 8X4, 16X1, 16X2, 16X4, then the same six SNORM. */
+		static const uint8_t b[6] = { 1, 2, 4, 2, 4, 8 };
+		return b[(format - GMP_AD_FORMAT_UNORM_INT8X1) % 6];
+	}
+	if (format == GMP_AD_FORMAT_UNORM_INT_101010_2)
+		return 4;
+	if (channels != 1 && channels != 2 && channels != 4)
+		return 0;
+	switch (format) {
+	case GMP_AD_FORMAT_UNSIGNED_INT8:
+	case GMP_AD_FORMAT_SIGNED_INT8: return channels;
+	case GMP_AD_FORMAT_UNSIGNED_INT16:
+	case GMP_AD_FORMAT_SIGNED_INT16:
+	case GMP_AD_FORMAT_HALF: return 2 * channels;
+	case GMP_AD_FORMAT_UNSIGNED_INT32:
+	case GMP_AD_FORMAT_SIGNED_INT32:
+	case GMP_AD_FORMAT_FLOAT: return 4 * channels;
+	default: return 0;
+	}
+}
+
+uint64_t gmp_array_bytes(unsigned format, unsigned channels, uint64_t width, uint64_t height, uint64_t depth)
+{
+	const uint64_t w = width ? width : 1, h = height ? height : 1, d = depth ? depth : 1;
+	if (format >= GMP_AD_FORMAT_BC1_UNORM && format <= GMP_AD_FORMAT_BC7_UNORM_SRGB) {
+		/* BC1 (0x91, 0x92) and BC4 (0x97, 0x98): 8 bytes a block; BC2, BC3, BC5, BC6H, BC7: 16. */
+		uint64_t block = format <= 0x92 || format == 0x97 || format == 0x98 ? 8 : 16;
+		return mul(mul(block, w / 4 + (w % 4 != 0)), mul(h / 4 + (h % 4 != 0), d));
+	}
+	if (format == GMP_AD_FORMAT_NV12 || format == GMP_AD_FORMAT_P010 || format == GMP_AD_FORMAT_P016) {
+		/* A luma plane and a chroma plane of half as many rows (a row of interleaved pairs). */
+		uint64_t sample = format == GMP_AD_FORMAT_NV12 ? 1 : 2;
+		uint64_t luma = mul(w, h), chroma = mul(w + w % 2, h / 2 + h % 2);
+		return luma && chroma && luma <= UINT64_MAX - chroma ? mul(mul(sample, luma + chroma), d) : 0;
+	}
+	return mul(mul(element_bytes(format, channels), w), mul(h, d));
+}

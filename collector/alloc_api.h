@@ -42,4 +42,45 @@ enum {
 	GMP_POOL_ATTR_USED_MEM_HIGH = 8,
 };
 
+/*
+ * CUarray_format values whose element size gmp_array_bytes knows
+ * (tests/unit/test_alloc_abi.c compares them with cuda.h's).
+ */
+enum {
+	GMP_AD_FORMAT_UNSIGNED_INT8 = 0x01,
+	GMP_AD_FORMAT_UNSIGNED_INT16 = 0x02,
+	GMP_AD_FORMAT_UNSIGNED_INT32 = 0x03,
+	GMP_AD_FORMAT_SIGNED_INT8 = 0x08,
+	GMP_AD_FORMAT_SIGNED_INT16 = 0x09,
+	GMP_AD_FORMAT_SIGNED_INT32 = 0x0a,
+	GMP_AD_FORMAT_HALF = 0x10,
+	GMP_AD_FORMAT_FLOAT = 0x20,
+	GMP_AD_FORMAT_UNORM_INT_101010_2 = 0x50,
+	GMP_AD_FORMAT_BC1_UNORM = 0x91,      /* ... to BC7_UNORM_SRGB, 0x9e: 4x4 blocks */
+	GMP_AD_FORMAT_BC7_UNORM_SRGB = 0x9e,
+	GMP_AD_FORMAT_P010 = 0x9f,           /* 4:2:0, 16-bit words */
+	GMP_AD_FORMAT_P016 = 0xa1,
+	GMP_AD_FORMAT_NV12 = 0xb0,           /* 4:2:0, bytes */
+	GMP_AD_FORMAT_UNORM_INT8X1 = 0xc0,   /* ... to SNORM_INT16X4, 0xcb: the channels in the format */
+	GMP_AD_FORMAT_SNORM_INT16X4 = 0xcb,
+};
+
+/*
+ * The bytes of a CUDA array's elements: width x height x depth (a 0 counts
+ * as 1) elements of format (CUarray_format) with channels channels each
+ * (the format's own count where it has one), 4x4 blocks for the
+ * block-compressed formats.  What the driver pads rows and planes to is
+ * not included.  0 for a format not listed above, a channel count other
+ * than 1, 2 or 4, or a product that overflows.
+ */
+/* What cuArray3DGetDescriptor_v2 fills in: CUDA_ARRAY3D_DESCRIPTOR's layout (checked against cuda.h). */
+struct gmp_array3d_desc {
+	uint64_t width, height, depth; /* size_t */
+	uint32_t format;               /* CUarray_format */
+	uint32_t channels;
+	uint32_t flags;
+};
+
+uint64_t gmp_array_bytes(unsigned format, unsigned channels, uint64_t width, uint64_t height, uint64_t depth);
+
 #endif

@@ -82,17 +82,16 @@ static size_t pools_guarded(uint32_t device, struct gmp_pool_state *s, size_t n)
 	return n;
 }
 
-void cb_pools(void)
+int cb_guard(void)
 {
-	if (!pools_any())
-		return;
-	uint64_t t0 = st_now();
-	struct gmp_pool_state s[16];
-	size_t n = pools_guarded(UINT32_MAX, s, sizeof(s) / sizeof(s[0]));
-	st_lock(t0);
-	pools_record(s, n, 0);
-	st_since(GMP_ST_CALLBACKS, t0);
-	pthread_mutex_unlock(&gmp_col.lock);
+	int was = in_callback;
+	in_callback = 1;
+	return was;
+}
+
+void cb_unguard(int was)
+{
+	in_callback = was;
 }
 
 /* GMPROF_CAPTURE=profiler-api: the program's cudaProfilerStart and cudaProfilerStop (or cu*). */
@@ -168,6 +167,8 @@ static void api(const Sanitizer_CallbackData *cd)
 			st_since(GMP_ST_CALLBACKS, t0);
 			pthread_mutex_unlock(&gmp_col.lock);
 		}
+		if (arrays_due())
+			cb_arrays(cd->functionName); /* the arrays it made, labelled with it */
 		if (pools_due) {
 			pools_due = 0;
 			cb_pools();
@@ -288,6 +289,14 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 		if (!ignored(md))
 			pools_note(md->memoryPool, (uint32_t)md->device);
 		alloc(md, GMP_MEM_ASYNC, rec_stream(h(md->stream)));
+		break;
+	}
+	case SANITIZER_CBID_RESOURCE_ARRAY_CREATED:
+		arrays_created(cbdata); /* recorded at the end of the call, once the driver has described it */
+		break;
+	case SANITIZER_CBID_RESOURCE_ARRAY_DESTROYED: {
+		const Sanitizer_ResourceArrayData *ad = cbdata;
+		arrays_destroyed(ad, ad->context && is_dying(ad->context));
 		break;
 	}
 	case SANITIZER_CBID_RESOURCE_MEMPOOL_DESTROYING:
@@ -582,4 +591,6 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 	st_since(GMP_ST_CALLBACKS, t0);
 	pthread_mutex_unlock(&gmp_col.lock);
 	in_callback = 0;
+	if (!api_depth && arrays_due())
+		cb_arrays(NULL); /* made outside any call the collector saw */
 }

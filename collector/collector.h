@@ -238,6 +238,24 @@ int drv_func_module(CUfunction f, CUmodule *module);
 int drv_pool_attr(CUmemoryPool pool, int attr, uint64_t *value);
 /* The pool cudaMallocAsync takes from on device (cuDeviceGetMemPool). */
 int drv_device_pool(uint32_t device, CUmemoryPool *pool);
+/* A CUDA array's dimensions and element format (cuArray3DGetDescriptor_v2). */
+struct gmp_array3d_desc;
+int drv_array_desc(CUarray a, struct gmp_array3d_desc *d);
+
+/*
+ * ---- arrays.c: CUDA arrays (cudaMallocArray, cuArray3DCreate): device
+ * memory that kernels reach through textures and surfaces ------------------
+ */
+/* Lock held: the Sanitizer's ARRAY_CREATED; recorded by arrays_record, once described. */
+void arrays_created(const Sanitizer_ResourceArrayData *ad);
+/* Whether this thread has arrays made since its last arrays_record (no lock needed). */
+int arrays_due(void);
+/* No lock held, the re-entry guard set: asks the driver for each new array's format. */
+void arrays_describe(void);
+/* Lock held: an ALLOC event for each new array described, labelled api (may be NULL). */
+void arrays_record(const char *api);
+/* Lock held: the Sanitizer's ARRAY_DESTROYED; a FREE event unless its context is being torn down. */
+void arrays_destroyed(const Sanitizer_ResourceArrayData *ad, int dying);
 
 /*
  * ---- pools.c: stream-ordered memory pools (cudaMallocAsync's): what they
@@ -325,6 +343,15 @@ uint64_t cb_api_callbacks(void);
  * when no allocation came from a pool.
  */
 void cb_pools(void);
+/*
+ * No lock held: records the CUDA arrays this thread made since its last
+ * call (arrays.c), labelled api, the driver asked with the guard set.
+ */
+void cb_arrays(const char *api);
+/* Sets this thread's re-entry guard (the driver's own API callbacks are not the program's): what it was. */
+int cb_guard(void);
+/* Puts the guard back as cb_guard found it. */
+void cb_unguard(int was);
 
 /* ---- device.c, harvest.c (callers hold gmp_col.lock; each may release it
    while it calls the Sanitizer, see device.h) -------------------------------- */

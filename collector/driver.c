@@ -6,7 +6,8 @@
  * written into the profile, so that reports can say how close a peak came
  * to the device's capacity), and which module a launched function is in
  * (GMPROF_PATCH_AT=launch: patched before the launch, callbacks.c), and
- * what the stream-ordered memory pools hold (pools.c).  They are looked up once, in the driver the
+ * what the stream-ordered memory pools hold (pools.c), and what a CUDA array
+ * holds (arrays.c).  They are looked up once, in the driver the
  * program loaded (a no-load open: the collector never loads a driver
  * itself), else among the process's exported symbols.  Callers hold no
  * collector lock and have set the re-entry guard: a driver call may
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "alloc_api.h"
 #include "collector.h"
 
 static struct {
@@ -29,6 +31,7 @@ static struct {
 	int (*kernel_function)(CUfunction *fn, void *kernel);       /* cuKernelGetFunction (CUDA 12.0) */
 	int (*pool_attr)(CUmemoryPool pool, int attr, void *value); /* cuMemPoolGetAttribute (CUDA 11.2) */
 	int (*device_pool)(CUmemoryPool *pool, int device);         /* cuDeviceGetMemPool (CUDA 11.2) */
+	int (*array_desc)(struct gmp_array3d_desc *d, CUarray a);   /* cuArray3DGetDescriptor_v2 (CUDA 3.2) */
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
@@ -50,6 +53,7 @@ static void find_driver(void)
 	*(void **)&drv.kernel_function = find(lib, "cuKernelGetFunction");
 	*(void **)&drv.pool_attr = find(lib, "cuMemPoolGetAttribute");
 	*(void **)&drv.device_pool = find(lib, "cuDeviceGetMemPool");
+	*(void **)&drv.array_desc = find(lib, "cuArray3DGetDescriptor_v2");
 }
 
 static int found(void)
@@ -118,4 +122,10 @@ int drv_device_pool(uint32_t device, CUmemoryPool *pool)
 		return -1;
 	*pool = p;
 	return 0;
+}
+
+int drv_array_desc(CUarray a, struct gmp_array3d_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	return found() && drv.array_desc && a && drv.array_desc(d, a) == 0 ? 0 : -1;
 }

@@ -164,3 +164,18 @@ void pools_record(const struct gmp_pool_state *s, size_t n, int always)
 		}
 	}
 }
+
+void cb_pools(void)
+{
+	if (!pools_any())
+		return;
+	uint64_t t0 = st_now();
+	struct gmp_pool_state s[16];
+	int was = cb_guard();
+	size_t n = pools_sample(UINT32_MAX, s, sizeof(s) / sizeof(s[0]));
+	cb_unguard(was);
+	st_lock(t0);
+	pools_record(s, n, 0);
+	st_since(GMP_ST_CALLBACKS, t0);
+	pthread_mutex_unlock(&gmp_col.lock);
+}

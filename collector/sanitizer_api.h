@@ -41,6 +41,7 @@ typedef struct CUgraphExec_st *CUgraphExec;
 typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUevent_st *CUevent;
 typedef struct CUlib_st *CUlibrary;
+typedef struct CUarray_st *CUarray;
 typedef int CUgraphNodeType;
 #endif
 
@@ -284,6 +285,15 @@ typedef struct {
 	CUdevice device;
 	CUdevice peerDevice;
 } Sanitizer_ResourceMempoolData;
+
+/* ARRAY_CREATED, ARRAY_DESTROYED: a CUDA array (its element format is the driver's to say). */
+typedef struct {
+	CUcontext context;
+	CUarray hArray;
+	uint64_t width;
+	uint64_t height;
+	uint64_t depth;
+} Sanitizer_ResourceArrayData;
 
 typedef struct {
 	CUcontext context;

@@ -214,7 +214,7 @@ static int collect_launches(struct ix *x)
 			uint32_t j = i, obj = d->touch_obj[g[i]];
 			while (j < e->touch_n && d->touch_obj[g[j]] == obj)
 				j++;
-			if (d->r->objects[obj].kind == GMP_MEM_DEVICE_HEAP) {
+			if (gmp_mem_kind__unanalyzed(d->r->objects[obj].kind)) {
 				i = j; /* not analyzed: see resolve.c */
 				continue;
 			}

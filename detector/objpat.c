@@ -47,7 +47,7 @@ static int one_object(struct det *d, uint32_t obj, uint32_t gap_off, uint32_t ng
 	const struct gmp_object *o = &d->r->objects[obj];
 	const uint32_t *level = d->r->level;
 	int err;
-	if (o->kind == GMP_MEM_DEVICE_HEAP) {
+	if (gmp_mem_kind__unanalyzed(o->kind)) {
 		/* Its accesses are not analyzed (resolve.c): only a leak can be told. */
 	} else if (o->naccess == 0) {
 		struct gmp_finding f = base(GMP_PAT_UNUSED_ALLOCATION, obj);
@@ -76,7 +76,9 @@ static int one_object(struct det *d, uint32_t obj, uint32_t gap_off, uint32_t ng
 	if (o->free_ev == GMP_NO_EVENT) {
 		struct gmp_finding f = base(GMP_PAT_MEMORY_LEAK, obj);
 		/* Its last use; unknown when kernels may have used it unrecorded. */
-		f.ev_a = d->o->accesses_unknown ? GMP_NO_EVENT : o->naccess ? o->last_ev : o->alloc_ev;
+		f.ev_a = d->o->accesses_unknown || o->kind == GMP_MEM_ARRAY ? GMP_NO_EVENT
+			 : o->naccess					    ? o->last_ev
+									    : o->alloc_ev;
 		if ((err = det_add_finding(d, &f)))
 			return err;
 	}

@@ -85,9 +85,13 @@ static int push_dep(struct rs *s, uint32_t v, uint32_t obj, unsigned kind)
 	return 0;
 }
 
-/* A read or write of obj, and of the pool it lives in. */
+static int unanalyzed(const struct det *d, uint32_t obj);
+
+/* A read or write of obj, and of the pool it lives in; none of an object whose accesses are not analyzed. */
 static int push_access(struct rs *s, uint32_t v, uint32_t obj, unsigned kind)
 {
+	if (unanalyzed(s->d, obj))
+		return 0; /* a copy to a CUDA array, say: its kernels' reads are not seen, so neither is it */
 	int err = push_dep(s, v, obj, kind);
 	uint32_t parent = s->d->r->objects[obj].parent;
 	if (!err && parent != GMP_NO_OBJECT)
@@ -257,11 +261,13 @@ static int do_copy_set(struct rs *s, uint32_t v, const struct gmp_event *e)
  * Accesses to device-heap objects are not analyzed: the launch that
  * malloc()s one cannot report its own accesses (the object is not yet in
  * the table its patches search), so what is known of them is partial.
- * Such objects count towards peaks and leaks only.
+ * Nor are a CUDA array's: kernels read and write it through textures and
+ * surfaces, which the patches do not see, so only its copies would be
+ * known.  Such objects count towards peaks and leaks only.
  */
-static int heap(const struct det *d, uint32_t obj)
+static int unanalyzed(const struct det *d, uint32_t obj)
 {
-	return d->r->objects[obj].kind == GMP_MEM_DEVICE_HEAP;
+	return gmp_mem_kind__unanalyzed(d->r->objects[obj].kind);
 }
 
 static int do_kernel(struct rs *s, uint32_t v, const struct gmp_event *e)
@@ -284,8 +290,8 @@ static int do_kernel(struct rs *s, uint32_t v, const struct gmp_event *e)
 					gmp_trace__str(t, e->name, NULL),
 					a->rw & GMP_RW_WRITE ? "writes" : "reads", a->addr);
 		unsigned kind = a->rw & (GMP_RW_READ | GMP_RW_WRITE);
-		if (kind && heap(d, obj))
-			continue; /* not analyzed: see heap() */
+		if (kind && unanalyzed(d, obj))
+			continue; /* not analyzed: see unanalyzed() */
 		if (kind) {
 			int err = push_access(s, v, obj, kind);
 			if (err)
@@ -300,7 +306,7 @@ static int do_kernel(struct rs *s, uint32_t v, const struct gmp_event *e)
 			return err;
 		d->touch_obj[e->touch_off + i] = obj;
 		unsigned kind = tc->rw & (GMP_RW_READ | GMP_RW_WRITE);
-		if (kind && !heap(d, obj) && (err = push_access(s, v, obj, kind)))
+		if (kind && !unanalyzed(d, obj) && (err = push_access(s, v, obj, kind)))
 			return err;
 	}
 	return 0;

@@ -46,6 +46,9 @@ const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_
 		if (ob->kind == GMP_MEM_DEVICE_HEAP)
 			snprintf(buf, n, "free() it in a kernel once it is no longer needed: %s malloc()s it and no kernel frees it",
 				 gmp_result__api_label(r, r->trace->ev[ob->alloc_ev].value, a, sizeof(a)));
+		else if (ob->kind == GMP_MEM_ARRAY)
+			snprintf(buf, n, "cudaFreeArray (cuArrayDestroy) it once no kernel reads it through a texture or "
+				 "surface any more (its last use is not known: such reads are not recorded)");
 		else if (f->ev_a == GMP_NO_EVENT)
 			snprintf(buf, n, "free it once no kernel uses it any more (its last use is not known: the "
 				 "kernels' accesses were not recorded)");

@@ -116,7 +116,7 @@ int det_unknown_uses(struct det *d)
 	}
 	for (size_t obj = 0; obj < r->nobjects; obj++) {
 		struct gmp_object *o = &r->objects[obj];
-		if (o->kind == GMP_MEM_DEVICE_HEAP)
+		if (gmp_mem_kind__unanalyzed(o->kind))
 			continue; /* its accesses are not analyzed (resolve.c) */
 		size_t a = after(ev, m, o->alloc_ev);
 		size_t b = o->free_ev == GMP_NO_EVENT ? m : after(ev, m, o->free_ev - 1);

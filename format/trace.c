@@ -457,6 +457,7 @@ static const char *const kind_names[] = {
 	[GMP_MEM_ASYNC] = "async",
 	[GMP_MEM_POOL_REGION] = "pool_region",
 	[GMP_MEM_DEVICE_HEAP] = "device_heap",
+	[GMP_MEM_ARRAY] = "cuda_array",
 };
 
 const char *gmp_mem_kind__name(unsigned kind)

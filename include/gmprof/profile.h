@@ -30,7 +30,7 @@ extern "C" {
 #define GMP_PROFILE_MAGIC_LEN 8
 #define GMP_PROFILE_HEADER_LEN 16
 #define GMP_PROFILE_VERSION_MAJOR 1
-#define GMP_PROFILE_VERSION_MINOR 3 /* 1.1: LABEL records; 1.2: FAILED_ALLOC, RANGES; 1.3: POOLS */
+#define GMP_PROFILE_VERSION_MINOR 4 /* 1.1: LABEL records; 1.2: FAILED_ALLOC, RANGES; 1.3: POOLS; 1.4: kind cuda_array */
 
 enum gmp_record_type {
 	GMP_REC_META = 1,

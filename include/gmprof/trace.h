@@ -43,8 +43,21 @@ enum gmp_mem_kind {
 	GMP_MEM_ASYNC = 2,       /* cudaMallocAsync, pool allocations */
 	GMP_MEM_POOL_REGION = 3, /* a sub-allocation inside another object (NVTX) */
 	GMP_MEM_DEVICE_HEAP = 4, /* malloc() inside a kernel */
-	GMP_MEM_KIND_MAX = 4
+	GMP_MEM_ARRAY = 5,       /* a CUDA array (cudaMallocArray, cuArray3DCreate): textures and surfaces */
+	GMP_MEM_KIND_MAX = 5
 };
+
+/*
+ * Objects whose accesses are not analyzed: a device-heap object's (the
+ * launch that malloc()s it cannot report its own accesses to it) and a
+ * CUDA array's (kernels reach it through texture and surface instructions,
+ * which the patches do not see).  They count towards peaks and failures and
+ * are reported when leaked; no other pattern is told for them.
+ */
+static inline int gmp_mem_kind__unanalyzed(unsigned kind)
+{
+	return kind == GMP_MEM_DEVICE_HEAP || kind == GMP_MEM_ARRAY;
+}
 
 /* How a kernel launch was monitored (GMP_OP_KERNEL's kind). */
 enum gmp_kernel_kind {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "double_calls.h"
 #include "double_memory.h"
 #include "patch_logic.h"
 #include "sanitizer_double.h"
@@ -122,6 +123,57 @@ int gmp_double_pool_attr(int attr, uint64_t *v)
 	}
 	pthread_mutex_unlock(&pool.lock);
 	return rc;
+}
+
+/* The live arrays: handle (the script's address) and bytes. */
+static struct {
+	pthread_mutex_t lock;
+	uint64_t handle[64], size[64];
+	size_t n;
+} arrays = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void double_array(uint64_t addr, uint64_t size, int create)
+{
+	pthread_mutex_lock(&arrays.lock);
+	size_t i = 0;
+	while (i < arrays.n && arrays.handle[i] != addr)
+		i++;
+	if (create && i == arrays.n && arrays.n < 64) {
+		arrays.handle[arrays.n] = addr;
+		arrays.size[arrays.n++] = size;
+	} else if (!create && i < arrays.n) {
+		arrays.n--;
+		arrays.handle[i] = arrays.handle[arrays.n];
+		arrays.size[i] = arrays.size[arrays.n];
+	}
+	pthread_mutex_unlock(&arrays.lock);
+	Sanitizer_ResourceArrayData ad = { .context = DOUBLE_CTX, .hArray = (CUarray)(uintptr_t)addr,
+					   .width = size % 4 ? size : size / 4 };
+	const char *api = create ? "cudaMallocArray" : "cudaFreeArray";
+	double_api(api, SANITIZER_API_ENTER);
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE,
+		       create ? SANITIZER_CBID_RESOURCE_ARRAY_CREATED : SANITIZER_CBID_RESOURCE_ARRAY_DESTROYED, &ad);
+	double_api(api, SANITIZER_API_EXIT);
+}
+
+int gmp_double_array_desc(void *desc, void *array)
+{
+	const char *un = getenv("GMP_DOUBLE_ARRAY_UNDESCRIBED"), *fmt = getenv("GMP_DOUBLE_ARRAY_FORMAT");
+	uint64_t size = 0;
+	pthread_mutex_lock(&arrays.lock);
+	for (size_t i = 0; i < arrays.n; i++)
+		if (arrays.handle[i] == (uint64_t)(uintptr_t)array)
+			size = arrays.size[i];
+	pthread_mutex_unlock(&arrays.lock);
+	if (!size || !desc || (un && *un == '1'))
+		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	/* CUDA_ARRAY3D_DESCRIPTOR: width, height, depth (size_t), then format, channels, flags. */
+	struct { uint64_t w, h, d; uint32_t format, channels, flags; } d = {
+		.w = size % 4 ? size : size / 4, .format = size % 4 ? 0x01 : 0x20, .channels = 1 };
+	if (fmt && *fmt)
+		d.format = (uint32_t)strtoul(fmt, NULL, 0);
+	memcpy(desc, &d, sizeof(d));
+	return 0;
 }
 
 void gmp_double_set_oom_above(uint64_t bytes)

@@ -41,6 +41,15 @@ void double_launch_starts(const struct gmp_patch_launch *l, size_t k);
 /* The replay's stream-ordered pool: allocations made from it and freed back (bytes), a sync's trim. */
 void double_pool_change(uint64_t alloc, uint64_t freed);
 void double_pool_trim(void);
+/*
+ * A CUDA array of size bytes made (create) or destroyed for the script
+ * object at addr, with the calls and callbacks a program's cudaMallocArray
+ * and cudaFreeArray bring: a one-dimensional array of floats (of bytes when
+ * size is not a multiple of 4), its handle addr.  GMP_DOUBLE_ARRAY_FORMAT
+ * (a number) gives the format the driver then says instead, and
+ * GMP_DOUBLE_ARRAY_UNDESCRIBED=1 has the driver refuse to describe it.
+ */
+void double_array(uint64_t addr, uint64_t size, int create);
 /* Sleeps the milliseconds the environment variable env gives (GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS). */
 void double_delay(const char *env);
 

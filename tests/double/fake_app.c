@@ -26,6 +26,7 @@ struct api {
 	__typeof__(&gmp_double_set_oom_above) set_oom;
 	__typeof__(&gmp_double_error) error;
 	__typeof__(&gmp_double_pool_attr) pool_attr;
+	__typeof__(&gmp_double_array_desc) array_desc;
 };
 
 static struct api d;
@@ -49,6 +50,13 @@ int cuMemPoolGetAttribute(CUmemoryPool pool, int attr, void *value)
 	if (pool != DOUBLE_POOL || !value || !d.pool_attr)
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
 	return d.pool_attr(attr, value);
+}
+
+/* A CUDA array's dimensions and format: the double's arrays (double_memory.c). */
+int cuArray3DGetDescriptor_v2(void *desc, void *array);
+int cuArray3DGetDescriptor_v2(void *desc, void *array)
+{
+	return d.array_desc ? d.array_desc(desc, array) : 1;
 }
 
 /*
@@ -222,6 +230,7 @@ int main(int argc, char **argv)
 	*(void **)&d.set_oom = must(h, "gmp_double_set_oom_above");
 	*(void **)&d.error = must(h, "gmp_double_error");
 	*(void **)&d.pool_attr = must(h, "gmp_double_pool_attr");
+	*(void **)&d.array_desc = must(h, "gmp_double_array_desc");
 	if (oom >= 0)
 		d.set_oom((uint64_t)oom);
 	if (die_after >= 0)

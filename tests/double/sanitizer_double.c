@@ -264,29 +264,33 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			return fail(e->line, "the test double was built without the nvtx3 headers: no pool regions");
 #endif
 		}
-		if (e->kind != GMP_MEM_DEVICE && e->kind != GMP_MEM_MANAGED && e->kind != GMP_MEM_ASYNC)
-			return fail(e->line, "the test double cannot replay this kind of allocation");
-		Sanitizer_ResourceMemoryData md = {
-			.address = e->addr, .size = e->size, .context = CTX, .device = (CUdevice)e->device,
-			.stream = double_stream_handle(e->stream), .hStream = double_hstream(e->stream),
-			.flags = e->kind == GMP_MEM_MANAGED ? SANITIZER_MEMORY_FLAG_MANAGED : 0,
-			.visibility = SANITIZER_MEMORY_VISIBILITY_GLOBAL };
-		if (e->kind == GMP_MEM_ASYNC && !g) {
-			/* From the device's pool, which names itself unless GMP_DOUBLE_POOL_UNNAMED=1. */
-			const char *un = getenv("GMP_DOUBLE_POOL_UNNAMED");
-			md.memoryPool = un && *un == '1' ? NULL : DOUBLE_POOL;
-			double_pool_change(e->size, 0);
-		}
-		if (g) {
-			md.stream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
-			md.hStream = double_hstream(DOUBLE_GRAPH_STREAM(e->stream));
-			double_graph_node(DOUBLE_NODE_MEM_ALLOC, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &md, sizeof(md));
+		if (e->kind == GMP_MEM_ARRAY && !g) {
+			double_array(e->addr, e->size, 1); /* cudaMallocArray */
 		} else {
-			double_api(e->kind == GMP_MEM_ASYNC ? "cudaMallocAsync" : "cudaMalloc", SANITIZER_API_ENTER);
-			deliver(SANITIZER_CB_DOMAIN_RESOURCE,
-				e->kind == GMP_MEM_ASYNC ? SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC
-							 : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, &md);
-			double_api("cudaMalloc", SANITIZER_API_EXIT);
+			if (e->kind != GMP_MEM_DEVICE && e->kind != GMP_MEM_MANAGED && e->kind != GMP_MEM_ASYNC)
+				return fail(e->line, "the test double cannot replay this kind of allocation");
+			Sanitizer_ResourceMemoryData md = {
+				.address = e->addr, .size = e->size, .context = CTX, .device = (CUdevice)e->device,
+				.stream = double_stream_handle(e->stream), .hStream = double_hstream(e->stream),
+				.flags = e->kind == GMP_MEM_MANAGED ? SANITIZER_MEMORY_FLAG_MANAGED : 0,
+				.visibility = SANITIZER_MEMORY_VISIBILITY_GLOBAL };
+			if (e->kind == GMP_MEM_ASYNC && !g) {
+				/* From the device's pool, which names itself unless GMP_DOUBLE_POOL_UNNAMED=1. */
+				const char *un = getenv("GMP_DOUBLE_POOL_UNNAMED");
+				md.memoryPool = un && *un == '1' ? NULL : DOUBLE_POOL;
+				double_pool_change(e->size, 0);
+			}
+			if (g) {
+				md.stream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
+				md.hStream = double_hstream(DOUBLE_GRAPH_STREAM(e->stream));
+				double_graph_node(DOUBLE_NODE_MEM_ALLOC, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &md, sizeof(md));
+			} else {
+				double_api(e->kind == GMP_MEM_ASYNC ? "cudaMallocAsync" : "cudaMalloc", SANITIZER_API_ENTER);
+				deliver(SANITIZER_CB_DOMAIN_RESOURCE,
+					e->kind == GMP_MEM_ASYNC ? SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC
+								 : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, &md);
+				double_api("cudaMalloc", SANITIZER_API_EXIT);
+			}
 		}
 		struct live *nl = live_room(live, *nlive);
 		if (!nl)
@@ -317,6 +321,10 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		}
 		if (kind == GMP_MEM_POOL_REGION)
 			break;
+		if (kind == GMP_MEM_ARRAY) {
+			double_array(e->addr, 0, 0); /* cudaFreeArray */
+			break;
+		}
 #if HAVE_NVTX
 		if (heap && nvtx_mode("reset"))
 			nvtx_heap_reset(heap);

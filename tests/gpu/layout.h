@@ -21,6 +21,9 @@
 	F(Sanitizer_ResourceMemoryData, flags)                                     \
 	S(Sanitizer_ResourceMempoolData) F(Sanitizer_ResourceMempoolData, memoryPool) \
 	F(Sanitizer_ResourceMempoolData, device)                                   \
+	S(Sanitizer_ResourceArrayData) F(Sanitizer_ResourceArrayData, context)      \
+	F(Sanitizer_ResourceArrayData, hArray) F(Sanitizer_ResourceArrayData, width) \
+	F(Sanitizer_ResourceArrayData, height) F(Sanitizer_ResourceArrayData, depth) \
 	S(Sanitizer_ResourceFunctionsLazyLoadedData)                              \
 	F(Sanitizer_ResourceFunctionsLazyLoadedData, context)                      \
 	F(Sanitizer_ResourceFunctionsLazyLoadedData, module)                       \
@@ -67,6 +70,7 @@
 	C(SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC) C(SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC) \
 	C(SANITIZER_CBID_RESOURCE_FUNCTIONS_LAZY_LOADED)                             \
 	C(SANITIZER_CBID_RESOURCE_MEMPOOL_DESTROYING)                                \
+	C(SANITIZER_CBID_RESOURCE_ARRAY_CREATED) C(SANITIZER_CBID_RESOURCE_ARRAY_DESTROYED) \
 	C(SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED)                            \
 	C(SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED)                           \
 	C(SANITIZER_CBID_LAUNCH_BEGIN) C(SANITIZER_CBID_LAUNCH_END)                  \

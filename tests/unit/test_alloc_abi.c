@@ -57,6 +57,41 @@ static void sizes(void **state)
 	assert_int_equal(gmp_alloc_api__size(gmp_alloc_api__find("cuMemAllocPitch"), huge), 0);
 }
 
+/* A CUDA array's bytes from its descriptor (collector/arrays.c). */
+static void array_sizes(void **state)
+{
+	(void)state;
+	/* 1024x768 float4: 16 bytes an element. */
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_FLOAT, 4, 1024, 768, 0), 1024 * 768 * 16);
+	/* 1D (height 0), 3D, layered: a 0 counts as 1. */
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_UNSIGNED_INT8, 1, 4096, 0, 0), 4096);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_HALF, 2, 64, 64, 64), 64 * 64 * 64 * 4);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_SIGNED_INT32, 1, 10, 10, 6), 2400);
+	/* The channels are the format's own for the normalized formats: 16X4 is 8 bytes whatever is passed. */
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_SNORM_INT16X4, 4, 100, 1, 1), 800);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_UNORM_INT8X1, 1, 100, 1, 1), 100);
+	assert_int_equal(gmp_array_bytes(0xc4 /* UNORM_INT16X2 */, 2, 100, 1, 1), 400);
+	assert_int_equal(gmp_array_bytes(0xc7 /* SNORM_INT8X2 */, 2, 100, 1, 1), 200);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_UNORM_INT_101010_2, 4, 100, 2, 1), 800);
+	/* Block-compressed: 4x4 blocks, a partial block whole; BC1 8 bytes a block, BC7 16. */
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_BC1_UNORM, 4, 256, 256, 0), 64 * 64 * 8);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_BC7_UNORM_SRGB, 4, 5, 5, 0), 4 * 16);
+	assert_int_equal(gmp_array_bytes(0x98 /* BC4_SNORM */, 1, 8, 4, 0), 2 * 8);
+	assert_int_equal(gmp_array_bytes(0x93 /* BC2_UNORM */, 4, 8, 4, 0), 2 * 16);
+	/* NV12: a byte per luma sample, half as many rows of chroma pairs; P016: 2 bytes a sample. */
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_NV12, 1, 1920, 1080, 0), 1920 * 1080 * 3 / 2);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_P016, 1, 1920, 1080, 0), 1920 * 1080 * 3);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_NV12, 1, 3, 3, 0), 9 + 4 * 2);
+	/* Unknown: a format not listed, channels not 1, 2 or 4, an overflow. */
+	assert_int_equal(gmp_array_bytes(0xa5 /* YUY2 */, 2, 64, 64, 0), 0);
+	assert_int_equal(gmp_array_bytes(0x7f, 1, 64, 64, 0), 0);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_FLOAT, 3, 64, 64, 0), 0);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_FLOAT, 0, 64, 64, 0), 0);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_FLOAT, 4, UINT64_MAX / 2, 2, 0), 0);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_BC1_UNORM, 4, UINT64_MAX, UINT64_MAX, 0), 0);
+	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_NV12, 1, UINT64_MAX, 2, 0), 0);
+}
+
 #if __has_include(<cupti.h>)
 /* CUPTI's header brings the generated parameter structs with what they need. */
 #include <cupti.h>
@@ -106,6 +141,38 @@ static void layouts_agree(void **state)
 	assert_int_equal(GMP_POOL_ATTR_RESERVED_MEM_HIGH, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH);
 	assert_int_equal(GMP_POOL_ATTR_USED_MEM_CURRENT, CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
 	assert_int_equal(GMP_POOL_ATTR_USED_MEM_HIGH, CU_MEMPOOL_ATTR_USED_MEM_HIGH);
+	/* The array formats whose element size the collector knows (collector/alloc_api.c). */
+	assert_int_equal(GMP_AD_FORMAT_UNSIGNED_INT8, CU_AD_FORMAT_UNSIGNED_INT8);
+	assert_int_equal(GMP_AD_FORMAT_UNSIGNED_INT16, CU_AD_FORMAT_UNSIGNED_INT16);
+	assert_int_equal(GMP_AD_FORMAT_UNSIGNED_INT32, CU_AD_FORMAT_UNSIGNED_INT32);
+	assert_int_equal(GMP_AD_FORMAT_SIGNED_INT8, CU_AD_FORMAT_SIGNED_INT8);
+	assert_int_equal(GMP_AD_FORMAT_SIGNED_INT16, CU_AD_FORMAT_SIGNED_INT16);
+	assert_int_equal(GMP_AD_FORMAT_SIGNED_INT32, CU_AD_FORMAT_SIGNED_INT32);
+	assert_int_equal(GMP_AD_FORMAT_HALF, CU_AD_FORMAT_HALF);
+	assert_int_equal(GMP_AD_FORMAT_FLOAT, CU_AD_FORMAT_FLOAT);
+	assert_int_equal(GMP_AD_FORMAT_UNORM_INT_101010_2, CU_AD_FORMAT_UNORM_INT_101010_2);
+	assert_int_equal(GMP_AD_FORMAT_BC1_UNORM, CU_AD_FORMAT_BC1_UNORM);
+	assert_int_equal(GMP_AD_FORMAT_BC7_UNORM_SRGB, CU_AD_FORMAT_BC7_UNORM_SRGB);
+	assert_int_equal(0x92, CU_AD_FORMAT_BC1_UNORM_SRGB);
+	assert_int_equal(0x93, CU_AD_FORMAT_BC2_UNORM);
+	assert_int_equal(0x97, CU_AD_FORMAT_BC4_UNORM);
+	assert_int_equal(0x98, CU_AD_FORMAT_BC4_SNORM);
+	assert_int_equal(0x9b, CU_AD_FORMAT_BC6H_UF16);
+	assert_int_equal(GMP_AD_FORMAT_P010, CU_AD_FORMAT_P010);
+	assert_int_equal(GMP_AD_FORMAT_P016, CU_AD_FORMAT_P016);
+	assert_int_equal(GMP_AD_FORMAT_NV12, CU_AD_FORMAT_NV12);
+	assert_int_equal(GMP_AD_FORMAT_UNORM_INT8X1, CU_AD_FORMAT_UNORM_INT8X1);
+	assert_int_equal(0xc4, CU_AD_FORMAT_UNORM_INT16X2);
+	assert_int_equal(0xc6, CU_AD_FORMAT_SNORM_INT8X1);
+	assert_int_equal(0xc7, CU_AD_FORMAT_SNORM_INT8X2);
+	assert_int_equal(GMP_AD_FORMAT_SNORM_INT16X4, CU_AD_FORMAT_SNORM_INT16X4);
+	/* The descriptor the collector asks for: the layout of cuArray3DGetDescriptor_v2's. */
+	assert_int_equal(sizeof(struct gmp_array3d_desc), sizeof(CUDA_ARRAY3D_DESCRIPTOR));
+	assert_int_equal(offsetof(struct gmp_array3d_desc, height), offsetof(CUDA_ARRAY3D_DESCRIPTOR, Height));
+	assert_int_equal(offsetof(struct gmp_array3d_desc, depth), offsetof(CUDA_ARRAY3D_DESCRIPTOR, Depth));
+	assert_int_equal(offsetof(struct gmp_array3d_desc, format), offsetof(CUDA_ARRAY3D_DESCRIPTOR, Format));
+	assert_int_equal(offsetof(struct gmp_array3d_desc, channels), offsetof(CUDA_ARRAY3D_DESCRIPTOR, NumChannels));
+	assert_int_equal(offsetof(struct gmp_array3d_desc, flags), offsetof(CUDA_ARRAY3D_DESCRIPTOR, Flags));
 }
 #else
 static void layouts_agree(void **state)
@@ -121,6 +188,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names),
 		cmocka_unit_test(sizes),
+		cmocka_unit_test(array_sizes),
 		cmocka_unit_test(layouts_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
