@@ -38,7 +38,11 @@
 # from the driver's launch call since the deadlock); pool_cache (since
 # 2026-11-27, second session): its report lines (what the stream-ordered
 # pool cached at the failure, the most it held) and the layout facts of
-# memoryPool and Sanitizer_ResourceMempoolData.  The calls below are
+# memoryPool and Sanitizer_ResourceMempoolData; cuda_array (since
+# 2026-11-27, third session): the leaked table alone (a second object of
+# the same memory would mean the Sanitizer reports an array's memory as an
+# allocation too), its report lines (both arrays at their formats' sizes)
+# and the layout facts of Sanitizer_ResourceArrayData.  The calls below are
 # for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
