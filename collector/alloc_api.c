@@ -17,6 +17,8 @@ static const struct gmp_alloc_api apis[] = {
 	{ "cudaMallocFromPoolAsync", GMP_MEM_ASYNC, 1, { P(1) }, P(3) },
 	{ "cudaMallocPitch", GMP_MEM_DEVICE, 2, { P(2), P(3) }, 0 },
 	{ "cudaMalloc3D", GMP_MEM_DEVICE, 3, { P(1), P(2), P(3) }, 0 },
+	{ "cudaMallocArray", GMP_MEM_ARRAY, 3, { P(1), P(2), P(3) }, 0, GMP_ARRAY_RUNTIME },
+	{ "cudaMalloc3DArray", GMP_MEM_ARRAY, 4, { P(1), P(2), P(3), P(4) }, 0, GMP_ARRAY_RUNTIME },
 	/* driver API */
 	{ "cuMemAlloc", GMP_MEM_DEVICE, 1, { P(1) }, 0 },
 	{ "cuMemAllocManaged", GMP_MEM_MANAGED, 1, { P(1) }, 0 },
@@ -24,6 +26,8 @@ static const struct gmp_alloc_api apis[] = {
 	{ "cuMemAllocFromPoolAsync", GMP_MEM_ASYNC, 1, { P(1) }, P(3) },
 	{ "cuMemAllocPitch", GMP_MEM_DEVICE, 2, { P(2), P(3) }, 0 },
 	{ "cuMemCreate", GMP_MEM_DEVICE, 1, { P(1) }, 0 },
+	{ "cuArrayCreate", GMP_MEM_ARRAY, 1, { P(1) }, 0, GMP_ARRAY_DRIVER },
+	{ "cuArray3DCreate", GMP_MEM_ARRAY, 1, { P(1) }, 0, GMP_ARRAY3D_DRIVER },
 };
 
 /* Length of name without trailing _v<digits>, _ptsz and _ptds suffixes. */
@@ -57,8 +61,13 @@ const struct gmp_alloc_api *gmp_alloc_api__find(const char *function_name)
 	return NULL;
 }
 
+static uint64_t array_size(const struct gmp_alloc_api *a, const void *params);
+static uint64_t mul(uint64_t a, uint64_t b);
+
 uint64_t gmp_alloc_api__size(const struct gmp_alloc_api *a, const void *params)
 {
+	if (a->array)
+		return array_size(a, params);
 	uint64_t size = 1;
 	for (unsigned i = 0; i < a->nfactors; i++) {
 		size_t v;
@@ -122,4 +131,44 @@ uint64_t gmp_array_bytes(unsigned format, unsigned channels, uint64_t width, uin
 		return luma && chroma && luma <= UINT64_MAX - chroma ? mul(mul(sample, luma + chroma), d) : 0;
 	}
 	return mul(mul(element_bytes(format, channels), w), mul(h, d));
+}
+
+/* The size_t parameter at off. */
+static uint64_t param(const void *params, unsigned off)
+{
+	size_t v;
+	memcpy(&v, (const char *)params + off, sizeof(v));
+	return v;
+}
+
+/* A CUDA array call's bytes, from the descriptor its parameters point to. */
+static uint64_t array_size(const struct gmp_alloc_api *a, const void *params)
+{
+	const void *desc;
+	memcpy(&desc, (const char *)params + a->off[0], sizeof(desc));
+	if (!desc)
+		return 0;
+	if (a->array == GMP_ARRAY_DRIVER) {
+		struct gmp_array_desc d;
+		memcpy(&d, desc, sizeof(d));
+		return gmp_array_bytes(d.format, d.channels, d.width, d.height, 0);
+	}
+	if (a->array == GMP_ARRAY3D_DRIVER) {
+		struct gmp_array3d_desc d;
+		memcpy(&d, desc, sizeof(d));
+		return gmp_array_bytes(d.format, d.channels, d.width, d.height, d.depth);
+	}
+	/* The runtime's: bits per channel of a signed, unsigned or float kind, a whole number of bytes. */
+	struct gmp_channel_desc c;
+	memcpy(&c, desc, sizeof(c));
+	if (c.x < 0 || c.y < 0 || c.z < 0 || c.w < 0 || c.x > 64 || c.y > 64 || c.z > 64 || c.w > 64 ||
+	    c.kind < 0 || c.kind > 2)
+		return 0;
+	uint64_t bits = (uint64_t)c.x + (uint64_t)c.y + (uint64_t)c.z + (uint64_t)c.w;
+	uint64_t size = bits % 8 ? 0 : bits / 8;
+	for (unsigned i = 1; i < a->nfactors; i++) {
+		uint64_t v = param(params, a->off[i]);
+		size = mul(size, v ? v : 1); /* a height or depth of 0: one row, one plane */
+	}
+	return size;
 }

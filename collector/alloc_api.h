@@ -15,17 +15,30 @@
 
 #define GMP_ALLOC_OUT_OF_MEMORY 2 /* the same code in the runtime and the driver API */
 
+/* How a CUDA array call's parameters give its size (struct gmp_alloc_api's array). */
+enum {
+	GMP_ARRAY_RUNTIME = 1, /* a cudaChannelFormatDesc * at off[0], width, height (and depth) at off[1..n) */
+	GMP_ARRAY_DRIVER,      /* a CUDA_ARRAY_DESCRIPTOR * at off[0] */
+	GMP_ARRAY3D_DRIVER,    /* a CUDA_ARRAY3D_DESCRIPTOR * at off[0] */
+};
+
 struct gmp_alloc_api {
 	const char *name;     /* the call, without version (_v2) or per-thread (_ptsz) suffixes */
 	uint8_t kind;         /* enum gmp_mem_kind */
 	uint8_t nfactors;     /* the size is the product of the size_t values at off[0..n) */
-	uint8_t off[3];
+	uint8_t off[4];
 	uint8_t stream_off;   /* where the stream is, 0 for none (offset 0 is the result pointer) */
+	uint8_t array;        /* 0, or how a CUDA array's descriptor gives the size (GMP_ARRAY_*) */
 };
 
 /* The allocation call functionName names (any suffixes), or NULL. */
 const struct gmp_alloc_api *gmp_alloc_api__find(const char *function_name);
-/* The bytes the call asked for, read from its parameters (0 when they overflow). */
+/*
+ * The bytes the call asked for, read from its parameters (0 when they
+ * overflow; for an array, also when its format's element size is not
+ * known).  An array call's descriptor is read through the pointer its
+ * parameters hold: the caller is inside that call.
+ */
 uint64_t gmp_alloc_api__size(const struct gmp_alloc_api *a, const void *params);
 /* Every entry, for the layout test: *n gets the count. */
 const struct gmp_alloc_api *gmp_alloc_api__all(unsigned *n);
@@ -73,6 +86,19 @@ enum {
  * not included.  0 for a format not listed above, a channel count other
  * than 1, 2 or 4, or a product that overflows.
  */
+/* cudaChannelFormatDesc: bits in each of four channels, then their kind (0 signed, 1 unsigned, 2 float). */
+struct gmp_channel_desc {
+	int32_t x, y, z, w;
+	int32_t kind;
+};
+
+/* CUDA_ARRAY_DESCRIPTOR (cuArrayCreate's). */
+struct gmp_array_desc {
+	uint64_t width, height; /* size_t */
+	uint32_t format;        /* CUarray_format */
+	uint32_t channels;
+};
+
 /* What cuArray3DGetDescriptor_v2 fills in: CUDA_ARRAY3D_DESCRIPTOR's layout (checked against cuda.h). */
 struct gmp_array3d_desc {
 	uint64_t width, height, depth; /* size_t */

@@ -105,6 +105,13 @@ void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx
 {
 	struct gmp_alloc_failure f = { .kind = a->kind, .size = gmp_alloc_api__size(a, params),
 				       .dev_free = dev_free, .dev_total = dev_total };
+	if (!f.size) {
+		static int said;
+		if (!said++)
+			rec_say("%s ran out of memory, asking for an amount gmprof cannot read from its parameters "
+				"(an array format whose element size it does not know?): not recorded", a->name);
+		return;
+	}
 	uint64_t stream = 0;
 	if (a->stream_off)
 		memcpy(&stream, (const char *)params + a->stream_off, sizeof(stream));

@@ -105,7 +105,7 @@ static int one(struct gmp_result *r, struct scratch *s, uint32_t fi, size_t *obj
 	for (uint64_t e = f->before; e < t->nev && e < f->before + GMP_FAILURE_RETRY; e++) {
 		const struct gmp_event *x = &t->ev[e];
 		if (x->op == GMP_OP_ALLOC && (x->kind == GMP_MEM_DEVICE || x->kind == GMP_MEM_MANAGED ||
-					      x->kind == GMP_MEM_ASYNC) && x->thread == f->thread &&
+					      x->kind == GMP_MEM_ASYNC || x->kind == GMP_MEM_ARRAY) && x->thread == f->thread &&
 		    x->device == f->device && x->size >= f->size) {
 			g.retry_ev = (uint32_t)e;
 			break;

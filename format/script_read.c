@@ -269,8 +269,8 @@ static int failed_alloc(struct reader *r, const cJSON *o, const struct gmp_event
 		return -EINVAL;
 	if (f.size == 0)
 		return sr_fail(r, "a failed allocation must have a positive size");
-	if (kind == GMP_MEM_POOL_REGION || kind == GMP_MEM_DEVICE_HEAP || kind == GMP_MEM_ARRAY)
-		return sr_fail(r, "a failed allocation is of kind \"device\", \"managed\" or \"async\"");
+	if (kind == GMP_MEM_POOL_REGION || kind == GMP_MEM_DEVICE_HEAP)
+		return sr_fail(r, "a failed allocation is of kind \"device\", \"managed\", \"async\" or \"cuda_array\"");
 	f.kind = kind;
 	if ((rc = sr_opt_str(r, o, "api", &f.api)) < 0 || sr_opt_num(r, o, "device_free", &f.dev_free) < 0 ||
 	    sr_opt_num(r, o, "device_total", &f.dev_total) < 0)

@@ -91,10 +91,28 @@ expect_exit 0 "alloc mode" -- env GMPROF_MODE=alloc GMPROF_OUTPUT="$TMPDIR/m.gmp
 [ "$(allocs "$TMPDIR/m.gmprof" | grep -c cuda_array)" = 2 ] && ok "alloc mode records the arrays" ||
 	notok "alloc mode: $(allocs "$TMPDIR/m.gmprof")"
 
-# Scripts: a failed allocation is never an array's; the kind is named in the refusal.
-printf '%s\n' '{"op":"alloc_failed","size":64,"kind":"cuda_array"}' >"$TMPDIR/failed.jsonl"
-expect_exit 2 "a failed allocation of an array" -- "$GMPROF" replay "$TMPDIR/failed.jsonl"
-expect_stderr_line 'a failed allocation is of kind "device", "managed" or "async"' "refused in one line"
+# An array call that runs out of memory: its size from the descriptor its parameters point to,
+# each of the four calls (the double passes floats, or bytes for a size no multiple of 4).
+cat >"$TMPDIR/failed.jsonl" <<'EOF'
+{"op":"alloc","addr":"0x10000000","size":4096}
+{"op":"alloc_failed","size":1073741824,"kind":"cuda_array","api":"cudaMallocArray"}
+{"op":"alloc_failed","size":1000001,"kind":"cuda_array","api":"cudaMalloc3DArray"}
+{"op":"alloc_failed","size":2147483648,"kind":"cuda_array","api":"cuArrayCreate_v2"}
+{"op":"alloc_failed","size":64,"kind":"cuda_array","api":"cuArray3DCreate_v2"}
+{"op":"free","addr":"0x10000000"}
+EOF
+expect_exit 0 "the script of failed array calls" -- "$GMPROF" replay "$TMPDIR/failed.jsonl"
+expect_exit 0 "failed array calls under the collector" -- env GMPROF_OUTPUT="$TMPDIR/f.gmprof" "$FAKE" "$TMPDIR/failed.jsonl"
+"$GMPROF" dump "$TMPDIR/f.gmprof" 2>/dev/null | grep '"op":"alloc_failed"' | sed -E 's/.*"size":([0-9]+),"kind":"([a-z_]+)","api":"([A-Za-z0-9_]+)".*/\3 \2 \1/' >"$TMPDIR/fails"
+printf '%s\n' 'cudaMallocArray cuda_array 1073741824' 'cudaMalloc3DArray cuda_array 1000001' \
+	'cuArrayCreate cuda_array 2147483648' 'cuArray3DCreate cuda_array 64' | diff -u - "$TMPDIR/fails" >"$TMPDIR/diff" &&
+	ok "each failed array call is recorded with the size its descriptor gives" || notok "failed arrays: $(cat "$TMPDIR/diff")"
+expect_exit 0 "report of the failures" -- "$GMPROF" report "$TMPDIR/f.gmprof"
+grep -q 'cudaMallocArray of 1.0 GiB' "$TMPDIR/out" && ok "the report names the array call and its size" ||
+	notok "failure report: $(grep -i -A3 'out of memory' "$TMPDIR/out")"
+printf '%s\n' '{"op":"alloc_failed","size":64,"kind":"device_heap"}' >"$TMPDIR/heapfail.jsonl"
+expect_exit 2 "a failed allocation on the device heap" -- "$GMPROF" replay "$TMPDIR/heapfail.jsonl"
+expect_stderr_line 'a failed allocation is of kind "device", "managed", "async" or "cuda_array"' "refused in one line"
 printf '%s\n' '{"op":"alloc","addr":"0x1000","size":64,"kind":"array"}' >"$TMPDIR/kind.jsonl"
 expect_exit 2 "an unknown kind" -- "$GMPROF" replay "$TMPDIR/kind.jsonl"
 expect_stderr_line '"device_heap", "cuda_array"' "the refusal lists cuda_array"

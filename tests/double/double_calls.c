@@ -36,9 +36,23 @@ void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_fai
 {
 	static const char *const by_kind[] = { "cudaMalloc", "cudaMallocManaged", "cudaMallocAsync" };
 	const char *name = f->api ? gmp_trace__str(t, f->api, NULL)
-				  : f->kind < 3 ? by_kind[f->kind] : "cudaMalloc";
+			   : f->kind < 3 ? by_kind[f->kind]
+			   : f->kind == GMP_MEM_ARRAY ? "cudaMallocArray" : "cudaMalloc";
 	size_t params[6] = { 0x7ff000 };
-	if (strstr(name, "Pitch")) {
+	/* An array: floats (bytes when the size is no multiple of 4), one row of them. */
+	const int floats = f->size % 4 == 0;
+	const size_t width = (size_t)(floats ? f->size / 4 : f->size);
+	const int channel[5] = { floats ? 32 : 8, 0, 0, 0, floats ? 2 : 1 }; /* cudaChannelFormatDesc */
+	struct { size_t w, h; unsigned format, channels; } a2 = { width, 0, floats ? 0x20u : 0x01u, 1 };
+	struct { size_t w, h, d; unsigned format, channels, flags; } a3 = { width, 0, 0, floats ? 0x20u : 0x01u, 1, 0 };
+	if (strstr(name, "cuArray3DCreate")) {
+		params[1] = (size_t)(uintptr_t)&a3; /* CUDA_ARRAY3D_DESCRIPTOR * */
+	} else if (strstr(name, "cuArrayCreate")) {
+		params[1] = (size_t)(uintptr_t)&a2; /* CUDA_ARRAY_DESCRIPTOR * */
+	} else if (strstr(name, "Array")) {
+		params[1] = (size_t)(uintptr_t)channel; /* cudaMallocArray's, cudaMalloc3DArray's: then the width */
+		params[2] = width;
+	} else if (strstr(name, "Pitch")) {
 		params[2] = (size_t)f->size; /* width in bytes, height 1 */
 		params[3] = 1;
 	} else {

@@ -4,7 +4,9 @@
  * cudaMallocArray, uploaded with cudaMemcpy2DToArray and read through a
  * texture object into an output buffer, then freed with cudaFreeArray;
  * and a 256 x 256 x 64 table of bytes (4 MiB) made with cudaMalloc3DArray,
- * uploaded with cudaMemcpy3D and never freed.  gmprof is to record each
+ * uploaded with cudaMemcpy3D and never freed; then a 64 TiB one that runs
+ * out of memory (cuda_array.failures: its size read from the descriptor
+ * the call's parameters point to).  gmprof is to record each
  * array (the Sanitizer's ARRAY_CREATED and ARRAY_DESTROYED, the driver's
  * cuArray3DGetDescriptor for the format: docs/sanitizer-api.md), count it
  * at the peak (80 MiB: the frame and the output) and report the table's
@@ -66,6 +68,13 @@ int main()
 	p.extent = ext;
 	p.kind = cudaMemcpyHostToDevice;
 	CHECK(cudaMemcpy3D(&p));
+	/* An array no device holds, 16384^3 float4 (64 TiB): the call runs out of memory. */
+	cudaArray_t huge;
+	cudaError_t e = cudaMalloc3DArray(&huge, &f4, make_cudaExtent(16384, 16384, 16384));
+	if (e != cudaErrorMemoryAllocation)
+		std::fprintf(stderr, "cuda_array: cudaMalloc3DArray of 64 TiB returned %s, not out of memory\n",
+			     cudaGetErrorString(e)); /* cuda_array.failures then differs: said, not fatal */
+	(void)cudaGetLastError();
 	CHECK(cudaDeviceSynchronize());
 	return 0;
 }

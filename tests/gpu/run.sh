@@ -138,7 +138,7 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	if [ -f "$dir/$name.failures" ]; then
 		# Allocations that ran out of memory: "API KIND" per failure, in order.
 		"$G" dump "$OUT_DIR/$name.gmprof" 2>/dev/null | grep '"op":"alloc_failed"' |
-			sed -E 's/.*"size":([0-9]+)(,"kind":"([a-z]+)")?,"api":"([A-Za-z0-9_]+)".*/\4 \3/; s/ $/ device/' \
+			sed -E 's/.*"size":([0-9]+)(,"kind":"([a-z_]+)")?,"api":"([A-Za-z0-9_]+)".*/\4 \3/; s/ $/ device/' \
 			>"$OUT_DIR/$name.failures.got"
 		if diff -u "$dir/$name.failures" "$OUT_DIR/$name.failures.got" >"$OUT_DIR/$name.failures.diff"; then
 			ok "$name: failed allocations recorded as expected"

@@ -92,6 +92,40 @@ static void array_sizes(void **state)
 	assert_int_equal(gmp_array_bytes(GMP_AD_FORMAT_NV12, 1, UINT64_MAX, 2, 0), 0);
 }
 
+/* A failed array call's size, from the descriptor its parameters point to (collector/oom.c). */
+static void array_call_sizes(void **state)
+{
+	(void)state;
+	struct gmp_channel_desc f4 = { 32, 32, 32, 32, 2 }, u8 = { 8, 0, 0, 0, 1 };
+	size_t p[6] = { 0x1000, (size_t)(uintptr_t)&f4, 1024, 768, 0, 0 };
+	const struct gmp_alloc_api *a = gmp_alloc_api__find("cudaMallocArray");
+	assert_non_null(a);
+	assert_int_equal(a->kind, GMP_MEM_ARRAY);
+	assert_int_equal(gmp_alloc_api__size(a, p), 16 * 1024 * 768);
+	p[3] = 0; /* one row */
+	assert_int_equal(gmp_alloc_api__size(a, p), 16 * 1024);
+	/* cudaMalloc3DArray: its extent (width, height, depth) by value after the descriptor. */
+	size_t p3[6] = { 0x1000, (size_t)(uintptr_t)&u8, 256, 256, 64, 0 };
+	assert_int_equal(gmp_alloc_api__size(gmp_alloc_api__find("cudaMalloc3DArray_v3020"), p3), 256 * 256 * 64);
+	/* Channels of a kind not signed, unsigned or float, bits not whole bytes, no descriptor: not known. */
+	struct gmp_channel_desc odd = { 12, 0, 0, 0, 1 }, nv12 = { 8, 8, 8, 0, 4 }, neg = { -8, 0, 0, 0, 1 };
+	p[1] = (size_t)(uintptr_t)&odd;
+	assert_int_equal(gmp_alloc_api__size(a, p), 0);
+	p[1] = (size_t)(uintptr_t)&nv12;
+	assert_int_equal(gmp_alloc_api__size(a, p), 0);
+	p[1] = (size_t)(uintptr_t)&neg;
+	assert_int_equal(gmp_alloc_api__size(a, p), 0);
+	p[1] = 0;
+	assert_int_equal(gmp_alloc_api__size(a, p), 0);
+	/* The driver's: a descriptor with the format, as cuArray3DGetDescriptor gives. */
+	struct gmp_array_desc d2 = { 1920, 1080, GMP_AD_FORMAT_NV12, 1 };
+	struct gmp_array3d_desc d3 = { 64, 64, 6, GMP_AD_FORMAT_HALF, 4, 0 };
+	size_t q[2] = { 0x1000, (size_t)(uintptr_t)&d2 };
+	assert_int_equal(gmp_alloc_api__size(gmp_alloc_api__find("cuArrayCreate_v2"), q), 1920 * 1080 * 3 / 2);
+	q[1] = (size_t)(uintptr_t)&d3;
+	assert_int_equal(gmp_alloc_api__size(gmp_alloc_api__find("cuArray3DCreate_v2"), q), 64 * 64 * 6 * 8);
+}
+
 #if __has_include(<cupti.h>)
 /* CUPTI's header brings the generated parameter structs with what they need. */
 #include <cupti.h>
@@ -166,6 +200,28 @@ static void layouts_agree(void **state)
 	assert_int_equal(0xc6, CU_AD_FORMAT_SNORM_INT8X1);
 	assert_int_equal(0xc7, CU_AD_FORMAT_SNORM_INT8X2);
 	assert_int_equal(GMP_AD_FORMAT_SNORM_INT16X4, CU_AD_FORMAT_SNORM_INT16X4);
+	/* Where the array calls' parameters hold their descriptors and dimensions. */
+	const struct gmp_alloc_api *a = gmp_alloc_api__find("cudaMallocArray");
+	assert_int_equal(a->off[0], offsetof(cudaMallocArray_v3020_params, desc));
+	assert_int_equal(a->off[1], offsetof(cudaMallocArray_v3020_params, width));
+	assert_int_equal(a->off[2], offsetof(cudaMallocArray_v3020_params, height));
+	a = gmp_alloc_api__find("cudaMalloc3DArray");
+	assert_int_equal(a->off[0], offsetof(cudaMalloc3DArray_v3020_params, desc));
+	assert_int_equal(a->off[1], offsetof(cudaMalloc3DArray_v3020_params, extent.width));
+	assert_int_equal(a->off[2], offsetof(cudaMalloc3DArray_v3020_params, extent.height));
+	assert_int_equal(a->off[3], offsetof(cudaMalloc3DArray_v3020_params, extent.depth));
+	assert_int_equal(gmp_alloc_api__find("cuArrayCreate")->off[0], offsetof(cuArrayCreate_v2_params, pAllocateArray));
+	assert_int_equal(gmp_alloc_api__find("cuArray3DCreate")->off[0],
+			 offsetof(cuArray3DCreate_v2_params, pAllocateArray));
+	assert_int_equal(sizeof(struct gmp_channel_desc), sizeof(struct cudaChannelFormatDesc));
+	assert_int_equal(offsetof(struct gmp_channel_desc, w), offsetof(struct cudaChannelFormatDesc, w));
+	assert_int_equal(offsetof(struct gmp_channel_desc, kind), offsetof(struct cudaChannelFormatDesc, f));
+	assert_int_equal(cudaChannelFormatKindSigned, 0);
+	assert_int_equal(cudaChannelFormatKindUnsigned, 1);
+	assert_int_equal(cudaChannelFormatKindFloat, 2);
+	assert_int_equal(sizeof(struct gmp_array_desc), sizeof(CUDA_ARRAY_DESCRIPTOR));
+	assert_int_equal(offsetof(struct gmp_array_desc, format), offsetof(CUDA_ARRAY_DESCRIPTOR, Format));
+	assert_int_equal(offsetof(struct gmp_array_desc, channels), offsetof(CUDA_ARRAY_DESCRIPTOR, NumChannels));
 	/* The descriptor the collector asks for: the layout of cuArray3DGetDescriptor_v2's. */
 	assert_int_equal(sizeof(struct gmp_array3d_desc), sizeof(CUDA_ARRAY3D_DESCRIPTOR));
 	assert_int_equal(offsetof(struct gmp_array3d_desc, height), offsetof(CUDA_ARRAY3D_DESCRIPTOR, Height));
@@ -189,6 +245,7 @@ int main(void)
 		cmocka_unit_test(names),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(array_sizes),
+		cmocka_unit_test(array_call_sizes),
 		cmocka_unit_test(layouts_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
