@@ -121,7 +121,8 @@ static void peaks_md(FILE *fp, struct gmp_session *s)
 			uint32_t obj = r->peak_objs[pk->obj_off + k];
 			fputs("| ", fp);
 			gmp_md__code(fp, gmp_result__object_name(r, obj, name, sizeof(name)), 1);
-			fprintf(fp, " | %s | ", gmp_human_bytes(r->objects[obj].size, b, sizeof(b)));
+			fprintf(fp, " | %s%s | ", gmp_human_bytes(r->objects[obj].size, b, sizeof(b)),
+				r->objects[obj].kind == GMP_MEM_ARRAY ? " (CUDA array)" : "");
 			const char *site = gmp_sites__event(&s->sites, r->objects[obj].alloc_ev, NULL), *code;
 			char line[512];
 			gmp_md__code(fp, site, 1);

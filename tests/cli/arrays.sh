@@ -38,6 +38,12 @@ expect_exit 0 "report of the profile" -- "$GMPROF" report "$TMPDIR/a.gmprof"
 grep -q '^  device 0: 29.0 MiB at ' "$TMPDIR/out" && grep -q '^    obj#1 (CUDA array) *16.0 MiB' "$TMPDIR/out" &&
 	grep -q '^    obj#2 (CUDA array) *4.0 MiB' "$TMPDIR/out" && ! grep -q '^    obj#3 (CUDA' "$TMPDIR/out" &&
 	ok "the arrays count in the peak, and the peak names them as arrays" || notok "peak: $(cat "$TMPDIR/out")"
+expect_exit 0 "Markdown report of the profile" -- "$GMPROF" report --format markdown "$TMPDIR/a.gmprof"
+grep -q '^| `obj#1` | 16.0 MiB (CUDA array) |' "$TMPDIR/out" && grep -q '^| `obj#3` | 8.0 MiB |' "$TMPDIR/out" &&
+	ok "  ... Markdown: the arrays live at the peak marked as such" || notok "Markdown: $(grep '^| `obj' "$TMPDIR/out")"
+expect_exit 0 "HTML report of the profile" -- "$GMPROF" html --force -o "$TMPDIR/a.html" "$TMPDIR/a.gmprof"
+grep -q 'obj#2 (4.0 MiB, CUDA array)</text>' "$TMPDIR/a.html" && grep -q 'obj#3 (8.0 MiB)</text>' "$TMPDIR/a.html" &&
+	ok "  ... HTML: the arrays' lifetimes marked as such" || notok "HTML: $(grep -o 'obj#[0-9] ([^)]*)' "$TMPDIR/a.html")"
 expect_exit 0 "findings of the profile" -- "$GMPROF" replay --format json "$TMPDIR/a.gmprof"
 grep -q '"pattern":"memory_leak","object":"obj#2","object_id":2,"size":4194304,"addr":"0xa000000001200000","kind":"cuda_array"' "$TMPDIR/out" &&
 	[ "$(grep -o '"pattern":"[a-z_]*"' "$TMPDIR/out" | sort | tr '\n' ' ')" = \
