@@ -85,13 +85,9 @@ static int push_dep(struct rs *s, uint32_t v, uint32_t obj, unsigned kind)
 	return 0;
 }
 
-static int unanalyzed(const struct det *d, uint32_t obj);
-
-/* A read or write of obj, and of the pool it lives in; none of an object whose accesses are not analyzed. */
+/* A read or write of obj, and of the pool it lives in. */
 static int push_access(struct rs *s, uint32_t v, uint32_t obj, unsigned kind)
 {
-	if (unanalyzed(s->d, obj))
-		return 0; /* a copy to a CUDA array, say: its kernels' reads are not seen, so neither is it */
 	int err = push_dep(s, v, obj, kind);
 	uint32_t parent = s->d->r->objects[obj].parent;
 	if (!err && parent != GMP_NO_OBJECT)
@@ -233,6 +229,14 @@ static int range_obj(struct rs *s, uint32_t v, const char *what, uint64_t addr,
 	return 0;
 }
 
+static int unanalyzed(const struct det *d, uint32_t obj);
+
+/*
+ * A copy or set: a write of its destination and a read of its source,
+ * unless the object's accesses are not analyzed (a copy into a CUDA array:
+ * its kernels' texture reads are not seen, so a second upload would look
+ * like a dead write).
+ */
 static int do_copy_set(struct rs *s, uint32_t v, const struct gmp_event *e)
 {
 	uint32_t obj;
@@ -242,16 +246,16 @@ static int do_copy_set(struct rs *s, uint32_t v, const struct gmp_event *e)
 	if (e->op == GMP_OP_MEMSET) {
 		if ((err = range_obj(s, v, "memset of", e->addr, e->size, &obj)))
 			return err;
-		return push_access(s, v, obj, DEP_WRITE);
+		return unanalyzed(s->d, obj) ? 0 : push_access(s, v, obj, DEP_WRITE);
 	}
 	if (e->flags & GMP_EF_HAS_SRC) {
 		if ((err = range_obj(s, v, "memcpy source", e->src, e->size, &obj)) ||
-		    (err = push_access(s, v, obj, DEP_READ)))
+		    (!unanalyzed(s->d, obj) && (err = push_access(s, v, obj, DEP_READ))))
 			return err;
 	}
 	if (e->flags & GMP_EF_HAS_DST) {
 		if ((err = range_obj(s, v, "memcpy destination", e->addr, e->size, &obj)) ||
-		    (err = push_access(s, v, obj, DEP_WRITE)))
+		    (!unanalyzed(s->d, obj) && (err = push_access(s, v, obj, DEP_WRITE))))
 			return err;
 	}
 	return 0;
