@@ -61,6 +61,14 @@ const struct gmp_alloc_api *gmp_alloc_api__find(const char *function_name)
 	return NULL;
 }
 
+/* The size_t parameter at off. */
+static uint64_t param(const void *params, unsigned off)
+{
+	size_t v;
+	memcpy(&v, (const char *)params + off, sizeof(v));
+	return v;
+}
+
 static uint64_t array_size(const struct gmp_alloc_api *a, const void *params);
 static uint64_t mul(uint64_t a, uint64_t b);
 
@@ -70,8 +78,7 @@ uint64_t gmp_alloc_api__size(const struct gmp_alloc_api *a, const void *params)
 		return array_size(a, params);
 	uint64_t size = 1;
 	for (unsigned i = 0; i < a->nfactors; i++) {
-		size_t v;
-		memcpy(&v, (const char *)params + a->off[i], sizeof(v));
+		uint64_t v = param(params, a->off[i]);
 		if (v && size > UINT64_MAX / v)
 			return 0;
 		size *= v;
@@ -131,14 +138,6 @@ uint64_t gmp_array_bytes(unsigned format, unsigned channels, uint64_t width, uin
 		return luma && chroma && luma <= UINT64_MAX - chroma ? mul(mul(sample, luma + chroma), d) : 0;
 	}
 	return mul(mul(element_bytes(format, channels), w), mul(h, d));
-}
-
-/* The size_t parameter at off. */
-static uint64_t param(const void *params, unsigned off)
-{
-	size_t v;
-	memcpy(&v, (const char *)params + off, sizeof(v));
-	return v;
 }
 
 /* A CUDA array call's bytes, from the descriptor its parameters point to. */

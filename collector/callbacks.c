@@ -591,6 +591,6 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 	st_since(GMP_ST_CALLBACKS, t0);
 	pthread_mutex_unlock(&gmp_col.lock);
 	in_callback = 0;
-	if (!api_depth && arrays_due())
+	if (domain == SANITIZER_CB_DOMAIN_RESOURCE && !api_depth && arrays_due())
 		cb_arrays(NULL); /* made outside any call the collector saw */
 }

@@ -76,9 +76,10 @@ static int one_object(struct det *d, uint32_t obj, uint32_t gap_off, uint32_t ng
 	if (o->free_ev == GMP_NO_EVENT) {
 		struct gmp_finding f = base(GMP_PAT_MEMORY_LEAK, obj);
 		/* Its last use; unknown when kernels may have used it unrecorded. */
-		f.ev_a = d->o->accesses_unknown || o->kind == GMP_MEM_ARRAY ? GMP_NO_EVENT
-			 : o->naccess					    ? o->last_ev
-									    : o->alloc_ev;
+		if (d->o->accesses_unknown || o->kind == GMP_MEM_ARRAY) /* a texture's reads are not seen */
+			f.ev_a = GMP_NO_EVENT;
+		else
+			f.ev_a = o->naccess ? o->last_ev : o->alloc_ev;
 		if ((err = det_add_finding(d, &f)))
 			return err;
 	}

@@ -229,7 +229,18 @@ static int range_obj(struct rs *s, uint32_t v, const char *what, uint64_t addr,
 	return 0;
 }
 
-static int unanalyzed(const struct det *d, uint32_t obj);
+/*
+ * Accesses to device-heap objects are not analyzed: the launch that
+ * malloc()s one cannot report its own accesses (the object is not yet in
+ * the table its patches search), so what is known of them is partial.
+ * Nor are a CUDA array's: kernels read and write it through textures and
+ * surfaces, which the patches do not see, so only its copies would be
+ * known.  Such objects count towards peaks and leaks only.
+ */
+static int unanalyzed(const struct det *d, uint32_t obj)
+{
+	return gmp_mem_kind__unanalyzed(d->r->objects[obj].kind);
+}
 
 /*
  * A copy or set: a write of its destination and a read of its source,
@@ -259,19 +270,6 @@ static int do_copy_set(struct rs *s, uint32_t v, const struct gmp_event *e)
 			return err;
 	}
 	return 0;
-}
-
-/*
- * Accesses to device-heap objects are not analyzed: the launch that
- * malloc()s one cannot report its own accesses (the object is not yet in
- * the table its patches search), so what is known of them is partial.
- * Nor are a CUDA array's: kernels read and write it through textures and
- * surfaces, which the patches do not see, so only its copies would be
- * known.  Such objects count towards peaks and leaks only.
- */
-static int unanalyzed(const struct det *d, uint32_t obj)
-{
-	return gmp_mem_kind__unanalyzed(d->r->objects[obj].kind);
 }
 
 static int do_kernel(struct rs *s, uint32_t v, const struct gmp_event *e)
