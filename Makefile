@@ -309,7 +309,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(TST)/tests/%,$(UNIT_SRC))
 TEST_SUPPORT := $(call objs,$(TST),$(wildcard tests/unit/support_*.c))
 # Collector modules with no Sanitizer in them, for the unit tests.
-COLLECTOR_PURE := $(call objs,$(TST),collector/touches.c collector/alloc_api.c)
+COLLECTOR_PURE := $(call objs,$(TST),collector/touches.c collector/alloc_api.c collector/api_quiet.c)
 
 # The NVTX layout check and the test double (pool regions) read the toolkit's nvtx3 headers.
 $(TST)/tests/double/double_nvtx.o $(REL)/tests/double/double_nvtx.o $(TSN)/tests/double/double_nvtx.o \

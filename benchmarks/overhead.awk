@@ -8,7 +8,8 @@
 #     and intra-first: one pass,
 #     first touches; native-gather, object-gather, object-hints-gather: warps
 #     in different arrays); and "api-CONFIG CALLS LOOP_MS" lines of
-#     benchmarks/micro/api_cost (api-native, api-alloc, api-object)
+#     benchmarks/micro/api_cost (api-native, api-alloc, api-object,
+#     api-object-quiet)
 #   own (optional): "PROGRAM CONFIG BYTES", gmprof's own device memory in a
 #     run (the profile's META collector_device_peak); the largest is shown
 #   self (optional): "PROGRAM CONFIG SECONDS COLLECTOR_TIME...", a run's
@@ -74,7 +75,7 @@ FILENAME == ARGV[3] {
 { peak[$1, $2] = $3; if (!($1 in pseen)) { pseen[$1] = 1; pprog[++npp] = $1 } }
 END {
 	if (bad) exit 2
-	na = split("alloc object object-launch object-l1 object-hints object-empty object-outside object-outside-at-launch intra intra-l1 memcheck", all, " ")
+	na = split("alloc object object-launch object-l1 object-hints object-quiet object-empty object-outside object-outside-at-launch intra intra-l1 memcheck", all, " ")
 	nc = 0
 	for (c = 1; c <= na; c++)
 		if (all[c] in ran) { cfg[++nc] = all[c]; col[all[c]] = nc }
@@ -130,6 +131,7 @@ END {
 	goal("object", "object level", 1.15)
 	goal("object-l1", "object level, GMPROF_PATCH_LOADS=l1", 1.15)
 	goal("object-hints", "object level, GMPROF_PATCH_HINTS=1", 1.15)
+	goal("object-quiet", "object level, GMPROF_API_CALLBACKS=needed", 1.15)
 	goal("intra", "intra-object, every kernel,", 2.5)
 	goal("intra-l1", "intra-object, every kernel, GMPROF_PATCH_LOADS=l1,", 2.5)
 	if (faster != "")
@@ -186,7 +188,8 @@ END {
 		print "|---|---|---|"
 		basea = median(ms["api-native"])
 		printf "| native | %.3f | - |\n", basea
-		cost_rows("api-alloc api-object", "gmprof, alloc mode|gmprof, object mode", basea, "%.1f")
+		cost_rows("api-alloc api-object api-object-quiet",
+			  "gmprof, alloc mode|gmprof, object mode|gmprof, object mode, GMPROF_API_CALLBACKS=needed", basea, "%.1f")
 	}
 	if (nocfg) {
 		print ""

@@ -11,6 +11,9 @@
 #                   words through the SM's L1 instead of at the L2)
 #   object-hints    object with GMPROF_PATCH_HINTS=1 (each instruction tries
 #                   the table entry it found last before searching)
+#   object-quiet    object with GMPROF_API_CALLBACKS=needed (the callbacks
+#                   of runtime and driver calls that make no GPU work
+#                   turned off)
 #   object-empty    object with GMPROF_PATCH_EMPTY=1 (every access calls an
 #                   empty callback: the Sanitizer's own cost and gmprof's
 #                   host work, without gmprof's device patches; no findings)
@@ -60,7 +63,7 @@ BUILD=${BUILD:-build}
 NVCC=${NVCC:-nvcc}
 RUNS=${RUNS:-5}
 PROGRAMS=${PROGRAMS:-$(ls benchmarks/cuda/*.cu | sed 's|.*/||; s|\.cu$||')}
-ALL_CONFIGS="native alloc object object-launch object-l1 object-hints object-empty object-outside object-outside-at-launch intra intra-l1 memcheck"
+ALL_CONFIGS="native alloc object object-launch object-l1 object-hints object-quiet object-empty object-outside object-outside-at-launch intra intra-l1 memcheck"
 CONFIGS=${CONFIGS:-$ALL_CONFIGS}
 for c in $CONFIGS; do
 	case " $ALL_CONFIGS " in *" $c "*) ;; *)
@@ -153,6 +156,8 @@ while [ $r -le "$RUNS" ]; do
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-hints || timed "$p" object-hints env GMPROF_PATCH_HINTS=1 \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
+		! want object-quiet || timed "$p" object-quiet env GMPROF_API_CALLBACKS=needed \
+			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-empty || timed "$p" object-empty env GMPROF_PATCH_EMPTY=1 \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-outside || timed "$p" object-outside \
@@ -222,6 +227,8 @@ while [ $r -le "$RUNS" ]; do
 	! want native || api native "$OUT/api_cost"
 	! want alloc || api alloc "$G" run --mode alloc --force --top 0 -o "$prof" -- "$OUT/api_cost"
 	! want object || api object "$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/api_cost"
+	! want object-quiet || api object-quiet env GMPROF_API_CALLBACKS=needed \
+		"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/api_cost"
 	r=$((r + 1))
 done
 
@@ -257,6 +264,7 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug$suffix.md
 	echo "- intra: \`gmprof run --mode intra --force --top 0 -o P.gmprof -- P\` (every kernel)"
 	echo "- object-l1, intra-l1: object and intra with \`GMPROF_PATCH_LOADS=l1\` (hit and bitmap words tested through the L1)"
 	echo "- object-hints: object with \`GMPROF_PATCH_HINTS=1\` (each instruction tries the table entry it found last)"
+	echo "- object-quiet: object with \`GMPROF_API_CALLBACKS=needed\` (the callbacks of runtime and driver calls that make no GPU work turned off)"
 	echo "- object-empty: object with \`GMPROF_PATCH_EMPTY=1\` (every access calls an empty callback: the Sanitizer's cost and gmprof's host work, not its device patches)"
 	echo "- object-outside: object with \`--capture profiler-api\` (the programs never call cudaProfilerStart: every launch outside the capture range, its patches called with no launch data)"
 	echo "- object-outside-at-launch: object-outside with \`GMPROF_PATCH_AT=launch\` (no module patched: none has a monitored launch)"
@@ -267,7 +275,7 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug$suffix.md
 	echo "  (4M floats, 64 passes); first touch: \`access_cost $FIRST_TOUCH 1\` natively and in intra mode;"
 	echo "  gather: \`access_cost 4194304 64 $GATHER\` (warp w in array w % $GATHER) natively, in object mode and with GMPROF_PATCH_HINTS=1"
 	echo "- api_cost: \`benchmarks/micro/api_cost\` (250000 rounds of cudaGetDevice, cudaGetLastError, cudaStreamQuery,"
-	echo "  cudaEventQuery) natively and under gmprof in alloc and object mode"
+	echo "  cudaEventQuery) natively and under gmprof in alloc and object mode (and object-quiet)"
 	echo
 	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro" "$OUT/own" "$OUT/self"
 } | tee "$res"

@@ -30,8 +30,7 @@ static const struct gmp_alloc_api apis[] = {
 	{ "cuArray3DCreate", GMP_MEM_ARRAY, 1, { P(1) }, 0, GMP_ARRAY3D_DRIVER },
 };
 
-/* Length of name without trailing _v<digits>, _ptsz and _ptds suffixes. */
-static size_t base_len(const char *name)
+size_t gmp_api__base_len(const char *name)
 {
 	size_t n = strlen(name);
 	for (;;) {
@@ -54,7 +53,7 @@ const struct gmp_alloc_api *gmp_alloc_api__find(const char *function_name)
 {
 	if (!function_name)
 		return NULL;
-	size_t n = base_len(function_name);
+	size_t n = gmp_api__base_len(function_name);
 	for (size_t i = 0; i < sizeof(apis) / sizeof(apis[0]); i++)
 		if (strlen(apis[i].name) == n && !strncmp(apis[i].name, function_name, n))
 			return &apis[i];

@@ -11,6 +11,7 @@
 #ifndef GMPROF_ALLOC_API_H
 #define GMPROF_ALLOC_API_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define GMP_ALLOC_OUT_OF_MEMORY 2 /* the same code in the runtime and the driver API */
@@ -31,6 +32,8 @@ struct gmp_alloc_api {
 	uint8_t array;        /* 0, or how a CUDA array's descriptor gives the size (GMP_ARRAY_*) */
 };
 
+/* Length of a call's name without trailing _v<digits>, _ptsz and _ptds suffixes. */
+size_t gmp_api__base_len(const char *name);
 /* The allocation call functionName names (any suffixes), or NULL. */
 const struct gmp_alloc_api *gmp_alloc_api__find(const char *function_name);
 /*

@@ -542,7 +542,8 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 			__atomic_add_fetch(&gmp_col.api_callbacks, API_FLUSH, __ATOMIC_RELAXED);
 			api_unflushed = 0;
 		}
-		api(cbdata); /* thread-local only: no lock */
+		if (!gmp_col.opts.api_needed || !api_off_ignored(domain, cbid, cbdata))
+			api(cbdata); /* thread-local only: no lock */
 		return;
 	}
 	if (gmp_col.opts.log_callbacks)

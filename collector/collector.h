@@ -338,6 +338,17 @@ void cb_log(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const vo
  */
 uint64_t cb_api_callbacks(void);
 /*
+ * GMPROF_API_CALLBACKS=needed (api_off.c): whether an API callback of
+ * this id and function is to be ignored (a call that makes no GPU work;
+ * the id is turned off soon), learning the id on its first call; whether
+ * ids wait to be turned off or on; turning them so (the flusher thread,
+ * no lock held); META api_callbacks_off and api_callbacks_late at exit.
+ */
+int api_off_ignored(Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const Sanitizer_CallbackData *cd);
+int api_off_pending(void);
+void api_off_apply(void);
+void api_off_meta(void);
+/*
  * No lock held: asks the driver what every device's stream-ordered pools
  * hold (the re-entry guard set around it) and records what changed; nothing
  * when no allocation came from a pool.

@@ -430,6 +430,8 @@ void dev_finish(void)
 		snprintf(n, sizeof(n), "%" PRIu64, api);
 		rec_meta("api_callbacks", n);
 	}
+	if (gmp_col.opts.api_needed)
+		api_off_meta();
 	if (gmp_col.graph_shared) { /* graph launches whose kernel nodes' accesses may mix (callbacks.c) */
 		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.graph_shared);
 		rec_meta("graph_shared_launches", n);

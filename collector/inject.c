@@ -200,6 +200,10 @@ static void start(void)
 			return;
 		}
 	}
+	if (gmp_col.opts.api_needed && !gmp_col.san.EnableCallback) {
+		rec_say("the Compute Sanitizer library has no sanitizerEnableCallback: GMPROF_API_CALLBACKS=needed takes every API callback");
+		gmp_col.opts.api_needed = 0;
+	}
 	gmp_col.active = 1;
 	install_signals();
 	pthread_atfork(NULL, NULL, in_child);

@@ -236,6 +236,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    bool_opt(get, "GMPROF_PATCH_HINTS", &o->patch_hints, err, n) ||
 	    bool_opt(get, "GMPROF_PYTHON", &o->python, err, n) ||
 	    str_opt(get, "GMPROF_RUN_MANIFEST", o->run_manifest, sizeof(o->run_manifest), err, n) ||
+	    choice_opt(get, "GMPROF_API_CALLBACKS", CHOICES("all", "needed"), &o->api_needed, err, n) ||
 	    bool_opt(get, "GMPROF_LOG_CALLBACKS", &o->log_callbacks, err, n) ||
 	    bool_opt(get, "GMPROF_OOM_MEMINFO", &o->oom_meminfo, err, n) ||
 	    bool_opt(get, "GMPROF_DEVICE_INFO", &o->device_info, err, n) ||

@@ -101,6 +101,8 @@ struct gmp_opts {
 				    node gets its launch buffer, per launch or per function (launch) */
 	char run_manifest[1024]; /* GMPROF_RUN_MANIFEST: gmprof run's list of the profiles its
 				    run wrote, a directory; each collector adds a file ("": none) */
+	int api_needed;          /* GMPROF_API_CALLBACKS: all | needed: the callbacks of calls that
+				    make no GPU work turned off (api_off.c) (all) */
 	int log_callbacks;       /* GMPROF_LOG_CALLBACKS: one stderr line per Sanitizer callback
 				    outside the API domains, with the API it came from (0) */
 	int oom_meminfo;         /* GMPROF_OOM_MEMINFO: at an allocation that runs out of memory,

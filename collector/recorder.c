@@ -83,7 +83,13 @@ static void *flusher_main(void *arg)
 		uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)gmp_col.opts.flush_ms * 1000000u;
 		ts.tv_sec += (time_t)(ns / 1000000000u);
 		ts.tv_nsec = (long)(ns % 1000000000u);
-		pthread_cond_timedwait(&gmp_col.wake, &gmp_col.lock, &ts);
+		if (!api_off_pending())
+			pthread_cond_timedwait(&gmp_col.wake, &gmp_col.lock, &ts);
+		if (api_off_pending()) { /* without the lock: the Sanitizer may wait for callbacks in flight */
+			pthread_mutex_unlock(&gmp_col.lock);
+			api_off_apply();
+			pthread_mutex_lock(&gmp_col.lock);
+		}
 		if (!gmp_col.stop && !gmp_col.closed && !gmp_col.write_failed && gmp_col.w) {
 			int err = gmp_writer__flush(gmp_col.w);
 			if (err)

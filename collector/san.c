@@ -97,6 +97,7 @@ int gmp_san__load(struct gmp_san *s, const char *explicit_path, char *err, size_
 	SYM(Subscribe, "sanitizerSubscribe");
 	SYM(Unsubscribe, "sanitizerUnsubscribe");
 	SYM(EnableDomain, "sanitizerEnableDomain");
+	*(void **)&s->EnableCallback = dlsym(s->lib, "sanitizerEnableCallback"); /* GMPROF_API_CALLBACKS=needed only */
 	SYM(Alloc, "sanitizerAlloc");
 	SYM(Free, "sanitizerFree");
 	SYM(MemcpyHostToDeviceAsync, "sanitizerMemcpyHostToDeviceAsync");

@@ -19,6 +19,7 @@ struct gmp_san {
 	__typeof__(&sanitizerSubscribe) Subscribe;
 	__typeof__(&sanitizerUnsubscribe) Unsubscribe;
 	__typeof__(&sanitizerEnableDomain) EnableDomain;
+	__typeof__(&sanitizerEnableCallback) EnableCallback; /* NULL where the library lacks it */
 	__typeof__(&sanitizerAlloc) Alloc;
 	__typeof__(&sanitizerFree) Free;
 	__typeof__(&sanitizerMemcpyHostToDeviceAsync) MemcpyHostToDeviceAsync;

@@ -527,7 +527,7 @@ expect_stderr_line "the Compute Sanitizer library '/nonexistent/libsanitizer-pub
 expect_exit 2 "no Sanitizer library with GMPROF_ON_ERROR=fail" -- env GMPROF_ON_ERROR=fail \
 	GMPROF_SANITIZER_LIB=/nonexistent/libsanitizer-public.so "$FAKE" tests/scripts/figure2.jsonl
 for bad in GMPROF_MODE=fast GMPROF_DEPTH=0 GMPROF_FLUSH_MS=-1 GMPROF_GRANULARITY=3 GMPROF_KERNELS='(' GMPROF_FORCE=maybe GMPROF_MAPS_MB=lots \
-	GMPROF_PATCH_HINTS=maybe GMPROF_PATCH_AT=later; do
+	GMPROF_PATCH_HINTS=maybe GMPROF_PATCH_AT=later GMPROF_API_CALLBACKS=some; do
 	var=${bad%%=*}
 	expect_exit 0 "bad $var: runs unprofiled" -- env "$bad" GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" tests/scripts/figure2.jsonl
 	expect_stderr_line "$var" "bad $var: one sentence naming it"

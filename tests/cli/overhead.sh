@@ -116,11 +116,12 @@ grep -q '^| none (native), gather: each warp in another array | 3.100 | - |$' "$
 	! grep -q gather "$TMPDIR/table6" && ok "gather rows: against their own native run, only where it ran" ||
 	notok "gather: $(grep gather "$TMPDIR/table10")"
 # The runtime call that does no GPU work (api_cost): ns per call above its native loop, alone in its table.
-printf 'api-native 1000000 100.0\napi-native 1000000 120.0\napi-alloc 1000000 330.0\napi-object 1000000 410.0\n' |
+printf 'api-native 1000000 100.0\napi-native 1000000 120.0\napi-alloc 1000000 330.0\napi-object 1000000 410.0\napi-object-quiet 1000000 150.0\n' |
 	cat "$TMPDIR/micro" - >"$TMPDIR/micro11"
 awk -f "$A" "$TMPDIR/times" "$TMPDIR/peaks" "$TMPDIR/micro11" >"$TMPDIR/table11a"
 grep -q '^| native | 110.000 | - |$' "$TMPDIR/table11a" && grep -q '^| gmprof, alloc mode | 330.000 | 220.0 |$' "$TMPDIR/table11a" &&
 	grep -q '^| gmprof, object mode | 410.000 | 300.0 |$' "$TMPDIR/table11a" &&
+	grep -q '^| gmprof, object mode, GMPROF_API_CALLBACKS=needed | 150.000 | 40.0 |$' "$TMPDIR/table11a" &&
 	! grep -q 'api-' "$TMPDIR/table11a" && ! grep -q 'Per-call cost' "$TMPDIR/table10" &&
 	ok "api_cost: ns per runtime call above native, only where it ran" || notok "api_cost: $(grep -A6 'Per-call' "$TMPDIR/table11a")"
 printf 'a object 1048576\na object 2097152\na intra 52428800\nb object 524288\n' >"$TMPDIR/own"

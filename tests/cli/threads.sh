@@ -9,9 +9,12 @@
 # synchronizes the device, and the collector records that sync unless the
 # last event of the whole program already was one -- with threads, whether
 # it was depends on the interleaving, so repeated syncs count as one.
-# Three runs, for the interleavings; the third delivers the work as CUDA
-# graph launches (GMP_DOUBLE_GRAPH=1: the collector keeps each thread's
-# open graph launch apart), which must record the same events.
+# Three runs, for the interleavings; the second has every thread make
+# calls that do no GPU work around each event (GMP_DOUBLE_QUERIES) with
+# GMPROF_API_CALLBACKS=needed, whose callbacks the flusher thread turns off
+# while the threads call; the third delivers the work as CUDA graph
+# launches (GMP_DOUBLE_GRAPH=1: the collector keeps each thread's open
+# graph launch apart).  Each must record the same events.
 . tests/cli/lib.sh
 T=$(cd "$(dirname "$GMPROF")/../tsan" 2>/dev/null && pwd)
 if [ -z "$T" ] || [ ! -x "$T/double/fake_app" ]; then notok "ThreadSanitizer build missing (make test builds it)"; finish; fi
@@ -27,6 +30,8 @@ for run in 1 2 3; do
 		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
 		GMPROF_OUTPUT="$TMPDIR/t.gmprof" TSAN_OPTIONS="halt_on_error=0 exitcode=66" \
 		GMP_DOUBLE_GRAPH=$([ "$run" = 3 ] && echo 1 || echo 0) \
+		GMPROF_API_CALLBACKS=$([ "$run" = 2 ] && echo needed || echo all) \
+		GMP_DOUBLE_QUERIES=$([ "$run" = 2 ] && echo 3 || echo 0) \
 		"$T/double/fake_app" --threads 8 "$S" >/dev/null 2>"$TMPDIR/tsan"
 	rc=$?
 	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")

@@ -4,13 +4,160 @@
 #include "double_calls.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/*
+ * API callback ids: one per function, in the order the double first calls
+ * them (a real Sanitizer's are the toolkit's callback ids), or 1 for every
+ * function with GMP_DOUBLE_API_IDS=one, as a library whose ids were not
+ * per function would give them.
+ */
+#define API_IDS 256
+static struct {
+	pthread_mutex_t lock;
+	int one;                       /* GMP_DOUBLE_API_IDS=one */
+	size_t n;
+	const char *name[API_IDS];
+	uint8_t off[2][API_IDS + 1];   /* atomic: turned off (sanitizerEnableCallback), [0] driver */
+	unsigned long delivered, skipped; /* atomic */
+} ids = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void read_ids_env(void)
+{
+	const char *v = getenv("GMP_DOUBLE_API_IDS");
+	ids.one = v && !strcmp(v, "one");
+}
+
+static Sanitizer_CallbackId api_id(const char *name)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_ids_env);
+	if (ids.one)
+		return 1;
+	pthread_mutex_lock(&ids.lock);
+	size_t i = 0;
+	while (i < ids.n && strcmp(ids.name[i], name))
+		i++;
+	if (i == ids.n && ids.n < API_IDS)
+		ids.name[ids.n++] = name; /* the double's names are string literals */
+	pthread_mutex_unlock(&ids.lock);
+	return (Sanitizer_CallbackId)(i + 1);
+}
+
+SanitizerResult double_api_enable(uint32_t enable, Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid)
+{
+	if (cbid < 1 || cbid > API_IDS)
+		return SANITIZER_ERROR_INVALID_PARAMETER;
+	__atomic_store_n(&ids.off[d == SANITIZER_CB_DOMAIN_RUNTIME_API][cbid], !enable, __ATOMIC_RELEASE);
+	return SANITIZER_SUCCESS;
+}
+
+static int api_off(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid)
+{
+	return cbid <= API_IDS && __atomic_load_n(&ids.off[d == SANITIZER_CB_DOMAIN_RUNTIME_API][cbid], __ATOMIC_ACQUIRE);
+}
+
+/* An API callback, unless its id was turned off. */
+static void api_deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackData *cd)
+{
+	Sanitizer_CallbackId cbid = api_id(cd->functionName);
+	if (api_off(d, cbid)) {
+		__atomic_add_fetch(&ids.skipped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	__atomic_add_fetch(&ids.delivered, 1, __ATOMIC_RELAXED);
+	double_deliver(d, cbid, cd);
+}
 
 void double_api(const char *name, Sanitizer_ApiCallbackSite site)
 {
 	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = name, .context = DOUBLE_CTX };
-	double_deliver(SANITIZER_CB_DOMAIN_RUNTIME_API, 1, &cd);
+	api_deliver(SANITIZER_CB_DOMAIN_RUNTIME_API, &cd);
+}
+
+static void driver_api(const char *name, Sanitizer_ApiCallbackSite site)
+{
+	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = name, .context = DOUBLE_CTX };
+	api_deliver(SANITIZER_CB_DOMAIN_DRIVER_API, &cd);
+}
+
+/*
+ * GMP_DOUBLE_QUERIES=n: before each event, n rounds of calls that make no
+ * GPU work, as a framework makes around every operation: cudaGetDevice
+ * (cuCtxGetCurrent and cuCtxGetDevice inside it), cudaGetLastError and cudaStreamQuery (not
+ * such a call: a completed query tells the program that work finished).
+ * GMP_DOUBLE_QUERIES_WAIT=1: after the first round, wait up to 10 s for
+ * the collector to turn the query calls' callbacks off, so that tests
+ * count exactly one round of them.
+ */
+static long queries = -1;
+static int queries_wait;
+static void read_queries_env(void)
+{
+	const char *v = getenv("GMP_DOUBLE_QUERIES");
+	queries = v ? strtol(v, NULL, 10) : 0;
+	v = getenv("GMP_DOUBLE_QUERIES_WAIT");
+	queries_wait = v && !strcmp(v, "1");
+}
+
+static void query_round(void)
+{
+	double_api("cudaGetDevice", SANITIZER_API_ENTER);
+	driver_api("cuCtxGetCurrent", SANITIZER_API_ENTER);
+	driver_api("cuCtxGetCurrent", SANITIZER_API_EXIT);
+	driver_api("cuCtxGetDevice", SANITIZER_API_ENTER);
+	driver_api("cuCtxGetDevice", SANITIZER_API_EXIT);
+	double_api("cudaGetDevice", SANITIZER_API_EXIT);
+	double_api("cudaGetLastError", SANITIZER_API_ENTER);
+	double_api("cudaGetLastError", SANITIZER_API_EXIT);
+	double_api("cudaStreamQuery", SANITIZER_API_ENTER);
+	double_api("cudaStreamQuery", SANITIZER_API_EXIT);
+}
+
+/* Whether the collector turned off the callbacks of query_round's calls that make no GPU work. */
+static int queries_off(void)
+{
+	static const char *const quiet[] = { "cudaGetDevice", "cuCtxGetCurrent", "cuCtxGetDevice", "cudaGetLastError" };
+	for (size_t i = 0; i < 4; i++)
+		if (!api_off(strncmp(quiet[i], "cuda", 4) ? SANITIZER_CB_DOMAIN_DRIVER_API : SANITIZER_CB_DOMAIN_RUNTIME_API,
+			     api_id(quiet[i])))
+			return 0;
+	return 1;
+}
+
+void double_query_calls(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_queries_env);
+	for (long r = 0; r < queries; r++) {
+		query_round();
+		if (!queries_wait || ids.one)
+			continue;
+		queries_wait = 0; /* once: the first round's */
+		for (int ms = 0; ms < 10000 && !queries_off(); ms++)
+			usleep(1000);
+	}
+}
+
+/*
+ * GMP_DOUBLE_STATS=api: the API callbacks delivered and those whose ids
+ * were turned off, a line at exit (in place of the counts GMP_DOUBLE_STATS=1
+ * prints, double_memory.c).
+ */
+__attribute__((destructor)) static void print_api_stats(void)
+{
+	const char *v = getenv("GMP_DOUBLE_STATS");
+	if (!v || strcmp(v, "api"))
+		return;
+	size_t off = 0;
+	for (int d = 0; d < 2; d++)
+		for (size_t i = 1; i <= API_IDS; i++)
+			off += ids.off[d][i];
+	fprintf(stderr, "sanitizer double: api callbacks %lu delivered, %lu not (ids turned off: %zu)\n",
+		__atomic_load_n(&ids.delivered, __ATOMIC_RELAXED), __atomic_load_n(&ids.skipped, __ATOMIC_RELAXED), off);
 }
 
 static int no_driver_launch; /* GMP_DOUBLE_DRIVER_LAUNCH=0, read once */
@@ -29,7 +176,7 @@ void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site)
 	void *params[11] = { (void *)fn }; /* cuLaunchKernel's: the function, the grid, ..., extra */
 	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = "cuLaunchKernel",
 				      .functionParams = params, .context = DOUBLE_CTX };
-	double_deliver(SANITIZER_CB_DOMAIN_DRIVER_API, 1, &cd);
+	api_deliver(SANITIZER_CB_DOMAIN_DRIVER_API, &cd);
 }
 
 void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f)
@@ -65,10 +212,10 @@ void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_fai
 								: SANITIZER_CB_DOMAIN_RUNTIME_API;
 	Sanitizer_CallbackData cd = { .callbackSite = SANITIZER_API_ENTER, .functionName = name,
 				      .functionParams = params, .context = DOUBLE_CTX };
-	double_deliver(dom, 1, &cd);
+	api_deliver(dom, &cd);
 	cd.callbackSite = SANITIZER_API_EXIT;
 	cd.functionReturnValue = &rv;
-	double_deliver(dom, 1, &cd);
+	api_deliver(dom, &cd);
 }
 
 static const char *profiler_env;

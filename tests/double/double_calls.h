@@ -31,8 +31,15 @@ static inline Sanitizer_StreamHandle double_hstream(uint32_t n)
 
 /* The double's delivery of a callback (sanitizer_double.c). */
 void double_deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const void *data);
-/* A runtime API call's enter or exit. */
+/*
+ * A runtime API call's enter or exit, with an id of its function's
+ * (GMP_DOUBLE_API_IDS=one: 1 for all), unless that id was turned off.
+ */
 void double_api(const char *name, Sanitizer_ApiCallbackSite site);
+/* sanitizerEnableCallback for the API domains: an id on or off. */
+SanitizerResult double_api_enable(uint32_t enable, Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid);
+/* GMP_DOUBLE_QUERIES=n: n rounds of calls that make no GPU work (double_calls.c). */
+void double_query_calls(void);
 /*
  * The driver's cuLaunchKernel under a launch's cudaLaunchKernel: its enter
  * or exit, its parameters naming the function (the double's fake_app says

@@ -129,7 +129,9 @@ SanitizerResult sanitizerEnableDomain(uint32_t enable, Sanitizer_SubscriberHandl
 SanitizerResult sanitizerEnableCallback(uint32_t enable, Sanitizer_SubscriberHandle subscriber,
 					Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid)
 {
-	(void)cbid;
+	if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API)
+		return double_api_enable(enable, domain, cbid);
+	(void)cbid; /* other domains: the whole domain */
 	return sanitizerEnableDomain(enable, subscriber, domain);
 }
 
@@ -576,6 +578,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		if (err || i == t->nev)
 			break;
 		double_profiler_calls(i);
+		double_query_calls();
 		err = replay_event(t, i, &live, &nlive, want);
 		maybe_die((long)i + 1);
 	}

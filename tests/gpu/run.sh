@@ -25,7 +25,9 @@
 #  4. Two of them again with lazy module loading; seven runs with modules
 #     patched at their first monitored launch (GMPROF_PATCH_AT=launch), three
 #     of them unpatched after each capture range too (GMPROF_PATCH_AT=range).
-#  5. Six of them again with GMPROF_PATCH_LOADS=l1 (and GMPROF_PATCH_HINTS=1).
+#  5. Six of them again with GMPROF_PATCH_LOADS=l1 (and GMPROF_PATCH_HINTS=1,
+#     and GMPROF_API_CALLBACKS=needed: the callbacks it turned off named in
+#     the profile, none of them called after).
 #  6. --kernels-from on two of them.
 #  7. Six of them in alloc mode: object mode's peaks, the expected leaks.
 #  8. The collector's record of its own time in every profile of 2 and 3,
@@ -236,14 +238,20 @@ for run in capture,,launch capture,LAZY,launch multithread,,launch streams_event
 done
 # 5. Hit and bitmap words tested through the L1 (GMPROF_PATCH_LOADS=l1, the
 #    overhead benchmark's object-l1 and intra-l1), and per-instruction hints
-#    (GMPROF_PATCH_HINTS=1, object-hints): the same findings.
+#    (GMPROF_PATCH_HINTS=1, object-hints), and the callbacks of calls that
+#    make no GPU work turned off (GMPROF_API_CALLBACKS=needed, object-quiet):
+#    the same findings; for the last, sanitizerEnableCallback from the
+#    collector's flusher thread turned some off (META api_callbacks_off) and
+#    the Sanitizer called them no more (api_callbacks_late: calls that
+#    entered after; one in flight at the time may, a working switch leaves
+#    no more than a few).
 for src in tests/gpu/intra.cu tests/gpu/atomics.cu tests/gpu/dead_write.cu tests/gpu/early_late.cu \
 	benchmarks/cuda/gram_schmidt.cu benchmarks/cuda/xsbench_lookup.cu; do
 	name=$(basename "$src" .cu)
 	dir=$(dirname "$src")
 	[ -x "$OUT_DIR/$name" ] || continue
 	mode=$(mode_of "$dir/$name")
-	for v in "l1 GMPROF_PATCH_LOADS=l1" "hints GMPROF_PATCH_HINTS=1"; do
+	for v in "l1 GMPROF_PATCH_LOADS=l1" "hints GMPROF_PATCH_HINTS=1" "quiet GMPROF_API_CALLBACKS=needed"; do
 		tag=${v%% *} setting=${v#* }
 		timeout "$LIMIT" env "$setting" "$G" run --mode "$mode" --force --top 0 \
 			-o "$OUT_DIR/$name.$tag.gmprof" -- "$OUT_DIR/$name" >"$OUT_DIR/$name.$tag.log" 2>&1
@@ -251,6 +259,15 @@ for src in tests/gpu/intra.cu tests/gpu/atomics.cu tests/gpu/dead_write.cu tests
 			ok "$name ($mode, $setting): findings as expected"
 		else
 			bad "$name ($mode, $setting):"; cat "$OUT_DIR/$name.$tag.diff" "$OUT_DIR/$name.$tag.log"
+		fi
+		[ "$tag" = quiet ] || continue
+		"$G" dump "$OUT_DIR/$name.$tag.gmprof" >"$OUT_DIR/$name.$tag.meta" 2>/dev/null
+		off=$(sed -n 's/.*"key":"api_callbacks_off","value":"\([^"]*\)".*/\1/p' "$OUT_DIR/$name.$tag.meta")
+		late=$(sed -n 's/.*"key":"api_callbacks_late","value":"\([0-9]*\)".*/\1/p' "$OUT_DIR/$name.$tag.meta")
+		if [ -n "$off" ] && [ "$off" != none ] && [ -n "$late" ] && [ "$late" -le 4 ]; then
+			ok "$name ($setting): callbacks turned off for $off ($late calls after)"
+		else
+			bad "$name ($setting): api_callbacks_off '${off:-absent}', api_callbacks_late '${late:-absent}'"
 		fi
 	done
 done

@@ -21,8 +21,10 @@
 #   STEPS=bench RUNS=3 CONFIGS="native object intra memcheck" sh tests/gpu/session.sh $OUT/b
 # and give the machine back.  2026-11-27 ran those four; next, the columns
 # not yet measured, those that decide issue 8's object goal first:
-#   STEPS=bench RUNS=3 CONFIGS="native alloc object object-empty object-hints" sh tests/gpu/session.sh $OUT/b
-# (alloc: gmprof's host work without device patches; object-empty: the
+#   STEPS=bench RUNS=3 CONFIGS="native alloc object object-empty object-hints object-quiet" sh tests/gpu/session.sh $OUT/b
+# (alloc: gmprof's host work without device patches; object-quiet: the
+# callbacks of calls that make no GPU work turned off, GMPROF_API_CALLBACKS=needed,
+# with api_cost's row beside object's; object-empty: the
 # Sanitizer's call per access without gmprof's; object-hints: the cheaper
 # steady state of per-instruction records; many_allocs' 80 ms above native
 # that were not gmprof's host time are 160k patched accesses at most, about

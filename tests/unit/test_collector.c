@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * The collector's pure parts: GMPROF_* options, profile path patterns,
- * and intra-object maps turned into touches.
+ * intra-object maps turned into touches, and the calls whose API callbacks
+ * GMPROF_API_CALLBACKS=needed turns off.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_quiet.h"
 #include "options.h"
 #include "patch_abi.h"
 #include "pathpat.h"
@@ -48,13 +50,14 @@ static void options(void **state)
 	assert_int_equal(o.log_callbacks, 0);
 	assert_int_equal(o.hit_epochs, GMP_HIT_EPOCHS);
 	assert_int_equal(o.device_info, 1);
+	assert_int_equal(o.api_needed, 0);
 	static const char *const good[] = { "GMPROF_MODE=intra", "GMPROF_KERNEL_SAMPLE=100",
 					    "GMPROF_DEPTH=8", "GMPROF_FORCE=yes",
 					    "GMPROF_HARVEST=launch", "GMPROF_GRANULARITY=8",
 					    "GMPROF_COUNTER_GRANULARITY=128", "GMPROF_PATCH_EMPTY=1",
 					    "GMPROF_PATCH_LOADS=l1", "GMPROF_LOG_CALLBACKS=1",
 					    "GMPROF_HIT_EPOCHS=3", "GMPROF_PATCH_AT=range", "GMPROF_DEVICE_INFO=0",
-					    "GMPROF_GRAPH_NODE_DATA=function", NULL };
+					    "GMPROF_GRAPH_NODE_DATA=function", "GMPROF_API_CALLBACKS=needed", NULL };
 	assert_int_equal(parse(good, &o, err), 0);
 	assert_int_equal(o.mode, GMP_COLLECT_INTRA);
 	assert_int_equal(o.kernel_sample, 100);
@@ -67,6 +70,7 @@ static void options(void **state)
 	assert_int_equal(o.patch_at, GMP_PATCH_AT_RANGE);
 	assert_int_equal(o.graph_fn_data, 1);
 	assert_int_equal(o.device_info, 0);
+	assert_int_equal(o.api_needed, 1);
 	assert_int_equal(o.fallback, 0);
 	static const char *const alloc[] = { "GMPROF_MODE=alloc", NULL };
 	assert_int_equal(parse(alloc, &o, err), 0);
@@ -275,6 +279,49 @@ static void maps_to_touches_random(void **state)
 	}
 }
 
+/*
+ * The calls that make no GPU work: sorted for the binary search (each one
+ * found), with their versions and per-thread suffixes; none of the calls
+ * the collector needs (allocation, free, copy, set, launch, sync, stream,
+ * event, graph, context creation, profiler and module calls).
+ */
+static void quiet_calls(void **state)
+{
+	(void)state;
+	size_t n;
+	const char *const *q = gmp_api__quiet_all(&n);
+	assert_true(n > 40);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			assert_true(strcmp(q[i - 1], q[i]) < 0);
+		assert_true(gmp_api__quiet(q[i]));
+	}
+	static const char *const yes[] = { "cudaGetDevice", "cudaGetLastError", "cudaPeekAtLastError",
+					   "cudaGetDeviceProperties_v2", "cudaStreamGetCaptureInfo_v3",
+					   "cudaStreamIsCapturing_ptsz", "cuCtxGetCurrent", "cuDeviceTotalMem_v2",
+					   "cuMemGetInfo_v2", "cuPointerGetAttribute", "cuStreamGetCaptureInfo_v2_ptsz",
+					   "cuGetProcAddress_v2", "cudaDeviceGetAttribute", "cuCtxPushCurrent_v2" };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		assert_true(gmp_api__quiet(yes[i]));
+	static const char *const no[] = {
+		"cudaMalloc", "cudaFree", "cudaMallocAsync", "cudaFreeAsync", "cudaMemcpy", "cudaMemcpyAsync_ptsz",
+		"cudaMemset", "cudaLaunchKernel", "cudaLaunchKernel_ptsz", "cudaDeviceSynchronize",
+		"cudaStreamSynchronize", "cudaStreamQuery", "cudaEventQuery", "cudaEventRecord",
+		"cudaStreamWaitEvent", "cudaStreamCreate", "cudaStreamBeginCapture", "cudaGraphLaunch",
+		"cudaSetDevice", "cudaProfilerStart", "cudaProfilerStop", "cudaMallocArray", "cudaFreeArray",
+		"cuMemAlloc_v2", "cuMemFree_v2", "cuLaunchKernel", "cuLaunchKernelEx", "cuCtxSynchronize",
+		"cuCtxCreate_v2", "cuDevicePrimaryCtxRetain", "cuModuleLoadData", "cuModuleGetFunction",
+		"cuLibraryGetKernel", "cuMemPoolTrimTo", "cuArray3DGetDescriptor_v2", "cudaGetDevic",
+		"cudaGetDeviceX", "cuCtxGetCurrentt", "", "_v2", "cudaGetDevice_", NULL };
+	for (size_t i = 0; no[i]; i++)
+		assert_false(gmp_api__quiet(no[i]));
+	assert_false(gmp_api__quiet(NULL));
+	char longname[200];
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	assert_false(gmp_api__quiet(longname));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +329,7 @@ int main(void)
 		cmocka_unit_test(path_patterns),
 		cmocka_unit_test(maps_to_touches),
 		cmocka_unit_test(maps_to_touches_random),
+		cmocka_unit_test(quiet_calls),
 	};
 	return cmocka_run_group_tests_name("collector", tests, NULL, NULL);
 }
