@@ -78,7 +78,20 @@ void dev_free_later(struct gmp_ctx_state *s, void *dev, size_t bytes)
 		dev_out_of_memory("freeing device memory"); /* kept: freeing here could deadlock */
 		return;
 	}
-	s->garbage[s->ngarbage++] = (struct gmp_dev_block){ dev, bytes };
+	s->garbage[s->ngarbage++] = (struct gmp_dev_block){ dev, bytes, 0 };
+}
+
+/* A launch buffer's device memory and pinned host list, to free once the lock is released. */
+static void lbuf_free_later(struct gmp_ctx_state *s, const struct lbuf *b)
+{
+	dev_free_later(s, b->dev, lbuf_bytes(b));
+	if (!b->host_list)
+		return;
+	if (GMP_GROW(s->garbage, s->garbage_cap, s->ngarbage + 1)) {
+		dev_out_of_memory("freeing pinned host memory");
+		return;
+	}
+	s->garbage[s->ngarbage++] = (struct gmp_dev_block){ b->host_list, 0, 1 };
 }
 
 void dev_collect_garbage(struct gmp_ctx_state *s)
@@ -90,7 +103,8 @@ void dev_collect_garbage(struct gmp_ctx_state *s)
 		s->ngarbage = s->garbage_cap = 0;
 		dev_unlock();
 		for (size_t i = 0; i < n; i++)
-			if (gmp_col.san.Free(s->ctx, g[i].dev) == SANITIZER_SUCCESS)
+			if ((g[i].host ? gmp_col.san.FreeHost(s->ctx, g[i].dev) : gmp_col.san.Free(s->ctx, g[i].dev)) ==
+			    SANITIZER_SUCCESS)
 				freed += g[i].bytes;
 		free(g);
 		dev_lock();
@@ -102,7 +116,7 @@ void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b)
 {
 	s->lbuf_out -= lbuf_bytes(&b);
 	if (GMP_GROW(s->free, s->free_cap, s->nfree + 1)) {
-		dev_free_later(s, b.dev, lbuf_bytes(&b));
+		lbuf_free_later(s, &b);
 		return;
 	}
 	s->free[s->nfree++] = b;
@@ -119,6 +133,30 @@ void dev_context_created(CUcontext ctx, uint32_t device)
 void dev_module_loaded(CUcontext ctx, CUmodule module)
 {
 	dev_patch_loaded(state_of(ctx), module);
+}
+
+/*
+ * A hit list of cap items in pinned host memory (patch_abi.h), where the
+ * host reads it after the sync without a copy; NULL where the Sanitizer
+ * has no sanitizerAllocHost, under GMPROF_FALLBACK=device-lists, or when
+ * it fails (said once): the list is then read back from the device.  Lock
+ * released.
+ */
+static struct gmp_patch_host_list *host_list(struct gmp_ctx_state *s, uint32_t cap)
+{
+	if (!cap || !gmp_col.san.AllocHost || !gmp_col.san.FreeHost ||
+	    (gmp_col.opts.fallback & GMP_FALLBACK_DEVICE_LISTS))
+		return NULL;
+	void *p = NULL;
+	SanitizerResult r = gmp_col.san.AllocHost(s->ctx, &p, sizeof(struct gmp_patch_host_list) + (size_t)cap * 4);
+	if (r != SANITIZER_SUCCESS || !p) {
+		static int said;
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			rec_say("cannot allocate pinned host memory for a launch's hit list (%s): hit lists are read back "
+				"from the device", gmp_san__strerror(&gmp_col.san, r));
+		return NULL;
+	}
+	return p;
 }
 
 /*
@@ -142,6 +180,8 @@ static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 	size_t bytes = lbuf_bytes(out);
 	dev_unlock();
 	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
+	if (r == SANITIZER_SUCCESS)
+		out->host_list = host_list(s, lbuf_list_cap(out));
 	dev_lock();
 	if (r == SANITIZER_SUCCESS) {
 		dev_allocated(bytes);
@@ -428,6 +468,11 @@ static size_t launch_struct(struct pending *p, void *table, void *recent, struct
 	}
 	if (p->buf.hints)
 		l->hints = (uint64_t)(uintptr_t)p->buf.dev + lbuf_hints_off(&p->buf);
+	if (p->buf.host_list) { /* the buffer's last launch was collected: nothing of the GPU's writes it now */
+		l->list_host = (uint64_t)(uintptr_t)p->buf.host_list;
+		__atomic_store_n(&p->buf.host_list->count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->buf.host_list->heap_count, 0, __ATOMIC_RELEASE);
+	}
 	const int every = (gmp_col.opts.fallback & GMP_FALLBACK_HIT_EPOCHS) != 0;
 	size_t clear = 0;
 	if (!p->buf.cleared || p->buf.epoch >= gmp_col.opts.hit_epochs || every) {
@@ -556,7 +601,7 @@ static void release(struct gmp_ctx_state *s)
 	s->spares = NULL;
 	s->nspares = s->spares_cap = s->spare_bytes = 0;
 	for (size_t i = 0; i < s->nfree; i++)
-		dev_free_later(s, s->free[i].dev, lbuf_bytes(&s->free[i]));
+		lbuf_free_later(s, &s->free[i]);
 	s->nfree = 0;
 	dev_collect_garbage(s);
 }

@@ -104,6 +104,7 @@ static inline void snap_entry(const struct snapshot *sn, size_t i, uint64_t *sta
  */
 struct lbuf {
 	void *dev;
+	struct gmp_patch_host_list *host_list; /* the hit list in pinned host memory, or NULL: after the launch struct */
 	size_t cap;
 	size_t heap_cap;
 	int hints;
@@ -191,9 +192,10 @@ struct gmp_ctx_state {
 	size_t npatched, patched_cap;
 	CUmodule *wanted;         /* GMPROF_PATCH_AT=launch: to patch once the API call returns */
 	size_t nwanted, wanted_cap;
-	struct gmp_dev_block {    /* device memory to free once the lock is released */
+	struct gmp_dev_block {    /* device (or pinned host) memory to free once the lock is released */
 		void *dev;
 		size_t bytes;
+		int host;         /* sanitizerAllocHost's: sanitizerFreeHost */
 	} *garbage;
 	size_t ngarbage, garbage_cap;
 	struct spare {            /* intra maps blocks kept for the next intra launches */

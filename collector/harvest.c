@@ -187,14 +187,45 @@ static int by_entry(const void *a, const void *b)
 }
 
 /*
+ * A hit list in pinned host memory (patch_abi.h): its items into *block
+ * after room for the header, which is read from the device only when its
+ * other counts are needed (intra maps); else *l is zeros but for the
+ * counts of the list and of the heap records, which are there too.  No
+ * copy at all in object mode.
+ */
+static int read_host_list(struct pending *p, struct gmp_patch_launch *l, uint8_t **block)
+{
+	const size_t hsz = GMP_PATCH_LAUNCH_SIZE;
+	const struct gmp_patch_host_list *h = p->buf.host_list;
+	uint32_t cap = lbuf_list_cap(&p->buf), count = __atomic_load_n(&h->count, __ATOMIC_ACQUIRE);
+	size_t items = count <= cap ? count : 0;
+	uint8_t *b = malloc(hsz + items * 4 + 4);
+	if (!b)
+		return -ENOMEM;
+	*block = b;
+	memset(l, 0, sizeof(*l));
+	if (p->maps && dev_check(gmp_col.san.MemcpyDeviceToHost(l, p->buf.dev, sizeof(*l), p->hs), "reading a launch's counts"))
+		return -EIO;
+	l->list_count = count;
+	l->heap_count = __atomic_load_n(&h->heap_count, __ATOMIC_ACQUIRE);
+	if (count > cap || (gmp_col.opts.fallback & GMP_FALLBACK_HIT_LIST))
+		return 0;
+	memcpy(b + hsz, h + 1, items * 4);
+	return 1;
+}
+
+/*
  * Reads the launch's header into *l and its hit list after it into *block
  * (malloc'd, the caller's even on failure): one copy when the list holds
- * at most LIST_FIRST items.  1 when the list holds every hit, 0 when it
- * overflowed or is not to be used (GMPROF_FALLBACK=hit-list: the hit
- * words say what was hit), -EIO when a copy failed (said), -ENOMEM.
+ * at most LIST_FIRST items, none when the list is in pinned host memory.
+ * 1 when the list holds every hit, 0 when it overflowed or is not to be
+ * used (GMPROF_FALLBACK=hit-list: the hit words say what was hit), -EIO
+ * when a copy failed (said), -ENOMEM.
  */
 static int read_list(struct pending *p, struct gmp_patch_launch *l, uint8_t **block)
 {
+	if (p->buf.host_list)
+		return read_host_list(p, l, block);
 	const size_t hsz = GMP_PATCH_LAUNCH_SIZE;
 	uint32_t cap = lbuf_list_cap(&p->buf), first = cap < LIST_FIRST ? cap : LIST_FIRST;
 	uint8_t *b = malloc(hsz + first * 4);

@@ -36,7 +36,9 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
 					 buffer (launches numbered: patch_abi.h) */
 #define GMP_FALLBACK_OBJECT_CALLBACK 0x10u /* object mode patches the callbacks that handle every
 					      mode, not their object-level specializations */
-#define GMP_FALLBACK_ALL 0x1fu
+#define GMP_FALLBACK_DEVICE_LISTS 0x20u /* hit lists in device memory, read back with a copy,
+					    not in pinned host memory */
+#define GMP_FALLBACK_ALL 0x3fu
 
 /*
  * GMPROF_CAPTURE: which launches are monitored.  Every one (""); those

@@ -159,7 +159,7 @@ int rec_open(char *err, size_t errn)
 	snprintf(err, errn, "cannot start the profile '%s': %s", gmp_col.path, strerror(ENOMEM));
 	if (gmp_col.opts.online && !(gmp_col.trace = gmp_trace__new()))
 		return -ENOMEM;
-	char cmd[4096], num[64], fb[64];
+	char cmd[4096], num[64], fb[128];
 	command_line(cmd, sizeof(cmd));
 	snprintf(num, sizeof(num), "%ld", (long)getpid());
 	if (gmp_writer__meta(gmp_col.w, "command", cmd) || gmp_writer__meta(gmp_col.w, "pid", num) ||

@@ -100,6 +100,8 @@ int gmp_san__load(struct gmp_san *s, const char *explicit_path, char *err, size_
 	*(void **)&s->EnableCallback = dlsym(s->lib, "sanitizerEnableCallback"); /* GMPROF_API_CALLBACKS=needed only */
 	SYM(Alloc, "sanitizerAlloc");
 	SYM(Free, "sanitizerFree");
+	*(void **)&s->AllocHost = dlsym(s->lib, "sanitizerAllocHost"); /* hit lists in pinned host memory */
+	*(void **)&s->FreeHost = dlsym(s->lib, "sanitizerFreeHost");
 	SYM(MemcpyHostToDeviceAsync, "sanitizerMemcpyHostToDeviceAsync");
 	SYM(MemcpyDeviceToHost, "sanitizerMemcpyDeviceToHost");
 	SYM(Memset, "sanitizerMemset");

@@ -22,6 +22,8 @@ struct gmp_san {
 	__typeof__(&sanitizerEnableCallback) EnableCallback; /* NULL where the library lacks it */
 	__typeof__(&sanitizerAlloc) Alloc;
 	__typeof__(&sanitizerFree) Free;
+	__typeof__(&sanitizerAllocHost) AllocHost; /* NULL where the library lacks them: hit lists on the device */
+	__typeof__(&sanitizerFreeHost) FreeHost;
 	__typeof__(&sanitizerMemcpyHostToDeviceAsync) MemcpyHostToDeviceAsync;
 	__typeof__(&sanitizerMemcpyDeviceToHost) MemcpyDeviceToHost;
 	__typeof__(&sanitizerMemset) Memset;

@@ -411,6 +411,8 @@ SanitizerResult SANITIZERAPI sanitizerEnableCallback(uint32_t enable,
 						     Sanitizer_CallbackId cbid);
 SanitizerResult SANITIZERAPI sanitizerAlloc(CUcontext ctx, void **devPtr, size_t size);
 SanitizerResult SANITIZERAPI sanitizerFree(CUcontext ctx, void *devPtr);
+SanitizerResult SANITIZERAPI sanitizerAllocHost(CUcontext ctx, void **devPtr, size_t size);
+SanitizerResult SANITIZERAPI sanitizerFreeHost(CUcontext ctx, void *devPtr);
 SanitizerResult SANITIZERAPI sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t count,
 							       Sanitizer_StreamHandle stream);
 SanitizerResult SANITIZERAPI sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,

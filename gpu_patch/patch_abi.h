@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#define GMP_PATCH_ABI_VERSION 6
+#define GMP_PATCH_ABI_VERSION 7
 
 /* Access flags as the Compute Sanitizer passes them to a memory-access patch. */
 #define GMP_SAN_ACCESS_READ 0x1u
@@ -48,12 +48,15 @@
 /*
  * The hit list: the access that sets a hit bit first (its atomic found it
  * clear) appends the entry and the bits it set, as entry << 2 | bits, to
- * uint32_t list[list_cap] right after struct gmp_patch_launch.  Each bit
- * of each entry is appended once, so a launch that touches k objects
- * appends at most 2k, and the host reads what a launch touched without
- * reading every entry's hit word; past list_cap the count goes on and the
- * host reads the hit words instead.  Entries of 2^30 and beyond are never
- * listed (the host gives such tables list_cap 0).
+ * uint32_t list[list_cap], counting them in list_count; both right after
+ * struct gmp_patch_launch and in it, or, when list_host is not 0, in a
+ * struct gmp_patch_host_list there: pinned host memory the device writes
+ * through, so that the host reads what a launch touched after the sync
+ * with no copy (the count of heap records goes there too).  Each bit of each entry is appended once, so a launch
+ * that touches k objects appends at most 2k, and the host reads what a
+ * launch touched without reading every entry's hit word; past list_cap
+ * the count goes on and the host reads the hit words instead.  Entries of
+ * 2^30 and beyond are never listed (the host gives such tables list_cap 0).
  */
 #define GMP_LIST_SHIFT 2
 #define GMP_LIST_MAX_ENTRY (1u << 30)
@@ -145,8 +148,19 @@ struct gmp_patch_launch {
 	uint64_t recent;             /* 8: const struct gmp_patch_table *, or 0: the recent table */
 	uint32_t epoch;              /* 4: this launch's number among its buffer's (GMP_HIT_STAMP) */
 	uint32_t reserved;           /* 4: 0 */
+	uint64_t list_host;          /* 8: struct gmp_patch_host_list *, or 0: the list is after this struct */
 };
 
-#define GMP_PATCH_LAUNCH_SIZE 104
+#define GMP_PATCH_LAUNCH_SIZE 112
+
+/*
+ * The hit list in pinned host memory (gmp_patch_launch.list_host), with
+ * the heap records' count, so that the host reads both without a copy:
+ * uint32_t items[list_cap] follow.
+ */
+struct gmp_patch_host_list {
+	uint32_t count;              /* 4: items claimed, as list_count */
+	uint32_t heap_count;         /* 4: heap records claimed, as heap_count (the records stay on the device) */
+};
 
 #endif

@@ -234,10 +234,17 @@ GMP_HD uint32_t gmp_patch_test(const uint32_t *w, uint32_t m, uint32_t mode)
 	return v;
 }
 
-/* The launch's hit list (patch_abi.h): right after the launch struct. */
+/* The launch's hit list (patch_abi.h): in pinned host memory, or right after the launch struct. */
 GMP_HD uint32_t *gmp_patch_list(struct gmp_patch_launch *l)
 {
-	return (uint32_t *)(l + 1);
+	return l->list_host ? (uint32_t *)(uintptr_t)(l->list_host + sizeof(struct gmp_patch_host_list))
+			    : (uint32_t *)(l + 1);
+}
+
+/* Its count, where the list is. */
+GMP_HD uint32_t *gmp_patch_list_count(struct gmp_patch_launch *l)
+{
+	return l->list_host ? &((struct gmp_patch_host_list *)(uintptr_t)l->list_host)->count : &l->list_count;
 }
 
 /* The hit bits a hit word holds for the launch of this epoch (patch_abi.h). */
@@ -291,7 +298,7 @@ GMP_HD uint32_t gmp_patch_mark(struct gmp_patch_launch *l, uint32_t *hits, uint6
 			break;
 		old = seen;
 	}
-	uint32_t k = GMP_ADD32(&l->list_count, 1u);
+	uint32_t k = GMP_ADD32(gmp_patch_list_count(l), 1u);
 	if (k < l->list_cap)
 		gmp_patch_list(l)[k] = (uint32_t)i << GMP_LIST_SHIFT | fresh;
 	return have | bits;
@@ -404,7 +411,8 @@ GMP_HD void gmp_patch_heap(struct gmp_patch_launch *l, uint64_t ptr, uint64_t si
 {
 	if (!l->heap)
 		return;
-	uint32_t i = GMP_ADD32(&l->heap_count, 1u);
+	uint32_t i = GMP_ADD32(l->list_host ? &((struct gmp_patch_host_list *)(uintptr_t)l->list_host)->heap_count
+				     : &l->heap_count, 1u);
 	if (i < l->heap_cap) {
 		struct gmp_patch_heap_record *h = (struct gmp_patch_heap_record *)(uintptr_t)l->heap;
 		h[i].ptr = ptr;

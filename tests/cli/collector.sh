@@ -226,11 +226,15 @@ grep -q "^double: instruction [0-9]* patched to gmp_patch_global_access$" "$TMPD
 	notok "GMPROF_FALLBACK=object-callback: $(grep patched "$TMPDIR/objcb.err")"
 # The hit list: what a launch touched is read from its list of first
 # touches, not from every live object's hit word.  700 live objects; "few"
-# reads 3 (the launch's header and list in one copy), "some" 150 list items
-# (a second copy for the items past the first 64), "most" 1200, more than
-# the list holds (1024 for 700 objects): its 700 hit words are read
-# instead.  Five copies in all: 3 x (104 + 64 x 4) + (150 - 64) x 4 + 700 x 4
-# bytes, where reading every hit word would take 3 x 700 x 4 and more.
+# lists 3, "some" 150, "most" 1200, more than the list holds (1024 for
+# 700 objects): its 700 hit words are read instead.  The lists, and the
+# count of the heap records their kernels made, are in pinned host memory,
+# read after the sync with no copy: one copy in all, of 700 x 4 bytes,
+# where reading every hit word would take 3 x 700 x 4 and more.  Under
+# GMPROF_FALLBACK=device-lists the lists are on the device, read with the
+# header: "few" in one copy, "some" in two (the items past the first 64),
+# five copies of 3 x (112 + 64 x 4) + (150 - 64) x 4 + 700 x 4 bytes; the
+# same without sanitizerAllocHost (an older Sanitizer), said once.
 awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 	function ids(from, to, step,   k, s) { for (k = from; k < to; k += step) s = s (s == "" ? "" : ",") a(k); return s }
 	BEGIN { for (k = 0; k < 700; k++) print "{\"op\":\"alloc\",\"addr\":" a(k) ",\"size\":4096}"
@@ -241,19 +245,35 @@ awk 'function a(k) { return sprintf("\"0x%x\"", 65536 + k * 4096) }
 		for (k = 0; k < 700; k++) print "{\"op\":\"free\",\"addr\":" a(k) "}" }' >"$TMPDIR/list.jsonl"
 rm -f "$TMPDIR/list.gmprof"
 expect_exit 0 "hit list: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_OUTPUT="$TMPDIR/list.gmprof" "$FAKE" "$TMPDIR/list.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 5 device-to-host copies of 4224 bytes, " \
-	"hit list: 5 read-backs of 4224 bytes for 3 launches over 700 objects"
-same_kernels "hit list: every launch's reads and writes as the script has them (listed, listed past the first copy, overflowed)" \
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 1 device-to-host copies of 2800 bytes, " \
+	"hit list: 1 read-back of 2800 bytes for 3 launches over 700 objects"
+same_kernels "hit list: every launch's reads and writes as the script has them (listed, overflowed)" \
 	"$TMPDIR/list.gmprof" "$TMPDIR/list.jsonl" 3
+for v in "GMPROF_FALLBACK=device-lists" "GMP_DOUBLE_NO_ALLOC_HOST=1"; do
+	rm -f "$TMPDIR/list.dev.gmprof"
+	expect_exit 0 "hit list, $v: the program runs" -- env GMP_DOUBLE_STATS=4 "$v" GMPROF_OUTPUT="$TMPDIR/list.dev.gmprof" \
+		"$FAKE" "$TMPDIR/list.jsonl"
+	grep -q "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 5 device-to-host copies of 4248 bytes, .*, 0 pinned host blocks, 0 freed$" "$TMPDIR/err" &&
+		ok "hit list, $v: on the device, 5 read-backs of 4248 bytes" || notok "hit list, $v: $(cat "$TMPDIR/err")"
+	n=$(grep -c 'cannot allocate pinned host memory for a launch.s hit list (out of memory): hit lists are read back from the device' "$TMPDIR/err")
+	[ "$n" = "$([ "$v" = GMP_DOUBLE_NO_ALLOC_HOST=1 ] && echo 1 || echo 0)" ] && ok "hit list, $v: said once where it failed" ||
+		notok "hit list, $v: said $n times"
+	same_kernels "hit list, $v: every launch's reads and writes as the script has them (listed, listed past the first copy, overflowed)" \
+		"$TMPDIR/list.dev.gmprof" "$TMPDIR/list.jsonl" 3
+done
+rm -f "$TMPDIR/list.gmprof"
+env GMP_DOUBLE_STATS=4 GMPROF_OUTPUT="$TMPDIR/list.gmprof" "$FAKE" "$TMPDIR/list.jsonl" 2>"$TMPDIR/err" >/dev/null
+grep -q ", 0 at exit, \([1-9][0-9]*\) pinned host blocks, \1 freed$" "$TMPDIR/err" &&
+	ok "hit list: every pinned host block freed" || notok "hit list: pinned host blocks: $(cat "$TMPDIR/err")"
 # GMPROF_FALLBACK: each mechanism not yet run on a GPU gives way to the
 # simpler one before it, with the same results (what gpu-check tries when
 # a program's findings differ).  hit-list: every launch's 700 hit words are
-# read after its header, 3 x (104 + 64 x 4 + 700 x 4) bytes in 6 copies.
+# read, 3 x 700 x 4 bytes in 3 copies (no header: the counts are in host memory).
 rm -f "$TMPDIR/list.fb.gmprof"
 expect_exit 0 "GMPROF_FALLBACK=hit-list: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=hit-list \
 	GMPROF_OUTPUT="$TMPDIR/list.fb.gmprof" "$FAKE" "$TMPDIR/list.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 6 device-to-host copies of 9480 bytes, " \
-	"  ... every launch's hit words read: 6 read-backs of 9480 bytes"
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 3 device-to-host copies of 8400 bytes, " \
+	"  ... every launch's hit words read: 3 read-backs of 8400 bytes"
 same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/list.fb.gmprof" "$TMPDIR/list.jsonl" 3
 "$GMPROF" report "$TMPDIR/list.fb.gmprof" | grep -q '^  fallback hit-list$' && ok "  ... the report says how it was collected" ||
 	notok "  ... the report says how it was collected"
@@ -277,8 +297,8 @@ rm -f "$TMPDIR/twot.fb.gmprof"
 expect_exit 0 "GMPROF_FALLBACK=all, intra mode: the program runs" -- env GMPROF_FALLBACK=all GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/twot.fb.gmprof" "$FAKE" "$TMPDIR/twot.jsonl"
 same_kernels "  ... every launch's touches as the script has them" "$TMPDIR/twot.fb.gmprof" "$TMPDIR/twot.jsonl" 160 touches
-"$GMPROF" report "$TMPDIR/twot.fb.gmprof" | grep -q '^  fallback hit-list,two-tables,table-reuse,hit-epochs,object-callback$' &&
-	ok "  ... the report names all four" || notok "  ... the report names all four"
+"$GMPROF" report "$TMPDIR/twot.fb.gmprof" | grep -q '^  fallback hit-list,two-tables,table-reuse,hit-epochs,object-callback,device-lists$' &&
+	ok "  ... the report names all six" || notok "  ... the report names all six"
 # Intra mode: launches keep their maps until the program's own syncs (no
 # stream wait per launch), and maps blocks come back for later launches: 30
 # launches on two streams with a sync every 10 allocate 10 maps blocks and

@@ -221,6 +221,36 @@ SanitizerResult sanitizerFree(CUcontext ctx, void *devPtr)
 	return SANITIZER_SUCCESS;
 }
 
+/*
+ * Pinned host memory the device reaches (the collector's hit lists): plain
+ * host memory here, uncleared (every word 7, as device memory).
+ * GMP_DOUBLE_NO_ALLOC_HOST=1 fails it, as an older Sanitizer without it.
+ */
+SanitizerResult sanitizerAllocHost(CUcontext ctx, void **devPtr, size_t size)
+{
+	(void)ctx;
+	const char *no = getenv("GMP_DOUBLE_NO_ALLOC_HOST");
+	if ((no && !strcmp(no, "1")) || size > oom_above)
+		return SANITIZER_ERROR_OUT_OF_MEMORY;
+	uint32_t *p = malloc(size ? size : 1);
+	if (!p)
+		return SANITIZER_ERROR_OUT_OF_MEMORY;
+	for (size_t i = 0; i < size / 4; i++)
+		p[i] = 7;
+	__atomic_add_fetch(&double_stats.host_allocs, 1, __ATOMIC_RELAXED);
+	*devPtr = p;
+	return SANITIZER_SUCCESS;
+}
+
+SanitizerResult sanitizerFreeHost(CUcontext ctx, void *devPtr)
+{
+	(void)ctx;
+	if (devPtr)
+		__atomic_add_fetch(&double_stats.host_frees, 1, __ATOMIC_RELAXED);
+	free(devPtr);
+	return SANITIZER_SUCCESS;
+}
+
 /* A copy (src) or a set (src NULL: value) of count bytes, in its stream's order; counted. */
 static SanitizerResult on_stream(unsigned long *calls, unsigned long *bytes, void *dst, const void *src,
 				 int value, size_t count, Sanitizer_StreamHandle stream)
@@ -260,12 +290,12 @@ SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer
  * GMP_MODE_L1_TESTS, and the device bytes it held at most and at exit; =2
  * adds the sets (sanitizerMemset) and their bytes at the end, =3 the
  * kernels that ran while their module was not patched, the modules patched
- * and unpatched.
+ * and unpatched; =4 the pinned host blocks allocated and freed.
  */
 __attribute__((destructor)) static void print_stats(void)
 {
 	const char *v = getenv("GMP_DOUBLE_STATS");
-	if (v && (*v == '1' || *v == '2' || *v == '3'))
+	if (v && (*v == '1' || *v == '2' || *v == '3' || *v == '4'))
 		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies of %lu bytes, %lu device-to-host "
 			"copies of %lu bytes, %lu allocations, %lu kernels testing through the L1, %lu bytes "
 			"held at most, %lu at exit",
@@ -286,7 +316,10 @@ __attribute__((destructor)) static void print_stats(void)
 			__atomic_load_n(&double_stats.unpatched_kernels, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.module_patches, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.module_unpatches, __ATOMIC_RELAXED));
-	if (v && (*v == '1' || *v == '2' || *v == '3'))
+	if (v && *v == '4')
+		fprintf(stderr, ", %lu pinned host blocks, %lu freed", __atomic_load_n(&double_stats.host_allocs, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.host_frees, __ATOMIC_RELAXED));
+	if (v && (*v == '1' || *v == '2' || *v == '3' || *v == '4'))
 		fputc('\n', stderr);
 }
 

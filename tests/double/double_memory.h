@@ -13,6 +13,7 @@ struct double_stats {
 	unsigned long held, held_peak; /* device bytes allocated and not freed; the most of it */
 	unsigned long unpatched_kernels, module_patches; /* kernels run while their module was not patched */
 	unsigned long module_unpatches;
+	unsigned long host_allocs, host_frees; /* sanitizerAllocHost and sanitizerFreeHost calls */
 };
 extern struct double_stats double_stats;
 

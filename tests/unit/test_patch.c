@@ -191,6 +191,48 @@ static void hit_list_overflow(void **state)
 	free(t);
 }
 
+/*
+ * The hit list in pinned host memory (list_host): the same items and count
+ * there, nothing in the launch struct or after it; past its room the count
+ * goes on and nothing is written past it.
+ */
+static void hit_list_host(void **state)
+{
+	(void)state;
+	struct gmp_patch_table *t = table(4, 0x1000, 0x100, 0x100);
+	uint32_t hits[4] = { 0 };
+	struct gmp_patch_launch *l = with_list(8);
+	struct gmp_patch_host_list *h = malloc(sizeof(*h) + 4 * sizeof(uint32_t));
+	assert_non_null(h);
+	memset(h, 0xff, sizeof(*h) + 4 * sizeof(uint32_t));
+	h->count = 0;
+	l->table = (uintptr_t)t;
+	l->hits = (uintptr_t)hits;
+	l->list_cap = 3;
+	l->list_host = (uintptr_t)h;
+	uint32_t *items = (uint32_t *)(h + 1);
+	assert_ptr_equal(gmp_patch_list(l), items);
+	assert_ptr_equal(gmp_patch_list_count(l), &h->count);
+	gmp_patch_access(l, 0, 0x1200, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0, 0x1210, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0, 0x1220, 4, GMP_SAN_ACCESS_WRITE);
+	assert_int_equal(h->count, 2);
+	assert_int_equal(items[0], 2u << GMP_LIST_SHIFT | GMP_HIT_READ);
+	assert_int_equal(items[1], 2u << GMP_LIST_SHIFT | GMP_HIT_WRITE);
+	gmp_patch_access(l, 0, 0x1000, 4, GMP_SAN_ACCESS_READ);
+	gmp_patch_access(l, 0, 0x1100, 4, GMP_SAN_ACCESS_READ); /* past the room of 3 */
+	assert_int_equal(h->count, 4);
+	assert_int_equal(items[2], 0u << GMP_LIST_SHIFT | GMP_HIT_READ);
+	assert_int_equal(items[3], 0xffffffffu); /* not written */
+	assert_int_equal(l->list_count, 0);
+	for (uint32_t k = 0; k < 8; k++)
+		assert_int_equal(((uint32_t *)(l + 1))[k], 0); /* the device list untouched */
+	assert_int_equal(bits_of(l, hits[1]), GMP_HIT_READ); /* the hit words say it all */
+	free(h);
+	free(l);
+	free(t);
+}
+
 /* Every record that claims bits for this launch is true: its entry's hit word holds them. */
 static void records_true(const struct gmp_patch_launch *l, const uint64_t *h, const uint32_t *hits, uint64_t n)
 {
@@ -549,6 +591,14 @@ static void stream_and_heap(void **state)
 	gmp_patch_heap(&l, 0xabc000, 0);
 	assert_int_equal(l.heap_count, 2);
 	assert_int_equal(heap[0].size, 128);
+	/* With the hit list in host memory, the heap records' count is there: the records stay. */
+	struct gmp_patch_host_list h = { 0, 0 };
+	l.list_host = (uintptr_t)&h;
+	gmp_patch_heap(&l, 0xabd000, 64);
+	assert_int_equal(h.heap_count, 1);
+	assert_int_equal(l.heap_count, 2);
+	assert_int_equal(heap[0].ptr, 0xabd000); /* its index from the host count */
+	assert_int_equal(heap[0].size, 64);
 	free(t);
 }
 
@@ -561,6 +611,8 @@ static void abi_layout(void **state)
 	assert_int_equal(offsetof(struct gmp_patch_launch, hints), 80);
 	assert_int_equal(offsetof(struct gmp_patch_launch, recent), 88);
 	assert_int_equal(offsetof(struct gmp_patch_launch, epoch), 96);
+	assert_int_equal(offsetof(struct gmp_patch_launch, list_host), 104);
+	assert_int_equal(sizeof(struct gmp_patch_host_list), 8);
 	assert_int_equal(sizeof(struct gmp_patch_table), 16);
 	assert_int_equal(sizeof(struct gmp_patch_intra_obj), 32);
 	assert_int_equal(sizeof(struct gmp_patch_record), 16);
@@ -576,6 +628,7 @@ int main(void)
 		cmocka_unit_test(straddling),
 		cmocka_unit_test(hit_list),
 		cmocka_unit_test(hit_list_overflow),
+		cmocka_unit_test(hit_list_host),
 		cmocka_unit_test(epochs),
 		cmocka_unit_test(hints),
 		cmocka_unit_test(two_tables),

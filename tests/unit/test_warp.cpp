@@ -118,6 +118,7 @@ struct state {
 	std::vector<std::vector<uint32_t>> bitmaps, counters;
 	std::vector<gmp_patch_record> records;
 	std::vector<uint64_t> hints;      /* GMPROF_PATCH_HINTS: earlier launches' records to start with */
+	std::vector<uint32_t> host;       /* the hit list in pinned host memory (list_host), or empty */
 
 	struct gmp_patch_launch *l()
 	{
@@ -131,7 +132,7 @@ struct state {
 	 * table's, as a launch numbers them.
 	 */
 	state(const std::vector<uint64_t> &start, const std::vector<uint64_t> &end, uint32_t mode,
-	      uint32_t gs, uint32_t cs, uint64_t hint_seed, uint64_t split, uint64_t stale)
+	      uint32_t gs, uint32_t cs, uint64_t hint_seed, uint64_t split, uint64_t stale, bool host_list = false)
 	{
 		std::vector<uint64_t> bs, be, rs, re;
 		for (size_t i = 0; i < start.size(); i++) {
@@ -179,6 +180,11 @@ struct state {
 		p->cgran_shift = cs;
 		p->list_cap = cap;
 		p->epoch = epoch;
+		if (host_list) { /* struct gmp_patch_host_list, then the items (left as garbage) */
+			host.assign(2 + cap, 7);
+			host[0] = host[1] = 0;
+			p->list_host = (uint64_t)(uintptr_t)host.data();
+		}
 		if (hint_seed) {
 			/*
 			 * Records as earlier launches of the buffer left them (or cleared,
@@ -234,9 +240,10 @@ struct state {
 	std::vector<uint32_t> listed()
 	{
 		std::vector<uint32_t> bits(hits.size(), 0);
-		const uint32_t *list = gmp_patch_list(l());
-		assert_true(l()->list_count <= l()->list_cap);
-		for (uint32_t k = 0; k < l()->list_count; k++) {
+		const uint32_t *list = gmp_patch_list(l()), count = *gmp_patch_list_count(l());
+		assert_true(count <= l()->list_cap);
+		assert_true(host.empty() || l()->list_count == 0); /* the list and its count are in one place */
+		for (uint32_t k = 0; k < count; k++) {
 			uint32_t i = list[k] >> GMP_LIST_SHIFT, b = list[k] & 3u;
 			assert_true(i < hits.size());
 			assert_int_not_equal(b, 0);
@@ -347,7 +354,8 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 		job.records = hint_seed && rnd(&s) % 4; /* records: mostly the collector's entry for them */
 		/* Object mode's own function, in object mode, half the time (a launch there is never intra). */
 		job.object = !(mode & (GMP_MODE_INTRA_GPU | GMP_MODE_INTRA_STREAM)) && rnd(&s) % 2;
-		state w(start, end, m, gs, cs, hint_seed, split, stale), r(start, end, m, gs, cs, 0, split, stale);
+		bool host_list = rnd(&s) % 2; /* the warp way's list in pinned host memory, half the time */
+		state w(start, end, m, gs, cs, hint_seed, split, stale, host_list), r(start, end, m, gs, cs, 0, split, stale);
 		for (int step = 0; step < 40; step++) {
 			uint32_t size[32], flags = flags_of(&s);
 			shape(&s, start.front(), end.back(), job.addr, size);
