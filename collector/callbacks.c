@@ -245,7 +245,7 @@ static void release(const Sanitizer_ResourceMemoryData *md, uint32_t stream, int
 	 * events, so the order of the records does not matter.
 	 */
 	if (synchronizing)
-		dev_synced(md->context, NULL, 1, sync_horizon());
+		dev_synced(md->context, NULL, 1, sync_horizon(), 1);
 }
 
 static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
@@ -428,10 +428,10 @@ static void sync(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData *sd)
 		e.flags = GMP_EF_SYNC_STREAM;
 		e.stream = rec_stream(h(sd->stream));
 		event(&e, NULL);
-		dev_synced(sd->context, sd->hStream, 0, sync_horizon());
+		dev_synced(sd->context, sd->hStream, 0, sync_horizon(), 0);
 	} else if (cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
 		event(&e, NULL);
-		dev_synced(sd->context, NULL, 1, sync_horizon());
+		dev_synced(sd->context, NULL, 1, sync_horizon(), 0);
 		dev_unpatch(sd->context, sync_covers_all());
 	}
 }

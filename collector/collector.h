@@ -397,9 +397,11 @@ void dev_graph_launch_end(void);
 /*
  * Harvests the launches a sync completed: one stream (hs) or all (hs NULL,
  * all set), enqueued no later than horizon (the enqueue count when the
- * synchronizing call began).
+ * synchronizing call began); wait: the sync is not known to have finished
+ * them when its callback comes (cudaFree's), so their streams are waited
+ * for where nothing else would (hit lists in host memory).
  */
-void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon);
+void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon, int wait);
 /*
  * GMPROF_PATCH_AT=range: after a synchronization of ctx that covered every
  * launch issued (covered), unpatches its modules if the capture range is

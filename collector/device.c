@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The collector's device side: for each monitored launch the object
- * table (tables.c), one pooled buffer (harvest.c reads them back) and in
+ * table (tables.c), one pooled buffer (lbuf.c; harvest.c reads them back) and in
  * intra mode its maps block; patching.c patches the modules.
  * No per-launch serialization unless GMPROF_HARVEST=launch (or
  * GMPROF_MAPS_MB of intra maps are in flight).  Only Sanitizer memory and
@@ -70,58 +70,6 @@ void dev_allocated(size_t bytes)
 		gmp_col.dev_peak = gmp_col.dev_bytes;
 }
 
-void dev_free_later(struct gmp_ctx_state *s, void *dev, size_t bytes)
-{
-	if (!dev)
-		return;
-	if (GMP_GROW(s->garbage, s->garbage_cap, s->ngarbage + 1)) {
-		dev_out_of_memory("freeing device memory"); /* kept: freeing here could deadlock */
-		return;
-	}
-	s->garbage[s->ngarbage++] = (struct gmp_dev_block){ dev, bytes, 0 };
-}
-
-/* A launch buffer's device memory and pinned host list, to free once the lock is released. */
-static void lbuf_free_later(struct gmp_ctx_state *s, const struct lbuf *b)
-{
-	dev_free_later(s, b->dev, lbuf_bytes(b));
-	if (!b->host_list)
-		return;
-	if (GMP_GROW(s->garbage, s->garbage_cap, s->ngarbage + 1)) {
-		dev_out_of_memory("freeing pinned host memory");
-		return;
-	}
-	s->garbage[s->ngarbage++] = (struct gmp_dev_block){ b->host_list, 0, 1 };
-}
-
-void dev_collect_garbage(struct gmp_ctx_state *s)
-{
-	while (s->ngarbage) {
-		struct gmp_dev_block *g = s->garbage;
-		size_t n = s->ngarbage, freed = 0;
-		s->garbage = NULL;
-		s->ngarbage = s->garbage_cap = 0;
-		dev_unlock();
-		for (size_t i = 0; i < n; i++)
-			if ((g[i].host ? gmp_col.san.FreeHost(s->ctx, g[i].dev) : gmp_col.san.Free(s->ctx, g[i].dev)) ==
-			    SANITIZER_SUCCESS)
-				freed += g[i].bytes;
-		free(g);
-		dev_lock();
-		gmp_col.dev_bytes -= freed;
-	}
-}
-
-void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b)
-{
-	s->lbuf_out -= lbuf_bytes(&b);
-	if (GMP_GROW(s->free, s->free_cap, s->nfree + 1)) {
-		lbuf_free_later(s, &b);
-		return;
-	}
-	s->free[s->nfree++] = b;
-}
-
 void dev_context_created(CUcontext ctx, uint32_t device)
 {
 	rec_context(ctx, device);
@@ -133,61 +81,6 @@ void dev_context_created(CUcontext ctx, uint32_t device)
 void dev_module_loaded(CUcontext ctx, CUmodule module)
 {
 	dev_patch_loaded(state_of(ctx), module);
-}
-
-/*
- * A hit list of cap items in pinned host memory (patch_abi.h), where the
- * host reads it after the sync without a copy; NULL where the Sanitizer
- * has no sanitizerAllocHost, under GMPROF_FALLBACK=device-lists, or when
- * it fails (said once): the list is then read back from the device.  Lock
- * released.
- */
-static struct gmp_patch_host_list *host_list(struct gmp_ctx_state *s, uint32_t cap)
-{
-	if (!cap || !gmp_col.san.AllocHost || !gmp_col.san.FreeHost ||
-	    (gmp_col.opts.fallback & GMP_FALLBACK_DEVICE_LISTS))
-		return NULL;
-	void *p = NULL;
-	SanitizerResult r = gmp_col.san.AllocHost(s->ctx, &p, sizeof(struct gmp_patch_host_list) + (size_t)cap * 4);
-	if (r != SANITIZER_SUCCESS || !p) {
-		static int said;
-		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-			rec_say("cannot allocate pinned host memory for a launch's hit list (%s): hit lists are read back "
-				"from the device", gmp_san__strerror(&gmp_col.san, r));
-		return NULL;
-	}
-	return p;
-}
-
-/*
- * A launch buffer for n entries (and heap records when the context's
- * kernels may malloc()): from the pool, or allocated with the lock released.
- */
-static int get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
-{
-	size_t heap = s->heap ? gmp_col.opts.heap_records : 0;
-	int hints = gmp_col.opts.patch_hints;
-	for (size_t i = 0; i < s->nfree; i++) {
-		if (s->free[i].cap >= n && s->free[i].heap_cap >= heap && s->free[i].hints >= hints) {
-			*out = s->free[i];
-			s->free[i] = s->free[--s->nfree];
-			s->lbuf_out += lbuf_bytes(out);
-			return 0;
-		}
-	}
-	size_t cap = n < 64 ? 64 : n + n / 4;
-	*out = (struct lbuf){ .cap = cap, .heap_cap = heap, .hints = hints };
-	size_t bytes = lbuf_bytes(out);
-	dev_unlock();
-	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
-	if (r == SANITIZER_SUCCESS)
-		out->host_list = host_list(s, lbuf_list_cap(out));
-	dev_lock();
-	if (r == SANITIZER_SUCCESS) {
-		dev_allocated(bytes);
-		s->lbuf_out += bytes;
-	}
-	return dev_check(r, "allocating a launch buffer");
 }
 
 /* Intra maps of every entry (or those mapped): [intra_obj * n][bitmap, counters per entry mapped]. */
@@ -529,7 +422,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	void *table = NULL, *recent = NULL;
 	if ((buffers_full(s) && dev_collect_oldest(s) < 0) ||
 	    !(p.snap = dev_current_table(s)) || dev_tables_on(s, p.snap, li->hstream, &table, &recent) ||
-	    get_buffer(s, p.snap->n, &p.buf)) {
+	    dev_get_buffer(s, p.snap->n, &p.buf)) {
 		unmonitored(s, &p, li, e);
 		return;
 	}
@@ -600,9 +493,7 @@ static void release(struct gmp_ctx_state *s)
 	free(s->spares);
 	s->spares = NULL;
 	s->nspares = s->spares_cap = s->spare_bytes = 0;
-	for (size_t i = 0; i < s->nfree; i++)
-		lbuf_free_later(s, &s->free[i]);
-	s->nfree = 0;
+	dev_release_buffers(s);
 	dev_collect_garbage(s);
 }
 

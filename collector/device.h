@@ -164,6 +164,7 @@ struct pending {
 	size_t nheap;
 	uint64_t heap_lost;       /* calls whose records did not fit */
 	int read;                 /* 1 read, 0 the read failed, -1 out of host memory */
+	int unread;               /* its stream could not be waited for (wait_streams): not read */
 };
 
 /* Whether a launch's entry i has intra maps in its block. */
@@ -304,11 +305,15 @@ void khist_learn(struct gmp_ctx_state *s, const struct pending *p);
 void khist_release(struct gmp_ctx_state *s);
 /* The current tables, their base and the spare blocks, at the context's end. */
 void dev_release_tables(struct gmp_ctx_state *s);
+/* lbuf.c: a launch buffer for n entries, from the pool or allocated (lock released meanwhile); back to the pool. */
+int dev_get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out);
 void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b);
+/* The pooled launch buffers, to free with the garbage (the context's end). */
+void dev_release_buffers(struct gmp_ctx_state *s);
 
 /* harvest.c: each releases the lock while it waits and reads. */
 size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, int all,
-			  uint64_t horizon);
+			  uint64_t horizon, int wait);
 /* Waits for the oldest launch's stream, collects what it completed: 1 some, 0 none, -1 failed. */
 int dev_collect_oldest(struct gmp_ctx_state *s);
 /* A launch taken off the queue: wait for its stream, read it, commit it. */

@@ -353,8 +353,40 @@ static void harvest_commit(struct gmp_ctx_state *s, struct pending *p)
  * sync began, may still be running: it waits for a later sync.  Returns
  * how many were collected.
  */
+/*
+ * Launches whose hit lists are in pinned host memory, collected at a sync
+ * not known to have finished them (cudaFree's: whether the Sanitizer's
+ * free callback comes before or after its wait for the device is not
+ * known): each of their streams is waited for once, as a copy of a list
+ * on the device waited, in its stream's order.  Lock released.  A launch
+ * whose stream could not be waited for is not read (said).
+ */
+static void wait_streams(struct pending *take, size_t n)
+{
+	Sanitizer_StreamHandle seen[16];
+	int failed[16];
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!take[k].buf.host_list)
+			continue;
+		size_t j = 0;
+		while (j < m && seen[j] != take[k].hs)
+			j++;
+		if (j == m) {
+			int f = dev_check(gmp_col.san.StreamSynchronize(take[k].hs), "sanitizerStreamSynchronize");
+			if (m < sizeof(seen) / sizeof(seen[0])) {
+				seen[m] = take[k].hs;
+				failed[m++] = f;
+			}
+			take[k].unread = f;
+		} else {
+			take[k].unread = failed[j];
+		}
+	}
+}
+
 size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, int all,
-			  uint64_t horizon)
+			  uint64_t horizon, int wait)
 {
 	struct pending *take = NULL;
 	size_t n = 0, cap = 0, kept = 0;
@@ -376,8 +408,14 @@ size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, in
 	if (!n)
 		return 0;
 	dev_unlock();
-	for (size_t k = 0; k < n; k++)
-		harvest_read(&take[k]);
+	if (wait)
+		wait_streams(take, n);
+	for (size_t k = 0; k < n; k++) {
+		if (take[k].unread)
+			take[k].read = 0; /* as a failed copy */
+		else
+			harvest_read(&take[k]);
+	}
 	dev_lock();
 	for (size_t k = 0; k < n; k++)
 		harvest_commit(s, &take[k]);
@@ -396,7 +434,7 @@ int dev_collect_oldest(struct gmp_ctx_state *s)
 	dev_lock();
 	if (dev_check(r, "sanitizerStreamSynchronize"))
 		return -1;
-	return dev_harvest_stream(s, oldest, 0, HV_ENQUEUED) > 0;
+	return dev_harvest_stream(s, oldest, 0, HV_ENQUEUED, 0) > 0;
 }
 
 void dev_harvest_now(struct gmp_ctx_state *s, struct pending *p)
@@ -420,7 +458,7 @@ void dev_drain(struct gmp_ctx_state *s)
 		dev_unlock_for(GMP_ST_WAIT);
 		SanitizerResult r = gmp_col.san.StreamSynchronize(hs);
 		dev_lock();
-		if (r != SANITIZER_SUCCESS || !dev_harvest_stream(s, hs, 0, HV_ANY)) {
+		if (r != SANITIZER_SUCCESS || !dev_harvest_stream(s, hs, 0, HV_ANY, 0)) {
 			/* The context is gone (or memory ran out): these launches stay without access sets. */
 			for (size_t i = 0; i < s->npend; i++)
 				harvest_commit(s, &s->pend[i]); /* read 0: resources back, nothing recorded */
@@ -432,13 +470,13 @@ void dev_drain(struct gmp_ctx_state *s)
 }
 
 /* Contexts come and go while the lock is released: walk them by index. */
-void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon)
+void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon, int wait)
 {
 	for (size_t i = 0; i < gmp_col.nctxs; i++) {
 		struct gmp_ctx_state *s = gmp_col.ctxs[i];
 		if (ctx && s->ctx != ctx)
 			continue;
-		dev_harvest_stream(s, hs, all, horizon);
+		dev_harvest_stream(s, hs, all, horizon, wait);
 	}
 }
 

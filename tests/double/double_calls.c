@@ -218,6 +218,20 @@ void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_fai
 	api_deliver(dom, &cd);
 }
 
+static int frees_sync = -1;
+static void read_frees_sync(void)
+{
+	const char *v = getenv("GMP_DOUBLE_FREE_SYNCS");
+	frees_sync = v && !strcmp(v, "1");
+}
+
+int double_frees_sync(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_frees_sync);
+	return frees_sync;
+}
+
 static const char *profiler_env;
 static void read_profiler_env(void)
 {

@@ -53,6 +53,12 @@ void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site);
  * laid out as its signature has them.
  */
 void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f);
+/*
+ * GMP_DOUBLE_FREE_SYNCS=1: every free of a cudaMalloc allocation comes as
+ * cudaFree does on a GPU, a device-wide wait with no SYNCHRONIZE callback,
+ * not only right after a device sync.
+ */
+int double_frees_sync(void);
 /* GMP_DOUBLE_PROFILER="3,7": cudaProfilerStart before event 3, cudaProfilerStop before 7, and so on. */
 void double_profiler_calls(size_t i);
 

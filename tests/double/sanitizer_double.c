@@ -334,8 +334,8 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		Sanitizer_ResourceMemoryData md = { .address = e->addr, .context = CTX,
 						    .stream = double_stream_handle(e->stream),
 						    .hStream = double_hstream(e->stream) };
-		/* After a device sync it is a cudaFree; otherwise a stream-ordered free. */
-		int blocking = prev_sync && kind != GMP_MEM_ASYNC;
+		/* After a device sync it is a cudaFree (always: GMP_DOUBLE_FREE_SYNCS); otherwise stream-ordered. */
+		int blocking = (prev_sync || double_frees_sync()) && kind != GMP_MEM_ASYNC;
 		if (g) {
 			double_graph_node(DOUBLE_NODE_MEM_FREE, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &e->addr,
 					  sizeof(e->addr));
