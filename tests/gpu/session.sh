@@ -44,8 +44,13 @@
 # 2026-11-27, third session): the leaked table alone (a second object of
 # the same memory would mean the Sanitizer reports an array's memory as an
 # allocation too), its report lines (both arrays at their formats' sizes)
-# and the layout facts of Sanitizer_ResourceArrayData.  The calls below are
-# for a longer lease.
+# and the layout facts of Sanitizer_ResourceArrayData; since the thirtieth
+# session (patch ABI 7) every launch's hit list is in pinned host memory
+# by default: if programs' findings differ and their fallback tries pass
+# with device-lists alone, the lists do not come back from host memory
+# (make GMPROF_FALLBACK=device-lists the default until that is mended);
+# step 5's GMPROF_API_CALLBACKS=needed lines: what it turned off, and how
+# many calls came after.  The calls below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
 # each fit the machine's per-call limit (the same machine, kept warm; the
