@@ -265,33 +265,6 @@ rm -f "$TMPDIR/list.gmprof"
 env GMP_DOUBLE_STATS=4 GMPROF_OUTPUT="$TMPDIR/list.gmprof" "$FAKE" "$TMPDIR/list.jsonl" 2>"$TMPDIR/err" >/dev/null
 grep -q ", 0 at exit, \([1-9][0-9]*\) pinned host blocks, \1 freed$" "$TMPDIR/err" &&
 	ok "hit list: every pinned host block freed" || notok "hit list: pinned host blocks: $(cat "$TMPDIR/err")"
-# cudaFree waits for the device, and the Sanitizer's free callback is the
-# only sign of it (GMP_DOUBLE_FREE_SYNCS: every free a cudaFree): launches
-# it collects whose lists are in host memory have their streams waited for
-# first, once each (streams 1 and 2 at the first free, 2 at the second),
-# as the copies that read lists on the device waited in stream order.
-cat >"$TMPDIR/frees.jsonl" <<'EOF'
-{"op":"alloc","addr":"0x10000","size":4096}
-{"op":"alloc","addr":"0x20000","size":4096}
-{"op":"alloc","addr":"0x30000","size":4096}
-{"op":"kernel","name":"k1","write":["0x10000"],"stream":1}
-{"op":"kernel","name":"k2","read":["0x20000"],"write":["0x30000"],"stream":2}
-{"op":"kernel","name":"k3","read":["0x10000"],"stream":1}
-{"op":"free","addr":"0x30000"}
-{"op":"kernel","name":"k4","read":["0x20000"],"stream":2}
-{"op":"free","addr":"0x10000"}
-{"op":"free","addr":"0x20000"}
-EOF
-for v in "3 0 GMPROF_FALLBACK=" "0 4 GMPROF_FALLBACK=device-lists"; do
-	waits=${v%% *} v=${v#* } copies=${v%% *} v=${v#* }
-	rm -f "$TMPDIR/frees.gmprof"
-	expect_exit 0 "cudaFree, $v: the program runs" -- env GMP_DOUBLE_STATS=1 GMP_DOUBLE_FREE_SYNCS=1 "$v" \
-		GMPROF_OUTPUT="$TMPDIR/frees.gmprof" "$FAKE" "$TMPDIR/frees.jsonl"
-	grep -q "^double: $waits stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, $copies device-to-host copies" "$TMPDIR/err" &&
-		ok "cudaFree, $v: $waits stream waits, $copies read-backs" || notok "cudaFree, $v: $(cat "$TMPDIR/err")"
-	same_kernels "cudaFree, $v: every launch's reads and writes as the script has them" "$TMPDIR/frees.gmprof" \
-		"$TMPDIR/frees.jsonl" 4
-done
 # GMPROF_FALLBACK: each mechanism not yet run on a GPU gives way to the
 # simpler one before it, with the same results (what gpu-check tries when
 # a program's findings differ).  hit-list: every launch's 700 hit words are
