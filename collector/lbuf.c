@@ -11,28 +11,28 @@
 #include "patch_abi.h"
 #include "util.h"
 
-void dev_free_later(struct gmp_ctx_state *s, void *dev, size_t bytes)
+/* Device memory (host: pinned host memory) to free once the lock is released. */
+static void free_later(struct gmp_ctx_state *s, void *p, size_t bytes, int host)
 {
-	if (!dev)
+	if (!p)
 		return;
 	if (GMP_GROW(s->garbage, s->garbage_cap, s->ngarbage + 1)) {
 		dev_out_of_memory("freeing device memory"); /* kept: freeing here could deadlock */
 		return;
 	}
-	s->garbage[s->ngarbage++] = (struct gmp_dev_block){ dev, bytes, 0 };
+	s->garbage[s->ngarbage++] = (struct gmp_dev_block){ p, bytes, host };
 }
 
-/* A launch buffer's device memory and pinned host list, to free once the lock is released. */
+void dev_free_later(struct gmp_ctx_state *s, void *dev, size_t bytes)
+{
+	free_later(s, dev, bytes, 0);
+}
+
+/* A launch buffer's device memory and pinned host list. */
 static void lbuf_free_later(struct gmp_ctx_state *s, const struct lbuf *b)
 {
-	dev_free_later(s, b->dev, lbuf_bytes(b));
-	if (!b->host_list)
-		return;
-	if (GMP_GROW(s->garbage, s->garbage_cap, s->ngarbage + 1)) {
-		dev_out_of_memory("freeing pinned host memory");
-		return;
-	}
-	s->garbage[s->ngarbage++] = (struct gmp_dev_block){ b->host_list, 0, 1 };
+	free_later(s, b->dev, lbuf_bytes(b), 0);
+	free_later(s, b->host_list, 0, 1);
 }
 
 void dev_collect_garbage(struct gmp_ctx_state *s)
