@@ -7,8 +7,9 @@
 # with cuCtxGetCurrent and cuCtxGetDevice inside it, cudaGetLastError, and
 # cudaStreamQuery, which is not such a call); with GMP_DOUBLE_QUERIES_WAIT=1
 # it waits after the first round until the collector has turned them off,
-# so exactly that round's callbacks of them come.  The profile must hold
-# the same events and findings either way.
+# so at most that round's callbacks of them come (an exit may not, when the
+# flusher turned its id off after the enter).  The profile must hold the
+# same events and findings either way.
 . tests/cli/lib.sh
 B=$(cd "$(dirname "$GMPROF")" && pwd)
 FAKE=$B/double/fake_app
@@ -42,9 +43,12 @@ for s in figure2 oom simple_multi_copy; do
 	grep -q '^sanitizer double: api callbacks' "$TMPDIR/err" && ! grep -q 'API callback\|EnableCallback' "$TMPDIR/err" &&
 		ok "$s: nothing said of API callbacks" || notok "$s: said $(cat "$TMPDIR/err")"
 	# Each round is 10 callbacks, 8 of them of calls that make no GPU work: after the first round, none of those.
+	# In the first round each of the four functions' enter comes (its id is learnt from it); its exit may not,
+	# when the flusher turned the id off in between: 0 to 4 of those 8 callbacks are not delivered either.
 	rounds=$(( (${all% *} - ${base% *}) / 10 ))
-	[ "${all#* }" = 0 ] && [ "$rounds" -gt 1 ] && [ "${needed#* }" = $((8 * (rounds - 1))) ] &&
-		[ "${needed% *}" = $((${all% *} - 8 * (rounds - 1))) ] &&
+	lost=$(( ${needed#* } - 8 * (rounds - 1) ))
+	[ "${all#* }" = 0 ] && [ "$rounds" -gt 1 ] && [ "$lost" -ge 0 ] && [ "$lost" -le 4 ] &&
+		[ $((${needed% *} + ${needed#* })) = "${all% *}" ] &&
 		ok "$s: the query calls' callbacks stop after the first round ($needed of $all, $rounds rounds)" ||
 		notok "$s: callbacks delivered/not: base '$base', all '$all', needed '$needed'"
 	[ "$(meta "$TMPDIR/needed.gmprof" api_callbacks)" = "${needed% *}" ] &&

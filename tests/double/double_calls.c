@@ -91,7 +91,7 @@ static void driver_api(const char *name, Sanitizer_ApiCallbackSite site)
  * such a call: a completed query tells the program that work finished).
  * GMP_DOUBLE_QUERIES_WAIT=1: after the first round, wait up to 10 s for
  * the collector to turn the query calls' callbacks off, so that tests
- * count exactly one round of them.
+ * count at most one round of them.
  */
 static long queries = -1;
 static int queries_wait;
