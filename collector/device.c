@@ -380,6 +380,37 @@ static size_t launch_struct(struct pending *p, void *table, void *recent, struct
 }
 
 /*
+ * The slot of launch l's header in its buffer b, and what to upload first:
+ * *n headers from hdrs into slots 0, 1, ... (0: none).  A buffer with ring
+ * slots (its hit list in host memory: the patches never write its headers,
+ * patch_abi.h) gets the headers of its next launches in one upload, l's
+ * with the epochs that follow, and a launch whose header one of them is
+ * uploads nothing: between two changes of the live set, one upload per
+ * LBUF_RING launches of a buffer, not one per launch.  alone: l's header
+ * only, in slot 0, where the host reads it back (intra maps; stream mode's
+ * patches count records in it).
+ */
+static uint32_t header_slot(struct lbuf *b, const struct gmp_patch_launch *l, int alone,
+			    struct gmp_patch_launch hdrs[LBUF_RING], size_t *n)
+{
+	struct gmp_patch_launch same = *l;
+	same.epoch = b->ring_hdr.epoch;
+	const uint32_t k = l->epoch - b->ring_hdr.epoch;
+	if (!alone && k < b->ring_held && !memcmp(&same, &b->ring_hdr, sizeof(same))) {
+		*n = 0;
+		return k;
+	}
+	*n = alone ? 1 : b->ring;
+	for (size_t i = 0; i < *n; i++) {
+		hdrs[i] = *l;
+		hdrs[i].epoch = l->epoch + (uint32_t)i; /* past the last epoch before a clear: never used */
+	}
+	b->ring_hdr = *l;
+	b->ring_held = *n > 1 ? (uint32_t)*n : 0; /* one slot: the device may count in it (device lists) */
+	return 0;
+}
+
+/*
  * Intra mode's plan for launch li (lock held): 1 when its maps are to be
  * set up, need bytes of them (spare: a block of earlier maps to reuse, the
  * launch's now), else 0: monitored at object level, or (*unmapped) recorded
@@ -433,11 +464,14 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	int intra = plan_intra(s, &p, li, &need, &spare, &unmapped);
 	dev_unlock();
 	int intra_err = intra && setup_intra(s, &p, &l, need, spare);
-	int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, &l, sizeof(l), li->hstream),
-			    "uploading a launch buffer") ||
+	struct gmp_patch_launch hdrs[LBUF_RING];
+	size_t nhdr;
+	const uint32_t slot = header_slot(&p.buf, &l, intra, hdrs, &nhdr);
+	int err = (nhdr && dev_check(gmp_col.san.MemcpyHostToDeviceAsync(p.buf.dev, hdrs, nhdr * sizeof(l), li->hstream),
+				     "uploading a launch buffer")) ||
 		  (clear && dev_check(gmp_col.san.Memset((char *)p.buf.dev + lbuf_hints_off(&p.buf), 0, clear,
 							 li->hstream), "clearing hit flags")) ||
-		  set_data(li, p.buf.dev);
+		  set_data(li, (char *)p.buf.dev + (size_t)slot * GMP_PATCH_LAUNCH_SIZE);
 	dev_lock();
 	if (p.maps && p.maps != spare.dev)
 		dev_allocated(p.maps_cap);
@@ -445,8 +479,10 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 		p.mode = l.mode | (unmapped ? GMP_MODE_INTRA_GPU : 0); /* recorded as intra mode, no maps */
 	else
 		dev_put_maps(s, &p); /* monitored at object level only (mode: no intra bits) */
-	if (err)
+	if (err) {
 		p.buf.cleared = 0; /* maybe not: clear it at its next use */
+		p.buf.ring_held = 0; /* and upload its headers again */
+	}
 	if (err || (GMP_GROW(s->pend, s->pend_cap, s->npend + 1) && (dev_out_of_memory("queuing a launch"), 1))) {
 		unmonitored(s, &p, li, e);
 		return;

@@ -100,7 +100,10 @@ static inline void snap_entry(const struct snapshot *sn, size_t i, uint64_t *sta
  * per-instruction records, then uint32_t hits[cap], then (heap_cap > 0)
  * struct gmp_patch_heap_record[heap_cap] at heap_off().  The records and
  * the hit words are kept from launch to launch, and cleared together
- * (one memset from hints_off(): patch_abi.h).
+ * (one memset from hints_off(): patch_abi.h).  A buffer whose hit list is
+ * in pinned host memory has no list on the device, and ring headers in
+ * place of one: the headers of its next launches, uploaded at once
+ * (device.c: header_slot), of which each launch's patches read one.
  */
 struct lbuf {
 	void *dev;
@@ -110,7 +113,13 @@ struct lbuf {
 	int hints;
 	int cleared;              /* its hit words and records were cleared (once, when new: patch_abi.h) */
 	uint32_t epoch;           /* the number of its latest launch since they were */
+	uint32_t ring;            /* header slots: LBUF_RING with a host list (and no fallback), else 1 */
+	uint32_t ring_held;       /* slots holding ring_hdr's header, with epochs from its own on (0: none) */
+	struct gmp_patch_launch ring_hdr; /* the first of them */
 };
+
+/* Header slots of a buffer whose hit list is in host memory: one upload for up to as many launches. */
+#define LBUF_RING 8u
 
 /* Hit list entries: two per entry (a read and a write bit), at most LBUF_LIST_MAX. */
 #define LBUF_LIST_MAX 1024u
@@ -124,7 +133,7 @@ static inline uint32_t lbuf_list_cap(const struct lbuf *b)
 /* 8-byte aligned: the launch struct's size and the list's are multiples of 8. */
 static inline size_t lbuf_hints_off(const struct lbuf *b)
 {
-	return GMP_PATCH_LAUNCH_SIZE + (size_t)lbuf_list_cap(b) * 4;
+	return (size_t)b->ring * GMP_PATCH_LAUNCH_SIZE + (b->host_list ? 0 : (size_t)lbuf_list_cap(b) * 4);
 }
 
 static inline size_t lbuf_hits_off(const struct lbuf *b)

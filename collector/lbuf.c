@@ -111,12 +111,20 @@ int dev_get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 		}
 	}
 	size_t cap = n < 64 ? 64 : n + n / 4;
-	*out = (struct lbuf){ .cap = cap, .heap_cap = heap, .hints = hints };
-	size_t bytes = lbuf_bytes(out);
+	*out = (struct lbuf){ .cap = cap, .heap_cap = heap, .hints = hints, .ring = 1 };
 	dev_unlock();
+	/* The list first: with it in host memory, the device holds ring headers and no list (device.h). */
+	out->host_list = host_list(s, lbuf_list_cap(out));
+	if (out->host_list && !(gmp_col.opts.fallback & GMP_FALLBACK_LAUNCH_HEADERS))
+		out->ring = LBUF_RING;
+	size_t bytes = lbuf_bytes(out);
 	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
-	if (r == SANITIZER_SUCCESS)
-		out->host_list = host_list(s, lbuf_list_cap(out));
+	if (r != SANITIZER_SUCCESS && out->host_list) {
+		SanitizerResult f = gmp_col.san.FreeHost(s->ctx, out->host_list);
+		if (f != SANITIZER_SUCCESS)
+			rec_say("cannot free a launch's pinned hit list (%s)", gmp_san__strerror(&gmp_col.san, f));
+		out->host_list = NULL;
+	}
 	dev_lock();
 	if (r == SANITIZER_SUCCESS) {
 		dev_allocated(bytes);

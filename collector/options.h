@@ -38,7 +38,9 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
 					      mode, not their object-level specializations */
 #define GMP_FALLBACK_DEVICE_LISTS 0x20u /* hit lists in device memory, read back with a copy,
 					    not in pinned host memory */
-#define GMP_FALLBACK_ALL 0x3fu
+#define GMP_FALLBACK_LAUNCH_HEADERS 0x40u /* upload each launch's header before it, not a launch
+					     buffer's next headers at once (device.c) */
+#define GMP_FALLBACK_ALL 0x7fu
 
 /*
  * GMPROF_CAPTURE: which launches are monitored.  Every one (""); those

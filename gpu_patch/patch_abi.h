@@ -7,7 +7,9 @@
  *
  * For each monitored launch the collector fills one struct
  * gmp_patch_launch in device memory and passes its address as the
- * callbacks' userdata.  The objects are in two tables: the base, the live
+ * callbacks' userdata (with the hit list in host memory, the patches
+ * write nothing in it, and the host may upload several launches' at once,
+ * each in a slot of its own).  The objects are in two tables: the base, the live
  * set as it was when the host built it (shared by launches until it is
  * rebuilt), and the recent table, objects allocated since (small, new
  * whenever the live set changes).  An object of the base freed since is a

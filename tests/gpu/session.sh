@@ -50,7 +50,13 @@
 # with device-lists alone, the lists do not come back from host memory
 # (make GMPROF_FALLBACK=device-lists the default until that is mended);
 # step 5's GMPROF_API_CALLBACKS=needed lines: what it turned off, and how
-# many calls came after.  The calls below are for a longer lease.
+# many calls came after; since the thirty-first session a launch buffer's
+# headers are uploaded 8 at a time and each launch's patches read a slot
+# of its own: findings that differ and pass with launch-headers alone
+# mean a slot's address or epoch is wrong on the GPU, and bench's
+# "Sanitizer calls" column for object mode says what it saved per launch
+# (many_allocs: 23.8 ms for 1000 launches on 2026-11-27, before the hit
+# lists moved to host memory too).  The calls below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
 # each fit the machine's per-call limit (the same machine, kept warm; the
