@@ -400,7 +400,7 @@ static uint32_t header_slot(struct lbuf *b, const struct gmp_patch_launch *l, in
 		*n = 0;
 		return k;
 	}
-	*n = alone ? 1 : b->ring;
+	*n = alone ? 1 : lbuf_ring(b);
 	for (size_t i = 0; i < *n; i++) {
 		hdrs[i] = *l;
 		hdrs[i].epoch = l->epoch + (uint32_t)i; /* past the last epoch before a clear: never used */

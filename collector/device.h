@@ -113,7 +113,6 @@ struct lbuf {
 	int hints;
 	int cleared;              /* its hit words and records were cleared (once, when new: patch_abi.h) */
 	uint32_t epoch;           /* the number of its latest launch since they were */
-	uint32_t ring;            /* header slots: LBUF_RING with a host list (and no fallback), else 1 */
 	uint32_t ring_held;       /* slots holding ring_hdr's header, with epochs from its own on (0: none) */
 	struct gmp_patch_launch ring_hdr; /* the first of them */
 };
@@ -130,10 +129,16 @@ static inline uint32_t lbuf_list_cap(const struct lbuf *b)
 										: LBUF_LIST_MAX;
 }
 
+/* Header slots: LBUF_RING with the hit list in host memory (unless GMPROF_FALLBACK=launch-headers), else 1. */
+static inline uint32_t lbuf_ring(const struct lbuf *b)
+{
+	return b->host_list && !(gmp_col.opts.fallback & GMP_FALLBACK_LAUNCH_HEADERS) ? LBUF_RING : 1;
+}
+
 /* 8-byte aligned: the launch struct's size and the list's are multiples of 8. */
 static inline size_t lbuf_hints_off(const struct lbuf *b)
 {
-	return (size_t)b->ring * GMP_PATCH_LAUNCH_SIZE + (b->host_list ? 0 : (size_t)lbuf_list_cap(b) * 4);
+	return (size_t)lbuf_ring(b) * GMP_PATCH_LAUNCH_SIZE + (b->host_list ? 0 : (size_t)lbuf_list_cap(b) * 4);
 }
 
 static inline size_t lbuf_hits_off(const struct lbuf *b)

@@ -111,12 +111,10 @@ int dev_get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 		}
 	}
 	size_t cap = n < 64 ? 64 : n + n / 4;
-	*out = (struct lbuf){ .cap = cap, .heap_cap = heap, .hints = hints, .ring = 1 };
+	*out = (struct lbuf){ .cap = cap, .heap_cap = heap, .hints = hints };
 	dev_unlock();
 	/* The list first: with it in host memory, the device holds ring headers and no list (device.h). */
 	out->host_list = host_list(s, lbuf_list_cap(out));
-	if (out->host_list && !(gmp_col.opts.fallback & GMP_FALLBACK_LAUNCH_HEADERS))
-		out->ring = LBUF_RING;
 	size_t bytes = lbuf_bytes(out);
 	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
 	if (r != SANITIZER_SUCCESS && out->host_list) {
