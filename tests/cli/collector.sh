@@ -116,7 +116,7 @@ expect_stderr_line "^double: 0 stream syncs, 80 host-to-device copies of [0-9]* 
 awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":4096}"
 	for (i = 0; i < 20; i++) { a = sprintf("0x%x", 2097152 + i * 65536)
 		print "{\"op\":\"alloc\",\"addr\":\"" a "\",\"size\":4096}"
-		print "{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"" a "\"],\"read\":[\"0x100000\"]}"
+		print "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[\"0x100000\"],\"write\":[\"" a "\"]}"
 		print "{\"op\":\"sync\"}"
 		print "{\"op\":\"free\",\"addr\":\"" a "\"}" } }' >"$TMPDIR/reuse.jsonl"
 rm -f "$TMPDIR/reuse.gmprof"
@@ -287,6 +287,14 @@ expect_stderr_line "^double: 0 stream syncs, 41 host-to-device copies of [0-9]* 
 	"  ... a base, a tombstone, 19 recent tables in 19 blocks; 21 allocations in all, all freed"
 "$GMPROF" replay --format json "$TMPDIR/reuse.fb.gmprof" | grep -v '"at": ' >"$TMPDIR/reuse.fb.got"
 cmp -s "$TMPDIR/reuse.fb.got" "$TMPDIR/reuse.want" && ok "  ... the same findings as the script" || notok "  ... the same findings as the script"
+same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/reuse.fb.gmprof" "$TMPDIR/reuse.jsonl" 20
+# launch-headers: each launch's header uploaded (20), not 8 at a time (4 uploads by default, above).
+rm -f "$TMPDIR/reuse.fb.gmprof"
+expect_exit 0 "GMPROF_FALLBACK=launch-headers: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=launch-headers \
+	GMPROF_OUTPUT="$TMPDIR/reuse.fb.gmprof" "$FAKE" "$TMPDIR/reuse.jsonl"
+expect_stderr_line "^double: 0 stream syncs, 41 host-to-device copies of [0-9]* bytes, [0-9]* device-to-host copies of [0-9]* bytes, 3 allocations, .*, 0 at exit$" \
+	"  ... 21 copies of tables and 20 of headers"
+same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/reuse.fb.gmprof" "$TMPDIR/reuse.jsonl" 20
 # two-tables: a whole table of the live set per version and stream.
 rm -f "$TMPDIR/two.fb.gmprof"
 expect_exit 0 "GMPROF_FALLBACK=two-tables: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=two-tables \
