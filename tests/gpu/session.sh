@@ -21,14 +21,16 @@
 #   STEPS=bench RUNS=3 CONFIGS="native object intra memcheck" sh tests/gpu/session.sh $OUT/b
 # and give the machine back.  2026-11-27 ran those four; next, the columns
 # not yet measured, those that decide issue 8's object goal first:
-#   STEPS=bench RUNS=3 CONFIGS="native alloc object object-empty object-hints object-quiet" sh tests/gpu/session.sh $OUT/b
-# (alloc: gmprof's host work without device patches; object-quiet: the
+#   STEPS=bench RUNS=3 CONFIGS="native alloc object object-empty object-hints object-l1 object-quiet" sh tests/gpu/session.sh $OUT/b
+# (about 35 s a column at 2026-11-27's times, so about 250 s: timeout_s 420;
+# object-l1: hit words tested through the L1, the other way past the one
+# L2 line every warp reading an array asks for; alloc: gmprof's host work without device patches; object-quiet: the
 # callbacks of calls that make no GPU work turned off, GMPROF_API_CALLBACKS=needed,
 # with api_cost's row beside object's; object-empty: the
 # Sanitizer's call per access without gmprof's; object-hints: the cheaper
 # steady state of per-instruction records; many_allocs' 80 ms above native
 # that were not gmprof's host time are 160k patched accesses at most, about
-# 0.6 ms: alloc and object-empty tell where the rest goes), then object-l1,
+# 0.6 ms: alloc and object-empty tell where the rest goes), then
 # object-outside, object-outside-at-launch and intra-l1; and gpu-check once under
 # CUDA_MODULE_LOADING=LAZY (gmprof run keeps the user's setting), which
 # says whether gmprof run can stop asking for eager loading.  In gpu-check's
