@@ -279,22 +279,23 @@ expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-
 same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/list.fb.gmprof" "$TMPDIR/list.jsonl" 3
 "$GMPROF" report "$TMPDIR/list.fb.gmprof" | grep -q '^  fallback hit-list$' && ok "  ... the report says how it was collected" ||
 	notok "  ... the report says how it was collected"
+# reuse_under FB COPIES ALLOCATIONS WHAT: the table-reuse script under
+# GMPROF_FALLBACK=FB makes COPIES uploads and ALLOCATIONS device
+# allocations, all freed, and every launch's reads and writes are the script's.
+reuse_under() {
+	rm -f "$TMPDIR/reuse.fb.gmprof"
+	expect_exit 0 "GMPROF_FALLBACK=$1: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK="$1" \
+		GMPROF_OUTPUT="$TMPDIR/reuse.fb.gmprof" "$FAKE" "$TMPDIR/reuse.jsonl"
+	expect_stderr_line "^double: 0 stream syncs, $2 host-to-device copies of [0-9]* bytes, [0-9]* device-to-host copies of [0-9]* bytes, $3 allocations, .*, 0 at exit$" \
+		"  ... $4"
+	same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/reuse.fb.gmprof" "$TMPDIR/reuse.jsonl" 20
+}
 # table-reuse: a table block per version, each freed.
-rm -f "$TMPDIR/reuse.fb.gmprof"
-expect_exit 0 "GMPROF_FALLBACK=table-reuse: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=table-reuse \
-	GMPROF_OUTPUT="$TMPDIR/reuse.fb.gmprof" "$FAKE" "$TMPDIR/reuse.jsonl"
-expect_stderr_line "^double: 0 stream syncs, 41 host-to-device copies of [0-9]* bytes, [0-9]* device-to-host copies of [0-9]* bytes, 21 allocations, .*, 0 at exit$" \
-	"  ... a base, a tombstone, 19 recent tables in 19 blocks; 21 allocations in all, all freed"
+reuse_under table-reuse 41 21 "a base, a tombstone, 19 recent tables in 19 blocks; 21 allocations in all, all freed"
 "$GMPROF" replay --format json "$TMPDIR/reuse.fb.gmprof" | grep -v '"at": ' >"$TMPDIR/reuse.fb.got"
 cmp -s "$TMPDIR/reuse.fb.got" "$TMPDIR/reuse.want" && ok "  ... the same findings as the script" || notok "  ... the same findings as the script"
-same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/reuse.fb.gmprof" "$TMPDIR/reuse.jsonl" 20
 # launch-headers: each launch's header uploaded (20), not 8 at a time (4 uploads by default, above).
-rm -f "$TMPDIR/reuse.fb.gmprof"
-expect_exit 0 "GMPROF_FALLBACK=launch-headers: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=launch-headers \
-	GMPROF_OUTPUT="$TMPDIR/reuse.fb.gmprof" "$FAKE" "$TMPDIR/reuse.jsonl"
-expect_stderr_line "^double: 0 stream syncs, 41 host-to-device copies of [0-9]* bytes, [0-9]* device-to-host copies of [0-9]* bytes, 3 allocations, .*, 0 at exit$" \
-	"  ... 21 copies of tables and 20 of headers"
-same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/reuse.fb.gmprof" "$TMPDIR/reuse.jsonl" 20
+reuse_under launch-headers 41 3 "21 copies of tables and 20 of headers; 3 allocations, all freed"
 # two-tables: a whole table of the live set per version and stream.
 rm -f "$TMPDIR/two.fb.gmprof"
 expect_exit 0 "GMPROF_FALLBACK=two-tables: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_FALLBACK=two-tables \
