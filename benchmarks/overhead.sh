@@ -278,5 +278,14 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug$suffix.md
 	echo "  cudaEventQuery) natively and under gmprof in alloc and object mode (and object-quiet)"
 	echo
 	awk -f benchmarks/overhead.awk "$OUT/times" "$OUT/peaks" "$OUT/micro" "$OUT/own" "$OUT/self"
+	# Every run's time, in the lines benchmarks/overhead.awk reads: for analyses its tables do not make.
+	echo
+	echo "## Raw times"
+	echo
+	echo "Each run, in order (PROGRAM CONFIG SECONDS), then access_cost's and api_cost's (CONFIG UNITS MS):"
+	echo
+	echo '```'
+	cat "$OUT/times" "$OUT/micro"
+	echo '```'
 } | tee "$res"
 echo "written to $res"

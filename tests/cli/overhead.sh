@@ -41,16 +41,27 @@ row '\*\*median\*\*' | grep -q '| 1.10 | | 1.73 | | 2.50 | | 12.05 | 11.0 |$' &&
 	ok "median across programs" || notok "median row: $(row '\*\*median\*\*')"
 row '\*\*geometric mean\*\*' | grep -q '| 1.10 | | 1.71 | | 2.45 | | 9.77 |' &&
 	ok "geometric mean across programs" || notok "geometric mean row: $(row '\*\*geometric mean\*\*')"
-grep -q '^- object level <= 1.15x native: 1.10x, met$' "$TMPDIR/table" &&
-	grep -q '^- intra-object, every kernel, <= 2.5x native: 2.50x, met$' "$TMPDIR/table" &&
+grep -q '^- object level <= 1.15x native: 1.10x, met (fastest runs: 1.10x, met too)$' "$TMPDIR/table" &&
+	grep -q '^- intra-object, every kernel, <= 2.5x native: 2.50x, met (fastest runs: 2.50x, met too)$' "$TMPDIR/table" &&
 	grep -q '^- object level >= 5x faster than memcheck: 11.0x, met$' "$TMPDIR/table" &&
 	ok "goals judged" || notok "goals: $(grep '^- ' "$TMPDIR/table")"
 # What the memcheck goal asks at the measured memcheck (12.05x native / 5), and the time each
 # adds: a (21 - 1.1) / (1.2 - 1.1) = 199, b (10 - 2) / (2.2 - 2) = 40, median 119.5.
 grep -q '^  (memcheck took 12.05x native at the median, so 5x faster would take object level under 2.41x native; the time memcheck adds to the program.s is 119.5x what object level adds (median))$' "$TMPDIR/table" &&
 	ok "  ... the memcheck goal in terms of the time each tool adds" || notok "  ... memcheck: $(grep -A1 'faster than memcheck' "$TMPDIR/table")"
+# The noise: each program's slowest run minus its fastest over their median (a: native
+# (1.2 - 1.0) / 1.1 = 18%, object (9.9 - 1.1) / 1.2 = 733%; b ran once and counts in neither).
+grep -q '^Spread of the runs (slowest minus fastest, over the median; the median across programs): native 18%, object 733%, ' "$TMPDIR/table" &&
+	ok "the runs' spread per configuration" || notok "spread: $(grep Spread "$TMPDIR/table")"
+# Where the fastest runs judge a goal otherwise than the medians: c's object runs are 1.1, 1.3
+# and 1.3 against 1.0 natively: 1.30x at the median, 1.10x from the fastest.
+printf 'c native 1.0\nc object 1.1\nc native 1.0\nc object 1.3\nc native 1.0\nc object 1.3\n' >"$TMPDIR/times14"
+awk -f "$A" "$TMPDIR/times14" "$TMPDIR/peaks" >"$TMPDIR/table14"
+grep -q '^- object level <= 1.15x native: 1.30x, NOT met (fastest runs: 1.10x, met: the verdict is within the noise)$' "$TMPDIR/table14" &&
+	grep -q 'native 0%, object 15%$' "$TMPDIR/table14" &&
+	ok "a verdict the fastest runs contradict is called within the noise" || notok "noise verdict: $(grep -e '^- ' -e Spread "$TMPDIR/table14")"
 sed 's/^b object 2.2$/b object 9/' "$TMPDIR/times" >"$TMPDIR/times2"
-awk -f "$A" "$TMPDIR/times2" "$TMPDIR/peaks" | grep -q '^- object level <= 1.15x native: 2.80x, NOT met$' &&
+awk -f "$A" "$TMPDIR/times2" "$TMPDIR/peaks" | grep -q '^- object level <= 1.15x native: 2.80x, NOT met (fastest runs: 2.80x, NOT met either)$' &&
 	ok "a missed goal says NOT met" || notok "a missed goal says NOT met"
 row a | tail -1 | grep -q '^| a | 1000 | 600 | 40.0% |$' && row b | tail -1 | grep -q '(no fixed version)' &&
 	ok "native peak reductions" || notok "peaks: $(row a | tail -1)"
@@ -78,8 +89,8 @@ awk -f "$A" "$TMPDIR/times4" "$TMPDIR/peaks" "$TMPDIR/micro4" >"$TMPDIR/table4"
 grep -q '^| program | native s | object s | object x | object-launch s | object-launch x | object-l1 s | object-l1 x | intra s | intra x | intra-l1 s | intra-l1 x | memcheck s | memcheck x | memcheck / object |$' "$TMPDIR/table4" &&
 	grep '^| a |' "$TMPDIR/table4" | head -1 | grep -q '^| a | 1.100 | 1.200 | 1.09 | 1.600 | 1.45 | 1.210 | 1.10 | 2.200 | 2.00 | 2.750 | 2.50 | 21.000 | 19.09 | 17.5 |$' &&
 	ok "l1 configurations: columns in order, medians and ratios" || notok "l1 columns: $(head -3 "$TMPDIR/table4")"
-grep -q '^- object level, GMPROF_PATCH_LOADS=l1 <= 1.15x native: 1.10x, met$' "$TMPDIR/table4" &&
-	grep -q '^- intra-object, every kernel, GMPROF_PATCH_LOADS=l1, <= 2.5x native: 2.50x, met$' "$TMPDIR/table4" &&
+grep -q '^- object level, GMPROF_PATCH_LOADS=l1 <= 1.15x native: 1.10x, met (fastest runs: 1.00x, met too)$' "$TMPDIR/table4" &&
+	grep -q '^- intra-object, every kernel, GMPROF_PATCH_LOADS=l1, <= 2.5x native: 2.50x, met (fastest runs: 2.20x, met too)$' "$TMPDIR/table4" &&
 	ok "l1 configurations: their goals" || notok "l1 goals: $(grep '^- ' "$TMPDIR/table4")"
 grep -q '^| first-touch flags, tested through the L1 (object-l1) | 4.100 | 2.000 |$' "$TMPDIR/table4" &&
 	grep -q '^| warp-aggregated counters, tested through the L1 (intra-l1) | 7.100 | 5.000 |$' "$TMPDIR/table4" &&
@@ -90,7 +101,7 @@ printf 'object-hints 1000000 3.6\n' | cat "$TMPDIR/micro" - >"$TMPDIR/micro8"
 awk -f "$A" "$TMPDIR/times8" "$TMPDIR/peaks" "$TMPDIR/micro8" >"$TMPDIR/table8"
 grep -q '^| program | native s | object s | object x | object-launch s | object-launch x | object-hints s | object-hints x | intra s |' "$TMPDIR/table8" &&
 	grep '^| a |' "$TMPDIR/table8" | head -1 | grep -q '| 1.600 | 1.45 | 1.320 | 1.20 | 2.200 |' &&
-	grep -q '^- object level, GMPROF_PATCH_HINTS=1 <= 1.15x native: 1.20x, NOT met$' "$TMPDIR/table8" &&
+	grep -q '^- object level, GMPROF_PATCH_HINTS=1 <= 1.15x native: 1.20x, NOT met (fastest runs: 1.30x, NOT met either)$' "$TMPDIR/table8" &&
 	grep -q '^| first-touch flags, per-instruction hints (object-hints) | 3.600 | 1.500 |$' "$TMPDIR/table8" &&
 	ok "hints configuration: column, goal and per-access cost" || notok "hints: $(head -3 "$TMPDIR/table8"; grep -i hints "$TMPDIR/table8")"
 # Alloc mode (no device patches): the first column after native, its goal of 1.05x.
@@ -98,7 +109,7 @@ printf 'a alloc 1.12\na alloc 1.13\na alloc 1.2\nb alloc 2.3\n' | cat "$TMPDIR/t
 awk -f "$A" "$TMPDIR/times9" "$TMPDIR/peaks" >"$TMPDIR/table9"
 grep -q '^| program | native s | alloc s | alloc x | object s |' "$TMPDIR/table9" &&
 	grep '^| a |' "$TMPDIR/table9" | head -1 | grep -q '^| a | 1.100 | 1.130 | 1.03 | 1.200 | 1.09 |' &&
-	grep -q '^- alloc mode (no device patches) <= 1.05x native: 1.09x, NOT met$' "$TMPDIR/table9" &&
+	grep -q '^- alloc mode (no device patches) <= 1.05x native: 1.09x, NOT met (fastest runs: 1.14x, NOT met either)$' "$TMPDIR/table9" &&
 	ok "alloc configuration: column first, goal" || notok "alloc: $(head -3 "$TMPDIR/table9"; grep alloc "$TMPDIR/table9")"
 printf 'native-first 1000000 1.0\nintra-first 1000000 9.0\nnative-first 1000000 1.2\nintra-first 1000000 11.0\n' |
 	cat "$TMPDIR/micro" - >"$TMPDIR/micro6"
