@@ -347,6 +347,60 @@ static void write_trace_round_trip(void **state)
 	gmp_trace__free(t);
 }
 
+/*
+ * Many call paths: the writer's index of the stacks it wrote grows (from
+ * 256 slots, past three quarters full) and probes past colliding slots.
+ * 5000 distinct stacks of 0 to 7 frames, prefixes of each other among
+ * them, each asked for again after later ones: the same id, and the profile
+ * read back holds every stack under its id, frame for frame.
+ */
+#define MANY_STACKS 5000
+static void stack_frames(uint32_t k, uint64_t *pcs, size_t *n)
+{
+	*n = k == 0 ? 0 : 1 + k % 7;
+	for (size_t f = 0; f < *n; f++)
+		pcs[f] = 0x400000 + (uint64_t)(k / 7) * 0x40 + f; /* k and k+1 share frames: prefixes */
+}
+
+static void many_stacks_round_trip(void **state)
+{
+	(void)state;
+	char *path = ts_tmpfile("stacks");
+	struct gmp_writer *w;
+	assert_int_equal(gmp_writer__create(path, 0, 1, &w), 0);
+	uint64_t pcs[8];
+	size_t n;
+	for (uint32_t k = 0; k < MANY_STACKS; k++) {
+		stack_frames(k, pcs, &n);
+		assert_int_equal(gmp_writer__stack(w, pcs, n), (int64_t)k + 1);
+		if (k % 3 == 0) { /* an earlier stack again, after the index grew past it */
+			uint32_t j = k / 2;
+			stack_frames(j, pcs, &n);
+			assert_int_equal(gmp_writer__stack(w, pcs, n), (int64_t)j + 1);
+		}
+	}
+	struct gmp_event e = { .op = GMP_OP_ALLOC, .addr = 0x7f0000000000, .size = 64, .stack = MANY_STACKS };
+	assert_int_equal(gmp_writer__event(w, &e), 0);
+	assert_int_equal(gmp_writer__close(w, 1), 0);
+	size_t len;
+	unsigned char *buf = slurp(path, &len);
+	struct gmp_trace *t;
+	assert_int_equal(gmp_profile__read_mem(buf, len, &t), 0);
+	assert_false(t->damaged);
+	assert_int_equal(t->nstacks, MANY_STACKS);
+	for (uint32_t k = 0; k < MANY_STACKS; k++) {
+		const uint64_t *got;
+		stack_frames(k, pcs, &n);
+		assert_int_equal(gmp_trace__stack(t, k + 1, &got), n);
+		for (size_t f = 0; f < n; f++)
+			assert_int_equal(got[f], pcs[f]);
+	}
+	gmp_trace__free(t);
+	free(buf);
+	unlink(path);
+	free(path);
+}
+
 /* Failed allocations keep their place among the events, their size, kind, call and site. */
 static void failures_round_trip(void **state)
 {
@@ -530,6 +584,7 @@ int main(void)
 		cmocka_unit_test(semantic_damage),
 		cmocka_unit_test(safe_create),
 		cmocka_unit_test(write_trace_round_trip),
+		cmocka_unit_test(many_stacks_round_trip),
 		cmocka_unit_test(failures_round_trip),
 		cmocka_unit_test(ranges_round_trip),
 		cmocka_unit_test(pools_round_trip),
