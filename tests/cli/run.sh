@@ -22,6 +22,36 @@ expect_exit 2 "bad --mode" -- "$GMPROF" run --mode fast -- true
 expect_exit 2 "an output directory that does not exist" -- "$GMPROF" run -o "$TMPDIR/no/such/dir/p.gmprof" -- true
 expect_stderr_line "cannot write the profile into '$TMPDIR/no/such/dir': No such file or directory" "  ... one sentence, before the program runs"
 
+# Options refused before the program runs, each in one sentence naming the value.
+bad_option() { # SENTENCE OPTION...
+	_s=$1; shift
+	expect_exit 2 "run $*: refused" -- "$GMPROF" run "$@" -- true
+	expect_stderr_line "$_s" "  ... in one sentence"
+}
+bad_option "bad value '0' for --kernel-sample" --kernel-sample 0
+bad_option "bad value 'x' for --kernel-sample" --kernel-sample x
+bad_option "bad value '0' for --depth (1 to 256)" --depth 0
+bad_option "bad value '257' for --depth (1 to 256)" --depth 257
+bad_option "--harvest must be deferred or launch, not 'now'" --harvest now
+bad_option "bad value '-1' for --top" --top -1
+bad_option "'--fail-on leaks' names no known pattern list" --fail-on leaks
+bad_option "bad value '0' for --kernels-top" --kernels-top 0
+bad_option "unknown option '--fast'" --fast
+expect_exit 2 "run --depth (no value): refused" -- "$GMPROF" run --depth
+expect_stderr_line "option '--depth' needs a value" "  ... in one sentence"
+bad_option "--fail-on dead_write needs the kernels' accesses, which --mode alloc does not record" --mode alloc --fail-on dead_write
+bad_option "give --kernels or --kernels-from, not both" --kernels k --kernels-from "$TMPDIR/x.gmprof"
+# What the options say reaches the collector, in the program's environment.
+probe='echo "[$GMPROF_MODE][$GMPROF_KERNEL_SAMPLE][$GMPROF_KERNELS][$GMPROF_DEPTH][$GMPROF_HARVEST][$GMPROF_CAPTURE][$CUDA_MODULE_LOADING]"'
+"$GMPROF" run --sanitizer-lib "$DOUBLE" -o "$TMPDIR/env.gmprof" --mode intra --kernel-sample 7 --kernels 'mm|init' --depth 12 \
+	--harvest launch --capture profiler-api -- sh -c "$probe" >"$TMPDIR/env.out" 2>/dev/null
+grep -qxF '[intra][7][mm|init][12][launch][profiler-api][EAGER]' "$TMPDIR/env.out" &&
+	ok "run's options reach the collector as its environment (and eager module loading)" ||
+	notok "run's options: the program saw $(cat "$TMPDIR/env.out")"
+env -u CUDA_MODULE_LOADING "$GMPROF" run --sanitizer-lib "$DOUBLE" -o "$TMPDIR/env.gmprof" --mode alloc -- sh -c "$probe" \
+	>"$TMPDIR/env.out" 2>/dev/null
+grep -qxF '[alloc][][][][][][]' "$TMPDIR/env.out" && ok "  ... alloc mode: module loading left lazy" ||
+	notok "  ... alloc mode: the program saw $(cat "$TMPDIR/env.out")"
 # --no-caching: the frameworks' switches that turn their pools off reach the program.
 probe='echo "[$PYTORCH_NO_CUDA_MEMORY_CACHING][$TF_GPU_ALLOCATOR][$XLA_PYTHON_CLIENT_ALLOCATOR]"'
 "$GMPROF" run --sanitizer-lib "$DOUBLE" --no-caching -o "$TMPDIR/nc.gmprof" -- sh -c "$probe" >"$TMPDIR/nc.out" 2>/dev/null
