@@ -10,18 +10,13 @@
 #include "session.h"
 
 /*
- * Writes the trace of a session opened with keep_deps.  host_time: the
- * host clock axis instead of the topological order.  Returns 0, -ENODATA
- * when host time was asked for and the input has none, or -errno.
- * *nwritten (may be NULL) gets the number of trace events written.
- */
-int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t *nwritten);
-
-/*
- * One trace of several inputs (an MPI job's ranks): begin, add each session
- * (its processes named "LABEL: GPU d", their pids and object ids apart from
- * the other inputs'), end with the inputs' names.  add returns as
- * gmp_perfetto__write does; end returns the writer's first error.
+ * The trace of one or several inputs (an MPI job's ranks): begin (host_time:
+ * the host clock axis instead of the topological order), add each session
+ * opened with keep_deps (its processes named "LABEL: GPU d", their pids and
+ * object ids apart from the other inputs'), end with the inputs' names.
+ * add returns 0, -ENODATA when host time was asked for and the input has
+ * none, or -errno; end returns the writer's first error.  d->written counts
+ * the trace events written.
  */
 struct gmp_perfetto_doc {
 	struct gmp_jw jw;

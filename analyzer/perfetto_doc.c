@@ -38,18 +38,3 @@ int gmp_perfetto__end(struct gmp_perfetto_doc *d, const char *const *inputs, siz
 	gmp_jw__raw(jw, "}}\n", 3);
 	return gmp_jw__finish(jw);
 }
-
-int gmp_perfetto__write(FILE *fp, struct gmp_session *s, int host_time, uint64_t *nwritten)
-{
-	struct gmp_perfetto_doc d;
-	gmp_perfetto__begin(&d, fp, host_time);
-	int rc = gmp_perfetto__add(&d, s, NULL);
-	const char *name = s->name;
-	if (!rc)
-		rc = gmp_perfetto__end(&d, &name, 1);
-	else
-		gmp_jw__release(&d.jw);
-	if (nwritten)
-		*nwritten = d.written;
-	return rc;
-}
