@@ -22,30 +22,51 @@
 #include <nvtx3/nvToolsExtMem.h>
 
 static unsigned long n_pushes;
+/* Per thread, how each open range was pushed: one of a domain's is popped by the domain. */
+static __thread nvtxDomainHandle_t pushed_in[GMP_RANGE_DEPTH_MAX];
 
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
 {
+	static nvtxDomainHandle_t domain;
+	if (!__atomic_load_n(&domain, __ATOMIC_ACQUIRE)) {
+		nvtxDomainHandle_t d = nvtxDomainCreateA("gmprof-double");
+		nvtxDomainHandle_t none = NULL;
+		if (!__atomic_compare_exchange_n(&domain, &none, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			nvtxDomainDestroy(d);
+	}
 	const uint32_t *a, *b;
 	size_t na = gmp_trace__range_path(t, *cur, &a), nb = gmp_trace__range_path(t, c->path, &b), k = 0;
 	while (k < na && k < nb && a[k] == b[k])
 		k++;
-	for (size_t i = na; i > k; i--)
-		nvtxRangePop();
+	for (size_t i = na; i > k; i--) {
+		if (i <= GMP_RANGE_DEPTH_MAX && pushed_in[i - 1])
+			nvtxDomainRangePop(pushed_in[i - 1]);
+		else
+			nvtxRangePop();
+	}
 	for (size_t i = k; i < nb; i++) {
 		const char *name = gmp_trace__str(t, b[i], NULL);
 		wchar_t wide[128] = { 0 };
 		nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
 					     .messageType = NVTX_MESSAGE_TYPE_ASCII };
-		switch (__atomic_fetch_add(&n_pushes, 1, __ATOMIC_RELAXED) % 3) {
+		if (i < GMP_RANGE_DEPTH_MAX)
+			pushed_in[i] = NULL;
+		switch (__atomic_fetch_add(&n_pushes, 1, __ATOMIC_RELAXED) % 4) {
 		case 0: nvtxRangePushA(name); break;
 		case 1: /* ASCII names, widened by hand */
 			for (size_t j = 0; name[j] && j + 1 < sizeof(wide) / sizeof(wide[0]); j++)
 				wide[j] = (wchar_t)(unsigned char)name[j];
 			nvtxRangePushW(wide);
 			break;
-		default:
+		case 2:
 			ea.message.ascii = name;
 			nvtxRangePushEx(&ea);
+			break;
+		default: /* a library's own domain */
+			ea.message.ascii = name;
+			nvtxDomainRangePushEx(domain, &ea);
+			if (i < GMP_RANGE_DEPTH_MAX)
+				pushed_in[i] = domain;
 		}
 	}
 	*cur = c->path;
