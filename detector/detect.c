@@ -100,15 +100,6 @@ int det_add_finding(struct det *d, const struct gmp_finding *f)
 	return 0;
 }
 
-int64_t det_add_span(struct det *d, const struct gmp_span *sp)
-{
-	struct gmp_result *r = d->r;
-	if (r->nspans >= UINT32_MAX || GMP_GROW(r->spans, d->spans_cap, r->nspans + 1))
-		return -ENOMEM;
-	r->spans[r->nspans] = *sp;
-	return (int64_t)r->nspans++;
-}
-
 int64_t det_add_hist(struct det *d, const struct gmp_hist *h)
 {
 	struct gmp_result *r = d->r;
@@ -226,11 +217,6 @@ const char *gmp_result__object_name(const struct gmp_result *r, uint32_t obj, ch
 	else
 		snprintf(buf, n, "obj#%" PRIu32, obj + 1);
 	return buf;
-}
-
-const char *det_api(const struct det *d, uint32_t ev, char *buf, size_t n)
-{
-	return gmp_result__api_label(d->r, ev, buf, n);
 }
 
 const char *det_obj(const struct det *d, uint32_t obj, char *buf, size_t n)

@@ -151,9 +151,8 @@ int det_fail(struct det *d, uint32_t ev, const char *fmt, ...)
 
 /* Appends a finding (unless its pattern is filtered out); returns 0 or -ENOMEM. */
 int det_add_finding(struct det *d, const struct gmp_finding *f);
-/* Appends a range, a span or a histogram; returns its index or -ENOMEM. */
+/* Appends a range or a histogram; returns its index or -ENOMEM (idle gaps: det_idle_spans). */
 int64_t det_add_range(struct det *d, const struct gmp_range *rg);
-int64_t det_add_span(struct det *d, const struct gmp_span *sp);
 int64_t det_add_hist(struct det *d, const struct gmp_hist *h);
 
 /* GPU APIs whose level lies strictly between la and lb (0 when lb <= la + 1). */
@@ -168,8 +167,7 @@ static inline const struct gmp_object *det_root(const struct gmp_result *r, uint
 	return o;
 }
 
-/* Labels for messages and suggestions (buffers of at least 160 bytes). */
-const char *det_api(const struct det *d, uint32_t ev, char *buf, size_t n);
+/* An object's label for messages (a buffer of at least 160 bytes). */
 const char *det_obj(const struct det *d, uint32_t obj, char *buf, size_t n);
 
 #endif

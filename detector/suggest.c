@@ -10,19 +10,12 @@
 
 #include "gmprof/detect.h"
 
-/* The paper's Table 2: what the two overallocation metrics mean. */
-static const char *guidance(const struct gmp_result *r, const struct gmp_finding *f)
-{
-	int low_acc = f->accessed_pct < r->opts.overalloc_pct;
-	int low_frag = f->frag_pct < r->opts.frag_pct;
-	if (low_acc && low_frag)
-		return "easy to optimize: shrinking or freeing the unaccessed memory saves a lot";
-	if (!low_acc && low_frag)
-		return "shrinking or freeing the unaccessed memory saves little";
-	if (low_acc)
-		return "hard to optimize: the unaccessed bytes are scattered over the object";
-	return "no action needed";
-}
+/*
+ * The paper's Table 2: of the objects with unaccessed bytes, only those with
+ * both a low share accessed and low fragmentation are worth the effort, and
+ * those are the only ones reported (detector/intra.c).
+ */
+#define OVERALLOCATION_GUIDANCE "easy to optimize: shrinking or freeing the unaccessed memory saves a lot"
 
 const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_finding *f,
 				   char *buf, size_t n)
@@ -78,7 +71,7 @@ const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_
 	case GMP_PAT_OVERALLOCATION:
 		snprintf(buf, n, "shrink it: only %.1f%% of its %" PRIu64 " bytes are ever accessed; the largest unaccessed chunk is %" PRIu64 " bytes at offset %" PRIu64 " (%s)",
 			 (double)f->accessed_pct, ob->size, rg ? rg->len : 0, rg ? rg->off : 0,
-			 guidance(r, f));
+			 OVERALLOCATION_GUIDANCE);
 		break;
 	case GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY:
 		snprintf(buf, n, "keep its hot bytes in shared memory or cache: access counts vary by %.0f%% (coefficient of variation) in %s",

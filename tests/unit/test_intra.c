@@ -149,6 +149,27 @@ static void structured(void **state)
 	assert_int_equal(f->bytes, 3072); /* the object minus its largest slice */
 	assert_int_equal(f->saving, 3072);
 	done(r, t);
+	/*
+	 * A launch whose slice is two pieces with a gap between them (the same
+	 * launch's ranges next to each other in address order), and another
+	 * launch's slice past both: disjoint, and the check must carry the first
+	 * launch's end over its second piece (the second launch starts inside the
+	 * first piece's reach otherwise: [0, 768) is A's, B starts at 1024).
+	 */
+	r = run(OBJ("0x300000", 4096, "G")
+		KT("k", TOUCH("0x300000", 256, 1) "," TOUCH("0x300200", 256, 1))
+		KT("k", TOUCH("0x300400", 256, 1))
+		FREE("0x300000"), &t);
+	f = ts_one(r, GMP_PAT_STRUCTURED_ACCESS, "G");
+	assert_int_equal(f->count, 2);
+	done(r, t);
+	/* The same with the second launch starting inside the first's second piece: not disjoint. */
+	r = run(OBJ("0x300000", 4096, "H")
+		KT("k", TOUCH("0x300000", 256, 1) "," TOUCH("0x300200", 256, 1))
+		KT("k", TOUCH("0x300280", 256, 1))
+		FREE("0x300000"), &t);
+	assert_int_equal(ts_count(r, GMP_PAT_STRUCTURED_ACCESS, NULL), 0);
+	done(r, t);
 }
 
 static void structured_near_misses(void **state)

@@ -160,6 +160,14 @@ static void access_of_no_object(void **state)
 	/* Overlapping allocations are inconsistent too. */
 	expect_replay_error(ALLOC "{\"op\":\"alloc\",\"addr\":\"0x1800\",\"size\":16}\n", 2,
 			    "overlaps live object obj#1");
+	/* A pool region lies inside a live allocation, and no two live regions overlap. */
+	expect_replay_error(ALLOC "{\"op\":\"alloc\",\"addr\":\"0x9000\",\"size\":16,\"kind\":\"pool_region\"}\n", 2,
+			    "pool_region [0x9000, 0x9010) is not inside a live allocation");
+	expect_replay_error(ALLOC "{\"op\":\"alloc\",\"addr\":\"0x1ff0\",\"size\":32,\"kind\":\"pool_region\"}\n", 2,
+			    "pool_region [0x1ff0, 0x2010) is not inside a live allocation");
+	expect_replay_error(ALLOC "{\"op\":\"alloc\",\"addr\":\"0x1000\",\"size\":16,\"kind\":\"pool_region\"}\n"
+				  "{\"op\":\"alloc\",\"addr\":\"0x1008\",\"size\":16,\"kind\":\"pool_region\"}\n",
+			    3, "alloc of [0x1008, 0x1018) overlaps live object obj#2 [0x1000, 0x1010)");
 }
 
 /* Values of the wrong type or range: nothing is guessed. */
