@@ -156,4 +156,45 @@ bad "a peak without sites" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0
 bad "an in-use peak of 0" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"a","device":0,"peak_bytes":1,"inuse_peak_bytes":0,"peak_sites":[]}],"findings":[]}' "must be a positive integer"
 bad "version 5" '{"gmprof_baseline":5,"peak_bytes":1,"leaked_bytes":0,"findings":[]}' "version 1 to 4"
 bad "version 4 without peaks" '{"gmprof_baseline":4,"peak_bytes":1,"leaked_bytes":0,"findings":[]}' "version 3 or 4 has \"peaks\""
+# Every other check of the reader, each in a baseline otherwise valid (version 4, or 1 and 2 where
+# only they can say it): a hand-edited baseline is refused with the sentence that names its fault.
+v4() { # PEAK-FIELDS FINDINGS [TOP-FIELDS]
+	printf '{"gmprof_baseline":4,"peak_bytes":1,"leaked_bytes":0,"fingerprints":2%s,"peaks":[{"input":"a","device":0,"peak_bytes":1%s}],"findings":[%s]}' \
+		"${3:-}" "$1" "$2"
+}
+F='"fingerprint":"0123456789abcdef"'
+bad "cut short" '{"gmprof_baseline":4,"peak_bytes":' "not valid JSON"
+bad "an array" '["gmprof_baseline"]' "not a JSON object"
+bad "an unknown key" "$(v4 ',"peak_sites":[]' '' ',"peak":1')" "unknown key 'peak'"
+bad "version 1 with sites" '{"gmprof_baseline":1,"peak_bytes":1,"leaked_bytes":0,"peak_sites":[],"findings":[]}' "version 1 has no \"peak_sites\""
+bad "a negative peak" '{"gmprof_baseline":2,"peak_bytes":-1,"leaked_bytes":0,"findings":[]}' "\"peak_bytes\" must be a non-negative integer"
+bad "a fractional leak" '{"gmprof_baseline":2,"peak_bytes":1,"leaked_bytes":0.5,"findings":[]}' "\"leaked_bytes\" must be a non-negative integer"
+bad "a numeric input" '{"gmprof_baseline":2,"input":3,"peak_bytes":1,"leaked_bytes":0,"findings":[]}' "\"input\" must be a string"
+bad "findings not a list" '{"gmprof_baseline":2,"peak_bytes":1,"leaked_bytes":0,"findings":{}}' "\"findings\" must be an array"
+bad "version 2's sites not a list" '{"gmprof_baseline":2,"peak_bytes":1,"leaked_bytes":0,"peak_sites":{},"findings":[]}' "\"peak_sites\" must be an array"
+bad "peaks not a list" '{"gmprof_baseline":4,"peak_bytes":1,"leaked_bytes":0,"peaks":{},"findings":[]}' "\"peaks\" must be an array"
+bad "a peak not an object" '{"gmprof_baseline":4,"peak_bytes":1,"leaked_bytes":0,"peaks":[1],"findings":[]}' "every peak must be an object"
+bad "a peak of device -1" '{"gmprof_baseline":4,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"a","device":-1,"peak_bytes":1,"peak_sites":[]}],"findings":[]}' "\"device\" must be a device number"
+bad "a peak's bytes as text" '{"gmprof_baseline":4,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"a","device":0,"peak_bytes":"1","peak_sites":[]}],"findings":[]}' "a peak's \"peak_bytes\" must be a non-negative integer"
+bad "a pool high of 0" "$(v4 ',"pool_reserved_high_bytes":0,"peak_sites":[]' '')" "\"pool_reserved_high_bytes\" must be a positive integer"
+bad "a site not an object" "$(v4 ',"peak_sites":[1]' '')" "every peak site must be an object"
+bad "a site without bytes" "$(v4 ',"peak_sites":[{"site":"a.cu:1"}]' '')" "needs a \"site\" string and \"bytes\""
+bad "a site's key in capitals" "$(v4 ',"peak_sites":[{"site":"a.cu:1","bytes":1,"key":"0123456789ABCDEF"}]' '')" "\"key\" must be 16 lower-case hex digits"
+bad "ranges not a list" "$(v4 ',"peak_sites":[],"range_peaks":{}' '')" "\"range_peaks\" must be an array"
+bad "a range not an object" "$(v4 ',"peak_sites":[],"range_peaks":["step"]' '')" "every range peak must be an object"
+bad "a range without a name" "$(v4 ',"peak_sites":[],"range_peaks":[{"range":"","peak_bytes":1}]' '')" "needs a \"range\" (a non-empty string)"
+bad "a range twice" "$(v4 ',"peak_sites":[],"range_peaks":[{"range":"a","peak_bytes":1},{"range":"a","peak_bytes":2}]' '')" "a range is in a peak's \"range_peaks\" twice"
+bad "ranges in version 3" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"a","device":0,"peak_bytes":1,"peak_sites":[],"range_peaks":[]}],"findings":[]}' "unknown key 'range_peaks'"
+bad "fingerprints of scheme 1" "$(v4 ',"peak_sites":[]' '' | sed 's/"fingerprints":2/"fingerprints":1/')" "\"fingerprints\" must be 2"
+bad "findings of an earlier scheme" '{"gmprof_baseline":2,"peak_bytes":1,"leaked_bytes":0,"findings":[{"fingerprint":"0123456789abcdef"}]}' "write it again with gmprof baseline"
+bad "a finding not an object" "$(v4 ',"peak_sites":[]' '7')" "every finding must be an object"
+bad "a short fingerprint" "$(v4 ',"peak_sites":[]' '{"fingerprint":"0123"}')" "\"fingerprint\" must be 16 lower-case hex digits"
+bad "an unknown pattern" "$(v4 ',"peak_sites":[]' "{$F,\"pattern\":\"leak\"}")" "\"pattern\" must name a pattern"
+bad "a numeric object" "$(v4 ',"peak_sites":[]' "{$F,\"object\":1}")" "\"object\" must be a string"
+bad "a negative saving" "$(v4 ',"peak_sites":[]' "{$F,\"saving_bytes\":-5}")" "\"saving_bytes\" must be a non-negative integer"
+v4 ',"peak_sites":[{"site":"a.cu:1","bytes":1,"key":"0123456789abcdef"}],"range_peaks":[{"range":"a","peak_bytes":1}]' \
+	"{$F,\"pattern\":\"memory_leak\",\"object\":\"x\",\"saving_bytes\":5}" >"$TMPDIR/good.json"
+"$GMPROF" check --baseline "$TMPDIR/good.json" "$TMPDIR/two.jsonl" >/dev/null 2>"$TMPDIR/err"
+! grep -q "bad baseline" "$TMPDIR/err" && ok "the same baseline with every field right is read" ||
+	notok "the valid baseline: $(cat "$TMPDIR/err")"
 finish
