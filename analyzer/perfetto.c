@@ -571,7 +571,7 @@ int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const c
 	gmp_u64map__init(&p.track_ids);
 	gmp_u64map__init(&p.dev_ids);
 	gmp_u64map__init(&p.inuse_at);
-	int rc = s->r->deps ? prepare(&p) : -EINVAL;
+	int rc = s->r->dep_off ? prepare(&p) : -EINVAL; /* keep_deps; deps NULL: no uses */
 	if (!rc) {
 		write_events(&p);
 		/* The NVTX ranges' process sits after the input's GPUs (a thousand pids apart). */
