@@ -268,8 +268,9 @@ static void failures(FILE *fp, struct gmp_session *s)
 	if (!r->nfails_total)
 		return;
 	fprintf(fp, "\nAllocations that ran out of memory: %zu", r->nfails_total);
+	char note[64];
 	if (r->nfails_total > r->nfailures)
-		fprintf(fp, " (the first %zu shown)", r->nfailures);
+		fprintf(fp, " (the first %zu shown%s)", r->nfailures, gmp_text__unrecorded(r, note, sizeof(note)));
 	if (s->sup.suppressed_failures)
 		fprintf(fp, " (%zu more suppressed by %s)", s->sup.suppressed_failures, s->sup.path);
 	fprintf(fp, "\n");

@@ -134,6 +134,12 @@ struct gmp_session;
 int gmp_report__markdown(FILE *fp, struct gmp_session *s, uint32_t top);
 
 struct gmp_sites;
+/*
+ * "; the collector recorded the first N" where some allocations that ran out
+ * of memory were counted, not recorded (META failed_allocations_unrecorded),
+ * else "": a note for a count of them, in buf (64 bytes are enough).
+ */
+const char *gmp_text__unrecorded(const struct gmp_result *r, char *buf, size_t n);
 /* Failed allocation r->failures[i]: what was live, which fixes free memory then. */
 void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gmp_sites *sites,
 		       const char *indent);

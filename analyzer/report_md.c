@@ -156,8 +156,9 @@ static int failures_md(FILE *fp, struct gmp_session *s)
 		return -ENOMEM;
 	}
 	fprintf(fp, "### Allocations that ran out of memory: %zu", r->nfails_total);
+	char note[64];
 	if (r->nfails_total > r->nfailures)
-		fprintf(fp, " (the first %zu shown)", r->nfailures);
+		fprintf(fp, " (the first %zu shown%s)", r->nfailures, gmp_text__unrecorded(r, note, sizeof(note)));
 	fputs("\n\n", fp);
 	gmp_md__block(fp, text);
 	free(text);

@@ -173,6 +173,14 @@ static void pattern_counts(FILE *fp, const struct gmp_result *r)
 			fprintf(fp, "  %-30s %zu\n", gmp_pattern__name(p), n[p]);
 }
 
+const char *gmp_text__unrecorded(const struct gmp_result *r, char *buf, size_t n)
+{
+	if (!r->nfails_unrecorded || !n)
+		return "";
+	snprintf(buf, n, "; the collector recorded the first %zu", r->trace->nfails);
+	return buf;
+}
+
 void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gmp_sites *sites,
 		       const char *indent)
 {
@@ -297,8 +305,10 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 	}
 	for (size_t i = 0; i < r->nfailures; i++)
 		gmp_text__failure(fp, r, i, sites, "");
+	char note[64];
 	if (r->nfails_total > r->nfailures)
-		fprintf(fp, "... and %zu more allocations ran out of memory\n", r->nfails_total - r->nfailures);
+		fprintf(fp, "... and %zu more allocations ran out of memory%s\n", r->nfails_total - r->nfailures,
+			gmp_text__unrecorded(r, note, sizeof(note)));
 	if (r->nsmall) {
 		char b[32];
 		fprintf(fp, "%zu finding%s on objects under %s left out (--min-size)\n", r->nsmall,

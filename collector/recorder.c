@@ -290,6 +290,9 @@ void rec_meta(const char *key, const char *value)
 		if (rc < 0)
 			rec_write_failed(rc);
 	}
+	/* The online analysis reads what the profile says (failed_allocations_unrecorded, ...). */
+	if (gmp_col.trace && gmp_trace__set_meta(gmp_col.trace, key, value))
+		rec_online_lost();
 }
 
 void rec_device_desc(uint32_t device, const struct gmp_device_desc *d)

@@ -188,6 +188,12 @@ int gmp_result__failures(struct gmp_result *r, const uint8_t *skip)
 	for (size_t i = 0; i < t->nfails; i++)
 		r->nfails_total += !(skip && skip[i]);
 	size_t n = r->nfails_total < GMP_FAILURES_ANALYZED ? r->nfails_total : GMP_FAILURES_ANALYZED;
+	/* The collector records the first 4096 and counts the rest: they ran out of memory too. */
+	const char *lost = gmp_trace__meta(t, "failed_allocations_unrecorded");
+	char *end = NULL;
+	unsigned long long u = lost ? strtoull(lost, &end, 10) : 0;
+	r->nfails_unrecorded = lost && *lost >= '0' && *lost <= '9' && !*end && u <= SIZE_MAX / 2 ? (size_t)u : 0;
+	r->nfails_total += r->nfails_unrecorded;
 	if (!n)
 		return 0;
 	struct scratch s = { 0 };

@@ -358,6 +358,8 @@ static void failures(struct gmp_jw *jw, const struct gmp_result *r,
 	gmp_jw__arr_end(jw);
 	if (r->nfails_total > r->nfailures)
 		gmp_jw__ku64(jw, "failed_allocations_total", r->nfails_total);
+	if (r->nfails_unrecorded)
+		gmp_jw__ku64(jw, "failed_allocations_unrecorded", r->nfails_unrecorded);
 }
 
 static void devices(struct gmp_jw *jw, const struct gmp_result *r,

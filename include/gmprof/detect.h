@@ -278,7 +278,8 @@ struct gmp_result {
 	size_t ndevices;
 	struct gmp_failure *failures;   /* failed allocations, in issue order */
 	size_t nfailures;
-	size_t nfails_total;            /* failed allocations in the trace, less any left out */
+	size_t nfails_total;            /* failed allocations in the trace, less any left out, and the unrecorded */
+	size_t nfails_unrecorded;       /* past the collector's first 4096 (META failed_allocations_unrecorded) */
 	uint32_t *fail_objs;
 	size_t nfail_objs;
 	struct gmp_failure_fix *fail_fixes;

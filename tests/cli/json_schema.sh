@@ -46,8 +46,9 @@ cat >"$TMPDIR/extras.jsonl" <<'EOF'
 {"op":"free","addr":"0x4000000","device":1,"time_ns":1500,"at":"model.cu:52"}
 {"op":"end","time_ns":1600}
 EOF
-# More failed allocations than the documents list one by one.
+# More failed allocations than the documents list one by one, and some the collector counted past its 4096.
 {
+	echo '{"op":"meta","key":"failed_allocations_unrecorded","value":"3"}'
 	echo '{"op":"alloc","addr":"0x100000","size":4096}'
 	i=0
 	while [ $i -lt 70 ]; do echo '{"op":"alloc_failed","size":1073741824}'; i=$((i + 1)); done

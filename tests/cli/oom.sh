@@ -164,6 +164,29 @@ expect_exit 3 "a program that exits at its failure" -- \
 grep -q '^  cudaMalloc of 1.0 GiB on device 0 .*ran out of memory$' "$TMPDIR/out" && ok "a dying program's failure is reported" ||
 	notok "a dying program's failure is reported: $(cat "$TMPDIR/err")"
 
+# More failures than the collector records (4096): it counts the rest, and every report counts them too.
+{ echo '{"op":"alloc","addr":"0x1000","size":4096}'
+  awk 'BEGIN { for (i = 0; i < 4100; i++) print "{\"op\":\"alloc_failed\",\"size\":1048576,\"api\":\"cudaMalloc\"}" }'; } >"$TMPDIR/many.jsonl"
+rm -f "$TMPDIR/many.gmprof"
+expect_exit 0 "4100 failed allocations" -- env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/many.gmprof" "$FAKE" "$TMPDIR/many.jsonl"
+grep -qx 'gmprof: 4 more allocations ran out of memory and were not recorded (the first 4096 were)' "$TMPDIR/err" &&
+	grep -qx '==gmprof== and 4097 more allocations ran out of memory' "$TMPDIR/err" &&
+	ok "  ... the collector says it kept 4096, and its summary counts all 4100" || notok "  ... the collector: $(grep -v 'cudaMalloc of' "$TMPDIR/err" | head -5)"
+"$GMPROF" dump "$TMPDIR/many.gmprof" | grep -qx '{"op":"meta","key":"failed_allocations_unrecorded","value":"4"}' &&
+	ok "  ... the profile counts the unrecorded ones (META)" || notok "  ... no META failed_allocations_unrecorded"
+"$GMPROF" report "$TMPDIR/many.gmprof" >"$TMPDIR/out" 2>/dev/null
+grep -qx 'Allocations that ran out of memory: 4100 (the first 64 shown; the collector recorded the first 4096)' "$TMPDIR/out" &&
+	ok "  ... report: 4100, and that 4096 were recorded" || notok "  ... report: $(grep 'ran out of memory:' "$TMPDIR/out")"
+"$GMPROF" report --format markdown "$TMPDIR/many.gmprof" 2>/dev/null |
+	grep -qx '### Allocations that ran out of memory: 4100 (the first 64 shown; the collector recorded the first 4096)' &&
+	ok "  ... markdown: the same" || notok "  ... markdown"
+"$GMPROF" replay "$TMPDIR/many.gmprof" 2>/dev/null | grep -qx '... and 4036 more allocations ran out of memory; the collector recorded the first 4096' &&
+	ok "  ... replay: the 4036 past the 64 shown" || notok "  ... replay"
+"$GMPROF" replay --format json "$TMPDIR/many.gmprof" 2>/dev/null | grep -q '"failed_allocations_total":4100,"failed_allocations_unrecorded":4' &&
+	ok "  ... JSON: the total and the unrecorded" || notok "  ... JSON"
+expect_exit 1 "  ... check fails" -- "$GMPROF" check "$TMPDIR/many.gmprof"
+grep -q '^FAIL out_of_memory: 4100 allocations ran out of memory; ' "$TMPDIR/out" && ok "  ... and counts all 4100" || notok "  ... check: $(grep out_of "$TMPDIR/out")"
+
 # Bad lines: one sentence, the line number, status 2.
 bad() { # NAME LINE PATTERN
 	printf '{"op":"alloc","addr":4096,"size":64}\n%s\n' "$2" >"$TMPDIR/bad.jsonl"
