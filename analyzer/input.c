@@ -122,6 +122,11 @@ static int check_profile(const char *path, const struct gmp_trace *t, int salvag
 	if (t->untouched)
 		fprintf(stderr, "gmprof: warning: %" PRIu64 " intra-mode kernel launches in '%s' have no recorded touches\n",
 			t->untouched, path);
+	const char *heap_lost = gmp_trace__meta(t, "device_heap_lost"); /* the collector's count */
+	if (heap_lost)
+		fprintf(stderr, "gmprof: warning: %s malloc()/free() calls inside kernels in '%s' were not recorded (more in "
+			"a launch than GMPROF_HEAP_RECORDS): a device-heap object may be reported leaked or live longer "
+			"where its free was lost\n", heap_lost, path);
 	return 0;
 }
 

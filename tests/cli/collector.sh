@@ -78,6 +78,8 @@ printf 'alloc 0x900000\nfree 0x900000\nalloc 0x900080\n' | diff -u - "$TMPDIR/he
 "$GMPROF" dump "$TMPDIR/heaplost.gmprof" | grep -q '^{"op":"meta","key":"device_heap_lost","value":"3"}$' &&
 	ok "heap records that do not fit: the profile says how many" || notok "heap records that do not fit: device_heap_lost in the profile"
 expect_exit 0 "heap records that do not fit: the profile analyzes" -- "$GMPROF" replay --format json "$TMPDIR/heaplost.gmprof"
+expect_stderr_line "^gmprof: warning: 3 malloc()/free() calls inside kernels in '.*heaplost.gmprof' were not recorded (more in a launch than GMPROF_HEAP_RECORDS): a device-heap object may be reported leaked" \
+	"heap records that do not fit: the analysis warns that heap objects may be incomplete"
 grep -q '"pattern":"memory_leak","object":"obj#2"' "$TMPDIR/out" &&
 	ok "heap records that do not fit: the last object is a leak" || notok "heap records that do not fit: $(cat "$TMPDIR/out")"
 # GMPROF_HEAP_RECORDS=0: heap calls are not patched, so none are recorded.
