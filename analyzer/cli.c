@@ -128,7 +128,15 @@ int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_dete
 		return 0;
 	}
 	if (bad) {
-		gmp_cli__usage_error(cmd, "bad value '%s' for a threshold option", arg);
+		static const struct option opts[] = { GMP_DETECT_LONGOPTS };
+		const char *name = "a threshold option";
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+			if (opts[i].val == c)
+				name = opts[i].name;
+		gmp_cli__usage_error(cmd, "bad value '%s' for --%s (%s)", arg, name,
+				     c == OPT_MIN_SIZE ? "a size such as 4096, 64KiB or 1MB" :
+				     c >= OPT_REDUNDANT && c <= OPT_CV ? "a percentage from 0 to 100000" :
+									  "a whole number");
 		return -1;
 	}
 	return 1;
