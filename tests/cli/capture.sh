@@ -157,6 +157,15 @@ collect at-launch-kh GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOU
 [ "$(patched at-launch-kh)" = "1 1 0" ] && cmp -s "$TMPDIR/at-launch.kernels" "$TMPDIR/at-launch-kh.kernels" &&
 	ok "  ... kernel handles in the launch calls: the module found through their functions" ||
 	notok "  ... kernel handles: '$(patched at-launch-kh)' $(diff "$TMPDIR/at-launch.kernels" "$TMPDIR/at-launch-kh.kernels")"
+# Each driver call a launch can come through names the function in its own place (cuLaunchKernelEx's after
+# the launch's configuration): the same module patched at the same launch, the same launches monitored.
+for api in cuLaunchKernelEx cuLaunchKernelEx_ptsz cuLaunchCooperativeKernel cuLaunchKernel_ptsz; do
+	collect "at-$api" GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch \
+		GMP_DOUBLE_LAUNCH_API=$api
+	[ "$(patched "at-$api")" = "1 1 0" ] && cmp -s "$TMPDIR/at-launch.kernels" "$TMPDIR/at-$api.kernels" &&
+		ok "  ... launches through $api: the module patched at the range's first, the same launches monitored" ||
+		notok "  ... $api: '$(patched "at-$api")' $(diff "$TMPDIR/at-launch.kernels" "$TMPDIR/at-$api.kernels")"
+done
 collect never-at-launch GMPROF_CAPTURE=profiler-api GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
 [ "$(patched never-at-launch)" = "4 0 0" ] && ok "  ... a range never started: no module patched, every kernel unpatched" ||
 	notok "  ... never started: '$(patched never-at-launch)'"

@@ -161,10 +161,12 @@ __attribute__((destructor)) static void print_api_stats(void)
 }
 
 static int no_driver_launch; /* GMP_DOUBLE_DRIVER_LAUNCH=0, read once */
+static const char *launch_api;  /* GMP_DOUBLE_LAUNCH_API=NAME: every launch through that driver call */
 static void read_driver_launch(void)
 {
 	const char *v = getenv("GMP_DOUBLE_DRIVER_LAUNCH");
 	no_driver_launch = v && !strcmp(v, "0");
+	launch_api = getenv("GMP_DOUBLE_LAUNCH_API");
 }
 
 void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site)
@@ -173,8 +175,27 @@ void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site)
 	pthread_once(&once, read_driver_launch);
 	if (no_driver_launch)
 		return;
-	void *params[11] = { (void *)fn }; /* cuLaunchKernel's: the function, the grid, ..., extra */
-	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = "cuLaunchKernel",
+	/*
+	 * The driver calls a runtime's launches become, in turn (each launch's
+	 * enter and exit the same), or GMP_DOUBLE_LAUNCH_API's alone:
+	 * cuLaunchKernel's parameters start with the function, as do the
+	 * per-thread stream's and cooperative launches'; cuLaunchKernelEx's with
+	 * the launch's configuration, then the function.
+	 */
+	static const char *const names[] = { "cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchKernel_ptsz",
+					     "cuLaunchCooperativeKernel", "cuLaunchKernelEx_ptsz" };
+	static unsigned long launches;
+	static __thread unsigned long mine;
+	if (site == SANITIZER_API_ENTER)
+		mine = __atomic_fetch_add(&launches, 1, __ATOMIC_RELAXED) % 5;
+	const char *name = launch_api && *launch_api ? launch_api : names[mine];
+	static const int config[8];
+	void *params[11] = { (void *)fn }; /* the function, the grid, ..., extra */
+	if (strstr(name, "Ex")) {
+		params[0] = (void *)config; /* const CUlaunchConfig * */
+		params[1] = (void *)fn;
+	}
+	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = name,
 				      .functionParams = params, .context = DOUBLE_CTX };
 	api_deliver(SANITIZER_CB_DOMAIN_DRIVER_API, &cd);
 }

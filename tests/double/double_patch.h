@@ -10,6 +10,10 @@
 #include "sanitizer_api.h"
 
 #define MODULE ((CUmodule)(uintptr_t)0x2000)
+/* The function of kernel name id n (a string id of the script), and whether f is one. */
+#define DOUBLE_FUNCTION(n) ((CUfunction)(uintptr_t)(0x3000 + (uintptr_t)(n) * 16))
+#define DOUBLE_IS_FUNCTION(f) \
+	((uintptr_t)(f) >= 0x3000 && ((uintptr_t)(f) - 0x3000) % 16 == 0 && (uintptr_t)(f) < 0x3000 + ((uintptr_t)16 << 32))
 #define DOUBLE_POOL ((CUmemoryPool)(uintptr_t)0x5000) /* the devices' stream-ordered pool (double_memory.c) */
 
 /* Whether the module is patched now; the device function an instruction id calls (NULL: none). */

@@ -108,6 +108,8 @@ int cuFuncGetModule(CUmodule *module, CUfunction f)
 {
 	if (!f || (kernel_handles() && !((uintptr_t)f & 1)))
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
+	if (!DOUBLE_IS_FUNCTION((uintptr_t)f & ~(uintptr_t)1))
+		return 400; /* CUDA_ERROR_INVALID_HANDLE: not a function the double made */
 	*module = MODULE;
 	return 0;
 }

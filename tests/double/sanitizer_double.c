@@ -400,7 +400,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		const char *name = gmp_trace__str(t, e->name, NULL);
 		Sanitizer_LaunchData ld = {
 			.context = CTX, .stream = double_stream_handle(e->stream), .hStream = double_hstream(e->stream),
-			.module = MODULE, .function = (CUfunction)(uintptr_t)(0x3000 + e->name * 16),
+			.module = MODULE, .function = DOUBLE_FUNCTION(e->name),
 			.functionName = name, .gridDim_x = 1, .gridDim_y = 1, .gridDim_z = 1,
 			.blockDim_x = 32, .blockDim_y = 1, .blockDim_z = 1, .gridId = i + 1,
 			.hLaunch = (Sanitizer_LaunchHandle)(uintptr_t)(0x8000000 + i),
