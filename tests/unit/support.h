@@ -41,5 +41,7 @@ struct gmp_trace *ts_random_trace(uint64_t *seed);
 struct gmp_trace *ts_random_trace_with(uint64_t *seed, unsigned unmonitored_pct);
 /* A temporary file path (unique per call); the caller frees it. */
 char *ts_tmpfile(const char *tag);
+/* A file's bytes (*len of them, and a byte more to spare); the caller frees them. */
+unsigned char *ts_slurp(const char *path, size_t *len);
 
 #endif

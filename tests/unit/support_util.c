@@ -125,3 +125,19 @@ char *ts_tmpfile(const char *tag)
 	unlink(p);
 	return p;
 }
+
+unsigned char *ts_slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	long n = ftell(fp);
+	assert_true(n >= 0);
+	assert_int_equal(fseek(fp, 0, SEEK_SET), 0);
+	unsigned char *b = malloc((size_t)n + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	*len = (size_t)n;
+	return b;
+}
