@@ -180,6 +180,18 @@ static void clear(struct gmp_result *r)
 	r->nfailures = r->nfail_objs = r->nfail_fixes = 0;
 }
 
+/* A count the run's metadata gives (a decimal number), or 0. */
+static size_t meta_count(const struct gmp_trace *t, const char *key)
+{
+	const char *v = gmp_trace__meta(t, key);
+	if (!v || *v < '0' || *v > '9')
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long u = strtoull(v, &end, 10);
+	return *end || errno || u > SIZE_MAX / 2 ? 0 : (size_t)u;
+}
+
 int gmp_result__failures(struct gmp_result *r, const uint8_t *skip)
 {
 	const struct gmp_trace *t = r->trace;
@@ -189,10 +201,7 @@ int gmp_result__failures(struct gmp_result *r, const uint8_t *skip)
 		r->nfails_total += !(skip && skip[i]);
 	size_t n = r->nfails_total < GMP_FAILURES_ANALYZED ? r->nfails_total : GMP_FAILURES_ANALYZED;
 	/* The collector records the first 4096 and counts the rest: they ran out of memory too. */
-	const char *lost = gmp_trace__meta(t, "failed_allocations_unrecorded");
-	char *end = NULL;
-	unsigned long long u = lost ? strtoull(lost, &end, 10) : 0;
-	r->nfails_unrecorded = lost && *lost >= '0' && *lost <= '9' && !*end && u <= SIZE_MAX / 2 ? (size_t)u : 0;
+	r->nfails_unrecorded = meta_count(t, "failed_allocations_unrecorded");
 	r->nfails_total += r->nfails_unrecorded;
 	if (!n)
 		return 0;
