@@ -211,12 +211,15 @@ for name in early_late streams_events; do
 done
 # 4b. Modules patched at their first monitored launch (GMPROF_PATCH_AT=launch):
 #    the same findings, where the capture range starts after a kernel of
-#    the module ran unpatched (capture), with lazy loading too, and where
-#    threads and streams launch (multithread, streams_events).
+#    the module ran unpatched (capture), with lazy loading too, where
+#    threads and streams launch (multithread, streams_events), and where
+#    kernels are launched through cudaLaunchKernelEx and
+#    cudaLaunchCooperativeKernel (launch_ex: the driver calls name the
+#    function in other places than cuLaunchKernel does).
 #    With GMPROF_PATCH_AT=range, modules are also unpatched at a device
 #    sync after a range and patched again by the next range's first launch
 #    (capture_ranges: two ranges, its profile counting two unpatches).
-for run in capture,,launch capture,LAZY,launch multithread,,launch streams_events,,launch \
+for run in capture,,launch capture,LAZY,launch multithread,,launch streams_events,,launch launch_ex,,launch \
 	capture,,range capture_ranges,,range capture_ranges,LAZY,range; do
 	name=${run%%,*} rest=${run#*,}
 	lazy=${rest%,*} at=${rest#*,}
