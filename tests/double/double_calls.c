@@ -253,6 +253,20 @@ int double_frees_sync(void)
 	return frees_sync;
 }
 
+static int sync_copies;
+static void read_sync_copies(void)
+{
+	const char *v = getenv("GMP_DOUBLE_SYNC_COPIES");
+	sync_copies = v && *v == '1';
+}
+
+int double_sync_copies(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_sync_copies);
+	return sync_copies;
+}
+
 static const char *profiler_env;
 static void read_profiler_env(void)
 {

@@ -59,6 +59,12 @@ void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_fai
  * not only right after a device sync.
  */
 int double_frees_sync(void);
+/*
+ * GMP_DOUBLE_SYNC_COPIES=1: a script's copies and sets without "async"
+ * come as cudaMemcpy and cudaMemset do, blocking (isAsync 0); otherwise
+ * every one comes as the Async call.
+ */
+int double_sync_copies(void);
 /* GMP_DOUBLE_PROFILER="3,7": cudaProfilerStart before event 3, cudaProfilerStop before 7, and so on. */
 void double_profiler_calls(size_t i);
 

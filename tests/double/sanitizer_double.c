@@ -374,9 +374,10 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			double_graph_node(DOUBLE_NODE_MEMCPY, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &md, sizeof(md));
 			break;
 		}
-		double_api("cudaMemcpyAsync", SANITIZER_API_ENTER);
+		md.isAsync = !double_sync_copies() || (e->flags & GMP_EF_ASYNC);
+		double_api(md.isAsync ? "cudaMemcpyAsync" : "cudaMemcpy", SANITIZER_API_ENTER);
 		deliver(SANITIZER_CB_DOMAIN_MEMCPY, SANITIZER_CBID_MEMCPY_STARTING, &md);
-		double_api("cudaMemcpyAsync", SANITIZER_API_EXIT);
+		double_api(md.isAsync ? "cudaMemcpyAsync" : "cudaMemcpy", SANITIZER_API_EXIT);
 		break;
 	}
 	case GMP_OP_MEMSET: {
@@ -391,9 +392,10 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			double_graph_node(DOUBLE_NODE_MEMSET, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &md, sizeof(md));
 			break;
 		}
-		double_api("cudaMemsetAsync", SANITIZER_API_ENTER);
+		md.isAsync = !double_sync_copies() || (e->flags & GMP_EF_ASYNC);
+		double_api(md.isAsync ? "cudaMemsetAsync" : "cudaMemset", SANITIZER_API_ENTER);
 		deliver(SANITIZER_CB_DOMAIN_MEMSET, SANITIZER_CBID_MEMSET_STARTING, &md);
-		double_api("cudaMemsetAsync", SANITIZER_API_EXIT);
+		double_api(md.isAsync ? "cudaMemsetAsync" : "cudaMemset", SANITIZER_API_EXIT);
 		break;
 	}
 	case GMP_OP_KERNEL: {
