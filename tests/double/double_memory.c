@@ -181,10 +181,38 @@ void gmp_double_set_oom_above(uint64_t bytes)
 	oom_above = bytes;
 }
 
+/*
+ * GMP_DOUBLE_FAIL="alloc:2,upload:5,set:1": the 2nd sanitizerAlloc, the 5th
+ * sanitizerMemcpyHostToDeviceAsync and the 1st sanitizerMemset fail (each
+ * counted from the program's start), as a device short of memory or a
+ * failing context would make them.
+ */
+enum { FAIL_ALLOC, FAIL_UPLOAD, FAIL_SET, FAIL_KINDS };
+static unsigned long fail_at[FAIL_KINDS], fail_calls[FAIL_KINDS];
+static void read_fail(void)
+{
+	static const char *const names[FAIL_KINDS] = { "alloc", "upload", "set" };
+	const char *v = getenv("GMP_DOUBLE_FAIL");
+	for (int k = 0; v && k < FAIL_KINDS; k++) {
+		char key[16];
+		snprintf(key, sizeof(key), "%s:", names[k]);
+		const char *at = strstr(v, key);
+		if (at)
+			fail_at[k] = strtoul(at + strlen(key), NULL, 10);
+	}
+}
+
+static int fails(int kind)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_fail);
+	return fail_at[kind] && __atomic_add_fetch(&fail_calls[kind], 1, __ATOMIC_RELAXED) == fail_at[kind];
+}
+
 SanitizerResult sanitizerAlloc(CUcontext ctx, void **devPtr, size_t size)
 {
 	(void)ctx;
-	if (size > oom_above)
+	if (size > oom_above || fails(FAIL_ALLOC))
 		return SANITIZER_ERROR_OUT_OF_MEMORY;
 	__atomic_add_fetch(&double_stats.allocs, 1, __ATOMIC_RELAXED);
 	/* The size goes in a header before the block, for the bytes held. */
@@ -269,6 +297,8 @@ static SanitizerResult on_stream(unsigned long *calls, unsigned long *bytes, voi
 SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t count,
 						 Sanitizer_StreamHandle stream)
 {
+	if (fails(FAIL_UPLOAD))
+		return SANITIZER_ERROR_INVALID_PARAMETER;
 	return on_stream(&double_stats.uploads, &double_stats.upload_bytes, dst, src, 0, count, stream);
 }
 
@@ -281,6 +311,8 @@ SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 
 SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer_StreamHandle stream)
 {
+	if (fails(FAIL_SET))
+		return SANITIZER_ERROR_INVALID_PARAMETER;
 	return on_stream(&double_stats.sets, &double_stats.set_bytes, devPtr, NULL, value, count, stream);
 }
 

@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+# Sanitizer calls of the collector that fail (a device short of memory, a
+# failing context): the test double fails the Nth allocation, upload or set
+# (GMP_DOUBLE_FAIL).  The launch that needed it runs unmonitored, its access
+# set unknown; the collector says so once; every other launch is monitored
+# with its exact accesses; the program's exit status is its own, and the
+# profile analyzes, counting the unmonitored launch as a use of every live
+# object.
+. tests/cli/lib.sh
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+use_double "$B"
+{
+	echo '{"op":"alloc","addr":"0x1000","size":4096,"label":"a"}'
+	echo '{"op":"alloc","addr":"0x10000","size":4096,"label":"b"}'
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "{\"op\":\"kernel\",\"name\":\"k$i\",\"read\":[\"0x1000\"],\"write\":[\"0x10000\"]}"; done
+	echo '{"op":"sync"}'
+	echo '{"op":"free","addr":"0x1000"}'
+	echo '{"op":"free","addr":"0x10000"}'
+} >"$TMPDIR/s.jsonl"
+for f in alloc:1 alloc:2 alloc:3 upload:1 upload:2 upload:3 set:1 set:2; do
+	rm -f "$TMPDIR/f.gmprof"
+	expect_exit 0 "GMP_DOUBLE_FAIL=$f: the program runs to its end" -- \
+		env GMP_DOUBLE_FAIL=$f GMPROF_OUTPUT="$TMPDIR/f.gmprof" "$B/double/fake_app" "$TMPDIR/s.jsonl"
+	expect_stderr_line "^gmprof: [a-z ]* failed ([a-z ]*); some kernel launches stay unmonitored$" "  ... said once, in one line"
+	"$GMPROF" dump "$TMPDIR/f.gmprof" 2>/dev/null | grep '^{"op":"kernel"' | sed -E 's/,"(thread|time_ns|at)":[^,}]*//g' >"$TMPDIR/k"
+	[ "$(grep -c '"monitored":false' "$TMPDIR/k")" = 1 ] &&
+		[ "$(grep -c '"read":\["0x1000"\],"write":\["0x10000"\]}$' "$TMPDIR/k")" = 11 ] &&
+		ok "  ... one launch unmonitored, the other 11 with their exact accesses" || notok "  ... launches: $(cat "$TMPDIR/k")"
+	expect_exit 0 "  ... the profile analyzes" -- "$GMPROF" replay "$TMPDIR/f.gmprof"
+	expect_stderr_line "warning: 1 kernel launches in .* have no recorded access sets; each counts as a use of every object live" \
+		"  ... and says the launch counts as a use of every live object"
+done
+finish
