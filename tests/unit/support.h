@@ -43,5 +43,7 @@ struct gmp_trace *ts_random_trace_with(uint64_t *seed, unsigned unmonitored_pct)
 char *ts_tmpfile(const char *tag);
 /* A file's bytes (*len of them, and a byte more to spare); the caller frees them. */
 unsigned char *ts_slurp(const char *path, size_t *len);
+/* The profile at path, read (the reader's status must be 0); the caller frees it. */
+struct gmp_trace *ts_read_profile(const char *path);
 
 #endif

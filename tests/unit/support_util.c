@@ -2,6 +2,8 @@
 /* Test helpers: parse scripts, run the detector, look up findings. */
 #include "support.h"
 
+#include "gmprof/profile.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,4 +142,14 @@ unsigned char *ts_slurp(const char *path, size_t *len)
 	fclose(fp);
 	*len = (size_t)n;
 	return b;
+}
+
+struct gmp_trace *ts_read_profile(const char *path)
+{
+	size_t len;
+	unsigned char *b = ts_slurp(path, &len);
+	struct gmp_trace *t = NULL;
+	assert_int_equal(gmp_profile__read_mem(b, len, &t), 0);
+	free(b);
+	return t;
 }

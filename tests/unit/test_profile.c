@@ -283,11 +283,7 @@ static struct gmp_trace *reread(const struct gmp_trace *t, const char *tag)
 	assert_int_equal(gmp_writer__create(path, 0, 0, &w), 0);
 	assert_int_equal(gmp_writer__write_trace(w, t), 0);
 	assert_int_equal(gmp_writer__close(w, 1), 0);
-	size_t len;
-	unsigned char *b = ts_slurp(path, &len);
-	struct gmp_trace *u = NULL;
-	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
-	free(b);
+	struct gmp_trace *u = ts_read_profile(path);
 	unlink(path);
 	free(path);
 	return u;
@@ -342,14 +338,11 @@ static void failures_round_trip(void **state)
 	struct gmp_alloc_failure f = { .size = 64, .api = 5 };
 	assert_int_equal(gmp_writer__failure(w, &f), 0);
 	assert_int_equal(gmp_writer__close(w, 1), 0);
-	size_t len;
-	unsigned char *b = ts_slurp(path, &len);
-	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	u = ts_read_profile(path);
 	assert_true(u->damaged);
 	assert_int_equal(u->nfails, 0);
 	gmp_trace__free(u);
 	gmp_trace__free(t);
-	free(b);
 	unlink(path);
 	free(path);
 }
@@ -398,13 +391,10 @@ static void pools_round_trip(void **state)
 	struct gmp_pool_state bad = { .pools = 1, .reserved = 8, .used = 9, .reserved_high = 9, .used_high = 9 };
 	assert_int_equal(gmp_writer__pools(w, &bad), 0);
 	assert_int_equal(gmp_writer__close(w, 1), 0);
-	size_t len;
-	unsigned char *b = ts_slurp(path, &len);
-	assert_int_equal(gmp_profile__read_mem(b, len, &u), 0);
+	u = ts_read_profile(path);
 	assert_true(u->damaged);
 	assert_int_equal(u->npools, 0);
 	gmp_trace__free(u);
-	free(b);
 	unlink(path);
 	free(path);
 	/* In a script: each contradiction is refused. */

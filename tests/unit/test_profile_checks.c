@@ -24,14 +24,10 @@ static void semantic_damage(void **state)
 	struct gmp_access a = { 0x1000, GMP_RW_READ };
 	assert_int_equal(gmp_writer__accesses(w, 0, &a, 1), 0);
 	assert_int_equal(gmp_writer__close(w, 1), 0);
-	size_t len;
-	unsigned char *b = ts_slurp(path, &len);
-	struct gmp_trace *t = NULL;
-	assert_int_equal(gmp_profile__read_mem(b, len, &t), 0);
+	struct gmp_trace *t = ts_read_profile(path);
 	assert_true(t->damaged);
 	assert_int_equal(t->nev, 1);
 	gmp_trace__free(t);
-	free(b);
 	unlink(path);
 	free(path);
 }
@@ -191,10 +187,7 @@ static void many_stacks_round_trip(void **state)
 	struct gmp_event e = { .op = GMP_OP_ALLOC, .addr = 0x7f0000000000, .size = 64, .stack = MANY_STACKS };
 	assert_int_equal(gmp_writer__event(w, &e), 0);
 	assert_int_equal(gmp_writer__close(w, 1), 0);
-	size_t len;
-	unsigned char *buf = ts_slurp(path, &len);
-	struct gmp_trace *t;
-	assert_int_equal(gmp_profile__read_mem(buf, len, &t), 0);
+	struct gmp_trace *t = ts_read_profile(path);
 	assert_false(t->damaged);
 	assert_int_equal(t->nstacks, MANY_STACKS);
 	for (uint32_t k = 0; k < MANY_STACKS; k++) {
@@ -205,7 +198,6 @@ static void many_stacks_round_trip(void **state)
 			assert_int_equal(got[f], pcs[f]);
 	}
 	gmp_trace__free(t);
-	free(buf);
 	unlink(path);
 	free(path);
 }
