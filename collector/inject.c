@@ -93,15 +93,34 @@ static void in_child(void)
 	pthread_mutex_init(&gmp_col.lock, NULL);
 }
 
-static int default_patch(char *out, size_t n)
+/*
+ * The fatbin beside the collector: beside the name it was loaded by, or,
+ * where that is a symbolic link (CUDA_INJECTION64_PATH=/usr/lib/libgmprof.so
+ * pointing into an install), beside the file itself.  dir gets the
+ * directory last looked in, for the message when neither has it.
+ */
+static int patch_beside(const char *lib, char *out, size_t n, char *dir, size_t dn)
+{
+	const char *slash = strrchr(lib, '/');
+	snprintf(dir, dn, "%.*s", slash ? (int)(slash - lib) : 1, slash ? lib : ".");
+	int len = snprintf(out, n, "%s/gmprof_patch.fatbin", dir);
+	return len < 0 || (size_t)len >= n || access(out, R_OK) ? -ENOENT : 0;
+}
+
+static int default_patch(char *out, size_t n, char *dir, size_t dn)
 {
 	Dl_info di;
+	snprintf(dir, dn, "(unknown)");
 	if (!dladdr((void *)&InitializeInjection, &di) || !di.dli_fname)
 		return -ENOENT;
-	const char *slash = strrchr(di.dli_fname, '/');
-	int dir = slash ? (int)(slash - di.dli_fname) : 1;
-	snprintf(out, n, "%.*s/gmprof_patch.fatbin", dir, slash ? di.dli_fname : ".");
-	return access(out, R_OK) ? -ENOENT : 0;
+	if (!patch_beside(di.dli_fname, out, n, dir, dn))
+		return 0;
+	char *real = realpath(di.dli_fname, NULL);
+	int rc = -ENOENT;
+	if (real && strcmp(real, di.dli_fname) != 0)
+		rc = patch_beside(real, out, n, dir, dn);
+	free(real);
+	return rc;
 }
 
 static const char *getenv_fn(const char *name)
@@ -120,7 +139,7 @@ static void give_up(const char *what)
 
 static void start(void)
 {
-	char err[PATH_MAX + 256];
+	char err[2 * PATH_MAX + 256], dir[PATH_MAX];
 	gmp_col.self_t0 = st_now();
 	/* Read GMPROF_ON_ERROR first: it decides what a bad option means. */
 	const char *on_error = getenv("GMPROF_ON_ERROR");
@@ -153,8 +172,10 @@ static void start(void)
 			give_up(err);
 			return;
 		}
-	} else if (default_patch(gmp_col.patch_path, sizeof(gmp_col.patch_path))) {
-		snprintf(err, sizeof(err), "the device patches 'gmprof_patch.fatbin' are not beside libgmprof.so (set GMPROF_PATCH)");
+	} else if (default_patch(gmp_col.patch_path, sizeof(gmp_col.patch_path), dir, sizeof(dir))) {
+		snprintf(err, sizeof(err),
+			 "the device patches 'gmprof_patch.fatbin' are not beside libgmprof.so in '%s' (set "
+			 "GMPROF_PATCH to the file, or GMPROF_MODE=alloc, which patches no kernel)", dir);
 		give_up(err);
 		return;
 	}
