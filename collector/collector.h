@@ -103,7 +103,7 @@ struct gmp_collector {
 	int patch_wanted;         /* atomic: some context has modules to patch after a call (patching.c) */
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;
-	struct gmp_kfilter *kf;
+	struct gmp_kfilter *kf;   /* kept for the process: a launch on another thread may consult it after exit */
 	/* the flusher thread */
 	pthread_t flusher;
 	pthread_cond_t wake;
@@ -416,7 +416,6 @@ void dev_finish(void);
 /* ---- kfilter.c ------------------------------------------------------------- */
 int gmp_kfilter__new(struct gmp_kfilter **out, uint32_t sample, const char *regex, char *err,
 		     size_t n);
-void gmp_kfilter__free(struct gmp_kfilter *kf);
 /* 1 when this launch of the kernel is monitored in intra mode. */
 int gmp_kfilter__take(struct gmp_kfilter *kf, const char *mangled);
 

@@ -58,18 +58,6 @@ int gmp_kfilter__new(struct gmp_kfilter **out, uint32_t sample, const char *rege
 	return 0;
 }
 
-void gmp_kfilter__free(struct gmp_kfilter *kf)
-{
-	if (!kf)
-		return;
-	if (kf->have_re)
-		regfree(&kf->re);
-	gmp_trace__free(kf->names);
-	free(kf->count);
-	free(kf->match);
-	free(kf);
-}
-
 static int matches(struct gmp_kfilter *kf, const char *mangled)
 {
 	if (!kf->have_re)
