@@ -330,8 +330,12 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 	cJSON *o = gmp_json__parse(line, len, &endp, &oom);
 	if (!o && oom)
 		return -ENOMEM;
+	if (!o && !r->objects && line[i] != '{')
+		return sr_fail(r, "not JSON: the file is neither a gmprof profile nor an event script "
+				  "(JSON objects, one per line)");
 	if (!o)
 		return sr_fail(r, "not valid JSON");
+	r->objects++;
 	int rc = 0;
 	while (endp && endp < line + len && (*endp == ' ' || *endp == '\t' || *endp == '\r'))
 		endp++;

@@ -22,6 +22,7 @@ struct reader {
 	struct gmp_script_error *err;
 	unsigned line;
 	int ended;
+	int objects;                   /* lines read as JSON objects so far */
 	struct gmp_access *acc;
 	size_t nacc, acc_cap;
 	struct gmp_touch *touch;

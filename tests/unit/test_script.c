@@ -94,6 +94,14 @@ static void not_json(void **state)
 	expect_error("{op:free}\n", 1, "not valid JSON");
 	expect_error("\n\n[1,2]\n", 3, "not a JSON object");
 	expect_error("{\"op\":\"end\"} x\n", 1, "text after the JSON object");
+	/* Text that never was a script: said so, where a line that tried to be JSON is not. */
+	expect_error("hello world\n", 1, "not JSON: the file is neither a gmprof profile nor an event script");
+	expect_error("# notes\n\nhello\n", 3, "neither a gmprof profile nor an event script");
+	struct gmp_script_error e = ts_script_error(ALLOC "hello\n");
+	assert_int_equal(e.line, 2);
+	assert_string_equal(e.msg, "not valid JSON");
+	e = ts_script_error("{op:free}\n");
+	assert_string_equal(e.msg, "not valid JSON");
 }
 
 /* Rule: an unknown op. */
