@@ -143,14 +143,19 @@ static int empty_input(const char *path)
 	return -1;
 }
 
+/* Starts as a profile does, up to its magic's length (a file cut inside its magic is a profile's to refuse). */
+static int magic_start(const void *p, size_t n)
+{
+	return n > 0 && memcmp(p, GMP_PROFILE_MAGIC, n < GMP_PROFILE_MAGIC_LEN ? n : GMP_PROFILE_MAGIC_LEN) == 0;
+}
+
 static int load_mem(const char *path, const char *buf, size_t len, int salvage,
 		    struct gmp_input *in)
 {
 	int err;
 	if (!len)
 		return empty_input(path);
-	if (gmp_profile__is_profile(buf, len) ||
-	    (len < GMP_PROFILE_MAGIC_LEN && len > 0 && buf[0] == GMP_PROFILE_MAGIC[0])) {
+	if (gmp_profile__is_profile(buf, len) || (len < GMP_PROFILE_MAGIC_LEN && magic_start(buf, len))) {
 		in->is_profile = 1;
 		err = gmp_profile__read_mem(buf, len, &in->trace);
 		if (err)
@@ -209,7 +214,7 @@ int gmp_input__load(const char *path, int salvage, struct gmp_input *in)
 			rc = err ? profile_error(name, err) : check_profile(name, in->trace, salvage);
 			goto out;
 		}
-		if (looks_binary(head, (size_t)n) && !(n > 0 && head[0] == GMP_PROFILE_MAGIC[0])) {
+		if (looks_binary(head, (size_t)n) && !magic_start(head, (size_t)n)) {
 			fprintf(stderr, "gmprof: '%s' is neither a gmprof profile nor an event script\n",
 				name);
 			goto out;
@@ -220,7 +225,7 @@ int gmp_input__load(const char *path, int salvage, struct gmp_input *in)
 			goto out;
 		}
 		fd = -1;
-		if (n > 0 && head[0] == GMP_PROFILE_MAGIC[0]) {
+		if (magic_start(head, (size_t)n)) {
 			/* A profile cut inside its magic: let the profile reader say so. */
 			char *buf = NULL;
 			size_t len = 0;
