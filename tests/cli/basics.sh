@@ -85,6 +85,13 @@ expect_stderr_line "refusing to overwrite '.*r.txt' (use --force)\$" "overwrite 
 expect_exit 2 "dump -o refuses to overwrite" -- "$GMPROF" dump -o "$TMPDIR/r.txt" $S/figure2.jsonl
 expect_stderr_line "refusing to overwrite '.*r.txt' (use --force)\$" "dump: the same sentence"
 expect_exit 0 "replay -o --force" -- "$GMPROF" replay --force -o "$TMPDIR/r.txt" $S/figure2.jsonl
+expect_exit 0 "convert -o" -- "$GMPROF" convert -o "$TMPDIR/c.gmprof" $S/figure3.jsonl
+cp "$TMPDIR/c.gmprof" "$TMPDIR/c.keep"
+expect_exit 2 "convert -o refuses to overwrite a profile" -- "$GMPROF" convert -o "$TMPDIR/c.gmprof" $S/figure2.jsonl
+expect_stderr_line "refusing to overwrite '.*c.gmprof' or to follow a symlink there (use --force to replace a file)\$" "  ... in one line"
+cmp -s "$TMPDIR/c.gmprof" "$TMPDIR/c.keep" && ok "  ... the profile there intact" || notok "  ... the profile there changed"
+expect_exit 0 "convert --force replaces it" -- "$GMPROF" convert --force -o "$TMPDIR/c.gmprof" $S/figure2.jsonl
+"$GMPROF" dump "$TMPDIR/c.gmprof" 2>/dev/null | grep -q '"label":"B"' && ok "  ... with the new run" || notok "  ... not with the new run"
 expect_exit 2 "unwritable output" -- "$GMPROF" replay -o /proc/gmprof-nope/x $S/figure2.jsonl
 expect_stderr_line "cannot create '/proc/gmprof-nope/x'" "unwritable output: one line"
 [ ! -e /proc/gmprof-nope/x ] && ok "nothing left behind" || notok "nothing left behind"
