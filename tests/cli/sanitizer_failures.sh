@@ -5,7 +5,8 @@
 # set unknown; the collector says so once; every other launch is monitored
 # with its exact accesses; the program's exit status is its own, and the
 # profile analyzes, counting the unmonitored launch as a use of every live
-# object.
+# object.  In intra mode a read-back that fails (download) loses the
+# launch's access set or its touches: one of the two, said the same way.
 . tests/cli/lib.sh
 B=$(cd "$(dirname "$GMPROF")" && pwd)
 use_double "$B"
@@ -29,5 +30,19 @@ for f in alloc:1 alloc:2 alloc:3 upload:1 upload:2 upload:3 set:1 set:2; do
 	expect_exit 0 "  ... the profile analyzes" -- "$GMPROF" replay "$TMPDIR/f.gmprof"
 	expect_stderr_line "warning: 1 kernel launches in .* have no recorded access sets; each counts as a use of every object live" \
 		"  ... and says the launch counts as a use of every live object"
+done
+# Intra mode reads back each launch's counts, then the maps of the objects it hit.
+S=tests/scripts/intra_patterns.jsonl
+for n in 1 2 3 4 5 6; do
+	rm -f "$TMPDIR/f.gmprof"
+	expect_exit 0 "intra mode, GMP_DOUBLE_FAIL=download:$n: the program runs to its end" -- \
+		env GMP_DOUBLE_FAIL=download:$n GMPROF_MODE=intra GMPROF_OUTPUT="$TMPDIR/f.gmprof" "$B/double/fake_app" "$S"
+	expect_stderr_line "^gmprof: reading \(a launch's counts\|intra maps\) failed ([a-z ]*); some kernel launches stay unmonitored$" \
+		"  ... said once, in one line"
+	expect_exit 0 "  ... the profile analyzes" -- "$GMPROF" replay "$TMPDIR/f.gmprof"
+	expect_stderr_line "warning: 1 \(kernel launches in .* have no recorded access sets\|intra-mode kernel launches in .* have no recorded touches\)" \
+		"  ... and says what one launch lost"
+	"$GMPROF" dump "$TMPDIR/f.gmprof" 2>/dev/null | grep -c '"touch":' >"$TMPDIR/nt"
+	[ "$(cat "$TMPDIR/nt")" = 5 ] && ok "  ... the other 5 launches keep their touches" || notok "  ... launches with touches: $(cat "$TMPDIR/nt")"
 done
 finish

@@ -182,16 +182,17 @@ void gmp_double_set_oom_above(uint64_t bytes)
 }
 
 /*
- * GMP_DOUBLE_FAIL="alloc:2,upload:5,set:1": the 2nd sanitizerAlloc, the 5th
- * sanitizerMemcpyHostToDeviceAsync and the 1st sanitizerMemset fail (each
+ * GMP_DOUBLE_FAIL="alloc:2,upload:5,set:1,download:3": the 2nd
+ * sanitizerAlloc, the 5th sanitizerMemcpyHostToDeviceAsync, the 1st
+ * sanitizerMemset and the 3rd sanitizerMemcpyDeviceToHost fail (each
  * counted from the program's start), as a device short of memory or a
  * failing context would make them.
  */
-enum { FAIL_ALLOC, FAIL_UPLOAD, FAIL_SET, FAIL_KINDS };
+enum { FAIL_ALLOC, FAIL_UPLOAD, FAIL_SET, FAIL_DOWNLOAD, FAIL_KINDS };
 static unsigned long fail_at[FAIL_KINDS], fail_calls[FAIL_KINDS];
 static void read_fail(void)
 {
-	static const char *const names[FAIL_KINDS] = { "alloc", "upload", "set" };
+	static const char *const names[FAIL_KINDS] = { "alloc", "upload", "set", "download" };
 	const char *v = getenv("GMP_DOUBLE_FAIL");
 	for (int k = 0; v && k < FAIL_KINDS; k++) {
 		char key[16];
@@ -306,6 +307,8 @@ SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 					    Sanitizer_StreamHandle stream)
 {
 	double_driver_exclusive("sanitizerMemcpyDeviceToHost");
+	if (fails(FAIL_DOWNLOAD))
+		return SANITIZER_ERROR_INVALID_PARAMETER;
 	return on_stream(&double_stats.readbacks, &double_stats.readback_bytes, dst, src, 0, count, stream);
 }
 
