@@ -55,7 +55,8 @@ static const char usage[] =
 	"                           profile or event script of the run to compare with)\n"
 	"      --tolerance T        peak growth allowed over the baseline: a percentage,\n"
 	"                           bytes, or both as 5%,1MiB (the larger applies; default 0)\n"
-	"      --allow-incomplete   pass a profile whose program crashed or was cut off\n"
+	"      --allow-incomplete   pass a profile whose program crashed or was cut off, or\n"
+	"                           some of whose launches' accesses were not recorded\n"
 	"      --allow-oom          pass a program whose allocations ran out of memory (it\n"
 	"                           retries smaller, or probes how much fits)\n"
 	"\n"
@@ -258,6 +259,39 @@ static void check_share(struct gmp_gate *g, const char *name, double pct, int in
 		gmp_gate__add(g, name, 0, "no device memory was allocated");
 }
 
+/*
+ * Launches whose accesses the collector failed to record (its patches did not
+ * load, a read-back failed: it said so when the program ran), where the gate
+ * checks patterns that need them: each counts as a use of every live object,
+ * so a pattern check may miss findings there and pass a run it would fail.
+ * Fails unless --allow-incomplete.  Launches left unmonitored by design (alloc
+ * mode, outside a capture range) are no failure: they are what was asked for.
+ */
+static void check_monitored(struct gmp_gate *g, const struct gmp_budgets *bu)
+{
+	const struct gmp_trace *t = g->s->in.trace;
+	uint32_t need = bu->fail_on & ~GMP_PAT_WITHOUT_ACCESSES;
+	if (gmp_input__alloc_mode(t) || gmp_trace__meta(t, "capture") || (!need && !bu->base))
+		return;
+	const uint32_t intra = 1u << GMP_PAT_OVERALLOCATION | 1u << GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY |
+			       1u << GMP_PAT_STRUCTURED_ACCESS;
+	uint64_t untouched = (need & intra) || bu->base ? t->untouched : 0;
+	if (!t->unharvested && !untouched)
+		return;
+	char both[160] = "";
+	if (t->unharvested && untouched)
+		snprintf(both, sizeof(both), ", and %" PRIu64 " intra-mode launches lost their touches", untouched);
+	if (t->unharvested)
+		gmp_gate__add(g, "monitored", !bu->allow_incomplete,
+			      "%" PRIu64 " of %" PRIu64 " kernel launches have no recorded accesses%s (the collector "
+			      "said why as the program ran): a pattern check may miss findings there",
+			      t->unharvested, gmp_input__launches(t), both);
+	else
+		gmp_gate__add(g, "monitored", !bu->allow_incomplete,
+			      "%" PRIu64 " intra-mode kernel launches have no recorded touches (the collector said why "
+			      "as the program ran): an intra-object pattern check may miss findings there", untouched);
+}
+
 /* Runs every check asked for, prints a line each (naming the input when named); how many failed. */
 static size_t run_checks(struct gmp_gate *g, const struct gmp_budgets *bu, const struct gmp_peak_cmp *cmps, size_t ncmps,
 			 int named)
@@ -269,6 +303,7 @@ static size_t run_checks(struct gmp_gate *g, const struct gmp_budgets *bu, const
 	    !incomplete ? "the program ran to its end"
 	    : t->truncated || t->damaged ? "the profile is cut off or damaged: findings cover only its intact part"
 	    : "the program did not reach its end (crashed or killed)");
+	check_monitored(g, bu);
 	check_oom(g, bu->allow_oom);
 	check_suppressions(g);
 	check_graphs(g);

@@ -5,7 +5,9 @@
 # says so in one line naming the profile; a damaged one is refused (status
 # 2, nothing written) unless --salvage, which analyzes the intact part
 # with a warning; a cut-off one is analyzed with a warning; check fails
-# both unless --allow-incomplete.  The same from standard input.
+# both unless --allow-incomplete.  The same from standard input.  Also
+# launches whose accesses were not recorded (the collector's device work
+# failed): check fails a pattern gate on them unless --allow-incomplete.
 . tests/cli/lib.sh
 S=tests/scripts/figure2.jsonl
 "$GMPROF" convert -o "$TMPDIR/p.gmprof" "$S" || notok "convert $S"
@@ -79,6 +81,28 @@ printf '\002' | dd of="$TMPDIR/v2.gmprof" bs=1 seek=8 conv=notrunc 2>/dev/null
 expect_exit 2 "a profile of major version 2 is refused" -- "$GMPROF" report "$TMPDIR/v2.gmprof"
 expect_stderr_line "^gmprof: profile '.*v2.gmprof' has an unsupported format version (this gmprof reads version 1)$" \
 	"  ... naming the version this gmprof reads"
+
+# Launches without recorded accesses, where a pattern gate rests on them.
+sed 's/"name":"k3","write":\["0x100000"\]/"name":"k3","monitored":false/' "$S" >"$TMPDIR/unmon.jsonl"
+grep -q '"monitored":false' "$TMPDIR/unmon.jsonl" || notok "no launch made unmonitored in $S"
+expect_exit 1 "a launch without recorded accesses fails a pattern gate" -- \
+	"$GMPROF" check --fail-on dead_write "$TMPDIR/unmon.jsonl"
+grep -q "^FAIL monitored: 1 of 8 kernel launches have no recorded accesses (the collector said why as the program ran): a pattern check may miss findings there$" \
+	"$TMPDIR/out" && ok "  ... on a check saying how many launches and why it matters" || notok "  ... check: $(cat "$TMPDIR/out")"
+expect_exit 0 "  ... --allow-incomplete passes it" -- "$GMPROF" check --allow-incomplete --fail-on dead_write "$TMPDIR/unmon.jsonl"
+grep -q "^PASS monitored: 1 of 8" "$TMPDIR/out" && ok "  ... still saying so" || notok "  ... check: $(cat "$TMPDIR/out")"
+expect_exit 0 "  ... a gate on the peak alone does not rest on accesses" -- "$GMPROF" check --max-peak 1GiB "$TMPDIR/unmon.jsonl"
+! grep -q monitored "$TMPDIR/out" && ok "  ... (no monitored line)" || notok "  ... check: $(cat "$TMPDIR/out")"
+"$GMPROF" baseline -o "$TMPDIR/base.json" "$S" 2>/dev/null
+expect_exit 1 "  ... a baseline gate compares findings: it fails too" -- "$GMPROF" check --baseline "$TMPDIR/base.json" "$TMPDIR/unmon.jsonl"
+grep -q "^FAIL monitored: 1 of 8" "$TMPDIR/out" && ok "  ... on the monitored check" || notok "  ... check: $(cat "$TMPDIR/out")"
+{ echo '{"op":"meta","key":"capture","value":"launches:1-7"}'; cat "$TMPDIR/unmon.jsonl"; } >"$TMPDIR/cap.jsonl"
+expect_exit 0 "  ... a launch outside a capture range is unmonitored by design: no failure" -- \
+	"$GMPROF" check --fail-on dead_write "$TMPDIR/cap.jsonl"
+{ echo '{"op":"meta","key":"mode","value":"alloc"}'; cat "$TMPDIR/unmon.jsonl"; } >"$TMPDIR/alloc.jsonl"
+"$GMPROF" baseline -o "$TMPDIR/base-alloc.json" "$TMPDIR/alloc.jsonl" 2>/dev/null
+expect_exit 0 "  ... nor in alloc mode, which records none" -- "$GMPROF" check --baseline "$TMPDIR/base-alloc.json" "$TMPDIR/alloc.jsonl"
+! grep -q monitored "$TMPDIR/out" && ok "  ... (no monitored line)" || notok "  ... check: $(cat "$TMPDIR/out")"
 
 # A binary file that starts as a PNG does (0x89, as the profile's magic): not a profile cut short.
 printf '\211PNG\r\n\032\n\000\000\000\015IHDR' >"$TMPDIR/img.png"

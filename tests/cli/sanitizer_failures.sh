@@ -44,5 +44,22 @@ for n in 1 2 3 4 5 6; do
 		"  ... and says what one launch lost"
 	"$GMPROF" dump "$TMPDIR/f.gmprof" 2>/dev/null | grep -c '"touch":' >"$TMPDIR/nt"
 	[ "$(cat "$TMPDIR/nt")" = 5 ] && ok "  ... the other 5 launches keep their touches" || notok "  ... launches with touches: $(cat "$TMPDIR/nt")"
+	expect_exit 1 "  ... a gate on an intra-object pattern fails" -- "$GMPROF" check --fail-on structured_access,overallocation "$TMPDIR/f.gmprof"
+	grep -q "^FAIL monitored: 1 \(of 6 kernel launches have no recorded accesses\|intra-mode kernel launches have no recorded touches\)" "$TMPDIR/out" &&
+		ok "  ... on the monitored check" || notok "  ... check: $(cat "$TMPDIR/out")"
+done
+# The device patches do not load (a fatbin without code for the GPU), or a module's patching fails.
+for f in patches:1 module:1; do
+	rm -f "$TMPDIR/f.gmprof"
+	expect_exit 0 "GMP_DOUBLE_FAIL=$f: the program runs to its end" -- \
+		env GMP_DOUBLE_FAIL=$f GMPROF_OUTPUT="$TMPDIR/f.gmprof" "$B/double/fake_app" "$TMPDIR/s.jsonl"
+	expect_stderr_line "^gmprof: \(cannot load the device patches '.*' (.*); kernels are not monitored\|sanitizerPatchModule failed (.*); some kernel launches stay unmonitored\)$" \
+		"  ... said in one line"
+	[ "$("$GMPROF" dump "$TMPDIR/f.gmprof" 2>/dev/null | grep -c '"monitored":false')" = 12 ] &&
+		ok "  ... no launch monitored" || notok "  ... launches monitored"
+	expect_exit 1 "  ... check --fail-on dead_write fails it" -- "$GMPROF" check --fail-on dead_write "$TMPDIR/f.gmprof"
+	grep -q "^FAIL monitored: 12 of 12 kernel launches have no recorded accesses" "$TMPDIR/out" &&
+		ok "  ... on the monitored check, not by passing a gate that saw nothing" || notok "  ... check: $(cat "$TMPDIR/out")"
+	expect_exit 0 "  ... unless --allow-incomplete" -- "$GMPROF" check --allow-incomplete --fail-on dead_write "$TMPDIR/f.gmprof"
 done
 finish

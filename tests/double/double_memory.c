@@ -186,24 +186,26 @@ void gmp_double_set_oom_above(uint64_t bytes)
  * sanitizerAlloc, the 5th sanitizerMemcpyHostToDeviceAsync, the 1st
  * sanitizerMemset and the 3rd sanitizerMemcpyDeviceToHost fail (each
  * counted from the program's start), as a device short of memory or a
- * failing context would make them.
+ * failing context would make them; "patches:1" the 1st
+ * sanitizerAddPatchesFromFile (a fatbin with no code for the GPU),
+ * "module:N" the Nth sanitizerPatchModule (double_patch.c).
  */
-enum { FAIL_ALLOC, FAIL_UPLOAD, FAIL_SET, FAIL_DOWNLOAD, FAIL_KINDS };
-static unsigned long fail_at[FAIL_KINDS], fail_calls[FAIL_KINDS];
+static const char *const fail_names[DOUBLE_FAIL_KINDS] = { "alloc", "upload", "set", "download", "patches",
+							   "module" };
+static unsigned long fail_at[DOUBLE_FAIL_KINDS], fail_calls[DOUBLE_FAIL_KINDS];
 static void read_fail(void)
 {
-	static const char *const names[FAIL_KINDS] = { "alloc", "upload", "set", "download" };
 	const char *v = getenv("GMP_DOUBLE_FAIL");
-	for (int k = 0; v && k < FAIL_KINDS; k++) {
+	for (int k = 0; v && k < DOUBLE_FAIL_KINDS; k++) {
 		char key[16];
-		snprintf(key, sizeof(key), "%s:", names[k]);
+		snprintf(key, sizeof(key), "%s:", fail_names[k]);
 		const char *at = strstr(v, key);
 		if (at)
 			fail_at[k] = strtoul(at + strlen(key), NULL, 10);
 	}
 }
 
-static int fails(int kind)
+int double_fails(int kind)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, read_fail);
@@ -213,7 +215,7 @@ static int fails(int kind)
 SanitizerResult sanitizerAlloc(CUcontext ctx, void **devPtr, size_t size)
 {
 	(void)ctx;
-	if (size > oom_above || fails(FAIL_ALLOC))
+	if (size > oom_above || double_fails(DOUBLE_FAIL_ALLOC))
 		return SANITIZER_ERROR_OUT_OF_MEMORY;
 	__atomic_add_fetch(&double_stats.allocs, 1, __ATOMIC_RELAXED);
 	/* The size goes in a header before the block, for the bytes held. */
@@ -298,7 +300,7 @@ static SanitizerResult on_stream(unsigned long *calls, unsigned long *bytes, voi
 SanitizerResult sanitizerMemcpyHostToDeviceAsync(void *dst, void *src, size_t count,
 						 Sanitizer_StreamHandle stream)
 {
-	if (fails(FAIL_UPLOAD))
+	if (double_fails(DOUBLE_FAIL_UPLOAD))
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	return on_stream(&double_stats.uploads, &double_stats.upload_bytes, dst, src, 0, count, stream);
 }
@@ -307,14 +309,14 @@ SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 					    Sanitizer_StreamHandle stream)
 {
 	double_driver_exclusive("sanitizerMemcpyDeviceToHost");
-	if (fails(FAIL_DOWNLOAD))
+	if (double_fails(DOUBLE_FAIL_DOWNLOAD))
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	return on_stream(&double_stats.readbacks, &double_stats.readback_bytes, dst, src, 0, count, stream);
 }
 
 SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer_StreamHandle stream)
 {
-	if (fails(FAIL_SET))
+	if (double_fails(DOUBLE_FAIL_SET))
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	return on_stream(&double_stats.sets, &double_stats.set_bytes, devPtr, NULL, value, count, stream);
 }

@@ -191,6 +191,8 @@ SanitizerResult sanitizerAddPatchesFromFile(const char *filename, CUcontext ctx)
 {
 	(void)ctx;
 	not_in_launch("sanitizerAddPatchesFromFile");
+	if (double_fails(DOUBLE_FAIL_PATCHES))
+		return SANITIZER_ERROR_INVALID_PARAMETER;
 	return access(filename, R_OK) == 0 ? SANITIZER_SUCCESS : SANITIZER_ERROR_INVALID_PARAMETER;
 }
 
@@ -217,7 +219,7 @@ SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUm
 SanitizerResult sanitizerPatchModule(CUmodule module)
 {
 	not_in_launch("sanitizerPatchModule");
-	if (module != MODULE)
+	if (module != MODULE || double_fails(DOUBLE_FAIL_MODULE))
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	if (__atomic_exchange_n(&module_patched, 1, __ATOMIC_RELAXED))
 		lazy_silence(1); /* patched again: its lazily loaded functions fall silent */
