@@ -270,22 +270,17 @@ static void check_share(struct gmp_gate *g, const char *name, double pct, int in
 static void check_monitored(struct gmp_gate *g, const struct gmp_budgets *bu)
 {
 	const struct gmp_trace *t = g->s->in.trace;
-	uint32_t need = bu->fail_on & ~GMP_PAT_WITHOUT_ACCESSES;
-	if (gmp_input__alloc_mode(t) || gmp_trace__meta(t, "capture") || (!need && !bu->base))
-		return;
-	const uint32_t intra = 1u << GMP_PAT_OVERALLOCATION | 1u << GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY |
-			       1u << GMP_PAT_STRUCTURED_ACCESS;
-	uint64_t untouched = (need & intra) || bu->base ? t->untouched : 0;
-	if (!t->unharvested && !untouched)
+	uint64_t untouched, lost = gmp_input__unmonitored(t, bu->base ? GMP_PAT_ALL : bu->fail_on, &untouched);
+	if (!lost && !untouched)
 		return;
 	char both[160] = "";
-	if (t->unharvested && untouched)
+	if (lost && untouched)
 		snprintf(both, sizeof(both), ", and %" PRIu64 " intra-mode launches lost their touches", untouched);
-	if (t->unharvested)
+	if (lost)
 		gmp_gate__add(g, "monitored", !bu->allow_incomplete,
 			      "%" PRIu64 " of %" PRIu64 " kernel launches have no recorded accesses%s (the collector "
 			      "said why as the program ran): a pattern check may miss findings there",
-			      t->unharvested, gmp_input__launches(t), both);
+			      lost, gmp_input__launches(t), both);
 	else
 		gmp_gate__add(g, "monitored", !bu->allow_incomplete,
 			      "%" PRIu64 " intra-mode kernel launches have no recorded touches (the collector said why "

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -375,6 +376,14 @@ static int report(const struct run_opts *o, const char *path)
 	for (size_t i = 0; i < r->nfindings && !rc; i++)
 		if (o->fail_on & (1u << r->findings[i].pattern))
 			rc = 1;
+	uint64_t untouched, lost = o->fail_on && !rc ? gmp_input__unmonitored(s.in.trace, o->fail_on, &untouched) : 0;
+	if (o->fail_on && !rc && (lost || untouched)) {
+		/* A gate that saw no accesses there: as gmprof check's monitored. */
+		fprintf(stderr, "gmprof: %" PRIu64 " kernel launches in '%s' have no recorded %s: --fail-on cannot pass "
+			"it (gmprof check --allow-incomplete can)\n", lost ? lost : untouched, path,
+			lost ? "accesses" : "touches");
+		rc = 1;
+	}
 	gmp_session__close(&s);
 	if (rc >= 0 && o->top)
 		gmp_symnotes__print(&notes, stdout, "");

@@ -283,6 +283,18 @@ int gmp_input__alloc_mode(const struct gmp_trace *t)
 	return mode && !strcmp(mode, "alloc");
 }
 
+uint64_t gmp_input__unmonitored(const struct gmp_trace *t, uint32_t mask, uint64_t *untouched)
+{
+	const uint32_t intra = 1u << GMP_PAT_OVERALLOCATION | 1u << GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY |
+			       1u << GMP_PAT_STRUCTURED_ACCESS;
+	mask &= ~GMP_PAT_WITHOUT_ACCESSES;
+	*untouched = 0;
+	if (!mask || gmp_input__alloc_mode(t) || gmp_trace__meta(t, "capture"))
+		return 0;
+	*untouched = mask & intra ? t->untouched : 0;
+	return t->unharvested;
+}
+
 int gmp_input__findable(const char *path, const struct gmp_trace *t, uint32_t mask, const char *option)
 {
 	uint32_t lost = gmp_patterns__need_accesses(mask);

@@ -30,6 +30,14 @@ int gmp_input__alloc_mode(const struct gmp_trace *t);
 /* Kernel launches in t. */
 uint64_t gmp_input__launches(const struct gmp_trace *t);
 /*
+ * Launches whose accesses the collector failed to record, where a gate
+ * on the patterns of mask rests on them: those without an access set,
+ * and (*untouched) intra-mode ones without touches where mask names an
+ * intra-object pattern.  0 and 0 in alloc mode and with a capture range,
+ * which leave launches unmonitored on purpose.
+ */
+uint64_t gmp_input__unmonitored(const struct gmp_trace *t, uint32_t mask, uint64_t *untouched);
+/*
  * 0 when t can have findings of every pattern mask names ("all" asks for
  * what it can have); else -1 after one sentence naming the first that it
  * cannot (option: how the user named them, "--patterns").

@@ -83,6 +83,13 @@ if command -v strip >/dev/null && strip --strip-debug -o "$TMPDIR/fake_nolines" 
 fi
 expect_exit 1 "--fail-on a found pattern" -- $R --fail-on memory_leak -- "$FAKE" tests/scripts/figure2.jsonl
 expect_exit 0 "--fail-on a pattern not found" -- $R --fail-on memory_leak -- "$FAKE" tests/scripts/figure4.jsonl
+# Not found because the patches did not load: no kernel's accesses were seen, so the gate cannot pass.
+expect_exit 1 "--fail-on, the device patches not loaded: not a pass" -- env GMP_DOUBLE_FAIL=patches:1 \
+	$R --fail-on dead_write -- "$FAKE" tests/scripts/figure4.jsonl
+grep -q "^gmprof: [0-9]* kernel launches in '.*' have no recorded accesses: --fail-on cannot pass it (gmprof check --allow-incomplete can)$" \
+	"$TMPDIR/err" && ok "  ... saying why" || notok "  ... stderr: $(cat "$TMPDIR/err")"
+expect_exit 0 "  ... a pattern that needs no accesses still passes" -- env GMP_DOUBLE_FAIL=patches:1 \
+	$R --fail-on memory_leak -- "$FAKE" tests/scripts/figure4.jsonl
 expect_exit 3 "the program's exit status passes through" -- $R -- "$FAKE" --die-after 5 exit tests/scripts/figure2.jsonl
 expect_exit 137 "a program killed by SIGKILL" -- $R -- "$FAKE" --die-after 5 kill tests/scripts/figure2.jsonl
 grep -q "killed by signal 9" "$TMPDIR/err" && ok "the signal is named" || notok "the signal is named: $err"
