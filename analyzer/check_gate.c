@@ -20,6 +20,11 @@
 
 struct gmp_check *gmp_gate__add(struct gmp_gate *g, const char *name, int failed, const char *fmt, ...)
 {
+	if (g->n == GMP_MAX_CHECKS) { /* a programming error: never memory past the array */
+		fprintf(stderr, "gmprof: internal error: check '%s' is one more than GMP_MAX_CHECKS (analyzer/check.h)\n",
+			name);
+		abort();
+	}
 	struct gmp_check *c = &g->checks[g->n++];
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	c->failed = failed;
