@@ -273,18 +273,14 @@ static void check_monitored(struct gmp_gate *g, const struct gmp_budgets *bu)
 	uint64_t untouched, lost = gmp_input__unmonitored(t, bu->base ? GMP_PAT_ALL : bu->fail_on, &untouched);
 	if (!lost && !untouched)
 		return;
-	char both[160] = "";
-	if (lost && untouched)
-		snprintf(both, sizeof(both), ", and %" PRIu64 " intra-mode launches lost their touches", untouched);
+	char what[200];
 	if (lost)
-		gmp_gate__add(g, "monitored", !bu->allow_incomplete,
-			      "%" PRIu64 " of %" PRIu64 " kernel launches have no recorded accesses%s (the collector "
-			      "said why as the program ran): a pattern check may miss findings there",
-			      lost, gmp_input__launches(t), both);
+		snprintf(what, sizeof(what), "%" PRIu64 " of %" PRIu64 " kernel launches have no recorded accesses%s",
+			 lost, gmp_input__launches(t), untouched ? ", and some intra-mode launches no touches" : "");
 	else
-		gmp_gate__add(g, "monitored", !bu->allow_incomplete,
-			      "%" PRIu64 " intra-mode kernel launches have no recorded touches (the collector said why "
-			      "as the program ran): an intra-object pattern check may miss findings there", untouched);
+		snprintf(what, sizeof(what), "%" PRIu64 " intra-mode kernel launches have no recorded touches", untouched);
+	gmp_gate__add(g, "monitored", !bu->allow_incomplete,
+		      "%s (the collector said why as the program ran): a pattern check may miss findings there", what);
 }
 
 /* Runs every check asked for, prints a line each (naming the input when named); how many failed. */
