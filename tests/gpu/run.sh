@@ -34,6 +34,8 @@
 #     and the device's name, memory and CUDA version as nvidia-smi gives them.
 #  9. The benchmark programs again at BENCH_SCALE=2 (make bench-gpu SCALE):
 #     the same findings, and in intra mode each touch counted twice as often.
+# 10. Device patches without code for this GPU: the program runs, the
+#     collector says they did not load, and a pattern gate fails (monitored).
 # Profiles are left in $OUT_DIR (build/gpu) for `make gpu-record`.
 set -u
 BUILD=${BUILD:-build}
@@ -377,5 +379,34 @@ for src in benchmarks/cuda/*.cu; do
 		bad "$name (BENCH_SCALE=2): touches not those of step 3 counted twice:"; head -20 "$OUT_DIR/scaled.diff"
 	fi
 done
+# 10. Device patches without code for this GPU (a fatbin of another
+#     architecture's machine code alone, as an old install on a new GPU
+#     has): the program runs to its end, the collector says in one line
+#     that the patches did not load or a module could not be patched, its
+#     launches have no access sets, and gmprof check --fail-on dead_write
+#     fails on monitored rather than pass a run whose kernels it never saw.
+#     UNCONFIRMED until this runs: which Sanitizer call refuses such a fatbin.
+cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null | tr -d ' .')
+other=75
+[ "$cap" = 75 ] && other=80
+if [ -x "$OUT_DIR/early_late" ] && "$NVCC" --fatbin --compile-as-tools-patch -O3 -Igpu_patch \
+	-gencode "arch=compute_$other,code=sm_$other" -o "$OUT_DIR/other_arch.fatbin" gpu_patch/gmprof_patch.cu \
+	>"$OUT_DIR/other_arch.build" 2>&1; then
+	timeout "$LIMIT" env GMPROF_PATCH="$OUT_DIR/other_arch.fatbin" "$G" run --force --top 0 \
+		-o "$OUT_DIR/other_arch.gmprof" -- "$OUT_DIR/early_late" >"$OUT_DIR/other_arch.log" 2>&1
+	rc=$?
+	"$G" check --fail-on dead_write "$OUT_DIR/other_arch.gmprof" >"$OUT_DIR/other_arch.check" 2>&1
+	crc=$?
+	said=$(grep -c "cannot load the device patches\|sanitizerPatchModule failed\|patching global memory accesses failed" \
+		"$OUT_DIR/other_arch.log")
+	if [ $rc -eq 0 ] && [ "$said" = 1 ] && [ $crc -eq 1 ] && grep -q "^FAIL monitored: " "$OUT_DIR/other_arch.check"; then
+		ok "patches for sm_$other on sm_${cap:-?}: said once ($(grep -o "cannot load the device patches\|sanitizerPatchModule failed\|patching global memory accesses failed" "$OUT_DIR/other_arch.log")), the gate fails on monitored"
+	else
+		bad "patches for sm_$other on sm_${cap:-?} (run exit $rc, check exit $crc):"
+		cat "$OUT_DIR/other_arch.log" "$OUT_DIR/other_arch.check" | head -20
+	fi
+else
+	bad "step 10: no early_late from step 2, or the sm_$other patches do not build:"; head -5 "$OUT_DIR/other_arch.build" 2>/dev/null
+fi
 echo "gpu-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
