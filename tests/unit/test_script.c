@@ -227,6 +227,19 @@ static void meta_lines(void **state)
 	expect_error("{\"op\":\"meta\",\"key\":\"\",\"value\":\"x\"}\n", 1, "non-empty string 'key'");
 	expect_error("{\"op\":\"meta\",\"key\":\"k\",\"value\":3}\n", 1, "a string 'value'");
 	expect_error("{\"op\":\"meta\",\"key\":\"k\",\"value\":\"v\",\"size\":1}\n", 1, "unknown field 'size'");
+	/* A device's memory is bytes, read as the reports read it: a value they would take as none is refused. */
+	t = ts_script("{\"op\":\"meta\",\"key\":\"device.3.memory\",\"value\":\"85899345920\"}\n" ALLOC);
+	assert_int_equal(gmp_trace__device_memory(t, 3), 85899345920ull);
+	gmp_trace__free(t);
+	expect_error("{\"op\":\"meta\",\"key\":\"device.0.memory\",\"value\":\"80GiB\"}\n", 1,
+		     "meta 'device.0.memory' is the device's memory in bytes: a whole number above 0, not '80GiB'");
+	expect_error("{\"op\":\"meta\",\"key\":\"device.12.memory\",\"value\":\"0\"}\n", 1, "not '0'");
+	expect_error("{\"op\":\"meta\",\"key\":\"device.0.memory\",\"value\":\"\"}\n", 1, "not ''");
+	expect_error("{\"op\":\"meta\",\"key\":\"device.0.memory\",\"value\":\"18446744073709551616\"}\n", 1,
+		     "a whole number above 0");
+	t = ts_script("{\"op\":\"meta\",\"key\":\"device.0.memoryx\",\"value\":\"lots\"}\n"); /* another key */
+	assert_string_equal(gmp_trace__meta(t, "device.0.memoryx"), "lots");
+	gmp_trace__free(t);
 }
 
 static void line_numbers_count_everything(void **state)
