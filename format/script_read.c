@@ -313,19 +313,16 @@ static int meta(struct reader *r, const cJSON *o)
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "key"), *v = cJSON_GetObjectItemCaseSensitive(o, "value");
 	if (!cJSON_IsString(k) || !*k->valuestring || !cJSON_IsString(v))
 		return sr_fail(r, "a meta line needs a non-empty string 'key' and a string 'value'");
-	/* A device's memory that reads as none would make --max-peak P% say it was never recorded. */
+	int rc = gmp_trace__set_meta(r->t, k->valuestring, v->valuestring);
+	/* A device's memory the reports read as none would make --max-peak P% say it was never recorded. */
 	unsigned dev;
-	int end = 0;
-	if (sscanf(k->valuestring, "device.%u.memory%n", &dev, &end) == 1 && !k->valuestring[end]) {
-		const char *p = v->valuestring;
-		uint64_t n = 0;
-		for (; *p >= '0' && *p <= '9' && n <= (UINT64_MAX - 9) / 10; p++)
-			n = n * 10 + (uint64_t)(*p - '0');
-		if (*p || !n)
-			return sr_fail(r, "meta '%s' is the device's memory in bytes: a whole number above 0, "
-					  "not '%.40s'", k->valuestring, v->valuestring);
-	}
-	return gmp_trace__set_meta(r->t, k->valuestring, v->valuestring);
+	char key[40];
+	if (!rc && sscanf(k->valuestring, "device.%u.memory", &dev) == 1 &&
+	    snprintf(key, sizeof(key), "device.%u.memory", dev) > 0 && !strcmp(key, k->valuestring) &&
+	    !gmp_trace__device_memory(r->t, dev))
+		return sr_fail(r, "meta '%s' is the device's memory in bytes: a whole number above 0, not '%.40s'",
+			       k->valuestring, v->valuestring);
+	return rc;
 }
 
 static int parse_line(struct reader *r, const char *line, size_t len)
