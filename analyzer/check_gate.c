@@ -14,6 +14,7 @@
 
 #include "bysite.h"
 #include "check.h"
+#include "cmds.h"
 #include "findings_json.h"
 #include "session.h"
 #include "source.h"
@@ -30,17 +31,23 @@ struct gmp_check *gmp_gate__add(struct gmp_gate *g, const char *name, int failed
 	c->failed = failed;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&c->detail, fmt, ap) < 0)
-		c->detail = NULL;
+	char *d = NULL;
+	if (vasprintf(&d, fmt, ap) < 0)
+		d = NULL;
 	va_end(ap);
+	/* One line: a name from the program with a line break in it must not start one of its own. */
+	c->detail = d ? gmp_text__oneline_dup(d) : NULL;
+	free(d);
 	return c;
 }
 
 /* Appends a line to a check's detail. */
 void gmp_check__more(struct gmp_check *c, const char *line)
 {
-	char *d;
-	if (asprintf(&d, "%s\n%s", c->detail ? c->detail : "", line) < 0)
+	char *d, *one = gmp_text__oneline_dup(line);
+	int err = !one || asprintf(&d, "%s\n%s", c->detail ? c->detail : "", one) < 0;
+	free(one);
+	if (err)
 		return;
 	free(c->detail);
 	c->detail = d;

@@ -48,6 +48,15 @@ const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf,
 /* Writes s escaped for HTML and XML text and attribute values (JUnit, the HTML report). */
 void gmp_text__markup(FILE *fp, const char *s);
 /*
+ * A name or a path from the program on one line: s itself when it holds no
+ * control character, else a copy in buf (cut to n bytes) with them (and
+ * backslashes) written as C escapes ("\n", "\t", "\x01", "\\").  So a label with a line break cannot
+ * start a line of gmprof's own (a CI log's "PASS ...").
+ */
+const char *gmp_text__oneline(const char *s, char *buf, size_t n);
+/* The same, always a copy (malloc'd; NULL when out of memory). */
+char *gmp_text__oneline_dup(const char *s);
+/*
  * gmprof report's sections beside the findings (report_extra.c): fixes
  * combined per device, with fit the findings that reach that budget (0:
  * none); findings by the NVTX ranges that allocated their objects (nothing

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* The readable form of a detector result, as `gmprof replay` prints it. */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cmds.h"
 #include "source.h"
 #include "findings_json.h"
 #include "memtime.h"
 #include "sites.h"
+#include "jw.h"
 
 const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf, size_t n)
 {
@@ -83,10 +86,10 @@ const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n)
 static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *f, size_t i,
 		struct gmp_sites *sites, const struct gmp_clock *clock, struct gmp_source *src)
 {
-	char nb[160], a[160], b[160], sz[32], s1[32], s2[32], s3[32];
+	char nb[160], ob[200], a[160], b[160], e1[200], e2[200], sz[32], s1[32], s2[32], s3[32];
 	const struct gmp_object *o = &r->objects[f->object];
 	fprintf(fp, "%3zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),
-		gmp_result__object_name(r, f->object, nb, sizeof(nb)),
+		gmp_text__oneline(gmp_result__object_name(r, f->object, nb, sizeof(nb)), ob, sizeof(ob)),
 		gmp_human_bytes(o->size, sz, sizeof(sz)));
 	char m[160], w[160];
 	fprintf(fp, ", %s", gmp_text__metric(f, m, sizeof(m)));
@@ -94,24 +97,28 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 		fprintf(fp, ", %s", w);
 	fputc('\n', fp);
 	const char *at = sites ? gmp_sites__event(sites, o->alloc_ev, NULL) : NULL;
-	if (at)
-		fprintf(fp, "     allocated at %s\n", at);
 	char line[512];
+	if (at)
+		fprintf(fp, "     allocated at %s\n", gmp_text__oneline(at, line, sizeof(line)));
 	const char *code = gmp_source__line(src, at, line, sizeof(line));
 	if (code)
 		fprintf(fp, "       | %s\n", code);
 	if (f->ev_a != GMP_NO_EVENT && f->ev_b != GMP_NO_EVENT)
-		fprintf(fp, "     %s -> %s\n", gmp_result__api_label(r, f->ev_a, a, sizeof(a)),
-			gmp_result__api_label(r, f->ev_b, b, sizeof(b)));
+		fprintf(fp, "     %s -> %s\n",
+			gmp_text__oneline(gmp_result__api_label(r, f->ev_a, a, sizeof(a)), e1, sizeof(e1)),
+			gmp_text__oneline(gmp_result__api_label(r, f->ev_b, b, sizeof(b)), e2, sizeof(e2)));
 	else if (f->ev_a != GMP_NO_EVENT)
-		fprintf(fp, "     %s\n", gmp_result__api_label(r, f->ev_a, a, sizeof(a)));
+		fprintf(fp, "     %s\n",
+			gmp_text__oneline(gmp_result__api_label(r, f->ev_a, a, sizeof(a)), e1, sizeof(e1)));
 	if (f->saving)
 		fprintf(fp, "     saves %s at the peak%s (%s -> %s)\n",
 			gmp_human_bytes(f->saving, s1, sizeof(s1)), gmp_finding__in_use(r, f) ? " in use" : "",
 			gmp_human_bytes(gmp_finding__peak_before(r, f), s2, sizeof(s2)),
 			gmp_human_bytes(gmp_finding__peak_after(r, f), s3, sizeof(s3)));
 	char sugg[768];
-	fprintf(fp, "     suggestion: %s\n", gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
+	char sone[900];
+	fprintf(fp, "     suggestion: %s\n",
+		gmp_text__oneline(gmp_result__suggestion(r, f, sugg, sizeof(sugg)), sone, sizeof(sone)));
 }
 
 #define PLOT_W 64
@@ -334,19 +341,90 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 
 void gmp_text__markup(FILE *fp, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	for (size_t n = s ? strlen(s) : 0; s && *s; s++, n--) {
+		unsigned char c = (unsigned char)*s;
+		switch (c) {
 		case '<': fputs("&lt;", fp); break;
 		case '>': fputs("&gt;", fp); break;
 		case '&': fputs("&amp;", fp); break;
 		case '"': fputs("&quot;", fp); break;
 		case '\'': fputs("&#39;", fp); break;
 		default:
-			/* XML 1.0 allows no control character but tab and line ends. */
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' && *s != '\r')
-				fputc('?', fp);
-			else
-				fputc(*s, fp);
+			if (c >= 0x80) {
+				/* A name or a path from the program can hold any bytes; XML parsers refuse invalid UTF-8. */
+				size_t k = gmp_utf8__len((const unsigned char *)s, n);
+				if (k) {
+					fwrite(s, 1, k, fp);
+					s += k - 1;
+					n -= k - 1;
+				} else {
+					fputs("\xef\xbf\xbd", fp); /* U+FFFD */
+				}
+			} else if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+				fputc('?', fp); /* XML 1.0 allows no other control character */
+			} else {
+				fputc(c, fp);
+			}
 		}
 	}
+}
+
+/* Writes s with control characters and backslashes as C escapes into out (when not NULL); returns the length. */
+static size_t controls(const char *s, char *out)
+{
+	static const char hexd[] = "0123456789abcdef";
+	size_t len = 0;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e[4] = { (char)c, 0, 0, 0 };
+		size_t k = 1;
+		if (c == '\n' || c == '\t' || c == '\r' || c == '\\') {
+			e[0] = '\\';
+			e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : '\\';
+			k = 2;
+		} else if (c < 0x20 || c == 0x7f) {
+			e[0] = '\\'; e[1] = 'x'; e[2] = hexd[c >> 4]; e[3] = hexd[c & 15];
+			k = 4;
+		}
+		if (out)
+			memcpy(out + len, e, k);
+		len += k;
+	}
+	if (out)
+		out[len] = 0;
+	return len;
+}
+
+/* Whether s holds a control character (then its backslashes are escaped too, so that "\\n" is one). */
+static int has_controls(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+const char *gmp_text__oneline(const char *s, char *buf, size_t n)
+{
+	if (!s || !n || !has_controls(s))
+		return s;
+	char *all = malloc(controls(s, NULL) + 1);
+	if (!all) {
+		snprintf(buf, n, "(a name with control characters)");
+		return buf;
+	}
+	controls(s, all);
+	snprintf(buf, n, "%s", all);
+	free(all);
+	return buf;
+}
+
+char *gmp_text__oneline_dup(const char *s)
+{
+	if (!has_controls(s))
+		return strdup(s);
+	char *d = malloc(controls(s, NULL) + 1);
+	if (d)
+		controls(s, d);
+	return d;
 }
