@@ -194,11 +194,11 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 		return;
 	uint64_t start, end;
 	while (rec_live_floor(md->address + md->size - 1, &start, &end) && end > md->address) {
-		/* We missed a free (made before gmprof was loaded, say): end the stale object. */
+		/* A free missed (made before gmprof was loaded, say), or a reset's: end the stale object. */
 		static int warned;
 		if (!warned++)
-			rec_say("an allocation at 0x%llx overlaps an object gmprof thought live; recording a free for it",
-				(unsigned long long)md->address);
+			rec_say("an allocation at 0x%llx overlaps an object gmprof thought live (a free it did not see, or "
+				"memory a context's teardown released); recording a free for it", (unsigned long long)md->address);
 		nvtx_end_regions(start, end);
 		struct gmp_event f = { .op = GMP_OP_FREE, .addr = start, .device = md->device };
 		event(&f, "gmprof: free not seen");
@@ -253,6 +253,9 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 	switch (cbid) {
 	case SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED: {
 		const Sanitizer_ResourceContextData *c = cbdata;
+		for (size_t i = ndying; i--;) /* after cudaDeviceReset the next may have the handle */
+			if (dying[i] == c->context)
+				dying[i] = dying[--ndying];
 		dev_context_created(c->context, (uint32_t)c->device);
 		break;
 	}

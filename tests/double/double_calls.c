@@ -2,6 +2,8 @@
 /* The API calls the test double makes beside a script's events (double_calls.h). */
 #define _GNU_SOURCE
 #include "double_calls.h"
+#include "double_nvtx.h"
+#include "double_patch.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -286,4 +288,34 @@ void double_profiler_calls(size_t i)
 			double_api(name, SANITIZER_API_ENTER);
 			double_api(name, SANITIZER_API_EXIT);
 		}
+}
+
+static long reset_at = -2; /* -2 not read, -1 never */
+static void read_reset_at(void)
+{
+	const char *v = getenv("GMP_DOUBLE_RESET_AT");
+	reset_at = v && *v ? strtol(v, NULL, 10) : -1;
+}
+
+void double_reset_calls(size_t i, struct live *live, size_t *nlive)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_reset_at);
+	if (reset_at < 0 || (size_t)reset_at != i)
+		return;
+	double_api("cudaDeviceReset", SANITIZER_API_ENTER);
+	Sanitizer_ResourceContextData cd = { .context = DOUBLE_CTX, .device = 0 };
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &cd);
+	for (size_t k = 0; k < *nlive; k++) {
+		if (live[k].kind == GMP_MEM_POOL_REGION || live[k].kind == GMP_MEM_ARRAY)
+			continue; /* the tests reset with device memory only */
+		Sanitizer_ResourceMemoryData md = { .address = live[k].addr, .size = live[k].size,
+						    .context = DOUBLE_CTX };
+		double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE, &md);
+	}
+	*nlive = 0;
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED, &cd);
+	Sanitizer_ResourceModuleData mod = { .context = DOUBLE_CTX, .module = MODULE };
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_LOADED, &mod);
+	double_api("cudaDeviceReset", SANITIZER_API_EXIT);
 }

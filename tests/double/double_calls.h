@@ -67,5 +67,13 @@ int double_frees_sync(void);
 int double_sync_copies(void);
 /* GMP_DOUBLE_PROFILER="3,7": cudaProfilerStart before event 3, cudaProfilerStop before 7, and so on. */
 void double_profiler_calls(size_t i);
+struct live;
+/*
+ * GMP_DOUBLE_RESET_AT=N: before script event N, cudaDeviceReset as the
+ * driver makes it: the context's teardown begins, what the program left
+ * allocated is freed under it (the live objects, dropped), and the next
+ * context comes with the same handle, its module loaded again.
+ */
+void double_reset_calls(size_t i, struct live *live, size_t *nlive);
 
 #endif

@@ -580,6 +580,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		if (err || i == t->nev)
 			break;
 		double_profiler_calls(i);
+		double_reset_calls(i, live, &nlive);
 		double_query_calls();
 		err = replay_event(t, i, &live, &nlive, want);
 		maybe_die((long)i + 1);
