@@ -193,8 +193,9 @@ static void range_growth(const struct gmp_result *r, const struct gmp_rmem *m, s
 			continue;
 		gr->failed++;
 		gmp_gate__two_sizes(x->peak, allowed, a, e, sizeof(a));
-		fprintf(gr->lines, "\n  %s on device %u: %s, the baseline's %s (allowed up to %s)", path, pc->device, a,
-			gmp_human_bytes(br->peak_bytes, b, sizeof(b)), e);
+		char one[4096]; /* a line each: a name's line break escaped */
+		fprintf(gr->lines, "\n  %s on device %u: %s, the baseline's %s (allowed up to %s)",
+			gmp_text__oneline(path, one, sizeof(one)), pc->device, a, gmp_human_bytes(br->peak_bytes, b, sizeof(b)), e);
 	}
 	gr->gone += bp->nranges - seen;
 	if (!seen)
@@ -234,7 +235,10 @@ void gmp_gate__baseline_ranges(struct gmp_gate *g, const struct gmp_peak_cmp *cm
 						     "NVTX ranges%s", gr.devices_without, gr.devices_without == 1 ? "" : "s", tail)
 		: gmp_gate__add(g, "baseline:range_peak", 0, "%zu NVTX ranges within the baseline's peaks%s", gr.compared,
 				tail);
-	if (!err && len)
-		gmp_check__more(c, text + 1); /* the lines, each after a line break */
+	for (char *l = text && !err && len ? text + 1 : NULL, *nl; l; l = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(l, '\n'))) /* the lines, each after a line break */
+			*nl = 0;
+		gmp_check__more(c, l);
+	}
 	free(text);
 }

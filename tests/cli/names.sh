@@ -11,7 +11,7 @@ S=$TMPDIR/names.jsonl
 python3 - "$S" <<'PY'
 import json, sys
 bad = 'a\\\nPASS forged: yes\t\x01'
-e = 'é' * 40
+e = 'é' * 40 + '\nPASS forged: range'
 lines = [json.dumps(l) for l in (
     {"op": "range_push", "name": e},
     {"op": "alloc", "addr": 4096, "size": 1 << 20, "label": bad, "at": bad + ".cu:12"},
@@ -29,6 +29,15 @@ bad_lines=$(grep -v -e '^PASS [a-z_:]*: ' -e '^FAIL [a-z_:]*: ' -e '^  [a-z_]*: 
 	notok "  ... lines not gmprof's: $bad_lines"
 grep -qF '  early_allocation: a\\\nPASS forged: yes\t\x01 (1.0 MiB) allocated at a\\\nPASS forged: yes\t\x01.cu:12 [' "$TMPDIR/out" &&
 	ok "  ... the name and site with C escapes, the backslash doubled" || notok "  ... escapes: $(grep early_alloc "$TMPDIR/out")"
+expect_exit 1 "check --max-range-peak, a range's name with a line break" -- "$GMPROF" check --max-range-peak '*=1' "$S"
+grep -qF '  éééééééééééééééééééééééééééééééééééééééé\nPASS forged: range on device 0: ' "$TMPDIR/out" && ! grep -q '^PASS forged' "$TMPDIR/out" &&
+	ok "  ... the range on its line" || notok "  ... check: $(cat "$TMPDIR/out")"
+expect_exit 0 "baseline" -- "$GMPROF" baseline -o "$TMPDIR/base" "$S"
+sed 's/"size": 1048576/"size": 2097152/' "$S" >"$TMPDIR/grown.jsonl"
+grep -q 2097152 "$TMPDIR/grown.jsonl" || notok "  ... the test's own edit of the sizes"
+expect_exit 1 "check --baseline, the range grown" -- "$GMPROF" check --baseline "$TMPDIR/base" "$TMPDIR/grown.jsonl"
+grep -qF '  éééééééééééééééééééééééééééééééééééééééé\nPASS forged: range on device 0: 4.0 MiB, the baseline' "$TMPDIR/out" &&
+	! grep -q '^PASS forged' "$TMPDIR/out" && ok "  ... the range on its line" || notok "  ... check: $(cat "$TMPDIR/out")"
 expect_exit 0 "report" -- "$GMPROF" report "$S"
 # Its findings, ranked: each line a finding's heading or under one (the sections above them quote names as given).
 sed -n '/^Findings: /,$p' "$TMPDIR/out" >"$TMPDIR/findings"
