@@ -426,8 +426,10 @@ static int run_program(const struct run_opts *o, char **argv)
 	if (preflight_output(o->output) || preflight_gpu())
 		return GMP_EXIT_USAGE;
 	struct gmp_san san;
-	if (gmp_san__load(&san, o->sanlib, err, sizeof(err))) {
-		fprintf(stderr, "gmprof: %s\n", err);
+	/* The option, else the variable the collector itself reads (and the message below names). */
+	const char *sanlib = o->sanlib ? o->sanlib : getenv("GMPROF_SANITIZER_LIB");
+	if (gmp_san__load(&san, sanlib, err, sizeof(err))) {
+		fprintf(stderr, "gmprof: %s%s\n", err, sanlib && *sanlib ? "" : ", or give --sanitizer-lib PATH");
 		return GMP_EXIT_USAGE;
 	}
 	char manifest[PATH_MAX];

@@ -84,7 +84,7 @@ int gmp_san__load(struct gmp_san *s, const char *explicit_path, char *err, size_
 		if (explicit_path && *explicit_path)
 			snprintf(err, n, "the Compute Sanitizer library '%s' does not exist", s->path);
 		else
-			snprintf(err, n, "no Compute Sanitizer library found (looked in $CUDA_HOME/compute-sanitizer, beside compute-sanitizer on PATH and in /usr/local/cuda/compute-sanitizer; set GMPROF_SANITIZER_LIB)");
+			snprintf(err, n, "no Compute Sanitizer library found (looked in $CUDA_HOME/compute-sanitizer, beside compute-sanitizer on PATH and in /usr/local/cuda/compute-sanitizer): set GMPROF_SANITIZER_LIB to its path");
 		return -ENOENT;
 	}
 	s->lib = dlopen(s->path, RTLD_NOW | RTLD_LOCAL);
