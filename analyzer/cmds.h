@@ -57,6 +57,12 @@ const char *gmp_text__oneline(const char *s, char *buf, size_t n);
 /* The same, always a copy (malloc'd; NULL when out of memory). */
 char *gmp_text__oneline_dup(const char *s);
 /*
+ * s in a column of width characters (not bytes: a name in UTF-8 is cut
+ * between characters, never inside one), cut or padded with spaces, into
+ * buf of n bytes; returns buf.
+ */
+char *gmp_text__cell(const char *s, size_t width, char *buf, size_t n);
+/*
  * gmprof report's sections beside the findings (report_extra.c): fixes
  * combined per device, with fit the findings that reach that budget (0:
  * none); findings by the NVTX ranges that allocated their objects (nothing

@@ -329,10 +329,11 @@ static void text_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
 static void text_row(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
 		     const struct gmp_rmem_dev *x, int at_peak, int inuse)
 {
-	char name[40], a[32], b[32], c[48], o[48];
+	char one[256], name[300], cell[34 * 4 + 1], a[32], b[32], c[48], o[48];
 	snprintf(name, sizeof(name), "%*s%s", (int)(2 * (m->node[k].depth < 8 ? m->node[k].depth : 8)), "",
-		 gmp_trace__str(r->trace, m->node[k].name, NULL));
-	fprintf(fp, "  %-34.34s %10s%c", name, gmp_human_bytes(x->peak, a, sizeof(a)), at_peak ? '#' : ' ');
+		 gmp_text__oneline(gmp_trace__str(r->trace, m->node[k].name, NULL), one, sizeof(one)));
+	fprintf(fp, "  %s %10s%c", gmp_text__cell(name, 34, cell, sizeof(cell)), gmp_human_bytes(x->peak, a, sizeof(a)),
+		at_peak ? '#' : ' ');
 	if (inuse)
 		fprintf(fp, " %10s", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
 	fprintf(fp, " %8llu  %-18s %s\n", (unsigned long long)x->calls,

@@ -428,3 +428,24 @@ char *gmp_text__oneline_dup(const char *s)
 		controls(s, d);
 	return d;
 }
+
+char *gmp_text__cell(const char *s, size_t width, char *buf, size_t n)
+{
+	size_t len = 0, chars = 0;
+	if (!n)
+		return buf;
+	for (const unsigned char *p = (const unsigned char *)s; *p && chars < width;) {
+		size_t k = *p >= 0x80 ? gmp_utf8__len(p, strlen((const char *)p)) : 1;
+		k = k ? k : 1; /* a byte that is not UTF-8: one character, as a terminal shows it */
+		if (len + k >= n)
+			break;
+		memcpy(buf + len, p, k);
+		len += k;
+		p += k;
+		chars++;
+	}
+	for (; chars < width && len + 1 < n; chars++)
+		buf[len++] = ' ';
+	buf[len] = 0;
+	return buf;
+}
