@@ -156,6 +156,28 @@ expect_exit 2 "a pop on another thread" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
 printf '{"op":"range_push"}\n' >"$TMPDIR/bad.jsonl"
 expect_exit 2 "a push without a name" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
 expect_stderr_line "missing required field 'name'" "  ... said in one line"
+# A pool with NVTX regions inside a range: the range tables add its peak in use (t2's 8 KiB, after t1's 4 KiB).
+cat >"$TMPDIR/regions.jsonl" <<'J'
+{"op":"range_push","name":"step"}
+{"op":"alloc","addr":"0x100000","size":1048576,"label":"pool"}
+{"op":"alloc","addr":"0x100000","size":4096,"kind":"pool_region","label":"t1"}
+{"op":"kernel","name":"k","write":["0x100000"]}
+{"op":"free","addr":"0x100000"}
+{"op":"alloc","addr":"0x101000","size":8192,"kind":"pool_region","label":"t2"}
+{"op":"kernel","name":"k","read":["0x101000"]}
+{"op":"range_pop"}
+J
+expect_exit 0 "report: a range around a pool's regions" -- "$GMPROF" report "$TMPDIR/regions.jsonl"
+grep -q '^  range                                    peak      in use    calls  allocated          outlived it$' "$TMPDIR/out" &&
+	grep -q '^  step                                  1.0 MiB#    8.0 KiB        6  1.0 MiB in 1       1.0 MiB in 1$' "$TMPDIR/out" &&
+	ok "  ... an in-use column: the range's peak of its regions" || notok "  ... $(grep -A2 '^  range ' "$TMPDIR/out")"
+expect_exit 0 "report --format markdown" -- "$GMPROF" report --format markdown "$TMPDIR/regions.jsonl"
+grep -qF '| `step` | **1.0 MiB** | 8.0 KiB | 6 | 1.0 MiB in 1 | 1.0 MiB in 1 |' "$TMPDIR/out" &&
+	grep -qF '| range | peak | in use | calls | allocated | outlived it |' "$TMPDIR/out" &&
+	ok "  ... the same column" || notok "  ... $(grep -F '| ' "$TMPDIR/out" | head -5)"
+expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/regions.html" "$TMPDIR/regions.jsonl"
+grep -qF '<tr><td>step</td><td class="n"><b>1.0 MiB</b></td><td class="n">8.0 KiB</td><td class="n">6</td>' "$TMPDIR/regions.html" &&
+	ok "  ... the same column" || notok "  ... $(grep -o '<tr><td>step.\{0,200\}' "$TMPDIR/regions.html")"
 i=0; : >"$TMPDIR/bad.jsonl"; while [ $i -lt 65 ]; do echo '{"op":"range_push","name":"x"}' >>"$TMPDIR/bad.jsonl"; i=$((i + 1)); done
 expect_exit 2 "ranges nested deeper than 64" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
 expect_stderr_line "bad.jsonl:65: ranges nest deeper than 64" "  ... said in one line"
