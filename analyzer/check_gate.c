@@ -36,7 +36,7 @@ struct gmp_check *gmp_gate__add(struct gmp_gate *g, const char *name, int failed
 		d = NULL;
 	va_end(ap);
 	/* One line: a name from the program with a line break in it must not start one of its own. */
-	c->detail = d ? gmp_text__oneline_dup(d) : NULL;
+	c->detail = d ? gmp_oneline_dup(d) : NULL;
 	free(d);
 	return c;
 }
@@ -44,7 +44,7 @@ struct gmp_check *gmp_gate__add(struct gmp_gate *g, const char *name, int failed
 /* Appends a line to a check's detail. */
 void gmp_check__more(struct gmp_check *c, const char *line)
 {
-	char *d, *one = gmp_text__oneline_dup(line);
+	char *d, *one = gmp_oneline_dup(line);
 	int err = !one || asprintf(&d, "%s\n%s", c->detail ? c->detail : "", one) < 0;
 	free(one);
 	if (err)

@@ -195,7 +195,7 @@ static void range_growth(const struct gmp_result *r, const struct gmp_rmem *m, s
 		gmp_gate__two_sizes(x->peak, allowed, a, e, sizeof(a));
 		char one[4096]; /* a line each: a name's line break escaped */
 		fprintf(gr->lines, "\n  %s on device %u: %s, the baseline's %s (allowed up to %s)",
-			gmp_text__oneline(path, one, sizeof(one)), pc->device, a, gmp_human_bytes(br->peak_bytes, b, sizeof(b)), e);
+			gmp_oneline(path, one, sizeof(one)), pc->device, a, gmp_human_bytes(br->peak_bytes, b, sizeof(b)), e);
 	}
 	gr->gone += bp->nranges - seen;
 	if (!seen)

@@ -159,8 +159,8 @@ static void call_line(FILE *fp, struct gmp_session *s, const char *lead, uint32_
 	char api[160], at[512], e1[200], e2[600];
 	const char *site = gmp_sites__event(&s->sites, ev, NULL);
 	fprintf(fp, "     %s %s%s\n", lead,
-		gmp_text__oneline(gmp_result__api_label(s->r, ev, api, sizeof(api)), e1, sizeof(e1)),
-		gmp_text__oneline(at_text(s, ev, site, at, sizeof(at)), e2, sizeof(e2)));
+		gmp_oneline(gmp_result__api_label(s->r, ev, api, sizeof(api)), e1, sizeof(e1)),
+		gmp_oneline(at_text(s, ev, site, at, sizeof(at)), e2, sizeof(e2)));
 	source_line(fp, s, site, 7);
 }
 
@@ -296,7 +296,7 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 	const struct gmp_object *o = &r->objects[f->object];
 	char a[32], b[32], c[32], name[160], one[200], buf[768];
 	fprintf(fp, "\n%3zu. %s: %s (%s)\n", i + 1, gmp_pattern__name(f->pattern),
-		gmp_text__oneline(gmp_result__object_name(r, f->object, name, sizeof(name)), one, sizeof(one)),
+		gmp_oneline(gmp_result__object_name(r, f->object, name, sizeof(name)), one, sizeof(one)),
 		gmp_human_bytes(o->size, a, sizeof(a)));
 	char m[160], w[160];
 	fprintf(fp, "     %s", gmp_text__metric(f, m, sizeof(m)));
@@ -319,7 +319,7 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 	if (f->ev_b != GMP_NO_EVENT)
 		call_line(fp, s, "to  ", f->ev_b);
 	char fix[900];
-	fprintf(fp, "     fix: %s\n", gmp_text__oneline(gmp_result__suggestion(r, f, buf, sizeof(buf)), fix, sizeof(fix)));
+	fprintf(fp, "     fix: %s\n", gmp_oneline(gmp_result__suggestion(r, f, buf, sizeof(buf)), fix, sizeof(fix)));
 	const struct gmp_event *e = &r->trace->ev[o->alloc_ev];
 	if (e->stack && s->sym) {
 		struct gmp_frame frames[16];

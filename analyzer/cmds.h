@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "gmprof/detect.h"
+#include "oneline.h"
 
 int cmd_replay(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
@@ -47,15 +48,6 @@ const char *gmp_text__metric(const struct gmp_finding *f, char *buf, size_t n);
 const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf, size_t n);
 /* Writes s escaped for HTML and XML text and attribute values (JUnit, the HTML report). */
 void gmp_text__markup(FILE *fp, const char *s);
-/*
- * A name or a path from the program on one line: s itself when it holds no
- * control character, else a copy in buf (cut to n bytes) with them (and
- * backslashes) written as C escapes ("\n", "\t", "\x01", "\\").  So a label with a line break cannot
- * start a line of gmprof's own (a CI log's "PASS ...").
- */
-const char *gmp_text__oneline(const char *s, char *buf, size_t n);
-/* The same, always a copy (malloc'd; NULL when out of memory). */
-char *gmp_text__oneline_dup(const char *s);
 /*
  * s in a column of width characters (not bytes: a name in UTF-8 is cut
  * between characters, never inside one), cut or padded with spaces, into

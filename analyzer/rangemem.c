@@ -331,7 +331,7 @@ static void text_row(FILE *fp, const struct gmp_rmem *m, const struct gmp_result
 {
 	char one[256], name[300], cell[34 * 4 + 1], a[32], b[32], c[48], o[48];
 	snprintf(name, sizeof(name), "%*s%s", (int)(2 * (m->node[k].depth < 8 ? m->node[k].depth : 8)), "",
-		 gmp_text__oneline(gmp_trace__str(r->trace, m->node[k].name, NULL), one, sizeof(one)));
+		 gmp_oneline(gmp_trace__str(r->trace, m->node[k].name, NULL), one, sizeof(one)));
 	fprintf(fp, "  %s %10s%c", gmp_text__cell(name, 34, cell, sizeof(cell)), gmp_human_bytes(x->peak, a, sizeof(a)),
 		at_peak ? '#' : ' ');
 	if (inuse)

@@ -89,7 +89,7 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	char nb[160], ob[200], a[160], b[160], e1[200], e2[200], sz[32], s1[32], s2[32], s3[32];
 	const struct gmp_object *o = &r->objects[f->object];
 	fprintf(fp, "%3zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),
-		gmp_text__oneline(gmp_result__object_name(r, f->object, nb, sizeof(nb)), ob, sizeof(ob)),
+		gmp_oneline(gmp_result__object_name(r, f->object, nb, sizeof(nb)), ob, sizeof(ob)),
 		gmp_human_bytes(o->size, sz, sizeof(sz)));
 	char m[160], w[160];
 	fprintf(fp, ", %s", gmp_text__metric(f, m, sizeof(m)));
@@ -99,17 +99,17 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	const char *at = sites ? gmp_sites__event(sites, o->alloc_ev, NULL) : NULL;
 	char line[512];
 	if (at)
-		fprintf(fp, "     allocated at %s\n", gmp_text__oneline(at, line, sizeof(line)));
+		fprintf(fp, "     allocated at %s\n", gmp_oneline(at, line, sizeof(line)));
 	const char *code = gmp_source__line(src, at, line, sizeof(line));
 	if (code)
 		fprintf(fp, "       | %s\n", code);
 	if (f->ev_a != GMP_NO_EVENT && f->ev_b != GMP_NO_EVENT)
 		fprintf(fp, "     %s -> %s\n",
-			gmp_text__oneline(gmp_result__api_label(r, f->ev_a, a, sizeof(a)), e1, sizeof(e1)),
-			gmp_text__oneline(gmp_result__api_label(r, f->ev_b, b, sizeof(b)), e2, sizeof(e2)));
+			gmp_oneline(gmp_result__api_label(r, f->ev_a, a, sizeof(a)), e1, sizeof(e1)),
+			gmp_oneline(gmp_result__api_label(r, f->ev_b, b, sizeof(b)), e2, sizeof(e2)));
 	else if (f->ev_a != GMP_NO_EVENT)
 		fprintf(fp, "     %s\n",
-			gmp_text__oneline(gmp_result__api_label(r, f->ev_a, a, sizeof(a)), e1, sizeof(e1)));
+			gmp_oneline(gmp_result__api_label(r, f->ev_a, a, sizeof(a)), e1, sizeof(e1)));
 	if (f->saving)
 		fprintf(fp, "     saves %s at the peak%s (%s -> %s)\n",
 			gmp_human_bytes(f->saving, s1, sizeof(s1)), gmp_finding__in_use(r, f) ? " in use" : "",
@@ -118,7 +118,7 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 	char sugg[768];
 	char sone[900];
 	fprintf(fp, "     suggestion: %s\n",
-		gmp_text__oneline(gmp_result__suggestion(r, f, sugg, sizeof(sugg)), sone, sizeof(sone)));
+		gmp_oneline(gmp_result__suggestion(r, f, sugg, sizeof(sugg)), sone, sizeof(sone)));
 }
 
 #define PLOT_W 64
@@ -367,66 +367,6 @@ void gmp_text__markup(FILE *fp, const char *s)
 			}
 		}
 	}
-}
-
-/* Writes s with control characters and backslashes as C escapes into out (when not NULL); returns the length. */
-static size_t controls(const char *s, char *out)
-{
-	static const char hexd[] = "0123456789abcdef";
-	size_t len = 0;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		char e[4] = { (char)c, 0, 0, 0 };
-		size_t k = 1;
-		if (c == '\n' || c == '\t' || c == '\r' || c == '\\') {
-			e[0] = '\\';
-			e[1] = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : '\\';
-			k = 2;
-		} else if (c < 0x20 || c == 0x7f) {
-			e[0] = '\\'; e[1] = 'x'; e[2] = hexd[c >> 4]; e[3] = hexd[c & 15];
-			k = 4;
-		}
-		if (out)
-			memcpy(out + len, e, k);
-		len += k;
-	}
-	if (out)
-		out[len] = 0;
-	return len;
-}
-
-/* Whether s holds a control character (then its backslashes are escaped too, so that "\\n" is one). */
-static int has_controls(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
-}
-
-const char *gmp_text__oneline(const char *s, char *buf, size_t n)
-{
-	if (!s || !n || !has_controls(s))
-		return s;
-	char *all = malloc(controls(s, NULL) + 1);
-	if (!all) {
-		snprintf(buf, n, "(a name with control characters)");
-		return buf;
-	}
-	controls(s, all);
-	snprintf(buf, n, "%s", all);
-	free(all);
-	return buf;
-}
-
-char *gmp_text__oneline_dup(const char *s)
-{
-	if (!has_controls(s))
-		return strdup(s);
-	char *d = malloc(controls(s, NULL) + 1);
-	if (d)
-		controls(s, d);
-	return d;
 }
 
 char *gmp_text__cell(const char *s, size_t width, char *buf, size_t n)

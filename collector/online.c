@@ -13,6 +13,7 @@
 #include "demangle.h"
 #include "findings_json.h"
 #include "gmprof/detect.h"
+#include "oneline.h"
 
 void rec_online_lost(void)
 {
@@ -70,7 +71,7 @@ void rec_online(void)
 		gmp_result__free(r);
 		return;
 	}
-	char a[32], b[32], name[160], sugg[768];
+	char a[32], b[32], name[160], sugg[768], one[200], sone[900];
 	fprintf(stderr, "==gmprof== %zu GPU memory events, %zu objects; profile: %s\n",
 		gmp_col.trace->nev, r->nobjects, gmp_col.path);
 	for (size_t i = 0; i < r->ndevices; i++) {
@@ -81,9 +82,9 @@ void rec_online(void)
 					     sizeof(share)))
 			fprintf(stderr, " (%s)", share);
 		const struct gmp_peak *pk = gmp_result__top_peak(r, r->devices[i].device);
-		char rg[256];
+		char rg[256], rg1[300];
 		if (pk && *gmp_trace__event_range_text(gmp_col.trace, pk->ev, rg, sizeof(rg)))
-			fprintf(stderr, " (in %s)", rg); /* the NVTX ranges where the peak was reached */
+			fprintf(stderr, " (in %s)", gmp_oneline(rg, rg1, sizeof(rg1))); /* the NVTX ranges at the peak */
 		if (r->devices[i].inuse_peak_bytes) /* pools with NVTX regions */
 			fprintf(stderr, "; in use at most %s",
 				gmp_human_bytes(r->devices[i].inuse_peak_bytes, b, sizeof(b)));
@@ -118,12 +119,12 @@ void rec_online(void)
 	for (size_t i = 0; i < r->nfindings && i < 5; i++) {
 		const struct gmp_finding *f = &r->findings[i];
 		fprintf(stderr, "==gmprof==   %zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),
-			gmp_result__object_name(r, f->object, name, sizeof(name)),
+			gmp_oneline(gmp_result__object_name(r, f->object, name, sizeof(name)), one, sizeof(one)),
 			gmp_human_bytes(r->objects[f->object].size, a, sizeof(a)));
 		if (f->saving)
 			fprintf(stderr, ", saves %s at the peak%s",
 				gmp_human_bytes(f->saving, b, sizeof(b)), gmp_finding__in_use(r, f) ? " in use" : "");
-		fprintf(stderr, ": %s\n", gmp_result__suggestion(r, f, sugg, sizeof(sugg)));
+		fprintf(stderr, ": %s\n", gmp_oneline(gmp_result__suggestion(r, f, sugg, sizeof(sugg)), sone, sizeof(sone)));
 	}
 	fprintf(stderr, "==gmprof== full report: gmprof report %s\n", gmp_col.path);
 	gmp_result__free(r);
