@@ -198,12 +198,12 @@ int gmp_across__text(FILE *fp, const struct gmp_across *a, const char *const *na
 		"saving", (int)w, "largest in", "fingerprint", "pattern", "allocation site");
 	for (size_t i = 0; i < n; i++) {
 		const struct group *g = v[i];
-		char in[32];
+		char in[32], one[600];
 		snprintf(in, sizeof(in), "%zu/%zu", g->inputs, a->n);
 		fprintf(fp, "  %7s %8zu %14s  %-*s  %016" PRIx64 "  %-28s %s\n", in, g->findings,
 			g->saving ? gmp_human_bytes(g->saving, x, sizeof(x)) : "-", (int)w,
 			g->saving ? names[g->saving_input] : "-", g->fp, gmp_pattern__name(g->pattern),
-			g->site ? g->site : "no site");
+			g->site ? gmp_oneline(g->site, one, sizeof(one)) : "no site");
 	}
 	if (n < a->ng)
 		fprintf(fp, "  ... and %zu more (--top N shows N)\n", a->ng - n);

@@ -167,17 +167,17 @@ static size_t devices(const struct diff *d, uint32_t *out, size_t max)
 
 static void text_finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f)
 {
-	char name[160], size[32], metric[160], hex[32], saving[32];
+	char name[160], size[32], metric[160], hex[32], saving[32], one[200], at1[600];
 	const struct gmp_result *r = s->r;
 	const char *at = gmp_sites__event(&s->sites, r->objects[f->object].alloc_ev, NULL);
 	fprintf(fp, "  %s: %s (%s), %s", gmp_pattern__name(f->pattern),
-		gmp_result__object_name(r, f->object, name, sizeof(name)),
+		gmp_oneline(gmp_result__object_name(r, f->object, name, sizeof(name)), one, sizeof(one)),
 		gmp_human_bytes(r->objects[f->object].size, size, sizeof(size)),
 		gmp_text__metric(f, metric, sizeof(metric)));
 	if (f->saving)
 		fprintf(fp, ", %s at the peak", gmp_human_bytes(f->saving, saving, sizeof(saving)));
 	if (at)
-		fprintf(fp, "\n    allocated at %s", at);
+		fprintf(fp, "\n    allocated at %s", gmp_oneline(at, at1, sizeof(at1)));
 	fprintf(fp, " [%s]\n", gmp_sites__fingerprint_hex(&s->sites, f, hex, sizeof(hex)));
 }
 

@@ -11,6 +11,7 @@
 #include "bysite.h"
 #include "diff.h"
 #include "findings_json.h"
+#include "oneline.h"
 #include "markdown.h"
 #include "util.h"
 
@@ -127,9 +128,9 @@ void gmp_diff__sites_text(FILE *fp, struct gmp_session *a, struct gmp_session *b
 		fprintf(fp, "    at the peak, by allocation site (the largest changes first):\n");
 	for (size_t i = 0; i < sd.n && i < 10; i++) {
 		const struct sdelta *e = &sd.v[i];
-		char x[32], y[32], z[32];
+		char x[32], y[32], z[32], one[600];
 		fprintf(fp, "      %s%-10s %s: %s in %zu object%s -> %s in %zu\n", e->bytes[1] < e->bytes[0] ? "-" : "+",
-			gmp_human_bytes(change(e), z, sizeof(z)), e->site, gmp_human_bytes(e->bytes[0], x, sizeof(x)),
+			gmp_human_bytes(change(e), z, sizeof(z)), gmp_oneline(e->site, one, sizeof(one)), gmp_human_bytes(e->bytes[0], x, sizeof(x)),
 			e->objects[0], e->objects[0] == 1 ? "" : "s", gmp_human_bytes(e->bytes[1], y, sizeof(y)),
 			e->objects[1]);
 	}

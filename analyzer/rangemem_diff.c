@@ -14,6 +14,7 @@
 #include "rangemem.h"
 #include "findings_json.h"
 #include "markdown.h"
+#include "oneline.h"
 
 static int by_path(const void *x, const void *y)
 {
@@ -159,8 +160,8 @@ int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_r
 	if (n)
 		fprintf(fp, "    by NVTX range (the largest changes first):\n");
 	for (size_t i = 0; i < n && i < max; i++) {
-		char c[40], w[256];
-		fprintf(fp, "      %-11s %s: %s\n", signed_change(&v[i], c, sizeof(c)), v[i].path,
+		char c[40], w[256], one[600];
+		fprintf(fp, "      %-11s %s: %s\n", signed_change(&v[i], c, sizeof(c)), gmp_oneline(v[i].path, one, sizeof(one)),
 			words(&v[i], w, sizeof(w)));
 	}
 	if (n > max)

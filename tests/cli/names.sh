@@ -53,6 +53,12 @@ grep -qF '  1. ' "$TMPDIR/findings" && ! grep -q '^PASS forged' "$TMPDIR/finding
 	ok "  ... findings, call lines and fixes on their lines" || notok "  ... report: $(grep -n forged "$TMPDIR/findings")"
 expect_exit 0 "replay" -- "$GMPROF" replay "$S"
 ! grep -q '^PASS forged' "$TMPDIR/out" && ok "  ... findings on their lines" || notok "  ... replay: $(grep -n forged "$TMPDIR/out")"
+expect_exit 0 "diff" -- "$GMPROF" diff tests/scripts/figure2.jsonl "$S"
+grep -q 'forged: range' "$TMPDIR/out" && ! grep -q '^PASS forged' "$TMPDIR/out" &&
+	ok "  ... sites, ranges and findings on their lines" || notok "  ... diff: $(grep -n forged "$TMPDIR/out")"
+expect_exit 0 "report --summary" -- "$GMPROF" report --summary "$S" tests/scripts/figure2.jsonl
+grep -q 'forged: yes' "$TMPDIR/out" && ! grep -q '^PASS forged' "$TMPDIR/out" &&
+	ok "  ... the allocation sites on their lines" || notok "  ... summary: $(grep -n forged "$TMPDIR/out")"
 xml_ok() { # FILE: well-formed XML, as CI servers parse JUnit and browsers SVG
 	python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$1" 2>/dev/null
 }
