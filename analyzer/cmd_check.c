@@ -246,7 +246,7 @@ static void check_share(struct gmp_gate *g, const char *name, double pct, int in
 			if (!c)
 				c = failed ? gmp_gate__add(g, name, 1, "%zu of %zu devices past %g%% of their memory",
 							   failed, r->ndevices, pct)
-					   : gmp_gate__add(g, name, 0, "%zu devices, none past %g%% of its memory",
+					   : gmp_gate__add(g, name, 0, "%zu devices, none past %g%% of their memory",
 							   r->ndevices, pct);
 			char more[340];
 			snprintf(more, sizeof(more), "  %s %s", v > max ? "FAIL" : "ok", line);

@@ -96,6 +96,11 @@ grep -q '^FAIL max_peak: 1 of 2 devices past 80% of their memory$' "$TMPDIR/out"
 	grep -q '^  FAIL device 0: 16.0 MiB > 80% of its 19.1 MiB (15.3 MiB)$' "$TMPDIR/out" &&
 	grep -q '^  ok device 1: 16.0 MiB <= 80% of its 38.1 MiB (30.5 MiB)$' "$TMPDIR/out" &&
 	ok "two devices: each against its own memory" || notok "two devices: $(cat "$TMPDIR/out")"
+expect_exit 0 "two devices, neither past 90%" -- "$GMPROF" check --max-peak 90% "$TMPDIR/two.jsonl"
+grep -q '^PASS max_peak: 2 devices, none past 90% of their memory$' "$TMPDIR/out" &&
+	grep -q '^  ok device 0: 16.0 MiB <= 90% of its 19.1 MiB (17.2 MiB)$' "$TMPDIR/out" &&
+	grep -q '^  ok device 1: 16.0 MiB <= 90% of its 38.1 MiB (34.3 MiB)$' "$TMPDIR/out" &&
+	ok "  ... a line per device" || notok "  ... $(cat "$TMPDIR/out")"
 
 # A share of a memory the input does not record, and bad shares: one sentence, status 2.
 expect_exit 2 "a share without the device's memory" -- "$GMPROF" check --max-peak 90% "$TMPDIR/none.gmprof"

@@ -151,6 +151,19 @@ diff -u "$TMPDIR/keep.jsonl" "$TMPDIR/back.jsonl" >"$TMPDIR/diff" && ok "pool st
 grep -q '^  cached by stream-ordered memory pools: 768.0 MiB' "$TMPDIR/rep" &&
 	grep -q '^device 0: stream-ordered memory pool reserved at most 768.0 MiB' "$TMPDIR/rep" &&
 	ok "replay: the pools' lines" || notok "replay: $(grep -i pool "$TMPDIR/rep")"
+# Pools on two devices: one pools line, a line per device under it.
+cat >"$TMPDIR/two.jsonl" <<'J'
+{"op":"alloc","addr":"0x1000000","size":4096,"kind":"async","device":0}
+{"op":"pools","reserved":33554432,"used":4096,"device":0}
+{"op":"alloc","addr":"0x9000000","size":8192,"kind":"async","device":1}
+{"op":"pools","reserved":67108864,"used":8192,"device":1}
+{"op":"free","addr":"0x1000000"}
+{"op":"free","addr":"0x9000000","device":1}
+J
+expect_exit 0 "check: pools on two devices" -- "$GMPROF" check --max-leak 0 "$TMPDIR/two.jsonl"
+grep -q '^PASS pools: device 0: stream-ordered memory pool reserved at most 32.0 MiB, of which at most 4.0 KiB in use$' "$TMPDIR/out" &&
+	grep -q '^  device 1: stream-ordered memory pool reserved at most 64.0 MiB, of which at most 8.0 KiB in use$' "$TMPDIR/out" &&
+	ok "  ... the second device's pools on a line of their own" || notok "  ... $(cat "$TMPDIR/out")"
 # A pool line that contradicts itself is refused in one sentence.
 printf '%s\n' '{"op":"alloc","addr":"0x1000","size":4096,"kind":"async"}' \
 	'{"op":"pools","reserved":4096,"used":8192}' >"$TMPDIR/bad.jsonl"
