@@ -359,7 +359,8 @@ static int from_stdin(struct a2l *a)
 			fprintf(stderr, "gmprof: %s\n", a->oom ? "out of memory" : "cannot write the answers");
 			rc = GMP_EXIT_USAGE;
 		} else if (bad) {
-			fprintf(stderr, "gmprof: '%s' is not a hexadecimal address\n", buf + pos);
+			fprintf(stderr, "gmprof: '%.40s%s' is not a hexadecimal address\n", buf + pos,
+				strlen(buf + pos) > 40 ? "..." : ""); /* a line of any length: the sentence stays one */
 			rc = GMP_EXIT_USAGE;
 		}
 		memmove(buf, buf + pos, len - pos);
@@ -420,7 +421,8 @@ int cmd_addr2line(int argc, char **argv)
 		size_t n = 0;
 		for (int i = optind; it && i < argc; i++, n++) {
 			if (parse_addr(argv[i], argv[i] + strlen(argv[i]), &it[n].addr)) {
-				rc = gmp_cli__usage_error("addr2line", "'%s' is not a hexadecimal address", argv[i]);
+				rc = gmp_cli__usage_error("addr2line", "'%.40s%s' is not a hexadecimal address", argv[i],
+							  strlen(argv[i]) > 40 ? "..." : "");
 				break;
 			}
 			it[n].idx = (uint32_t)n;

@@ -54,6 +54,18 @@ done
 	&& ok "helper's start is b.c:3" || notok "helper's start is b.c:3"
 expect_exit 2 "addr2line on a missing file" -- "$GMPROF" addr2line -e "$TMPDIR/none" 0x10
 expect_stderr_line "none" "  ... said in one line"
+# An address that is none, on standard input: the lines before it answered, then one sentence
+# quoting at most 40 characters of it, however long the line.
+long=0x$(head -c 100000 /dev/zero | tr '\0' 1)
+printf '0x10\nzz\n0x20\n' >"$TMPDIR/bad.in"
+expect_exit 2 "addr2line, a line that is no address" -- sh -c '"$1" addr2line -e "$2" <"$3"' sh "$GMPROF" "$TMPDIR/prog-O0" "$TMPDIR/bad.in"
+[ "$(wc -l <"$TMPDIR/out")" -eq 1 ] && ok "  ... the line before it answered" || notok "  ... answered: $(cat "$TMPDIR/out")"
+expect_stderr_line "^gmprof: 'zz' is not a hexadecimal address$" "  ... then one sentence"
+printf '%s\n' "$long" >"$TMPDIR/long.in"
+expect_exit 2 "addr2line, an address of 100000 digits" -- sh -c '"$1" addr2line -e "$2" <"$3"' sh "$GMPROF" "$TMPDIR/prog-O0" "$TMPDIR/long.in"
+expect_stderr_line "^gmprof: '0x11111111111111111111111111111111111111\.\.\.' is not a hexadecimal address$" "  ... a sentence of 40 characters of it"
+expect_exit 2 "addr2line, such an argument" -- "$GMPROF" addr2line -e "$TMPDIR/prog-O0" "$long"
+expect_stderr_line "'0x11111111111111111111111111111111111111\.\.\.' is not a hexadecimal address" "  ... likewise"
 
 # A recorded call path: the allocation site is the line of fake_app.c that
 # calls into the (double's) CUDA runtime, and no runtime frame shows.
