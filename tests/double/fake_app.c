@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "double_patch.h"
 #include "sanitizer_double.h"
@@ -252,6 +254,16 @@ int main(int argc, char **argv)
 	} else if (d.replay(script, 0, 0)) {
 		fprintf(stderr, "fake_app: %s\n", d.error());
 		rc = 1;
+	}
+	/* FAKE_APP_FORK=1: a worker forked after the CUDA work (a data loader's) that exits without exec. */
+	const char *fk = getenv("FAKE_APP_FORK");
+	if (fk && !strcmp(fk, "1")) {
+		pid_t pid = fork();
+		if (pid == 0)
+			exit(0);
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			rc = 1;
 	}
 	if (teardown)
 		d.teardown();
