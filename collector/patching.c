@@ -257,8 +257,8 @@ void dev_unpatch(CUcontext ctx, int covered)
 	pthread_cond_broadcast(&gmp_col.unpatched);
 	gmp_col.unpatches += n - kept;
 	if (failed != SANITIZER_SUCCESS && !warned++)
-		rec_say("sanitizerUnpatchModule failed (%s); kernels after the capture range stay patched",
-			gmp_san__strerror(&gmp_col.san, failed));
+		rec_say("sanitizerUnpatchModule failed (%s); kernels after the capture range stay patched "
+			"until a later synchronization unpatches them", gmp_san__strerror(&gmp_col.san, failed));
 	/* The context may have gone while the lock was released. */
 	s = dev_find_state(ctx);
 	for (size_t i = 0; s && i < kept; i++) {

@@ -256,6 +256,16 @@ grep -q "GMPROF_PATCH_AT=range unpatches modules only after a profiler-api or la
 sed 's/{"op":"sync"}/{"op":"sync","stream":0}/' "$TMPDIR/r.jsonl" >"$TMPDIR/c.jsonl"
 collect r-stream GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6,9,10 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=range
 [ "$(patched r-stream)" = "1 1 0" ] && ok "  ... a stream sync unpatches nothing" || notok "  ... stream syncs: '$(patched r-stream)'"
+# An unpatch that fails (GMP_DOUBLE_FAIL=unpatch:1): the module stays patched, the kernel after
+# the range runs patched (one unpatched where there were two), and the next sync unpatches it.
+cp "$TMPDIR/r.jsonl" "$TMPDIR/c.jsonl"
+collect r-unpatch GMP_DOUBLE_FAIL=unpatch:1 GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6,9,10 GMP_DOUBLE_STATS=3 \
+	GMPROF_PATCH_AT=range
+[ "$(patched r-unpatch)" = "1 2 2" ] && cmp -s "$TMPDIR/r-range.kernels" "$TMPDIR/r-unpatch.kernels" &&
+	ok "  ... an unpatch that fails: tried again at the next sync, the same launches monitored" ||
+	notok "  ... a failed unpatch: '$(patched r-unpatch)' $(diff "$TMPDIR/r-range.kernels" "$TMPDIR/r-unpatch.kernels")"
+[ "$(grep -c 'gmprof: sanitizerUnpatchModule failed (.*); kernels after the capture range stay patched until a later synchronization unpatches them$' "$TMPDIR/r-unpatch.err")" = 1 ] &&
+	ok "  ... said in one line" || notok "  ... said: $(cat "$TMPDIR/r-unpatch.err")"
 
 # Bad values: one sentence each, before anything runs.
 expect_exit 0 "a bad GMPROF_CAPTURE: the program still runs" -- env GMPROF_CAPTURE=nvtx: GMPROF_OUTPUT="$TMPDIR/bad.gmprof" "$FAKE" "$TMPDIR/c.jsonl"

@@ -191,7 +191,7 @@ void gmp_double_set_oom_above(uint64_t bytes)
  * "module:N" the Nth sanitizerPatchModule (double_patch.c).
  */
 static const char *const fail_names[DOUBLE_FAIL_KINDS] = { "alloc", "upload", "set", "download", "patches",
-							   "module" };
+							   "module", "unpatch" };
 static unsigned long fail_at[DOUBLE_FAIL_KINDS], fail_calls[DOUBLE_FAIL_KINDS];
 static void read_fail(void)
 {

@@ -233,6 +233,8 @@ SanitizerResult sanitizerUnpatchModule(CUmodule module)
 	not_in_launch("sanitizerUnpatchModule");
 	if (module != MODULE || !double_module_patched())
 		return SANITIZER_ERROR_INVALID_PARAMETER;
+	if (double_fails(DOUBLE_FAIL_UNPATCH)) /* GMP_DOUBLE_FAIL=unpatch:N: the module stays patched */
+		return SANITIZER_ERROR_UNKNOWN;
 	/* From here to the end no kernel may start; none that started may be left uncovered. */
 	__atomic_store_n(&unpatching, 1, __ATOMIC_SEQ_CST);
 	unsigned long started = __atomic_load_n(&kernels_started, __ATOMIC_SEQ_CST),
