@@ -2,15 +2,18 @@
 /* Names and paths from the program on one line of gmprof's text (oneline.h). */
 #include "oneline.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Writes s with control characters and backslashes as C escapes into out (when not NULL); returns the length. */
-static size_t controls(const char *s, char *out)
+/*
+ * Writes s with control characters and backslashes as C escapes into out
+ * (cap bytes, 0 for none), cut before an escape that would not fit;
+ * returns the length of the whole.
+ */
+static size_t controls(const char *s, char *out, size_t cap)
 {
 	static const char hexd[] = "0123456789abcdef";
-	size_t len = 0;
+	size_t len = 0, kept = 0;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		char e[4] = { (char)c, 0, 0, 0 };
@@ -23,12 +26,14 @@ static size_t controls(const char *s, char *out)
 			e[0] = '\\'; e[1] = 'x'; e[2] = hexd[c >> 4]; e[3] = hexd[c & 15];
 			k = 4;
 		}
-		if (out)
+		if (kept == len && len + k < cap) {
 			memcpy(out + len, e, k);
+			kept += k;
+		}
 		len += k;
 	}
-	if (out)
-		out[len] = 0;
+	if (cap)
+		out[kept] = 0;
 	return len;
 }
 
@@ -45,14 +50,7 @@ const char *gmp_oneline(const char *s, char *buf, size_t n)
 {
 	if (!s || !n || !has_controls(s))
 		return s;
-	char *all = malloc(controls(s, NULL) + 1);
-	if (!all) {
-		snprintf(buf, n, "(a name with control characters)");
-		return buf;
-	}
-	controls(s, all);
-	snprintf(buf, n, "%s", all);
-	free(all);
+	controls(s, buf, n);
 	return buf;
 }
 
@@ -60,8 +58,9 @@ char *gmp_oneline_dup(const char *s)
 {
 	if (!has_controls(s))
 		return strdup(s);
-	char *d = malloc(controls(s, NULL) + 1);
+	size_t len = controls(s, NULL, 0);
+	char *d = malloc(len + 1);
 	if (d)
-		controls(s, d);
+		controls(s, d, len + 1);
 	return d;
 }

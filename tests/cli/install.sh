@@ -13,14 +13,9 @@ mkdir -p "$TMPDIR/usr/bin" "$TMPDIR/usr/lib/gmprof" "$TMPDIR/alone"
 cp "$GMPROF" "$TMPDIR/usr/bin/gmprof"
 cp "$B/libgmprof.so" "$TMPDIR/usr/lib/gmprof/libgmprof.so"
 cp "$B/double/patches.fatbin" "$TMPDIR/usr/lib/gmprof/gmprof_patch.fatbin"
-findings() { # PROFILE: the script's findings, as replay finds them in the script itself (names aside: the double has no labels)
-	"$GMPROF" replay "$SCRIPT" | grep '^ *[0-9]*\. ' | sed -E 's/: [^ ]+ \(/: (/' >"$TMPDIR/want"
-	"$GMPROF" replay "$1" | grep '^ *[0-9]*\. ' | sed -E 's/: [^ ]+ \(/: (/' >"$TMPDIR/got"
-	[ -s "$TMPDIR/want" ] && cmp -s "$TMPDIR/want" "$TMPDIR/got"
-}
 expect_exit 0 "installed: gmprof run with GMPROF_SANITIZER_LIB set" -- env GMPROF_SANITIZER_LIB="$GMPROF_DOUBLE" \
 	"$TMPDIR/usr/bin/gmprof" run --top 0 -o "$TMPDIR/i.gmprof" -- "$B/double/fake_app" "$SCRIPT"
-findings "$TMPDIR/i.gmprof" && ok "  ... the collector from ../lib/gmprof, its patches beside it: the script's findings" ||
+same_findings "$TMPDIR/i.gmprof" "$SCRIPT" && ok "  ... the collector from ../lib/gmprof, its patches beside it: the script's findings" ||
 	notok "  ... findings: $(cat "$TMPDIR/err")"
 if [ ! -e /usr/local/cuda/compute-sanitizer/libsanitizer-public.so ]; then # the last place looked in
 	expect_exit 2 "installed, no Sanitizer library anywhere" -- env CUDA_HOME="$TMPDIR/alone" PATH=/usr/bin:/bin \
@@ -31,7 +26,7 @@ if [ ! -e /usr/local/cuda/compute-sanitizer/libsanitizer-public.so ]; then # the
 fi
 expect_exit 0 "as built: the collector beside gmprof" -- env GMPROF_PATCH="$B/double/patches.fatbin" \
 	"$GMPROF" run --top 0 --sanitizer-lib "$GMPROF_DOUBLE" -o "$TMPDIR/b.gmprof" -- "$B/double/fake_app" "$SCRIPT"
-findings "$TMPDIR/b.gmprof" && ok "  ... the script's findings" || notok "  ... findings: $(cat "$TMPDIR/err")"
+same_findings "$TMPDIR/b.gmprof" "$SCRIPT" && ok "  ... the script's findings" || notok "  ... findings: $(cat "$TMPDIR/err")"
 cp "$GMPROF" "$TMPDIR/alone/gmprof"
 expect_exit 2 "no collector beside gmprof nor in ../lib/gmprof" -- \
 	"$TMPDIR/alone/gmprof" run --sanitizer-lib "$GMPROF_DOUBLE" -o "$TMPDIR/a.gmprof" -- "$B/double/fake_app" "$SCRIPT"

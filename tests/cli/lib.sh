@@ -35,6 +35,14 @@ kernels_of() {
 	"$GMPROF" dump "$1" 2>/dev/null | grep '"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//; s/,"graph":[0-9]+//' |
 		if [ "${2:-}" = touches ]; then sed -E 's/"(read|write)":\[[^]]*\],//g'; else cat; fi
 }
+# same_findings PROFILE SCRIPT: replay finds the script's findings in the
+# profile of a collector run through the test double (names aside: the
+# double gives its objects no labels); leaves them in $TMPDIR/want and got.
+same_findings() {
+	"$GMPROF" replay "$2" 2>/dev/null | grep '^ *[0-9]*\. ' | sed -E 's/: [^ ]+ \(/: (/' >"$TMPDIR/want"
+	"$GMPROF" replay "$1" 2>/dev/null | grep '^ *[0-9]*\. ' | sed -E 's/: [^ ]+ \(/: (/' >"$TMPDIR/got"
+	[ -s "$TMPDIR/want" ] && cmp -s "$TMPDIR/want" "$TMPDIR/got"
+}
 # same_kernels NAME PROFILE SCRIPT COUNT [touches]: the profile's COUNT kernel
 # events are the script's (a collector run through the test double).
 same_kernels() {
