@@ -181,11 +181,11 @@ static void api(const Sanitizer_CallbackData *cd)
 	}
 }
 
-/* Allocations that are no program data object: module variables, runtime internals, host memory. */
+/* No program data object: module variables, runtime internals, host memory, a peer's mapped into a context. */
 static int ignored(const Sanitizer_ResourceMemoryData *md)
 {
-	return md->flags & (SANITIZER_MEMORY_FLAG_MODULE | SANITIZER_MEMORY_FLAG_CG_RUNTIME |
-			    SANITIZER_MEMORY_FLAG_CNP | SANITIZER_MEMORY_FLAG_HOST_PINNED);
+	return md->flags & (SANITIZER_MEMORY_FLAG_MODULE | SANITIZER_MEMORY_FLAG_CG_RUNTIME | SANITIZER_MEMORY_FLAG_CNP |
+			    SANITIZER_MEMORY_FLAG_HOST_PINNED | SANITIZER_MEMORY_FLAG_PEER);
 }
 
 static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t stream)

@@ -156,6 +156,26 @@ void double_array(uint64_t addr, uint64_t size, int create)
 	double_api(api, SANITIZER_API_EXIT);
 }
 
+/*
+ * GMP_DOUBLE_PEER=1: the allocation at md (of device d) is also mapped
+ * into device d + 1's context, as peer access maps a peer's memory there:
+ * a DEVICE_MEMORY_ALLOC of the same address and size with FLAG_PEER and
+ * sourceDevice d after it (map 1), and a DEVICE_MEMORY_FREE of the mapping
+ * with FLAG_PEER before the allocation's own free (map 0).
+ */
+void double_peer(const Sanitizer_ResourceMemoryData *md, int map)
+{
+	const char *v = getenv("GMP_DOUBLE_PEER");
+	if (!v || *v != '1')
+		return;
+	Sanitizer_ResourceMemoryData p = *md;
+	p.flags |= SANITIZER_MEMORY_FLAG_PEER;
+	p.sourceDevice = md->device;
+	p.device = md->device + 1;
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE,
+		       map ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE, &p);
+}
+
 int gmp_double_array_desc(void *desc, void *array)
 {
 	const char *un = getenv("GMP_DOUBLE_ARRAY_UNDESCRIBED"), *fmt = getenv("GMP_DOUBLE_ARRAY_FORMAT");

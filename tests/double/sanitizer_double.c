@@ -291,6 +291,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 				deliver(SANITIZER_CB_DOMAIN_RESOURCE,
 					e->kind == GMP_MEM_ASYNC ? SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC
 								 : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, &md);
+				double_peer(&md, 1);
 				double_api("cudaMalloc", SANITIZER_API_EXIT);
 			}
 		}
@@ -341,6 +342,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 					  sizeof(e->addr));
 		} else {
 			double_api(blocking ? "cudaFree" : "cudaFreeAsync", SANITIZER_API_ENTER);
+			double_peer(&md, 0);
 			deliver(SANITIZER_CB_DOMAIN_RESOURCE,
 				blocking ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE
 					 : SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC, &md);
