@@ -124,6 +124,9 @@ int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_dete
 	case OPT_SALVAGE:
 		*salvage = 1;
 		return 1;
+	case OPT_MANAGED:
+		o->managed_gpu_only = 1;
+		return 1;
 	default:
 		return 0;
 	}

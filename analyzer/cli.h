@@ -22,7 +22,7 @@
 enum {
 	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
 	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT, OPT_SYMBOLS, OPT_SUPPRESS,
-	OPT_ALLOC_FN, OPT_RANGES, OPT_MIN_SIZE, OPT_SOURCE_DIR, OPT_NO_SOURCE,
+	OPT_ALLOC_FN, OPT_RANGES, OPT_MIN_SIZE, OPT_SOURCE_DIR, OPT_NO_SOURCE, OPT_MANAGED,
 	OPT_CMD_BASE = 1100,   /* subcommands number their own options from here */
 };
 
@@ -38,6 +38,7 @@ enum {
 	{ "peaks", required_argument, 0, OPT_PEAKS },                         \
 	{ "patterns", required_argument, 0, OPT_PATTERNS },                   \
 	{ "min-size", required_argument, 0, OPT_MIN_SIZE },                   \
+	{ "managed-gpu-only", no_argument, 0, OPT_MANAGED },                  \
 	{ "salvage", no_argument, 0, OPT_SALVAGE },                           \
 	{ "suppressions", required_argument, 0, OPT_SUPPRESS },               \
 	{ "alloc-fn", required_argument, 0, OPT_ALLOC_FN },                   \
@@ -55,6 +56,10 @@ enum {
 	"      --peaks N          memory peaks reported per device (2)\n"                \
 	"      --patterns LIST    report only these patterns (comma list, or all)\n"     \
 	"      --min-size BYTES   leave out findings on objects smaller than BYTES (0)\n" \
+	"      --managed-gpu-only the host never reads or writes the program's managed\n" \
+	"                         memory: every pattern on managed objects (by default\n" \
+	"                         only leaks and access patterns: the host's use of\n"   \
+	"                         managed memory is not seen)\n"                          \
 	"      --salvage          analyze the intact part of a damaged profile\n"         \
 	"      --suppressions FILE  leave out findings FILE's rules match: lines of\n"  \
 	"                         PATTERN:GLOB, the glob matched against the frames of\n" \

@@ -395,6 +395,9 @@ static int text_one(FILE *fp, struct report *rp)
 		fprintf(fp, " (%zu more on objects under %s: --min-size)", r->nsmall,
 			gmp_human_bytes(r->min_bytes, b, sizeof(b)));
 	}
+	if (r->nmanaged)
+		fprintf(fp, " (%zu more on managed objects, whose use by the host is not seen: --managed-gpu-only)",
+			r->nmanaged);
 	if (rp->in.so.ranges)
 		fprintf(fp, " (of the objects allocated in NVTX ranges matching '%s')", rp->in.so.ranges);
 	fprintf(fp, ", ranked by what fixing them saves at the peak\n");

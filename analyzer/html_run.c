@@ -91,6 +91,9 @@ void gmp_html__summary(FILE *fp, struct gmp_session *s)
 	if (r->nsmall)
 		fprintf(fp, " (%zu more on objects under %s: <code>--min-size</code>)", r->nsmall,
 			gmp_human_bytes(r->min_bytes, a, sizeof(a)));
+	if (r->nmanaged)
+		fprintf(fp, " (%zu more on managed objects, whose use by the host is not seen: "
+			"<code>--managed-gpu-only</code>)", r->nmanaged);
 	fprintf(fp, "</dd>");
 	if (gmp_kernels_from__suggested(t)) {
 		const char *cmd = gmp_trace__meta(t, "command");

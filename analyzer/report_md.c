@@ -180,6 +180,9 @@ static void findings_md(FILE *fp, struct gmp_session *s, uint32_t top)
 		fprintf(fp, "(%zu more on objects under %s: `--min-size`)\n\n", r->nsmall,
 			gmp_human_bytes(r->min_bytes, b, sizeof(b)));
 	}
+	if (r->nmanaged)
+		fprintf(fp, "(%zu more on managed objects, whose use by the host is not seen: `--managed-gpu-only`)\n\n",
+			r->nmanaged);
 	if (!n)
 		return;
 	fputs("| # | pattern | object | size | saves at the peak | allocated at | fix |\n"

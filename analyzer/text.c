@@ -321,6 +321,9 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 		fprintf(fp, "%zu finding%s on objects under %s left out (--min-size)\n", r->nsmall,
 			r->nsmall == 1 ? "" : "s", gmp_human_bytes(r->min_bytes, b, sizeof(b)));
 	}
+	if (r->nmanaged)
+		fprintf(fp, "%zu finding%s on managed objects left out: the host's use of managed memory is not seen "
+			"(--managed-gpu-only)\n", r->nmanaged, r->nmanaged == 1 ? "" : "s");
 	if (!r->nfindings) {
 		fprintf(fp, "no findings\n");
 		return;

@@ -89,6 +89,12 @@ int det_add_finding(struct det *d, const struct gmp_finding *f)
 	if (!(d->o->patterns & (1u << f->pattern)) ||
 	    (d->o->accesses_unknown && !(GMP_PAT_WITHOUT_ACCESSES & (1u << f->pattern))))
 		return 0; /* not asked for, or not to be told without the kernels' accesses */
+	if (!d->o->managed_gpu_only && !(GMP_PAT_MANAGED_SEEN & (1u << f->pattern)) &&
+	    (r->objects[f->object].kind == GMP_MEM_MANAGED ||
+	     (f->other != GMP_NO_OBJECT && r->objects[f->other].kind == GMP_MEM_MANAGED))) {
+		r->nmanaged++; /* the host may have used it where the GPU did not */
+		return 0;
+	}
 	if (r->objects[f->object].size < d->o->min_bytes) {
 		r->nsmall++; /* too small to be worth telling (--min-size) */
 		r->min_bytes = d->o->min_bytes;

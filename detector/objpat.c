@@ -75,8 +75,13 @@ static int one_object(struct det *d, uint32_t obj, uint32_t gap_off, uint32_t ng
 	}
 	if (o->free_ev == GMP_NO_EVENT) {
 		struct gmp_finding f = base(GMP_PAT_MEMORY_LEAK, obj);
-		/* Its last use; unknown when kernels may have used it unrecorded. */
-		if (d->o->accesses_unknown || o->kind == GMP_MEM_ARRAY) /* a texture's reads are not seen */
+		/*
+		 * Its last use; unknown when kernels may have used it unrecorded,
+		 * or the host may have (a texture's reads are not seen, nor the
+		 * host's use of managed memory).
+		 */
+		if (d->o->accesses_unknown || o->kind == GMP_MEM_ARRAY ||
+		    (o->kind == GMP_MEM_MANAGED && !d->o->managed_gpu_only))
 			f.ev_a = GMP_NO_EVENT;
 		else
 			f.ev_a = o->naccess ? o->last_ev : o->alloc_ev;

@@ -42,6 +42,13 @@ const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_
 		else if (ob->kind == GMP_MEM_ARRAY)
 			snprintf(buf, n, "cudaFreeArray (cuArrayDestroy) it once no kernel reads it through a texture or "
 				 "surface any more (its last use is not known: such reads are not recorded)");
+		else if (ob->kind == GMP_MEM_MANAGED && f->ev_a == GMP_NO_EVENT && !r->opts.accesses_unknown && ob->naccess)
+			snprintf(buf, n, "free it once neither the GPU nor the host uses it any more (the host's use of "
+				 "managed memory is not seen; the GPU's last is %s)",
+				 gmp_result__api_label(r, ob->last_ev, a, sizeof(a)));
+		else if (ob->kind == GMP_MEM_MANAGED && f->ev_a == GMP_NO_EVENT && !r->opts.accesses_unknown)
+			snprintf(buf, n, "free it once the host no longer uses it (no GPU API accesses it; the host's "
+				 "use of managed memory is not seen)");
 		else if (f->ev_a == GMP_NO_EVENT)
 			snprintf(buf, n, "free it once no kernel uses it any more (its last use is not known: the "
 				 "kernels' accesses were not recorded)");

@@ -40,6 +40,15 @@ enum gmp_pattern {
 /* What a trace without the kernels' accesses (gmp_detect_opts.accesses_unknown) still shows. */
 #define GMP_PAT_WITHOUT_ACCESSES (1u << GMP_PAT_MEMORY_LEAK)
 
+/*
+ * What the host's use of managed memory, which no callback shows, cannot
+ * make wrong: what the GPU's accesses alone decide.  The other patterns are
+ * not reported on managed objects unless gmp_detect_opts.managed_gpu_only.
+ */
+#define GMP_PAT_MANAGED_SEEN                                                            \
+	((1u << GMP_PAT_MEMORY_LEAK) | (1u << GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY) | \
+	 (1u << GMP_PAT_STRUCTURED_ACCESS))
+
 /* The patterns mask names that need the kernels' accesses; "all" names none of them in particular. */
 static inline uint32_t gmp_patterns__need_accesses(uint32_t mask)
 {
@@ -64,6 +73,10 @@ struct gmp_detect_opts {
 	uint32_t patterns;       /* --patterns: mask of patterns to report (all) */
 	uint64_t min_bytes;      /* --min-size: findings on smaller objects are not
 				    reported (0: every one) */
+	int managed_gpu_only;    /* --managed-gpu-only: the program's host never reads
+				    or writes its managed memory, so every pattern is
+				    told on managed objects (0: only GMP_PAT_MANAGED_SEEN,
+				    the others counted in gmp_result.nmanaged) */
 	int keep_deps;           /* keep each event's object uses in the result (traces, HTML) */
 	int accesses_unknown;    /* the kernels' accesses were not recorded (an alloc-mode
 				    profile): only leaks are found, each with its last use
@@ -259,6 +272,8 @@ struct gmp_result {
 	size_t nfindings;
 	size_t nsmall;                  /* findings left out for their object's size: */
 	uint64_t min_bytes;             /* under this (gmp_detect_opts.min_bytes) */
+	size_t nmanaged;                /* findings on managed objects left out: the host's
+					   use of them is not seen (GMP_PAT_MANAGED_SEEN) */
 	struct gmp_range *ranges;
 	size_t nranges;
 	struct gmp_span *spans;         /* idle ranges */
