@@ -116,6 +116,9 @@ void rec_online(void)
 			first = 0;
 		}
 	fprintf(stderr, "%s\n", r->nfindings ? ")" : "");
+	if (r->nmanaged)
+		fprintf(stderr, "==gmprof== %zu more on managed objects, whose use by the host is not seen "
+			"(gmprof report --managed-gpu-only %s)\n", r->nmanaged, gmp_col.path);
 	for (size_t i = 0; i < r->nfindings && i < 5; i++) {
 		const struct gmp_finding *f = &r->findings[i];
 		fprintf(stderr, "==gmprof==   %zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),

@@ -52,4 +52,14 @@ expect_exit 0 "check --fail-on early_allocation,late_deallocation,redundant_allo
 expect_exit 1 "  ... fails with --managed-gpu-only" -- \
 	"$GMPROF" check --managed-gpu-only --fail-on early_allocation,late_deallocation,redundant_allocation \
 	"$TMPDIR/host.jsonl"
+
+# The collector's summary at exit (through the test double) says so too.
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+use_double "$B"
+expect_exit 0 "the collector's run of it" -- env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/m.gmprof" \
+	"$B/double/fake_app" "$S"
+grep -qx "==gmprof== 5 more on managed objects, whose use by the host is not seen (gmprof report --managed-gpu-only $TMPDIR/m.gmprof)" \
+	"$TMPDIR/err" && ok "  ... its summary says how many it left out" || notok "  ... stderr: $(cat "$TMPDIR/err")"
+grep -q '^==gmprof== FINDINGS: 3 (early_allocation 1, late_deallocation 1, memory_leak 1)$' "$TMPDIR/err" &&
+	ok "  ... and counts the others" || notok "  ... $(grep FINDINGS "$TMPDIR/err")"
 finish
