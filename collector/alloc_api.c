@@ -60,6 +60,20 @@ const struct gmp_alloc_api *gmp_alloc_api__find(const char *function_name)
 	return NULL;
 }
 
+int gmp_tex_api__kind(const char *function_name)
+{
+	if (!function_name || function_name[0] != 'c' || function_name[1] != 'u')
+		return 0; /* most calls leave here: this runs at the end of every call */
+	size_t n = gmp_api__base_len(function_name);
+	if ((n == 23 && !strncmp(function_name, "cudaCreateTextureObject", n)) ||
+	    (n == 17 && !strncmp(function_name, "cuTexObjectCreate", n)))
+		return 1;
+	if ((n == 24 && !strncmp(function_name, "cudaDestroyTextureObject", n)) ||
+	    (n == 18 && !strncmp(function_name, "cuTexObjectDestroy", n)))
+		return -1;
+	return 0;
+}
+
 /* The size_t parameter at off. */
 static uint64_t param(const void *params, unsigned off)
 {

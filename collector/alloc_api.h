@@ -47,6 +47,21 @@ uint64_t gmp_alloc_api__size(const struct gmp_alloc_api *a, const void *params);
 const struct gmp_alloc_api *gmp_alloc_api__all(unsigned *n);
 
 /*
+ * Texture objects (textures.c): cudaCreateTextureObject and
+ * cuTexObjectCreate take (handle *, resource description *, ...), their
+ * Destroy (handle), a 64-bit value; both resource descriptions (struct
+ * cudaResourceDesc, CUDA_RESOURCE_DESC) start with the type, an int, then
+ * a union whose linear and pitch2D members start with the device pointer.
+ * tests/unit/test_alloc_abi.c checks these against the toolkit's headers.
+ */
+#define GMP_TEX_PARAM_HANDLE 0     /* a create's handle pointer, a destroy's handle */
+#define GMP_TEX_PARAM_RESOURCE 8   /* a create's resource description pointer */
+#define GMP_TEX_RES_DEVPTR 8       /* the device pointer in a resource description */
+enum { GMP_TEX_RES_LINEAR = 2, GMP_TEX_RES_PITCH2D = 3 };
+/* What a call does with texture objects: 1 makes one, -1 destroys one, 0 neither (any suffixes). */
+int gmp_tex_api__kind(const char *function_name);
+
+/*
  * CUmemPool_attribute values the collector asks the driver for (pools.c;
  * tests/unit/test_alloc_abi.c compares them with cuda.h's).
  */

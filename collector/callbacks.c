@@ -14,7 +14,7 @@
 #include "alloc_api.h"
 #include "collector.h"
 
-static __thread int in_callback;
+static __thread int in_callback, api_depth; /* api_depth: runtime/driver API calls in progress */
 static __thread int pools_due; /* a sync came in this thread's call: ask the pools at its end */
 /* API callbacks this thread took since it last added them to gmp_col.api_callbacks (cb_api_callbacks). */
 #define API_FLUSH 256u
@@ -25,7 +25,6 @@ uint64_t cb_api_callbacks(void)
 	return __atomic_load_n(&gmp_col.api_callbacks, __ATOMIC_RELAXED) + api_unflushed;
 }
 static __thread const char *api_name;   /* the outermost runtime/driver API in progress */
-static __thread int api_depth;
 
 static uint64_t h(const void *p)
 {
@@ -169,6 +168,7 @@ static void api(const Sanitizer_CallbackData *cd)
 		}
 		if (arrays_due())
 			cb_arrays(cd->functionName); /* the arrays it made, labelled with it */
+		tex_call(cd->functionName, cd->functionParams, cd->context, rv && *rv == 0);
 		if (pools_due) {
 			pools_due = 0;
 			cb_pools();

@@ -258,6 +258,24 @@ void arrays_record(const char *api);
 void arrays_destroyed(const Sanitizer_ResourceArrayData *ad, int dying);
 
 /*
+ * ---- textures.c: texture objects over linear memory, whose reads the
+ * device patches do not see --------------------------------------------------
+ */
+/*
+ * No lock held: the end of the program's call fn (params its parameters,
+ * ok: it succeeded); a texture object made over a tracked object, or
+ * destroyed, when fn is cudaCreateTextureObject, cuTexObjectCreate or
+ * their Destroy.
+ */
+void tex_call(const char *fn, const void *params, CUcontext ctx, int ok);
+/* Lock held: the object at addr is freed; textures over it read it no more. */
+void tex_object_freed(uint64_t addr);
+/* Lock held: the starts of the objects the device's textures read (malloc'd; NULL, *n 0: none). */
+uint64_t *tex_live(uint32_t device, size_t *n);
+/* A read of each of objs added to acc (n entries, address order kept): 0 or -ENOMEM. */
+int tex_reads(const uint64_t *objs, size_t nobjs, struct gmp_access **acc, size_t *n);
+
+/*
  * ---- pools.c: stream-ordered memory pools (cudaMallocAsync's): what they
  * hold reserved on each device beside the objects in them ------------------
  */

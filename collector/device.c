@@ -494,6 +494,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	}
 	p.ev = li->ev;
 	p.kev = *e;
+	p.tex = tex_live(e->device, &p.ntex);
 	s->pend[s->npend++] = p;
 	dev_collect_garbage(s); /* a table this launch replaced */
 }

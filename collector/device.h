@@ -174,6 +174,8 @@ struct pending {
 	size_t nacc;
 	struct gmp_touch_vec tv;  /* tv.n == SIZE_MAX: touches unknown */
 	struct gmp_event kev;     /* the launch's event as recorded (in-kernel heap ops copy it) */
+	uint64_t *tex;            /* objects textures may read through in it (tex_live), ntex of them */
+	size_t ntex;
 	struct gmp_patch_heap_record *heap; /* malloc()/free() calls read back */
 	size_t nheap;
 	uint64_t heap_lost;       /* calls whose records did not fit */

@@ -328,6 +328,8 @@ static void harvest_commit(struct gmp_ctx_state *s, struct pending *p)
 {
 	if (gmp_col.opts.mode == GMP_COLLECT_INTRA)
 		khist_learn(s, p);
+	if (p->read == 1 && p->ntex && tex_reads(p->tex, p->ntex, &p->acc, &p->nacc))
+		p->read = -1;
 	if (p->read == 1) {
 		rec_accesses(p->ev, p->acc, p->nacc);
 		if (p->maps && p->tv.n != SIZE_MAX)
@@ -338,6 +340,7 @@ static void harvest_commit(struct gmp_ctx_state *s, struct pending *p)
 		dev_out_of_memory("reading a launch's accesses");
 	}
 	free(p->acc);
+	free(p->tex);
 	free(p->tv.v);
 	free(p->heap);
 	dev_put_maps(s, p);

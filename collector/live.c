@@ -76,6 +76,7 @@ int rec_live_remove(uint64_t addr)
 	gmp_col.tab_n--;
 	gmp_col.live_version++;
 	log_change(addr, 0, 1);
+	tex_object_freed(addr);
 	return 0;
 }
 

@@ -232,7 +232,10 @@ static int collect_launches(struct ix *x)
 
 /*
  * Marks the objects whose accesses are not all known: a kernel accessed
- * them and no launch of that kernel recorded touches on them.
+ * them and no launch of that kernel recorded touches on them, or a launch
+ * whose touches are known accessed them with none (the collector adds a
+ * read to each launch that may read an object through a texture, which
+ * the patches do not see).
  */
 static int coverage(struct ix *x)
 {
@@ -250,16 +253,29 @@ static int coverage(struct ix *x)
 			return -ENOMEM;
 		}
 	}
+	uint32_t *seen = NULL; /* per object: 1 + the touch-known launch that touched it last */
 	for (size_t v = 0; v < t->nev; v++) {
 		const struct gmp_event *e = &t->ev[v];
-		if (e->op != GMP_OP_KERNEL || (e->flags & GMP_EF_TOUCH_KNOWN))
+		if (e->op != GMP_OP_KERNEL)
 			continue;
+		if (e->flags & GMP_EF_TOUCH_KNOWN) {
+			if (!seen && !(seen = calloc(d->r->nobjects ? d->r->nobjects : 1, sizeof(*seen)))) {
+				gmp_u64map__release(&touched);
+				return -ENOMEM;
+			}
+			for (uint32_t i = 0; i < e->touch_n; i++) /* the object, and the pool holding it */
+				for (uint32_t obj = d->touch_obj[e->touch_off + i]; obj != GMP_NO_OBJECT;
+				     obj = d->r->objects[obj].parent)
+					seen[obj] = (uint32_t)v + 1;
+		}
 		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
 			uint32_t obj = DEP_OBJ(d->deps[k]);
-			if (!x->nlr || !gmp_u64map__get(&touched, (uint64_t)obj << 32 | e->name))
+			if ((e->flags & GMP_EF_TOUCH_KNOWN) ? seen[obj] != (uint32_t)v + 1
+			    : !x->nlr || !gmp_u64map__get(&touched, (uint64_t)obj << 32 | e->name))
 				x->uncovered[obj] = 1;
 		}
 	}
+	free(seen);
 	gmp_u64map__release(&touched);
 	for (size_t obj = 0; obj < d->r->nobjects; obj++)
 		x->uncovered[obj] |= d->r->objects[obj].unmonitored > 0; /* unmonitored.c */

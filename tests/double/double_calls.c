@@ -202,6 +202,36 @@ void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site)
 	api_deliver(SANITIZER_CB_DOMAIN_DRIVER_API, &cd);
 }
 
+void double_texture(uint64_t addr, int make)
+{
+	const char *at = getenv("GMP_DOUBLE_TEXTURE"), *api = getenv("GMP_DOUBLE_TEXTURE_API"),
+		   *type = getenv("GMP_DOUBLE_TEXTURE_TYPE"), *keep = getenv("GMP_DOUBLE_TEXTURE_KEEP"),
+		   *end = getenv("GMP_DOUBLE_TEXTURE_END");
+	if (!at || (!make && keep && !strcmp(keep, "1")))
+		return;
+	const uint64_t obj = strtoull(at, NULL, 0);
+	if (addr != (!make && end ? strtoull(end, NULL, 0) : obj))
+		return;
+	addr = obj;
+	const int driver = api && !strcmp(api, "driver");
+	const char *name = make ? (driver ? "cuTexObjectCreate" : "cudaCreateTextureObject")
+				: (driver ? "cuTexObjectDestroy" : "cudaDestroyTextureObject");
+	uint64_t handle = 0x7e00 + (addr & 0xff);
+	/* A resource description: its type, then (linear, pitch2D) the device pointer at offset 8. */
+	struct { int type; uint64_t ptr, rest[6]; } res = { type ? atoi(type) : 2, addr, { 0 } };
+	int texdesc[16] = { 0 }, rv = 0;
+	void *params[4] = { &handle, &res, texdesc, NULL };
+	if (!make)
+		memcpy(&params[0], &handle, sizeof(handle)); /* destroyed by value */
+	Sanitizer_CallbackDomain dom = driver ? SANITIZER_CB_DOMAIN_DRIVER_API : SANITIZER_CB_DOMAIN_RUNTIME_API;
+	Sanitizer_CallbackData cd = { .callbackSite = SANITIZER_API_ENTER, .functionName = name,
+				      .functionParams = params, .context = DOUBLE_CTX };
+	api_deliver(dom, &cd);
+	cd.callbackSite = SANITIZER_API_EXIT;
+	cd.functionReturnValue = &rv;
+	api_deliver(dom, &cd);
+}
+
 void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f)
 {
 	static const char *const by_kind[] = { "cudaMalloc", "cudaMallocManaged", "cudaMallocAsync" };

@@ -52,6 +52,16 @@ void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site);
  * the API's enter and exit, the exit returning 2 with the call's parameters
  * laid out as its signature has them.
  */
+/*
+ * GMP_DOUBLE_TEXTURE=ADDR: a texture object over the linear memory of the
+ * object at ADDR, made (make 1) with cudaCreateTextureObject, or
+ * cuTexObjectCreate under GMP_DOUBLE_TEXTURE_API=driver, and destroyed
+ * (make 0) before the free of that object, or of the object at
+ * GMP_DOUBLE_TEXTURE_END, unless GMP_DOUBLE_TEXTURE_KEEP=1 (the program
+ * leaves it); its resource type is GMP_DOUBLE_TEXTURE_TYPE (2, linear
+ * memory, by default).
+ */
+void double_texture(uint64_t addr, int make);
 void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f);
 /*
  * GMP_DOUBLE_FREE_SYNCS=1: every free of a cudaMalloc allocation comes as

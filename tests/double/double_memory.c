@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "double_calls.h"
+#include "double_calls.h"
 #include "double_memory.h"
 #include "patch_logic.h"
 #include "sanitizer_double.h"
@@ -163,7 +164,7 @@ void double_array(uint64_t addr, uint64_t size, int create)
  * sourceDevice d after it (map 1), and a DEVICE_MEMORY_FREE of the mapping
  * with FLAG_PEER before the allocation's own free (map 0).
  */
-void double_peer(const Sanitizer_ResourceMemoryData *md, int map)
+static void peer(const Sanitizer_ResourceMemoryData *md, int map)
 {
 	const char *v = getenv("GMP_DOUBLE_PEER");
 	if (!v || *v != '1')
@@ -174,6 +175,17 @@ void double_peer(const Sanitizer_ResourceMemoryData *md, int map)
 	p.device = md->device + 1;
 	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE,
 		       map ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE, &p);
+}
+
+void double_alongside(const Sanitizer_ResourceMemoryData *md, int made)
+{
+	if (made) {
+		peer(md, 1);
+		double_texture(md->address, 1);
+	} else {
+		double_texture(md->address, 0);
+		peer(md, 0);
+	}
 }
 
 int gmp_double_array_desc(void *desc, void *array)

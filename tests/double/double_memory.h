@@ -51,8 +51,13 @@ void double_pool_trim(void);
  * GMP_DOUBLE_ARRAY_UNDESCRIBED=1 has the driver refuse to describe it.
  */
 void double_array(uint64_t addr, uint64_t size, int create);
-/* GMP_DOUBLE_PEER=1: a peer device's mapping of md's allocation made (map 1) or released (map 0). */
-void double_peer(const Sanitizer_ResourceMemoryData *md, int map);
+/*
+ * What comes with the allocation md, right after the call that made it
+ * (made 1) and right before the call that frees it (made 0): a peer
+ * device's mapping of it
+ * (GMP_DOUBLE_PEER) and a texture object over it (GMP_DOUBLE_TEXTURE).
+ */
+void double_alongside(const Sanitizer_ResourceMemoryData *md, int made);
 /* Sleeps the milliseconds the environment variable env gives (GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS). */
 void double_delay(const char *env);
 /* GMP_DOUBLE_FAIL: 1 when this call of the kind is the one to fail (double_memory.c). */

@@ -291,8 +291,8 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 				deliver(SANITIZER_CB_DOMAIN_RESOURCE,
 					e->kind == GMP_MEM_ASYNC ? SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC
 								 : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, &md);
-				double_peer(&md, 1);
 				double_api("cudaMalloc", SANITIZER_API_EXIT);
+				double_alongside(&md, 1);
 			}
 		}
 		struct live *nl = live_room(live, *nlive);
@@ -341,8 +341,8 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			double_graph_node(DOUBLE_NODE_MEM_FREE, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &e->addr,
 					  sizeof(e->addr));
 		} else {
+			double_alongside(&md, 0);
 			double_api(blocking ? "cudaFree" : "cudaFreeAsync", SANITIZER_API_ENTER);
-			double_peer(&md, 0);
 			deliver(SANITIZER_CB_DOMAIN_RESOURCE,
 				blocking ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE
 					 : SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC, &md);

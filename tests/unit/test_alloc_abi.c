@@ -46,6 +46,24 @@ static void names(void **state)
 	assert_null(gmp_alloc_api__find(NULL));
 }
 
+/* The texture object calls (collector/textures.c), with any suffixes; nothing else. */
+static void texture_calls(void **state)
+{
+	(void)state;
+	assert_int_equal(gmp_tex_api__kind("cudaCreateTextureObject"), 1);
+	assert_int_equal(gmp_tex_api__kind("cudaCreateTextureObject_v5000"), 1);
+	assert_int_equal(gmp_tex_api__kind("cudaCreateTextureObject_v2"), 1);
+	assert_int_equal(gmp_tex_api__kind("cuTexObjectCreate"), 1);
+	assert_int_equal(gmp_tex_api__kind("cudaDestroyTextureObject_v5000"), -1);
+	assert_int_equal(gmp_tex_api__kind("cuTexObjectDestroy"), -1);
+	static const char *const no[] = { "cudaCreateSurfaceObject", "cuTexObjectGetResourceDesc",
+					  "cudaCreateTextureObjectX", "cudaCreateTextureObjec", "cuTexObject",
+					  "cudaMalloc", "", "c" };
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_int_equal(gmp_tex_api__kind(no[i]), 0);
+	assert_int_equal(gmp_tex_api__kind(NULL), 0);
+}
+
 static void sizes(void **state)
 {
 	(void)state;
@@ -167,6 +185,26 @@ static void layouts_agree(void **state)
 	OFF("cuMemAllocPitch_v2", cuMemAllocPitch_v2_params, Height);
 	k = 2;
 	OFF("cudaMalloc3D", cudaMalloc3D_v3020_params, extent.depth);
+	/* Texture objects (collector/textures.c): parameters and resource descriptions. */
+	assert_int_equal(offsetof(cudaCreateTextureObject_v5000_params, pTexObject), GMP_TEX_PARAM_HANDLE);
+	assert_int_equal(offsetof(cudaCreateTextureObject_v5000_params, pResDesc), GMP_TEX_PARAM_RESOURCE);
+	assert_int_equal(offsetof(cuTexObjectCreate_params, pTexObject), GMP_TEX_PARAM_HANDLE);
+	assert_int_equal(offsetof(cuTexObjectCreate_params, pResDesc), GMP_TEX_PARAM_RESOURCE);
+	assert_int_equal(offsetof(cudaDestroyTextureObject_v5000_params, texObject), GMP_TEX_PARAM_HANDLE);
+	assert_int_equal(sizeof(((cudaDestroyTextureObject_v5000_params *)0)->texObject), sizeof(uint64_t));
+	assert_int_equal(offsetof(cuTexObjectDestroy_params, texObject), GMP_TEX_PARAM_HANDLE);
+	assert_int_equal(sizeof(((cuTexObjectDestroy_params *)0)->texObject), sizeof(uint64_t));
+	assert_int_equal(offsetof(struct cudaResourceDesc, resType), 0);
+	assert_int_equal(sizeof(((struct cudaResourceDesc *)0)->resType), sizeof(int));
+	assert_int_equal(offsetof(struct cudaResourceDesc, res.linear.devPtr), GMP_TEX_RES_DEVPTR);
+	assert_int_equal(offsetof(struct cudaResourceDesc, res.pitch2D.devPtr), GMP_TEX_RES_DEVPTR);
+	assert_int_equal(offsetof(CUDA_RESOURCE_DESC, resType), 0);
+	assert_int_equal(offsetof(CUDA_RESOURCE_DESC, res.linear.devPtr), GMP_TEX_RES_DEVPTR);
+	assert_int_equal(offsetof(CUDA_RESOURCE_DESC, res.pitch2D.devPtr), GMP_TEX_RES_DEVPTR);
+	assert_int_equal(GMP_TEX_RES_LINEAR, cudaResourceTypeLinear);
+	assert_int_equal(GMP_TEX_RES_PITCH2D, cudaResourceTypePitch2D);
+	assert_int_equal(GMP_TEX_RES_LINEAR, CU_RESOURCE_TYPE_LINEAR);
+	assert_int_equal(GMP_TEX_RES_PITCH2D, CU_RESOURCE_TYPE_PITCH2D);
 	assert_int_equal(GMP_ALLOC_OUT_OF_MEMORY, cudaErrorMemoryAllocation);
 	assert_int_equal(GMP_ALLOC_OUT_OF_MEMORY, CUDA_ERROR_OUT_OF_MEMORY);
 	/* What the collector asks of a stream-ordered pool (collector/pools.c). */
@@ -244,6 +282,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names),
 		cmocka_unit_test(sizes),
+		cmocka_unit_test(texture_calls),
 		cmocka_unit_test(array_sizes),
 		cmocka_unit_test(array_call_sizes),
 		cmocka_unit_test(layouts_agree),

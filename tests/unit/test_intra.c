@@ -82,6 +82,19 @@ static void overallocation_near_misses(void **state)
 		FREE("0x100000"), &t);
 	assert_int_equal(ts_count(r, GMP_PAT_OVERALLOCATION, "sampled"), 1);
 	done(r, t);
+	/*
+	 * A launch whose touches are known, reading an object it touched no
+	 * byte of (as the collector records a read through a texture): the
+	 * object's bytes are not all known, whatever other launches touched.
+	 */
+	r = run(OBJ("0x100000", 1048576, "textured") OBJ("0x300000", 4096, "out")
+		KT("lookup", TOUCH("0x100000", 4096, 1))
+		"{\"op\":\"kernel\",\"name\":\"lookup\",\"read\":[\"0x100000\"],"
+		"\"touch\":[{\"addr\":\"0x300000\",\"size\":4096,\"rw\":\"w\"}]}\n"
+		FREE("0x100000") FREE("0x300000"), &t);
+	assert_int_equal(ts_count(r, GMP_PAT_OVERALLOCATION, "textured"), 0);
+	assert_int_equal(ts_count(r, GMP_PAT_OVERALLOCATION, NULL), 0); /* out: every byte written */
+	done(r, t);
 }
 
 static void non_uniform(void **state)
