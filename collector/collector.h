@@ -270,6 +270,8 @@ void arrays_destroyed(const Sanitizer_ResourceArrayData *ad, int dying);
 void tex_call(const char *fn, const void *params, CUcontext ctx, int ok);
 /* Lock held: the object at addr is freed; textures over it read it no more. */
 void tex_object_freed(uint64_t addr);
+/* Lock held: the context is torn down, with its textures. */
+void tex_context_gone(CUcontext ctx);
 /* Lock held: the starts of the objects the device's textures read (malloc'd; NULL, *n 0: none). */
 uint64_t *tex_live(uint32_t device, size_t *n);
 /* A read of each of objs added to acc (n entries, address order kept): 0 or -ENOMEM. */

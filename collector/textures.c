@@ -19,7 +19,8 @@
  * The objects that textures of the launch's device read when it is
  * enqueued go with the pending launch (tex_live), and become reads of its
  * accesses when it is collected (tex_reads).  A texture ends with the call
- * that destroys it, or at its object's free.
+ * that destroys it, its object's free, or its context's teardown (after
+ * cudaDeviceReset the objects the teardown freed stay live: leaks).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,11 +35,12 @@
 static struct texture {
 	uint64_t handle;
 	uint64_t obj;    /* the start of the object it reads */
+	CUcontext ctx;
 	uint32_t device;
 } *texs;
 static size_t ntexs, texs_cap;
 
-static void made(uint64_t handle, const void *res, uint32_t device)
+static void made(uint64_t handle, const void *res, CUcontext ctx, uint32_t device)
 {
 	int type;
 	uint64_t ptr, start, end;
@@ -54,7 +56,7 @@ static void made(uint64_t handle, const void *res, uint32_t device)
 			rec_say("out of memory for a texture object: the reads through it are not recorded");
 		return;
 	}
-	texs[ntexs++] = (struct texture){ .handle = handle, .obj = start, .device = device };
+	texs[ntexs++] = (struct texture){ .handle = handle, .obj = start, .ctx = ctx, .device = device };
 }
 
 static void destroyed(uint64_t handle)
@@ -83,7 +85,7 @@ void tex_call(const char *fn, const void *params, CUcontext ctx, int ok)
 	uint32_t device = rec_device(ctx);
 	destroyed(handle); /* a handle made again was destroyed first */
 	if (kind > 0)
-		made(handle, res, device);
+		made(handle, res, ctx, device);
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 
@@ -91,6 +93,13 @@ void tex_object_freed(uint64_t addr)
 {
 	for (size_t i = ntexs; i--;)
 		if (texs[i].obj == addr)
+			texs[i] = texs[--ntexs];
+}
+
+void tex_context_gone(CUcontext ctx)
+{
+	for (size_t i = ntexs; i--;)
+		if (texs[i].ctx == ctx)
 			texs[i] = texs[--ntexs];
 }
 

@@ -56,6 +56,20 @@ run "a texture over B destroyed before A's free" "$TMPDIR/ended.gmprof" GMP_DOUB
 	ok "  ... k reads B too; k2, after the texture is gone, only writes it" ||
 	notok "  ... kernels: $(kernels "$TMPDIR/ended.gmprof")"
 
+# cudaDeviceReset: the texture goes with its context (A, leaked by the reset, stays live).
+cat >"$TMPDIR/reset.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096}
+{"op":"alloc","addr":"0x20000","size":4096}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"alloc","addr":"0x30000","size":4096}
+{"op":"kernel","name":"k2","write":["0x30000"]}
+{"op":"free","addr":"0x30000"}
+J
+expect_exit 0 "a texture over A, then a reset" -- env GMPROF_OUTPUT="$TMPDIR/reset.gmprof" GMP_DOUBLE_TEXTURE=0x10000 \
+	GMP_DOUBLE_TEXTURE_KEEP=1 GMP_DOUBLE_RESET_AT=3 "$B/double/fake_app" "$TMPDIR/reset.jsonl"
+[ "$(kernels "$TMPDIR/reset.gmprof" | tr '\n' ' ')" = '{"op":"kernel","name":"k","read":["0x10000"],"write":["0x20000"] {"op":"kernel","name":"k2","write":["0x30000"] ' ] &&
+	ok "  ... k reads A; k2, in the next context, does not" || notok "  ... kernels: $(kernels "$TMPDIR/reset.gmprof")"
+
 # Intra mode: k touches a sixteenth of A itself; k2 reads it through the texture.
 cat >"$TMPDIR/tex.jsonl" <<'J'
 {"op":"alloc","addr":"0x10000","size":65536}
