@@ -35,7 +35,8 @@ model_findings() { # SCRIPT EXPECT
 }
 for src in tests/gpu/*.cu; do
 	name=$(basename "$src" .cu)
-	"$NVCC" -O0 -o "$TMPDIR/$name" "$src" -lpthread >"$TMPDIR/$name.log" 2>&1 &&
+	# shellcheck disable=SC2046 # NAME.nvcc: the flags a program needs besides these (split on purpose)
+	"$NVCC" -O0 -o "$TMPDIR/$name" "$src" -lpthread $(cat "tests/gpu/$name.nvcc" 2>/dev/null) >"$TMPDIR/$name.log" 2>&1 &&
 		ok "tests/gpu/$name.cu compiles" || { notok "tests/gpu/$name.cu compiles"; cat "$TMPDIR/$name.log"; }
 	[ -f "tests/gpu/$name.expect" ] && ok "$name has expected findings" || notok "$name has expected findings"
 	# Where the program has an event model, its expected findings are what the model gives.

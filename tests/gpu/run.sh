@@ -11,7 +11,8 @@
 #     are those it lists ("API KIND" each, in order); where a .report
 #     file is, each of its lines appears in `gmprof report`'s output; where
 #     a .waits file is, each finding it names waited (by the host's clock)
-#     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS").
+#     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS");
+#     a .nvcc file holds the flags its build needs besides the others.
 #     A program that runs past GPU_TEST_LIMIT seconds (60) fails; SKIP="a b"
 #     leaves programs out.  One whose findings differ runs again with the
 #     Sanitizer's callbacks logged, and under GMPROF_FALLBACK, to say which
@@ -112,7 +113,9 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	name=$(basename "$src" .cu)
 	[ -f "$(dirname "$src")/$name.expect" ] || continue
 	rm -f "$OUT_DIR/$name" "$OUT_DIR/$name.build.rc"
-	{ "$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -o "$OUT_DIR/$name" "$src" -lpthread >"$OUT_DIR/$name.build" 2>&1
+	# shellcheck disable=SC2046 # NAME.nvcc: the flags a program needs besides these (split on purpose)
+	{ "$NVCC" -O2 -g -lineinfo -Xcompiler -rdynamic -o "$OUT_DIR/$name" "$src" -lpthread \
+		$(cat "$(dirname "$src")/$name.nvcc" 2>/dev/null) >"$OUT_DIR/$name.build" 2>&1
 	  echo $? >"$OUT_DIR/$name.build.rc"; } &
 done
 wait
