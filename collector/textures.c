@@ -4,8 +4,9 @@
  * cuTexObjectCreate with a resource of type linear or pitch2D): a kernel
  * reads such an object's memory through the texture unit, with texture
  * instructions the device patches are not called for.  Unseen, those
- * reads would make a buffer that only a texture reads an unused
- * allocation, and each upload into it a dead write.
+ * reads would make the upload into such a buffer its last use, and its
+ * memory free for another object to reuse (a redundant allocation that
+ * would break the program).
  *
  * Which launches read through a texture is not known (a kernel names it
  * by a 64-bit handle among its parameters), so every kernel launched on
