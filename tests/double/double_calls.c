@@ -202,6 +202,19 @@ void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site)
 	api_deliver(SANITIZER_CB_DOMAIN_DRIVER_API, &cd);
 }
 
+/* A call named name (the runtime's when it starts with "cuda") with these parameters, returning rv. */
+static void api_call(const char *name, const void *params, int rv)
+{
+	Sanitizer_CallbackDomain dom = strncmp(name, "cuda", 4) ? SANITIZER_CB_DOMAIN_DRIVER_API
+								: SANITIZER_CB_DOMAIN_RUNTIME_API;
+	Sanitizer_CallbackData cd = { .callbackSite = SANITIZER_API_ENTER, .functionName = name,
+				      .functionParams = params, .context = DOUBLE_CTX };
+	api_deliver(dom, &cd);
+	cd.callbackSite = SANITIZER_API_EXIT;
+	cd.functionReturnValue = &rv;
+	api_deliver(dom, &cd);
+}
+
 void double_texture(uint64_t addr, int make)
 {
 	const char *at = getenv("GMP_DOUBLE_TEXTURE"), *api = getenv("GMP_DOUBLE_TEXTURE_API"),
@@ -219,17 +232,11 @@ void double_texture(uint64_t addr, int make)
 	uint64_t handle = 0x7e00 + (addr & 0xff);
 	/* A resource description: its type, then (linear, pitch2D) the device pointer at offset 8. */
 	struct { int type; uint64_t ptr, rest[6]; } res = { type ? atoi(type) : 2, addr, { 0 } };
-	int texdesc[16] = { 0 }, rv = 0;
+	int texdesc[16] = { 0 };
 	void *params[4] = { &handle, &res, texdesc, NULL };
 	if (!make)
 		memcpy(&params[0], &handle, sizeof(handle)); /* destroyed by value */
-	Sanitizer_CallbackDomain dom = driver ? SANITIZER_CB_DOMAIN_DRIVER_API : SANITIZER_CB_DOMAIN_RUNTIME_API;
-	Sanitizer_CallbackData cd = { .callbackSite = SANITIZER_API_ENTER, .functionName = name,
-				      .functionParams = params, .context = DOUBLE_CTX };
-	api_deliver(dom, &cd);
-	cd.callbackSite = SANITIZER_API_EXIT;
-	cd.functionReturnValue = &rv;
-	api_deliver(dom, &cd);
+	api_call(name, params, 0);
 }
 
 void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f)
@@ -260,15 +267,7 @@ void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_fai
 	}
 	if (strstr(name, "Async"))
 		params[strstr(name, "FromPool") ? 3 : 2] = (size_t)(uintptr_t)double_stream_handle(f->stream);
-	int rv = 2; /* cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY */
-	Sanitizer_CallbackDomain dom = strncmp(name, "cuda", 4) ? SANITIZER_CB_DOMAIN_DRIVER_API
-								: SANITIZER_CB_DOMAIN_RUNTIME_API;
-	Sanitizer_CallbackData cd = { .callbackSite = SANITIZER_API_ENTER, .functionName = name,
-				      .functionParams = params, .context = DOUBLE_CTX };
-	api_deliver(dom, &cd);
-	cd.callbackSite = SANITIZER_API_EXIT;
-	cd.functionReturnValue = &rv;
-	api_deliver(dom, &cd);
+	api_call(name, params, 2); /* cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY */
 }
 
 static int frees_sync = -1;
