@@ -22,6 +22,10 @@ static const struct {
 	{ SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "gmp_patch_memcpy_async" },
 	{ SANITIZER_INSTRUCTION_DEVICE_SIDE_MALLOC, "gmp_patch_device_malloc" },
 	{ SANITIZER_INSTRUCTION_DEVICE_SIDE_FREE, "gmp_patch_device_free" },
+	/* Bulk copies (sm_90 on); a Sanitizer without these ids refuses them: such copies go unseen. */
+	{ SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED, "gmp_patch_bulk_load" },
+	{ SANITIZER_INSTRUCTION_BULK_COPY_SHARED_TO_GLOBAL, "gmp_patch_bulk_store" },
+	{ SANITIZER_INSTRUCTION_BULK_REDUCTION_SHARED_TO_GLOBAL, "gmp_patch_bulk_reduce" },
 };
 
 /* In object mode no launch is monitored at intra level: the callbacks' specializations for object level. */

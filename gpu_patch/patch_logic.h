@@ -315,13 +315,18 @@ GMP_HD void gmp_patch_intra(const struct gmp_patch_launch *l, const struct gmp_p
 	if (hi > io->size)
 		hi = io->size;
 	if (io->bitmap) {
+		/* A word at a time: a bulk copy's range may cover thousands of granules. */
 		uint32_t *bits = (uint32_t *)(uintptr_t)io->bitmap;
 		const uint32_t mode = l->mode, gs = l->gran_shift; /* read once, not per word */
-		for (uint64_t g = lo >> gs; g <= (hi - 1) >> gs; g++) {
-			uint32_t *w = &bits[g >> 5];
-			uint32_t m = 1u << (g & 31);
-			if (!(gmp_patch_test(w, m, mode) & m))
-				GMP_OR32(w, m);
+		const uint64_t g0 = lo >> gs, g1 = (hi - 1) >> gs;
+		for (uint64_t wi = g0 >> 5; wi <= g1 >> 5; wi++) {
+			uint32_t m = ~0u;
+			if (wi == g0 >> 5)
+				m &= ~0u << (g0 & 31);
+			if (wi == g1 >> 5)
+				m &= ~0u >> (31 - (g1 & 31));
+			if ((gmp_patch_test(&bits[wi], m, mode) & m) != m)
+				GMP_OR32(&bits[wi], m);
 		}
 	}
 	if (io->counters) {
@@ -403,6 +408,28 @@ GMP_HD int64_t gmp_patch_access(struct gmp_patch_launch *l, uint64_t pc, uint64_
 	}
 	if ((l->mode & GMP_MODE_INTRA_STREAM) && (i >= 0 || j >= 0))
 		gmp_patch_stream(l, addr, size, flags);
+	return i;
+}
+
+/*
+ * The global side of a bulk copy (cp.async.bulk, sm_90 on: up to 1 MiB
+ * moved by one thread's instruction): the object holding its first byte,
+ * and that one only, since a bulk copy stays inside one allocation (a size
+ * misread then marks no other object; gmp_patch_intra keeps to the
+ * object's bytes).  Returns the entry, or -1.
+ */
+GMP_HD int64_t gmp_patch_bulk(struct gmp_patch_launch *l, uint64_t addr, uint64_t size, uint32_t flags)
+{
+	uint32_t bits = gmp_patch_hit_bits(flags);
+	int64_t i = bits && size ? gmp_patch_locate(l, addr) : -1;
+	if (i < 0)
+		return -1;
+	gmp_patch_mark(l, (uint32_t *)(uintptr_t)l->hits, (uint64_t)i, bits, l->mode);
+	const struct gmp_patch_intra_obj *io = (const struct gmp_patch_intra_obj *)(uintptr_t)l->intra;
+	if ((l->mode & GMP_MODE_INTRA_GPU) && io)
+		gmp_patch_intra(l, &io[i], addr, size);
+	if (l->mode & GMP_MODE_INTRA_STREAM)
+		gmp_patch_stream(l, addr, size > UINT32_MAX ? UINT32_MAX : (uint32_t)size, flags);
 	return i;
 }
 

@@ -213,6 +213,11 @@ for m in object intra; do
 	cmp -s "$TMPDIR/hints.got" "$TMPDIR/nohints.got" && grep -q '"pattern"' "$TMPDIR/hints.got" &&
 		ok "GMPROF_PATCH_HINTS=1 ($m mode): the same findings" || notok "GMPROF_PATCH_HINTS=1 ($m mode): the same findings"
 done
+# Bulk copies (cp.async.bulk) call functions of their own.
+for cb in "30 gmp_patch_bulk_load" "35 gmp_patch_bulk_store" "37 gmp_patch_bulk_reduce"; do
+	grep -q "^double: instruction ${cb% *} patched to ${cb#* }$" "$TMPDIR/hints.err" &&
+		ok "bulk copies: instruction ${cb% *} calls ${cb#* }" || notok "bulk copies: $(grep patched "$TMPDIR/hints.err")"
+done
 # GMPROF_FALLBACK=object-callback: object mode patches the function for every mode, with the same findings.
 rm -f "$TMPDIR/objcb.gmprof" "$TMPDIR/obj.gmprof"
 env GMPROF_FALLBACK=object-callback GMP_DOUBLE_PATCHES=1 GMPROF_OUTPUT="$TMPDIR/objcb.gmprof" "$FAKE" \

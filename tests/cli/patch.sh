@@ -8,7 +8,11 @@ if [ -z "${NVCC:-}" ]; then
 fi
 F=${BUILD:-build}/rel/gmprof_patch.fatbin
 [ -s "$F" ] && ok "fatbin built" || notok "fatbin built ($F)"
-for sym in gmp_patch_global_access gmp_patch_global_access_object gmp_patch_memcpy_async gmp_patch_device_malloc gmp_patch_device_free; do
+# Every device function the collector may patch in.
+syms=$(grep -o '"gmp_patch_[a-z_]*"' collector/patching.c | tr -d '"' | sort -u)
+[ "$(echo "$syms" | wc -l)" -ge 10 ] && ok "collector/patching.c names $(echo "$syms" | wc -l) device functions" ||
+	notok "device functions named in collector/patching.c: $syms"
+for sym in $syms; do
 	grep -q "$sym" "$F" && ok "fatbin holds $sym" || notok "fatbin holds $sym"
 done
 for a in $("$NVCC" --list-gpu-code | sed -n 's/^sm_//p'); do

@@ -32,7 +32,7 @@
 #include "double_memory.h"
 #include "double_patch.h"
 
-static const char *patched_cb[16]; /* callback name per instruction id (atomic: patched while kernels run) */
+static const char *patched_cb[64]; /* callback name per instruction id (atomic: patched while kernels run) */
 static int module_patched;
 static unsigned long kernels_started, kernels_launched, kernels_covered;
 static int unpatching; /* inside sanitizerUnpatchModule: no kernel may start (atomic) */
@@ -161,7 +161,7 @@ int double_module_patched(void)
 
 const char *double_patched_cb(Sanitizer_InstructionId id)
 {
-	return id > 0 && id < 16 ? __atomic_load_n(&patched_cb[id], __ATOMIC_RELAXED) : NULL;
+	return id > 0 && id < 64 ? __atomic_load_n(&patched_cb[id], __ATOMIC_RELAXED) : NULL;
 }
 
 void double_kernel_started(void)
@@ -202,9 +202,10 @@ SanitizerResult sanitizerPatchInstructions(const Sanitizer_InstructionId id, CUm
 	static const char *const known[] = { "gmp_patch_global_access", "gmp_patch_global_access_object",
 					     "gmp_patch_global_access_records",
 					     "gmp_patch_memcpy_async", "gmp_patch_memcpy_async_object", "gmp_patch_device_malloc",
-					     "gmp_patch_device_free" };
+					     "gmp_patch_device_free", "gmp_patch_bulk_load", "gmp_patch_bulk_store",
+					     "gmp_patch_bulk_reduce" };
 	not_in_launch("sanitizerPatchInstructions");
-	if (module != MODULE || id <= 0 || id >= 16)
+	if (module != MODULE || id <= 0 || id >= 64)
 		return SANITIZER_ERROR_INVALID_PARAMETER;
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (strcmp(name, known[i]) == 0) {

@@ -370,6 +370,49 @@ static void intra_maps(void **state)
 }
 
 /*
+ * Bulk copies: the object holding the first byte, and it only, even where
+ * the size runs past it; the bitmap and counters over the whole range, a
+ * word at a time, kept to the object.
+ */
+static void bulk(void **state)
+{
+	(void)state;
+	/* Two adjacent objects of 4 KiB at 0x10000; intra maps for the first. */
+	struct gmp_patch_table *t = table(2, 0x10000, 4096, 4096);
+	uint32_t hits[2] = { 0 }, bitmap[32] = { 0 }, counters[64] = { 0 };
+	struct gmp_patch_intra_obj io[2] = { { .base = 0x10000, .size = 4096, .bitmap = (uintptr_t)bitmap,
+					       .counters = (uintptr_t)counters },
+					     { .base = 0x11000, .size = 4096 } };
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits, .intra = (uintptr_t)io,
+				      .mode = GMP_MODE_OBJECT | GMP_MODE_INTRA_GPU,
+				      .gran_shift = GMP_GRAN_SHIFT_DEFAULT, .cgran_shift = GMP_CGRAN_SHIFT_DEFAULT };
+	/* 1 KiB read from byte 8: granules 2 to 257, counters 0 to 16. */
+	assert_int_equal(gmp_patch_bulk(&l, 0x10008, 1024, GMP_SAN_ACCESS_READ), 0);
+	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_READ);
+	assert_int_equal(bitmap[0], 0xfffffffcu);
+	for (int w = 1; w < 8; w++)
+		assert_int_equal(bitmap[w], 0xffffffffu);
+	assert_int_equal(bitmap[8], 0x3u);
+	assert_int_equal(bitmap[9], 0);
+	for (int c = 0; c <= 16; c++)
+		assert_int_equal(counters[c], 1);
+	assert_int_equal(counters[17], 0);
+	/* A store whose size runs 64 KiB past its object: the object alone, its bytes to its end. */
+	assert_int_equal(gmp_patch_bulk(&l, 0x10f00, 65536, GMP_SAN_ACCESS_WRITE), 0);
+	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_READ | GMP_HIT_WRITE);
+	assert_int_equal(hits[1], 0);
+	assert_int_equal(bitmap[31], 0xffffffffu);
+	assert_int_equal(bitmap[29], 0);
+	assert_int_equal(counters[63], 1);
+	/* A reduction into the second object; nothing for a size of 0 or an address in no object. */
+	assert_int_equal(gmp_patch_bulk(&l, 0x11010, 32, GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE), 1);
+	assert_int_equal(bits_of(&l, hits[1]), GMP_HIT_READ | GMP_HIT_WRITE);
+	assert_int_equal(gmp_patch_bulk(&l, 0x10000, 0, GMP_SAN_ACCESS_READ), -1);
+	assert_int_equal(gmp_patch_bulk(&l, 0x20000, 16, GMP_SAN_ACCESS_READ), -1);
+	free(t);
+}
+
+/*
  * The warp-aggregated bitmap path sets exactly the bits of the per-lane
  * one: for random accesses in and around an object, the word and mask
  * gmp_patch_bitmap_word gives (when it gives one) are what gmp_patch_intra
@@ -488,6 +531,7 @@ int main(void)
 		cmocka_unit_test(hints),
 		cmocka_unit_test(two_tables),
 		cmocka_unit_test(hundred_thousand),
+		cmocka_unit_test(bulk),
 		cmocka_unit_test(intra_maps),
 		cmocka_unit_test(bitmap_word_agrees),
 		cmocka_unit_test(stream_and_heap),

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// Bulk copies (cp.async.bulk, sm_90 on; built with the flags of bulk.nvcc):
+// each block moves 4 KiB of a into shared memory with one thread's bulk
+// copy, doubles it there, and moves it out to b with one bulk store.  No
+// plain global access touches a or b, so their use is seen only through
+// the bulk copies' patches (gmp_patch_bulk_load and gmp_patch_bulk_store):
+// unseen, b would be taken for an object that could reuse a's memory.
+// Its event model is bulk.jsonl.
+#include <cstdint>
+#include <vector>
+
+#include "common.h"
+
+#define CHUNK 1024 /* floats per block: 4 KiB */
+
+__global__ void bulk_double(const float *a, float *b)
+{
+	__shared__ alignas(128) float buf[CHUNK];
+	__shared__ alignas(8) uint64_t bar;
+	const uint32_t sbuf = (uint32_t)__cvta_generic_to_shared(buf);
+	const uint32_t sbar = (uint32_t)__cvta_generic_to_shared(&bar);
+	const size_t off = (size_t)blockIdx.x * CHUNK;
+	if (threadIdx.x == 0) {
+		asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sbar));
+		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(sbar), "r"(CHUNK * 4)
+			     : "memory");
+		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+			     ::"r"(sbuf), "l"(a + off), "r"(CHUNK * 4), "r"(sbar)
+			     : "memory");
+	}
+	uint32_t done = 0;
+	while (!done)
+		asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
+			     : "=r"(done)
+			     : "r"(sbar)
+			     : "memory");
+	for (int i = threadIdx.x; i < CHUNK; i += blockDim.x)
+		buf[i] *= 2.0f;
+	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(b + off), "r"(sbuf),
+			     "r"(CHUNK * 4)
+			     : "memory");
+		asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+		asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+	}
+}
+
+int main()
+{
+	const size_t n = 1 << 18;
+	std::vector<float> host(n, 1.0f);
+	float *a, *b;
+	CHECK(cudaMalloc(&a, n * sizeof(float)));   /* obj#1 */
+	CHECK(cudaMalloc(&b, n * sizeof(float)));   /* obj#2 */
+	CHECK(cudaMemcpy(a, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+	bulk_double<<<(unsigned)(n / CHUNK), 128>>>(a, b);
+	CHECK(cudaGetLastError());
+	CHECK(cudaMemcpy(host.data(), b, n * sizeof(float), cudaMemcpyDeviceToHost));
+	CHECK(cudaFree(a));
+	CHECK(cudaFree(b));
+	if (host[n - 1] != 2.0f) {
+		std::fprintf(stderr, "bulk: read %f, want 2\n", host[n - 1]);
+		return 1;
+	}
+	return 0;
+}
