@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Frameworks' caching allocators among the allocations' call paths (frameworks.h). */
+/* Frameworks' caching allocators among the allocations' call paths, and TMA libraries' launches (frameworks.h). */
 #define _GNU_SOURCE
 #include "frameworks.h"
 
@@ -92,4 +92,65 @@ void gmp_fwnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *
 			prefix, f->allocations, f->allocations == 1 ? "" : "s", size, frameworks[k].name,
 			frameworks[k].off);
 	}
+}
+
+/* Libraries whose kernels copy through the tensor memory accelerator on Hopper and later: a file name prefix. */
+static const struct library {
+	const char *prefix;
+	unsigned bit; /* gmp_tmanote's libraries */
+} tma_libraries[] = { { "libcublasLt", 1 }, { "libcublas", 1 }, { "libcudnn", 2 } };
+
+static unsigned tma_library(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t k = 0; k < sizeof(tma_libraries) / sizeof(tma_libraries[0]); k++)
+		if (!strncmp(base, tma_libraries[k].prefix, strlen(tma_libraries[k].prefix)))
+			return tma_libraries[k].bit;
+	return 0;
+}
+
+void gmp_tmanotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)
+{
+	struct hit {
+		const struct gmp_module *m;
+		unsigned bit;
+	} hit[8];
+	size_t nhit = 0;
+	for (size_t m = 0; m < t->nmods && nhit < sizeof(hit) / sizeof(hit[0]); m++) {
+		unsigned bit = tma_library(gmp_trace__str(t, t->mods[m].path, NULL));
+		if (bit)
+			hit[nhit++] = (struct hit){ &t->mods[m], bit };
+	}
+	for (size_t i = 0; nhit && i < t->nev; i++) {
+		const struct gmp_event *e = &t->ev[i];
+		int cc;
+		if (e->op != GMP_OP_KERNEL || !e->stack || (cc = gmp_trace__device_cc(t, e->device)) < 90)
+			continue;
+		const uint64_t *pcs;
+		size_t n = gmp_trace__stack(t, e->stack, &pcs);
+		unsigned bit = 0;
+		for (size_t p = 0; p < n && !bit; p++) /* a Python frame (bit 63) lies in no module */
+			for (size_t h = 0; h < nhit && !bit; h++)
+				if (pcs[p] - hit[h].m->base < hit[h].m->size)
+					bit = hit[h].bit;
+		if (!bit)
+			continue;
+		notes->tma.libraries |= bit;
+		notes->tma.launches++;
+		if (cc > notes->tma.cc)
+			notes->tma.cc = cc;
+	}
+}
+
+void gmp_tmanotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix)
+{
+	const struct gmp_tmanote *n = &notes->tma;
+	if (!n->launches)
+		return;
+	fprintf(fp, "%snote: %" PRIu64 " kernel launch%s came from %s on a GPU of compute capability %d.%d: such kernels "
+		"copy most of their operands through the tensor memory accelerator, whose copies the Sanitizer "
+		"does not let gmprof see, so findings on the objects they use may be wrong (docs/known-limits.md)\n",
+		prefix, n->launches, n->launches == 1 ? "" : "es",
+		n->libraries == 3 ? "cuBLAS and cuDNN" : n->libraries == 2 ? "cuDNN" : "cuBLAS", n->cc / 10, n->cc % 10);
 }

@@ -23,4 +23,15 @@ void gmp_fwnotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t);
 /* A line per framework seen, after prefix, as gmp_symnotes__print's. */
 void gmp_fwnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix);
 
+/*
+ * Adds to notes the kernel launches of t, on devices of compute capability
+ * 9.0 and later (META device.N.cc), whose call path runs through cuBLAS or
+ * cuDNN: such kernels copy most of their operands through the tensor
+ * memory accelerator, which the Sanitizer of CUDA 13.0 cannot patch, so
+ * what they read and write that way is not seen (docs/known-limits.md).
+ */
+void gmp_tmanotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t);
+/* Its line, when it counted any launch. */
+void gmp_tmanotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix);
+
 #endif

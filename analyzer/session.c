@@ -116,6 +116,7 @@ void gmp_session__close(struct gmp_session *s)
 		gmp_symnotes__add(s->notes, s->sym);
 		gmp_wrapnotes__add(s->notes, &s->sites); /* -ENOMEM: the notes say so */
 		gmp_fwnotes__add(s->notes, s->in.trace);
+		gmp_tmanotes__add(s->notes, s->in.trace);
 	}
 	gmp_clock__free(s->clock);
 	gmp_sites__release(&s->sites);

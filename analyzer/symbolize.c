@@ -488,7 +488,7 @@ int gmp_symnotes__any(const struct gmp_symnotes *notes)
 	int fw = 0;
 	for (size_t k = 0; k < GMP_FWNOTES_MAX; k++)
 		fw |= notes->fw[k].allocations != 0;
-	return notes->n || notes->more || notes->nw || notes->wrappers_lost || fw;
+	return notes->n || notes->more || notes->nw || notes->wrappers_lost || fw || notes->tma.launches;
 }
 
 void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix)
@@ -501,4 +501,5 @@ void gmp_symnotes__print(const struct gmp_symnotes *notes, FILE *fp, const char 
 		fprintf(fp, "%snote: nor for frames in other modules\n", prefix);
 	gmp_wrapnotes__print(notes, fp, prefix);
 	gmp_fwnotes__print(notes, fp, prefix);
+	gmp_tmanotes__print(notes, fp, prefix);
 }

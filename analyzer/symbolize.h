@@ -94,6 +94,12 @@ struct gmp_symnotes {
 	struct gmp_fwnote {
 		uint64_t allocations, largest;
 	} fw[GMP_FWNOTES_MAX];
+	/* Kernel launches from libraries that copy through the TMA on compute capability 9.0 on (frameworks.c). */
+	struct gmp_tmanote {
+		uint64_t launches;
+		int cc;                   /* the highest compute capability among their devices, as 90 */
+		unsigned libraries;       /* which: 1 cuBLAS, 2 cuDNN */
+	} tma;
 };
 
 /* Adds the symbolizer's problems (gmp_symbolizer__problem) to notes, each module once. */

@@ -15,10 +15,13 @@ const char *gmp_text__device(const struct gmp_trace *t, uint32_t dev, char *buf,
 {
 	const char *name = gmp_trace__device_name(t, dev);
 	uint64_t mem = gmp_trace__device_memory(t, dev);
-	char m[32];
+	int cc = gmp_trace__device_cc(t, dev);
+	char m[32], c[40] = "";
 	if (!name && !mem)
 		return NULL;
-	snprintf(buf, n, "%s%s%s%s", name ? name : "", name && mem ? ", " : "",
+	if (cc)
+		snprintf(c, sizeof(c), "%scompute capability %d.%d", name ? ", " : "", cc / 10, cc % 10);
+	snprintf(buf, n, "%s%s%s%s%s", name ? name : "", c, (name || cc) && mem ? ", " : "",
 		 mem ? gmp_human_bytes(mem, m, sizeof(m)) : "", mem ? " of memory" : "");
 	return buf;
 }

@@ -178,6 +178,7 @@ struct gmp_device_desc {
 	char name[96];
 	char cuda[16];   /* the driver's CUDA version, "13.0" */
 	uint64_t memory; /* bytes */
+	int cc_major, cc_minor; /* compute capability (0: not known) */
 };
 /* Its META records (device.N.name, device.N.memory, cuda), once per device: lock held. */
 void rec_device_desc(uint32_t device, const struct gmp_device_desc *d);

@@ -2,7 +2,7 @@
 /*
  * The few functions of the CUDA driver that the collector calls itself:
  * how much memory a device has free (after an allocation ran out of it),
- * and what each device is (its name and memory, the driver's CUDA version:
+ * and what each device is (its name, memory and compute capability, the driver's CUDA version:
  * written into the profile, so that reports can say how close a peak came
  * to the device's capacity), and which module a launched function is in
  * (GMPROF_PATCH_AT=launch: patched before the launch, callbacks.c), and
@@ -27,6 +27,7 @@ static struct {
 	int (*name)(char *name, int len, int device);              /* cuDeviceGetName */
 	int (*total_mem)(size_t *bytes, int device);               /* cuDeviceTotalMem_v2 */
 	int (*version)(int *version);                               /* cuDriverGetVersion */
+	int (*attr)(int *value, int attribute, int device);         /* cuDeviceGetAttribute */
 	int (*func_module)(CUmodule *module, CUfunction f);         /* cuFuncGetModule (CUDA 11.0) */
 	int (*kernel_function)(CUfunction *fn, void *kernel);       /* cuKernelGetFunction (CUDA 12.0) */
 	int (*pool_attr)(CUmemoryPool pool, int attr, void *value); /* cuMemPoolGetAttribute (CUDA 11.2) */
@@ -49,6 +50,7 @@ static void find_driver(void)
 	*(void **)&drv.name = find(lib, "cuDeviceGetName");
 	*(void **)&drv.total_mem = find(lib, "cuDeviceTotalMem_v2");
 	*(void **)&drv.version = find(lib, "cuDriverGetVersion");
+	*(void **)&drv.attr = find(lib, "cuDeviceGetAttribute");
 	*(void **)&drv.func_module = find(lib, "cuFuncGetModule");
 	*(void **)&drv.kernel_function = find(lib, "cuKernelGetFunction");
 	*(void **)&drv.pool_attr = find(lib, "cuMemPoolGetAttribute");
@@ -83,6 +85,13 @@ int drv_describe(uint32_t device, struct gmp_device_desc *d)
 		d->name[sizeof(d->name) - 1] = '\0';
 	else
 		d->name[0] = '\0';
+	/* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR */
+	int major = 0, minor = 0;
+	if (drv.attr && drv.attr(&major, 75, (int)device) == 0 && drv.attr(&minor, 76, (int)device) == 0 &&
+	    major > 0 && major < 100 && minor >= 0 && minor < 100) {
+		d->cc_major = major;
+		d->cc_minor = minor;
+	}
 	int v = 0;
 	if (drv.version && drv.version(&v) == 0 && v > 0)
 		snprintf(d->cuda, sizeof(d->cuda), "%d.%d", v / 1000, v % 1000 / 10);

@@ -310,6 +310,11 @@ void rec_device_desc(uint32_t device, const struct gmp_device_desc *d)
 		snprintf(key, sizeof(key), "device.%u.name", device);
 		rec_meta(key, d->name);
 	}
+	if (d->cc_major) {
+		snprintf(key, sizeof(key), "device.%u.cc", device);
+		snprintf(v, sizeof(v), "%d.%d", d->cc_major, d->cc_minor);
+		rec_meta(key, v);
+	}
 	if (d->memory) {
 		snprintf(key, sizeof(key), "device.%u.memory", device);
 		snprintf(v, sizeof(v), "%" PRIu64, d->memory);

@@ -388,6 +388,16 @@ const char *gmp_trace__device_name(const struct gmp_trace *t, uint32_t dev)
 	return v && *v ? v : NULL;
 }
 
+int gmp_trace__device_cc(const struct gmp_trace *t, uint32_t dev)
+{
+	const char *v = device_meta(t, dev, "cc");
+	unsigned major, minor;
+	char end;
+	if (!v || sscanf(v, "%u.%u%c", &major, &minor, &end) != 2 || !major || major > 99 || minor > 9)
+		return 0;
+	return (int)(major * 10 + minor);
+}
+
 uint64_t gmp_trace__device_memory(const struct gmp_trace *t, uint32_t dev)
 {
 	const char *v = device_meta(t, dev, "memory");

@@ -383,6 +383,8 @@ const char *gmp_trace__meta(const struct gmp_trace *t, const char *key);
  * in bytes, or 0 when not recorded or not a decimal count.
  */
 const char *gmp_trace__device_name(const struct gmp_trace *t, uint32_t dev);
+/* The device's compute capability from META device.N.cc ("9.0"), as 90; 0 when not known. */
+int gmp_trace__device_cc(const struct gmp_trace *t, uint32_t dev);
 uint64_t gmp_trace__device_memory(const struct gmp_trace *t, uint32_t dev);
 /* pct percent of that memory, in bytes (0 unknown). */
 uint64_t gmp_trace__device_share_bytes(const struct gmp_trace *t, uint32_t dev, double pct);

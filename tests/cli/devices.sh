@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # What the driver says of each device: the collector asks it at a device's
 # first context (the test double's driver answers FAKE_CUDA_NAME,
-# FAKE_CUDA_TOTAL and FAKE_CUDA_VERSION) and records it as META; reports
+# FAKE_CUDA_TOTAL, FAKE_CUDA_CC and FAKE_CUDA_VERSION) and records it as META; reports
 # give each peak as a share of the device's memory, and gmprof check
 # --max-peak / --max-in-use take a share of it.
 . tests/cli/lib.sh
@@ -13,18 +13,19 @@ H100='NVIDIA H100 80GB HBM3'
 
 rm -f "$TMPDIR/d.gmprof" "$TMPDIR/off.gmprof" "$TMPDIR/none.gmprof"
 expect_exit 0 "a run whose driver describes its device" -- env GMPROF_OUTPUT="$TMPDIR/d.gmprof" \
-	FAKE_CUDA_NAME="$H100" FAKE_CUDA_TOTAL=85520809984 FAKE_CUDA_VERSION=13000 "$FAKE" "$S"
+	FAKE_CUDA_NAME="$H100" FAKE_CUDA_TOTAL=85520809984 FAKE_CUDA_CC=9.0 FAKE_CUDA_VERSION=13000 "$FAKE" "$S"
 "$GMPROF" dump "$TMPDIR/d.gmprof" 2>/dev/null | grep -E '"key":"(device\.|cuda)' >"$TMPDIR/meta"
 cat >"$TMPDIR/want" <<W
 {"op":"meta","key":"cuda","value":"13.0"}
 {"op":"meta","key":"device.0.name","value":"$H100"}
+{"op":"meta","key":"device.0.cc","value":"9.0"}
 {"op":"meta","key":"device.0.memory","value":"85520809984"}
 W
-diff -u "$TMPDIR/want" "$TMPDIR/meta" >"$TMPDIR/diff" && ok "META: the CUDA version, the device's name and memory, once" ||
+diff -u "$TMPDIR/want" "$TMPDIR/meta" >"$TMPDIR/diff" && ok "META: the CUDA version, the device's name, compute capability and memory, once" ||
 	{ notok "META records"; cat "$TMPDIR/diff"; }
 
 "$GMPROF" report --top 0 "$TMPDIR/d.gmprof" >"$TMPDIR/rep" 2>/dev/null
-grep -q "^  device 0 $H100, 79.6 GiB of memory$" "$TMPDIR/rep" && grep -q '^  cuda     13.0$' "$TMPDIR/rep" &&
+grep -q "^  device 0 $H100, compute capability 9.0, 79.6 GiB of memory$" "$TMPDIR/rep" && grep -q '^  cuda     13.0$' "$TMPDIR/rep" &&
 	ok "report: the device and CUDA version in the run's header" || notok "report header: $(head -8 "$TMPDIR/rep")"
 grep -q '^  device 0: 16.0 MiB (<0.1% of its 79.6 GiB) at ALLOC' "$TMPDIR/rep" &&
 	ok "report: the peak as a share of the device's memory" || notok "report peak: $(grep -A1 '^Peaks' "$TMPDIR/rep")"
@@ -135,7 +136,7 @@ expect_exit 2 "--fit 0%" -- "$GMPROF" report --fit 0% "$TMPDIR/oomd.jsonl"
 
 # Perfetto names each GPU's process by it.
 "$GMPROF" perfetto --force -o "$TMPDIR/d.json" "$TMPDIR/d.gmprof" 2>/dev/null
-grep -q "\"name\":\"process_name\".*\"name\":\"GPU 0 ($H100, 79.6 GiB of memory)\"" "$TMPDIR/d.json" &&
+grep -q "\"name\":\"process_name\".*\"name\":\"GPU 0 ($H100, compute capability 9.0, 79.6 GiB of memory)\"" "$TMPDIR/d.json" &&
 	ok "Perfetto: the GPU's process named with it" || notok "Perfetto: $(grep -o '"name":"GPU[^"]*"' "$TMPDIR/d.json")"
 
 # gmprof diff says when the runs' GPUs differ, and only then.
@@ -143,11 +144,11 @@ grep -q "\"name\":\"process_name\".*\"name\":\"GPU 0 ($H100, 79.6 GiB of memory)
   cat "$S"; } >"$TMPDIR/a100.jsonl"
 "$GMPROF" diff "$TMPDIR/a100.jsonl" "$TMPDIR/d.gmprof" >"$TMPDIR/diff.txt" 2>&1
 "$GMPROF" diff "$TMPDIR/d.gmprof" "$TMPDIR/d.gmprof" >"$TMPDIR/same.txt" 2>&1
-grep -q "^    on another GPU: NVIDIA A100-SXM4-40GB, 39.6 GiB of memory -> $H100, 79.6 GiB of memory$" "$TMPDIR/diff.txt" &&
+grep -q "^    on another GPU: NVIDIA A100-SXM4-40GB, 39.6 GiB of memory -> $H100, compute capability 9.0, 79.6 GiB of memory$" "$TMPDIR/diff.txt" &&
 	! grep -q 'another GPU' "$TMPDIR/same.txt" && ok "diff: another GPU said, the same one not" ||
 	notok "diff: $(head -3 "$TMPDIR/diff.txt")"
 "$GMPROF" diff --format markdown "$TMPDIR/a100.jsonl" "$TMPDIR/d.gmprof" 2>/dev/null |
-	grep -q "^| GPU, device 0 | NVIDIA A100-SXM4-40GB, 39.6 GiB of memory | $H100, 79.6 GiB of memory | another GPU |$" &&
+	grep -q "^| GPU, device 0 | NVIDIA A100-SXM4-40GB, 39.6 GiB of memory | $H100, compute capability 9.0, 79.6 GiB of memory | another GPU |$" &&
 	ok "diff markdown: a row for the other GPU" || notok "diff markdown: a row for the other GPU"
 "$GMPROF" diff --format json "$TMPDIR/a100.jsonl" "$TMPDIR/d.gmprof" 2>/dev/null |
 	grep -q "\"device\":0,\"gpu_before\":{\"name\":\"NVIDIA A100-SXM4-40GB\",\"memory_bytes\":42505273344},\"gpu_after\":{\"name\":\"$H100\",\"memory_bytes\":85520809984},\"peak_before\"" &&
@@ -165,10 +166,26 @@ grep -q '<line class="ceiling" x1="70" x2="[0-9]*" y1="10.0" y2="10.0"><title>th
 
 # Markdown and HTML say it too (HTML escaped).
 "$GMPROF" report --format markdown "$TMPDIR/d.gmprof" 2>/dev/null >"$TMPDIR/md"
-grep -q "^| device 0 | $H100, 79.6 GiB of memory |$" "$TMPDIR/md" && grep -q '^| 0 | 16.0 MiB (<0.1% of its 79.6 GiB) | ' "$TMPDIR/md" &&
+grep -q "^| device 0 | $H100, compute capability 9.0, 79.6 GiB of memory |$" "$TMPDIR/md" && grep -q '^| 0 | 16.0 MiB (<0.1% of its 79.6 GiB) | ' "$TMPDIR/md" &&
 	ok "markdown: the device and the share" || notok "markdown: the device and the share"
 "$GMPROF" html --force -o "$TMPDIR/d.html" "$TMPDIR/d.gmprof" 2>/dev/null
-grep -q "<dt>device 0</dt><dd>$H100, 79.6 GiB of memory</dd>" "$TMPDIR/d.html" &&
+grep -q "<dt>device 0</dt><dd>$H100, compute capability 9.0, 79.6 GiB of memory</dd>" "$TMPDIR/d.html" &&
 	grep -q '<p>Device 0: 16.0 MiB (&lt;0.1% of its 79.6 GiB) at ' "$TMPDIR/d.html" && ! grep -q 'class="ceiling"' "$TMPDIR/d.html" &&
 	ok "HTML: the device and the share, escaped" || notok "HTML: the device and the share"
+
+# Kernels launched through cuBLAS on compute capability 9.0: the program
+# itself, under the name of cuBLASLt's library, launches them.  The report
+# says such kernels' copies through the tensor memory accelerator are unseen.
+mkdir -p "$TMPDIR/lib" && cp "$FAKE" "$TMPDIR/lib/libcublasLt.so.13"
+for cc in 9.0 8.0; do
+	rm -f "$TMPDIR/blas$cc.gmprof"
+	env GMPROF_OUTPUT="$TMPDIR/blas$cc.gmprof" FAKE_CUDA_NAME="$H100" FAKE_CUDA_TOTAL=85520809984 FAKE_CUDA_CC=$cc \
+		"$TMPDIR/lib/libcublasLt.so.13" "$S" 2>/dev/null
+	"$GMPROF" report --top 1 "$TMPDIR/blas$cc.gmprof" >"$TMPDIR/blas$cc.txt" 2>&1
+done
+n=$(grep -c '"op":"kernel"' "$S")
+grep -q "^note: $n kernel launches came from cuBLAS on a GPU of compute capability 9.0: such kernels copy most of their operands through the tensor memory accelerator" \
+	"$TMPDIR/blas9.0.txt" && ok "cuBLAS's launches on compute capability 9.0: the report says their TMA copies are unseen" ||
+	notok "TMA note: $(grep note "$TMPDIR/blas9.0.txt")"
+grep -q "tensor memory accelerator" "$TMPDIR/blas8.0.txt" && notok "  ... on 8.0 too" || ok "  ... not on 8.0"
 finish

@@ -125,6 +125,18 @@ int cuKernelGetFunction(CUfunction *fn, void *kernel)
 	return 0;
 }
 
+/* FAKE_CUDA_CC ("9.0"): the compute capability (attributes 75 and 76); an error when unset. */
+int cuDeviceGetAttribute(int *value, int attribute, int device);
+int cuDeviceGetAttribute(int *value, int attribute, int device)
+{
+	const char *v = getenv("FAKE_CUDA_CC");
+	int major, minor;
+	if (!v || device < 0 || sscanf(v, "%d.%d", &major, &minor) != 2 || (attribute != 75 && attribute != 76))
+		return 999;
+	*value = attribute == 75 ? major : minor;
+	return 0;
+}
+
 int cuDeviceTotalMem_v2(size_t *bytes, int device);
 int cuDeviceTotalMem_v2(size_t *bytes, int device)
 {

@@ -135,12 +135,64 @@ static void none_without_a_framework(void **state)
 	no_note(t);
 }
 
+/*
+ * Kernel launches through cuBLAS or cuDNN on a device of compute capability
+ * 9.0 or later (META device.N.cc) are counted for the TMA note; launches
+ * elsewhere, on an older device, or where the capability is not known, not.
+ */
+#define CUBLASLT 0x7f4000000000ull
+#define CUDNN 0x7f5000000000ull
+static void tma_launches(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script("{\"op\":\"meta\",\"key\":\"device.0.cc\",\"value\":\"9.0\"}\n"
+					"{\"op\":\"meta\",\"key\":\"device.1.cc\",\"value\":\"8.0\"}\n"
+					"{\"op\":\"alloc\",\"addr\":\"0x1000\",\"size\":4096}\n"
+					"{\"op\":\"kernel\",\"name\":\"gemm\",\"read\":[\"0x1000\"]}\n"
+					"{\"op\":\"kernel\",\"name\":\"conv\",\"read\":[\"0x1000\"]}\n"
+					"{\"op\":\"kernel\",\"name\":\"own\",\"read\":[\"0x1000\"]}\n"
+					"{\"op\":\"kernel\",\"name\":\"gemm\",\"device\":1}\n"
+					"{\"op\":\"end\"}\n");
+	module(t, "/usr/lib/x86_64-linux-gnu/libcublasLt.so.13", CUBLASLT);
+	module(t, "/venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9", CUDNN);
+	module(t, "/opt/app/bin/app", 0x400000);
+	const uint64_t gemm[] = { CUBLASLT + 0x100, 0x401000 }, conv[] = { 1ull << 63 | 3, CUDNN + 0x40 },
+		       own[] = { 0x401000 };
+	uint32_t ids[] = { gmp_trace__add_stack(t, gemm, 2), gmp_trace__add_stack(t, conv, 2),
+			   gmp_trace__add_stack(t, own, 1), 0 };
+	ids[3] = ids[0];
+	for (size_t i = 0, k = 0; i < t->nev; i++)
+		if (t->ev[i].op == GMP_OP_KERNEL)
+			t->ev[i].stack = ids[k++];
+	struct gmp_symnotes *n = calloc(1, sizeof(*n));
+	assert_non_null(n);
+	gmp_tmanotes__add(n, t);
+	assert_int_equal(n->tma.launches, 2); /* gemm and conv on device 0; not own, not device 1's */
+	assert_int_equal(n->tma.libraries, 3);
+	assert_int_equal(n->tma.cc, 90);
+	assert_true(gmp_symnotes__any(n));
+	char *s = printed(n);
+	assert_non_null(strstr(s, "> note: 2 kernel launches came from cuBLAS and cuDNN on a GPU of compute capability 9.0: "
+				  "such kernels copy most of their operands through the tensor memory accelerator"));
+	free(s);
+	free(n);
+	/* The capability not known (no META): no note. */
+	gmp_trace__set_meta(t, "device.0.cc", "");
+	n = calloc(1, sizeof(*n));
+	assert_non_null(n);
+	gmp_tmanotes__add(n, t);
+	assert_false(gmp_symnotes__any(n));
+	free(n);
+	gmp_trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(counted_per_framework),
 		cmocka_unit_test(none_with_pool_regions),
 		cmocka_unit_test(none_without_a_framework),
+		cmocka_unit_test(tma_launches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
