@@ -38,19 +38,41 @@ static int framework_of(const char *path)
 	return -1;
 }
 
+/* A module of the ones looked for, and what tag_of said of its path. */
+struct hit {
+	const struct gmp_module *m;
+	int tag;
+};
+#define HITS_MAX 8
+
+/* The modules whose path tag_of tags (0 or more; -1: not one), of the program's hundreds: seldom any. */
+static size_t find_modules(const struct gmp_trace *t, int (*tag_of)(const char *path), struct hit *hit)
+{
+	size_t nhit = 0;
+	for (size_t m = 0; m < t->nmods && nhit < HITS_MAX; m++) {
+		int tag = tag_of(gmp_trace__str(t, t->mods[m].path, NULL));
+		if (tag >= 0)
+			hit[nhit++] = (struct hit){ &t->mods[m], tag };
+	}
+	return nhit;
+}
+
+/* The tag of the first frame of call path stack that lies in one of hit's modules, or -1. */
+static int frame_tag(const struct gmp_trace *t, uint32_t stack, const struct hit *hit, size_t nhit)
+{
+	const uint64_t *pcs;
+	size_t n = gmp_trace__stack(t, stack, &pcs);
+	for (size_t p = 0; p < n; p++) /* a Python frame (bit 63) lies in no module */
+		for (size_t h = 0; h < nhit; h++)
+			if (pcs[p] - hit[h].m->base < hit[h].m->size)
+				return hit[h].tag;
+	return -1;
+}
+
 void gmp_fwnotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)
 {
-	/* The modules that are an allocator's, of the program's hundreds: seldom any. */
-	struct hit {
-		const struct gmp_module *m;
-		int k;
-	} hit[8];
-	size_t nhit = 0;
-	for (size_t m = 0; m < t->nmods && nhit < sizeof(hit) / sizeof(hit[0]); m++) {
-		int k = framework_of(gmp_trace__str(t, t->mods[m].path, NULL));
-		if (k >= 0)
-			hit[nhit++] = (struct hit){ &t->mods[m], k };
-	}
+	struct hit hit[HITS_MAX];
+	size_t nhit = find_modules(t, framework_of, hit);
 	struct gmp_fwnote seen[GMP_FWNOTES_MAX] = { { 0 } };
 	for (size_t i = 0; nhit && i < t->nev; i++) {
 		const struct gmp_event *e = &t->ev[i];
@@ -58,13 +80,7 @@ void gmp_fwnotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)
 			return; /* the allocator shows its pieces (NVTX): its blocks are seen as pools */
 		if (e->op != GMP_OP_ALLOC || (e->flags & GMP_EF_IN_KERNEL) || !e->stack)
 			continue;
-		const uint64_t *pcs;
-		size_t n = gmp_trace__stack(t, e->stack, &pcs);
-		int k = -1;
-		for (size_t p = 0; p < n && k < 0; p++) /* a Python frame (bit 63) lies in no module */
-			for (size_t h = 0; h < nhit && k < 0; h++)
-				if (pcs[p] - hit[h].m->base < hit[h].m->size)
-					k = hit[h].k;
+		int k = frame_tag(t, e->stack, hit, nhit);
 		if (k < 0)
 			continue;
 		seen[k].allocations++;
@@ -100,43 +116,30 @@ static const struct library {
 	unsigned bit; /* gmp_tmanote's libraries */
 } tma_libraries[] = { { "libcublasLt", 1 }, { "libcublas", 1 }, { "libcudnn", 2 } };
 
-static unsigned tma_library(const char *path)
+/* The library's bit, or -1. */
+static int tma_library(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	for (size_t k = 0; k < sizeof(tma_libraries) / sizeof(tma_libraries[0]); k++)
 		if (!strncmp(base, tma_libraries[k].prefix, strlen(tma_libraries[k].prefix)))
-			return tma_libraries[k].bit;
-	return 0;
+			return (int)tma_libraries[k].bit;
+	return -1;
 }
 
 void gmp_tmanotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)
 {
-	struct hit {
-		const struct gmp_module *m;
-		unsigned bit;
-	} hit[8];
-	size_t nhit = 0;
-	for (size_t m = 0; m < t->nmods && nhit < sizeof(hit) / sizeof(hit[0]); m++) {
-		unsigned bit = tma_library(gmp_trace__str(t, t->mods[m].path, NULL));
-		if (bit)
-			hit[nhit++] = (struct hit){ &t->mods[m], bit };
-	}
+	struct hit hit[HITS_MAX];
+	size_t nhit = find_modules(t, tma_library, hit);
 	for (size_t i = 0; nhit && i < t->nev; i++) {
 		const struct gmp_event *e = &t->ev[i];
 		int cc;
 		if (e->op != GMP_OP_KERNEL || !e->stack || (cc = gmp_trace__device_cc(t, e->device)) < 90)
 			continue;
-		const uint64_t *pcs;
-		size_t n = gmp_trace__stack(t, e->stack, &pcs);
-		unsigned bit = 0;
-		for (size_t p = 0; p < n && !bit; p++) /* a Python frame (bit 63) lies in no module */
-			for (size_t h = 0; h < nhit && !bit; h++)
-				if (pcs[p] - hit[h].m->base < hit[h].m->size)
-					bit = hit[h].bit;
-		if (!bit)
+		int bit = frame_tag(t, e->stack, hit, nhit);
+		if (bit < 0)
 			continue;
-		notes->tma.libraries |= bit;
+		notes->tma.libraries |= (unsigned)bit;
 		notes->tma.launches++;
 		if (cc > notes->tma.cc)
 			notes->tma.cc = cc;
