@@ -302,39 +302,33 @@ gmp_patch_memcpy_async_object(void *userdata, uint64_t pc, void *src, uint32_t d
  * 16-byte blocks: the low 16 bits of a load's data, a store's block count
  * (docs/sanitizer-api.md: the signatures past CUDA 12.6 are unconfirmed).
  */
+static __device__ __forceinline__ gmp_patch_result bulk(void *userdata, uint64_t addr, uint64_t blocks, uint32_t flags)
+{
+	if (userdata)
+		gmp_patch_bulk((struct gmp_patch_launch *)userdata, addr, blocks * 16, flags);
+	return 0;
+}
+
 extern "C" __device__ __noinline__ gmp_patch_result
 gmp_patch_bulk_load(void *userdata, uint64_t pc, uint64_t src, uint32_t dst, uint32_t barrier, uint32_t data,
 		    uint32_t multicast)
 {
-	(void)pc;
-	(void)dst;
-	(void)barrier;
-	(void)multicast;
-	if (userdata)
-		gmp_patch_bulk((struct gmp_patch_launch *)userdata, src, (uint64_t)(data & 0xffffu) * 16,
-			       GMP_SAN_ACCESS_READ);
-	return 0;
+	(void)pc, (void)dst, (void)barrier, (void)multicast;
+	return bulk(userdata, src, data & 0xffffu, GMP_SAN_ACCESS_READ);
 }
 
 extern "C" __device__ __noinline__ gmp_patch_result
 gmp_patch_bulk_store(void *userdata, uint64_t pc, uint64_t dst, uint32_t src, uint32_t blocks)
 {
-	(void)pc;
-	(void)src;
-	if (userdata)
-		gmp_patch_bulk((struct gmp_patch_launch *)userdata, dst, (uint64_t)blocks * 16, GMP_SAN_ACCESS_WRITE);
-	return 0;
+	(void)pc, (void)src;
+	return bulk(userdata, dst, blocks, GMP_SAN_ACCESS_WRITE);
 }
 
 extern "C" __device__ __noinline__ gmp_patch_result
 gmp_patch_bulk_reduce(void *userdata, uint64_t pc, uint64_t dst, uint32_t src, uint32_t blocks)
 {
-	(void)pc;
-	(void)src;
-	if (userdata)
-		gmp_patch_bulk((struct gmp_patch_launch *)userdata, dst, (uint64_t)blocks * 16,
-			       GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE);
-	return 0;
+	(void)pc, (void)src;
+	return bulk(userdata, dst, blocks, GMP_SAN_ACCESS_READ | GMP_SAN_ACCESS_WRITE);
 }
 
 extern "C" __device__ __noinline__ gmp_patch_result

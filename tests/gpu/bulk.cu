@@ -7,7 +7,6 @@
 // unseen, b would be taken for an object that could reuse a's memory.
 // Its event model is bulk.jsonl.
 #include <cstdint>
-#include <vector>
 
 #include "common.h"
 
@@ -54,19 +53,5 @@ __global__ void bulk_double(const float *a, float *b)
 int main()
 {
 	const size_t n = 1 << 18;
-	std::vector<float> host(n, 1.0f);
-	float *a, *b;
-	CHECK(cudaMalloc(&a, n * sizeof(float)));   /* obj#1 */
-	CHECK(cudaMalloc(&b, n * sizeof(float)));   /* obj#2 */
-	CHECK(cudaMemcpy(a, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-	bulk_double<<<(unsigned)(n / CHUNK), 128>>>(a, b);
-	CHECK(cudaGetLastError());
-	CHECK(cudaMemcpy(host.data(), b, n * sizeof(float), cudaMemcpyDeviceToHost));
-	CHECK(cudaFree(a));
-	CHECK(cudaFree(b));
-	if (host[n - 1] != 2.0f) {
-		std::fprintf(stderr, "bulk: read %f, want 2\n", host[n - 1]);
-		return 1;
-	}
-	return 0;
+	return a_to_b("bulk", n, [n](const float *a, float *b) { bulk_double<<<(unsigned)(n / CHUNK), 128>>>(a, b); });
 }

@@ -7,8 +7,6 @@
 // launch reads a and writes b); if not, a looks unread after its upload
 // and b unwritten, and b is taken for an object that could reuse a's
 // memory (a redundant allocation: docs/known-limits.md).
-#include <vector>
-
 #include "common.h"
 
 __global__ void child(const float *a, float *b, size_t n)
@@ -27,19 +25,5 @@ __global__ void parent(const float *a, float *b, size_t n)
 int main()
 {
 	const size_t n = 1 << 18;
-	std::vector<float> host(n, 1.0f);
-	float *a, *b;
-	CHECK(cudaMalloc(&a, n * sizeof(float)));   /* obj#1 */
-	CHECK(cudaMalloc(&b, n * sizeof(float)));   /* obj#2 */
-	CHECK(cudaMemcpy(a, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-	parent<<<1, 32>>>(a, b, n);
-	CHECK(cudaGetLastError());
-	CHECK(cudaMemcpy(host.data(), b, n * sizeof(float), cudaMemcpyDeviceToHost));
-	CHECK(cudaFree(a));
-	CHECK(cudaFree(b));
-	if (host[n - 1] != 2.0f) {
-		std::fprintf(stderr, "cdp: read %f, want 2\n", host[n - 1]);
-		return 1;
-	}
-	return 0;
+	return a_to_b("cdp", n, [n](const float *a, float *b) { parent<<<1, 32>>>(a, b, n); });
 }

@@ -43,4 +43,41 @@ static inline unsigned blocks(size_t n)
 	return (unsigned)((n + 255) / 256);
 }
 
+/*
+ * The host side of the programs whose kernel makes b twice a (of ones)
+ * in a way the global-access patch does not cover (texture.cu, bulk.cu,
+ * cdp.cu): a (obj#1) and b (obj#2) of n floats, a uploaded, launch(a, b),
+ * b downloaded, then after(), both freed; 1 (said) unless b holds twos.
+ */
+template <typename Launch, typename After>
+static int a_to_b(const char *name, size_t n, Launch launch, After after)
+{
+	float *host = (float *)std::malloc(n * sizeof(float)), *a, *b;
+	if (!host)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		host[i] = 1.0f;
+	CHECK(cudaMalloc(&a, n * sizeof(float)));
+	CHECK(cudaMalloc(&b, n * sizeof(float)));
+	CHECK(cudaMemcpy(a, host, n * sizeof(float), cudaMemcpyHostToDevice));
+	launch(a, b);
+	CHECK(cudaGetLastError());
+	CHECK(cudaMemcpy(host, b, n * sizeof(float), cudaMemcpyDeviceToHost));
+	after();
+	CHECK(cudaFree(a));
+	CHECK(cudaFree(b));
+	const float last = host[n - 1];
+	std::free(host);
+	if (last != 2.0f) {
+		std::fprintf(stderr, "%s: read %f, want 2\n", name, last);
+		return 1;
+	}
+	return 0;
+}
+
+template <typename Launch> static int a_to_b(const char *name, size_t n, Launch launch)
+{
+	return a_to_b(name, n, launch, [] {});
+}
+
 #endif

@@ -4,8 +4,6 @@
 // launched while the texture exists as reading a, so b is not taken for
 // an object that could reuse a's memory (tests/cli/textures.sh, through
 // the test double; this program's event model is texture.jsonl).
-#include <vector>
-
 #include "common.h"
 
 __global__ void from_texture(cudaTextureObject_t tex, float *out, size_t n)
@@ -18,28 +16,19 @@ __global__ void from_texture(cudaTextureObject_t tex, float *out, size_t n)
 int main()
 {
 	const size_t n = 1 << 18;
-	std::vector<float> host(n, 1.0f);
-	float *a, *b;
-	CHECK(cudaMalloc(&a, n * sizeof(float)));   /* obj#1 */
-	CHECK(cudaMalloc(&b, n * sizeof(float)));   /* obj#2 */
-	CHECK(cudaMemcpy(a, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-	cudaResourceDesc res = {};
-	res.resType = cudaResourceTypeLinear;
-	res.res.linear.devPtr = a;
-	res.res.linear.desc = cudaCreateChannelDesc<float>();
-	res.res.linear.sizeInBytes = n * sizeof(float);
-	cudaTextureDesc td = {};
-	td.readMode = cudaReadModeElementType;
-	cudaTextureObject_t tex;
-	CHECK(cudaCreateTextureObject(&tex, &res, &td, nullptr));
-	from_texture<<<blocks(n), 256>>>(tex, b, n);
-	CHECK(cudaMemcpy(host.data(), b, n * sizeof(float), cudaMemcpyDeviceToHost));
-	CHECK(cudaDestroyTextureObject(tex));
-	CHECK(cudaFree(a));
-	CHECK(cudaFree(b));
-	if (host[n - 1] != 2.0f) {
-		std::fprintf(stderr, "texture: read %f, want 2\n", host[n - 1]);
-		return 1;
-	}
-	return 0;
+	cudaTextureObject_t tex = 0;
+	return a_to_b(
+		"texture", n,
+		[&](const float *a, float *b) {
+			cudaResourceDesc res = {};
+			res.resType = cudaResourceTypeLinear;
+			res.res.linear.devPtr = (void *)a;
+			res.res.linear.desc = cudaCreateChannelDesc<float>();
+			res.res.linear.sizeInBytes = n * sizeof(float);
+			cudaTextureDesc td = {};
+			td.readMode = cudaReadModeElementType;
+			CHECK(cudaCreateTextureObject(&tex, &res, &td, nullptr));
+			from_texture<<<blocks(n), 256>>>(tex, b, n);
+		},
+		[&] { CHECK(cudaDestroyTextureObject(tex)); });
 }
