@@ -16,7 +16,19 @@
  *    calls are not ordered by it: gmprof sees no host locks or joins);
  *    a device sync waits for every stream of
  *    its device, a stream sync for its stream, an event sync for the
- *    event's record; an event wait follows the event's record.
+ *    event's record; an event wait follows the event's record;
+ *  - the legacy default stream (stream 0) and the blocking streams of its
+ *    device (gmp_stream__blocking: streams the trace says were made
+ *    without cudaStreamNonBlocking, per-thread default streams) wait for
+ *    each other: an op on stream 0 follows every blocking stream's latest
+ *    op, and a blocking stream's op follows stream 0's latest.  That
+ *    holds for stream work (launches, copies, sets, event records and
+ *    waits, stream-ordered allocations and frees) and, on stream 0 only,
+ *    a stream sync (cudaStreamSynchronize(0) waits for the blocking
+ *    streams too); not for cudaMalloc and cudaFree, which are made on no
+ *    stream, nor for device-heap ops.  A trace that declares no stream
+ *    blocking (a script without `stream` lines, a profile from an earlier
+ *    collector) has none of these edges.
  * Sync and event ops have weight 0: they order work but take no time step
  * of their own, so they are never among the APIs "between" two others; nor
  * are in-kernel heap ops, which are part of their launch.
@@ -51,6 +63,19 @@ struct stream_state {
 	uint32_t barrier_seen;  /* the last barrier this stream was ordered after */
 	uint32_t synced;        /* `last` when a device barrier last covered it */
 	uint32_t ord[GMP_OP_MAX + 1]; /* ops of each kind issued on it so far */
+	/* blocking streams: */
+	uint32_t work;          /* its latest op that the legacy stream waits for */
+	uint32_t legacy_seen;   /* the legacy stream's op it was last ordered after */
+	uint8_t blocking;
+	uint8_t pending;        /* `work` is newer than the legacy stream's latest op */
+};
+
+/* A device's legacy default stream: what its ops and the blocking streams wait for. */
+struct legacy {
+	uint32_t device;
+	uint32_t last;          /* its latest op that blocking streams wait for */
+	uint32_t *pending;      /* blocking streams (indices) with work since then */
+	size_t npending, cap;
 };
 
 struct bs {
@@ -75,6 +100,10 @@ struct bs {
 	uint32_t *readers;          /* per object: head of its reader list */
 	uint32_t (*rnode)[2];       /* reader list nodes: vertex, next */
 	size_t nrnode, rnode_cap;
+	struct gmp_u64map blocking; /* stream number -> 1: a blocking stream */
+	size_t nblocking;           /* streams the trace declares blocking */
+	struct legacy *legacy;      /* per device that has blocking streams */
+	size_t nlegacy, legacy_cap;
 };
 
 static struct stream_state *stream_of(struct bs *b, const struct gmp_event *e)
@@ -90,7 +119,9 @@ static struct stream_state *stream_of(struct bs *b, const struct gmp_event *e)
 		if (GMP_GROW(b->streams, b->streams_cap, b->nstreams + 1))
 			return NULL;
 		b->streams[b->nstreams++] = (struct stream_state){
-			.device = e->device, .last = NONE, .barrier_seen = NONE, .synced = NONE };
+			.device = e->device, .last = NONE, .barrier_seen = NONE, .synced = NONE,
+			.work = NONE, .legacy_seen = NONE,
+			.blocking = e->stream && gmp_u64map__get(&b->blocking, e->stream) };
 	}
 	b->last_key = key;
 	b->last_idx = *idx;
@@ -198,6 +229,83 @@ static int sync_edges(struct bs *b, const struct gmp_event *e)
 	return 0;
 }
 
+/*
+ * What the legacy stream's implicit synchronization does with e: 0
+ * nothing, 1 stream work, 2 a stream sync (which, on a blocking stream,
+ * waits for that stream alone).
+ */
+static int legacy_kind(const struct det *d, uint32_t v, const struct gmp_event *e)
+{
+	switch (e->op) {
+	case GMP_OP_KERNEL:
+	case GMP_OP_MEMCPY:
+	case GMP_OP_MEMSET:
+	case GMP_OP_EVENT_RECORD:
+	case GMP_OP_EVENT_WAIT:
+		return 1;
+	case GMP_OP_SYNC:
+		return e->flags & GMP_EF_SYNC_STREAM ? 2 : 0;
+	case GMP_OP_ALLOC:
+		return e->kind == GMP_MEM_ASYNC;
+	case GMP_OP_FREE:
+		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++)
+			if (DEP_KIND(d->deps[k]) == DEP_FREE)
+				return d->r->objects[DEP_OBJ(d->deps[k])].kind == GMP_MEM_ASYNC;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static struct legacy *legacy_of(struct bs *b, uint32_t device)
+{
+	for (size_t i = 0; i < b->nlegacy; i++)
+		if (b->legacy[i].device == device)
+			return &b->legacy[i];
+	if (GMP_GROW(b->legacy, b->legacy_cap, b->nlegacy + 1))
+		return NULL;
+	b->legacy[b->nlegacy] = (struct legacy){ .device = device, .last = NONE };
+	return &b->legacy[b->nlegacy++];
+}
+
+/* The legacy default stream's edges into v (build.c's header); s is v's stream. */
+static int legacy_edges(struct bs *b, uint32_t v, const struct gmp_event *e, struct stream_state *s)
+{
+	int kind;
+	if (!b->nblocking || (e->stream && !s->blocking) || !(kind = legacy_kind(b->d, v, e)))
+		return 0;
+	struct legacy *l = legacy_of(b, e->device);
+	if (!l)
+		return -ENOMEM;
+	int err;
+	if (!e->stream) { /* after each blocking stream's work since the last such op */
+		for (size_t i = 0; i < l->npending; i++) {
+			struct stream_state *x = &b->streams[l->pending[i]];
+			x->pending = 0;
+			if ((err = src(b, x->work)))
+				return err;
+		}
+		l->npending = 0;
+		l->last = v;
+		return 0;
+	}
+	if (kind == 2)
+		return 0; /* cudaStreamSynchronize of a blocking stream waits for that stream alone */
+	if (s->legacy_seen != l->last) {
+		s->legacy_seen = l->last;
+		if ((err = src(b, l->last)))
+			return err;
+	}
+	s->work = v;
+	if (!s->pending) {
+		if (GMP_GROW(l->pending, l->cap, l->npending + 1))
+			return -ENOMEM;
+		l->pending[l->npending++] = (uint32_t)(s - b->streams);
+		s->pending = 1;
+	}
+	return 0;
+}
+
 static int add_vertex(struct bs *b, uint32_t v)
 {
 	struct det *d = b->d;
@@ -223,7 +331,7 @@ static int add_vertex(struct bs *b, uint32_t v)
 	if (in_kernel && (err = src(b, (uint32_t)e->value)))
 		return err;
 	if ((s && (err = src(b, s->last))) || (!in_kernel && (err = after_barrier(b, s, *barrier))) ||
-	    (err = data_edges(b, v)))
+	    (s && (err = legacy_edges(b, v, e, s))) || (err = data_edges(b, v)))
 		return err;
 	switch (e->op) {
 	case GMP_OP_SYNC:
@@ -296,125 +404,6 @@ static int topo_order(struct det *d, uint32_t **end)
 }
 
 /*
- * Walks every access (read or write) in topological order: with `fill`,
- * appends it to its object's list in oacc.  Levels only grow along the walk,
- * so api_before is read in order, and idle gaps (consecutive accesses to an
- * object with at least idle_apis GPU APIs strictly between their levels,
- * api_before[l] - api_before[l' + 1]) are found here rather than by a pass
- * over each object's accesses, which reads levels and counts at random.
- * With gap_off set: spans NULL counts each object's gaps into
- * gap_off[obj + 2]; otherwise writes them to spans[gap_off[obj + 1]++].
- */
-static int walk_accesses(struct det *d, uint32_t *fill, struct gmp_span *spans)
-{
-	const struct gmp_result *r = d->r;
-	uint32_t idle = d->gap_off ? d->o->idle_apis : 0;
-	/* per object: its last access, APIs up to its level, unknown launches before it */
-	uint32_t (*last)[3] = NULL;
-	uint32_t unk = 0; /* launches with unknown accesses before place p (unmonitored.c) */
-	if (idle) {
-		if (!(last = malloc((r->nobjects + 1) * sizeof(*last))))
-			return -ENOMEM;
-		for (size_t o = 0; o < r->nobjects; o++)
-			last[o][0] = NONE;
-	}
-	uint32_t l = 0;
-	for (size_t p = 0; p < d->t->nev; p++) {
-		uint32_t v = r->order[p];
-		while (p >= d->level_end[l])
-			l++; /* v's level, without reading r->level at random */
-		while (unk < d->nunk && d->unk[unk] < p)
-			unk++;
-		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++) {
-			if (DEP_KIND(d->deps[k]) > DEP_RW)
-				continue;
-			uint32_t obj = DEP_OBJ(d->deps[k]);
-			if (fill)
-				d->oacc[fill[obj]++] = v;
-			if (!idle)
-				continue;
-			uint32_t before = d->api_before[l];
-			/* Not idle where a launch that may have used it came between. */
-			if (last[obj][0] != NONE && before > last[obj][1] &&
-			    before - last[obj][1] >= idle && last[obj][2] == unk) {
-				if (spans)
-					spans[d->gap_off[obj + 1]++] = (struct gmp_span){
-						last[obj][0], v, before - last[obj][1] };
-				else
-					d->gap_off[obj + 2]++;
-			}
-			last[obj][0] = v;
-			last[obj][1] = d->api_before[l + 1];
-			last[obj][2] = unk;
-		}
-	}
-	free(last);
-	return 0;
-}
-
-int det_idle_spans(struct det *d, uint32_t *base)
-{
-	struct gmp_result *r = d->r;
-	*base = (uint32_t)r->nspans;
-	if (!d->gap_off)
-		return 0;
-	for (size_t o = 0; o < r->nobjects; o++)
-		d->gap_off[o + 2] += d->gap_off[o + 1];
-	size_t n = d->gap_off[r->nobjects + 1];
-	if (r->nspans + n >= UINT32_MAX || GMP_GROW(r->spans, d->spans_cap, r->nspans + n + 1))
-		return -ENOMEM;
-	int err = walk_accesses(d, NULL, r->spans + r->nspans);
-	if (!err)
-		r->nspans += n;
-	return err;
-}
-
-/* Per object: the events that read or write it, by (level, index). */
-static int object_accesses(struct det *d)
-{
-	struct gmp_result *r = d->r;
-	size_t nobj = r->nobjects;
-	d->oacc_off = calloc(nobj + 1, sizeof(*d->oacc_off));
-	if (!d->oacc_off)
-		return -ENOMEM;
-	size_t total = 0;
-	for (size_t k = 0; k < d->ndeps; k++)
-		if (DEP_KIND(d->deps[k]) <= DEP_RW) {
-			d->oacc_off[DEP_OBJ(d->deps[k]) + 1]++;
-			total++;
-		}
-	for (size_t o = 0; o < nobj; o++)
-		d->oacc_off[o + 1] += d->oacc_off[o];
-	d->oacc = malloc((total ? total : 1) * sizeof(*d->oacc));
-	uint32_t *fill = malloc((nobj + 1) * sizeof(*fill));
-	if (!d->oacc || !fill) {
-		free(fill);
-		return -ENOMEM;
-	}
-	memcpy(fill, d->oacc_off, (nobj + 1) * sizeof(*fill));
-	/* Idle gaps are counted in the same walk and written by det_idle_spans. */
-	uint32_t idle = d->o->patterns & (1u << GMP_PAT_TEMPORARY_IDLENESS) ? d->o->idle_apis : 0;
-	int err = 0;
-	if (idle && !(d->gap_off = calloc(nobj + 2, sizeof(*d->gap_off))))
-		err = -ENOMEM;
-	if (!err)
-		err = walk_accesses(d, fill, NULL);
-	free(fill);
-	if (err)
-		return err;
-	for (size_t o = 0; o < nobj; o++) {
-		uint32_t a = d->oacc_off[o], b = d->oacc_off[o + 1];
-		struct gmp_object *ob = &r->objects[o];
-		ob->naccess = b - a;
-		if (b > a) {
-			ob->first_ev = d->oacc[a];
-			ob->last_ev = d->oacc[b - 1];
-		}
-	}
-	return 0;
-}
-
-/*
  * Levels the whole graph with the general Kahn's algorithm (graph.c) and
  * checks them against the levels computed while adding vertices.
  */
@@ -456,6 +445,13 @@ int det_build(struct det *d)
 	gmp_u64map__init(&b.barriers);
 	gmp_u64map__init(&b.stream_idx);
 	gmp_u64map__init(&b.events);
+	gmp_u64map__init(&b.blocking);
+	for (size_t i = 0; i < t->nstreams; i++)
+		if (gmp_stream__blocking(t->streams[i].flags) && t->streams[i].number) {
+			if (!gmp_u64map__slot(&b.blocking, t->streams[i].number, 1, NULL))
+				goto out;
+			b.nblocking++;
+		}
 	size_t nobj = r->nobjects ? r->nobjects : 1;
 	b.owner = malloc(nobj * sizeof(*b.owner));
 	b.readers = malloc(nobj * sizeof(*b.readers));
@@ -484,13 +480,17 @@ int det_build(struct det *d)
 	if (!r->order || !d->pos)
 		err = -ENOMEM;
 	if (err || (err = topo_order(d, &d->level_end)) || (err = det_unknown_launches(d)) ||
-	    (err = object_accesses(d)) || (err = det_unknown_uses(d)))
+	    (err = det_object_accesses(d)) || (err = det_unknown_uses(d)))
 		goto out;
 out:
 	gmp_csr__release(&b.in);
 	gmp_u64map__release(&b.barriers);
 	gmp_u64map__release(&b.stream_idx);
 	gmp_u64map__release(&b.events);
+	gmp_u64map__release(&b.blocking);
+	for (size_t i = 0; i < b.nlegacy; i++)
+		free(b.legacy[i].pending);
+	free(b.legacy);
 	free(b.streams);
 	free(b.owner);
 	free(b.readers);

@@ -118,6 +118,8 @@ int det_unknown_launches(struct det *d);
 /* Counts them among the uses of the objects live when they were issued (first, last, naccess). */
 int det_unknown_uses(struct det *d);
 int det_build(struct det *d);
+/* Each object's accesses in topological order (d->oacc) and its first and last; inside det_build. */
+int det_object_accesses(struct det *d);
 /* Writes the idle gaps that det_build counted to r->spans from *base, grouped by object. */
 int det_idle_spans(struct det *d, uint32_t *base);
 int det_object_patterns(struct det *d);

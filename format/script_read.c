@@ -23,9 +23,10 @@
 #define OP_RANGE_POP 0x102u
 #define OP_META 0x103u /* run metadata: {"op":"meta","key":K,"value":V} */
 #define OP_POOLS 0x104u /* a device's stream-ordered memory pools (gmprof's addition) */
+#define OP_STREAM 0x105u /* a stream's creation flags: blocking or not (gmprof's addition) */
 #define OP_END 0u
 
-static const char *const extra_ops[] = { "alloc_failed", "range_push", "range_pop", "meta", "pools" };
+static const char *const extra_ops[] = { "alloc_failed", "range_push", "range_pop", "meta", "pools", "stream" };
 
 static const char *op_name(unsigned op)
 {
@@ -53,7 +54,9 @@ static const char *const *op_fields(unsigned op)
 	static const char *const meta_f[] = { "key", "value", NULL };
 	static const char *const pools_f[] = { "reserved", "used", "reserved_high", "used_high",
 						"release_threshold", "pools", NULL };
+	static const char *const stream_f[] = { "blocking", NULL };
 	switch (op) {
+	case OP_STREAM: return stream_f;
 	case OP_POOLS: return pools_f;
 	case OP_ALLOC_FAILED: return failed_f;
 	case OP_RANGE_PUSH: return push_f;
@@ -307,6 +310,34 @@ static int pools(struct reader *r, const cJSON *o, const struct gmp_event *e)
 	return gmp_trace__add_pool_state(r->t, &s);
 }
 
+/*
+ * stream: stream N was made blocking ("blocking": true; cudaStreamCreate)
+ * or not (cudaStreamNonBlocking).  A blocking stream and the legacy
+ * default stream (0) wait for each other's earlier work, on every device
+ * the number is used on.  Before the stream's first op, once.
+ */
+static int stream_line(struct reader *r, const cJSON *o, const struct gmp_event *e)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "stream"), *b = cJSON_GetObjectItemCaseSensitive(o, "blocking");
+	if (!s || !b)
+		return sr_fail(r, "missing required field '%s'", s ? "blocking" : "stream");
+	if (!cJSON_IsBool(b))
+		return sr_fail(r, "field 'blocking' must be true or false");
+	if (cJSON_GetObjectItemCaseSensitive(o, "device"))
+		return sr_fail(r, "a stream line takes no 'device': it describes the stream number on every device");
+	if (!e->stream)
+		return sr_fail(r, "stream 0 is the legacy default stream: it cannot be declared");
+	if (gmp_u64map__get(&r->used_streams, e->stream))
+		return sr_fail(r, "stream %u is declared after %s", e->stream,
+			       *gmp_u64map__get(&r->used_streams, e->stream) ? "an op on it" : "its first declaration");
+	uint32_t *slot = gmp_u64map__slot(&r->used_streams, e->stream, 0, NULL);
+	if (!slot)
+		return -ENOMEM;
+	struct gmp_stream_info si = { .number = e->stream,
+				      .flags = GMP_STREAM_KNOWN | (cJSON_IsTrue(b) ? 0 : GMP_STREAM_NON_BLOCKING) };
+	return gmp_trace__add_stream(r->t, &si);
+}
+
 /* A key of the run's metadata ("mode": "alloc" says the kernels' accesses were not recorded). */
 static int meta(struct reader *r, const cJSON *o)
 {
@@ -362,8 +393,9 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 	struct gmp_event e = { .op = op >= OP_ALLOC_FAILED ? 0 : (uint8_t)op, .line = r->line };
 	if ((rc = common(r, o, &e)))
 		goto out;
-	if (op == OP_ALLOC_FAILED || op == OP_META || op == OP_POOLS) {
-		rc = op == OP_META ? meta(r, o) : op == OP_POOLS ? pools(r, o, &e) : failed_alloc(r, o, &e);
+	if (op == OP_ALLOC_FAILED || op == OP_META || op == OP_POOLS || op == OP_STREAM) {
+		rc = op == OP_META ? meta(r, o) : op == OP_POOLS ? pools(r, o, &e) :
+		     op == OP_STREAM ? stream_line(r, o, &e) : failed_alloc(r, o, &e);
 		goto out;
 	}
 	uint32_t name = 0;
@@ -386,6 +418,15 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 		goto out;
 	if ((rc = in_kernel(r, &e)))
 		goto out;
+	if (e.stream && e.stream != r->last_stream) { /* a stream line must come before these */
+		uint32_t *used = gmp_u64map__slot(&r->used_streams, e.stream, 1, NULL);
+		if (!used) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		*used = 1;
+		r->last_stream = e.stream;
+	}
 	int64_t idx = gmp_trace__add_event(r->t, &e, r->acc, r->nacc, r->touch, r->ntouch);
 	uint32_t *k = idx < 0 || e.op != GMP_OP_KERNEL ? NULL
 		: gmp_u64map__slot(&r->last_kernel, (uint64_t)e.device << 32 | e.stream, 0, NULL);
@@ -406,6 +447,7 @@ static int reader_init(struct reader *r, struct gmp_script_error *err)
 	err->msg[0] = '\0';
 	gmp_u64map__init(&r->last_kernel);
 	gmp_u64map__init(&r->heap);
+	gmp_u64map__init(&r->used_streams);
 	gmp_range_stacks__init(&r->ranges);
 	r->t = gmp_trace__new();
 	return r->t ? 0 : -ENOMEM;
@@ -417,6 +459,7 @@ static int reader_done(struct reader *r, int rc, struct gmp_trace **out)
 	free(r->touch);
 	gmp_u64map__release(&r->last_kernel);
 	gmp_u64map__release(&r->heap);
+	gmp_u64map__release(&r->used_streams);
 	gmp_range_stacks__release(&r->ranges);
 	if (!rc)
 		rc = gmp_trace__settle_ranges(r->t);

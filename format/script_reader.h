@@ -29,6 +29,8 @@ struct reader {
 	size_t ntouch, touch_cap;
 	struct gmp_u64map last_kernel; /* device << 32 | stream -> its latest launch + 1 */
 	struct gmp_u64map heap;        /* device_heap object address -> 1 while live */
+	struct gmp_u64map used_streams; /* stream number -> 1 once an op used it, 0 once declared */
+	uint32_t last_stream;          /* the stream the latest op used (0 none) */
 	struct gmp_range_stacks ranges; /* each thread's open NVTX ranges */
 };
 

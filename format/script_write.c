@@ -118,6 +118,16 @@ static void header(struct gmp_jw *jw, const struct gmp_trace *t)
 		gmp_jw__obj_end(jw);
 		gmp_jw__raw(jw, "\n", 1);
 	}
+	for (size_t i = 0; i < t->nstreams; i++) { /* streams whose creation flags are known */
+		if (!(t->streams[i].flags & GMP_STREAM_KNOWN) || !t->streams[i].number)
+			continue;
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "op", "stream");
+		gmp_jw__ku64(jw, "stream", t->streams[i].number);
+		gmp_jw__kbool(jw, "blocking", gmp_stream__blocking(t->streams[i].flags));
+		gmp_jw__obj_end(jw);
+		gmp_jw__raw(jw, "\n", 1);
+	}
 	if (t->truncated || t->damaged)
 		gmp_jw__rawf(jw, "# the profile is incomplete: %s\n",
 			     t->damaged ? t->damage : "it ends inside a record");

@@ -339,6 +339,12 @@ int gmp_trace__add_module(struct gmp_trace *t, const struct gmp_module *m)
 
 int gmp_trace__add_stream(struct gmp_trace *t, const struct gmp_stream_info *s)
 {
+	/* A later record of a stream replaces its first (the collector numbers streams upwards). */
+	for (size_t i = t->nstreams; i-- && t->streams[t->nstreams - 1].number >= s->number;)
+		if (t->streams[i].number == s->number) {
+			t->streams[i] = *s;
+			return 0;
+		}
 	if (GMP_GROW(t->streams, t->streams_cap, t->nstreams + 1))
 		return -ENOMEM;
 	t->streams[t->nstreams++] = *s;

@@ -160,14 +160,32 @@ struct gmp_module {
 	uint64_t bias;       /* load bias: runtime address - file address */
 };
 
-/* A stream the collector saw; scripts have none. */
+/*
+ * A stream the collector saw, or a script's `stream` line.  flags holds
+ * CUDA's creation flags (GMP_STREAM_NON_BLOCKING: cudaStreamNonBlocking,
+ * CU_STREAM_NON_BLOCKING) and GMP_STREAM_KNOWN when they are known (the
+ * collector saw the call that made the stream; earlier collectors wrote
+ * 0 for every stream).  A stream whose flags are known and lack NON_BLOCKING is a
+ * blocking stream: the legacy default stream (0) of its device and it
+ * wait for each other's earlier work (detector/build.c).  The detector
+ * reads a stream's flags by its number alone: the collector numbers the
+ * streams of all devices as one sequence, and a per-thread default stream
+ * (one number per thread) is blocking on every device.
+ */
 struct gmp_stream_info {
 	uint32_t number;     /* the number events use */
 	uint32_t device;
 	uint64_t handle;     /* CUstream value */
-	uint32_t flags;      /* creation flags */
+	uint32_t flags;      /* GMP_STREAM_* */
 	uint32_t reserved;
 };
+#define GMP_STREAM_NON_BLOCKING 0x1u
+#define GMP_STREAM_KNOWN 0x10000u
+/* 1 when s is known to be a blocking stream (see above). */
+static inline int gmp_stream__blocking(uint32_t flags)
+{
+	return (flags & GMP_STREAM_KNOWN) && !(flags & GMP_STREAM_NON_BLOCKING);
+}
 
 /*
  * An allocation the program asked for and did not get: the call returned

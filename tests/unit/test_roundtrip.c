@@ -17,6 +17,8 @@
 #include "support.h"
 
 static const char rich[] =
+	"{\"op\":\"stream\",\"stream\":1,\"blocking\":true}\n"
+	"{\"op\":\"stream\",\"stream\":3,\"blocking\":false}\n"
 	"{\"op\":\"alloc\",\"addr\":\"0x7f0000000000\",\"size\":65536,\"label\":\"pool\",\"at\":\"r.cu:1\",\"thread\":11,\"time_ns\":5}\n"
 	"{\"op\":\"alloc\",\"addr\":\"0x7f0000000100\",\"size\":256,\"kind\":\"pool_region\",\"label\":\"t0\"}\n"
 	"{\"op\":\"alloc\",\"addr\":\"0x7f0000100000\",\"size\":4096,\"kind\":\"managed\",\"stream\":2,\"device\":1}\n"
@@ -44,6 +46,10 @@ static void same_events(const struct gmp_trace *a, const struct gmp_trace *b)
 {
 	assert_int_equal(a->nev, b->nev);
 	assert_int_equal(a->ended, b->ended);
+	assert_int_equal(a->nstreams, b->nstreams); /* streams whose creation flags are known */
+	for (size_t i = 0; i < a->nstreams; i++)
+		if (a->streams[i].number != b->streams[i].number || a->streams[i].flags != b->streams[i].flags)
+			fail_msg("stream %zu differs", i);
 	for (size_t i = 0; i < a->nev; i++) {
 		const struct gmp_event *x = &a->ev[i], *y = &b->ev[i];
 		if (x->op != y->op || x->kind != y->kind || x->flags != y->flags ||
