@@ -74,6 +74,26 @@ int gmp_tex_api__kind(const char *function_name)
 	return 0;
 }
 
+int gmp_stream_api__kind(const char *function_name)
+{
+	if (!function_name || function_name[0] != 'c' || function_name[1] != 'u')
+		return 0;
+	size_t n = gmp_api__base_len(function_name);
+	if (n == 16 && !strncmp(function_name, "cudaStreamCreate", n))
+		return 1;
+	if ((n == 25 && !strncmp(function_name, "cudaStreamCreateWithFlags", n)) ||
+	    (n == 28 && !strncmp(function_name, "cudaStreamCreateWithPriority", n)) ||
+	    (n == 14 && !strncmp(function_name, "cuStreamCreate", n)) ||
+	    (n == 26 && !strncmp(function_name, "cuStreamCreateWithPriority", n)))
+		return 2;
+	return 0;
+}
+
+int gmp_api__per_thread(const char *function_name)
+{
+	return function_name && (strstr(function_name, "_ptsz") || strstr(function_name, "_ptds"));
+}
+
 /* The size_t parameter at off. */
 static uint64_t param(const void *params, unsigned off)
 {

@@ -62,6 +62,19 @@ enum { GMP_TEX_RES_LINEAR = 2, GMP_TEX_RES_PITCH2D = 3 };
 int gmp_tex_api__kind(const char *function_name);
 
 /*
+ * Stream creation (streams.c): cudaStreamCreate takes (stream *),
+ * cudaStreamCreateWithFlags, cudaStreamCreateWithPriority, cuStreamCreate
+ * and cuStreamCreateWithPriority (stream *, unsigned flags, ...).
+ * tests/unit/test_alloc_abi.c checks these against the toolkit's headers.
+ */
+#define GMP_STREAM_PARAM_HANDLE 0 /* the stream pointer the call writes */
+#define GMP_STREAM_PARAM_FLAGS 8
+/* 2: the call makes a stream and takes flags, 1: makes one without (a blocking stream), 0: neither. */
+int gmp_stream_api__kind(const char *function_name);
+/* 1 when the call is a per-thread default stream variant (a _ptsz or _ptds suffix). */
+int gmp_api__per_thread(const char *function_name);
+
+/*
  * CUmemPool_attribute values the collector asks the driver for (pools.c;
  * tests/unit/test_alloc_abi.c compares them with cuda.h's).
  */

@@ -24,7 +24,7 @@ uint64_t cb_api_callbacks(void)
 {
 	return __atomic_load_n(&gmp_col.api_callbacks, __ATOMIC_RELAXED) + api_unflushed;
 }
-static __thread const char *api_name;   /* the outermost runtime/driver API in progress */
+__thread const char *cb_api_name; /* the outermost runtime/driver API in progress (collector.h) */
 
 static uint64_t h(const void *p)
 {
@@ -33,7 +33,7 @@ static uint64_t h(const void *p)
 
 static int64_t event(struct gmp_event *e, const char *name)
 {
-	return rec_event(e, name ? name : api_name, 1);
+	return rec_event(e, name ? name : cb_api_name, 1);
 }
 
 /* Launches enqueued when this thread's current API call began. */
@@ -136,22 +136,22 @@ static void api(const Sanitizer_CallbackData *cd)
 {
 	if (cd->callbackSite == SANITIZER_API_ENTER) {
 		if (api_depth++ == 0) {
-			api_name = cd->functionName;
+			cb_api_name = cd->functionName;
 			api_enter_seq = __atomic_load_n(&gmp_col.enqueue_seq, __ATOMIC_ACQUIRE);
 			if (gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE) { /* ends first: see sync_covers_all */
 				api_enter_ends = __atomic_load_n(&gmp_col.launch_ends, __ATOMIC_ACQUIRE);
 				api_enter_begins = __atomic_load_n(&gmp_col.launch_begins, __ATOMIC_ACQUIRE);
 			}
-			if (gmp_col.opts.capture == GMP_CAPTURE_PROFILER && api_name)
-				profiler_api(api_name);
+			if (gmp_col.opts.capture == GMP_CAPTURE_PROFILER && cb_api_name)
+				profiler_api(cb_api_name);
 			/* Where a graph is made, captured or launched, for reading the callbacks around it. */
-			if (gmp_col.opts.log_callbacks && api_name && (strstr(api_name, "Graph") || strstr(api_name, "Capture")))
-				fprintf(stderr, "gmprof: api %s\n", api_name);
+			if (gmp_col.opts.log_callbacks && cb_api_name && (strstr(cb_api_name, "Graph") || strstr(cb_api_name, "Capture")))
+				fprintf(stderr, "gmprof: api %s\n", cb_api_name);
 		}
 		if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && gmp_col.opts.mode != GMP_COLLECT_ALLOC)
 			launch_call(cd);
 	} else if (api_depth > 0 && --api_depth == 0) {
-		api_name = NULL;
+		cb_api_name = NULL;
 		/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2. */
 		const int *rv = cd->functionReturnValue;
 		const struct gmp_alloc_api *a = rv && *rv == GMP_ALLOC_OUT_OF_MEMORY && cd->functionParams
@@ -168,7 +168,7 @@ static void api(const Sanitizer_CallbackData *cd)
 		}
 		if (arrays_due())
 			cb_arrays(cd->functionName); /* the arrays it made, labelled with it */
-		tex_call(cd->functionName, cd->functionParams, cd->context, rv && *rv == 0);
+		calls_ended(cd->functionName, cd->functionParams, cd->context, rv && *rv == 0);
 		if (pools_due) {
 			pools_due = 0;
 			cb_pools();
@@ -267,9 +267,11 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 		dev_context_destroying(c);
 		break;
 	}
-	case SANITIZER_CBID_RESOURCE_STREAM_CREATED:
-		rec_stream(h(((const Sanitizer_ResourceStreamData *)cbdata)->stream));
+	case SANITIZER_CBID_RESOURCE_STREAM_CREATED: {
+		const Sanitizer_ResourceStreamData *sd = cbdata;
+		rec_stream_created(h(sd->stream), rec_device(sd->context));
 		break;
+	}
 	case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
 		const Sanitizer_ResourceModuleData *m = cbdata;
 		dev_module_loaded(m->context, m->module);
@@ -444,11 +446,8 @@ static void events(Sanitizer_CallbackId cbid, const Sanitizer_EventData *ed)
 	struct gmp_event e = { .value = h(ed->event), .device = rec_device(ed->context) };
 	switch (cbid) {
 	case SANITIZER_CBID_EVENTS_RECORD:
-		e.op = GMP_OP_EVENT_RECORD;
-		e.stream = rec_stream(h(ed->stream));
-		break;
 	case SANITIZER_CBID_EVENTS_STREAM_WAIT:
-		e.op = GMP_OP_EVENT_WAIT;
+		e.op = cbid == SANITIZER_CBID_EVENTS_RECORD ? GMP_OP_EVENT_RECORD : GMP_OP_EVENT_WAIT;
 		e.stream = rec_stream(h(ed->stream));
 		break;
 	case SANITIZER_CBID_EVENTS_SYNCHRONIZE:
@@ -550,7 +549,7 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 		return;
 	}
 	if (gmp_col.opts.log_callbacks)
-		cb_log(domain, cbid, cbdata, api_name);
+		cb_log(domain, cbid, cbdata, cb_api_name);
 	in_callback = 1;
 	uint64_t t0 = st_now();
 	/* A new context's device, as the driver names it: asked before the lock is taken. */

@@ -195,7 +195,12 @@ int rec_touches(uint64_t ev, const struct gmp_touch *t, size_t n);
 struct gmp_patch_heap_record;
 void rec_heap(const struct gmp_event *k, uint64_t kev, const struct gmp_patch_heap_record *h,
 	      size_t n, uint64_t lost);
+/* A stream handle's number (0: the legacy default stream), given at its first sight. */
 uint32_t rec_stream(uint64_t handle);
+/* A stream was made (STREAM_CREATED): a new number, even for a handle seen before. */
+void rec_stream_created(uint64_t handle, uint32_t device);
+/* The flags the call that made it was given (GMP_STREAM_*): written as its STREAM record. */
+void rec_stream_flags(uint64_t handle, uint32_t device, uint32_t flags);
 void rec_context(CUcontext ctx, uint32_t device);
 uint32_t rec_device(CUcontext ctx);
 /*
@@ -268,6 +273,14 @@ void arrays_destroyed(const Sanitizer_ResourceArrayData *ad, int dying);
  * destroyed, when fn is cudaCreateTextureObject, cuTexObjectCreate or
  * their Destroy.
  */
+/*
+ * The end of the program's outermost runtime or driver call fn (ok: it
+ * returned success), with its parameters: texture objects (textures.c)
+ * and the streams it made (streams.c).
+ */
+void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok);
+/* The thread's outermost runtime or driver call in progress (NULL: none). */
+extern __thread const char *cb_api_name;
 void tex_call(const char *fn, const void *params, CUcontext ctx, int ok);
 /* Lock held: the object at addr is freed; textures over it read it no more. */
 void tex_object_freed(uint64_t addr);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc_api.h"
 #include "collector.h"
 #include "gmprof/version.h"
 #include "objmap.h"
@@ -434,27 +435,61 @@ int rec_touches(uint64_t ev, const struct gmp_touch *t, size_t n)
 	return 0;
 }
 
-uint32_t rec_stream(uint64_t handle)
+/* Writes a STREAM record; a later one of the same number replaces the first (format/trace.c). */
+static void stream_record(uint32_t number, uint32_t device, uint64_t handle, uint32_t flags)
 {
-	/* The legacy default stream (NULL or CU_STREAM_LEGACY) is 0. */
-	if (handle == 0 || handle == 1)
-		return 0;
+	struct gmp_stream_info si = { .number = number, .device = device, .handle = handle, .flags = flags };
+	if (!gmp_col.write_failed && gmp_writer__stream(gmp_col.w, &si))
+		rec_write_failed(-EIO);
+}
+
+/* The map slot of a stream handle: per-thread default streams are keyed by thread. */
+static uint32_t *stream_slot(uint64_t handle, int *is_new)
+{
 	uint64_t key = handle;
 	if (handle == 2) /* CU_STREAM_PER_THREAD: one default stream per thread */
 		key = 2 | (uint64_t)rec_tid() << 8;
-	int is_new;
-	uint32_t *slot = gmp_u64map__slot(&gmp_col.streams, key, 0, &is_new);
-	if (!slot) {
+	uint32_t *slot = gmp_u64map__slot(&gmp_col.streams, key, 0, is_new);
+	if (!slot)
 		rec_write_failed(-ENOMEM); /* a wrong stream would mislead: stop instead */
+	return slot;
+}
+
+uint32_t rec_stream(uint64_t handle)
+{
+	/* NULL in a per-thread call (cudaLaunchKernel_ptsz, cudaMemcpy_ptds): the thread's default stream. */
+	if (handle == 0 && gmp_api__per_thread(cb_api_name))
+		handle = 2;
+	/* The legacy default stream (NULL or CU_STREAM_LEGACY) is 0. */
+	if (handle == 0 || handle == 1)
 		return 0;
-	}
+	int is_new;
+	uint32_t *slot = stream_slot(handle, &is_new);
+	if (!slot)
+		return 0;
 	if (is_new) {
 		*slot = ++gmp_col.next_stream;
-		struct gmp_stream_info si = { .number = *slot, .handle = handle };
-		if (!gmp_col.write_failed && gmp_writer__stream(gmp_col.w, &si))
-			rec_write_failed(-EIO);
+		/* A per-thread default stream is blocking: it and the legacy stream wait for each other. */
+		stream_record(*slot, 0, handle, handle == 2 ? GMP_STREAM_KNOWN : 0);
 	}
 	return *slot;
+}
+
+void rec_stream_created(uint64_t handle, uint32_t device)
+{
+	int is_new;
+	uint32_t *slot = handle > 2 ? stream_slot(handle, &is_new) : NULL;
+	if (!slot)
+		return;
+	*slot = ++gmp_col.next_stream; /* a handle made again is another stream */
+	stream_record(*slot, device, handle, 0);
+}
+
+void rec_stream_flags(uint64_t handle, uint32_t device, uint32_t flags)
+{
+	uint32_t number = handle > 2 ? rec_stream(handle) : 0;
+	if (number)
+		stream_record(number, device, handle, flags);
 }
 
 void rec_context(CUcontext ctx, uint32_t device)

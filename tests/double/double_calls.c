@@ -74,10 +74,68 @@ static void api_deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackData *cd)
 	double_deliver(d, cbid, cd);
 }
 
+/* GMP_DOUBLE_PER_THREAD=1: name as a program built with --default-stream per-thread calls it (_ptsz). */
+static const char *per_thread(const char *name)
+{
+	static char names[32][64];
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	const char *v = getenv("GMP_DOUBLE_PER_THREAD");
+	static const char *const on_streams[] = { "Launch", "Memcpy", "Memset", "Async", "Stream", "Event", "Graph" };
+	int on_stream = 0; /* cudaMalloc, cudaFree and the like have no per-thread variant */
+	for (size_t i = 0; i < sizeof(on_streams) / sizeof(on_streams[0]); i++)
+		on_stream |= strstr(name, on_streams[i]) != NULL;
+	if (!v || strcmp(v, "1") || !on_stream)
+		return name;
+	const char *out = name;
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < 32; i++) {
+		if (!names[i][0])
+			snprintf(names[i], sizeof(names[i]), "%s_ptsz", name);
+		if (!strncmp(names[i], name, strlen(name)) && !strcmp(names[i] + strlen(name), "_ptsz")) {
+			out = names[i];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return out;
+}
+
 void double_api(const char *name, Sanitizer_ApiCallbackSite site)
 {
-	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = name, .context = DOUBLE_CTX };
+	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = per_thread(name), .context = DOUBLE_CTX };
 	api_deliver(SANITIZER_CB_DOMAIN_RUNTIME_API, &cd);
+}
+
+void double_streams_made(const struct gmp_trace *t, uint32_t last, uint32_t base)
+{
+	const char *api = getenv("GMP_DOUBLE_STREAM_API");
+	for (uint32_t n = 1; n <= last; n++) {
+		const struct gmp_stream_info *decl = NULL;
+		for (size_t i = 0; i < t->nstreams && !decl; i++)
+			if (t->streams[i].number == n && (t->streams[i].flags & GMP_STREAM_KNOWN))
+				decl = &t->streams[i];
+		Sanitizer_ResourceStreamData sd = { .context = DOUBLE_CTX, .stream = double_stream_handle(base + n),
+						    .hStream = double_hstream(base + n) };
+		if (!decl) { /* made by a call the collector does not read */
+			double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_STREAM_CREATED, &sd);
+			continue;
+		}
+		const int blocking = gmp_stream__blocking(decl->flags);
+		const char *name = api && !strcmp(api, "driver") ? "cuStreamCreate"
+				   : api && !strcmp(api, "plain") && blocking ? "cudaStreamCreate" : "cudaStreamCreateWithFlags";
+		CUstream made = NULL;
+		struct { CUstream *at; unsigned flags; } params = { &made, blocking ? 0u : 1u };
+		int rv = 0;
+		Sanitizer_CallbackDomain dom = name[2] == 'd' ? SANITIZER_CB_DOMAIN_RUNTIME_API : SANITIZER_CB_DOMAIN_DRIVER_API;
+		Sanitizer_CallbackData cd = { .callbackSite = SANITIZER_API_ENTER, .functionName = name,
+					      .functionParams = &params, .context = DOUBLE_CTX };
+		api_deliver(dom, &cd);
+		double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_STREAM_CREATED, &sd);
+		made = sd.stream; /* written before the call returns */
+		cd.callbackSite = SANITIZER_API_EXIT;
+		cd.functionReturnValue = &rv;
+		api_deliver(dom, &cd);
+	}
 }
 
 static void driver_api(const char *name, Sanitizer_ApiCallbackSite site)

@@ -9,16 +9,23 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "gmprof/trace.h"
 #include "sanitizer_api.h"
 
 #define DOUBLE_CTX ((CUcontext)(uintptr_t)0x1000)
 
-/* A script's stream n as a CUstream (0: the legacy stream, NULL) and as a Sanitizer handle. */
+/*
+ * A script's stream n as a CUstream (0: the legacy stream, NULL) and as a
+ * Sanitizer handle.  GMP_DOUBLE_STREAM_REUSE=1: every stream of the
+ * script has the same CUstream, as a driver may give a new stream the
+ * handle of one destroyed before.
+ */
 static inline CUstream double_stream_handle(uint32_t n)
 {
-	return n ? (CUstream)(uintptr_t)(0x5000 + n * 16) : NULL;
+	const char *reuse = getenv("GMP_DOUBLE_STREAM_REUSE");
+	return n ? (CUstream)(uintptr_t)(0x5000 + (reuse && n < 4096 ? 1 : n) * 16) : NULL;
 }
 
 static inline Sanitizer_StreamHandle double_hstream(uint32_t n)
@@ -36,6 +43,17 @@ void double_deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const
  * (GMP_DOUBLE_API_IDS=one: 1 for all), unless that id was turned off.
  */
 void double_api(const char *name, Sanitizer_ApiCallbackSite site);
+/*
+ * Streams 1 to last of t (base + n as the collector sees them), made in
+ * that order: a stream t declares (a script's `stream` line) inside the
+ * call that makes it, cudaStreamCreateWithFlags with its flags
+ * (GMP_DOUBLE_STREAM_API=driver: cuStreamCreate; =plain: cudaStreamCreate
+ * for a blocking one), the STREAM_CREATED callback within; another with
+ * the callback alone.  GMP_DOUBLE_PER_THREAD=1: the runtime calls come
+ * with a _ptsz suffix, as a program built with --default-stream
+ * per-thread makes them.
+ */
+void double_streams_made(const struct gmp_trace *t, uint32_t last, uint32_t base);
 /* sanitizerEnableCallback for the API domains: an id on or off. */
 SanitizerResult double_api_enable(uint32_t enable, Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid);
 /* GMP_DOUBLE_QUERIES=n: n rounds of calls that make no GPU work (double_calls.c). */

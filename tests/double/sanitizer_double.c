@@ -538,12 +538,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		if (t->fails[i].stream)
 			t->fails[i].stream += stream_base;
 	}
-	for (uint32_t n = 1; n <= maxs; n++) {
-		Sanitizer_ResourceStreamData sd = { .context = CTX,
-						    .stream = double_stream_handle(stream_base + n),
-						    .hStream = double_hstream(stream_base + n) };
-		deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_STREAM_CREATED, &sd);
-	}
+	double_streams_made(t, maxs, stream_base);
 	struct live *live = NULL;
 	size_t nlive = 0;
 	for (size_t i = 0; i < t->nev; i++) {

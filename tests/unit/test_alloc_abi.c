@@ -64,6 +64,29 @@ static void texture_calls(void **state)
 	assert_int_equal(gmp_tex_api__kind(NULL), 0);
 }
 
+/* The stream-creating calls (collector/streams.c), and the per-thread default stream's variants. */
+static void stream_calls(void **state)
+{
+	(void)state;
+	assert_int_equal(gmp_stream_api__kind("cudaStreamCreate"), 1);
+	assert_int_equal(gmp_stream_api__kind("cudaStreamCreate_v3020"), 1);
+	assert_int_equal(gmp_stream_api__kind("cudaStreamCreateWithFlags_v5000"), 2);
+	assert_int_equal(gmp_stream_api__kind("cudaStreamCreateWithPriority_v5050"), 2);
+	assert_int_equal(gmp_stream_api__kind("cuStreamCreate"), 2);
+	assert_int_equal(gmp_stream_api__kind("cuStreamCreateWithPriority"), 2);
+	static const char *const no[] = { "cudaStreamDestroy", "cuStreamCreateX", "cudaStreamCreat",
+					  "cuGreenCtxStreamCreate", "cudaStreamGetFlags", "", "c" };
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_int_equal(gmp_stream_api__kind(no[i]), 0);
+	assert_int_equal(gmp_stream_api__kind(NULL), 0);
+	assert_true(gmp_api__per_thread("cudaLaunchKernel_ptsz"));
+	assert_true(gmp_api__per_thread("cudaMemcpy_ptds_v7000"));
+	assert_true(gmp_api__per_thread("cuLaunchKernel_ptsz"));
+	assert_false(gmp_api__per_thread("cudaLaunchKernel"));
+	assert_false(gmp_api__per_thread("cuMemcpyHtoD_v2"));
+	assert_false(gmp_api__per_thread(NULL));
+}
+
 static void sizes(void **state)
 {
 	(void)state;
@@ -205,6 +228,20 @@ static void layouts_agree(void **state)
 	assert_int_equal(GMP_TEX_RES_PITCH2D, cudaResourceTypePitch2D);
 	assert_int_equal(GMP_TEX_RES_LINEAR, CU_RESOURCE_TYPE_LINEAR);
 	assert_int_equal(GMP_TEX_RES_PITCH2D, CU_RESOURCE_TYPE_PITCH2D);
+	/* Stream creation (collector/streams.c): the stream pointer, the flags, the non-blocking bit. */
+	assert_int_equal(offsetof(cudaStreamCreate_v3020_params, pStream), GMP_STREAM_PARAM_HANDLE);
+	assert_int_equal(offsetof(cudaStreamCreateWithFlags_v5000_params, pStream), GMP_STREAM_PARAM_HANDLE);
+	assert_int_equal(offsetof(cudaStreamCreateWithFlags_v5000_params, flags), GMP_STREAM_PARAM_FLAGS);
+	assert_int_equal(offsetof(cudaStreamCreateWithPriority_v5050_params, pStream), GMP_STREAM_PARAM_HANDLE);
+	assert_int_equal(offsetof(cudaStreamCreateWithPriority_v5050_params, flags), GMP_STREAM_PARAM_FLAGS);
+	assert_int_equal(offsetof(cuStreamCreate_params, phStream), GMP_STREAM_PARAM_HANDLE);
+	assert_int_equal(offsetof(cuStreamCreate_params, Flags), GMP_STREAM_PARAM_FLAGS);
+	assert_int_equal(offsetof(cuStreamCreateWithPriority_params, phStream), GMP_STREAM_PARAM_HANDLE);
+	assert_int_equal(offsetof(cuStreamCreateWithPriority_params, flags), GMP_STREAM_PARAM_FLAGS);
+	assert_int_equal(sizeof(((cuStreamCreate_params *)0)->Flags), sizeof(uint32_t));
+	assert_int_equal(sizeof(CUstream), sizeof(uint64_t));
+	assert_int_equal(GMP_STREAM_NON_BLOCKING, cudaStreamNonBlocking);
+	assert_int_equal(GMP_STREAM_NON_BLOCKING, CU_STREAM_NON_BLOCKING);
 	assert_int_equal(GMP_ALLOC_OUT_OF_MEMORY, cudaErrorMemoryAllocation);
 	assert_int_equal(GMP_ALLOC_OUT_OF_MEMORY, CUDA_ERROR_OUT_OF_MEMORY);
 	/* What the collector asks of a stream-ordered pool (collector/pools.c). */
@@ -283,6 +320,7 @@ int main(void)
 		cmocka_unit_test(names),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(texture_calls),
+		cmocka_unit_test(stream_calls),
 		cmocka_unit_test(array_sizes),
 		cmocka_unit_test(array_call_sizes),
 		cmocka_unit_test(layouts_agree),
