@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "legacy.h"
 #include "u64map.h"
 #include "util.h"
 
@@ -229,32 +230,13 @@ static int sync_edges(struct bs *b, const struct gmp_event *e)
 	return 0;
 }
 
-/*
- * What the legacy stream's implicit synchronization does with e: 0
- * nothing, 1 stream work, 2 a stream sync (which, on a blocking stream,
- * waits for that stream alone).
- */
-static int legacy_kind(const struct det *d, uint32_t v, const struct gmp_event *e)
+/* Whether free event v ends a stream-ordered allocation (det_legacy_kind). */
+static int frees_async(const struct det *d, uint32_t v)
 {
-	switch (e->op) {
-	case GMP_OP_KERNEL:
-	case GMP_OP_MEMCPY:
-	case GMP_OP_MEMSET:
-	case GMP_OP_EVENT_RECORD:
-	case GMP_OP_EVENT_WAIT:
-		return 1;
-	case GMP_OP_SYNC:
-		return e->flags & GMP_EF_SYNC_STREAM ? 2 : 0;
-	case GMP_OP_ALLOC:
-		return e->kind == GMP_MEM_ASYNC;
-	case GMP_OP_FREE:
-		for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++)
-			if (DEP_KIND(d->deps[k]) == DEP_FREE)
-				return d->r->objects[DEP_OBJ(d->deps[k])].kind == GMP_MEM_ASYNC;
-		return 0;
-	default:
-		return 0;
-	}
+	for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++)
+		if (DEP_KIND(d->deps[k]) == DEP_FREE)
+			return d->r->objects[DEP_OBJ(d->deps[k])].kind == GMP_MEM_ASYNC;
+	return 0;
 }
 
 static struct legacy *legacy_of(struct bs *b, uint32_t device)
@@ -272,7 +254,7 @@ static struct legacy *legacy_of(struct bs *b, uint32_t device)
 static int legacy_edges(struct bs *b, uint32_t v, const struct gmp_event *e, struct stream_state *s)
 {
 	int kind;
-	if (!b->nblocking || (e->stream && !s->blocking) || !(kind = legacy_kind(b->d, v, e)))
+	if (!b->nblocking || (e->stream && !s->blocking) || !(kind = det_legacy_kind(e, e->op == GMP_OP_FREE && frees_async(b->d, v))))
 		return 0;
 	struct legacy *l = legacy_of(b, e->device);
 	if (!l)

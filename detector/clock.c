@@ -10,7 +10,10 @@
  * after it on its stream; a synchronous copy between host and device
  * memory after it on its stream (which waits for the stream's earlier work
  * and, from the device to the host, for itself); and, through events, a
- * call that waits for a stream that waited for an event recorded after it.
+ * call that waits for a stream that waited for an event recorded after it;
+ * and, through the legacy default stream's implicit synchronization
+ * (legacy.h), a wait for stream 0 that followed it on a blocking stream,
+ * or a wait for a blocking stream that followed it on stream 0.
  * The collector stamps a call, and the syncs a blocking call makes, as
  * they begin, so a blocking call's return is bounded by its thread's next
  * call that is not a sync; a use nothing is known to wait for, by the
@@ -22,6 +25,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "legacy.h"
 #include "u64map.h"
 #include "util.h"
 
@@ -37,11 +41,16 @@ struct pending {
 	uint32_t *ev, *slot;     /* event, and its place in at[] */
 	size_t head, n, cap;
 	struct wait {
-		uint32_t at;     /* the event_wait */
+		uint32_t at;     /* the event_wait (or the op that waits: pre) */
 		uint32_t on;     /* the recording stream (its index in pass.st) */
-		uint32_t upto;   /* the event_record */
+		uint32_t upto;   /* the event_record (or the waiting op: on's events before it) */
+		uint32_t pre;    /* the legacy stream's wait, before the op at `at` starts */
 	} *w;
 	size_t whead, wn, wcap;
+	/* the legacy default stream's synchronization (legacy.h) */
+	uint8_t blocking;       /* a blocking stream */
+	uint8_t dirty;          /* blocking: work since its device's latest legacy op */
+	uint32_t legacy_seen;   /* blocking: the legacy op it last waited for */
 };
 
 struct pass {
@@ -56,6 +65,14 @@ struct pass {
 	} *th;
 	size_t nth, th_cap;
 	uint32_t last_thread, last_th; /* the last call's thread, and its place in th[] */
+	struct gmp_u64map blocking;    /* stream number -> 1: a blocking stream */
+	uint64_t *frees_async;         /* a bit per event: a free of a stream-ordered allocation */
+	struct legacy {                /* per device: its legacy stream's latest op, the dirty streams */
+		uint32_t device, last;
+		uint32_t *dirty;
+		size_t n, cap;
+	} *lg;
+	size_t nlg, lg_cap;
 };
 
 /* The stream's index in p->st (made on first use), or SIZE_MAX for -ENOMEM. */
@@ -68,7 +85,8 @@ static size_t stream(struct pass *p, uint32_t device, uint32_t s)
 	if (is_new) {
 		if (GMP_GROW(p->st, p->st_cap, p->nst + 1))
 			return SIZE_MAX;
-		p->st[p->nst++] = (struct pending){ .device = device };
+		p->st[p->nst++] = (struct pending){ .device = device, .legacy_seen = NONE,
+						    .blocking = s && gmp_u64map__get(&p->blocking, s) };
 	}
 	return *idx;
 }
@@ -85,7 +103,7 @@ static void finish(struct pass *p, size_t qi, uint32_t before, int through, uint
 		p->c->at[q->slot[q->head++]].done = t;
 	if (q->head == q->n)
 		q->head = q->n = 0;
-	while (q->whead < q->wn && q->w[q->whead].at < before) {
+	while (q->whead < q->wn && (q->w[q->whead].at < before || (q->w[q->whead].pre && q->w[q->whead].at == before))) {
 		struct wait w = q->w[q->whead++];
 		finish(p, w.on, w.upto, 0, t);
 	}
@@ -128,6 +146,69 @@ static int returned(struct pass *p, const struct blocking *b, uint64_t t)
 	return 0;
 }
 
+static int add_wait(struct pass *p, size_t qi, struct wait w)
+{
+	struct pending *q = &p->st[qi];
+	if (GMP_GROW(q->w, q->wcap, q->wn + 1))
+		return -ENOMEM;
+	q->w[q->wn++] = w;
+	return 0;
+}
+
+/*
+ * Op v on stream 0 waits, before it starts, for the blocking streams'
+ * work issued before it; an op on a blocking stream, for stream 0's.
+ */
+static int legacy_waits(struct pass *p, uint32_t v, const struct gmp_event *e)
+{
+	int kind = det_legacy_kind(e, e->op == GMP_OP_FREE && (p->frees_async[v >> 6] >> (v & 63) & 1));
+	size_t qi = kind ? stream(p, e->device, e->stream) : 0;
+	if (!kind)
+		return 0;
+	if (qi == SIZE_MAX)
+		return -ENOMEM;
+	struct legacy *l = NULL;
+	for (size_t i = 0; i < p->nlg && !l; i++)
+		if (p->lg[i].device == e->device)
+			l = &p->lg[i];
+	if (!l) {
+		if (GMP_GROW(p->lg, p->lg_cap, p->nlg + 1))
+			return -ENOMEM;
+		l = &p->lg[p->nlg++];
+		*l = (struct legacy){ .device = e->device, .last = NONE };
+	}
+	int err;
+	if (!e->stream) {
+		for (size_t i = 0; i < l->n; i++) {
+			p->st[l->dirty[i]].dirty = 0;
+			if ((err = add_wait(p, qi, (struct wait){ v, l->dirty[i], v, 1 })))
+				return err;
+		}
+		l->n = 0;
+		l->last = v;
+		return 0;
+	}
+	struct pending *q = &p->st[qi];
+	if (!q->blocking || kind == 2)
+		return 0;
+	if (l->last != NONE && q->legacy_seen != l->last) {
+		size_t zero = stream(p, e->device, 0);
+		if (zero == SIZE_MAX)
+			return -ENOMEM;
+		q = &p->st[qi]; /* stream() may have moved it */
+		q->legacy_seen = l->last;
+		if ((err = add_wait(p, qi, (struct wait){ v, (uint32_t)zero, v, 1 })))
+			return err;
+	}
+	if (!q->dirty) {
+		if (GMP_GROW(l->dirty, l->cap, l->n + 1))
+			return -ENOMEM;
+		l->dirty[l->n++] = (uint32_t)qi;
+		q->dirty = 1;
+	}
+	return 0;
+}
+
 static int step(struct pass *p, uint32_t v, size_t needed)
 {
 	const struct gmp_event *e = &p->c->r->trace->ev[v];
@@ -166,11 +247,11 @@ static int step(struct pass *p, uint32_t v, size_t needed)
 		size_t on = stream(p, re->device, re->stream), qi = stream(p, e->device, e->stream);
 		if (on == SIZE_MAX || qi == SIZE_MAX)
 			return -ENOMEM;
-		struct pending *q = &p->st[qi];
-		if (GMP_GROW(q->w, q->wcap, q->wn + 1))
-			return -ENOMEM;
-		q->w[q->wn++] = (struct wait){ v, (uint32_t)on, *waited };
+		if ((err = add_wait(p, qi, (struct wait){ v, (uint32_t)on, *waited, 0 })))
+			return err;
 	}
+	if (p->blocking.n && (err = legacy_waits(p, v, e)))
+		return err;
 	if (needed && !in_kernel && e->op != GMP_OP_SYNC) {
 		size_t qi = stream(p, e->device, e->stream);
 		if (qi == SIZE_MAX)
@@ -256,6 +337,31 @@ static void pass_release(struct pass *p)
 	gmp_u64map__release(&p->streams);
 	gmp_u64map__release(&p->threads);
 	gmp_u64map__release(&p->records);
+	gmp_u64map__release(&p->blocking);
+	free(p->frees_async);
+	for (size_t i = 0; i < p->nlg; i++)
+		free(p->lg[i].dirty);
+	free(p->lg);
+}
+
+/* The blocking streams and the frees of stream-ordered allocations, for legacy_waits. */
+static int legacy_init(struct pass *p, const struct gmp_result *r)
+{
+	const struct gmp_trace *t = r->trace;
+	for (size_t i = 0; i < t->nstreams; i++)
+		if (t->streams[i].number && gmp_stream__blocking(t->streams[i].flags) &&
+		    !gmp_u64map__slot(&p->blocking, t->streams[i].number, 1, NULL))
+			return -ENOMEM;
+	if (!p->blocking.n)
+		return 0;
+	if (!(p->frees_async = calloc(t->nev / 64 + 1, sizeof(*p->frees_async))))
+		return -ENOMEM;
+	for (size_t o = 0; o < r->nobjects; o++) {
+		uint32_t f = r->objects[o].free_ev;
+		if (r->objects[o].kind == GMP_MEM_ASYNC && f < t->nev)
+			p->frees_async[f >> 6] |= 1ull << (f & 63);
+	}
+	return 0;
 }
 
 int gmp_clock__new(const struct gmp_result *r, struct gmp_clock **out)
@@ -280,7 +386,10 @@ int gmp_clock__new(const struct gmp_result *r, struct gmp_clock **out)
 	gmp_u64map__init(&p.streams);
 	gmp_u64map__init(&p.threads);
 	gmp_u64map__init(&p.records);
+	gmp_u64map__init(&p.blocking);
 	int err = needed_events(c);
+	if (!err)
+		err = legacy_init(&p, r);
 	for (uint32_t v = 0; v < t->nev && !err; v++) {
 		size_t k = det_clock_slot(c, v);
 		if (k != SIZE_MAX)

@@ -140,6 +140,83 @@ static void early_allocation_seen(void **state)
 	done(r, t);
 }
 
+/* How long the finding's memory waited: at least lo, at most hi (ns). */
+static void waited(const char *text, const char *label, uint64_t lo, uint64_t hi)
+{
+	struct gmp_trace *t;
+	struct gmp_result *r = run(text, &t);
+	struct gmp_clock *c = NULL;
+	assert_int_equal(gmp_clock__new(r, &c), 0);
+	assert_non_null(c);
+	struct gmp_held h;
+	assert_int_equal(gmp_clock__held(c, ts_one(r, GMP_PAT_LATE_DEALLOCATION, label), &h), 0);
+	if (h.lo_ns != lo || h.hi_ns != hi)
+		fail_msg("%s waited %llu to %llu ns, expected %llu to %llu", label, (unsigned long long)h.lo_ns,
+			 (unsigned long long)h.hi_ns, (unsigned long long)lo, (unsigned long long)hi);
+	gmp_clock__free(c);
+	done(r, t);
+}
+
+/*
+ * Memory over time: a wait for the legacy stream is a wait for the blocking
+ * streams' work before it, and a blocking stream's wait for its own work a
+ * wait for the legacy stream's work before that.
+ */
+static void completion_bounds(void **state)
+{
+	(void)state;
+	/* A's last use on stream 1 is known done when the blocking copy on stream 0 returned (at k2, 4 us). */
+	static const char copy[] =
+		A("0x1000", "A") A("0x9000", "B")
+		"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":2000}\n"
+		"{\"op\":\"memcpy\",\"dst\":\"0x9000\",\"size\":16,\"time_ns\":3000}\n"
+		"{\"op\":\"sync\",\"stream\":0,\"time_ns\":3000}\n"
+		"{\"op\":\"kernel\",\"name\":\"k2\",\"write\":[\"0x9000\"],\"time_ns\":4000}\n"
+		"{\"op\":\"kernel\",\"name\":\"k3\",\"write\":[\"0x9000\"],\"time_ns\":5000}\n"
+		"{\"op\":\"sync\",\"time_ns\":10000}\n{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":10000}\n"
+		"{\"op\":\"sync\",\"time_ns\":11000}\n{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":11000}\n";
+	char text[4096];
+	snprintf(text, sizeof(text), BLOCKING(1) "%s", copy);
+	waited(text, "A", 6000, 8000);
+	waited(copy, "A", 0, 8000); /* undeclared: known done only at the device sync */
+	/* cudaStreamSynchronize(0) alone: the sync itself waits for stream 1's launch. */
+	static const char sync0[] =
+		A("0x1000", "A") A("0x9000", "B")
+		"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":2000}\n"
+		"{\"op\":\"sync\",\"stream\":0,\"time_ns\":3000}\n"
+		"{\"op\":\"kernel\",\"name\":\"k2\",\"write\":[\"0x9000\"],\"time_ns\":4000}\n"
+		"{\"op\":\"kernel\",\"name\":\"k3\",\"write\":[\"0x9000\"],\"time_ns\":5000}\n"
+		"{\"op\":\"sync\",\"time_ns\":10000}\n{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":10000}\n"
+		"{\"op\":\"sync\",\"time_ns\":11000}\n{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":11000}\n";
+	snprintf(text, sizeof(text), BLOCKING(1) "%s", sync0);
+	waited(text, "A", 6000, 8000);
+	/* B's last use on stream 0 is known done when stream 1's later launch is (its stream's sync returned at 5 us). */
+	static const char back[] =
+		A("0x1000", "A") A("0x9000", "B")
+		"{\"op\":\"kernel\",\"name\":\"kb\",\"write\":[\"0x9000\"],\"time_ns\":2000}\n"
+		"{\"op\":\"kernel\",\"name\":\"k1\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":3000}\n"
+		"{\"op\":\"sync\",\"stream\":1,\"time_ns\":4000}\n"
+		"{\"op\":\"kernel\",\"name\":\"k3\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":5000}\n"
+		"{\"op\":\"kernel\",\"name\":\"k4\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":6000}\n"
+		"{\"op\":\"sync\",\"time_ns\":10000}\n{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":10000}\n"
+		"{\"op\":\"sync\",\"time_ns\":11000}\n{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":11000}\n";
+	snprintf(text, sizeof(text), BLOCKING(1) "%s", back);
+	waited(text, "B", 5000, 8000);
+	waited(back, "B", 0, 8000);
+	/* A sync of the blocking stream alone: it does not wait for stream 0 (kb before it, no launch of stream 1 since). */
+	static const char alone[] =
+		A("0x1000", "A") A("0x9000", "B")
+		"{\"op\":\"kernel\",\"name\":\"k1\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":1500}\n"
+		"{\"op\":\"kernel\",\"name\":\"kb\",\"write\":[\"0x9000\"],\"time_ns\":2000}\n"
+		"{\"op\":\"sync\",\"stream\":1,\"time_ns\":4000}\n"
+		"{\"op\":\"kernel\",\"name\":\"k3\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":5000}\n"
+		"{\"op\":\"kernel\",\"name\":\"k4\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":6000}\n"
+		"{\"op\":\"sync\",\"time_ns\":10000}\n{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":10000}\n"
+		"{\"op\":\"sync\",\"time_ns\":11000}\n{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":11000}\n";
+	snprintf(text, sizeof(text), BLOCKING(1) "%s", alone);
+	waited(text, "B", 0, 8000);
+}
+
 /* The `stream` line: its fields, and that it comes before the stream's ops, once. */
 static void stream_line_errors(void **state)
 {
@@ -198,6 +275,7 @@ int main(void)
 		cmocka_unit_test(blocking_waits_for_legacy),
 		cmocka_unit_test(what_takes_no_part),
 		cmocka_unit_test(early_allocation_seen),
+		cmocka_unit_test(completion_bounds),
 		cmocka_unit_test(stream_line_errors),
 		cmocka_unit_test(stream_record_replaced),
 	};
