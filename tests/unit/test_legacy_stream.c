@@ -217,6 +217,87 @@ static void completion_bounds(void **state)
 	waited(text, "B", 0, 8000);
 }
 
+/* The rule, written again for the test: 1 stream work, 2 a stream sync, 0 neither. */
+static int takes_part(const struct gmp_trace *t, size_t v)
+{
+	const struct gmp_event *e = &t->ev[v];
+	switch (e->op) {
+	case GMP_OP_KERNEL: case GMP_OP_MEMCPY: case GMP_OP_MEMSET: case GMP_OP_EVENT_RECORD: case GMP_OP_EVENT_WAIT:
+		return 1;
+	case GMP_OP_SYNC:
+		return e->flags & GMP_EF_SYNC_STREAM ? 2 : 0;
+	case GMP_OP_ALLOC:
+		return e->kind == GMP_MEM_ASYNC;
+	case GMP_OP_FREE:
+		for (size_t a = v; a--;) /* the allocation it ends: the latest at its address */
+			if (t->ev[a].op == GMP_OP_ALLOC && t->ev[a].addr == e->addr)
+				return t->ev[a].kind == GMP_MEM_ASYNC;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int is_api(const struct gmp_event *e)
+{
+	return e->op != GMP_OP_SYNC && e->op != GMP_OP_EVENT_RECORD && e->op != GMP_OP_EVENT_WAIT;
+}
+
+/*
+ * Random multi-stream traces with streams 1 to 3 declared blocking,
+ * non-blocking or not at all, and some allocations stream-ordered: every
+ * op on stream 0 that takes part comes after the earlier work of each
+ * blocking stream of its device, and every such op of a blocking stream
+ * after stream 0's earlier ones (levels, which Kahn's algorithm on the
+ * whole graph checks too); declaring no stream blocking changes no level.
+ */
+static void random_traces(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x1e9acf;
+	for (int round = 0; round < 300; round++) {
+		struct gmp_trace *t = ts_random_trace(&seed);
+		for (size_t v = 0; v < t->nev; v++)
+			if (t->ev[v].op == GMP_OP_ALLOC && ts_rnd(&seed) % 3 == 0)
+				t->ev[v].kind = GMP_MEM_ASYNC;
+		struct gmp_result *plain = ts_detect(t, NULL);
+		int blocking[4] = { 0 }, any = 0;
+		for (uint32_t n = 1; n <= 3; n++) {
+			unsigned how = (unsigned)(ts_rnd(&seed) % 3); /* 0 undeclared, 1 blocking, 2 non-blocking */
+			struct gmp_stream_info si = { .number = n,
+						      .flags = GMP_STREAM_KNOWN | (how == 2 ? GMP_STREAM_NON_BLOCKING : 0) };
+			if (how)
+				assert_int_equal(gmp_trace__add_stream(t, &si), 0);
+			blocking[n] = how == 1;
+			any |= blocking[n];
+		}
+		struct gmp_result *r = ts_detect(t, NULL);
+		for (size_t v = 0; v < t->nev; v++) {
+			const struct gmp_event *ev = &t->ev[v];
+			int kv = takes_part(t, v);
+			if (!any && r->level[v] != plain->level[v])
+				fail_msg("round %d: event %zu: level %u, %u with no stream declared blocking", round, v,
+					 r->level[v], plain->level[v]);
+			if (!kv || (ev->stream && (!blocking[ev->stream] || kv == 2)))
+				continue;
+			for (size_t u = 0; u < v; u++) {
+				const struct gmp_event *eu = &t->ev[u];
+				int ku = takes_part(t, u);
+				if (eu->device != ev->device || !ku || (eu->stream == 0) == (ev->stream == 0) ||
+				    (eu->stream && (!blocking[eu->stream] || ku == 2)))
+					continue;
+				if (r->level[v] < r->level[u] + (uint32_t)is_api(eu))
+					fail_msg("round %d: event %zu (stream %u, level %u) is not after event %zu "
+						 "(stream %u, level %u)", round, v, ev->stream, r->level[v], u,
+						 eu->stream, r->level[u]);
+			}
+		}
+		gmp_result__free(plain);
+		gmp_result__free(r);
+		gmp_trace__free(t);
+	}
+}
+
 /* The `stream` line: its fields, and that it comes before the stream's ops, once. */
 static void stream_line_errors(void **state)
 {
@@ -276,6 +357,7 @@ int main(void)
 		cmocka_unit_test(what_takes_no_part),
 		cmocka_unit_test(early_allocation_seen),
 		cmocka_unit_test(completion_bounds),
+		cmocka_unit_test(random_traces),
 		cmocka_unit_test(stream_line_errors),
 		cmocka_unit_test(stream_record_replaced),
 	};
