@@ -34,7 +34,8 @@ static void stream_call(const char *fn, const void *params, CUcontext ctx, int o
 	if (kind == 2)
 		memcpy(&flags, p + GMP_STREAM_PARAM_FLAGS, sizeof(flags));
 	pthread_mutex_lock(&gmp_col.lock);
-	rec_stream_flags(handle, rec_device(ctx), GMP_STREAM_KNOWN | (flags & GMP_STREAM_NON_BLOCKING));
+	if (!gmp_col.closed) /* a call at exit, after the profile was closed: nothing to record */
+		rec_stream_flags(handle, rec_device(ctx), GMP_STREAM_KNOWN | (flags & GMP_STREAM_NON_BLOCKING));
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 
