@@ -89,6 +89,20 @@ int gmp_stream_api__kind(const char *function_name)
 	return 0;
 }
 
+int gmp_query_api__kind(const char *function_name)
+{
+	if (!function_name || function_name[0] != 'c' || function_name[1] != 'u')
+		return 0;
+	size_t n = gmp_api__base_len(function_name);
+	if ((n == 14 && !strncmp(function_name, "cudaEventQuery", n)) ||
+	    (n == 12 && !strncmp(function_name, "cuEventQuery", n)))
+		return 1;
+	if ((n == 15 && !strncmp(function_name, "cudaStreamQuery", n)) ||
+	    (n == 13 && !strncmp(function_name, "cuStreamQuery", n)))
+		return 2;
+	return 0;
+}
+
 int gmp_api__per_thread(const char *function_name)
 {
 	return function_name && (strstr(function_name, "_ptsz") || strstr(function_name, "_ptds"));

@@ -75,6 +75,14 @@ int gmp_stream_api__kind(const char *function_name);
 int gmp_api__per_thread(const char *function_name);
 
 /*
+ * Queries (queries.c): cudaEventQuery and cuEventQuery take (event),
+ * cudaStreamQuery and cuStreamQuery (stream), by value.
+ */
+#define GMP_QUERY_PARAM_HANDLE 0
+/* 1: asks whether an event's work finished, 2: a stream's, 0: neither (any suffixes). */
+int gmp_query_api__kind(const char *function_name);
+
+/*
  * CUmemPool_attribute values the collector asks the driver for (pools.c;
  * tests/unit/test_alloc_abi.c compares them with cuda.h's).
  */

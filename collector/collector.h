@@ -275,10 +275,12 @@ void arrays_destroyed(const Sanitizer_ResourceArrayData *ad, int dying);
  */
 /*
  * The end of the program's outermost runtime or driver call fn (ok: it
- * returned success), with its parameters: texture objects (textures.c)
- * and the streams it made (streams.c).
+ * returned success), with its parameters: texture objects (textures.c),
+ * the streams it made (streams.c), and the work a query found finished
+ * (queries.c).
  */
 void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok);
+void query_call(const char *fn, const void *params, CUcontext ctx, int ok);
 /* The thread's outermost runtime or driver call in progress (NULL: none). */
 extern __thread const char *cb_api_name;
 void tex_call(const char *fn, const void *params, CUcontext ctx, int ok);

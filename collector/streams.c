@@ -43,4 +43,5 @@ void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok)
 {
 	tex_call(fn, params, ctx, ok);
 	stream_call(fn, params, ctx, ok);
+	query_call(fn, params, ctx, ok);
 }

@@ -273,6 +273,33 @@ static void api_call(const char *name, const void *params, int rv)
 	api_deliver(dom, &cd);
 }
 
+/* GMP_DOUBLE_POLL's queries: n of handle's answered not ready (cudaErrorNotReady, CUDA_ERROR_NOT_READY: 600), then done times. */
+static int polls(const void *handle, int event, int n, long done)
+{
+	const char *v = getenv("GMP_DOUBLE_POLL"), *api = getenv("GMP_DOUBLE_POLL_API");
+	if (!v || !strcmp(v, "0"))
+		return 0;
+	const int driver = api && !strcmp(api, "driver");
+	const char *name = event ? (driver ? "cuEventQuery" : "cudaEventQuery")
+				 : (driver ? "cuStreamQuery" : "cudaStreamQuery");
+	const void *params[1] = { handle };
+	for (int i = 0; i < n; i++)
+		api_call(per_thread(name), params, 600);
+	for (done = done < 0 ? strtol(v, NULL, 10) : done; done > 0; done--)
+		api_call(per_thread(name), params, 0);
+	return 1;
+}
+
+int double_query(const void *handle, int event)
+{
+	return polls(handle, event, 2, -1);
+}
+
+void double_query_busy(const void *stream)
+{
+	polls(stream, 0, 1, 0);
+}
+
 void double_texture(uint64_t addr, int make)
 {
 	const char *at = getenv("GMP_DOUBLE_TEXTURE"), *api = getenv("GMP_DOUBLE_TEXTURE_API"),

@@ -54,6 +54,16 @@ void double_api(const char *name, Sanitizer_ApiCallbackSite site);
  * per-thread makes them.
  */
 void double_streams_made(const struct gmp_trace *t, uint32_t last, uint32_t base);
+/*
+ * GMP_DOUBLE_POLL=N: a script's event sync (event 1) or stream sync
+ * comes as a polling loop instead: cudaEventQuery (cudaStreamQuery; with
+ * GMP_DOUBLE_POLL_API=driver, cuEventQuery, cuStreamQuery) not ready
+ * twice, then done N times; no SYNCHRONIZE callback.  0: not asked (the
+ * sync comes as ever).
+ */
+int double_query(const void *handle, int event);
+/* GMP_DOUBLE_POLL: after a launch, its stream queried once and found busy (not ready). */
+void double_query_busy(const void *stream);
 /* sanitizerEnableCallback for the API domains: an id on or off. */
 SanitizerResult double_api_enable(uint32_t enable, Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid);
 /* GMP_DOUBLE_QUERIES=n: n rounds of calls that make no GPU work (double_calls.c). */

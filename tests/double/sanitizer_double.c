@@ -436,6 +436,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &ld);
 			double_driver_launch(ld.function, SANITIZER_API_EXIT);
 			double_api("cudaLaunchKernel", SANITIZER_API_EXIT);
+			double_query_busy(ld.stream);
 		}
 		break;
 	}
@@ -443,13 +444,15 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		double_pool_trim(); /* what the pool does not use goes back to the device */
 		if (e->flags & GMP_EF_SYNC_EVENT) {
 			Sanitizer_EventData ed = { .event = event_handle(e->value), .context = CTX };
-			deliver(SANITIZER_CB_DOMAIN_EVENTS, SANITIZER_CBID_EVENTS_SYNCHRONIZE, &ed);
+			if (!double_query(ed.event, 1))
+				deliver(SANITIZER_CB_DOMAIN_EVENTS, SANITIZER_CBID_EVENTS_SYNCHRONIZE, &ed);
 		} else {
 			Sanitizer_SynchronizeData sd = { .context = CTX,
 							 .stream = double_stream_handle(e->stream),
 							 .hStream = double_hstream(e->stream) };
 			if (e->flags & GMP_EF_SYNC_STREAM) {
-				deliver(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED, &sd);
+				if (!double_query(sd.stream, 0))
+					deliver(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED, &sd);
 				break;
 			}
 			double_api("cudaDeviceSynchronize", SANITIZER_API_ENTER);

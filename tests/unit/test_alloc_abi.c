@@ -64,7 +64,7 @@ static void texture_calls(void **state)
 	assert_int_equal(gmp_tex_api__kind(NULL), 0);
 }
 
-/* The stream-creating calls (collector/streams.c), and the per-thread default stream's variants. */
+/* The stream-creating calls (collector/streams.c), the queries (queries.c), and the per-thread variants. */
 static void stream_calls(void **state)
 {
 	(void)state;
@@ -79,6 +79,16 @@ static void stream_calls(void **state)
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
 		assert_int_equal(gmp_stream_api__kind(no[i]), 0);
 	assert_int_equal(gmp_stream_api__kind(NULL), 0);
+	assert_int_equal(gmp_query_api__kind("cudaEventQuery"), 1);
+	assert_int_equal(gmp_query_api__kind("cudaEventQuery_v3020"), 1);
+	assert_int_equal(gmp_query_api__kind("cuEventQuery"), 1);
+	assert_int_equal(gmp_query_api__kind("cudaStreamQuery_ptsz"), 2);
+	assert_int_equal(gmp_query_api__kind("cuStreamQuery_ptsz"), 2);
+	assert_int_equal(gmp_query_api__kind("cudaStreamQuery_v3020"), 2);
+	static const char *const not_queries[] = { "cudaEventSynchronize", "cudaEventQueryX", "cuStreamQuer",
+						   "cudaStreamSynchronize", "", NULL };
+	for (size_t i = 0; i < sizeof(not_queries) / sizeof(not_queries[0]); i++)
+		assert_int_equal(gmp_query_api__kind(not_queries[i]), 0);
 	assert_true(gmp_api__per_thread("cudaLaunchKernel_ptsz"));
 	assert_true(gmp_api__per_thread("cudaMemcpy_ptds_v7000"));
 	assert_true(gmp_api__per_thread("cuLaunchKernel_ptsz"));
@@ -240,6 +250,13 @@ static void layouts_agree(void **state)
 	assert_int_equal(offsetof(cuStreamCreateWithPriority_params, flags), GMP_STREAM_PARAM_FLAGS);
 	assert_int_equal(sizeof(((cuStreamCreate_params *)0)->Flags), sizeof(uint32_t));
 	assert_int_equal(sizeof(CUstream), sizeof(uint64_t));
+	/* Queries (collector/queries.c): the handle, by value. */
+	assert_int_equal(offsetof(cudaEventQuery_v3020_params, event), GMP_QUERY_PARAM_HANDLE);
+	assert_int_equal(offsetof(cuEventQuery_params, hEvent), GMP_QUERY_PARAM_HANDLE);
+	assert_int_equal(offsetof(cudaStreamQuery_v3020_params, stream), GMP_QUERY_PARAM_HANDLE);
+	assert_int_equal(offsetof(cudaStreamQuery_ptsz_v7000_params, stream), GMP_QUERY_PARAM_HANDLE);
+	assert_int_equal(offsetof(cuStreamQuery_params, hStream), GMP_QUERY_PARAM_HANDLE);
+	assert_int_equal(sizeof(CUevent), sizeof(uint64_t));
 	assert_int_equal(GMP_STREAM_NON_BLOCKING, cudaStreamNonBlocking);
 	assert_int_equal(GMP_STREAM_NON_BLOCKING, CU_STREAM_NON_BLOCKING);
 	assert_int_equal(GMP_ALLOC_OUT_OF_MEMORY, cudaErrorMemoryAllocation);
