@@ -307,16 +307,12 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 	case SANITIZER_CBID_RESOURCE_MEMPOOL_DESTROYING:
 		pools_forget(((const Sanitizer_ResourceMempoolData *)cbdata)->memoryPool, 0, 0);
 		break;
-	case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE: {
-		const Sanitizer_ResourceMemoryData *md = cbdata;
-		release(md, 0, 1);
+	case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:
+		release(cbdata, 0, 1);
 		break;
-	}
-	case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC: {
-		const Sanitizer_ResourceMemoryData *md = cbdata;
-		release(md, rec_stream(h(md->stream)), 0);
+	case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC:
+		release(cbdata, rec_stream(h(((const Sanitizer_ResourceMemoryData *)cbdata)->stream)), 0);
 		break;
-	}
 	default:
 		break;
 	}
@@ -398,8 +394,11 @@ static void copy(const Sanitizer_MemcpyData *md, int node, const CUstream *on)
 	if (md->isAsync || node)
 		e.flags |= GMP_EF_ASYNC;
 	event(&e, NULL);
-	if (!md->isAsync && !node) {
-		/* A blocking copy returns when it is done: later work comes after it. */
+	/* A blocking copy with host memory on a side returns when it is done: later work comes after it
+	   (between device buffers, cudaMemcpy does not wait: CUDA's API synchronization behavior). */
+	const int d2d = md->direction == SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_DEVICE ||
+			(e.flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC)) == (GMP_EF_HAS_DST | GMP_EF_HAS_SRC);
+	if (!md->isAsync && !node && !d2d) {
 		struct gmp_event sy = { .op = GMP_OP_SYNC, .flags = GMP_EF_SYNC_STREAM,
 					.stream = e.stream, .device = e.device };
 		event(&sy, NULL);
