@@ -386,14 +386,14 @@ static void copy(const Sanitizer_MemcpyData *md, int node, const CUstream *on)
 		e.src = md->srcAddress;
 		e.flags |= GMP_EF_HAS_SRC;
 	}
-	if (!(e.flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC)))
-		return; /* neither side is a device object gmprof tracks */
 	CUstream s = on ? *on : md->apiStream ? md->apiStream
 				   : (e.flags & GMP_EF_HAS_DST ? md->dstStream : md->srcStream);
 	e.stream = rec_stream(h(s));
 	if (md->isAsync || node)
 		e.flags |= GMP_EF_ASYNC;
-	event(&e, NULL);
+	/* Neither side an object gmprof tracks (a module's variable, pinned host memory): no copy, but a wait below. */
+	if (e.flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC))
+		event(&e, NULL);
 	/* A blocking copy with host memory on a side returns when it is done: later work comes after it
 	   (between device buffers, cudaMemcpy does not wait: CUDA's API synchronization behavior). */
 	const int d2d = md->direction == SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_DEVICE ||

@@ -48,4 +48,12 @@ expect_exit 0 "the same run, every call Async" -- env GMPROF_OUTPUT="$TMPDIR/a.g
 events "$TMPDIR/a.gmprof" >"$TMPDIR/got"
 ! grep -q '"op":"sync"' "$TMPDIR/got" && [ "$(grep -c '"async":true' "$TMPDIR/got")" = 5 ] &&
 	ok "  ... no waits, and all five copies and sets async" || notok "  ... Async: $(cat "$TMPDIR/got")"
+# A blocking copy from a module's variable (cudaMemcpyFromSymbol after each launch): no copy of an
+# object, but the host's wait for its stream all the same.
+expect_exit 0 "a run that reads a variable of the module after its launch" -- \
+	env GMP_DOUBLE_SYMBOL_COPIES=1 GMPROF_OUTPUT="$TMPDIR/s.gmprof" "$B/double/fake_app" "$TMPDIR/c.jsonl"
+events "$TMPDIR/s.gmprof" | grep -A1 '"op":"kernel"' >"$TMPDIR/got"
+printf '%s\n' '{"op":"kernel","name":"k","read":["0x1000"],"stream":1}' '{"op":"sync","stream":1}' | cmp -s - "$TMPDIR/got" &&
+	[ "$(events "$TMPDIR/s.gmprof" | grep -c '"op":"memcpy"')" = 4 ] &&
+	ok "  ... a wait of the launch's stream after it, and no copy event of its own" || notok "  ... $(events "$TMPDIR/s.gmprof")"
 finish

@@ -290,6 +290,22 @@ static int polls(const void *handle, int event, int n, long done)
 	return 1;
 }
 
+void double_symbol_copy(CUstream stream, Sanitizer_StreamHandle hs)
+{
+	const char *v = getenv("GMP_DOUBLE_SYMBOL_COPIES");
+	if (!v || strcmp(v, "1"))
+		return;
+	Sanitizer_MemcpyData md = { .srcContext = DOUBLE_CTX, .dstContext = DOUBLE_CTX, .srcStream = stream,
+				    .hSrcStream = hs, .dstStream = stream, .hDstStream = hs,
+				    .srcAddress = 0x7e0000, /* a module's variable: no object */
+				    .dstAddress = 0x10, .size = 4, .width = 4, .height = 1, .depth = 1, .isAsync = 0,
+				    .direction = SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_HOST, .apiContext = DOUBLE_CTX,
+				    .apiStream = stream, .hApiStream = hs };
+	double_api("cudaMemcpyFromSymbol", SANITIZER_API_ENTER);
+	double_deliver(SANITIZER_CB_DOMAIN_MEMCPY, SANITIZER_CBID_MEMCPY_STARTING, &md);
+	double_api("cudaMemcpyFromSymbol", SANITIZER_API_EXIT);
+}
+
 int double_query(const void *handle, int event)
 {
 	return polls(handle, event, 2, -1);

@@ -62,6 +62,12 @@ void double_streams_made(const struct gmp_trace *t, uint32_t last, uint32_t base
  * sync comes as ever).
  */
 int double_query(const void *handle, int event);
+/*
+ * GMP_DOUBLE_SYMBOL_COPIES=1: after a launch, a blocking copy of 4 bytes
+ * from a module's variable (no object) to the host on its stream, as
+ * cudaMemcpyFromSymbol makes it.
+ */
+void double_symbol_copy(CUstream stream, Sanitizer_StreamHandle hs);
 /* GMP_DOUBLE_POLL: after a launch, its stream queried once and found busy (not ready). */
 void double_query_busy(const void *stream);
 /* sanitizerEnableCallback for the API domains: an id on or off. */

@@ -437,6 +437,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			double_driver_launch(ld.function, SANITIZER_API_EXIT);
 			double_api("cudaLaunchKernel", SANITIZER_API_EXIT);
 			double_query_busy(ld.stream);
+			double_symbol_copy(ld.stream, ld.hStream);
 		}
 		break;
 	}
