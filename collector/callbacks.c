@@ -245,7 +245,7 @@ static void release(const Sanitizer_ResourceMemoryData *md, uint32_t stream, int
 	 * events, so the order of the records does not matter.
 	 */
 	if (synchronizing)
-		dev_synced(md->context, NULL, 1, sync_horizon(), 1);
+		dev_synced(md->context, NULL, DEV_SYNC_ALL, sync_horizon(), 1);
 }
 
 static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
@@ -432,10 +432,11 @@ static void sync(Sanitizer_CallbackId cbid, const Sanitizer_SynchronizeData *sd)
 		e.flags = GMP_EF_SYNC_STREAM;
 		e.stream = rec_stream(h(sd->stream));
 		event(&e, NULL);
-		dev_synced(sd->context, sd->hStream, 0, sync_horizon(), 0);
+		/* The legacy stream's: the blocking streams' launches too, their streams waited for (not verified). */
+		dev_synced(sd->context, sd->hStream, e.stream ? DEV_SYNC_STREAM : DEV_SYNC_LEGACY, sync_horizon(), !e.stream);
 	} else if (cbid == SANITIZER_CBID_SYNCHRONIZE_CONTEXT_SYNCHRONIZED) {
 		event(&e, NULL);
-		dev_synced(sd->context, NULL, 1, sync_horizon(), 0);
+		dev_synced(sd->context, NULL, DEV_SYNC_ALL, sync_horizon(), 0);
 		dev_unpatch(sd->context, sync_covers_all());
 	}
 }

@@ -53,6 +53,7 @@ struct gmp_collector {
 	/* streams: CUstream (or per-thread key) -> number */
 	struct gmp_u64map streams;
 	uint32_t next_stream;
+	struct gmp_u64map blocking; /* stream number -> 1: a blocking stream (the legacy stream's syncs cover it) */
 	/* contexts: CUcontext -> device ordinal */
 	struct gmp_u64map ctx_device;
 	/*
@@ -201,6 +202,8 @@ uint32_t rec_stream(uint64_t handle);
 void rec_stream_created(uint64_t handle, uint32_t device);
 /* The flags the call that made it was given (GMP_STREAM_*): written as its STREAM record. */
 void rec_stream_flags(uint64_t handle, uint32_t device, uint32_t flags);
+/* Whether stream number n is known to be blocking (lock held). */
+int rec_stream_blocking(uint32_t n);
 void rec_context(CUcontext ctx, uint32_t device);
 uint32_t rec_device(CUcontext ctx);
 /*
@@ -432,12 +435,15 @@ void dev_launch_end(const struct gmp_launch_info *li);
 void dev_graph_launch_end(void);
 /*
  * Harvests the launches a sync completed: one stream (hs) or all (hs NULL,
- * all set), enqueued no later than horizon (the enqueue count when the
+ * all DEV_SYNC_ALL), or the legacy default stream's (hs) and, with it, the
+ * blocking streams' (all DEV_SYNC_LEGACY: the legacy stream waited for
+ * their earlier work), enqueued no later than horizon (the enqueue count when the
  * synchronizing call began); wait: the sync is not known to have finished
  * them when its callback comes (cudaFree's), so their streams are waited
  * for where nothing else would (hit lists in host memory).
  */
 void dev_synced(CUcontext ctx, Sanitizer_StreamHandle hs, int all, uint64_t horizon, int wait);
+enum { DEV_SYNC_STREAM = 0, DEV_SYNC_ALL = 1, DEV_SYNC_LEGACY = 2 };
 /*
  * GMPROF_PATCH_AT=range: after a synchronization of ctx that covered every
  * launch issued (covered), unpatches its modules if the capture range is

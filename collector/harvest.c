@@ -397,7 +397,8 @@ size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, in
 	for (size_t i = 0; i < s->npend; i++) {
 		const struct pending *q = &s->pend[i];
 		int covered = horizon == HV_ANY || (q->seq && q->seq <= horizon);
-		int take_it = (all || q->hwait == hs) && covered;
+		int take_it = (all == DEV_SYNC_ALL || q->hwait == hs ||
+			       (all == DEV_SYNC_LEGACY && rec_stream_blocking(q->kev.stream))) && covered;
 		if (take_it && GMP_GROW(take, cap, n + 1)) {
 			dev_out_of_memory("collecting launches"); /* it waits for a later sync */
 			take_it = 0;

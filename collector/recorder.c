@@ -441,6 +441,15 @@ static void stream_record(uint32_t number, uint32_t device, uint64_t handle, uin
 	struct gmp_stream_info si = { .number = number, .device = device, .handle = handle, .flags = flags };
 	if (!gmp_col.write_failed && gmp_writer__stream(gmp_col.w, &si))
 		rec_write_failed(-EIO);
+	uint32_t *b = gmp_u64map__slot(&gmp_col.blocking, number, 0, NULL);
+	if (b)
+		*b = (uint32_t)gmp_stream__blocking(flags);
+}
+
+int rec_stream_blocking(uint32_t n)
+{
+	const uint32_t *b = n ? gmp_u64map__get(&gmp_col.blocking, n) : NULL;
+	return b && *b;
 }
 
 /* The map slot of a stream handle: per-thread default streams are keyed by thread. */

@@ -72,4 +72,29 @@ run "two streams made with one handle" "$TMPDIR/reuse.gmprof" "$TMPDIR/reuse.jso
 printf '%s\n' '{"op":"stream","stream":1,"blocking":false}' '{"op":"stream","stream":2,"blocking":true}' \
 	'{"op":"kernel","name":"k","write":["0x10000"],"stream":2' | cmp -s - "$TMPDIR/reuse.out" &&
 	ok "  ... two streams; the launch on the second, blocking one" || notok "  ... $(cat "$TMPDIR/reuse.out")"
+# The collector collects a blocking stream's launches at a sync of the legacy stream, which waited
+# for them: 40 launches on stream 1, 8 between syncs of stream 0, 10 launch buffers (GMPROF_POOL).
+# With stream 1 non-blocking they wait until the buffers run out, the collector waits for the
+# oldest (a stall on a GPU) and allocates more: it holds more device memory at most.
+held() { sed -n 's/^double: .* \([0-9]*\) bytes held at most.*/\1/p' "$TMPDIR/pool_$1.err"; }
+for how in true false; do
+	{
+		echo "{\"op\":\"stream\",\"stream\":1,\"blocking\":$how}"
+		echo '{"op":"alloc","addr":"0x10000","size":4096}'
+		for i in 1 2 3 4 5; do
+			for j in 1 2 3 4 5 6 7 8; do echo '{"op":"kernel","name":"k","write":["0x10000"],"stream":1}'; done
+			echo '{"op":"sync","stream":0}'
+		done
+		echo '{"op":"sync"}'
+		echo '{"op":"free","addr":"0x10000"}'
+	} >"$TMPDIR/pool_$how.jsonl"
+	expect_exit 0 "40 launches on a stream made blocking=$how, a sync of stream 0 after every 8" -- \
+		env GMP_DOUBLE_STATS=1 GMPROF_POOL=10 GMPROF_OUTPUT="$TMPDIR/pool_$how.gmprof" "$B/double/fake_app" "$TMPDIR/pool_$how.jsonl"
+	cp "$TMPDIR/err" "$TMPDIR/pool_$how.err"
+	[ "$("$GMPROF" dump "$TMPDIR/pool_$how.gmprof" | grep -c '"op":"kernel","name":"k","write":\["0x10000"\]')" = 40 ] &&
+		ok "  ... every launch's access recorded" || notok "  ... $("$GMPROF" dump "$TMPDIR/pool_$how.gmprof" | grep -c '"op":"kernel"') kernels"
+done
+[ -n "$(held true)" ] && [ "$(held true)" -lt "$(held false)" ] &&
+	ok "blocking: collected at the legacy stream's syncs, $(held true) bytes held at most ($(held false) non-blocking)" ||
+	notok "held at most: $(cat "$TMPDIR/pool_true.err") / $(cat "$TMPDIR/pool_false.err")"
 finish
