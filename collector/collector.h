@@ -267,6 +267,21 @@ void arrays_record(const char *api);
 void arrays_destroyed(const Sanitizer_ResourceArrayData *ad, int dying);
 
 /*
+ * ---- streams.c, queries.c: what the end of the program's calls tells ------
+ */
+/*
+ * The end of the program's outermost runtime or driver call fn (ok: it
+ * returned success), with its parameters: texture objects (textures.c),
+ * the streams it made (streams.c), and the work a query found finished
+ * (queries.c).
+ */
+void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok);
+/* No lock held: a successful event or stream query, recorded as the sync it stands for. */
+void query_call(const char *fn, const void *params, CUcontext ctx, int ok);
+/* The thread's outermost runtime or driver call in progress (NULL: none). */
+extern __thread const char *cb_api_name;
+
+/*
  * ---- textures.c: texture objects over linear memory, whose reads the
  * device patches do not see --------------------------------------------------
  */
@@ -276,16 +291,6 @@ void arrays_destroyed(const Sanitizer_ResourceArrayData *ad, int dying);
  * destroyed, when fn is cudaCreateTextureObject, cuTexObjectCreate or
  * their Destroy.
  */
-/*
- * The end of the program's outermost runtime or driver call fn (ok: it
- * returned success), with its parameters: texture objects (textures.c),
- * the streams it made (streams.c), and the work a query found finished
- * (queries.c).
- */
-void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok);
-void query_call(const char *fn, const void *params, CUcontext ctx, int ok);
-/* The thread's outermost runtime or driver call in progress (NULL: none). */
-extern __thread const char *cb_api_name;
 void tex_call(const char *fn, const void *params, CUcontext ctx, int ok);
 /* Lock held: the object at addr is freed; textures over it read it no more. */
 void tex_object_freed(uint64_t addr);

@@ -64,19 +64,7 @@ struct stream_state {
 	uint32_t barrier_seen;  /* the last barrier this stream was ordered after */
 	uint32_t synced;        /* `last` when a device barrier last covered it */
 	uint32_t ord[GMP_OP_MAX + 1]; /* ops of each kind issued on it so far */
-	/* blocking streams: */
-	uint32_t work;          /* its latest op that the legacy stream waits for */
-	uint32_t legacy_seen;   /* the legacy stream's op it was last ordered after */
-	uint8_t blocking;
-	uint8_t pending;        /* `work` is newer than the legacy stream's latest op */
-};
-
-/* A device's legacy default stream: what its ops and the blocking streams wait for. */
-struct legacy {
-	uint32_t device;
-	uint32_t last;          /* its latest op that blocking streams wait for */
-	uint32_t *pending;      /* blocking streams (indices) with work since then */
-	size_t npending, cap;
+	struct det_lstream lg;  /* its part in the legacy stream's order (legacy.h) */
 };
 
 struct bs {
@@ -103,8 +91,7 @@ struct bs {
 	size_t nrnode, rnode_cap;
 	struct gmp_u64map blocking; /* stream number -> 1: a blocking stream */
 	size_t nblocking;           /* streams the trace declares blocking */
-	struct legacy *legacy;      /* per device that has blocking streams */
-	size_t nlegacy, legacy_cap;
+	struct det_legacy legacy;
 };
 
 static struct stream_state *stream_of(struct bs *b, const struct gmp_event *e)
@@ -121,8 +108,8 @@ static struct stream_state *stream_of(struct bs *b, const struct gmp_event *e)
 			return NULL;
 		b->streams[b->nstreams++] = (struct stream_state){
 			.device = e->device, .last = NONE, .barrier_seen = NONE, .synced = NONE,
-			.work = NONE, .legacy_seen = NONE,
-			.blocking = e->stream && gmp_u64map__get(&b->blocking, e->stream) };
+			.lg = DET_LSTREAM_INIT };
+		b->streams[b->nstreams - 1].lg.blocking = e->stream && gmp_u64map__get(&b->blocking, e->stream);
 	}
 	b->last_key = key;
 	b->last_idx = *idx;
@@ -239,53 +226,27 @@ static int frees_async(const struct det *d, uint32_t v)
 	return 0;
 }
 
-static struct legacy *legacy_of(struct bs *b, uint32_t device)
+static struct det_lstream *lstate(void *ctx, size_t i)
 {
-	for (size_t i = 0; i < b->nlegacy; i++)
-		if (b->legacy[i].device == device)
-			return &b->legacy[i];
-	if (GMP_GROW(b->legacy, b->legacy_cap, b->nlegacy + 1))
-		return NULL;
-	b->legacy[b->nlegacy] = (struct legacy){ .device = device, .last = NONE };
-	return &b->legacy[b->nlegacy++];
+	return &((struct bs *)ctx)->streams[i].lg;
+}
+
+static int lfollow(void *ctx, uint32_t v, size_t i, uint32_t u)
+{
+	(void)v;
+	(void)i;
+	return src(ctx, u);
 }
 
 /* The legacy default stream's edges into v (build.c's header); s is v's stream. */
 static int legacy_edges(struct bs *b, uint32_t v, const struct gmp_event *e, struct stream_state *s)
 {
 	int kind;
-	if (!b->nblocking || (e->stream && !s->blocking) || !(kind = det_legacy_kind(e, e->op == GMP_OP_FREE && frees_async(b->d, v))))
+	if (!b->nblocking || (e->stream && !s->lg.blocking) ||
+	    !(kind = det_legacy_kind(e, e->op == GMP_OP_FREE && frees_async(b->d, v))))
 		return 0;
-	struct legacy *l = legacy_of(b, e->device);
-	if (!l)
-		return -ENOMEM;
-	int err;
-	if (!e->stream) { /* after each blocking stream's work since the last such op */
-		for (size_t i = 0; i < l->npending; i++) {
-			struct stream_state *x = &b->streams[l->pending[i]];
-			x->pending = 0;
-			if ((err = src(b, x->work)))
-				return err;
-		}
-		l->npending = 0;
-		l->last = v;
-		return 0;
-	}
-	if (kind == 2)
-		return 0; /* cudaStreamSynchronize of a blocking stream waits for that stream alone */
-	if (s->legacy_seen != l->last) {
-		s->legacy_seen = l->last;
-		if ((err = src(b, l->last)))
-			return err;
-	}
-	s->work = v;
-	if (!s->pending) {
-		if (GMP_GROW(l->pending, l->cap, l->npending + 1))
-			return -ENOMEM;
-		l->pending[l->npending++] = (uint32_t)(s - b->streams);
-		s->pending = 1;
-	}
-	return 0;
+	const struct det_lpass pass = { lstate, lfollow, b };
+	return det_legacy_step(&b->legacy, &pass, (size_t)(s - b->streams), v, e, kind);
 }
 
 static int add_vertex(struct bs *b, uint32_t v)
@@ -470,9 +431,7 @@ out:
 	gmp_u64map__release(&b.stream_idx);
 	gmp_u64map__release(&b.events);
 	gmp_u64map__release(&b.blocking);
-	for (size_t i = 0; i < b.nlegacy; i++)
-		free(b.legacy[i].pending);
-	free(b.legacy);
+	det_legacy_release(&b.legacy);
 	free(b.streams);
 	free(b.owner);
 	free(b.readers);

@@ -47,10 +47,7 @@ struct pending {
 		uint32_t pre;    /* the legacy stream's wait, before the op at `at` starts */
 	} *w;
 	size_t whead, wn, wcap;
-	/* the legacy default stream's synchronization (legacy.h) */
-	uint8_t blocking;       /* a blocking stream */
-	uint8_t dirty;          /* blocking: work since its device's latest legacy op */
-	uint32_t legacy_seen;   /* blocking: the legacy op it last waited for */
+	struct det_lstream lg;   /* its part in the legacy stream's order (legacy.h) */
 };
 
 struct pass {
@@ -67,12 +64,7 @@ struct pass {
 	uint32_t last_thread, last_th; /* the last call's thread, and its place in th[] */
 	struct gmp_u64map blocking;    /* stream number -> 1: a blocking stream */
 	uint64_t *frees_async;         /* a bit per event: a free of a stream-ordered allocation */
-	struct legacy {                /* per device: its legacy stream's latest op, the dirty streams */
-		uint32_t device, last;
-		uint32_t *dirty;
-		size_t n, cap;
-	} *lg;
-	size_t nlg, lg_cap;
+	struct det_legacy legacy;
 };
 
 /* The stream's index in p->st (made on first use), or SIZE_MAX for -ENOMEM. */
@@ -85,8 +77,8 @@ static size_t stream(struct pass *p, uint32_t device, uint32_t s)
 	if (is_new) {
 		if (GMP_GROW(p->st, p->st_cap, p->nst + 1))
 			return SIZE_MAX;
-		p->st[p->nst++] = (struct pending){ .device = device, .legacy_seen = NONE,
-						    .blocking = s && gmp_u64map__get(&p->blocking, s) };
+		p->st[p->nst++] = (struct pending){ .device = device, .lg = DET_LSTREAM_INIT };
+		p->st[p->nst - 1].lg.blocking = s && gmp_u64map__get(&p->blocking, s);
 	}
 	return *idx;
 }
@@ -155,58 +147,38 @@ static int add_wait(struct pass *p, size_t qi, struct wait w)
 	return 0;
 }
 
+static struct det_lstream *lstate(void *ctx, size_t i)
+{
+	return &((struct pass *)ctx)->st[i].lg;
+}
+
 /*
- * Op v on stream 0 waits, before it starts, for the blocking streams'
- * work issued before it; an op on a blocking stream, for stream 0's.
+ * Op v waits, before it starts (pre), for the work of stream index i issued
+ * before it (stream 0's: i SIZE_MAX): once v's stream is known past the
+ * wait, so is that work.
  */
+static int lwait(void *ctx, uint32_t v, size_t i, uint32_t u)
+{
+	struct pass *p = ctx;
+	const struct gmp_event *e = &p->c->r->trace->ev[v];
+	size_t on = i == SIZE_MAX ? stream(p, e->device, 0) : i, qi = stream(p, e->device, e->stream);
+	(void)u;
+	if (on == SIZE_MAX || qi == SIZE_MAX)
+		return -ENOMEM;
+	return add_wait(p, qi, (struct wait){ v, (uint32_t)on, v, 1 });
+}
+
+/* The legacy default stream's synchronization (legacy.h) as waits. */
 static int legacy_waits(struct pass *p, uint32_t v, const struct gmp_event *e)
 {
 	int kind = det_legacy_kind(e, e->op == GMP_OP_FREE && (p->frees_async[v >> 6] >> (v & 63) & 1));
-	size_t qi = kind ? stream(p, e->device, e->stream) : 0;
 	if (!kind)
 		return 0;
+	size_t qi = stream(p, e->device, e->stream);
 	if (qi == SIZE_MAX)
 		return -ENOMEM;
-	struct legacy *l = NULL;
-	for (size_t i = 0; i < p->nlg && !l; i++)
-		if (p->lg[i].device == e->device)
-			l = &p->lg[i];
-	if (!l) {
-		if (GMP_GROW(p->lg, p->lg_cap, p->nlg + 1))
-			return -ENOMEM;
-		l = &p->lg[p->nlg++];
-		*l = (struct legacy){ .device = e->device, .last = NONE };
-	}
-	int err;
-	if (!e->stream) {
-		for (size_t i = 0; i < l->n; i++) {
-			p->st[l->dirty[i]].dirty = 0;
-			if ((err = add_wait(p, qi, (struct wait){ v, l->dirty[i], v, 1 })))
-				return err;
-		}
-		l->n = 0;
-		l->last = v;
-		return 0;
-	}
-	struct pending *q = &p->st[qi];
-	if (!q->blocking || kind == 2)
-		return 0;
-	if (l->last != NONE && q->legacy_seen != l->last) {
-		size_t zero = stream(p, e->device, 0);
-		if (zero == SIZE_MAX)
-			return -ENOMEM;
-		q = &p->st[qi]; /* stream() may have moved it */
-		q->legacy_seen = l->last;
-		if ((err = add_wait(p, qi, (struct wait){ v, (uint32_t)zero, v, 1 })))
-			return err;
-	}
-	if (!q->dirty) {
-		if (GMP_GROW(l->dirty, l->cap, l->n + 1))
-			return -ENOMEM;
-		l->dirty[l->n++] = (uint32_t)qi;
-		q->dirty = 1;
-	}
-	return 0;
+	const struct det_lpass pass = { lstate, lwait, p };
+	return det_legacy_step(&p->legacy, &pass, qi, v, e, kind);
 }
 
 static int step(struct pass *p, uint32_t v, size_t needed)
@@ -339,9 +311,7 @@ static void pass_release(struct pass *p)
 	gmp_u64map__release(&p->records);
 	gmp_u64map__release(&p->blocking);
 	free(p->frees_async);
-	for (size_t i = 0; i < p->nlg; i++)
-		free(p->lg[i].dirty);
-	free(p->lg);
+	det_legacy_release(&p->legacy);
 }
 
 /* The blocking streams and the frees of stream-ordered allocations, for legacy_waits. */

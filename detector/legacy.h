@@ -8,6 +8,9 @@
 #ifndef GMPROF_DETECT_LEGACY_H
 #define GMPROF_DETECT_LEGACY_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "gmprof/trace.h"
 
 /*
@@ -39,5 +42,44 @@ static inline int det_legacy_kind(const struct gmp_event *e, int frees_async)
 		return 0;
 	}
 }
+
+/* A stream's part in that order, kept in each pass's state of the stream. */
+struct det_lstream {
+	uint32_t work;          /* blocking: its latest op that stream 0 waits for */
+	uint32_t seen;          /* blocking: the op of stream 0 it last followed */
+	uint8_t blocking;       /* a blocking stream (gmp_stream__blocking) */
+	uint8_t pending;        /* blocking: on its device's list, work since stream 0's latest op */
+};
+#define DET_LSTREAM_INIT { UINT32_MAX, UINT32_MAX, 0, 0 }
+
+/* The devices' legacy streams: each one's latest op the blocking streams wait for, and their pending work. */
+struct det_legacy {
+	struct det_ldev {
+		uint32_t device, last;
+		uint32_t *pending;      /* indices of blocking streams with work since `last` */
+		size_t n, cap;
+	} *dev;
+	size_t n, cap;
+};
+
+/* A pass's streams, as det_legacy_step reads them: the state of stream index i, and an ordering. */
+struct det_lpass {
+	struct det_lstream *(*state)(void *ctx, size_t i);
+	/*
+	 * Op v follows op u: the latest work of blocking stream index i (v on
+	 * stream 0), or stream 0's latest op (i SIZE_MAX, v on a blocking stream).
+	 */
+	int (*follow)(void *ctx, uint32_t v, size_t i, uint32_t u);
+	void *ctx;
+};
+
+/*
+ * Op v (e, of det_legacy_kind `kind`, not 0) on stream index si: its
+ * orderings (pass->follow) and the state they change.  0 or -ENOMEM, or
+ * what follow returned.
+ */
+int det_legacy_step(struct det_legacy *l, const struct det_lpass *pass, size_t si, uint32_t v,
+		    const struct gmp_event *e, int kind);
+void det_legacy_release(struct det_legacy *l);
 
 #endif
