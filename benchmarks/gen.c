@@ -13,7 +13,11 @@
  * With --times, each call has a host time: 1 to 5 us after the one before,
  * and 2 ms after a sync (the host waited for the GPU).
  *
- *   gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] [--ranges] [--times] -o FILE [--script]
+ *   gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] [--ranges] [--times] [--legacy] -o FILE [--script]
+ *
+ * --legacy: the streams are made blocking (cudaStreamCreate), and each
+ * step downloads its result with cudaMemcpy on the legacy default stream,
+ * which then waits for every stream's earlier work (detector/build.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -44,6 +48,7 @@ struct gen {
 	int times;              /* --times */
 	uint64_t now;           /* the host time of the last call */
 	int synced;             /* the last call was a sync: the next comes after the GPU caught up */
+	int legacy;             /* --legacy */
 	int err;
 };
 
@@ -219,7 +224,7 @@ static void step(struct gen *g, uint64_t it)
 	}
 	if (early)
 		kernel(g, s, early, &t[5], 1);
-	struct gmp_event back = { .op = GMP_OP_MEMCPY, .src = t[5], .size = 4096, .stream = s,
+	struct gmp_event back = { .op = GMP_OP_MEMCPY, .src = t[5], .size = 4096, .stream = g->legacy ? 0 : s,
 				  .flags = GMP_EF_HAS_SRC };
 	emit(g, &back, NULL, 0);
 	free_addr(g, t[4], s);
@@ -250,6 +255,7 @@ int main(int argc, char **argv)
 		{ "pool", no_argument, 0, 'P' },
 		{ "ranges", no_argument, 0, 'R' },
 		{ "times", no_argument, 0, 'T' },
+		{ "legacy", no_argument, 0, 'L' },
 		{ 0, 0, 0, 0 },
 	};
 	struct gen g = { .rng = 88172645463325252ull, .streams = 4, .next_addr = 0x7f0000000000 };
@@ -267,9 +273,10 @@ int main(int argc, char **argv)
 		case 'P': g.pool = 1; break;
 		case 'R': g.ranges = 1; break;
 		case 'T': g.times = 1; break;
+		case 'L': g.legacy = 1; break;
 		default:
 			fprintf(stderr, "usage: gmprof-gen -n EVENTS [-s SEED] [--objects N] [--streams N] [--pool] [--ranges] "
-				"[--times] -o FILE [--script]\n");
+				"[--times] [--legacy] -o FILE [--script]\n");
 			return 2;
 		}
 	}
@@ -301,7 +308,17 @@ int main(int argc, char **argv)
 			g.range_ids[i] = id > 0 ? (uint32_t)id : 0;
 		}
 	}
+	for (unsigned n = 1; n <= g.streams && g.legacy && !err; n++) { /* made blocking */
+		struct gmp_stream_info si = { .number = n, .flags = GMP_STREAM_KNOWN };
+		if (g.w)
+			err = gmp_writer__stream(g.w, &si);
+		else
+			fprintf(g.fp, "{\"op\":\"stream\",\"stream\":%u,\"blocking\":true}\n", n);
+	}
+	g.err = err;
 	g.weights = malloc(weights * sizeof(*g.weights));
+	if (!g.weights)
+		g.err = -ENOMEM;
 	g.nweights = weights;
 	for (size_t i = 0; i < weights && g.weights; i++) {
 		uint64_t size = 65536u << (rnd(&g) % 6);

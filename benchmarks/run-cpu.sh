@@ -44,6 +44,12 @@ for mode in pool fresh; do
 		rm -f "$W/$mode-$n.gmprof"
 	done
 done
+# The legacy default stream's order (blocking streams, a download on stream 0 each step): beside the pool row.
+n=1000000
+"$B/gmprof-gen" --pool --legacy -n "$n" -o "$W/legacy-$n.gmprof"
+set -- $("$B/gmprof-bench" -r "$RUNS" -- "$B/gmprof" replay --top 10 "$W/legacy-$n.gmprof")
+row "pool workload, legacy, profile" "$n" "$1" "$2"
+rm -f "$W/legacy-$n.gmprof"
 echo
 echo "Scaling (time at the largest size / time at the smallest, ideal = size ratio):"
 awk '{ key = $1 " " $2; if (!(key in lo) || $3 < lon[key]) { lon[key] = $3; lo[key] = $4 }

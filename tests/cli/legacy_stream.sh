@@ -97,4 +97,11 @@ done
 [ -n "$(held true)" ] && [ "$(held true)" -lt "$(held false)" ] &&
 	ok "blocking: collected at the legacy stream's syncs, $(held true) bytes held at most ($(held false) non-blocking)" ||
 	notok "held at most: $(cat "$TMPDIR/pool_true.err") / $(cat "$TMPDIR/pool_false.err")"
+# The CPU benchmark's workload with blocking streams (gmprof-gen --legacy): as a profile and as a
+# script, the same findings; the streams declared blocking, and the download on stream 0 after them.
+"$B/gmprof-gen" --pool --legacy -n 20000 -o "$TMPDIR/gen.gmprof" && "$B/gmprof-gen" --pool --legacy -n 20000 --script -o "$TMPDIR/gen.jsonl" &&
+	"$GMPROF" replay --format json "$TMPDIR/gen.gmprof" >"$TMPDIR/gen1.json" && "$GMPROF" replay --format json "$TMPDIR/gen.jsonl" >"$TMPDIR/gen2.json" &&
+	cmp -s "$TMPDIR/gen1.json" "$TMPDIR/gen2.json" && [ "$("$GMPROF" dump "$TMPDIR/gen.gmprof" | grep -c '"op":"stream","stream":[1-4],"blocking":true')" = 4 ] &&
+	ok "gmprof-gen --legacy: four blocking streams, the same findings from the profile and the script" ||
+	notok "gmprof-gen --legacy"
 finish
