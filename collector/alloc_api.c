@@ -60,10 +60,23 @@ const struct gmp_alloc_api *gmp_alloc_api__find(const char *function_name)
 	return NULL;
 }
 
+/*
+ * The letter after a call's "cuda" or "cu" (0 for another name): the
+ * classifiers below run at the end of every call, and most calls leave on
+ * it (cudaLaunchKernel, cudaMemcpyAsync, cudaGetDevice, ...).
+ */
+static char letter(const char *name)
+{
+	if (!name || name[0] != 'c' || name[1] != 'u')
+		return 0;
+	return name[2] == 'd' && name[3] == 'a' ? name[4] : name[2];
+}
+
 int gmp_tex_api__kind(const char *function_name)
 {
-	if (!function_name || function_name[0] != 'c' || function_name[1] != 'u')
-		return 0; /* most calls leave here: this runs at the end of every call */
+	char l = letter(function_name);
+	if (l != 'C' && l != 'D' && l != 'T')
+		return 0;
 	size_t n = gmp_api__base_len(function_name);
 	if ((n == 23 && !strncmp(function_name, "cudaCreateTextureObject", n)) ||
 	    (n == 17 && !strncmp(function_name, "cuTexObjectCreate", n)))
@@ -76,7 +89,7 @@ int gmp_tex_api__kind(const char *function_name)
 
 int gmp_stream_api__kind(const char *function_name)
 {
-	if (!function_name || function_name[0] != 'c' || function_name[1] != 'u')
+	if (letter(function_name) != 'S')
 		return 0;
 	size_t n = gmp_api__base_len(function_name);
 	if (n == 16 && !strncmp(function_name, "cudaStreamCreate", n))
@@ -91,7 +104,8 @@ int gmp_stream_api__kind(const char *function_name)
 
 int gmp_query_api__kind(const char *function_name)
 {
-	if (!function_name || function_name[0] != 'c' || function_name[1] != 'u')
+	char l = letter(function_name);
+	if (l != 'E' && l != 'S')
 		return 0;
 	size_t n = gmp_api__base_len(function_name);
 	if ((n == 14 && !strncmp(function_name, "cudaEventQuery", n)) ||
@@ -105,7 +119,8 @@ int gmp_query_api__kind(const char *function_name)
 
 int gmp_api__per_thread(const char *function_name)
 {
-	return function_name && (strstr(function_name, "_ptsz") || strstr(function_name, "_ptds"));
+	const char *u = function_name ? strchr(function_name, '_') : NULL; /* most names have no suffix */
+	return u && (strstr(u, "_ptsz") || strstr(u, "_ptds"));
 }
 
 /* The size_t parameter at off. */

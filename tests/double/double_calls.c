@@ -74,17 +74,49 @@ static void api_deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackData *cd)
 	double_deliver(d, cbid, cd);
 }
 
+/* Switches the calls below read on every call, read once (getenv walks the environment). */
+static struct {
+	int per_thread, symbol_copies, stream_reuse;
+	const char *poll, *poll_api, *texture;
+} sw;
+static void read_switches(void)
+{
+	const char *v = getenv("GMP_DOUBLE_PER_THREAD");
+	sw.per_thread = v && !strcmp(v, "1");
+	v = getenv("GMP_DOUBLE_SYMBOL_COPIES");
+	sw.symbol_copies = v && !strcmp(v, "1");
+	sw.stream_reuse = getenv("GMP_DOUBLE_STREAM_REUSE") != NULL;
+	v = getenv("GMP_DOUBLE_POLL");
+	sw.poll = v && strcmp(v, "0") ? v : NULL;
+	sw.poll_api = getenv("GMP_DOUBLE_POLL_API");
+	sw.texture = getenv("GMP_DOUBLE_TEXTURE");
+}
+
+static void switches(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_switches);
+}
+
+int double_stream_reuse(void)
+{
+	switches();
+	return sw.stream_reuse;
+}
+
 /* GMP_DOUBLE_PER_THREAD=1: name as a program built with --default-stream per-thread calls it (_ptsz). */
 static const char *per_thread(const char *name)
 {
 	static char names[32][64];
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	const char *v = getenv("GMP_DOUBLE_PER_THREAD");
+	switches();
+	if (!sw.per_thread)
+		return name;
 	static const char *const on_streams[] = { "Launch", "Memcpy", "Memset", "Async", "Stream", "Event", "Graph" };
 	int on_stream = 0; /* cudaMalloc, cudaFree and the like have no per-thread variant */
 	for (size_t i = 0; i < sizeof(on_streams) / sizeof(on_streams[0]); i++)
 		on_stream |= strstr(name, on_streams[i]) != NULL;
-	if (!v || strcmp(v, "1") || !on_stream)
+	if (!on_stream)
 		return name;
 	const char *out = name;
 	pthread_mutex_lock(&lock);
@@ -276,24 +308,24 @@ static void api_call(const char *name, const void *params, int rv)
 /* GMP_DOUBLE_POLL's queries: n of handle's answered not ready (cudaErrorNotReady, CUDA_ERROR_NOT_READY: 600), then done times. */
 static int polls(const void *handle, int event, int n, long done)
 {
-	const char *v = getenv("GMP_DOUBLE_POLL"), *api = getenv("GMP_DOUBLE_POLL_API");
-	if (!v || !strcmp(v, "0"))
+	switches();
+	if (!sw.poll)
 		return 0;
-	const int driver = api && !strcmp(api, "driver");
+	const int driver = sw.poll_api && !strcmp(sw.poll_api, "driver");
 	const char *name = event ? (driver ? "cuEventQuery" : "cudaEventQuery")
 				 : (driver ? "cuStreamQuery" : "cudaStreamQuery");
 	const void *params[1] = { handle };
 	for (int i = 0; i < n; i++)
 		api_call(per_thread(name), params, 600);
-	for (done = done < 0 ? strtol(v, NULL, 10) : done; done > 0; done--)
+	for (done = done < 0 ? strtol(sw.poll, NULL, 10) : done; done > 0; done--)
 		api_call(per_thread(name), params, 0);
 	return 1;
 }
 
 void double_symbol_copy(CUstream stream, Sanitizer_StreamHandle hs)
 {
-	const char *v = getenv("GMP_DOUBLE_SYMBOL_COPIES");
-	if (!v || strcmp(v, "1"))
+	switches();
+	if (!sw.symbol_copies)
 		return;
 	Sanitizer_MemcpyData md = { .srcContext = DOUBLE_CTX, .dstContext = DOUBLE_CTX, .srcStream = stream,
 				    .hSrcStream = hs, .dstStream = stream, .hDstStream = hs,
@@ -318,10 +350,13 @@ void double_query_busy(const void *stream)
 
 void double_texture(uint64_t addr, int make)
 {
-	const char *at = getenv("GMP_DOUBLE_TEXTURE"), *api = getenv("GMP_DOUBLE_TEXTURE_API"),
-		   *type = getenv("GMP_DOUBLE_TEXTURE_TYPE"), *keep = getenv("GMP_DOUBLE_TEXTURE_KEEP"),
-		   *end = getenv("GMP_DOUBLE_TEXTURE_END");
-	if (!at || (!make && keep && !strcmp(keep, "1")))
+	switches();
+	const char *at = sw.texture;
+	if (!at)
+		return; /* the other switches are read only where there is a texture */
+	const char *api = getenv("GMP_DOUBLE_TEXTURE_API"), *type = getenv("GMP_DOUBLE_TEXTURE_TYPE"),
+		   *keep = getenv("GMP_DOUBLE_TEXTURE_KEEP"), *end = getenv("GMP_DOUBLE_TEXTURE_END");
+	if (!make && keep && !strcmp(keep, "1"))
 		return;
 	const uint64_t obj = strtoull(at, NULL, 0);
 	if (addr != (!make && end ? strtoull(end, NULL, 0) : obj))

@@ -9,7 +9,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "gmprof/trace.h"
 #include "sanitizer_api.h"
@@ -22,10 +21,10 @@
  * script has the same CUstream, as a driver may give a new stream the
  * handle of one destroyed before.
  */
+int double_stream_reuse(void);
 static inline CUstream double_stream_handle(uint32_t n)
 {
-	const char *reuse = getenv("GMP_DOUBLE_STREAM_REUSE");
-	return n ? (CUstream)(uintptr_t)(0x5000 + (reuse && n < 4096 ? 1 : n) * 16) : NULL;
+	return n ? (CUstream)(uintptr_t)(0x5000 + (n < 4096 && double_stream_reuse() ? 1 : n) * 16) : NULL;
 }
 
 static inline Sanitizer_StreamHandle double_hstream(uint32_t n)
