@@ -267,11 +267,9 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 		dev_context_destroying(c);
 		break;
 	}
-	case SANITIZER_CBID_RESOURCE_STREAM_CREATED: {
-		const Sanitizer_ResourceStreamData *sd = cbdata;
-		rec_stream_created(h(sd->stream), rec_device(sd->context));
+	case SANITIZER_CBID_RESOURCE_STREAM_CREATED:
+		stream_created(cbdata);
 		break;
-	}
 	case SANITIZER_CBID_RESOURCE_MODULE_LOADED: {
 		const Sanitizer_ResourceModuleData *m = cbdata;
 		dev_module_loaded(m->context, m->module);
@@ -459,6 +457,8 @@ static void events(Sanitizer_CallbackId cbid, const Sanitizer_EventData *ed)
 		return;
 	}
 	event(&e, NULL);
+	if (cbid == SANITIZER_CBID_EVENTS_RECORD) /* what a successful query of it will have finished */
+		query_recorded(e.value, ed->context, ed->hStream, e.stream);
 }
 
 /*

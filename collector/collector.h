@@ -278,6 +278,10 @@ void arrays_destroyed(const Sanitizer_ResourceArrayData *ad, int dying);
 void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok);
 /* No lock held: a successful event or stream query, recorded as the sync it stands for. */
 void query_call(const char *fn, const void *params, CUcontext ctx, int ok);
+/* Lock held: event recorded on stream (hs, number) of ctx, after the launches enqueued so far. */
+void query_recorded(uint64_t event, CUcontext ctx, Sanitizer_StreamHandle hs, uint32_t stream);
+/* Lock held: STREAM_CREATED's data. */
+void stream_created(const Sanitizer_ResourceStreamData *sd);
 /* The thread's outermost runtime or driver call in progress (NULL: none). */
 extern __thread const char *cb_api_name;
 

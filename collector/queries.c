@@ -11,14 +11,47 @@
  * cudaEventSynchronize (cudaStreamSynchronize) would have been recorded.
  * A query that says "not ready" tells nothing.  A query that repeats the
  * same thread's last successful one with nothing recorded since (a polling
- * loop's) records nothing more.  The collector collects no launch there:
- * they wait for a sync.
+ * loop's) records nothing more.
+ *
+ * A successful event query also collects the launches the event was
+ * recorded after, on its stream (and, recorded on the legacy default
+ * stream, on the blocking streams: DEV_SYNC_LEGACY), as a sync would: a
+ * program that only polls (a framework's event manager) would otherwise
+ * leave them pending until the launch buffers ran out, when the collector
+ * waits for the oldest.  A stream query collects nothing: its data names
+ * no Sanitizer stream handle.
  */
 #define _GNU_SOURCE
 #include <string.h>
 
 #include "alloc_api.h"
 #include "collector.h"
+#include "util.h"
+
+/* Where each event was last recorded (lock held): event handle -> its index in recs. */
+static struct gmp_u64map rec_of;
+static struct recorded {
+	CUcontext ctx;
+	Sanitizer_StreamHandle hs;
+	uint64_t seq;            /* launches enqueued when it was recorded */
+	uint32_t stream;
+} *recs;
+static size_t nrecs, recs_cap;
+
+void query_recorded(uint64_t event, CUcontext ctx, Sanitizer_StreamHandle hs, uint32_t stream)
+{
+	int is_new;
+	uint32_t *i = gmp_u64map__slot(&rec_of, event, (uint32_t)nrecs, &is_new);
+	if (!i || (is_new && GMP_GROW(recs, recs_cap, nrecs + 1))) {
+		static int said;
+		if (!said++)
+			rec_say("out of memory for where events were recorded: a successful event query collects no launch");
+		return;
+	}
+	if (is_new)
+		nrecs++;
+	recs[*i] = (struct recorded){ ctx, hs, __atomic_load_n(&gmp_col.enqueue_seq, __ATOMIC_ACQUIRE), stream };
+}
 
 /* This thread's last query that recorded a sync: its kind and handle, and the events recorded then. */
 static __thread struct {
@@ -51,6 +84,13 @@ void query_call(const char *fn, const void *params, CUcontext ctx, int ok)
 			last.kind = kind;
 			last.handle = handle;
 			last.events = gmp_writer__events(gmp_col.w);
+		}
+		const uint32_t *i = kind == 1 ? gmp_u64map__get(&rec_of, handle) : NULL;
+		if (i) { /* the Sanitizer's calls it makes are not the program's */
+			const struct recorded r = recs[*i];
+			int was = cb_guard();
+			dev_synced(r.ctx, r.hs, r.stream ? DEV_SYNC_STREAM : DEV_SYNC_LEGACY, r.seq, !r.stream);
+			cb_unguard(was);
 		}
 	}
 	pthread_mutex_unlock(&gmp_col.lock);

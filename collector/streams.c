@@ -18,6 +18,11 @@
 #include "alloc_api.h"
 #include "collector.h"
 
+void stream_created(const Sanitizer_ResourceStreamData *sd)
+{
+	rec_stream_created((uint64_t)(uintptr_t)sd->stream, rec_device(sd->context));
+}
+
 static void stream_call(const char *fn, const void *params, CUcontext ctx, int ok)
 {
 	int kind = gmp_stream_api__kind(fn);

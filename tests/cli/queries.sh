@@ -52,4 +52,24 @@ k1=$("$GMPROF" dump "$TMPDIR/pt.gmprof" | sed -n 's/.*"name":"k1".*"stream":\([0
 "$GMPROF" dump "$TMPDIR/pt.gmprof" | grep -q "\"op\":\"sync\",\"stream\":$k1," && [ "${k1:-0}" != 0 ] &&
 	ok "  ... the query's sync is of the thread's default stream ($k1), k1's" ||
 	notok "  ... k1 on stream '$k1'; syncs: $(syncs "$TMPDIR/pt.gmprof" | tr '\n' ' ')"
+# A program that only polls: 40 launches on stream 1, an event recorded and polled after every 8,
+# 10 launch buffers (GMPROF_POOL).  A successful query collects the launches before the event's
+# record, so the buffers never run out and the collector waits for no stream.
+{
+	echo '{"op":"alloc","addr":"0x10000","size":4096}'
+	for i in 1 2 3 4 5; do
+		for j in 1 2 3 4 5 6 7 8; do echo '{"op":"kernel","name":"k","write":["0x10000"],"stream":1}'; done
+		echo "{\"op\":\"event_record\",\"event\":$i,\"stream\":1}"
+		echo "{\"op\":\"sync\",\"event\":$i}"
+	done
+	echo '{"op":"sync"}'
+	echo '{"op":"free","addr":"0x10000"}'
+} >"$TMPDIR/only_polls.jsonl"
+expect_exit 0 "40 launches, an event polled after every 8, 10 launch buffers" -- env GMP_DOUBLE_STATS=1 GMPROF_POOL=10 \
+	GMP_DOUBLE_POLL=1 GMPROF_OUTPUT="$TMPDIR/only_polls.gmprof" "$B/double/fake_app" "$TMPDIR/only_polls.jsonl"
+waits=$(sed -n 's/^double: \([0-9]*\) stream syncs.*/\1/p' "$TMPDIR/err")
+[ "$waits" = 0 ] && ok "  ... collected at the successful queries: the collector waited for no stream" ||
+	notok "  ... $(cat "$TMPDIR/err")"
+[ "$("$GMPROF" dump "$TMPDIR/only_polls.gmprof" | grep -c '"op":"kernel","name":"k","write":\["0x10000"\]')" = 40 ] &&
+	ok "  ... every launch's access recorded" || notok "  ... $("$GMPROF" dump "$TMPDIR/only_polls.gmprof" | grep -c '"op":"kernel"') kernels"
 finish
