@@ -198,6 +198,8 @@ void rec_heap(const struct gmp_event *k, uint64_t kev, const struct gmp_patch_he
 	      size_t n, uint64_t lost);
 /* A stream handle's number (0: the legacy default stream), given at its first sight. */
 uint32_t rec_stream(uint64_t handle);
+/* The same for a handle a call named (not the thread's call in progress: its end). */
+uint32_t rec_stream_in(uint64_t handle, const char *call);
 /* A stream was made (STREAM_CREATED): a new number, even for a handle seen before. */
 void rec_stream_created(uint64_t handle, uint32_t device);
 /* The flags the call that made it was given (GMP_STREAM_*): written as its STREAM record. */

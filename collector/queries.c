@@ -66,9 +66,6 @@ void query_call(const char *fn, const void *params, CUcontext ctx, int ok)
 		return;
 	uint64_t handle;
 	memcpy(&handle, (const char *)params + GMP_QUERY_PARAM_HANDLE, sizeof(handle));
-	/* A stream query's NULL in a per-thread call (cudaStreamQuery_ptsz) is the thread's default stream. */
-	if (kind == 2 && handle == 0 && gmp_api__per_thread(fn))
-		handle = 2;
 	pthread_mutex_lock(&gmp_col.lock);
 	if (!gmp_col.closed && !gmp_col.write_failed &&
 	    !(last.kind == kind && last.handle == handle && last.events == gmp_writer__events(gmp_col.w))) {
@@ -78,7 +75,7 @@ void query_call(const char *fn, const void *params, CUcontext ctx, int ok)
 			e.value = handle;
 		} else {
 			e.flags = GMP_EF_SYNC_STREAM;
-			e.stream = rec_stream(handle);
+			e.stream = rec_stream_in(handle, fn); /* cudaStreamQuery_ptsz's NULL: the thread's default stream */
 		}
 		if (rec_event(&e, fn, 1) >= 0) {
 			last.kind = kind;

@@ -466,8 +466,13 @@ static uint32_t *stream_slot(uint64_t handle, int *is_new)
 
 uint32_t rec_stream(uint64_t handle)
 {
+	return rec_stream_in(handle, cb_api_name);
+}
+
+uint32_t rec_stream_in(uint64_t handle, const char *call)
+{
 	/* NULL in a per-thread call (cudaLaunchKernel_ptsz, cudaMemcpy_ptds): the thread's default stream. */
-	if (handle == 0 && gmp_api__per_thread(cb_api_name))
+	if (handle == 0 && gmp_api__per_thread(call))
 		handle = 2;
 	/* The legacy default stream (NULL or CU_STREAM_LEGACY) is 0. */
 	if (handle == 0 || handle == 1)

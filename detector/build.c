@@ -89,8 +89,6 @@ struct bs {
 	uint32_t *readers;          /* per object: head of its reader list */
 	uint32_t (*rnode)[2];       /* reader list nodes: vertex, next */
 	size_t nrnode, rnode_cap;
-	struct gmp_u64map blocking; /* stream number -> 1: a blocking stream */
-	size_t nblocking;           /* streams the trace declares blocking */
 	struct det_legacy legacy;
 };
 
@@ -109,7 +107,7 @@ static struct stream_state *stream_of(struct bs *b, const struct gmp_event *e)
 		b->streams[b->nstreams++] = (struct stream_state){
 			.device = e->device, .last = NONE, .barrier_seen = NONE, .synced = NONE,
 			.lg = DET_LSTREAM_INIT };
-		b->streams[b->nstreams - 1].lg.blocking = e->stream && gmp_u64map__get(&b->blocking, e->stream);
+		b->streams[b->nstreams - 1].lg.blocking = det_legacy_blocking(&b->legacy, e->stream);
 	}
 	b->last_key = key;
 	b->last_idx = *idx;
@@ -217,15 +215,6 @@ static int sync_edges(struct bs *b, const struct gmp_event *e)
 	return 0;
 }
 
-/* Whether free event v ends a stream-ordered allocation (det_legacy_kind). */
-static int frees_async(const struct det *d, uint32_t v)
-{
-	for (uint32_t k = d->dep_off[v]; k < d->dep_off[v + 1]; k++)
-		if (DEP_KIND(d->deps[k]) == DEP_FREE)
-			return d->r->objects[DEP_OBJ(d->deps[k])].kind == GMP_MEM_ASYNC;
-	return 0;
-}
-
 static struct det_lstream *lstate(void *ctx, size_t i)
 {
 	return &((struct bs *)ctx)->streams[i].lg;
@@ -242,8 +231,7 @@ static int lfollow(void *ctx, uint32_t v, size_t i, uint32_t u)
 static int legacy_edges(struct bs *b, uint32_t v, const struct gmp_event *e, struct stream_state *s)
 {
 	int kind;
-	if (!b->nblocking || (e->stream && !s->lg.blocking) ||
-	    !(kind = det_legacy_kind(e, e->op == GMP_OP_FREE && frees_async(b->d, v))))
+	if (!det_legacy_on(&b->legacy) || (e->stream && !s->lg.blocking) || !(kind = det_legacy_kind(&b->legacy, e, v)))
 		return 0;
 	const struct det_lpass pass = { lstate, lfollow, b };
 	return det_legacy_step(&b->legacy, &pass, (size_t)(s - b->streams), v, e, kind);
@@ -388,13 +376,8 @@ int det_build(struct det *d)
 	gmp_u64map__init(&b.barriers);
 	gmp_u64map__init(&b.stream_idx);
 	gmp_u64map__init(&b.events);
-	gmp_u64map__init(&b.blocking);
-	for (size_t i = 0; i < t->nstreams; i++)
-		if (gmp_stream__blocking(t->streams[i].flags) && t->streams[i].number) {
-			if (!gmp_u64map__slot(&b.blocking, t->streams[i].number, 1, NULL))
-				goto out;
-			b.nblocking++;
-		}
+	if (det_legacy_setup(&b.legacy, r))
+		goto out;
 	size_t nobj = r->nobjects ? r->nobjects : 1;
 	b.owner = malloc(nobj * sizeof(*b.owner));
 	b.readers = malloc(nobj * sizeof(*b.readers));
@@ -430,7 +413,6 @@ out:
 	gmp_u64map__release(&b.barriers);
 	gmp_u64map__release(&b.stream_idx);
 	gmp_u64map__release(&b.events);
-	gmp_u64map__release(&b.blocking);
 	det_legacy_release(&b.legacy);
 	free(b.streams);
 	free(b.owner);

@@ -62,8 +62,6 @@ struct pass {
 	} *th;
 	size_t nth, th_cap;
 	uint32_t last_thread, last_th; /* the last call's thread, and its place in th[] */
-	struct gmp_u64map blocking;    /* stream number -> 1: a blocking stream */
-	uint64_t *frees_async;         /* a bit per event: a free of a stream-ordered allocation */
 	struct det_legacy legacy;
 };
 
@@ -78,7 +76,7 @@ static size_t stream(struct pass *p, uint32_t device, uint32_t s)
 		if (GMP_GROW(p->st, p->st_cap, p->nst + 1))
 			return SIZE_MAX;
 		p->st[p->nst++] = (struct pending){ .device = device, .lg = DET_LSTREAM_INIT };
-		p->st[p->nst - 1].lg.blocking = s && gmp_u64map__get(&p->blocking, s);
+		p->st[p->nst - 1].lg.blocking = det_legacy_blocking(&p->legacy, s);
 	}
 	return *idx;
 }
@@ -171,7 +169,7 @@ static int lwait(void *ctx, uint32_t v, size_t i, uint32_t u)
 /* The legacy default stream's synchronization (legacy.h) as waits. */
 static int legacy_waits(struct pass *p, uint32_t v, const struct gmp_event *e)
 {
-	int kind = det_legacy_kind(e, e->op == GMP_OP_FREE && (p->frees_async[v >> 6] >> (v & 63) & 1));
+	int kind = det_legacy_kind(&p->legacy, e, v);
 	if (!kind)
 		return 0;
 	size_t qi = stream(p, e->device, e->stream);
@@ -222,7 +220,7 @@ static int step(struct pass *p, uint32_t v, size_t needed)
 		if ((err = add_wait(p, qi, (struct wait){ v, (uint32_t)on, *waited, 0 })))
 			return err;
 	}
-	if (p->blocking.n && (err = legacy_waits(p, v, e)))
+	if (det_legacy_on(&p->legacy) && (err = legacy_waits(p, v, e)))
 		return err;
 	if (needed && !in_kernel && e->op != GMP_OP_SYNC) {
 		size_t qi = stream(p, e->device, e->stream);
@@ -309,29 +307,7 @@ static void pass_release(struct pass *p)
 	gmp_u64map__release(&p->streams);
 	gmp_u64map__release(&p->threads);
 	gmp_u64map__release(&p->records);
-	gmp_u64map__release(&p->blocking);
-	free(p->frees_async);
 	det_legacy_release(&p->legacy);
-}
-
-/* The blocking streams and the frees of stream-ordered allocations, for legacy_waits. */
-static int legacy_init(struct pass *p, const struct gmp_result *r)
-{
-	const struct gmp_trace *t = r->trace;
-	for (size_t i = 0; i < t->nstreams; i++)
-		if (t->streams[i].number && gmp_stream__blocking(t->streams[i].flags) &&
-		    !gmp_u64map__slot(&p->blocking, t->streams[i].number, 1, NULL))
-			return -ENOMEM;
-	if (!p->blocking.n)
-		return 0;
-	if (!(p->frees_async = calloc(t->nev / 64 + 1, sizeof(*p->frees_async))))
-		return -ENOMEM;
-	for (size_t o = 0; o < r->nobjects; o++) {
-		uint32_t f = r->objects[o].free_ev;
-		if (r->objects[o].kind == GMP_MEM_ASYNC && f < t->nev)
-			p->frees_async[f >> 6] |= 1ull << (f & 63);
-	}
-	return 0;
 }
 
 int gmp_clock__new(const struct gmp_result *r, struct gmp_clock **out)
@@ -356,10 +332,9 @@ int gmp_clock__new(const struct gmp_result *r, struct gmp_clock **out)
 	gmp_u64map__init(&p.streams);
 	gmp_u64map__init(&p.threads);
 	gmp_u64map__init(&p.records);
-	gmp_u64map__init(&p.blocking);
 	int err = needed_events(c);
 	if (!err)
-		err = legacy_init(&p, r);
+		err = det_legacy_setup(&p.legacy, r);
 	for (uint32_t v = 0; v < t->nev && !err; v++) {
 		size_t k = det_clock_slot(c, v);
 		if (k != SIZE_MAX)

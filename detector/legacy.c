@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "legacy.h"
 #include "util.h"
@@ -63,11 +64,32 @@ int det_legacy_step(struct det_legacy *l, const struct det_lpass *pass, size_t s
 	return 0;
 }
 
+int det_legacy_setup(struct det_legacy *l, const struct gmp_result *r)
+{
+	const struct gmp_trace *t = r->trace;
+	gmp_u64map__init(&l->blocking);
+	for (size_t i = 0; i < t->nstreams; i++)
+		if (t->streams[i].number && gmp_stream__blocking(t->streams[i].flags) &&
+		    !gmp_u64map__slot(&l->blocking, t->streams[i].number, 1, NULL))
+			return -ENOMEM;
+	if (!det_legacy_on(l))
+		return 0;
+	if (!(l->frees = calloc(t->nev / 64 + 1, sizeof(*l->frees))))
+		return -ENOMEM;
+	for (size_t o = 0; o < r->nobjects; o++) {
+		uint32_t f = r->objects[o].free_ev;
+		if (r->objects[o].kind == GMP_MEM_ASYNC && f < t->nev)
+			l->frees[f >> 6] |= 1ull << (f & 63);
+	}
+	return 0;
+}
+
 void det_legacy_release(struct det_legacy *l)
 {
+	gmp_u64map__release(&l->blocking);
+	free(l->frees);
 	for (size_t i = 0; i < l->n; i++)
 		free(l->dev[i].pending);
 	free(l->dev);
-	l->dev = NULL;
-	l->n = l->cap = 0;
+	memset(l, 0, sizeof(*l));
 }

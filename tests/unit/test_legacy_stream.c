@@ -158,6 +158,23 @@ static void waited(const char *text, const char *label, uint64_t lo, uint64_t hi
 }
 
 /*
+ * waited() on A (0x1000) and B (0x9000), stream 1 declared blocking or not,
+ * then body, then a device sync and the free of `label` at 10 us, and
+ * another and the other's free at 11 us.
+ */
+static void waited_in(int blocking, const char *body, const char *label, uint64_t lo, uint64_t hi)
+{
+	const char *first = label[0] == 'A' ? "0x1000" : "0x9000", *second = label[0] == 'A' ? "0x9000" : "0x1000";
+	char text[4096];
+	snprintf(text, sizeof(text),
+		 "%s" A("0x1000", "A") A("0x9000", "B") "%s"
+		 "{\"op\":\"sync\",\"time_ns\":10000}\n{\"op\":\"free\",\"addr\":\"%s\",\"time_ns\":10000}\n"
+		 "{\"op\":\"sync\",\"time_ns\":11000}\n{\"op\":\"free\",\"addr\":\"%s\",\"time_ns\":11000}\n",
+		 blocking ? BLOCKING(1) : "", body, first, second);
+	waited(text, label, lo, hi);
+}
+
+/*
  * Memory over time: a wait for the legacy stream is a wait for the blocking
  * streams' work before it, and a blocking stream's wait for its own work a
  * wait for the legacy stream's work before that.
@@ -165,56 +182,25 @@ static void waited(const char *text, const char *label, uint64_t lo, uint64_t hi
 static void completion_bounds(void **state)
 {
 	(void)state;
+#define KT(name, addr, s, t) \
+	"{\"op\":\"kernel\",\"name\":\"" name "\",\"write\":[\"" addr "\"],\"stream\":" #s ",\"time_ns\":" #t "}\n"
 	/* A's last use on stream 1 is known done when the blocking copy on stream 0 returned (at k2, 4 us). */
-	static const char copy[] =
-		A("0x1000", "A") A("0x9000", "B")
-		"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":2000}\n"
-		"{\"op\":\"memcpy\",\"dst\":\"0x9000\",\"size\":16,\"time_ns\":3000}\n"
-		"{\"op\":\"sync\",\"stream\":0,\"time_ns\":3000}\n"
-		"{\"op\":\"kernel\",\"name\":\"k2\",\"write\":[\"0x9000\"],\"time_ns\":4000}\n"
-		"{\"op\":\"kernel\",\"name\":\"k3\",\"write\":[\"0x9000\"],\"time_ns\":5000}\n"
-		"{\"op\":\"sync\",\"time_ns\":10000}\n{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":10000}\n"
-		"{\"op\":\"sync\",\"time_ns\":11000}\n{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":11000}\n";
-	char text[4096];
-	snprintf(text, sizeof(text), BLOCKING(1) "%s", copy);
-	waited(text, "A", 6000, 8000);
-	waited(copy, "A", 0, 8000); /* undeclared: known done only at the device sync */
+	const char *copy = KT("k", "0x1000", 1, 2000) "{\"op\":\"memcpy\",\"dst\":\"0x9000\",\"size\":16,\"time_ns\":3000}\n"
+			   "{\"op\":\"sync\",\"stream\":0,\"time_ns\":3000}\n" KT("k2", "0x9000", 0, 4000) KT("k3", "0x9000", 0, 5000);
+	waited_in(1, copy, "A", 6000, 8000);
+	waited_in(0, copy, "A", 0, 8000); /* undeclared: known done only at the device sync */
 	/* cudaStreamSynchronize(0) alone: the sync itself waits for stream 1's launch. */
-	static const char sync0[] =
-		A("0x1000", "A") A("0x9000", "B")
-		"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":2000}\n"
-		"{\"op\":\"sync\",\"stream\":0,\"time_ns\":3000}\n"
-		"{\"op\":\"kernel\",\"name\":\"k2\",\"write\":[\"0x9000\"],\"time_ns\":4000}\n"
-		"{\"op\":\"kernel\",\"name\":\"k3\",\"write\":[\"0x9000\"],\"time_ns\":5000}\n"
-		"{\"op\":\"sync\",\"time_ns\":10000}\n{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":10000}\n"
-		"{\"op\":\"sync\",\"time_ns\":11000}\n{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":11000}\n";
-	snprintf(text, sizeof(text), BLOCKING(1) "%s", sync0);
-	waited(text, "A", 6000, 8000);
+	waited_in(1, KT("k", "0x1000", 1, 2000) "{\"op\":\"sync\",\"stream\":0,\"time_ns\":3000}\n"
+		  KT("k2", "0x9000", 0, 4000) KT("k3", "0x9000", 0, 5000), "A", 6000, 8000);
 	/* B's last use on stream 0 is known done when stream 1's later launch is (its stream's sync returned at 5 us). */
-	static const char back[] =
-		A("0x1000", "A") A("0x9000", "B")
-		"{\"op\":\"kernel\",\"name\":\"kb\",\"write\":[\"0x9000\"],\"time_ns\":2000}\n"
-		"{\"op\":\"kernel\",\"name\":\"k1\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":3000}\n"
-		"{\"op\":\"sync\",\"stream\":1,\"time_ns\":4000}\n"
-		"{\"op\":\"kernel\",\"name\":\"k3\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":5000}\n"
-		"{\"op\":\"kernel\",\"name\":\"k4\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":6000}\n"
-		"{\"op\":\"sync\",\"time_ns\":10000}\n{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":10000}\n"
-		"{\"op\":\"sync\",\"time_ns\":11000}\n{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":11000}\n";
-	snprintf(text, sizeof(text), BLOCKING(1) "%s", back);
-	waited(text, "B", 5000, 8000);
-	waited(back, "B", 0, 8000);
+	const char *back = KT("kb", "0x9000", 0, 2000) KT("k1", "0x1000", 1, 3000)
+			   "{\"op\":\"sync\",\"stream\":1,\"time_ns\":4000}\n" KT("k3", "0x1000", 1, 5000) KT("k4", "0x1000", 1, 6000);
+	waited_in(1, back, "B", 5000, 8000);
+	waited_in(0, back, "B", 0, 8000);
 	/* A sync of the blocking stream alone: it does not wait for stream 0 (kb before it, no launch of stream 1 since). */
-	static const char alone[] =
-		A("0x1000", "A") A("0x9000", "B")
-		"{\"op\":\"kernel\",\"name\":\"k1\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":1500}\n"
-		"{\"op\":\"kernel\",\"name\":\"kb\",\"write\":[\"0x9000\"],\"time_ns\":2000}\n"
-		"{\"op\":\"sync\",\"stream\":1,\"time_ns\":4000}\n"
-		"{\"op\":\"kernel\",\"name\":\"k3\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":5000}\n"
-		"{\"op\":\"kernel\",\"name\":\"k4\",\"write\":[\"0x1000\"],\"stream\":1,\"time_ns\":6000}\n"
-		"{\"op\":\"sync\",\"time_ns\":10000}\n{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":10000}\n"
-		"{\"op\":\"sync\",\"time_ns\":11000}\n{\"op\":\"free\",\"addr\":\"0x1000\",\"time_ns\":11000}\n";
-	snprintf(text, sizeof(text), BLOCKING(1) "%s", alone);
-	waited(text, "B", 0, 8000);
+	waited_in(1, KT("k1", "0x1000", 1, 1500) KT("kb", "0x9000", 0, 2000) "{\"op\":\"sync\",\"stream\":1,\"time_ns\":4000}\n"
+		  KT("k3", "0x1000", 1, 5000) KT("k4", "0x1000", 1, 6000), "B", 0, 8000);
+#undef KT
 }
 
 /* The rule, written again for the test: 1 stream work, 2 a stream sync, 0 neither. */
