@@ -16,8 +16,9 @@
  * or a wait for a blocking stream that followed it on stream 0.
  * The collector stamps a call, and the syncs a blocking call makes, as
  * they begin, so a blocking call's return is bounded by its thread's next
- * call that is not a sync; a use nothing is known to wait for, by the
- * run's last call.  One pass over the events, in issue order, keeping per
+ * call that is not a sync, or by the return the collector stamped at the
+ * call's end (a RETURNED record, trace->rets), whichever comes first; a
+ * use nothing is known to wait for, by the run's last call or return.  One pass over the events, in issue order, keeping per
  * stream the bounds not yet known to have finished.
  */
 #include <errno.h>
@@ -133,6 +134,27 @@ static int returned(struct pass *p, const struct blocking *b, uint64_t t)
 		return -ENOMEM;
 	/* A copy from the device to the host returns once it is done itself. */
 	finish(p, q, upto, e->op == GMP_OP_MEMCPY && !(e->flags & GMP_EF_HAS_DST), t);
+	return 0;
+}
+
+/* The call that made event r->ev returned by r->host_ns: so had its thread's blocking calls up to it. */
+static int apply_return(struct pass *p, const struct gmp_return *r)
+{
+	uint32_t *th = gmp_u64map__get(&p->threads, p->c->r->trace->ev[r->ev].thread);
+	if (!th)
+		return 0;
+	struct blocked *t = &p->th[*th];
+	size_t kept = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->b[i].ev > r->ev)
+			t->b[kept++] = t->b[i];
+		else {
+			int err = returned(p, &t->b[i], r->host_ns);
+			if (err)
+				return err;
+		}
+	}
+	t->n = kept;
 	return 0;
 }
 
@@ -322,6 +344,8 @@ int gmp_clock__new(const struct gmp_result *r, struct gmp_clock **out)
 			end = h > end ? h : end;
 		}
 	}
+	for (size_t i = 0; i < t->nrets && end; i++) /* a return after the last call: the run lasted until it */
+		end = t->rets[i].host_ns > end ? t->rets[i].host_ns : end;
 	if (!end)
 		return 0;
 	struct gmp_clock *c = calloc(1, sizeof(*c));
@@ -335,12 +359,18 @@ int gmp_clock__new(const struct gmp_result *r, struct gmp_clock **out)
 	int err = needed_events(c);
 	if (!err)
 		err = det_legacy_setup(&p.legacy, r);
+	size_t ri = 0; /* the next return, in the order they were recorded */
 	for (uint32_t v = 0; v < t->nev && !err; v++) {
+		for (; ri < t->nrets && t->rets[ri].before <= v && !err; ri++)
+			err = apply_return(&p, &t->rets[ri]);
 		size_t k = det_clock_slot(c, v);
-		if (k != SIZE_MAX)
+		if (k != SIZE_MAX && !err)
 			c->at[k].issue = t->ev[v].host_ns;
-		err = step(&p, v, k == SIZE_MAX ? 0 : k + 1);
+		if (!err)
+			err = step(&p, v, k == SIZE_MAX ? 0 : k + 1);
 	}
+	for (; ri < t->nrets && !err; ri++)
+		err = apply_return(&p, &t->rets[ri]);
 	pass_release(&p);
 	if (!err)
 		err = det_clock_summarize(c);

@@ -176,6 +176,18 @@ static int parse_pools(struct parser *ps, struct gmp_dec *d, const char **why)
 	return err;
 }
 
+/* RETURNED (1.5): when an earlier event's call returned. */
+static int parse_returned(struct parser *ps, struct gmp_dec *d, const char **why)
+{
+	uint64_t ev = gmp_dec_varint(d), ns = gmp_dec_varint(d);
+	if (d->err)
+		BAD("malformed returned record");
+	int err = ev < ps->t->nev ? gmp_trace__add_return(ps->t, (uint32_t)ev, ns, 0) : -EINVAL;
+	if (err == -EINVAL)
+		BAD("returned record names no earlier event, or a time before that event's");
+	return err;
+}
+
 /* RANGES (1.2): a host thread's NVTX ranges from the next event on. */
 static int parse_ranges(struct parser *ps, struct gmp_dec *d, const char **why)
 {
@@ -317,6 +329,7 @@ static int parse_record(struct parser *ps, uint8_t type, const uint8_t *p, size_
 	case GMP_REC_FAILED_ALLOC: r = parse_failure(ps, &d, why); break;
 	case GMP_REC_RANGES: r = parse_ranges(ps, &d, why); break;
 	case GMP_REC_POOLS: r = parse_pools(ps, &d, why); break;
+	case GMP_REC_RETURNED: r = parse_returned(ps, &d, why); break;
 	case GMP_REC_FINDINGS:
 		r = gmp_trace__set_findings(ps->t, (const char *)p, n);
 		d.p = d.end;

@@ -348,6 +348,14 @@ int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f)
 	return rec_end(w, &r);
 }
 
+int gmp_writer__returned(struct gmp_writer *w, uint64_t event, uint64_t host_ns)
+{
+	struct rec r;
+	if (rec_begin(w, &r, GMP_REC_RETURNED, 20) || rec_varint(w, event) || rec_varint(w, host_ns))
+		return w->err;
+	return rec_end(w, &r);
+}
+
 int gmp_writer__pools(struct gmp_writer *w, const struct gmp_pool_state *s)
 {
 	struct rec r;
@@ -504,7 +512,7 @@ static int write_ranges(struct gmp_writer *w, const struct gmp_trace *t, size_t 
 	return 0;
 }
 
-/* Writes the range changes, failed allocations and pool states that came before event i (ids remapped). */
+/* Writes the range changes, failed allocations, pool states and returns that came before event i (ids remapped). */
 static int write_failures(struct gmp_writer *w, const struct gmp_trace *t, size_t *next,
 			  size_t i)
 {
@@ -525,12 +533,15 @@ static int write_failures(struct gmp_writer *w, const struct gmp_trace *t, size_
 	for (; next[2] < t->npools && t->pools[next[2]].before <= i; next[2]++)
 		if (gmp_writer__pools(w, &t->pools[next[2]]))
 			return w->err;
+	for (; next[3] < t->nrets && t->rets[next[3]].before <= i; next[3]++)
+		if (gmp_writer__returned(w, t->rets[next[3]].ev, t->rets[next[3]].host_ns))
+			return w->err;
 	return 0;
 }
 
 int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t)
 {
-	size_t nextf[3] = { 0, 0, 0 }; /* the next failure, range change and pool state */
+	size_t nextf[4] = { 0, 0, 0, 0 }; /* the next failure, range change, pool state and return */
 	if (write_tables(w, t))
 		return w->err;
 	for (size_t i = 0; i < t->nev; i++) {

@@ -77,7 +77,8 @@ static int check_fields(struct reader *r, const cJSON *o, unsigned op)
 {
 	const cJSON *it;
 	cJSON_ArrayForEach(it, o) {
-		if (!sr_in_list(common_fields, it->string) && !sr_in_list(op_fields(op), it->string))
+		if (!sr_in_list(common_fields, it->string) && !sr_in_list(op_fields(op), it->string) &&
+		    !(op >= 1 && op <= GMP_OP_MAX && strcmp(it->string, "returned_ns") == 0))
 			return sr_fail(r, "unknown field '%s' for op '%s'", it->string, op_name(op));
 	}
 	return 0;
@@ -339,6 +340,20 @@ static int stream_line(struct reader *r, const cJSON *o, const struct gmp_event 
 }
 
 /* A key of the run's metadata ("mode": "alloc" says the kernels' accesses were not recorded). */
+/* "returned_ns": when the call returned (a sync's end: what it waited for had finished by then). */
+static int returned(struct reader *r, const cJSON *o, const struct gmp_event *e, uint32_t idx)
+{
+	uint64_t ns = 0;
+	int rc = sr_opt_num(r, o, "returned_ns", &ns);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	if (!e->host_ns)
+		return sr_fail(r, "field 'returned_ns' needs the op's 'time_ns'");
+	if (ns < e->host_ns)
+		return sr_fail(r, "field 'returned_ns' is before the op's 'time_ns'");
+	return gmp_trace__add_return(r->t, idx, ns, r->line);
+}
+
 static int meta(struct reader *r, const cJSON *o)
 {
 	const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "key"), *v = cJSON_GetObjectItemCaseSensitive(o, "value");
@@ -428,6 +443,8 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 		r->last_stream = e.stream;
 	}
 	int64_t idx = gmp_trace__add_event(r->t, &e, r->acc, r->nacc, r->touch, r->ntouch);
+	if (idx >= 0 && (rc = returned(r, o, &e, (uint32_t)idx)))
+		goto out;
 	uint32_t *k = idx < 0 || e.op != GMP_OP_KERNEL ? NULL
 		: gmp_u64map__slot(&r->last_kernel, (uint64_t)e.device << 32 | e.stream, 0, NULL);
 	if (idx < 0 || (e.op == GMP_OP_KERNEL && !k))

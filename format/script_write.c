@@ -192,7 +192,22 @@ static int range_ops(struct gmp_jw *jw, const struct gmp_trace *t, struct gmp_u6
 struct between {
 	size_t fail, chg, pool;
 	struct gmp_u64map path;
+	struct gmp_u64map rets; /* event -> its earliest return in t->rets */
 };
+
+/* Each event's earliest return (any is a true bound; the earliest is the tightest). */
+static int index_returns(struct between *bt, const struct gmp_trace *t)
+{
+	for (size_t i = 0; i < t->nrets; i++) {
+		int is_new;
+		uint32_t *slot = gmp_u64map__slot(&bt->rets, t->rets[i].ev, (uint32_t)i, &is_new);
+		if (!slot)
+			return -ENOMEM;
+		if (t->rets[i].host_ns < t->rets[*slot].host_ns)
+			*slot = (uint32_t)i;
+	}
+	return 0;
+}
 
 /* A pools line: the fields that differ from their defaults (the device's too). */
 static void pool_line(struct gmp_jw *jw, const struct gmp_pool_state *s)
@@ -250,7 +265,10 @@ int gmp_script__write(FILE *fp, const struct gmp_trace *t, gmp_at_fn at_fn, void
 	struct gmp_jw jw;
 	struct between bt = { 0 };
 	gmp_u64map__init(&bt.path);
+	gmp_u64map__init(&bt.rets);
 	gmp_jw__init(&jw, fp, 0);
+	if (index_returns(&bt, t))
+		jw.err = -ENOMEM;
 	header(&jw, t);
 	for (size_t i = 0; i < t->nev && !jw.err; i++) {
 		failures(&jw, t, &bt, i, at_fn, ctx);
@@ -262,11 +280,15 @@ int gmp_script__write(FILE *fp, const struct gmp_trace *t, gmp_at_fn at_fn, void
 			gmp_jw__ku64(&jw, "stream", 0);
 		common(&jw, t, e->stream, e->device, e->thread, e->host_ns, e->at, e->stack, at_fn,
 		       ctx);
+		const uint32_t *ret = t->nrets ? gmp_u64map__get(&bt.rets, i) : NULL;
+		if (ret)
+			gmp_jw__ku64(&jw, "returned_ns", t->rets[*ret].host_ns);
 		gmp_jw__obj_end(&jw);
 		gmp_jw__raw(&jw, "\n", 1);
 	}
 	failures(&jw, t, &bt, t->nev, at_fn, ctx);
 	gmp_u64map__release(&bt.path);
+	gmp_u64map__release(&bt.rets);
 	if (t->ended)
 		gmp_jw__raw(&jw, "{\"op\":\"end\"}\n", 13);
 	return gmp_jw__finish(&jw);

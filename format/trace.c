@@ -50,6 +50,7 @@ void gmp_trace__free(struct gmp_trace *t)
 	free(t->meta);
 	free(t->fails);
 	free(t->pools);
+	free(t->rets);
 	gmp_trace__free_ranges(t);
 	free(t->findings_json);
 	free(t);
@@ -136,6 +137,16 @@ int gmp_trace__add_pool_state(struct gmp_trace *t, const struct gmp_pool_state *
 	return 0;
 }
 
+int gmp_trace__add_return(struct gmp_trace *t, uint32_t ev, uint64_t host_ns, uint32_t line)
+{
+	if (ev >= t->nev || !host_ns || host_ns < t->ev[ev].host_ns)
+		return -EINVAL;
+	if (GMP_GROW(t->rets, t->rets_cap, t->nrets + 1))
+		return -ENOMEM;
+	t->rets[t->nrets++] = (struct gmp_return){ .before = t->nev, .host_ns = host_ns, .ev = ev, .line = line };
+	return 0;
+}
+
 const struct gmp_pool_state *gmp_trace__pool_state_at(const struct gmp_trace *t, uint64_t before,
 						      uint32_t device)
 {
@@ -215,13 +226,17 @@ int gmp_trace__place_heap_ops(struct gmp_trace *t)
 	for (size_t i = 0; i < n; i++)
 		if (gmp_event__in_kernel(&ev[i]))
 			ev[i].value = pos[ev[i].value];
-	/* Failures and range changes after file event b-1 come after every event placed before it. */
-	size_t f = 0, c = 0, p = 0, upto = 0;
-	for (size_t i = 0; i <= n && (f < t->nfails || c < t->nrchg || p < t->npools); i++) {
+	/* Failures, range changes and returns after file event b-1 come after every event placed before it. */
+	size_t f = 0, c = 0, p = 0, rt = 0, upto = 0;
+	for (size_t i = 0; i <= n && (f < t->nfails || c < t->nrchg || p < t->npools || rt < t->nrets); i++) {
 		while (f < t->nfails && t->fails[f].before == i)
 			t->fails[f++].before = i ? upto : 0;
 		while (p < t->npools && t->pools[p].before == i)
 			t->pools[p++].before = i ? upto : 0;
+		for (; rt < t->nrets && t->rets[rt].before == i; rt++) {
+			t->rets[rt].before = upto; /* i > ev: at least pos[ev] + 1 */
+			t->rets[rt].ev = pos[t->rets[rt].ev];
+		}
 		while (c < t->nrchg && t->rchg[c].before == i)
 			t->rchg[c++].before = i ? upto : 0;
 		if (i < n && pos[i] + 1 > upto)

@@ -245,6 +245,20 @@ struct gmp_range_change {
 	uint32_t path;
 };
 
+/*
+ * A blocking call's return (1.5): the call that made event `ev` (a sync, a
+ * blocking copy's sync) had returned by host time `host_ns`, and with it
+ * every earlier call of that event's thread.  The collector stamps a call
+ * as it begins; this is when the host knew that what the call waited for
+ * had finished.  `before`: the events issued before it was recorded.
+ */
+struct gmp_return {
+	uint64_t before;
+	uint64_t host_ns;
+	uint32_t ev;
+	uint32_t line;          /* event script line, 0 for recorded ones */
+};
+
 /* Run metadata: owned strings, kept apart from the interned string ids. */
 struct gmp_kv {
 	char *key;
@@ -277,6 +291,8 @@ struct gmp_trace {
 	size_t nfails, fails_cap;
 	struct gmp_pool_state *pools;    /* in issue order (`before` never decreases) */
 	size_t npools, pools_cap;
+	struct gmp_return *rets;         /* in issue order (`before` never decreases) */
+	size_t nrets, rets_cap;
 	struct gmp_range_change *rchg;   /* in issue order (`before` never decreases) */
 	size_t nrchg, rchg_cap;
 	/* range paths: path k (1-based) names rnames[rpath_off[k-1] .. rpath_off[k]) */
@@ -323,6 +339,12 @@ int gmp_trace__add_failure(struct gmp_trace *t, const struct gmp_alloc_failure *
  * (struct gmp_pool_state), or -ENOMEM.
  */
 int gmp_trace__add_pool_state(struct gmp_trace *t, const struct gmp_pool_state *s);
+/*
+ * Appends a return: event ev's call had returned by host_ns, after the
+ * events so far.  Returns 0, -EINVAL when ev is not an event yet, host_ns
+ * is 0 or before the event's own host time, or -ENOMEM.
+ */
+int gmp_trace__add_return(struct gmp_trace *t, uint32_t ev, uint64_t host_ns, uint32_t line);
 /* Device's pool state taken right after the first `before` events (the last such), or NULL. */
 const struct gmp_pool_state *gmp_trace__pool_state_at(const struct gmp_trace *t, uint64_t before,
 						      uint32_t device);

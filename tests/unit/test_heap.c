@@ -54,7 +54,7 @@ static void placement(void **state)
 	struct gmp_trace *t = gmp_trace__new();
 	assert_non_null(t);
 	uint32_t n1 = gmp_trace__intern_cstr(t, "k1"), n2 = gmp_trace__intern_cstr(t, "k2");
-	struct gmp_event k1 = { .op = GMP_OP_KERNEL, .stream = 1, .name = n1 };
+	struct gmp_event k1 = { .op = GMP_OP_KERNEL, .stream = 1, .name = n1, .host_ns = 10 };
 	struct gmp_event k2 = { .op = GMP_OP_KERNEL, .stream = 1, .name = n2 };
 	struct gmp_event h = { .op = GMP_OP_ALLOC, .kind = GMP_MEM_DEVICE_HEAP, .stream = 1,
 			       .flags = GMP_EF_IN_KERNEL, .addr = 0x9000, .size = 64, .value = 0 };
@@ -62,8 +62,14 @@ static void placement(void **state)
 			       .addr = 0x9000, .value = 1 };
 	struct gmp_access acc = { 0x9000, GMP_RW_READ };
 	assert_int_equal(gmp_trace__add_event(t, &k1, NULL, 0, NULL, 0), 0);
+	/* Returns: of no event yet, with no time, before the event's own time; then k1's. */
+	assert_int_equal(gmp_trace__add_return(t, 1, 15, 0), -EINVAL);
+	assert_int_equal(gmp_trace__add_return(t, 0, 0, 0), -EINVAL);
+	assert_int_equal(gmp_trace__add_return(t, 0, 9, 0), -EINVAL);
+	assert_int_equal(gmp_trace__add_return(t, 0, 15, 0), 0);
 	assert_int_equal(gmp_trace__add_event(t, &k2, &acc, 1, NULL, 0), 1);
 	assert_int_equal(gmp_trace__add_event(t, &h, NULL, 0, NULL, 0), 2); /* k1's, read back late */
+	assert_int_equal(gmp_trace__add_return(t, 1, 20, 0), 0); /* k2's, recorded after h */
 	assert_int_equal(gmp_trace__add_event(t, &f, NULL, 0, NULL, 0), 3); /* k2's */
 	/* Failed allocations between them, in file order: after k1; after k1's late op; at the end. */
 	struct gmp_alloc_failure fl = { .size = 1 };
@@ -91,6 +97,12 @@ static void placement(void **state)
 	assert_int_equal(t->fails[2].before, 4);
 	assert_int_equal(t->pools[0].before, 1);
 	assert_int_equal(t->pools[1].before, 3);
+	/* k1 | ret(k1) | h(k1) k2 | ret(k2) | f(k2): each return names its event where it now is. */
+	assert_int_equal(t->nrets, 2);
+	assert_int_equal(t->rets[0].ev, 0);
+	assert_int_equal(t->rets[0].before, 1);
+	assert_int_equal(t->rets[1].ev, 2);
+	assert_int_equal(t->rets[1].before, 3);
 	assert_int_equal(t->ev[0].name, n1);
 	assert_int_equal(t->ev[1].op, GMP_OP_ALLOC);
 	assert_int_equal(t->ev[1].value, 0);

@@ -5,7 +5,7 @@
  * held and the share that waited.  On the paper's Figure 2 with host times
  * (every number worked out by hand), on each way a call is known to have
  * finished (device, stream and event syncs, synchronous copies, a sync's
- * return seen at its thread's next call), and on random multi-stream,
+ * return seen at its thread's next call or stamped at its end), and on random multi-stream,
  * two-thread traces against a plain reimplementation: completion bounds
  * by searching every later call, waiting summed one nanosecond at a time.
  */
@@ -137,6 +137,17 @@ static void completion_bounds(void **state)
 	assert_int_equal(late_lo("{\"op\":\"sync\",\"time_ns\":400}\n{\"op\":\"sync\",\"stream\":1,\"time_ns\":420}\n"
 				 "{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"time_ns\":700}\n"),
 			 300);
+	/* Its return, stamped at the call's end (RETURNED), bounds it sooner: done at 420, not 950. */
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"stream\":1,\"time_ns\":400,\"returned_ns\":420}\n"), 580);
+	/* ... also a later call's return on its thread (the thread's calls return in order); another thread's not. */
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"stream\":1,\"time_ns\":400}\n"
+				 "{\"op\":\"sync\",\"stream\":2,\"time_ns\":410,\"returned_ns\":430}\n"), 570);
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"stream\":1,\"time_ns\":400}\n"
+				 "{\"op\":\"sync\",\"stream\":2,\"thread\":7,\"time_ns\":410,\"returned_ns\":430}\n"), 50);
+	/* A blocking copy's return bounds what it waited for, and the copy itself from the device. */
+	assert_int_equal(late_lo("{\"op\":\"memcpy\",\"dst\":\"0x9000\",\"size\":16,\"stream\":1,\"time_ns\":400,\"returned_ns\":450}\n"), 550);
+	/* A return says nothing of what the call did not wait for. */
+	assert_int_equal(late_lo("{\"op\":\"sync\",\"stream\":2,\"time_ns\":400,\"returned_ns\":420}\n"), 0);
 	/* A synchronous copy on stream 1, to or from the host, waits for the stream's earlier work. */
 	assert_int_equal(late_lo("{\"op\":\"memcpy\",\"dst\":\"0x9000\",\"size\":16,\"stream\":1,\"time_ns\":400}\n"
 				 "{\"op\":\"memset\",\"addr\":\"0x9000\",\"size\":16,\"stream\":2,\"async\":true,\"time_ns\":800}\n"),
@@ -347,22 +358,37 @@ static int waits_for(const struct gmp_trace *t, uint32_t b, uint32_t v)
 /* When v is known to have finished: the first return (in issue order) of a call waiting for it. */
 static uint64_t plain_done(const struct gmp_trace *t, uint32_t v, uint64_t end)
 {
-	uint64_t best = 0;
-	uint32_t best_at = UINT32_MAX;
+	/*
+	 * Each waiting call returns at the first moment, in the order they were
+	 * recorded, that says so: its thread's next call that is no sync (at 2k + 1,
+	 * k its place), or a return of it or of a later call of its thread (at
+	 * 2 before: a return recorded before event k comes before it).
+	 */
+	uint64_t best = 0, best_at = UINT64_MAX;
 	for (uint32_t b = v; b < t->nev; b++) {
 		if (!is_blocking(&t->ev[b]) || !waits_for(t, b, v))
 			continue;
 		for (uint32_t k = b + 1; k < t->nev; k++)
 			if (t->ev[k].thread == t->ev[b].thread && t->ev[k].op != GMP_OP_SYNC && t->ev[k].host_ns) {
-				if (k < best_at) {
-					best_at = k;
+				if (2ull * k + 1 < best_at) {
+					best_at = 2ull * k + 1;
 					best = t->ev[k].host_ns;
 				}
 				break;
 			}
+		for (size_t i = 0; i < t->nrets; i++) {
+			const struct gmp_return *rt = &t->rets[i];
+			if (rt->ev >= b && t->ev[rt->ev].thread == t->ev[b].thread) {
+				if (2 * rt->before < best_at) {
+					best_at = 2 * rt->before;
+					best = rt->host_ns;
+				}
+				break;
+			}
+		}
 	}
 	uint64_t issue = t->ev[v].host_ns;
-	best = best_at == UINT32_MAX ? end : best;
+	best = best_at == UINT64_MAX ? end : best;
 	return best > issue ? best : issue;
 }
 
@@ -398,6 +424,8 @@ static void check_random(const struct gmp_trace *t, const struct gmp_result *r, 
 			end = t->ev[i].host_ns > end ? t->ev[i].host_ns : end;
 			start = t->ev[i].host_ns < start ? t->ev[i].host_ns : start;
 		}
+	for (size_t i = 0; i < t->nrets && end; i++) /* the run lasted until its last return */
+		end = t->rets[i].host_ns > end ? t->rets[i].host_ns : end;
 	assert_int_equal(gmp_clock__run_ns(c), end - start);
 	struct plain_iv *ivs = calloc(4 * t->nev + 4, sizeof(*ivs));
 	uint8_t *untimed = calloc(r->nobjects + 1, 1);
@@ -508,6 +536,30 @@ static void check_random(const struct gmp_trace *t, const struct gmp_result *r, 
 	gmp_clock__free(c);
 }
 
+/*
+ * Returns of blocking calls (RETURNED records), for every third round none:
+ * each recorded a few events after its call, at a time a little after it,
+ * sometimes after its thread's next call (a script may say so).
+ */
+static void add_random_returns(struct gmp_trace *t, uint64_t *seed, int some)
+{
+	if (!some)
+		return;
+	for (size_t before = 1; before <= t->nev; before++) {
+		size_t back = ts_rnd(seed) % 3;
+		if (back >= before)
+			continue;
+		uint32_t ev = (uint32_t)(before - 1 - back);
+		if (!is_blocking(&t->ev[ev]) || ts_rnd(seed) % 2)
+			continue;
+		uint64_t ns = t->ev[ev].host_ns + ts_rnd(seed) % 9 + (t->ev[ev].host_ns ? 0 : 1);
+		uint64_t all = t->nev;
+		t->nev = before; /* recorded after the events before it */
+		assert_int_equal(gmp_trace__add_return(t, ev, ns, 0), 0);
+		t->nev = all;
+	}
+}
+
 static void random_traces(void **state)
 {
 	(void)state;
@@ -528,6 +580,7 @@ static void random_traces(void **state)
 			if (e->op == GMP_OP_ALLOC && ts_rnd(&seed) % 3 == 0)
 				e->kind = GMP_MEM_ASYNC;
 		}
+		add_random_returns(t, &seed, round % 3);
 		struct gmp_result *r = ts_detect(t, NULL);
 		check_random(t, r, round);
 		struct gmp_clock *c = clock_of(r);

@@ -134,6 +134,12 @@ static void every_damage_named(void **state)
 	CASE(GMP_REC_POOLS, "malformed pools record", put(&p, 0); put(&p, 1));
 	CASE(GMP_REC_POOLS, "pools record with contradictory sizes (in use above reserved, or above the most)",
 	     put(&p, 0); put(&p, 1); put(&p, 100); put(&p, 200); put(&p, 300); put(&p, 300); put(&p, 0));
+	CASE(GMP_REC_RETURNED, "malformed returned record", put(&p, 1));
+	CASE(GMP_REC_RETURNED, "returned record names no earlier event, or a time before that event's",
+	     put(&p, 2); put(&p, 500)); /* events 0 and 1 only */
+	CASE(GMP_REC_RETURNED, "returned record names no earlier event, or a time before that event's",
+	     put(&p, 1); put(&p, 0)); /* no time */
+	CASE(GMP_REC_RETURNED, "record has trailing bytes", put(&p, 1); put(&p, 500); put(&p, 0));
 	CASE(GMP_REC_RANGES, "malformed ranges record", put(&p, 1); put(&p, GMP_RANGE_DEPTH_MAX + 1));
 	CASE(GMP_REC_RANGES, "malformed ranges record", put(&p, 1); put(&p, 2); put(&p, 1));
 	CASE(GMP_REC_RANGES, "ranges record refers to an undefined string", put(&p, 1); put(&p, 1); put(&p, 2));

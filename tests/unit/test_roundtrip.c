@@ -35,7 +35,7 @@ static const char rich[] =
 	"\"touch\":[{\"addr\":\"0x7f0000000100\",\"size\":128,\"count\":3,\"rw\":\"r\"},{\"addr\":\"0x7f0000200000\",\"size\":4,\"rw\":\"w\"}]}\n"
 	"{\"op\":\"kernel\",\"name\":\"empty\",\"stream\":3}\n"
 	"{\"op\":\"sync\",\"event\":42}\n"
-	"{\"op\":\"sync\",\"stream\":3}\n"
+	"{\"op\":\"sync\",\"stream\":3,\"time_ns\":7,\"returned_ns\":30}\n"
 	"{\"op\":\"sync\",\"stream\":0}\n"
 	"{\"op\":\"sync\",\"device\":1}\n"
 	"{\"op\":\"free\",\"addr\":\"0x7f0000000100\"}\n"
@@ -50,6 +50,11 @@ static void same_events(const struct gmp_trace *a, const struct gmp_trace *b)
 	for (size_t i = 0; i < a->nstreams; i++)
 		if (a->streams[i].number != b->streams[i].number || a->streams[i].flags != b->streams[i].flags)
 			fail_msg("stream %zu differs", i);
+	assert_int_equal(a->nrets, b->nrets); /* when blocking calls returned */
+	for (size_t i = 0; i < a->nrets; i++)
+		if (a->rets[i].ev != b->rets[i].ev || a->rets[i].host_ns != b->rets[i].host_ns ||
+		    a->rets[i].before != b->rets[i].before)
+			fail_msg("return %zu differs", i);
 	for (size_t i = 0; i < a->nev; i++) {
 		const struct gmp_event *x = &a->ev[i], *y = &b->ev[i];
 		if (x->op != y->op || x->kind != y->kind || x->flags != y->flags ||

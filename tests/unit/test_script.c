@@ -213,6 +213,29 @@ static void bad_values(void **state)
 	expect_error("{\"op\":\"end\",\"addr\":1}\n", 1, "unknown field 'addr'");
 }
 
+/* "returned_ns": when an op's call returned, a RETURNED record of its event; only on ops that are events. */
+static void returned_lines(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script(ALLOC "{\"op\":\"sync\",\"time_ns\":40,\"returned_ns\":90}\n"
+					"{\"op\":\"memcpy\",\"dst\":1,\"size\":1,\"time_ns\":95,\"returned_ns\":95}\n");
+	assert_int_equal(t->nrets, 2);
+	assert_int_equal(t->rets[0].ev, 1);
+	assert_int_equal(t->rets[0].before, 2);
+	assert_int_equal(t->rets[0].host_ns, 90);
+	assert_int_equal(t->rets[0].line, 2);
+	assert_int_equal(t->rets[1].ev, 2);
+	assert_int_equal(t->rets[1].host_ns, 95);
+	gmp_trace__free(t);
+	expect_error(ALLOC "{\"op\":\"sync\",\"returned_ns\":90}\n", 2, "field 'returned_ns' needs the op's 'time_ns'");
+	expect_error(ALLOC "{\"op\":\"sync\",\"time_ns\":100,\"returned_ns\":90}\n", 2,
+		     "field 'returned_ns' is before the op's 'time_ns'");
+	expect_error(ALLOC "{\"op\":\"sync\",\"time_ns\":100,\"returned_ns\":\"soon\"}\n", 2, "field 'returned_ns'");
+	expect_error("{\"op\":\"pools\",\"reserved\":1,\"used\":1,\"returned_ns\":9}\n", 1,
+		     "unknown field 'returned_ns' for op 'pools'");
+	expect_error("{\"op\":\"end\",\"returned_ns\":9}\n", 1, "unknown field 'returned_ns' for op 'end'");
+}
+
 /* The run's metadata: "meta" lines (not events), as a dump writes them; each needs a key and a value. */
 static void meta_lines(void **state)
 {
@@ -259,6 +282,7 @@ int main(void)
 		cmocka_unit_test(access_of_no_object),
 		cmocka_unit_test(bad_values),
 		cmocka_unit_test(meta_lines),
+		cmocka_unit_test(returned_lines),
 		cmocka_unit_test(line_numbers_count_everything),
 	};
 	return cmocka_run_group_tests_name("script", tests, NULL, NULL);
