@@ -16,6 +16,7 @@
 
 static __thread int in_callback, api_depth; /* api_depth: runtime/driver API calls in progress */
 static __thread int pools_due; /* a sync came in this thread's call: ask the pools at its end */
+static __thread int64_t sync_ev = -1; /* the latest sync in this thread's call: its return is stamped */
 /* API callbacks this thread took since it last added them to gmp_col.api_callbacks (cb_api_callbacks). */
 #define API_FLUSH 256u
 static __thread uint32_t api_unflushed;
@@ -33,7 +34,10 @@ static uint64_t h(const void *p)
 
 static int64_t event(struct gmp_event *e, const char *name)
 {
-	return rec_event(e, name ? name : cb_api_name, 1);
+	int64_t idx = rec_event(e, name ? name : cb_api_name, 1);
+	if (idx >= 0 && e->op == GMP_OP_SYNC && api_depth > 0)
+		sync_ev = idx;
+	return idx;
 }
 
 /* Launches enqueued when this thread's current API call began. */
@@ -74,10 +78,9 @@ static void device_memory(uint64_t *free_bytes, uint64_t *total_bytes)
 /* pools_sample with the re-entry guard set: the driver's own API callbacks are not the program's. */
 static size_t pools_guarded(uint32_t device, struct gmp_pool_state *s, size_t n)
 {
-	int was = in_callback;
-	in_callback = 1;
+	int was = cb_guard();
 	n = pools_sample(device, s, n);
-	in_callback = was;
+	cb_unguard(was);
 	return n;
 }
 
@@ -152,6 +155,7 @@ static void api(const Sanitizer_CallbackData *cd)
 			launch_call(cd);
 	} else if (api_depth > 0 && --api_depth == 0) {
 		cb_api_name = NULL;
+		call_returned(&sync_ev); /* when what its syncs waited for was known finished */
 		/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2. */
 		const int *rv = cd->functionReturnValue;
 		const struct gmp_alloc_api *a = rv && *rv == GMP_ALLOC_OUT_OF_MEMORY && cd->functionParams
@@ -529,9 +533,6 @@ static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunc
 		break;
 	}
 }
-
-void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
-			    Sanitizer_CallbackId cbid, const void *cbdata);
 
 void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 			    Sanitizer_CallbackId cbid, const void *cbdata)

@@ -278,6 +278,13 @@ void arrays_destroyed(const Sanitizer_ResourceArrayData *ad, int dying);
  * (queries.c).
  */
 void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok);
+/*
+ * No lock held: the end of the thread's outermost call that made sync event
+ * *sync_ev (-1: none): a RETURNED record stamps when the call returned, when
+ * what it waited for is known finished (a sync is stamped as it begins).
+ * Sets *sync_ev to -1.
+ */
+void call_returned(int64_t *sync_ev);
 /* No lock held: a successful event or stream query, recorded as the sync it stands for. */
 void query_call(const char *fn, const void *params, CUcontext ctx, int ok);
 /* Lock held: event recorded on stream (hs, number) of ctx, after the launches enqueued so far. */
@@ -286,6 +293,9 @@ void query_recorded(uint64_t event, CUcontext ctx, Sanitizer_StreamHandle hs, ui
 void stream_created(const Sanitizer_ResourceStreamData *sd);
 /* The thread's outermost runtime or driver call in progress (NULL: none). */
 extern __thread const char *cb_api_name;
+/* The Sanitizer's callback of every domain the collector subscribes to (callbacks.c). */
+void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
+			    Sanitizer_CallbackId cbid, const void *cbdata);
 
 /*
  * ---- textures.c: texture objects over linear memory, whose reads the

@@ -24,8 +24,6 @@ struct gmp_collector gmp_col = { .lock = PTHREAD_MUTEX_INITIALIZER,
 				  .patch_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .last_device_sync = -1,
 				  .unpatched = PTHREAD_COND_INITIALIZER };
 
-void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
-			    Sanitizer_CallbackId cbid, const void *cbdata);
 int InitializeInjection(void);
 
 static int started;           /* 0 not yet, 1 running or given up */

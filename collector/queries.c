@@ -20,6 +20,12 @@
  * leave them pending until the launch buffers ran out, when the collector
  * waits for the oldest.  A stream query collects nothing: its data names
  * no Sanitizer stream handle.
+ *
+ * The end of a call that synchronized (a stream, event or device sync, a
+ * blocking copy, cudaFree) is when what it waited for is known finished:
+ * its events are stamped as the call began, so call_returned writes a
+ * RETURNED record with the time of its return (memory over time bounds
+ * the work it waited for by it, rather than by the thread's next call).
  */
 #define _GNU_SOURCE
 #include <string.h>
@@ -91,4 +97,23 @@ void query_call(const char *fn, const void *params, CUcontext ctx, int ok)
 		}
 	}
 	pthread_mutex_unlock(&gmp_col.lock);
+}
+
+void call_returned(int64_t *sync_ev)
+{
+	if (*sync_ev < 0)
+		return;
+	uint64_t t0 = st_now();
+	st_lock(t0);
+	if (gmp_col.w && !gmp_col.closed && !gmp_col.write_failed) {
+		uint64_t ns = rec_now();
+		int err = gmp_writer__returned(gmp_col.w, (uint64_t)*sync_ev, ns);
+		if (err)
+			rec_write_failed(err);
+		else if (gmp_col.trace && gmp_trace__add_return(gmp_col.trace, (uint32_t)*sync_ev, ns, 0))
+			rec_online_lost();
+	}
+	st_since(GMP_ST_CALLBACKS, t0);
+	pthread_mutex_unlock(&gmp_col.lock);
+	*sync_ev = -1;
 }

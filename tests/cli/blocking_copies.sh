@@ -21,7 +21,7 @@ cat >"$TMPDIR/c.jsonl" <<'J'
 {"op":"free","addr":"0x1000"}
 {"op":"free","addr":"0x3000"}
 J
-events() { "$GMPROF" dump "$1" | grep -v '^{"op":"meta"' | grep -v '^#' | sed -E 's/,"(thread|time_ns|at)":[^,}]*//g'; }
+events() { "$GMPROF" dump "$1" | grep -v '^{"op":"meta"' | grep -v '^#' | sed -E 's/,"(thread|time_ns|returned_ns|at)":[^,}]*//g'; }
 expect_exit 0 "a run with blocking and asynchronous copies" -- \
 	env GMP_DOUBLE_SYNC_COPIES=1 GMPROF_OUTPUT="$TMPDIR/c.gmprof" "$B/double/fake_app" "$TMPDIR/c.jsonl"
 events "$TMPDIR/c.gmprof" >"$TMPDIR/got"

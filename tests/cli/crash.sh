@@ -24,7 +24,7 @@ SEED=${CRASH_SEED:-$(date +%s)}
 echo "# crash points: $POINTS, seed $SEED (CRASH_SEED=$SEED reproduces)"
 
 events() { # PROFILE -> its events as script lines without host thread and time, on stdout
-	"$GMPROF" dump "$1" 2>/dev/null | grep '"op"' | grep -v '"op":"end"\|"op":"meta"' | sed -e 's/,"thread":[0-9]*//' -e 's/,"time_ns":[0-9]*//'
+	"$GMPROF" dump "$1" 2>/dev/null | grep '"op"' | grep -v '"op":"end"\|"op":"meta"' | sed -e 's/,"thread":[0-9]*//' -e 's/,"time_ns":[0-9]*//' -e 's/,"returned_ns":[0-9]*//'
 }
 # Kernels launched just before a death may lack access sets: compare without them.
 ops() { sed -e 's/,"read":\[[^]]*\]//' -e 's/,"write":\[[^]]*\]//' -e 's/,"monitored":false//' "$@"; }

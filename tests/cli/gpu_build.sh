@@ -45,9 +45,16 @@ for src in tests/gpu/*.cu; do
 	diff -u "tests/gpu/$name.expect" "$TMPDIR/$name.model" >"$TMPDIR/$name.diff" &&
 		ok "tests/gpu/$name.expect is what its event model gives" || { notok "tests/gpu/$name.expect is what its event model gives"; cat "$TMPDIR/$name.diff"; }
 	# The waits gpu-check wants are the model's (its host times are what the program's sleeps give).
-	if [ -f "tests/gpu/$name.waits" ]; then
-		waits_check "$name" "tests/gpu/$name.jsonl" "tests/gpu/$name.waits" &&
-			ok "tests/gpu/$name.waits holds in its event model" || { notok "tests/gpu/$name.waits:"; cat "$TMPDIR/$name.waits.diff"; }
+	for w in waits returned.waits; do
+		[ -f "tests/gpu/$name.$w" ] || continue
+		waits_check "$name" "tests/gpu/$name.jsonl" "tests/gpu/$name.$w" &&
+			ok "tests/gpu/$name.$w holds in its event model" || { notok "tests/gpu/$name.$w:"; cat "$TMPDIR/$name.waits.diff"; }
+	done
+	# Bounded by the syncs' returns alone: without them the model misses them.
+	if [ -f "tests/gpu/$name.returned.waits" ]; then
+		sed -E 's/,"returned_ns":[0-9]+//' "tests/gpu/$name.jsonl" >"$TMPDIR/$name.noret.jsonl"
+		! waits_check "$name" "$TMPDIR/$name.noret.jsonl" "tests/gpu/$name.returned.waits" &&
+			ok "tests/gpu/$name.returned.waits fails without the returns" || notok "tests/gpu/$name.returned.waits holds without the returns"
 	fi
 	# The lines gpu-check looks for in the report are in the model's report.
 	[ -f "tests/gpu/$name.report" ] || continue

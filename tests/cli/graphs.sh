@@ -17,7 +17,7 @@ strip_script() { sed -E '/"op":"pools"/d; /"kind":"pool_region"/!s/,"label":"[^"
 # A profile's events as a script, without what differs from run to run.
 # A graph launch's number on its kernel nodes' events (detector/graphs.c) is left out too.
 # Pool states are the driver's, not calls: a graph's memory nodes draw from its own pool, not asked about.
-events_of() { "$GMPROF" dump "$1" | grep -v '"op":"\(meta\|pools\)"' | sed -E 's/,"thread":[0-9]+//; s/,"time_ns":[0-9]+//; s/,"graph":[0-9]+//'; }
+events_of() { "$GMPROF" dump "$1" | grep -v '"op":"\(meta\|pools\)"' | sed -E 's/,"thread":[0-9]+//; s/,"time_ns":[0-9]+//; s/,"returned_ns":[0-9]+//; s/,"graph":[0-9]+//'; }
 
 cat >"$TMPDIR/memnodes.jsonl" <<'J'
 # Stream-ordered allocations and frees on two streams (cudaGraphAddMemAllocNode

@@ -102,7 +102,7 @@ G=$GMPROF OUT_DIR=$TMPDIR
 . tests/gpu/expect.sh
 waits_check idle tests/gpu/idle_time.jsonl tests/gpu/idle_time.waits && ok "gpu-check's waits hold on idle_time's model" ||
 	notok "idle_time's waits: $(cat "$TMPDIR/idle.waits.diff")"
-for w in "temporary_idleness obj#1 310 1000" "temporary_idleness obj#1 290 450" "late_deallocation obj#2 1 9999" "memory_leak obj#1 0 9999"; do
+for w in "temporary_idleness obj#1 310 1000" "temporary_idleness obj#1 290 300" "late_deallocation obj#2 1600 9999" "memory_leak obj#1 0 9999"; do
 	echo "$w" >"$TMPDIR/w.waits"
 	if waits_check w tests/gpu/idle_time.jsonl "$TMPDIR/w.waits"; then notok "waits '$w' should fail"; else ok "waits '$w' fail: $(cat "$TMPDIR/w.waits.diff")"; fi
 done

@@ -26,11 +26,11 @@ expect_exit 0 "a program whose pool keeps what it freed" -- \
 grep -q '^==gmprof== OUT OF MEMORY: cudaMalloc of 1.0 GiB on device 0 (384.0 MiB free of 2.0 GiB) with 256.0 MiB live and 768.0 MiB cached by stream-ordered pools' "$TMPDIR/err" &&
 	ok "the exit summary says what the pools cached at the failure" || notok "the exit summary: $(grep OUT "$TMPDIR/err")"
 pool_lines "$TMPDIR/keep.gmprof" >"$TMPDIR/got"
-# After the stream sync (asked at the next call's end: the double's stream syncs are no
-# calls of their own), after the device sync, and at the failure (a memset later: the same
-# numbers, at the failure's own moment): 768 MiB reserved, none of it in use.
+# After the stream sync (asked at its call's end), after the device sync, and at the
+# failure (a memset later: the same numbers, at the failure's own moment): 768 MiB
+# reserved, none of it in use.
 cat >"$TMPDIR/want" <<'W'
-9:{"op":"pools","reserved":805306368,"used":268435456,"used_high":805306368,"release_threshold":4294967296}
+8:{"op":"pools","reserved":805306368,"used":268435456,"used_high":805306368,"release_threshold":4294967296}
 12:{"op":"pools","reserved":805306368,"used":0,"used_high":805306368,"release_threshold":4294967296}
 14:{"op":"alloc_failed","size":1073741824,"api":"cudaMalloc","device_free":402653184,"device_total":2147483648}
 15:{"op":"pools","reserved":805306368,"used":0,"used_high":805306368,"release_threshold":4294967296}
@@ -66,7 +66,7 @@ expect_exit 0 "a program whose pool is trimmed at each sync" -- \
 	env GMPROF_OUTPUT="$TMPDIR/trim.gmprof" FAKE_CUDA_FREE=402653184 FAKE_CUDA_TOTAL=2147483648 "$FAKE" "$S"
 pool_lines "$TMPDIR/trim.gmprof" >"$TMPDIR/got"
 cat >"$TMPDIR/want" <<'W'
-9:{"op":"pools","reserved":268435456,"used":268435456,"reserved_high":805306368,"used_high":805306368}
+8:{"op":"pools","reserved":268435456,"used":268435456,"reserved_high":805306368,"used_high":805306368}
 12:{"op":"pools","reserved":0,"used":0,"reserved_high":805306368,"used_high":805306368}
 14:{"op":"alloc_failed","size":1073741824,"api":"cudaMalloc","device_free":402653184,"device_total":2147483648}
 15:{"op":"pools","reserved":0,"used":0,"reserved_high":805306368,"used_high":805306368}

@@ -22,6 +22,14 @@ for p in "$D"/*.gmprof; do
 		waits_check "$name" "$p" "tests/gpu/$name.waits" && ok "$name: waits as on the GPU" ||
 			notok "$name: waits: $(cat "$TMPDIR/$name.waits.diff")"
 	fi
+	if [ -f "tests/gpu/$name.returned.waits" ]; then
+		if "$GMPROF" dump "$p" | grep -q '"returned_ns"'; then
+			waits_check "$name" "$p" "tests/gpu/$name.returned.waits" && ok "$name: waits bounded by its syncs' returns" ||
+				notok "$name: waits by the returns: $(cat "$TMPDIR/$name.waits.diff")"
+		else
+			echo "# $name: recorded before the collector stamped syncs' returns: $name.returned.waits waits for a new recording"
+		fi
+	fi
 	"$GMPROF" report "$p" >"$TMPDIR/r" 2>"$TMPDIR/err" && ! grep -q INCOMPLETE "$TMPDIR/r" &&
 		ok "$name: report, complete" || notok "$name: report: $(cat "$TMPDIR/err")"
 	if "$GMPROF" perfetto -o "$TMPDIR/$name.json" --force "$p" 2>"$TMPDIR/err" &&

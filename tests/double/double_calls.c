@@ -5,10 +5,12 @@
 #include "double_nvtx.h"
 #include "double_patch.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -220,9 +222,43 @@ static int queries_off(void)
 	return 1;
 }
 
-void double_query_calls(void)
+/* GMP_DOUBLE_PACE=1: each event no sooner than its time_ns after the first (of any thread). */
+static int pace_on;
+static void read_pace_env(void)
+{
+	const char *v = getenv("GMP_DOUBLE_PACE");
+	pace_on = v && !strcmp(v, "1");
+}
+
+static void pace(uint64_t ns)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	static uint64_t t0; /* atomic: when time 0 was */
+	struct timespec now;
+	pthread_once(&once, read_pace_env);
+	if (!pace_on || !ns || clock_gettime(CLOCK_MONOTONIC, &now))
+		return;
+	uint64_t at = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec, zero = 0;
+	__atomic_compare_exchange_n(&t0, &zero, at - ns, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	uint64_t due = __atomic_load_n(&t0, __ATOMIC_RELAXED) + ns;
+	if (at < due) {
+		struct timespec ts = { (time_t)((due - at) / 1000000000u), (long)((due - at) % 1000000000u) };
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+	}
+}
+
+void double_sync_call(const char *name, Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const void *data)
+{
+	double_api(name, SANITIZER_API_ENTER);
+	double_deliver(d, cbid, data);
+	double_api(name, SANITIZER_API_EXIT);
+}
+
+void double_before_event(const struct gmp_event *e)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pace(e->host_ns);
 	pthread_once(&once, read_queries_env);
 	for (long r = 0; r < queries; r++) {
 		query_round();

@@ -71,8 +71,14 @@ void double_symbol_copy(CUstream stream, Sanitizer_StreamHandle hs);
 void double_query_busy(const void *stream);
 /* sanitizerEnableCallback for the API domains: an id on or off. */
 SanitizerResult double_api_enable(uint32_t enable, Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid);
-/* GMP_DOUBLE_QUERIES=n: n rounds of calls that make no GPU work (double_calls.c). */
-void double_query_calls(void);
+/*
+ * Before event e: GMP_DOUBLE_QUERIES=n, n rounds of calls that make no GPU
+ * work; GMP_DOUBLE_PACE=1, a wait until e's time_ns (ns since the first
+ * event) has passed, as a program's host work between its calls takes time.
+ */
+void double_before_event(const struct gmp_event *e);
+/* A stream or event sync: cudaStreamSynchronize's (name's) enter, the callback, its exit. */
+void double_sync_call(const char *name, Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const void *data);
 /*
  * The driver's cuLaunchKernel under a launch's cudaLaunchKernel: its enter
  * or exit, its parameters naming the function (the double's fake_app says

@@ -446,14 +446,15 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		if (e->flags & GMP_EF_SYNC_EVENT) {
 			Sanitizer_EventData ed = { .event = event_handle(e->value), .context = CTX };
 			if (!double_query(ed.event, 1))
-				deliver(SANITIZER_CB_DOMAIN_EVENTS, SANITIZER_CBID_EVENTS_SYNCHRONIZE, &ed);
+				double_sync_call("cudaEventSynchronize", SANITIZER_CB_DOMAIN_EVENTS, SANITIZER_CBID_EVENTS_SYNCHRONIZE, &ed);
 		} else {
 			Sanitizer_SynchronizeData sd = { .context = CTX,
 							 .stream = double_stream_handle(e->stream),
 							 .hStream = double_hstream(e->stream) };
 			if (e->flags & GMP_EF_SYNC_STREAM) {
 				if (!double_query(sd.stream, 0))
-					deliver(SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED, &sd);
+					double_sync_call("cudaStreamSynchronize", SANITIZER_CB_DOMAIN_SYNCHRONIZE,
+							 SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED, &sd);
 				break;
 			}
 			double_api("cudaDeviceSynchronize", SANITIZER_API_ENTER);
@@ -582,7 +583,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 			break;
 		double_profiler_calls(i);
 		double_reset_calls(i, live, &nlive);
-		double_query_calls();
+		double_before_event(&t->ev[i]);
 		err = replay_event(t, i, &live, &nlive, want);
 		maybe_die((long)i + 1);
 	}

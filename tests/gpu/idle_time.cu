@@ -2,7 +2,9 @@
 // Host times on a real GPU (memory over time): a idles while the host
 // sleeps 300 ms between its two uses, then waits 1.5 s more for its free.
 // idle_time.waits says how long each must have waited at least and at
-// most; idle_time.jsonl is the event model, with the times these sleeps give.
+// most, idle_time.returned.waits the narrower ranges that the syncs'
+// returns give; idle_time.jsonl is the event model, with the times these
+// sleeps give.
 #include <unistd.h>
 
 #include "common.h"

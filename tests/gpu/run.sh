@@ -11,7 +11,9 @@
 #     are those it lists ("API KIND" each, in order); where a .report
 #     file is, each of its lines appears in `gmprof report`'s output; where
 #     a .waits file is, each finding it names waited (by the host's clock)
-#     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS");
+#     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS"),
+#     and where a .returned.waits file is, as it says too (ranges that only
+#     the syncs' returns, the collector's RETURNED records, make that narrow);
 #     a .nvcc file holds the flags its build needs besides the others.
 #     A program that runs past GPU_TEST_LIMIT seconds (60) fails; SKIP="a b"
 #     leaves programs out.  One whose findings differ runs again with the
@@ -178,6 +180,13 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 			ok "$name: its findings waited as long as the program made them"
 		else
 			bad "$name: waits by the host's clock:"; cat "$OUT_DIR/$name.waits.diff"
+		fi
+	fi
+	if [ -f "$dir/$name.returned.waits" ]; then # tighter: bounded where each sync returned (RETURNED records)
+		if waits_check "$name" "$OUT_DIR/$name.gmprof" "$dir/$name.returned.waits"; then
+			ok "$name: its findings' waits bounded by its syncs' returns"
+		else
+			bad "$name: waits by the syncs' returns:"; cat "$OUT_DIR/$name.waits.diff"
 		fi
 	fi
 	merged=$("$G" report --format json "$OUT_DIR/$name.gmprof" 2>/dev/null |
