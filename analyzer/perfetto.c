@@ -23,8 +23,9 @@
  *
  * Times are ns internally and written as µs with three decimals.  On the
  * topological axis one level is 1 µs; on the host axis ts is the host
- * clock at issue.  A slice lasts 1 µs, cut short where the next slice on
- * its track begins, so slices on a track never overlap.
+ * clock at issue.  A slice lasts 1 µs (on the host axis, a sync until it
+ * returned, where the profile says), cut short where the next slice on its
+ * track begins, so slices on a track never overlap.
  */
 #define _GNU_SOURCE
 #include "perfetto.h"
@@ -42,7 +43,6 @@
 
 #define SLICE_NS GMP_PERFETTO_SLICE_NS
 #define TID_HOST 1u
-#define NO_TRACK UINT32_MAX
 
 struct track {
 	uint32_t device, tid;
@@ -69,6 +69,7 @@ struct pf {
 	uint64_t *live;          /* per track device: live bytes (indexed by device slot) */
 	struct gmp_stack *stacks; /* per track device: its live bytes by site */
 	struct gmp_u64map inuse_at; /* event -> its point of r->inuse_curve (pools with regions) */
+	struct gmp_u64map ret_at; /* host axis: event -> its earliest return in t->rets */
 	struct gmp_u64map dev_ids;
 	uint32_t *devs;
 	size_t ndevs, devs_cap;
@@ -154,6 +155,8 @@ static int prepare(struct pf *p)
 			p->owned_order[i] = (uint32_t)i;
 		qsort_r(p->owned_order, n, sizeof(uint32_t), host_cmp, t->ev);
 		p->order = p->owned_order;
+		if (gmp_trace__return_index(t, &p->ret_at))
+			return -ENOMEM;
 	} else {
 		p->order = p->r->order;
 	}
@@ -261,34 +264,6 @@ static void names(struct pf *p)
 	}
 }
 
-/* "read obj#12", "write weights": without printf, for millions of them. */
-static size_t child_name(const struct gmp_result *r, uint32_t obj, uint32_t kind, char *buf,
-			 size_t n)
-{
-	const char *verb = kind == GMP_DEP_RW ? "read+write " : kind == GMP_DEP_WRITE ? "write " : "read ";
-	size_t len = strlen(verb);
-	memcpy(buf, verb, len);
-	const struct gmp_event *a = &r->trace->ev[r->objects[obj].alloc_ev];
-	if (a->flags & GMP_EF_HAS_LABEL) {
-		size_t ln;
-		const char *l = gmp_trace__str(r->trace, a->name, &ln);
-		if (ln > n - len - 1)
-			ln = n - len - 1;
-		memcpy(buf + len, l, ln);
-		return len + ln;
-	}
-	char digits[16], *q = digits + sizeof(digits);
-	uint32_t v = obj + 1;
-	do {
-		*--q = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	memcpy(buf + len, "obj#", 4);
-	len += 4;
-	memcpy(buf + len, q, (size_t)(digits + sizeof(digits) - q));
-	return len + (size_t)(digits + sizeof(digits) - q);
-}
-
 /* Binds a slice into its object's flow chain. */
 static void flow(struct pf *p, uint32_t obj, uint32_t ev)
 {
@@ -390,6 +365,11 @@ static void api(struct pf *p, uint32_t v)
 	const struct gmp_event *e = &t->ev[v];
 	const struct track *tr = &p->tracks[p->track_of[v]];
 	uint64_t ts = ts_of(p, v), dur = SLICE_NS;
+	/* On the host axis a sync lasts until it returned: how long the host waited. */
+	const uint32_t *ret = p->host && e->op == GMP_OP_SYNC && e->host_ns && t->nrets ? gmp_u64map__get(&p->ret_at, v)
+											     : NULL;
+	uint64_t waited = ret ? t->rets[*ret].host_ns - ts : 0;
+	dur = waited > dur ? waited : dur;
 	if (p->next[v] != UINT32_MAX) {
 		uint64_t nts = ts_of(p, p->next[v]);
 		dur = nts - ts < dur ? nts - ts : dur;
@@ -413,6 +393,8 @@ static void api(struct pf *p, uint32_t v)
 	gmp_jw__u64(jw, p->r->ordinal[v]);
 	GMP_JW_KEY(jw, "level");
 	gmp_jw__u64(jw, p->r->level[v]);
+	if (ret)
+		gmp_jw__ku64(jw, "returned_after_ns", waited);
 	if (e->op != GMP_OP_KERNEL && e->size)
 		gmp_jw__ku64(jw, "size", e->size);
 	if (e->op != GMP_OP_KERNEL && e->addr)
@@ -437,7 +419,7 @@ static void api(struct pf *p, uint32_t v)
 		gmp_jw__arr(jw);
 		for (uint32_t k = d0; k < d1; k++) {
 			char cname[200];
-			size_t cn = child_name(p->r, GMP_DEP_OBJ(p->r->deps[k]), GMP_DEP_KIND(p->r->deps[k]),
+			size_t cn = gmp_perfetto__child_name(p->r, GMP_DEP_OBJ(p->r->deps[k]), GMP_DEP_KIND(p->r->deps[k]),
 					       cname, sizeof(cname));
 			gmp_jw__strn(jw, cname, cn);
 		}
@@ -457,7 +439,7 @@ static void api(struct pf *p, uint32_t v)
 	for (uint32_t k = d0; k < d1; k++) {
 		uint32_t obj = GMP_DEP_OBJ(p->r->deps[k]), kind = GMP_DEP_KIND(p->r->deps[k]);
 		char cname[200];
-		size_t cn = child_name(p->r, obj, kind, cname, sizeof(cname));
+		size_t cn = gmp_perfetto__child_name(p->r, obj, kind, cname, sizeof(cname));
 		begin(p);
 		GMP_JW_KEY(jw, "ph");
 		gmp_jw__strn(jw, "X", 1);
@@ -571,6 +553,7 @@ int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const c
 	gmp_u64map__init(&p.track_ids);
 	gmp_u64map__init(&p.dev_ids);
 	gmp_u64map__init(&p.inuse_at);
+	gmp_u64map__init(&p.ret_at);
 	int rc = s->r->dep_off ? prepare(&p) : -EINVAL; /* keep_deps; deps NULL: no uses */
 	if (!rc) {
 		write_events(&p);
@@ -593,6 +576,7 @@ int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const c
 	gmp_u64map__release(&p.track_ids);
 	gmp_u64map__release(&p.dev_ids);
 	gmp_u64map__release(&p.inuse_at);
+	gmp_u64map__release(&p.ret_at);
 	/* The next input's processes and objects start past this one's. */
 	d->pid_base += 1000;
 	d->id_base += s->r->nobjects;

@@ -37,5 +37,7 @@ void gmp_perfetto__begin(struct gmp_perfetto_doc *d, FILE *fp, int host_time);
 int gmp_perfetto__ranges(struct gmp_perfetto_doc *d, const struct gmp_trace *t, uint32_t pid);
 int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const char *label);
 int gmp_perfetto__end(struct gmp_perfetto_doc *d, const char *const *inputs, size_t n);
+/* A child slice's name into buf (n > 20), "read obj#12", "write weights": without printf, for millions. */
+size_t gmp_perfetto__child_name(const struct gmp_result *r, uint32_t obj, uint32_t kind, char *buf, size_t n);
 
 #endif

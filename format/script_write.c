@@ -195,20 +195,6 @@ struct between {
 	struct gmp_u64map rets; /* event -> its earliest return in t->rets */
 };
 
-/* Each event's earliest return (any is a true bound; the earliest is the tightest). */
-static int index_returns(struct between *bt, const struct gmp_trace *t)
-{
-	for (size_t i = 0; i < t->nrets; i++) {
-		int is_new;
-		uint32_t *slot = gmp_u64map__slot(&bt->rets, t->rets[i].ev, (uint32_t)i, &is_new);
-		if (!slot)
-			return -ENOMEM;
-		if (t->rets[i].host_ns < t->rets[*slot].host_ns)
-			*slot = (uint32_t)i;
-	}
-	return 0;
-}
-
 /* A pools line: the fields that differ from their defaults (the device's too). */
 static void pool_line(struct gmp_jw *jw, const struct gmp_pool_state *s)
 {
@@ -267,7 +253,7 @@ int gmp_script__write(FILE *fp, const struct gmp_trace *t, gmp_at_fn at_fn, void
 	gmp_u64map__init(&bt.path);
 	gmp_u64map__init(&bt.rets);
 	gmp_jw__init(&jw, fp, 0);
-	if (index_returns(&bt, t))
+	if (gmp_trace__return_index(t, &bt.rets))
 		jw.err = -ENOMEM;
 	header(&jw, t);
 	for (size_t i = 0; i < t->nev && !jw.err; i++) {

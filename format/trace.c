@@ -14,6 +14,7 @@
 #include "findings_json.h"
 #include "ranges.h"
 #include "strtab.h"
+#include "u64map.h"
 #include "util.h"
 
 struct gmp_trace *gmp_trace__new(void)
@@ -144,6 +145,19 @@ int gmp_trace__add_return(struct gmp_trace *t, uint32_t ev, uint64_t host_ns, ui
 	if (GMP_GROW(t->rets, t->rets_cap, t->nrets + 1))
 		return -ENOMEM;
 	t->rets[t->nrets++] = (struct gmp_return){ .before = t->nev, .host_ns = host_ns, .ev = ev, .line = line };
+	return 0;
+}
+
+int gmp_trace__return_index(const struct gmp_trace *t, struct gmp_u64map *m)
+{
+	for (size_t i = 0; i < t->nrets; i++) {
+		int is_new;
+		uint32_t *slot = gmp_u64map__slot(m, t->rets[i].ev, (uint32_t)i, &is_new);
+		if (!slot)
+			return -ENOMEM;
+		if (t->rets[i].host_ns < t->rets[*slot].host_ns)
+			*slot = (uint32_t)i;
+	}
 	return 0;
 }
 

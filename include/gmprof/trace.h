@@ -345,6 +345,11 @@ int gmp_trace__add_pool_state(struct gmp_trace *t, const struct gmp_pool_state *
  * is 0 or before the event's own host time, or -ENOMEM.
  */
 int gmp_trace__add_return(struct gmp_trace *t, uint32_t ev, uint64_t host_ns, uint32_t line);
+/*
+ * Each event's earliest return (any is a true bound; the earliest the
+ * tightest): event -> its index in t->rets, into m (initialized).  0 or -ENOMEM.
+ */
+int gmp_trace__return_index(const struct gmp_trace *t, struct gmp_u64map *m);
 /* Device's pool state taken right after the first `before` events (the last such), or NULL. */
 const struct gmp_pool_state *gmp_trace__pool_state_at(const struct gmp_trace *t, uint64_t before,
 						      uint32_t device);

@@ -56,6 +56,15 @@ grep -q '^     distance 4, 3 APIs between, held 2[0-9][0-9]\.[0-9] ms after its 
 expect_exit 0 "convert the dump" -- "$GMPROF" convert -o "$TMPDIR/c.gmprof" "$TMPDIR/p.jsonl"
 [ "$(late_x "$TMPDIR/p.jsonl")" = "$(late_x "$TMPDIR/p.gmprof")" ] && [ "$(late_x "$TMPDIR/c.gmprof")" = "$(late_x "$TMPDIR/p.gmprof")" ] &&
 	ok "dump and converted dump: the same wait" || notok "waits: $(late_x "$TMPDIR/p.jsonl") / $(late_x "$TMPDIR/c.gmprof")"
+# Perfetto, on the host axis: each sync's slice lasts until it returned; the topological axis has no such time.
+T=$(dirname "$GMPROF")/tools
+expect_exit 0 "perfetto --time host" -- "$GMPROF" perfetto --time host -o "$TMPDIR/h.json" --force "$TMPDIR/p.gmprof"
+grep '"name":"SYNC"' "$TMPDIR/h.json" | sed -E 's/.*"dur":([0-9.]+),.*"returned_after_ns":([0-9]+).*/\1 \2/' >"$TMPDIR/syncs"
+awk '{ n++; if ($1 * 1000 < $2 - 1 || $1 * 1000 > $2 + 1 || $1 < 1) bad = 1 } END { exit !(n == 2 && !bad) }' "$TMPDIR/syncs" &&
+	"$T/trace_check" "$TMPDIR/h.json" >/dev/null && ok "perfetto: both syncs last until they returned" ||
+	notok "perfetto: $(tr '\n' ' ' <"$TMPDIR/syncs")"
+"$GMPROF" perfetto -o "$TMPDIR/t.json" --force "$TMPDIR/p.gmprof" && ! grep -q returned_after_ns "$TMPDIR/t.json" &&
+	ok "perfetto, topological axis: no return times" || notok "perfetto, topological axis"
 # A profile without them (a collector before 1.5): read as ever, the wider range.
 grep -v '"op":"meta"' "$TMPDIR/p.jsonl" | sed -E 's/,"returned_ns":[0-9]+//' >"$TMPDIR/old.jsonl"
 set -- $(late_x "$TMPDIR/old.jsonl")
