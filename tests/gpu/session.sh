@@ -58,7 +58,12 @@
 # mean a slot's address or epoch is wrong on the GPU, and bench's
 # "Sanitizer calls" column for object mode says what it saved per launch
 # (many_allocs: 23.8 ms for 1000 launches on 2026-11-27, before the hit
-# lists moved to host memory too).  The calls below are for a longer lease.
+# lists moved to host memory too); since the thirty-seventh session each
+# call that synchronized has a RETURNED record: idle_time's
+# "waits bounded by its syncs' returns" line says whether the Sanitizer's
+# sync callbacks come between the call's enter and exit (if it fails with
+# the plain .waits passing, they do not: the returns are missing).
+# The calls below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
 # each fit the machine's per-call limit (the same machine, kept warm; the
