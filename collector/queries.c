@@ -110,7 +110,7 @@ void call_returned(int64_t *sync_ev)
 		int err = gmp_writer__returned(gmp_col.w, (uint64_t)*sync_ev, ns);
 		if (err)
 			rec_write_failed(err);
-		else if (gmp_col.trace && gmp_trace__add_return(gmp_col.trace, (uint32_t)*sync_ev, ns, 0))
+		else if (gmp_col.trace && gmp_trace__add_return(gmp_col.trace, (uint32_t)*sync_ev, ns))
 			rec_online_lost();
 	}
 	st_since(GMP_ST_CALLBACKS, t0);

@@ -18,7 +18,8 @@
  * they begin, so a blocking call's return is bounded by its thread's next
  * call that is not a sync, or by the return the collector stamped at the
  * call's end (a RETURNED record, trace->rets), whichever comes first; a
- * use nothing is known to wait for, by the run's last call or return.  One pass over the events, in issue order, keeping per
+ * use nothing is known to wait for, by the run's last call or return.
+ * One pass over the events and returns, in issue order, keeping per
  * stream the bounds not yet known to have finished.
  */
 #include <errno.h>
@@ -360,17 +361,15 @@ int gmp_clock__new(const struct gmp_result *r, struct gmp_clock **out)
 	if (!err)
 		err = det_legacy_setup(&p.legacy, r);
 	size_t ri = 0; /* the next return, in the order they were recorded */
-	for (uint32_t v = 0; v < t->nev && !err; v++) {
+	for (uint32_t v = 0; v <= t->nev && !err; v++) {
 		for (; ri < t->nrets && t->rets[ri].before <= v && !err; ri++)
 			err = apply_return(&p, &t->rets[ri]);
-		size_t k = det_clock_slot(c, v);
-		if (k != SIZE_MAX && !err)
+		size_t k = v < t->nev ? det_clock_slot(c, v) : SIZE_MAX;
+		if (k != SIZE_MAX)
 			c->at[k].issue = t->ev[v].host_ns;
-		if (!err)
+		if (!err && v < t->nev)
 			err = step(&p, v, k == SIZE_MAX ? 0 : k + 1);
 	}
-	for (; ri < t->nrets && !err; ri++)
-		err = apply_return(&p, &t->rets[ri]);
 	pass_release(&p);
 	if (!err)
 		err = det_clock_summarize(c);

@@ -182,7 +182,7 @@ static int parse_returned(struct parser *ps, struct gmp_dec *d, const char **why
 	uint64_t ev = gmp_dec_varint(d), ns = gmp_dec_varint(d);
 	if (d->err)
 		BAD("malformed returned record");
-	int err = ev < ps->t->nev ? gmp_trace__add_return(ps->t, (uint32_t)ev, ns, 0) : -EINVAL;
+	int err = ev < ps->t->nev ? gmp_trace__add_return(ps->t, (uint32_t)ev, ns) : -EINVAL;
 	if (err == -EINVAL)
 		BAD("returned record names no earlier event, or a time before that event's");
 	return err;

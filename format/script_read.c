@@ -351,7 +351,7 @@ static int returned(struct reader *r, const cJSON *o, const struct gmp_event *e,
 		return sr_fail(r, "field 'returned_ns' needs the op's 'time_ns'");
 	if (ns < e->host_ns)
 		return sr_fail(r, "field 'returned_ns' is before the op's 'time_ns'");
-	return gmp_trace__add_return(r->t, idx, ns, r->line);
+	return gmp_trace__add_return(r->t, idx, ns);
 }
 
 static int meta(struct reader *r, const cJSON *o)

@@ -138,13 +138,13 @@ int gmp_trace__add_pool_state(struct gmp_trace *t, const struct gmp_pool_state *
 	return 0;
 }
 
-int gmp_trace__add_return(struct gmp_trace *t, uint32_t ev, uint64_t host_ns, uint32_t line)
+int gmp_trace__add_return(struct gmp_trace *t, uint32_t ev, uint64_t host_ns)
 {
 	if (ev >= t->nev || !host_ns || host_ns < t->ev[ev].host_ns)
 		return -EINVAL;
 	if (GMP_GROW(t->rets, t->rets_cap, t->nrets + 1))
 		return -ENOMEM;
-	t->rets[t->nrets++] = (struct gmp_return){ .before = t->nev, .host_ns = host_ns, .ev = ev, .line = line };
+	t->rets[t->nrets++] = (struct gmp_return){ .before = t->nev, .host_ns = host_ns, .ev = ev };
 	return 0;
 }
 

@@ -256,7 +256,6 @@ struct gmp_return {
 	uint64_t before;
 	uint64_t host_ns;
 	uint32_t ev;
-	uint32_t line;          /* event script line, 0 for recorded ones */
 };
 
 /* Run metadata: owned strings, kept apart from the interned string ids. */
@@ -344,7 +343,7 @@ int gmp_trace__add_pool_state(struct gmp_trace *t, const struct gmp_pool_state *
  * events so far.  Returns 0, -EINVAL when ev is not an event yet, host_ns
  * is 0 or before the event's own host time, or -ENOMEM.
  */
-int gmp_trace__add_return(struct gmp_trace *t, uint32_t ev, uint64_t host_ns, uint32_t line);
+int gmp_trace__add_return(struct gmp_trace *t, uint32_t ev, uint64_t host_ns);
 /*
  * Each event's earliest return (any is a true bound; the earliest the
  * tightest): event -> its index in t->rets, into m (initialized).  0 or -ENOMEM.

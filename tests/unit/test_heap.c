@@ -63,13 +63,13 @@ static void placement(void **state)
 	struct gmp_access acc = { 0x9000, GMP_RW_READ };
 	assert_int_equal(gmp_trace__add_event(t, &k1, NULL, 0, NULL, 0), 0);
 	/* Returns: of no event yet, with no time, before the event's own time; then k1's. */
-	assert_int_equal(gmp_trace__add_return(t, 1, 15, 0), -EINVAL);
-	assert_int_equal(gmp_trace__add_return(t, 0, 0, 0), -EINVAL);
-	assert_int_equal(gmp_trace__add_return(t, 0, 9, 0), -EINVAL);
-	assert_int_equal(gmp_trace__add_return(t, 0, 15, 0), 0);
+	assert_int_equal(gmp_trace__add_return(t, 1, 15), -EINVAL);
+	assert_int_equal(gmp_trace__add_return(t, 0, 0), -EINVAL);
+	assert_int_equal(gmp_trace__add_return(t, 0, 9), -EINVAL);
+	assert_int_equal(gmp_trace__add_return(t, 0, 15), 0);
 	assert_int_equal(gmp_trace__add_event(t, &k2, &acc, 1, NULL, 0), 1);
 	assert_int_equal(gmp_trace__add_event(t, &h, NULL, 0, NULL, 0), 2); /* k1's, read back late */
-	assert_int_equal(gmp_trace__add_return(t, 1, 20, 0), 0); /* k2's, recorded after h */
+	assert_int_equal(gmp_trace__add_return(t, 1, 20), 0); /* k2's, recorded after h */
 	assert_int_equal(gmp_trace__add_event(t, &f, NULL, 0, NULL, 0), 3); /* k2's */
 	/* Failed allocations between them, in file order: after k1; after k1's late op; at the end. */
 	struct gmp_alloc_failure fl = { .size = 1 };

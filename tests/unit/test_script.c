@@ -223,7 +223,6 @@ static void returned_lines(void **state)
 	assert_int_equal(t->rets[0].ev, 1);
 	assert_int_equal(t->rets[0].before, 2);
 	assert_int_equal(t->rets[0].host_ns, 90);
-	assert_int_equal(t->rets[0].line, 2);
 	assert_int_equal(t->rets[1].ev, 2);
 	assert_int_equal(t->rets[1].host_ns, 95);
 	gmp_trace__free(t);
