@@ -347,8 +347,8 @@ static int returned(struct reader *r, const cJSON *o, const struct gmp_event *e,
 	int rc = sr_opt_num(r, o, "returned_ns", &ns);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	if (!e->host_ns)
-		return sr_fail(r, "field 'returned_ns' needs the op's 'time_ns'");
+	if (!ns)
+		return sr_fail(r, "field 'returned_ns' must be above 0");
 	if (ns < e->host_ns)
 		return sr_fail(r, "field 'returned_ns' is before the op's 'time_ns'");
 	return gmp_trace__add_return(r->t, idx, ns);

@@ -93,11 +93,11 @@ J
 cmp -s "$TMPDIR/got" "$TMPDIR/want" && ok "an event sync, a blocking copy's, a device sync and cudaFree's: each returned" ||
 	notok "returns: $(diff "$TMPDIR/want" "$TMPDIR/got" | tr '\n' ' ')"
 
-# A script's returned_ns: on an op of the run, after its time_ns.
+# A script's returned_ns: on an op of the run, above 0 and not before its time_ns.
 printf '{"op":"alloc","addr":"0x1000","size":64,"time_ns":10}\n{"op":"sync","time_ns":20,"returned_ns":15}\n' >"$TMPDIR/bad.jsonl"
 expect_exit 2 "a return before its call" -- "$GMPROF" report "$TMPDIR/bad.jsonl"
 expect_stderr_line "bad.jsonl:2: field 'returned_ns' is before the op's 'time_ns'" "  ... one sentence naming the line"
-printf '{"op":"alloc","addr":"0x1000","size":64,"returned_ns":15}\n' >"$TMPDIR/bad.jsonl"
-expect_exit 2 "a return with no time" -- "$GMPROF" report "$TMPDIR/bad.jsonl"
-expect_stderr_line "bad.jsonl:1: field 'returned_ns' needs the op's 'time_ns'" "  ... one sentence naming the line"
+printf '{"op":"alloc","addr":"0x1000","size":64,"returned_ns":0}\n' >"$TMPDIR/bad.jsonl"
+expect_exit 2 "a return at 0" -- "$GMPROF" report "$TMPDIR/bad.jsonl"
+expect_stderr_line "bad.jsonl:1: field 'returned_ns' must be above 0" "  ... one sentence naming the line"
 finish
