@@ -300,7 +300,7 @@ static void finding(FILE *fp, struct gmp_session *s, const struct gmp_finding *f
 		gmp_human_bytes(o->size, a, sizeof(a)));
 	char m[160], w[160];
 	fprintf(fp, "     %s", gmp_text__metric(f, m, sizeof(m)));
-	if (*gmp_memtime__finding(r, s->clock, f, w, sizeof(w)))
+	if (*gmp_findings__waited(r, s->clock, f, w, sizeof(w)))
 		fprintf(fp, ", %s", w);
 	if (f->saving)
 		fprintf(fp, "; saves %s at the peak%s (%s -> %s)", gmp_human_bytes(f->saving, a, sizeof(a)),

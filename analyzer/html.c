@@ -242,7 +242,7 @@ static void findings(FILE *fp, struct page *pg)
 		gmp_text__markup(fp, gmp_result__object_name(r, f->object, name, sizeof(name)));
 		fprintf(fp, "</td><td class=\"n\">%s</td><td>", gmp_human_bytes(o->size, a, sizeof(a)));
 		gmp_text__markup(fp, gmp_text__metric(f, m, sizeof(m)));
-		if (*gmp_memtime__finding(r, pg->s->clock, f, w, sizeof(w))) {
+		if (*gmp_findings__waited(r, pg->s->clock, f, w, sizeof(w))) {
 			fprintf(fp, "<br>");
 			gmp_text__markup(fp, w);
 		}

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Memory over time in the reports: each finding's waiting time, and per
- * device the bytes live on average and the share of them that waited
- * (numbers from gmp_clock__memtime, detector/held.c; the host's clock).  Every
- * section is empty when no event has a host time (event scripts without
- * time_ns).
+ * Memory over time in the reports: per device the bytes live on average
+ * and the share of them that waited (numbers from gmp_clock__memtime,
+ * detector/held.c; the host's clock); each finding's waiting time is
+ * gmp_findings__waited (findings_json.h).  Every section is empty when no
+ * event has a host time (event scripts without time_ns).
  */
 #ifndef GMPROF_MEMTIME_H
 #define GMPROF_MEMTIME_H
@@ -13,13 +13,6 @@
 
 #include "gmprof/detect.h"
 #include "jw.h"
-
-/*
- * "waited 12.3 ms for its first use", "idle 1.20 s to 2.31 s in all, the
- * longest up to 0.40 s", ...; "" when not timed (c NULL: no host times).
- */
-const char *gmp_memtime__finding(const struct gmp_result *r, const struct gmp_clock *c, const struct gmp_finding *f,
-				 char *buf, size_t n);
 
 /* The report's section, as text, Markdown, HTML, and "memory_over_time" in JSON.  0, -ENOMEM or -EIO. */
 int gmp_memtime__text(FILE *fp, const struct gmp_result *r, const struct gmp_clock *c);

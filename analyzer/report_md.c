@@ -204,7 +204,7 @@ static void findings_md(FILE *fp, struct gmp_session *s, uint32_t top)
 		}
 		fputs(" | ", fp);
 		gmp_md__text(fp, gmp_result__suggestion(r, f, fix, sizeof(fix)));
-		if (*gmp_memtime__finding(r, s->clock, f, fix, sizeof(fix))) {
+		if (*gmp_findings__waited(r, s->clock, f, fix, sizeof(fix))) {
 			fputs(" (", fp);
 			gmp_md__text(fp, fix);
 			fputc(')', fp);

@@ -96,7 +96,7 @@ static void one(FILE *fp, const struct gmp_result *r, const struct gmp_finding *
 		gmp_human_bytes(o->size, sz, sizeof(sz)));
 	char m[160], w[160];
 	fprintf(fp, ", %s", gmp_text__metric(f, m, sizeof(m)));
-	if (*gmp_memtime__finding(r, clock, f, w, sizeof(w)))
+	if (*gmp_findings__waited(r, clock, f, w, sizeof(w)))
 		fprintf(fp, ", %s", w);
 	fputc('\n', fp);
 	const char *at = sites ? gmp_sites__event(sites, o->alloc_ev, NULL) : NULL;

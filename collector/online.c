@@ -119,16 +119,24 @@ void rec_online(void)
 	if (r->nmanaged)
 		fprintf(stderr, "==gmprof== %zu more on managed objects, whose use by the host is not seen "
 			"(gmprof report --managed-gpu-only %s)\n", r->nmanaged, gmp_col.path);
+	/* How long each one's memory waited, by the host's clock (none: the top findings as they are). */
+	struct gmp_clock *clock = NULL;
+	if (r->nfindings && gmp_clock__new(r, &clock) == -ENOMEM)
+		clock = NULL;
 	for (size_t i = 0; i < r->nfindings && i < 5; i++) {
 		const struct gmp_finding *f = &r->findings[i];
+		char w[160];
 		fprintf(stderr, "==gmprof==   %zu. %s: %s (%s)", i + 1, gmp_pattern__name(f->pattern),
 			gmp_oneline(gmp_result__object_name(r, f->object, name, sizeof(name)), one, sizeof(one)),
 			gmp_human_bytes(r->objects[f->object].size, a, sizeof(a)));
+		if (*gmp_findings__waited(r, clock, f, w, sizeof(w)))
+			fprintf(stderr, ", %s", w);
 		if (f->saving)
 			fprintf(stderr, ", saves %s at the peak%s",
 				gmp_human_bytes(f->saving, b, sizeof(b)), gmp_finding__in_use(r, f) ? " in use" : "");
 		fprintf(stderr, ": %s\n", gmp_oneline(gmp_result__suggestion(r, f, sugg, sizeof(sugg)), sone, sizeof(sone)));
 	}
 	fprintf(stderr, "==gmprof== full report: gmprof report %s\n", gmp_col.path);
+	gmp_clock__free(clock);
 	gmp_result__free(r);
 }

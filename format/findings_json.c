@@ -460,3 +460,52 @@ void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
 		o->top_extra(o->top_ctx, jw, r);
 	gmp_jw__obj_end(jw);
 }
+
+/* "12.3 ms", or "1.2 ms to 143.2 ms" where the two differ (by more than a hundredth). */
+static const char *range_ns(uint64_t lo, uint64_t hi, char *buf, size_t n)
+{
+	char a[32], b[32];
+	if (hi - lo <= hi / 100)
+		snprintf(buf, n, "%s", gmp_human_ns(hi, b, sizeof(b)));
+	else if (!lo)
+		snprintf(buf, n, "up to %s", gmp_human_ns(hi, b, sizeof(b)));
+	else
+		snprintf(buf, n, "%s to %s", gmp_human_ns(lo, a, sizeof(a)), gmp_human_ns(hi, b, sizeof(b)));
+	return buf;
+}
+
+const char *gmp_findings__waited(const struct gmp_result *r, const struct gmp_clock *c, const struct gmp_finding *f,
+				 char *buf, size_t n)
+{
+	struct gmp_held h;
+	char a[48], b[48];
+	*buf = 0;
+	if (!c || gmp_clock__held(c, f, &h))
+		return buf;
+	range_ns(h.lo_ns, h.hi_ns, a, sizeof(a));
+	switch (f->pattern) {
+	case GMP_PAT_EARLY_ALLOCATION:
+		snprintf(buf, n, "waited %s for its first use", a);
+		break;
+	case GMP_PAT_LATE_DEALLOCATION:
+		snprintf(buf, n, "held %s after its last use", a);
+		break;
+	case GMP_PAT_TEMPORARY_IDLENESS:
+		if (f->range_n > 1)
+			snprintf(buf, n, "idle %s in all, the longest %s", a,
+				 range_ns(h.longest_lo_ns, h.longest_hi_ns, b, sizeof(b)));
+		else
+			snprintf(buf, n, "idle %s", a);
+		break;
+	case GMP_PAT_MEMORY_LEAK:
+		snprintf(buf, n, f->ev_a == r->objects[f->object].alloc_ev ? "held %s unused to the run's end"
+							       : "held %s from its last use to the run's end", a);
+		break;
+	case GMP_PAT_UNUSED_ALLOCATION:
+		snprintf(buf, n, "held %s unused", a);
+		break;
+	default:
+		break;
+	}
+	return buf;
+}

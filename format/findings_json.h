@@ -55,6 +55,14 @@ const char *gmp_findings__where_failure(const struct gmp_result *r, uint32_t fai
 void gmp_findings__failure_memory(struct gmp_jw *jw, const struct gmp_result *r,
 				  const struct gmp_failure *g);
 
+/*
+ * How long a finding's memory waited, by the host's clock: "waited 12.3 ms
+ * for its first use", "held 1.2 ms to 143.2 ms after its last use", "idle
+ * 1.20 s to 2.31 s in all, the longest up to 0.40 s", ...; "" when not
+ * timed (c NULL: no host times).  The reports' and the collector's summary.
+ */
+const char *gmp_findings__waited(const struct gmp_result *r, const struct gmp_clock *c, const struct gmp_finding *f,
+				 char *buf, size_t n);
 /* "1.5 MiB", "512 B": into buf (at least 16 bytes). */
 const char *gmp_human_bytes(uint64_t v, char *buf, size_t n);
 /* "812 ns", "12.3 us", "4.6 ms", "1.23 s", "12.5 min", "3.2 h": into buf (at least 16 bytes). */

@@ -33,7 +33,10 @@ late_x() { # input -> "MIN MAX" ns that X (obj#1 in a profile) waited after its 
 set -- $(late_x "$TMPDIR/s.jsonl")
 [ "${1:-0}" -eq 50000000 ] && [ "${2:-0}" -eq 248000000 ] && ok "the script alone: X waited 50 ms to 248 ms" ||
 	notok "the script alone: $*"
-expect_exit 0 "a paced run" -- env GMP_DOUBLE_PACE=1 GMPROF_OUTPUT="$TMPDIR/p.gmprof" "$B/double/fake_app" "$TMPDIR/s.jsonl"
+expect_exit 0 "a paced run" -- env GMP_DOUBLE_PACE=1 GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/p.gmprof" "$B/double/fake_app" "$TMPDIR/s.jsonl"
+# The collector's summary at exit says how long each top finding's memory waited, as the report does.
+grep -q '^==gmprof==   [0-9]\. late_deallocation: obj#1 (4.0 KiB), held 2[0-9][0-9]\.[0-9] ms after its last use: free it just after' "$TMPDIR/err" &&
+	ok "the exit summary: how long X was held after its last use" || notok "the exit summary: $(grep 'obj#1' "$TMPDIR/err")"
 "$GMPROF" dump "$TMPDIR/p.gmprof" >"$TMPDIR/p.jsonl"
 # Each sync's return: after it began, before the thread's next call.
 awk -F'"time_ns":' '/"op":"meta"|^#/ { next }
