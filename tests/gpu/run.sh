@@ -182,6 +182,9 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 			bad "$name: waits by the host's clock:"; cat "$OUT_DIR/$name.waits.diff"
 		fi
 	fi
+	# How many of its syncs got a return (a query's sync has none: it is stamped at its call's end already).
+	"$G" dump "$OUT_DIR/$name.gmprof" 2>/dev/null | awk -v n="$name" '/"op":"sync"/ { s++; r += /"returned_ns"/ }
+		END { if (s) printf "  %s: %d of %d syncs with a return\n", n, r, s }'
 	if [ -f "$dir/$name.returned.waits" ]; then # tighter: bounded where each sync returned (RETURNED records)
 		if waits_check "$name" "$OUT_DIR/$name.gmprof" "$dir/$name.returned.waits"; then
 			ok "$name: its findings' waits bounded by its syncs' returns"
