@@ -108,7 +108,8 @@ int gmp_report__plans(FILE *fp, const struct gmp_result *r, const struct gmp_fit
 				fprintf(fp, "%s %u", k ? "," : "", fix[p[d].fit_off + k] + 1);
 			if (p[d].fit_n > 12)
 				fprintf(fp, " and %u more", p[d].fit_n - 12);
-			fprintf(fp, ": the peak is then %s\n", gmp_human_bytes(p[d].peak_fit, a, sizeof(a)));
+			fprintf(fp, ": the peak is then %s%s\n", gmp_human_bytes(p[d].peak_fit, a, sizeof(a)),
+				p[d].fit_fewest ? "" : " (the search for fewer fixes stopped at its bound: fewer may do)");
 		}
 	}
 	free(fix);
@@ -145,6 +146,7 @@ int gmp_report__json_plans(struct gmp_jw *jw, const struct gmp_result *r, const 
 					gmp_jw__u64(jw, fix[p[d].fit_off + k]);
 				gmp_jw__arr_end(jw);
 				gmp_jw__ku64(jw, "peak_fit_bytes", p[d].peak_fit);
+				gmp_jw__kbool(jw, "fit_fewest", p[d].fit_fewest != 0);
 			}
 		}
 		gmp_jw__obj_end(jw);

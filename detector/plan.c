@@ -393,6 +393,115 @@ static int fit(struct plan_ctx *c, struct gmp_plan *p, uint32_t *cand, size_t n,
 	}
 }
 
+/*
+ * The fewest fixes: the greedy plan (chosen[0..*k)) is often not the
+ * smallest (a fix taking most off the peak's moment, where another that
+ * takes less there also covers the other moments over the target).  Depth
+ * first over sets smaller than the best so far, branching at each set's
+ * peak moment on the fixes that take something off there (any set that
+ * reaches the target takes something off there, and fixes only add what
+ * they take off, per object at most its bytes, so a fix taking nothing
+ * there alone takes nothing there beside others); a branch's fixes are
+ * left out of the branches after it (so each set is seen once), and a set
+ * is given up when its remaining slots' largest gains together cannot
+ * bring the peak down to the target.  Bounded: at most `left` sets are
+ * evaluated (each a pass over the positions); p->fit_fewest says whether
+ * the search ended within that, so that no smaller set exists.
+ */
+struct search {
+	struct plan_ctx *c;
+	uint32_t device;
+	uint64_t target;
+	const uint32_t *cand;  /* the device's candidates (finding indices) */
+	size_t n;
+	uint8_t *off;          /* per candidate: in the set, or left out of this branch */
+	struct opt {
+		uint64_t gain;
+		uint32_t i;
+	} *opts;               /* per depth, n of them */
+	uint32_t cur[PLAN_MAX], best[PLAN_MAX];
+	size_t ncur, nbest;
+	uint64_t best_peak, left;
+	int ran_out;
+};
+
+static int by_gain(const void *a, const void *b)
+{
+	const struct opt *x = a, *y = b;
+	return x->gain != y->gain ? (x->gain < y->gain ? 1 : -1) : (x->i > y->i) - (x->i < y->i);
+}
+
+static int fewer(struct search *s, size_t depth)
+{
+	if (!s->left) {
+		s->ran_out = 1;
+		return 0;
+	}
+	s->left--;
+	uint64_t peak;
+	uint32_t at;
+	int err = rebuild(s->c, s->cur, s->ncur);
+	if (!err)
+		err = peak_of(s->c, s->device, &peak, &at);
+	if (err || peak <= s->target || s->ncur + 1 >= s->nbest) {
+		clear(s->c);
+		if (!err && peak <= s->target) {
+			memcpy(s->best, s->cur, s->ncur * sizeof(*s->cur));
+			s->nbest = s->ncur;
+			s->best_peak = peak;
+		}
+		return err;
+	}
+	struct opt *o = s->opts + depth * s->n;
+	size_t no = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		uint64_t g = s->off[i] ? 0 : gain_at(s->c, &s->c->r->findings[s->cand[i]], at);
+		if (g)
+			o[no++] = (struct opt){ g, (uint32_t)i };
+	}
+	clear(s->c);
+	qsort(o, no, sizeof(*o), by_gain);
+	uint64_t sum = 0;
+	for (size_t j = 0; j < no && j < s->nbest - 1 - s->ncur; j++)
+		sum += o[j].gain;
+	size_t j = 0;
+	for (; sum >= peak - s->target && j < no && s->ncur + 1 < s->nbest && !s->ran_out; j++) {
+		s->off[o[j].i] = 1;
+		s->cur[s->ncur++] = s->cand[o[j].i];
+		err = fewer(s, depth + 1);
+		s->ncur--;
+		if (err)
+			break;
+	}
+	while (j-- > 0)
+		s->off[o[j].i] = 0;
+	return err;
+}
+
+static int fewest(struct plan_ctx *c, struct gmp_plan *p, const uint32_t *cand, size_t n, uint32_t *chosen)
+{
+	p->fit_fewest = p->fit_n <= 1; /* none or one: no fewer can */
+	if (p->fit_n == UINT32_MAX || p->fit_n <= 1)
+		return 0;
+	struct search s = { .c = c, .device = p->device, .target = p->target, .cand = cand, .n = n,
+			    .nbest = p->fit_n, .best_peak = p->peak_fit };
+	/* About 2^25 positions' work in all (a few tenths of a second), and no fewer than 16 sets. */
+	s.left = (32u << 20) / (c->npos + c->r->nobjects + 1);
+	s.left = s.left < 16 ? 16 : s.left;
+	s.off = calloc(n ? n : 1, 1);
+	s.opts = malloc((n ? n : 1) * p->fit_n * sizeof(*s.opts));
+	int err = s.off && s.opts ? fewer(&s, 0) : -ENOMEM;
+	if (!err && s.nbest < p->fit_n) {
+		memcpy(chosen, s.best, s.nbest * sizeof(*chosen));
+		p->fit_n = (uint32_t)s.nbest;
+		p->peak_fit = s.best_peak;
+	}
+	p->fit_fewest = !err && !s.ran_out;
+	free(s.off);
+	free(s.opts);
+	return err;
+}
+
 int gmp_result__plan(const struct gmp_result *r, const uint64_t *targets, struct gmp_plan *plans,
 		     uint32_t **fixes)
 {
@@ -401,9 +510,9 @@ int gmp_result__plan(const struct gmp_result *r, const uint64_t *targets, struct
 	int any = 0;
 	for (size_t d = 0; targets && d < r->ndevices; d++)
 		any |= targets[d] != 0;
-	uint32_t *cand = malloc(nf * sizeof(*cand));
+	uint32_t *cand = malloc(nf * sizeof(*cand)), *all = malloc(nf * sizeof(*all));
 	uint32_t *out = any ? malloc(r->ndevices * nf * sizeof(*out) + 1) : NULL;
-	int err = cand && (out || !any) ? ctx_init(&c, r) : -ENOMEM;
+	int err = cand && all && (out || !any) ? ctx_init(&c, r) : -ENOMEM;
 	for (size_t d = 0; d < r->ndevices && !err; d++) {
 		struct gmp_plan *p = &plans[d];
 		uint32_t dev = r->devices[d].device;
@@ -428,11 +537,16 @@ int gmp_result__plan(const struct gmp_result *r, const uint64_t *targets, struct
 				cand[n++] = i;
 		}
 		p->findings = (uint32_t)n;
-		if (!(err = with(&c, dev, cand, n, &p->peak_all_fixed)) && target)
+		if (!(err = with(&c, dev, cand, n, &p->peak_all_fixed)) && target) {
+			memcpy(all, cand, n * sizeof(*cand)); /* fit() marks those it takes */
 			err = fit(&c, p, cand, n, target, out + d * nf);
+			if (!err)
+				err = fewest(&c, p, all, n, out + d * nf);
+		}
 	}
 	ctx_release(&c);
 	free(cand);
+	free(all);
 	if (err) {
 		free(out);
 		out = NULL;

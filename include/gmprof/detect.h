@@ -257,7 +257,8 @@ struct gmp_plan {
 	uint32_t fit_off;         /* they are fixes[fit_off .. fit_off + fit_n): findings, in the order chosen */
 	uint64_t peak_fit;        /* the peak with those fixed */
 	uint32_t fit_capped;      /* no plan: more fixes than a plan takes (64) would be needed */
-	uint32_t reserved;
+	uint32_t fit_fewest;      /* a plan: no fewer fixes reach the target (0: the search for fewer
+				     ended at its bound, and fewer may) */
 };
 
 #define GMP_PASSES 10
@@ -346,7 +347,9 @@ void gmp_result__free(struct gmp_result *r);
  * with findings fix[0..n) fixed together.  plan: plans[] (r->ndevices of
  * them), targets[d] the peak to reach on r->devices[d] (0, or targets
  * NULL: none; a plan takes at most 64 fixes); *fixes (may be NULL; the
- * caller frees it) gets the chosen findings.  0 or -ENOMEM.
+ * caller frees it) gets the chosen findings: the fewest that reach the
+ * target where fit_fewest says so (a bounded search), else the fewest the
+ * search found.  0 or -ENOMEM.
  */
 int gmp_result__peak_with_fixes(const struct gmp_result *r, uint32_t device, const uint32_t *fix,
 				size_t n, uint64_t *peak);
