@@ -21,6 +21,8 @@ struct gmp_script_error ts_script_error(const char *text);
 struct gmp_trace *ts_script_file(const char *name);
 /* Runs the detector with default options (or o); fails the test on error. */
 struct gmp_result *ts_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o);
+/* The clock of memory over time for r; fails the test on error or when r's trace has no host times. */
+struct gmp_clock *ts_clock(const struct gmp_result *r);
 /* Runs the detector on a trace that must be rejected; returns the error. */
 struct gmp_detect_error ts_detect_error(const struct gmp_trace *t);
 /* Number of findings of pattern on object name (name NULL: any object). */

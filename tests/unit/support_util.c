@@ -49,6 +49,14 @@ struct gmp_trace *ts_script_file(const char *name)
 	return t;
 }
 
+struct gmp_clock *ts_clock(const struct gmp_result *r)
+{
+	struct gmp_clock *c = NULL;
+	assert_int_equal(gmp_clock__new(r, &c), 0);
+	assert_non_null(c);
+	return c;
+}
+
 struct gmp_result *ts_detect(const struct gmp_trace *t, const struct gmp_detect_opts *o)
 {
 	struct gmp_result *r = NULL;

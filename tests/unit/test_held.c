@@ -17,14 +17,6 @@
 
 #define MIB (1024ull * 1024)
 
-static struct gmp_clock *clock_of(const struct gmp_result *r)
-{
-	struct gmp_clock *c = NULL;
-	assert_int_equal(gmp_clock__new(r, &c), 0);
-	assert_non_null(c);
-	return c;
-}
-
 static void expect_held(const struct gmp_clock *c, const struct gmp_finding *f, uint64_t lo, uint64_t hi)
 {
 	struct gmp_held h;
@@ -41,7 +33,7 @@ static void figure2(void **state)
 	(void)state;
 	struct gmp_trace *t = ts_script_file("figure2_timed.jsonl");
 	struct gmp_result *r = ts_detect(t, NULL);
-	struct gmp_clock *c = clock_of(r);
+	struct gmp_clock *c = ts_clock(r);
 	assert_int_equal(gmp_clock__run_ns(c), 12000);
 	expect_held(c, ts_one(r, GMP_PAT_EARLY_ALLOCATION, "B"), 5000, 7000);
 	expect_held(c, ts_one(r, GMP_PAT_LATE_DEALLOCATION, "B"), 0, 3000);
@@ -99,7 +91,7 @@ static uint64_t late_lo(const char *tail)
 		 tail);
 	struct gmp_trace *t = ts_script(text);
 	struct gmp_result *r = ts_detect(t, NULL);
-	struct gmp_clock *c = clock_of(r);
+	struct gmp_clock *c = ts_clock(r);
 	struct gmp_held h;
 	assert_int_equal(gmp_clock__held(c, ts_one(r, GMP_PAT_LATE_DEALLOCATION, "X"), &h), 0);
 	assert_int_equal(h.hi_ns, 700);
@@ -189,7 +181,7 @@ static void return_at_end(void **state)
 	assert_int_equal(t->nrets, 1);
 	assert_int_equal(t->rets[0].before, t->nev);
 	struct gmp_result *r = ts_detect(t, NULL);
-	struct gmp_clock *c = clock_of(r);
+	struct gmp_clock *c = ts_clock(r);
 	expect_held(c, ts_one(r, GMP_PAT_MEMORY_LEAK, "X"), 600, 800);
 	gmp_clock__free(c);
 	gmp_result__free(r);
@@ -214,7 +206,7 @@ static void copy_itself(void **state)
 		snprintf(s, sizeof(s), text, side[i]);
 		struct gmp_trace *t = ts_script(s);
 		struct gmp_result *r = ts_detect(t, NULL);
-		struct gmp_clock *c = clock_of(r);
+		struct gmp_clock *c = ts_clock(r);
 		expect_held(c, ts_one(r, GMP_PAT_LATE_DEALLOCATION, "X"), lo[i], 800);
 		gmp_clock__free(c);
 		gmp_result__free(r);
@@ -242,7 +234,7 @@ static void stream_ordered(void **state)
 		"{\"op\":\"free\",\"addr\":\"0x1000\",\"stream\":1,\"time_ns\":600}\n"
 		"{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":800}\n");
 	struct gmp_result *r = ts_detect(t, NULL);
-	struct gmp_clock *c = clock_of(r);
+	struct gmp_clock *c = ts_clock(r);
 	expect_held(c, ts_one(r, GMP_PAT_EARLY_ALLOCATION, "X"), 0, 400);
 	gmp_clock__free(c);
 	gmp_result__free(r);
@@ -258,7 +250,7 @@ static void never_used_leak(void **state)
 					"{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x9000\"],\"time_ns\":300}\n"
 					"{\"op\":\"free\",\"addr\":\"0x9000\",\"time_ns\":1100}\n");
 	struct gmp_result *r = ts_detect(t, NULL);
-	struct gmp_clock *c = clock_of(r);
+	struct gmp_clock *c = ts_clock(r);
 	expect_held(c, ts_one(r, GMP_PAT_MEMORY_LEAK, "X"), 1000, 1000);
 	expect_held(c, ts_one(r, GMP_PAT_UNUSED_ALLOCATION, "X"), 1000, 1000);
 	size_t n;
@@ -292,7 +284,7 @@ static void untimed(void **state)
 	gmp_detect_opts__defaults(&o);
 	o.accesses_unknown = 1;
 	r = ts_detect(t, &o);
-	c = clock_of(r);
+	c = ts_clock(r);
 	struct gmp_held h;
 	assert_int_equal(gmp_clock__held(c, ts_one(r, GMP_PAT_MEMORY_LEAK, NULL), &h), -ENOENT);
 	size_t n;

@@ -13,14 +13,6 @@
 
 #include "support.h"
 
-static struct gmp_clock *clock_of(const struct gmp_result *r)
-{
-	struct gmp_clock *c = NULL;
-	assert_int_equal(gmp_clock__new(r, &c), 0);
-	assert_non_null(c);
-	return c;
-}
-
 static int is_blocking(const struct gmp_event *e)
 {
 	return e->op == GMP_OP_SYNC ||
@@ -154,7 +146,7 @@ static uint64_t sp(uint64_t a, uint64_t b)
 
 static void check_random(const struct gmp_trace *t, const struct gmp_result *r, int round)
 {
-	struct gmp_clock *c = clock_of(r);
+	struct gmp_clock *c = ts_clock(r);
 	uint64_t end = 0, start = UINT64_MAX;
 	for (size_t i = 0; i < t->nev; i++)
 		if (t->ev[i].host_ns) {
@@ -320,7 +312,7 @@ static void random_traces(void **state)
 		add_random_returns(t, &seed, round % 3);
 		struct gmp_result *r = ts_detect(t, NULL);
 		check_random(t, r, round);
-		struct gmp_clock *c = clock_of(r);
+		struct gmp_clock *c = ts_clock(r);
 		for (size_t i = 0; i < r->nfindings; i++) {
 			struct gmp_held h;
 			if (!gmp_clock__held(c, &r->findings[i], &h)) {

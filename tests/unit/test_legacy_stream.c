@@ -145,9 +145,7 @@ static void waited(const char *text, const char *label, uint64_t lo, uint64_t hi
 {
 	struct gmp_trace *t;
 	struct gmp_result *r = run(text, &t);
-	struct gmp_clock *c = NULL;
-	assert_int_equal(gmp_clock__new(r, &c), 0);
-	assert_non_null(c);
+	struct gmp_clock *c = ts_clock(r);
 	struct gmp_held h;
 	assert_int_equal(gmp_clock__held(c, ts_one(r, GMP_PAT_LATE_DEALLOCATION, label), &h), 0);
 	if (h.lo_ns != lo || h.hi_ns != hi)
