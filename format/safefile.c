@@ -115,6 +115,10 @@ int gmp_outfile__open(struct gmp_outfile *o, const char *path, int force)
 		}
 		return 0;
 	}
+	/* A directory is said as such, with --force too, before the caller does its work. */
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return -EISDIR;
 	if (!force && access(path, F_OK) == 0)
 		return -EEXIST;
 	o->path = strdup(path);

@@ -59,6 +59,10 @@ expect_exit 2 "perfetto refuses to overwrite" -- "$GMPROF" perfetto -o "$TMPDIR/
 expect_stderr_line "refusing to overwrite" "  ... said in one line"
 expect_exit 2 "perfetto into a missing directory" -- "$GMPROF" perfetto -o "$TMPDIR/no/such/dir/t.json" "$IN"
 expect_stderr_line "cannot create" "  ... said in one line"
+for f in "" --force; do
+	expect_exit 2 "perfetto into a directory $f" -- "$GMPROF" perfetto $f -o "$TMPDIR" "$IN"
+	expect_stderr_line "cannot create '$TMPDIR': Is a directory" "  ... said in one line, as a directory"
+done
 
 # ---- the trace checker catches what Perfetto would reject ---------------------------
 bad_trace() { # NAME JSON-EVENTS
