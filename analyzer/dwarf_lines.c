@@ -134,6 +134,7 @@ static int order_sequences(struct cu *cu, const size_t *seq, size_t nseq)
 	uint32_t *disc = cu->disc ? malloc(cu->nrows * sizeof(*disc)) : NULL;
 	if (!out || (cu->disc && !disc)) {
 		free(out);
+		free(disc);
 		free(s);
 		return -ENOMEM;
 	}
