@@ -342,12 +342,14 @@ int gmp_report__notes_html(FILE *fp, const struct gmp_symnotes *sn, const struct
 	}
 	if (len)
 		fprintf(fp, "<h2>Notes</h2>\n<ul>\n");
-	for (char *line = text, *nl; len && *line; line = nl + 1) {
-		nl = strchr(line, '\n'); /* every line the notes print ends with one */
-		*nl = 0;
+	for (char *line = len ? text : NULL; line && *line;) {
+		char *nl = strchr(line, '\n'); /* every line the notes print ends with one; a last without is a line too */
+		if (nl)
+			*nl = 0;
 		fprintf(fp, "<li>");
 		gmp_text__markup(fp, strncmp(line, "note: ", 6) ? line : line + 6);
 		fprintf(fp, "</li>\n");
+		line = nl ? nl + 1 : NULL;
 	}
 	if (len)
 		fprintf(fp, "</ul>\n");
