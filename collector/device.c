@@ -40,6 +40,10 @@ static struct gmp_ctx_state *state_of(CUcontext ctx)
 	struct gmp_ctx_state *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
+	if (pthread_mutex_init(&s->stage_lock, NULL)) {
+		free(s);
+		return NULL;
+	}
 	s->ctx = ctx;
 	s->device = rec_device(ctx);
 	gmp_col.ctxs[gmp_col.nctxs++] = s;
@@ -531,6 +535,7 @@ static void release(struct gmp_ctx_state *s)
 	s->spares = NULL;
 	s->nspares = s->spares_cap = s->spare_bytes = 0;
 	dev_release_buffers(s);
+	dev_release_stage(s);
 	dev_collect_garbage(s);
 }
 
@@ -554,5 +559,6 @@ void dev_context_destroying(CUcontext ctx)
 	free(s->patched);
 	free(s->wanted);
 	free(s->garbage);
+	pthread_mutex_destroy(&s->stage_lock);
 	free(s);
 }

@@ -222,6 +222,9 @@ struct gmp_ctx_state {
 	size_t nspares, spares_cap, spare_bytes;
 	struct tcopy *tspares;    /* table blocks kept for the next tables, by stream */
 	size_t ntspares, tspares_cap, tspare_bytes;
+	pthread_mutex_t stage_lock; /* the staging buffer, used with gmp_col.lock released (lbuf.c) */
+	void *stage;              /* pinned host memory large reads go through, or NULL */
+	int stage_failed;         /* sanitizerAllocHost refused it: reads go straight to their buffers */
 };
 
 /* Which pending launches a harvest may take (see dev_harvest_stream). */
@@ -326,6 +329,15 @@ int dev_get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out);
 void dev_put_buffer(struct gmp_ctx_state *s, struct lbuf b);
 /* The pooled launch buffers, to free with the garbage (the context's end). */
 void dev_release_buffers(struct gmp_ctx_state *s);
+/*
+ * Reads n bytes of the context's device memory at src into dst in stream
+ * hs's order, through the context's pinned staging buffer where n is large
+ * (lbuf.c).  Lock released.  0, or -EIO after saying once that what failed
+ * leaves launches unmonitored (dev_check, naming what).
+ */
+int dev_read(struct gmp_ctx_state *s, void *dst, void *src, size_t n, Sanitizer_StreamHandle hs, const char *what);
+/* The staging buffer, to free with the garbage (the context's end): lock held. */
+void dev_release_stage(struct gmp_ctx_state *s);
 
 /* harvest.c: each releases the lock while it waits and reads. */
 size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, int all,

@@ -25,7 +25,7 @@
  */
 #define FEW_HITS 64
 
-static void touches_gpu(struct pending *p, const uint32_t *hits)
+static void touches_gpu(struct gmp_ctx_state *s, struct pending *p, const uint32_t *hits)
 {
 	struct gmp_touch_vec *tv = &p->tv;
 	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran);
@@ -45,8 +45,7 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	}
 	int each = nhit <= FEW_HITS && hit_bytes < p->maps_bytes / 2;
 	uint8_t *host = malloc(each ? (hit_bytes ? hit_bytes : 1) : (p->maps_bytes ? p->maps_bytes : 1));
-	if (!host || (!each && dev_check(gmp_col.san.MemcpyDeviceToHost(host, p->maps, p->maps_bytes, p->hs),
-					 "reading intra maps"))) {
+	if (!host || (!each && dev_read(s, host, p->maps, p->maps_bytes, p->hs, "reading intra maps"))) {
 		free(host);
 		tv->n = SIZE_MAX; /* unknown */
 		return;
@@ -63,8 +62,7 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 		if (hits[i]) {
 			const uint8_t *m = host + at;
 			if (each) {
-				if (dev_check(gmp_col.san.MemcpyDeviceToHost(next, (char *)p->maps + at, bw + cw, p->hs),
-					      "reading intra maps")) {
+				if (dev_read(s, next, (char *)p->maps + at, bw + cw, p->hs, "reading intra maps")) {
 					tv->n = SIZE_MAX;
 					break;
 				}
@@ -82,7 +80,8 @@ static void touches_gpu(struct pending *p, const uint32_t *hits)
 	free(host);
 }
 
-static void touches_stream(struct pending *p, const struct gmp_patch_launch *l, const uint32_t *hits)
+static void touches_stream(struct gmp_ctx_state *s, struct pending *p, const struct gmp_patch_launch *l,
+			   const uint32_t *hits)
 {
 	struct gmp_touch_vec *tv = &p->tv;
 	if (l->record_count > l->record_cap) {
@@ -95,8 +94,7 @@ static void touches_stream(struct pending *p, const struct gmp_patch_launch *l, 
 	}
 	size_t nrec = l->record_count;
 	struct gmp_patch_record *rec = malloc((nrec ? nrec : 1) * sizeof(*rec));
-	if (!rec || dev_check(gmp_col.san.MemcpyDeviceToHost(rec, p->maps, nrec * sizeof(*rec), p->hs),
-			      "reading access records")) {
+	if (!rec || dev_read(s, rec, p->maps, nrec * sizeof(*rec), p->hs, "reading access records")) {
 		free(rec);
 		tv->n = SIZE_MAX;
 		return;
@@ -282,7 +280,7 @@ static int accesses_from_list(struct pending *p, uint32_t *list, size_t count, u
  * or, when the list overflowed, from every entry's hit word; intra mode
  * also needs the hit words of every entry, as its maps cover them all.
  */
-static void harvest_read(struct pending *p)
+static void harvest_read(struct gmp_ctx_state *s, struct pending *p)
 {
 	size_t n = p->snap->n;
 	struct gmp_patch_launch l;
@@ -297,8 +295,7 @@ static void harvest_read(struct pending *p)
 		goto out;
 	}
 	p->read = 0;
-	if (listed == 0 && dev_check(gmp_col.san.MemcpyDeviceToHost(hits, (char *)p->buf.dev + lbuf_hits_off(&p->buf),
-								  n * 4, p->hs), "reading hit flags"))
+	if (listed == 0 && dev_read(s, hits, (char *)p->buf.dev + lbuf_hits_off(&p->buf), n * 4, p->hs, "reading hit flags"))
 		goto out;
 	if (listed == 1) {
 		if (accesses_from_list(p, (uint32_t *)(block + GMP_PATCH_LAUNCH_SIZE), l.list_count, hits))
@@ -313,9 +310,9 @@ static void harvest_read(struct pending *p)
 		read_heap(p, &l); /* a failure counts the calls as lost */
 	if (p->maps) {
 		if (p->mode & GMP_MODE_INTRA_GPU)
-			touches_gpu(p, hits);
+			touches_gpu(s, p, hits);
 		else
-			touches_stream(p, &l, hits);
+			touches_stream(s, p, &l, hits);
 	}
 	address_order(p);
 out:
@@ -418,7 +415,7 @@ size_t dev_harvest_stream(struct gmp_ctx_state *s, Sanitizer_StreamHandle hs, in
 		if (take[k].unread)
 			take[k].read = 0; /* as a failed copy */
 		else
-			harvest_read(&take[k]);
+			harvest_read(s, &take[k]);
 	}
 	dev_lock();
 	for (size_t k = 0; k < n; k++)
@@ -447,7 +444,7 @@ void dev_harvest_now(struct gmp_ctx_state *s, struct pending *p)
 	SanitizerResult r = gmp_col.san.StreamSynchronize(p->hs);
 	dev_span_to(GMP_ST_CALLS);
 	if (r == SANITIZER_SUCCESS)
-		harvest_read(p);
+		harvest_read(s, p);
 	dev_lock();
 	if (dev_check(r, "sanitizerStreamSynchronize"))
 		p->read = 0;

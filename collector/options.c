@@ -104,7 +104,8 @@ static const struct {
 	{ "hit-list", GMP_FALLBACK_HIT_LIST }, { "two-tables", GMP_FALLBACK_TWO_TABLES },
 	{ "table-reuse", GMP_FALLBACK_TABLE_REUSE }, { "hit-epochs", GMP_FALLBACK_HIT_EPOCHS },
 	{ "object-callback", GMP_FALLBACK_OBJECT_CALLBACK }, { "device-lists", GMP_FALLBACK_DEVICE_LISTS },
-	{ "launch-headers", GMP_FALLBACK_LAUNCH_HEADERS }, { "all", GMP_FALLBACK_ALL },
+	{ "launch-headers", GMP_FALLBACK_LAUNCH_HEADERS }, { "pinned-reads", GMP_FALLBACK_PINNED_READS },
+	{ "all", GMP_FALLBACK_ALL },
 };
 #define NFALLBACKS (sizeof(fallbacks) / sizeof(fallbacks[0]))
 
@@ -131,7 +132,7 @@ static int fallback_opt(gmp_getenv_fn get, uint32_t *out, char *err, size_t n)
 		if (k == NFALLBACKS)
 			return bad(err, n, "GMPROF_FALLBACK", v,
 				   "expected a comma list of hit-list, two-tables, table-reuse, hit-epochs, "
-				   "object-callback, device-lists and launch-headers, or all");
+				   "object-callback, device-lists, launch-headers and pinned-reads, or all");
 		*out |= fallbacks[k].bit;
 		p += len;
 		if (!*p)

@@ -40,7 +40,10 @@ enum gmp_harvest { GMP_HARVEST_DEFERRED = 0, GMP_HARVEST_LAUNCH = 1 };
 					    not in pinned host memory */
 #define GMP_FALLBACK_LAUNCH_HEADERS 0x40u /* upload each launch's header before it, not a launch
 					     buffer's next headers at once (device.c) */
-#define GMP_FALLBACK_ALL 0x7fu
+#define GMP_FALLBACK_PINNED_READS 0x80u /* read intra maps, access records and hit words
+					   straight into the collector's memory, not through
+					   a pinned host buffer (lbuf.c) */
+#define GMP_FALLBACK_ALL 0xffu
 
 /*
  * GMPROF_CAPTURE: which launches are monitored.  Every one (""); those
@@ -119,8 +122,8 @@ struct gmp_opts {
 				    words are cleared again (GMP_HIT_EPOCHS, when stamps would
 				    repeat; lower only to test the clearing) */
 	uint32_t fallback;       /* GMPROF_FALLBACK: GMP_FALLBACK_* mechanisms replaced by the
-				    simpler ways before them: a comma list of hit-list,
-				    two-tables, table-reuse, hit-epochs, or all ("": none) */
+				    simpler ways before them: a comma list of their names
+				    (options.c), or all ("": none) */
 	int capture;             /* GMPROF_CAPTURE: enum gmp_capture (all) */
 	char capture_value[GMP_CAPTURE_NAME_MAX + 8]; /* as given ("": all) */
 	const char *capture_range; /* GMP_CAPTURE_NVTX: the range's name, in capture_value */

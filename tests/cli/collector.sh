@@ -315,8 +315,8 @@ rm -f "$TMPDIR/twot.fb.gmprof"
 expect_exit 0 "GMPROF_FALLBACK=all, intra mode: the program runs" -- env GMPROF_FALLBACK=all GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/twot.fb.gmprof" "$FAKE" "$TMPDIR/twot.jsonl"
 same_kernels "  ... every launch's touches as the script has them" "$TMPDIR/twot.fb.gmprof" "$TMPDIR/twot.jsonl" 160 touches
-"$GMPROF" report "$TMPDIR/twot.fb.gmprof" | grep -q '^  fallback hit-list,two-tables,table-reuse,hit-epochs,object-callback,device-lists,launch-headers$' &&
-	ok "  ... the report names all seven" || notok "  ... the report names all seven"
+"$GMPROF" report "$TMPDIR/twot.fb.gmprof" | grep -q '^  fallback hit-list,two-tables,table-reuse,hit-epochs,object-callback,device-lists,launch-headers,pinned-reads$' &&
+	ok "  ... the report names all eight" || notok "  ... the report names all eight"
 # Intra mode: launches keep their maps until the program's own syncs (no
 # stream wait per launch), and maps blocks come back for later launches: 30
 # launches on two streams with a sync every 10 allocate 10 maps blocks and

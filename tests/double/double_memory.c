@@ -14,7 +14,6 @@
 #include <time.h>
 
 #include "double_calls.h"
-#include "double_calls.h"
 #include "double_memory.h"
 #include "patch_logic.h"
 #include "sanitizer_double.h"
@@ -284,10 +283,63 @@ SanitizerResult sanitizerFree(CUcontext ctx, void *devPtr)
 	return SANITIZER_SUCCESS;
 }
 
+/* The pinned host blocks live, so that a copy can tell one as its destination. */
+static struct pinned {
+	uintptr_t start, end;
+} *pinned;
+static size_t npinned, pinned_cap;
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int pinned_add(const void *p, size_t size)
+{
+	pthread_mutex_lock(&pinned_lock);
+	if (npinned == pinned_cap) {
+		size_t cap = pinned_cap ? 2 * pinned_cap : 64;
+		struct pinned *n = realloc(pinned, cap * sizeof(*n));
+		if (!n) {
+			pthread_mutex_unlock(&pinned_lock);
+			return -1;
+		}
+		pinned = n;
+		pinned_cap = cap;
+	}
+	pinned[npinned++] = (struct pinned){ (uintptr_t)p, (uintptr_t)p + size };
+	pthread_mutex_unlock(&pinned_lock);
+	return 0;
+}
+
+static void pinned_remove(const void *p)
+{
+	pthread_mutex_lock(&pinned_lock);
+	for (size_t i = 0; i < npinned; i++)
+		if (pinned[i].start == (uintptr_t)p) {
+			pinned[i] = pinned[--npinned];
+			break;
+		}
+	if (!npinned) {
+		free(pinned);
+		pinned = NULL;
+		pinned_cap = 0;
+	}
+	pthread_mutex_unlock(&pinned_lock);
+}
+
+/* Whether [p, p+n) lies in a pinned host block. */
+static int pinned_holds(const void *p, size_t n)
+{
+	int in = 0;
+	pthread_mutex_lock(&pinned_lock);
+	for (size_t i = 0; i < npinned && !in; i++)
+		in = pinned[i].start <= (uintptr_t)p && n <= pinned[i].end - (uintptr_t)p && (uintptr_t)p < pinned[i].end;
+	pthread_mutex_unlock(&pinned_lock);
+	return in;
+}
+
 /*
- * Pinned host memory the device reaches (the collector's hit lists): plain
- * host memory here, uncleared (every word 7, as device memory).
- * GMP_DOUBLE_NO_ALLOC_HOST=1 fails it, as an older Sanitizer without it.
+ * Pinned host memory the device reaches (the collector's hit lists, and
+ * the buffer its large reads go through): plain host memory here,
+ * uncleared (every word 7, as device memory).  GMP_DOUBLE_NO_ALLOC_HOST=1
+ * fails it, as an older Sanitizer without it.
  */
 SanitizerResult sanitizerAllocHost(CUcontext ctx, void **devPtr, size_t size)
 {
@@ -300,6 +352,10 @@ SanitizerResult sanitizerAllocHost(CUcontext ctx, void **devPtr, size_t size)
 		return SANITIZER_ERROR_OUT_OF_MEMORY;
 	for (size_t i = 0; i < size / 4; i++)
 		p[i] = 7;
+	if (pinned_add(p, size ? size : 1)) {
+		free(p);
+		return SANITIZER_ERROR_OUT_OF_MEMORY;
+	}
 	__atomic_add_fetch(&double_stats.host_allocs, 1, __ATOMIC_RELAXED);
 	*devPtr = p;
 	return SANITIZER_SUCCESS;
@@ -308,8 +364,10 @@ SanitizerResult sanitizerAllocHost(CUcontext ctx, void **devPtr, size_t size)
 SanitizerResult sanitizerFreeHost(CUcontext ctx, void *devPtr)
 {
 	(void)ctx;
-	if (devPtr)
+	if (devPtr) {
+		pinned_remove(devPtr);
 		__atomic_add_fetch(&double_stats.host_frees, 1, __ATOMIC_RELAXED);
+	}
 	free(devPtr);
 	return SANITIZER_SUCCESS;
 }
@@ -343,6 +401,10 @@ SanitizerResult sanitizerMemcpyDeviceToHost(void *dst, void *src, size_t count,
 	double_driver_exclusive("sanitizerMemcpyDeviceToHost");
 	if (double_fails(DOUBLE_FAIL_DOWNLOAD))
 		return SANITIZER_ERROR_INVALID_PARAMETER;
+	if (pinned_holds(dst, count)) {
+		__atomic_add_fetch(&double_stats.pinned_readbacks, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&double_stats.pinned_readback_bytes, count, __ATOMIC_RELAXED);
+	}
 	return on_stream(&double_stats.readbacks, &double_stats.readback_bytes, dst, src, 0, count, stream);
 }
 
@@ -359,12 +421,13 @@ SanitizerResult sanitizerMemset(void *devPtr, int value, size_t count, Sanitizer
  * GMP_MODE_L1_TESTS, and the device bytes it held at most and at exit; =2
  * adds the sets (sanitizerMemset) and their bytes at the end, =3 the
  * kernels that ran while their module was not patched, the modules patched
- * and unpatched; =4 the pinned host blocks allocated and freed.
+ * and unpatched; =4 the pinned host blocks allocated and freed; =5 those
+ * and the device-to-host copies into them, and their bytes.
  */
 __attribute__((destructor)) static void print_stats(void)
 {
 	const char *v = getenv("GMP_DOUBLE_STATS");
-	if (v && (*v == '1' || *v == '2' || *v == '3' || *v == '4'))
+	if (v && *v >= '1' && *v <= '5')
 		fprintf(stderr, "double: %lu stream syncs, %lu host-to-device copies of %lu bytes, %lu device-to-host "
 			"copies of %lu bytes, %lu allocations, %lu kernels testing through the L1, %lu bytes "
 			"held at most, %lu at exit",
@@ -385,10 +448,14 @@ __attribute__((destructor)) static void print_stats(void)
 			__atomic_load_n(&double_stats.unpatched_kernels, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.module_patches, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.module_unpatches, __ATOMIC_RELAXED));
-	if (v && *v == '4')
+	if (v && (*v == '4' || *v == '5'))
 		fprintf(stderr, ", %lu pinned host blocks, %lu freed", __atomic_load_n(&double_stats.host_allocs, __ATOMIC_RELAXED),
 			__atomic_load_n(&double_stats.host_frees, __ATOMIC_RELAXED));
-	if (v && (*v == '1' || *v == '2' || *v == '3' || *v == '4'))
+	if (v && *v == '5')
+		fprintf(stderr, ", %lu device-to-host copies into them of %lu bytes",
+			__atomic_load_n(&double_stats.pinned_readbacks, __ATOMIC_RELAXED),
+			__atomic_load_n(&double_stats.pinned_readback_bytes, __ATOMIC_RELAXED));
+	if (v && *v >= '1' && *v <= '5')
 		fputc('\n', stderr);
 }
 

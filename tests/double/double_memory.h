@@ -14,6 +14,7 @@ struct double_stats {
 	unsigned long unpatched_kernels, module_patches; /* kernels run while their module was not patched */
 	unsigned long module_unpatches;
 	unsigned long host_allocs, host_frees; /* sanitizerAllocHost and sanitizerFreeHost calls */
+	unsigned long pinned_readbacks, pinned_readback_bytes; /* device-to-host copies into pinned host blocks */
 };
 extern struct double_stats double_stats;
 

@@ -85,7 +85,7 @@ tries=${FALLBACK_TRIES:-3}
 fallbacks() { # NAME MODE EXPECT
 	[ "$tries" -gt 0 ] || return
 	tries=$((tries - 1))
-	for fb in all hit-list two-tables table-reuse hit-epochs object-callback device-lists launch-headers; do
+	for fb in all hit-list two-tables table-reuse hit-epochs object-callback device-lists launch-headers pinned-reads; do
 		timeout "$LIMIT" env GMPROF_FALLBACK=$fb "$G" run --mode "$2" --capture "$capture" --force --top 0 \
 			-o "$OUT_DIR/$1.fb.gmprof" -- "$OUT_DIR/$1" >"$OUT_DIR/$1.fb.log" 2>&1
 		if check "$1.fb" "$OUT_DIR/$1.fb.gmprof" "$3"; then

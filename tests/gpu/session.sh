@@ -21,8 +21,11 @@
 #   STEPS=bench RUNS=3 CONFIGS="native object intra memcheck" sh tests/gpu/session.sh $OUT/b
 # and give the machine back.  2026-11-27 ran those four; next, the columns
 # not yet measured, those that decide issue 8's object goal first:
-#   STEPS=bench RUNS=3 CONFIGS="native alloc object object-empty object-hints object-l1 object-quiet" sh tests/gpu/session.sh $OUT/b
-# (about 35 s a column at 2026-11-27's times, so about 250 s: timeout_s 420;
+#   BENCH_TIMEOUT=440 STEPS=bench RUNS=3 CONFIGS="native alloc object object-empty object-hints object-l1 object-quiet intra" sh tests/gpu/session.sh $OUT/b
+# (about 35 s a column at 2026-11-27's times, intra's about 60, so about 310 s: timeout_s 480;
+# intra: since the thirty-eighth session its maps come back through pinned
+# host memory, and its "Sanitizer calls" beside 2026-11-27's (simple_multi_copy
+# 483 ms, laghos_state 199 ms) say what that saved;
 # object-l1: hit words tested through the L1, the other way past the one
 # L2 line every warp reading an array asks for; alloc: gmprof's host work without device patches; object-quiet: the
 # callbacks of calls that make no GPU work turned off, GMPROF_API_CALLBACKS=needed,

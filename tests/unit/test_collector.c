@@ -86,7 +86,8 @@ static void options(void **state)
 		{ "GMPROF_FALLBACK=table-reuse", GMP_FALLBACK_TABLE_REUSE, "table-reuse" },
 		{ "GMPROF_FALLBACK=hit-epochs", GMP_FALLBACK_HIT_EPOCHS, "hit-epochs" },
 		{ "GMPROF_FALLBACK=object-callback", GMP_FALLBACK_OBJECT_CALLBACK, "object-callback" },
-		{ "GMPROF_FALLBACK=all", GMP_FALLBACK_ALL, "hit-list,two-tables,table-reuse,hit-epochs,object-callback,device-lists,launch-headers" },
+		{ "GMPROF_FALLBACK=all", GMP_FALLBACK_ALL, "hit-list,two-tables,table-reuse,hit-epochs,object-callback,device-lists,launch-headers,pinned-reads" },
+		{ "GMPROF_FALLBACK=pinned-reads", GMP_FALLBACK_PINNED_READS, "pinned-reads" },
 		{ "GMPROF_FALLBACK=", 0, "" },
 	};
 	for (size_t i = 0; i < sizeof(fb) / sizeof(fb[0]); i++) {
@@ -111,7 +112,7 @@ static void options(void **state)
 		{ "GMPROF_GRAPH_NODE_DATA=node", "GMPROF_GRAPH_NODE_DATA='node' is not valid: expected launch or function" },
 		{ "GMPROF_HIT_EPOCHS=0", "GMPROF_HIT_EPOCHS='0'" },
 		{ "GMPROF_HIT_EPOCHS=1073741823", "GMPROF_HIT_EPOCHS='1073741823'" }, /* past GMP_HIT_EPOCHS */
-		{ "GMPROF_FALLBACK=hitlist", "expected a comma list of hit-list, two-tables, table-reuse, hit-epochs, object-callback, device-lists and launch-headers, or all" },
+		{ "GMPROF_FALLBACK=hitlist", "expected a comma list of hit-list, two-tables, table-reuse, hit-epochs, object-callback, device-lists, launch-headers and pinned-reads, or all" },
 		{ "GMPROF_FALLBACK=hit-list,", "GMPROF_FALLBACK='hit-list,'" },
 		{ "GMPROF_FALLBACK=,two-tables", "GMPROF_FALLBACK=',two-tables'" },
 		{ "GMPROF_FALLBACK=hit-list,,two-tables", "GMPROF_FALLBACK='hit-list,,two-tables'" },
