@@ -20,10 +20,45 @@
 /*
  * Intra maps on the GPU: [intra_obj * n][bitmap, counters per entry], laid
  * out by device.c's setup_intra.  When few objects were hit and their maps
- * are a small part of the block, only theirs are read (one copy each);
- * otherwise the block in one copy.
+ * are a small part of the block, only theirs are read: one copy for each
+ * run of them whose maps lie within RUN_GAP bytes of each other (a kernel's
+ * buffers are often allocated one after the other, so their maps are
+ * neighbours: many_allocs' five a launch in one copy, where each copy is a
+ * synchronous call); otherwise the block in one copy.
  */
 #define FEW_HITS 64
+#define RUN_GAP 4096
+
+struct run {
+	size_t off, len, to; /* [off, off+len) of the block, read to host+to */
+};
+
+/* Each hit object's maps into runs: at most FEW_HITS; the bytes they cover. */
+static size_t map_runs(const struct pending *p, const uint32_t *hits, unsigned gs, unsigned cs, struct run *run,
+		       size_t *nrun)
+{
+	size_t at = p->snap->n * sizeof(struct gmp_patch_intra_obj), total = 0;
+	*nrun = 0;
+	for (size_t i = 0; i < p->snap->n; i++) {
+		if (!has_maps(p, i))
+			continue;
+		uint64_t start, end;
+		snap_entry(p->snap, i, &start, &end);
+		size_t len = 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
+		if (hits[i]) {
+			struct run *last = *nrun ? &run[*nrun - 1] : NULL;
+			if (last && at - (last->off + last->len) <= RUN_GAP) {
+				total += at + len - (last->off + last->len);
+				last->len = at + len - last->off;
+			} else {
+				run[(*nrun)++] = (struct run){ at, len, total };
+				total += len;
+			}
+		}
+		at += len;
+	}
+	return total;
+}
 
 static void touches_gpu(struct gmp_ctx_state *s, struct pending *p, const uint32_t *hits)
 {
@@ -43,15 +78,23 @@ static void touches_gpu(struct gmp_ctx_state *s, struct pending *p, const uint32
 		snap_entry(p->snap, i, &start, &end);
 		hit_bytes += 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
 	}
+	struct run run[FEW_HITS];
+	size_t nrun = 0, runs_bytes = 0;
 	int each = nhit <= FEW_HITS && hit_bytes < p->maps_bytes / 2;
-	uint8_t *host = malloc(each ? (hit_bytes ? hit_bytes : 1) : (p->maps_bytes ? p->maps_bytes : 1));
-	if (!host || (!each && dev_read(s, host, p->maps, p->maps_bytes, p->hs, "reading intra maps"))) {
+	if (each)
+		runs_bytes = map_runs(p, hits, gs, cs, run, &nrun);
+	uint8_t *host = malloc(each ? (runs_bytes ? runs_bytes : 1) : (p->maps_bytes ? p->maps_bytes : 1));
+	int failed = !host;
+	if (!each && !failed)
+		failed = dev_read(s, host, p->maps, p->maps_bytes, p->hs, "reading intra maps");
+	for (size_t r = 0; r < nrun && !failed; r++)
+		failed = dev_read(s, host + run[r].to, (char *)p->maps + run[r].off, run[r].len, p->hs, "reading intra maps");
+	if (failed) {
 		free(host);
 		tv->n = SIZE_MAX; /* unknown */
 		return;
 	}
-	size_t at = n * sizeof(struct gmp_patch_intra_obj); /* the maps' offset in the block */
-	uint8_t *next = host;
+	size_t at = n * sizeof(struct gmp_patch_intra_obj), r = 0; /* the maps' offset in the block; the run */
 	for (size_t i = 0; i < n; i++) {
 		if (!has_maps(p, i))
 			continue; /* no maps in the block (and not hit: see above) */
@@ -60,15 +103,9 @@ static void touches_gpu(struct gmp_ctx_state *s, struct pending *p, const uint32
 		uint64_t size = end - base;
 		size_t bw = 4 * gmp_maps__bitmap_words(size, gs), cw = 4 * gmp_maps__counters(size, cs);
 		if (hits[i]) {
-			const uint8_t *m = host + at;
-			if (each) {
-				if (dev_read(s, next, (char *)p->maps + at, bw + cw, p->hs, "reading intra maps")) {
-					tv->n = SIZE_MAX;
-					break;
-				}
-				m = next;
-				next += bw + cw;
-			}
+			while (each && at >= run[r].off + run[r].len)
+				r++; /* runs are in the block's order, as the entries */
+			const uint8_t *m = each ? host + run[r].to + (at - run[r].off) : host + at;
 			if (gmp_maps__touches(base, size, (const uint32_t *)m, (const uint32_t *)(m + bw), gs, cs,
 					      hits[i], tv)) {
 				tv->n = SIZE_MAX;
@@ -187,9 +224,10 @@ static int by_entry(const void *a, const void *b)
 /*
  * A hit list in pinned host memory (patch_abi.h): its items into *block
  * after room for the header, which is read from the device only when its
- * other counts are needed (intra maps); else *l is zeros but for the
- * counts of the list and of the heap records, which are there too.  No
- * copy at all in object mode.
+ * other counts are needed (the record count of a launch that streamed its
+ * accesses); else *l is zeros but for the counts of the list and of the
+ * heap records, which are there too.  No copy at all in object mode, nor
+ * for intra maps on the GPU.
  */
 static int read_host_list(struct pending *p, struct gmp_patch_launch *l, uint8_t **block)
 {
@@ -202,7 +240,8 @@ static int read_host_list(struct pending *p, struct gmp_patch_launch *l, uint8_t
 		return -ENOMEM;
 	*block = b;
 	memset(l, 0, sizeof(*l));
-	if (p->maps && dev_check(gmp_col.san.MemcpyDeviceToHost(l, p->buf.dev, sizeof(*l), p->hs), "reading a launch's counts"))
+	if ((p->mode & GMP_MODE_INTRA_STREAM) &&
+	    dev_check(gmp_col.san.MemcpyDeviceToHost(l, p->buf.dev, sizeof(*l), p->hs), "reading a launch's counts"))
 		return -EIO;
 	l->list_count = count;
 	l->heap_count = __atomic_load_n(&h->heap_count, __ATOMIC_ACQUIRE);
