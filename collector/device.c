@@ -129,7 +129,7 @@ void dev_put_maps(struct gmp_ctx_state *s, struct pending *p)
 		return;
 	if ((p->mode & GMP_MODE_INTRA_GPU) && s->spare_bytes + p->maps_cap <= maps_limit(p->maps_cap) &&
 	    !GMP_GROW(s->spares, s->spares_cap, s->nspares + 1)) {
-		s->spares[s->nspares++] = (struct spare){ p->maps, p->maps_cap };
+		s->spares[s->nspares++] = (struct spare){ p->maps, p->maps_cap, p->io_snap };
 		s->spare_bytes += p->maps_cap;
 	} else {
 		dev_free_later(s, p->maps, p->maps_cap);
@@ -137,15 +137,21 @@ void dev_put_maps(struct gmp_ctx_state *s, struct pending *p)
 	p->maps = NULL;
 }
 
-/* The smallest spare block of at least bytes, taken out of the spares; or NULL. */
-static struct spare take_spare(struct gmp_ctx_state *s, size_t bytes)
+/*
+ * The smallest spare block of at least bytes, taken out of the spares, one
+ * holding snapshot io_snap's table of maps first (nothing to upload); or NULL.
+ */
+static struct spare take_spare(struct gmp_ctx_state *s, size_t bytes, uint64_t io_snap)
 {
 	size_t best = SIZE_MAX;
-	for (size_t i = 0; i < s->nspares; i++)
-		if (s->spares[i].cap >= bytes && (best == SIZE_MAX || s->spares[i].cap < s->spares[best].cap))
+	for (size_t i = 0; i < s->nspares; i++) {
+		const struct spare *c = &s->spares[i], *b = best == SIZE_MAX ? NULL : &s->spares[best];
+		if (c->cap >= bytes && (!b || (c->io_snap == io_snap) > (b->io_snap == io_snap) ||
+					((c->io_snap == io_snap) == (b->io_snap == io_snap) && c->cap < b->cap)))
 			best = i;
+	}
 	if (best == SIZE_MAX)
-		return (struct spare){ NULL, 0 };
+		return (struct spare){ NULL, 0, 0 };
 	struct spare sp = s->spares[best];
 	s->spares[best] = s->spares[--s->nspares];
 	s->spare_bytes -= sp.cap;
@@ -213,28 +219,39 @@ static int setup_intra(struct gmp_ctx_state *s, struct pending *p, struct gmp_pa
 		l->mode |= GMP_MODE_INTRA_STREAM;
 		return 0;
 	}
-	/* The maps fit beside the application's memory: keep them on the GPU. */
-	struct gmp_patch_intra_obj *io = calloc(p->snap->n ? p->snap->n : 1, sizeof(*io));
-	if (!io)
-		return -ENOMEM;
-	uint64_t at = (uint64_t)(uintptr_t)maps + p->snap->n * sizeof(*io);
-	for (size_t i = 0; i < p->snap->n; i++) {
-		uint64_t end;
-		snap_entry(p->snap, i, &io[i].base, &end);
-		io[i].size = end - io[i].base;
-		if (!has_maps(p, i))
-			continue; /* no maps: the patches set its hit bits only */
-		io[i].bitmap = at;
-		at += 4 * gmp_maps__bitmap_words(io[i].size, gs);
-		io[i].counters = at;
-		at += 4 * gmp_maps__counters(io[i].size, cs);
-	}
-	int err = dev_check(gmp_col.san.Memset(maps, 0, bytes, p->hs), "clearing intra maps") ||
-		  dev_check(gmp_col.san.MemcpyHostToDeviceAsync(maps, io, p->snap->n * sizeof(*io), p->hs),
-			    "uploading intra maps");
-	free(io);
-	if (err)
+	/*
+	 * The maps fit beside the application's memory: keep them on the GPU,
+	 * cleared, after the table of them (intra_obj per entry).  The table
+	 * is made and uploaded unless the block holds this snapshot's already
+	 * (a spare of a launch with maps for every entry: the patches write
+	 * the maps only).
+	 */
+	const size_t io_bytes = p->snap->n * sizeof(struct gmp_patch_intra_obj);
+	const uint64_t id = p->mapped ? 0 : p->snap->id;
+	if (dev_check(gmp_col.san.Memset((char *)maps + io_bytes, 0, bytes - io_bytes, p->hs), "clearing intra maps"))
 		return -EIO;
+	if (!id || spare.io_snap != id) {
+		struct gmp_patch_intra_obj *io = calloc(p->snap->n ? p->snap->n : 1, sizeof(*io));
+		if (!io)
+			return -ENOMEM;
+		uint64_t at = (uint64_t)(uintptr_t)maps + io_bytes;
+		for (size_t i = 0; i < p->snap->n; i++) {
+			uint64_t end;
+			snap_entry(p->snap, i, &io[i].base, &end);
+			io[i].size = end - io[i].base;
+			if (!has_maps(p, i))
+				continue; /* no maps: the patches set its hit bits only */
+			io[i].bitmap = at;
+			at += 4 * gmp_maps__bitmap_words(io[i].size, gs);
+			io[i].counters = at;
+			at += 4 * gmp_maps__counters(io[i].size, cs);
+		}
+		int err = dev_check(gmp_col.san.MemcpyHostToDeviceAsync(maps, io, io_bytes, p->hs), "uploading intra maps");
+		free(io);
+		if (err)
+			return -EIO;
+	}
+	p->io_snap = id;
 	l->intra = (uint64_t)(uintptr_t)maps;
 	l->mode |= GMP_MODE_INTRA_GPU;
 	return 0;
@@ -435,7 +452,7 @@ static int plan_intra(struct gmp_ctx_state *s, struct pending *p, const struct g
 	/* Bounded device memory: collect the oldest launches (a stream wait) past the limit. */
 	while (s->npend && maps_inflight(s) + *need > maps_limit(*need) && dev_collect_oldest(s) > 0) {
 	}
-	*spare = take_spare(s, *need);
+	*spare = take_spare(s, *need, p->mapped ? 0 : p->snap->id);
 	return 1;
 }
 
@@ -463,7 +480,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	}
 	struct gmp_patch_launch l;
 	size_t clear = launch_struct(&p, table, recent, &l), need = 0;
-	struct spare spare = { NULL, 0 };
+	struct spare spare = { NULL, 0, 0 };
 	int unmapped = 0;
 	int intra = plan_intra(s, &p, li, &need, &spare, &unmapped);
 	dev_unlock();

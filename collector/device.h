@@ -64,6 +64,7 @@ struct tbase {
 /* The object tables of one version of the live set, shared by its launches. */
 struct snapshot {
 	uint32_t refs;            /* pending launches and callers using it, + 1 while current */
+	uint64_t id;              /* this one among the context's snapshots (from 1) */
 	size_t bytes;             /* host and device memory it holds */
 	uint64_t version;
 	size_t n;                 /* entries: the base's, then the recent table's */
@@ -169,6 +170,7 @@ struct pending {
 	void *maps;               /* intra: device block of maps, or stream records */
 	size_t maps_bytes;
 	size_t maps_cap;          /* the block's size: a reused one may be larger */
+	uint64_t io_snap;         /* the snapshot whose table of maps (intra_obj) the block holds: 0 none */
 	/* What a harvest read back (outside the lock), for its commit (inside). */
 	struct gmp_access *acc;
 	size_t nacc;
@@ -197,6 +199,7 @@ struct gmp_ctx_state {
 	struct snapshot *cur;
 	struct tbase *base;       /* the base of the next tables */
 	uint32_t bases;           /* bases built so far */
+	uint64_t snaps;           /* snapshots made so far */
 	struct gmp_u64map khist;  /* kernel and object start -> 1: what kernels touched (khist.c) */
 	struct gmp_u64map klast;  /* kernel -> the base of its last launch collected */
 	struct lbuf *free;
@@ -218,6 +221,7 @@ struct gmp_ctx_state {
 	struct spare {            /* intra maps blocks kept for the next intra launches */
 		void *dev;
 		size_t cap;
+		uint64_t io_snap; /* as pending's: the table of maps it holds, for every entry */
 	} *spares;
 	size_t nspares, spares_cap, spare_bytes;
 	struct tcopy *tspares;    /* table blocks kept for the next tables, by stream */

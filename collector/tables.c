@@ -297,6 +297,7 @@ struct snapshot *dev_current_table(struct gmp_ctx_state *s)
 	sn->ntombs = sn->base->ntombs;
 	sn->n = sn->base->n + r.n;
 	sn->version = gmp_col.live_version;
+	sn->id = ++s->snaps;
 	sn->table_bytes = sn->bytes = bytes;
 	sn->refs = 2; /* the caller's, and as the current one */
 	s->snap_bytes += sn->bytes;

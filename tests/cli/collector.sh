@@ -324,8 +324,8 @@ same_kernels "  ... every launch's touches as the script has them" "$TMPDIR/twot
 awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x100000\",\"size\":65536}"
 	print "{\"op\":\"alloc\",\"addr\":\"0x200000\",\"size\":65536}"
 	for (i = 0; i < 30; i++) {
-		print "{\"op\":\"kernel\",\"name\":\"k\",\"stream\":" 1 + i % 2 ",\"touch\":[{\"addr\":\"0x" (i % 2 ? "1" : "2") \
-			"00000\",\"size\":" 1024 * (1 + i % 8) ",\"rw\":\"rw\"}]}"
+		print "{\"op\":\"kernel\",\"name\":\"k\",\"touch\":[{\"addr\":\"0x" (i % 2 ? "1" : "2") \
+			"00000\",\"size\":" 1024 * (1 + i % 8) ",\"rw\":\"rw\"}],\"stream\":" 1 + i % 2 "}"
 		if (i % 10 == 9) print "{\"op\":\"sync\"}"
 	}
 	print "{\"op\":\"free\",\"addr\":\"0x100000\"}"; print "{\"op\":\"free\",\"addr\":\"0x200000\"}" }' >"$TMPDIR/maps.jsonl"
@@ -357,6 +357,36 @@ cmp -s "$TMPDIR/maps0.got" "$TMPDIR/maps.want" && ok "GMPROF_MAPS_MB=0: the same
 	notok "GMPROF_MAPS_MB=0: the same findings as the script"
 cmp -s "$TMPDIR/maps.got" "$TMPDIR/maps.want" && ok "intra maps reused: the same findings as the script" ||
 	notok "intra maps reused: the same findings as the script"
+same_kernels "intra maps reused: every launch's touches as the script has them" "$TMPDIR/maps.gmprof" "$TMPDIR/maps.jsonl" 30 touches
+# A reused block keeps its table of maps (an intra_obj per entry) while the
+# live set stays: 42 uploads, the 30 launches' headers, the two streams'
+# object tables and one table of maps per block (10), not one per launch (62).
+expect_exit 0 "intra maps reused, their tables kept: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
+	GMPROF_FORCE=1 GMPROF_OUTPUT="$TMPDIR/maps.gmprof" "$FAKE" "$TMPDIR/maps.jsonl"
+expect_stderr_line "^double: 0 stream syncs, 42 host-to-device copies of " "  ... 42 uploads: a table of maps per block, not per launch"
+# A block reused after the live set changed gets the new table: the 2nd
+# launch's block is the 1st's (smaller maps: C freed), its table has D.
+cat >"$TMPDIR/iosnap.jsonl" <<'J'
+{"op":"alloc","addr":"0x1000000","size":65536}
+{"op":"alloc","addr":"0x2000000","size":65536}
+{"op":"alloc","addr":"0x3000000","size":65536}
+{"op":"kernel","name":"k","touch":[{"addr":"0x1000000","size":64,"rw":"w"}]}
+{"op":"sync"}
+{"op":"free","addr":"0x3000000"}
+{"op":"alloc","addr":"0x4000000","size":4096}
+{"op":"kernel","name":"k","touch":[{"addr":"0x4000000","size":128,"count":2,"rw":"rw"}]}
+{"op":"sync"}
+{"op":"free","addr":"0x1000000"}
+{"op":"free","addr":"0x2000000"}
+{"op":"free","addr":"0x4000000"}
+J
+rm -f "$TMPDIR/iosnap.gmprof"
+expect_exit 0 "intra maps reused after the live set changed: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
+	GMPROF_OUTPUT="$TMPDIR/iosnap.gmprof" "$FAKE" "$TMPDIR/iosnap.jsonl"
+grep -q "^double: .*, [0-9]* allocations," "$TMPDIR/err" && [ "$(sed -n 's/^double: .*, \([0-9]*\) allocations,.*/\1/p' "$TMPDIR/err")" -le 4 ] &&
+	ok "  ... the block reused (at most 4 allocations: a table, a launch buffer, a maps block, the recent table)" ||
+	notok "  ... allocations: $(cat "$TMPDIR/err")"
+same_kernels "  ... both launches' touches as the script has them" "$TMPDIR/iosnap.gmprof" "$TMPDIR/iosnap.jsonl" 2 touches
 # Where maps of every live object would take more than an eighth of
 # GMPROF_MAPS_MB (1 MiB here: three objects of 1 MiB take 288 KiB), a
 # kernel's launch gets maps only for the objects it touched in launches
