@@ -19,15 +19,17 @@
 
 /*
  * Intra maps on the GPU: [intra_obj * n][bitmap, counters per entry], laid
- * out by device.c's setup_intra.  When few objects were hit and their maps
- * are a small part of the block, only theirs are read: one copy for each
- * run of them whose maps lie within RUN_GAP bytes of each other (a kernel's
- * buffers are often allocated one after the other, so their maps are
- * neighbours: many_allocs' five a launch in one copy, where each copy is a
- * synchronous call); otherwise the block in one copy.
+ * out by device.c's setup_intra.  When few objects were hit, only their
+ * maps are read: one copy for each run of them whose maps lie within
+ * COPY_COST bytes of each other (a kernel's buffers are often allocated
+ * one after the other, so their maps are neighbours: many_allocs' five a
+ * launch in one copy, where each copy is a synchronous call; laghos_state's
+ * step kernel four of its five 64 MiB buffers, 24 MiB of maps and not the
+ * block's 30), unless the block in one copy costs less.  A copy's own cost
+ * is counted as COPY_COST bytes read (tens of microseconds a call).
  */
 #define FEW_HITS 64
-#define RUN_GAP 4096
+#define COPY_COST ((size_t)256 << 10)
 
 struct run {
 	size_t off, len, to; /* [off, off+len) of the block, read to host+to */
@@ -47,7 +49,7 @@ static size_t map_runs(const struct pending *p, const uint32_t *hits, unsigned g
 		size_t len = 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
 		if (hits[i]) {
 			struct run *last = *nrun ? &run[*nrun - 1] : NULL;
-			if (last && at - (last->off + last->len) <= RUN_GAP) {
+			if (last && at - (last->off + last->len) <= COPY_COST) {
 				total += at + len - (last->off + last->len);
 				last->len = at + len - last->off;
 			} else {
@@ -65,7 +67,7 @@ static void touches_gpu(struct gmp_ctx_state *s, struct pending *p, const uint32
 	struct gmp_touch_vec *tv = &p->tv;
 	unsigned gs = (unsigned)__builtin_ctz(gmp_col.opts.gran);
 	unsigned cs = (unsigned)__builtin_ctz(gmp_col.opts.cgran);
-	size_t n = p->snap->n, nhit = 0, hit_bytes = 0;
+	size_t n = p->snap->n, nhit = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!hits[i])
 			continue;
@@ -74,15 +76,12 @@ static void touches_gpu(struct gmp_ctx_state *s, struct pending *p, const uint32
 			return;
 		}
 		nhit++;
-		uint64_t start, end;
-		snap_entry(p->snap, i, &start, &end);
-		hit_bytes += 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
 	}
 	struct run run[FEW_HITS];
-	size_t nrun = 0, runs_bytes = 0;
-	int each = nhit <= FEW_HITS && hit_bytes < p->maps_bytes / 2;
-	if (each)
-		runs_bytes = map_runs(p, hits, gs, cs, run, &nrun);
+	size_t nrun = 0, runs_bytes = nhit <= FEW_HITS ? map_runs(p, hits, gs, cs, run, &nrun) : 0;
+	int each = nhit <= FEW_HITS && runs_bytes + nrun * COPY_COST < p->maps_bytes + COPY_COST;
+	if (!each)
+		nrun = 0;
 	uint8_t *host = malloc(each ? (runs_bytes ? runs_bytes : 1) : (p->maps_bytes ? p->maps_bytes : 1));
 	int failed = !host;
 	if (!each && !failed)

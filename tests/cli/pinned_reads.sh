@@ -21,10 +21,11 @@ cat >"$TMPDIR/big.jsonl" <<'J'
 {"op":"free","addr":"0x10000000"}
 {"op":"free","addr":"0x20000000"}
 J
-# VAR COPIES BYTES PINNED_COPIES PINNED_BLOCKS SAID: what each way reads (each launch's whole maps
-# block; with no pinned memory at all the hit lists too, from the device).
-for v in "GMPROF_FALLBACK= 4 25166720 4 3 0" "GMPROF_FALLBACK=pinned-reads 2 25166720 0 2 0" \
-	"GMP_DOUBLE_NO_ALLOC_HOST=1 4 25167456 0 0 1"; do
+# VAR COPIES BYTES PINNED_COPIES PINNED_BLOCKS SAID: what each way reads (the maps of the objects
+# each launch hit, 12 MiB and 384 bytes, then 12 MiB; with no pinned memory at all the hit lists
+# too, from the device).
+for v in "GMPROF_FALLBACK= 4 25166208 4 3 0" "GMPROF_FALLBACK=pinned-reads 2 25166208 0 2 0" \
+	"GMP_DOUBLE_NO_ALLOC_HOST=1 4 25166944 0 0 1"; do
 	set -- $v
 	rm -f "$TMPDIR/big.gmprof"
 	expect_exit 0 "$1: the program runs" -- env GMP_DOUBLE_STATS=5 GMPROF_MODE=intra "$1" \
@@ -37,20 +38,20 @@ for v in "GMPROF_FALLBACK= 4 25166720 4 3 0" "GMPROF_FALLBACK=pinned-reads 2 251
 	same_kernels "  ... every launch's touches and counts as the script has them" "$TMPDIR/big.gmprof" "$TMPDIR/big.jsonl" 2 touches
 done
 
-# Few objects hit: only their maps are read, one copy for each run of them
-# whose maps lie within 4 KiB of each other (runs in harvest.c), and no
-# header copy (intra maps on the GPU need none).  Ten buffers of 64 KiB (6
-# KiB of maps each); the kernel touches the 4th to 6th (one run) and the
-# 9th (two buffers' maps past the run: a copy of its own): 2 read-backs, of
-# 24 KiB of maps.
-awk 'BEGIN { for (i = 0; i < 10; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":65536}\n", 16777216 + 65536 * i
-	print "{\"op\":\"kernel\",\"name\":\"k\",\"touch\":[{\"addr\":\"0x1030000\",\"size\":4096,\"rw\":\"w\"},{\"addr\":\"0x1040000\",\"size\":8,\"count\":2,\"rw\":\"r\"},{\"addr\":\"0x105fff0\",\"size\":16,\"rw\":\"rw\"},{\"addr\":\"0x1080000\",\"size\":65536,\"rw\":\"r\"}]}"
+# Only the maps of the objects a launch hit are read: one copy for each
+# run of them whose maps lie within 256 KiB of each other (runs in
+# harvest.c), and no header copy (intra maps on the GPU need none).  Ten
+# buffers of 1 MiB (96 KiB of maps each); the kernel touches the 4th to
+# 6th (one run) and the 10th (three buffers' maps past the run: a copy of
+# its own): 2 read-backs of their 384 KiB of maps, not the block's 960 KiB.
+awk 'BEGIN { for (i = 0; i < 10; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":1048576}\n", 16777216 + 1048576 * i
+	print "{\"op\":\"kernel\",\"name\":\"k\",\"touch\":[{\"addr\":\"0x1300000\",\"size\":4096,\"rw\":\"w\"},{\"addr\":\"0x1400000\",\"size\":8,\"count\":2,\"rw\":\"r\"},{\"addr\":\"0x15ffff0\",\"size\":16,\"rw\":\"rw\"},{\"addr\":\"0x1900000\",\"size\":65536,\"rw\":\"r\"}]}"
 	print "{\"op\":\"sync\"}"
-	for (i = 0; i < 10; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 16777216 + 65536 * i }' >"$TMPDIR/runs.jsonl"
+	for (i = 0; i < 10; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 16777216 + 1048576 * i }' >"$TMPDIR/runs.jsonl"
 rm -f "$TMPDIR/runs.gmprof"
 expect_exit 0 "few objects hit: the program runs" -- env GMP_DOUBLE_STATS=1 GMPROF_MODE=intra \
 	GMPROF_OUTPUT="$TMPDIR/runs.gmprof" "$FAKE" "$TMPDIR/runs.jsonl"
-expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 2 device-to-host copies of 24576 bytes, " \
-	"  ... 2 read-backs of the 4 objects' 24 KiB of maps: one for the run of three, one for the 9th"
+expect_stderr_line "^double: 0 stream syncs, [0-9]* host-to-device copies of [0-9]* bytes, 2 device-to-host copies of 393216 bytes, " \
+	"  ... 2 read-backs of the 4 objects' 384 KiB of maps: one for the run of three, one for the 10th"
 same_kernels "  ... the launch's touches and counts as the script has them" "$TMPDIR/runs.gmprof" "$TMPDIR/runs.jsonl" 1 touches
 finish
