@@ -109,6 +109,7 @@ static inline void snap_entry(const struct snapshot *sn, size_t i, uint64_t *sta
 struct lbuf {
 	void *dev;
 	struct gmp_patch_host_list *host_list; /* the hit list in pinned host memory, or NULL: after the launch struct */
+	size_t host_bytes;        /* the piece of a pinned slab it is (lbuf.c) */
 	size_t cap;
 	size_t heap_cap;
 	int hints;
@@ -226,6 +227,16 @@ struct gmp_ctx_state {
 	size_t nspares, spares_cap, spare_bytes;
 	struct tcopy *tspares;    /* table blocks kept for the next tables, by stream */
 	size_t ntspares, tspares_cap, tspare_bytes;
+	struct hpiece {           /* pieces of pinned slabs given back, for the next hit lists (lbuf.c) */
+		void *p;
+		size_t bytes;
+	} *hfree;
+	size_t nhfree, hfree_cap;
+	void **slabs;             /* pinned host slabs hit lists are carved from, freed at the context's end */
+	size_t nslabs, slabs_cap;
+	char *slab_at;            /* the newest slab's part not yet carved */
+	size_t slab_left;
+	int slab_failed;          /* sanitizerAllocHost refused a slab: hit lists stay on the device */
 	pthread_mutex_t stage_lock; /* the staging buffer, used with gmp_col.lock released (lbuf.c) */
 	void *stage;              /* pinned host memory large reads go through, or NULL */
 	int stage_failed;         /* sanitizerAllocHost refused it: reads go straight to their buffers */

@@ -30,11 +30,55 @@ void dev_free_later(struct gmp_ctx_state *s, void *dev, size_t bytes)
 	free_later(s, dev, bytes, 0);
 }
 
-/* A launch buffer's device memory and pinned host list. */
+/*
+ * Hit lists in pinned host memory are pieces of slabs of SLAB_BYTES: one
+ * sanitizerAllocHost for dozens of launch buffers, where each took its
+ * own.  Pinning host memory is a call into the OS and the driver (the
+ * reason frameworks keep caching host allocators), and a launch-heavy
+ * program's launches before its first sync each take a new buffer (the
+ * many_allocs model: 256 in its first 256 launches).  Pieces come back to
+ * hfree with their buffers, slabs are freed at the context's end.
+ */
+#define SLAB_BYTES ((size_t)256 << 10)
+#define PIECE_ALIGN ((size_t)64)
+
+static size_t piece_bytes(uint32_t list_cap)
+{
+	return (sizeof(struct gmp_patch_host_list) + (size_t)list_cap * 4 + PIECE_ALIGN - 1) & ~(PIECE_ALIGN - 1);
+}
+
+/* A piece given back (lock held): kept for the next lists, or left to its slab's end. */
+static void piece_give(struct gmp_ctx_state *s, void *p, size_t bytes)
+{
+	if (p && !GMP_GROW(s->hfree, s->hfree_cap, s->nhfree + 1))
+		s->hfree[s->nhfree++] = (struct hpiece){ p, bytes };
+}
+
+/* A piece of at least bytes (lock held): a free one of at most twice that, or the newest slab's next; NULL: none. */
+static void *piece_take(struct gmp_ctx_state *s, size_t bytes, size_t *got)
+{
+	for (size_t i = 0; i < s->nhfree; i++) {
+		if (s->hfree[i].bytes >= bytes && s->hfree[i].bytes <= 2 * bytes) {
+			void *p = s->hfree[i].p;
+			*got = s->hfree[i].bytes;
+			s->hfree[i] = s->hfree[--s->nhfree];
+			return p;
+		}
+	}
+	if (s->slab_left < bytes)
+		return NULL;
+	void *p = s->slab_at;
+	s->slab_at += bytes;
+	s->slab_left -= bytes;
+	*got = bytes;
+	return p;
+}
+
+/* A launch buffer's device memory, and its pinned host list back to the pieces: lock held. */
 static void lbuf_free_later(struct gmp_ctx_state *s, const struct lbuf *b)
 {
 	free_later(s, b->dev, lbuf_bytes(b), 0);
-	free_later(s, b->host_list, 0, 1);
+	piece_give(s, b->host_list, b->host_bytes);
 }
 
 void dev_collect_garbage(struct gmp_ctx_state *s)
@@ -70,30 +114,58 @@ void dev_release_buffers(struct gmp_ctx_state *s)
 	for (size_t i = 0; i < s->nfree; i++)
 		lbuf_free_later(s, &s->free[i]);
 	s->nfree = 0;
+	for (size_t i = 0; i < s->nslabs; i++)
+		free_later(s, s->slabs[i], 0, 1);
+	free(s->slabs);
+	free(s->hfree);
+	s->slabs = NULL;
+	s->hfree = NULL;
+	s->nslabs = s->slabs_cap = s->nhfree = s->hfree_cap = s->slab_left = 0;
+	s->slab_at = NULL;
 }
 
 /*
- * A hit list of cap items in pinned host memory (patch_abi.h), where the
- * host reads it after the sync without a copy; NULL where the Sanitizer
- * has no sanitizerAllocHost, under GMPROF_FALLBACK=device-lists, or when
- * it fails (said once): the list is then read back from the device.  Lock
- * released.
+ * A new slab of pinned host memory for hit lists (lock released), *size
+ * bytes: SLAB_BYTES, or where the Sanitizer refuses that much, need alone;
+ * NULL where it refuses that too (said once; the caller asks no more in
+ * this context: its lists stay on the device).
  */
-static struct gmp_patch_host_list *host_list(struct gmp_ctx_state *s, uint32_t cap)
+static void *slab_new(struct gmp_ctx_state *s, size_t need, size_t *size)
 {
-	if (!cap || !gmp_col.san.AllocHost || !gmp_col.san.FreeHost ||
-	    (gmp_col.opts.fallback & GMP_FALLBACK_DEVICE_LISTS))
-		return NULL;
 	void *p = NULL;
-	SanitizerResult r = gmp_col.san.AllocHost(s->ctx, &p, sizeof(struct gmp_patch_host_list) + (size_t)cap * 4);
+	SanitizerResult r = gmp_col.san.AllocHost(s->ctx, &p, SLAB_BYTES);
+	*size = SLAB_BYTES;
 	if (r != SANITIZER_SUCCESS || !p) {
-		static int said;
-		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-			rec_say("cannot allocate pinned host memory for a launch's hit list (%s): hit lists are read back "
-				"from the device", gmp_san__strerror(&gmp_col.san, r));
-		return NULL;
+		p = NULL;
+		r = gmp_col.san.AllocHost(s->ctx, &p, need);
+		*size = need;
 	}
-	return p;
+	if (r == SANITIZER_SUCCESS && p)
+		return p;
+	static int said;
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		rec_say("cannot allocate pinned host memory for a launch's hit list (%s): hit lists are read back "
+			"from the device", gmp_san__strerror(&gmp_col.san, r));
+	return NULL;
+}
+
+/*
+ * The slab of size bytes made for b's list, its first piece (lock held):
+ * now the context's newest, what is left of it to carve, the last one's
+ * end kept as a piece.  0, or -ENOMEM: not kept (freed later).
+ */
+static int slab_add(struct gmp_ctx_state *s, void *slab, size_t size, const struct lbuf *b)
+{
+	if (GMP_GROW(s->slabs, s->slabs_cap, s->nslabs + 1)) {
+		free_later(s, slab, 0, 1);
+		return -ENOMEM;
+	}
+	s->slabs[s->nslabs++] = slab;
+	if (s->slab_left >= PIECE_ALIGN)
+		piece_give(s, s->slab_at, s->slab_left);
+	s->slab_at = (char *)slab + b->host_bytes;
+	s->slab_left = size - b->host_bytes;
+	return 0;
 }
 
 /*
@@ -114,23 +186,45 @@ int dev_get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 	}
 	size_t cap = n < 64 ? 64 : n + n / 4;
 	*out = (struct lbuf){ .cap = cap, .heap_cap = heap, .hints = hints };
+	/*
+	 * The list first: with it in host memory, the device holds ring
+	 * headers and no list (device.h).  A piece of a slab, or the first of
+	 * a new one; none where the Sanitizer cannot pin host memory, or under
+	 * GMPROF_FALLBACK=device-lists.
+	 */
+	uint32_t lcap = lbuf_list_cap(out);
+	int pinned = lcap && gmp_col.san.AllocHost && gmp_col.san.FreeHost && !s->slab_failed &&
+		     !(gmp_col.opts.fallback & GMP_FALLBACK_DEVICE_LISTS);
+	if (pinned)
+		out->host_list = piece_take(s, piece_bytes(lcap), &out->host_bytes);
 	dev_unlock();
-	/* The list first: with it in host memory, the device holds ring headers and no list (device.h). */
-	out->host_list = host_list(s, lbuf_list_cap(out));
+	size_t slab_size = 0;
+	void *slab = pinned && !out->host_list ? slab_new(s, piece_bytes(lcap), &slab_size) : NULL;
+	if (slab) {
+		out->host_list = slab;
+		out->host_bytes = piece_bytes(lcap);
+	}
 	size_t bytes = lbuf_bytes(out);
 	SanitizerResult r = gmp_col.san.Alloc(s->ctx, &out->dev, bytes);
-	if (r != SANITIZER_SUCCESS && out->host_list) {
-		SanitizerResult f = gmp_col.san.FreeHost(s->ctx, out->host_list);
-		if (f != SANITIZER_SUCCESS)
-			rec_say("cannot free a launch's pinned hit list (%s)", gmp_san__strerror(&gmp_col.san, f));
-		out->host_list = NULL;
-	}
 	dev_lock();
-	if (r == SANITIZER_SUCCESS) {
-		dev_allocated(bytes);
-		s->lbuf_out += bytes;
+	if (pinned && !out->host_list)
+		s->slab_failed = 1;
+	int kept = !slab || !slab_add(s, slab, slab_size, out);
+	if (r != SANITIZER_SUCCESS || !kept) {
+		if (kept)
+			piece_give(s, out->host_list, out->host_bytes);
+		if (r == SANITIZER_SUCCESS) /* laid out for a list in host memory that is gone */
+			free_later(s, out->dev, bytes, 0);
+		out->host_list = NULL;
+		if (r == SANITIZER_SUCCESS) {
+			dev_out_of_memory("keeping a slab of pinned host memory");
+			return -ENOMEM;
+		}
+		return dev_check(r, "allocating a launch buffer");
 	}
-	return dev_check(r, "allocating a launch buffer");
+	dev_allocated(bytes);
+	s->lbuf_out += bytes;
+	return 0;
 }
 
 /*

@@ -34,4 +34,18 @@ for v in "3 0 GMPROF_FALLBACK=" "0 4 GMPROF_FALLBACK=device-lists"; do
 	same_kernels "cudaFree, $v: every launch's reads and writes as the script has them" "$TMPDIR/frees.gmprof" \
 		"$TMPDIR/frees.jsonl" 4
 done
+# Hit lists are pieces of 256 KiB slabs of pinned host memory: 100
+# launches before the program's first sync take 100 launch buffers, and
+# their lists one slab (where they took 100 pinned allocations); after the
+# sync the buffers, with their pieces, serve the next 100 launches.
+awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":\"0x10000\",\"size\":4096}"
+	for (r = 0; r < 2; r++) { for (i = 0; i < 100; i++) print "{\"op\":\"kernel\",\"name\":\"k\",\"write\":[\"0x10000\"]}"
+		print "{\"op\":\"sync\"}" }
+	print "{\"op\":\"free\",\"addr\":\"0x10000\"}" }' >"$TMPDIR/slab.jsonl"
+rm -f "$TMPDIR/slab.gmprof"
+expect_exit 0 "200 launches, 100 before each sync: the program runs" -- env GMP_DOUBLE_STATS=4 \
+	GMPROF_OUTPUT="$TMPDIR/slab.gmprof" "$FAKE" "$TMPDIR/slab.jsonl"
+expect_stderr_line "^double: 0 stream syncs, .*, 10[0-9] allocations, .*, 0 at exit, 1 pinned host blocks, 1 freed$" \
+	"  ... 100 launch buffers, their hit lists in one pinned slab, freed at the end"
+same_kernels "  ... every launch's reads and writes as the script has them" "$TMPDIR/slab.gmprof" "$TMPDIR/slab.jsonl" 200
 finish
