@@ -215,6 +215,7 @@ int dev_get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
 			piece_give(s, out->host_list, out->host_bytes);
 		if (r == SANITIZER_SUCCESS) /* laid out for a list in host memory that is gone */
 			free_later(s, out->dev, bytes, 0);
+		out->dev = NULL;
 		out->host_list = NULL;
 		if (r == SANITIZER_SUCCESS) {
 			dev_out_of_memory("keeping a slab of pinned host memory");
