@@ -236,9 +236,9 @@ int dev_get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
  * reads of maps ran at about 1 GB/s, 483 of simple_multi_copy's 489 ms of
  * host time (benchmarks/results).  A read under STAGE_MIN, or with no
  * staging buffer (GMPROF_FALLBACK=pinned-reads, or sanitizerAllocHost
- * missing or refusing: said once), is copied straight into dst.  One
- * thread at a time uses the buffer (stage_lock, taken with gmp_col.lock
- * released and never the other way round).
+ * missing or refusing: said once), is copied straight into dst, as is
+ * one while another thread's read uses the buffer (stage_lock, only ever
+ * tried: see dev_read).
  */
 #define STAGE_BYTES ((size_t)8 << 20)
 #define STAGE_MIN ((size_t)64 << 10)
@@ -266,9 +266,14 @@ static void *stage_of(struct gmp_ctx_state *s)
 
 int dev_read(struct gmp_ctx_state *s, void *dst, void *src, size_t n, Sanitizer_StreamHandle hs, const char *what)
 {
-	if (n < STAGE_MIN)
+	/*
+	 * Another thread reading through the buffer: read straight instead of
+	 * waiting.  Its copy may be waiting for the driver's lock, which this
+	 * thread holds where it reads from inside an allocation or free
+	 * callback (docs/sanitizer-api.md): a wait here would deadlock.
+	 */
+	if (n < STAGE_MIN || pthread_mutex_trylock(&s->stage_lock))
 		return dev_check(gmp_col.san.MemcpyDeviceToHost(dst, src, n, hs), what);
-	pthread_mutex_lock(&s->stage_lock);
 	void *stage = stage_of(s);
 	int err = 0;
 	if (!stage)
