@@ -96,7 +96,7 @@ static size_t maps_bytes(const struct snapshot *sn, const uint8_t *mapped, unsig
 			continue; /* no maps (khist.c) */
 		uint64_t start, end;
 		snap_entry(sn, i, &start, &end);
-		bytes += 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
+		bytes += maps_len(end - start, gs, cs);
 	}
 	return bytes;
 }

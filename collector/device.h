@@ -186,6 +186,12 @@ struct pending {
 	int unread;               /* its stream could not be waited for (wait_streams): not read */
 };
 
+/* Bytes of the intra maps of an object of size bytes: its bitmap, then its counters. */
+static inline size_t maps_len(uint64_t size, unsigned gs, unsigned cs)
+{
+	return 4 * (gmp_maps__bitmap_words(size, gs) + gmp_maps__counters(size, cs));
+}
+
 /* Whether a launch's entry i has intra maps in its block. */
 static inline int has_maps(const struct pending *p, size_t i)
 {

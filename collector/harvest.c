@@ -46,7 +46,7 @@ static size_t map_runs(const struct pending *p, const uint32_t *hits, unsigned g
 			continue;
 		uint64_t start, end;
 		snap_entry(p->snap, i, &start, &end);
-		size_t len = 4 * (gmp_maps__bitmap_words(end - start, gs) + gmp_maps__counters(end - start, cs));
+		size_t len = maps_len(end - start, gs, cs);
 		if (hits[i]) {
 			struct run *last = *nrun ? &run[*nrun - 1] : NULL;
 			if (last && at - (last->off + last->len) <= COPY_COST) {
