@@ -68,9 +68,14 @@ void dev_snap_put(struct gmp_ctx_state *s, struct snapshot *sn)
 	free(sn);
 }
 
-/* A base with room for most entries, before they are written (NULL: out of memory). */
+/*
+ * A base with room for most entries, before they are written (NULL: out
+ * of memory, or 2^31 entries or more, past what the patches index).
+ */
 static struct tbase *new_base(size_t most)
 {
+	if (most >= (size_t)1 << 31)
+		return NULL;
 	struct tbase *b = calloc(1, sizeof(*b));
 	if (!b || !(b->host = malloc(sizeof(struct gmp_patch_table) + 2 * most * sizeof(uint64_t))) ||
 	    !(b->dead = malloc((most ? most : 1) * sizeof(uint64_t)))) {

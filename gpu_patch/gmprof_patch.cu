@@ -84,9 +84,18 @@ static __device__ __forceinline__ int bitmap_set(const struct gmp_patch_launch *
 }
 
 /*
+ * In warp_access's modes only, never a launch's: the launch may keep
+ * per-instruction records (GMPROF_PATCH_HINTS).  gmp_patch_global_access_object
+ * is patched only where no launch keeps them, and leaves them out: no load
+ * of l->hints, and no 64-bit record live across the search (registers a
+ * patch saves and restores, or spills, on every call).
+ */
+#define GMP_MAY_HINT 0x80000000u
+
+/*
  * One warp instruction's accesses.  modes: the launch modes the caller can
- * get (a constant: GMP_MODE_OBJECT | GMP_MODE_L1_TESTS leaves the intra
- * code out of gmp_patch_global_access_object).
+ * get, and GMP_MAY_HINT (a constant: GMP_MODE_OBJECT | GMP_MODE_L1_TESTS
+ * leaves the intra code and the records out of gmp_patch_global_access_object).
  */
 static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, uint64_t pc,
 						   uint64_t addr, uint32_t size, uint32_t flags,
@@ -95,8 +104,6 @@ static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, u
 	const uint32_t active = __activemask();
 	const uint32_t lane = lane_id();
 	const uint32_t leader = __ffs(active) - 1;
-	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
-	const uint32_t mode = l->mode & modes;
 	uint32_t bits = size ? gmp_patch_hit_bits(flags) : 0;
 	/* Which lanes read and which write: the OR of any group's bits is two ballots. */
 	const uint32_t rd = __ballot_sync(active, bits & GMP_HIT_READ);
@@ -109,16 +116,22 @@ static __device__ __forceinline__ void warp_access(struct gmp_patch_launch *l, u
 	 * reading one array).  The whole warp searches the leader's address,
 	 * so each step of the search is one broadcast load, not up to 32.
 	 */
-	const uint64_t hint = gmp_patch_hint(l, pc);
-	struct gmp_patch_span span = { 0, 0 }; /* i0's bounds, as the search read them: no loads again */
+	const uint64_t hint = (modes & GMP_MAY_HINT) ? gmp_patch_hint(l, pc) : GMP_NO_HINT;
+	struct gmp_patch_span span; /* i0's bounds, as the search read them: no loads again (unset for -1) */
 	int64_t i0 = gmp_patch_find(l, __shfl_sync(active, addr, leader), hint, &span);
 	int inside = !bits || (i0 >= 0 && gmp_patch_within(&span, addr, size));
+	/* Read after the search, not live across it (a register saved, or a spill, on every call). */
+	uint32_t *hits = (uint32_t *)(uintptr_t)l->hits;
+	const uint32_t mode = l->mode & modes;
 	if (__all_sync(active, inside)) {
 		i = j = bits ? i0 : -1;
 		/* Unless the instruction's record says this launch set the bits already: no hit word read. */
 		const uint32_t need = (rd ? GMP_HIT_READ : 0) | (wr ? GMP_HIT_WRITE : 0);
-		if (i0 >= 0 && lane == leader && (need & ~gmp_patch_claims(l, hint, (uint64_t)i0)))
-			gmp_patch_note(l, pc, hint, (uint64_t)i0, gmp_patch_mark(l, hits, (uint64_t)i0, need, mode));
+		if (i0 >= 0 && lane == leader && (need & ~gmp_patch_claims(l, hint, (uint64_t)i0))) {
+			const uint32_t have = gmp_patch_mark(l, hits, (uint64_t)i0, need, mode);
+			if (modes & GMP_MAY_HINT)
+				gmp_patch_note(l, pc, hint, (uint64_t)i0, have);
+		}
 	} else {
 		i = bits ? gmp_patch_locate(l, addr) : -1;
 		j = bits && size > 1 ? gmp_patch_locate(l, addr + size - 1) : i;
@@ -236,7 +249,7 @@ static __device__ __noinline__ void warp_unclaimed(struct gmp_patch_launch *l, u
 static __device__ __noinline__ void warp_unclaimed_object(struct gmp_patch_launch *l, uint64_t pc, uint64_t addr,
 							  uint32_t size, uint32_t flags)
 {
-	warp_access(l, pc, addr, size, flags, GMP_MODE_OBJECT | GMP_MODE_L1_TESTS);
+	warp_access(l, pc, addr, size, flags, GMP_MODE_OBJECT | GMP_MODE_L1_TESTS | GMP_MAY_HINT);
 }
 
 extern "C" __device__ __noinline__ gmp_patch_result
@@ -290,7 +303,7 @@ gmp_patch_memcpy_async_object(void *userdata, uint64_t pc, void *src, uint32_t d
 	(void)dst;
 	if (userdata && src)
 		warp_access((struct gmp_patch_launch *)userdata, pc, (uint64_t)(uintptr_t)src, size,
-			    GMP_SAN_ACCESS_READ, GMP_MODE_OBJECT | GMP_MODE_L1_TESTS);
+			    GMP_SAN_ACCESS_READ, GMP_MODE_OBJECT | GMP_MODE_L1_TESTS | GMP_MAY_HINT);
 	return 0;
 }
 

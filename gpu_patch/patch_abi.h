@@ -98,7 +98,8 @@
 
 /*
  * A table of objects, sorted by start, disjoint: uint64_t start[n] then
- * uint64_t end[n] follow the header.  A pool with regions is split into
+ * uint64_t end[n] follow the header, n < 2^31 (the patches index entries
+ * in 32 bits; such a table would take 32 GiB).  A pool with regions is split into
  * its regions and the gaps between them.  In the base, end == start marks
  * a tombstone: whatever an address there belongs to is in the recent table
  * (an object of the base is never in both: one allocated where a tombstone

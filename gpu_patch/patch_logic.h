@@ -60,29 +60,31 @@ GMP_HD int gmp_patch_within(const struct gmp_patch_span *s, uint64_t addr, uint6
 	return s->start <= addr && addr < s->end && size <= s->end - addr;
 }
 
-/* The entry containing addr, or -1 (a gap, before the first, or no entries); *s its bounds. */
+/*
+ * The entry containing addr, or -1 (a gap, before the first, or no
+ * entries); *s its bounds.  Indices are 32-bit (a table has fewer than
+ * 2^31 entries: patch_abi.h): on the device each 64-bit index took two
+ * registers through the loop, which a patch saves and restores (or
+ * spills) on every call.
+ */
 GMP_HD int64_t gmp_patch_search(const struct gmp_patch_table *t, uint64_t addr, struct gmp_patch_span *s)
 {
-	uint64_t n = t->n;
+	const uint32_t n = (uint32_t)t->n;
 	const uint64_t *start = gmp_patch_starts(t);
-	if (n == 0)
+	if (n == 0 || addr < start[0])
 		return -1;
-	uint64_t lo = 0, hi = n, at = start[0]; /* at = start[lo] <= addr; the answer is in [lo, hi) */
-	if (addr < at)
-		return -1;
+	uint32_t lo = 0, hi = n; /* start[lo] <= addr; the answer is in [lo, hi) */
 	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2, m = start[mid];
-		if (m <= addr) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (start[mid] <= addr)
 			lo = mid;
-			at = m;
-		} else {
+		else
 			hi = mid;
-		}
 	}
-	const uint64_t end = gmp_patch_ends(t)[lo];
+	const uint64_t end = start[n + lo]; /* the ends follow the starts (n + lo < 2^32) */
 	if (addr >= end)
 		return -1;
-	s->start = at;
+	s->start = start[lo];
 	s->end = end;
 	return (int64_t)lo;
 }

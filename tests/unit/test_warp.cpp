@@ -356,6 +356,7 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 		job.object = !(mode & (GMP_MODE_INTRA_GPU | GMP_MODE_INTRA_STREAM)) && rnd(&s) % 2;
 		bool host_list = rnd(&s) % 2; /* the warp way's list in pinned host memory, half the time */
 		state w(start, end, m, gs, cs, hint_seed, split, stale, host_list), r(start, end, m, gs, cs, 0, split, stale);
+		const std::vector<uint64_t> hints_before = w.hints;
 		for (int step = 0; step < 40; step++) {
 			uint32_t size[32], flags = flags_of(&s);
 			shape(&s, start.front(), end.back(), job.addr, size);
@@ -366,6 +367,9 @@ static void check_mode(uint32_t mode, uint32_t gs, uint32_t cs, const char *what
 			}
 			job.pc = (rnd(&s) % 6) << 4; /* a few instructions, run again and again */
 			both(w, r, active, what, step);
+			/* Object mode's function is patched only where launches keep no records: it leaves them be. */
+			if (job.object && !job.records)
+				assert_true(w.hints == hints_before);
 		}
 	}
 }
@@ -421,6 +425,29 @@ static void records_straddle(void **)
 	}
 }
 
+/*
+ * Object mode's own function (gmp_patch_global_access_object) is patched
+ * only where no launch keeps records (GMPROF_PATCH_HINTS off), so it
+ * leaves them out: given a launch with records, it neither trusts nor
+ * writes them, and sets what the lanes set.
+ */
+static void object_function_no_records(void **)
+{
+	const std::vector<uint64_t> start = { 0x10000, 0x20000 }, end = { 0x10400, 0x20400 };
+	job.records = 0;
+	job.object = 1;
+	state w(start, end, GMP_MODE_OBJECT, 2, 6, 1, 0, 7), r(start, end, GMP_MODE_OBJECT, 2, 6, 0, 0, 7);
+	const std::vector<uint64_t> before = w.hints;
+	job.pc = 0x40;
+	for (int k = 0; k < 4; k++) {
+		coalesced(k % 2 ? 0x20000 : 0x10000, k < 2 ? GMP_SAN_ACCESS_READ : GMP_SAN_ACCESS_WRITE);
+		both(w, r, 0xffffffffu, "object mode's function with records in the launch", k);
+	}
+	assert_true(w.hints == before);
+	assert_int_equal(w.decoded()[0], GMP_HIT_READ | GMP_HIT_WRITE);
+	job.object = 0;
+}
+
 static void object_mode(void **state)
 {
 	(void)state;
@@ -446,6 +473,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(records),
 		cmocka_unit_test(records_straddle),
+		cmocka_unit_test(object_function_no_records),
 		cmocka_unit_test(object_mode),
 		cmocka_unit_test(intra_mode),
 		cmocka_unit_test(stream_mode),
