@@ -26,6 +26,10 @@
 # intra: since the thirty-eighth session its maps come back through pinned
 # host memory, and its "Sanitizer calls" beside 2026-11-27's (simple_multi_copy
 # 483 ms, laghos_state 199 ms) say what that saved;
+# object: since the thirty-ninth session object mode's own function leaves
+# the per-instruction records out and searches in 32 bits (on sm_90 13
+# local stores where 43): access_cost's object row beside 2026-11-27's
+# 3.59 ns per warp instruction, and its object-plain row, say what that saved;
 # object-l1: hit words tested through the L1, the other way past the one
 # L2 line every warp reading an array asks for; alloc: gmprof's host work without device patches; object-quiet: the
 # callbacks of calls that make no GPU work turned off, GMPROF_API_CALLBACKS=needed,
