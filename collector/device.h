@@ -357,6 +357,15 @@ void dev_release_buffers(struct gmp_ctx_state *s);
  * leaves launches unmonitored (dev_check, naming what).
  */
 int dev_read(struct gmp_ctx_state *s, void *dst, void *src, size_t n, Sanitizer_StreamHandle hs, const char *what);
+/*
+ * The staging buffer itself, for a reader that reads n bytes into it and
+ * parses them there (no copy on into memory of its own): NULL when n is
+ * under what goes through it or more than it holds, when another thread's
+ * read uses it, or when there is none.  Given back with dev_stage_give;
+ * dev_read into it meanwhile copies straight in.  Lock released.
+ */
+void *dev_stage_take(struct gmp_ctx_state *s, size_t n);
+void dev_stage_give(struct gmp_ctx_state *s);
 /* The staging buffer, to free with the garbage (the context's end): lock held. */
 void dev_release_stage(struct gmp_ctx_state *s);
 

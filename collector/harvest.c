@@ -82,16 +82,18 @@ static void touches_gpu(struct gmp_ctx_state *s, struct pending *p, const uint32
 	int each = nhit <= FEW_HITS && runs_bytes + nrun * COPY_COST < p->maps_bytes + COPY_COST;
 	if (!each)
 		nrun = 0;
-	uint8_t *host = malloc(each ? (runs_bytes ? runs_bytes : 1) : (p->maps_bytes ? p->maps_bytes : 1));
+	/* Read into the pinned staging buffer and parsed there where they fit, else into memory of their own. */
+	size_t bytes = each ? runs_bytes : p->maps_bytes;
+	uint8_t *staged = dev_stage_take(s, bytes);
+	uint8_t *host = staged ? staged : malloc(bytes ? bytes : 1);
 	int failed = !host;
 	if (!each && !failed)
 		failed = dev_read(s, host, p->maps, p->maps_bytes, p->hs, "reading intra maps");
 	for (size_t r = 0; r < nrun && !failed; r++)
 		failed = dev_read(s, host + run[r].to, (char *)p->maps + run[r].off, run[r].len, p->hs, "reading intra maps");
 	if (failed) {
-		free(host);
 		tv->n = SIZE_MAX; /* unknown */
-		return;
+		goto done;
 	}
 	size_t at = n * sizeof(struct gmp_patch_intra_obj), r = 0; /* the maps' offset in the block; the run */
 	for (size_t i = 0; i < n; i++) {
@@ -113,7 +115,11 @@ static void touches_gpu(struct gmp_ctx_state *s, struct pending *p, const uint32
 		}
 		at += bw + cw;
 	}
-	free(host);
+done:
+	if (staged)
+		dev_stage_give(s);
+	else
+		free(host);
 }
 
 static void touches_stream(struct gmp_ctx_state *s, struct pending *p, const struct gmp_patch_launch *l,

@@ -238,7 +238,9 @@ int dev_get_buffer(struct gmp_ctx_state *s, size_t n, struct lbuf *out)
  * staging buffer (GMPROF_FALLBACK=pinned-reads, or sanitizerAllocHost
  * missing or refusing: said once), is copied straight into dst, as is
  * one while another thread's read uses the buffer (stage_lock, only ever
- * tried: see dev_read).
+ * tried: see dev_read).  A reader whose bytes fit in the buffer may take
+ * it and parse them there instead (dev_stage_take: a launch's intra maps),
+ * which saves the copy on and memory of its own.
  */
 #define STAGE_BYTES ((size_t)8 << 20)
 #define STAGE_MIN ((size_t)64 << 10)
@@ -286,6 +288,21 @@ int dev_read(struct gmp_ctx_state *s, void *dst, void *src, size_t n, Sanitizer_
 	}
 	pthread_mutex_unlock(&s->stage_lock);
 	return err;
+}
+
+void *dev_stage_take(struct gmp_ctx_state *s, size_t n)
+{
+	if (n < STAGE_MIN || n > STAGE_BYTES || pthread_mutex_trylock(&s->stage_lock))
+		return NULL; /* never waited for: see dev_read */
+	void *stage = stage_of(s);
+	if (!stage)
+		pthread_mutex_unlock(&s->stage_lock);
+	return stage;
+}
+
+void dev_stage_give(struct gmp_ctx_state *s)
+{
+	pthread_mutex_unlock(&s->stage_lock);
 }
 
 void dev_release_stage(struct gmp_ctx_state *s)
