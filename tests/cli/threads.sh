@@ -73,6 +73,26 @@ rc=$?
 n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
 [ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "intra mode: 8 threads, no ThreadSanitizer report" || { notok "intra mode: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
 "$GMPROF" replay "$TMPDIR/i.gmprof" >/dev/null 2>"$TMPDIR/err" && ok "intra mode: the profile replays" || notok "intra mode: $(cat "$TMPDIR/err")"
+# Intra maps of 96 KiB a launch, from 8 threads freeing while others
+# collect: each read takes the pinned staging buffer when it is free and
+# parses there, or goes to memory of its own when another thread holds it
+# (lbuf.c dev_stage_take, harvest.c).
+awk 'BEGIN { for (r = 0; r < 3; r++) {
+	for (i = 0; i < 4; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":1048576}\n", 16777216 + 1048576 * i
+	for (i = 0; i < 4; i++) printf "{\"op\":\"kernel\",\"name\":\"k\",\"touch\":[{\"addr\":\"0x%x\",\"size\":65536,\"rw\":\"rw\"}],\"stream\":%d}\n", 16777216 + 1048576 * i, 1 + i % 2
+	print "{\"op\":\"sync\",\"stream\":1}"
+	for (i = 0; i < 4; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 16777216 + 1048576 * i } }' >"$TMPDIR/staged.jsonl"
+rm -f "$TMPDIR/s.gmprof"
+env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
+	GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+	GMPROF_MODE=intra GMP_DOUBLE_FREE_SYNCS=1 GMPROF_OUTPUT="$TMPDIR/s.gmprof" TSAN_OPTIONS="halt_on_error=0 exitcode=66" \
+	"$T/double/fake_app" --threads 8 "$TMPDIR/staged.jsonl" >/dev/null 2>"$TMPDIR/tsan"
+rc=$?
+n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "intra maps through the pinned buffer: 8 threads, no ThreadSanitizer report" ||
+	{ notok "intra maps through the pinned buffer: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+n=$("$GMPROF" dump "$TMPDIR/s.gmprof" 2>/dev/null | grep '"op":"kernel"' | grep -c '"touch":\[{"addr":"0x[0-9a-f]*","size":65536,"rw":"rw"}\]')
+[ "$n" = 96 ] && ok "  ... every launch of the 8 threads with its touch (96)" || notok "  ... $n launches with their touch, not 96"
 # Capture ranges with 8 threads: each thread's replay calls cudaProfilerStart and cudaProfilerStop
 # (GMP_DOUBLE_PROFILER), which turn monitoring on and off for all, with the
 # module patched at load and (GMPROF_PATCH_AT=launch) by whichever thread
