@@ -51,3 +51,19 @@ same_kernels() {
 	[ "$(wc -l <"$TMPDIR/kernels.want")" -eq "$4" ] && cmp -s "$TMPDIR/kernels.got" "$TMPDIR/kernels.want" &&
 		ok "$1" || { notok "$1"; diff "$TMPDIR/kernels.want" "$TMPDIR/kernels.got" | head -10; }
 }
+# maps_rounds ROUNDS FILE: a script of ROUNDS rounds of four 1 MiB buffers
+# (96 KiB of intra maps each: read through the pinned staging buffer),
+# each touched by a launch on stream 1 or 2, a sync of stream 1, the frees
+# (the test double's GMP_DOUBLE_FREE_SYNCS collects at each); a launch's
+# touch is 64 KiB, which touched_launches counts.
+maps_rounds() {
+	awk -v rounds="$1" 'BEGIN { for (r = 0; r < rounds; r++) {
+		for (i = 0; i < 4; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":1048576}\n", 16777216 + 1048576 * i
+		for (i = 0; i < 4; i++) printf "{\"op\":\"kernel\",\"name\":\"k\",\"touch\":[{\"addr\":\"0x%x\",\"size\":65536,\"rw\":\"rw\"}],\"stream\":%d}\n", 16777216 + 1048576 * i, 1 + i % 2
+		print "{\"op\":\"sync\",\"stream\":1}"
+		for (i = 0; i < 4; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 16777216 + 1048576 * i } }' >"$2"
+}
+# touched_launches PROFILE: its launches that kept maps_rounds' 64 KiB touch.
+touched_launches() {
+	"$GMPROF" dump "$1" 2>/dev/null | grep '"op":"kernel"' | grep -c '"touch":\[{"addr":"0x[0-9a-f]*","size":65536,"rw":"rw"}\]'
+}

@@ -61,14 +61,10 @@ same_kernels "  ... the launch's touches and counts as the script has them" "$TM
 # holds the driver's lock, while another thread's copy through the buffer
 # waits for that lock.  Waiting for the buffer there deadlocked (the double
 # aborts after 10 s); a read finding it busy goes straight to its memory.
-awk 'BEGIN { for (r = 0; r < 6; r++) {
-	for (i = 0; i < 4; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":1048576}\n", 16777216 + 1048576 * i
-	for (i = 0; i < 4; i++) printf "{\"op\":\"kernel\",\"name\":\"k\",\"touch\":[{\"addr\":\"0x%x\",\"size\":65536,\"rw\":\"rw\"}],\"stream\":%d}\n", 16777216 + 1048576 * i, 1 + i % 2
-	print "{\"op\":\"sync\",\"stream\":1}"
-	for (i = 0; i < 4; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 16777216 + 1048576 * i } }' >"$TMPDIR/threads.jsonl"
+maps_rounds 6 "$TMPDIR/threads.jsonl"
 rm -f "$TMPDIR/threads.gmprof"
 expect_exit 0 "8 threads reading maps while others free: no deadlock" -- env GMPROF_MODE=intra GMP_DOUBLE_FREE_SYNCS=1 \
 	GMPROF_OUTPUT="$TMPDIR/threads.gmprof" "$FAKE" --threads 8 "$TMPDIR/threads.jsonl"
-n=$("$GMPROF" dump "$TMPDIR/threads.gmprof" 2>/dev/null | grep '"op":"kernel"' | grep -c '"touch":\[{"addr":"0x[0-9a-f]*","size":65536,"rw":"rw"}\]')
+n=$(touched_launches "$TMPDIR/threads.gmprof")
 [ "$n" = 192 ] && ok "  ... every launch of the 8 threads with its touch (192)" || notok "  ... $n launches with their touch, not 192"
 finish

@@ -77,11 +77,7 @@ n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
 # collect: each read takes the pinned staging buffer when it is free and
 # parses there, or goes to memory of its own when another thread holds it
 # (lbuf.c dev_stage_take, harvest.c).
-awk 'BEGIN { for (r = 0; r < 3; r++) {
-	for (i = 0; i < 4; i++) printf "{\"op\":\"alloc\",\"addr\":\"0x%x\",\"size\":1048576}\n", 16777216 + 1048576 * i
-	for (i = 0; i < 4; i++) printf "{\"op\":\"kernel\",\"name\":\"k\",\"touch\":[{\"addr\":\"0x%x\",\"size\":65536,\"rw\":\"rw\"}],\"stream\":%d}\n", 16777216 + 1048576 * i, 1 + i % 2
-	print "{\"op\":\"sync\",\"stream\":1}"
-	for (i = 0; i < 4; i++) printf "{\"op\":\"free\",\"addr\":\"0x%x\"}\n", 16777216 + 1048576 * i } }' >"$TMPDIR/staged.jsonl"
+maps_rounds 3 "$TMPDIR/staged.jsonl"
 rm -f "$TMPDIR/s.gmprof"
 env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
 	GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
@@ -91,7 +87,7 @@ rc=$?
 n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
 [ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "intra maps through the pinned buffer: 8 threads, no ThreadSanitizer report" ||
 	{ notok "intra maps through the pinned buffer: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
-n=$("$GMPROF" dump "$TMPDIR/s.gmprof" 2>/dev/null | grep '"op":"kernel"' | grep -c '"touch":\[{"addr":"0x[0-9a-f]*","size":65536,"rw":"rw"}\]')
+n=$(touched_launches "$TMPDIR/s.gmprof")
 [ "$n" = 96 ] && ok "  ... every launch of the 8 threads with its touch (96)" || notok "  ... $n launches with their touch, not 96"
 # Capture ranges with 8 threads: each thread's replay calls cudaProfilerStart and cudaProfilerStop
 # (GMP_DOUBLE_PROFILER), which turn monitoring on and off for all, with the
