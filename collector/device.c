@@ -371,6 +371,7 @@ void dev_graph_launch_end(void)
 static size_t launch_struct(struct pending *p, void *table, void *recent, struct gmp_patch_launch *l)
 {
 	*l = (struct gmp_patch_launch){ .table = (uint64_t)(uintptr_t)table,
+					.base_n = (uint32_t)p->snap->base->n, /* < 2^31: tables.c */
 					.recent = (uint64_t)(uintptr_t)recent,
 					.hits = (uint64_t)(uintptr_t)p->buf.dev + lbuf_hits_off(&p->buf),
 					.mode = GMP_MODE_OBJECT | (gmp_col.opts.patch_l1 ? GMP_MODE_L1_TESTS : 0),

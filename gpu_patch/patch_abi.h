@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 
-#define GMP_PATCH_ABI_VERSION 7
+#define GMP_PATCH_ABI_VERSION 8
 
 /* Access flags as the Compute Sanitizer passes them to a memory-access patch. */
 #define GMP_SAN_ACCESS_READ 0x1u
@@ -150,7 +150,8 @@ struct gmp_patch_launch {
 	uint64_t hints;              /* 8: uint64_t[GMP_HINTS], or 0 (GMP_HINTS above) */
 	uint64_t recent;             /* 8: const struct gmp_patch_table *, or 0: the recent table */
 	uint32_t epoch;              /* 4: this launch's number among its buffer's (GMP_HIT_STAMP) */
-	uint32_t reserved;           /* 4: 0 */
+	uint32_t base_n;             /* 4: the base's entries (its n): the patches search it without
+					reading its header first, one dependent load fewer an access */
 	uint64_t list_host;          /* 8: struct gmp_patch_host_list *, or 0: the list is after this struct */
 };
 

@@ -44,11 +44,6 @@ GMP_HD const uint64_t *gmp_patch_starts(const struct gmp_patch_table *t)
 	return (const uint64_t *)(t + 1);
 }
 
-GMP_HD const uint64_t *gmp_patch_ends(const struct gmp_patch_table *t)
-{
-	return (const uint64_t *)(t + 1) + t->n;
-}
-
 /* An entry's bounds, [start, end): a search hands back what it read on the way. */
 struct gmp_patch_span {
 	uint64_t start, end;
@@ -67,9 +62,9 @@ GMP_HD int gmp_patch_within(const struct gmp_patch_span *s, uint64_t addr, uint6
  * registers through the loop, which a patch saves and restores (or
  * spills) on every call.
  */
-GMP_HD int64_t gmp_patch_search(const struct gmp_patch_table *t, uint64_t addr, struct gmp_patch_span *s)
+GMP_HD int64_t gmp_patch_search_n(const struct gmp_patch_table *t, uint32_t n, uint64_t addr,
+				  struct gmp_patch_span *s)
 {
-	const uint32_t n = (uint32_t)t->n;
 	const uint64_t *start = gmp_patch_starts(t);
 	if (n == 0 || addr < start[0])
 		return -1;
@@ -87,6 +82,12 @@ GMP_HD int64_t gmp_patch_search(const struct gmp_patch_table *t, uint64_t addr, 
 	s->start = start[lo];
 	s->end = end;
 	return (int64_t)lo;
+}
+
+/* The same, n read from the table's header. */
+GMP_HD int64_t gmp_patch_search(const struct gmp_patch_table *t, uint64_t addr, struct gmp_patch_span *s)
+{
+	return gmp_patch_search_n(t, (uint32_t)t->n, addr, s);
 }
 
 GMP_HD int64_t gmp_patch_lookup(const struct gmp_patch_table *t, uint64_t addr)
@@ -110,21 +111,23 @@ GMP_HD const struct gmp_patch_table *gmp_patch_recent(const struct gmp_patch_lau
 GMP_HD uint64_t gmp_patch_entries(const struct gmp_patch_launch *l)
 {
 	const struct gmp_patch_table *r = gmp_patch_recent(l);
-	return gmp_patch_base(l)->n + (r ? r->n : 0);
+	return l->base_n + (r ? r->n : 0);
 }
 
 /* The bounds of entry i (numbered through both tables; any value): 0 when there is no such entry. */
 GMP_HD int gmp_patch_span_of(const struct gmp_patch_launch *l, uint64_t i, struct gmp_patch_span *s)
 {
 	const struct gmp_patch_table *t = gmp_patch_base(l);
-	if (i >= t->n) {
-		i -= t->n;
+	uint64_t n = l->base_n;
+	if (i >= n) {
+		i -= n;
 		t = gmp_patch_recent(l);
 		if (!t || i >= t->n)
 			return 0;
+		n = t->n;
 	}
 	s->start = gmp_patch_starts(t)[i];
-	s->end = gmp_patch_ends(t)[i];
+	s->end = gmp_patch_starts(t)[n + i]; /* the ends follow the starts */
 	return 1;
 }
 
@@ -145,12 +148,12 @@ GMP_HD int gmp_patch_holds(const struct gmp_patch_launch *l, uint64_t i, uint64_
 GMP_HD int64_t gmp_patch_locate_span(const struct gmp_patch_launch *l, uint64_t addr, struct gmp_patch_span *s)
 {
 	const struct gmp_patch_table *t = gmp_patch_base(l);
-	int64_t i = gmp_patch_search(t, addr, s);
+	int64_t i = gmp_patch_search_n(t, l->base_n, addr, s);
 	const struct gmp_patch_table *r = gmp_patch_recent(l);
 	if (i >= 0 || !r)
 		return i;
 	int64_t k = gmp_patch_search(r, addr, s);
-	return k >= 0 ? (int64_t)t->n + k : -1;
+	return k >= 0 ? (int64_t)l->base_n + k : -1;
 }
 
 GMP_HD int64_t gmp_patch_locate(const struct gmp_patch_launch *l, uint64_t addr)

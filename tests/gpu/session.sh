@@ -27,7 +27,7 @@
 # host memory, and its "Sanitizer calls" beside 2026-11-27's (simple_multi_copy
 # 483 ms, laghos_state 199 ms) say what that saved;
 # object: since the thirty-ninth session object mode's own function leaves
-# the per-instruction records out and searches in 32 bits (on sm_90 13
+# the per-instruction records out and searches in 32 bits (on sm_90 14
 # local stores where 43): access_cost's object row beside 2026-11-27's
 # 3.59 ns per warp instruction, and its object-plain row, say what that saved;
 # object-l1: hit words tested through the L1, the other way past the one

@@ -36,7 +36,7 @@ static void no_objects(void **state)
 	(void)state;
 	struct gmp_patch_table *t = table(0, 0, 0, 0);
 	uint32_t hits[1] = { 0 };
-	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .base_n = (uint32_t)t->n, .hits = (uintptr_t)hits,
 				      .mode = GMP_MODE_OBJECT };
 	assert_int_equal(gmp_patch_lookup(t, 0x1000), -1);
 	assert_int_equal(gmp_patch_access(&l, 0, 0x1000, 4, GMP_SAN_ACCESS_READ), -1);
@@ -49,7 +49,7 @@ static void flags(void **state)
 	(void)state;
 	struct gmp_patch_table *t = table(4, 0x1000, 0x1000, 64);
 	uint32_t hits[4] = { 0 };
-	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .base_n = (uint32_t)t->n, .hits = (uintptr_t)hits,
 				      .mode = GMP_MODE_OBJECT };
 	gmp_patch_access(&l, 0, 0x1008, 4, GMP_SAN_ACCESS_READ);
 	gmp_patch_access(&l, 0, 0x2008, 8, GMP_SAN_ACCESS_WRITE);
@@ -74,7 +74,7 @@ static void straddling(void **state)
 	/* Two adjacent objects: [0x1000, 0x1010) and [0x1010, 0x1020). */
 	struct gmp_patch_table *t = table(2, 0x1000, 16, 16);
 	uint32_t hits[2] = { 0 };
-	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .base_n = (uint32_t)t->n, .hits = (uintptr_t)hits,
 				      .mode = GMP_MODE_OBJECT };
 	assert_int_equal(gmp_patch_access(&l, 0, 0x100c, 8, GMP_SAN_ACCESS_WRITE), 0);
 	assert_int_equal(bits_of(&l, hits[0]), GMP_HIT_WRITE);
@@ -83,6 +83,7 @@ static void straddling(void **state)
 	struct gmp_patch_table *g = table(2, 0x1000, 32, 16);
 	uint32_t h2[2] = { 0 };
 	l.table = (uintptr_t)g;
+	l.base_n = (uint32_t)g->n;
 	l.hits = (uintptr_t)h2;
 	assert_int_equal(gmp_patch_access(&l, 0, 0x101c, 8, GMP_SAN_ACCESS_READ), -1);
 	assert_int_equal(h2[0], 0);
@@ -121,6 +122,7 @@ static void epochs(void **state)
 	uint64_t h[GMP_HINTS] = { 0 };
 	struct gmp_patch_launch *l = with_list(64);
 	l->table = (uintptr_t)t;
+	l->base_n = (uint32_t)t->n;
 	l->hits = (uintptr_t)hits;
 	l->hints = (uintptr_t)h;
 	uint64_t seed = 11;
@@ -168,6 +170,7 @@ static void hints(void **state)
 	uint64_t seed = 7;
 	struct gmp_patch_launch *l = with_list(80);
 	l->table = (uintptr_t)t;
+	l->base_n = (uint32_t)t->n;
 	l->hits = (uintptr_t)hits;
 	l->hints = (uintptr_t)h;
 	l->epoch = 5;
@@ -272,7 +275,7 @@ static void two_tables(void **state)
 		for (uint64_t i = 0; i < nlive; i++)
 			if (entry[i] >= SLOTS)
 				entry[i] = entry[i] - SLOTS + nb;
-		struct gmp_patch_launch l = { .table = (uintptr_t)b, .recent = nr ? (uintptr_t)r : 0 };
+		struct gmp_patch_launch l = { .table = (uintptr_t)b, .base_n = (uint32_t)nb, .recent = nr ? (uintptr_t)r : 0 };
 		assert_int_equal(gmp_patch_entries(&l), nb + nr);
 		for (int q = 0; q < 2000; q++) {
 			uint64_t addr = 0x10000 - 512 + ts_rnd(&seed) % ((SLOTS + 4) * 256);
@@ -350,7 +353,7 @@ static void intra_maps(void **state)
 	struct gmp_patch_intra_obj io = { .base = 0x10000, .size = 256,
 					  .bitmap = (uintptr_t)bitmap,
 					  .counters = (uintptr_t)counters };
-	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .base_n = (uint32_t)t->n, .hits = (uintptr_t)hits,
 				      .intra = (uintptr_t)&io,
 				      .mode = GMP_MODE_OBJECT | GMP_MODE_INTRA_GPU,
 				      .gran_shift = GMP_GRAN_SHIFT_DEFAULT,
@@ -383,7 +386,7 @@ static void bulk(void **state)
 	struct gmp_patch_intra_obj io[2] = { { .base = 0x10000, .size = 4096, .bitmap = (uintptr_t)bitmap,
 					       .counters = (uintptr_t)counters },
 					     { .base = 0x11000, .size = 4096 } };
-	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits, .intra = (uintptr_t)io,
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .base_n = (uint32_t)t->n, .hits = (uintptr_t)hits, .intra = (uintptr_t)io,
 				      .mode = GMP_MODE_OBJECT | GMP_MODE_INTRA_GPU,
 				      .gran_shift = GMP_GRAN_SHIFT_DEFAULT, .cgran_shift = GMP_CGRAN_SHIFT_DEFAULT };
 	/* 1 KiB read from byte 8: granules 2 to 257, counters 0 to 16. */
@@ -476,7 +479,7 @@ static void stream_and_heap(void **state)
 	uint32_t hits[1] = { 0 };
 	struct gmp_patch_record rec[2];
 	struct gmp_patch_heap_record heap[1];
-	struct gmp_patch_launch l = { .table = (uintptr_t)t, .hits = (uintptr_t)hits,
+	struct gmp_patch_launch l = { .table = (uintptr_t)t, .base_n = (uint32_t)t->n, .hits = (uintptr_t)hits,
 				      .records = (uintptr_t)rec, .record_cap = 2,
 				      .heap = (uintptr_t)heap, .heap_cap = 1,
 				      .mode = GMP_MODE_OBJECT | GMP_MODE_INTRA_STREAM };

@@ -172,6 +172,7 @@ struct state {
 		records.assign(4096, gmp_patch_record{});
 		struct gmp_patch_launch *p = l();
 		p->table = (uint64_t)(uintptr_t)table.data();
+		p->base_n = (uint32_t)nb;
 		if (nr)
 			p->recent = (uint64_t)(uintptr_t)recent.data();
 		p->hits = (uint64_t)(uintptr_t)hits.data();
