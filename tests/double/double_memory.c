@@ -463,6 +463,12 @@ void double_launch_starts(const struct gmp_patch_launch *l, size_t k)
 {
 	if (l->mode & GMP_MODE_L1_TESTS)
 		__atomic_fetch_add(&double_stats.l1_kernels, 1, __ATOMIC_RELAXED);
+	const struct gmp_patch_table *base = (const struct gmp_patch_table *)(uintptr_t)l->table;
+	if (base && l->base_n != base->n) {
+		fprintf(stderr, "sanitizer double: the kernel of event %zu starts with a header counting %u base entries "
+			"where its base table has %lu\n", k, l->base_n, (unsigned long)base->n);
+		abort();
+	}
 	const uint64_t *hints = (const uint64_t *)(uintptr_t)l->hints;
 	for (uint32_t slot = 0; hints && slot < GMP_HINTS; slot++)
 		if (gmp_patch_claims(l, hints[slot], (uint32_t)hints[slot])) {

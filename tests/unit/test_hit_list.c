@@ -19,6 +19,7 @@ static void hit_list(void **state)
 	struct gmp_patch_launch *l = with_list(8);
 	uint32_t *list = gmp_patch_list(l);
 	l->table = (uintptr_t)t;
+	l->base_n = (uint32_t)t->n;
 	l->hits = (uintptr_t)hits;
 	/* Object 2 read, read again, then written: one item per bit, when it was first set. */
 	gmp_patch_access(l, 0, 0x1200, 4, GMP_SAN_ACCESS_READ);
@@ -66,6 +67,7 @@ static void hit_list_overflow(void **state)
 	uint32_t hits[4] = { 0 };
 	struct gmp_patch_launch *l = with_list(3);
 	l->table = (uintptr_t)t;
+	l->base_n = (uint32_t)t->n;
 	l->hits = (uintptr_t)hits;
 	for (uint64_t k = 0; k < 4; k++)
 		gmp_patch_access(l, 0, 0x1000 + k * 0x100, 4, GMP_SAN_ACCESS_READ);
@@ -99,6 +101,7 @@ static void hit_list_host(void **state)
 	memset(h, 0xff, sizeof(*h) + 4 * sizeof(uint32_t));
 	h->count = 0;
 	l->table = (uintptr_t)t;
+	l->base_n = (uint32_t)t->n;
 	l->hits = (uintptr_t)hits;
 	l->list_cap = 3;
 	l->list_host = (uintptr_t)h;
