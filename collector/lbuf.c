@@ -266,21 +266,30 @@ static void *stage_of(struct gmp_ctx_state *s)
 	return s->stage;
 }
 
+/*
+ * The staging buffer with stage_lock held, or NULL (not held): another
+ * thread's read uses it, or there is none.  Never waited for: a read may
+ * come from inside an allocation or free callback, which holds the
+ * driver's lock that another thread's copy through the buffer may be
+ * waiting for (docs/sanitizer-api.md); a wait here would deadlock.
+ */
+static void *stage_try(struct gmp_ctx_state *s)
+{
+	if (pthread_mutex_trylock(&s->stage_lock))
+		return NULL;
+	void *stage = stage_of(s);
+	if (!stage)
+		pthread_mutex_unlock(&s->stage_lock);
+	return stage;
+}
+
 int dev_read(struct gmp_ctx_state *s, void *dst, void *src, size_t n, Sanitizer_StreamHandle hs, const char *what)
 {
-	/*
-	 * Another thread reading through the buffer: read straight instead of
-	 * waiting.  Its copy may be waiting for the driver's lock, which this
-	 * thread holds where it reads from inside an allocation or free
-	 * callback (docs/sanitizer-api.md): a wait here would deadlock.
-	 */
-	if (n < STAGE_MIN || pthread_mutex_trylock(&s->stage_lock))
-		return dev_check(gmp_col.san.MemcpyDeviceToHost(dst, src, n, hs), what);
-	void *stage = stage_of(s);
-	int err = 0;
+	void *stage = n < STAGE_MIN ? NULL : stage_try(s);
 	if (!stage)
-		err = dev_check(gmp_col.san.MemcpyDeviceToHost(dst, src, n, hs), what);
-	for (size_t at = 0; stage && !err && at < n; at += STAGE_BYTES) {
+		return dev_check(gmp_col.san.MemcpyDeviceToHost(dst, src, n, hs), what);
+	int err = 0;
+	for (size_t at = 0; !err && at < n; at += STAGE_BYTES) {
 		size_t c = n - at < STAGE_BYTES ? n - at : STAGE_BYTES;
 		err = dev_check(gmp_col.san.MemcpyDeviceToHost(stage, (char *)src + at, c, hs), what);
 		if (!err)
@@ -292,12 +301,7 @@ int dev_read(struct gmp_ctx_state *s, void *dst, void *src, size_t n, Sanitizer_
 
 void *dev_stage_take(struct gmp_ctx_state *s, size_t n)
 {
-	if (n < STAGE_MIN || n > STAGE_BYTES || pthread_mutex_trylock(&s->stage_lock))
-		return NULL; /* never waited for: see dev_read */
-	void *stage = stage_of(s);
-	if (!stage)
-		pthread_mutex_unlock(&s->stage_lock);
-	return stage;
+	return n < STAGE_MIN || n > STAGE_BYTES ? NULL : stage_try(s);
 }
 
 void dev_stage_give(struct gmp_ctx_state *s)
