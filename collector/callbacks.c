@@ -63,27 +63,6 @@ static int sync_covers_all(void)
 	       __atomic_load_n(&gmp_col.launch_begins, __ATOMIC_ACQUIRE) == api_enter_begins;
 }
 
-/* How much the current context's device has free, right after an allocation failed (0, 0 unknown). */
-static void device_memory(uint64_t *free_bytes, uint64_t *total_bytes)
-{
-	*free_bytes = *total_bytes = 0;
-	if (!gmp_col.opts.oom_meminfo)
-		return;
-	in_callback = 1; /* its own API callbacks are not the program's */
-	if (drv_mem_info(free_bytes, total_bytes))
-		*free_bytes = *total_bytes = 0;
-	in_callback = 0;
-}
-
-/* pools_sample with the re-entry guard set: the driver's own API callbacks are not the program's. */
-static size_t pools_guarded(uint32_t device, struct gmp_pool_state *s, size_t n)
-{
-	int was = cb_guard();
-	n = pools_sample(device, s, n);
-	cb_unguard(was);
-	return n;
-}
-
 int cb_guard(void)
 {
 	int was = in_callback;
@@ -158,18 +137,8 @@ static void api(const Sanitizer_CallbackData *cd)
 		call_returned(&sync_ev); /* when what its syncs waited for was known finished */
 		/* cudaErrorMemoryAllocation and CUDA_ERROR_OUT_OF_MEMORY are both 2. */
 		const int *rv = cd->functionReturnValue;
-		const struct gmp_alloc_api *a = rv && *rv == GMP_ALLOC_OUT_OF_MEMORY && cd->functionParams
-							? gmp_alloc_api__find(cd->functionName) : NULL;
-		if (a) {
-			uint64_t t0 = st_now(), free_bytes, total_bytes;
-			device_memory(&free_bytes, &total_bytes);
-			struct gmp_pool_state ps; /* what the device's pools hold, asked with its free memory */
-			size_t nps = pools_any() ? pools_guarded(oom_device(cd->context), &ps, 1) : 0;
-			oom_failed(a, cd->functionParams, cd->context, free_bytes, total_bytes, nps ? &ps : NULL);
-			pthread_mutex_lock(&gmp_col.lock);
-			st_since(GMP_ST_CALLBACKS, t0);
-			pthread_mutex_unlock(&gmp_col.lock);
-		}
+		if (rv && *rv == GMP_ALLOC_OUT_OF_MEMORY && cd->functionParams)
+			oom_call(cd->functionName, cd->functionParams, cd->context);
 		if (arrays_due())
 			cb_arrays(cd->functionName); /* the arrays it made, labelled with it */
 		calls_ended(cd->functionName, cd->functionParams, cd->context, rv && *rv == 0);

@@ -348,14 +348,11 @@ int nvtx_in_range(const char *name);
 
 /* ---- oom.c: allocations that ran out of memory --------------------------- */
 /*
- * The outermost API call, allocation a with parameters params, returned out
- * of memory: records what it asked for (takes gmp_col.lock itself).
+ * No lock held: the outermost API call fn, with parameters params, returned
+ * out of memory.  Where fn allocates, records what it asked for, what the
+ * driver says is free and what the device's pools hold.
  */
-struct gmp_alloc_api;
-void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx, uint64_t dev_free,
-		uint64_t dev_total, const struct gmp_pool_state *pools);
-/* Before oom_failed (no lock held): the device of ctx, whose pools are asked about with its free memory. */
-uint32_t oom_device(CUcontext ctx);
+void oom_call(const char *fn, const void *params, CUcontext ctx);
 /* Lock held: at close, what was not recorded; at the online summary, each failure. */
 void oom_close(void);
 struct gmp_result;

@@ -92,7 +92,8 @@ static void record(struct gmp_alloc_failure *f, const char *api)
 	}
 }
 
-uint32_t oom_device(CUcontext ctx)
+/* The device of ctx, whose pools are asked about with its free memory. */
+static uint32_t oom_device(CUcontext ctx)
 {
 	pthread_mutex_lock(&gmp_col.lock);
 	uint32_t d = rec_device(ctx);
@@ -100,8 +101,8 @@ uint32_t oom_device(CUcontext ctx)
 	return d;
 }
 
-void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx, uint64_t dev_free,
-		uint64_t dev_total, const struct gmp_pool_state *pools)
+static void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx, uint64_t dev_free,
+		       uint64_t dev_total, const struct gmp_pool_state *pools)
 {
 	struct gmp_alloc_failure f = { .kind = a->kind, .size = gmp_alloc_api__size(a, params),
 				       .dev_free = dev_free, .dev_total = dev_total };
@@ -124,6 +125,43 @@ void oom_failed(const struct gmp_alloc_api *a, const void *params, CUcontext ctx
 		if (pools && pools->device == f.device && gmp_col.fails == before + 1 && gmp_col.fails <= RECORDED_MAX)
 			pools_record(pools, 1, 1); /* right after it: the reports read it as the failure's */
 	}
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
+/*
+ * How much the current context's device has free, right after an
+ * allocation failed (0, 0 unknown), asked with the re-entry guard set: the
+ * driver's own API callbacks are not the program's.
+ */
+static void device_memory(uint64_t *free_bytes, uint64_t *total_bytes)
+{
+	*free_bytes = *total_bytes = 0;
+	if (!gmp_col.opts.oom_meminfo)
+		return;
+	int was = cb_guard();
+	if (drv_mem_info(free_bytes, total_bytes))
+		*free_bytes = *total_bytes = 0;
+	cb_unguard(was);
+}
+
+void oom_call(const char *fn, const void *params, CUcontext ctx)
+{
+	const struct gmp_alloc_api *a = gmp_alloc_api__find(fn);
+	if (!a)
+		return;
+	uint64_t t0 = st_now(), free_bytes, total_bytes;
+	device_memory(&free_bytes, &total_bytes);
+	struct gmp_pool_state ps; /* what the device's pools hold, asked with its free memory */
+	size_t nps = 0;
+	if (pools_any()) {
+		uint32_t device = oom_device(ctx);
+		int was = cb_guard();
+		nps = pools_sample(device, &ps, 1);
+		cb_unguard(was);
+	}
+	oom_failed(a, params, ctx, free_bytes, total_bytes, nps ? &ps : NULL);
+	pthread_mutex_lock(&gmp_col.lock);
+	st_since(GMP_ST_CALLBACKS, t0);
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 
