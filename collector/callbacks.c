@@ -42,6 +42,13 @@ static int64_t event(struct gmp_event *e, const char *name)
 
 /* Launches enqueued when this thread's current API call began. */
 static __thread uint64_t api_enter_seq;
+/* This thread's outermost API calls so far: the number of the one in progress. */
+static __thread uint64_t api_calls;
+
+uint64_t cb_api_call(void)
+{
+	return api_depth > 0 ? api_calls : 0;
+}
 
 /* What a sync in this thread covers: launches enqueued before its call began. */
 static uint64_t sync_horizon(void)
@@ -118,6 +125,7 @@ static void api(const Sanitizer_CallbackData *cd)
 {
 	if (cd->callbackSite == SANITIZER_API_ENTER) {
 		if (api_depth++ == 0) {
+			api_calls++;
 			cb_api_name = cd->functionName;
 			api_enter_seq = __atomic_load_n(&gmp_col.enqueue_seq, __ATOMIC_ACQUIRE);
 			if (gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE) { /* ends first: see sync_covers_all */

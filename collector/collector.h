@@ -293,6 +293,11 @@ void query_recorded(uint64_t event, CUcontext ctx, Sanitizer_StreamHandle hs, ui
 void stream_created(const Sanitizer_ResourceStreamData *sd);
 /* The thread's outermost runtime or driver call in progress (NULL: none). */
 extern __thread const char *cb_api_name;
+/*
+ * The thread's outermost runtime or driver call in progress, numbered
+ * (0: none): events recorded in one call share its call path (rec_stack).
+ */
+uint64_t cb_api_call(void);
 /* The Sanitizer's callback of every domain the collector subscribes to (callbacks.c). */
 void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 			    Sanitizer_CallbackId cbid, const void *cbdata);

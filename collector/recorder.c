@@ -213,8 +213,17 @@ static int64_t intern_ctx(void *ctx, const char *s)
 	return intern_w(s);
 }
 
+/*
+ * The call path of the thread's current API call, unwound once however many
+ * events the call makes (cudaFree's sync and free): one call, one path.
+ */
+static _Thread_local struct { const struct gmp_writer *w; uint64_t call; int64_t st; } stack_kept;
+
 int64_t rec_stack(void)
 {
+	uint64_t call = cb_api_call();
+	if (call && stack_kept.call == call && stack_kept.w == gmp_col.w)
+		return stack_kept.st;
 	uint64_t t0 = st_now();
 	if (gmp_callpath__stale(gmp_col.cp))
 		gmp_callpath__modules(gmp_col.cp, emit_module, NULL); /* a dlopen since */
@@ -223,8 +232,13 @@ int64_t rec_stack(void)
 		n = gmp_pyframes__splice(gmp_col.pcs, n, gmp_col.opts.depth, intern_ctx, NULL);
 	st_since(GMP_ST_STACK, t0);
 	int64_t st = n ? gmp_writer__stack(gmp_col.w, gmp_col.pcs, n) : 0;
-	if (st < 0)
+	if (st < 0) {
 		rec_write_failed((int)st);
+		return st;
+	}
+	stack_kept.w = gmp_col.w;
+	stack_kept.call = call;
+	stack_kept.st = st;
 	return st;
 }
 

@@ -18,7 +18,7 @@
  *   patch      loading the device patches and patching modules
  *   calls      other Sanitizer calls: uploads, read-backs, sets, allocations
  *   wait       stream syncs the collector made itself
- *   stack      unwinding call paths
+ *   stack      unwinding call paths (once per API call, however many events it makes)
  */
 #ifndef GMPROF_SELFTIME_H
 #define GMPROF_SELFTIME_H

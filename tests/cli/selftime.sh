@@ -58,6 +58,17 @@ done
 	ok "one start, one exit, a callback per API at least" ||
 	notok "start $start_n, exit $exit_n, callbacks $callbacks_n"
 self_time_sane "$P" object && ok "self_time_sane (make gpu-check's check) takes it" || notok "self_time_sane refuses it"
+
+# cudaFree waits for the device (GMP_DOUBLE_FREE_SYNCS): the collector records
+# that wait as a sync, then the free, both in the one call, so their call
+# path is unwound once: 9 calls, 11 events, 9 unwinds.
+rm -f "$TMPDIR/frees.gmprof"
+expect_exit 0 "frees that wait for the device: the program runs" -- env GMP_DOUBLE_FREE_SYNCS=1 \
+	GMPROF_OUTPUT="$TMPDIR/frees.gmprof" "$FAKE" "$TMPDIR/five.jsonl"
+nsync=$("$GMPROF" dump "$TMPDIR/frees.gmprof" | grep -c '"op":"sync"')
+unwound=$(part stack 2 "$TMPDIR/frees.gmprof")
+[ "$nsync" -eq 2 ] && [ "$unwound" = 9 ] && ok "a call's sync and free share one unwinding (9 for 11 events)" ||
+	notok "a call's sync and free: $nsync syncs recorded, $unwound call paths unwound (want 2 and 9)"
 # The API calls' callbacks, which the record's "callbacks" leaves out (META api_callbacks): an
 # enter and an exit for each of the double's API calls, one or more per event.
 api=$("$GMPROF" dump "$P" | sed -n 's/.*"key":"api_callbacks","value":"\([0-9]*\)".*/\1/p')
