@@ -87,6 +87,36 @@ int gmp_tex_api__kind(const char *function_name)
 	return 0;
 }
 
+int gmp_tmap_api__kind(const char *function_name)
+{
+	if (letter(function_name) != 'T')
+		return 0;
+	size_t n = gmp_api__base_len(function_name);
+	if ((n == 22 && !strncmp(function_name, "cuTensorMapEncodeTiled", n)) ||
+	    (n == 23 && !strncmp(function_name, "cuTensorMapEncodeIm2col", n)) ||
+	    (n == 27 && !strncmp(function_name, "cuTensorMapEncodeIm2colWide", n)))
+		return 1;
+	if (n == 25 && !strncmp(function_name, "cuTensorMapReplaceAddress", n))
+		return 2;
+	return 0;
+}
+
+int gmp_launch_api__layout(const char *function_name, struct gmp_launch_layout *l)
+{
+	if (letter(function_name) != 'L')
+		return 0;
+	size_t n = gmp_api__base_len(function_name);
+	if (n == 14 && !strncmp(function_name, "cuLaunchKernel", n))
+		*l = (struct gmp_launch_layout){ 0, 48, 56 };
+	else if (n == 16 && !strncmp(function_name, "cuLaunchKernelEx", n))
+		*l = (struct gmp_launch_layout){ 8, 16, 24 };
+	else if (n == 25 && !strncmp(function_name, "cuLaunchCooperativeKernel", n))
+		*l = (struct gmp_launch_layout){ 0, 48, -1 };
+	else
+		return 0;
+	return 1;
+}
+
 int gmp_stream_api__kind(const char *function_name)
 {
 	if (letter(function_name) != 'S')

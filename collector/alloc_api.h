@@ -62,6 +62,34 @@ enum { GMP_TEX_RES_LINEAR = 2, GMP_TEX_RES_PITCH2D = 3 };
 int gmp_tex_api__kind(const char *function_name);
 
 /*
+ * Tensor maps (tensormaps.c): cuTensorMapEncodeTiled, cuTensorMapEncodeIm2col
+ * and cuTensorMapEncodeIm2colWide take (CUtensorMap *, data type, rank,
+ * global address, ...), cuTensorMapReplaceAddress (CUtensorMap *, global
+ * address); a map is 128 opaque bytes.  The launch calls that pass kernel
+ * parameters: cuLaunchKernel (function, ..., kernelParams, extra),
+ * cuLaunchKernelEx (config, function, kernelParams, extra) and
+ * cuLaunchCooperativeKernel (function, ..., kernelParams).  An extra array
+ * is pairs of a key and a value, ending with key 0; key 1 gives the packed
+ * parameters' buffer, key 2 a pointer to its size.
+ * tests/unit/test_alloc_abi.c checks these against the toolkit's headers.
+ */
+#define GMP_TMAP_BYTES 128
+#define GMP_TMAP_PARAM_MAP 0      /* every call's CUtensorMap * */
+#define GMP_TMAP_PARAM_ADDRESS 16 /* an encode's global address */
+#define GMP_TMAP_REPLACE_ADDRESS 8 /* cuTensorMapReplaceAddress's */
+enum { GMP_LAUNCH_EXTRA_END = 0, GMP_LAUNCH_EXTRA_BUFFER = 1, GMP_LAUNCH_EXTRA_SIZE = 2 };
+/* What a call does with tensor maps: 1 encodes one, 2 replaces a map's address, 0 neither. */
+int gmp_tmap_api__kind(const char *function_name);
+/*
+ * Where a launch call's parameters hold the function, kernelParams and
+ * extra (-1: none); 0 when the call launches no kernel with parameters.
+ */
+struct gmp_launch_layout {
+	int function, kernel_params, extra;
+};
+int gmp_launch_api__layout(const char *function_name, struct gmp_launch_layout *l);
+
+/*
  * Stream creation (streams.c): cudaStreamCreate takes (stream *),
  * cudaStreamCreateWithFlags, cudaStreamCreateWithPriority, cuStreamCreate
  * and cuStreamCreateWithPriority (stream *, unsigned flags, ...).

@@ -64,6 +64,35 @@ static void texture_calls(void **state)
 	assert_int_equal(gmp_tex_api__kind(NULL), 0);
 }
 
+/* The tensor map calls and the launch calls with kernel parameters (collector/tensormaps.c). */
+static void tensor_map_calls(void **state)
+{
+	(void)state;
+	assert_int_equal(gmp_tmap_api__kind("cuTensorMapEncodeTiled"), 1);
+	assert_int_equal(gmp_tmap_api__kind("cuTensorMapEncodeIm2col"), 1);
+	assert_int_equal(gmp_tmap_api__kind("cuTensorMapEncodeIm2colWide"), 1);
+	assert_int_equal(gmp_tmap_api__kind("cuTensorMapReplaceAddress"), 2);
+	static const char *const no[] = { "cuTensorMapEncode", "cuTensorMapEncodeTiledX", "cuTexObjectCreate",
+					  "cudaLaunchKernel", "", NULL };
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_int_equal(gmp_tmap_api__kind(no[i]), 0);
+	struct gmp_launch_layout l;
+	assert_int_equal(gmp_launch_api__layout("cuLaunchKernel_ptsz", &l), 1);
+	assert_int_equal(l.function, 0);
+	assert_int_equal(l.kernel_params, 48);
+	assert_int_equal(l.extra, 56);
+	assert_int_equal(gmp_launch_api__layout("cuLaunchKernelEx", &l), 1);
+	assert_int_equal(l.function, 8);
+	assert_int_equal(l.kernel_params, 16);
+	assert_int_equal(l.extra, 24);
+	assert_int_equal(gmp_launch_api__layout("cuLaunchCooperativeKernel", &l), 1);
+	assert_int_equal(l.kernel_params, 48);
+	assert_int_equal(l.extra, -1);
+	assert_int_equal(gmp_launch_api__layout("cudaLaunchKernel", &l), 0);
+	assert_int_equal(gmp_launch_api__layout("cuLaunchHostFunc", &l), 0);
+	assert_int_equal(gmp_launch_api__layout(NULL, &l), 0);
+}
+
 /* The stream-creating calls (collector/streams.c), the queries (queries.c), and the per-thread variants. */
 static void stream_calls(void **state)
 {
@@ -250,6 +279,31 @@ static void layouts_agree(void **state)
 	assert_int_equal(offsetof(cuStreamCreateWithPriority_params, flags), GMP_STREAM_PARAM_FLAGS);
 	assert_int_equal(sizeof(((cuStreamCreate_params *)0)->Flags), sizeof(uint32_t));
 	assert_int_equal(sizeof(CUstream), sizeof(uint64_t));
+	/* Tensor maps and launches (collector/tensormaps.c). */
+	assert_int_equal(sizeof(CUtensorMap), GMP_TMAP_BYTES);
+	assert_int_equal(offsetof(cuTensorMapEncodeTiled_params, tensorMap), GMP_TMAP_PARAM_MAP);
+	assert_int_equal(offsetof(cuTensorMapEncodeTiled_params, globalAddress), GMP_TMAP_PARAM_ADDRESS);
+	assert_int_equal(offsetof(cuTensorMapEncodeIm2col_params, tensorMap), GMP_TMAP_PARAM_MAP);
+	assert_int_equal(offsetof(cuTensorMapEncodeIm2col_params, globalAddress), GMP_TMAP_PARAM_ADDRESS);
+	assert_int_equal(offsetof(cuTensorMapEncodeIm2colWide_params, tensorMap), GMP_TMAP_PARAM_MAP);
+	assert_int_equal(offsetof(cuTensorMapEncodeIm2colWide_params, globalAddress), GMP_TMAP_PARAM_ADDRESS);
+	assert_int_equal(offsetof(cuTensorMapReplaceAddress_params, tensorMap), GMP_TMAP_PARAM_MAP);
+	assert_int_equal(offsetof(cuTensorMapReplaceAddress_params, globalAddress), GMP_TMAP_REPLACE_ADDRESS);
+	struct gmp_launch_layout l;
+	assert_int_equal(gmp_launch_api__layout("cuLaunchKernel", &l), 1);
+	assert_int_equal(offsetof(cuLaunchKernel_params, f), l.function);
+	assert_int_equal(offsetof(cuLaunchKernel_params, kernelParams), l.kernel_params);
+	assert_int_equal(offsetof(cuLaunchKernel_params, extra), l.extra);
+	assert_int_equal(gmp_launch_api__layout("cuLaunchKernelEx", &l), 1);
+	assert_int_equal(offsetof(cuLaunchKernelEx_params, f), l.function);
+	assert_int_equal(offsetof(cuLaunchKernelEx_params, kernelParams), l.kernel_params);
+	assert_int_equal(offsetof(cuLaunchKernelEx_params, extra), l.extra);
+	assert_int_equal(gmp_launch_api__layout("cuLaunchCooperativeKernel", &l), 1);
+	assert_int_equal(offsetof(cuLaunchCooperativeKernel_params, f), l.function);
+	assert_int_equal(offsetof(cuLaunchCooperativeKernel_params, kernelParams), l.kernel_params);
+	assert_int_equal((uintptr_t)CU_LAUNCH_PARAM_END, GMP_LAUNCH_EXTRA_END);
+	assert_int_equal((uintptr_t)CU_LAUNCH_PARAM_BUFFER_POINTER, GMP_LAUNCH_EXTRA_BUFFER);
+	assert_int_equal((uintptr_t)CU_LAUNCH_PARAM_BUFFER_SIZE, GMP_LAUNCH_EXTRA_SIZE);
 	/* Queries (collector/queries.c): the handle, by value. */
 	assert_int_equal(offsetof(cudaEventQuery_v3020_params, event), GMP_QUERY_PARAM_HANDLE);
 	assert_int_equal(offsetof(cuEventQuery_params, hEvent), GMP_QUERY_PARAM_HANDLE);
@@ -337,6 +391,7 @@ int main(void)
 		cmocka_unit_test(names),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(texture_calls),
+		cmocka_unit_test(tensor_map_calls),
 		cmocka_unit_test(stream_calls),
 		cmocka_unit_test(array_sizes),
 		cmocka_unit_test(array_call_sizes),
