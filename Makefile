@@ -171,7 +171,7 @@ $(TST)/tests/double/%.o: tests/double/%.c $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -Itests/double -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-$(TST)/double/libsanitizer-public.so: $(TST)/tests/double/sanitizer_double.o $(TST)/tests/double/double_nvtx.o $(TST)/tests/double/double_memory.o $(TST)/tests/double/double_patch.o $(TST)/tests/double/double_graph.o $(TST)/tests/double/double_calls.o $(TST)/libgmprof-core.a
+$(TST)/double/libsanitizer-public.so: $(TST)/tests/double/sanitizer_double.o $(TST)/tests/double/double_nvtx.o $(TST)/tests/double/double_memory.o $(TST)/tests/double/double_patch.o $(TST)/tests/double/double_graph.o $(TST)/tests/double/double_calls.o $(TST)/tests/double/double_tmap.o $(TST)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared $(SAN_FLAGS) -o $@ $^ -lcjson -lm -lpthread -ldl
@@ -194,7 +194,7 @@ $(REL)/tests/double/%.o: tests/double/%.c $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -Itests/double $(OPT) -MMD -MP -c $< -o $@
 
-$(REL)/double/libsanitizer-public.so: $(REL)/tests/double/sanitizer_double.o $(REL)/tests/double/double_nvtx.o $(REL)/tests/double/double_memory.o $(REL)/tests/double/double_patch.o $(REL)/tests/double/double_graph.o $(REL)/tests/double/double_calls.o $(REL)/libgmprof-core.a
+$(REL)/double/libsanitizer-public.so: $(REL)/tests/double/sanitizer_double.o $(REL)/tests/double/double_nvtx.o $(REL)/tests/double/double_memory.o $(REL)/tests/double/double_patch.o $(REL)/tests/double/double_graph.o $(REL)/tests/double/double_calls.o $(REL)/tests/double/double_tmap.o $(REL)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -o $@ $^ -lcjson -lm -lpthread -ldl
@@ -229,7 +229,7 @@ $(TSN)/libgmprof-core.a: $(call objs,$(TSN),$(CORE_SRC))
 $(TSN)/libgmprof.so: $(call objs,$(TSN),$(COLLECTOR_SRC)) $(TSN)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -fsanitize=thread -Wl,--exclude-libs,ALL -o $@ $^ $(LIBS_COLLECTOR)
-$(TSN)/double/libsanitizer-public.so: $(TSN)/tests/double/sanitizer_double.o $(TSN)/tests/double/double_nvtx.o $(TSN)/tests/double/double_memory.o $(TSN)/tests/double/double_patch.o $(TSN)/tests/double/double_graph.o $(TSN)/tests/double/double_calls.o $(TSN)/libgmprof-core.a
+$(TSN)/double/libsanitizer-public.so: $(TSN)/tests/double/sanitizer_double.o $(TSN)/tests/double/double_nvtx.o $(TSN)/tests/double/double_memory.o $(TSN)/tests/double/double_patch.o $(TSN)/tests/double/double_graph.o $(TSN)/tests/double/double_calls.o $(TSN)/tests/double/double_tmap.o $(TSN)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -fsanitize=thread -o $@ $^ -lcjson -lm -lpthread -ldl

@@ -140,6 +140,11 @@ static void api(const Sanitizer_CallbackData *cd)
 		}
 		if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && gmp_col.opts.mode != GMP_COLLECT_ALLOC)
 			launch_call(cd);
+		if (tmap_any() && gmp_col.opts.mode != GMP_COLLECT_ALLOC) { /* its kernel's tensor maps */
+			in_callback = 1; /* the driver's own callbacks are not the program's */
+			tmap_launch_call(cd->functionName, cd->functionParams);
+			in_callback = 0;
+		}
 	} else if (api_depth > 0 && --api_depth == 0) {
 		cb_api_name = NULL;
 		call_returned(&sync_ev); /* when what its syncs waited for was known finished */
@@ -256,6 +261,9 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 		dev_module_loaded(m->context, m->module);
 		break;
 	}
+	case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
+		tmap_functions_gone(); /* their handles may be given again */
+		break;
 	/*
 	 * FUNCTIONS_LAZY_LOADED: nothing to do.  The Sanitizer patches lazily
 	 * loaded functions of a patched module itself (FUNCTIONS_LAZY_PATCHED

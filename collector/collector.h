@@ -247,6 +247,8 @@ int drv_describe(uint32_t device, struct gmp_device_desc *d);
 int drv_func_module(CUfunction f, CUmodule *module);
 /* A pool's attribute (GMP_POOL_ATTR_*, alloc_api.h: each a cuuint64_t): cuMemPoolGetAttribute. */
 int drv_pool_attr(CUmemoryPool pool, int attr, uint64_t *value);
+/* Where parameter i of function f (or kernel handle) lies: cuFuncGetParamInfo; -1 past the last or unknown. */
+int drv_param_info(CUfunction f, size_t i, size_t *off, size_t *size);
 /* The pool cudaMallocAsync takes from on device (cuDeviceGetMemPool). */
 int drv_device_pool(uint32_t device, CUmemoryPool *pool);
 /* A CUDA array's dimensions and element format (cuArray3DGetDescriptor_v2). */
@@ -321,6 +323,31 @@ void tex_context_gone(CUcontext ctx);
 uint64_t *tex_live(uint32_t device, size_t *n);
 /* A read of each of objs added to acc (n entries, address order kept): 0 or -ENOMEM. */
 int tex_reads(const uint64_t *objs, size_t nobjs, struct gmp_access **acc, size_t *n);
+
+/* ---- tensormaps.c: objects kernels read through tensor maps -------------- */
+/*
+ * No lock held: the end of the program's call fn; a tensor map encoded over
+ * a tracked object (or given another address) when fn is one of
+ * cuTensorMapEncode*, cuTensorMapReplaceAddress.
+ */
+void tmap_call(const char *fn, const void *params, CUcontext ctx, int ok);
+/* Whether any tensor map is known (a launch's parameters are then read). */
+int tmap_any(void);
+/*
+ * No lock held, re-entry guard set: the enter of a driver launch call fn:
+ * the objects of the tensor maps among its kernel's parameters, kept for
+ * this thread's next launch.
+ */
+void tmap_launch_call(const char *fn, const void *params);
+/* Lock held: the objects this thread's launch reads through tensor maps, added to objs (n of them): 0 or -ENOMEM. */
+int tmap_take(uint64_t **objs, size_t *n);
+/*
+ * Lock held: the object at addr is freed (or its context, ctx non-NULL,
+ * torn down, with its functions): its maps read it no more.
+ */
+void tmap_object_freed(uint64_t addr, CUcontext ctx);
+/* A module is unloaded: what is known of functions' parameters is dropped. */
+void tmap_functions_gone(void);
 
 /*
  * ---- pools.c: stream-ordered memory pools (cudaMallocAsync's): what they

@@ -517,6 +517,11 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	p.ev = li->ev;
 	p.kev = *e;
 	p.tex = tex_live(e->device, &p.ntex);
+	if (tmap_take(&p.tex, &p.ntex)) {
+		static int said;
+		if (!said++)
+			rec_say("out of memory for a launch's reads through tensor maps: they are not recorded");
+	}
 	s->pend[s->npend++] = p;
 	dev_collect_garbage(s); /* a table this launch replaced */
 }
@@ -560,6 +565,7 @@ static void release(struct gmp_ctx_state *s)
 void dev_context_destroying(CUcontext ctx)
 {
 	tex_context_gone(ctx);
+	tmap_object_freed(0, ctx);
 	struct gmp_ctx_state *s = dev_find_state(ctx);
 	if (!s)
 		return;

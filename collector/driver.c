@@ -7,7 +7,8 @@
  * to the device's capacity), and which module a launched function is in
  * (GMPROF_PATCH_AT=launch: patched before the launch, callbacks.c), and
  * what the stream-ordered memory pools hold (pools.c), and what a CUDA array
- * holds (arrays.c).  They are looked up once, in the driver the
+ * holds (arrays.c), and where a function's parameters lie (tensormaps.c).
+ * They are looked up once, in the driver the
  * program loaded (a no-load open: the collector never loads a driver
  * itself), else among the process's exported symbols.  Callers hold no
  * collector lock and have set the re-entry guard: a driver call may
@@ -33,6 +34,7 @@ static struct {
 	int (*pool_attr)(CUmemoryPool pool, int attr, void *value); /* cuMemPoolGetAttribute (CUDA 11.2) */
 	int (*device_pool)(CUmemoryPool *pool, int device);         /* cuDeviceGetMemPool (CUDA 11.2) */
 	int (*array_desc)(struct gmp_array3d_desc *d, CUarray a);   /* cuArray3DGetDescriptor_v2 (CUDA 3.2) */
+	int (*param_info)(CUfunction f, size_t i, size_t *off, size_t *size); /* cuFuncGetParamInfo (CUDA 12.4) */
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
@@ -56,6 +58,7 @@ static void find_driver(void)
 	*(void **)&drv.pool_attr = find(lib, "cuMemPoolGetAttribute");
 	*(void **)&drv.device_pool = find(lib, "cuDeviceGetMemPool");
 	*(void **)&drv.array_desc = find(lib, "cuArray3DGetDescriptor_v2");
+	*(void **)&drv.param_info = find(lib, "cuFuncGetParamInfo");
 }
 
 static int found(void)
@@ -137,4 +140,17 @@ int drv_array_desc(CUarray a, struct gmp_array3d_desc *d)
 {
 	memset(d, 0, sizeof(*d));
 	return found() && drv.array_desc && a && drv.array_desc(d, a) == 0 ? 0 : -1;
+}
+
+int drv_param_info(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+	if (!found() || !drv.param_info || !f)
+		return -1;
+	if (drv.param_info(f, i, off, size) == 0)
+		return 0;
+	CUfunction fn = NULL; /* a kernel handle launched as a function (drv_func_module) */
+	return drv.kernel_function && drv.kernel_function(&fn, (void *)f) == 0 && fn &&
+			       drv.param_info(fn, i, off, size) == 0
+		       ? 0
+		       : -1;
 }

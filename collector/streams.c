@@ -47,6 +47,7 @@ static void stream_call(const char *fn, const void *params, CUcontext ctx, int o
 void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok)
 {
 	tex_call(fn, params, ctx, ok);
+	tmap_call(fn, params, ctx, ok);
 	stream_call(fn, params, ctx, ok);
 	query_call(fn, params, ctx, ok);
 }

@@ -89,6 +89,32 @@ n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
 	{ notok "intra maps through the pinned buffer: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
 n=$(touched_launches "$TMPDIR/s.gmprof")
 [ "$n" = 96 ] && ok "  ... every launch of the 8 threads with its touch (96)" || notok "  ... $n launches with their touch, not 96"
+# Tensor maps with 8 threads: thread 1 encodes one over its first object, and
+# the double passes it to every thread's launches, also after thread 1 freed
+# that object (a use after free, which the collector must not record as a
+# read of no object: the profile must replay).
+cat >"$TMPDIR/tma.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096}
+{"op":"alloc","addr":"0x20000","size":4096}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"free","addr":"0x10000"}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"free","addr":"0x20000"}
+J
+rm -f "$TMPDIR/m.gmprof"
+env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
+	GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+	GMP_DOUBLE_TENSORMAP=0x10000010000 GMPROF_OUTPUT="$TMPDIR/m.gmprof" TSAN_OPTIONS="halt_on_error=0 exitcode=66" \
+	"$T/double/fake_app" --threads 8 "$TMPDIR/tma.jsonl" >/dev/null 2>"$TMPDIR/tsan"
+rc=$?
+n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "tensor maps: 8 threads, no ThreadSanitizer report" ||
+	{ notok "tensor maps: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+r=$("$GMPROF" dump "$TMPDIR/m.gmprof" | grep -c '"read":\["0x10000010000"\]')
+[ "$r" -ge 1 ] && ok "  ... launches read thread 1's object through its map ($r)" || notok "  ... no launch reads it"
+"$GMPROF" replay "$TMPDIR/m.gmprof" >/dev/null 2>"$TMPDIR/err" && ok "  ... the profile replays" ||
+	notok "  ... $(cat "$TMPDIR/err")"
 # Capture ranges with 8 threads: each thread's replay calls cudaProfilerStart and cudaProfilerStop
 # (GMP_DOUBLE_PROFILER), which turn monitoring on and off for all, with the
 # module patched at load and (GMPROF_PATCH_AT=launch) by whichever thread

@@ -297,7 +297,7 @@ static void read_driver_launch(void)
 	launch_api = getenv("GMP_DOUBLE_LAUNCH_API");
 }
 
-void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site)
+void double_driver_launch(CUfunction fn, const char *kernel, Sanitizer_ApiCallbackSite site)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, read_driver_launch);
@@ -323,13 +323,15 @@ void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site)
 		params[0] = (void *)config; /* const CUlaunchConfig * */
 		params[1] = (void *)fn;
 	}
+	if (site == SANITIZER_API_ENTER) /* its parameters: the tensor map's, where the kernel takes one */
+		double_tensormap_params(kernel, name, params);
 	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = name,
 				      .functionParams = params, .context = DOUBLE_CTX };
 	api_deliver(SANITIZER_CB_DOMAIN_DRIVER_API, &cd);
 }
 
 /* A call named name (the runtime's when it starts with "cuda") with these parameters, returning rv. */
-static void api_call(const char *name, const void *params, int rv)
+void double_api_call(const char *name, const void *params, int rv)
 {
 	Sanitizer_CallbackDomain dom = strncmp(name, "cuda", 4) ? SANITIZER_CB_DOMAIN_DRIVER_API
 								: SANITIZER_CB_DOMAIN_RUNTIME_API;
@@ -352,9 +354,9 @@ static int polls(const void *handle, int event, int n, long done)
 				 : (driver ? "cuStreamQuery" : "cudaStreamQuery");
 	const void *params[1] = { handle };
 	for (int i = 0; i < n; i++)
-		api_call(per_thread(name), params, 600);
+		double_api_call(per_thread(name), params, 600);
 	for (done = done < 0 ? strtol(sw.poll, NULL, 10) : done; done > 0; done--)
-		api_call(per_thread(name), params, 0);
+		double_api_call(per_thread(name), params, 0);
 	return 1;
 }
 
@@ -408,7 +410,7 @@ void double_texture(uint64_t addr, int make)
 	void *params[4] = { &handle, &res, texdesc, NULL };
 	if (!make)
 		memcpy(&params[0], &handle, sizeof(handle)); /* destroyed by value */
-	api_call(name, params, 0);
+	double_api_call(name, params, 0);
 }
 
 void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_failure *f)
@@ -439,7 +441,7 @@ void double_replay_failure(const struct gmp_trace *t, const struct gmp_alloc_fai
 	}
 	if (strstr(name, "Async"))
 		params[strstr(name, "FromPool") ? 3 : 2] = (size_t)(uintptr_t)double_stream_handle(f->stream);
-	api_call(name, params, 2); /* cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY */
+	double_api_call(name, params, 2); /* cudaErrorMemoryAllocation, CUDA_ERROR_OUT_OF_MEMORY */
 }
 
 static int frees_sync = -1;

@@ -85,7 +85,24 @@ void double_sync_call(const char *name, Sanitizer_CallbackDomain d, Sanitizer_Ca
  * which module it is in: cuFuncGetModule).  GMP_DOUBLE_DRIVER_LAUNCH=0
  * leaves it out, as a driver that announced no launch call would.
  */
-void double_driver_launch(CUfunction fn, Sanitizer_ApiCallbackSite site);
+void double_driver_launch(CUfunction fn, const char *kernel, Sanitizer_ApiCallbackSite site);
+/* A runtime (cuda*) or driver call with its parameters, entered and left returning rv. */
+void double_api_call(const char *name, const void *params, int rv);
+/*
+ * GMP_DOUBLE_TENSORMAP=ADDR (double_tmap.c): right after the object at ADDR
+ * is allocated, a tensor map over it (cuTensorMapEncodeTiled; with
+ * GMP_DOUBLE_TENSORMAP_API=replace, encoded over host memory, then given ADDR
+ * by cuTensorMapReplaceAddress), passed by value to every launch of kernel
+ * GMP_DOUBLE_TENSORMAP_KERNEL (of every kernel when unset): in the second of
+ * its two parameters (8 bytes, then a 384-byte struct holding the map at
+ * offset 128: fake_app's cuFuncGetParamInfo says so), or with
+ * GMP_DOUBLE_TENSORMAP_EXTRA=1 in an extra array's packed buffer (the map
+ * at offset 256).  The kernel's copies through it are not in the script:
+ * they call no patch.
+ */
+void double_tensormap(uint64_t addr);
+/* The launch call name of kernel: its kernelParams (or extra) slot in params set, where it takes the map. */
+void double_tensormap_params(const char *kernel, const char *name, void **params);
 /*
  * An allocation call that runs out of memory: no resource callback, only
  * the API's enter and exit, the exit returning 2 with the call's parameters

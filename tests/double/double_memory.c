@@ -181,6 +181,7 @@ void double_alongside(const Sanitizer_ResourceMemoryData *md, int made)
 	if (made) {
 		peer(md, 1);
 		double_texture(md->address, 1);
+		double_tensormap(md->address);
 	} else {
 		double_texture(md->address, 0);
 		peer(md, 0);

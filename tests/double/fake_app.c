@@ -125,6 +125,22 @@ int cuKernelGetFunction(CUfunction *fn, void *kernel)
 	return 0;
 }
 
+/*
+ * Where a function's parameters lie: every function of the double's program
+ * takes two, 8 bytes at offset 0 and 384 at offset 128 (a struct that holds
+ * a tensor map: double_tmap.c); a kernel handle (FAKE_CUDA_KERNEL_HANDLES) is
+ * refused, as by cuFuncGetModule.
+ */
+int cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size);
+int cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
+{
+	if (!f || i > 1 || !off || !size || (kernel_handles() && !((uintptr_t)f & 1)))
+		return 1; /* CUDA_ERROR_INVALID_VALUE; a kernel handle: cuKernelGetFunction's function */
+	*off = i ? 128 : 0;
+	*size = i ? 384 : 8;
+	return 0;
+}
+
 /* FAKE_CUDA_CC ("9.0"): the compute capability (attributes 75 and 76); an error when unset. */
 int cuDeviceGetAttribute(int *value, int attribute, int device);
 int cuDeviceGetAttribute(int *value, int attribute, int device)

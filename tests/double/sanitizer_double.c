@@ -422,7 +422,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &ld, sizeof(ld));
 		} else {
 			double_api("cudaLaunchKernel", SANITIZER_API_ENTER);
-			double_driver_launch(ld.function, SANITIZER_API_ENTER);
+			double_driver_launch(ld.function, name, SANITIZER_API_ENTER);
 			double_launch_callback(1);
 			deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
 			double_launch_callback(0);
@@ -434,7 +434,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, &ld, sizeof(ld));
 		} else {
 			deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_END, &ld);
-			double_driver_launch(ld.function, SANITIZER_API_EXIT);
+			double_driver_launch(ld.function, name, SANITIZER_API_EXIT);
 			double_api("cudaLaunchKernel", SANITIZER_API_EXIT);
 			double_query_busy(ld.stream);
 			double_symbol_copy(ld.stream, ld.hStream);

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: MIT
+# Tensor maps (the test double's GMP_DOUBLE_TENSORMAP: cuTensorMapEncodeTiled
+# over the object at an address right after its allocation, the map passed
+# by value to each launch, inside a struct parameter or an extra array's
+# packed buffer): a kernel copies through the tensor memory accelerator,
+# which calls no device patch, so the collector reads each driver launch
+# call's parameters for the maps it saw encoded and takes the launch to
+# read their objects.  Unseen, those reads made the object look free for
+# another object to reuse (a redundant allocation).
+. tests/cli/lib.sh
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+use_double "$B"
+# A: uploaded, then read by k through a tensor map only; B: written by k, downloaded; k2 after A's free.
+cat >"$TMPDIR/tma.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096}
+{"op":"alloc","addr":"0x20000","size":4096}
+{"op":"memcpy","dst":"0x10000","size":4096}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"memcpy","src":"0x20000","size":4096}
+{"op":"sync"}
+{"op":"free","addr":"0x10000"}
+{"op":"kernel","name":"k2","write":["0x20000"]}
+{"op":"sync"}
+{"op":"free","addr":"0x20000"}
+J
+kernels() { "$GMPROF" dump "$1" | grep '"op":"kernel"' | sed -E 's/,"thread".*//' | tr '\n' ' '; }
+READS='{"op":"kernel","name":"k","read":["0x10000"],"write":["0x20000"] {"op":"kernel","name":"k2","write":["0x20000"] '
+NONE='{"op":"kernel","name":"k","write":["0x20000"] {"op":"kernel","name":"k2","write":["0x20000"] '
+run() { # NAME PROFILE ENV...: the collector's run of the script
+	_n=$1 _p=$2
+	shift 2
+	expect_exit 0 "$_n" -- env GMPROF_OUTPUT="$_p" "$@" "$B/double/fake_app" "$TMPDIR/tma.jsonl"
+}
+run "no tensor map" "$TMPDIR/none.gmprof"
+"$GMPROF" replay "$TMPDIR/none.gmprof" | grep -q "redundant_allocation: obj#2" &&
+	ok "  ... B may reuse A's memory (k does not read A)" || notok "  ... $("$GMPROF" replay "$TMPDIR/none.gmprof")"
+for how in struct extra replace handles; do
+	case $how in
+	struct) set -- ;;
+	extra) set -- GMP_DOUBLE_TENSORMAP_EXTRA=1 ;;
+	replace) set -- GMP_DOUBLE_TENSORMAP_API=replace ;;
+	handles) set -- FAKE_CUDA_KERNEL_HANDLES=1 ;;
+	esac
+	run "a tensor map over A ($how)" "$TMPDIR/$how.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 "$@"
+	[ ! -s "$TMPDIR/err" ] && ok "  ... not a word" || notok "  ... stderr: $(cat "$TMPDIR/err")"
+	[ "$(kernels "$TMPDIR/$how.gmprof")" = "$READS" ] &&
+		ok "  ... k reads A through it, k2 (after A's free) does not" ||
+		notok "  ... kernels: $(kernels "$TMPDIR/$how.gmprof")"
+	expect_exit 0 "  ... replay" -- "$GMPROF" replay "$TMPDIR/$how.gmprof"
+	grep -q redundant_allocation "$TMPDIR/out" && notok "  ... $(cat "$TMPDIR/out")" || ok "  ... B may not reuse A's memory"
+done
+run "the map passed to k2 alone" "$TMPDIR/k2.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMP_DOUBLE_TENSORMAP_KERNEL=k2
+[ "$(kernels "$TMPDIR/k2.gmprof")" = "$NONE" ] && ok "  ... k reads nothing of A, nor k2 (A is freed by then)" ||
+	notok "  ... kernels: $(kernels "$TMPDIR/k2.gmprof")"
+run "intra mode" "$TMPDIR/intra.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMPROF_MODE=intra
+"$GMPROF" dump "$TMPDIR/intra.gmprof" | grep '"name":"k",' | grep -q '"read":\["0x10000"\]' &&
+	! "$GMPROF" dump "$TMPDIR/intra.gmprof" | grep '"name":"k",' | grep -q '"addr":"0x10000"' &&
+	ok "  ... k reads A, with no touch of its bytes (not known)" ||
+	notok "  ... $("$GMPROF" dump "$TMPDIR/intra.gmprof" | grep '"op":"kernel"')"
+run "alloc mode" "$TMPDIR/alloc.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMPROF_MODE=alloc
+"$GMPROF" dump "$TMPDIR/alloc.gmprof" | grep -q '"read"' && notok "  ... $(kernels "$TMPDIR/alloc.gmprof")" ||
+	ok "  ... no kernel's accesses recorded"
