@@ -153,7 +153,9 @@ void gmp_tmanotes__print(const struct gmp_symnotes *notes, FILE *fp, const char 
 		return;
 	fprintf(fp, "%snote: %" PRIu64 " kernel launch%s came from %s on a GPU of compute capability %d.%d: such kernels "
 		"copy most of their operands through the tensor memory accelerator, whose copies the Sanitizer "
-		"does not let gmprof see, so findings on the objects they use may be wrong (docs/known-limits.md)\n",
+		"does not let gmprof see: the collector counts a launch as reading the objects of the tensor maps "
+		"among its parameters, not those of maps made on the device or kept in device memory, so findings "
+		"on the objects they use may be wrong (docs/known-limits.md)\n",
 		prefix, n->launches, n->launches == 1 ? "" : "es",
 		n->libraries == 3 ? "cuBLAS and cuDNN" : n->libraries == 2 ? "cuDNN" : "cuBLAS", n->cc / 10, n->cc % 10);
 }
