@@ -134,8 +134,9 @@ static void api(const Sanitizer_CallbackData *cd)
 			}
 			if (gmp_col.opts.capture == GMP_CAPTURE_PROFILER && cb_api_name)
 				profiler_api(cb_api_name);
-			/* Where a graph is made, captured or launched, for reading the callbacks around it. */
-			if (gmp_col.opts.log_callbacks && cb_api_name && (strstr(cb_api_name, "Graph") || strstr(cb_api_name, "Capture")))
+			/* Where a graph is made, captured or launched, or a tensor map made, for reading the callbacks around it. */
+			if (gmp_col.opts.log_callbacks && cb_api_name &&
+			    (strstr(cb_api_name, "Graph") || strstr(cb_api_name, "Capture") || strstr(cb_api_name, "TensorMap")))
 				fprintf(stderr, "gmprof: api %s\n", cb_api_name);
 		}
 		if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && gmp_col.opts.mode != GMP_COLLECT_ALLOC)

@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,6 +211,14 @@ static void scan(const char *p, size_t size)
 	}
 }
 
+/* GMPROF_LOG_CALLBACKS=1: what a launch call's parameters gave. */
+static void log_launch(const char *fn)
+{
+	if (gmp_col.opts.log_callbacks)
+		fprintf(stderr, "gmprof: api %s: %zu object%s read through tensor maps\n", fn, launch.n,
+			launch.n == 1 ? "" : "s");
+}
+
 void tmap_launch_call(const char *fn, const void *params)
 {
 	launch.n = 0;
@@ -246,6 +255,7 @@ void tmap_launch_call(const char *fn, const void *params)
 			pthread_mutex_unlock(&gmp_col.lock);
 		}
 	}
+	log_launch(fn);
 }
 
 int tmap_take(uint64_t **objs, size_t *n)

@@ -60,3 +60,9 @@ run "intra mode" "$TMPDIR/intra.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMPROF_MODE
 run "alloc mode" "$TMPDIR/alloc.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMPROF_MODE=alloc
 "$GMPROF" dump "$TMPDIR/alloc.gmprof" | grep -q '"read"' && notok "  ... $(kernels "$TMPDIR/alloc.gmprof")" ||
 	ok "  ... no kernel's accesses recorded"
+run "GMPROF_LOG_CALLBACKS=1" "$TMPDIR/log.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMPROF_LOG_CALLBACKS=1
+grep -q "^gmprof: api cuTensorMapEncodeTiled$" "$TMPDIR/err" &&
+	grep -q "^gmprof: api cuLaunch[A-Za-z_]*: 1 object read through tensor maps$" "$TMPDIR/err" &&
+	grep -q "^gmprof: api cuLaunch[A-Za-z_]*: 0 objects read through tensor maps$" "$TMPDIR/err" &&
+	ok "  ... says the encode, and what each launch call read (k: 1 object, k2: none)" ||
+	notok "  ... $(grep -i "tensor" "$TMPDIR/err")"

@@ -69,7 +69,12 @@
 # call that synchronized has a RETURNED record: idle_time's
 # "waits bounded by its syncs' returns" line says whether the Sanitizer's
 # sync callbacks come between the call's enter and exit (if it fails with
-# the plain .waits passing, they do not: the returns are missing).
+# the plain .waits passing, they do not: the returns are missing); since
+# the fortieth session, tma (a kernel reading a only through a tensor map
+# encoded by cuTensorMapEncodeTiled from cudaGetDriverEntryPointByVersion):
+# a redundant allocation of b over a means the collector did not see the
+# encode or the map among the launch's parameters (rerun it with
+# GMPROF_LOG_CALLBACKS=1 to see which driver calls came).
 # The calls below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
