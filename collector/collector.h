@@ -247,7 +247,7 @@ int drv_describe(uint32_t device, struct gmp_device_desc *d);
 int drv_func_module(CUfunction f, CUmodule *module);
 /* A pool's attribute (GMP_POOL_ATTR_*, alloc_api.h: each a cuuint64_t): cuMemPoolGetAttribute. */
 int drv_pool_attr(CUmemoryPool pool, int attr, uint64_t *value);
-/* Where parameter i of function f (or kernel handle) lies: cuFuncGetParamInfo; -1 past the last or unknown. */
+/* Where parameter i of function f (or kernel handle) lies: cuFuncGetParamInfo; -1 past the last or unknown, -2 no such call. */
 int drv_param_info(CUfunction f, size_t i, size_t *off, size_t *size);
 /* The pool cudaMallocAsync takes from on device (cuDeviceGetMemPool). */
 int drv_device_pool(uint32_t device, CUmemoryPool *pool);

@@ -144,7 +144,9 @@ int drv_array_desc(CUarray a, struct gmp_array3d_desc *d)
 
 int drv_param_info(CUfunction f, size_t i, size_t *off, size_t *size)
 {
-	if (!found() || !drv.param_info || !f)
+	if (!found() || !drv.param_info)
+		return -2;
+	if (!f)
 		return -1;
 	if (drv.param_info(f, i, off, size) == 0)
 		return 0;

@@ -183,6 +183,12 @@ static void params_of(CUfunction f, struct fn_params *out)
 	pthread_mutex_unlock(&fns_lock);
 	struct fn_params fp = { .f = f };
 	size_t off, size;
+	if (drv_param_info(f, 0, &off, &size) == -2) {
+		static int said; /* atomic */
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			rec_say("tensor maps are in use, but the driver does not say where a kernel's parameters lie "
+				"(cuFuncGetParamInfo, CUDA 12.4): kernels' reads through the maps are not recorded");
+	}
 	for (size_t i = 0; i < PARAMS && drv_param_info(f, i, &off, &size) == 0; i++)
 		if (size >= GMP_TMAP_BYTES && fp.nbig < BIG && size <= UINT32_MAX) {
 			fp.big[fp.nbig].idx = (uint32_t)i;
