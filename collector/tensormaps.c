@@ -227,9 +227,11 @@ static void log_launch(const char *fn)
 
 void tmap_launch_call(const char *fn, const void *params)
 {
-	launch.n = 0;
 	struct gmp_launch_layout l;
-	if (!params || !gmp_launch_api__layout(fn, &l))
+	if (!gmp_launch_api__layout(fn, &l))
+		return; /* another call (the runtime's around it): what a launch call kept stays for its launch */
+	launch.n = 0;
+	if (!params)
 		return;
 	const char *p = params;
 	CUfunction f;
