@@ -7,13 +7,13 @@
  * only the driver reads them.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "double_calls.h"
 
 static struct {
-	int read;
 	uint64_t at; /* 0: no map */
 	const char *kernel, *api;
 	int extra;
@@ -23,16 +23,22 @@ static struct {
 static _Alignas(128) uint64_t map[16];
 static int made; /* atomic */
 
-static void read_cfg(void)
+static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+
+static void read_cfg_once(void)
 {
-	if (cfg.read)
-		return;
 	const char *v = getenv("GMP_DOUBLE_TENSORMAP"), *x = getenv("GMP_DOUBLE_TENSORMAP_EXTRA");
 	cfg.at = v && *v ? strtoull(v, NULL, 0) : 0;
 	cfg.kernel = getenv("GMP_DOUBLE_TENSORMAP_KERNEL");
 	cfg.api = getenv("GMP_DOUBLE_TENSORMAP_API");
 	cfg.extra = x && *x == '1';
-	cfg.read = 1; /* read on the replaying thread, before any launch */
+}
+
+/* Every replaying thread of fake_app comes here: the first reads the environment, once. */
+static void read_cfg(void)
+{
+	if (pthread_once(&cfg_once, read_cfg_once))
+		abort();
 }
 
 static void encode(uint64_t addr)
