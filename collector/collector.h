@@ -326,9 +326,9 @@ int tex_reads(const uint64_t *objs, size_t nobjs, struct gmp_access **acc, size_
 
 /* ---- tensormaps.c: objects kernels read through tensor maps -------------- */
 /*
- * No lock held: the end of the program's call fn; a tensor map encoded over
- * a tracked object (or given another address) when fn is one of
- * cuTensorMapEncode*, cuTensorMapReplaceAddress.
+ * No lock held: the end of the program's call fn; a tensor map encoded (or
+ * given another address) when fn is one of cuTensorMapEncode*,
+ * cuTensorMapReplaceAddress.
  */
 void tmap_call(const char *fn, const void *params, CUcontext ctx, int ok);
 /* Whether any tensor map is known (a launch's parameters are then read). */
@@ -341,11 +341,8 @@ int tmap_any(void);
 void tmap_launch_call(const char *fn, const void *params);
 /* Lock held: the objects this thread's launch reads through tensor maps, added to objs (n of them): 0 or -ENOMEM. */
 int tmap_take(uint64_t **objs, size_t *n);
-/*
- * Lock held: the object at addr is freed (or its context, ctx non-NULL,
- * torn down, with its functions): its maps read it no more.
- */
-void tmap_object_freed(uint64_t addr, CUcontext ctx);
+/* Lock held: ctx is torn down, with its functions: its maps read nothing more. */
+void tmap_context_gone(CUcontext ctx);
 /* A module is unloaded: what is known of functions' parameters is dropped. */
 void tmap_functions_gone(void);
 

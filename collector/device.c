@@ -565,7 +565,7 @@ static void release(struct gmp_ctx_state *s)
 void dev_context_destroying(CUcontext ctx)
 {
 	tex_context_gone(ctx);
-	tmap_object_freed(0, ctx);
+	tmap_context_gone(ctx);
 	struct gmp_ctx_state *s = dev_find_state(ctx);
 	if (!s)
 		return;

@@ -77,7 +77,6 @@ int rec_live_remove(uint64_t addr)
 	gmp_col.live_version++;
 	log_change(addr, 0, 1);
 	tex_object_freed(addr);
-	tmap_object_freed(addr, NULL);
 	return 0;
 }
 

@@ -12,13 +12,16 @@
  * (cuTensorMapEncodeTiled and its kin, through the driver API) and passed
  * among the kernel's parameters, by value: 128 opaque bytes, inside a
  * parameter of its own or a struct of them, at a 64-byte aligned place.
- * So the collector keeps each map's bytes with the object its global
- * address is in (the latest 4096 maps), and reads the parameters of every
+ * So the collector keeps each map's bytes with its global address (the
+ * latest 4096 maps), and reads the parameters of every
  * driver launch call (cuLaunchKernel, cuLaunchKernelEx,
  * cuLaunchCooperativeKernel, their sizes from cuFuncGetParamInfo, or the
- * packed buffer of an extra array) while any map is known: an object whose
- * map is among them is read by the launch, a read added to its accesses
- * (as a texture's: textures.c).  That can hide a late deallocation or an
+ * packed buffer of an extra array) while any map is known: the object live
+ * at the address of a map among them is read by the launch, a read added
+ * to its accesses (as a texture's: textures.c).  The object is the one
+ * there at the launch, not at the encoding, as the copies read it: a map a
+ * program keeps (cached by its pointer and sizes) over memory freed and
+ * allocated again reads the new object.  That can hide a late deallocation or an
  * idleness of the object, never make one up; a write through the map is
  * not told from a read, so such writes are not known.  In intra mode the
  * launch records no touch of the object for those reads, so its bytes are
@@ -44,7 +47,7 @@
 /* The maps (gmp_col.lock): a ring, and chains by the bytes' hash. */
 static struct tmap {
 	uint64_t q[GMP_TMAP_BYTES / 8];
-	uint64_t obj; /* the start of the object its address is in; 0: none any more */
+	uint64_t addr; /* its global address; 0: its context is gone */
 	CUcontext ctx;
 	uint32_t hash;
 	int32_t next; /* in its bucket's chain; -1 ends it */
@@ -98,17 +101,11 @@ static void unlink_slot(int32_t i)
 		*at = maps[i].next;
 }
 
-/* Lock held: map q reads the object at ptr from now on. */
+/* Lock held: map q reads memory at ptr from now on. */
 static void keep(const uint64_t *q, uint64_t ptr, CUcontext ctx)
 {
-	uint64_t start, end;
 	uint32_t h = hash(q);
 	int32_t i = find(q, h);
-	if (!rec_live_floor(ptr, &start, &end) || ptr >= end) {
-		if (i >= 0)
-			maps[i].obj = 0; /* not in an object gmprof tracks (module variables, host memory) */
-		return;
-	}
 	if (i < 0) {
 		if (!maps) {
 			maps = malloc(MAPS * sizeof(*maps));
@@ -127,7 +124,7 @@ static void keep(const uint64_t *q, uint64_t ptr, CUcontext ctx)
 		maps[i].next = bucket[h % BUCKETS];
 		bucket[h % BUCKETS] = i;
 	}
-	maps[i].obj = start;
+	maps[i].addr = ptr;
 	maps[i].ctx = ctx;
 	__atomic_store_n(&any, 1, __ATOMIC_RELAXED);
 }
@@ -159,15 +156,14 @@ void tmap_functions_gone(void)
 	pthread_mutex_unlock(&fns_lock);
 }
 
-void tmap_object_freed(uint64_t addr, CUcontext ctx)
+void tmap_context_gone(CUcontext ctx)
 {
-	if (ctx)
-		tmap_functions_gone();
+	tmap_functions_gone();
 	if (!maps)
 		return;
 	for (size_t i = 0; i < MAPS && i < made; i++)
-		if (ctx ? maps[i].ctx == ctx : maps[i].obj == addr)
-			maps[i].obj = 0;
+		if (maps[i].ctx == ctx)
+			maps[i].addr = 0; /* another context's memory may come at it */
 }
 
 /* Where f's parameters that can hold a map lie: *out, from the driver once per function. */
@@ -200,20 +196,24 @@ static void params_of(CUfunction f, struct fn_params *out)
 	*out = fp;
 }
 
-/* Lock held: the objects of the maps among size bytes at p (64-byte aligned places), to this thread's launch. */
+/*
+ * Lock held: the objects live at the addresses of the maps among size
+ * bytes at p (64-byte aligned places), to this thread's launch.  Memory
+ * gmprof does not track (module variables, host memory) gives none.
+ */
 static void scan(const char *p, size_t size)
 {
 	for (size_t off = 0; off + GMP_TMAP_BYTES <= size; off += 64) {
-		uint64_t q[GMP_TMAP_BYTES / 8];
+		uint64_t q[GMP_TMAP_BYTES / 8], start, end;
 		memcpy(q, p + off, sizeof(q));
 		int32_t i = find(q, hash(q));
-		if (i < 0 || !maps[i].obj)
+		if (i < 0 || !maps[i].addr || !rec_live_floor(maps[i].addr, &start, &end) || maps[i].addr >= end)
 			continue;
 		size_t k = 0;
-		while (k < launch.n && launch.obj[k] != maps[i].obj)
+		while (k < launch.n && launch.obj[k] != start)
 			k++;
 		if (k == launch.n && launch.n < PER_LAUNCH)
-			launch.obj[launch.n++] = maps[i].obj;
+			launch.obj[launch.n++] = start;
 	}
 }
 

@@ -52,6 +52,37 @@ done
 run "the map passed to k2 alone" "$TMPDIR/k2.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMP_DOUBLE_TENSORMAP_KERNEL=k2
 [ "$(kernels "$TMPDIR/k2.gmprof")" = "$NONE" ] && ok "  ... k reads nothing of A, nor k2 (A is freed by then)" ||
 	notok "  ... kernels: $(kernels "$TMPDIR/k2.gmprof")"
+# A map kept by the program (cached by its pointer, as libraries do) over
+# memory freed and allocated again: it reads the object there at the launch.
+cat >"$TMPDIR/again.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096}
+{"op":"alloc","addr":"0x20000","size":4096}
+{"op":"memcpy","dst":"0x10000","size":4096}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"sync"}
+{"op":"free","addr":"0x10000"}
+{"op":"alloc","addr":"0x10000","size":2048}
+{"op":"memcpy","dst":"0x10000","size":2048}
+{"op":"kernel","name":"k2","write":["0x20000"]}
+{"op":"memcpy","src":"0x20000","size":4096}
+{"op":"sync"}
+{"op":"free","addr":"0x10000"}
+{"op":"free","addr":"0x20000"}
+J
+AGAIN='{"op":"kernel","name":"k","read":["0x10000"],"write":["0x20000"] {"op":"kernel","name":"k2","read":["0x10000"],"write":["0x20000"] '
+for how in cached encoded; do
+	[ $how = cached ] && set -- "the first object's map" GMP_DOUBLE_TENSORMAP_CACHE=1 || set -- "each object's map"
+	_how=$1
+	shift
+	expect_exit 0 "a map over memory allocated again ($how)" -- env GMPROF_OUTPUT="$TMPDIR/again-$how.gmprof" \
+		GMP_DOUBLE_TENSORMAP=0x10000 "$@" "$B/double/fake_app" "$TMPDIR/again.jsonl"
+	[ "$(kernels "$TMPDIR/again-$how.gmprof")" = "$AGAIN" ] &&
+		ok "  ... k reads the first object, k2 the second (through $_how)" ||
+		notok "  ... kernels: $(kernels "$TMPDIR/again-$how.gmprof")"
+done
+expect_exit 0 "  ... replay" -- "$GMPROF" replay "$TMPDIR/again-cached.gmprof"
+grep -A1 "late_deallocation: obj#3" "$TMPDIR/out" | grep -q "KERNEL k2 .* -> FREE" &&
+	ok "  ... the second object's last use is k2, not its upload" || notok "  ... $(cat "$TMPDIR/out")"
 run "intra mode" "$TMPDIR/intra.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMPROF_MODE=intra
 "$GMPROF" dump "$TMPDIR/intra.gmprof" | grep '"name":"k",' | grep -q '"read":\["0x10000"\]' &&
 	! "$GMPROF" dump "$TMPDIR/intra.gmprof" | grep '"name":"k",' | grep -q '"addr":"0x10000"' &&

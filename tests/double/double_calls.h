@@ -97,8 +97,10 @@ void double_api_call(const char *name, const void *params, int rv);
  * its two parameters (8 bytes, then a 384-byte struct holding the map at
  * offset 128: fake_app's cuFuncGetParamInfo says so), or with
  * GMP_DOUBLE_TENSORMAP_EXTRA=1 in an extra array's packed buffer (the map
- * at offset 256).  The kernel's copies through it are not in the script:
- * they call no patch.
+ * at offset 256).  With GMP_DOUBLE_TENSORMAP_CACHE=1 the map is encoded at
+ * the first such allocation only, and kept for the objects allocated at
+ * ADDR later, as a program that caches its maps by pointer does.  The
+ * kernel's copies through it are not in the script: they call no patch.
  */
 void double_tensormap(uint64_t addr);
 /* The launch call name of kernel: its kernelParams (or extra) slot in params set, where it takes the map. */

@@ -16,7 +16,7 @@
 static struct {
 	uint64_t at; /* 0: no map */
 	const char *kernel, *api;
-	int extra;
+	int extra, cache;
 } cfg;
 
 /* The map, once encoded: its bytes (read by every launch that takes it). */
@@ -27,11 +27,13 @@ static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 
 static void read_cfg_once(void)
 {
-	const char *v = getenv("GMP_DOUBLE_TENSORMAP"), *x = getenv("GMP_DOUBLE_TENSORMAP_EXTRA");
+	const char *v = getenv("GMP_DOUBLE_TENSORMAP"), *x = getenv("GMP_DOUBLE_TENSORMAP_EXTRA"),
+		   *c = getenv("GMP_DOUBLE_TENSORMAP_CACHE");
 	cfg.at = v && *v ? strtoull(v, NULL, 0) : 0;
 	cfg.kernel = getenv("GMP_DOUBLE_TENSORMAP_KERNEL");
 	cfg.api = getenv("GMP_DOUBLE_TENSORMAP_API");
 	cfg.extra = x && *x == '1';
+	cfg.cache = c && *c == '1';
 }
 
 /* Every replaying thread of fake_app comes here: the first reads the environment, once. */
@@ -54,6 +56,8 @@ void double_tensormap(uint64_t addr)
 	read_cfg();
 	if (!cfg.at || addr != cfg.at)
 		return;
+	if (cfg.cache && __atomic_load_n(&made, __ATOMIC_ACQUIRE))
+		return; /* the program keeps the map it made over this address (cached by pointer and sizes) */
 	/* cuTensorMapEncodeTiled(map, type, rank, address, dims, strides, box, ...): the call writes the map. */
 	struct { void *map; uint32_t type, rank; uint64_t addr, rest[8]; } enc = { map, 7, 1, addr, { 0 } };
 	if (cfg.api && !strcmp(cfg.api, "replace")) {
