@@ -4,6 +4,7 @@
 #include "frameworks.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "findings_json.h"
@@ -127,8 +128,21 @@ static int tma_library(const char *path)
 	return -1;
 }
 
+int gmp_tmaps__of(const struct gmp_trace *t, struct gmp_tmaps *m)
+{
+	const char *v = gmp_trace__meta(t, "tensor_maps");
+	return v && sscanf(v, "encoded=%" SCNu64 " launches=%" SCNu64 " graph_nodes=%" SCNu64, &m->encoded,
+			   &m->launches, &m->nodes) == 3;
+}
+
 void gmp_tmanotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)
 {
+	struct gmp_tmaps m;
+	if (gmp_tmaps__of(t, &m)) {
+		notes->tma.said = 1;
+		notes->tma.maps += m.encoded;
+		notes->tma.read += m.launches;
+	}
 	struct hit hit[HITS_MAX];
 	size_t nhit = find_modules(t, tma_library, hit);
 	for (size_t i = 0; nhit && i < t->nev; i++) {
@@ -155,7 +169,11 @@ void gmp_tmanotes__print(const struct gmp_symnotes *notes, FILE *fp, const char 
 		"copy most of their operands through the tensor memory accelerator, whose copies the Sanitizer "
 		"does not let gmprof see: the collector counts a launch as reading the objects of the tensor maps "
 		"among its parameters, not those of maps made on the device or kept in device memory, so findings "
-		"on the objects they use may be wrong (docs/known-limits.md)\n",
+		"on the objects they use may be wrong (docs/known-limits.md)",
 		prefix, n->launches, n->launches == 1 ? "" : "es",
 		n->libraries == 3 ? "cuBLAS and cuDNN" : n->libraries == 2 ? "cuDNN" : "cuBLAS", n->cc / 10, n->cc % 10);
+	if (n->said)
+		fprintf(fp, "; in this run the host encoded %" PRIu64 " tensor map%s, and %" PRIu64 " launch%s read objects "
+			"through them", n->maps, n->maps == 1 ? "" : "s", n->read, n->read == 1 ? "" : "es");
+	fputc('\n', fp);
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "frameworks.h"
 #include "gmprof/profile.h"
 #include "gmprof/script.h"
 
@@ -127,6 +128,12 @@ static int check_profile(const char *path, const struct gmp_trace *t, int salvag
 		fprintf(stderr, "gmprof: warning: %s malloc()/free() calls inside kernels in '%s' were not recorded (more in "
 			"a launch than GMPROF_HEAP_RECORDS): a device-heap object may be reported leaked or live longer "
 			"where its free was lost\n", heap_lost, path);
+	struct gmp_tmaps tm;
+	if (gmp_tmaps__of(t, &tm) && tm.nodes)
+		fprintf(stderr, "gmprof: warning: %" PRIu64 " kernel node launch%s of CUDA graphs in '%s' ran while the program "
+			"had tensor maps: the collector does not read graph nodes' parameters, so what they read through "
+			"tensor maps is not seen, and findings on those objects may be wrong\n",
+			tm.nodes, tm.nodes == 1 ? "" : "es", path);
 	return 0;
 }
 

@@ -99,6 +99,8 @@ struct gmp_symnotes {
 		uint64_t launches;
 		int cc;                   /* the highest compute capability among their devices, as 90 */
 		unsigned libraries;       /* which: 1 cuBLAS, 2 cuDNN */
+		int said;                 /* the inputs say what their tensor maps did (maps, read) */
+		uint64_t maps, read;      /* maps encoded on the host, launches reading through them: all inputs' */
 	} tma;
 };
 

@@ -345,6 +345,15 @@ int tmap_take(uint64_t **objs, size_t *n);
 void tmap_context_gone(CUcontext ctx);
 /* A module is unloaded: what is known of functions' parameters is dropped. */
 void tmap_functions_gone(void);
+/* A graph's kernel node begins: counted while maps are known (its parameters are not read). */
+void tmap_graph_node(void);
+/*
+ * Lock held, at exit: META tensor_maps, when the program encoded any:
+ * "encoded=N launches=M graph_nodes=K", the maps encoded (or given another
+ * address), the launches that read objects through them, and the graph
+ * kernel nodes launched while maps were known, whose parameters were not read.
+ */
+void tmap_close(void);
 
 /*
  * ---- pools.c: stream-ordered memory pools (cudaMallocAsync's): what they

@@ -577,6 +577,7 @@ void rec_close(int clean)
 			n, gmp_col.opts.heap_records);
 	}
 	oom_close();
+	tmap_close();
 	gmp_objmap__free(gmp_col.heap);
 	gmp_col.heap = NULL;
 	nvtx_release();

@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,8 @@ static struct tmap {
 static int32_t bucket[BUCKETS];
 static uint64_t made; /* maps kept so far: the next goes to slot made % MAPS */
 static int any;       /* atomic: a map is known */
+/* For the profile (META tensor_maps): maps encoded, launches that read through them (lock), graph nodes that could not (atomic). */
+static uint64_t encoded, read_launches, nodes;
 
 /* Functions and where their parameters that can hold a map lie (fns_lock: asked with no collector lock). */
 static struct fn_params {
@@ -106,6 +109,7 @@ static void keep(const uint64_t *q, uint64_t ptr, CUcontext ctx)
 {
 	uint32_t h = hash(q);
 	int32_t i = find(q, h);
+	encoded++;
 	if (i < 0) {
 		if (!maps) {
 			maps = malloc(MAPS * sizeof(*maps));
@@ -275,9 +279,27 @@ int tmap_take(uint64_t **objs, size_t *n)
 		return -ENOMEM;
 	*objs = o;
 	uint64_t start, end;
+	const size_t had = *n;
 	for (size_t i = 0; i < launch.n; i++) /* another thread may have freed one since the call began */
 		if (rec_live_floor(launch.obj[i], &start, &end) && start == launch.obj[i])
 			o[(*n)++] = launch.obj[i];
+	read_launches += *n > had;
 	launch.n = 0;
 	return 0;
+}
+
+void tmap_graph_node(void)
+{
+	if (tmap_any())
+		__atomic_add_fetch(&nodes, 1, __ATOMIC_RELAXED);
+}
+
+void tmap_close(void)
+{
+	if (!encoded || gmp_col.opts.mode == GMP_COLLECT_ALLOC)
+		return; /* no map, or no launch's accesses recorded */
+	char v[96];
+	snprintf(v, sizeof(v), "encoded=%" PRIu64 " launches=%" PRIu64 " graph_nodes=%" PRIu64, encoded, read_launches,
+		 __atomic_load_n(&nodes, __ATOMIC_RELAXED));
+	rec_meta("tensor_maps", v);
 }

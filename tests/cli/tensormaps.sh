@@ -97,3 +97,21 @@ grep -q "^gmprof: api cuTensorMapEncodeTiled$" "$TMPDIR/err" &&
 	grep -q "^gmprof: api cuLaunch[A-Za-z_]*: 0 objects read through tensor maps$" "$TMPDIR/err" &&
 	ok "  ... says the encode, and what each launch call read (k: 1 object, k2: none)" ||
 	notok "  ... $(grep -i "tensor" "$TMPDIR/err")"
+# What the profile says of the run's tensor maps (META tensor_maps: maps
+# encoded, launches that read through them, graph kernel nodes launched
+# while maps were known, whose parameters the collector does not read).
+meta_tm() { "$GMPROF" dump "$1" 2>/dev/null | sed -n 's/.*"key":"tensor_maps","value":"\([^"]*\)".*/\1/p'; }
+[ "$(meta_tm "$TMPDIR/struct.gmprof")" = "encoded=1 launches=1 graph_nodes=0" ] &&
+	ok "META tensor_maps: 1 map encoded, 1 launch read through it" || notok "META tensor_maps: $(meta_tm "$TMPDIR/struct.gmprof")"
+[ -z "$(meta_tm "$TMPDIR/none.gmprof")" ] && [ -z "$(meta_tm "$TMPDIR/alloc.gmprof")" ] &&
+	ok "  ... none without a map, nor in alloc mode" || notok "  ... $(meta_tm "$TMPDIR/none.gmprof") $(meta_tm "$TMPDIR/alloc.gmprof")"
+expect_exit 0 "  ... replay" -- "$GMPROF" replay "$TMPDIR/struct.gmprof"
+[ ! -s "$TMPDIR/err" ] && ok "  ... no warning" || notok "  ... stderr: $(cat "$TMPDIR/err")"
+run "the work as CUDA graphs' kernel nodes" "$TMPDIR/graph.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMP_DOUBLE_GRAPH=1
+[ "$(meta_tm "$TMPDIR/graph.gmprof")" = "encoded=1 launches=0 graph_nodes=2" ] &&
+	ok "  ... META tensor_maps: k and k2 ran as graph nodes, their parameters not read" ||
+	notok "  ... META tensor_maps: $(meta_tm "$TMPDIR/graph.gmprof")"
+expect_exit 0 "  ... replay" -- "$GMPROF" replay "$TMPDIR/graph.gmprof"
+expect_stderr_line "^gmprof: warning: 2 kernel node launches of CUDA graphs in '.*/graph.gmprof' ran while the program had tensor maps: the collector does not read graph nodes' parameters, so what they read through tensor maps is not seen" \
+	"  ... which warns that the kernel nodes' reads through tensor maps are not seen"
+finish

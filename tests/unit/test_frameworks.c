@@ -174,6 +174,23 @@ static void tma_launches(void **state)
 	char *s = printed(n);
 	assert_non_null(strstr(s, "> note: 2 kernel launches came from cuBLAS and cuDNN on a GPU of compute capability 9.0: "
 				  "such kernels copy most of their operands through the tensor memory accelerator"));
+	assert_null(strstr(s, "in this run")); /* the profile does not say what its tensor maps did */
+	assert_non_null(strstr(s, "(docs/known-limits.md)\n"));
+	free(s);
+	free(n);
+	/* The collector's count of the run's tensor maps (META tensor_maps), which says whether cuBLAS encoded its maps on the host. */
+	struct gmp_tmaps m;
+	gmp_trace__set_meta(t, "tensor_maps", "encoded=3 launches=7");
+	assert_false(gmp_tmaps__of(t, &m));
+	gmp_trace__set_meta(t, "tensor_maps", "encoded=3 launches=7 graph_nodes=2");
+	assert_true(gmp_tmaps__of(t, &m));
+	assert_true(m.encoded == 3 && m.launches == 7 && m.nodes == 2);
+	n = calloc(1, sizeof(*n));
+	assert_non_null(n);
+	gmp_tmanotes__add(n, t);
+	s = printed(n);
+	assert_non_null(strstr(s, "(docs/known-limits.md); in this run the host encoded 3 tensor maps, and 7 launches read "
+				  "objects through them\n"));
 	free(s);
 	free(n);
 	/* The capability not known (no META): no note. */
