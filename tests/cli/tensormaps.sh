@@ -114,4 +114,14 @@ run "the work as CUDA graphs' kernel nodes" "$TMPDIR/graph.gmprof" GMP_DOUBLE_TE
 expect_exit 0 "  ... replay" -- "$GMPROF" replay "$TMPDIR/graph.gmprof"
 expect_stderr_line "^gmprof: warning: 2 kernel node launches of CUDA graphs in '.*/graph.gmprof' ran while the program had tensor maps: the collector does not read graph nodes' parameters, so what they read through tensor maps is not seen" \
 	"  ... which warns that the kernel nodes' reads through tensor maps are not seen"
+# tests/gpu/tma.cu's event model, its kernel's read of a left to the map:
+# the kernel reads a, and the profile has the META gpu-check wants of the
+# program (tests/gpu/tma.meta).
+sed 's/"read":\["0x100000"\],//' tests/gpu/tma.jsonl >"$TMPDIR/tma_gpu.jsonl"
+expect_exit 0 "tests/gpu/tma.jsonl, a read only through the map" -- env GMPROF_OUTPUT="$TMPDIR/tma_gpu.gmprof" \
+	GMP_DOUBLE_TENSORMAP=0x100000 "$B/double/fake_app" "$TMPDIR/tma_gpu.jsonl"
+"$GMPROF" dump "$TMPDIR/tma_gpu.gmprof" 2>/dev/null | grep -q '"name":"tma_double","read":\["0x100000"\]' &&
+	ok "  ... the kernel reads a" || notok "  ... $(kernels "$TMPDIR/tma_gpu.gmprof")"
+[ "tensor_maps $(meta_tm "$TMPDIR/tma_gpu.gmprof")" = "$(cat tests/gpu/tma.meta)" ] &&
+	ok "  ... META as tests/gpu/tma.meta says" || notok "  ... META tensor_maps $(meta_tm "$TMPDIR/tma_gpu.gmprof")"
 finish

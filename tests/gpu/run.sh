@@ -10,6 +10,7 @@
 #     .failures file is beside it, the allocations that ran out of memory
 #     are those it lists ("API KIND" each, in order); where a .report
 #     file is, each of its lines appears in `gmprof report`'s output; where
+#     a .meta file is, the profile has each META it lists ("KEY VALUE"); where
 #     a .waits file is, each finding it names waited (by the host's clock)
 #     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS"),
 #     and where a .returned.waits file is, as it says too (ranges that only
@@ -173,6 +174,17 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 			ok "$name: the report says what it should"
 		else
 			bad "$name: the report lacks: $missing"
+		fi
+	fi
+	if [ -f "$dir/$name.meta" ]; then # META values the collector must write: "KEY VALUE" lines
+		"$G" dump "$OUT_DIR/$name.gmprof" >"$OUT_DIR/$name.meta.got" 2>/dev/null
+		missing=$(while read -r k v; do
+			grep -qF "\"key\":\"$k\",\"value\":\"$v\"" "$OUT_DIR/$name.meta.got" || echo "$k $v"
+		done <"$dir/$name.meta")
+		if [ -z "$missing" ]; then
+			ok "$name: the profile's META as expected"
+		else
+			bad "$name: META lacks: $missing (has: $(grep -F "$(cut -d' ' -f1 "$dir/$name.meta" | head -1)" "$OUT_DIR/$name.meta.got"))"
 		fi
 	fi
 	if [ -f "$dir/$name.waits" ]; then

@@ -74,7 +74,9 @@
 # encoded by cuTensorMapEncodeTiled from cudaGetDriverEntryPointByVersion):
 # a redundant allocation of b over a means the collector did not see the
 # encode or the map among the launch's parameters (rerun it with
-# GMPROF_LOG_CALLBACKS=1 to see which driver calls came).
+# GMPROF_LOG_CALLBACKS=1 to see which driver calls came; its META
+# tensor_maps line, checked against tma.meta, says which: encoded=0, the
+# encode's callback did not come; launches=0, the parameters were not found).
 # The calls below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
