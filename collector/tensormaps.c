@@ -13,20 +13,22 @@
  * among the kernel's parameters, by value: 128 opaque bytes, inside a
  * parameter of its own or a struct of them, at a 64-byte aligned place.
  * So the collector keeps each map's bytes with its global address (the
- * latest 4096 maps), and reads the parameters of every
- * driver launch call (cuLaunchKernel, cuLaunchKernelEx,
- * cuLaunchCooperativeKernel, their sizes from cuFuncGetParamInfo, or the
- * packed buffer of an extra array) while any map is known: the object live
- * at the address of a map among them is read by the launch, a read added
- * to its accesses (as a texture's: textures.c).  The object is the one
- * there at the launch, not at the encoding, as the copies read it: a map a
- * program keeps (cached by its pointer and sizes) over memory freed and
- * allocated again reads the new object.  That can hide a late deallocation or an
- * idleness of the object, never make one up; a write through the map is
- * not told from a read, so such writes are not known.  In intra mode the
- * launch records no touch of the object for those reads, so its bytes are
- * not known (detector/intra.c).  Not seen: maps made or changed on the
- * device (tensormap.replace), maps in global memory, graphs' kernel nodes.
+ * latest 4096 maps), and reads the parameters of every driver launch call
+ * (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel, their
+ * sizes from cuFuncGetParamInfo, or the packed buffer of an extra array)
+ * while any map is known: the object live at the address of a map among
+ * them is read by the launch, a read added to its accesses (as a
+ * texture's: textures.c).  The object is the one there at the launch, not
+ * at the encoding, as the copies read it: a map a program keeps (cached by
+ * its pointer and sizes) over memory freed and allocated again reads the
+ * new object.  That can hide a late deallocation or an idleness of the
+ * object, never make one up; a write through the map is not told from a
+ * read, so such writes are not known.  In intra mode the launch records no
+ * touch of the object for those reads, so its bytes are not known
+ * (detector/intra.c).  Not seen: maps made or changed on the device
+ * (tensormap.replace), maps in global memory, graphs' kernel nodes (those
+ * launched while maps are known are counted for the profile: META
+ * tensor_maps, tmap_close).
  */
 #define _GNU_SOURCE
 #include <errno.h>
