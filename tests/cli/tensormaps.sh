@@ -111,6 +111,11 @@ run "the work as CUDA graphs' kernel nodes" "$TMPDIR/graph.gmprof" GMP_DOUBLE_TE
 [ "$(meta_tm "$TMPDIR/graph.gmprof")" = "encoded=1 launches=0 graph_nodes=2" ] &&
 	ok "  ... META tensor_maps: k and k2 ran as graph nodes, their parameters not read" ||
 	notok "  ... META tensor_maps: $(meta_tm "$TMPDIR/graph.gmprof")"
+"$GMPROF" report "$TMPDIR/struct.gmprof" 2>/dev/null | grep -qx "  note     the host encoded 1 tensor map, and 1 kernel launch read objects through them (copies the device patches do not see)" &&
+	"$GMPROF" report "$TMPDIR/graph.gmprof" 2>/dev/null | grep -q "^  note     the host encoded 1 tensor map, and 0 kernel launches read objects through them (copies the device patches do not see); 2 kernel node launches of CUDA graphs ran while maps were known: what they read through maps is not seen$" &&
+	! "$GMPROF" report "$TMPDIR/none.gmprof" 2>/dev/null | grep -q "tensor map" &&
+	ok "  ... the report's header says what the maps did (none without a map)" ||
+	notok "  ... report: $("$GMPROF" report "$TMPDIR/graph.gmprof" 2>/dev/null | grep "tensor map")"
 expect_exit 0 "  ... replay" -- "$GMPROF" replay "$TMPDIR/graph.gmprof"
 expect_stderr_line "^gmprof: warning: 2 kernel node launches of CUDA graphs in '.*/graph.gmprof' ran while the program had tensor maps: the collector does not read graph nodes' parameters, so what they read through tensor maps is not seen" \
 	"  ... which warns that the kernel nodes' reads through tensor maps are not seen"
