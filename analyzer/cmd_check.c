@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
+#include "frameworks.h"
 #include "jw.h"
 #include "sarif.h"
 #include "session.h"
@@ -148,6 +149,20 @@ static void check_graphs(struct gmp_gate *g)
 	const struct gmp_result *r = g->s->r;
 	if ((r->graph_launches_merged || r->graph_launches_lost) && gmp_report__graph_words(r, buf, sizeof(buf)))
 		gmp_gate__add(g, "graphs", 0, "%s", buf);
+}
+
+/*
+ * Never fails, as graphs: kernel nodes of CUDA graphs that ran while the
+ * program had tensor maps, whose reads through them were not seen (their
+ * parameters are not read: META tensor_maps).
+ */
+static void check_tensor_maps(struct gmp_gate *g)
+{
+	struct gmp_tmaps m;
+	if (gmp_tmaps__of(g->s->in.trace, &m) && m.nodes)
+		gmp_gate__add(g, "tensor_maps", 0, "%" PRIu64 " kernel node launch%s of CUDA graphs ran while the program "
+			      "had tensor maps: what they read through the maps is not seen, so findings on those objects "
+			      "may be wrong", m.nodes, m.nodes == 1 ? "" : "es");
 }
 
 /*
@@ -298,6 +313,7 @@ static size_t run_checks(struct gmp_gate *g, const struct gmp_budgets *bu, const
 	check_oom(g, bu->allow_oom);
 	check_suppressions(g);
 	check_graphs(g);
+	check_tensor_maps(g);
 	check_pools(g);
 	check_patterns(g, bu->fail_on);
 	if (bu->have_peak && bu->peak_pct)
