@@ -18,7 +18,6 @@
 #include "baseline.h"
 #include "bysite.h"
 #include "across.h"
-#include "frameworks.h"
 #include "kernels_from.h"
 #include "memtime.h"
 #include "rangemem.h"
@@ -122,7 +121,6 @@ static void header(FILE *fp, struct gmp_session *s)
 		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets; each counts "
 			"as a use of every object live when it was issued\n", t->unharvested);
 	gmp_report__graphs(fp, r);
-	gmp_tmaps__print(fp, t);
 	if (t->untouched)
 		fprintf(fp, "  note     %" PRIu64 " intra-mode kernel launches have no recorded touches (their "
 			"maps did not fit, their access records overflowed, or they touched an object their "

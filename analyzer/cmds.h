@@ -120,11 +120,13 @@ void gmp_report__capture(FILE *fp, const struct gmp_trace *t);
  * it as the "graphs" line.
  */
 int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n);
+/* The "graphs" line, and a note on the run's tensor maps (gmp_tmaps__words), where there is one. */
 void gmp_report__graphs(FILE *fp, const struct gmp_result *r);
 /*
  * The JSON report's fields of how the collector ran: its device memory and
  * time, launches without access sets or touches, the capture range, the
- * graph launches of gmp_report__graph_words.
+ * graph launches of gmp_report__graph_words, the tensor maps (META
+ * tensor_maps).
  */
 void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r);
 

@@ -135,18 +135,18 @@ int gmp_tmaps__of(const struct gmp_trace *t, struct gmp_tmaps *m)
 			   &m->launches, &m->nodes) == 3;
 }
 
-void gmp_tmaps__print(FILE *fp, const struct gmp_trace *t)
+int gmp_tmaps__words(const struct gmp_trace *t, char *buf, size_t size)
 {
 	struct gmp_tmaps m;
 	if (!gmp_tmaps__of(t, &m))
-		return;
-	fprintf(fp, "  note     the host encoded %" PRIu64 " tensor map%s, and %" PRIu64 " kernel launch%s read objects "
-		"through them (copies the device patches do not see)", m.encoded, m.encoded == 1 ? "" : "s", m.launches,
-		m.launches == 1 ? "" : "es");
-	if (m.nodes)
-		fprintf(fp, "; %" PRIu64 " kernel node launch%s of CUDA graphs ran while maps were known: what they read "
-			"through maps is not seen", m.nodes, m.nodes == 1 ? "" : "es");
-	fputc('\n', fp);
+		return 0;
+	int n = snprintf(buf, size, "the host encoded %" PRIu64 " tensor map%s, and %" PRIu64 " kernel launch%s read "
+			 "objects through them (copies the device patches do not see)", m.encoded,
+			 m.encoded == 1 ? "" : "s", m.launches, m.launches == 1 ? "" : "es");
+	if (m.nodes && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "; %" PRIu64 " kernel node launch%s of CUDA graphs ran while maps "
+			 "were known: what they read through maps is not seen", m.nodes, m.nodes == 1 ? "" : "es");
+	return 1;
 }
 
 void gmp_tmanotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t)

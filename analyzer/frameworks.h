@@ -42,7 +42,7 @@ struct gmp_tmaps {
 };
 /* 1 with *m filled when t says, else 0 (no map, alloc mode, or a profile from before 2026-11-28). */
 int gmp_tmaps__of(const struct gmp_trace *t, struct gmp_tmaps *m);
-/* The report's line on them, when t says (gmp_tmaps__of). */
-void gmp_tmaps__print(FILE *fp, const struct gmp_trace *t);
+/* What the reports say of them, into buf (returns 1), when t says (gmp_tmaps__of); else 0. */
+int gmp_tmaps__words(const struct gmp_trace *t, char *buf, size_t size);
 
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "cmds.h"
+#include "frameworks.h"
 #include "html.h"
 #include "kernels_from.h"
 #include "session.h"
@@ -81,9 +82,12 @@ void gmp_html__summary(FILE *fp, struct gmp_session *s)
 		fprintf(fp, "</dd>");
 	}
 	char cap[768];
-	for (int k = 0; k < 2; k++) /* what was monitored, and how far graphs' kernel nodes can be told apart */
-		if (k ? gmp_report__graph_words(r, cap, sizeof(cap)) : gmp_report__capture_words(t, cap, sizeof(cap))) {
-			fprintf(fp, "<dt>%s</dt><dd>", k ? "graphs" : "capture");
+	static const char *const what[] = { "capture", "graphs", "tensor maps" };
+	for (int k = 0; k < 3; k++) /* what was monitored, how far graphs' kernel nodes can be told apart, TMA reads */
+		if (k == 2 ? gmp_tmaps__words(t, cap, sizeof(cap))
+		    : k    ? gmp_report__graph_words(r, cap, sizeof(cap))
+			   : gmp_report__capture_words(t, cap, sizeof(cap))) {
+			fprintf(fp, "<dt>%s</dt><dd>", what[k]);
 			gmp_text__markup(fp, cap);
 			fprintf(fp, "</dd>");
 		}

@@ -16,6 +16,7 @@
 #include "baseline.h"
 #include "cmds.h"
 #include "findings_json.h"
+#include "frameworks.h"
 #include "markdown.h"
 #include "memtime.h"
 #include "rangemem.h"
@@ -77,6 +78,8 @@ static void run_table(FILE *fp, struct gmp_session *s)
 		meta_row(fp, "capture", both, 0);
 	if (gmp_report__graph_words(r, both, sizeof(both)))
 		meta_row(fp, "graphs", both, 0);
+	if (gmp_tmaps__words(t, both, sizeof(both)))
+		meta_row(fp, "tensor maps", both, 0);
 	const char *status = t->damaged || t->truncated ? "**INCOMPLETE**: the profile is cut off or damaged; what came before is reported"
 			     : s->in.is_profile && !t->ended ? "**INCOMPLETE**: the program did not reach its end (crashed or killed)"
 			     : "complete";

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "frameworks.h"
 #include "input.h"
 #include "jw.h"
 #include "selftime.h"
@@ -185,6 +186,8 @@ void gmp_report__graphs(FILE *fp, const struct gmp_result *r)
 	char buf[768];
 	if (gmp_report__graph_words(r, buf, sizeof(buf)))
 		fprintf(fp, "  graphs   %s\n", buf);
+	if (gmp_tmaps__words(r->trace, buf, sizeof(buf)))
+		fprintf(fp, "  note     %s\n", buf);
 }
 
 void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r)
@@ -210,4 +213,13 @@ void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r)
 		gmp_jw__ku64(jw, "graph_launches_merged", r->graph_launches_merged);
 	if (r->graph_launches_lost) /* and those whose nodes reported nothing, counted as unknown */
 		gmp_jw__ku64(jw, "graph_launches_unknown", r->graph_launches_lost);
+	struct gmp_tmaps m;
+	if (gmp_tmaps__of(t, &m)) {
+		gmp_jw__key(jw, "tensor_maps");
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "encoded", m.encoded);
+		gmp_jw__ku64(jw, "launches", m.launches);
+		gmp_jw__ku64(jw, "graph_nodes", m.nodes);
+		gmp_jw__obj_end(jw);
+	}
 }

@@ -116,6 +116,12 @@ run "the work as CUDA graphs' kernel nodes" "$TMPDIR/graph.gmprof" GMP_DOUBLE_TE
 	! "$GMPROF" report "$TMPDIR/none.gmprof" 2>/dev/null | grep -q "tensor map" &&
 	ok "  ... the report's header says what the maps did (none without a map)" ||
 	notok "  ... report: $("$GMPROF" report "$TMPDIR/graph.gmprof" 2>/dev/null | grep "tensor map")"
+"$GMPROF" report --format json "$TMPDIR/graph.gmprof" 2>/dev/null | grep -q '"tensor_maps":{"encoded":1,"launches":0,"graph_nodes":2}' &&
+	"$GMPROF" report --format markdown "$TMPDIR/graph.gmprof" 2>/dev/null | grep -q '^| tensor maps | the host encoded 1 tensor map, and 0 kernel launches' &&
+	"$GMPROF" html -o "$TMPDIR/graph.html" "$TMPDIR/graph.gmprof" 2>/dev/null &&
+	grep -q '<dt>tensor maps</dt><dd>the host encoded 1 tensor map, and 0 kernel launches' "$TMPDIR/graph.html" &&
+	ok "  ... and so do the JSON, Markdown and HTML reports" ||
+	notok "  ... JSON: $("$GMPROF" report --format json "$TMPDIR/graph.gmprof" 2>/dev/null | grep -o '"tensor_maps":[^}]*}')"
 expect_exit 0 "  ... gmprof check" -- "$GMPROF" check "$TMPDIR/graph.gmprof"
 grep -qx "PASS tensor_maps: 2 kernel node launches of CUDA graphs ran while the program had tensor maps: what they read through the maps is not seen, so findings on those objects may be wrong" "$TMPDIR/out" &&
 	! "$GMPROF" check "$TMPDIR/struct.gmprof" 2>/dev/null | grep -q tensor_maps &&
