@@ -180,6 +180,15 @@ $(TST)/double/fake_app: $(TST)/tests/double/fake_app.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(SAN_FLAGS) -rdynamic -o $@ $^ -ldl -lpthread
 
+# The same program with a driver from before CUDA 12.4: no cuFuncGetParamInfo.
+$(TST)/tests/double/fake_app_old.o: tests/double/fake_app.c $(DEPS_STAMP)
+	$(call msg,CC-SAN,$<)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -Itests/double -O1 -g $(SAN_FLAGS) -DFAKE_DRIVER_BEFORE_12_4 -c $< -o $@
+$(TST)/double/fake_app_old: $(TST)/tests/double/fake_app_old.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(SAN_FLAGS) -rdynamic -o $@ $^ -ldl -lpthread
+
 $(TST)/double/libcuda-fake.so: $(TST)/tests/double/fake_cuda.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared $(SAN_FLAGS) -o $@ $^
@@ -241,7 +250,7 @@ $(TSN)/gmprof: $(call objs,$(TSN),analyzer/main.c $(ANALYZER_SRC)) $(TSN)/libgmp
 	$(Q)$(CC) -fsanitize=thread -o $@ $^ $(LIBS_ANALYZER)
 TSAN := $(TSN)/libgmprof.so $(TSN)/double/libsanitizer-public.so $(TSN)/double/fake_app $(TSN)/gmprof
 
-DOUBLE := $(TST)/double/libsanitizer-public.so $(TST)/double/fake_app $(TST)/double/patches.fatbin \
+DOUBLE := $(TST)/double/libsanitizer-public.so $(TST)/double/fake_app $(TST)/double/fake_app_old $(TST)/double/patches.fatbin \
 	$(TST)/double/libcuda-fake.so $(TST)/libgmprof.so
 
 # ---- device patches (optional) ----------------------------------------------

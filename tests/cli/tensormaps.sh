@@ -97,6 +97,13 @@ grep -q "^gmprof: api cuTensorMapEncodeTiled$" "$TMPDIR/err" &&
 	grep -q "^gmprof: api cuLaunch[A-Za-z_]*: 0 objects read through tensor maps$" "$TMPDIR/err" &&
 	ok "  ... says the encode, and what each launch call read (k: 1 object, k2: none)" ||
 	notok "  ... $(grep -i "tensor" "$TMPDIR/err")"
+# A driver from before CUDA 12.4 cannot say where a kernel's parameters
+# lie: said once, the launches read nothing through the map.
+expect_exit 0 "a driver without cuFuncGetParamInfo" -- env GMPROF_OUTPUT="$TMPDIR/old.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 \
+	"$B/double/fake_app_old" "$TMPDIR/tma.jsonl"
+[ "$(grep -c "tensor maps are in use, but the driver does not say where a kernel's parameters lie (cuFuncGetParamInfo, CUDA 12.4): kernels' reads through the maps are not recorded" "$TMPDIR/err")" = 1 ] &&
+	[ "$(wc -l <"$TMPDIR/err")" -eq 1 ] && ok "  ... said once, in one line" || notok "  ... stderr: $(cat "$TMPDIR/err")"
+[ "$(kernels "$TMPDIR/old.gmprof")" = "$NONE" ] && ok "  ... no launch reads A" || notok "  ... kernels: $(kernels "$TMPDIR/old.gmprof")"
 # What the profile says of the run's tensor maps (META tensor_maps: maps
 # encoded, launches that read through them, graph kernel nodes launched
 # while maps were known, whose parameters the collector does not read).

@@ -129,8 +129,10 @@ int cuKernelGetFunction(CUfunction *fn, void *kernel)
  * Where a function's parameters lie: every function of the double's program
  * takes two, 8 bytes at offset 0 and 384 at offset 128 (a struct that holds
  * a tensor map: double_tmap.c); a kernel handle (FAKE_CUDA_KERNEL_HANDLES) is
- * refused, as by cuFuncGetModule.
+ * refused, as by cuFuncGetModule.  Built as fake_app_old, the program's
+ * driver is from before CUDA 12.4, which has no such call.
  */
+#ifndef FAKE_DRIVER_BEFORE_12_4
 int cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size);
 int cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
 {
@@ -140,6 +142,7 @@ int cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
 	*size = i ? 384 : 8;
 	return 0;
 }
+#endif
 
 /* FAKE_CUDA_CC ("9.0"): the compute capability (attributes 75 and 76); an error when unset. */
 int cuDeviceGetAttribute(int *value, int attribute, int device);
