@@ -67,3 +67,21 @@ maps_rounds() {
 touched_launches() {
 	"$GMPROF" dump "$1" 2>/dev/null | grep '"op":"kernel"' | grep -c '"touch":\[{"addr":"0x[0-9a-f]*","size":65536,"rw":"rw"}\]'
 }
+# unseen_read_script FILE: objects A (0x10000) and B (0x20000); A uploaded,
+# then read by kernel k in a way no device patch sees (through a texture or
+# a tensor map: the script leaves that read out); B written by k and
+# downloaded; k2 after A's free.
+unseen_read_script() {
+	cat >"$1" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096}
+{"op":"alloc","addr":"0x20000","size":4096}
+{"op":"memcpy","dst":"0x10000","size":4096}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"memcpy","src":"0x20000","size":4096}
+{"op":"sync"}
+{"op":"free","addr":"0x10000"}
+{"op":"kernel","name":"k2","write":["0x20000"]}
+{"op":"sync"}
+{"op":"free","addr":"0x20000"}
+J
+}

@@ -10,19 +10,8 @@
 . tests/cli/lib.sh
 B=$(cd "$(dirname "$GMPROF")" && pwd)
 use_double "$B"
-# A: uploaded, then read by k through a texture only; B: written by k, downloaded.
-cat >"$TMPDIR/tex.jsonl" <<'J'
-{"op":"alloc","addr":"0x10000","size":4096}
-{"op":"alloc","addr":"0x20000","size":4096}
-{"op":"memcpy","dst":"0x10000","size":4096}
-{"op":"kernel","name":"k","write":["0x20000"]}
-{"op":"memcpy","src":"0x20000","size":4096}
-{"op":"sync"}
-{"op":"free","addr":"0x10000"}
-{"op":"kernel","name":"k2","write":["0x20000"]}
-{"op":"sync"}
-{"op":"free","addr":"0x20000"}
-J
+# A read by k through a texture only (lib.sh).
+unseen_read_script "$TMPDIR/tex.jsonl"
 kernels() { "$GMPROF" dump "$1" | grep '"op":"kernel"' | sed -E 's/,"thread".*//'; }
 run() { # NAME PROFILE ENV...: the collector's run of the script
 	_n=$1 _p=$2
