@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common.h"
+#include "mbarrier.h"
 
 #define CHUNK 1024 /* floats per block: 4 KiB */
 
@@ -19,24 +20,16 @@ __global__ void bulk_double(const float *a, float *b)
 	const uint32_t sbuf = (uint32_t)__cvta_generic_to_shared(buf);
 	const uint32_t sbar = (uint32_t)__cvta_generic_to_shared(&bar);
 	const size_t off = (size_t)blockIdx.x * CHUNK;
-	if (threadIdx.x == 0) {
-		asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sbar));
-		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-	}
+	if (threadIdx.x == 0)
+		mbar_init(sbar);
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(sbar), "r"(CHUNK * 4)
-			     : "memory");
+		mbar_expect(sbar, CHUNK * 4);
 		asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
 			     ::"r"(sbuf), "l"(a + off), "r"(CHUNK * 4), "r"(sbar)
 			     : "memory");
 	}
-	uint32_t done = 0;
-	while (!done)
-		asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
-			     : "=r"(done)
-			     : "r"(sbar)
-			     : "memory");
+	mbar_wait(sbar);
 	for (int i = threadIdx.x; i < CHUNK; i += blockDim.x)
 		buf[i] *= 2.0f;
 	asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

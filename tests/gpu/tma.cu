@@ -13,6 +13,7 @@
 #include <cuda.h>
 
 #include "common.h"
+#include "mbarrier.h"
 
 #define CHUNK 1024 /* floats per block: 4 KiB, four boxes of 256 */
 #define BOX 256
@@ -25,26 +26,18 @@ __global__ void tma_double(const __grid_constant__ CUtensorMap map, float *b)
 	const uint32_t sbar = (uint32_t)__cvta_generic_to_shared(&bar);
 	const uint64_t desc = reinterpret_cast<uint64_t>(&map);
 	const int x0 = (int)(blockIdx.x * CHUNK);
-	if (threadIdx.x == 0) {
-		asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sbar));
-		asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-	}
+	if (threadIdx.x == 0)
+		mbar_init(sbar);
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(sbar), "r"(CHUNK * 4)
-			     : "memory");
+		mbar_expect(sbar, CHUNK * 4);
 		for (int k = 0; k < CHUNK / BOX; k++)
 			asm volatile("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes"
 				     " [%0], [%1, {%2}], [%3];"
 				     ::"r"(sbuf + (uint32_t)(k * BOX * 4)), "l"(desc), "r"(x0 + k * BOX), "r"(sbar)
 				     : "memory");
 	}
-	uint32_t done = 0;
-	while (!done)
-		asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0; selp.u32 %0, 1, 0, p; }"
-			     : "=r"(done)
-			     : "r"(sbar)
-			     : "memory");
+	mbar_wait(sbar);
 	for (int i = threadIdx.x; i < CHUNK; i += blockDim.x)
 		b[x0 + i] = 2.0f * buf[i];
 }
