@@ -22,7 +22,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
-#include "frameworks.h"
+#include "input.h"
 #include "jw.h"
 #include "sarif.h"
 #include "session.h"

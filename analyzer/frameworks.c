@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "findings_json.h"
+#include "input.h"
 
 /* Indexed as struct gmp_symnotes' fw counts (GMP_FWNOTES_MAX). */
 static const struct framework {
@@ -126,13 +127,6 @@ static int tma_library(const char *path)
 		if (!strncmp(base, tma_libraries[k].prefix, strlen(tma_libraries[k].prefix)))
 			return (int)tma_libraries[k].bit;
 	return -1;
-}
-
-int gmp_tmaps__of(const struct gmp_trace *t, struct gmp_tmaps *m)
-{
-	const char *v = gmp_trace__meta(t, "tensor_maps");
-	return v && sscanf(v, "encoded=%" SCNu64 " launches=%" SCNu64 " graph_nodes=%" SCNu64, &m->encoded,
-			   &m->launches, &m->nodes) == 3;
 }
 
 int gmp_tmaps__words(const struct gmp_trace *t, char *buf, size_t size)

@@ -34,15 +34,7 @@ void gmp_tmanotes__add(struct gmp_symnotes *notes, const struct gmp_trace *t);
 /* Its line, when it counted any launch. */
 void gmp_tmanotes__print(const struct gmp_symnotes *notes, FILE *fp, const char *prefix);
 
-/* What the collector says of t's tensor maps (META tensor_maps, collector/tensormaps.c). */
-struct gmp_tmaps {
-	uint64_t encoded;  /* maps the host encoded (or gave another address) */
-	uint64_t launches; /* launches that read objects through them */
-	uint64_t nodes;    /* graph kernel nodes launched while maps were known: their parameters not read */
-};
-/* 1 with *m filled when t says, else 0 (no map, alloc mode, or a profile from before 2026-11-28). */
-int gmp_tmaps__of(const struct gmp_trace *t, struct gmp_tmaps *m);
-/* What the reports say of them, into buf (returns 1), when t says (gmp_tmaps__of); else 0. */
+/* What the reports say of t's tensor maps, into buf (returns 1), when t says (gmp_tmaps__of); else 0. */
 int gmp_tmaps__words(const struct gmp_trace *t, char *buf, size_t size);
 
 #endif

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "frameworks.h"
 #include "gmprof/profile.h"
 #include "gmprof/script.h"
 
@@ -288,6 +287,13 @@ int gmp_input__alloc_mode(const struct gmp_trace *t)
 {
 	const char *mode = gmp_trace__meta(t, "mode");
 	return mode && !strcmp(mode, "alloc");
+}
+
+int gmp_tmaps__of(const struct gmp_trace *t, struct gmp_tmaps *m)
+{
+	const char *v = gmp_trace__meta(t, "tensor_maps");
+	return v && sscanf(v, "encoded=%" SCNu64 " launches=%" SCNu64 " graph_nodes=%" SCNu64, &m->encoded,
+			   &m->launches, &m->nodes) == 3;
 }
 
 uint64_t gmp_input__unmonitored(const struct gmp_trace *t, uint32_t mask, uint64_t *untouched)

@@ -37,6 +37,14 @@ uint64_t gmp_input__launches(const struct gmp_trace *t);
  * which leave launches unmonitored on purpose.
  */
 uint64_t gmp_input__unmonitored(const struct gmp_trace *t, uint32_t mask, uint64_t *untouched);
+/* What the collector says of t's tensor maps (META tensor_maps, collector/tensormaps.c). */
+struct gmp_tmaps {
+	uint64_t encoded;  /* maps the host encoded (or gave another address) */
+	uint64_t launches; /* launches that read objects through them */
+	uint64_t nodes;    /* graph kernel nodes launched while maps were known: their parameters not read */
+};
+/* 1 with *m filled when t says, else 0 (no map, alloc mode, or a profile from before 2026-11-28). */
+int gmp_tmaps__of(const struct gmp_trace *t, struct gmp_tmaps *m);
 /*
  * 0 when t can have findings of every pattern mask names ("all" asks for
  * what it can have); else -1 after one sentence naming the first that it

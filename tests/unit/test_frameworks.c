@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "frameworks.h"
+#include "input.h"
 #include "support.h"
 #include "symbolize.h"
 
