@@ -334,8 +334,6 @@ static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld, CU
 	if (cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
 		if (range)
 			__atomic_add_fetch(&gmp_col.launch_begins, 1, __ATOMIC_ACQ_REL);
-		if (node)
-			tmap_graph_node();
 		struct gmp_event e = { .op = GMP_OP_KERNEL, .device = (uint32_t)ld->device,
 				       .stream = rec_stream(h(stream)), .graph = node && graph_open ? graph_no : 0 };
 		dev_launch_begin(&li, &e);

@@ -345,7 +345,11 @@ int tmap_take(uint64_t **objs, size_t *n);
 void tmap_context_gone(CUcontext ctx);
 /* A module is unloaded: what is known of functions' parameters is dropped. */
 void tmap_functions_gone(void);
-/* A graph's kernel node begins: counted while maps are known (its parameters are not read). */
+/*
+ * A monitored kernel node of a graph begins: counted while maps are known
+ * (its parameters are not read; an unmonitored launch counts as a use of
+ * every live object already).
+ */
 void tmap_graph_node(void);
 /*
  * Lock held, at exit: META tensor_maps, when the program encoded any:

@@ -517,6 +517,8 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	p.ev = li->ev;
 	p.kev = *e;
 	p.tex = tex_live(e->device, &p.ntex);
+	if (li->graph_node)
+		tmap_graph_node(); /* its parameters are not read */
 	if (tmap_take(&p.tex, &p.ntex)) {
 		static int said;
 		if (!said++)

@@ -112,6 +112,11 @@ run "the work as CUDA graphs' kernel nodes" "$TMPDIR/graph.gmprof" GMP_DOUBLE_TE
 	! "$GMPROF" report "$TMPDIR/none.gmprof" 2>/dev/null | grep -q "tensor map" &&
 	ok "  ... the report's header says what the maps did (none without a map)" ||
 	notok "  ... report: $("$GMPROF" report "$TMPDIR/graph.gmprof" 2>/dev/null | grep "tensor map")"
+run "  ... outside a capture range" "$TMPDIR/graph-out.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 GMP_DOUBLE_GRAPH=1 \
+	GMPROF_CAPTURE=launches:100-
+[ "$(meta_tm "$TMPDIR/graph-out.gmprof")" = "encoded=1 launches=0 graph_nodes=0" ] &&
+	ok "  ... none counted: unmonitored launches count as a use of every live object already" ||
+	notok "  ... META tensor_maps: $(meta_tm "$TMPDIR/graph-out.gmprof")"
 "$GMPROF" report --format json "$TMPDIR/graph.gmprof" 2>/dev/null | grep -q '"tensor_maps":{"encoded":1,"launches":0,"graph_nodes":2}' &&
 	"$GMPROF" report --format markdown "$TMPDIR/graph.gmprof" 2>/dev/null | grep -q '^| tensor maps | the host encoded 1 tensor map, and 0 kernel launches' &&
 	"$GMPROF" html -o "$TMPDIR/graph.html" "$TMPDIR/graph.gmprof" 2>/dev/null &&
