@@ -346,7 +346,7 @@ void tmap_context_gone(CUcontext ctx);
 /* A module is unloaded: what is known of functions' parameters is dropped. */
 void tmap_functions_gone(void);
 /*
- * A monitored kernel node of a graph begins: counted while maps are known
+ * Lock held: a monitored kernel node of a graph begins: counted while maps are known
  * (its parameters are not read; an unmonitored launch counts as a use of
  * every live object already).
  */

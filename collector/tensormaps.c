@@ -58,7 +58,7 @@ static struct tmap {
 static int32_t bucket[BUCKETS];
 static uint64_t made; /* maps kept so far: the next goes to slot made % MAPS */
 static int any;       /* atomic: a map is known */
-/* For the profile (META tensor_maps): maps encoded, launches that read through them (lock), graph nodes that could not (atomic). */
+/* For the profile (META tensor_maps, lock): maps encoded, launches that read through them, graph nodes that could not. */
 static uint64_t encoded, read_launches, nodes;
 
 /* Functions and where their parameters that can hold a map lie (fns_lock: asked with no collector lock). */
@@ -292,8 +292,7 @@ int tmap_take(uint64_t **objs, size_t *n)
 
 void tmap_graph_node(void)
 {
-	if (tmap_any())
-		__atomic_add_fetch(&nodes, 1, __ATOMIC_RELAXED);
+	nodes += tmap_any();
 }
 
 void tmap_close(void)
@@ -302,6 +301,6 @@ void tmap_close(void)
 		return; /* no map, or no launch's accesses recorded */
 	char v[96];
 	snprintf(v, sizeof(v), "encoded=%" PRIu64 " launches=%" PRIu64 " graph_nodes=%" PRIu64, encoded, read_launches,
-		 __atomic_load_n(&nodes, __ATOMIC_RELAXED));
+		 nodes);
 	rec_meta("tensor_maps", v);
 }
