@@ -153,16 +153,24 @@ static void check_graphs(struct gmp_gate *g)
 
 /*
  * Never fails, as graphs: kernel nodes of CUDA graphs that ran while the
- * program had tensor maps, whose reads through them were not seen (their
- * parameters are not read: META tensor_maps).
+ * program had tensor maps, and maps the collector dropped (it keeps the
+ * latest), whose reads through them were not seen (META tensor_maps).
  */
 static void check_tensor_maps(struct gmp_gate *g)
 {
 	struct gmp_tmaps m;
-	if (gmp_tmaps__of(g->s->in.trace, &m) && m.nodes)
-		gmp_gate__add(g, "tensor_maps", 0, "%" PRIu64 " kernel node launch%s of CUDA graphs ran while the program "
-			      "had tensor maps: what they read through the maps is not seen, so findings on those objects "
-			      "may be wrong", m.nodes, m.nodes == 1 ? "" : "es");
+	if (!gmp_tmaps__of(g->s->in.trace, &m) || !(m.nodes || m.forgotten))
+		return;
+	char nodes[128] = "", dropped[128] = "";
+	if (m.nodes)
+		snprintf(nodes, sizeof(nodes), "%" PRIu64 " kernel node launch%s of CUDA graphs ran while the program had "
+			 "tensor maps", m.nodes, m.nodes == 1 ? "" : "es");
+	if (m.forgotten)
+		snprintf(dropped, sizeof(dropped), "the collector dropped the program's %" PRIu64 " oldest tensor map%s "
+			 "(it keeps the latest)", m.forgotten, m.forgotten == 1 ? "" : "s");
+	gmp_gate__add(g, "tensor_maps", 0, "%s%s%s: what %s read through the maps is not seen, so findings on those "
+		      "objects may be wrong", nodes, *nodes && *dropped ? ", and " : "", dropped,
+		      *nodes && !*dropped ? "they" : "launches");
 }
 
 /*

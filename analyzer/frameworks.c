@@ -138,8 +138,12 @@ int gmp_tmaps__words(const struct gmp_trace *t, char *buf, size_t size)
 			 "objects through them (copies the device patches do not see)", m.encoded,
 			 m.encoded == 1 ? "" : "s", m.launches, m.launches == 1 ? "" : "es");
 	if (m.nodes && n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, "; %" PRIu64 " kernel node launch%s of CUDA graphs ran while maps "
-			 "were known: what they read through maps is not seen", m.nodes, m.nodes == 1 ? "" : "es");
+		n += snprintf(buf + n, size - (size_t)n, "; %" PRIu64 " kernel node launch%s of CUDA graphs ran while "
+			      "maps were known: what they read through maps is not seen", m.nodes,
+			      m.nodes == 1 ? "" : "es");
+	if (m.forgotten && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "; the collector dropped the %" PRIu64 " oldest map%s (it keeps the "
+			 "latest): what launches read through them is not seen", m.forgotten, m.forgotten == 1 ? "" : "s");
 	return 1;
 }
 

@@ -133,6 +133,10 @@ static int check_profile(const char *path, const struct gmp_trace *t, int salvag
 			"had tensor maps: the collector does not read graph nodes' parameters, so what they read through "
 			"tensor maps is not seen, and findings on those objects may be wrong\n",
 			tm.nodes, tm.nodes == 1 ? "" : "es", path);
+	if (gmp_tmaps__of(t, &tm) && tm.forgotten)
+		fprintf(stderr, "gmprof: warning: the program in '%s' encoded more tensor maps than the collector keeps: "
+			"it dropped the %" PRIu64 " oldest, so reads through them are not seen, and findings on those "
+			"objects may be wrong\n", path, tm.forgotten);
 	return 0;
 }
 
@@ -292,8 +296,9 @@ int gmp_input__alloc_mode(const struct gmp_trace *t)
 int gmp_tmaps__of(const struct gmp_trace *t, struct gmp_tmaps *m)
 {
 	const char *v = gmp_trace__meta(t, "tensor_maps");
-	return v && sscanf(v, "encoded=%" SCNu64 " launches=%" SCNu64 " graph_nodes=%" SCNu64, &m->encoded,
-			   &m->launches, &m->nodes) == 3;
+	m->forgotten = 0; /* said only where some were (and not before 2026-11-29) */
+	return v && sscanf(v, "encoded=%" SCNu64 " launches=%" SCNu64 " graph_nodes=%" SCNu64 " forgotten=%" SCNu64,
+			   &m->encoded, &m->launches, &m->nodes, &m->forgotten) >= 3;
 }
 
 uint64_t gmp_input__unmonitored(const struct gmp_trace *t, uint32_t mask, uint64_t *untouched)

@@ -42,6 +42,7 @@ struct gmp_tmaps {
 	uint64_t encoded;  /* maps the host encoded (or gave another address) */
 	uint64_t launches; /* launches that read objects through them */
 	uint64_t nodes;    /* graph kernel nodes launched while maps were known: their parameters not read */
+	uint64_t forgotten; /* the oldest maps the collector dropped (it keeps the latest): reads through them unseen */
 };
 /* 1 with *m filled when t says, else 0 (no map, alloc mode, or a profile from before 2026-11-28). */
 int gmp_tmaps__of(const struct gmp_trace *t, struct gmp_tmaps *m);

@@ -220,6 +220,8 @@ void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r)
 		gmp_jw__ku64(jw, "encoded", m.encoded);
 		gmp_jw__ku64(jw, "launches", m.launches);
 		gmp_jw__ku64(jw, "graph_nodes", m.nodes);
+		if (m.forgotten)
+			gmp_jw__ku64(jw, "forgotten", m.forgotten);
 		gmp_jw__obj_end(jw);
 	}
 }

@@ -185,17 +185,20 @@ static void params_of(CUfunction f, struct fn_params *out)
 	pthread_mutex_unlock(&fns_lock);
 	struct fn_params fp = { .f = f };
 	size_t off, size;
-	if (drv_param_info(f, 0, &off, &size) == -2) {
+	int r = drv_param_info(f, 0, &off, &size);
+	if (r == -2) {
 		static int said; /* atomic */
 		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 			rec_say("tensor maps are in use, but the driver does not say where a kernel's parameters lie "
 				"(cuFuncGetParamInfo, CUDA 12.4): kernels' reads through the maps are not recorded");
 	}
-	for (size_t i = 0; i < PARAMS && drv_param_info(f, i, &off, &size) == 0; i++)
+	for (size_t i = 0; r == 0; i++) { /* parameter i's place is known: the next one's asked */
 		if (size >= GMP_TMAP_BYTES && fp.nbig < BIG && size <= UINT32_MAX) {
 			fp.big[fp.nbig].idx = (uint32_t)i;
 			fp.big[fp.nbig++].size = (uint32_t)size;
 		}
+		r = i + 1 < PARAMS ? drv_param_info(f, i + 1, &off, &size) : -1;
+	}
 	pthread_mutex_lock(&fns_lock);
 	fns[slot] = fp;
 	pthread_mutex_unlock(&fns_lock);
@@ -299,8 +302,10 @@ void tmap_close(void)
 {
 	if (!encoded || gmp_col.opts.mode == GMP_COLLECT_ALLOC)
 		return; /* no map, or no launch's accesses recorded */
-	char v[96];
-	snprintf(v, sizeof(v), "encoded=%" PRIu64 " launches=%" PRIu64 " graph_nodes=%" PRIu64, encoded, read_launches,
-		 nodes);
+	char v[128];
+	int n = snprintf(v, sizeof(v), "encoded=%" PRIu64 " launches=%" PRIu64 " graph_nodes=%" PRIu64, encoded,
+			 read_launches, nodes);
+	if (made > MAPS && n > 0 && (size_t)n < sizeof(v)) /* maps dropped from the ring: reads through them unseen */
+		snprintf(v + n, sizeof(v) - (size_t)n, " forgotten=%" PRIu64, made - MAPS);
 	rec_meta("tensor_maps", v);
 }

@@ -68,9 +68,11 @@ printf '%s\n' '{"op":"alloc","addr":"0x100000","size":65536}' \
 env GMPROF_MODE=intra GMPROF_RECORDS=2 GMPROF_HEAP_RECORDS=0 GMPROF_OUTPUT="$TMPDIR/collected.gmprof" \
 	"$B/double/fake_app" --oom-above 4096 "$TMPDIR/lost.jsonl" 2>/dev/null || notok "the collector's run"
 # A captured graph's launches (two kernel nodes each), as the double delivers graphs,
-# with a tensor map encoded (what the kernel nodes read through it is not seen);
-# and again with the nodes' accesses mixed, as an H100 did (the detector merges them).
-env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_TENSORMAP=0x10000000 GMPROF_OUTPUT="$TMPDIR/graphs.gmprof" "$B/double/fake_app" \
+# with a tensor map encoded (what the kernel nodes read through it is not seen) and
+# more maps than the collector keeps (one dropped); and again with the nodes'
+# accesses mixed, as an H100 did (the detector merges them).
+env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_TENSORMAP=0x10000000 GMP_DOUBLE_TENSORMAP_OTHERS=4096 \
+	GMPROF_OUTPUT="$TMPDIR/graphs.gmprof" "$B/double/fake_app" \
 	tests/gpu/graph_capture.jsonl 2>/dev/null || notok "the collector's run of graphs"
 env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_OUTPUT="$TMPDIR/mixed.gmprof" "$B/double/fake_app" \
 	tests/gpu/graph_capture.jsonl 2>/dev/null || notok "the collector's run of mixed graphs"

@@ -12,7 +12,7 @@ B=$(cd "$(dirname "$GMPROF")" && pwd)
 use_double "$B"
 # A read by k through a tensor map only (lib.sh).
 unseen_read_script "$TMPDIR/tma.jsonl"
-kernels() { "$GMPROF" dump "$1" | grep '"op":"kernel"' | sed -E 's/,"thread".*//' | tr '\n' ' '; }
+kernels() { "$GMPROF" dump "$1" 2>/dev/null | grep '"op":"kernel"' | sed -E 's/,"thread".*//' | tr '\n' ' '; }
 READS='{"op":"kernel","name":"k","read":["0x10000"],"write":["0x20000"] {"op":"kernel","name":"k2","write":["0x20000"] '
 NONE='{"op":"kernel","name":"k","write":["0x20000"] {"op":"kernel","name":"k2","write":["0x20000"] '
 run() { # NAME PROFILE ENV...: the collector's run of the script
@@ -130,6 +130,60 @@ grep -qx "PASS tensor_maps: 2 kernel node launches of CUDA graphs ran while the 
 expect_exit 0 "  ... replay" -- "$GMPROF" replay "$TMPDIR/graph.gmprof"
 expect_stderr_line "^gmprof: warning: 2 kernel node launches of CUDA graphs in '.*/graph.gmprof' ran while the program had tensor maps: the collector does not read graph nodes' parameters, so what they read through tensor maps is not seen" \
 	"  ... which warns that the kernel nodes' reads through tensor maps are not seen"
+# The driver is asked where a function's parameters lie once: four launches of k, parameters 0, 1 and
+# the one past its last (fake_app's count).
+cat >"$TMPDIR/four.jsonl" <<'J'
+{"op":"alloc","addr":"0x10000","size":4096}
+{"op":"alloc","addr":"0x20000","size":4096}
+{"op":"memcpy","dst":"0x10000","size":4096}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"kernel","name":"k","write":["0x20000"]}
+{"op":"memcpy","src":"0x20000","size":4096}
+{"op":"sync"}
+{"op":"free","addr":"0x10000"}
+{"op":"free","addr":"0x20000"}
+J
+K4='{"op":"kernel","name":"k","read":["0x10000"],"write":["0x20000"] '
+K4="$K4$K4$K4$K4"
+K4NONE='{"op":"kernel","name":"k","write":["0x20000"] '
+K4NONE="$K4NONE$K4NONE$K4NONE$K4NONE"
+four() { # NAME PROFILE ENV...: the collector's run of four.jsonl with a map over A
+	_n=$1 _p=$2
+	shift 2
+	expect_exit 0 "$_n" -- env GMPROF_OUTPUT="$_p" GMP_DOUBLE_TENSORMAP=0x10000 "$@" "$B/double/fake_app" "$TMPDIR/four.jsonl"
+}
+four "four launches of k through the map" "$TMPDIR/four.gmprof" FAKE_CUDA_STATS=1
+[ "$(kernels "$TMPDIR/four.gmprof")" = "$K4" ] && ok "  ... each reads A" || notok "  ... kernels: $(kernels "$TMPDIR/four.gmprof")"
+[ "$(cat "$TMPDIR/err")" = "fake cuda: 3 cuFuncGetParamInfo calls" ] &&
+	ok "  ... the driver asked where k's parameters lie once (3 calls: two parameters and the end)" ||
+	notok "  ... stderr: $(cat "$TMPDIR/err")"
+# More maps than the collector keeps (4096, the latest): the oldest are
+# dropped, and said; the ring's slots taken again keep the others found.
+four "4095 maps more after A's" "$TMPDIR/keep.gmprof" GMP_DOUBLE_TENSORMAP_OTHERS=4095
+[ "$(kernels "$TMPDIR/keep.gmprof")" = "$K4" ] && [ "$(meta_tm "$TMPDIR/keep.gmprof")" = "encoded=4096 launches=4 graph_nodes=0" ] &&
+	ok "  ... A's map still kept: each launch reads A, no map dropped" ||
+	notok "  ... META $(meta_tm "$TMPDIR/keep.gmprof"), kernels: $(kernels "$TMPDIR/keep.gmprof")"
+four "4096 maps more after A's" "$TMPDIR/drop.gmprof" GMP_DOUBLE_TENSORMAP_OTHERS=4096
+[ "$(kernels "$TMPDIR/drop.gmprof")" = "$K4NONE" ] && [ "$(meta_tm "$TMPDIR/drop.gmprof")" = "encoded=4097 launches=0 graph_nodes=0 forgotten=1" ] &&
+	ok "  ... A's map dropped: no launch reads A, META says 1 forgotten" ||
+	notok "  ... META $(meta_tm "$TMPDIR/drop.gmprof"), kernels: $(kernels "$TMPDIR/drop.gmprof")"
+expect_exit 0 "  ... replay" -- "$GMPROF" replay "$TMPDIR/drop.gmprof"
+expect_stderr_line "^gmprof: warning: the program in '.*/drop.gmprof' encoded more tensor maps than the collector keeps: it dropped the 1 oldest, so reads through them are not seen, and findings on those objects may be wrong$" \
+	"  ... which warns of the dropped map"
+"$GMPROF" report "$TMPDIR/drop.gmprof" 2>/dev/null | grep -q "^  note     the host encoded 4097 tensor maps, and 0 kernel launches read objects through them (copies the device patches do not see); the collector dropped the 1 oldest map (it keeps the latest): what launches read through them is not seen$" &&
+	"$GMPROF" report --format json "$TMPDIR/drop.gmprof" 2>/dev/null | grep -q '"tensor_maps":{"encoded":4097,"launches":0,"graph_nodes":0,"forgotten":1}' &&
+	! "$GMPROF" report --format json "$TMPDIR/keep.gmprof" 2>/dev/null | grep -q '"forgotten"' &&
+	ok "  ... the text and JSON reports say so (none where nothing was dropped)" ||
+	notok "  ... report: $("$GMPROF" report "$TMPDIR/drop.gmprof" 2>/dev/null | grep "tensor map")"
+expect_exit 0 "  ... gmprof check" -- "$GMPROF" check "$TMPDIR/drop.gmprof"
+grep -qx "PASS tensor_maps: the collector dropped the program's 1 oldest tensor map (it keeps the latest): what launches read through the maps is not seen, so findings on those objects may be wrong" "$TMPDIR/out" &&
+	ok "  ... and a check that never fails" || notok "  ... check: $(cat "$TMPDIR/out")"
+four "5000 maps before A's" "$TMPDIR/wrap.gmprof" GMP_DOUBLE_TENSORMAP_OTHERS=5000 GMP_DOUBLE_TENSORMAP_OTHERS_FIRST=1
+[ "$(kernels "$TMPDIR/wrap.gmprof")" = "$K4" ] && [ "$(meta_tm "$TMPDIR/wrap.gmprof")" = "encoded=5001 launches=4 graph_nodes=0 forgotten=905" ] &&
+	ok "  ... A's map, in a slot taken again, is found: each launch reads A; 905 dropped" ||
+	notok "  ... META $(meta_tm "$TMPDIR/wrap.gmprof"), kernels: $(kernels "$TMPDIR/wrap.gmprof")"
 # tests/gpu/tma.cu's event model, its kernel's read of a left to the map:
 # the kernel reads a, and the profile has the META gpu-check wants of the
 # program (tests/gpu/tma.meta).

@@ -99,8 +99,12 @@ void double_api_call(const char *name, const void *params, int rv);
  * GMP_DOUBLE_TENSORMAP_EXTRA=1 in an extra array's packed buffer (the map
  * at offset 256).  With GMP_DOUBLE_TENSORMAP_CACHE=1 the map is encoded at
  * the first such allocation only, and kept for the objects allocated at
- * ADDR later, as a program that caches its maps by pointer does.  The
- * kernel's copies through it are not in the script: they call no patch.
+ * ADDR later, as a program that caches its maps by pointer does.  With
+ * GMP_DOUBLE_TENSORMAP_OTHERS=N, N more maps are encoded right after it
+ * (before it, with GMP_DOUBLE_TENSORMAP_OTHERS_FIRST=1), over addresses of
+ * no object, and passed to no kernel (a program making more maps than the
+ * collector keeps).  The kernel's copies through it
+ * are not in the script: they call no patch.
  */
 void double_tensormap(uint64_t addr);
 /* The launch call name of kernel: its kernelParams (or extra) slot in params set, where it takes the map. */

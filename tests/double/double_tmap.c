@@ -17,6 +17,8 @@ static struct {
 	uint64_t at; /* 0: no map */
 	const char *kernel, *api;
 	int extra, cache;
+	unsigned long others;
+	int others_first;
 } cfg;
 
 /* The map, once encoded: its bytes (read by every launch that takes it). */
@@ -28,12 +30,15 @@ static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 static void read_cfg_once(void)
 {
 	const char *v = getenv("GMP_DOUBLE_TENSORMAP"), *x = getenv("GMP_DOUBLE_TENSORMAP_EXTRA"),
-		   *c = getenv("GMP_DOUBLE_TENSORMAP_CACHE");
+		   *c = getenv("GMP_DOUBLE_TENSORMAP_CACHE"), *o = getenv("GMP_DOUBLE_TENSORMAP_OTHERS");
 	cfg.at = v && *v ? strtoull(v, NULL, 0) : 0;
 	cfg.kernel = getenv("GMP_DOUBLE_TENSORMAP_KERNEL");
 	cfg.api = getenv("GMP_DOUBLE_TENSORMAP_API");
 	cfg.extra = x && *x == '1';
 	cfg.cache = c && *c == '1';
+	cfg.others = o && *o ? strtoul(o, NULL, 0) : 0;
+	o = getenv("GMP_DOUBLE_TENSORMAP_OTHERS_FIRST");
+	cfg.others_first = o && *o == '1';
 }
 
 /* Every replaying thread of fake_app comes here: the first reads the environment, once. */
@@ -43,12 +48,29 @@ static void read_cfg(void)
 		abort();
 }
 
+static void encode_into(uint64_t m[16], uint64_t addr)
+{
+	m[0] = 0x70616d726f736e65ull; /* the made-up encoding: a tag, the address, a pattern of it */
+	m[1] = addr;
+	for (int i = 2; i < 16; i++)
+		m[i] = addr * (uint64_t)(2 * i + 1);
+}
+
 static void encode(uint64_t addr)
 {
-	map[0] = 0x70616d726f736e65ull; /* the made-up encoding: a tag, the address, a pattern of it */
-	map[1] = addr;
-	for (int i = 2; i < 16; i++)
-		map[i] = addr * (uint64_t)(2 * i + 1);
+	encode_into(map, addr);
+}
+
+/* GMP_DOUBLE_TENSORMAP_OTHERS=N: N maps more, each over its own address in no object, passed to no kernel. */
+static void encode_others(void)
+{
+	static _Alignas(128) uint64_t other[16];
+	for (unsigned long k = 0; k < cfg.others; k++) {
+		struct { void *map; uint32_t type, rank; uint64_t addr, rest[8]; } enc = { other, 7, 1, 0, { 0 } };
+		enc.addr = 0x7f0000000000ull + k * 4096;
+		encode_into(other, enc.addr);
+		double_api_call("cuTensorMapEncodeTiled", &enc, 0);
+	}
 }
 
 void double_tensormap(uint64_t addr)
@@ -58,6 +80,8 @@ void double_tensormap(uint64_t addr)
 		return;
 	if (cfg.cache && __atomic_load_n(&made, __ATOMIC_ACQUIRE))
 		return; /* the program keeps the map it made over this address (cached by pointer and sizes) */
+	if (cfg.others_first)
+		encode_others();
 	/* cuTensorMapEncodeTiled(map, type, rank, address, dims, strides, box, ...): the call writes the map. */
 	struct { void *map; uint32_t type, rank; uint64_t addr, rest[8]; } enc = { map, 7, 1, addr, { 0 } };
 	if (cfg.api && !strcmp(cfg.api, "replace")) {
@@ -72,6 +96,8 @@ void double_tensormap(uint64_t addr)
 		encode(addr);
 		double_api_call("cuTensorMapEncodeTiled", &enc, 0);
 	}
+	if (!cfg.others_first)
+		encode_others();
 	__atomic_store_n(&made, 1, __ATOMIC_RELEASE);
 }
 

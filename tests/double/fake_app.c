@@ -130,12 +130,24 @@ int cuKernelGetFunction(CUfunction *fn, void *kernel)
  * takes two, 8 bytes at offset 0 and 384 at offset 128 (a struct that holds
  * a tensor map: double_tmap.c); a kernel handle (FAKE_CUDA_KERNEL_HANDLES) is
  * refused, as by cuFuncGetModule.  Built as fake_app_old, the program's
- * driver is from before CUDA 12.4, which has no such call.
+ * driver is from before CUDA 12.4, which has no such call.  FAKE_CUDA_STATS=1
+ * prints how many times it was called, at exit.
  */
 #ifndef FAKE_DRIVER_BEFORE_12_4
+static unsigned long param_info_calls; /* atomic: FAKE_CUDA_STATS=1 prints it at exit */
+
+__attribute__((destructor)) static void print_param_info_calls(void)
+{
+	const char *v = getenv("FAKE_CUDA_STATS");
+	if (v && *v == '1')
+		fprintf(stderr, "fake cuda: %lu cuFuncGetParamInfo calls\n",
+			__atomic_load_n(&param_info_calls, __ATOMIC_RELAXED));
+}
+
 int cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size);
 int cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
 {
+	__atomic_add_fetch(&param_info_calls, 1, __ATOMIC_RELAXED);
 	if (!f || i > 1 || !off || !size || (kernel_handles() && !((uintptr_t)f & 1)))
 		return 1; /* CUDA_ERROR_INVALID_VALUE; a kernel handle: cuKernelGetFunction's function */
 	*off = i ? 128 : 0;
