@@ -124,6 +124,28 @@ expect_stderr_line "NVTX ranges nest deeper than 32: the deeper ones are not rec
 [ "$(grep -c '"op":"range_push"' "$TMPDIR/deep.dump")" -eq 32 ] && grep -q '"name":"r31"' "$TMPDIR/deep.dump" &&
 	ok "the outermost 32 are" || notok "the outermost 32 are: $(grep -c range_push "$TMPDIR/deep.dump")"
 
+# The four ways the double pushes, in turn (nvtxRangePushA, W, Ex, then a
+# library's domain: nvtxDomainRangePushEx), nested four deep and popped
+# each its own way (the domain's by nvtxDomainRangePop): the profile's
+# ranges are the script's.
+{
+	for r in a b c d; do
+		echo "{\"op\":\"range_push\",\"name\":\"$r\"}"
+		echo "{\"op\":\"alloc\",\"addr\":\"0x${r}0000\",\"size\":4096}"
+	done
+	echo '{"op":"range_pop"}'
+	echo '{"op":"alloc","addr":"0xe0000","size":4096}'
+	echo '{"op":"range_pop"}'
+	echo '{"op":"alloc","addr":"0xf0000","size":4096}'
+	echo '{"op":"range_pop"}'
+	echo '{"op":"range_pop"}'
+	echo '{"op":"alloc","addr":"0x100000","size":4096}'
+} >"$TMPDIR/ways.jsonl"
+expect_exit 0 "ranges pushed four ways, a domain's the innermost" -- env GMPROF_OUTPUT="$TMPDIR/ways.gmprof" "$FAKE" "$TMPDIR/ways.jsonl"
+"$GMPROF" dump "$TMPDIR/ways.gmprof" 2>/dev/null | grep -E '"op":"(alloc|range_push|range_pop)"' | sed -E 's/,"thread".*/}/' >"$TMPDIR/ways.got"
+diff -u "$TMPDIR/ways.jsonl" "$TMPDIR/ways.got" >"$TMPDIR/diff" && ok "  ... each popped where the script pops it" ||
+	{ notok "  ... the profile's ranges differ from the script's"; cat "$TMPDIR/diff"; }
+
 # Suppressions match the NVTX ranges an object was allocated in.
 printf '*:setup\nlate_deallocation:step > *\n' >"$TMPDIR/sup"
 expect_exit 0 "report --suppressions by range" -- "$GMPROF" report --suppressions "$TMPDIR/sup" "$S"

@@ -22,8 +22,13 @@
 #include <nvtx3/nvToolsExtMem.h>
 
 static unsigned long n_pushes;
-/* Per thread, how each open range was pushed: one of a domain's is popped by the domain. */
-static __thread nvtxDomainHandle_t pushed_in[GMP_RANGE_DEPTH_MAX];
+/*
+ * Per thread, whether each open range was pushed in the domain: such a one
+ * is popped by the domain.  Not the handle: with a tool that makes no
+ * domains (the collector), nvtxDomainCreateA gives NULL, and the domain
+ * calls still reach the tool with it.
+ */
+static __thread unsigned char in_domain[GMP_RANGE_DEPTH_MAX];
 
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
 {
@@ -39,8 +44,8 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 	while (k < na && k < nb && a[k] == b[k])
 		k++;
 	for (size_t i = na; i > k; i--) {
-		if (i <= GMP_RANGE_DEPTH_MAX && pushed_in[i - 1])
-			nvtxDomainRangePop(pushed_in[i - 1]);
+		if (i <= GMP_RANGE_DEPTH_MAX && in_domain[i - 1])
+			nvtxDomainRangePop(domain);
 		else
 			nvtxRangePop();
 	}
@@ -50,7 +55,7 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 		nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
 					     .messageType = NVTX_MESSAGE_TYPE_ASCII };
 		if (i < GMP_RANGE_DEPTH_MAX)
-			pushed_in[i] = NULL;
+			in_domain[i] = 0;
 		switch (__atomic_fetch_add(&n_pushes, 1, __ATOMIC_RELAXED) % 4) {
 		case 0: nvtxRangePushA(name); break;
 		case 1: /* ASCII names, widened by hand */
@@ -66,7 +71,7 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 			ea.message.ascii = name;
 			nvtxDomainRangePushEx(domain, &ea);
 			if (i < GMP_RANGE_DEPTH_MAX)
-				pushed_in[i] = domain;
+				in_domain[i] = 1;
 		}
 	}
 	*cur = c->path;
