@@ -6,7 +6,8 @@
 #   make test       build with ASan/UBSan and run every test that needs no GPU
 #   make gpu-check  tests that need a GPU (skipped with one line without one)
 #   make bench      CPU benchmarks;  make bench-gpu: overhead on a GPU machine
-#   make fuzz       longer libFuzzer runs;  make install PREFIX=...;  make clean
+#   make fuzz       longer libFuzzer runs;  make coverage: make test's line coverage
+#   make install PREFIX=...;  make clean
 #   V=1             show full commands
 
 .DELETE_ON_ERROR:
@@ -76,7 +77,7 @@ LIBS_TEST := $(LIBS_ANALYZER) -lcmocka
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all run test gpu-check gpu-run gpu-record bench bench-gpu fuzz install clean deps deps-offline patches
+.PHONY: all run test gpu-check gpu-run gpu-record bench bench-gpu fuzz coverage install clean deps deps-offline patches
 
 all: $(DEPS_STAMP) $(REL)/gmprof $(REL)/libgmprof.so patches
 
@@ -387,6 +388,14 @@ test: $(DEPS_STAMP) $(UNIT_BIN) $(TST)/gmprof $(TST)/gmprof-gen $(DOUBLE) $(TEST
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 python3-jsonschema >/dev/null; } || \
 	  echo "gmprof: python3 or its jsonschema is missing (apt-get install python3 python3-jsonschema): tests that need them skip" >&2
 	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) FUZZ=$(if $(CLANG),$(FUZZ)) sh tests/run.sh $(UNIT_BIN)
+
+# Line coverage: the whole of make test, built with --coverage in place of
+# the sanitizers (a build tree of its own), then the lines it ran per
+# directory of the product (tests/coverage.py says what it cannot count).
+coverage:
+	$(Q)find $(BUILD)/cov -name '*.gcda' -delete 2>/dev/null || true
+	$(Q)$(MAKE) --no-print-directory test BUILD=$(BUILD)/cov SAN_FLAGS=--coverage
+	$(Q)python3 tests/coverage.py $(BUILD)/cov
 
 gpu-check: all
 	@if ! sh tests/gpu/have-gpu.sh; then exit 0; fi; \
