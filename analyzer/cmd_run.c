@@ -122,12 +122,6 @@ static int find_collector(char *out, size_t n)
 	       access(out, R_OK) == 0;
 }
 
-/* A CUDA driver that sees a GPU.  GMPROF_CUDA_DRIVER names another driver library. */
-/*
- * The profile's directory must exist and be writable before the program
- * runs: otherwise it would run unprofiled.  A directory part that holds
- * pattern tokens is expanded by the collector; it is not checked here.
- */
 /* The directory part of an output pattern ("." when none). */
 static void output_dir(const char *pattern, char *dir, size_t n)
 {
@@ -140,6 +134,11 @@ static void output_dir(const char *pattern, char *dir, size_t n)
 		snprintf(dir, n, "%.*s", (int)(slash - pattern), pattern);
 }
 
+/*
+ * The profile's directory must exist and be writable before the program
+ * runs: otherwise it would run unprofiled.  A directory part that holds
+ * pattern tokens is expanded by the collector; it is not checked here.
+ */
 static int preflight_output(const char *pattern)
 {
 	char dir[PATH_MAX];
@@ -148,6 +147,33 @@ static int preflight_output(const char *pattern)
 		return 0;
 	if (access(dir, W_OK | X_OK) != 0) {
 		fprintf(stderr, "gmprof: cannot write the profile into '%s': %s\n", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static const char *env_value(const char *name)
+{
+	return getenv(name);
+}
+
+/*
+ * With the program's environment set: what the collector will read of it
+ * must be valid, and the profile it names (a pattern without tokens) must
+ * not exist unless it may be replaced (--force, GMPROF_FORCE), or the
+ * collector would say so at the program's start and let it run unprofiled.
+ */
+static int preflight_env(void)
+{
+	static struct gmp_opts co; /* a few KiB: not on the stack */
+	char err[1200];
+	if (gmp_opts__parse(&co, env_value, err, sizeof(err))) {
+		fprintf(stderr, "gmprof: %s\n", err);
+		return -1;
+	}
+	struct stat st;
+	if (!co.force && !strchr(co.output, '%') && lstat(co.output, &st) == 0) {
+		fprintf(stderr, "gmprof: the profile '%s' exists: --force replaces it\n", co.output);
 		return -1;
 	}
 	return 0;
@@ -172,6 +198,7 @@ static int gpus_listed(void)
 	return n > 0 && !hidden;
 }
 
+/* A CUDA driver that sees a GPU.  GMPROF_CUDA_DRIVER names another driver library. */
 static int preflight_gpu(void)
 {
 	/*
@@ -437,6 +464,10 @@ static int run_program(const struct run_opts *o, char **argv)
 		return GMP_EXIT_USAGE;
 	if (gmp_run__set_env(o, collector) || setenv("GMPROF_RUN_MANIFEST", manifest, 1)) {
 		fprintf(stderr, "gmprof: cannot set up the environment: %s\n", strerror(errno));
+		drop_manifest(manifest);
+		return GMP_EXIT_USAGE;
+	}
+	if (preflight_env()) {
 		drop_manifest(manifest);
 		return GMP_EXIT_USAGE;
 	}

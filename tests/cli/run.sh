@@ -41,6 +41,26 @@ expect_exit 2 "run --depth (no value): refused" -- "$GMPROF" run --depth
 expect_stderr_line "option '--depth' needs a value" "  ... in one sentence"
 bad_option "--fail-on dead_write needs the kernels' accesses, which --mode alloc does not record" --mode alloc --fail-on dead_write
 bad_option "give --kernels or --kernels-from, not both" --kernels k --kernels-from "$TMPDIR/x.gmprof"
+# What the collector would refuse at the program's start, refused before it
+# runs (it would run unprofiled): a bad GMPROF_* value, a profile that exists.
+expect_exit 2 "a bad GMPROF_FLUSH_MS" -- env GMPROF_FLUSH_MS=abc "$GMPROF" run --sanitizer-lib "$DOUBLE" \
+	-o "$TMPDIR/bad.gmprof" -- sh -c "touch '$TMPDIR/ran'"
+expect_stderr_line "^gmprof: GMPROF_FLUSH_MS='abc' is not valid: expected a whole number from 1 to 3600000$" "  ... in one sentence"
+[ ! -e "$TMPDIR/ran" ] && ok "  ... before the program runs" || notok "  ... the program ran"
+expect_exit 0 "a profile written" -- "$GMPROF" run --sanitizer-lib "$DOUBLE" --top 0 -o "$TMPDIR/once.gmprof" -- "$FAKE" tests/scripts/figure2.jsonl
+expect_exit 2 "  ... and again to the same name" -- "$GMPROF" run --sanitizer-lib "$DOUBLE" -o "$TMPDIR/once.gmprof" \
+	-- sh -c "touch '$TMPDIR/ran'"
+expect_stderr_line "^gmprof: the profile '$TMPDIR/once.gmprof' exists: --force replaces it$" "  ... in one sentence"
+[ ! -e "$TMPDIR/ran" ] && ok "  ... before the program runs" || notok "  ... the program ran"
+for force in --force GMPROF_FORCE=1; do
+	case $force in --force) set -- "$GMPROF" run --force ;; *) set -- env "$force" "$GMPROF" run ;; esac
+	expect_exit 0 "  ... replaced with $force" -- "$@" --sanitizer-lib "$DOUBLE" --top 0 -o "$TMPDIR/once.gmprof" \
+		-- "$FAKE" tests/scripts/figure4.jsonl
+	"$GMPROF" dump "$TMPDIR/once.gmprof" 2>/dev/null | grep -q 'figure4.jsonl' && ok "  ... the new run's profile" ||
+		notok "  ... $(head -c 300 "$TMPDIR/once.gmprof" | tr -cd '[:print:]')"
+	expect_exit 0 "  ... (figure2 again)" -- env GMPROF_FORCE=1 "$GMPROF" run --sanitizer-lib "$DOUBLE" --top 0 \
+		-o "$TMPDIR/once.gmprof" -- "$FAKE" tests/scripts/figure2.jsonl
+done
 # What the options say reaches the collector, in the program's environment.
 probe='echo "[$GMPROF_MODE][$GMPROF_KERNEL_SAMPLE][$GMPROF_KERNELS][$GMPROF_DEPTH][$GMPROF_HARVEST][$GMPROF_CAPTURE][$CUDA_MODULE_LOADING]"'
 "$GMPROF" run --sanitizer-lib "$DOUBLE" -o "$TMPDIR/env.gmprof" --mode intra --kernel-sample 7 --kernels 'mm|init' --depth 12 \
