@@ -177,8 +177,9 @@ static void check_baseline_measure(struct gmp_gate *g, const struct gmp_peak_cmp
 		ck = gmp_gate__add(g, name, failed > 0, "%s %s against %s in the baseline (allowed up to %s)", a, what,
 				   gmp_human_bytes(m.base, b, sizeof(b)), c);
 	} else {
-		ck = gmp_gate__add(g, name, failed > 0, "%zu of %zu devices' %s past the baseline", failed, n,
-				   pools ? "pools" : "peaks in use");
+		const char *whose = pools ? "pools" : "peaks in use";
+		ck = failed ? gmp_gate__add(g, name, 1, "%zu of %zu devices' %s past the baseline", failed, n, whose)
+			    : gmp_gate__add(g, name, 0, "%zu devices' %s, none past the baseline", n, whose);
 	}
 	for (size_t i = 0; i < ncmps && n > 1; i++) {
 		struct measure m = measure_of(&cmps[i], pools);

@@ -107,6 +107,35 @@ expect_exit 0 "  ... within --tolerance 3KiB" -- "$GMPROF" check --baseline "$TM
 "$GMPROF" check --baseline "$B" "$TMPDIR/two.jsonl" | grep -q 'baseline:in_use' && notok "no baseline:in_use without regions" ||
 	ok "no baseline:in_use without regions"
 
+# Pools with regions on two devices: each device's bytes in use against its own.
+cat >"$TMPDIR/pools2.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":1048576,"label":"pool0","at":"alloc.cu:10","device":0}
+{"op":"alloc","addr":"0x100000","size":4096,"kind":"pool_region","label":"r0","at":"model.cu:20","device":0}
+{"op":"alloc","addr":"0x1000000","size":1048576,"label":"pool1","at":"alloc.cu:10","device":1}
+{"op":"alloc","addr":"0x1000000","size":8192,"kind":"pool_region","label":"r1","at":"model.cu:21","device":1}
+{"op":"kernel","name":"k0","write":["0x100000"],"at":"model.cu:22","device":0}
+{"op":"kernel","name":"k1","write":["0x1000000"],"at":"model.cu:23","device":1}
+{"op":"sync","at":"model.cu:24"}
+{"op":"free","addr":"0x100000","at":"model.cu:25"}
+{"op":"free","addr":"0x1000000","at":"model.cu:26"}
+{"op":"free","addr":"0x100000","at":"alloc.cu:40"}
+{"op":"free","addr":"0x1000000","at":"alloc.cu:40"}
+{"op":"end"}
+J
+expect_exit 0 "baseline of pools with regions on two devices" -- "$GMPROF" baseline -o "$TMPDIR/pools2.base.json" "$TMPDIR/pools2.jsonl"
+expect_exit 0 "  ... the same run passes" -- "$GMPROF" check --baseline "$TMPDIR/pools2.base.json" "$TMPDIR/pools2.jsonl"
+grep -qx "PASS baseline:in_use: 2 devices' peaks in use, none past the baseline" "$TMPDIR/out" &&
+	grep -qx '  ok device 1: 8.0 KiB in use against 8.0 KiB in the baseline (allowed up to 8.0 KiB)' "$TMPDIR/out" &&
+	ok "  ... a line per device" || notok "  ... $(grep -A2 baseline:in_use "$TMPDIR/out")"
+sed 's/"size":8192/"size":16384/' "$TMPDIR/pools2.jsonl" >"$TMPDIR/pools2.grown.jsonl"
+expect_exit 1 "  ... device 1's bytes in use grew, its pool did not" -- "$GMPROF" check --baseline "$TMPDIR/pools2.base.json" \
+	"$TMPDIR/pools2.grown.jsonl"
+grep -q '^PASS baseline:peak: ' "$TMPDIR/out" &&
+	grep -qx "FAIL baseline:in_use: 1 of 2 devices' peaks in use past the baseline" "$TMPDIR/out" &&
+	grep -qx '  ok device 0: 4.0 KiB in use against 4.0 KiB in the baseline (allowed up to 4.0 KiB)' "$TMPDIR/out" &&
+	grep -qx '  FAIL device 1: 16.0 KiB in use against 8.0 KiB in the baseline (allowed up to 8.0 KiB)' "$TMPDIR/out" &&
+	ok "  ... that device named, the other passing" || notok "  ... $(grep -A2 baseline: "$TMPDIR/out")"
+
 # Many ranks: each finds its own peak among 20000 (the reader sorts them, a check searches).
 awk 'BEGIN { printf "{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":["
 	for (i = 19999; i >= 0; i--) printf "%s{\"input\":\"prof.%d.jsonl\",\"device\":0,\"peak_bytes\":%d,\"peak_sites\":[]}", i < 19999 ? "," : "", i, i == 777 ? 1048576 : 8388608
