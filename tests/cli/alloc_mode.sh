@@ -53,6 +53,12 @@ expect_exit 0 "perfetto of an alloc-mode profile" -- "$GMPROF" perfetto -o - "$T
 [ "$(grep '"cat":"ALLOC"' "$TMPDIR/out" | grep -c '"at":"[^"]*fake_app.c:[0-9]*"')" -eq 3 ] &&
 	ok "  ... its three allocations have theirs" || notok "  ... allocations' call paths"
 
+# The Markdown report says what alloc mode leaves out.
+expect_exit 0 "markdown of an alloc-mode profile" -- "$GMPROF" report --format markdown "$TMPDIR/figure2.gmprof"
+grep -qx '| note | alloc mode: peaks and leaks only, no kernel accesses |' "$TMPDIR/out" &&
+	! "$GMPROF" report --format markdown "$TMPDIR/figure2.obj.gmprof" 2>/dev/null | grep -q 'alloc mode' &&
+	ok "  ... in a note (none in object mode)" || notok "  ... $(grep '^| ' "$TMPDIR/out" | head -8)"
+
 # The collector's own summary at exit (GMPROF_ONLINE): the leak alone.
 rm -f "$TMPDIR/online.gmprof"
 expect_exit 0 "the summary at exit" -- env GMPROF_MODE=alloc GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/online.gmprof" "$FAKE" $S/figure2.jsonl

@@ -66,6 +66,15 @@ expect_exit 0 "a profile without its END record is analyzed" -- "$GMPROF" replay
 expect_stderr_line "^gmprof: warning: profile '.*noend.gmprof' is incomplete: the program did not reach its end (it crashed or was killed); analyzing its 13 events$" \
 	"  ... with a warning that the program did not reach its end"
 expect_exit 1 "  ... check fails it" -- "$GMPROF" check --max-peak 1GiB "$TMPDIR/noend.gmprof"
+# The HTML report says so at its top, for each way of being incomplete.
+for p in cut noend p; do
+	expect_exit 0 "  ... html of the $p profile" -- "$GMPROF" html -o "$TMPDIR/$p.html" "$TMPDIR/$p.gmprof"
+done
+grep -q '<p class="incomplete">This profile is incomplete (cut off or damaged); what it holds is reported.</p>' "$TMPDIR/cut.html" &&
+	grep -q '<p class="incomplete">This profile is incomplete (the program did not reach its end); what it holds is reported.</p>' \
+		"$TMPDIR/noend.html" && ! grep -q 'This profile is incomplete' "$TMPDIR/p.html" &&
+	ok "  ... the HTML report says how each is incomplete" ||
+	notok "  ... html: $(grep -h 'incomplete' "$TMPDIR/cut.html" "$TMPDIR/noend.html" | head -3)"
 
 # Cut inside the header, or inside the magic: a profile with no data, not a script.
 for n in 12 9 5 1; do

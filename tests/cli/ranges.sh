@@ -151,6 +151,9 @@ printf '*:setup\nlate_deallocation:step > *\n' >"$TMPDIR/sup"
 expect_exit 0 "report --suppressions by range" -- "$GMPROF" report --suppressions "$TMPDIR/sup" "$S"
 grep -q '^Findings: 4 (9 more suppressed by ' "$TMPDIR/out" && ! grep -Eq '^ +[0-9]+\. [a-z_]+: (weights|adam_m|adam_v) ' "$TMPDIR/out" &&
 	ok "suppressions by the ranges of the allocation" || notok "suppressions by range: $(grep '^Findings' "$TMPDIR/out")"
+expect_exit 0 "  ... in Markdown" -- "$GMPROF" report --format markdown --suppressions "$TMPDIR/sup" "$S"
+grep -q "^### Findings: 4, ranked" "$TMPDIR/out" && grep -qx "(9 more suppressed by \`$TMPDIR/sup\`)" "$TMPDIR/out" &&
+	ok "  ... the suppressed counted under the heading" || notok "  ... $(grep -A2 '^### Findings' "$TMPDIR/out")"
 
 # --ranges: only the findings whose objects were allocated in matching ranges.
 expect_exit 0 "report --ranges" -- "$GMPROF" report --ranges 'step >*' "$S"
