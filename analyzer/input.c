@@ -128,12 +128,14 @@ static int check_profile(const char *path, const struct gmp_trace *t, int salvag
 			"a launch than GMPROF_HEAP_RECORDS): a device-heap object may be reported leaked or live longer "
 			"where its free was lost\n", heap_lost, path);
 	struct gmp_tmaps tm;
-	if (gmp_tmaps__of(t, &tm) && tm.nodes)
+	if (!gmp_tmaps__of(t, &tm))
+		return 0;
+	if (tm.nodes)
 		fprintf(stderr, "gmprof: warning: %" PRIu64 " kernel node launch%s of CUDA graphs in '%s' ran while the program "
 			"had tensor maps: the collector does not read graph nodes' parameters, so what they read through "
 			"tensor maps is not seen, and findings on those objects may be wrong\n",
 			tm.nodes, tm.nodes == 1 ? "" : "es", path);
-	if (gmp_tmaps__of(t, &tm) && tm.forgotten)
+	if (tm.forgotten)
 		fprintf(stderr, "gmprof: warning: the program in '%s' encoded more tensor maps than the collector keeps: "
 			"it dropped the %" PRIu64 " oldest, so reads through them are not seen, and findings on those "
 			"objects may be wrong\n", path, tm.forgotten);
