@@ -24,6 +24,13 @@ done
 expect_exit 2 "convert -o -" -- "$GMPROF" convert -o - $S/figure2.jsonl
 expect_stderr_line "a profile is written to a file, not to standard output" "convert -o -: one line"
 [ ! -e ./- ] && ok "  ... and writes no file named '-'" || { notok "convert -o - wrote a file named '-'"; rm -f ./-; }
+expect_exit 2 "convert without -o" -- "$GMPROF" convert $S/figure2.jsonl
+expect_stderr_line "^gmprof convert: -o PROFILE is required" "  ... one line"
+expect_exit 2 "convert of two inputs" -- "$GMPROF" convert -o "$TMPDIR/two.gmprof" $S/figure2.jsonl $S/figure3.jsonl
+expect_stderr_line "^gmprof convert: expected one INPUT, got 2" "  ... one line"
+expect_exit 2 "convert into a directory that does not exist" -- "$GMPROF" convert -o "$TMPDIR/no/such/c.gmprof" $S/figure2.jsonl
+expect_stderr_line "^gmprof: cannot create '$TMPDIR/no/such/c.gmprof'" "  ... one line"
+[ ! -e "$TMPDIR/two.gmprof" ] && ok "  ... nothing written" || notok "  ... convert of two inputs wrote a profile"
 expect_exit 2 "replay without input" -- "$GMPROF" replay
 expect_exit 2 "replay bad threshold" -- "$GMPROF" replay --idle-apis -3 $S/figure2.jsonl
 expect_stderr_line "bad value '-3'" "bad threshold: one line"

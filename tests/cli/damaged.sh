@@ -48,6 +48,9 @@ expect_exit 0 "dump --salvage writes the intact events" -- "$GMPROF" dump --salv
 grep '^{' "$S" | head -6 >"$TMPDIR/six"
 grep '^{' "$TMPDIR/out" | cmp -s - "$TMPDIR/six" && grep -q "^# the profile is incomplete: record checksum mismatch" "$TMPDIR/out" &&
 	ok "  ... the script's first 6, under a comment saying it is incomplete" || notok "  ... dump: $(cat "$TMPDIR/out")"
+expect_exit 0 "convert --salvage keeps the intact events" -- "$GMPROF" convert --salvage -o "$TMPDIR/salvaged.gmprof" "$TMPDIR/dmg.gmprof"
+"$GMPROF" dump "$TMPDIR/salvaged.gmprof" 2>/dev/null | grep '^{' | cmp -s - "$TMPDIR/six" &&
+	ok "  ... a profile of the script's first 6, read without --salvage" || notok "  ... $("$GMPROF" dump "$TMPDIR/salvaged.gmprof" 2>&1 | head -3)"
 expect_exit 1 "check --salvage fails the gate" -- "$GMPROF" check --salvage --max-peak 1GiB "$TMPDIR/dmg.gmprof"
 grep -q "^FAIL complete: the profile is cut off or damaged" "$TMPDIR/out" && ok "  ... on its completeness" || notok "  ... check: $(cat "$TMPDIR/out")"
 expect_exit 0 "check --salvage --allow-incomplete passes it" -- "$GMPROF" check --salvage --allow-incomplete --max-peak 1GiB "$TMPDIR/dmg.gmprof"
