@@ -24,6 +24,21 @@ if [ ! -e /usr/local/cuda/compute-sanitizer/libsanitizer-public.so ]; then # the
 		"  ... one sentence, naming both ways to give it"
 	[ ! -e "$TMPDIR/n.gmprof" ] && ok "  ... before the program runs: no profile" || notok "  ... a profile was written"
 fi
+# Found with nothing set: beside a compute-sanitizer on PATH, through the
+# link a package puts in a bin directory; and in $CUDA_HOME/compute-sanitizer.
+mkdir -p "$TMPDIR/cuda/compute-sanitizer" "$TMPDIR/links"
+printf '#!/bin/sh\nexit 0\n' >"$TMPDIR/cuda/compute-sanitizer/compute-sanitizer"
+chmod +x "$TMPDIR/cuda/compute-sanitizer/compute-sanitizer"
+ln -s "$GMPROF_DOUBLE" "$TMPDIR/cuda/compute-sanitizer/libsanitizer-public.so"
+ln -s "$TMPDIR/cuda/compute-sanitizer/compute-sanitizer" "$TMPDIR/links/compute-sanitizer"
+expect_exit 0 "installed: the Sanitizer library beside compute-sanitizer on PATH (a link to it)" -- \
+	env CUDA_HOME="$TMPDIR/alone" PATH="$TMPDIR/links:/usr/bin:/bin" \
+	"$TMPDIR/usr/bin/gmprof" run --top 0 -o "$TMPDIR/p.gmprof" -- "$B/double/fake_app" "$SCRIPT"
+same_findings "$TMPDIR/p.gmprof" "$SCRIPT" && ok "  ... the script's findings" || notok "  ... findings: $(cat "$TMPDIR/err")"
+expect_exit 0 "installed: the Sanitizer library in \$CUDA_HOME/compute-sanitizer" -- \
+	env CUDA_HOME="$TMPDIR/cuda" PATH=/usr/bin:/bin \
+	"$TMPDIR/usr/bin/gmprof" run --top 0 -o "$TMPDIR/h.gmprof" -- "$B/double/fake_app" "$SCRIPT"
+same_findings "$TMPDIR/h.gmprof" "$SCRIPT" && ok "  ... the script's findings" || notok "  ... findings: $(cat "$TMPDIR/err")"
 expect_exit 0 "as built: the collector beside gmprof" -- env GMPROF_PATCH="$B/double/patches.fatbin" \
 	"$GMPROF" run --top 0 --sanitizer-lib "$GMPROF_DOUBLE" -o "$TMPDIR/b.gmprof" -- "$B/double/fake_app" "$SCRIPT"
 same_findings "$TMPDIR/b.gmprof" "$SCRIPT" && ok "  ... the script's findings" || notok "  ... findings: $(cat "$TMPDIR/err")"
