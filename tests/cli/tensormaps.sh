@@ -15,11 +15,12 @@ unseen_read_script "$TMPDIR/tma.jsonl"
 kernels() { "$GMPROF" dump "$1" 2>/dev/null | grep '"op":"kernel"' | sed -E 's/,"thread".*//' | tr '\n' ' '; }
 READS='{"op":"kernel","name":"k","read":["0x10000"],"write":["0x20000"] {"op":"kernel","name":"k2","write":["0x20000"] '
 NONE='{"op":"kernel","name":"k","write":["0x20000"] {"op":"kernel","name":"k2","write":["0x20000"] '
-run() { # NAME PROFILE ENV...: the collector's run of the script
-	_n=$1 _p=$2
-	shift 2
-	expect_exit 0 "$_n" -- env GMPROF_OUTPUT="$_p" "$@" "$B/double/fake_app" "$TMPDIR/tma.jsonl"
+run_on() { # SCRIPT NAME PROFILE ENV...: the collector's run of a script
+	_s=$1 _n=$2 _p=$3
+	shift 3
+	expect_exit 0 "$_n" -- env GMPROF_OUTPUT="$_p" "$@" "$B/double/fake_app" "$_s"
 }
+run() { run_on "$TMPDIR/tma.jsonl" "$@"; } # NAME PROFILE ENV...: of the script above
 run "no tensor map" "$TMPDIR/none.gmprof"
 "$GMPROF" replay "$TMPDIR/none.gmprof" | grep -q "redundant_allocation: obj#2" &&
 	ok "  ... B may reuse A's memory (k does not read A)" || notok "  ... $("$GMPROF" replay "$TMPDIR/none.gmprof")"
@@ -130,21 +131,9 @@ grep -qx "PASS tensor_maps: 2 kernel node launches of CUDA graphs ran while the 
 expect_exit 0 "  ... replay" -- "$GMPROF" replay "$TMPDIR/graph.gmprof"
 expect_stderr_line "^gmprof: warning: 2 kernel node launches of CUDA graphs in '.*/graph.gmprof' ran while the program had tensor maps: the collector does not read graph nodes' parameters, so what they read through tensor maps is not seen" \
 	"  ... which warns that the kernel nodes' reads through tensor maps are not seen"
-# The driver is asked where a function's parameters lie once: four launches of k, parameters 0, 1 and
-# the one past its last (fake_app's count).
-cat >"$TMPDIR/four.jsonl" <<'J'
-{"op":"alloc","addr":"0x10000","size":4096}
-{"op":"alloc","addr":"0x20000","size":4096}
-{"op":"memcpy","dst":"0x10000","size":4096}
-{"op":"kernel","name":"k","write":["0x20000"]}
-{"op":"kernel","name":"k","write":["0x20000"]}
-{"op":"kernel","name":"k","write":["0x20000"]}
-{"op":"kernel","name":"k","write":["0x20000"]}
-{"op":"memcpy","src":"0x20000","size":4096}
-{"op":"sync"}
-{"op":"free","addr":"0x10000"}
-{"op":"free","addr":"0x20000"}
-J
+# The driver is asked where a function's parameters lie once: four launches of k (unseen_read_script's
+# k four times, no k2), parameters 0, 1 and the one past its last (fake_app's count).
+sed -e '/"name":"k",/{p;p;p}' -e '/"name":"k2"/d' "$TMPDIR/tma.jsonl" >"$TMPDIR/four.jsonl"
 K4='{"op":"kernel","name":"k","read":["0x10000"],"write":["0x20000"] '
 K4="$K4$K4$K4$K4"
 K4NONE='{"op":"kernel","name":"k","write":["0x20000"] '
@@ -152,7 +141,7 @@ K4NONE="$K4NONE$K4NONE$K4NONE$K4NONE"
 four() { # NAME PROFILE ENV...: the collector's run of four.jsonl with a map over A
 	_n=$1 _p=$2
 	shift 2
-	expect_exit 0 "$_n" -- env GMPROF_OUTPUT="$_p" GMP_DOUBLE_TENSORMAP=0x10000 "$@" "$B/double/fake_app" "$TMPDIR/four.jsonl"
+	run_on "$TMPDIR/four.jsonl" "$_n" "$_p" GMP_DOUBLE_TENSORMAP=0x10000 "$@"
 }
 four "four launches of k through the map" "$TMPDIR/four.gmprof" FAKE_CUDA_STATS=1
 [ "$(kernels "$TMPDIR/four.gmprof")" = "$K4" ] && ok "  ... each reads A" || notok "  ... kernels: $(kernels "$TMPDIR/four.gmprof")"
