@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Stream-ordered memory pools (cudaMallocAsync's): what they hold reserved
 # on the device beside the objects in them.  The collector asks the driver
-# (cuMemPoolGetAttribute: the test double's pool, which reserves in 2 MiB
+# (cuMemPoolGetAttribute: the test double's pools, each of which reserves in 2 MiB
 # chunks, keeps what is freed, and at a sync gives back what it does not
 # use past GMP_DOUBLE_POOL_THRESHOLD) right after an allocation ran out of
 # memory, at the end of each synchronizing call and at exit; each answer
@@ -82,6 +82,32 @@ expect_exit 0 "allocations that name no pool" -- \
 pool_lines "$TMPDIR/unnamed.gmprof" >"$TMPDIR/got2"
 cmp -s "$TMPDIR/got" "$TMPDIR/got2" && ok "unnamed: the device's current pool asked instead, the same states" ||
 	{ notok "unnamed pool"; diff -u "$TMPDIR/got" "$TMPDIR/got2"; }
+
+# Two pools on a device (the current one and one the program made, every
+# second allocation from each): what they hold is summed, each pool's 2 MiB
+# chunk counted; one pool that allocations both name and leave unnamed
+# (the device's current one) counted once.
+printf '%s\n' '{"op":"alloc","addr":"0x1000000","size":4096,"kind":"async","stream":1}' \
+	'{"op":"alloc","addr":"0x2000000","size":4096,"kind":"async","stream":1}' '{"op":"sync"}' \
+	'{"op":"free","addr":"0x1000000","stream":1}' '{"op":"free","addr":"0x2000000","stream":1}' \
+	'{"op":"sync"}' >"$TMPDIR/twopools.jsonl"
+rm -f "$TMPDIR/twopools.gmprof" "$TMPDIR/samepool.gmprof"
+expect_exit 0 "a program with two pools" -- \
+	env GMP_DOUBLE_POOLS=2 GMPROF_OUTPUT="$TMPDIR/twopools.gmprof" "$FAKE" "$TMPDIR/twopools.jsonl"
+cat >"$TMPDIR/want" <<'W'
+5:{"op":"pools","reserved":4194304,"used":8192,"pools":2}
+9:{"op":"pools","reserved":0,"used":0,"reserved_high":4194304,"used_high":8192,"pools":2}
+W
+pool_lines "$TMPDIR/twopools.gmprof" >"$TMPDIR/got"
+diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" && ok "two pools: their bytes summed, both counted" ||
+	{ notok "two pools"; cat "$TMPDIR/diff"; }
+"$GMPROF" report "$TMPDIR/twopools.gmprof" >"$TMPDIR/rep" 2>/dev/null
+grep -q '^  device 0: stream-ordered memory pools reserved at most 4.0 MiB, of which at most 8.0 KiB in use$' "$TMPDIR/rep" &&
+	ok "report: the pools, in the plural" || notok "report, two pools: $(grep -i pool "$TMPDIR/rep")"
+expect_exit 0 "a program that names its device's pool half the time" -- \
+	env GMP_DOUBLE_POOL_UNNAMED=2 GMPROF_OUTPUT="$TMPDIR/samepool.gmprof" "$FAKE" "$TMPDIR/twopools.jsonl"
+[ "$(pool_lines "$TMPDIR/samepool.gmprof" | head -1)" = '5:{"op":"pools","reserved":2097152,"used":8192}' ] &&
+	ok "the current pool, named and not: one pool, asked once" || notok "one pool named and not: $(pool_lines "$TMPDIR/samepool.gmprof")"
 
 # At exit the driver is asked once more while the pool's context lives; a
 # destroyed context's pools are never asked about again.

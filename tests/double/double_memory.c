@@ -60,35 +60,49 @@ void double_stream_unlock(Sanitizer_StreamHandle stream)
 }
 
 /*
- * The stream-ordered pool every async allocation of a replay comes from:
- * it reserves in 2 MiB chunks what its allocations need, keeps what they
+ * The stream-ordered pools async allocations of a replay come from: each
+ * reserves in 2 MiB chunks what its allocations need, keeps what they
  * free, and at a sync gives back all it does not use past its release
  * threshold (GMP_DOUBLE_POOL_THRESHOLD bytes, 0 unset), as the driver
- * does; the driver's cuMemPoolGetAttribute answers from it (fake_app).
+ * does; the driver's cuMemPoolGetAttribute answers from them (fake_app).
+ * Pool 0 is every device's current pool; with GMP_DOUBLE_POOLS=2 every
+ * second allocation comes from pool 1 (cudaMallocFromPoolAsync's).
  */
 #define POOL_CHUNK (2ull << 20)
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-	pthread_mutex_t lock;
 	uint64_t reserved, used, reserved_high, used_high;
-} pool = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} pools[2];
+static unsigned pool_turn;
 
 static uint64_t chunks(uint64_t bytes)
 {
 	return (bytes + POOL_CHUNK - 1) / POOL_CHUNK * POOL_CHUNK;
 }
 
-void double_pool_change(uint64_t alloc, uint64_t freed)
+unsigned double_pool_next(void)
 {
-	pthread_mutex_lock(&pool.lock);
-	pool.used += alloc;
-	pool.used -= freed < pool.used ? freed : pool.used;
-	if (chunks(pool.used) > pool.reserved)
-		pool.reserved = chunks(pool.used);
-	if (pool.reserved > pool.reserved_high)
-		pool.reserved_high = pool.reserved;
-	if (pool.used > pool.used_high)
-		pool.used_high = pool.used;
-	pthread_mutex_unlock(&pool.lock);
+	const char *v = getenv("GMP_DOUBLE_POOLS");
+	unsigned n = v && !strcmp(v, "2") ? 2 : 1;
+	pthread_mutex_lock(&pool_lock);
+	unsigned which = pool_turn++ % n;
+	pthread_mutex_unlock(&pool_lock);
+	return which;
+}
+
+void double_pool_change(unsigned which, uint64_t alloc, uint64_t freed)
+{
+	pthread_mutex_lock(&pool_lock);
+	__typeof__(&pools[0]) p = &pools[which & 1];
+	p->used += alloc;
+	p->used -= freed < p->used ? freed : p->used;
+	if (chunks(p->used) > p->reserved)
+		p->reserved = chunks(p->used);
+	if (p->reserved > p->reserved_high)
+		p->reserved_high = p->reserved;
+	if (p->used > p->used_high)
+		p->used_high = p->used;
+	pthread_mutex_unlock(&pool_lock);
 }
 
 static uint64_t pool_threshold(void)
@@ -99,29 +113,33 @@ static uint64_t pool_threshold(void)
 
 void double_pool_trim(void)
 {
-	pthread_mutex_lock(&pool.lock);
-	uint64_t keep = pool_threshold();
-	if (keep > pool.reserved)
-		keep = pool.reserved;
-	if (keep < chunks(pool.used))
-		keep = chunks(pool.used);
-	pool.reserved = keep;
-	pthread_mutex_unlock(&pool.lock);
+	pthread_mutex_lock(&pool_lock);
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t keep = pool_threshold();
+		if (keep > pools[i].reserved)
+			keep = pools[i].reserved;
+		if (keep < chunks(pools[i].used))
+			keep = chunks(pools[i].used);
+		pools[i].reserved = keep;
+	}
+	pthread_mutex_unlock(&pool_lock);
 }
 
-int gmp_double_pool_attr(int attr, uint64_t *v)
+int gmp_double_pool_attr(unsigned which, int attr, uint64_t *v)
 {
-	pthread_mutex_lock(&pool.lock);
+	if (which > 1)
+		return 1;
+	pthread_mutex_lock(&pool_lock);
 	int rc = 0;
 	switch (attr) {
 	case 4: *v = pool_threshold(); break; /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
-	case 5: *v = pool.reserved; break;
-	case 6: *v = pool.reserved_high; break;
-	case 7: *v = pool.used; break;
-	case 8: *v = pool.used_high; break;
+	case 5: *v = pools[which].reserved; break;
+	case 6: *v = pools[which].reserved_high; break;
+	case 7: *v = pools[which].used; break;
+	case 8: *v = pools[which].used_high; break;
 	default: rc = 1; /* CUDA_ERROR_INVALID_VALUE */
 	}
-	pthread_mutex_unlock(&pool.lock);
+	pthread_mutex_unlock(&pool_lock);
 	return rc;
 }
 

@@ -40,8 +40,14 @@ void double_driver_exclusive(const char *fn);
  */
 struct gmp_patch_launch;
 void double_launch_starts(const struct gmp_patch_launch *l, size_t k);
-/* The replay's stream-ordered pool: allocations made from it and freed back (bytes), a sync's trim. */
-void double_pool_change(uint64_t alloc, uint64_t freed);
+/*
+ * The replay's stream-ordered pools: the one a new async allocation comes
+ * from (0, the devices' current pool, or with GMP_DOUBLE_POOLS=2 every
+ * second one from pool 1, one the program made), allocations made from a
+ * pool and freed back to it (bytes), and a sync's trim of them all.
+ */
+unsigned double_pool_next(void);
+void double_pool_change(unsigned which, uint64_t alloc, uint64_t freed);
 void double_pool_trim(void);
 /*
  * A CUDA array of size bytes made (create) or destroyed for the script

@@ -20,6 +20,7 @@
 struct live {
 	uint64_t addr, size;
 	uint8_t kind;
+	uint8_t pool;  /* a stream-ordered allocation's pool (double_memory.c) */
 	void *handle;  /* a pool's heap, a region's handle */
 	const char *label; /* a pool's label in the script: its heap's name (GMP_DOUBLE_NVTX=heapnames) */
 };

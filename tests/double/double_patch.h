@@ -15,6 +15,7 @@
 #define DOUBLE_IS_FUNCTION(f) \
 	((uintptr_t)(f) >= 0x3000 && ((uintptr_t)(f) - 0x3000) % 16 == 0 && (uintptr_t)(f) < 0x3000 + ((uintptr_t)16 << 32))
 #define DOUBLE_POOL ((CUmemoryPool)(uintptr_t)0x5000) /* the devices' stream-ordered pool (double_memory.c) */
+#define DOUBLE_POOL2 ((CUmemoryPool)(uintptr_t)0x5001) /* a pool the program made (GMP_DOUBLE_POOLS=2) */
 
 /* Whether the module is patched now; the device function an instruction id calls (NULL: none). */
 int double_module_patched(void);

@@ -34,8 +34,9 @@ struct api {
 static struct api d;
 
 /*
- * The stream-ordered pools: every device's is the double's one pool
- * (double_memory.c), which answers for the attributes the collector asks.
+ * The stream-ordered pools: every device's current one is the double's
+ * pool 0, and pool 1 one the program made (double_memory.c); each answers
+ * for the attributes the collector asks.
  */
 int cuDeviceGetMemPool(CUmemoryPool *pool, int device);
 int cuDeviceGetMemPool(CUmemoryPool *pool, int device)
@@ -49,9 +50,9 @@ int cuDeviceGetMemPool(CUmemoryPool *pool, int device)
 int cuMemPoolGetAttribute(CUmemoryPool pool, int attr, void *value);
 int cuMemPoolGetAttribute(CUmemoryPool pool, int attr, void *value)
 {
-	if (pool != DOUBLE_POOL || !value || !d.pool_attr)
+	if ((pool != DOUBLE_POOL && pool != DOUBLE_POOL2) || !value || !d.pool_attr)
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
-	return d.pool_attr(attr, value);
+	return d.pool_attr(pool == DOUBLE_POOL2, attr, value);
 }
 
 /* A CUDA array's dimensions and format: the double's arrays (double_memory.c). */

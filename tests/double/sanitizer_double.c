@@ -252,6 +252,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		return 0; /* malloc() or free() inside the launch before it: run_kernel made it */
 	switch (e->op) {
 	case GMP_OP_ALLOC: {
+		uint8_t pool = 0;
 		if (e->kind == GMP_MEM_POOL_REGION) {
 #if HAVE_NVTX
 			void *handle = region_register(*live, *nlive, e->addr, e->size,
@@ -260,7 +261,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			struct live *nl = live_room(live, *nlive);
 			if (!nl)
 				return -ENOMEM;
-			nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, handle, NULL };
+			nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, 0, handle, NULL };
 			break;
 #else
 			return fail(e->line, "the test double was built without the nvtx3 headers: no pool regions");
@@ -277,10 +278,18 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 				.flags = e->kind == GMP_MEM_MANAGED ? SANITIZER_MEMORY_FLAG_MANAGED : 0,
 				.visibility = SANITIZER_MEMORY_VISIBILITY_GLOBAL };
 			if (e->kind == GMP_MEM_ASYNC && !g) {
-				/* From the device's pool, which names itself unless GMP_DOUBLE_POOL_UNNAMED=1. */
+				/*
+				 * From the device's pool, which names itself unless
+				 * GMP_DOUBLE_POOL_UNNAMED=1 (=2: every second time), or
+				 * from the program's own.
+				 */
+				static unsigned from_device;
 				const char *un = getenv("GMP_DOUBLE_POOL_UNNAMED");
-				md.memoryPool = un && *un == '1' ? NULL : DOUBLE_POOL;
-				double_pool_change(e->size, 0);
+				int unnamed = un && (!strcmp(un, "1") || (!strcmp(un, "2") && from_device % 2));
+				pool = double_pool_next();
+				md.memoryPool = pool ? DOUBLE_POOL2 : unnamed ? NULL : DOUBLE_POOL;
+				from_device += !pool;
+				double_pool_change(pool, e->size, 0);
 			}
 			if (g) {
 				md.stream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
@@ -298,7 +307,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		struct live *nl = live_room(live, *nlive);
 		if (!nl)
 			return -ENOMEM;
-		nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, NULL,
+		nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, pool, NULL,
 						e->flags & GMP_EF_HAS_LABEL ? gmp_trace__str(t, e->name, NULL) : NULL };
 		break;
 	}
@@ -315,7 +324,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			kind = (*live)[found].kind;
 			heap = (*live)[found].handle;
 			if (kind == GMP_MEM_ASYNC && !g)
-				double_pool_change(0, (*live)[found].size);
+				double_pool_change((*live)[found].pool, 0, (*live)[found].size);
 #if HAVE_NVTX
 			if (kind == GMP_MEM_POOL_REGION)
 				region_unregister(&(*live)[found]);

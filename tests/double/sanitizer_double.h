@@ -23,8 +23,8 @@ void gmp_double_set_die(long after_events, int how);
 /* sanitizerAlloc fails for larger blocks (device memory is full). */
 void gmp_double_set_oom_above(uint64_t bytes);
 const char *gmp_double_error(void);
-/* The replay's stream-ordered pool, as cuMemPoolGetAttribute answers (CUmemPool_attribute 4 to 8): 0 or 1. */
-int gmp_double_pool_attr(int attr, uint64_t *value);
+/* A replay's stream-ordered pool (0 or 1), as cuMemPoolGetAttribute answers (CUmemPool_attribute 4 to 8): 0 or 1. */
+int gmp_double_pool_attr(unsigned which, int attr, uint64_t *value);
 /* The driver's cuArray3DGetDescriptor_v2 for the double's CUDA arrays (double_memory.c): 0, or 1 (invalid). */
 int gmp_double_array_desc(void *desc, void *array);
 
