@@ -1,18 +1,28 @@
 // SPDX-License-Identifier: MIT
 /*
- * NVTX ranges: the phase of the program (nvtxRangePush/Pop, and their
- * domain versions) in which each GPU call was made.  The program's NVTX
- * library loads the collector as its tool, as for the memory extension,
- * and the core initializer below fills the push and pop slots of each NVTX
- * instance (every library that includes NVTX has its own).
+ * NVTX ranges: the phase of the program in which each GPU call was made.
+ * The program's NVTX library loads the collector as its tool, as for the
+ * memory extension, and the core initializer below fills the range slots
+ * of each NVTX instance (every library that includes NVTX has its own).
  *
- * A thread keeps its stack of open ranges in thread-local memory, with no
- * lock.  The profile hears of it only when the thread records something
- * and its stack changed since its last record (nvtx_sync_ranges, from
- * rec_event): ranges around no GPU call cost a push and a pop here and
- * nothing in the profile, as frameworks that push a range per operator need.
+ * Two kinds of range.  nvtxRangePush/Pop (and their domain versions) nest
+ * on one thread: a thread keeps its stack of open ranges in thread-local
+ * memory, with no lock.  nvtxRangeStart/End (and their domain versions)
+ * belong to the process: open from their start until their end, which
+ * may come on another thread, they hold every thread's calls in between;
+ * they are kept in one list under a lock of their own.  A thread's calls
+ * are made in both, listed in the order they began (a sequence number
+ * each), so ranges of either kind that nest on one thread keep their
+ * nesting.
+ *
+ * The profile hears of a thread's ranges only when the thread records
+ * something and its stack or the process's ranges changed since its last
+ * record (nvtx_sync_ranges, from rec_event): ranges around no GPU call
+ * cost a push and a pop here and nothing in the profile, as frameworks
+ * that push a range per operator need.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,25 +34,47 @@
 #define API __attribute__((visibility("default")))
 #define RANGE_DEPTH 32  /* deeper ranges are counted, not named */
 #define RANGE_NAME 96
+#define OPEN_MAX 64     /* start/end ranges kept open at once; later ones are counted, not named */
 
 static __thread struct {
 	char name[RANGE_DEPTH][RANGE_NAME];
+	uint64_t seq[RANGE_DEPTH]; /* when each began, among all ranges */
 	unsigned depth;           /* may exceed RANGE_DEPTH */
 	uint64_t gen, written;    /* changes made, and the one the profile has */
+	uint64_t open_written;    /* the process's ranges' change the profile has for this thread */
+	uint32_t last[RANGE_DEPTH]; /* the path last written (string ids) */
+	size_t nlast;
 	int started;              /* this thread has written its ranges */
 } tr;
 static int ranges_seen;       /* a thread wrote ranges: the others must say theirs (lock) */
 static int warned_deep;
+static uint64_t range_seq;    /* ranges begun (atomic) */
+
+/* The process's ranges (nvtxRangeStart/End), in the order they began. */
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	uint64_t id, seq;
+	char name[RANGE_NAME];
+} open_r[OPEN_MAX];
+static size_t nopen;
+static uint64_t next_id, open_gen; /* open_gen: changes to the list (atomic, written under open_lock) */
+static int warned_open;
+
+static void range_name(int32_t type, const void *message, char *buf)
+{
+	const char *n = type == GMP_NVTX_MESSAGE_ASCII || type == GMP_NVTX_MESSAGE_UNICODE
+				? nvtx_name((uint32_t)type, message, buf, RANGE_NAME) : NULL;
+	if (!n || !*n)
+		snprintf(buf, RANGE_NAME, "(unnamed)");
+}
 
 static int push(int32_t type, const void *message)
 {
 	unsigned d = tr.depth++;
 	tr.gen++;
 	if (d < RANGE_DEPTH) {
-		const char *n = type == GMP_NVTX_MESSAGE_ASCII || type == GMP_NVTX_MESSAGE_UNICODE
-					? nvtx_name((uint32_t)type, message, tr.name[d], RANGE_NAME) : NULL;
-		if (!n || !*n)
-			snprintf(tr.name[d], RANGE_NAME, "(unnamed)");
+		range_name(type, message, tr.name[d]);
+		tr.seq[d] = __atomic_fetch_add(&range_seq, 1, __ATOMIC_RELAXED);
 	}
 	return (int)d;
 }
@@ -53,6 +85,11 @@ static int pop(void)
 		return -1; /* NVTX's answer to a pop with nothing pushed */
 	tr.gen++;
 	return (int)--tr.depth;
+}
+
+static int known_attr(const struct gmp_nvtx_event_attr *a)
+{
+	return a && a->size >= offsetof(struct gmp_nvtx_event_attr, message) + sizeof(a->message);
 }
 
 static int range_push_a(const char *message)
@@ -67,8 +104,7 @@ static int range_push_w(const wchar_t *message)
 
 static int range_push_ex(const struct gmp_nvtx_event_attr *a)
 {
-	int known = a && a->size >= offsetof(struct gmp_nvtx_event_attr, message) + sizeof(a->message);
-	return push(known ? a->message_type : 0, known ? a->message : NULL);
+	return push(known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
 }
 
 static int domain_range_push_ex(void *domain, const struct gmp_nvtx_event_attr *a)
@@ -83,40 +119,140 @@ static int domain_range_pop(void *domain)
 	return pop();
 }
 
+/* A process's range begins: its id, for the end (never 0). */
+static uint64_t start(int32_t type, const void *message)
+{
+	char name[RANGE_NAME];
+	range_name(type, message, name);
+	uint64_t seq = __atomic_fetch_add(&range_seq, 1, __ATOMIC_RELAXED);
+	int say = 0;
+	pthread_mutex_lock(&open_lock);
+	uint64_t id = ++next_id;
+	if (nopen < OPEN_MAX) {
+		open_r[nopen].id = id;
+		open_r[nopen].seq = seq;
+		memcpy(open_r[nopen].name, name, sizeof(name));
+		nopen++;
+		__atomic_add_fetch(&open_gen, 1, __ATOMIC_RELEASE);
+	} else {
+		say = !warned_open++;
+	}
+	pthread_mutex_unlock(&open_lock);
+	if (say)
+		rec_say("more than %d NVTX ranges started with nvtxRangeStart are open at once: "
+			"the later ones are not recorded", OPEN_MAX);
+	return id;
+}
+
+static void end(uint64_t id)
+{
+	pthread_mutex_lock(&open_lock);
+	for (size_t i = 0; i < nopen; i++)
+		if (open_r[i].id == id) {
+			memmove(&open_r[i], &open_r[i + 1], (nopen - i - 1) * sizeof(open_r[0]));
+			nopen--;
+			__atomic_add_fetch(&open_gen, 1, __ATOMIC_RELEASE);
+			break;
+		}
+	pthread_mutex_unlock(&open_lock); /* an id never started, or not kept: nothing to end */
+}
+
+static uint64_t range_start_a(const char *message)
+{
+	return start(GMP_NVTX_MESSAGE_ASCII, message);
+}
+
+static uint64_t range_start_w(const wchar_t *message)
+{
+	return start(GMP_NVTX_MESSAGE_UNICODE, message);
+}
+
+static uint64_t range_start_ex(const struct gmp_nvtx_event_attr *a)
+{
+	return start(known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
+}
+
+static uint64_t domain_range_start_ex(void *domain, const struct gmp_nvtx_event_attr *a)
+{
+	(void)domain;
+	return range_start_ex(a);
+}
+
+static void domain_range_end(void *domain, uint64_t id)
+{
+	(void)domain;
+	end(id);
+}
+
+/*
+ * This thread's path: its stack and the process's ranges, in the order
+ * they began, the outermost RANGE_DEPTH; copies of the process's names go
+ * to buf.  Sets *all to how many ranges it is in.
+ */
+static size_t path_of(const char **names, char (*buf)[RANGE_NAME], uint64_t *gen, size_t *all)
+{
+	uint64_t seq[RANGE_DEPTH];
+	size_t nc = 0, total = 0;
+	if (*gen) {
+		pthread_mutex_lock(&open_lock);
+		for (; nc < nopen && nc < RANGE_DEPTH; nc++) {
+			memcpy(buf[nc], open_r[nc].name, RANGE_NAME);
+			seq[nc] = open_r[nc].seq;
+		}
+		total = nopen;
+		*gen = open_gen;
+		pthread_mutex_unlock(&open_lock);
+	}
+	size_t nt = tr.depth < RANGE_DEPTH ? tr.depth : RANGE_DEPTH, i = 0, j = 0, n = 0;
+	while (n < RANGE_DEPTH && (i < nt || j < nc))
+		names[n++] = j == nc || (i < nt && tr.seq[i] < seq[j]) ? tr.name[i++] : buf[j++];
+	*all = total + tr.depth;
+	return n;
+}
+
 void nvtx_sync_ranges(void)
 {
-	if (tr.gen == tr.written && (tr.started || !ranges_seen))
+	uint64_t og = __atomic_load_n(&open_gen, __ATOMIC_ACQUIRE);
+	if (tr.gen == tr.written && og == tr.open_written && (tr.started || !ranges_seen))
 		return;
+	const char *names[RANGE_DEPTH];
+	char buf[RANGE_DEPTH][RANGE_NAME];
 	uint32_t ids[RANGE_DEPTH], tid = rec_tid();
-	size_t n = tr.depth < RANGE_DEPTH ? tr.depth : RANGE_DEPTH;
-	if (tr.depth > RANGE_DEPTH && !warned_deep++)
+	size_t all, n = path_of(names, buf, &og, &all);
+	if (all > RANGE_DEPTH && !warned_deep++)
 		rec_say("NVTX ranges nest deeper than %d: the deeper ones are not recorded", RANGE_DEPTH);
 	for (size_t i = 0; i < n; i++) {
-		int64_t id = gmp_writer__string(gmp_col.w, tr.name[i], strlen(tr.name[i]));
+		int64_t id = gmp_writer__string(gmp_col.w, names[i], strlen(names[i]));
 		if (id < 0) {
 			rec_write_failed((int)id);
 			return;
 		}
 		ids[i] = (uint32_t)id;
 	}
+	tr.written = tr.gen;
+	tr.open_written = og;
+	if (tr.started && n == tr.nlast && !memcmp(ids, tr.last, n * sizeof(ids[0])))
+		return; /* another thread's range began and ended: this one's path is as it was */
 	int err = gmp_writer__ranges(gmp_col.w, tid, ids, n);
 	if (err) {
 		rec_write_failed(err);
 		return;
 	}
+	memcpy(tr.last, ids, n * sizeof(ids[0]));
+	tr.nlast = n;
 	if (gmp_col.trace) {
 		/* The online trace: its own string ids, the same place among its events. */
 		int64_t path = 0;
+		uint32_t tids[RANGE_DEPTH];
 		for (size_t i = 0; i < n && path >= 0; i++)
-			if (!(ids[i] = gmp_trace__intern_cstr(gmp_col.trace, tr.name[i])))
+			if (!(tids[i] = gmp_trace__intern_cstr(gmp_col.trace, names[i])))
 				path = -1;
 		if (path == 0)
-			path = gmp_trace__add_range_path(gmp_col.trace, ids, n);
+			path = gmp_trace__add_range_path(gmp_col.trace, tids, n);
 		if (path < 0 || gmp_trace__add_range_change(gmp_col.trace, gmp_col.trace->nev, tid,
 							    (uint32_t)path))
 			rec_online_lost();
 	}
-	tr.written = tr.gen;
 	tr.started = ranges_seen = 1;
 }
 
@@ -125,7 +261,14 @@ int nvtx_in_range(const char *name)
 	for (unsigned i = 0; i < tr.depth && i < RANGE_DEPTH; i++)
 		if (!strcmp(tr.name[i], name))
 			return 1;
-	return 0;
+	if (!__atomic_load_n(&open_gen, __ATOMIC_ACQUIRE))
+		return 0;
+	int in = 0;
+	pthread_mutex_lock(&open_lock);
+	for (size_t i = 0; i < nopen && !in; i++)
+		in = !strcmp(open_r[i].name, name);
+	pthread_mutex_unlock(&open_lock);
+	return in;
 }
 
 /* Fills a module's slots that gmprof implements, where the table has them. */
@@ -149,15 +292,19 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 		get_export_table ? get_export_table(GMP_NVTX_ETID_CALLBACKS) : NULL;
 	if (!cb || cb->struct_size < sizeof(*cb) || !cb->get_module_function_table)
 		return 1; /* no ranges, and the memory extension still loads */
-	static const int core[] = { GMP_NVTX_CBID_CORE_RANGE_PUSH_EX, GMP_NVTX_CBID_CORE_RANGE_PUSH_A,
-				    GMP_NVTX_CBID_CORE_RANGE_PUSH_W, GMP_NVTX_CBID_CORE_RANGE_POP };
-	const gmp_nvtx_fn core_fns[] = { (gmp_nvtx_fn)range_push_ex, (gmp_nvtx_fn)range_push_a,
-					 (gmp_nvtx_fn)range_push_w, (gmp_nvtx_fn)pop };
-	static const int core2[] = { GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX,
-				     GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP };
-	const gmp_nvtx_fn core2_fns[] = { (gmp_nvtx_fn)domain_range_push_ex,
-					  (gmp_nvtx_fn)domain_range_pop };
-	fill(cb, GMP_NVTX_CB_MODULE_CORE, core, core_fns, 4);
-	fill(cb, GMP_NVTX_CB_MODULE_CORE2, core2, core2_fns, 2);
+	static const int core[] = { GMP_NVTX_CBID_CORE_RANGE_PUSH_EX,  GMP_NVTX_CBID_CORE_RANGE_PUSH_A,
+				    GMP_NVTX_CBID_CORE_RANGE_PUSH_W,   GMP_NVTX_CBID_CORE_RANGE_POP,
+				    GMP_NVTX_CBID_CORE_RANGE_START_EX, GMP_NVTX_CBID_CORE_RANGE_START_A,
+				    GMP_NVTX_CBID_CORE_RANGE_START_W,  GMP_NVTX_CBID_CORE_RANGE_END };
+	const gmp_nvtx_fn core_fns[] = { (gmp_nvtx_fn)range_push_ex,  (gmp_nvtx_fn)range_push_a,
+					 (gmp_nvtx_fn)range_push_w,   (gmp_nvtx_fn)pop,
+					 (gmp_nvtx_fn)range_start_ex, (gmp_nvtx_fn)range_start_a,
+					 (gmp_nvtx_fn)range_start_w,  (gmp_nvtx_fn)end };
+	static const int core2[] = { GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP,
+				     GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_START_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_END };
+	const gmp_nvtx_fn core2_fns[] = { (gmp_nvtx_fn)domain_range_push_ex, (gmp_nvtx_fn)domain_range_pop,
+					  (gmp_nvtx_fn)domain_range_start_ex, (gmp_nvtx_fn)domain_range_end };
+	fill(cb, GMP_NVTX_CB_MODULE_CORE, core, core_fns, 8);
+	fill(cb, GMP_NVTX_CB_MODULE_CORE2, core2, core2_fns, 4);
 	return 1;
 }

@@ -131,6 +131,10 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	[ "$(grep -c '"monitored":false' "$TMPDIR/nvtx.kernels")" -eq 3 ] && grep -q '"step","read"' "$TMPDIR/nvtx.kernels" &&
 		ok "nvtx:iter: only the launches made inside an NVTX range iter are monitored" ||
 		notok "nvtx: $(cat "$TMPDIR/nvtx.kernels")"
+	collect nvtx-id GMPROF_CAPTURE=nvtx:iter GMP_DOUBLE_NVTX_RANGES=elsewhere
+	cmp -s "$TMPDIR/nvtx.kernels" "$TMPDIR/nvtx-id.kernels" &&
+		ok "nvtx:iter: also a range begun and ended by id on other threads (nvtxRangeStart/End)" ||
+		notok "nvtx by id: $(cat "$TMPDIR/nvtx-id.kernels")"
 	collect outer GMPROF_CAPTURE=nvtx:train
 	[ "$(grep -c '"monitored":false' "$TMPDIR/outer.kernels")" -eq 2 ] &&
 		ok "nvtx:train: at any depth of the thread's ranges" || notok "nvtx train: $(cat "$TMPDIR/outer.kernels")"

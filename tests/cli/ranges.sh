@@ -146,6 +146,30 @@ expect_exit 0 "ranges pushed four ways, a domain's the innermost" -- env GMPROF_
 diff -u "$TMPDIR/ways.jsonl" "$TMPDIR/ways.got" >"$TMPDIR/diff" && ok "  ... each popped where the script pops it" ||
 	{ notok "  ... the profile's ranges differ from the script's"; cat "$TMPDIR/diff"; }
 
+# nvtxRangeStart/End: ranges of the process, begun and ended by id, on
+# any thread.  The same script with every range begun and ended by id
+# (startend: the four ways to begin one in turn, a domain's among them),
+# each begin and end made on a thread of its own (elsewhere: the calls
+# between are still inside them), and the ranges at even depths begun by
+# id around ranges pushed at odd depths (mixed: a thread's ranges and the
+# process's, in the order they began).
+for how in startend elsewhere mixed; do
+	rm -f "$TMPDIR/ways-$how.gmprof"
+	expect_exit 0 "ranges begun and ended by id ($how)" -- \
+		env GMP_DOUBLE_NVTX_RANGES=$how GMPROF_OUTPUT="$TMPDIR/ways-$how.gmprof" "$FAKE" "$TMPDIR/ways.jsonl"
+	"$GMPROF" dump "$TMPDIR/ways-$how.gmprof" 2>/dev/null | grep -E '"op":"(alloc|range_push|range_pop)"' |
+		sed -E 's/,"thread".*/}/' >"$TMPDIR/ways.got"
+	diff -u "$TMPDIR/ways.jsonl" "$TMPDIR/ways.got" >"$TMPDIR/diff" && ok "  ... the profile's ranges are the script's" ||
+		{ notok "  ... the profile's ranges differ from the script's ($how)"; cat "$TMPDIR/diff"; }
+done
+rm -f "$TMPDIR/deep-se.gmprof"
+expect_exit 0 "deep ranges begun by id on other threads" -- \
+	env GMP_DOUBLE_NVTX_RANGES=elsewhere GMPROF_OUTPUT="$TMPDIR/deep-se.gmprof" "$FAKE" "$TMPDIR/deep.jsonl"
+expect_stderr_line "NVTX ranges nest deeper than 32: the deeper ones are not recorded" "  ... said once"
+"$GMPROF" dump "$TMPDIR/deep-se.gmprof" 2>/dev/null | grep -E '"op":"range_(push|pop)"' | sed 's/,"thread".*//' >"$TMPDIR/deep-se.got"
+grep -E '"op":"range_(push|pop)"' "$TMPDIR/deep.dump" | sed 's/,"thread".*//' | cmp -s - "$TMPDIR/deep-se.got" &&
+	ok "  ... the outermost 32, as when pushed" || notok "  ... $(grep -c range_push "$TMPDIR/deep-se.got") ranges"
+
 # Suppressions match the NVTX ranges an object was allocated in.
 printf '*:setup\nlate_deallocation:step > *\n' >"$TMPDIR/sup"
 expect_exit 0 "report --suppressions by range" -- "$GMPROF" report --suppressions "$TMPDIR/sup" "$S"

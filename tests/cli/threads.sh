@@ -176,5 +176,21 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	[ "$r" -eq 24 ] && ok "NVTX regions: 8 x 3 regions recorded" || notok "NVTX regions: $r regions recorded, want 24"
 	"$GMPROF" replay "$TMPDIR/r.gmprof" >/dev/null 2>"$TMPDIR/err" && ok "NVTX regions: the profile replays" ||
 		notok "NVTX regions: $(cat "$TMPDIR/err")"
+	# NVTX ranges from 8 threads: pushed on each, and begun and ended by id
+	# (nvtxRangeStart/End: the process's, in every thread's path).
+	rm -f "$TMPDIR/n.gmprof"
+	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
+		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+		NVTX_INJECTION64_PATH="$T/libgmprof.so" GMPROF_OUTPUT="$TMPDIR/n.gmprof" GMP_DOUBLE_NVTX_RANGES=mixed \
+		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 tests/scripts/nvtx_ranges.jsonl \
+		>/dev/null 2>"$TMPDIR/tsan"
+	rc=$?
+	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "NVTX ranges pushed and begun by id: 8 threads, no ThreadSanitizer report" ||
+		{ notok "NVTX ranges: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+	"$GMPROF" report "$TMPDIR/n.gmprof" >"$TMPDIR/n.rep" 2>"$TMPDIR/err" &&
+		grep -q '^Memory by NVTX range on device 0$' "$TMPDIR/n.rep" && grep -q '^  step  *[0-9.]* GiB' "$TMPDIR/n.rep" &&
+		ok "NVTX ranges: the report has the script's ranges" ||
+		notok "NVTX ranges: $(cat "$TMPDIR/err") $(grep -A12 'NVTX range' "$TMPDIR/n.rep")"
 fi
 finish

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -30,48 +31,131 @@ static unsigned long n_pushes;
  */
 static __thread unsigned char in_domain[GMP_RANGE_DEPTH_MAX];
 
+/*
+ * GMP_DOUBLE_NVTX_RANGES=startend: a script's ranges are begun with
+ * nvtxRangeStartA, nvtxRangeStartW, nvtxRangeStartEx and a domain's
+ * nvtxDomainRangeStartEx in turn, and ended by their ids (nvtxRangeEnd,
+ * nvtxDomainRangeEnd), innermost first; =elsewhere: the same, each start
+ * and each end made on a thread of its own (joined before the replay goes
+ * on), as a program whose ranges span threads does; =mixed: the ranges
+ * at even depths (the outermost first) begun and ended by id, the others
+ * pushed and popped.
+ */
+static __thread nvtxRangeId_t range_ids[GMP_RANGE_DEPTH_MAX];
+static unsigned long n_starts;
+
+struct start_end {
+	nvtxDomainHandle_t domain;
+	const char *name;    /* NULL: end */
+	nvtxRangeId_t *id;   /* the replaying thread's, for this depth */
+	unsigned char *dom;  /* its domain flag */
+};
+
+static void *start_or_end(void *arg)
+{
+	struct start_end *a = arg;
+	if (!a->name) {
+		if (*a->dom)
+			nvtxDomainRangeEnd(a->domain, *a->id);
+		else
+			nvtxRangeEnd(*a->id);
+		return NULL;
+	}
+	wchar_t wide[128] = { 0 };
+	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+				     .messageType = NVTX_MESSAGE_TYPE_ASCII, .message.ascii = a->name };
+	*a->dom = 0;
+	switch (__atomic_fetch_add(&n_starts, 1, __ATOMIC_RELAXED) % 4) {
+	case 0: *a->id = nvtxRangeStartA(a->name); break;
+	case 1:
+		for (size_t j = 0; a->name[j] && j + 1 < sizeof(wide) / sizeof(wide[0]); j++)
+			wide[j] = (wchar_t)(unsigned char)a->name[j];
+		*a->id = nvtxRangeStartW(wide);
+		break;
+	case 2: *a->id = nvtxRangeStartEx(&ea); break;
+	default:
+		*a->id = nvtxDomainRangeStartEx(a->domain, &ea);
+		*a->dom = 1;
+	}
+	return NULL;
+}
+
+/* The range at depth begun (name) or ended, here or (elsewhere) on a new thread: 0, or -2. */
+static int start_end(nvtxDomainHandle_t domain, const char *name, size_t depth, int elsewhere)
+{
+	if (depth >= GMP_RANGE_DEPTH_MAX)
+		return 0;
+	struct start_end a = { domain, name, &range_ids[depth], &in_domain[depth] };
+	pthread_t th;
+	if (!elsewhere)
+		start_or_end(&a);
+	else if (pthread_create(&th, NULL, start_or_end, &a) || pthread_join(th, NULL))
+		return -2;
+	return 0;
+}
+
+/* The range at depth i pushed, by each of four ways in turn. */
+static void push(nvtxDomainHandle_t domain, const char *name, size_t i)
+{
+	wchar_t wide[128] = { 0 };
+	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+				     .messageType = NVTX_MESSAGE_TYPE_ASCII };
+	if (i < GMP_RANGE_DEPTH_MAX)
+		in_domain[i] = 0;
+	switch (__atomic_fetch_add(&n_pushes, 1, __ATOMIC_RELAXED) % 4) {
+	case 0: nvtxRangePushA(name); break;
+	case 1: /* ASCII names, widened by hand */
+		for (size_t j = 0; name[j] && j + 1 < sizeof(wide) / sizeof(wide[0]); j++)
+			wide[j] = (wchar_t)(unsigned char)name[j];
+		nvtxRangePushW(wide);
+		break;
+	case 2:
+		ea.message.ascii = name;
+		nvtxRangePushEx(&ea);
+		break;
+	default: /* a library's own domain */
+		ea.message.ascii = name;
+		nvtxDomainRangePushEx(domain, &ea);
+		if (i < GMP_RANGE_DEPTH_MAX)
+			in_domain[i] = 1;
+	}
+}
+
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
 {
-	static nvtxDomainHandle_t domain;
-	if (!__atomic_load_n(&domain, __ATOMIC_ACQUIRE)) {
+	static nvtxDomainHandle_t made;
+	nvtxDomainHandle_t domain = __atomic_load_n(&made, __ATOMIC_ACQUIRE);
+	if (!domain) {
 		nvtxDomainHandle_t d = nvtxDomainCreateA("gmprof-double");
-		nvtxDomainHandle_t none = NULL;
-		if (!__atomic_compare_exchange_n(&domain, &none, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			nvtxDomainDestroy(d);
+		if (__atomic_compare_exchange_n(&made, &domain, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			domain = d;
+		else
+			nvtxDomainDestroy(d); /* another thread's won: domain holds it */
 	}
 	const uint32_t *a, *b;
 	size_t na = gmp_trace__range_path(t, *cur, &a), nb = gmp_trace__range_path(t, c->path, &b), k = 0;
 	while (k < na && k < nb && a[k] == b[k])
 		k++;
+	const char *how = getenv("GMP_DOUBLE_NVTX_RANGES");
+	int elsewhere = how && !strcmp(how, "elsewhere"), mixed = how && !strcmp(how, "mixed");
+	int by_id = elsewhere || (how && !strcmp(how, "startend"));
 	for (size_t i = na; i > k; i--) {
-		if (i <= GMP_RANGE_DEPTH_MAX && in_domain[i - 1])
+		if (by_id || (mixed && (i - 1) % 2 == 0)) {
+			if (start_end(domain, NULL, i - 1, elsewhere))
+				return -2;
+		} else if (i <= GMP_RANGE_DEPTH_MAX && in_domain[i - 1]) {
 			nvtxDomainRangePop(domain);
-		else
+		} else {
 			nvtxRangePop();
+		}
 	}
 	for (size_t i = k; i < nb; i++) {
 		const char *name = gmp_trace__str(t, b[i], NULL);
-		wchar_t wide[128] = { 0 };
-		nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
-					     .messageType = NVTX_MESSAGE_TYPE_ASCII };
-		if (i < GMP_RANGE_DEPTH_MAX)
-			in_domain[i] = 0;
-		switch (__atomic_fetch_add(&n_pushes, 1, __ATOMIC_RELAXED) % 4) {
-		case 0: nvtxRangePushA(name); break;
-		case 1: /* ASCII names, widened by hand */
-			for (size_t j = 0; name[j] && j + 1 < sizeof(wide) / sizeof(wide[0]); j++)
-				wide[j] = (wchar_t)(unsigned char)name[j];
-			nvtxRangePushW(wide);
-			break;
-		case 2:
-			ea.message.ascii = name;
-			nvtxRangePushEx(&ea);
-			break;
-		default: /* a library's own domain */
-			ea.message.ascii = name;
-			nvtxDomainRangePushEx(domain, &ea);
-			if (i < GMP_RANGE_DEPTH_MAX)
-				in_domain[i] = 1;
+		if (by_id || (mixed && i % 2 == 0)) {
+			if (start_end(domain, name, i, elsewhere))
+				return -2;
+		} else {
+			push(domain, name, i);
 		}
 	}
 	*cur = c->path;
@@ -205,6 +289,33 @@ void double_nvtx_start(void)
 	nvtxMemRegionsUnregister(NULL, &none);
 }
 #else
+/* The range at depth i pushed, by each of four ways in turn. */
+static void push(nvtxDomainHandle_t domain, const char *name, size_t i)
+{
+	wchar_t wide[128] = { 0 };
+	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+				     .messageType = NVTX_MESSAGE_TYPE_ASCII };
+	if (i < GMP_RANGE_DEPTH_MAX)
+		in_domain[i] = 0;
+	switch (__atomic_fetch_add(&n_pushes, 1, __ATOMIC_RELAXED) % 4) {
+	case 0: nvtxRangePushA(name); break;
+	case 1: /* ASCII names, widened by hand */
+		for (size_t j = 0; name[j] && j + 1 < sizeof(wide) / sizeof(wide[0]); j++)
+			wide[j] = (wchar_t)(unsigned char)name[j];
+		nvtxRangePushW(wide);
+		break;
+	case 2:
+		ea.message.ascii = name;
+		nvtxRangePushEx(&ea);
+		break;
+	default: /* a library's own domain */
+		ea.message.ascii = name;
+		nvtxDomainRangePushEx(domain, &ea);
+		if (i < GMP_RANGE_DEPTH_MAX)
+			in_domain[i] = 1;
+	}
+}
+
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
 {
 	(void)t;

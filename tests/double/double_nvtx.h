@@ -31,8 +31,9 @@ struct gmp_trace;
 struct gmp_range_change;
 /*
  * A script's range change, on the calling thread: the pops and pushes
- * (nvtxRangePop, nvtxRangePushA/W/Ex in turn) from *cur to its path, which
- * becomes *cur.  0, or -ENOTSUP without the nvtx3 headers.
+ * (nvtxRangePop, nvtxRangePushA/W/Ex in turn), or with GMP_DOUBLE_NVTX_RANGES
+ * the ends and starts, from *cur to its path, which becomes *cur.  0,
+ * -ENOTSUP without the nvtx3 headers, or -2 when no thread could start.
  */
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur);
 #if HAVE_NVTX

@@ -583,9 +583,12 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		if (!double_graph_holds_past(t, i, want, graph))
 			double_graph_flush(t); /* GMP_DOUBLE_GRAPH_MIX: the kernel nodes held run (and end) */
 		double_graph_switch(&graph, want, want ? double_stream_handle(want - 1) : NULL, want ? double_hstream(want - 1) : NULL);
-		for (; !err && nextc < t->nrchg && t->rchg[nextc].before <= i; nextc++)
-			if (double_nvtx_ranges(t, &t->rchg[nextc], &path))
-				err = fail(0, "the test double was built without the nvtx3 headers: no NVTX ranges");
+		for (; !err && nextc < t->nrchg && t->rchg[nextc].before <= i; nextc++) {
+			int rc = double_nvtx_ranges(t, &t->rchg[nextc], &path);
+			if (rc)
+				err = fail(0, rc == -2 ? "the test double could not start a thread to begin or end an NVTX range"
+						       : "the test double was built without the nvtx3 headers: no NVTX ranges");
+		}
 		for (; !err && nextf < t->nfails && t->fails[nextf].before <= i; nextf++)
 			double_replay_failure(t, &t->fails[nextf]);
 		if (err || i == t->nev)

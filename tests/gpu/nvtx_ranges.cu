@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * NVTX ranges around the phases of a training step, pushed as frameworks
- * push them (nvtxRangePushA, nvtxRangePushEx, a domain's range).  gmprof is
+ * push them (nvtxRangePushA, nvtxRangePushEx, a domain's range), and one
+ * begun and ended by id (nvtxRangeStartA, nvtxRangeEnd).  gmprof is
  * to name each call's ranges: the peak in "step > backward", the peak's
  * bytes by the ranges that allocated them (nvtx_ranges.report lists what
  * `gmprof report` must say), and no range for the calls outside every
@@ -51,11 +52,11 @@ int main()
 	add<<<blocks(n), 256>>>(g, act, w, n);
 	CHECK(cudaFree(act));
 	nvtxDomainRangePop(dom);
-	nvtxRangePushA("optimizer");
+	nvtxRangeId_t optimizer = nvtxRangeStartA("optimizer"); /* the process's: ends by id */
 	add<<<blocks(n), 256>>>(m, g, m, n);
 	scale<<<blocks(n), 256>>>(w, n, 0.5f);
 	CHECK(cudaFree(g));
-	nvtxRangePop();
+	nvtxRangeEnd(optimizer);
 	nvtxRangePop();
 	CHECK(cudaDeviceSynchronize());
 	CHECK(cudaFree(m));

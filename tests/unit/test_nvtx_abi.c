@@ -127,10 +127,16 @@ static void constants_agree(void **state)
 	assert_int_equal(GMP_NVTX_ETID_CALLBACKS, NVTX_ETID_CALLBACKS);
 	assert_int_equal(GMP_NVTX_CB_MODULE_CORE, NVTX_CB_MODULE_CORE);
 	assert_int_equal(GMP_NVTX_CB_MODULE_CORE2, NVTX_CB_MODULE_CORE2);
+	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_START_EX, NVTX_CBID_CORE_RangeStartEx);
+	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_START_A, NVTX_CBID_CORE_RangeStartA);
+	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_START_W, NVTX_CBID_CORE_RangeStartW);
+	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_END, NVTX_CBID_CORE_RangeEnd);
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_PUSH_EX, NVTX_CBID_CORE_RangePushEx);
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_PUSH_A, NVTX_CBID_CORE_RangePushA);
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_PUSH_W, NVTX_CBID_CORE_RangePushW);
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_POP, NVTX_CBID_CORE_RangePop);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_START_EX, NVTX_CBID_CORE2_DomainRangeStartEx);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_END, NVTX_CBID_CORE2_DomainRangeEnd);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX, NVTX_CBID_CORE2_DomainRangePushEx);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP, NVTX_CBID_CORE2_DomainRangePop);
 }
