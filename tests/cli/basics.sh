@@ -122,7 +122,15 @@ if [ -c /dev/full ]; then
 	expect_exit 2 "check's log lost to a full standard output is an error, not a pass" -- \
 		sh -c '"$1" check --max-peak 1GiB "$2" >/dev/full' sh "$GMPROF" $S/figure2.jsonl
 	expect_stderr_line "^gmprof check: cannot write the log to standard output: No space left on device\$" "  ... one line"
+	expect_exit 2 "dump into a full standard output" -- sh -c '"$1" dump "$2" >/dev/full' sh "$GMPROF" $S/figure2.jsonl
+	expect_stderr_line "^gmprof: cannot write to standard output: No space left on device\$" "  ... one line"
+	expect_exit 2 "dump -o a full device" -- "$GMPROF" dump -o /dev/full $S/figure2.jsonl
+	expect_stderr_line "^gmprof: cannot write '/dev/full': No space left on device\$" "  ... one line"
 fi
+expect_exit 2 "dump into a missing directory" -- "$GMPROF" dump -o "$TMPDIR/no/such/x.jsonl" $S/figure2.jsonl
+expect_stderr_line "^gmprof: cannot create '.*/no/such/x.jsonl': No such file or directory\$" "  ... one line"
+expect_exit 2 "dump -o with no value" -- "$GMPROF" dump -o
+expect_stderr_line "^gmprof dump: option '-o' needs a value" "  ... one line"
 mkfifo "$TMPDIR/pipe"
 cat "$TMPDIR/pipe" >"$TMPDIR/piped" &
 expect_exit 0 "-o a FIFO" -- "$GMPROF" replay -o "$TMPDIR/pipe" $S/figure2.jsonl
