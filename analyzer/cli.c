@@ -265,3 +265,34 @@ double gmp_cli__seconds(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+int gmp_cli__io_opts(const char *cmd, const char *usage, int argc, char **argv, const char **output,
+		     int *force, int *salvage, const char **input)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, 0, 'o' },
+		{ "force", no_argument, 0, OPT_FORCE },
+		{ "salvage", no_argument, 0, OPT_SALVAGE },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	int c;
+	*force = *salvage = 0;
+	gmp_cli__reset_getopt();
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': *output = optarg; break;
+		case OPT_FORCE: *force = 1; break;
+		case OPT_SALVAGE: *salvage = 1; break;
+		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
+		case ':': return gmp_cli__usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		default: return gmp_cli__usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	*input = optind < argc ? argv[optind] : NULL;
+	if (*output && optind == argc - 1)
+		return -1;
+	if (!*output)
+		return gmp_cli__usage_error(cmd, "-o PROFILE is required");
+	return gmp_cli__usage_error(cmd, "expected one INPUT, got %d", argc - optind);
+}

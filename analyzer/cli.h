@@ -145,6 +145,14 @@ int gmp_cli__bytes(const char *s, uint64_t *out);
 int gmp_cli__budget(const char *s, uint64_t *bytes, double *pct);
 int gmp_cli__u32(const char *s, uint32_t *out);
 int gmp_cli__pct(const char *s, double *out);
+/*
+ * The options of the commands that copy one input to one output (dump,
+ * convert): -o FILE, --force, --salvage, -h.  Sets *output (left as it was
+ * when not given), *force and *salvage, and *input to the one INPUT.
+ * Returns -1 to go on, or the exit status (help printed, or a usage error).
+ */
+int gmp_cli__io_opts(const char *cmd, const char *usage, int argc, char **argv, const char **output,
+		     int *force, int *salvage, const char **input);
 /* Prints "gmprof CMD: MSG" and a hint; returns GMP_EXIT_USAGE. */
 int gmp_cli__usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

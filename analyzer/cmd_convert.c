@@ -29,34 +29,15 @@ static const char usage[] =
 
 int cmd_convert(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, 0, 'o' },
-		{ "force", no_argument, 0, OPT_FORCE },
-		{ "salvage", no_argument, 0, OPT_SALVAGE },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	const char *output = NULL;
-	int force = 0, salvage = 0, c;
-	gmp_cli__reset_getopt();
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case OPT_FORCE: force = 1; break;
-		case OPT_SALVAGE: salvage = 1; break;
-		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
-		case ':': return gmp_cli__usage_error("convert", "option '%s' needs a value", argv[optind - 1]);
-		default: return gmp_cli__usage_error("convert", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (!output)
-		return gmp_cli__usage_error("convert", "-o PROFILE is required");
+	const char *output = NULL, *input;
+	int force, salvage;
+	int rc = gmp_cli__io_opts("convert", usage, argc, argv, &output, &force, &salvage, &input);
+	if (rc >= 0)
+		return rc;
 	if (!strcmp(output, "-"))
 		return gmp_cli__usage_error("convert", "a profile is written to a file, not to standard output: name one with -o");
-	if (optind != argc - 1)
-		return gmp_cli__usage_error("convert", "expected one INPUT, got %d", argc - optind);
 	struct gmp_input in;
-	if (gmp_input__load(argv[optind], salvage, &in))
+	if (gmp_input__load(input, salvage, &in))
 		return GMP_EXIT_USAGE;
 	struct gmp_writer *w;
 	int err = gmp_writer__create(output, force, 0, &w);

@@ -28,33 +28,16 @@ static const char usage[] =
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, 0, 'o' },
-		{ "force", no_argument, 0, OPT_FORCE },
-		{ "salvage", no_argument, 0, OPT_SALVAGE },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	const char *output = "-";
-	int force = 0, salvage = 0, c;
-	gmp_cli__reset_getopt();
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': output = optarg; break;
-		case OPT_FORCE: force = 1; break;
-		case OPT_SALVAGE: salvage = 1; break;
-		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
-		case ':': return gmp_cli__usage_error("dump", "option '%s' needs a value", argv[optind - 1]);
-		default: return gmp_cli__usage_error("dump", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind != argc - 1)
-		return gmp_cli__usage_error("dump", "expected one INPUT, got %d", argc - optind);
+	const char *output = "-", *input;
+	int force, salvage;
+	int rc = gmp_cli__io_opts("dump", usage, argc, argv, &output, &force, &salvage, &input);
+	if (rc >= 0)
+		return rc;
 	struct gmp_input in;
-	if (gmp_input__load(argv[optind], salvage, &in))
+	if (gmp_input__load(input, salvage, &in))
 		return GMP_EXIT_USAGE;
 	struct gmp_outfile out;
-	int rc = GMP_EXIT_USAGE;
+	rc = GMP_EXIT_USAGE;
 	int err = gmp_outfile__open(&out, output, force);
 	if (err) {
 		gmp_output__perror(output, err);
