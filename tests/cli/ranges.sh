@@ -170,6 +170,14 @@ expect_stderr_line "NVTX ranges nest deeper than 32: the deeper ones are not rec
 grep -E '"op":"range_(push|pop)"' "$TMPDIR/deep.dump" | sed 's/,"thread".*//' | cmp -s - "$TMPDIR/deep-se.got" &&
 	ok "  ... the outermost 32, as when pushed" || notok "  ... $(grep -c range_push "$TMPDIR/deep-se.got") ranges"
 
+# Two threads each begin 40 ranges by id and end none: past the 64 the
+# collector keeps open, the later ones are left out, said once.
+rm -f "$TMPDIR/open.gmprof"
+expect_exit 0 "80 ranges begun by id, none ended" -- \
+	env GMP_DOUBLE_NVTX_RANGES=startend GMPROF_OUTPUT="$TMPDIR/open.gmprof" "$FAKE" --threads 2 "$TMPDIR/deep.jsonl"
+[ "$(grep -c '^gmprof: more than 64 NVTX ranges started with nvtxRangeStart are open at once: the later ones are not recorded$' "$TMPDIR/err")" -eq 1 ] &&
+	ok "  ... past 64 open, said once" || notok "  ... past 64 open: $(cat "$TMPDIR/err")"
+
 # Suppressions match the NVTX ranges an object was allocated in.
 printf '*:setup\nlate_deallocation:step > *\n' >"$TMPDIR/sup"
 expect_exit 0 "report --suppressions by range" -- "$GMPROF" report --suppressions "$TMPDIR/sup" "$S"
