@@ -48,7 +48,7 @@ static __thread struct {
 } tr;
 static int ranges_seen;       /* a thread wrote ranges: the others must say theirs (lock) */
 static int warned_deep;
-static uint64_t range_seq;    /* ranges begun (atomic) */
+static uint64_t range_seq = 1; /* ranges begun by id or pushed since the first was (atomic) */
 
 /* The process's ranges (nvtxRangeStart/End), in the order they began. */
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -74,7 +74,13 @@ static int push(int32_t type, const void *message)
 	tr.gen++;
 	if (d < RANGE_DEPTH) {
 		range_name(type, message, tr.name[d]);
-		tr.seq[d] = __atomic_fetch_add(&range_seq, 1, __ATOMIC_RELAXED);
+		/*
+		 * Ordered among the process's ranges: until one is begun, a push
+		 * is older than all of them, and takes no shared counter (a
+		 * framework pushes a range per operator, from several threads).
+		 */
+		tr.seq[d] = __atomic_load_n(&open_gen, __ATOMIC_RELAXED)
+				    ? __atomic_fetch_add(&range_seq, 1, __ATOMIC_RELAXED) : 0;
 	}
 	return (int)d;
 }
