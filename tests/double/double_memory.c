@@ -15,6 +15,7 @@
 
 #include "double_calls.h"
 #include "double_memory.h"
+#include "double_patch.h"
 #include "patch_logic.h"
 #include "sanitizer_double.h"
 
@@ -73,21 +74,23 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	uint64_t reserved, used, reserved_high, used_high;
 } pools[2];
-static unsigned pool_turn;
 
 static uint64_t chunks(uint64_t bytes)
 {
 	return (bytes + POOL_CHUNK - 1) / POOL_CHUNK * POOL_CHUNK;
 }
 
-unsigned double_pool_next(void)
+CUmemoryPool double_pool_alloc(uint64_t size, uint8_t *which)
 {
-	const char *v = getenv("GMP_DOUBLE_POOLS");
-	unsigned n = v && !strcmp(v, "2") ? 2 : 1;
-	pthread_mutex_lock(&pool_lock);
-	unsigned which = pool_turn++ % n;
-	pthread_mutex_unlock(&pool_lock);
-	return which;
+	static unsigned turn, from_device;
+	const char *v = getenv("GMP_DOUBLE_POOLS"), *un = getenv("GMP_DOUBLE_POOL_UNNAMED");
+	unsigned w = __atomic_fetch_add(&turn, 1, __ATOMIC_RELAXED) % (v && !strcmp(v, "2") ? 2 : 1);
+	/* The device's pool names itself unless GMP_DOUBLE_POOL_UNNAMED=1 (=2: every second time). */
+	unsigned k = w ? 0 : __atomic_fetch_add(&from_device, 1, __ATOMIC_RELAXED);
+	int unnamed = un && (!strcmp(un, "1") || (!strcmp(un, "2") && k % 2));
+	double_pool_change(w, size, 0);
+	*which = (uint8_t)w;
+	return w ? DOUBLE_POOL2 : unnamed ? NULL : DOUBLE_POOL;
 }
 
 void double_pool_change(unsigned which, uint64_t alloc, uint64_t freed)

@@ -41,12 +41,14 @@ void double_driver_exclusive(const char *fn);
 struct gmp_patch_launch;
 void double_launch_starts(const struct gmp_patch_launch *l, size_t k);
 /*
- * The replay's stream-ordered pools: the one a new async allocation comes
- * from (0, the devices' current pool, or with GMP_DOUBLE_POOLS=2 every
- * second one from pool 1, one the program made), allocations made from a
- * pool and freed back to it (bytes), and a sync's trim of them all.
+ * The replay's stream-ordered pools: an async allocation of size bytes
+ * made from pool 0, the devices' current one, or with GMP_DOUBLE_POOLS=2
+ * every second time from pool 1, one the program made (its index to
+ * *which; returns the pool the allocation names: NULL for the current one
+ * unnamed, GMP_DOUBLE_POOL_UNNAMED); bytes made from a pool and freed back
+ * to it; and a sync's trim of them all.
  */
-unsigned double_pool_next(void);
+CUmemoryPool double_pool_alloc(uint64_t size, uint8_t *which);
 void double_pool_change(unsigned which, uint64_t alloc, uint64_t freed);
 void double_pool_trim(void);
 /*

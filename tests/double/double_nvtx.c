@@ -42,6 +42,16 @@ static __thread unsigned char in_domain[GMP_RANGE_DEPTH_MAX];
  * pushed and popped.
  */
 static __thread nvtxRangeId_t range_ids[GMP_RANGE_DEPTH_MAX];
+
+/* An ASCII name widened by hand, into wide (128 wide characters). */
+static const wchar_t *widen(const char *name, wchar_t *wide)
+{
+	size_t j = 0;
+	for (; name[j] && j + 1 < 128; j++)
+		wide[j] = (wchar_t)(unsigned char)name[j];
+	wide[j] = 0;
+	return wide;
+}
 static unsigned long n_starts;
 
 struct start_end {
@@ -61,17 +71,13 @@ static void *start_or_end(void *arg)
 			nvtxRangeEnd(*a->id);
 		return NULL;
 	}
-	wchar_t wide[128] = { 0 };
+	wchar_t wide[128];
 	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
 				     .messageType = NVTX_MESSAGE_TYPE_ASCII, .message.ascii = a->name };
 	*a->dom = 0;
 	switch (__atomic_fetch_add(&n_starts, 1, __ATOMIC_RELAXED) % 4) {
 	case 0: *a->id = nvtxRangeStartA(a->name); break;
-	case 1:
-		for (size_t j = 0; a->name[j] && j + 1 < sizeof(wide) / sizeof(wide[0]); j++)
-			wide[j] = (wchar_t)(unsigned char)a->name[j];
-		*a->id = nvtxRangeStartW(wide);
-		break;
+	case 1: *a->id = nvtxRangeStartW(widen(a->name, wide)); break;
 	case 2: *a->id = nvtxRangeStartEx(&ea); break;
 	default:
 		*a->id = nvtxDomainRangeStartEx(a->domain, &ea);
@@ -97,18 +103,14 @@ static int start_end(nvtxDomainHandle_t domain, const char *name, size_t depth, 
 /* The range at depth i pushed, by each of four ways in turn. */
 static void push(nvtxDomainHandle_t domain, const char *name, size_t i)
 {
-	wchar_t wide[128] = { 0 };
+	wchar_t wide[128];
 	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
 				     .messageType = NVTX_MESSAGE_TYPE_ASCII };
 	if (i < GMP_RANGE_DEPTH_MAX)
 		in_domain[i] = 0;
 	switch (__atomic_fetch_add(&n_pushes, 1, __ATOMIC_RELAXED) % 4) {
 	case 0: nvtxRangePushA(name); break;
-	case 1: /* ASCII names, widened by hand */
-		for (size_t j = 0; name[j] && j + 1 < sizeof(wide) / sizeof(wide[0]); j++)
-			wide[j] = (wchar_t)(unsigned char)name[j];
-		nvtxRangePushW(wide);
-		break;
+	case 1: nvtxRangePushW(widen(name, wide)); break;
 	case 2:
 		ea.message.ascii = name;
 		nvtxRangePushEx(&ea);
@@ -289,33 +291,6 @@ void double_nvtx_start(void)
 	nvtxMemRegionsUnregister(NULL, &none);
 }
 #else
-/* The range at depth i pushed, by each of four ways in turn. */
-static void push(nvtxDomainHandle_t domain, const char *name, size_t i)
-{
-	wchar_t wide[128] = { 0 };
-	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
-				     .messageType = NVTX_MESSAGE_TYPE_ASCII };
-	if (i < GMP_RANGE_DEPTH_MAX)
-		in_domain[i] = 0;
-	switch (__atomic_fetch_add(&n_pushes, 1, __ATOMIC_RELAXED) % 4) {
-	case 0: nvtxRangePushA(name); break;
-	case 1: /* ASCII names, widened by hand */
-		for (size_t j = 0; name[j] && j + 1 < sizeof(wide) / sizeof(wide[0]); j++)
-			wide[j] = (wchar_t)(unsigned char)name[j];
-		nvtxRangePushW(wide);
-		break;
-	case 2:
-		ea.message.ascii = name;
-		nvtxRangePushEx(&ea);
-		break;
-	default: /* a library's own domain */
-		ea.message.ascii = name;
-		nvtxDomainRangePushEx(domain, &ea);
-		if (i < GMP_RANGE_DEPTH_MAX)
-			in_domain[i] = 1;
-	}
-}
-
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
 {
 	(void)t;

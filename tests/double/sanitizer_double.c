@@ -277,20 +277,8 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 				.stream = double_stream_handle(e->stream), .hStream = double_hstream(e->stream),
 				.flags = e->kind == GMP_MEM_MANAGED ? SANITIZER_MEMORY_FLAG_MANAGED : 0,
 				.visibility = SANITIZER_MEMORY_VISIBILITY_GLOBAL };
-			if (e->kind == GMP_MEM_ASYNC && !g) {
-				/*
-				 * From the device's pool, which names itself unless
-				 * GMP_DOUBLE_POOL_UNNAMED=1 (=2: every second time), or
-				 * from the program's own.
-				 */
-				static unsigned from_device;
-				const char *un = getenv("GMP_DOUBLE_POOL_UNNAMED");
-				int unnamed = un && (!strcmp(un, "1") || (!strcmp(un, "2") && from_device % 2));
-				pool = double_pool_next();
-				md.memoryPool = pool ? DOUBLE_POOL2 : unnamed ? NULL : DOUBLE_POOL;
-				from_device += !pool;
-				double_pool_change(pool, e->size, 0);
-			}
+			if (e->kind == GMP_MEM_ASYNC && !g)
+				md.memoryPool = double_pool_alloc(e->size, &pool);
 			if (g) {
 				md.stream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
 				md.hStream = double_hstream(DOUBLE_GRAPH_STREAM(e->stream));
@@ -586,7 +574,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		for (; !err && nextc < t->nrchg && t->rchg[nextc].before <= i; nextc++) {
 			int rc = double_nvtx_ranges(t, &t->rchg[nextc], &path);
 			if (rc)
-				err = fail(0, rc == -2 ? "the test double could not start a thread to begin or end an NVTX range"
+				err = fail(0, rc == -2 ? "the test double could not start a thread for an NVTX range"
 						       : "the test double was built without the nvtx3 headers: no NVTX ranges");
 		}
 		for (; !err && nextf < t->nfails && t->fails[nextf].before <= i; nextf++)
