@@ -2,8 +2,9 @@
 # NVTX ranges: the phase each GPU call was made in.  A script pushes and
 # pops them per host thread; the collector gets them from the program's
 # NVTX library (the test double pushes a script's ranges through NVTX's own
-# loader, which loads the collector as its tool); the reports say, for each
-# call they name, the ranges it was made in.
+# loader, which loads the collector as its tool, or begins and ends them by
+# id: GMP_DOUBLE_NVTX_RANGES); the reports say, for each call they name,
+# the ranges it was made in.
 . tests/cli/lib.sh
 B=$(cd "$(dirname "$GMPROF")" && pwd)
 FAKE=$B/double/fake_app
