@@ -277,6 +277,11 @@ int nvtx_in_range(const char *name)
 	return in;
 }
 
+void nvtx_ranges_in_child(void)
+{
+	pthread_mutex_init(&open_lock, NULL);
+}
+
 /* Fills a module's slots that gmprof implements, where the table has them. */
 static void fill(const struct gmp_nvtx_callbacks_table *cb, int module, const int *ids,
 		 const gmp_nvtx_fn *fns, size_t n)

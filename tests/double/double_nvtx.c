@@ -11,11 +11,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "double_nvtx.h"
+#include "sanitizer_double.h"
 #include "gmprof/trace.h"
 
 #if HAVE_NVTX
@@ -290,7 +294,48 @@ void double_nvtx_start(void)
 						 .refType = NVTX_MEM_REGION_REF_TYPE_POINTER };
 	nvtxMemRegionsUnregister(NULL, &none);
 }
+
+static int spinning;
+
+static void *spin_ranges(void *arg)
+{
+	(void)arg;
+	while (__atomic_load_n(&spinning, __ATOMIC_ACQUIRE))
+		nvtxRangeEnd(nvtxRangeStartA("parent"));
+	return NULL;
+}
+
+int gmp_double_fork_during_ranges(int n)
+{
+	pthread_t th;
+	__atomic_store_n(&spinning, 1, __ATOMIC_RELEASE);
+	if (pthread_create(&th, NULL, spin_ranges, NULL))
+		return -1;
+	int bad = 0;
+	for (int k = 0; k < n && !bad; k++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			nvtxRangeEnd(nvtxRangeStartA("worker"));
+			_exit(0);
+		}
+		int st = 0, waited = 0;
+		pid_t got = 0;
+		while (pid > 0 && !(got = waitpid(pid, &st, WNOHANG)) && waited++ < 10000)
+			usleep(1000);
+		if (pid > 0 && !got)
+			kill(pid, SIGKILL), waitpid(pid, &st, 0);
+		bad = pid < 0 || got != pid || !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	__atomic_store_n(&spinning, 0, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	return bad ? -1 : 0;
+}
 #else
+int gmp_double_fork_during_ranges(int n)
+{
+	(void)n;
+	return -1;
+}
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
 {
 	(void)t;

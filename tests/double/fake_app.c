@@ -29,6 +29,7 @@ struct api {
 	__typeof__(&gmp_double_error) error;
 	__typeof__(&gmp_double_pool_attr) pool_attr;
 	__typeof__(&gmp_double_array_desc) array_desc;
+	__typeof__(&gmp_double_fork_during_ranges) fork_ranges;
 };
 
 static struct api d;
@@ -279,6 +280,7 @@ int main(int argc, char **argv)
 	*(void **)&d.error = must(h, "gmp_double_error");
 	*(void **)&d.pool_attr = must(h, "gmp_double_pool_attr");
 	*(void **)&d.array_desc = must(h, "gmp_double_array_desc");
+	*(void **)&d.fork_ranges = must(h, "gmp_double_fork_during_ranges");
 	if (oom >= 0)
 		d.set_oom((uint64_t)oom);
 	if (die_after >= 0)
@@ -308,6 +310,11 @@ int main(int argc, char **argv)
 		int st;
 		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 			rc = 1;
+	}
+	/* FAKE_APP_FORK=ranges: 50 workers forked while a thread begins and ends NVTX ranges. */
+	if (fk && !strcmp(fk, "ranges") && d.fork_ranges(50)) {
+		fprintf(stderr, "fake_app: a worker forked during NVTX ranges hung or failed\n");
+		rc = 1;
 	}
 	if (teardown)
 		d.teardown();

@@ -25,6 +25,13 @@ void gmp_double_set_oom_above(uint64_t bytes);
 const char *gmp_double_error(void);
 /* A replay's stream-ordered pool (0 or 1), as cuMemPoolGetAttribute answers (CUmemPool_attribute 4 to 8): 0 or 1. */
 int gmp_double_pool_attr(unsigned which, int attr, uint64_t *value);
+/*
+ * Forks n workers while another thread begins and ends NVTX ranges by id
+ * without pause; each worker begins and ends one range and exits.  0 when
+ * every worker exited within 10 s; -1 when one hung (killed) or failed, or
+ * without the nvtx3 headers.
+ */
+int gmp_double_fork_during_ranges(int n);
 /* The driver's cuArray3DGetDescriptor_v2 for the double's CUDA arrays (double_memory.c): 0, or 1 (invalid). */
 int gmp_double_array_desc(void *desc, void *array);
 
