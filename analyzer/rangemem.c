@@ -16,6 +16,7 @@
 #include "findings_json.h"
 #include "markdown.h"
 #include "u64map.h"
+#include "util.h"
 
 void gmp_rmem__release(struct gmp_rmem *m)
 {
@@ -58,8 +59,7 @@ static int make_nodes(struct gmp_rmem *m, const struct gmp_trace *t, uint32_t *p
 	return 0;
 }
 
-/* The chain of nodes from the top down to node k (at most GMP_RANGE_DEPTH_MAX); their count. */
-static size_t chain(const struct gmp_rmem *m, uint32_t k, uint32_t *out)
+size_t gmp_rmem__chain(const struct gmp_rmem *m, uint32_t k, uint32_t *out)
 {
 	size_t n = k == GMP_RMEM_ROOT ? 0 : m->node[k].depth + 1;
 	for (size_t i = n; i > 0; i--, k = m->node[k].parent)
@@ -78,9 +78,9 @@ static void charge_objects(struct gmp_rmem *m, const struct gmp_result *r, const
 		size_t d = gmp_result__device_index(r, ob->device);
 		if (!counted[ob->alloc_ev] || d == SIZE_MAX)
 			continue;
-		size_t na = chain(m, path_node[t->ev_range[ob->alloc_ev]], a), nf = 0;
+		size_t na = gmp_rmem__chain(m, path_node[t->ev_range[ob->alloc_ev]], a), nf = 0;
 		if (ob->free_ev != GMP_NO_EVENT)
-			nf = chain(m, path_node[t->ev_range[ob->free_ev]], f);
+			nf = gmp_rmem__chain(m, path_node[t->ev_range[ob->free_ev]], f);
 		size_t common = 0;
 		while (common < na && common < nf && a[common] == f[common])
 			common++;
@@ -96,30 +96,155 @@ static void charge_objects(struct gmp_rmem *m, const struct gmp_result *r, const
 	}
 }
 
-/* The walk: each call's device's live bytes (and bytes in use) to its ranges. */
+/*
+ * The times ranges were entered: a thread's range change enters anew the
+ * ranges past those its path kept (its names in common with the thread's
+ * path before it: a pop and a push of the same name between two calls come
+ * as two changes, the first without it).  Each time is a node and the time
+ * around it; ev_time[i] is the innermost time event i was made in.
+ */
+struct times {
+	struct rtime {
+		uint32_t node, parent; /* parent: the time around it, UINT32_MAX at the top */
+	} *v;
+	size_t n, cap;
+	uint32_t *ev_time;
+};
+
+struct thread_times {
+	uint32_t path, depth;                 /* the thread's current path, and its length */
+	uint32_t time[GMP_RANGE_DEPTH_MAX];   /* its times, outermost first */
+};
+
+static int find_times(const struct gmp_rmem *m, const struct gmp_trace *t, const uint32_t *path_node,
+		      struct times *tm)
+{
+	struct gmp_u64map of; /* thread -> 1 + its index in th */
+	struct thread_times *th = NULL;
+	size_t nth = 0, thcap = 0, c = 0;
+	int err = 0;
+	gmp_u64map__init(&of);
+	tm->ev_time = malloc((t->nev ? t->nev : 1) * sizeof(*tm->ev_time));
+	if (!tm->ev_time)
+		err = -ENOMEM;
+	for (size_t i = 0; i <= t->nev && !err; i++) {
+		for (; c < t->nrchg && t->rchg[c].before <= i && !err; c++) {
+			int is_new = 0;
+			uint32_t *slot = gmp_u64map__slot(&of, t->rchg[c].thread, 0, &is_new);
+			if (!slot || (is_new && GMP_GROW(th, thcap, nth + 1))) {
+				err = -ENOMEM;
+				break;
+			}
+			if (is_new) {
+				th[nth] = (struct thread_times){ 0 };
+				*slot = (uint32_t)++nth;
+			}
+			struct thread_times *h = &th[*slot - 1];
+			const uint32_t *a, *b;
+			size_t na = gmp_trace__range_path(t, h->path, &a), nb = gmp_trace__range_path(t, t->rchg[c].path, &b);
+			size_t kept = 0;
+			while (kept < na && kept < nb && a[kept] == b[kept])
+				kept++;
+			uint32_t nodes[GMP_RANGE_DEPTH_MAX];
+			gmp_rmem__chain(m, path_node[t->rchg[c].path], nodes);
+			for (size_t j = kept; j < nb; j++) {
+				if (GMP_GROW(tm->v, tm->cap, tm->n + 1)) {
+					err = -ENOMEM;
+					break;
+				}
+				tm->v[tm->n] = (struct rtime){ nodes[j], j ? h->time[j - 1] : UINT32_MAX };
+				h->time[j] = (uint32_t)tm->n++;
+			}
+			h->path = t->rchg[c].path;
+			h->depth = (uint32_t)nb;
+		}
+		if (err || i == t->nev)
+			break;
+		const struct gmp_event *e = &t->ev[i];
+		if (gmp_event__in_kernel(e) && e->value < i) {
+			tm->ev_time[i] = tm->ev_time[e->value]; /* as its launch (gmp_trace__settle_ranges) */
+			continue;
+		}
+		const uint32_t *slot = gmp_u64map__get(&of, e->thread);
+		const struct thread_times *h = slot ? &th[*slot - 1] : NULL;
+		tm->ev_time[i] = h && h->depth ? h->time[h->depth - 1] : UINT32_MAX;
+	}
+	gmp_u64map__release(&of);
+	free(th);
+	return err;
+}
+
+/* A time on a device: its peak and the live bytes before its first call (seen: it has one). */
+struct time_dev {
+	uint64_t peak, entry;
+	uint32_t first, seen;
+};
+
+/* Each node's times on each device, from each time's own numbers. */
+static void sum_times(struct gmp_rmem *m, const struct times *tm, const struct time_dev *td)
+{
+	for (size_t i = 0; i < tm->n; i++)
+		for (size_t d = 0; d < m->ndev; d++) {
+			const struct time_dev *y = &td[i * m->ndev + d];
+			if (!y->seen)
+				continue;
+			struct gmp_rmem_dev *x = &m->dev[(size_t)tm->v[i].node * m->ndev + d];
+			if (!x->times || y->peak < x->time_peak_min)
+				x->time_peak_min = y->peak;
+			if (!x->times || y->first < x->first_pos) {
+				x->first_pos = y->first;
+				x->entry_first = y->entry;
+			}
+			if (!x->times || y->first > x->last_pos) {
+				x->last_pos = y->first;
+				x->entry_last = y->entry;
+			}
+			x->times++;
+		}
+}
+
+/* The walk: each call's device's live bytes (and bytes in use) to its ranges, and to their times. */
 static int charge_calls(struct gmp_rmem *m, const struct gmp_result *r, const uint32_t *path_node)
 {
 	const struct gmp_trace *t = r->trace;
 	uint64_t *live = calloc(2 * m->ndev, sizeof(*live)), *inuse = live + m->ndev;
 	size_t c = 0, u = 0;
-	if (!live)
+	struct times tm = { 0 };
+	int err = live ? find_times(m, t, path_node, &tm) : -ENOMEM;
+	struct time_dev *td = err ? NULL : calloc(tm.n ? tm.n * m->ndev : 1, sizeof(*td));
+	if (!td) {
+		free(live);
+		free(tm.v);
+		free(tm.ev_time);
 		return -ENOMEM;
+	}
 	for (size_t p = 0; p < t->nev; p++) {
 		uint32_t ev = r->order[p];
+		size_t d = gmp_result__device_index(r, t->ev[ev].device);
+		uint64_t before = d < m->ndev ? live[d] : 0;
 		for (; c < r->ncurve && r->curve[c].ev == ev; c++) {
-			size_t d = gmp_result__device_index(r, r->curve[c].device);
-			if (d < m->ndev)
-				live[d] = r->curve[c].live;
+			size_t cd = gmp_result__device_index(r, r->curve[c].device);
+			if (cd < m->ndev)
+				live[cd] = r->curve[c].live;
 		}
 		for (; u < r->ninuse_curve && r->inuse_curve[u].ev == ev; u++) {
-			size_t d = gmp_result__device_index(r, r->inuse_curve[u].device);
-			if (d < m->ndev)
-				inuse[d] = r->inuse_curve[u].live;
+			size_t cd = gmp_result__device_index(r, r->inuse_curve[u].device);
+			if (cd < m->ndev)
+				inuse[cd] = r->inuse_curve[u].live;
 		}
 		uint32_t k = path_node[t->ev_range[ev]];
-		size_t d = gmp_result__device_index(r, t->ev[ev].device);
 		if (k == GMP_RMEM_ROOT || d >= m->ndev)
 			continue;
+		for (uint32_t i = tm.ev_time[ev]; i != UINT32_MAX; i = tm.v[i].parent) {
+			struct time_dev *y = &td[(size_t)i * m->ndev + d];
+			if (!y->seen) {
+				y->seen = 1;
+				y->first = (uint32_t)p;
+				y->entry = before;
+			}
+			if (live[d] > y->peak)
+				y->peak = live[d];
+		}
 		for (; k != GMP_RMEM_ROOT; k = m->node[k].parent) {
 			struct gmp_rmem_dev *x = &m->dev[(size_t)k * m->ndev + d];
 			if (m->node[k].first == UINT32_MAX)
@@ -133,6 +258,10 @@ static int charge_calls(struct gmp_rmem *m, const struct gmp_result *r, const ui
 				x->inuse_peak = inuse[d];
 		}
 	}
+	sum_times(m, &tm, td);
+	free(td);
+	free(tm.v);
+	free(tm.ev_time);
 	free(live);
 	return 0;
 }
@@ -220,7 +349,7 @@ int gmp_rmem__build(const struct gmp_result *r, struct gmp_rmem *m)
 const char *gmp_rmem__path(const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k, char *buf, size_t n)
 {
 	uint32_t c[GMP_RANGE_DEPTH_MAX];
-	size_t nc = chain(m, k, c), len = 0;
+	size_t nc = gmp_rmem__chain(m, k, c), len = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < nc && len < n; i++) {
 		int w = snprintf(buf + len, n - len, "%s%s", i ? " > " : "", gmp_trace__str(r->trace, m->node[c[i]].name, NULL));
@@ -230,243 +359,3 @@ const char *gmp_rmem__path(const struct gmp_rmem *m, const struct gmp_result *r,
 	}
 	return buf;
 }
-
-static int cmp_peak(const void *a, const void *b, void *ctx)
-{
-	const struct gmp_rmem_dev *x = ((const struct gmp_rmem_dev *const *)ctx)[*(const uint32_t *)a];
-	const struct gmp_rmem_dev *y = ((const struct gmp_rmem_dev *const *)ctx)[*(const uint32_t *)b];
-	if (x->peak != y->peak)
-		return x->peak > y->peak ? -1 : 1;
-	if (x->alloc_bytes != y->alloc_bytes)
-		return x->alloc_bytes > y->alloc_bytes ? -1 : 1;
-	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
-}
-
-/*
- * The rows device d shows (show[k] set), at most max ranked by peak with
- * the ranges around them; returns how many nodes have calls on d.
- */
-static size_t pick(const struct gmp_rmem *m, size_t d, size_t max, uint8_t *show, uint32_t *tmp,
-		   const struct gmp_rmem_dev **by_node)
-{
-	size_t n = 0;
-	memset(show, 0, m->n);
-	for (size_t i = 0; i < m->ntree; i++) {
-		by_node[m->tree[i]] = gmp_rmem__at(m, m->tree[i], d);
-		if (by_node[m->tree[i]]->calls)
-			tmp[n++] = m->tree[i];
-	}
-	qsort_r(tmp, n, sizeof(*tmp), cmp_peak, by_node);
-	for (size_t i = 0; i < n && i < max; i++)
-		for (uint32_t k = tmp[i]; k != GMP_RMEM_ROOT && !show[k]; k = m->node[k].parent)
-			show[k] = 1;
-	return n;
-}
-
-/* "768.0 MiB in 3" (or "-"). */
-static const char *bytes_in(uint64_t bytes, uint64_t objects, char *buf, size_t n)
-{
-	char b[32];
-	if (!objects)
-		snprintf(buf, n, "-");
-	else
-		snprintf(buf, n, "%s in %llu", gmp_human_bytes(bytes, b, sizeof(b)), (unsigned long long)objects);
-	return buf;
-}
-
-/* A table format: its head for a device, a row per range shown, and what closes it. */
-struct table {
-	void (*head)(FILE *fp, const struct gmp_result *r, size_t d, int inuse);
-	void (*row)(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
-		    const struct gmp_rmem_dev *x, int at_peak, int inuse);
-	void (*tail)(FILE *fp, size_t more);
-};
-
-/* Per device with calls in ranges: a table of at most max of them (pick), in tree order. */
-static int tables(FILE *fp, const struct gmp_result *r, size_t max, const struct table *tb)
-{
-	struct gmp_rmem m;
-	int err = gmp_rmem__build(r, &m);
-	size_t cap = m.n ? m.n : 1;
-	uint8_t *show = malloc(cap);
-	uint32_t *tmp = malloc(cap * sizeof(*tmp));
-	const struct gmp_rmem_dev **by_node = malloc(cap * sizeof(*by_node));
-	if (!err && (!show || !tmp || !by_node))
-		err = -ENOMEM;
-	for (size_t d = 0; !err && d < m.ndev && m.ntree; d++) {
-		size_t n = pick(&m, d, max, show, tmp, by_node), shown = 0;
-		if (!n)
-			continue;
-		int inuse = r->devices[d].inuse_peak_bytes != 0;
-		tb->head(fp, r, d, inuse);
-		for (size_t i = 0; i < m.ntree; i++) {
-			uint32_t k = m.tree[i];
-			if (!show[k])
-				continue;
-			tb->row(fp, &m, r, k, by_node[k], by_node[k]->peak == r->devices[d].peak_bytes, inuse);
-			shown++;
-		}
-		tb->tail(fp, n - shown);
-	}
-	free(show);
-	free(tmp);
-	free(by_node);
-	gmp_rmem__release(&m);
-	return err;
-}
-
-static void text_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
-{
-	fprintf(fp, "\nMemory by NVTX range on device %u\n"
-		"  peak: the most live bytes right after a call made inside ('#': the device's peak);\n"
-		"  outlived it: allocated inside, freed outside the range or never\n", r->devices[d].device);
-	fprintf(fp, "  %-34s %10s ", "range", "peak");
-	if (inuse)
-		fprintf(fp, " %10s", "in use");
-	fprintf(fp, " %8s  %-18s %s\n", "calls", "allocated", "outlived it");
-}
-
-static void text_row(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
-		     const struct gmp_rmem_dev *x, int at_peak, int inuse)
-{
-	char one[256], name[300], cell[34 * 4 + 1], a[32], b[32], c[48], o[48];
-	snprintf(name, sizeof(name), "%*s%s", (int)(2 * (m->node[k].depth < 8 ? m->node[k].depth : 8)), "",
-		 gmp_oneline(gmp_trace__str(r->trace, m->node[k].name, NULL), one, sizeof(one)));
-	fprintf(fp, "  %s %10s%c", gmp_text__cell(name, 34, cell, sizeof(cell)), gmp_human_bytes(x->peak, a, sizeof(a)),
-		at_peak ? '#' : ' ');
-	if (inuse)
-		fprintf(fp, " %10s", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
-	fprintf(fp, " %8llu  %-18s %s\n", (unsigned long long)x->calls,
-		bytes_in(x->alloc_bytes, x->alloc_objects, c, sizeof(c)),
-		bytes_in(x->outlive_bytes, x->outlive_objects, o, sizeof(o)));
-}
-
-static void text_tail(FILE *fp, size_t more)
-{
-	if (more)
-		fprintf(fp, "  ... and %zu more ranges (--format json lists every one)\n", more);
-}
-
-int gmp_rmem__text(FILE *fp, const struct gmp_result *r, size_t max)
-{
-	static const struct table tb = { text_head, text_row, text_tail };
-	return tables(fp, r, max, &tb);
-}
-
-static void md_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
-{
-	fprintf(fp, "### Memory by NVTX range, device %u\n\n"
-		"Peak: the most live bytes right after a call made inside (**bold**: the device's peak); "
-		"outlived it: allocated inside, freed outside the range or never.\n\n"
-		"| range | peak |%s calls | allocated | outlived it |\n|---|---|%s---|---|---|\n",
-		r->devices[d].device, inuse ? " in use |" : "", inuse ? "---|" : "");
-}
-
-static void md_row(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
-		   const struct gmp_rmem_dev *x, int at_peak, int inuse)
-{
-	char path[1024], a[32], b[32], c[48], o[48];
-	fputs("| ", fp);
-	gmp_md__code(fp, gmp_rmem__path(m, r, k, path, sizeof(path)), 1);
-	fprintf(fp, " | %s%s%s |", at_peak ? "**" : "", gmp_human_bytes(x->peak, a, sizeof(a)), at_peak ? "**" : "");
-	if (inuse)
-		fprintf(fp, " %s |", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
-	fprintf(fp, " %llu | %s | %s |\n", (unsigned long long)x->calls,
-		bytes_in(x->alloc_bytes, x->alloc_objects, c, sizeof(c)),
-		bytes_in(x->outlive_bytes, x->outlive_objects, o, sizeof(o)));
-}
-
-static void md_tail(FILE *fp, size_t more)
-{
-	if (more)
-		fprintf(fp, "\n... and %zu more ranges (`gmprof report --format json` lists every one)\n", more);
-	fputc('\n', fp);
-}
-
-int gmp_rmem__markdown(FILE *fp, const struct gmp_result *r, size_t max)
-{
-	static const struct table tb = { md_head, md_row, md_tail };
-	return tables(fp, r, max, &tb);
-}
-
-static void html_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
-{
-	fprintf(fp, "<h2>Memory by NVTX range, device %u</h2>\n<p>The most live bytes right after a call made "
-		"inside each range (<b>bold</b>: the device's peak), the bytes allocated inside it, and those "
-		"that outlived it (freed outside it, or never).</p>\n<table><thead><tr><th>range</th><th>peak</th>%s"
-		"<th>calls</th><th>allocated</th><th>objects</th><th>outlived it</th><th>objects</th></tr></thead>"
-		"<tbody>\n", r->devices[d].device, inuse ? "<th>in use</th>" : "");
-}
-
-static void html_row(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
-		     const struct gmp_rmem_dev *x, int at_peak, int inuse)
-{
-	char path[1024], a[32], b[32], c[32];
-	fprintf(fp, "<tr><td>");
-	gmp_text__markup(fp, gmp_rmem__path(m, r, k, path, sizeof(path)));
-	fprintf(fp, "</td><td class=\"n\">%s%s%s</td>", at_peak ? "<b>" : "", gmp_human_bytes(x->peak, a, sizeof(a)),
-		at_peak ? "</b>" : "");
-	if (inuse)
-		fprintf(fp, "<td class=\"n\">%s</td>", gmp_human_bytes(x->inuse_peak, b, sizeof(b)));
-	fprintf(fp, "<td class=\"n\">%llu</td><td class=\"n\">%s</td><td class=\"n\">%llu</td>"
-		"<td class=\"n\">%s</td><td class=\"n\">%llu</td></tr>\n", (unsigned long long)x->calls,
-		gmp_human_bytes(x->alloc_bytes, b, sizeof(b)), (unsigned long long)x->alloc_objects,
-		gmp_human_bytes(x->outlive_bytes, c, sizeof(c)), (unsigned long long)x->outlive_objects);
-}
-
-static void html_tail(FILE *fp, size_t more)
-{
-	fprintf(fp, "</tbody></table>\n");
-	if (more)
-		fprintf(fp, "<p>... and %zu more ranges (<code>gmprof report --format json</code> lists every "
-			"one).</p>\n", more);
-}
-
-int gmp_rmem__html(FILE *fp, const struct gmp_result *r, size_t max)
-{
-	static const struct table tb = { html_head, html_row, html_tail };
-	return tables(fp, r, max, &tb);
-}
-
-int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r)
-{
-	struct gmp_rmem m;
-	int err = gmp_rmem__build(r, &m);
-	if (err || !m.ntree) {
-		gmp_rmem__release(&m);
-		return err;
-	}
-	char path[4096];
-	gmp_jw__key(jw, "memory_by_range");
-	gmp_jw__arr(jw);
-	for (size_t i = 0; i < m.ntree; i++)
-		for (size_t d = 0; d < m.ndev; d++) {
-			uint32_t k = m.tree[i], c[GMP_RANGE_DEPTH_MAX];
-			const struct gmp_rmem_dev *x = gmp_rmem__at(&m, k, d);
-			if (!x->calls)
-				continue;
-			gmp_jw__obj(jw);
-			gmp_jw__key(jw, "ranges");
-			gmp_jw__arr(jw);
-			for (size_t j = 0, nc = chain(&m, k, c); j < nc; j++)
-				gmp_jw__str(jw, gmp_trace__str(r->trace, m.node[c[j]].name, NULL));
-			gmp_jw__arr_end(jw);
-			gmp_jw__kstr(jw, "path", gmp_rmem__path(&m, r, k, path, sizeof(path)));
-			gmp_jw__ku64(jw, "device", r->devices[d].device);
-			gmp_jw__ku64(jw, "calls", x->calls);
-			gmp_jw__ku64(jw, "peak_bytes", x->peak);
-			gmp_jw__key(jw, "peak_at");
-			gmp_findings__api_ref(jw, r, x->peak_ev, NULL);
-			if (r->devices[d].inuse_peak_bytes)
-				gmp_jw__ku64(jw, "inuse_peak_bytes", x->inuse_peak);
-			gmp_jw__ku64(jw, "allocated_bytes", x->alloc_bytes);
-			gmp_jw__ku64(jw, "allocated_objects", x->alloc_objects);
-			gmp_jw__ku64(jw, "outlived_bytes", x->outlive_bytes);
-			gmp_jw__ku64(jw, "outlived_objects", x->outlive_objects);
-			gmp_jw__obj_end(jw);
-		}
-	gmp_jw__arr_end(jw);
-	gmp_rmem__release(&m);
-	return 0;
-}
-

@@ -13,7 +13,10 @@
  * count them (r->curve: pool regions not counted), right after the call in
  * the topological order; with pools that have NVTX regions, also the bytes
  * in use (r->inuse_curve).  Only calls made on a device count towards its
- * peak inside a range.
+ * peak inside a range.  A range entered again and again (a loop's "step")
+ * also has its times: how many, each one's peak, and the live bytes as
+ * each began, whose growth from the first time to the last is memory that
+ * each time leaves behind.
  */
 #ifndef GMPROF_RANGEMEM_H
 #define GMPROF_RANGEMEM_H
@@ -43,6 +46,15 @@ struct gmp_rmem_dev {
 	uint64_t inuse_peak;      /* likewise the bytes in use (0 without pool regions) */
 	uint64_t alloc_bytes, alloc_objects;     /* the device's objects allocated inside */
 	uint64_t outlive_bytes, outlive_objects; /* of those, freed outside it or never */
+	/*
+	 * Each time a thread entered the range (pushed it, or its path came to
+	 * hold it anew) is a time; the times with a call on the device: how
+	 * many, the smallest of their peaks, and the live bytes right before
+	 * the first call of the earliest time and of the latest (by their first
+	 * calls in the topological order).
+	 */
+	uint64_t times, time_peak_min, entry_first, entry_last;
+	uint32_t first_pos, last_pos; /* those first calls' positions in r->order */
 };
 
 struct gmp_rmem {
@@ -67,6 +79,8 @@ static inline const struct gmp_rmem_dev *gmp_rmem__at(const struct gmp_rmem *m, 
 	return &m->dev[(size_t)node * m->ndev + d];
 }
 
+/* The chain of nodes from the top down to node k (at most GMP_RANGE_DEPTH_MAX) into out; their count. */
+size_t gmp_rmem__chain(const struct gmp_rmem *m, uint32_t k, uint32_t *out);
 /* Node k's path, "outer > inner", into buf. */
 const char *gmp_rmem__path(const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k, char *buf, size_t n);
 

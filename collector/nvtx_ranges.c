@@ -19,7 +19,10 @@
  * something and its stack or the process's ranges changed since its last
  * record (nvtx_sync_ranges, from rec_event): ranges around no GPU call
  * cost a push and a pop here and nothing in the profile, as frameworks
- * that push a range per operator need.
+ * that push a range per operator need.  A range left and entered again
+ * between two records (a loop's "step") is written as two records, the
+ * ranges kept and then the whole path, so that the profile tells the two
+ * times apart.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -39,10 +42,13 @@
 static __thread struct {
 	char name[RANGE_DEPTH][RANGE_NAME];
 	uint64_t seq[RANGE_DEPTH]; /* when each began, among all ranges */
+	uint64_t tok[RANGE_DEPTH]; /* which push each is (pushes counts them) */
+	uint64_t pushes;
 	unsigned depth;           /* may exceed RANGE_DEPTH */
 	uint64_t gen, written;    /* changes made, and the one the profile has */
 	uint64_t open_written;    /* the process's ranges' change the profile has for this thread */
 	uint32_t last[RANGE_DEPTH]; /* the path last written (string ids) */
+	uint64_t lasttok[RANGE_DEPTH]; /* and which push or begun range each was */
 	size_t nlast;
 	int started;              /* this thread has written its ranges */
 } tr;
@@ -74,6 +80,7 @@ static int push(int32_t type, const void *message)
 	tr.gen++;
 	if (d < RANGE_DEPTH) {
 		range_name(type, message, tr.name[d]);
+		tr.tok[d] = ++tr.pushes;
 		/*
 		 * Ordered among the process's ranges: until one is begun, a push
 		 * is older than all of them, and takes no shared counter (a
@@ -193,59 +200,42 @@ static void domain_range_end(void *domain, uint64_t id)
 /*
  * This thread's path: its stack and the process's ranges, in the order
  * they began, the outermost RANGE_DEPTH; copies of the process's names go
- * to buf.  Sets *all to how many ranges it is in.
+ * to buf, and which push or begun range each is to tok (a begun range's
+ * id with the top bit set).  Sets *all to how many ranges it is in.
  */
-static size_t path_of(const char **names, char (*buf)[RANGE_NAME], uint64_t *gen, size_t *all)
+static size_t path_of(const char **names, uint64_t *tok, char (*buf)[RANGE_NAME], uint64_t *gen, size_t *all)
 {
-	uint64_t seq[RANGE_DEPTH];
+	uint64_t seq[RANGE_DEPTH], id[RANGE_DEPTH];
 	size_t nc = 0, total = 0;
 	if (*gen) {
 		pthread_mutex_lock(&open_lock);
 		for (; nc < nopen && nc < RANGE_DEPTH; nc++) {
 			memcpy(buf[nc], open_r[nc].name, RANGE_NAME);
 			seq[nc] = open_r[nc].seq;
+			id[nc] = open_r[nc].id | 1ull << 63;
 		}
 		total = nopen;
 		*gen = open_gen;
 		pthread_mutex_unlock(&open_lock);
 	}
 	size_t nt = tr.depth < RANGE_DEPTH ? tr.depth : RANGE_DEPTH, i = 0, j = 0, n = 0;
-	while (n < RANGE_DEPTH && (i < nt || j < nc))
-		names[n++] = j == nc || (i < nt && tr.seq[i] < seq[j]) ? tr.name[i++] : buf[j++];
+	for (; n < RANGE_DEPTH && (i < nt || j < nc); n++) {
+		int mine = j == nc || (i < nt && tr.seq[i] < seq[j]);
+		tok[n] = mine ? tr.tok[i] : id[j];
+		names[n] = mine ? tr.name[i++] : buf[j++];
+	}
 	*all = total + tr.depth;
 	return n;
 }
 
-void nvtx_sync_ranges(void)
+/* Writes that this thread's calls are made inside the n ranges names (ids, the profile's). */
+static int write_path(uint32_t tid, const uint32_t *ids, const char *const *names, size_t n)
 {
-	uint64_t og = __atomic_load_n(&open_gen, __ATOMIC_ACQUIRE);
-	if (tr.gen == tr.written && og == tr.open_written && (tr.started || !ranges_seen))
-		return;
-	const char *names[RANGE_DEPTH];
-	char buf[RANGE_DEPTH][RANGE_NAME];
-	uint32_t ids[RANGE_DEPTH], tid = rec_tid();
-	size_t all, n = path_of(names, buf, &og, &all);
-	if (all > RANGE_DEPTH && !warned_deep++)
-		rec_say("NVTX ranges nest deeper than %d: the deeper ones are not recorded", RANGE_DEPTH);
-	for (size_t i = 0; i < n; i++) {
-		int64_t id = gmp_writer__string(gmp_col.w, names[i], strlen(names[i]));
-		if (id < 0) {
-			rec_write_failed((int)id);
-			return;
-		}
-		ids[i] = (uint32_t)id;
-	}
-	tr.written = tr.gen;
-	tr.open_written = og;
-	if (tr.started && n == tr.nlast && !memcmp(ids, tr.last, n * sizeof(ids[0])))
-		return; /* another thread's range began and ended: this one's path is as it was */
 	int err = gmp_writer__ranges(gmp_col.w, tid, ids, n);
 	if (err) {
 		rec_write_failed(err);
-		return;
+		return err;
 	}
-	memcpy(tr.last, ids, n * sizeof(ids[0]));
-	tr.nlast = n;
 	if (gmp_col.trace) {
 		/* The online trace: its own string ids, the same place among its events. */
 		int64_t path = 0;
@@ -259,6 +249,50 @@ void nvtx_sync_ranges(void)
 							    (uint32_t)path))
 			rec_online_lost();
 	}
+	return 0;
+}
+
+void nvtx_sync_ranges(void)
+{
+	uint64_t og = __atomic_load_n(&open_gen, __ATOMIC_ACQUIRE);
+	if (tr.gen == tr.written && og == tr.open_written && (tr.started || !ranges_seen))
+		return;
+	const char *names[RANGE_DEPTH];
+	char buf[RANGE_DEPTH][RANGE_NAME];
+	uint64_t tok[RANGE_DEPTH];
+	uint32_t ids[RANGE_DEPTH], tid = rec_tid();
+	size_t all, n = path_of(names, tok, buf, &og, &all);
+	if (all > RANGE_DEPTH && !warned_deep++)
+		rec_say("NVTX ranges nest deeper than %d: the deeper ones are not recorded", RANGE_DEPTH);
+	for (size_t i = 0; i < n; i++) {
+		int64_t id = gmp_writer__string(gmp_col.w, names[i], strlen(names[i]));
+		if (id < 0) {
+			rec_write_failed((int)id);
+			return;
+		}
+		ids[i] = (uint32_t)id;
+	}
+	tr.written = tr.gen;
+	tr.open_written = og;
+	/* The ranges still open since the last record (kept), and those of the same names (same). */
+	size_t kept = 0, same;
+	while (kept < n && kept < tr.nlast && ids[kept] == tr.last[kept] && tok[kept] == tr.lasttok[kept])
+		kept++;
+	for (same = kept; same < n && same < tr.nlast && ids[same] == tr.last[same];)
+		same++;
+	if (tr.started && kept == n && n == tr.nlast)
+		return; /* another thread's range began and ended: this one's path is as it was */
+	/*
+	 * A range left and entered again since (a loop's "step"): first the
+	 * ranges kept, so that the profile tells the two times apart.
+	 */
+	if (tr.started && same > kept && write_path(tid, ids, names, kept))
+		return;
+	if (write_path(tid, ids, names, n))
+		return;
+	memcpy(tr.last, ids, n * sizeof(ids[0]));
+	memcpy(tr.lasttok, tok, n * sizeof(tok[0]));
+	tr.nlast = n;
 	tr.started = ranges_seen = 1;
 }
 

@@ -42,7 +42,7 @@ expect_exit 0 "report" -- "$GMPROF" report "$S"
 # The table of NVTX ranges: a name cut between characters, to the column's 34 characters (not bytes).
 python3 -c 'import sys
 lines = open(sys.argv[1], encoding="utf-8", errors="replace").read().split("\n")
-row = lines[lines.index("  range                                    peak     calls  allocated          outlived it") + 1]
+row = lines[lines.index("  range                                    peak     calls  times  allocated          outlived it") + 1]
 sys.exit(0 if row.startswith("  " + "\u00e9" * 34 + "    2.0 MiB#") else 1)' "$TMPDIR/out" 2>/dev/null &&
 	ok "  ... the range table: its name cut to the column by characters" ||
 	notok "  ... range table: $(grep -a -A1 '^  range  ' "$TMPDIR/out")"

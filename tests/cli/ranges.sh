@@ -32,21 +32,23 @@ cat >"$TMPDIR/phases.want" <<'T'
 Memory by NVTX range on device 0
   peak: the most live bytes right after a call made inside ('#': the device's peak);
   outlived it: allocated inside, freed outside the range or never
-  range                                    peak     calls  allocated          outlived it
-  setup                               768.0 MiB         4  768.0 MiB in 3     768.0 MiB in 3
-  step                                  1.2 GiB#       11  512.0 MiB in 3     -
-    forward                             1.0 GiB         4  256.0 MiB in 2     256.0 MiB in 2
-    backward                            1.2 GiB#        5  256.0 MiB in 1     256.0 MiB in 1
-    optimizer                           1.0 GiB         2  -                  -
+  range                                    peak     calls  times  allocated          outlived it
+  setup                               768.0 MiB         4      1  768.0 MiB in 3     768.0 MiB in 3
+  step                                  1.2 GiB#       11      1  512.0 MiB in 3     -
+    forward                             1.0 GiB         4      1  256.0 MiB in 2     256.0 MiB in 2
+    backward                            1.2 GiB#        5      1  256.0 MiB in 1     256.0 MiB in 1
+    optimizer                           1.0 GiB         2      1  -                  -
 
 T
 diff -u "$TMPDIR/phases.want" "$TMPDIR/phases" >"$TMPDIR/diff" && ok "report: memory by NVTX range" ||
 	{ notok "report: memory by NVTX range"; cat "$TMPDIR/diff"; }
 expect_exit 0 "report --format markdown" -- "$GMPROF" report --format markdown "$S"
-grep -q '^| `step > backward` | \*\*1.2 GiB\*\* | 5 | 256.0 MiB in 1 | 256.0 MiB in 1 |$' "$TMPDIR/out" &&
-	grep -q '^| `step > optimizer` | 1.0 GiB | 2 | - | - |$' "$TMPDIR/out" &&
+grep -q '^| `step > backward` | \*\*1.2 GiB\*\* | 5 | 1 | 256.0 MiB in 1 | 256.0 MiB in 1 |$' "$TMPDIR/out" &&
+	grep -q '^| `step > optimizer` | 1.0 GiB | 2 | 1 | - | - |$' "$TMPDIR/out" &&
 	ok "markdown: memory by NVTX range" || notok "markdown: $(grep -A9 '^### Memory by' "$TMPDIR/out")"
-# A loop whose steps keep a buffer each until the end: the step range says what outlived it.
+# A loop whose steps keep a buffer each until the end: the step range says
+# what outlived it, how many times it was entered, and that each time began
+# with 4 KiB more live than the one before.
 {
 	i=1; while [ $i -le 3 ]; do
 		echo '{"op":"range_push","name":"step"}'
@@ -60,10 +62,29 @@ grep -q '^| `step > backward` | \*\*1.2 GiB\*\* | 5 | 256.0 MiB in 1 | 256.0 MiB
 	i=1; while [ $i -le 3 ]; do echo "{\"op\":\"free\",\"addr\":$((i * 65536))}"; i=$((i + 1)); done
 } >"$TMPDIR/loop.jsonl"
 expect_exit 0 "report of a loop" -- "$GMPROF" report "$TMPDIR/loop.jsonl"
-grep -q '^  step  *13.0 KiB#  *12  15.0 KiB in 6  *12.0 KiB in 3$' "$TMPDIR/out" &&
-	ok "report: a loop's steps kept 12 KiB past their end" || notok "report: loop: $(grep -A5 '^Memory by NVTX' "$TMPDIR/out")"
+grep -q '^  step  *13.0 KiB#  *12  *3  15.0 KiB in 6  *12.0 KiB in 3$' "$TMPDIR/out" &&
+	ok "report: a loop's steps kept 12 KiB past their end, in 3 times" || notok "report: loop: $(grep -A5 '^Memory by NVTX' "$TMPDIR/out")"
+grep -q '^  step: live bytes as it began grew from 0 B (the first of its 3 times) to 8.0 KiB (the last), 4.0 KiB more each time$' "$TMPDIR/out" &&
+	ok "report: ... and began each time with 4 KiB more" || notok "report: loop's growth: $(grep -A6 '^Memory by NVTX' "$TMPDIR/out")"
+expect_exit 0 "report --format markdown of a loop" -- "$GMPROF" report --format markdown "$TMPDIR/loop.jsonl"
+grep -qF '| `step` | **13.0 KiB** | 12 | 3 | 15.0 KiB in 6 | 12.0 KiB in 3 |' "$TMPDIR/out" &&
+	grep -qxF '`step`: live bytes as it began grew from 0 B (the first of its 3 times) to 8.0 KiB (the last), 4.0 KiB more each time' "$TMPDIR/out" &&
+	ok "markdown: the loop's times, and what each left behind" || notok "markdown: loop: $(grep -A8 '^### Memory by' "$TMPDIR/out")"
+expect_exit 0 "html of a loop" -- "$GMPROF" html -o "$TMPDIR/loop.html" "$TMPDIR/loop.jsonl"
+grep -qF '<tr><td colspan="9">step: live bytes as it began grew from 0 B (the first of its 3 times) to 8.0 KiB (the last), 4.0 KiB more each time</td></tr>' "$TMPDIR/loop.html" &&
+	ok "html: the same, under the table's rows" || notok "html: loop: $(grep -o '<tr><td colspan.\{0,200\}' "$TMPDIR/loop.html")"
+# Recorded, the loop's steps come back as three times (the collector writes
+# a pop and a push of the same range between two calls), pushed or begun by id.
+for how in push startend; do
+	rm -f "$TMPDIR/loop-$how.gmprof"
+	expect_exit 0 "collect the loop ($how)" -- env GMP_DOUBLE_NVTX_RANGES=$how GMPROF_OUTPUT="$TMPDIR/loop-$how.gmprof" "$FAKE" "$TMPDIR/loop.jsonl"
+	"$GMPROF" report "$TMPDIR/loop-$how.gmprof" >"$TMPDIR/rep" 2>/dev/null
+	grep -q '^  step  *13.0 KiB#  *12  *3  15.0 KiB in 6  *12.0 KiB in 3$' "$TMPDIR/rep" &&
+		grep -q '^  step: live bytes as it began grew from 0 B (the first of its 3 times) to 8.0 KiB (the last), 4.0 KiB more each time$' "$TMPDIR/rep" &&
+		ok "  ... three times, as in the script" || notok "  ... $(grep -A6 '^Memory by NVTX' "$TMPDIR/rep")"
+done
 expect_exit 0 "report --format json of a loop" -- "$GMPROF" report --format json "$TMPDIR/loop.jsonl"
-grep -q '"memory_by_range":\[{"ranges":\["step"\],"path":"step","device":0,"calls":12,"peak_bytes":13312,"peak_at":{"api":"ALLOC","stream":0,"ordinal":6,"level":[0-9]*,"event":9,"ranges":\["step"\]},"allocated_bytes":15360,"allocated_objects":6,"outlived_bytes":12288,"outlived_objects":3}\]' "$TMPDIR/out" &&
+grep -q '"memory_by_range":\[{"ranges":\["step"\],"path":"step","device":0,"calls":12,"peak_bytes":13312,"peak_at":{"api":"ALLOC","stream":0,"ordinal":6,"level":[0-9]*,"event":9,"ranges":\["step"\]},"allocated_bytes":15360,"allocated_objects":6,"outlived_bytes":12288,"outlived_objects":3,"times":3,"time_peak_min_bytes":5120,"entry_first_bytes":0,"entry_last_bytes":8192}\]' "$TMPDIR/out" &&
 	ok "JSON report: memory_by_range" || notok "JSON report: $(grep -o '"memory_by_range":.*' "$TMPDIR/out")"
 
 expect_exit 0 "replay --format json" -- "$GMPROF" replay --format json "$S"
@@ -80,7 +101,7 @@ grep -q '<code>train.cu:11</code> in setup</td>' "$TMPDIR/t.html" && ok "html: t
 grep -q '<tr><td>step &gt; forward</td><td class="n">5</td><td class="n">2</td><td class="n">256.0 MiB</td><td class="n">-</td></tr>' "$TMPDIR/t.html" &&
 	grep -q '<li>device 0: with all 13 of its findings that free memory fixed, the peak is 1.0 GiB (now 1.2 GiB)</li>' "$TMPDIR/t.html" &&
 	ok "html: findings by range, and the fixes combined" || notok "html: findings by range, and the fixes combined"
-grep -q '<tr><td>step &gt; backward</td><td class="n"><b>1.2 GiB</b></td><td class="n">5</td><td class="n">256.0 MiB</td><td class="n">1</td><td class="n">256.0 MiB</td><td class="n">1</td></tr>' "$TMPDIR/t.html" &&
+grep -q '<tr><td>step &gt; backward</td><td class="n"><b>1.2 GiB</b></td><td class="n">5</td><td class="n">1</td><td class="n">256.0 MiB</td><td class="n">1</td><td class="n">256.0 MiB</td><td class="n">1</td></tr>' "$TMPDIR/t.html" &&
 	grep -q '<tr><td>setup</td><td class="n">768.0 MiB</td><td class="n">4</td>' "$TMPDIR/t.html" &&
 	ok "html: memory by NVTX range, the peak's ranges in bold" || notok "html: memory by NVTX range"
 
@@ -226,12 +247,12 @@ cat >"$TMPDIR/regions.jsonl" <<'J'
 {"op":"range_pop"}
 J
 expect_exit 0 "report: a range around a pool's regions" -- "$GMPROF" report "$TMPDIR/regions.jsonl"
-grep -q '^  range                                    peak      in use    calls  allocated          outlived it$' "$TMPDIR/out" &&
-	grep -q '^  step                                  1.0 MiB#    8.0 KiB        6  1.0 MiB in 1       1.0 MiB in 1$' "$TMPDIR/out" &&
+grep -q '^  range                                    peak      in use    calls  times  allocated          outlived it$' "$TMPDIR/out" &&
+	grep -q '^  step                                  1.0 MiB#    8.0 KiB        6      1  1.0 MiB in 1       1.0 MiB in 1$' "$TMPDIR/out" &&
 	ok "  ... an in-use column: the range's peak of its regions" || notok "  ... $(grep -A2 '^  range ' "$TMPDIR/out")"
 expect_exit 0 "report --format markdown" -- "$GMPROF" report --format markdown "$TMPDIR/regions.jsonl"
-grep -qF '| `step` | **1.0 MiB** | 8.0 KiB | 6 | 1.0 MiB in 1 | 1.0 MiB in 1 |' "$TMPDIR/out" &&
-	grep -qF '| range | peak | in use | calls | allocated | outlived it |' "$TMPDIR/out" &&
+grep -qF '| `step` | **1.0 MiB** | 8.0 KiB | 6 | 1 | 1.0 MiB in 1 | 1.0 MiB in 1 |' "$TMPDIR/out" &&
+	grep -qF '| range | peak | in use | calls | times | allocated | outlived it |' "$TMPDIR/out" &&
 	ok "  ... the same column" || notok "  ... $(grep -F '| ' "$TMPDIR/out" | head -5)"
 expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/regions.html" "$TMPDIR/regions.jsonl"
 grep -qF '<tr><td>step</td><td class="n"><b>1.0 MiB</b></td><td class="n">8.0 KiB</td><td class="n">6</td>' "$TMPDIR/regions.html" &&

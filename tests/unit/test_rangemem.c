@@ -58,6 +58,9 @@ static void training_step(void **state)
 	expect(&m, r, "step > backward", 5, 1280 * MIB, 256 * MIB, 1, 256 * MIB, 1);
 	expect(&m, r, "step > optimizer", 2, 1024 * MIB, 0, 0, 0, 0);
 	expect(&m, r, "step", 11, 1280 * MIB, 512 * MIB, 3, 0, 0);
+	/* Each range entered once. */
+	for (uint32_t k = 0; k < m.n; k++)
+		assert_int_equal(gmp_rmem__at(&m, k, 0)->times, 1);
 	/* The peak is reached at grads' allocation, the first call in backward to reach it. */
 	const struct gmp_rmem_dev *bw = gmp_rmem__at(&m, node_of(&m, r, "step > backward"), 0);
 	assert_int_equal(bw->peak_ev, gmp_result__top_peak(r, 0)->ev);
@@ -68,6 +71,82 @@ static void training_step(void **state)
 	char buf[256];
 	for (size_t i = 0; i < 5; i++)
 		assert_string_equal(gmp_rmem__path(&m, r, m.tree[i], buf, sizeof(buf)), order[i]);
+	gmp_rmem__release(&m);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+/* The text report's section, at most max ranges a device (malloc'd). */
+static char *text_of(const struct gmp_result *r, size_t max)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	assert_non_null(fp);
+	assert_int_equal(gmp_rmem__text(fp, r, max), 0);
+	fclose(fp);
+	return text;
+}
+
+static void expect_times(const struct gmp_rmem *m, const struct gmp_result *r, const char *path, uint64_t times,
+			 uint64_t peak_min, uint64_t entry_first, uint64_t entry_last)
+{
+	const struct gmp_rmem_dev *x = gmp_rmem__at(m, node_of(m, r, path), 0);
+	if (x->times != times || x->time_peak_min != peak_min || x->entry_first != entry_first ||
+	    x->entry_last != entry_last)
+		fail_msg("%s: %llu times, the least peak %llu, %llu live as the first began, %llu as the last", path,
+			 (unsigned long long)x->times, (unsigned long long)x->time_peak_min,
+			 (unsigned long long)x->entry_first, (unsigned long long)x->entry_last);
+}
+
+/*
+ * A range entered again: two steps, the first with two forward passes (a
+ * pop and a push of the same name between two calls), and a second thread
+ * whose step holds a buffer into the next one's: each time counts.
+ */
+static void times(void **state)
+{
+	(void)state;
+	static const char body[] =
+		"{\"op\":\"alloc\",\"addr\":\"0x1000000\",\"size\":1048576}\n"
+		"{\"op\":\"range_push\",\"name\":\"step\"}\n"
+		"{\"op\":\"range_push\",\"name\":\"fwd\"}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x2000000\",\"size\":2097152}\n"
+		"{\"op\":\"range_pop\"}\n"
+		"{\"op\":\"range_push\",\"name\":\"fwd\"}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x3000000\",\"size\":2097152}\n"
+		"{\"op\":\"free\",\"addr\":\"0x2000000\"}\n"
+		"{\"op\":\"range_pop\"}\n"
+		"{\"op\":\"free\",\"addr\":\"0x3000000\"}\n"
+		"{\"op\":\"range_pop\"}\n"
+		"{\"op\":\"range_push\",\"name\":\"step\",\"thread\":2}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x4000000\",\"size\":4194304,\"thread\":2}\n"
+		"{\"op\":\"range_pop\",\"thread\":2}\n"
+		"{\"op\":\"range_push\",\"name\":\"step\"}\n"
+		"{\"op\":\"range_push\",\"name\":\"fwd\"}\n"
+		"{\"op\":\"alloc\",\"addr\":\"0x5000000\",\"size\":2097152}\n"
+		"{\"op\":\"free\",\"addr\":\"0x5000000\"}\n"
+		"{\"op\":\"range_pop\"}\n"
+		"{\"op\":\"range_pop\"}\n"
+		"{\"op\":\"free\",\"addr\":\"0x4000000\"}\n"
+		"{\"op\":\"free\",\"addr\":\"0x1000000\"}\n";
+	struct gmp_trace *t = ts_script(body);
+	struct gmp_result *r = ts_detect(t, NULL);
+	struct gmp_rmem m;
+	assert_int_equal(gmp_rmem__build(r, &m), 0);
+	/*
+	 * step: thread 1's first (peak 5 MiB: weights and both buffers; began
+	 * with 1 MiB live), thread 2's (5 MiB; 1 MiB), thread 1's second (7 MiB:
+	 * thread 2's 4 MiB still live; began with 5 MiB).
+	 */
+	expect_times(&m, r, "step", 3, 5 * MIB, 1 * MIB, 5 * MIB);
+	/* fwd: 3 MiB, then 5 MiB in the first step; 7 MiB in the second. */
+	expect_times(&m, r, "step > fwd", 3, 3 * MIB, 1 * MIB, 5 * MIB);
+	expect(&m, r, "step", 7, 7 * MIB, 10 * MIB, 4, 4 * MIB, 1);
+	char *text = text_of(r, 16);
+	assert_non_null(strstr(text, "\n  step: live bytes as it began grew from 1.0 MiB (the first of its 3 times) to 5.0 MiB "
+				     "(the last), 2.0 MiB more each time\n"));
+	free(text);
 	gmp_rmem__release(&m);
 	gmp_result__free(r);
 	gmp_trace__free(t);
@@ -84,13 +163,8 @@ static void no_ranges(void **state)
 	assert_int_equal(m.n, 0);
 	assert_int_equal(m.ntree, 0);
 	gmp_rmem__release(&m);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&text, &len);
-	assert_non_null(fp);
-	assert_int_equal(gmp_rmem__text(fp, r, 16), 0);
-	fclose(fp);
-	assert_int_equal(len, 0);
+	char *text = text_of(r, 16);
+	assert_int_equal(strlen(text), 0);
 	free(text);
 	gmp_result__free(r);
 	gmp_trace__free(t);
@@ -191,6 +265,13 @@ static void check_random(const struct gmp_rmem *m, const struct gmp_result *r, i
 				}
 			}
 			const struct gmp_rmem_dev *x = gmp_rmem__at(m, k, d);
+			/* Its times: at least one where it has calls, at most one a call; none where it has none. */
+			if (calls ? x->times < 1 || x->times > calls || x->time_peak_min > x->peak ||
+					    x->entry_first > r->devices[d].peak_bytes || x->entry_last > r->devices[d].peak_bytes
+				  : x->times != 0)
+				fail_msg("round %d, node %u, device %u: %llu times for %llu calls, the least peak %llu of %llu",
+					 round, k, dev, (unsigned long long)x->times, (unsigned long long)calls,
+					 (unsigned long long)x->time_peak_min, (unsigned long long)x->peak);
 			if (x->calls != calls || x->peak != peak || x->peak_ev != peak_ev || x->alloc_bytes != alloc ||
 			    x->alloc_objects != nalloc || x->outlive_bytes != outl || x->outlive_objects != noutl)
 				fail_msg("round %d, node %u, device %u: %llu/%llu calls, peak %llu/%llu at %u/%u, "
@@ -269,16 +350,11 @@ static void text_section(void **state)
 	(void)state;
 	struct gmp_trace *t = ts_script_file("nvtx_ranges.jsonl");
 	struct gmp_result *r = ts_detect(t, NULL);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&text, &len);
-	assert_non_null(fp);
-	assert_int_equal(gmp_rmem__text(fp, r, 2), 0);
-	fclose(fp);
+	char *text = text_of(r, 2);
 	/* At most 2 ranked by peak (step, backward) and the ranges around them: step's own row. */
 	assert_non_null(strstr(text, "Memory by NVTX range on device 0"));
-	assert_non_null(strstr(text, "\n  step                                  1.2 GiB#       11  512.0 MiB in 3     -\n"));
-	assert_non_null(strstr(text, "\n    backward                            1.2 GiB#        5  256.0 MiB in 1     "
+	assert_non_null(strstr(text, "\n  step                                  1.2 GiB#       11      1  512.0 MiB in 3     -\n"));
+	assert_non_null(strstr(text, "\n    backward                            1.2 GiB#        5      1  256.0 MiB in 1     "
 				     "256.0 MiB in 1\n"));
 	assert_null(strstr(text, "forward"));
 	assert_null(strstr(text, "setup"));
@@ -419,6 +495,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(training_step),
+		cmocka_unit_test(times),
 		cmocka_unit_test(no_ranges),
 		cmocka_unit_test(pool_regions),
 		cmocka_unit_test(random_traces),
