@@ -73,21 +73,25 @@ void gmp_gate__baseline(struct gmp_gate *g, const struct gmp_baseline *b, const 
 /*
  * gmprof check --max-range-peak GLOB=BUDGET (check_ranges.c): the NVTX
  * ranges whose path matches GLOB ("outer > inner", fnmatch) held to a
- * peak, in bytes or as a share of each device's memory.
+ * peak, in bytes or as a share of each device's memory; and
+ * --max-range-growth GLOB=BUDGET: held to how much more was live as their
+ * latest time began than as their first did (rangemem.h).
  */
-#define GMP_RANGE_BUDGETS 16   /* --max-range-peak options at most */
+#define GMP_RANGE_BUDGETS 16   /* --max-range-peak and --max-range-growth options at most */
 
 struct gmp_range_budget {
 	char glob[256];
 	uint64_t bytes;
 	double pct;               /* > 0: a share of the device's memory instead */
+	int growth;               /* --max-range-growth's (else --max-range-peak's) */
 };
 
 /* A range over a budget on a device. */
 struct gmp_range_over {
 	uint32_t device;
 	uint32_t peak_ev;         /* the first call inside to reach its peak */
-	uint64_t peak, budget;
+	uint64_t peak, budget;    /* peak: the growth, for a growth budget */
+	uint64_t times;
 	size_t rule;              /* the budget's index */
 	char path[256];
 };
@@ -96,16 +100,20 @@ struct gmp_range_eval {
 	struct gmp_range_over *over;  /* the largest excess first */
 	size_t nover;
 	size_t *matched;              /* per budget: ranges (per device) it matched */
-	uint64_t *largest;            /* and the largest peak among them */
+	uint64_t *largest;            /* and the largest peak (or growth) among them */
 };
 
-/* "GLOB=BUDGET" (the last '=' splits): 0, or -EINVAL (no glob, a glob too long, a bad budget). */
-int gmp_range_budget__parse(const char *arg, struct gmp_range_budget *b);
+/* "GLOB=BUDGET" (the last '=' splits) of a peak or growth budget: 0, or -EINVAL (no glob, a glob too long, a bad budget). */
+int gmp_range_budget__parse(const char *arg, int growth, struct gmp_range_budget *b);
 /* The budgets on r's ranges.  0 or -ENOMEM; release ev in every case. */
 int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_budget *rules, size_t n,
 			   struct gmp_range_eval *ev);
 void gmp_range_eval__release(struct gmp_range_eval *ev);
-/* The check max_range_peak: fails on a range over its budget, and on a budget that matched no range. */
+/*
+ * The checks max_range_peak and max_range_growth (each where a budget is
+ * of its kind): fail on a range over its budget, and on a budget that
+ * matched no range.
+ */
 void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n);
 
 /*
@@ -133,7 +141,7 @@ struct gmp_budgets {
 	double peak_pct, inuse_pct; /* the budgets as shares of each device's memory (0: in bytes) */
 	int have_leak;
 	uint64_t max_leak;
-	const struct gmp_range_budget *range;  /* --max-range-peak, nrange of them */
+	const struct gmp_range_budget *range;  /* --max-range-peak and --max-range-growth, nrange of them */
 	size_t nrange;
 	const struct gmp_baseline *base;   /* NULL: no baseline */
 	double tol_pct;

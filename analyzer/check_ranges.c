@@ -4,9 +4,12 @@
  * phase of the program needs.  Each NVTX range whose path ("outer >
  * inner") matches GLOB has its peak on each device (rangemem.h: the most
  * live bytes right after a call made inside it) held to BUDGET, in bytes
- * or as a share of the device's memory.  A rule that matches no range
- * fails: the gate would otherwise pass a program that stopped pushing the
- * range, or a run whose collector was not NVTX's tool.
+ * or as a share of the device's memory.  --max-range-growth GLOB=BUDGET
+ * holds instead what its times left behind: how many more bytes were live
+ * as its latest time began than as its first did (a training step that
+ * keeps memory each iteration).  A rule that matches no range fails: the
+ * gate would otherwise pass a program that stopped pushing the range, or
+ * a run whose collector was not NVTX's tool.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,10 +25,11 @@
 #include "rangemem.h"
 #include "session.h"
 
-int gmp_range_budget__parse(const char *arg, struct gmp_range_budget *b)
+int gmp_range_budget__parse(const char *arg, int growth, struct gmp_range_budget *b)
 {
 	const char *eq = strrchr(arg, '=');
 	memset(b, 0, sizeof(*b));
+	b->growth = growth;
 	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(b->glob) || gmp_cli__budget(eq + 1, &b->bytes, &b->pct))
 		return -EINVAL;
 	memcpy(b->glob, arg, (size_t)(eq - arg));
@@ -65,9 +69,11 @@ int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_bu
 								   : rules[k].bytes;
 				if (!x->calls)
 					continue;
+				uint64_t val = !rules[k].growth ? x->peak
+					       : x->entry_last > x->entry_first ? x->entry_last - x->entry_first : 0;
 				ev->matched[k]++;
-				ev->largest[k] = x->peak > ev->largest[k] ? x->peak : ev->largest[k];
-				if (x->peak <= budget)
+				ev->largest[k] = val > ev->largest[k] ? val : ev->largest[k];
+				if (val <= budget)
 					continue;
 				if (ev->nover == cap) {
 					struct gmp_range_over *v = realloc(ev->over, (cap = cap ? 2 * cap : 8) * sizeof(*v));
@@ -78,8 +84,8 @@ int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_bu
 					ev->over = v;
 				}
 				struct gmp_range_over *o = &ev->over[ev->nover++];
-				*o = (struct gmp_range_over){ .device = dev, .peak_ev = x->peak_ev, .peak = x->peak,
-							      .budget = budget, .rule = k };
+				*o = (struct gmp_range_over){ .device = dev, .peak_ev = x->peak_ev, .peak = val,
+							      .budget = budget, .times = x->times, .rule = k };
 				snprintf(o->path, sizeof(o->path), "%s", path);
 			}
 		}
@@ -109,59 +115,85 @@ static const char *rule_text(const struct gmp_range_budget *b, char *buf, size_t
 	return buf;
 }
 
-void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n)
+/* One of the two checks: the budgets of rules of its kind (growth) on g's run. */
+static void range_gate(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n, int growth)
 {
 	const struct gmp_result *r = g->s->r;
+	const char *name = growth ? "max_range_growth" : "max_range_peak", *what = growth ? " growth" : "";
 	struct gmp_range_eval ev;
 	if (gmp_range_budget__eval(r, rules, n, &ev)) {
-		gmp_gate__add(g, "max_range_peak", 1, "out of memory evaluating the NVTX ranges");
+		gmp_gate__add(g, name, 1, "out of memory evaluating the NVTX ranges");
 		gmp_range_eval__release(&ev);
 		return;
 	}
-	size_t unmatched = 0;
+	size_t unmatched = 0, nover = 0;
 	for (size_t k = 0; k < n; k++)
-		unmatched += !ev.matched[k];
+		unmatched += rules[k].growth == growth && !ev.matched[k];
+	for (size_t i = 0; i < ev.nover; i++)
+		nover += rules[ev.over[i].rule].growth == growth;
 	char line[1024], rt[300], a[64], b[64], api[160];
 	struct gmp_check *c;
-	if (ev.nover || unmatched) {
+	if (nover || unmatched) {
 		char over[64] = "", un[64] = "";
-		if (ev.nover)
-			snprintf(over, sizeof(over), "%zu NVTX range%s over budget", ev.nover, ev.nover == 1 ? "" : "s");
+		if (nover)
+			snprintf(over, sizeof(over), "%zu NVTX range%s over %s", nover, nover == 1 ? "" : "s",
+				 !growth ? "budget" : nover == 1 ? "its growth budget" : "their growth budgets");
 		if (unmatched)
-			snprintf(un, sizeof(un), "%s%zu budget%s matched no range", ev.nover ? "; " : "", unmatched,
+			snprintf(un, sizeof(un), "%s%zu budget%s matched no range", nover ? "; " : "", unmatched,
 				 unmatched == 1 ? "" : "s");
-		c = gmp_gate__add(g, "max_range_peak", 1, "%s%s", over, un);
+		c = gmp_gate__add(g, name, 1, "%s%s", over, un);
 	} else {
 		size_t len = 0;
 		line[0] = 0;
 		for (size_t k = 0; k < n && len < sizeof(line); k++) {
-			int w = snprintf(line + len, sizeof(line) - len, "%s%s: %zu matched (the largest %s)", k ? "; " : "",
+			if (rules[k].growth != growth)
+				continue;
+			int w = snprintf(line + len, sizeof(line) - len, "%s%s: %zu matched (the largest %s)", len ? "; " : "",
 					 rule_text(&rules[k], rt, sizeof(rt)), ev.matched[k],
 					 gmp_human_bytes(ev.largest[k], a, sizeof(a)));
 			len += w > 0 ? (size_t)w : 0;
 		}
-		c = gmp_gate__add(g, "max_range_peak", 0, "every NVTX range within its budget: %s", line);
+		c = gmp_gate__add(g, name, 0, "every NVTX range within its%s budget: %s", what, line);
 	}
-	for (size_t i = 0; i < ev.nover && i < 20; i++) {
+	for (size_t i = 0, shown = 0; i < ev.nover && shown < 20; i++) {
 		const struct gmp_range_over *o = &ev.over[i];
-		const char *site = gmp_sites__event(&g->s->sites, o->peak_ev, NULL);
+		if (rules[o->rule].growth != growth)
+			continue;
 		gmp_gate__two_sizes(o->peak, o->budget, a, b, sizeof(a));
-		snprintf(line, sizeof(line), "  %s on device %u: %s > %s (%s), reached at %s%s%s", o->path, o->device,
-			 a, b, rule_text(&rules[o->rule], rt, sizeof(rt)), gmp_result__api_label(r, o->peak_ev, api, sizeof(api)),
-			 site ? " at " : "", site ? site : "");
+		if (growth) {
+			snprintf(line, sizeof(line), "  %s on device %u: began the last of its %llu times with %s more live "
+				 "than the first > %s (%s)", o->path, o->device, (unsigned long long)o->times, a, b,
+				 rule_text(&rules[o->rule], rt, sizeof(rt)));
+		} else {
+			const char *site = gmp_sites__event(&g->s->sites, o->peak_ev, NULL);
+			snprintf(line, sizeof(line), "  %s on device %u: %s > %s (%s), reached at %s%s%s", o->path, o->device,
+				 a, b, rule_text(&rules[o->rule], rt, sizeof(rt)),
+				 gmp_result__api_label(r, o->peak_ev, api, sizeof(api)), site ? " at " : "", site ? site : "");
+		}
 		gmp_check__more(c, line);
+		shown++;
 	}
-	if (ev.nover > 20) {
-		snprintf(line, sizeof(line), "  ... and %zu more", ev.nover - 20);
+	if (nover > 20) {
+		snprintf(line, sizeof(line), "  ... and %zu more", nover - 20);
 		gmp_check__more(c, line);
 	}
 	for (size_t k = 0; k < n; k++)
-		if (!ev.matched[k]) {
+		if (rules[k].growth == growth && !ev.matched[k]) {
 			snprintf(line, sizeof(line), "  no NVTX range matches '%s' (does the program push it, and was the "
 				 "collector NVTX's tool? gmprof run makes it so)", rules[k].glob);
 			gmp_check__more(c, line);
 		}
 	gmp_range_eval__release(&ev);
+}
+
+void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n)
+{
+	int kinds[2] = { 0, 0 };
+	for (size_t k = 0; k < n; k++)
+		kinds[rules[k].growth != 0] = 1;
+	for (int growth = 0; growth < 2; growth++)
+		if (kinds[growth])
+			range_gate(g, rules, n, growth);
 }
 
 /* Against the baseline: what the devices' ranges did, and a line for each that grew (into lines). */

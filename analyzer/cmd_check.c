@@ -48,6 +48,11 @@ static const char usage[] =
 	"                           fail when an NVTX range matching GLOB (\"outer > inner\",\n"
 	"                           fnmatch) reaches more than BYTES or P% on a device, or\n"
 	"                           when no range matches (repeatable)\n"
+	"      --max-range-growth GLOB=BYTES\n"
+	"                           fail when an NVTX range matching GLOB began the last of its\n"
+	"                           times (a loop's iterations) with more than BYTES (or P%)\n"
+	"                           more live on a device than its first, or when no range\n"
+	"                           matches (repeatable)\n"
 	"      --max-leak BYTES     fail when more than BYTES are leaked\n"
 	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
 	"                           a device's peak (and each NVTX range's peak) grown\n"
@@ -86,6 +91,7 @@ static const char usage[] =
 	"  gmprof check --max-peak 10GiB --fail-on memory_leak prof.*.gmprof\n"
 	"  gmprof check --max-peak 90% app.gmprof     # leave a tenth of each GPU's memory free\n"
 	"  gmprof check --max-range-peak 'step > forward=4GiB' --max-range-peak 'step > backward=6GiB' app.gmprof\n"
+	"  gmprof check --max-range-growth 'step=0' app.gmprof   # no memory kept from one step to the next\n"
 	"  gmprof check --baseline main.baseline.json --markdown \"$GITHUB_STEP_SUMMARY\" --force app.gmprof\n"
 	"  gmprof check --fail-on all --min-size 1MiB --annotations github app.gmprof  # no code scanning\n"
 	"  gmprof check --baseline main.baseline.json --codequality gl-code-quality.json app.gmprof  # GitLab\n";
@@ -390,7 +396,9 @@ static int check_one(struct gmp_session *s, size_t i, void *ctx)
 				      a->bu->peak_pct ? a->bu->peak_pct : a->bu->inuse_pct))
 		return GMP_OUTPUT_ABANDON;
 	for (size_t k = 0; k < a->bu->nrange; k++)
-		if (!gmp_report__shares_known("check", s->name, s->r, "--max-range-peak", a->bu->range[k].pct))
+		if (!gmp_report__shares_known("check", s->name, s->r,
+					      a->bu->range[k].growth ? "--max-range-growth" : "--max-range-peak",
+					      a->bu->range[k].pct))
 			return GMP_OUTPUT_ABANDON;
 	struct gmp_gate *g = &a->gates[a->ngates];
 	*g = (struct gmp_gate){ .s = s, .name = strdup(s->name) };

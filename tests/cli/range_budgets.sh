@@ -7,6 +7,39 @@
 B=$(cd "$(dirname "$GMPROF")" && pwd)
 S=tests/scripts/nvtx_ranges.jsonl
 
+# What a loop's times may leave behind (check --max-range-growth GLOB=BYTES):
+# each step keeps a 4 KiB buffer, so its third began with 8 KiB more live
+# than its first.
+{
+	i=1; while [ $i -le 3 ]; do
+		echo '{"op":"range_push","name":"step"}'
+		echo "{\"op\":\"alloc\",\"addr\":$((i * 65536)),\"size\":4096}"
+		echo "{\"op\":\"alloc\",\"addr\":$((i * 65536 + 8192)),\"size\":1024}"
+		echo "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[$((i * 65536 + 8192))],\"write\":[$((i * 65536))]}"
+		echo "{\"op\":\"free\",\"addr\":$((i * 65536 + 8192))}"
+		echo '{"op":"range_pop"}'
+		i=$((i + 1))
+	done
+	i=1; while [ $i -le 3 ]; do echo "{\"op\":\"free\",\"addr\":$((i * 65536))}"; i=$((i + 1)); done
+} >"$TMPDIR/loop.jsonl"
+expect_exit 1 "check --max-range-growth: a loop that keeps memory each step" -- \
+	"$GMPROF" check --max-range-growth 'step=4KiB' --sarif "$TMPDIR/g.sarif" --junit "$TMPDIR/g.xml" --force "$TMPDIR/loop.jsonl"
+printf '%s\n' "FAIL max_range_growth: 1 NVTX range over its growth budget" \
+	"  step on device 0: began the last of its 3 times with 8.0 KiB more live than the first > 4.0 KiB ('step' <= 4.0 KiB)" >"$TMPDIR/g.want"
+grep -A1 '^FAIL max_range_growth' "$TMPDIR/out" | diff -u "$TMPDIR/g.want" - >"$TMPDIR/diff" &&
+	ok "  ... fails, saying by how much the last time began above the first" || { notok "  ... growth"; cat "$TMPDIR/diff"; }
+grep -A1 'name="max_range_growth"' "$TMPDIR/g.xml" | grep -q '<failure' && "$B/tools/sarif_check" "$TMPDIR/g.sarif" >/dev/null &&
+	! grep -q '"ruleId": "range_peak_over_budget"' "$TMPDIR/g.sarif" &&
+	ok "  ... JUnit: a failed test case; SARIF: no result (no one line to point at)" || notok "  ... JUnit: $(grep -A2 max_range "$TMPDIR/g.xml")"
+expect_exit 0 "check --max-range-growth within budget" -- "$GMPROF" check --max-range-growth 'step=8KiB' "$TMPDIR/loop.jsonl"
+grep -qx "PASS max_range_growth: every NVTX range within its growth budget: 'step' <= 8.0 KiB: 1 matched (the largest 8.0 KiB)" "$TMPDIR/out" &&
+	! grep -q max_range_peak "$TMPDIR/out" && ok "  ... one line, and no peak check asked for" || notok "  ... $(grep max_range "$TMPDIR/out")"
+expect_exit 0 "  ... a phase entered once grew by nothing" -- "$GMPROF" check --max-range-growth 'step=0' "$S"
+expect_exit 1 "check --max-range-growth with a budget that matches no range" -- "$GMPROF" check --max-range-growth 'epoch=0' "$TMPDIR/loop.jsonl"
+grep -q "^FAIL max_range_growth: 1 budget matched no range$" "$TMPDIR/out" && ok "  ... fails, saying so" || notok "  ... $(grep -A1 max_range "$TMPDIR/out")"
+expect_exit 2 "check --max-range-growth without a budget" -- "$GMPROF" check --max-range-growth 'step' "$TMPDIR/loop.jsonl"
+expect_stderr_line "bad --max-range-growth 'step'" "  ... refused in one line"
+
 # A budget per phase (check --max-range-peak GLOB=BYTES): every range matching GLOB on every device.
 expect_exit 0 "check --max-range-peak within budget" -- "$GMPROF" check --max-range-peak 'step*=2GiB' --max-range-peak 'setup=768MiB' "$S"
 grep -qx "PASS max_range_peak: every NVTX range within its budget: 'step\*' <= 2.0 GiB: 4 matched (the largest 1.2 GiB); 'setup' <= 768.0 MiB: 1 matched (the largest 768.0 MiB)" "$TMPDIR/out" &&
@@ -36,7 +69,7 @@ expect_exit 2 "  ... refused where the profile does not record the device's memo
 expect_stderr_line "does not record device 0's memory .*: give --max-range-peak in bytes" "  ... one sentence"
 for bad in 'step' '=1GiB' 'step=lots' 'step=-1'; do
 	expect_exit 2 "check --max-range-peak '$bad'" -- "$GMPROF" check --max-range-peak "$bad" "$S"
-	expect_stderr_line "bad --max-range-peak '$bad' (like 'step > forward=6GiB' or 'step\*=50%'; at most 16 of them)" "  ... one sentence"
+	expect_stderr_line "bad --max-range-peak '$bad' (like 'step > forward=6GiB' or 'step\*=50%'; at most 16 of them in all)" "  ... one sentence"
 done
 set --
 i=0; while [ $i -lt 17 ]; do set -- "$@" --max-range-peak "r$i=1GiB"; i=$((i + 1)); done

@@ -434,19 +434,19 @@ static void budgets(void **state)
 {
 	(void)state;
 	struct gmp_range_budget b[3];
-	assert_int_equal(gmp_range_budget__parse("a > b=c=2KiB", &b[0]), 0); /* the last '=' splits */
+	assert_int_equal(gmp_range_budget__parse("a > b=c=2KiB", 0, &b[0]), 0); /* the last '=' splits */
 	assert_string_equal(b[0].glob, "a > b=c");
 	assert_int_equal(b[0].bytes, 2048);
-	assert_int_equal(gmp_range_budget__parse("x=25%", &b[0]), 0);
+	assert_int_equal(gmp_range_budget__parse("x=25%", 0, &b[0]), 0);
 	assert_true(b[0].pct == 25.0);
 	static const char *const bad[] = { "x", "=1", "x=", "x=many", "x=150%" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
-		if (gmp_range_budget__parse(bad[i], &b[0]) != -EINVAL)
+		if (gmp_range_budget__parse(bad[i], 0, &b[0]) != -EINVAL)
 			fail_msg("'%s' parsed", bad[i]);
 	char longglob[300];
 	memset(longglob, 'g', 290);
 	snprintf(longglob + 290, 10, "=1");
-	assert_int_equal(gmp_range_budget__parse(longglob, &b[0]), -EINVAL);
+	assert_int_equal(gmp_range_budget__parse(longglob, 0, &b[0]), -EINVAL);
 	/* Two devices: "step" has calls on both; device 1 holds 8 KiB inside it, device 0 at most 5 KiB. */
 	static const char body[] =
 		"{\"op\":\"alloc\",\"addr\":65536,\"size\":1024}\n"
@@ -463,9 +463,9 @@ static void budgets(void **state)
 		"{\"op\":\"free\",\"addr\":65536}\n";
 	struct gmp_trace *t = ts_script(body);
 	struct gmp_result *r = ts_detect(t, NULL);
-	assert_int_equal(gmp_range_budget__parse("step=4KiB", &b[0]), 0);
-	assert_int_equal(gmp_range_budget__parse("*=6KiB", &b[1]), 0);
-	assert_int_equal(gmp_range_budget__parse("nothing=1", &b[2]), 0);
+	assert_int_equal(gmp_range_budget__parse("step=4KiB", 0, &b[0]), 0);
+	assert_int_equal(gmp_range_budget__parse("*=6KiB", 0, &b[1]), 0);
+	assert_int_equal(gmp_range_budget__parse("nothing=1", 0, &b[2]), 0);
 	struct gmp_range_eval ev;
 	assert_int_equal(gmp_range_budget__eval(r, b, 3, &ev), 0);
 	/* step: device 0 5 KiB > 4 KiB, device 1 8 KiB > 4 KiB and > 6 KiB; step > inner: 1 KiB on device 0. */
