@@ -15,13 +15,14 @@
 
 /*
  * The checks one input can get, each at most once: complete, monitored,
- * out_of_memory, suppressions, graphs, pools, a pattern:NAME per pattern,
- * max_peak, max_in_use, max_range_peak, max_leak, baseline:new_findings,
- * baseline:peak, baseline:pools, baseline:in_use, baseline:range_peak.
- * gmp_gate__add stops gmprof rather than write past them (a check added
- * without counting it here); tests/cli/all_checks.sh asks for every one.
+ * out_of_memory, suppressions, graphs, tensor_maps, pools, a pattern:NAME
+ * per pattern, max_peak, max_in_use, max_range_peak, max_range_growth,
+ * max_leak, baseline:new_findings, baseline:peak, baseline:pools,
+ * baseline:in_use, baseline:range_peak.  gmp_gate__add stops gmprof rather
+ * than write past them (a check added without counting it here);
+ * tests/cli/all_checks.sh asks for every one.
  */
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 15)
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 17)
 
 struct gmp_check {
 	char name[64];
