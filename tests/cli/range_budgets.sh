@@ -10,18 +10,7 @@ S=tests/scripts/nvtx_ranges.jsonl
 # What a loop's times may leave behind (check --max-range-growth GLOB=BYTES):
 # each step keeps a 4 KiB buffer, so its third began with 8 KiB more live
 # than its first.
-{
-	i=1; while [ $i -le 3 ]; do
-		echo '{"op":"range_push","name":"step"}'
-		echo "{\"op\":\"alloc\",\"addr\":$((i * 65536)),\"size\":4096}"
-		echo "{\"op\":\"alloc\",\"addr\":$((i * 65536 + 8192)),\"size\":1024}"
-		echo "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[$((i * 65536 + 8192))],\"write\":[$((i * 65536))]}"
-		echo "{\"op\":\"free\",\"addr\":$((i * 65536 + 8192))}"
-		echo '{"op":"range_pop"}'
-		i=$((i + 1))
-	done
-	i=1; while [ $i -le 3 ]; do echo "{\"op\":\"free\",\"addr\":$((i * 65536))}"; i=$((i + 1)); done
-} >"$TMPDIR/loop.jsonl"
+cp tests/scripts/nvtx_loop.jsonl "$TMPDIR/loop.jsonl"
 expect_exit 1 "check --max-range-growth: a loop that keeps memory each step" -- \
 	"$GMPROF" check --max-range-growth 'step=4KiB' --sarif "$TMPDIR/g.sarif" --junit "$TMPDIR/g.xml" --force "$TMPDIR/loop.jsonl"
 printf '%s\n' "FAIL max_range_growth: 1 NVTX range over its growth budget" \

@@ -49,18 +49,7 @@ grep -q '^| `step > backward` | \*\*1.2 GiB\*\* | 5 | 1 | 256.0 MiB in 1 | 256.0
 # A loop whose steps keep a buffer each until the end: the step range says
 # what outlived it, how many times it was entered, and that each time began
 # with 4 KiB more live than the one before.
-{
-	i=1; while [ $i -le 3 ]; do
-		echo '{"op":"range_push","name":"step"}'
-		echo "{\"op\":\"alloc\",\"addr\":$((i * 65536)),\"size\":4096,\"label\":\"kept$i\"}"
-		echo "{\"op\":\"alloc\",\"addr\":$((i * 65536 + 8192)),\"size\":1024,\"label\":\"tmp$i\"}"
-		echo "{\"op\":\"kernel\",\"name\":\"k\",\"read\":[$((i * 65536 + 8192))],\"write\":[$((i * 65536))]}"
-		echo "{\"op\":\"free\",\"addr\":$((i * 65536 + 8192))}"
-		echo '{"op":"range_pop"}'
-		i=$((i + 1))
-	done
-	i=1; while [ $i -le 3 ]; do echo "{\"op\":\"free\",\"addr\":$((i * 65536))}"; i=$((i + 1)); done
-} >"$TMPDIR/loop.jsonl"
+cp tests/scripts/nvtx_loop.jsonl "$TMPDIR/loop.jsonl"
 expect_exit 0 "report of a loop" -- "$GMPROF" report "$TMPDIR/loop.jsonl"
 grep -q '^  step  *13.0 KiB#  *12  *3  15.0 KiB in 6  *12.0 KiB in 3$' "$TMPDIR/out" &&
 	ok "report: a loop's steps kept 12 KiB past their end, in 3 times" || notok "report: loop: $(grep -A5 '^Memory by NVTX' "$TMPDIR/out")"
