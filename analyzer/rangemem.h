@@ -98,12 +98,13 @@ int gmp_rmem__html(FILE *fp, const struct gmp_result *r, size_t max);
 
 /*
  * gmprof diff by range (rangemem_diff.c): a range path of device's, in
- * run a (index 0) or b (1) or both, with its peak and outlived bytes.
+ * run a (index 0) or b (1) or both, with its peak, outlived bytes and growth.
  */
 struct gmp_rmem_delta {
 	char *path;               /* "outer > inner" (owned) */
 	int has[2];
 	uint64_t peak[2], outlived[2];
+	uint64_t grew[2];         /* how much more was live as its last time began than as its first */
 };
 
 /*

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * gmprof diff, by NVTX range: for each range path a device has calls in,
- * in either run, its peak and the bytes that outlived it, before and
- * after (rangemem.h says what they count).  Ranges are matched by their
+ * in either run, its peak, the bytes that outlived it and how much more
+ * was live as its last time began than as its first, before and after
+ * (rangemem.h says what they count).  Ranges are matched by their
  * path ("step > backward"), the names a program gives them, which are the
  * same in two runs of it; the largest change comes first.
  */
@@ -26,11 +27,12 @@ static uint64_t dist(uint64_t a, uint64_t b)
 	return a > b ? a - b : b - a;
 }
 
-/* What ranks a range: its peak's change, else what outlived it. */
+/* What ranks a range: the largest change of its peak, what outlived it, and its growth. */
 static uint64_t weight(const struct gmp_rmem_delta *e)
 {
 	uint64_t p = dist(e->peak[0], e->peak[1]), o = dist(e->outlived[0], e->outlived[1]);
-	return p > o ? p : o;
+	uint64_t g = dist(e->grew[0], e->grew[1]);
+	return p > o ? (p > g ? p : g) : (o > g ? o : g);
 }
 
 static int by_change(const void *x, const void *y)
@@ -79,6 +81,7 @@ int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uin
 			}
 			v[n].has[k] = 1;
 			v[n].peak[k] = x->peak;
+			v[n].grew[k] = x->entry_last > x->entry_first ? x->entry_last - x->entry_first : 0;
 			v[n++].outlived[k] = x->outlive_bytes;
 		}
 		gmp_rmem__release(&m);
@@ -96,6 +99,7 @@ int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uin
 			v[m - 1].has[k] = 1;
 			v[m - 1].peak[k] = v[i].peak[k];
 			v[m - 1].outlived[k] = v[i].outlived[k];
+			v[m - 1].grew[k] = v[i].grew[k];
 			free(v[i].path);
 		} else {
 			v[m++] = v[i];
@@ -104,7 +108,7 @@ int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uin
 	n = 0;
 	for (size_t i = 0; i < m; i++) {
 		int same = v[i].has[0] == v[i].has[1] && v[i].peak[0] == v[i].peak[1] &&
-			   v[i].outlived[0] == v[i].outlived[1];
+			   v[i].outlived[0] == v[i].outlived[1] && v[i].grew[0] == v[i].grew[1];
 		if (changed_only && same)
 			free(v[i].path);
 		else
@@ -119,7 +123,11 @@ int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uin
 	return 0;
 }
 
-/* "peak 1.0 GiB -> 1.2 GiB, outlived it 0 B -> 4.0 KiB" (the parts that changed), or a range of one run. */
+/*
+ * "peak 1.0 GiB -> 1.2 GiB, outlived it 0 B -> 4.0 KiB, its last time began
+ * 8.0 KiB -> 0 B above its first" (the parts that changed), or a range of
+ * one run.
+ */
 static const char *words(const struct gmp_rmem_delta *e, char *buf, size_t n)
 {
 	char a[32], b[32], c[32], d[32];
@@ -129,24 +137,27 @@ static const char *words(const struct gmp_rmem_delta *e, char *buf, size_t n)
 			 gmp_human_bytes(e->outlived[!e->has[0]], b, sizeof(b)));
 		return buf;
 	}
-	int p = e->peak[0] != e->peak[1], o = e->outlived[0] != e->outlived[1], w = 0;
+	int p = e->peak[0] != e->peak[1], o = e->outlived[0] != e->outlived[1], g = e->grew[0] != e->grew[1], w = 0;
 	buf[0] = 0;
 	if (p)
 		w = snprintf(buf, n, "peak %s -> %s", gmp_human_bytes(e->peak[0], a, sizeof(a)),
 			     gmp_human_bytes(e->peak[1], b, sizeof(b)));
 	if (o && w >= 0 && (size_t)w < n)
-		snprintf(buf + w, n - (size_t)w, "%soutlived it %s -> %s", p ? ", " : "",
-			 gmp_human_bytes(e->outlived[0], c, sizeof(c)), gmp_human_bytes(e->outlived[1], d, sizeof(d)));
+		w += snprintf(buf + w, n - (size_t)w, "%soutlived it %s -> %s", p ? ", " : "",
+			      gmp_human_bytes(e->outlived[0], c, sizeof(c)), gmp_human_bytes(e->outlived[1], d, sizeof(d)));
+	if (g && w >= 0 && (size_t)w < n)
+		snprintf(buf + w, n - (size_t)w, "%sits last time began %s -> %s above its first", p || o ? ", " : "",
+			 gmp_human_bytes(e->grew[0], a, sizeof(a)), gmp_human_bytes(e->grew[1], b, sizeof(b)));
 	return buf;
 }
 
-/* "+256.0 MiB" or "-4.0 KiB": the change that ranks it (the peak's where both changed alike). */
+/* "+256.0 MiB" or "-4.0 KiB": the change that ranks it (the peak's, then what outlived it, where they tie). */
 static const char *signed_change(const struct gmp_rmem_delta *e, char *buf, size_t n)
 {
 	char a[32];
-	uint64_t p = dist(e->peak[0], e->peak[1]), o = dist(e->outlived[0], e->outlived[1]);
-	int down = p >= o ? e->peak[1] < e->peak[0] : e->outlived[1] < e->outlived[0];
-	snprintf(buf, n, "%s%s", down ? "-" : "+", gmp_human_bytes(p >= o ? p : o, a, sizeof(a)));
+	uint64_t p = dist(e->peak[0], e->peak[1]), o = dist(e->outlived[0], e->outlived[1]), most = weight(e);
+	int down = most == p ? e->peak[1] < e->peak[0] : most == o ? e->outlived[1] < e->outlived[0] : e->grew[1] < e->grew[0];
+	snprintf(buf, n, "%s%s", down ? "-" : "+", gmp_human_bytes(most, a, sizeof(a)));
 	return buf;
 }
 
@@ -178,15 +189,17 @@ int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_res
 	if (err || !n)
 		return err;
 	fprintf(fp, "### Device %u by NVTX range\n\n| change | range | peak before | peak after | outlived it before "
-		"| outlived it after |\n|---|---|---|---|---|---|\n", device);
+		"| outlived it after | grew before | grew after |\n|---|---|---|---|---|---|---|---|\n", device);
 	for (size_t i = 0; i < n && i < max; i++) {
-		char c[40], x[4][32];
+		char c[40], x[6][32];
 		fprintf(fp, "| %s | ", signed_change(&v[i], c, sizeof(c)));
 		gmp_md__code(fp, v[i].path, 1);
-		fprintf(fp, " | %s | %s | %s | %s |\n", v[i].has[0] ? gmp_human_bytes(v[i].peak[0], x[0], 32) : "none",
+		fprintf(fp, " | %s | %s | %s | %s | ", v[i].has[0] ? gmp_human_bytes(v[i].peak[0], x[0], 32) : "none",
 			v[i].has[1] ? gmp_human_bytes(v[i].peak[1], x[1], 32) : "none",
 			v[i].has[0] ? gmp_human_bytes(v[i].outlived[0], x[2], 32) : "none",
 			v[i].has[1] ? gmp_human_bytes(v[i].outlived[1], x[3], 32) : "none");
+		fprintf(fp, "%s | %s |\n", v[i].has[0] ? gmp_human_bytes(v[i].grew[0], x[4], 32) : "none",
+			v[i].has[1] ? gmp_human_bytes(v[i].grew[1], x[5], 32) : "none");
 	}
 	if (n > max)
 		fprintf(fp, "\n... and %zu more ranges\n", n - max);
@@ -204,7 +217,8 @@ int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const str
 		return err;
 	gmp_jw__key(jw, "ranges");
 	gmp_jw__arr(jw);
-	static const char *const key[2][2] = { { "peak_before", "outlived_before" }, { "peak_after", "outlived_after" } };
+	static const char *const key[2][3] = { { "peak_before", "outlived_before", "grew_before" },
+						 { "peak_after", "outlived_after", "grew_after" } };
 	for (size_t i = 0; i < n; i++) {
 		gmp_jw__obj(jw);
 		gmp_jw__kstr(jw, "path", v[i].path);
@@ -213,6 +227,8 @@ int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const str
 			v[i].has[k] ? gmp_jw__u64(jw, v[i].peak[k]) : gmp_jw__null(jw);
 			gmp_jw__key(jw, key[k][1]);
 			v[i].has[k] ? gmp_jw__u64(jw, v[i].outlived[k]) : gmp_jw__null(jw);
+			gmp_jw__key(jw, key[k][2]);
+			v[i].has[k] ? gmp_jw__u64(jw, v[i].grew[k]) : gmp_jw__null(jw);
 		}
 		gmp_jw__obj_end(jw);
 	}

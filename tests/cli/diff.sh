@@ -83,14 +83,25 @@ printf '%s\n' "    by NVTX range (the largest changes first):" \
 cmp -s "$TMPDIR/ranges.got" "$TMPDIR/ranges.want" && ok "diff: the ranges whose peak or outlived bytes changed" ||
 	notok "diff: by range: $(cat "$TMPDIR/ranges.got")"
 expect_exit 0 "diff --format markdown with NVTX ranges" -- "$GMPROF" diff --format markdown $S/nvtx_ranges.jsonl "$TMPDIR/grads.jsonl"
-grep -q '^| +256.0 MiB | `step > backward` | 1.2 GiB | 1.5 GiB | 256.0 MiB | 512.0 MiB |$' "$TMPDIR/out" &&
+grep -q '^| +256.0 MiB | `step > backward` | 1.2 GiB | 1.5 GiB | 256.0 MiB | 512.0 MiB | 0 B | 0 B |$' "$TMPDIR/out" &&
 	! grep -q '`setup`' "$TMPDIR/out" && ok "diff markdown: by NVTX range" || notok "diff markdown: $(grep -A6 'by NVTX range' "$TMPDIR/out")"
 expect_exit 0 "diff --format json with NVTX ranges" -- "$GMPROF" diff --format json $S/nvtx_ranges.jsonl "$TMPDIR/grads.jsonl"
-grep -q '{"path":"setup","peak_before":805306368,"outlived_before":805306368,"peak_after":805306368,"outlived_after":805306368}' "$TMPDIR/out" &&
-	grep -q '"ranges":\[{"path":"step","peak_before":1342177280,"outlived_before":0,"peak_after":1610612736,"outlived_after":0},' "$TMPDIR/out" &&
+grep -q '{"path":"setup","peak_before":805306368,"outlived_before":805306368,"grew_before":0,"peak_after":805306368,"outlived_after":805306368,"grew_after":0}' "$TMPDIR/out" &&
+	grep -q '"ranges":\[{"path":"step","peak_before":1342177280,"outlived_before":0,"grew_before":0,"peak_after":1610612736,"outlived_after":0,"grew_after":0},' "$TMPDIR/out" &&
 	ok "diff JSON: every range, the largest change first" || notok "diff JSON: $(grep -o '"ranges":.*' "$TMPDIR/out" | head -c 400)"
 "$GMPROF" diff $S/nvtx_ranges.jsonl $S/nvtx_ranges.jsonl | grep -q "by NVTX range" && notok "diff: no range lines when nothing changed" ||
 	ok "diff: no range lines when nothing changed"
-"$GMPROF" diff --format json $S/figure2.jsonl $S/nvtx_ranges.jsonl | grep -q '{"path":"setup","peak_before":null,"outlived_before":null,"peak_after":805306368,"outlived_after":805306368}' &&
+"$GMPROF" diff --format json $S/figure2.jsonl $S/nvtx_ranges.jsonl | grep -q '{"path":"setup","peak_before":null,"outlived_before":null,"grew_before":null,"peak_after":805306368,"outlived_after":805306368,"grew_after":0}' &&
 	ok "diff JSON: a range of one run has null in the other" || notok "diff JSON: one run's ranges"
+# A loop fixed to free each step's buffer in its step: its growth from one
+# time to the next is gone, and the diff says so beside the peak and what
+# outlived it.
+grep -v -x -e '{"op":"free","addr":65536}' -e '{"op":"free","addr":131072}' -e '{"op":"free","addr":196608}' \
+	$S/nvtx_loop.jsonl | awk '{ print } /^\{"op":"free","addr":(73728|139264|204800)\}$/ {
+		a = $0; sub(/73728/, "65536", a); sub(/139264/, "131072", a); sub(/204800/, "196608", a); print a }' >"$TMPDIR/fixed.jsonl"
+expect_exit 0 "diff of a loop and its fix" -- "$GMPROF" diff $S/nvtx_loop.jsonl "$TMPDIR/fixed.jsonl"
+grep -qx '      -12.0 KiB   step: peak 13.0 KiB -> 5.0 KiB, outlived it 12.0 KiB -> 0 B, its last time began 8.0 KiB -> 0 B above its first' "$TMPDIR/out" &&
+	ok "  ... the step's growth from its first time to its last, gone" || notok "  ... $(grep -A2 'by NVTX range' "$TMPDIR/out")"
+"$GMPROF" diff --format json $S/nvtx_loop.jsonl "$TMPDIR/fixed.jsonl" | grep -q '"grew_before":8192,"peak_after":5120,"outlived_after":0,"grew_after":0' &&
+	ok "  ... JSON: grew_before and grew_after" || notok "  ... JSON: $("$GMPROF" diff --format json $S/nvtx_loop.jsonl "$TMPDIR/fixed.jsonl" | grep -o '"ranges":[^]]*')"
 finish
