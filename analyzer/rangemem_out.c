@@ -73,6 +73,24 @@ static int grew(const struct gmp_rmem_dev *x, char *buf, size_t n)
 	return 1;
 }
 
+#define GREW_MAX 8 /* lines of ranges that grew, a device */
+
+static uint64_t growth(const struct gmp_rmem_dev *x)
+{
+	return x->entry_last - x->entry_first; /* of a range that grew */
+}
+
+/* The most growth first, then tree order (the nodes' first calls). */
+static int cmp_growth(const void *a, const void *b, void *ctx)
+{
+	const struct gmp_rmem_dev *const *by_node = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	uint64_t x = growth(by_node[i]), y = growth(by_node[j]);
+	if (x != y)
+		return x > y ? -1 : 1;
+	return (by_node[i]->first_pos > by_node[j]->first_pos) - (by_node[i]->first_pos < by_node[j]->first_pos);
+}
+
 /* A table format: its head for a device, a row per range shown, a line per range that grew, and what closes it. */
 struct table {
 	void (*head)(FILE *fp, const struct gmp_result *r, size_t d, int inuse);
@@ -106,10 +124,22 @@ static int tables(FILE *fp, const struct gmp_result *r, size_t max, const struct
 			tb->row(fp, &m, r, k, by_node[k], by_node[k]->peak == r->devices[d].peak_bytes, inuse);
 			shown++;
 		}
+		/* The ranges that grew, shown in the table or not: the most first, at most GREW_MAX. */
+		size_t ng = 0;
 		char what[256];
 		for (size_t i = 0; i < m.ntree; i++)
-			if (show[m.tree[i]] && grew(by_node[m.tree[i]], what, sizeof(what)))
-				tb->grew(fp, &m, r, m.tree[i], what);
+			if (grew(by_node[m.tree[i]], what, sizeof(what)))
+				tmp[ng++] = m.tree[i];
+		qsort_r(tmp, ng, sizeof(*tmp), cmp_growth, by_node);
+		for (size_t i = 0; i < ng && i < GREW_MAX; i++) {
+			grew(by_node[tmp[i]], what, sizeof(what));
+			tb->grew(fp, &m, r, tmp[i], what);
+		}
+		if (ng > GREW_MAX) {
+			snprintf(what, sizeof(what), "... and %zu more range%s grew (--format json lists every one)", ng - GREW_MAX,
+				 ng - GREW_MAX == 1 ? "" : "s");
+			tb->grew(fp, &m, r, GMP_RMEM_ROOT, what);
+		}
 		tb->tail(fp, n - shown);
 	}
 	free(show);
@@ -148,7 +178,10 @@ static void text_row(FILE *fp, const struct gmp_rmem *m, const struct gmp_result
 static void text_grew(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k, const char *what)
 {
 	char path[1024], one[1024];
-	fprintf(fp, "  %s: %s\n", gmp_oneline(gmp_rmem__path(m, r, k, path, sizeof(path)), one, sizeof(one)), what);
+	if (k == GMP_RMEM_ROOT)
+		fprintf(fp, "  %s\n", what);
+	else
+		fprintf(fp, "  %s: %s\n", gmp_oneline(gmp_rmem__path(m, r, k, path, sizeof(path)), one, sizeof(one)), what);
 }
 
 static void text_tail(FILE *fp, size_t more)
@@ -190,8 +223,11 @@ static void md_grew(FILE *fp, const struct gmp_rmem *m, const struct gmp_result 
 {
 	char path[1024];
 	fputs("\n", fp);
-	gmp_md__code(fp, gmp_rmem__path(m, r, k, path, sizeof(path)), 1);
-	fprintf(fp, ": %s\n", what);
+	if (k != GMP_RMEM_ROOT) {
+		gmp_md__code(fp, gmp_rmem__path(m, r, k, path, sizeof(path)), 1);
+		fputs(": ", fp);
+	}
+	fprintf(fp, "%s\n", what);
 }
 
 static void md_tail(FILE *fp, size_t more)
@@ -238,8 +274,10 @@ static void html_grew(FILE *fp, const struct gmp_rmem *m, const struct gmp_resul
 {
 	char path[1024];
 	fprintf(fp, "<tr><td colspan=\"9\">");
-	gmp_text__markup(fp, gmp_rmem__path(m, r, k, path, sizeof(path)));
-	fprintf(fp, ": ");
+	if (k != GMP_RMEM_ROOT) {
+		gmp_text__markup(fp, gmp_rmem__path(m, r, k, path, sizeof(path)));
+		fprintf(fp, ": ");
+	}
 	gmp_text__markup(fp, what);
 	fprintf(fp, "</td></tr>\n");
 }

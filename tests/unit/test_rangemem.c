@@ -147,7 +147,51 @@ static void times(void **state)
 	assert_non_null(strstr(text, "\n  step: live bytes as it began grew from 1.0 MiB (the first of its 3 times) to 5.0 MiB "
 				     "(the last), 2.0 MiB more each time\n"));
 	free(text);
+	/* A table of one range (step): fwd's row left out, not its growth, which comes after step's (a tie, by first call). */
+	text = text_of(r, 1);
+	assert_null(strstr(text, "\n    fwd "));
+	const char *st = strstr(text, "\n  step: live bytes as it began grew");
+	const char *fw = strstr(text, "\n  step > fwd: live bytes as it began grew from 1.0 MiB (the first of its 3 times) to 5.0 MiB "
+				      "(the last), 2.0 MiB more each time\n");
+	assert_non_null(st);
+	assert_non_null(fw);
+	assert_true(st < fw);
+	free(text);
 	gmp_rmem__release(&m);
+	gmp_result__free(r);
+	gmp_trace__free(t);
+}
+
+/* Nine ranges that grew: the eight that grew most have their lines, the ninth is counted. */
+static void many_grew(void **state)
+{
+	(void)state;
+	char *body = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&body, &len);
+	assert_non_null(fp);
+	for (int k = 0; k < 9; k++) /* r<k>'s second time begins with (k + 1) * 4 KiB more live than its first */
+		for (int t = 0; t < 2; t++) {
+			fprintf(fp, "{\"op\":\"range_push\",\"name\":\"r%d\"}\n", k);
+			for (int j = 0; j <= k; j++)
+				fprintf(fp, "{\"op\":\"alloc\",\"addr\":%d,\"size\":4096}\n", (k * 64 + t * 16 + j + 1) * 65536);
+			fprintf(fp, "{\"op\":\"range_pop\"}\n");
+		}
+	fclose(fp);
+	struct gmp_trace *t = ts_script(body);
+	struct gmp_result *r = ts_detect(t, NULL);
+	char *text = text_of(r, 16);
+	for (int k = 1; k < 9; k++) {
+		char line[128];
+		snprintf(line, sizeof(line), "\n  r%d: live bytes as it began grew", k);
+		assert_non_null(strstr(text, line));
+	}
+	assert_null(strstr(text, "\n  r0: live bytes"));
+	const char *r8 = strstr(text, "\n  r8: "), *r1 = strstr(text, "\n  r1: ");
+	assert_true(r8 && r1 && r8 < r1); /* the most first */
+	assert_non_null(strstr(text, "\n  ... and 1 more range grew (--format json lists every one)\n"));
+	free(text);
+	free(body);
 	gmp_result__free(r);
 	gmp_trace__free(t);
 }
@@ -496,6 +540,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(training_step),
 		cmocka_unit_test(times),
+		cmocka_unit_test(many_grew),
 		cmocka_unit_test(no_ranges),
 		cmocka_unit_test(pool_regions),
 		cmocka_unit_test(random_traces),
