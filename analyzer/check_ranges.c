@@ -69,8 +69,7 @@ int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_bu
 								   : rules[k].bytes;
 				if (!x->calls)
 					continue;
-				uint64_t val = !rules[k].growth ? x->peak
-					       : x->entry_last > x->entry_first ? x->entry_last - x->entry_first : 0;
+				uint64_t val = rules[k].growth ? gmp_rmem__growth(x) : x->peak;
 				ev->matched[k]++;
 				ev->largest[k] = val > ev->largest[k] ? val : ev->largest[k];
 				if (val <= budget)

@@ -79,6 +79,12 @@ static inline const struct gmp_rmem_dev *gmp_rmem__at(const struct gmp_rmem *m, 
 	return &m->dev[(size_t)node * m->ndev + d];
 }
 
+/* How many more bytes were live as x's latest time began than as its first did (0: none, or one time). */
+static inline uint64_t gmp_rmem__growth(const struct gmp_rmem_dev *x)
+{
+	return x->entry_last > x->entry_first ? x->entry_last - x->entry_first : 0;
+}
+
 /* The chain of nodes from the top down to node k (at most GMP_RANGE_DEPTH_MAX) into out; their count. */
 size_t gmp_rmem__chain(const struct gmp_rmem *m, uint32_t k, uint32_t *out);
 /* Node k's path, "outer > inner", into buf. */

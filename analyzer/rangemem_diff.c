@@ -81,7 +81,7 @@ int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uin
 			}
 			v[n].has[k] = 1;
 			v[n].peak[k] = x->peak;
-			v[n].grew[k] = x->entry_last > x->entry_first ? x->entry_last - x->entry_first : 0;
+			v[n].grew[k] = gmp_rmem__growth(x);
 			v[n++].outlived[k] = x->outlive_bytes;
 		}
 		gmp_rmem__release(&m);

@@ -57,35 +57,26 @@ static const char *bytes_in(uint64_t bytes, uint64_t objects, char *buf, size_t 
 }
 
 /*
- * A range whose times began with more live bytes at the latest than at the
- * earliest (memory each time leaves behind): the sentence, into buf; 0
- * when it has none to say.
+ * What a range that grew (gmp_rmem__growth) left behind each time: the
+ * sentence, into buf.
  */
-static int grew(const struct gmp_rmem_dev *x, char *buf, size_t n)
+static void grew(const struct gmp_rmem_dev *x, char *buf, size_t n)
 {
-	if (x->times < 2 || x->entry_last <= x->entry_first)
-		return 0;
 	char a[32], b[32], c[32];
 	snprintf(buf, n, "live bytes as it began grew from %s (the first of its %llu times) to %s (the last), "
 		 "%s more each time", gmp_human_bytes(x->entry_first, a, sizeof(a)), (unsigned long long)x->times,
 		 gmp_human_bytes(x->entry_last, b, sizeof(b)),
-		 gmp_human_bytes((x->entry_last - x->entry_first) / (x->times - 1), c, sizeof(c)));
-	return 1;
+		 gmp_human_bytes(gmp_rmem__growth(x) / (x->times > 1 ? x->times - 1 : 1), c, sizeof(c)));
 }
 
 #define GREW_MAX 8 /* lines of ranges that grew, a device */
-
-static uint64_t growth(const struct gmp_rmem_dev *x)
-{
-	return x->entry_last - x->entry_first; /* of a range that grew */
-}
 
 /* The most growth first, then tree order (the nodes' first calls). */
 static int cmp_growth(const void *a, const void *b, void *ctx)
 {
 	const struct gmp_rmem_dev *const *by_node = ctx;
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	uint64_t x = growth(by_node[i]), y = growth(by_node[j]);
+	uint64_t x = gmp_rmem__growth(by_node[i]), y = gmp_rmem__growth(by_node[j]);
 	if (x != y)
 		return x > y ? -1 : 1;
 	return (by_node[i]->first_pos > by_node[j]->first_pos) - (by_node[i]->first_pos < by_node[j]->first_pos);
@@ -128,7 +119,7 @@ static int tables(FILE *fp, const struct gmp_result *r, size_t max, const struct
 		size_t ng = 0;
 		char what[256];
 		for (size_t i = 0; i < m.ntree; i++)
-			if (grew(by_node[m.tree[i]], what, sizeof(what)))
+			if (gmp_rmem__growth(by_node[m.tree[i]]))
 				tmp[ng++] = m.tree[i];
 		qsort_r(tmp, ng, sizeof(*tmp), cmp_growth, by_node);
 		for (size_t i = 0; i < ng && i < GREW_MAX; i++) {
