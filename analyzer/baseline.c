@@ -97,20 +97,25 @@ static int parse_sites(const cJSON *ss, struct gmp_baseline_peak *p, char *err, 
 	return 0;
 }
 
-/* Version 4's "range_peaks" (each {"range": string, "peak_bytes": N}) into p, sorted by path. */
-static int parse_ranges(const cJSON *rs, struct gmp_baseline_peak *p, char *err, size_t errn)
+/*
+ * Version 4's "range_peaks" (each {"range": string, "peak_bytes": N}) into
+ * p, sorted by path; version 5's also with "times" (2 or more) and
+ * "grew_bytes", where a range was entered more than once (once where not).
+ */
+static int parse_ranges(const cJSON *rs, struct gmp_baseline_peak *p, uint64_t version, char *err, size_t errn)
 {
-	static const char *const keys[] = { "range", "peak_bytes" };
+	static const char *const keys[] = { "range", "peak_bytes", "times", "grew_bytes" };
 	if (!cJSON_IsArray(rs))
 		return bad(err, errn, "\"range_peaks\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(rs);
 	if (!(p->ranges = calloc(n ? n : 1, sizeof(*p->ranges))))
 		return -ENOMEM;
+	p->growth = version >= 5;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, rs) {
 		if (!cJSON_IsObject(e))
 			return bad(err, errn, "every range peak must be an object");
-		int rc = only_keys(e, keys, 2, err, errn);
+		int rc = only_keys(e, keys, version >= 5 ? 4 : 2, err, errn);
 		if (rc)
 			return rc;
 		const cJSON *range = cJSON_GetObjectItemCaseSensitive(e, "range");
@@ -118,6 +123,13 @@ static int parse_ranges(const cJSON *rs, struct gmp_baseline_peak *p, char *err,
 		if (!cJSON_IsString(range) || !*range->valuestring || get_u64(e, "peak_bytes", &x->peak_bytes))
 			return bad(err, errn, "a range peak needs a \"range\" (a non-empty string) and \"peak_bytes\", "
 					      "a non-negative integer");
+		int has_times = cJSON_GetObjectItemCaseSensitive(e, "times") != NULL;
+		if (has_times != (cJSON_GetObjectItemCaseSensitive(e, "grew_bytes") != NULL) ||
+		    (has_times && (get_u64(e, "times", &x->times) || x->times < 2 || get_u64(e, "grew_bytes", &x->grew_bytes))))
+			return bad(err, errn, "a range peak's \"times\" (2 or more) and \"grew_bytes\" (a non-negative "
+					      "integer) go together");
+		if (!has_times)
+			x->times = p->growth; /* version 5: entered once; version 4: not recorded */
 		if (!(x->range = strdup(range->valuestring)))
 			return -ENOMEM;
 		p->nranges++;
@@ -145,7 +157,10 @@ int gmp_baseline__sort_ranges(struct gmp_baseline_peak *p, int merge)
 		if (!merge)
 			return -EINVAL;
 		struct gmp_baseline_range *x = &p->ranges[u - 1];
-		x->peak_bytes = p->ranges[k].peak_bytes > x->peak_bytes ? p->ranges[k].peak_bytes : x->peak_bytes;
+		const struct gmp_baseline_range *y = &p->ranges[k];
+		x->peak_bytes = y->peak_bytes > x->peak_bytes ? y->peak_bytes : x->peak_bytes;
+		x->times = y->times > x->times ? y->times : x->times;
+		x->grew_bytes = y->grew_bytes > x->grew_bytes ? y->grew_bytes : x->grew_bytes;
 		free(p->ranges[k].range);
 	}
 	p->nranges = u;
@@ -165,7 +180,7 @@ static int cmp_peak(const void *x, const void *y)
 	return c ? c : (p->device > q->device) - (p->device < q->device);
 }
 
-/* Version 3's and 4's "peaks": one per input and device, none twice; version 4's with their ranges. */
+/* Version 3's to 5's "peaks": one per input and device, none twice; version 4's and 5's with their ranges. */
 static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version, char *err, size_t errn)
 {
 	static const char *const keys[] = { "input", "device", "peak_bytes", "inuse_peak_bytes",
@@ -207,7 +222,7 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version
 		if ((rc = parse_sites(ss, p, err, errn)))
 			return rc;
 		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(e, "range_peaks");
-		if (rs && (rc = parse_ranges(rs, p, err, errn)))
+		if (rs && (rc = parse_ranges(rs, p, version, err, errn)))
 			return rc;
 	}
 	return 0;
@@ -224,16 +239,16 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 	if (rc)
 		return rc;
 	uint64_t version;
-	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 4)
-		return bad(err, errn, "not a gmprof baseline of version 1 to 4 (\"gmprof_baseline\": 4)");
+	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 5)
+		return bad(err, errn, "not a gmprof baseline of version 1 to 5 (\"gmprof_baseline\": 5)");
 	const cJSON *sites = cJSON_GetObjectItemCaseSensitive(root, "peak_sites");
 	const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(root, "peaks");
 	if (version == 1 && sites)
 		return bad(err, errn, "a baseline of version 1 has no \"peak_sites\"");
 	if (version < 3 && peaks)
-		return bad(err, errn, "only a baseline of version 3 or 4 has \"peaks\"");
+		return bad(err, errn, "only a baseline of version 3 or later has \"peaks\"");
 	if (version >= 3 && (sites || !peaks))
-		return bad(err, errn, "a baseline of version 3 or 4 has \"peaks\", and its sites in them");
+		return bad(err, errn, "a baseline of version 3 or later has \"peaks\", and its sites in them");
 	if (get_u64(root, "peak_bytes", &b->peak_bytes))
 		return bad(err, errn, "\"peak_bytes\" must be a non-negative integer");
 	if (version >= 3) {

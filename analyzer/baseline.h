@@ -5,15 +5,20 @@
  * and (version 3) each input's peak on each of its devices with its bytes
  * by allocation site, which a check names when the peak grew; version 4
  * also each NVTX range's peak on the device (written only where the run
- * had ranges, so a run without them keeps version 3).  Version 2 had one
- * peak, the largest, with its sites; version 1 no sites.
+ * had ranges, so a run without them keeps version 3); version 5 also, for
+ * each range entered more than once, how many times and how many more
+ * bytes were live as its last time began than as its first (written only
+ * where a range was, so a run whose ranges were each entered once keeps
+ * version 4).  Version 2 had one peak, the largest, with its sites;
+ * version 1 no sites.
  *
  *   {"gmprof_baseline": 4, "input": "...", "peak_bytes": N, "leaked_bytes": N,
  *    "peaks": [{"input": "app.gmprof", "device": N, "peak_bytes": N,
  *               "inuse_peak_bytes": N (where the device's pools have NVTX regions),
  *               "pool_reserved_high_bytes": N (where it had stream-ordered pools),
  *               "peak_sites": [{"site": "file:line", "bytes": N, "key": "16 hex digits"}, ...],
- *               "range_peaks": [{"range": "outer > inner", "peak_bytes": N}, ...]
+ *               "range_peaks": [{"range": "outer > inner", "peak_bytes": N,
+ *                                "times": N, "grew_bytes": N (version 5, where times > 1)}, ...]
  *                 (version 4)}, ...],
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
  *                  "object": "...", "saving_bytes": N}, ...],
@@ -47,10 +52,12 @@ struct gmp_baseline_site {
 	int has_key;
 };
 
-/* An NVTX range's peak on a device (rangemem.h), version 4. */
+/* An NVTX range's peak on a device (rangemem.h), version 4; its times and growth, version 5. */
 struct gmp_baseline_range {
 	char *range;       /* its path, "outer > inner" */
 	uint64_t peak_bytes;
+	uint64_t times;    /* how many times it was entered (1 where version 5 omits it; 0: not recorded) */
+	uint64_t grew_bytes; /* how many more bytes were live as its last time began than as its first */
 };
 
 /* A peak of the baseline run: of one input's device, or (version 1 or 2) the largest of all. */
@@ -64,6 +71,7 @@ struct gmp_baseline_peak {
 	size_t nsites;
 	struct gmp_baseline_range *ranges; /* version 4: the device's NVTX ranges, sorted by path */
 	size_t nranges;
+	int growth;        /* its ranges have their times and growth (version 5, or a run's own) */
 };
 
 struct gmp_baseline {
@@ -108,7 +116,7 @@ const struct gmp_baseline_range *gmp_baseline__range(const struct gmp_baseline_p
 /*
  * Sorts p's ranges by path for gmp_baseline__range.  A path there twice
  * (ranges whose names hold " > ") is -EINVAL, or with merge one entry
- * with the larger peak.  0 or -EINVAL.
+ * with the larger peak, times and growth.  0 or -EINVAL.
  */
 int gmp_baseline__sort_ranges(struct gmp_baseline_peak *p, int merge);
 /* The most a peak may grow to: the baseline's, plus the larger of pct percent of it and abs bytes. */

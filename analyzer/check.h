@@ -22,7 +22,7 @@
  * than write past them (a check added without counting it here);
  * tests/cli/all_checks.sh asks for every one.
  */
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 17)
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 18)
 
 struct gmp_check {
 	char name[64];
@@ -122,6 +122,10 @@ void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *ru
  * 4) for a device of cmps: each range of the run that the baseline has,
  * held to its peak there plus the tolerance (pct percent or abs bytes, the
  * larger); fails too where a device has none of the baseline's ranges.
+ * baseline:range_growth, where the baseline has its ranges' times
+ * (version 5) and a range of a compared device was entered more than once
+ * in either run: each such range's growth (rangemem.h) held to the
+ * baseline's plus the tolerance.
  */
 void gmp_gate__baseline_ranges(struct gmp_gate *g, const struct gmp_peak_cmp *cmps, size_t ncmps, double pct,
 			       uint64_t abs);

@@ -195,11 +195,38 @@ void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *ru
 			range_gate(g, rules, n, growth);
 }
 
-/* Against the baseline: what the devices' ranges did, and a line for each that grew (into lines). */
+/*
+ * Against the baseline: what the devices' ranges did, and a line for each
+ * whose peak grew (into lines); of the ranges entered more than once, in
+ * the run or in a baseline that has their times (version 5), what they
+ * kept from their first time to their last, and a line for each that kept
+ * more (into glines).
+ */
 struct grown {
 	size_t compared, failed, fresh, gone, devices_without;
 	FILE *lines;
+	size_t loops, kept_more; /* ranges whose times were compared; those that kept more */
+	FILE *glines;
 };
+
+/* Range x (path) of the run against its baseline br: did its times keep more than the baseline's allow? */
+static void range_kept(const struct gmp_rmem_dev *x, const struct gmp_baseline_range *br, const char *path,
+		       uint32_t device, double pct, uint64_t abs, struct grown *gr)
+{
+	if (x->times < 2 && br->times < 2)
+		return; /* entered once in both: nothing kept from one time to the next */
+	gr->loops++;
+	uint64_t now = gmp_rmem__growth(x), allowed = gmp_baseline__allowed(br->grew_bytes, pct, abs);
+	if (now <= allowed)
+		return;
+	gr->kept_more++;
+	char a[64], b[32], e[64], one[4096];
+	gmp_gate__two_sizes(now, allowed, a, e, sizeof(a));
+	fprintf(gr->glines, "\n  %s on device %u: began the last of its %llu times with %s more live than the first; "
+		"the baseline's, %s over %llu time%s (allowed up to %s)", gmp_oneline(path, one, sizeof(one)), device,
+		(unsigned long long)x->times, a, gmp_human_bytes(br->grew_bytes, b, sizeof(b)),
+		(unsigned long long)br->times, br->times == 1 ? "" : "s", e);
+}
 
 /* Device index d's ranges in m against the baseline's peak pc->base. */
 static void range_growth(const struct gmp_result *r, const struct gmp_rmem *m, size_t d, const struct gmp_peak_cmp *pc,
@@ -219,6 +246,8 @@ static void range_growth(const struct gmp_result *r, const struct gmp_rmem *m, s
 		}
 		seen++;
 		gr->compared++;
+		if (bp->growth)
+			range_kept(x, br, path, pc->device, pct, abs, gr);
 		uint64_t allowed = gmp_baseline__allowed(br->peak_bytes, pct, abs);
 		if (x->peak <= allowed)
 			continue;
@@ -235,25 +264,41 @@ static void range_growth(const struct gmp_result *r, const struct gmp_rmem *m, s
 	gr->devices_without += !seen;
 }
 
+/* Each line of text (len bytes, each line after a line break) as a line of c. */
+static void more_lines(struct gmp_check *c, char *text, size_t len)
+{
+	for (char *l = text && len ? text + 1 : NULL, *nl; l; l = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(l, '\n')))
+			*nl = 0;
+		gmp_check__more(c, l);
+	}
+}
+
 void gmp_gate__baseline_ranges(struct gmp_gate *g, const struct gmp_peak_cmp *cmps, size_t ncmps, double pct,
 			       uint64_t abs)
 {
 	const struct gmp_result *r = g->s->r;
-	size_t with = 0;
-	for (size_t i = 0; i < ncmps; i++)
-		with += cmps[i].base && cmps[i].base->nranges;
+	size_t with = 0, loops = 0;
+	for (size_t i = 0; i < ncmps; i++) {
+		const struct gmp_baseline_peak *bp = cmps[i].base;
+		with += bp && bp->nranges;
+		for (size_t k = 0; bp && bp->growth && k < bp->nranges; k++)
+			loops += bp->ranges[k].times > 1;
+	}
 	if (!with)
 		return; /* the baseline has no ranges (or none of these devices'): nothing to compare */
 	struct gmp_rmem m;
-	char *text = NULL;
-	size_t len = 0;
-	struct grown gr = { .lines = open_memstream(&text, &len) };
-	int err = gr.lines ? gmp_rmem__build(r, &m) : (memset(&m, 0, sizeof(m)), -ENOMEM);
+	char *text = NULL, *gtext = NULL;
+	size_t len = 0, glen = 0;
+	struct grown gr = { .lines = open_memstream(&text, &len), .glines = open_memstream(&gtext, &glen) };
+	int err = gr.lines && gr.glines ? gmp_rmem__build(r, &m) : (memset(&m, 0, sizeof(m)), -ENOMEM);
 	for (size_t i = 0; !err && i < ncmps; i++)
 		if (cmps[i].base && cmps[i].base->nranges)
 			range_growth(r, &m, gmp_result__device_index(r, cmps[i].device), &cmps[i], pct, abs, &gr);
 	gmp_rmem__release(&m);
 	if (gr.lines && fclose(gr.lines))
+		err = -ENOMEM;
+	if (gr.glines && fclose(gr.glines))
 		err = -ENOMEM;
 	char tail[128] = "";
 	if (gr.fresh || gr.gone)
@@ -264,12 +309,18 @@ void gmp_gate__baseline_ranges(struct gmp_gate *g, const struct gmp_peak_cmp *cm
 					    gr.failed, gr.compared, tail)
 		: gr.devices_without ? gmp_gate__add(g, "baseline:range_peak", 1, "%zu device%s without the baseline's "
 						     "NVTX ranges%s", gr.devices_without, gr.devices_without == 1 ? "" : "s", tail)
-		: gmp_gate__add(g, "baseline:range_peak", 0, "%zu NVTX ranges within the baseline's peaks%s", gr.compared,
-				tail);
-	for (char *l = text && !err && len ? text + 1 : NULL, *nl; l; l = nl ? nl + 1 : NULL) {
-		if ((nl = strchr(l, '\n'))) /* the lines, each after a line break */
-			*nl = 0;
-		gmp_check__more(c, l);
-	}
+		: gmp_gate__add(g, "baseline:range_peak", 0, "%zu NVTX range%s within the baseline's peaks%s", gr.compared,
+				gr.compared == 1 ? "" : "s", tail);
+	more_lines(c, err ? NULL : text, len);
 	free(text);
+	if (loops || gr.loops) { /* the baseline has loops' growth, or the run loops where the baseline did not */
+		c = err ? gmp_gate__add(g, "baseline:range_growth", 1, "out of memory comparing the NVTX ranges")
+		: gr.kept_more ? gmp_gate__add(g, "baseline:range_growth", 1, "%zu of %zu NVTX ranges entered more than once "
+					       "kept more from their first time to their last than the baseline's",
+					       gr.kept_more, gr.loops)
+		: gmp_gate__add(g, "baseline:range_growth", 0, "%zu NVTX range%s entered more than once, none keeping more "
+				"from its first time to its last than the baseline's", gr.loops, gr.loops == 1 ? "" : "s");
+		more_lines(c, err ? NULL : gtext, glen);
+	}
+	free(gtext);
 }

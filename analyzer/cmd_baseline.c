@@ -27,9 +27,11 @@ static const char usage_baseline[] =
 	"Write the baseline `gmprof check --baseline` compares against: the peak of\n"
 	"each device the run used, with its bytes by allocation site (which a check\n"
 	"names when that peak grew), where pools have NVTX regions its peak of bytes\n"
-	"in use, and where the program pushed NVTX ranges each range's peak; the\n"
-	"leaked bytes and the fingerprints of its findings.  Of several inputs (an\n"
-	"MPI job's ranks): each input's peaks, under its file name (which a check\n"
+	"in use, and where the program pushed NVTX ranges each range's peak (and of\n"
+	"a range entered more than once, how much more was live as its last time\n"
+	"began than as its first, which a check holds to the same); the leaked\n"
+	"bytes and the fingerprints of its findings.  Of several inputs (an MPI\n"
+	"job's ranks): each input's peaks, under its file name (which a check\n"
 	"matches), the largest leak, and the findings of all, each fingerprint once.\n"
 	"\n"
 	"Options:\n"
@@ -98,7 +100,7 @@ static int one_peak(struct bl *b, struct gmp_session *s, const char *input, size
 	return err;
 }
 
-/* Device index d's NVTX ranges in m, with their peaks, into p. */
+/* Device index d's NVTX ranges in m, with their peaks, times and growth, into p. */
 static int bl_ranges(struct gmp_baseline_peak *p, const struct gmp_rmem *m, const struct gmp_result *r, size_t d)
 {
 	if (!m->ntree)
@@ -112,8 +114,12 @@ static int bl_ranges(struct gmp_baseline_peak *p, const struct gmp_rmem *m, cons
 			continue;
 		if (!(p->ranges[p->nranges].range = strdup(gmp_rmem__path(m, r, m->tree[i], path, sizeof(path)))))
 			return -ENOMEM;
-		p->ranges[p->nranges++].peak_bytes = x->peak;
+		struct gmp_baseline_range *y = &p->ranges[p->nranges++];
+		y->peak_bytes = x->peak;
+		y->times = x->times > 1 ? x->times : 1;
+		y->grew_bytes = gmp_rmem__growth(x);
 	}
+	p->growth = 1;
 	return gmp_baseline__sort_ranges(p, 1);
 }
 
@@ -227,10 +233,11 @@ static int write_baseline(FILE *fp, void *ctx)
 	struct gmp_jw jw;
 	gmp_jw__init(&jw, fp, 1);
 	gmp_jw__obj(&jw);
-	int ranges = 0; /* version 4 only where it says more than version 3 */
+	int ranges = 0, loops = 0; /* version 4 (5) only where it says more than version 3 (4) */
 	for (size_t k = 0; k < b->npeaks; k++)
-		ranges |= b->peaks[k].nranges != 0;
-	gmp_jw__ku64(&jw, "gmprof_baseline", ranges ? 4 : 3);
+		for (size_t i = 0; i < b->peaks[k].nranges; i++)
+			ranges = 1, loops |= b->peaks[k].ranges[i].times > 1;
+	gmp_jw__ku64(&jw, "gmprof_baseline", loops ? 5 : ranges ? 4 : 3);
 	gmp_jw__kstr(&jw, "input", b->inputs);
 	gmp_jw__ku64(&jw, "peak_bytes", b->peak);
 	gmp_jw__ku64(&jw, "leaked_bytes", b->leaked);
@@ -265,6 +272,10 @@ static int write_baseline(FILE *fp, void *ctx)
 				gmp_jw__obj(&jw);
 				gmp_jw__kstr(&jw, "range", p->ranges[i].range);
 				gmp_jw__ku64(&jw, "peak_bytes", p->ranges[i].peak_bytes);
+				if (p->ranges[i].times > 1) {
+					gmp_jw__ku64(&jw, "times", p->ranges[i].times);
+					gmp_jw__ku64(&jw, "grew_bytes", p->ranges[i].grew_bytes);
+				}
 				gmp_jw__obj_end(&jw);
 			}
 			gmp_jw__arr_end(&jw);

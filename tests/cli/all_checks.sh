@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-# gmprof check with every check at once: one input that gets each of the 27
+# gmprof check with every check at once: one input that gets each of the 28
 # (complete, monitored, out_of_memory, suppressions, graphs, tensor_maps,
-# pools, the ten patterns, the five budgets and the five baseline
+# pools, the ten patterns, the five budgets and the six baseline
 # comparisons), written to every output.  Until 2026-11-28 the gate had room
 # for 23 and a run asking for them all wrote past it (a crash); until
 # 2026-11-29 it had room for 25, one fewer than there were with tensor_maps
@@ -20,14 +20,18 @@ cat >"$TMPDIR/all.jsonl" <<'J'
 {"op":"alloc_failed","size":1099511627776}
 {"op":"free","addr":"0x100000"}
 {"op":"range_pop"}
+{"op":"range_push","name":"step"}
+{"op":"kernel","name":"k2","read":["0x900000"]}
+{"op":"range_pop"}
 J
 echo 'unused_allocation:*nothing*' >"$TMPDIR/sup.txt"
 "$GMPROF" baseline -o "$TMPDIR/base.json" "$TMPDIR/all.jsonl" || notok "baseline of the script"
 NAMES="complete monitored out_of_memory suppressions graphs tensor_maps pools pattern:early_allocation pattern:late_deallocation
 pattern:redundant_allocation pattern:unused_allocation pattern:memory_leak pattern:temporary_idleness pattern:dead_write
 pattern:overallocation pattern:non_uniform_access_frequency pattern:structured_access max_peak max_in_use max_range_peak
-max_range_growth max_leak baseline:new_findings baseline:peak baseline:in_use baseline:pools baseline:range_peak"
-every() { # OUT: each check named once, 27 in all
+max_range_growth max_leak baseline:new_findings baseline:peak baseline:in_use baseline:pools baseline:range_peak
+baseline:range_growth"
+every() { # OUT: each check named once, 28 in all
 	_n=0
 	for c in $NAMES; do
 		[ "$(grep -c "^\(PASS\|FAIL\) \(.*: \)\?$c: " "$1")" = "${2:-1}" ] || { echo "# $c: $(grep -c "^\(PASS\|FAIL\) \(.*: \)\?$c: " "$1") lines"; _n=$((_n + 1)); }
@@ -40,19 +44,19 @@ ALL="--fail-on all --suppressions $TMPDIR/sup.txt --max-peak 1GiB --max-in-use 1
 expect_exit 1 "every check at once: the gate runs to its end" -- "$GMPROF" check $ALL \
 	--sarif "$TMPDIR/g.sarif" --junit "$TMPDIR/g.xml" --markdown "$TMPDIR/g.md" --codequality "$TMPDIR/g.cq.json" \
 	"$TMPDIR/all.jsonl"
-every "$TMPDIR/out" && ok "  ... each of the 27 checks once" || notok "  ... checks: $(cat "$TMPDIR/out")"
-grep -q "^gmprof check: 27 checks, 4 failed$" "$TMPDIR/out" && ok "  ... 27 counted, 4 failed" || notok "  ... total: $(tail -1 "$TMPDIR/out")"
-[ "$(grep -c '<testcase ' "$TMPDIR/g.xml")" = 27 ] && grep -q 'tests="27" failures="4"' "$TMPDIR/g.xml" &&
-	ok "  ... JUnit: 27 test cases, 4 failures" || notok "  ... JUnit: $(head -5 "$TMPDIR/g.xml")"
-[ "$(grep -c '^| \*\*FAIL\*\* \|^| PASS ' "$TMPDIR/g.md")" = 27 ] && ok "  ... Markdown: 27 rows" ||
+every "$TMPDIR/out" && ok "  ... each of the 28 checks once" || notok "  ... checks: $(cat "$TMPDIR/out")"
+grep -q "^gmprof check: 28 checks, 5 failed$" "$TMPDIR/out" && ok "  ... 28 counted, 5 failed" || notok "  ... total: $(tail -1 "$TMPDIR/out")"
+[ "$(grep -c '<testcase ' "$TMPDIR/g.xml")" = 28 ] && grep -q 'tests="28" failures="5"' "$TMPDIR/g.xml" &&
+	ok "  ... JUnit: 28 test cases, 5 failures" || notok "  ... JUnit: $(head -5 "$TMPDIR/g.xml")"
+[ "$(grep -c '^| \*\*FAIL\*\* \|^| PASS ' "$TMPDIR/g.md")" = 28 ] && ok "  ... Markdown: 28 rows" ||
 	notok "  ... Markdown: $(grep -c '^| ' "$TMPDIR/g.md") rows"
 [ -s "$TMPDIR/g.sarif" ] && [ -s "$TMPDIR/g.cq.json" ] && ok "  ... SARIF and Code Quality written" || notok "  ... SARIF, Code Quality"
-# Two inputs (ranks), their baseline of both: each gets its own 27.
+# Two inputs (ranks), their baseline of both: each gets its own 28.
 cp "$TMPDIR/all.jsonl" "$TMPDIR/again.jsonl"
 "$GMPROF" baseline -o "$TMPDIR/base2.json" "$TMPDIR/all.jsonl" "$TMPDIR/again.jsonl" || notok "baseline of two inputs"
 # shellcheck disable=SC2086
 expect_exit 1 "two inputs, every check" -- "$GMPROF" check $(echo "$ALL" | sed "s|base.json|base2.json|") \
 	"$TMPDIR/all.jsonl" "$TMPDIR/again.jsonl"
-every "$TMPDIR/out" 2 && grep -q "^gmprof check: 2 inputs, 54 checks, 8 failed$" "$TMPDIR/out" &&
+every "$TMPDIR/out" 2 && grep -q "^gmprof check: 2 inputs, 56 checks, 10 failed$" "$TMPDIR/out" &&
 	ok "  ... each check twice, once an input" || notok "  ... checks: $(cat "$TMPDIR/out")"
 finish

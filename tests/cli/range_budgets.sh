@@ -102,6 +102,59 @@ grep -qx "PASS baseline:range_peak: 4 NVTX ranges within the baseline's peaks (1
 expect_exit 1 "check --baseline RUN" -- "$GMPROF" check --baseline "$S" "$TMPDIR/grads.jsonl"
 grep -q '^FAIL baseline:range_peak: 3 of 5 NVTX ranges grew past the baseline$' "$TMPDIR/out" && ok "  ... the run's ranges are the baseline's" ||
 	notok "  ... $(grep range_peak "$TMPDIR/out")"
+# Against a baseline, what a loop's times kept (baseline:range_growth): version 5 keeps each
+# range entered more than once with its times and growth.  fixed.jsonl is the loop with each
+# step's buffer freed inside it: its steps keep nothing.
+"$GMPROF" baseline -o "$TMPDIR/bl.json" "$TMPDIR/loop.jsonl" && grep -q '"gmprof_baseline": 5,' "$TMPDIR/bl.json" &&
+	tr -d ' \n' <"$TMPDIR/bl.json" | grep -q '"range_peaks":\[{"range":"step","peak_bytes":13312,"times":3,"grew_bytes":8192}\]' &&
+	ok "baseline of a loop: version 5, the range's times and growth" || notok "baseline of a loop: $(cat "$TMPDIR/bl.json")"
+grep -q '"times"' "$TMPDIR/b.json" && notok "  ... ranges entered once: no times" || ok "  ... ranges entered once: no times (version 4)"
+awk '/"range_pop"/ { print "{\"op\":\"free\",\"addr\":" a "}" }
+	/"label":"kept/ { match($0, /"addr":[0-9]+/); a = substr($0, RSTART + 7, RLENGTH - 7) }
+	/^\{"op":"free","addr":(65536|131072|196608)\}$/ { next } { print }' "$TMPDIR/loop.jsonl" >"$TMPDIR/fixed.jsonl"
+"$GMPROF" baseline -o "$TMPDIR/bf.json" "$TMPDIR/fixed.jsonl" &&
+	tr -d ' \n' <"$TMPDIR/bf.json" | grep -q '"range_peaks":\[{"range":"step","peak_bytes":5120,"times":3,"grew_bytes":0}\]' &&
+	ok "  ... of the fixed loop: 3 times, grew by 0" || notok "  ... fixed: $(cat "$TMPDIR/bf.json")"
+expect_exit 0 "check a loop against its own baseline" -- "$GMPROF" check --baseline "$TMPDIR/bl.json" "$TMPDIR/loop.jsonl"
+grep -qx "PASS baseline:range_growth: 1 NVTX range entered more than once, none keeping more from its first time to its last than the baseline's" "$TMPDIR/out" &&
+	grep -qx "PASS baseline:range_peak: 1 NVTX range within the baseline's peaks" "$TMPDIR/out" &&
+	ok "  ... its growth compared" || notok "  ... $(grep range_ "$TMPDIR/out")"
+expect_exit 1 "check the loop that keeps memory against the fixed one's baseline" -- \
+	"$GMPROF" check --baseline "$TMPDIR/bf.json" --junit "$TMPDIR/bf.xml" --markdown "$TMPDIR/bf.md" "$TMPDIR/loop.jsonl"
+printf '%s\n' "FAIL baseline:range_growth: 1 of 1 NVTX ranges entered more than once kept more from their first time to their last than the baseline's" \
+	"  step on device 0: began the last of its 3 times with 8.0 KiB more live than the first; the baseline's, 0 B over 3 times (allowed up to 0 B)" >"$TMPDIR/kg.want"
+grep -A1 '^FAIL baseline:range_growth' "$TMPDIR/out" | diff -u "$TMPDIR/kg.want" - >"$TMPDIR/diff" &&
+	grep -A1 'name="baseline:range_growth"' "$TMPDIR/bf.xml" | grep -q '<failure' && grep -q 'baseline:range_growth' "$TMPDIR/bf.md" &&
+	ok "  ... fails: the range, its times, its growth and the baseline's (log, JUnit, Markdown)" || { notok "  ... kept"; cat "$TMPDIR/diff"; }
+expect_exit 0 "  ... within a tolerance of 8 KiB it passes" -- "$GMPROF" check --baseline "$TMPDIR/bf.json" --tolerance 8KiB "$TMPDIR/loop.jsonl"
+expect_exit 1 "  ... within 7 KiB it fails" -- "$GMPROF" check --baseline "$TMPDIR/bf.json" --tolerance 7KiB "$TMPDIR/loop.jsonl"
+grep -q "^FAIL baseline:range_growth.*" "$TMPDIR/out" && grep -q "(allowed up to 7.0 KiB)$" "$TMPDIR/out" &&
+	ok "  ... the tolerance applies to the growth" || notok "  ... $(grep -A1 range_ "$TMPDIR/out")"
+expect_exit 0 "check the fixed loop against the first one's baseline" -- "$GMPROF" check --baseline "$TMPDIR/bl.json" "$TMPDIR/fixed.jsonl"
+expect_exit 1 "check the loop against a run as the baseline (the fixed one's)" -- "$GMPROF" check --baseline "$TMPDIR/fixed.jsonl" "$TMPDIR/loop.jsonl"
+grep -q "^FAIL baseline:range_growth: 1 of 1" "$TMPDIR/out" && ok "  ... the run's times are the baseline's" || notok "  ... $(grep range_ "$TMPDIR/out")"
+# A loop entered once in the baseline (version 5 omits its times; its peaks made the loop's) and three
+# times in the run: held to no growth.
+tr -d '\n' <"$TMPDIR/bf.json" | sed 's/,[ ]*"times": 3,[ ]*"grew_bytes": 0//; s/": 5120/": 13312/g' >"$TMPDIR/b1.json"
+grep -q '"gmprof_baseline": 5' "$TMPDIR/b1.json" && ! grep -q '"times"' "$TMPDIR/b1.json" || notok "b1.json: $(cat "$TMPDIR/b1.json")"
+expect_exit 1 "check the loop against a version 5 baseline whose step ran once" -- "$GMPROF" check --baseline "$TMPDIR/b1.json" "$TMPDIR/loop.jsonl"
+grep -q "^  step on device 0: began the last of its 3 times with 8.0 KiB more live than the first; the baseline's, 0 B over 1 time " "$TMPDIR/out" &&
+	grep -q "^PASS baseline:range_peak" "$TMPDIR/out" && ok "  ... held to no growth" || notok "  ... $(grep -A1 range_ "$TMPDIR/out")"
+# A version 4 baseline has no times: no growth compared.
+sed 's/"gmprof_baseline": 5/"gmprof_baseline": 4/' "$TMPDIR/b1.json" >"$TMPDIR/b4.json"
+expect_exit 0 "check the loop against a version 4 baseline" -- "$GMPROF" check --baseline "$TMPDIR/b4.json" "$TMPDIR/loop.jsonl"
+grep -q range_growth "$TMPDIR/out" && notok "  ... compared growth: $(grep range_growth "$TMPDIR/out")" || ok "  ... no growth compared"
+# Read strictly: times only in version 5, 2 or more, and with grew_bytes.
+sed 's/"gmprof_baseline": 5/"gmprof_baseline": 4/' "$TMPDIR/bl.json" >"$TMPDIR/v4t.json"
+expect_exit 2 "a version 4 baseline with times" -- "$GMPROF" check --baseline "$TMPDIR/v4t.json" "$TMPDIR/loop.jsonl"
+expect_stderr_line "bad baseline '.*v4t.json': unknown key 'times'" "  ... one sentence"
+sed 's/"times": 3/"times": 1/' "$TMPDIR/bl.json" >"$TMPDIR/t1.json"
+expect_exit 2 "a baseline with a range entered once given its times" -- "$GMPROF" check --baseline "$TMPDIR/t1.json" "$TMPDIR/loop.jsonl"
+expect_stderr_line "bad baseline '.*t1.json': a range peak's \"times\" (2 or more) and \"grew_bytes\" (a non-negative integer) go together" "  ... one sentence"
+tr -d '\n' <"$TMPDIR/bl.json" | sed 's/,[ ]*"grew_bytes": 8192//' >"$TMPDIR/ng.json"
+expect_exit 2 "a baseline with times and no growth" -- "$GMPROF" check --baseline "$TMPDIR/ng.json" "$TMPDIR/loop.jsonl"
+expect_stderr_line "\"times\" (2 or more) and \"grew_bytes\" (a non-negative integer) go together" "  ... one sentence"
+
 # A baseline of version 4 is read strictly: a range twice is refused in one sentence.
 sed '0,/"range": "step",/s//"range": "setup",/' "$TMPDIR/b.json" >"$TMPDIR/twice.json"
 expect_exit 2 "a baseline with a range twice" -- "$GMPROF" check --baseline "$TMPDIR/twice.json" "$S"

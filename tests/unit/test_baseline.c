@@ -264,6 +264,47 @@ static void version4_ranges(void **state)
 	free(r[1].range);
 }
 
+/* Version 5: a range entered more than once has its times and growth; one without them was entered once. */
+static void version5_times(void **state)
+{
+	(void)state;
+	static const char v5[] =
+		"{\"gmprof_baseline\":5,\"peak_bytes\":1000,\"leaked_bytes\":0,\"peaks\":["
+		"{\"input\":\"a.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[],\"range_peaks\":["
+		"{\"range\":\"step\",\"peak_bytes\":1000,\"times\":7,\"grew_bytes\":96},"
+		"{\"range\":\"setup\",\"peak_bytes\":300}]}],\"findings\":[]}";
+	struct gmp_baseline b;
+	parse(v5, &b);
+	const struct gmp_baseline_peak *p = &b.peaks[0];
+	assert_true(p->growth);
+	assert_int_equal(gmp_baseline__range(p, "step")->times, 7);
+	assert_int_equal(gmp_baseline__range(p, "step")->grew_bytes, 96);
+	assert_int_equal(gmp_baseline__range(p, "setup")->times, 1);
+	assert_int_equal(gmp_baseline__range(p, "setup")->grew_bytes, 0);
+	gmp_baseline__release(&b);
+	/* Version 4 did not record them. */
+	static const char v4[] =
+		"{\"gmprof_baseline\":4,\"peak_bytes\":1000,\"leaked_bytes\":0,\"peaks\":["
+		"{\"input\":\"a.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[],\"range_peaks\":["
+		"{\"range\":\"step\",\"peak_bytes\":1000}]}],\"findings\":[]}";
+	parse(v4, &b);
+	assert_false(b.peaks[0].growth);
+	assert_int_equal(gmp_baseline__range(&b.peaks[0], "step")->times, 0);
+	gmp_baseline__release(&b);
+	/* Merged, ranges whose paths read alike keep the most times and growth of any. */
+	struct gmp_baseline_range r[2] = { { strdup("x"), 5, 4, 100 }, { strdup("x"), 9, 2, 300 } };
+	struct gmp_baseline_peak q = { .ranges = r, .nranges = 2 };
+	assert_non_null(r[0].range);
+	assert_non_null(r[1].range);
+	assert_int_equal(gmp_baseline__sort_ranges(&q, 1), 0);
+	assert_int_equal(q.nranges, 1);
+	const struct gmp_baseline_range *x = gmp_baseline__range(&q, "x");
+	assert_int_equal(x->peak_bytes, 9);
+	assert_int_equal(x->times, 4);
+	assert_int_equal(x->grew_bytes, 300);
+	free(q.ranges[0].range);
+}
+
 static void rejected(void **state)
 {
 	(void)state;
@@ -289,7 +330,23 @@ static void rejected(void **state)
 		"{\"gmprof_baseline\":4,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
 		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"x\":0}]}],"
 		"\"findings\":[]}",
-		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"findings\":[]}",
+		"{\"gmprof_baseline\":6,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"findings\":[]}",
+		/* a range's times: only in version 5, 2 or more, with its growth */
+		"{\"gmprof_baseline\":4,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":2,"
+		"\"grew_bytes\":0}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":1,"
+		"\"grew_bytes\":0}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":3}]}],"
+		"\"findings\":[]}",
+		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"grew_bytes\":3}]}],"
+		"\"findings\":[]}",
+		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":2,"
+		"\"grew_bytes\":-1}]}],\"findings\":[]}",
 		/* a site's key: 16 lower-case hex digits */
 		"{\"gmprof_baseline\":3,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
 		"\"peak_bytes\":1,\"peak_sites\":[{\"site\":\"a.cu:1\",\"bytes\":1,\"key\":\"XYZ\"}]}],\"findings\":[]}",
@@ -368,6 +425,7 @@ int main(void)
 		cmocka_unit_test(in_use),
 		cmocka_unit_test(pools),
 		cmocka_unit_test(version4_ranges),
+		cmocka_unit_test(version5_times),
 		cmocka_unit_test(rejected),
 		cmocka_unit_test(fingerprint_scheme),
 		cmocka_unit_test(site_keys),
