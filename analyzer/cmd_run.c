@@ -26,6 +26,7 @@
 #include "demangle.h"
 #include "kernels_from.h"
 #include "options.h"
+#include "rangemem.h"
 #include "run_env.h"
 #include "san.h"
 #include "session.h"
@@ -392,10 +393,11 @@ static int report(const struct run_opts *o, const char *path)
 	if (!rc && o->top) {
 		gmp_text__findings(stdout, r, path, o->top, &s.sites, clock, src);
 		putchar('\n');
+		rc = gmp_rmem__summary(stdout, r, 3); /* a loop that keeps memory from one step to the next */
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
 		gmp_report__capture(stdout, s.in.trace);
 		gmp_report__graphs(stdout, r);
-		rc = gmp_source__error(src) ? -1 : 0; /* a source line left out for want of memory */
+		rc = rc || gmp_source__error(src) ? -1 : 0; /* a source line left out for want of memory */
 	}
 	gmp_source__free(src);
 	if (rc)

@@ -96,6 +96,12 @@ const char *gmp_rmem__path(const struct gmp_rmem *m, const struct gmp_result *r,
  * ranges they nest in), in tree order.  0 or -ENOMEM.
  */
 int gmp_rmem__text(FILE *fp, const struct gmp_result *r, size_t max);
+/*
+ * For gmprof run's summary: the ranges that grew (gmp_rmem__growth) on any
+ * device, the most first, at most max lines of "  ranges   PATH on device
+ * N: ..." and one counting the rest; nothing when none grew.  0 or -ENOMEM.
+ */
+int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, size_t max);
 /* "memory_by_range" in a JSON report: every node on every device it has calls on. */
 int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r);
 /* The Markdown report's tables, and the HTML report's (nothing without ranges). */

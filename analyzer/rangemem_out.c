@@ -287,6 +287,55 @@ int gmp_rmem__html(FILE *fp, const struct gmp_result *r, size_t max)
 	return tables(fp, r, max, &tb);
 }
 
+/* A range that grew on a device, for the summary's ranking. */
+struct grown_at {
+	uint32_t node;
+	size_t d;
+	uint64_t growth;
+	uint32_t first_pos;
+};
+
+static int cmp_grown_at(const void *a, const void *b)
+{
+	const struct grown_at *x = a, *y = b;
+	if (x->growth != y->growth)
+		return x->growth > y->growth ? -1 : 1;
+	if (x->first_pos != y->first_pos)
+		return x->first_pos > y->first_pos ? 1 : -1;
+	return (x->d > y->d) - (x->d < y->d);
+}
+
+int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, size_t max)
+{
+	struct gmp_rmem m;
+	int err = gmp_rmem__build(r, &m);
+	struct grown_at *v = err || !m.ntree ? NULL : malloc(m.ntree * m.ndev * sizeof(*v));
+	size_t n = 0;
+	if (!err && m.ntree && !v)
+		err = -ENOMEM;
+	for (size_t i = 0; v && i < m.ntree; i++)
+		for (size_t d = 0; d < m.ndev; d++) {
+			const struct gmp_rmem_dev *x = gmp_rmem__at(&m, m.tree[i], d);
+			if (gmp_rmem__growth(x))
+				v[n++] = (struct grown_at){ m.tree[i], d, gmp_rmem__growth(x), x->first_pos };
+		}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_grown_at);
+	for (size_t i = 0; i < n && i < max; i++) {
+		char path[1024], one[1024], what[256];
+		grew(gmp_rmem__at(&m, v[i].node, v[i].d), what, sizeof(what));
+		fprintf(fp, "  %-8s %s on device %u: %s\n", i ? "" : "ranges",
+			gmp_oneline(gmp_rmem__path(&m, r, v[i].node, path, sizeof(path)), one, sizeof(one)),
+			r->devices[v[i].d].device, what);
+	}
+	if (n > max)
+		fprintf(fp, "           ... and %zu more range%s grew (gmprof report shows them)\n", n - max,
+			n - max == 1 ? "" : "s");
+	free(v);
+	gmp_rmem__release(&m);
+	return err;
+}
+
 int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r)
 {
 	struct gmp_rmem m;
