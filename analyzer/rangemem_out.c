@@ -56,19 +56,6 @@ static const char *bytes_in(uint64_t bytes, uint64_t objects, char *buf, size_t 
 	return buf;
 }
 
-/*
- * What a range that grew (gmp_rmem__growth) left behind each time: the
- * sentence, into buf.
- */
-static void grew(const struct gmp_rmem_dev *x, char *buf, size_t n)
-{
-	char a[32], b[32], c[32];
-	snprintf(buf, n, "live bytes as it began grew from %s (the first of its %llu times) to %s (the last), "
-		 "%s more each time", gmp_human_bytes(x->entry_first, a, sizeof(a)), (unsigned long long)x->times,
-		 gmp_human_bytes(x->entry_last, b, sizeof(b)),
-		 gmp_human_bytes(gmp_rmem__growth(x) / (x->times > 1 ? x->times - 1 : 1), c, sizeof(c)));
-}
-
 #define GREW_MAX 8 /* lines of ranges that grew, a device */
 
 /* The most growth first, then tree order (the nodes' first calls). */
@@ -123,7 +110,7 @@ static int tables(FILE *fp, const struct gmp_result *r, size_t max, const struct
 				tmp[ng++] = m.tree[i];
 		qsort_r(tmp, ng, sizeof(*tmp), cmp_growth, by_node);
 		for (size_t i = 0; i < ng && i < GREW_MAX; i++) {
-			grew(by_node[tmp[i]], what, sizeof(what));
+			gmp_rmem__grew_text(by_node[tmp[i]], what, sizeof(what));
 			tb->grew(fp, &m, r, tmp[i], what);
 		}
 		if (ng > GREW_MAX) {
@@ -287,43 +274,17 @@ int gmp_rmem__html(FILE *fp, const struct gmp_result *r, size_t max)
 	return tables(fp, r, max, &tb);
 }
 
-/* A range that grew on a device, for the summary's ranking. */
-struct grown_at {
-	uint32_t node;
-	size_t d;
-	uint64_t growth;
-	uint32_t first_pos;
-};
-
-static int cmp_grown_at(const void *a, const void *b)
-{
-	const struct grown_at *x = a, *y = b;
-	if (x->growth != y->growth)
-		return x->growth > y->growth ? -1 : 1;
-	if (x->first_pos != y->first_pos)
-		return x->first_pos > y->first_pos ? 1 : -1;
-	return (x->d > y->d) - (x->d < y->d);
-}
-
 int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, size_t max)
 {
 	struct gmp_rmem m;
-	int err = gmp_rmem__build(r, &m);
-	struct grown_at *v = err || !m.ntree ? NULL : malloc(m.ntree * m.ndev * sizeof(*v));
+	struct gmp_rmem_grown *v = NULL;
 	size_t n = 0;
-	if (!err && m.ntree && !v)
-		err = -ENOMEM;
-	for (size_t i = 0; v && i < m.ntree; i++)
-		for (size_t d = 0; d < m.ndev; d++) {
-			const struct gmp_rmem_dev *x = gmp_rmem__at(&m, m.tree[i], d);
-			if (gmp_rmem__growth(x))
-				v[n++] = (struct grown_at){ m.tree[i], d, gmp_rmem__growth(x), x->first_pos };
-		}
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_grown_at);
+	int err = gmp_rmem__build(r, &m);
+	if (!err)
+		err = gmp_rmem__grown(&m, &v, &n);
 	for (size_t i = 0; i < n && i < max; i++) {
 		char path[1024], one[1024], what[256];
-		grew(gmp_rmem__at(&m, v[i].node, v[i].d), what, sizeof(what));
+		gmp_rmem__grew_text(gmp_rmem__at(&m, v[i].node, v[i].d), what, sizeof(what));
 		fprintf(fp, "  %-8s %s on device %u: %s\n", i ? "" : "ranges",
 			gmp_oneline(gmp_rmem__path(&m, r, v[i].node, path, sizeof(path)), one, sizeof(one)),
 			r->devices[v[i].d].device, what);

@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "collector.h"
 #include "demangle.h"
 #include "findings_json.h"
 #include "gmprof/detect.h"
 #include "oneline.h"
+#include "rangemem_core.h"
 
 void rec_online_lost(void)
 {
@@ -33,6 +35,34 @@ void rec_online_add(const struct gmp_event *e, const char *name, int64_t idx)
 	if ((name && !te.name) || gmp_trace__add_event(gmp_col.trace, &te, NULL, 0, NULL, 0) != idx) {
 		rec_online_lost(); /* keep recording */
 	}
+}
+
+/*
+ * The NVTX ranges that began their last time with more live than their
+ * first (a training step that keeps memory each iteration), the most
+ * first, 3 at most: a line each on stderr.
+ */
+static void ranges_grown(const struct gmp_result *r)
+{
+	struct gmp_rmem m;
+	struct gmp_rmem_grown *v = NULL;
+	size_t n = 0;
+	if (gmp_rmem__build(r, &m) || gmp_rmem__grown(&m, &v, &n)) {
+		fprintf(stderr, "==gmprof== out of memory finding the NVTX ranges that grew\n");
+		gmp_rmem__release(&m);
+		return;
+	}
+	for (size_t i = 0; i < n && i < 3; i++) {
+		char path[1024], one[1024], what[256];
+		gmp_rmem__grew_text(gmp_rmem__at(&m, v[i].node, v[i].d), what, sizeof(what));
+		fprintf(stderr, "==gmprof== NVTX range %s on device %u: %s\n",
+			gmp_oneline(gmp_rmem__path(&m, r, v[i].node, path, sizeof(path)), one, sizeof(one)),
+			r->devices[v[i].d].device, what);
+	}
+	if (n > 3)
+		fprintf(stderr, "==gmprof== ... and %zu more NVTX ranges grew\n", n - 3);
+	free(v);
+	gmp_rmem__release(&m);
 }
 
 /* The online detector's verdict: into the profile, and a summary on stderr. */
@@ -136,6 +166,7 @@ void rec_online(void)
 				gmp_human_bytes(f->saving, b, sizeof(b)), gmp_finding__in_use(r, f) ? " in use" : "");
 		fprintf(stderr, ": %s\n", gmp_oneline(gmp_result__suggestion(r, f, sugg, sizeof(sugg)), sone, sizeof(sone)));
 	}
+	ranges_grown(r);
 	fprintf(stderr, "==gmprof== full report: gmprof report %s\n", gmp_col.path);
 	gmp_clock__free(clock);
 	gmp_result__free(r);

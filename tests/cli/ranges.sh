@@ -72,6 +72,13 @@ for how in push startend; do
 		grep -q '^  step: live bytes as it began grew from 0 B (the first of its 3 times) to 8.0 KiB (the last), 4.0 KiB more each time$' "$TMPDIR/rep" &&
 		ok "  ... three times, as in the script" || notok "  ... $(grep -A6 '^Memory by NVTX' "$TMPDIR/rep")"
 done
+# The collector's own summary at exit (GMPROF_SUMMARY=1, as without gmprof run) names it too.
+rm -f "$TMPDIR/loop-sum.gmprof"
+expect_exit 0 "collect the loop, the collector's summary on" -- env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/loop-sum.gmprof" "$FAKE" "$TMPDIR/loop.jsonl"
+grep -qx "==gmprof== NVTX range step on device 0: live bytes as it began grew from 0 B (the first of its 3 times) to 8.0 KiB (the last), 4.0 KiB more each time" \
+	"$TMPDIR/err" && ok "  ... the summary says the step range grew" || notok "  ... summary: $(cat "$TMPDIR/err")"
+expect_exit 0 "  ... and not for ranges that did not grow" -- env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/ranges-sum.gmprof" "$FAKE" "$S"
+grep -q "NVTX range" "$TMPDIR/err" && notok "  ... $(grep "NVTX range" "$TMPDIR/err")" || ok "  ... no line"
 expect_exit 0 "report --format json of a loop" -- "$GMPROF" report --format json "$TMPDIR/loop.jsonl"
 grep -q '"memory_by_range":\[{"ranges":\["step"\],"path":"step","device":0,"calls":12,"peak_bytes":13312,"peak_at":{"api":"ALLOC","stream":0,"ordinal":6,"level":[0-9]*,"event":9,"ranges":\["step"\]},"allocated_bytes":15360,"allocated_objects":6,"outlived_bytes":12288,"outlived_objects":3,"times":3,"time_peak_min_bytes":5120,"entry_first_bytes":0,"entry_last_bytes":8192}\]' "$TMPDIR/out" &&
 	ok "JSON report: memory_by_range" || notok "JSON report: $(grep -o '"memory_by_range":.*' "$TMPDIR/out")"

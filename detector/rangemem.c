@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Memory by NVTX range (rangemem.h): one walk over the events in the
+ * Memory by NVTX range (rangemem_core.h): one walk over the events in the
  * topological order, following the live-bytes curve, charges each call's
  * device's live bytes to the range it was made in and to every range
  * around it; each object's allocation and free say which ranges it was
@@ -8,13 +8,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rangemem.h"
-#include "cmds.h"
 #include "findings_json.h"
-#include "markdown.h"
+#include "rangemem_core.h"
 #include "u64map.h"
 #include "util.h"
 
@@ -358,4 +357,51 @@ const char *gmp_rmem__path(const struct gmp_rmem *m, const struct gmp_result *r,
 		len += (size_t)w;
 	}
 	return buf;
+}
+
+void gmp_rmem__grew_text(const struct gmp_rmem_dev *x, char *buf, size_t n)
+{
+	char a[32], b[32], c[32];
+	snprintf(buf, n, "live bytes as it began grew from %s (the first of its %llu times) to %s (the last), "
+		 "%s more each time", gmp_human_bytes(x->entry_first, a, sizeof(a)), (unsigned long long)x->times,
+		 gmp_human_bytes(x->entry_last, b, sizeof(b)),
+		 gmp_human_bytes(gmp_rmem__growth(x) / (x->times > 1 ? x->times - 1 : 1), c, sizeof(c)));
+}
+
+static int cmp_grown(const void *a, const void *b, void *ctx)
+{
+	const struct gmp_rmem *m = ctx;
+	const struct gmp_rmem_grown *x = a, *y = b;
+	if (x->growth != y->growth)
+		return x->growth > y->growth ? -1 : 1;
+	uint32_t px = gmp_rmem__at(m, x->node, x->d)->first_pos, py = gmp_rmem__at(m, y->node, y->d)->first_pos;
+	if (px != py)
+		return px > py ? 1 : -1;
+	return (x->d > y->d) - (x->d < y->d);
+}
+
+int gmp_rmem__grown(const struct gmp_rmem *m, struct gmp_rmem_grown **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < m->ntree; i++)
+		for (size_t d = 0; d < m->ndev; d++)
+			k += gmp_rmem__growth(gmp_rmem__at(m, m->tree[i], d)) != 0;
+	if (!k)
+		return 0;
+	struct gmp_rmem_grown *v = malloc(k * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	k = 0;
+	for (size_t i = 0; i < m->ntree; i++)
+		for (size_t d = 0; d < m->ndev; d++) {
+			uint64_t g = gmp_rmem__growth(gmp_rmem__at(m, m->tree[i], d));
+			if (g)
+				v[k++] = (struct gmp_rmem_grown){ m->tree[i], (uint32_t)d, g };
+		}
+	qsort_r(v, k, sizeof(*v), cmp_grown, (void *)m);
+	*out = v;
+	*n = k;
+	return 0;
 }
