@@ -375,7 +375,7 @@ static int text_one(FILE *fp, struct report *rp)
 	if (!err)
 		err = gmp_memtime__text(fp, r, clock);
 	if (!err)
-		err = gmp_rmem__text(fp, r, 16);
+		err = gmp_rmem__text(fp, r, &s->sites, 16);
 	if (!err)
 		err = gmp_report__plans(fp, rp->s->r, &rp->fit);
 	if (!err)
@@ -417,7 +417,7 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 	struct report *rp = ctx;
 	gmp_report__json_run(jw, r);
 	struct gmp_bysite b;
-	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) || gmp_rmem__json(jw, r) ||
+	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) || gmp_rmem__json(jw, r, &rp->s->sites) ||
 	    gmp_memtime__json(jw, rp->s->clock) ||
 	    gmp_bysite__build(&rp->s->sites, r, &b)) {
 		jw->err = -ENOMEM;

@@ -393,7 +393,7 @@ static int report(const struct run_opts *o, const char *path)
 	if (!rc && o->top) {
 		gmp_text__findings(stdout, r, path, o->top, &s.sites, clock, src);
 		putchar('\n');
-		rc = gmp_rmem__summary(stdout, r, 3); /* a loop that keeps memory from one step to the next */
+		rc = gmp_rmem__summary(stdout, r, &s.sites, 3); /* a loop that keeps memory from one step to the next */
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
 		gmp_report__capture(stdout, s.in.trace);
 		gmp_report__graphs(stdout, r);

@@ -367,7 +367,7 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 	const struct gmp_clock *clock;
 	if (gmp_session__clock(pg->s, &clock) || gmp_memtime__html(fp, r, clock) == -ENOMEM)
 		fprintf(fp, "<p class=\"incomplete\">Out of memory summing memory over time.</p>\n");
-	if (gmp_rmem__html(fp, r, 40))
+	if (gmp_rmem__html(fp, r, &pg->s->sites, 40))
 		fprintf(fp, "<p class=\"incomplete\">Out of memory summing the NVTX ranges.</p>\n");
 	gmp_html__failures(fp, pg->s);
 	if (gmp_report__html(fp, r))

@@ -11,23 +11,54 @@
 #include "jw.h"
 #include "rangemem_core.h"
 
+struct gmp_sites;
+
+/* What a range's times kept (gmp_rmem__kept) from one allocation site. */
+struct gmp_rmem_kept_site {
+	char *site;               /* "file:line" (owned); the object's name where named */
+	int named;                /* no source line: one object's name (or several of that name) */
+	uint64_t bytes, objects;
+};
+
+struct gmp_rmem_kept {
+	uint64_t bytes, objects;
+	struct gmp_rmem_kept_site *sites; /* the most bytes first */
+	size_t nsites;
+};
+
+/*
+ * Node's kept objects on device index d, by allocation site (sites may be
+ * NULL: by the objects' names) into out.  0 or -ENOMEM; release it in
+ * every case.
+ */
+int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_rmem *m, uint32_t node,
+			 size_t d, struct gmp_rmem_kept *out);
+void gmp_rmem_kept__release(struct gmp_rmem_kept *k);
+/*
+ * "live as its last time began, allocated since its first: 8.0 KiB in 2
+ * objects, from a.cu:4 (8.0 KiB in 2)", at most max sites, into buf.
+ */
+const char *gmp_rmem_kept__text(const struct gmp_rmem_kept *k, size_t max, char *buf, size_t n);
+/* "kept": {"bytes", "objects", "sites": [{"site" or "object", "bytes", "objects"}]}. */
+void gmp_rmem_kept__json(struct gmp_jw *jw, const struct gmp_rmem_kept *k);
+
 /*
  * The text report's section (nothing when the trace has no ranges): per
  * device a table of at most max ranges (those of the largest peaks, with the
  * ranges they nest in), in tree order.  0 or -ENOMEM.
  */
-int gmp_rmem__text(FILE *fp, const struct gmp_result *r, size_t max);
+int gmp_rmem__text(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max);
 /*
  * For gmprof run's summary: the ranges that grew (gmp_rmem__growth) on any
  * device, the most first, at most max lines of "  ranges   PATH on device
  * N: ..." and one counting the rest; nothing when none grew.  0 or -ENOMEM.
  */
-int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, size_t max);
+int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max);
 /* "memory_by_range" in a JSON report: every node on every device it has calls on. */
-int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r);
+int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r, struct gmp_sites *sites);
 /* The Markdown report's tables, and the HTML report's (nothing without ranges). */
-int gmp_rmem__markdown(FILE *fp, const struct gmp_result *r, size_t max);
-int gmp_rmem__html(FILE *fp, const struct gmp_result *r, size_t max);
+int gmp_rmem__markdown(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max);
+int gmp_rmem__html(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max);
 
 /*
  * gmprof diff by range (rangemem_diff.c): a range path of device's, in

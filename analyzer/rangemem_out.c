@@ -75,11 +75,12 @@ struct table {
 	void (*row)(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k,
 		    const struct gmp_rmem_dev *x, int at_peak, int inuse);
 	void (*grew)(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k, const char *what);
+	void (*kept)(FILE *fp, const char *what); /* under a range's grew: where what it kept came from */
 	void (*tail)(FILE *fp, size_t more);
 };
 
 /* Per device with calls in ranges: a table of at most max of them (pick), in tree order. */
-static int tables(FILE *fp, const struct gmp_result *r, size_t max, const struct table *tb)
+static int tables(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max, const struct table *tb)
 {
 	struct gmp_rmem m;
 	int err = gmp_rmem__build(r, &m);
@@ -109,9 +110,14 @@ static int tables(FILE *fp, const struct gmp_result *r, size_t max, const struct
 			if (gmp_rmem__growth(by_node[m.tree[i]]))
 				tmp[ng++] = m.tree[i];
 		qsort_r(tmp, ng, sizeof(*tmp), cmp_growth, by_node);
-		for (size_t i = 0; i < ng && i < GREW_MAX; i++) {
+		for (size_t i = 0; i < ng && i < GREW_MAX && !err; i++) {
 			gmp_rmem__grew_text(by_node[tmp[i]], what, sizeof(what));
 			tb->grew(fp, &m, r, tmp[i], what);
+			struct gmp_rmem_kept kp;
+			char kt[1024];
+			if (!(err = gmp_rmem__kept_sites(sites, r, &m, tmp[i], d, &kp)) && kp.objects)
+				tb->kept(fp, gmp_rmem_kept__text(&kp, 3, kt, sizeof(kt)));
+			gmp_rmem_kept__release(&kp);
 		}
 		if (ng > GREW_MAX) {
 			snprintf(what, sizeof(what), "... and %zu more range%s grew (--format json lists every one)", ng - GREW_MAX,
@@ -162,16 +168,21 @@ static void text_grew(FILE *fp, const struct gmp_rmem *m, const struct gmp_resul
 		fprintf(fp, "  %s: %s\n", gmp_oneline(gmp_rmem__path(m, r, k, path, sizeof(path)), one, sizeof(one)), what);
 }
 
+static void text_kept(FILE *fp, const char *what)
+{
+	fprintf(fp, "    %s\n", what);
+}
+
 static void text_tail(FILE *fp, size_t more)
 {
 	if (more)
 		fprintf(fp, "  ... and %zu more ranges (--format json lists every one)\n", more);
 }
 
-int gmp_rmem__text(FILE *fp, const struct gmp_result *r, size_t max)
+int gmp_rmem__text(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
-	static const struct table tb = { text_head, text_row, text_grew, text_tail };
-	return tables(fp, r, max, &tb);
+	static const struct table tb = { text_head, text_row, text_grew, text_kept, text_tail };
+	return tables(fp, r, sites, max, &tb);
 }
 
 static void md_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
@@ -208,6 +219,13 @@ static void md_grew(FILE *fp, const struct gmp_rmem *m, const struct gmp_result 
 	fprintf(fp, "%s\n", what);
 }
 
+static void md_kept(FILE *fp, const char *what)
+{
+	fputs("\n", fp);
+	gmp_md__text(fp, what);
+	fputs("\n", fp);
+}
+
 static void md_tail(FILE *fp, size_t more)
 {
 	if (more)
@@ -215,10 +233,10 @@ static void md_tail(FILE *fp, size_t more)
 	fputc('\n', fp);
 }
 
-int gmp_rmem__markdown(FILE *fp, const struct gmp_result *r, size_t max)
+int gmp_rmem__markdown(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
-	static const struct table tb = { md_head, md_row, md_grew, md_tail };
-	return tables(fp, r, max, &tb);
+	static const struct table tb = { md_head, md_row, md_grew, md_kept, md_tail };
+	return tables(fp, r, sites, max, &tb);
 }
 
 static void html_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
@@ -260,6 +278,13 @@ static void html_grew(FILE *fp, const struct gmp_rmem *m, const struct gmp_resul
 	fprintf(fp, "</td></tr>\n");
 }
 
+static void html_kept(FILE *fp, const char *what)
+{
+	fprintf(fp, "<tr><td colspan=\"9\">&nbsp;&nbsp;");
+	gmp_text__markup(fp, what);
+	fprintf(fp, "</td></tr>\n");
+}
+
 static void html_tail(FILE *fp, size_t more)
 {
 	fprintf(fp, "</tbody></table>\n");
@@ -268,13 +293,13 @@ static void html_tail(FILE *fp, size_t more)
 			"one).</p>\n", more);
 }
 
-int gmp_rmem__html(FILE *fp, const struct gmp_result *r, size_t max)
+int gmp_rmem__html(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
-	static const struct table tb = { html_head, html_row, html_grew, html_tail };
-	return tables(fp, r, max, &tb);
+	static const struct table tb = { html_head, html_row, html_grew, html_kept, html_tail };
+	return tables(fp, r, sites, max, &tb);
 }
 
-int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, size_t max)
+int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
 	struct gmp_rmem m;
 	struct gmp_rmem_grown *v = NULL;
@@ -282,12 +307,17 @@ int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, size_t max)
 	int err = gmp_rmem__build(r, &m);
 	if (!err)
 		err = gmp_rmem__grown(&m, &v, &n);
-	for (size_t i = 0; i < n && i < max; i++) {
+	for (size_t i = 0; i < n && i < max && !err; i++) {
 		char path[1024], one[1024], what[256];
 		gmp_rmem__grew_text(gmp_rmem__at(&m, v[i].node, v[i].d), what, sizeof(what));
 		fprintf(fp, "  %-8s %s on device %u: %s\n", i ? "" : "ranges",
 			gmp_oneline(gmp_rmem__path(&m, r, v[i].node, path, sizeof(path)), one, sizeof(one)),
 			r->devices[v[i].d].device, what);
+		struct gmp_rmem_kept kp;
+		char kt[1024];
+		if (!(err = gmp_rmem__kept_sites(sites, r, &m, v[i].node, v[i].d, &kp)) && kp.objects)
+			fprintf(fp, "             %s\n", gmp_rmem_kept__text(&kp, 3, kt, sizeof(kt)));
+		gmp_rmem_kept__release(&kp);
 	}
 	if (n > max)
 		fprintf(fp, "           ... and %zu more range%s grew (gmprof report shows them)\n", n - max,
@@ -297,7 +327,7 @@ int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, size_t max)
 	return err;
 }
 
-int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r)
+int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r, struct gmp_sites *sites)
 {
 	struct gmp_rmem m;
 	int err = gmp_rmem__build(r, &m);
@@ -336,10 +366,14 @@ int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r)
 			gmp_jw__ku64(jw, "time_peak_min_bytes", x->time_peak_min);
 			gmp_jw__ku64(jw, "entry_first_bytes", x->entry_first);
 			gmp_jw__ku64(jw, "entry_last_bytes", x->entry_last);
+			struct gmp_rmem_kept kp = { 0 };
+			if (gmp_rmem__growth(x) && !(err = gmp_rmem__kept_sites(sites, r, &m, k, d, &kp)))
+				gmp_rmem_kept__json(jw, &kp);
+			gmp_rmem_kept__release(&kp);
 			gmp_jw__obj_end(jw);
 		}
 	gmp_jw__arr_end(jw);
 	gmp_rmem__release(&m);
-	return 0;
+	return err;
 }
 

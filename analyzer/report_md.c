@@ -232,7 +232,7 @@ int gmp_report__markdown(FILE *fp, struct gmp_session *s, uint32_t top)
 	if (!err)
 		err = gmp_memtime__markdown(fp, s->r, clock);
 	if (!err)
-		err = gmp_rmem__markdown(fp, s->r, 16);
+		err = gmp_rmem__markdown(fp, s->r, &s->sites, 16);
 	if (!err)
 		err = failures_md(fp, s);
 	if (err)

@@ -405,3 +405,50 @@ int gmp_rmem__grown(const struct gmp_rmem *m, struct gmp_rmem_grown **out, size_
 	*n = k;
 	return 0;
 }
+
+/* The object allocated by event ev (objects are made in event order), or GMP_NO_OBJECT. */
+static uint32_t object_of_alloc(const struct gmp_result *r, uint32_t ev)
+{
+	size_t lo = 0, hi = r->nobjects;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->objects[mid].alloc_ev < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nobjects && r->objects[lo].alloc_ev == ev ? (uint32_t)lo : GMP_NO_OBJECT;
+}
+
+int gmp_rmem__kept(const struct gmp_rmem *m, const struct gmp_result *r, uint32_t node, size_t d, uint32_t **out,
+		   size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	const struct gmp_rmem_dev *x = gmp_rmem__at(m, node, d);
+	if (x->times < 2 || x->first_pos >= x->last_pos)
+		return 0;
+	uint32_t last = r->order[x->last_pos];
+	size_t cap = 0;
+	uint32_t *v = NULL;
+	for (uint32_t p = x->first_pos; p < x->last_pos; p++) {
+		uint32_t o = object_of_alloc(r, r->order[p]);
+		if (o == GMP_NO_OBJECT)
+			continue;
+		const struct gmp_object *ob = &r->objects[o];
+		if (ob->device != r->devices[d].device || ob->kind == GMP_MEM_POOL_REGION)
+			continue;
+		/* Freed before the latest time's first call: (level, index) ahead of it in the order. */
+		if (ob->free_ev != GMP_NO_EVENT && (r->level[ob->free_ev] < r->level[last] ||
+						    (r->level[ob->free_ev] == r->level[last] && ob->free_ev < last)))
+			continue;
+		if (GMP_GROW(v, cap, *n + 1)) {
+			free(v);
+			*n = 0;
+			return -ENOMEM;
+		}
+		v[(*n)++] = o;
+	}
+	*out = v;
+	return 0;
+}

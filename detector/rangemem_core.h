@@ -111,4 +111,16 @@ struct gmp_rmem_grown {
  */
 int gmp_rmem__grown(const struct gmp_rmem *m, struct gmp_rmem_grown **out, size_t *n);
 
+/*
+ * What node's times kept on device index d: the objects (pool regions
+ * aside, as the peaks count objects) allocated at or after the first call
+ * of its earliest time and live right before the first call of its latest
+ * (in the topological order), in the order of their allocations there,
+ * into *out (malloc'd; NULL when none), *n of them.  Their bytes, less
+ * those of the objects live as the earliest time began and freed before
+ * the latest, are its growth.  0 or -ENOMEM.
+ */
+int gmp_rmem__kept(const struct gmp_rmem *m, const struct gmp_result *r, uint32_t node, size_t d, uint32_t **out,
+		   size_t *n);
+
 #endif

@@ -55,6 +55,22 @@ grep -q '^  step  *13.0 KiB#  *12  *3  15.0 KiB in 6  *12.0 KiB in 3$' "$TMPDIR/
 	ok "report: a loop's steps kept 12 KiB past their end, in 3 times" || notok "report: loop: $(grep -A5 '^Memory by NVTX' "$TMPDIR/out")"
 grep -q '^  step: live bytes as it began grew from 0 B (the first of its 3 times) to 8.0 KiB (the last), 4.0 KiB more each time$' "$TMPDIR/out" &&
 	ok "report: ... and began each time with 4 KiB more" || notok "report: loop's growth: $(grep -A6 '^Memory by NVTX' "$TMPDIR/out")"
+grep -A1 '^  step: live bytes' "$TMPDIR/out" | grep -qx '    live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from kept1 (4.0 KiB in 1), kept2 (4.0 KiB in 1)' &&
+	ok "report: ... what it kept, by the objects' names where they have no site" || notok "report: kept: $(grep -A7 '^Memory by NVTX' "$TMPDIR/out")"
+# Where the objects have allocation sites, what a step kept is counted by site.
+sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' "$TMPDIR/loop.jsonl" >"$TMPDIR/loop_at.jsonl"
+expect_exit 0 "report of the loop with sites" -- "$GMPROF" report "$TMPDIR/loop_at.jsonl"
+grep -qx '    live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from train.cu:42 (8.0 KiB in 2)' "$TMPDIR/out" &&
+	ok "  ... by site" || notok "  ... $(grep -A7 '^Memory by NVTX' "$TMPDIR/out")"
+expect_exit 0 "  ... markdown" -- "$GMPROF" report --format markdown "$TMPDIR/loop_at.jsonl"
+grep -qx 'live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from train.cu:42 (8.0 KiB in 2)' "$TMPDIR/out" &&
+	ok "  ... the same line" || notok "  ... $(grep -A8 '^### Memory by' "$TMPDIR/out")"
+expect_exit 0 "  ... html" -- "$GMPROF" html --force -o "$TMPDIR/loop_at.html" "$TMPDIR/loop_at.jsonl"
+grep -qF '<tr><td colspan="9">&nbsp;&nbsp;live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from train.cu:42 (8.0 KiB in 2)</td></tr>' "$TMPDIR/loop_at.html" &&
+	ok "  ... a row under the range's growth" || notok "  ... $(grep -o '<tr><td colspan.\{0,200\}' "$TMPDIR/loop_at.html")"
+expect_exit 0 "  ... json" -- "$GMPROF" report --format json "$TMPDIR/loop_at.jsonl"
+grep -q '"kept":{"bytes":8192,"objects":2,"sites":\[{"site":"train.cu:42","bytes":8192,"objects":2}\]}' "$TMPDIR/out" &&
+	ok "  ... kept, by site" || notok "  ... $(grep -o '"kept":[^]]*' "$TMPDIR/out")"
 expect_exit 0 "report --format markdown of a loop" -- "$GMPROF" report --format markdown "$TMPDIR/loop.jsonl"
 grep -qF '| `step` | **13.0 KiB** | 12 | 3 | 15.0 KiB in 6 | 12.0 KiB in 3 |' "$TMPDIR/out" &&
 	grep -qxF '`step`: live bytes as it began grew from 0 B (the first of its 3 times) to 8.0 KiB (the last), 4.0 KiB more each time' "$TMPDIR/out" &&
@@ -80,7 +96,7 @@ grep -qx "==gmprof== NVTX range step on device 0: live bytes as it began grew fr
 expect_exit 0 "  ... and not for ranges that did not grow" -- env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/ranges-sum.gmprof" "$FAKE" "$S"
 grep -q "NVTX range" "$TMPDIR/err" && notok "  ... $(grep "NVTX range" "$TMPDIR/err")" || ok "  ... no line"
 expect_exit 0 "report --format json of a loop" -- "$GMPROF" report --format json "$TMPDIR/loop.jsonl"
-grep -q '"memory_by_range":\[{"ranges":\["step"\],"path":"step","device":0,"calls":12,"peak_bytes":13312,"peak_at":{"api":"ALLOC","stream":0,"ordinal":6,"level":[0-9]*,"event":9,"ranges":\["step"\]},"allocated_bytes":15360,"allocated_objects":6,"outlived_bytes":12288,"outlived_objects":3,"times":3,"time_peak_min_bytes":5120,"entry_first_bytes":0,"entry_last_bytes":8192}\]' "$TMPDIR/out" &&
+grep -q '"memory_by_range":\[{"ranges":\["step"\],"path":"step","device":0,"calls":12,"peak_bytes":13312,"peak_at":{"api":"ALLOC","stream":0,"ordinal":6,"level":[0-9]*,"event":9,"ranges":\["step"\]},"allocated_bytes":15360,"allocated_objects":6,"outlived_bytes":12288,"outlived_objects":3,"times":3,"time_peak_min_bytes":5120,"entry_first_bytes":0,"entry_last_bytes":8192,"kept":{"bytes":8192,"objects":2,"sites":\[{"object":"kept1","bytes":4096,"objects":1},{"object":"kept2","bytes":4096,"objects":1}\]}}\]' "$TMPDIR/out" &&
 	ok "JSON report: memory_by_range" || notok "JSON report: $(grep -o '"memory_by_range":.*' "$TMPDIR/out")"
 
 expect_exit 0 "replay --format json" -- "$GMPROF" replay --format json "$S"

@@ -83,7 +83,7 @@ static char *text_of(const struct gmp_result *r, size_t max)
 	size_t len = 0;
 	FILE *fp = open_memstream(&text, &len);
 	assert_non_null(fp);
-	assert_int_equal(gmp_rmem__text(fp, r, max), 0);
+	assert_int_equal(gmp_rmem__text(fp, r, NULL, max), 0);
 	fclose(fp);
 	return text;
 }
@@ -263,7 +263,56 @@ static int inside(const struct gmp_trace *t, uint32_t ev, const uint32_t *k, siz
 }
 
 /* Checks every node of m on every device against sums over the events and objects. */
-static void check_random(const struct gmp_rmem *m, const struct gmp_result *r, int round)
+/*
+ * Node k's kept objects on device index d (gmp_rmem__kept) against those
+ * found from every object's positions, and its growth against them: the
+ * live bytes as its latest time began less those as its earliest did are
+ * the kept objects' bytes less those live then and freed between.  1 when
+ * the node has two times there to check.
+ */
+static int check_kept(const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k, size_t d, const uint32_t *pos,
+		      int round)
+{
+	const struct gmp_rmem_dev *x = gmp_rmem__at(m, k, d);
+	uint32_t *got;
+	size_t n;
+	assert_int_equal(gmp_rmem__kept(m, r, k, d, &got, &n), 0);
+	if (x->times < 2) {
+		assert_int_equal(n, 0);
+		return 0;
+	}
+	uint32_t first = x->first_pos, last = x->last_pos;
+	size_t want = 0;
+	uint64_t kept = 0, freed = 0;
+	for (size_t o = 0; o < r->nobjects; o++) {
+		const struct gmp_object *ob = &r->objects[o];
+		if (ob->device != r->devices[d].device || ob->kind == GMP_MEM_POOL_REGION)
+			continue;
+		uint32_t a = pos[ob->alloc_ev], f = ob->free_ev == GMP_NO_EVENT ? UINT32_MAX : pos[ob->free_ev];
+		if (a >= first && a < last && f >= last) {
+			size_t j = 0; /* in got, once */
+			while (j < n && got[j] != o)
+				j++;
+			if (j == n)
+				fail_msg("round %d, node %u, device %zu: object %zu kept, not listed", round, k, d, o);
+			want++;
+			kept += ob->size;
+		}
+		freed += a < first && f >= first && f < last ? ob->size : 0;
+	}
+	if (n != want)
+		fail_msg("round %d, node %u, device %zu: %zu kept listed, %zu kept", round, k, d, n, want);
+	for (size_t j = 1; j < n; j++) /* in the order of their allocations */
+		assert_true(pos[r->objects[got[j - 1]].alloc_ev] < pos[r->objects[got[j]].alloc_ev]);
+	if (x->entry_last + freed != x->entry_first + kept)
+		fail_msg("round %d, node %u, device %zu: began with %llu, then %llu; kept %llu, freed %llu", round, k, d,
+			 (unsigned long long)x->entry_first, (unsigned long long)x->entry_last, (unsigned long long)kept,
+			 (unsigned long long)freed);
+	free(got);
+	return 1;
+}
+
+static void check_random(const struct gmp_rmem *m, const struct gmp_result *r, int round, size_t *kept_checked)
 {
 	const struct gmp_trace *t = r->trace;
 	uint32_t *pos = malloc(t->nev * sizeof(*pos));
@@ -327,6 +376,7 @@ static void check_random(const struct gmp_rmem *m, const struct gmp_result *r, i
 					 (unsigned long long)x->outlive_bytes, (unsigned long long)outl,
 					 (unsigned long long)x->outlive_objects, (unsigned long long)noutl);
 			any_calls += calls;
+			*kept_checked += check_kept(m, r, k, d, pos, round);
 		}
 		in_tree += any_calls != 0;
 	}
@@ -354,7 +404,7 @@ static void random_traces(void **state)
 	(void)state;
 	static const char *const names[] = { "step", "fwd", "bwd" };
 	uint64_t seed = 0x4a9e;
-	size_t nodes = 0, outlived = 0;
+	size_t nodes = 0, outlived = 0, kept_checked = 0;
 	for (int round = 0; round < 300; round++) {
 		struct gmp_trace *t = ts_random_trace(&seed);
 		for (size_t i = 0; i < t->nev; i++)
@@ -376,7 +426,7 @@ static void random_traces(void **state)
 		struct gmp_result *r = ts_detect(t, NULL);
 		struct gmp_rmem m;
 		assert_int_equal(gmp_rmem__build(r, &m), 0);
-		check_random(&m, r, round);
+		check_random(&m, r, round, &kept_checked);
 		nodes += m.ntree;
 		for (size_t i = 0; i < m.n * m.ndev; i++)
 			outlived += m.dev[i].outlive_objects != 0;
@@ -386,6 +436,7 @@ static void random_traces(void **state)
 	}
 	assert_true(nodes > 1000);
 	assert_true(outlived > 300);
+	assert_true(kept_checked > 300);
 }
 
 /* The text section on the script: its rows in tree order, the peak's ranges marked. */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What a range's times kept (gmp_rmem__kept), by allocation site: the
+ * objects allocated since its earliest time began and live as its latest
+ * began, grouped by the source line that allocated them (the object's
+ * name where it has none), the most bytes first.  It says where the memory
+ * a training step keeps from one iteration to the next comes from.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "findings_json.h"
+#include "oneline.h"
+#include "rangemem.h"
+#include "sites.h"
+
+void gmp_rmem_kept__release(struct gmp_rmem_kept *k)
+{
+	for (size_t i = 0; i < k->nsites; i++)
+		free(k->sites[i].site);
+	free(k->sites);
+	memset(k, 0, sizeof(*k));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct gmp_rmem_kept_site *x = a, *y = b;
+	int c = strcmp(x->site, y->site);
+	return c ? c : x->named - y->named;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct gmp_rmem_kept_site *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(x->site, y->site);
+}
+
+int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_rmem *m, uint32_t node,
+			 size_t d, struct gmp_rmem_kept *out)
+{
+	memset(out, 0, sizeof(*out));
+	uint32_t *objs;
+	size_t n;
+	int err = gmp_rmem__kept(m, r, node, d, &objs, &n);
+	if (err || !n)
+		return err;
+	if (!(out->sites = calloc(n, sizeof(*out->sites)))) {
+		free(objs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct gmp_object *ob = &r->objects[objs[i]];
+		char name[160];
+		const char *site = sites ? gmp_sites__event(sites, ob->alloc_ev, NULL) : NULL;
+		out->sites[i].named = !site;
+		if (!site)
+			site = gmp_result__object_name(r, objs[i], name, sizeof(name));
+		if (!(out->sites[i].site = strdup(site))) {
+			out->nsites = i;
+			free(objs);
+			gmp_rmem_kept__release(out);
+			return -ENOMEM;
+		}
+		out->sites[i].bytes = ob->size;
+		out->sites[i].objects = 1;
+		out->bytes += ob->size;
+		out->objects++;
+	}
+	free(objs);
+	/* One entry a site: by name, the same ones merged; then the most bytes first. */
+	qsort(out->sites, n, sizeof(*out->sites), by_name);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (u && !by_name(&out->sites[u - 1], &out->sites[i])) {
+			out->sites[u - 1].bytes += out->sites[i].bytes;
+			out->sites[u - 1].objects += out->sites[i].objects;
+			free(out->sites[i].site);
+			continue;
+		}
+		out->sites[u++] = out->sites[i];
+	}
+	out->nsites = u;
+	qsort(out->sites, u, sizeof(*out->sites), by_bytes);
+	return 0;
+}
+
+const char *gmp_rmem_kept__text(const struct gmp_rmem_kept *k, size_t max, char *buf, size_t n)
+{
+	char a[32], one[256];
+	size_t len = 0;
+	int w = snprintf(buf, n, "live as its last time began, allocated since its first: %s in %llu object%s, from ",
+			 gmp_human_bytes(k->bytes, a, sizeof(a)), (unsigned long long)k->objects, k->objects == 1 ? "" : "s");
+	len = w > 0 ? (size_t)w : 0;
+	for (size_t i = 0; i < k->nsites && i < max && len < n; i++) {
+		w = snprintf(buf + len, n - len, "%s%s (%s in %llu)", i ? ", " : "",
+			     gmp_oneline(k->sites[i].site, one, sizeof(one)), gmp_human_bytes(k->sites[i].bytes, a, sizeof(a)),
+			     (unsigned long long)k->sites[i].objects);
+		len += w > 0 ? (size_t)w : 0;
+	}
+	if (k->nsites > max && len < n)
+		snprintf(buf + len, n - len, " and %zu more site%s", k->nsites - max, k->nsites - max == 1 ? "" : "s");
+	return buf;
+}
+
+void gmp_rmem_kept__json(struct gmp_jw *jw, const struct gmp_rmem_kept *k)
+{
+	gmp_jw__key(jw, "kept");
+	gmp_jw__obj(jw);
+	gmp_jw__ku64(jw, "bytes", k->bytes);
+	gmp_jw__ku64(jw, "objects", k->objects);
+	gmp_jw__key(jw, "sites");
+	gmp_jw__arr(jw);
+	for (size_t i = 0; i < k->nsites; i++) {
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, k->sites[i].named ? "object" : "site", k->sites[i].site);
+		gmp_jw__ku64(jw, "bytes", k->sites[i].bytes);
+		gmp_jw__ku64(jw, "objects", k->sites[i].objects);
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+	gmp_jw__obj_end(jw);
+}
