@@ -94,6 +94,7 @@ struct gmp_range_over {
 	uint64_t peak, budget;    /* peak: the growth, for a growth budget */
 	uint64_t times;
 	size_t rule;              /* the budget's index */
+	uint32_t node, d;         /* its node and device index in gmp_rmem__build of the result */
 	char path[256];
 };
 

@@ -84,7 +84,8 @@ int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_bu
 				}
 				struct gmp_range_over *o = &ev->over[ev->nover++];
 				*o = (struct gmp_range_over){ .device = dev, .peak_ev = x->peak_ev, .peak = val,
-							      .budget = budget, .times = x->times, .rule = k };
+							      .budget = budget, .times = x->times, .rule = k,
+							      .node = m.tree[i], .d = (uint32_t)d };
 				snprintf(o->path, sizeof(o->path), "%s", path);
 			}
 		}
@@ -112,6 +113,22 @@ static const char *rule_text(const struct gmp_range_budget *b, char *buf, size_t
 	else
 		snprintf(buf, n, "'%s' <= %s", b->glob, gmp_human_bytes(b->bytes, a, sizeof(a)));
 	return buf;
+}
+
+/* Under a range that grew: where what its times kept was allocated (m NULL: out of memory, said). */
+static void kept_line(struct gmp_check *c, struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_rmem *m,
+		      uint32_t node, uint32_t d)
+{
+	struct gmp_rmem_kept kp = { 0 };
+	char text[1024], line[1100];
+	int err = m ? gmp_rmem__kept_sites(sites, r, m, node, d, &kp) : -ENOMEM;
+	if (err)
+		gmp_check__more(c, "    (out of memory finding what its times kept)");
+	else if (kp.objects) {
+		snprintf(line, sizeof(line), "    %s", gmp_rmem_kept__text(&kp, 3, text, sizeof(text)));
+		gmp_check__more(c, line);
+	}
+	gmp_rmem_kept__release(&kp);
 }
 
 /* One of the two checks: the budgets of rules of its kind (growth) on g's run. */
@@ -154,6 +171,8 @@ static void range_gate(struct gmp_gate *g, const struct gmp_range_budget *rules,
 		}
 		c = gmp_gate__add(g, name, 0, "every NVTX range within its%s budget: %s", what, line);
 	}
+	struct gmp_rmem m = { 0 }; /* where growth budgets failed: for what each range kept */
+	int merr = growth && nover ? gmp_rmem__build(r, &m) : 0;
 	for (size_t i = 0, shown = 0; i < ev.nover && shown < 20; i++) {
 		const struct gmp_range_over *o = &ev.over[i];
 		if (rules[o->rule].growth != growth)
@@ -170,8 +189,11 @@ static void range_gate(struct gmp_gate *g, const struct gmp_range_budget *rules,
 				 gmp_result__api_label(r, o->peak_ev, api, sizeof(api)), site ? " at " : "", site ? site : "");
 		}
 		gmp_check__more(c, line);
+		if (growth)
+			kept_line(c, &g->s->sites, r, merr ? NULL : &m, o->node, o->d);
 		shown++;
 	}
+	gmp_rmem__release(&m);
 	if (nover > 20) {
 		snprintf(line, sizeof(line), "  ... and %zu more", nover - 20);
 		gmp_check__more(c, line);
@@ -207,12 +229,15 @@ struct grown {
 	FILE *lines;
 	size_t loops, kept_more; /* ranges whose times were compared; those that kept more */
 	FILE *glines;
+	struct gmp_sites *sites; /* to name where what they kept was allocated */
 };
 
-/* Range x (path) of the run against its baseline br: did its times keep more than the baseline's allow? */
-static void range_kept(const struct gmp_rmem_dev *x, const struct gmp_baseline_range *br, const char *path,
-		       uint32_t device, double pct, uint64_t abs, struct grown *gr)
+/* Node k (path) of the run on device index d against its baseline br: did its times keep more than br allows? */
+static void range_kept(const struct gmp_result *r, const struct gmp_rmem *m, uint32_t k, size_t d,
+		       const struct gmp_baseline_range *br, const char *path, double pct, uint64_t abs, struct grown *gr)
 {
+	const struct gmp_rmem_dev *x = gmp_rmem__at(m, k, d);
+	uint32_t device = r->devices[d].device;
 	if (x->times < 2 && br->times < 2)
 		return; /* entered once in both: nothing kept from one time to the next */
 	gr->loops++;
@@ -226,6 +251,13 @@ static void range_kept(const struct gmp_rmem_dev *x, const struct gmp_baseline_r
 		"the baseline's, %s over %llu time%s (allowed up to %s)", gmp_oneline(path, one, sizeof(one)), device,
 		(unsigned long long)x->times, a, gmp_human_bytes(br->grew_bytes, b, sizeof(b)),
 		(unsigned long long)br->times, br->times == 1 ? "" : "s", e);
+	struct gmp_rmem_kept kp;
+	char text[1024];
+	if (gmp_rmem__kept_sites(gr->sites, r, m, k, d, &kp))
+		fprintf(gr->glines, "\n    (out of memory finding what its times kept)");
+	else if (kp.objects)
+		fprintf(gr->glines, "\n    %s", gmp_rmem_kept__text(&kp, 3, text, sizeof(text)));
+	gmp_rmem_kept__release(&kp);
 }
 
 /* Device index d's ranges in m against the baseline's peak pc->base. */
@@ -247,7 +279,7 @@ static void range_growth(const struct gmp_result *r, const struct gmp_rmem *m, s
 		seen++;
 		gr->compared++;
 		if (bp->growth)
-			range_kept(x, br, path, pc->device, pct, abs, gr);
+			range_kept(r, m, m->tree[i], d, br, path, pct, abs, gr);
 		uint64_t allowed = gmp_baseline__allowed(br->peak_bytes, pct, abs);
 		if (x->peak <= allowed)
 			continue;
@@ -290,7 +322,8 @@ void gmp_gate__baseline_ranges(struct gmp_gate *g, const struct gmp_peak_cmp *cm
 	struct gmp_rmem m;
 	char *text = NULL, *gtext = NULL;
 	size_t len = 0, glen = 0;
-	struct grown gr = { .lines = open_memstream(&text, &len), .glines = open_memstream(&gtext, &glen) };
+	struct grown gr = { .lines = open_memstream(&text, &len), .glines = open_memstream(&gtext, &glen),
+			    .sites = &g->s->sites };
 	int err = gr.lines && gr.glines ? gmp_rmem__build(r, &m) : (memset(&m, 0, sizeof(m)), -ENOMEM);
 	for (size_t i = 0; !err && i < ncmps; i++)
 		if (cmps[i].base && cmps[i].base->nranges)

@@ -14,9 +14,10 @@ cp tests/scripts/nvtx_loop.jsonl "$TMPDIR/loop.jsonl"
 expect_exit 1 "check --max-range-growth: a loop that keeps memory each step" -- \
 	"$GMPROF" check --max-range-growth 'step=4KiB' --sarif "$TMPDIR/g.sarif" --junit "$TMPDIR/g.xml" --force "$TMPDIR/loop.jsonl"
 printf '%s\n' "FAIL max_range_growth: 1 NVTX range over its growth budget" \
-	"  step on device 0: began the last of its 3 times with 8.0 KiB more live than the first > 4.0 KiB ('step' <= 4.0 KiB)" >"$TMPDIR/g.want"
-grep -A1 '^FAIL max_range_growth' "$TMPDIR/out" | diff -u "$TMPDIR/g.want" - >"$TMPDIR/diff" &&
-	ok "  ... fails, saying by how much the last time began above the first" || { notok "  ... growth"; cat "$TMPDIR/diff"; }
+	"  step on device 0: began the last of its 3 times with 8.0 KiB more live than the first > 4.0 KiB ('step' <= 4.0 KiB)" \
+	"    live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from kept1 (4.0 KiB in 1), kept2 (4.0 KiB in 1)" >"$TMPDIR/g.want"
+grep -A2 '^FAIL max_range_growth' "$TMPDIR/out" | diff -u "$TMPDIR/g.want" - >"$TMPDIR/diff" &&
+	ok "  ... fails, saying by how much the last time began above the first, and what it kept" || { notok "  ... growth"; cat "$TMPDIR/diff"; }
 grep -A1 'name="max_range_growth"' "$TMPDIR/g.xml" | grep -q '<failure' && "$B/tools/sarif_check" "$TMPDIR/g.sarif" >/dev/null &&
 	! grep -q '"ruleId": "range_peak_over_budget"' "$TMPDIR/g.sarif" &&
 	ok "  ... JUnit: a failed test case; SARIF: no result (no one line to point at)" || notok "  ... JUnit: $(grep -A2 max_range "$TMPDIR/g.xml")"
@@ -122,10 +123,12 @@ grep -qx "PASS baseline:range_growth: 1 NVTX range entered more than once, none 
 expect_exit 1 "check the loop that keeps memory against the fixed one's baseline" -- \
 	"$GMPROF" check --baseline "$TMPDIR/bf.json" --junit "$TMPDIR/bf.xml" --markdown "$TMPDIR/bf.md" "$TMPDIR/loop.jsonl"
 printf '%s\n' "FAIL baseline:range_growth: 1 of 1 NVTX ranges entered more than once kept more from their first time to their last than the baseline's" \
-	"  step on device 0: began the last of its 3 times with 8.0 KiB more live than the first; the baseline's, 0 B over 3 times (allowed up to 0 B)" >"$TMPDIR/kg.want"
-grep -A1 '^FAIL baseline:range_growth' "$TMPDIR/out" | diff -u "$TMPDIR/kg.want" - >"$TMPDIR/diff" &&
+	"  step on device 0: began the last of its 3 times with 8.0 KiB more live than the first; the baseline's, 0 B over 3 times (allowed up to 0 B)" \
+	"    live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from kept1 (4.0 KiB in 1), kept2 (4.0 KiB in 1)" >"$TMPDIR/kg.want"
+grep -A2 '^FAIL baseline:range_growth' "$TMPDIR/out" | diff -u "$TMPDIR/kg.want" - >"$TMPDIR/diff" &&
 	grep -A1 'name="baseline:range_growth"' "$TMPDIR/bf.xml" | grep -q '<failure' && grep -q 'baseline:range_growth' "$TMPDIR/bf.md" &&
-	ok "  ... fails: the range, its times, its growth and the baseline's (log, JUnit, Markdown)" || { notok "  ... kept"; cat "$TMPDIR/diff"; }
+	ok "  ... fails: the range, its times, its growth and the baseline's, what it kept (log, JUnit, Markdown)" ||
+	{ notok "  ... kept"; cat "$TMPDIR/diff"; }
 expect_exit 0 "  ... within a tolerance of 8 KiB it passes" -- "$GMPROF" check --baseline "$TMPDIR/bf.json" --tolerance 8KiB "$TMPDIR/loop.jsonl"
 expect_exit 1 "  ... within 7 KiB it fails" -- "$GMPROF" check --baseline "$TMPDIR/bf.json" --tolerance 7KiB "$TMPDIR/loop.jsonl"
 grep -q "^FAIL baseline:range_growth.*" "$TMPDIR/out" && grep -q "(allowed up to 7.0 KiB)$" "$TMPDIR/out" &&
