@@ -116,8 +116,8 @@ static const char *rule_text(const struct gmp_range_budget *b, char *buf, size_t
 }
 
 /* Under a range that grew: where what its times kept was allocated (m NULL: out of memory, said). */
-static void kept_line(struct gmp_check *c, struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_rmem *m,
-		      uint32_t node, uint32_t d)
+static void kept_line(struct gmp_check *c, struct gmp_sites *sites, const struct gmp_result *r,
+		      const struct gmp_rmem *m, uint32_t node, uint32_t d)
 {
 	struct gmp_rmem_kept kp = { 0 };
 	char text[1024], line[1100];

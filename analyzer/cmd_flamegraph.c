@@ -41,7 +41,9 @@ static const char usage[] =
 	"                           counts them); allocated: every byte; range:PATH:\n"
 	"                           those live at the peak of the NVTX range PATH\n"
 	"                           (\"outer > inner\", as gmprof report lists them) on\n"
-	"                           each device (peak)\n"
+	"                           each device; kept:PATH: those the times of NVTX range\n"
+	"                           PATH kept (allocated since its first time began, live\n"
+	"                           as its last began: what a loop keeps) (peak)\n"
 	"      --device N           only the objects of device N\n"
 	"      --nvtx               the NVTX ranges each object was allocated in, as\n"
 	"                           frames above its call path\n"
@@ -73,6 +75,7 @@ static const char usage[] =
 	"  flamegraph.pl --countname bytes peak.folded > peak.svg\n"
 	"  gmprof flamegraph --at leaked --nvtx -o leaks.svg prof.*.gmprof\n"
 	"  gmprof flamegraph --at 'range:step > forward' -o forward.svg app.gmprof\n"
+	"  gmprof flamegraph --at kept:step -o kept.svg app.gmprof   # what each step keeps\n"
 	"  gmprof flamegraph --diff -o grew.svg main.gmprof branch.gmprof\n"
 	"  gmprof flamegraph --format tree --threshold 5 app.gmprof\n";
 
@@ -147,10 +150,11 @@ static void title(const struct fg *g, char *buf, size_t n)
 	int one = g->seen && !g->several;
 	if (g->in.n > 1 && !g->diff)
 		snprintf(inputs, sizeof(inputs), " of %zu inputs", g->in.n);
-	if (g->o.what == GMP_FLAME_RANGE) {
+	if (g->o.what == GMP_FLAME_RANGE || g->o.what == GMP_FLAME_KEPT) {
 		if (one)
 			snprintf(dev, sizeof(dev), " on device %u", g->dev);
-		snprintf(what, sizeof(what), "live at the peak of NVTX range '%.40s'%s%s", g->o.range, dev, inputs);
+		snprintf(what, sizeof(what), g->o.what == GMP_FLAME_RANGE ? "live at the peak of NVTX range '%.40s'%s%s" :
+			 "kept from one time to the next by NVTX range '%.40s'%s%s", g->o.range, dev, inputs);
 	} else if (g->o.what == GMP_FLAME_PEAK || g->o.what == GMP_FLAME_IN_USE) {
 		if (one && (g->in.n == 1 || g->diff))
 			snprintf(dev, sizeof(dev), "device %u's", g->dev);
@@ -242,9 +246,11 @@ int cmd_flamegraph(int argc, char **argv)
 				g.o.what = GMP_FLAME_IN_USE;
 			else if (!strncmp(optarg, "range:", 6) && optarg[6])
 				g.o.what = GMP_FLAME_RANGE, g.o.range = optarg + 6;
+			else if (!strncmp(optarg, "kept:", 5) && optarg[5])
+				g.o.what = GMP_FLAME_KEPT, g.o.range = optarg + 5;
 			else
-				return gmp_cli__usage_error("flamegraph", "'--at %s': expected peak, in-use, leaked, allocated "
-							    "or range:PATH", optarg);
+				return gmp_cli__usage_error("flamegraph", "'--at %s': expected peak, in-use, leaked, allocated, "
+							    "range:PATH or kept:PATH", optarg);
 			break;
 		case O_DEVICE:
 			if (gmp_cli__u32(optarg, &u) || u == GMP_ANY_DEVICE)

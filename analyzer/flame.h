@@ -80,6 +80,8 @@ enum gmp_flame_what {
 				 NVTX regions by its regions (without regions, the peak's) */
 	GMP_FLAME_RANGE,      /* those live at NVTX range `range`'s peak on each device
 				 (rangemem.h: right after the first call inside it to reach it) */
+	GMP_FLAME_KEPT,       /* those NVTX range `range`'s times kept on each device: allocated
+				 since its first time began, live as its last began (gmp_rmem__kept) */
 };
 
 struct gmp_flame_opts {
@@ -90,7 +92,7 @@ struct gmp_flame_opts {
 	const char *root;     /* a frame above every path (an input's name), or NULL */
 	int device_frames;    /* "device N" above each path even when the run used one device */
 	const char *ranges;   /* only objects allocated in NVTX ranges matching this glob, or NULL */
-	const char *range;    /* GMP_FLAME_RANGE: the range's path, "outer > inner" */
+	const char *range;    /* GMP_FLAME_RANGE, GMP_FLAME_KEPT: the range's path, "outer > inner" */
 };
 
 /*
@@ -101,7 +103,7 @@ struct gmp_flame_opts {
  * the run used several (or o->device_frames), the NVTX ranges (o->nvtx).
  * Pools count whole, as peaks count them, but in GMP_FLAME_IN_USE.  The
  * number of objects added, -ENOENT when the run has no range o->range
- * (GMP_FLAME_RANGE), or -ENOMEM.
+ * (GMP_FLAME_RANGE, GMP_FLAME_KEPT), or -ENOMEM.
  */
 struct gmp_session;
 int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const struct gmp_flame_opts *o);

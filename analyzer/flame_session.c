@@ -169,6 +169,37 @@ static int in_use(struct walk *w)
 	return err;
 }
 
+/* Range path's node in m (built of r), or UINT32_MAX. */
+static uint32_t range_node(const struct gmp_rmem *m, const struct gmp_result *r, const char *path)
+{
+	char buf[4096];
+	for (size_t i = 0; i < m->ntree; i++)
+		if (!strcmp(gmp_rmem__path(m, r, m->tree[i], buf, sizeof(buf)), path))
+			return m->tree[i];
+	return UINT32_MAX;
+}
+
+/* The objects range w->o->range's times kept on each device; -ENOENT: no such range. */
+static int range_kept(struct walk *w)
+{
+	const struct gmp_result *r = w->s->r;
+	struct gmp_rmem m;
+	int err = gmp_rmem__build(r, &m);
+	uint32_t k = err ? UINT32_MAX : range_node(&m, r, w->o->range);
+	if (!err && k == UINT32_MAX)
+		err = -ENOENT;
+	for (size_t d = 0; !err && d < m.ndev; d++) {
+		uint32_t *v;
+		size_t n;
+		err = gmp_rmem__kept(&m, r, k, d, &v, &n);
+		for (size_t i = 0; i < n && !err; i++)
+			err = add_object(w, v[i]);
+		free(v);
+	}
+	gmp_rmem__release(&m);
+	return err;
+}
+
 /* The objects live at range w->o->range's peak on each device it has calls on; -ENOENT: no such range. */
 static int range_peak(struct walk *w)
 {
@@ -177,13 +208,9 @@ static int range_peak(struct walk *w)
 	int err = gmp_rmem__build(r, &m);
 	uint32_t *pos = positions(r), k = UINT32_MAX;
 	uint8_t *region = calloc(r->nobjects ? r->nobjects : 1, 1); /* pool regions: the peaks count their pools */
-	char path[4096];
 	if (!err && (!pos || !region))
 		err = -ENOMEM;
-	for (size_t i = 0; !err && i < m.ntree && k == UINT32_MAX; i++)
-		if (!strcmp(gmp_rmem__path(&m, r, m.tree[i], path, sizeof(path)), w->o->range))
-			k = m.tree[i];
-	if (!err && k == UINT32_MAX)
+	if (!err && (k = range_node(&m, r, w->o->range)) == UINT32_MAX)
 		err = -ENOENT;
 	for (size_t i = 0; !err && i < r->nobjects; i++)
 		region[i] = r->objects[i].kind == GMP_MEM_POOL_REGION;
@@ -223,6 +250,9 @@ int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const str
 		break;
 	case GMP_FLAME_RANGE:
 		err = range_peak(&w);
+		break;
+	case GMP_FLAME_KEPT:
+		err = range_kept(&w);
 		break;
 	case GMP_FLAME_ALLOCATED:
 		for (size_t i = 0; i < r->nobjects && !err; i++)

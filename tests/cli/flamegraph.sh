@@ -194,7 +194,7 @@ grep -q '<title>Device 0: 256.0 MiB live at its largest peak, by allocation call
 
 # Bad uses: one sentence, status 2, nothing written.
 expect_exit 2 "--at sometime" -- "$GMPROF" flamegraph --at sometime $P
-expect_stderr_line "'--at sometime': expected peak, in-use, leaked, allocated or range:PATH" "  ... says what --at takes"
+expect_stderr_line "'--at sometime': expected peak, in-use, leaked, allocated, range:PATH or kept:PATH" "  ... says what --at takes"
 expect_exit 2 "--format png" -- "$GMPROF" flamegraph --format png $P
 expect_stderr_line "unknown format 'png' (folded, svg or tree)" "  ... names the format and the ones there are"
 expect_exit 2 "--width 20" -- "$GMPROF" flamegraph --width 20 $P
@@ -265,6 +265,42 @@ expect_exit 0 "--diff --at 'range:step > backward'" -- "$GMPROF" flamegraph --di
 	$S/nvtx_ranges.jsonl "$TMPDIR/grads.jsonl"
 grep -qx 'model.cu:30 268435456 536870912' "$TMPDIR/out" && ok "  ... the gradients doubled at backward's peak" ||
 	notok "  ... $(cat "$TMPDIR/out")"
+# --at kept:PATH: what a range's times kept (allocated since its first began, live as its
+# last began), by call path: the loop's kept1 and kept2 (kept3, allocated in the last, is not).
+expect_exit 0 "--at kept:step --format tree --objects" -- "$GMPROF" flamegraph --at kept:step --format tree --objects \
+	$S/nvtx_loop.jsonl
+printf '%s\n' "8.0 KiB kept from one time to the next by NVTX range 'step' on device 0, by allocation call path" \
+	"  share       bytes  call path" \
+	" 100.0%     8.0 KiB  all" \
+	" 100.0%     8.0 KiB    no site" \
+	"  50.0%     4.0 KiB      kept1" \
+	"  50.0%     4.0 KiB      kept2" >"$TMPDIR/kept.want"
+diff -u "$TMPDIR/kept.want" "$TMPDIR/out" >"$TMPDIR/diff" && ok "  ... the first two steps' buffers" ||
+	{ notok "  ... kept"; cat "$TMPDIR/diff"; }
+# Two loops on two devices, one a buffer kept across them freed before the last time: each device's own.
+cat >"$TMPDIR/kept2.jsonl" <<'J'
+{"op":"alloc","addr":65536,"size":1024,"at":"w.cu:1"}
+{"op":"range_push","name":"step"}
+{"op":"alloc","addr":131072,"size":4096,"at":"keep.cu:2"}
+{"op":"alloc","addr":196608,"size":8192,"device":1,"at":"dev1.cu:3"}
+{"op":"alloc","addr":262144,"size":2048,"at":"brief.cu:4"}
+{"op":"range_pop"}
+{"op":"free","addr":262144}
+{"op":"range_push","name":"step"}
+{"op":"alloc","addr":327680,"size":512,"at":"last.cu:5"}
+{"op":"kernel","name":"k","write":[196608],"device":1}
+{"op":"range_pop"}
+J
+expect_exit 0 "--at kept:step on two devices" -- "$GMPROF" flamegraph --at kept:step "$TMPDIR/kept2.jsonl"
+[ "$(sort "$TMPDIR/out" | tr '\n' ' ')" = "device 0;keep.cu:2 4096 device 1;dev1.cu:3 8192 " ] &&
+	ok "  ... each device's, not what was freed before the last time, nor allocated in it" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "--at kept: a range entered once" -- "$GMPROF" flamegraph --at kept:setup --format tree $S/nvtx_ranges.jsonl
+grep -q "^0 B kept from one time to the next by NVTX range 'setup'" "$TMPDIR/out" && ok "  ... kept nothing" ||
+	notok "  ... $(head -3 "$TMPDIR/out")"
+expect_exit 2 "--at kept:nope" -- "$GMPROF" flamegraph --at kept:nope $S/nvtx_loop.jsonl
+expect_stderr_line "has no NVTX range 'nope' (gmprof report lists its ranges)" "  ... one sentence"
+expect_exit 2 "--at kept:" -- "$GMPROF" flamegraph --at kept: $S/nvtx_loop.jsonl
+expect_stderr_line "'--at kept:': expected peak, in-use, leaked, allocated, range:PATH or kept:PATH" "  ... one sentence"
 expect_exit 0 "--help" -- "$GMPROF" flamegraph --help
 grep -q '^EXAMPLES' "$TMPDIR/out" && ok "  ... with examples" || notok "  ... with examples"
 finish
