@@ -19,6 +19,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "callpath.h"
@@ -390,6 +391,16 @@ int nvtx_in_range(const char *name);
 /* In a forked child (one thread): the lock of the process's ranges, which another thread may have held. */
 void nvtx_ranges_in_child(void);
 
+/* ---- nvtx_strings.c: NVTX's registered strings (no lock needed) ----------- */
+#define GMP_NVTX_NAME_MAX 96 /* bytes of a range's, heap's or region's name kept, its NUL included */
+/* The name a string handle the collector gave stands for, or NULL (NULL, or not one of its handles). */
+const char *nvtx_registered(const void *handle);
+/* In a forked child: the registrations' lock. */
+void nvtx_strings_in_child(void);
+/* nvtxDomainRegisterStringA and W: a handle for the name (the same for the same name), or NULL. */
+void *nvtx_register_a(const void *domain, const char *s);
+void *nvtx_register_w(const void *domain, const wchar_t *s);
+
 /* ---- oom.c: allocations that ran out of memory --------------------------- */
 /*
  * No lock held: the outermost API call fn, with parameters params, returned
@@ -404,9 +415,9 @@ void oom_summary(const struct gmp_result *r);
 
 /* ---- nvtx.c: regions of pools announced with NVTX (callers hold gmp_col.lock) ---- */
 /*
- * An NVTX name (GMP_NVTX_MESSAGE_ASCII or _UNICODE) as clean UTF-8 in buf
- * (n bytes), or NULL for none or another type (a registered string is said
- * once, as heaps' and regions' names are not read from them).
+ * An NVTX name (GMP_NVTX_MESSAGE_ASCII, _UNICODE, or _REGISTERED: a string
+ * handle the collector gave) as clean UTF-8 in buf (n bytes), or NULL for
+ * none, another type or a handle not the collector's (said once).
  */
 const char *nvtx_name(uint32_t type, const void *name, char *buf, size_t n);
 /* Ends the live regions inside [start, end) (their pool is being freed). */

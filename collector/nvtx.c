@@ -248,12 +248,18 @@ const char *nvtx_name(uint32_t type, const void *name, char *buf, size_t n)
 		clean_name(name, buf, n);
 		return buf;
 	}
-	if (type != GMP_NVTX_MESSAGE_UNICODE) {
-		if (type == GMP_NVTX_MESSAGE_REGISTERED && !warned_name++)
-			rec_say("NVTX names given as registered string handles are ignored; "
-				"name heaps and regions with a char or wchar_t string");
+	if (type == GMP_NVTX_MESSAGE_REGISTERED) {
+		const char *reg = nvtx_registered(name);
+		if (reg) {
+			clean_name(reg, buf, n);
+			return buf;
+		}
+		if (!__atomic_fetch_add(&warned_name, 1, __ATOMIC_RELAXED))
+			rec_say("an NVTX name was given as a string handle gmprof did not register: it reads \"(unnamed)\"");
 		return NULL;
 	}
+	if (type != GMP_NVTX_MESSAGE_UNICODE)
+		return NULL;
 	size_t len = 0;
 	for (const wchar_t *w = name; *w; w++) {
 		uint32_t c = (uint32_t)*w;

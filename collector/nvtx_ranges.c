@@ -36,7 +36,7 @@
 
 #define API __attribute__((visibility("default")))
 #define RANGE_DEPTH 32  /* deeper ranges are counted, not named */
-#define RANGE_NAME 96
+#define RANGE_NAME GMP_NVTX_NAME_MAX
 #define OPEN_MAX 64     /* start/end ranges kept open at once; later ones are counted, not named */
 
 static __thread struct {
@@ -68,7 +68,8 @@ static int warned_open;
 
 static void range_name(int32_t type, const void *message, char *buf)
 {
-	const char *n = type == GMP_NVTX_MESSAGE_ASCII || type == GMP_NVTX_MESSAGE_UNICODE
+	const char *n = type == GMP_NVTX_MESSAGE_ASCII || type == GMP_NVTX_MESSAGE_UNICODE ||
+					type == GMP_NVTX_MESSAGE_REGISTERED
 				? nvtx_name((uint32_t)type, message, buf, RANGE_NAME) : NULL;
 	if (!n || !*n)
 		snprintf(buf, RANGE_NAME, "(unnamed)");
@@ -346,10 +347,14 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 					 (gmp_nvtx_fn)range_start_ex, (gmp_nvtx_fn)range_start_a,
 					 (gmp_nvtx_fn)range_start_w,  (gmp_nvtx_fn)end };
 	static const int core2[] = { GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP,
-				     GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_START_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_END };
+				     GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_START_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_END,
+				     GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_A,
+				     GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_W };
 	const gmp_nvtx_fn core2_fns[] = { (gmp_nvtx_fn)domain_range_push_ex, (gmp_nvtx_fn)domain_range_pop,
-					  (gmp_nvtx_fn)domain_range_start_ex, (gmp_nvtx_fn)domain_range_end };
+					  (gmp_nvtx_fn)domain_range_start_ex, (gmp_nvtx_fn)domain_range_end,
+					  (gmp_nvtx_fn)nvtx_register_a, /* names given by handle */
+					  (gmp_nvtx_fn)nvtx_register_w };
 	fill(cb, GMP_NVTX_CB_MODULE_CORE, core, core_fns, 8);
-	fill(cb, GMP_NVTX_CB_MODULE_CORE2, core2, core2_fns, 4);
+	fill(cb, GMP_NVTX_CB_MODULE_CORE2, core2, core2_fns, 6);
 	return 1;
 }

@@ -153,6 +153,12 @@ collect heapname tests/scripts/pool_regions.jsonl GMP_DOUBLE_NVTX=heapnames
 "$GMPROF" replay --format json "$TMPDIR/heapname.gmprof" >"$TMPDIR/heapname.json"
 grep -q '"object":"pool"' "$TMPDIR/heapname.json" && grep -q '"object":"scratch"' "$TMPDIR/heapname.json" &&
 	ok "a heap's name names its pool" || notok "heap name: $(grep -o '"object":"[^"]*"' "$TMPDIR/heapname.json" | sort -u)"
+# Heaps and regions named by registered strings (nvtx3's C++ API names them so).
+collect regname tests/scripts/pool_regions.jsonl GMP_DOUBLE_NVTX=regnames
+"$GMPROF" replay --format json "$TMPDIR/regname.gmprof" >"$TMPDIR/regname.json"
+grep -q '"object":"pool"' "$TMPDIR/regname.json" && grep -q '"object":"scratch"' "$TMPDIR/regname.json" &&
+	[ ! -s "$TMPDIR/regname.err" ] && ok "  ... and by registered strings, nothing said" ||
+	notok "registered names: $(grep -o '"object":"[^"]*"' "$TMPDIR/regname.json" | sort -u) $(cat "$TMPDIR/regname.err")"
 collect noheapname tests/scripts/pool_regions.jsonl
 "$GMPROF" replay --format json "$TMPDIR/noheapname.gmprof" | grep -q '"object":"pool"' &&
 	notok "  ... a heap without a name leaves its pool unnamed" || ok "  ... a heap without a name leaves its pool unnamed"

@@ -180,6 +180,22 @@ expect_exit 0 "ranges pushed four ways, a domain's the innermost" -- env GMPROF_
 diff -u "$TMPDIR/ways.jsonl" "$TMPDIR/ways.got" >"$TMPDIR/diff" && ok "  ... each popped where the script pops it" ||
 	{ notok "  ... the profile's ranges differ from the script's"; cat "$TMPDIR/diff"; }
 
+# Names given as registered string handles (NVTX3_FUNC_RANGE, nvtx3::registered_string:
+# every range of a RAPIDS library): the collector is the tool, so the handles are its own.
+rm -f "$TMPDIR/ways-reg.gmprof"
+expect_exit 0 "ranges named by registered strings" -- \
+	env GMP_DOUBLE_NVTX_RANGES=registered GMPROF_OUTPUT="$TMPDIR/ways-reg.gmprof" "$FAKE" "$TMPDIR/ways.jsonl"
+"$GMPROF" dump "$TMPDIR/ways-reg.gmprof" 2>/dev/null | grep -E '"op":"(alloc|range_push|range_pop)"' |
+	sed -E 's/,"thread".*/}/' >"$TMPDIR/ways.got"
+diff -u "$TMPDIR/ways.jsonl" "$TMPDIR/ways.got" >"$TMPDIR/diff" && ok "  ... the profile's ranges are the script's, by name" ||
+	{ notok "  ... registered names"; cat "$TMPDIR/diff"; }
+[ ! -s "$TMPDIR/err" ] && ok "  ... nothing said" || notok "  ... said: $(cat "$TMPDIR/err")"
+rm -f "$TMPDIR/loop-reg.gmprof"
+expect_exit 0 "the loop, by registered names (each registered again at every push)" -- \
+	env GMP_DOUBLE_NVTX_RANGES=registered GMPROF_OUTPUT="$TMPDIR/loop-reg.gmprof" "$FAKE" "$TMPDIR/loop.jsonl"
+"$GMPROF" report "$TMPDIR/loop-reg.gmprof" 2>/dev/null | grep -q '^  step  *13.0 KiB#  *12  *3  15.0 KiB in 6  *12.0 KiB in 3$' &&
+	ok "  ... one range, three times" || notok "  ... $("$GMPROF" report "$TMPDIR/loop-reg.gmprof" 2>&1 | grep -A5 '^Memory by NVTX')"
+
 # nvtxRangeStart/End: ranges of the process, begun and ended by id, on
 # any thread.  The same script with every range begun and ended by id
 # (startend: the four ways to begin one in turn, a domain's among them),

@@ -192,5 +192,18 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 		grep -q '^Memory by NVTX range on device 0$' "$TMPDIR/n.rep" && grep -q '^  step  *[0-9.]* GiB' "$TMPDIR/n.rep" &&
 		ok "NVTX ranges: the report has the script's ranges" ||
 		notok "NVTX ranges: $(cat "$TMPDIR/err") $(grep -A12 'NVTX range' "$TMPDIR/n.rep")"
+	# Names registered from 8 threads at once (the same names: one entry each), pushed by handle.
+	rm -f "$TMPDIR/g.gmprof"
+	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
+		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+		NVTX_INJECTION64_PATH="$T/libgmprof.so" GMPROF_OUTPUT="$TMPDIR/g.gmprof" GMP_DOUBLE_NVTX_RANGES=registered \
+		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 tests/scripts/nvtx_ranges.jsonl \
+		>/dev/null 2>"$TMPDIR/tsan"
+	rc=$?
+	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "NVTX names registered from 8 threads: no ThreadSanitizer report" ||
+		{ notok "NVTX registered names: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+	"$GMPROF" report "$TMPDIR/g.gmprof" 2>/dev/null | grep -q '^  step  *[0-9.]* GiB' && ok "  ... the ranges named" ||
+		notok "  ... $("$GMPROF" report "$TMPDIR/g.gmprof" 2>&1 | grep -A12 'NVTX range')"
 fi
 finish

@@ -6,7 +6,9 @@
  * region registered and unregistered, the heap reset or unregistered
  * around the pool's cudaFree (GMP_DOUBLE_NVTX, sanitizer_double.c).  A
  * region with a label in the script is named with nvtxMemRegionsName; with
- * GMP_DOUBLE_NVTX=heapnames a pool's label names its heap.
+ * GMP_DOUBLE_NVTX=heapnames a pool's label names its heap; with =regnames
+ * heaps and regions are named by handles of registered strings
+ * (nvtxDomainRegisterStringA), as nvtx3's C++ API names them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -104,6 +106,33 @@ static int start_end(nvtxDomainHandle_t domain, const char *name, size_t depth, 
 	return 0;
 }
 
+/*
+ * GMP_DOUBLE_NVTX_RANGES=registered: each range is pushed with its name
+ * registered (nvtx3::registered_string, NVTX3_FUNC_RANGE): by
+ * nvtxDomainRegisterStringA into the domain and nvtxDomainRangePushEx, then
+ * by nvtxDomainRegisterStringW into the default domain (NULL) and
+ * nvtxRangePushEx, in turn; every name registered again at each push, as
+ * a program that registers in a loop does.
+ */
+static unsigned long n_registered;
+
+static void push_registered(nvtxDomainHandle_t domain, const char *name, size_t i)
+{
+	wchar_t wide[128];
+	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+				     .messageType = NVTX_MESSAGE_TYPE_REGISTERED };
+	int in = __atomic_fetch_add(&n_registered, 1, __ATOMIC_RELAXED) % 2 == 0;
+	if (in) {
+		ea.message.registered = nvtxDomainRegisterStringA(domain, name);
+		nvtxDomainRangePushEx(domain, &ea);
+	} else {
+		ea.message.registered = nvtxDomainRegisterStringW(NULL, widen(name, wide));
+		nvtxRangePushEx(&ea);
+	}
+	if (i < GMP_RANGE_DEPTH_MAX)
+		in_domain[i] = (unsigned char)in;
+}
+
 /* The range at depth i pushed, by each of four ways in turn. */
 static void push(nvtxDomainHandle_t domain, const char *name, size_t i)
 {
@@ -144,7 +173,7 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 		k++;
 	const char *how = getenv("GMP_DOUBLE_NVTX_RANGES");
 	int elsewhere = how && !strcmp(how, "elsewhere"), mixed = how && !strcmp(how, "mixed");
-	int by_id = elsewhere || (how && !strcmp(how, "startend"));
+	int by_id = elsewhere || (how && !strcmp(how, "startend")), registered = how && !strcmp(how, "registered");
 	for (size_t i = na; i > k; i--) {
 		if (by_id || (mixed && (i - 1) % 2 == 0)) {
 			if (start_end(domain, NULL, i - 1, elsewhere))
@@ -160,6 +189,8 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 		if (by_id || (mixed && i % 2 == 0)) {
 			if (start_end(domain, name, i, elsewhere))
 				return -2;
+		} else if (registered) {
+			push_registered(domain, name, i);
 		} else {
 			push(domain, name, i);
 		}
@@ -209,6 +240,11 @@ static void region_name(nvtxMemRegionHandle_t handle, uint64_t addr, const char 
 		d.region.pointer = (void *)(uintptr_t)addr;
 		d.name.unicode = wide;
 	}
+	if (nvtx_mode("regnames")) {
+		d.nameType = NVTX_MESSAGE_TYPE_REGISTERED;
+		d.name.registered = by_handle ? nvtxDomainRegisterStringA(NULL, label)
+					      : nvtxDomainRegisterStringW(NULL, wide);
+	}
 	nvtxMemRegionsNameBatch_t b = { .extCompatID = NVTX_EXT_COMPATID_MEM, .structSize = sizeof(b),
 					.regionCount = 1, .regionElementSize = sizeof(d), .regionElements = &d };
 	nvtxMemRegionsName(NULL, &b);
@@ -232,6 +268,9 @@ void *region_register(struct live *live, size_t nlive, uint64_t addr, uint64_t s
 			if (p->label && nvtx_mode("heapnames")) {
 				hd.messageType = NVTX_MESSAGE_TYPE_ASCII;
 				hd.message.ascii = p->label;
+			} else if (p->label && nvtx_mode("regnames")) {
+				hd.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+				hd.message.registered = nvtxDomainRegisterStringA(NULL, p->label);
 			}
 			p->handle = nvtxMemHeapRegister(NULL, &hd);
 		}

@@ -139,6 +139,8 @@ static void constants_agree(void **state)
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_END, NVTX_CBID_CORE2_DomainRangeEnd);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX, NVTX_CBID_CORE2_DomainRangePushEx);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP, NVTX_CBID_CORE2_DomainRangePop);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_A, NVTX_CBID_CORE2_DomainRegisterStringA);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_W, NVTX_CBID_CORE2_DomainRegisterStringW);
 }
 
 int main(void)
