@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * NVTX ranges around the phases of a training step, pushed as frameworks
- * push them (nvtxRangePushA, nvtxRangePushEx, a domain's range), and one
- * begun and ended by id (nvtxRangeStartA, nvtxRangeEnd).  gmprof is
+ * push them (nvtxRangePushA, nvtxRangePushEx, a domain's range named by a
+ * registered string, as NVTX3_FUNC_RANGE names them), and one begun and
+ * ended by id (nvtxRangeStartA, nvtxRangeEnd).  gmprof is
  * to name each call's ranges: the peak in "step > backward", the peak's
  * bytes by the ranges that allocated them (nvtx_ranges.report lists what
  * `gmprof report` must say), and no range for the calls outside every
@@ -44,8 +45,8 @@ int main()
 	nvtxEventAttributes_t a = {};
 	a.version = NVTX_VERSION;
 	a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-	a.messageType = NVTX_MESSAGE_TYPE_ASCII;
-	a.message.ascii = "backward";
+	a.messageType = NVTX_MESSAGE_TYPE_REGISTERED; /* the collector's handle for the name */
+	a.message.registered = nvtxDomainRegisterStringA(dom, "backward");
 	nvtxDomainRangePushEx(dom, &a);
 	float *g;
 	CHECK(cudaMalloc(&g, bytes)); /* the peak: w, m, act and g */
