@@ -131,6 +131,16 @@ void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *ru
 void gmp_gate__baseline_ranges(struct gmp_gate *g, const struct gmp_peak_cmp *cmps, size_t ncmps, double pct,
 			       uint64_t abs);
 
+/*
+ * Whether range x's growth is compared with its baseline br (one of them
+ * was entered more than once), and the most br allows it (*allowed: its
+ * growth plus the tolerance, pct percent or abs bytes, the larger).
+ */
+struct gmp_rmem_dev;
+struct gmp_baseline_range;
+int gmp_range__growth_compared(const struct gmp_rmem_dev *x, const struct gmp_baseline_range *br, double pct,
+			       uint64_t abs, uint64_t *allowed);
+
 /* How many of the gate's checks failed. */
 size_t gmp_gate__failures(const struct gmp_gate *g);
 /* gmp_output__write writers, ctx a struct gmp_gates: 0, -EIO or -ENOMEM. */

@@ -232,16 +232,23 @@ struct grown {
 	struct gmp_sites *sites; /* to name where what they kept was allocated */
 };
 
+int gmp_range__growth_compared(const struct gmp_rmem_dev *x, const struct gmp_baseline_range *br, double pct,
+			       uint64_t abs, uint64_t *allowed)
+{
+	*allowed = gmp_baseline__allowed(br->grew_bytes, pct, abs);
+	return x->times > 1 || br->times > 1; /* entered once in both: nothing kept from one time to the next */
+}
+
 /* Node k (path) of the run on device index d against its baseline br: did its times keep more than br allows? */
 static void range_kept(const struct gmp_result *r, const struct gmp_rmem *m, uint32_t k, size_t d,
 		       const struct gmp_baseline_range *br, const char *path, double pct, uint64_t abs, struct grown *gr)
 {
 	const struct gmp_rmem_dev *x = gmp_rmem__at(m, k, d);
 	uint32_t device = r->devices[d].device;
-	if (x->times < 2 && br->times < 2)
-		return; /* entered once in both: nothing kept from one time to the next */
+	uint64_t now = gmp_rmem__growth(x), allowed;
+	if (!gmp_range__growth_compared(x, br, pct, abs, &allowed))
+		return;
 	gr->loops++;
-	uint64_t now = gmp_rmem__growth(x), allowed = gmp_baseline__allowed(br->grew_bytes, pct, abs);
 	if (now <= allowed)
 		return;
 	gr->kept_more++;

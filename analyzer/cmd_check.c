@@ -579,9 +579,9 @@ int cmd_check(int argc, char **argv)
 	if ((ex = gmp_cli__inputs("check", argc, argv, &ar.cm, &in)))
 		return ex;
 	struct gmp_sarif sf = { .error_mask = bu->fail_on | (bu->allow_oom ? 0 : 1u << GMP_PAT_COUNT) |
-					      7u << (GMP_PAT_COUNT + 1),
+					      15u << (GMP_PAT_COUNT + 1),
 				.has_max_peak = bu->have_peak, .max_peak = bu->max_peak, .max_peak_pct = bu->peak_pct,
-				.range = ar.ranges, .nrange = bu->nrange };
+				.range = ar.ranges, .nrange = bu->nrange, .tol_pct = bu->tol_pct, .tol_abs = bu->tol_abs };
 	if (source_root(ar.root, sf.root, sizeof(sf.root)))
 		return GMP_EXIT_USAGE;
 	struct gmp_baseline base = { 0 };

@@ -17,6 +17,7 @@ struct gmp_sites;
 struct gmp_rmem_kept_site {
 	char *site;               /* "file:line" (owned); the object's name where named */
 	int named;                /* no source line: one object's name (or several of that name) */
+	uint32_t alloc_ev;        /* the earliest of their allocations */
 	uint64_t bytes, objects;
 };
 

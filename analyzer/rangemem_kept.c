@@ -65,6 +65,7 @@ int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, co
 			gmp_rmem_kept__release(out);
 			return -ENOMEM;
 		}
+		out->sites[i].alloc_ev = ob->alloc_ev;
 		out->sites[i].bytes = ob->size;
 		out->sites[i].objects = 1;
 		out->bytes += ob->size;
@@ -78,6 +79,8 @@ int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, co
 		if (u && !by_name(&out->sites[u - 1], &out->sites[i])) {
 			out->sites[u - 1].bytes += out->sites[i].bytes;
 			out->sites[u - 1].objects += out->sites[i].objects;
+			if (out->sites[i].alloc_ev < out->sites[u - 1].alloc_ev)
+				out->sites[u - 1].alloc_ev = out->sites[i].alloc_ev;
 			free(out->sites[i].site);
 			continue;
 		}

@@ -52,13 +52,7 @@ static const struct rule rules[GMP_PAT_COUNT] = {
 		"Each launch of a kernel uses a different slice of the object. Allocate one slice and reuse it." },
 };
 
-struct loc {
-	char file[PATH_MAX];
-	uint32_t line;
-};
-
-/* Splits "file:line" at its last colon. */
-static int split_site(const char *site, struct loc *l)
+int gmp_sarif__split_site(const char *site, struct gmp_sarif_loc *l)
 {
 	const char *c = strrchr(site, ':');
 	char *end;
@@ -78,9 +72,10 @@ static int split_site(const char *site, struct loc *l)
 #define RULE_OOM GMP_PAT_COUNT
 #define RULE_PEAK (GMP_PAT_COUNT + 1)
 #define RULE_BUDGET (GMP_PAT_COUNT + 2)
-#define RULE_RANGE (GMP_PAT_COUNT + 3)
+#define RULE_RANGE GMP_SARIF_RULE_RANGE
+#define RULE_GROWTH GMP_SARIF_RULE_GROWTH
 
-static const struct rule extra_rules[4] = {
+static const struct rule extra_rules[5] = {
 	{ "out_of_memory", "OutOfMemory", "GPU allocation that ran out of memory",
 	  "The allocation call returned out of memory. gmprof report lists what was live on the device then and which findings' fixes free memory at that moment." },
 	{ "peak_growth", "PeakGrowth", "Allocation site that grew the GPU memory peak past the baseline",
@@ -89,19 +84,21 @@ static const struct rule extra_rules[4] = {
 	  "The program's GPU memory peak on a device is over the budget gmprof check was given (--max-peak, in bytes or as a share of the device's memory), and the objects allocated here hold much of it. gmprof report shows what was live at the peak and which findings' fixes lower it (--fit)." },
 	{ "range_peak_over_budget", "RangePeakOverBudget", "Call where an NVTX range's GPU memory peak over its budget is reached",
 	  "The most live GPU memory on a device right after a call made inside an NVTX range is over the budget gmprof check was given for the range (--max-range-peak), and this call is the first inside the range to reach it. gmprof report shows each range's peak, what it allocated and what outlived it (Memory by NVTX range)." },
+	{ "range_growth", "RangeGrowth", "Allocation site of GPU memory a loop's NVTX range kept from one time to the next",
+	  "An NVTX range entered more than once (a loop's step) began its last time with more GPU memory live than its first, by more than its budget (--max-range-growth) or than the baseline's growth and the tolerance (baseline:range_growth), and objects allocated here since its first time began were still live as its last began. gmprof report shows each range's growth and what its times kept; gmprof flamegraph --at kept:PATH shows them by call path." },
 };
 
 /* site ("file:line"), or without one the input at its script line (0: none). */
-static void location_at(struct gmp_sarif *sf, const char *site, uint32_t line, struct loc *l)
+static void location_at(struct gmp_sarif *sf, const char *site, uint32_t line, struct gmp_sarif_loc *l)
 {
-	if (site && !split_site(site, l))
+	if (site && !gmp_sarif__split_site(site, l))
 		return;
 	/* No source line: point at the input (an event script's own line). */
 	snprintf(l->file, sizeof(l->file), "%s", sf->s->in.path);
 	l->line = line ? line : 1;
 }
 
-static void location_of(struct gmp_sarif *sf, uint32_t ev, struct loc *l)
+static void location_of(struct gmp_sarif *sf, uint32_t ev, struct gmp_sarif_loc *l)
 {
 	if (ev == GMP_NO_EVENT)
 		location_at(sf, NULL, 0, l);
@@ -128,7 +125,7 @@ static void uri_path(char *out, size_t n, const char *p)
 	out[k] = 0;
 }
 
-static void artifact(struct gmp_sarif *sf, struct gmp_jw *jw, const struct loc *l)
+static void artifact(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_sarif_loc *l)
 {
 	char uri[PATH_MAX * 3 + 16], path[PATH_MAX * 3];
 	const char *f = l->file;
@@ -157,7 +154,7 @@ static void artifact(struct gmp_sarif *sf, struct gmp_jw *jw, const struct loc *
 	gmp_jw__obj_end(jw);
 }
 
-static void physical_at(struct gmp_sarif *sf, struct gmp_jw *jw, const struct loc *l)
+static void physical_at(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_sarif_loc *l)
 {
 	gmp_jw__key(jw, "physicalLocation");
 	gmp_jw__obj(jw);
@@ -167,14 +164,13 @@ static void physical_at(struct gmp_sarif *sf, struct gmp_jw *jw, const struct lo
 
 static void physical(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t ev)
 {
-	struct loc l;
+	struct gmp_sarif_loc l;
 	location_of(sf, ev, &l);
 	physical_at(sf, jw, &l);
 }
 
-/* Opens a result: its rule, level (error where the mask has its rule), message and location. */
-static void result_head(struct gmp_sarif *sf, struct gmp_jw *jw, const char *rule, unsigned index,
-			const char *msg, const struct loc *l)
+void gmp_sarif__result_head(struct gmp_sarif *sf, struct gmp_jw *jw, const char *rule, unsigned index,
+			const char *msg, const struct gmp_sarif_loc *l)
 {
 	gmp_jw__obj(jw);
 	gmp_jw__kstr(jw, "ruleId", rule);
@@ -196,7 +192,7 @@ static void rule_list(struct gmp_jw *jw)
 {
 	gmp_jw__key(jw, "rules");
 	gmp_jw__arr(jw);
-	for (unsigned p = 0; p <= RULE_RANGE; p++) {
+	for (unsigned p = 0; p <= RULE_GROWTH; p++) {
 		int extra = p >= RULE_OOM;
 		const struct rule *ru = extra ? &extra_rules[p - RULE_OOM] : &rules[p];
 		const char *fulld = ru->fulld;
@@ -279,9 +275,9 @@ static void result(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fin
 	else
 		snprintf(msg, sizeof(msg), "%s: %s (%s), %s. Fix: %s.", gmp_pattern__name(f->pattern),
 			 name, size, metric, sugg);
-	struct loc l;
+	struct gmp_sarif_loc l;
 	location_of(sf, o->alloc_ev, &l);
-	result_head(sf, jw, gmp_pattern__name(f->pattern), f->pattern, msg, &l);
+	gmp_sarif__result_head(sf, jw, gmp_pattern__name(f->pattern), f->pattern, msg, &l);
 	related(sf, jw, f);
 	gmp_jw__key(jw, "partialFingerprints");
 	gmp_jw__obj(jw);
@@ -352,9 +348,9 @@ static void failure(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_fa
 		 gmp_human_bytes(f->size, a, sizeof(a)), f->device, mem,
 		 gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects,
 		 gmp_human_bytes(g->freeable, c, sizeof(c)));
-	struct loc l;
+	struct gmp_sarif_loc l;
 	location_at(sf, gmp_sites__failure(&sf->s->sites, g->fail, NULL), f->line, &l);
-	result_head(sf, jw, "out_of_memory", RULE_OOM, msg, &l);
+	gmp_sarif__result_head(sf, jw, "out_of_memory", RULE_OOM, msg, &l);
 	gmp_jw__key(jw, "partialFingerprints");
 	gmp_jw__obj(jw);
 	snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__failure_fingerprint(&sf->s->sites, g->fail));
@@ -382,8 +378,8 @@ static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gm
 		snprintf(dev, sizeof(dev), " on device %u", pc->device);
 	if (!gmp_bysite__grown(&sf->s->sites, sf->s->r, pc->device, pc->base, &by, &v, &n))
 		for (size_t k = 0, shown = 0; k < n && shown < 5; k++) {
-			struct loc l;
-			if (split_site(v[k].site, &l))
+			struct gmp_sarif_loc l;
+			if (gmp_sarif__split_site(v[k].site, &l))
 				continue; /* no file and line to point at */
 			char msg[600], a[32], b[32], c[32], d[32], x[32], w[32], hex[32];
 			snprintf(msg, sizeof(msg), "The GPU memory peak%s grew to %s, past the baseline's %s (allowed "
@@ -391,7 +387,7 @@ static void peak_growth(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gm
 				 dev, gmp_human_bytes(pc->now, a, sizeof(a)), gmp_human_bytes(pc->base->peak_bytes, b, sizeof(b)),
 				 gmp_human_bytes(pc->allowed, c, sizeof(c)), gmp_human_bytes(v[k].now, d, sizeof(d)),
 				 gmp_human_bytes(v[k].now - v[k].before, x, sizeof(x)), gmp_human_bytes(v[k].before, w, sizeof(w)));
-			result_head(sf, jw, "peak_growth", RULE_PEAK, msg, &l);
+			gmp_sarif__result_head(sf, jw, "peak_growth", RULE_PEAK, msg, &l);
 			snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__site_fingerprint("peak_growth", v[k].key));
 			gmp_jw__key(jw, "partialFingerprints");
 			gmp_jw__obj(jw);
@@ -427,13 +423,13 @@ static void over_budget(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t dev, u
 		snprintf(of, sizeof(of), " (%g%% of its %s)", sf->max_peak_pct,
 			 gmp_human_bytes(gmp_trace__device_memory(r->trace, dev), m, sizeof(m)));
 	for (size_t k = 0, shown = 0; k < b.n && shown < 5; k++) {
-		struct loc l;
-		if (split_site(b.g[k].site, &l))
+		struct gmp_sarif_loc l;
+		if (gmp_sarif__split_site(b.g[k].site, &l))
 			continue; /* no file and line to point at */
 		snprintf(msg, sizeof(msg), "The GPU memory peak on device %u is %s, over its budget of %s%s; objects "
 			 "allocated here hold %s of it.", dev, gmp_human_bytes(pk->bytes, a, sizeof(a)),
 			 gmp_human_bytes(budget, c, sizeof(c)), of, gmp_human_bytes(b.g[k].bytes, d, sizeof(d)));
-		result_head(sf, jw, "peak_over_budget", RULE_BUDGET, msg, &l);
+		gmp_sarif__result_head(sf, jw, "peak_over_budget", RULE_BUDGET, msg, &l);
 		snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__site_fingerprint("peak_over_budget",
 							  gmp_sites__event_key(&sf->s->sites, b.g[k].alloc_ev)));
 		gmp_jw__key(jw, "partialFingerprints");
@@ -455,47 +451,6 @@ static void over_budget(struct gmp_sarif *sf, struct gmp_jw *jw, uint32_t dev, u
 	gmp_bysite__release(&b);
 }
 
-/* Each NVTX range over its --max-range-peak budget: a result at the call that first reaches its peak. */
-static void range_over_budget(struct gmp_sarif *sf, struct gmp_jw *jw)
-{
-	const struct gmp_result *r = sf->s->r;
-	struct gmp_range_eval ev;
-	if (gmp_range_budget__eval(r, sf->range, sf->nrange, &ev))
-		jw->err = -ENOMEM;
-	char a[32], b[32], msg[800], hex[32];
-	for (size_t i = 0, shown = 0; !jw->err && i < ev.nover && shown < 20; i++) {
-		const struct gmp_range_over *o = &ev.over[i];
-		if (sf->range[o->rule].growth)
-			continue; /* memory a range's times left behind has no one line: the check's line says it */
-		const char *site = gmp_sites__event(&sf->s->sites, o->peak_ev, NULL);
-		struct loc l;
-		if (!site || split_site(site, &l))
-			continue; /* no file and line to point at: the check's line says it */
-		snprintf(msg, sizeof(msg), "The GPU memory peak inside NVTX range '%s' on device %u is %s, over its budget "
-			 "of %s (--max-range-peak '%s'); it is first reached here.", o->path, o->device,
-			 gmp_human_bytes(o->peak, a, sizeof(a)), gmp_human_bytes(o->budget, b, sizeof(b)),
-			 sf->range[o->rule].glob);
-		result_head(sf, jw, "range_peak_over_budget", RULE_RANGE, msg, &l);
-		snprintf(hex, sizeof(hex), "%016" PRIx64, gmp_sites__label_fingerprint(o->path));
-		gmp_jw__key(jw, "partialFingerprints");
-		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "gmprofRangePeakOverBudget/v1", hex);
-		gmp_jw__obj_end(jw);
-		gmp_jw__key(jw, "properties");
-		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "range", o->path);
-		gmp_jw__ku64(jw, "peak_bytes", o->peak);
-		gmp_jw__ku64(jw, "budget_bytes", o->budget);
-		gmp_jw__ku64(jw, "device", o->device);
-		if (sf->name_inputs)
-			gmp_jw__kstr(jw, "input", sf->s->name);
-		gmp_jw__obj_end(jw);
-		gmp_jw__obj_end(jw);
-		shown++;
-	}
-	gmp_range_eval__release(&ev);
-}
-
 void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 {
 	const struct gmp_result *r = sf->s->r;
@@ -513,8 +468,7 @@ void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 		if (r->devices[i].peak_bytes > budget)
 			over_budget(sf, jw, dev, budget);
 	}
-	if (sf->nrange)
-		range_over_budget(sf, jw);
+	gmp_sarif__ranges(sf, jw);
 }
 
 static void input_props(struct gmp_jw *jw, const struct gmp_sarif_input *in)

@@ -20,7 +20,9 @@ struct gmp_sarif {
 						 GMP_PAT_COUNT: failed allocations,
 						 GMP_PAT_COUNT + 1: peak growth, and
 						 GMP_PAT_COUNT + 2: a peak over --max-peak,
-						 GMP_PAT_COUNT + 3: a range over --max-range-peak */
+						 GMP_PAT_COUNT + 3: a range over --max-range-peak,
+						 GMP_PAT_COUNT + 4: a range's growth over its
+						 budget or past the baseline's */
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
 	const struct gmp_peak_cmp *cmps;      /* the session's peaks against the baseline's
 						 (borrowed): each past what it allows adds a
@@ -32,7 +34,10 @@ struct gmp_sarif {
 						 at each site that holds most of it */
 	const struct gmp_range_budget *range; /* gmprof check --max-range-peak (nrange): a */
 	size_t nrange;                        /* range over one adds a range_peak_over_budget
-						 result where its peak is first reached */
+						 result where its peak is first reached; over
+						 --max-range-growth, range_growth results */
+	double tol_pct;                       /* --tolerance, for the baseline's ranges' growth */
+	uint64_t tol_abs;
 	int name_inputs;                      /* each result names its input (several inputs) */
 };
 
@@ -52,5 +57,25 @@ struct gmp_sarif_input {
 void gmp_sarif__begin(struct gmp_sarif *sf, struct gmp_jw *jw, FILE *fp);
 void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw);
 void gmp_sarif__end(struct gmp_jw *jw, const struct gmp_sarif_input *in, size_t n);
+
+/* sarif.c's parts that sarif_ranges.c shares. */
+#define GMP_SARIF_RULE_RANGE (GMP_PAT_COUNT + 3)
+#define GMP_SARIF_RULE_GROWTH (GMP_PAT_COUNT + 4)
+struct gmp_sarif_loc {
+	char file[PATH_MAX];
+	uint32_t line;
+};
+/* Splits "file:line" at its last colon: 0, or -1 where it is no file and line. */
+int gmp_sarif__split_site(const char *site, struct gmp_sarif_loc *l);
+/* Opens a result: its rule, level (error where the mask has its rule), message and location. */
+void gmp_sarif__result_head(struct gmp_sarif *sf, struct gmp_jw *jw, const char *rule, unsigned index,
+			    const char *msg, const struct gmp_sarif_loc *l);
+/*
+ * sarif_ranges.c: a range_peak_over_budget result for each range over its
+ * --max-range-peak, and range_growth results at the allocation sites of
+ * what each range over its --max-range-growth, or past the baseline's
+ * growth, kept.
+ */
+void gmp_sarif__ranges(struct gmp_sarif *sf, struct gmp_jw *jw);
 
 #endif

@@ -20,7 +20,7 @@ grep -A2 '^FAIL max_range_growth' "$TMPDIR/out" | diff -u "$TMPDIR/g.want" - >"$
 	ok "  ... fails, saying by how much the last time began above the first, and what it kept" || { notok "  ... growth"; cat "$TMPDIR/diff"; }
 grep -A1 'name="max_range_growth"' "$TMPDIR/g.xml" | grep -q '<failure' && "$B/tools/sarif_check" "$TMPDIR/g.sarif" >/dev/null &&
 	! grep -q '"ruleId": "range_peak_over_budget"' "$TMPDIR/g.sarif" &&
-	ok "  ... JUnit: a failed test case; SARIF: no result (no one line to point at)" || notok "  ... JUnit: $(grep -A2 max_range "$TMPDIR/g.xml")"
+	ok "  ... JUnit: a failed test case; SARIF: no result (what it kept has no source line)" || notok "  ... JUnit: $(grep -A2 max_range "$TMPDIR/g.xml")"
 expect_exit 0 "check --max-range-growth within budget" -- "$GMPROF" check --max-range-growth 'step=8KiB' "$TMPDIR/loop.jsonl"
 grep -qx "PASS max_range_growth: every NVTX range within its growth budget: 'step' <= 8.0 KiB: 1 matched (the largest 8.0 KiB)" "$TMPDIR/out" &&
 	! grep -q max_range_peak "$TMPDIR/out" && ok "  ... one line, and no peak check asked for" || notok "  ... $(grep max_range "$TMPDIR/out")"
@@ -136,6 +136,24 @@ grep -q "^FAIL baseline:range_growth.*" "$TMPDIR/out" && grep -q "(allowed up to
 expect_exit 0 "check the fixed loop against the first one's baseline" -- "$GMPROF" check --baseline "$TMPDIR/bl.json" "$TMPDIR/fixed.jsonl"
 expect_exit 1 "check the loop against a run as the baseline (the fixed one's)" -- "$GMPROF" check --baseline "$TMPDIR/fixed.jsonl" "$TMPDIR/loop.jsonl"
 grep -q "^FAIL baseline:range_growth: 1 of 1" "$TMPDIR/out" && ok "  ... the run's times are the baseline's" || notok "  ... $(grep range_ "$TMPDIR/out")"
+# SARIF: where what a range kept has a source line, a range_growth result there (one a range and
+# device, whichever of the growth checks failed it), so code scanning marks the leaking allocation.
+sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' "$TMPDIR/loop.jsonl" >"$TMPDIR/loop_at.jsonl"
+sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' "$TMPDIR/fixed.jsonl" >"$TMPDIR/fixed_at.jsonl"
+expect_exit 1 "check --max-range-growth and --baseline of a loop with sites, SARIF" -- "$GMPROF" check --max-range-growth 'step=0' \
+	--baseline "$TMPDIR/fixed_at.jsonl" --sarif "$TMPDIR/kg.sarif" --annotations github "$TMPDIR/loop_at.jsonl"
+"$B/tools/sarif_check" "$TMPDIR/kg.sarif" >/dev/null && [ "$(grep -c '"ruleId": "range_growth"' "$TMPDIR/kg.sarif")" -eq 1 ] &&
+	grep -A30 '"ruleId": "range_growth"' "$TMPDIR/kg.sarif" | tr -d '\n' | grep -q '"level": "error".*NVTX range .step. on device 0 began the last of its 3 times with 8.0 KiB more GPU memory live than the first, over its growth budget of 0 B (--max-range-growth .step.); objects allocated here since its first time began hold 8.0 KiB.*"uri": "train.cu".*"startLine": 42.*"gmprofRangeGrowth/v1"' &&
+	ok "  ... one range_growth result, at train.cu:42" || notok "  ... SARIF: $(grep -A30 '"ruleId": "range_growth"' "$TMPDIR/kg.sarif")"
+grep -q '^::error file=train.cu,line=42,title=gmprof range_growth::' "$TMPDIR/out" && ok "  ... and a GitHub annotation there" ||
+	notok "  ... annotations: $(grep '^::' "$TMPDIR/out")"
+expect_exit 1 "  ... the baseline alone" -- "$GMPROF" check --baseline "$TMPDIR/fixed_at.jsonl" --sarif "$TMPDIR/kb.sarif" "$TMPDIR/loop_at.jsonl"
+grep -A8 '"ruleId": "range_growth"' "$TMPDIR/kb.sarif" | grep -q "past the baseline's 0 B and the tolerance (baseline:range_growth)" &&
+	ok "  ... says past the baseline's growth" || notok "  ... $(grep -A8 '"ruleId": "range_growth"' "$TMPDIR/kb.sarif")"
+expect_exit 0 "  ... within the tolerance, no result" -- "$GMPROF" check --baseline "$TMPDIR/fixed_at.jsonl" --tolerance 16KiB \
+	--sarif "$TMPDIR/kt.sarif" "$TMPDIR/loop_at.jsonl"
+grep -q '"ruleId": "range_growth"' "$TMPDIR/kt.sarif" && notok "  ... a result: $(grep -c range_growth "$TMPDIR/kt.sarif")" ||
+	ok "  ... none"
 # A loop entered once in the baseline (version 5 omits its times; its peaks made the loop's) and three
 # times in the run: held to no growth.
 tr -d '\n' <"$TMPDIR/bf.json" | sed 's/,[ ]*"times": 3,[ ]*"grew_bytes": 0//; s/": 5120/": 13312/g' >"$TMPDIR/b1.json"
