@@ -162,47 +162,36 @@ done
 [ "$("$GMPROF" dump "$TMPDIR/c.gmprof" 2>/dev/null | grep -c '"monitored":false')" -eq 9 ] &&
 	ok "capture launches:10-200: the 9 launches before the tenth are not monitored" || notok "capture launches:10-200: unmonitored launches"
 # NVTX pool regions from 8 threads at once (NVTX calls take the collector's lock too).
-if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
-	rm -f "$TMPDIR/r.gmprof"
+# nvtx_tsan NAME SCRIPT WHAT [VAR=VALUE...]: the double on 8 threads under ThreadSanitizer,
+# NVTX's tool the collector, into $TMPDIR/NAME.gmprof; no report, or notok naming WHAT.
+nvtx_tsan() {
+	_name=$1 _script=$2 _what=$3
+	shift 3
+	rm -f "$TMPDIR/$_name.gmprof"
 	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
 		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
-		NVTX_INJECTION64_PATH="$T/libgmprof.so" GMPROF_OUTPUT="$TMPDIR/r.gmprof" \
-		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 tests/scripts/pool_regions.jsonl \
-		>/dev/null 2>"$TMPDIR/tsan"
-	rc=$?
-	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
-	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "NVTX regions: 8 threads, no ThreadSanitizer report" || { notok "NVTX regions: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+		NVTX_INJECTION64_PATH="$T/libgmprof.so" GMPROF_OUTPUT="$TMPDIR/$_name.gmprof" "$@" \
+		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 "$_script" >/dev/null 2>"$TMPDIR/tsan"
+	_rc=$?
+	_n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+	[ "$_rc" -eq 0 ] && [ "$_n" -eq 0 ] && ok "$_what: 8 threads, no ThreadSanitizer report" ||
+		{ notok "$_what: exit $_rc, $_n TSan reports"; head -30 "$TMPDIR/tsan"; }
+}
+if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
+	nvtx_tsan r tests/scripts/pool_regions.jsonl "NVTX regions"
 	r=$("$GMPROF" dump "$TMPDIR/r.gmprof" 2>/dev/null | grep -c '"kind":"pool_region"')
 	[ "$r" -eq 24 ] && ok "NVTX regions: 8 x 3 regions recorded" || notok "NVTX regions: $r regions recorded, want 24"
 	"$GMPROF" replay "$TMPDIR/r.gmprof" >/dev/null 2>"$TMPDIR/err" && ok "NVTX regions: the profile replays" ||
 		notok "NVTX regions: $(cat "$TMPDIR/err")"
 	# NVTX ranges from 8 threads: pushed on each, and begun and ended by id
 	# (nvtxRangeStart/End: the process's, in every thread's path).
-	rm -f "$TMPDIR/n.gmprof"
-	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
-		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
-		NVTX_INJECTION64_PATH="$T/libgmprof.so" GMPROF_OUTPUT="$TMPDIR/n.gmprof" GMP_DOUBLE_NVTX_RANGES=mixed \
-		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 tests/scripts/nvtx_ranges.jsonl \
-		>/dev/null 2>"$TMPDIR/tsan"
-	rc=$?
-	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
-	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "NVTX ranges pushed and begun by id: 8 threads, no ThreadSanitizer report" ||
-		{ notok "NVTX ranges: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+	nvtx_tsan n tests/scripts/nvtx_ranges.jsonl "NVTX ranges pushed and begun by id" GMP_DOUBLE_NVTX_RANGES=mixed
 	"$GMPROF" report "$TMPDIR/n.gmprof" >"$TMPDIR/n.rep" 2>"$TMPDIR/err" &&
 		grep -q '^Memory by NVTX range on device 0$' "$TMPDIR/n.rep" && grep -q '^  step  *[0-9.]* GiB' "$TMPDIR/n.rep" &&
 		ok "NVTX ranges: the report has the script's ranges" ||
 		notok "NVTX ranges: $(cat "$TMPDIR/err") $(grep -A12 'NVTX range' "$TMPDIR/n.rep")"
 	# Names registered from 8 threads at once (the same names: one entry each), pushed by handle.
-	rm -f "$TMPDIR/g.gmprof"
-	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
-		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
-		NVTX_INJECTION64_PATH="$T/libgmprof.so" GMPROF_OUTPUT="$TMPDIR/g.gmprof" GMP_DOUBLE_NVTX_RANGES=registered \
-		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 tests/scripts/nvtx_ranges.jsonl \
-		>/dev/null 2>"$TMPDIR/tsan"
-	rc=$?
-	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
-	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "NVTX names registered from 8 threads: no ThreadSanitizer report" ||
-		{ notok "NVTX registered names: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
+	nvtx_tsan g tests/scripts/nvtx_ranges.jsonl "NVTX names registered" GMP_DOUBLE_NVTX_RANGES=registered
 	"$GMPROF" report "$TMPDIR/g.gmprof" 2>/dev/null | grep -q '^  step  *[0-9.]* GiB' && ok "  ... the ranges named" ||
 		notok "  ... $("$GMPROF" report "$TMPDIR/g.gmprof" 2>&1 | grep -A12 'NVTX range')"
 fi
