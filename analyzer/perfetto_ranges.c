@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oneline.h"
 #include "u64map.h"
 #include "util.h"
 
@@ -127,9 +128,14 @@ int gmp_perfetto__ranges(struct gmp_perfetto_doc *d, const struct gmp_trace *t, 
 		size_t n = gmp_trace__range_path(t, t->ev_range[i], &names), k = 0;
 		while (k < n && k < h->depth && h->open[k].name == names[k])
 			k++;
-		if (n && !h->named) {
-			char buf[48];
-			snprintf(buf, sizeof(buf), "thread %u", e->thread);
+		if (n && !h->named) { /* "pt_autograd_0 (thread 4242)" where the profile has its name */
+			char key[40], buf[160], one[100];
+			snprintf(key, sizeof(key), "thread.%u.name", e->thread);
+			const char *os = gmp_trace__meta(t, key);
+			if (os && *os)
+				snprintf(buf, sizeof(buf), "%s (thread %u)", gmp_oneline(os, one, sizeof(one)), e->thread);
+			else
+				snprintf(buf, sizeof(buf), "thread %u", e->thread);
 			name_event(&p, "thread_name", e->thread, buf);
 			h->named = 1;
 		}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "alloc_api.h"
 #include "collector.h"
 #include "gmprof/version.h"
+#include "nvtx_abi.h"
 #include "objmap.h"
 #include "patch_abi.h"
 #include "pathpat.h"
@@ -255,11 +257,31 @@ uint32_t rec_tid(void)
 	return tid;
 }
 
+/*
+ * At a thread's first event: its name, as the OS has it (what the program
+ * or its runtime set with pthread_setname_np or prctl: "pt_autograd_0";
+ * the program's name for its first thread), as META thread.TID.name.
+ */
+static void rec_thread_name(uint32_t tid)
+{
+	static _Thread_local int named;
+	if (named)
+		return;
+	named = 1;
+	char os[17] = "", clean[64], key[40];
+	if (prctl(PR_GET_NAME, os, 0, 0, 0) || !os[0] ||
+	    !nvtx_name(GMP_NVTX_MESSAGE_ASCII, os, clean, sizeof(clean))) /* as clean UTF-8 */
+		return;
+	snprintf(key, sizeof(key), "thread.%" PRIu32 ".name", tid);
+	rec_meta(key, clean);
+}
+
 int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 {
 	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
 		return -1;
 	e->thread = rec_tid();
+	rec_thread_name(e->thread);
 	e->host_ns = rec_now();
 	struct gmp_event we = *e;
 	int64_t nm = intern_w(name);

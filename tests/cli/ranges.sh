@@ -139,6 +139,16 @@ awk '{ s[$1] = $2; e[$1] = $2 + $3; n++ }
 	       e["forward"] <= s["backward"] + d && e["setup"] <= s["step"] + d; exit !ok }' "$TMPDIR/sl" &&
 	ok "perfetto: five range slices, step around its three phases" || notok "perfetto: $(cat "$TMPDIR/sl")"
 "$B/tools/trace_check" "$TMPDIR/h.json" >/dev/null && ok "perfetto: the trace checks" || notok "perfetto: the trace checks"
+# Each thread's track is named as the OS names the thread (the double's workers call
+# themselves replay-N, as a runtime names its threads): META thread.TID.name.
+rm -f "$TMPDIR/r3.gmprof"
+expect_exit 0 "collect ranges on two named threads" -- env GMPROF_OUTPUT="$TMPDIR/r3.gmprof" "$FAKE" --threads 2 "$S"
+"$GMPROF" dump "$TMPDIR/r3.gmprof" 2>/dev/null | grep -o '"key":"thread\.[0-9]*\.name","value":"[^"]*"' | sed 's/.*"value"://' |
+	sort | tr '\n' ' ' >"$TMPDIR/tn"
+[ "$(cat "$TMPDIR/tn")" = '"replay-1" "replay-2" ' ] && ok "  ... each thread's name in the profile" || notok "  ... names: $(cat "$TMPDIR/tn")"
+expect_exit 0 "  ... perfetto --time host" -- "$GMPROF" perfetto --time host -o "$TMPDIR/h3.json" "$TMPDIR/r3.gmprof"
+[ "$(grep -o '"name":"thread_name","pid":[0-9]*,"tid":[0-9]*,"args":{"name":"replay-[12] (thread [0-9]*)"}' "$TMPDIR/h3.json" | wc -l)" -eq 2 ] &&
+	ok "  ... their range tracks named by them" || notok "  ... $(grep -o '"name":"thread_name"[^}]*}' "$TMPDIR/h3.json")"
 "$GMPROF" perfetto -o "$TMPDIR/topo.json" "$TMPDIR/r.gmprof" 2>/dev/null
 ! grep -q '"cat":"nvtx"' "$TMPDIR/topo.json" && ok "perfetto: no range slices on the topological axis" || notok "perfetto: topo axis"
 

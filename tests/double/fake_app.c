@@ -195,6 +195,9 @@ static const char *script;
 static void *thread_main(void *arg)
 {
 	uintptr_t k = (uintptr_t)arg;
+	char name[16];
+	snprintf(name, sizeof(name), "replay-%u", (unsigned)k);
+	pthread_setname_np(pthread_self(), name); /* as a runtime names its threads: the profile says so */
 	/* Each thread: streams and objects of its own. */
 	if (d.replay(script, (uint32_t)(k * 100), (uint64_t)k << 40)) {
 		fprintf(stderr, "fake_app: thread %u: %s\n", (unsigned)k, d.error());
