@@ -37,8 +37,10 @@ static const char usage[] =
 	"\n"
 	"Write a self-contained HTML report (no scripts, no network): live bytes per\n"
 	"device with the peaks, what was live at each peak by allocation site (and\n"
-	"at the largest by call path, a flame graph), object lifetimes, the findings\n"
-	"with source lines, and a histogram for each non-uniform access finding.\n"
+	"at the largest by call path, a flame graph), memory by NVTX range (and what\n"
+	"the range that grew most from one time to the next kept, a flame graph),\n"
+	"object lifetimes, the findings with source lines, and a histogram for each\n"
+	"non-uniform access finding.\n"
 	"Several inputs (an MPI job's ranks) make one page: a table of them, then\n"
 	"each one's report.\n"
 	"\n"
@@ -293,6 +295,38 @@ static void peak_flame(FILE *fp, struct gmp_session *s, const struct gmp_peak *p
 	}
 }
 
+/*
+ * Where an NVTX range grew (a loop that keeps memory from one time to the
+ * next): what the range that grew most kept on its device, by allocation
+ * call path.
+ */
+static void kept_flame(FILE *fp, struct gmp_session *s)
+{
+	struct gmp_rmem m;
+	struct gmp_rmem_grown *v = NULL;
+	size_t n = 0;
+	int err = gmp_rmem__build(s->r, &m);
+	if (!err)
+		err = gmp_rmem__grown(&m, &v, &n);
+	if (!err && n) {
+		char path[1024], t[1200], a[32];
+		struct gmp_flame *f = NULL;
+		uint32_t dev = s->r->devices[v[0].d].device;
+		gmp_rmem__path(&m, s->r, v[0].node, path, sizeof(path));
+		struct gmp_flame_opts o = { .what = GMP_FLAME_KEPT, .device = dev, .range = path };
+		snprintf(t, sizeof(t), "NVTX range '%s' on device %u began its last time with %s more live than its first: "
+			 "what its times kept, by allocation call path", path, dev,
+			 gmp_human_bytes(v[0].growth, a, sizeof(a)));
+		struct gmp_flame_svg so = { .title = t, .width = PLOT_W };
+		err = gmp_flame__new(&f) || gmp_flame__session(f, s, &o) < 0 || gmp_flame__svg(f, fp, &so) ? -ENOMEM : 0;
+		gmp_flame__free(f);
+	}
+	if (err)
+		fprintf(fp, "<p class=\"incomplete\">Out of memory drawing what the NVTX ranges kept.</p>\n");
+	free(v);
+	gmp_rmem__release(&m);
+}
+
 /* Each peak: where it was reached, and its live bytes by allocation site (the largest also by call path). */
 static void peaks(FILE *fp, struct page *pg)
 {
@@ -369,6 +403,7 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		fprintf(fp, "<p class=\"incomplete\">Out of memory summing memory over time.</p>\n");
 	if (gmp_rmem__html(fp, r, &pg->s->sites, 40))
 		fprintf(fp, "<p class=\"incomplete\">Out of memory summing the NVTX ranges.</p>\n");
+	kept_flame(fp, pg->s);
 	gmp_html__failures(fp, pg->s);
 	if (gmp_report__html(fp, r))
 		fprintf(fp, "<p class=\"incomplete\">Out of memory combining the fixes.</p>\n");

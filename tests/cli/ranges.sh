@@ -68,6 +68,11 @@ grep -qx 'live as its last time began, allocated since its first: 8.0 KiB in 2 o
 expect_exit 0 "  ... html" -- "$GMPROF" html --force -o "$TMPDIR/loop_at.html" "$TMPDIR/loop_at.jsonl"
 grep -qF '<tr><td colspan="9">&nbsp;&nbsp;live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from train.cu:42 (8.0 KiB in 2)</td></tr>' "$TMPDIR/loop_at.html" &&
 	ok "  ... a row under the range's growth" || notok "  ... $(grep -o '<tr><td colspan.\{0,200\}' "$TMPDIR/loop_at.html")"
+grep -q "<title>NVTX range &#39;step&#39; on device 0 began its last time with 8.0 KiB more live than its first: what its times kept, by allocation call path</title>" "$TMPDIR/loop_at.html" &&
+	grep -q '<g><title>train.cu:42: 8.0 KiB (8192 bytes), 100.0%</title>' "$TMPDIR/loop_at.html" &&
+	ok "  ... and a flame graph of what the step kept" || notok "  ... $(grep -o '<title>NVTX range[^<]*' "$TMPDIR/loop_at.html")"
+"$GMPROF" html --force -o "$TMPDIR/ranges.html" "$S" && ! grep -q "what its times kept" "$TMPDIR/ranges.html" &&
+	ok "  ... none where no range grew" || notok "  ... a kept flame graph where no range grew"
 expect_exit 0 "  ... json" -- "$GMPROF" report --format json "$TMPDIR/loop_at.jsonl"
 grep -q '"kept":{"bytes":8192,"objects":2,"sites":\[{"site":"train.cu:42","bytes":8192,"objects":2}\]}' "$TMPDIR/out" &&
 	ok "  ... kept, by site" || notok "  ... $(grep -o '"kept":[^]]*' "$TMPDIR/out")"
