@@ -227,7 +227,7 @@ static int text(FILE *fp, void *ctx)
 		if (other_gpu(d, dev[i], ga, gb))
 			fprintf(fp, "    on another GPU: %s -> %s\n", ga, gb);
 		gmp_diff__sites_text(fp, &d->a, &d->b, dev[i]);
-		if (gmp_rmem__diff_text(fp, ra, rb, dev[i], 10))
+		if (gmp_rmem__diff_text(fp, ra, rb, &d->b.sites, dev[i], 10))
 			fprintf(fp, "    (out of memory comparing the NVTX ranges)\n");
 		if (has_regions(a, b))
 			text_peak(fp, "in use", dev[i], a, b, 1);

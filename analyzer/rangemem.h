@@ -80,8 +80,14 @@ struct gmp_rmem_delta {
 int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uint32_t device, int changed_only,
 		     struct gmp_rmem_delta **out, size_t *n);
 void gmp_rmem__deltas_free(struct gmp_rmem_delta *v, size_t n);
-/* The changed ones (at most max) under a device's peak in gmprof diff, and as a Markdown table. */
-int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max);
+/*
+ * The changed ones (at most max) under a device's peak in gmprof diff (a
+ * range whose last time began further above its first than before has,
+ * under it, what run b's times kept by allocation site: sites_b, b's), and
+ * as a Markdown table.
+ */
+int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, struct gmp_sites *sites_b,
+			uint32_t device, size_t max);
 int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max);
 /* "ranges": every one, before and after (null where a run has none). */
 int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b, uint32_t device);

@@ -161,24 +161,53 @@ static const char *signed_change(const struct gmp_rmem_delta *e, char *buf, size
 	return buf;
 }
 
-int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max)
+/* Under a range whose last time began further above its first than before: what run b's times kept, by site. */
+static int kept_after(FILE *fp, const struct gmp_result *b, struct gmp_sites *sites, const struct gmp_rmem *m,
+		      uint32_t device, const char *path)
+{
+	char buf[4096], text[1024];
+	size_t d = gmp_result__device_index(b, device);
+	for (size_t i = 0; d < m->ndev && i < m->ntree; i++) {
+		if (strcmp(gmp_rmem__path(m, b, m->tree[i], buf, sizeof(buf)), path))
+			continue;
+		struct gmp_rmem_kept kp;
+		int err = gmp_rmem__kept_sites(sites, b, m, m->tree[i], d, &kp);
+		if (!err && kp.objects)
+			fprintf(fp, "                  %s\n", gmp_rmem_kept__text(&kp, 3, text, sizeof(text)));
+		gmp_rmem_kept__release(&kp);
+		return err;
+	}
+	return 0;
+}
+
+int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, struct gmp_sites *sites_b,
+			uint32_t device, size_t max)
 {
 	struct gmp_rmem_delta *v;
 	size_t n;
 	int err = gmp_rmem__deltas(a, b, device, 1, &v, &n);
 	if (err)
 		return err;
+	struct gmp_rmem m = { 0 }; /* run b's, where a range's growth grew */
+	int built = 0;
 	if (n)
 		fprintf(fp, "    by NVTX range (the largest changes first):\n");
-	for (size_t i = 0; i < n && i < max; i++) {
+	for (size_t i = 0; i < n && i < max && !err; i++) {
 		char c[40], w[256], one[600];
 		fprintf(fp, "      %-11s %s: %s\n", signed_change(&v[i], c, sizeof(c)), gmp_oneline(v[i].path, one, sizeof(one)),
 			words(&v[i], w, sizeof(w)));
+		if (!v[i].has[1] || v[i].grew[1] <= (v[i].has[0] ? v[i].grew[0] : 0))
+			continue;
+		if (!built++)
+			err = gmp_rmem__build(b, &m);
+		if (!err)
+			err = kept_after(fp, b, sites_b, &m, device, v[i].path);
 	}
-	if (n > max)
+	if (n > max && !err)
 		fprintf(fp, "      ... and %zu more ranges\n", n - max);
+	gmp_rmem__release(&m);
 	gmp_rmem__deltas_free(v, n);
-	return 0;
+	return err;
 }
 
 int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max)

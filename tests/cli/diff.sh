@@ -104,4 +104,11 @@ grep -qx '      -12.0 KiB   step: peak 13.0 KiB -> 5.0 KiB, outlived it 12.0 KiB
 	ok "  ... the step's growth from its first time to its last, gone" || notok "  ... $(grep -A2 'by NVTX range' "$TMPDIR/out")"
 "$GMPROF" diff --format json $S/nvtx_loop.jsonl "$TMPDIR/fixed.jsonl" | grep -q '"grew_before":8192,"peak_after":5120,"outlived_after":0,"grew_after":0' &&
 	ok "  ... JSON: grew_before and grew_after" || notok "  ... JSON: $("$GMPROF" diff --format json $S/nvtx_loop.jsonl "$TMPDIR/fixed.jsonl" | grep -o '"ranges":[^]]*')"
+grep -q 'live as its last time began' "$TMPDIR/out" && notok "  ... a kept line where the growth went away" ||
+	ok "  ... no kept line where the growth went away"
+# The other way (a change that makes the step keep its buffer): under the range, where what it keeps comes from.
+expect_exit 0 "diff of a loop that came to keep memory" -- "$GMPROF" diff "$TMPDIR/fixed.jsonl" $S/nvtx_loop.jsonl
+grep -A1 '^      +12.0 KiB   step: ' "$TMPDIR/out" | tail -1 |
+	grep -qx '                  live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from kept1 (4.0 KiB in 1), kept2 (4.0 KiB in 1)' &&
+	ok "  ... what the step keeps now, by allocation site" || notok "  ... $(grep -A3 'by NVTX range' "$TMPDIR/out")"
 finish
