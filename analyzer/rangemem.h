@@ -15,8 +15,8 @@ struct gmp_sites;
 
 /* What a range's times kept (gmp_rmem__kept) from one allocation site. */
 struct gmp_rmem_kept_site {
-	char *site;               /* "file:line" (owned); the object's name where named */
-	int named;                /* no source line: one object's name (or several of that name) */
+	char *site;               /* "file:line" (owned); the object's label where named; "no site": neither */
+	int named;                /* no source line: one object's label (or several of that label) */
 	uint32_t alloc_ev;        /* the earliest of their allocations */
 	uint64_t bytes, objects;
 };

@@ -2,8 +2,9 @@
 /*
  * What a range's times kept (gmp_rmem__kept), by allocation site: the
  * objects allocated since its earliest time began and live as its latest
- * began, grouped by the source line that allocated them (the object's
- * name where it has none), the most bytes first.  It says where the memory
+ * began, grouped by the source line that allocated them (where it has
+ * none, the object's label, or with none "no site"), the most bytes first.
+ * It says where the memory
  * a training step keeps from one iteration to the next comes from.
  */
 #define _GNU_SOURCE
@@ -56,9 +57,10 @@ int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, co
 		const struct gmp_object *ob = &r->objects[objs[i]];
 		char name[160];
 		const char *site = sites ? gmp_sites__event(sites, ob->alloc_ev, NULL) : NULL;
-		out->sites[i].named = !site;
-		if (!site)
-			site = gmp_result__object_name(r, objs[i], name, sizeof(name));
+		int label = (r->trace->ev[ob->alloc_ev].flags & GMP_EF_HAS_LABEL) != 0;
+		out->sites[i].named = !site && label;
+		if (!site) /* its name; the unnamed ones together, as the reports' "no site" */
+			site = label ? gmp_result__object_name(r, objs[i], name, sizeof(name)) : "no site";
 		if (!(out->sites[i].site = strdup(site))) {
 			out->nsites = i;
 			free(objs);
@@ -99,9 +101,10 @@ const char *gmp_rmem_kept__text(const struct gmp_rmem_kept *k, size_t max, char 
 			 gmp_human_bytes(k->bytes, a, sizeof(a)), (unsigned long long)k->objects, k->objects == 1 ? "" : "s");
 	len = w > 0 ? (size_t)w : 0;
 	for (size_t i = 0; i < k->nsites && i < max && len < n; i++) {
+		int none = !k->sites[i].named && !strcmp(k->sites[i].site, "no site");
 		w = snprintf(buf + len, n - len, "%s%s (%s in %llu)", i ? ", " : "",
-			     gmp_oneline(k->sites[i].site, one, sizeof(one)), gmp_human_bytes(k->sites[i].bytes, a, sizeof(a)),
-			     (unsigned long long)k->sites[i].objects);
+			     none ? "objects with no source line" : gmp_oneline(k->sites[i].site, one, sizeof(one)),
+			     gmp_human_bytes(k->sites[i].bytes, a, sizeof(a)), (unsigned long long)k->sites[i].objects);
 		len += w > 0 ? (size_t)w : 0;
 	}
 	if (k->nsites > max && len < n)

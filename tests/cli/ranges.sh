@@ -57,6 +57,13 @@ grep -q '^  step: live bytes as it began grew from 0 B (the first of its 3 times
 	ok "report: ... and began each time with 4 KiB more" || notok "report: loop's growth: $(grep -A6 '^Memory by NVTX' "$TMPDIR/out")"
 grep -A1 '^  step: live bytes' "$TMPDIR/out" | grep -qx '    live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from kept1 (4.0 KiB in 1), kept2 (4.0 KiB in 1)' &&
 	ok "report: ... what it kept, by the objects' names where they have no site" || notok "report: kept: $(grep -A7 '^Memory by NVTX' "$TMPDIR/out")"
+# Objects with neither a site nor a label are counted together, as the reports' "no site".
+sed 's/,"label":"kept[0-9]"//' "$TMPDIR/loop.jsonl" >"$TMPDIR/loop_anon.jsonl"
+expect_exit 0 "report of the loop without names or sites" -- "$GMPROF" report "$TMPDIR/loop_anon.jsonl"
+grep -qx '    live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from objects with no source line (8.0 KiB in 2)' \
+	"$TMPDIR/out" && ok "  ... one entry for them" || notok "  ... $(grep -A7 '^Memory by NVTX' "$TMPDIR/out")"
+"$GMPROF" report --format json "$TMPDIR/loop_anon.jsonl" | grep -q '"kept":{"bytes":8192,"objects":2,"sites":\[{"site":"no site","bytes":8192,"objects":2}\]}' &&
+	ok "  ... JSON: site \"no site\"" || notok "  ... JSON: $("$GMPROF" report --format json "$TMPDIR/loop_anon.jsonl" | grep -o '"kept":[^]]*')"
 # Where the objects have allocation sites, what a step kept is counted by site.
 sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' "$TMPDIR/loop.jsonl" >"$TMPDIR/loop_at.jsonl"
 expect_exit 0 "report of the loop with sites" -- "$GMPROF" report "$TMPDIR/loop_at.jsonl"
