@@ -40,6 +40,55 @@ static int by_bytes(const void *a, const void *b)
 	return strcmp(x->site, y->site);
 }
 
+/* A kept object by what names its site: the call's "at" and stack, or its label (string ids; 0: none). */
+struct keyed {
+	uint32_t at, stack, label, obj;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	if (x->label != y->label)
+		return x->label < y->label ? -1 : 1;
+	return (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+/*
+ * The sites of the n kept objects of kv (sorted by key) into out: an entry
+ * for each run of one key, its site named (and call path symbolized) once.
+ */
+static int group_keys(struct gmp_sites *sites, const struct gmp_result *r, const struct keyed *kv, size_t n,
+		      struct gmp_rmem_kept *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct gmp_object *ob = &r->objects[kv[i].obj];
+		const struct keyed *p = i ? &kv[i - 1] : NULL;
+		if (!p || p->at != kv[i].at || p->stack != kv[i].stack || p->label != kv[i].label) { /* a new key */
+			char name[160];
+			const char *site = sites ? gmp_sites__event(sites, ob->alloc_ev, NULL) : NULL;
+			struct gmp_rmem_kept_site *e = &out->sites[out->nsites];
+			e->named = !site && kv[i].label;
+			if (!site) /* its label; the unnamed ones together, as the reports' "no site" */
+				site = kv[i].label ? gmp_result__object_name(r, kv[i].obj, name, sizeof(name)) : "no site";
+			if (!(e->site = strdup(site)))
+				return -ENOMEM;
+			e->alloc_ev = ob->alloc_ev;
+			out->nsites++;
+		}
+		struct gmp_rmem_kept_site *e = &out->sites[out->nsites - 1];
+		e->bytes += ob->size;
+		e->objects++;
+		e->alloc_ev = ob->alloc_ev < e->alloc_ev ? ob->alloc_ev : e->alloc_ev;
+		out->bytes += ob->size;
+		out->objects++;
+	}
+	return 0;
+}
+
 int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_rmem *m, uint32_t node,
 			 size_t d, struct gmp_rmem_kept *out)
 {
@@ -49,35 +98,28 @@ int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, co
 	int err = gmp_rmem__kept(m, r, node, d, &objs, &n);
 	if (err || !n)
 		return err;
-	if (!(out->sites = calloc(n, sizeof(*out->sites)))) {
-		free(objs);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct gmp_object *ob = &r->objects[objs[i]];
-		char name[160];
-		const char *site = sites ? gmp_sites__event(sites, ob->alloc_ev, NULL) : NULL;
-		int label = (r->trace->ev[ob->alloc_ev].flags & GMP_EF_HAS_LABEL) != 0;
-		out->sites[i].named = !site && label;
-		if (!site) /* its name; the unnamed ones together, as the reports' "no site" */
-			site = label ? gmp_result__object_name(r, objs[i], name, sizeof(name)) : "no site";
-		if (!(out->sites[i].site = strdup(site))) {
-			out->nsites = i;
-			free(objs);
-			gmp_rmem_kept__release(out);
-			return -ENOMEM;
-		}
-		out->sites[i].alloc_ev = ob->alloc_ev;
-		out->sites[i].bytes = ob->size;
-		out->sites[i].objects = 1;
-		out->bytes += ob->size;
-		out->objects++;
+	/* By key first, so that each call path is symbolized once however many objects it made. */
+	struct keyed *kv = malloc(n * sizeof(*kv));
+	if (kv && !(out->sites = calloc(n, sizeof(*out->sites))))
+		err = -ENOMEM;
+	for (size_t i = 0; kv && !err && i < n; i++) {
+		const struct gmp_event *e = &r->trace->ev[r->objects[objs[i]].alloc_ev];
+		kv[i] = (struct keyed){ e->at, e->stack, (e->flags & GMP_EF_HAS_LABEL) ? e->name : 0, objs[i] };
 	}
 	free(objs);
-	/* One entry a site: by name, the same ones merged; then the most bytes first. */
-	qsort(out->sites, n, sizeof(*out->sites), by_name);
+	if (!kv || err) {
+		free(kv);
+		return -ENOMEM;
+	}
+	qsort(kv, n, sizeof(*kv), by_key);
+	err = group_keys(sites, r, kv, n, out);
+	free(kv);
+	if (err)
+		return err;
+	/* Keys that name one site (two call paths to one line): merged; then the most bytes first. */
+	qsort(out->sites, out->nsites, sizeof(*out->sites), by_name);
 	size_t u = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < out->nsites; i++) {
 		if (u && !by_name(&out->sites[u - 1], &out->sites[i])) {
 			out->sites[u - 1].bytes += out->sites[i].bytes;
 			out->sites[u - 1].objects += out->sites[i].objects;

@@ -22,6 +22,7 @@ void gmp_rmem__release(struct gmp_rmem *m)
 	free(m->node);
 	free(m->dev);
 	free(m->tree);
+	free(m->by_alloc);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -318,6 +319,38 @@ static int tree_order(struct gmp_rmem *m)
 	return 0;
 }
 
+/* The object allocated by event ev (objects are made in event order), or GMP_NO_OBJECT. */
+static uint32_t object_of_alloc(const struct gmp_result *r, uint32_t ev)
+{
+	size_t lo = 0, hi = r->nobjects;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->objects[mid].alloc_ev < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->nobjects && r->objects[lo].alloc_ev == ev ? (uint32_t)lo : GMP_NO_OBJECT;
+}
+
+/* Where a range was entered more than once: the counted objects in the order of their allocations (m->by_alloc). */
+static int order_allocs(struct gmp_rmem *m, const struct gmp_result *r)
+{
+	int loops = 0;
+	for (size_t i = 0; i < m->n * m->ndev && !loops; i++)
+		loops = m->dev[i].times > 1;
+	if (!loops)
+		return 0;
+	if (!(m->by_alloc = malloc((r->ncurve ? r->ncurve : 1) * sizeof(*m->by_alloc))))
+		return -ENOMEM;
+	for (size_t c = 0; c < r->ncurve; c++) { /* topological order: each alloc and free */
+		uint32_t o = object_of_alloc(r, r->curve[c].ev);
+		if (o != GMP_NO_OBJECT)
+			m->by_alloc[m->nby_alloc++] = o;
+	}
+	return 0;
+}
+
 int gmp_rmem__build(const struct gmp_result *r, struct gmp_rmem *m)
 {
 	const struct gmp_trace *t = r->trace;
@@ -339,6 +372,8 @@ int gmp_rmem__build(const struct gmp_result *r, struct gmp_rmem *m)
 		err = charge_calls(m, r, path_node);
 		if (!err)
 			err = tree_order(m);
+		if (!err)
+			err = order_allocs(m, r);
 	}
 	free(path_node);
 	free(counted);
@@ -406,18 +441,10 @@ int gmp_rmem__grown(const struct gmp_rmem *m, struct gmp_rmem_grown **out, size_
 	return 0;
 }
 
-/* The object allocated by event ev (objects are made in event order), or GMP_NO_OBJECT. */
-static uint32_t object_of_alloc(const struct gmp_result *r, uint32_t ev)
+/* Whether event a comes before event b in the topological order (level, then index). */
+static int before(const struct gmp_result *r, uint32_t a, uint32_t b)
 {
-	size_t lo = 0, hi = r->nobjects;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (r->objects[mid].alloc_ev < ev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < r->nobjects && r->objects[lo].alloc_ev == ev ? (uint32_t)lo : GMP_NO_OBJECT;
+	return r->level[a] < r->level[b] || (r->level[a] == r->level[b] && a < b);
 }
 
 int gmp_rmem__kept(const struct gmp_rmem *m, const struct gmp_result *r, uint32_t node, size_t d, uint32_t **out,
@@ -426,22 +453,23 @@ int gmp_rmem__kept(const struct gmp_rmem *m, const struct gmp_result *r, uint32_
 	*out = NULL;
 	*n = 0;
 	const struct gmp_rmem_dev *x = gmp_rmem__at(m, node, d);
-	if (x->times < 2 || x->first_pos >= x->last_pos)
+	if (x->times < 2 || x->first_pos >= x->last_pos || !m->by_alloc)
 		return 0;
-	uint32_t last = r->order[x->last_pos];
-	size_t cap = 0;
+	uint32_t first = r->order[x->first_pos], last = r->order[x->last_pos];
+	size_t lo = 0, hi = m->nby_alloc, cap = 0; /* the first allocation at or after the earliest time's first call */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (before(r, r->objects[m->by_alloc[mid]].alloc_ev, first))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	uint32_t *v = NULL;
-	for (uint32_t p = x->first_pos; p < x->last_pos; p++) {
-		uint32_t o = object_of_alloc(r, r->order[p]);
-		if (o == GMP_NO_OBJECT)
-			continue;
+	for (size_t i = lo; i < m->nby_alloc && before(r, r->objects[m->by_alloc[i]].alloc_ev, last); i++) {
+		uint32_t o = m->by_alloc[i];
 		const struct gmp_object *ob = &r->objects[o];
-		if (ob->device != r->devices[d].device || ob->kind == GMP_MEM_POOL_REGION)
-			continue;
-		/* Freed before the latest time's first call: (level, index) ahead of it in the order. */
-		if (ob->free_ev != GMP_NO_EVENT && (r->level[ob->free_ev] < r->level[last] ||
-						    (r->level[ob->free_ev] == r->level[last] && ob->free_ev < last)))
-			continue;
+		if (ob->device != r->devices[d].device || (ob->free_ev != GMP_NO_EVENT && before(r, ob->free_ev, last)))
+			continue; /* another device's, or freed before the latest time's first call */
 		if (GMP_GROW(v, cap, *n + 1)) {
 			free(v);
 			*n = 0;

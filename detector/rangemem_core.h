@@ -64,6 +64,10 @@ struct gmp_rmem {
 	uint32_t *tree;           /* the nodes with a call inside, in tree order (each
 				     after its parent, siblings by their first call) */
 	size_t ntree;
+	uint32_t *by_alloc;       /* where a range was entered more than once (gmp_rmem__kept): the
+				     objects the peaks count, in the topological order of their
+				     allocations */
+	size_t nby_alloc;
 };
 
 /*
