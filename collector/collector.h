@@ -397,6 +397,11 @@ void nvtx_ranges_in_child(void);
 const char *nvtx_registered(const void *handle);
 /* In a forked child: the registrations' lock. */
 void nvtx_strings_in_child(void);
+/* nvtxNameOsThreadA and W: thread tid's name, kept and recorded (META thread.TID.name). Takes gmp_col.lock. */
+void nvtx_name_os_thread_a(uint32_t tid, const char *name);
+void nvtx_name_os_thread_w(uint32_t tid, const wchar_t *name);
+/* The name thread tid was given through NVTX, into buf: 1, or 0 for none. */
+int nvtx_thread_name(uint32_t tid, char *buf, size_t n);
 /* nvtxDomainRegisterStringA and W: a handle for the name (the same for the same name), or NULL. */
 void *nvtx_register_a(const void *domain, const char *s);
 void *nvtx_register_w(const void *domain, const wchar_t *s);

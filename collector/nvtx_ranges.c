@@ -341,11 +341,14 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 	static const int core[] = { GMP_NVTX_CBID_CORE_RANGE_PUSH_EX,  GMP_NVTX_CBID_CORE_RANGE_PUSH_A,
 				    GMP_NVTX_CBID_CORE_RANGE_PUSH_W,   GMP_NVTX_CBID_CORE_RANGE_POP,
 				    GMP_NVTX_CBID_CORE_RANGE_START_EX, GMP_NVTX_CBID_CORE_RANGE_START_A,
-				    GMP_NVTX_CBID_CORE_RANGE_START_W,  GMP_NVTX_CBID_CORE_RANGE_END };
+				    GMP_NVTX_CBID_CORE_RANGE_START_W,  GMP_NVTX_CBID_CORE_RANGE_END,
+				    GMP_NVTX_CBID_CORE_NAME_OS_THREAD_A, GMP_NVTX_CBID_CORE_NAME_OS_THREAD_W };
 	const gmp_nvtx_fn core_fns[] = { (gmp_nvtx_fn)range_push_ex,  (gmp_nvtx_fn)range_push_a,
 					 (gmp_nvtx_fn)range_push_w,   (gmp_nvtx_fn)pop,
 					 (gmp_nvtx_fn)range_start_ex, (gmp_nvtx_fn)range_start_a,
-					 (gmp_nvtx_fn)range_start_w,  (gmp_nvtx_fn)end };
+					 (gmp_nvtx_fn)range_start_w,  (gmp_nvtx_fn)end,
+					 (gmp_nvtx_fn)nvtx_name_os_thread_a, /* threads' names */
+					 (gmp_nvtx_fn)nvtx_name_os_thread_w };
 	static const int core2[] = { GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP,
 				     GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_START_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_END,
 				     GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_A,
@@ -354,7 +357,7 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 					  (gmp_nvtx_fn)domain_range_start_ex, (gmp_nvtx_fn)domain_range_end,
 					  (gmp_nvtx_fn)nvtx_register_a, /* names given by handle */
 					  (gmp_nvtx_fn)nvtx_register_w };
-	fill(cb, GMP_NVTX_CB_MODULE_CORE, core, core_fns, 8);
+	fill(cb, GMP_NVTX_CB_MODULE_CORE, core, core_fns, 10);
 	fill(cb, GMP_NVTX_CB_MODULE_CORE2, core2, core2_fns, 6);
 	return 1;
 }

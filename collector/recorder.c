@@ -258,9 +258,10 @@ uint32_t rec_tid(void)
 }
 
 /*
- * At a thread's first event: its name, as the OS has it (what the program
- * or its runtime set with pthread_setname_np or prctl: "pt_autograd_0";
- * the program's name for its first thread), as META thread.TID.name.
+ * At a thread's first event: its name, as the program gave it through NVTX
+ * (nvtxNameOsThread) or else as the OS has it (what the program or its
+ * runtime set with pthread_setname_np or prctl: "pt_autograd_0"; the
+ * program's name for its first thread), as META thread.TID.name.
  */
 static void rec_thread_name(uint32_t tid)
 {
@@ -268,9 +269,9 @@ static void rec_thread_name(uint32_t tid)
 	if (named)
 		return;
 	named = 1;
-	char os[17] = "", clean[64], key[40];
-	if (prctl(PR_GET_NAME, os, 0, 0, 0) || !os[0] ||
-	    !nvtx_name(GMP_NVTX_MESSAGE_ASCII, os, clean, sizeof(clean))) /* as clean UTF-8 */
+	char os[17] = "", clean[GMP_NVTX_NAME_MAX], key[40];
+	if (!nvtx_thread_name(tid, clean, sizeof(clean)) && /* the program named it through NVTX, or the OS's */
+	    (prctl(PR_GET_NAME, os, 0, 0, 0) || !os[0] || !nvtx_name(GMP_NVTX_MESSAGE_ASCII, os, clean, sizeof(clean))))
 		return;
 	snprintf(key, sizeof(key), "thread.%" PRIu32 ".name", tid);
 	rec_meta(key, clean);

@@ -161,6 +161,18 @@ expect_exit 0 "collect ranges on two named threads" -- env GMPROF_OUTPUT="$TMPDI
 expect_exit 0 "  ... perfetto --time host" -- "$GMPROF" perfetto --time host -o "$TMPDIR/h3.json" "$TMPDIR/r3.gmprof"
 [ "$(grep -o '"name":"thread_name","pid":[0-9]*,"tid":[0-9]*,"args":{"name":"replay-[12] (thread [0-9]*)"}' "$TMPDIR/h3.json" | wc -l)" -eq 2 ] &&
 	ok "  ... their range tracks named by them" || notok "  ... $(grep -o '"name":"thread_name"[^}]*}' "$TMPDIR/h3.json")"
+# Names given through NVTX (nvtxNameOsThreadA/W) win over the OS's: the workers name themselves
+# before they record anything, the main thread after it has (the later name is recorded then).
+thread_names() { # PROFILE: its threads' names, sorted, on one line
+	"$GMPROF" dump "$1" 2>/dev/null | grep -o '"key":"thread\.[0-9]*\.name","value":"[^"]*"' | sed 's/.*"value"://' |
+		sort | tr '\n' ' '
+}
+rm -f "$TMPDIR/r4.gmprof" "$TMPDIR/r5.gmprof"
+expect_exit 0 "threads named through NVTX" -- env GMP_DOUBLE_NVTX_THREAD_NAMES=1 GMPROF_OUTPUT="$TMPDIR/r4.gmprof" "$FAKE" --threads 2 "$S"
+[ "$(thread_names "$TMPDIR/r4.gmprof")" = '"nvtx-worker-1" "nvtx-worker-2" ' ] && ok "  ... their names, not the OS's" ||
+	notok "  ... names: $(thread_names "$TMPDIR/r4.gmprof")"
+expect_exit 0 "  ... the main thread named after its events" -- env GMP_DOUBLE_NVTX_THREAD_NAMES=1 GMPROF_OUTPUT="$TMPDIR/r5.gmprof" "$FAKE" "$S"
+[ "$(thread_names "$TMPDIR/r5.gmprof")" = '"nvtx-main" ' ] && ok "  ... its NVTX name" || notok "  ... names: $(thread_names "$TMPDIR/r5.gmprof")"
 "$GMPROF" perfetto -o "$TMPDIR/topo.json" "$TMPDIR/r.gmprof" 2>/dev/null
 ! grep -q '"cat":"nvtx"' "$TMPDIR/topo.json" && ok "perfetto: no range slices on the topological axis" || notok "perfetto: topo axis"
 

@@ -190,8 +190,12 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 		grep -q '^Memory by NVTX range on device 0$' "$TMPDIR/n.rep" && grep -q '^  step  *[0-9.]* GiB' "$TMPDIR/n.rep" &&
 		ok "NVTX ranges: the report has the script's ranges" ||
 		notok "NVTX ranges: $(cat "$TMPDIR/err") $(grep -A12 'NVTX range' "$TMPDIR/n.rep")"
-	# Names registered from 8 threads at once (the same names: one entry each), pushed by handle.
-	nvtx_tsan g tests/scripts/nvtx_ranges.jsonl "NVTX names registered" GMP_DOUBLE_NVTX_RANGES=registered
+	# Names registered from 8 threads at once (the same names: one entry each), pushed by handle,
+	# and each thread named through NVTX.
+	nvtx_tsan g tests/scripts/nvtx_ranges.jsonl "NVTX names registered, threads named" GMP_DOUBLE_NVTX_RANGES=registered \
+		GMP_DOUBLE_NVTX_THREAD_NAMES=1
+	[ "$("$GMPROF" dump "$TMPDIR/g.gmprof" 2>/dev/null | grep -c '"key":"thread\.[0-9]*\.name","value":"nvtx-worker-[1-8]"')" -eq 8 ] &&
+		ok "  ... 8 threads named" || notok "  ... $("$GMPROF" dump "$TMPDIR/g.gmprof" 2>/dev/null | grep '"key":"thread')"
 	"$GMPROF" report "$TMPDIR/g.gmprof" 2>/dev/null | grep -q '^  step  *[0-9.]* GiB' && ok "  ... the ranges named" ||
 		notok "  ... $("$GMPROF" report "$TMPDIR/g.gmprof" 2>&1 | grep -A12 'NVTX range')"
 fi

@@ -16,6 +16,8 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -197,6 +199,21 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 	}
 	*cur = c->path;
 	return 0;
+}
+
+void double_nvtx_name_thread(unsigned k, int after)
+{
+	const char *v = getenv("GMP_DOUBLE_NVTX_THREAD_NAMES");
+	if (!v || strcmp(v, "1") || (k == 0) != (after != 0))
+		return;
+	char name[32];
+	wchar_t wide[128];
+	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	snprintf(name, sizeof(name), k ? "nvtx-worker-%u" : "nvtx-main", k);
+	if (k % 2)
+		nvtxNameOsThreadA(tid, name);
+	else
+		nvtxNameOsThreadW(tid, widen(name, wide));
 }
 
 static unsigned long n_unregisters;
@@ -384,5 +401,10 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 }
 void double_nvtx_start(void)
 {
+}
+void double_nvtx_name_thread(unsigned k, int after)
+{
+	(void)k;
+	(void)after;
 }
 #endif

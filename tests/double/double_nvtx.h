@@ -36,6 +36,13 @@ struct gmp_range_change;
  * -ENOTSUP without the nvtx3 headers, or -2 when no thread could start.
  */
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur);
+/*
+ * GMP_DOUBLE_NVTX_THREAD_NAMES=1: replaying thread k names itself with
+ * nvtxNameOsThread: a worker (k > 0) as "nvtx-worker-k" before its replay
+ * (after: 0; A for odd k, W for even), the main thread (k = 0) as
+ * "nvtx-main" after its replay (after: 1), once it has recorded events.
+ */
+void double_nvtx_name_thread(unsigned k, int after);
 #if HAVE_NVTX
 /*
  * A region of the live pool containing it (or of the process-wide heap when

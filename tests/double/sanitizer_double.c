@@ -541,6 +541,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 			t->fails[i].stream += stream_base;
 	}
 	double_streams_made(t, maxs, stream_base);
+	double_nvtx_name_thread(stream_base / 100, 0); /* GMP_DOUBLE_NVTX_THREAD_NAMES: a worker, before it records */
 	struct live *live = NULL;
 	size_t nlive = 0;
 	for (size_t i = 0; i < t->nev; i++) {
@@ -588,6 +589,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		maybe_die((long)i + 1);
 	}
 	__atomic_sub_fetch(&replaying, 1, __ATOMIC_RELAXED);
+	double_nvtx_name_thread(stream_base / 100, 1); /* the main thread, after it recorded */
 	free(live);
 	gmp_trace__free(t);
 	return err;

@@ -135,6 +135,8 @@ static void constants_agree(void **state)
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_PUSH_A, NVTX_CBID_CORE_RangePushA);
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_PUSH_W, NVTX_CBID_CORE_RangePushW);
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_POP, NVTX_CBID_CORE_RangePop);
+	assert_int_equal(GMP_NVTX_CBID_CORE_NAME_OS_THREAD_A, NVTX_CBID_CORE_NameOsThreadA);
+	assert_int_equal(GMP_NVTX_CBID_CORE_NAME_OS_THREAD_W, NVTX_CBID_CORE_NameOsThreadW);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_START_EX, NVTX_CBID_CORE2_DomainRangeStartEx);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_END, NVTX_CBID_CORE2_DomainRangeEnd);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX, NVTX_CBID_CORE2_DomainRangePushEx);
