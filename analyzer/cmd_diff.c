@@ -428,7 +428,7 @@ static int md(FILE *fp, void *ctx)
 	fprintf(fp, "| findings | %zu | %zu | %zu fixed, %zu new, %zu in both |\n\n", ra->nfindings, rb->nfindings,
 		d->nfixed, d->nfresh, ra->nfindings - d->nfixed);
 	for (size_t i = 0; i < nd; i++)
-		if (gmp_diff__sites_md(fp, &d->a, &d->b, dev[i]) || gmp_rmem__diff_md(fp, ra, rb, dev[i], 10))
+		if (gmp_diff__sites_md(fp, &d->a, &d->b, dev[i]) || gmp_rmem__diff_md(fp, ra, rb, &d->b.sites, dev[i], 10))
 			return -ENOMEM;
 	md_findings(fp, "Fixed", &d->a, &d->b, d->fixed, d->nfixed);
 	md_findings(fp, "New", &d->b, &d->a, d->fresh, d->nfresh);

@@ -88,7 +88,8 @@ void gmp_rmem__deltas_free(struct gmp_rmem_delta *v, size_t n);
  */
 int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, struct gmp_sites *sites_b,
 			uint32_t device, size_t max);
-int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max);
+int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, struct gmp_sites *sites_b,
+		      uint32_t device, size_t max);
 /* "ranges": every one, before and after (null where a run has none). */
 int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b, uint32_t device);
 

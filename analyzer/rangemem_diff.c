@@ -161,23 +161,31 @@ static const char *signed_change(const struct gmp_rmem_delta *e, char *buf, size
 	return buf;
 }
 
-/* Under a range whose last time began further above its first than before: what run b's times kept, by site. */
-static int kept_after(FILE *fp, const struct gmp_result *b, struct gmp_sites *sites, const struct gmp_rmem *m,
-		      uint32_t device, const char *path)
+/*
+ * For a range whose last time began further above its first than before
+ * (e, of device's): what run b's times kept, by site, into text ("" for
+ * none); m is b's ranges' memory, built at the first such range.  0 or
+ * -ENOMEM.
+ */
+static int kept_after(const struct gmp_rmem_delta *e, const struct gmp_result *b, struct gmp_sites *sites,
+		      struct gmp_rmem *m, int *built, uint32_t device, char *text, size_t n)
 {
-	char buf[4096], text[1024];
+	text[0] = 0;
+	if (!e->has[1] || e->grew[1] <= (e->has[0] ? e->grew[0] : 0))
+		return 0;
+	int err = (*built)++ ? 0 : gmp_rmem__build(b, m);
+	char buf[4096];
 	size_t d = gmp_result__device_index(b, device);
-	for (size_t i = 0; d < m->ndev && i < m->ntree; i++) {
-		if (strcmp(gmp_rmem__path(m, b, m->tree[i], buf, sizeof(buf)), path))
+	for (size_t i = 0; !err && d < m->ndev && i < m->ntree; i++) {
+		if (strcmp(gmp_rmem__path(m, b, m->tree[i], buf, sizeof(buf)), e->path))
 			continue;
 		struct gmp_rmem_kept kp;
-		int err = gmp_rmem__kept_sites(sites, b, m, m->tree[i], d, &kp);
-		if (!err && kp.objects)
-			fprintf(fp, "                  %s\n", gmp_rmem_kept__text(&kp, 3, text, sizeof(text)));
+		if (!(err = gmp_rmem__kept_sites(sites, b, m, m->tree[i], d, &kp)) && kp.objects)
+			gmp_rmem_kept__text(&kp, 3, text, n);
 		gmp_rmem_kept__release(&kp);
-		return err;
+		break;
 	}
-	return 0;
+	return err;
 }
 
 int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, struct gmp_sites *sites_b,
@@ -193,15 +201,11 @@ int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_r
 	if (n)
 		fprintf(fp, "    by NVTX range (the largest changes first):\n");
 	for (size_t i = 0; i < n && i < max && !err; i++) {
-		char c[40], w[256], one[600];
+		char c[40], w[256], one[600], kept[1024];
 		fprintf(fp, "      %-11s %s: %s\n", signed_change(&v[i], c, sizeof(c)), gmp_oneline(v[i].path, one, sizeof(one)),
 			words(&v[i], w, sizeof(w)));
-		if (!v[i].has[1] || v[i].grew[1] <= (v[i].has[0] ? v[i].grew[0] : 0))
-			continue;
-		if (!built++)
-			err = gmp_rmem__build(b, &m);
-		if (!err)
-			err = kept_after(fp, b, sites_b, &m, device, v[i].path);
+		if (!(err = kept_after(&v[i], b, sites_b, &m, &built, device, kept, sizeof(kept))) && *kept)
+			fprintf(fp, "                  %s\n", kept);
 	}
 	if (n > max && !err)
 		fprintf(fp, "      ... and %zu more ranges\n", n - max);
@@ -210,7 +214,8 @@ int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_r
 	return err;
 }
 
-int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, uint32_t device, size_t max)
+int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, struct gmp_sites *sites_b,
+		      uint32_t device, size_t max)
 {
 	struct gmp_rmem_delta *v;
 	size_t n;
@@ -232,9 +237,22 @@ int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_res
 	}
 	if (n > max)
 		fprintf(fp, "\n... and %zu more ranges\n", n - max);
+	struct gmp_rmem m = { 0 }; /* run b's, where a range's growth grew: what it kept, under the table */
+	int built = 0;
+	for (size_t i = 0; i < n && i < max && !err; i++) {
+		char kept[1024];
+		if ((err = kept_after(&v[i], b, sites_b, &m, &built, device, kept, sizeof(kept))) || !*kept)
+			continue;
+		fputc('\n', fp);
+		gmp_md__code(fp, v[i].path, 0);
+		fputs(" after: ", fp);
+		gmp_md__text(fp, kept);
+		fputc('\n', fp);
+	}
 	fputc('\n', fp);
+	gmp_rmem__release(&m);
 	gmp_rmem__deltas_free(v, n);
-	return 0;
+	return err;
 }
 
 int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b, uint32_t device)

@@ -111,4 +111,9 @@ expect_exit 0 "diff of a loop that came to keep memory" -- "$GMPROF" diff "$TMPD
 grep -A1 '^      +12.0 KiB   step: ' "$TMPDIR/out" | tail -1 |
 	grep -qx '                  live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from kept1 (4.0 KiB in 1), kept2 (4.0 KiB in 1)' &&
 	ok "  ... what the step keeps now, by allocation site" || notok "  ... $(grep -A3 'by NVTX range' "$TMPDIR/out")"
+expect_exit 0 "  ... markdown" -- "$GMPROF" diff --format markdown "$TMPDIR/fixed.jsonl" $S/nvtx_loop.jsonl
+grep -qx '`step` after: live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from kept1 (4.0 KiB in 1), kept2 (4.0 KiB in 1)' \
+	"$TMPDIR/out" && ok "  ... a line under the table" || notok "  ... $(grep -A8 'by NVTX range' "$TMPDIR/out")"
+"$GMPROF" diff --format markdown $S/nvtx_loop.jsonl "$TMPDIR/fixed.jsonl" | grep -q 'live as its last time began' &&
+	notok "  ... markdown: a line where the growth went away" || ok "  ... markdown: none where the growth went away"
 finish
