@@ -327,7 +327,7 @@ static int json(FILE *fp, void *ctx)
 			gmp_jw__ku64(&jw, "pool_reserved_high_before", la);
 			gmp_jw__ku64(&jw, "pool_reserved_high_after", lb);
 		}
-		if (gmp_diff__sites_json(&jw, &d->a, &d->b, dev[i]) || gmp_rmem__diff_json(&jw, ra, rb, dev[i]))
+		if (gmp_diff__sites_json(&jw, &d->a, &d->b, dev[i]) || gmp_rmem__diff_json(&jw, ra, rb, &d->b.sites, dev[i]))
 			return -ENOMEM;
 		gmp_jw__obj_end(&jw);
 	}

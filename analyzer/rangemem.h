@@ -40,8 +40,8 @@ void gmp_rmem_kept__release(struct gmp_rmem_kept *k);
  * objects, from a.cu:4 (8.0 KiB in 2)", at most max sites, into buf.
  */
 const char *gmp_rmem_kept__text(const struct gmp_rmem_kept *k, size_t max, char *buf, size_t n);
-/* "kept": {"bytes", "objects", "sites": [{"site" or "object", "bytes", "objects"}]}. */
-void gmp_rmem_kept__json(struct gmp_jw *jw, const struct gmp_rmem_kept *k);
+/* key: {"bytes", "objects", "sites": [{"site" or "object", "bytes", "objects"}]}. */
+void gmp_rmem_kept__json(struct gmp_jw *jw, const char *key, const struct gmp_rmem_kept *k);
 
 /*
  * The text report's section (nothing when the trace has no ranges): per
@@ -90,7 +90,11 @@ int gmp_rmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_r
 			uint32_t device, size_t max);
 int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, struct gmp_sites *sites_b,
 		      uint32_t device, size_t max);
-/* "ranges": every one, before and after (null where a run has none). */
-int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b, uint32_t device);
+/*
+ * "ranges": every one, before and after (null where a run has none), and
+ * where its growth grew "kept_after": what run b's times kept, by site.
+ */
+int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b,
+			struct gmp_sites *sites_b, uint32_t device);
 
 #endif

@@ -163,28 +163,35 @@ static const char *signed_change(const struct gmp_rmem_delta *e, char *buf, size
 
 /*
  * For a range whose last time began further above its first than before
- * (e, of device's): what run b's times kept, by site, into text ("" for
- * none); m is b's ranges' memory, built at the first such range.  0 or
- * -ENOMEM.
+ * (e, of device's): what run b's times kept, by site, into kp (no objects
+ * for other ranges; release it in every case); m is b's ranges' memory,
+ * built at the first such range.  0 or -ENOMEM.
  */
-static int kept_after(const struct gmp_rmem_delta *e, const struct gmp_result *b, struct gmp_sites *sites,
-		      struct gmp_rmem *m, int *built, uint32_t device, char *text, size_t n)
+static int kept_of(const struct gmp_rmem_delta *e, const struct gmp_result *b, struct gmp_sites *sites,
+		   struct gmp_rmem *m, int *built, uint32_t device, struct gmp_rmem_kept *kp)
 {
-	text[0] = 0;
+	memset(kp, 0, sizeof(*kp));
 	if (!e->has[1] || e->grew[1] <= (e->has[0] ? e->grew[0] : 0))
 		return 0;
 	int err = (*built)++ ? 0 : gmp_rmem__build(b, m);
 	char buf[4096];
 	size_t d = gmp_result__device_index(b, device);
-	for (size_t i = 0; !err && d < m->ndev && i < m->ntree; i++) {
-		if (strcmp(gmp_rmem__path(m, b, m->tree[i], buf, sizeof(buf)), e->path))
-			continue;
-		struct gmp_rmem_kept kp;
-		if (!(err = gmp_rmem__kept_sites(sites, b, m, m->tree[i], d, &kp)) && kp.objects)
-			gmp_rmem_kept__text(&kp, 3, text, n);
-		gmp_rmem_kept__release(&kp);
-		break;
-	}
+	for (size_t i = 0; !err && d < m->ndev && i < m->ntree; i++)
+		if (!strcmp(gmp_rmem__path(m, b, m->tree[i], buf, sizeof(buf)), e->path))
+			return gmp_rmem__kept_sites(sites, b, m, m->tree[i], d, kp);
+	return err;
+}
+
+/* The same as a sentence, into text ("" for none). */
+static int kept_after(const struct gmp_rmem_delta *e, const struct gmp_result *b, struct gmp_sites *sites,
+		      struct gmp_rmem *m, int *built, uint32_t device, char *text, size_t n)
+{
+	struct gmp_rmem_kept kp;
+	int err = kept_of(e, b, sites, m, built, device, &kp);
+	text[0] = 0;
+	if (!err && kp.objects)
+		gmp_rmem_kept__text(&kp, 3, text, n);
+	gmp_rmem_kept__release(&kp);
 	return err;
 }
 
@@ -255,18 +262,21 @@ int gmp_rmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_res
 	return err;
 }
 
-int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b, uint32_t device)
+int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b,
+			struct gmp_sites *sites_b, uint32_t device)
 {
 	struct gmp_rmem_delta *v;
 	size_t n;
 	int err = gmp_rmem__deltas(a, b, device, 0, &v, &n);
 	if (err)
 		return err;
+	struct gmp_rmem m = { 0 }; /* run b's, where a range's growth grew: what it kept */
+	int built = 0;
 	gmp_jw__key(jw, "ranges");
 	gmp_jw__arr(jw);
 	static const char *const key[2][3] = { { "peak_before", "outlived_before", "grew_before" },
 						 { "peak_after", "outlived_after", "grew_after" } };
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !err; i++) {
 		gmp_jw__obj(jw);
 		gmp_jw__kstr(jw, "path", v[i].path);
 		for (int k = 0; k < 2; k++) {
@@ -277,9 +287,14 @@ int gmp_rmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const str
 			gmp_jw__key(jw, key[k][2]);
 			v[i].has[k] ? gmp_jw__u64(jw, v[i].grew[k]) : gmp_jw__null(jw);
 		}
+		struct gmp_rmem_kept kp;
+		if (!(err = kept_of(&v[i], b, sites_b, &m, &built, device, &kp)) && kp.objects)
+			gmp_rmem_kept__json(jw, "kept_after", &kp);
+		gmp_rmem_kept__release(&kp);
 		gmp_jw__obj_end(jw);
 	}
 	gmp_jw__arr_end(jw);
+	gmp_rmem__release(&m);
 	gmp_rmem__deltas_free(v, n);
-	return 0;
+	return err;
 }

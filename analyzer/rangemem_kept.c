@@ -154,9 +154,9 @@ const char *gmp_rmem_kept__text(const struct gmp_rmem_kept *k, size_t max, char 
 	return buf;
 }
 
-void gmp_rmem_kept__json(struct gmp_jw *jw, const struct gmp_rmem_kept *k)
+void gmp_rmem_kept__json(struct gmp_jw *jw, const char *key, const struct gmp_rmem_kept *k)
 {
-	gmp_jw__key(jw, "kept");
+	gmp_jw__key(jw, key);
 	gmp_jw__obj(jw);
 	gmp_jw__ku64(jw, "bytes", k->bytes);
 	gmp_jw__ku64(jw, "objects", k->objects);

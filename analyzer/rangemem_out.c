@@ -368,7 +368,7 @@ int gmp_rmem__json(struct gmp_jw *jw, const struct gmp_result *r, struct gmp_sit
 			gmp_jw__ku64(jw, "entry_last_bytes", x->entry_last);
 			struct gmp_rmem_kept kp = { 0 };
 			if (gmp_rmem__growth(x) && !(err = gmp_rmem__kept_sites(sites, r, &m, k, d, &kp)))
-				gmp_rmem_kept__json(jw, &kp);
+				gmp_rmem_kept__json(jw, "kept", &kp);
 			gmp_rmem_kept__release(&kp);
 			gmp_jw__obj_end(jw);
 		}

@@ -114,6 +114,10 @@ grep -A1 '^      +12.0 KiB   step: ' "$TMPDIR/out" | tail -1 |
 expect_exit 0 "  ... markdown" -- "$GMPROF" diff --format markdown "$TMPDIR/fixed.jsonl" $S/nvtx_loop.jsonl
 grep -qx '`step` after: live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from kept1 (4.0 KiB in 1), kept2 (4.0 KiB in 1)' \
 	"$TMPDIR/out" && ok "  ... a line under the table" || notok "  ... $(grep -A8 'by NVTX range' "$TMPDIR/out")"
+"$GMPROF" diff --format json "$TMPDIR/fixed.jsonl" $S/nvtx_loop.jsonl | grep -q '"grew_after":8192,"kept_after":{"bytes":8192,"objects":2,"sites":\[{"object":"kept1","bytes":4096,"objects":1},{"object":"kept2","bytes":4096,"objects":1}\]}}' &&
+	ok "  ... JSON: kept_after" || notok "  ... JSON: $("$GMPROF" diff --format json "$TMPDIR/fixed.jsonl" $S/nvtx_loop.jsonl | grep -o '"ranges":.*')"
+"$GMPROF" diff --format json $S/nvtx_loop.jsonl "$TMPDIR/fixed.jsonl" | grep -q 'kept_after' && notok "  ... JSON: kept_after where the growth went away" ||
+	ok "  ... JSON: none where the growth went away"
 "$GMPROF" diff --format markdown $S/nvtx_loop.jsonl "$TMPDIR/fixed.jsonl" | grep -q 'live as its last time began' &&
 	notok "  ... markdown: a line where the growth went away" || ok "  ... markdown: none where the growth went away"
 finish
