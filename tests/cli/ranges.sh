@@ -230,6 +230,21 @@ expect_exit 0 "the loop, by registered names (each registered again at every pus
 "$GMPROF" report "$TMPDIR/loop-reg.gmprof" 2>/dev/null | grep -q '^  step  *13.0 KiB#  *12  *3  15.0 KiB in 6  *12.0 KiB in 3$' &&
 	ok "  ... one range, three times" || notok "  ... $("$GMPROF" report "$TMPDIR/loop-reg.gmprof" 2>&1 | grep -A5 '^Memory by NVTX')"
 
+# The table of registered names holds 65536: one more name is "(unnamed)", said once.
+for fill in 65535 65536; do
+	rm -f "$TMPDIR/fill.gmprof"
+	expect_exit 0 "$fill other names registered first" -- env GMP_DOUBLE_NVTX_RANGES=registered GMP_DOUBLE_NVTX_STRINGS=$fill \
+		GMPROF_OUTPUT="$TMPDIR/fill.gmprof" "$FAKE" "$TMPDIR/loop.jsonl"
+	"$GMPROF" report "$TMPDIR/fill.gmprof" 2>/dev/null | grep -A4 '^Memory by NVTX' | grep '  3  ' | awk '{ print $1 }' >"$TMPDIR/fill.name"
+	case $fill in
+	65535) [ "$(cat "$TMPDIR/fill.name")" = step ] && [ ! -s "$TMPDIR/err" ] && ok "  ... step still named" ||
+		notok "  ... $(cat "$TMPDIR/fill.name") $(cat "$TMPDIR/err")" ;;
+	*) [ "$(cat "$TMPDIR/fill.name")" = "(unnamed)" ] &&
+		expect_stderr_line '^gmprof: more than 65536 distinct NVTX strings registered: later ones name "(unnamed)"$' "  ... the next one unnamed, said once" ||
+		notok "  ... $(cat "$TMPDIR/fill.name") $(cat "$TMPDIR/err")" ;;
+	esac
+done
+
 # nvtxRangeStart/End: ranges of the process, begun and ended by id, on
 # any thread.  The same script with every range begun and ended by id
 # (startend: the four ways to begin one in turn, a domain's among them),

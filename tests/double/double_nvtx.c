@@ -114,12 +114,27 @@ static int start_end(nvtxDomainHandle_t domain, const char *name, size_t depth, 
  * nvtxDomainRegisterStringA into the domain and nvtxDomainRangePushEx, then
  * by nvtxDomainRegisterStringW into the default domain (NULL) and
  * nvtxRangePushEx, in turn; every name registered again at each push, as
- * a program that registers in a loop does.
+ * a program that registers in a loop does.  GMP_DOUBLE_NVTX_STRINGS=N: N
+ * other names registered first ("filler-K"), to fill the collector's table.
  */
 static unsigned long n_registered;
 
+static void fill_strings(nvtxDomainHandle_t domain)
+{
+	static int done;
+	const char *v = getenv("GMP_DOUBLE_NVTX_STRINGS");
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) || !v)
+		return;
+	for (unsigned long k = 0, n = strtoul(v, NULL, 10); k < n; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "filler-%lu", k);
+		nvtxDomainRegisterStringA(domain, name);
+	}
+}
+
 static void push_registered(nvtxDomainHandle_t domain, const char *name, size_t i)
 {
+	fill_strings(domain);
 	wchar_t wide[128];
 	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
 				     .messageType = NVTX_MESSAGE_TYPE_REGISTERED };
