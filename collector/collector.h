@@ -159,8 +159,6 @@ int rec_open(char *err, size_t errn);
 void rec_close(int clean);
 /* ns since the run began. */
 uint64_t rec_now(void);
-/* The calling thread's id (gettid), cached per thread. */
-uint32_t rec_tid(void);
 /* Captures this thread's call path into the profile: its STACK id, 0 for none, or -1. */
 int64_t rec_stack(void);
 /* Appends an event; name may be NULL; the call path is captured when stack is set. */
@@ -397,11 +395,19 @@ void nvtx_ranges_in_child(void);
 const char *nvtx_registered(const void *handle);
 /* In a forked child: the registrations' lock. */
 void nvtx_strings_in_child(void);
+
+/* ---- threads.c: host threads' ids and names ------------------------------ */
+/* The calling thread's id (gettid), cached per thread. */
+uint32_t rec_tid(void);
 /* nvtxNameOsThreadA and W: thread tid's name, kept and recorded (META thread.TID.name). Takes gmp_col.lock. */
 void nvtx_name_os_thread_a(uint32_t tid, const char *name);
 void nvtx_name_os_thread_w(uint32_t tid, const wchar_t *name);
 /* The name thread tid was given through NVTX, into buf: 1, or 0 for none. */
 int nvtx_thread_name(uint32_t tid, char *buf, size_t n);
+/* At the calling thread's (tid's) first event, lock held: its name into the profile. */
+void rec_thread_named(uint32_t tid);
+/* In a forked child: the names' lock. */
+void threads_in_child(void);
 /* nvtxDomainRegisterStringA and W: a handle for the name (the same for the same name), or NULL. */
 void *nvtx_register_a(const void *domain, const char *s);
 void *nvtx_register_w(const void *domain, const wchar_t *s);

@@ -10,15 +10,9 @@
  * lock; the same name (in any domain) gets the same entry; past
  * MAX_STRINGS entries a registration gets no handle (NULL, which names
  * "(unnamed)"), said once.
- *
- * Also the names a program gives threads through NVTX (nvtxNameOsThreadA/W,
- * by OS thread id): kept here, the first THREAD_NAMES threads', so that a
- * thread's first event records that name rather than the OS's, and recorded
- * at once (META thread.TID.name) where the thread has had its first event.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,18 +32,10 @@ struct entry {
 	char name[GMP_NVTX_NAME_MAX];
 };
 
-#define THREAD_NAMES 1024
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entry *bucket[BUCKETS]; /* owned: every entry, until the process ends */
 static size_t count;
 static int warned_full;
-static struct {
-	uint32_t tid;
-	char name[GMP_NVTX_NAME_MAX];
-} thread_names[THREAD_NAMES];
-static size_t nthread_names;
-static int warned_threads;
 
 static size_t hash(const char *s)
 {
@@ -99,56 +85,6 @@ const char *nvtx_registered(const void *handle)
 {
 	const struct entry *e = handle;
 	return e && e->magic == STRING_MAGIC ? e->name : NULL;
-}
-
-/* Thread tid named name (clean UTF-8) through NVTX: kept, and recorded now. */
-static void name_thread(uint32_t tid, const char *name)
-{
-	size_t i = 0;
-	pthread_mutex_lock(&lock);
-	while (i < nthread_names && thread_names[i].tid != tid)
-		i++;
-	int full = i == THREAD_NAMES && !warned_threads++;
-	if (i < THREAD_NAMES) {
-		thread_names[i].tid = tid;
-		snprintf(thread_names[i].name, sizeof(thread_names[i].name), "%s", name);
-		nthread_names += i == nthread_names;
-	}
-	pthread_mutex_unlock(&lock);
-	if (full)
-		rec_say("more than %d threads named with nvtxNameOsThread: later ones keep the OS's names", THREAD_NAMES);
-	char key[40];
-	snprintf(key, sizeof(key), "thread.%" PRIu32 ".name", tid);
-	pthread_mutex_lock(&gmp_col.lock);
-	rec_meta(key, name); /* where the profile is open; a later one is a later META, which wins */
-	pthread_mutex_unlock(&gmp_col.lock);
-}
-
-void nvtx_name_os_thread_a(uint32_t tid, const char *name)
-{
-	char buf[GMP_NVTX_NAME_MAX];
-	if (name && nvtx_name(GMP_NVTX_MESSAGE_ASCII, name, buf, sizeof(buf)) && *buf)
-		name_thread(tid, buf);
-}
-
-void nvtx_name_os_thread_w(uint32_t tid, const wchar_t *name)
-{
-	char buf[GMP_NVTX_NAME_MAX];
-	if (name && nvtx_name(GMP_NVTX_MESSAGE_UNICODE, name, buf, sizeof(buf)) && *buf)
-		name_thread(tid, buf);
-}
-
-int nvtx_thread_name(uint32_t tid, char *buf, size_t n)
-{
-	int found = 0;
-	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < nthread_names && !found; i++)
-		if (thread_names[i].tid == tid) {
-			snprintf(buf, n, "%s", thread_names[i].name);
-			found = 1;
-		}
-	pthread_mutex_unlock(&lock);
-	return found;
 }
 
 void nvtx_strings_in_child(void)

@@ -15,15 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "alloc_api.h"
 #include "collector.h"
 #include "gmprof/version.h"
-#include "nvtx_abi.h"
 #include "objmap.h"
 #include "patch_abi.h"
 #include "pathpat.h"
@@ -244,45 +241,14 @@ int64_t rec_stack(void)
 	return st;
 }
 
-/*
- * The calling thread's id, asked of the kernel once per thread rather than
- * once per event.  A forked child records nothing (inject.c), so the id
- * its one thread inherits is never used.
- */
-uint32_t rec_tid(void)
-{
-	static _Thread_local uint32_t tid;
-	if (!tid)
-		tid = (uint32_t)syscall(SYS_gettid);
-	return tid;
-}
 
-/*
- * At a thread's first event: its name, as the program gave it through NVTX
- * (nvtxNameOsThread) or else as the OS has it (what the program or its
- * runtime set with pthread_setname_np or prctl: "pt_autograd_0"; the
- * program's name for its first thread), as META thread.TID.name.
- */
-static void rec_thread_name(uint32_t tid)
-{
-	static _Thread_local int named;
-	if (named)
-		return;
-	named = 1;
-	char os[17] = "", clean[GMP_NVTX_NAME_MAX], key[40];
-	if (!nvtx_thread_name(tid, clean, sizeof(clean)) && /* the program named it through NVTX, or the OS's */
-	    (prctl(PR_GET_NAME, os, 0, 0, 0) || !os[0] || !nvtx_name(GMP_NVTX_MESSAGE_ASCII, os, clean, sizeof(clean))))
-		return;
-	snprintf(key, sizeof(key), "thread.%" PRIu32 ".name", tid);
-	rec_meta(key, clean);
-}
 
 int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 {
 	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
 		return -1;
 	e->thread = rec_tid();
-	rec_thread_name(e->thread);
+	rec_thread_named(e->thread);
 	e->host_ns = rec_now();
 	struct gmp_event we = *e;
 	int64_t nm = intern_w(name);
