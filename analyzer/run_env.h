@@ -31,4 +31,17 @@ struct run_opts {
  */
 int gmp_run__set_env(const struct run_opts *o, const char *collector);
 
+/* run_manifest.c.  The directory part of an output pattern ("." when none), into dir. */
+void gmp_run__output_dir(const char *pattern, char *dir, size_t n);
+/*
+ * Makes the run's list of profiles (GMPROF_RUN_MANIFEST), a directory beside
+ * the profiles when their directory is known, else in TMPDIR, its absolute
+ * path into out: 0, or -1 said in one line.
+ */
+int gmp_run__make_manifest(const char *pattern, char *out, size_t n);
+/* Removes the list and what is in it. */
+void gmp_run__drop_manifest(const char *manifest);
+/* The listed profiles, sorted, each once; the list is removed.  NULL (and *n 0) when none. */
+char **gmp_run__listed(const char *manifest, size_t *n);
+
 #endif
