@@ -181,5 +181,12 @@ struct gmp_check_args {
  * bad option).
  */
 int gmp_check__args(int argc, char **argv, const char *usage, struct gmp_check_args *ar, int *ex);
+/*
+ * --baseline path: a baseline file, or a run (profile or event script) to
+ * take one from, analyzed with cm's thresholds and suppressions, into b.
+ * 0, or -1 said in one line.
+ */
+struct gmp_baseline;
+int gmp_check__load_baseline(const char *path, struct gmp_cli_common *cm, struct gmp_baseline *b);
 
 #endif

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
-/* gmprof check's command line (gmp_check__args): its budgets, baseline and outputs. */
+/* gmprof check's command line (gmp_check__args): its budgets, baseline (and reading it) and outputs. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "check.h"
 #include "cli.h"
 #include "cmds.h"
+#include "session.h"
 
 /* check's own options, after the common ones (OPT_CMD_BASE); check_option takes O_FAILON .. O_RANGEGROWTH. */
 enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXINUSE, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT, O_MD,
@@ -120,4 +123,22 @@ int gmp_check__args(int argc, char **argv, const char *usage, struct gmp_check_a
 		}
 	}
 	return 0;
+}
+
+/* --baseline: a baseline file, or a run (profile or event script) to take one from, analyzed alike. */
+int gmp_check__load_baseline(const char *path, struct gmp_cli_common *cm, struct gmp_baseline *b)
+{
+	int is = gmp_baseline__sniff(path);
+	if (is)
+		return is < 0 ? -1 : gmp_baseline__load(path, b);
+	struct gmp_session_opts so;
+	struct gmp_session s;
+	gmp_cli__session_opts(cm, &so);
+	if (gmp_session__open(&s, path, &so))
+		return -1;
+	int err = gmp_baseline__of_session(&s, b);
+	gmp_session__close(&s);
+	if (err == -ENOMEM)
+		fprintf(stderr, "gmprof check: out of memory\n");
+	return err ? -1 : 0;
 }

@@ -499,23 +499,6 @@ static int ci_formats(struct all *a, int annotations, const char *cq, int force)
 	return rc;
 }
 
-/* --baseline: a baseline file, or a run (profile or event script) to take one from, analyzed alike. */
-static int load_baseline(const char *path, struct gmp_cli_common *cm, struct gmp_baseline *b)
-{
-	int is = gmp_baseline__sniff(path);
-	if (is)
-		return is < 0 ? -1 : gmp_baseline__load(path, b);
-	struct gmp_session_opts so;
-	struct gmp_session s;
-	gmp_cli__session_opts(cm, &so);
-	if (gmp_session__open(&s, path, &so))
-		return -1;
-	int err = gmp_baseline__of_session(&s, b);
-	gmp_session__close(&s);
-	if (err == -ENOMEM)
-		fprintf(stderr, "gmprof check: out of memory\n");
-	return err ? -1 : 0;
-}
 
 /* --source-root (or the current directory) as SARIF's %SRCROOT%, into root: 0, or -1 said. */
 static int source_root(const char *arg, char *root, size_t n)
@@ -585,7 +568,7 @@ int cmd_check(int argc, char **argv)
 	if (source_root(ar.root, sf.root, sizeof(sf.root)))
 		return GMP_EXIT_USAGE;
 	struct gmp_baseline base = { 0 };
-	if (ar.basefile && load_baseline(ar.basefile, &ar.cm, &base))
+	if (ar.basefile && gmp_check__load_baseline(ar.basefile, &ar.cm, &base))
 		return GMP_EXIT_USAGE;
 	bu->base = sf.baseline = ar.basefile ? &base : NULL;
 	struct all a = { .in = in, .bu = bu, .sf = &sf, .keep = ar.annotations || ar.cq };
