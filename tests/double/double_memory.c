@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -521,4 +522,27 @@ SanitizerResult sanitizerStreamSynchronize(Sanitizer_StreamHandle stream)
 	double_driver_exclusive("sanitizerStreamSynchronize");
 	double_delay("GMP_DOUBLE_SYNC_MS");
 	return SANITIZER_SUCCESS;
+}
+
+/* gmp_double_set_die: the program dies (GMP_DOUBLE_DIE_*) after that many events (fake_app --die-after). */
+static long die_at = -1;
+static int die_how;
+
+void double_maybe_die(long n)
+{
+	if (n != die_at)
+		return;
+	double_delay("GMP_DOUBLE_DIE_PAUSE_MS"); /* the program lingers before it dies (flush-interval tests) */
+	switch (die_how) {
+	case GMP_DOUBLE_DIE_KILL: raise(SIGKILL); break;
+	case GMP_DOUBLE_DIE_SEGV: raise(SIGSEGV); break;
+	case GMP_DOUBLE_DIE_ABORT: abort();
+	case GMP_DOUBLE_DIE_EXIT: exit(3);
+	}
+}
+
+void gmp_double_set_die(long after_events, int how)
+{
+	die_at = after_events;
+	die_how = how;
 }

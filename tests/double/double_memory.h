@@ -69,6 +69,8 @@ void double_array(uint64_t addr, uint64_t size, int create);
 void double_alongside(const Sanitizer_ResourceMemoryData *md, int made);
 /* Sleeps the milliseconds the environment variable env gives (GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS). */
 void double_delay(const char *env);
+/* Dies as gmp_double_set_die said when n events have been replayed. */
+void double_maybe_die(long n);
 /* GMP_DOUBLE_FAIL: 1 when this call of the kind is the one to fail (double_memory.c). */
 enum { DOUBLE_FAIL_ALLOC, DOUBLE_FAIL_UPLOAD, DOUBLE_FAIL_SET, DOUBLE_FAIL_DOWNLOAD, DOUBLE_FAIL_PATCHES,
        DOUBLE_FAIL_MODULE, DOUBLE_FAIL_UNPATCH, DOUBLE_FAIL_KINDS };

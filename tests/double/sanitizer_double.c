@@ -22,7 +22,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +45,6 @@ static void *callback_data;
 static int subscribed;
 static uint32_t domains;           /* enabled domains, one bit each */
 static __thread void *launch_userdata; /* set by the collector in LAUNCH_BEGIN, same thread */
-static long die_at = -1;
-static int die_how;
 static char last_error[256];
 
 /*
@@ -475,25 +472,6 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 	return 0;
 }
 
-static void maybe_die(long n)
-{
-	if (n != die_at)
-		return;
-	double_delay("GMP_DOUBLE_DIE_PAUSE_MS"); /* the program lingers before it dies (flush-interval tests) */
-	switch (die_how) {
-	case GMP_DOUBLE_DIE_KILL: raise(SIGKILL); break;
-	case GMP_DOUBLE_DIE_SEGV: raise(SIGSEGV); break;
-	case GMP_DOUBLE_DIE_ABORT: abort();
-	case GMP_DOUBLE_DIE_EXIT: exit(3);
-	}
-}
-
-void gmp_double_set_die(long after_events, int how)
-{
-	die_at = after_events;
-	die_how = how;
-}
-
 const char *gmp_double_error(void)
 {
 	return last_error;
@@ -586,7 +564,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		double_reset_calls(i, live, &nlive);
 		double_before_event(&t->ev[i]);
 		err = replay_event(t, i, &live, &nlive, want);
-		maybe_die((long)i + 1);
+		double_maybe_die((long)i + 1);
 	}
 	__atomic_sub_fetch(&replaying, 1, __ATOMIC_RELAXED);
 	double_nvtx_name_thread(stream_base / 100, 1); /* the main thread, after it recorded */
