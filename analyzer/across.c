@@ -12,6 +12,8 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "markdown.h"
+#include "oneline.h"
+#include "rangemem.h"
 #include "session.h"
 #include "sites.h"
 
@@ -119,7 +121,23 @@ int gmp_across__add(struct gmp_across *a, size_t i, struct gmp_session *s)
 {
 	const struct gmp_result *r = s->r;
 	a->row[i] = (struct gmp_input_row){ r->peak_bytes, gmp_leaked_bytes(r),
-					    r->nfindings ? r->findings[0].saving : 0, r->nfindings };
+					    r->nfindings ? r->findings[0].saving : 0, r->nfindings, 0, "" };
+	struct gmp_rmem m; /* the range that grew most: a loop that keeps memory, on some rank */
+	struct gmp_rmem_grown *gv = NULL;
+	size_t ng = 0;
+	int err = gmp_rmem__build(r, &m);
+	if (!err)
+		err = gmp_rmem__grown(&m, &gv, &ng);
+	if (!err && ng) {
+		char path[1024], one[1024];
+		a->row[i].grew = gv[0].growth;
+		snprintf(a->row[i].grew_range, sizeof(a->row[i].grew_range), "%s",
+			 gmp_oneline(gmp_rmem__path(&m, r, gv[0].node, path, sizeof(path)), one, sizeof(one)));
+	}
+	free(gv);
+	gmp_rmem__release(&m);
+	if (err)
+		return err;
 	for (size_t k = 0; k < r->nfindings; k++) {
 		const struct gmp_finding *f = &r->findings[k];
 		const struct gmp_object *o = &r->objects[f->object];
@@ -176,18 +194,39 @@ static int ranked(const struct gmp_across *a, size_t max, const struct group ***
 	return 0;
 }
 
+/* Whether an input has an NVTX range that grew: the tables then say, for each, the one that grew most. */
+static int any_grew(const struct gmp_across *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (a->row[i].grew)
+			return 1;
+	return 0;
+}
+
+/* "8.0 KiB in step", or "-". */
+static const char *grew_cell(const struct gmp_input_row *row, char *buf, size_t n)
+{
+	char b[32];
+	if (!row->grew)
+		return "-";
+	snprintf(buf, n, "%s in %s", gmp_human_bytes(row->grew, b, sizeof(b)), row->grew_range);
+	return buf;
+}
+
 int gmp_across__text(FILE *fp, const struct gmp_across *a, const char *const *names, size_t max)
 {
-	char x[32], y[32], z[32];
+	char x[32], y[32], z[32], gc[96];
 	size_t w = 5;
+	int grew = any_grew(a);
 	for (size_t i = 0; i < a->n; i++)
 		w = strlen(names[i]) > w ? strlen(names[i]) : w;
-	fprintf(fp, "\nInputs: %zu\n  %-*s %12s %9s %14s %12s\n", a->n, (int)w, "input", "peak", "findings",
-		"top saving", "leaked");
+	fprintf(fp, "\nInputs: %zu\n  %-*s %12s %9s %14s %12s%s\n", a->n, (int)w, "input", "peak", "findings",
+		"top saving", "leaked", grew ? "  range that grew most" : "");
 	for (size_t i = 0; i < a->n; i++)
-		fprintf(fp, "  %-*s %12s %9zu %14s %12s\n", (int)w, names[i],
+		fprintf(fp, "  %-*s %12s %9zu %14s %12s%s%s\n", (int)w, names[i],
 			gmp_human_bytes(a->row[i].peak, x, sizeof(x)), a->row[i].findings,
-			gmp_human_bytes(a->row[i].saving, y, sizeof(y)), gmp_human_bytes(a->row[i].leaked, z, sizeof(z)));
+			gmp_human_bytes(a->row[i].saving, y, sizeof(y)), gmp_human_bytes(a->row[i].leaked, z, sizeof(z)),
+			grew ? "  " : "", grew ? grew_cell(&a->row[i], gc, sizeof(gc)) : "");
 	const struct group **v;
 	size_t n;
 	int err = ranked(a, max, &v, &n);
@@ -213,14 +252,22 @@ int gmp_across__text(FILE *fp, const struct gmp_across *a, const char *const *na
 
 int gmp_across__markdown(FILE *fp, const struct gmp_across *a, const char *const *names, size_t max)
 {
-	char x[32], y[32], z[32];
-	fprintf(fp, "## Inputs: %zu\n\n| input | peak | findings | top saving | leaked |\n|---|---|---|---|---|\n", a->n);
+	char x[32], y[32], z[32], gc[96];
+	int grew = any_grew(a);
+	fprintf(fp, "## Inputs: %zu\n\n| input | peak | findings | top saving | leaked |%s\n|---|---|---|---|---|%s\n", a->n,
+		grew ? " range that grew most |" : "", grew ? "---|" : "");
 	for (size_t i = 0; i < a->n; i++) {
 		fputs("| ", fp);
 		gmp_md__code(fp, names[i], 1);
-		fprintf(fp, " | %s | %zu | %s | %s |\n", gmp_human_bytes(a->row[i].peak, x, sizeof(x)),
+		fprintf(fp, " | %s | %zu | %s | %s |", gmp_human_bytes(a->row[i].peak, x, sizeof(x)),
 			a->row[i].findings, gmp_human_bytes(a->row[i].saving, y, sizeof(y)),
 			gmp_human_bytes(a->row[i].leaked, z, sizeof(z)));
+		if (grew) {
+			fputc(' ', fp);
+			gmp_md__text(fp, grew_cell(&a->row[i], gc, sizeof(gc)));
+			fputs(" |", fp);
+		}
+		fputc('\n', fp);
 	}
 	const struct group **v;
 	size_t n;

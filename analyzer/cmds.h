@@ -137,6 +137,8 @@ extern const char *const gmp_report__run_keys[];
 struct gmp_input_row {
 	uint64_t peak, leaked, saving;
 	size_t findings;
+	uint64_t grew;            /* the most an NVTX range's last time began above its first (0: none) */
+	char grew_range[48];      /* that range's path, cut to fit */
 };
 struct gmp_session;
 /* gmprof report --format markdown (report_md.c): one input's report (top 0: at most 50 findings). */

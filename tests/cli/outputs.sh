@@ -207,6 +207,18 @@ expect_exit 0 "report of two inputs" -- "$GMPROF" report --top 1 "$F2" "$F3"
 grep -q '^Inputs: 2$' "$TMPDIR/out" && grep -Eq "^  $F2 +1\.0 MiB +4 +4\.0 KiB +8\.0 KiB$" "$TMPDIR/out" &&
 	grep -Eq "^  $F3 +4\.0 MiB +10 +1\.0 MiB +0 B$" "$TMPDIR/out" &&
 	ok "  ... and a line per input at the end: peak, findings, top saving, leaked" || notok "  ... $(tail -4 "$TMPDIR/out")"
+! grep -q 'range that grew most' "$TMPDIR/out" && ok "  ... no range column where no range grew" ||
+	notok "  ... $(grep -A3 '^Inputs' "$TMPDIR/out")"
+# Where an input has a range that grew (a loop that keeps memory): the range that grew most, each input.
+expect_exit 0 "report --summary of a loop and a run without one" -- "$GMPROF" report --summary tests/scripts/nvtx_loop.jsonl "$F2"
+grep -Eq '^  input +peak +findings +top saving +leaked  range that grew most$' "$TMPDIR/out" &&
+	grep -Eq '^  tests/scripts/nvtx_loop.jsonl +13\.0 KiB +10 +4\.0 KiB +0 B  8\.0 KiB in step$' "$TMPDIR/out" &&
+	grep -Eq "^  $F2 +1\.0 MiB +4 +4\.0 KiB +8\.0 KiB  -$" "$TMPDIR/out" &&
+	ok "  ... its growth and range, '-' for the other" || notok "  ... $(grep -A3 '^Inputs' "$TMPDIR/out")"
+expect_exit 0 "  ... markdown" -- "$GMPROF" report --summary --format markdown tests/scripts/nvtx_loop.jsonl "$F2"
+grep -q '^| input | peak | findings | top saving | leaked | range that grew most |$' "$TMPDIR/out" &&
+	grep -q '^| `tests/scripts/nvtx_loop.jsonl` | 13.0 KiB | 10 | 4.0 KiB | 0 B | 8.0 KiB in step |$' "$TMPDIR/out" &&
+	ok "  ... a column" || notok "  ... $(grep -A4 '^## Inputs' "$TMPDIR/out")"
 expect_exit 0 "report --format json of two inputs" -- "$GMPROF" report --format json "$F2" "$F3"
 head -c 2 "$TMPDIR/out" | grep -q '^\[{' && [ "$(grep -o '"findings":\[' "$TMPDIR/out" | wc -l)" = 2 ] &&
 	tail -c 3 "$TMPDIR/out" | grep -q '}]' && ok "  ... an array of the two documents" || notok "  ... json: $(head -c 80 "$TMPDIR/out")"
