@@ -94,12 +94,12 @@ done
 	"$GMPROF" report --format json --fit 1B tests/scripts/figure2.jsonl >"$D/report.nofit.json" &&
 	"$GMPROF" report --format json --top 3 --fit 8388609 "$TMPDIR/many.gmprof" >"$D/report.many.json" &&
 	"$GMPROF" report --format json tests/scripts/figure2.jsonl "$TMPDIR/extras.jsonl" >"$D/report.several.json" &&
-	sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' tests/scripts/nvtx_loop.jsonl >"$TMPDIR/loop_at.jsonl" &&
+	kept_at tests/scripts/nvtx_loop.jsonl "$TMPDIR/loop_at.jsonl" &&
 	"$GMPROF" report --format json "$TMPDIR/loop_at.jsonl" >"$D/report.loop_at.json" ||
 	notok "report --fit, several inputs"
 sed 's/"d1"/"d1b"/; s/"size":262144/"size":524288/' "$TMPDIR/extras.jsonl" >"$TMPDIR/extras2.jsonl"
 # The loop fixed (each step frees its buffer), with and without sites: diffs to the loop keep memory.
-sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' tests/scripts/nvtx_loop_fixed.jsonl >"$TMPDIR/loop_fix_at.jsonl"
+kept_at tests/scripts/nvtx_loop_fixed.jsonl "$TMPDIR/loop_fix_at.jsonl"
 k=0
 while read -r a b; do
 	"$GMPROF" diff --format json "$a" "$b" >"$D/diff.$k.json" || notok "diff $a $b"

@@ -27,6 +27,8 @@ expect_stderr_line() {
 	if [ "$_n" -eq 1 ] && grep -q -- "$1" "$TMPDIR/err"; then ok "$2"; else notok "$2: $(cat "$TMPDIR/err")"; fi
 }
 finish() { exit "$failed"; }
+# kept_at IN OUT: a training-loop script (nvtx_loop*.jsonl) with its kept buffers allocated at train.cu:42.
+kept_at() { sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' "$1" >"$2"; }
 # use_double DIR [PATCH]: the collector in DIR drives the Sanitizer test double
 # there (and is NVTX's tool); PATCH stands in for the device patches.
 use_double() {

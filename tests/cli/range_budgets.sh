@@ -136,8 +136,8 @@ expect_exit 1 "check the loop against a run as the baseline (the fixed one's)" -
 grep -q "^FAIL baseline:range_growth: 1 of 1" "$TMPDIR/out" && ok "  ... the run's times are the baseline's" || notok "  ... $(grep range_ "$TMPDIR/out")"
 # SARIF: where what a range kept has a source line, a range_growth result there (one a range and
 # device, whichever of the growth checks failed it), so code scanning marks the leaking allocation.
-sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' "$TMPDIR/loop.jsonl" >"$TMPDIR/loop_at.jsonl"
-sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' "$TMPDIR/fixed.jsonl" >"$TMPDIR/fixed_at.jsonl"
+kept_at "$TMPDIR/loop.jsonl" "$TMPDIR/loop_at.jsonl"
+kept_at "$TMPDIR/fixed.jsonl" "$TMPDIR/fixed_at.jsonl"
 expect_exit 1 "check --max-range-growth and --baseline of a loop with sites, SARIF" -- "$GMPROF" check --max-range-growth 'step=0' \
 	--baseline "$TMPDIR/fixed_at.jsonl" --sarif "$TMPDIR/kg.sarif" --annotations github "$TMPDIR/loop_at.jsonl"
 "$B/tools/sarif_check" "$TMPDIR/kg.sarif" >/dev/null && [ "$(grep -c '"ruleId": "range_growth"' "$TMPDIR/kg.sarif")" -eq 1 ] &&

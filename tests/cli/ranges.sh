@@ -65,7 +65,7 @@ grep -qx '    live as its last time began, allocated since its first: 8.0 KiB in
 "$GMPROF" report --format json "$TMPDIR/loop_anon.jsonl" | grep -q '"kept":{"bytes":8192,"objects":2,"sites":\[{"site":"no site","bytes":8192,"objects":2}\]}' &&
 	ok "  ... JSON: site \"no site\"" || notok "  ... JSON: $("$GMPROF" report --format json "$TMPDIR/loop_anon.jsonl" | grep -o '"kept":[^]]*')"
 # Where the objects have allocation sites, what a step kept is counted by site.
-sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' "$TMPDIR/loop.jsonl" >"$TMPDIR/loop_at.jsonl"
+kept_at "$TMPDIR/loop.jsonl" "$TMPDIR/loop_at.jsonl"
 expect_exit 0 "report of the loop with sites" -- "$GMPROF" report "$TMPDIR/loop_at.jsonl"
 grep -qx '    live as its last time began, allocated since its first: 8.0 KiB in 2 objects, from train.cu:42 (8.0 KiB in 2)' "$TMPDIR/out" &&
 	ok "  ... by site" || notok "  ... $(grep -A7 '^Memory by NVTX' "$TMPDIR/out")"
