@@ -308,11 +308,8 @@ int gmp_rmem__summary(FILE *fp, const struct gmp_result *r, struct gmp_sites *si
 	if (!err)
 		err = gmp_rmem__grown(&m, &v, &n);
 	for (size_t i = 0; i < n && i < max && !err; i++) {
-		char path[1024], one[1024], what[256];
-		gmp_rmem__grew_text(gmp_rmem__at(&m, v[i].node, v[i].d), what, sizeof(what));
-		fprintf(fp, "  %-8s %s on device %u: %s\n", i ? "" : "ranges",
-			gmp_oneline(gmp_rmem__path(&m, r, v[i].node, path, sizeof(path)), one, sizeof(one)),
-			r->devices[v[i].d].device, what);
+		char line[2400];
+		fprintf(fp, "  %-8s %s\n", i ? "" : "ranges", gmp_rmem__grown_line(&m, r, &v[i], line, sizeof(line)));
 		struct gmp_rmem_kept kp;
 		char kt[1024];
 		if (!(err = gmp_rmem__kept_sites(sites, r, &m, v[i].node, v[i].d, &kp)) && kp.objects)

@@ -53,11 +53,8 @@ static void ranges_grown(const struct gmp_result *r)
 		return;
 	}
 	for (size_t i = 0; i < n && i < 3; i++) {
-		char path[1024], one[1024], what[256];
-		gmp_rmem__grew_text(gmp_rmem__at(&m, v[i].node, v[i].d), what, sizeof(what));
-		fprintf(stderr, "==gmprof== NVTX range %s on device %u: %s\n",
-			gmp_oneline(gmp_rmem__path(&m, r, v[i].node, path, sizeof(path)), one, sizeof(one)),
-			r->devices[v[i].d].device, what);
+		char line[2400];
+		fprintf(stderr, "==gmprof== NVTX range %s\n", gmp_rmem__grown_line(&m, r, &v[i], line, sizeof(line)));
 	}
 	if (n > 3)
 		fprintf(stderr, "==gmprof== ... and %zu more NVTX ranges grew\n", n - 3);

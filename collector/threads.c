@@ -44,6 +44,14 @@ uint32_t rec_tid(void)
 	return tid;
 }
 
+/* META thread.TID.name: the name of thread tid; gmp_col.lock held. */
+static void record_name(uint32_t tid, const char *name)
+{
+	char key[40];
+	snprintf(key, sizeof(key), "thread.%" PRIu32 ".name", tid);
+	rec_meta(key, name);
+}
+
 /* Thread tid named name (clean UTF-8) through NVTX: kept, and recorded now. */
 static void name_thread(uint32_t tid, const char *name)
 {
@@ -60,10 +68,8 @@ static void name_thread(uint32_t tid, const char *name)
 	pthread_mutex_unlock(&lock);
 	if (full)
 		rec_say("more than %d threads named with nvtxNameOsThread: later ones keep the OS's names", THREAD_NAMES);
-	char key[40];
-	snprintf(key, sizeof(key), "thread.%" PRIu32 ".name", tid);
 	pthread_mutex_lock(&gmp_col.lock);
-	rec_meta(key, name); /* where the profile is open; a later one is a later META, which wins */
+	record_name(tid, name); /* where the profile is open; a later one is a later META, which wins */
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 
@@ -106,12 +112,11 @@ void rec_thread_named(uint32_t tid)
 	if (named)
 		return;
 	named = 1;
-	char os[17] = "", clean[GMP_NVTX_NAME_MAX], key[40];
+	char os[17] = "", clean[GMP_NVTX_NAME_MAX];
 	if (!nvtx_thread_name(tid, clean, sizeof(clean)) && /* the program named it through NVTX, or the OS's */
 	    (prctl(PR_GET_NAME, os, 0, 0, 0) || !os[0] || !nvtx_name(GMP_NVTX_MESSAGE_ASCII, os, clean, sizeof(clean))))
 		return;
-	snprintf(key, sizeof(key), "thread.%" PRIu32 ".name", tid);
-	rec_meta(key, clean);
+	record_name(tid, clean);
 }
 
 void threads_in_child(void)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "findings_json.h"
+#include "oneline.h"
 #include "rangemem_core.h"
 #include "u64map.h"
 #include "util.h"
@@ -479,4 +480,14 @@ int gmp_rmem__kept(const struct gmp_rmem *m, const struct gmp_result *r, uint32_
 	}
 	*out = v;
 	return 0;
+}
+
+const char *gmp_rmem__grown_line(const struct gmp_rmem *m, const struct gmp_result *r, const struct gmp_rmem_grown *g,
+				 char *buf, size_t n)
+{
+	char path[1024], one[1024], what[256];
+	gmp_rmem__grew_text(gmp_rmem__at(m, g->node, g->d), what, sizeof(what));
+	const char *name = gmp_oneline(gmp_rmem__path(m, r, g->node, path, sizeof(path)), one, sizeof(one));
+	snprintf(buf, n, "%s on device %u: %s", name, r->devices[g->d].device, what);
+	return buf;
 }

@@ -114,6 +114,9 @@ struct gmp_rmem_grown {
  * -ENOMEM.
  */
 int gmp_rmem__grown(const struct gmp_rmem *m, struct gmp_rmem_grown **out, size_t *n);
+/* "step on device 0: live bytes as it began grew ..." (gmp_rmem__grew_text) of g, into buf (m built of r). */
+const char *gmp_rmem__grown_line(const struct gmp_rmem *m, const struct gmp_result *r, const struct gmp_rmem_grown *g,
+				 char *buf, size_t n);
 
 /*
  * What node's times kept on device index d: the objects (pool regions
