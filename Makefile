@@ -177,7 +177,7 @@ $(TST)/double/libsanitizer-public.so: $(TST)/tests/double/sanitizer_double.o $(T
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared $(SAN_FLAGS) -o $@ $^ -lcjson -lm -lpthread -ldl
 
-$(TST)/double/fake_app: $(TST)/tests/double/fake_app.o
+$(TST)/double/fake_app: $(TST)/tests/double/fake_app.o $(TST)/tests/double/fake_nvtx.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(SAN_FLAGS) -rdynamic -o $@ $^ -ldl -lpthread
 
@@ -186,7 +186,7 @@ $(TST)/tests/double/fake_app_old.o: tests/double/fake_app.c $(DEPS_STAMP)
 	$(call msg,CC-SAN,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -Itests/double -O1 -g $(SAN_FLAGS) -DFAKE_DRIVER_BEFORE_12_4 -c $< -o $@
-$(TST)/double/fake_app_old: $(TST)/tests/double/fake_app_old.o
+$(TST)/double/fake_app_old: $(TST)/tests/double/fake_app_old.o $(TST)/tests/double/fake_nvtx.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(SAN_FLAGS) -rdynamic -o $@ $^ -ldl -lpthread
 
@@ -209,7 +209,7 @@ $(REL)/double/libsanitizer-public.so: $(REL)/tests/double/sanitizer_double.o $(R
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -o $@ $^ -lcjson -lm -lpthread -ldl
 
-$(REL)/double/fake_app: $(REL)/tests/double/fake_app.o
+$(REL)/double/fake_app: $(REL)/tests/double/fake_app.o $(REL)/tests/double/fake_nvtx.o
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -rdynamic -o $@ $^ -ldl -lpthread
@@ -243,7 +243,7 @@ $(TSN)/double/libsanitizer-public.so: $(TSN)/tests/double/sanitizer_double.o $(T
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -fsanitize=thread -o $@ $^ -lcjson -lm -lpthread -ldl
-$(TSN)/double/fake_app: $(TSN)/tests/double/fake_app.o
+$(TSN)/double/fake_app: $(TSN)/tests/double/fake_app.o $(TSN)/tests/double/fake_nvtx.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) -fsanitize=thread -rdynamic -o $@ $^ -ldl -lpthread
 $(TSN)/gmprof: $(call objs,$(TSN),analyzer/main.c $(ANALYZER_SRC)) $(TSN)/libgmprof-core.a
@@ -321,10 +321,11 @@ TEST_SUPPORT := $(call objs,$(TST),$(wildcard tests/unit/support_*.c))
 # Collector modules with no Sanitizer in them, for the unit tests.
 COLLECTOR_PURE := $(call objs,$(TST),collector/touches.c collector/alloc_api.c collector/api_quiet.c)
 
-# The NVTX layout check and the test double (pool regions) read the toolkit's nvtx3 headers.
+# The NVTX layout check and the test double (pool regions, streams' names) read the toolkit's nvtx3 headers.
 $(TST)/tests/double/double_nvtx.o $(REL)/tests/double/double_nvtx.o $(TSN)/tests/double/double_nvtx.o \
 $(TST)/tests/double/sanitizer_double.o $(REL)/tests/double/sanitizer_double.o \
-$(TSN)/tests/double/sanitizer_double.o: BASE_CFLAGS += -isystem $(CUDA_HOME)/include
+$(TSN)/tests/double/sanitizer_double.o $(TST)/tests/double/fake_nvtx.o $(REL)/tests/double/fake_nvtx.o \
+$(TSN)/tests/double/fake_nvtx.o: BASE_CFLAGS += -isystem $(CUDA_HOME)/include
 $(TST)/tests/unit/test_nvtx_abi.o $(TST)/tests/unit/test_alloc_abi.o: BASE_CFLAGS += -isystem $(CUDA_HOME)/include
 $(TST)/tests/%: $(TST)/tests/unit/%.o $(TEST_SUPPORT) $(COLLECTOR_PURE) $(call objs,$(TST),$(ANALYZER_SRC)) $(TST)/libgmprof-core.a
 	$(call msg,LD,$@)

@@ -37,6 +37,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "jw.h"
+#include "oneline.h"
 #include "stack.h"
 #include "u64map.h"
 #include "util.h"
@@ -254,12 +255,17 @@ static void names(struct pf *p)
 	}
 	for (size_t i = 0; i < p->ntracks; i++) {
 		const struct track *tr = &p->tracks[i];
+		char key[40], one[100];
+		unsigned stream = tr->tid - 2;
+		snprintf(key, sizeof(key), "stream.%u.name", stream);
+		const char *named = tr->tid == TID_HOST ? NULL : gmp_trace__meta(p->t, key); /* the program's, through NVTX */
 		if (tr->tid == TID_HOST)
 			snprintf(buf, sizeof(buf), "host: device synchronization");
-		else if (tr->tid == 2)
-			snprintf(buf, sizeof(buf), "stream 0 (legacy default)");
+		else if (named && *named) /* "h2d copies (stream 3)" */
+			snprintf(buf, sizeof(buf), "%s (stream %u%s)", gmp_oneline(named, one, sizeof(one)), stream,
+				 stream ? "" : ", legacy default");
 		else
-			snprintf(buf, sizeof(buf), "stream %u", tr->tid - 2);
+			snprintf(buf, sizeof(buf), "stream %u%s", stream, stream ? "" : " (legacy default)");
 		meta(p, "thread_name", pid_of(p, tr->device), tr->tid, buf, tr->tid);
 	}
 }

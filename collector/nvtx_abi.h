@@ -124,6 +124,8 @@ struct gmp_nvtx_region_name {
  */
 #define GMP_NVTX_ETID_CALLBACKS 1
 #define GMP_NVTX_CB_MODULE_CORE 1
+#define GMP_NVTX_CB_MODULE_CUDA 2      /* names of the driver's objects */
+#define GMP_NVTX_CB_MODULE_CUDART 4    /* names of the runtime's objects */
 #define GMP_NVTX_CB_MODULE_CORE2 5     /* the domain functions */
 enum {
 	GMP_NVTX_CBID_CORE_RANGE_START_EX = 4,
@@ -142,6 +144,10 @@ enum {
 	GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP = 5,
 	GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_A = 10,
 	GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_W = 11,
+	GMP_NVTX_CBID_CUDA_NAME_STREAM_A = 5,     /* nvtxNameCuStreamA */
+	GMP_NVTX_CBID_CUDA_NAME_STREAM_W = 6,
+	GMP_NVTX_CBID_CUDART_NAME_STREAM_A = 3,   /* nvtxNameCudaStreamA */
+	GMP_NVTX_CBID_CUDART_NAME_STREAM_W = 4,
 };
 
 typedef void (*gmp_nvtx_fn)(void);

@@ -357,7 +357,12 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 					  (gmp_nvtx_fn)domain_range_start_ex, (gmp_nvtx_fn)domain_range_end,
 					  (gmp_nvtx_fn)nvtx_register_a, /* names given by handle */
 					  (gmp_nvtx_fn)nvtx_register_w };
+	static const int cuda[] = { GMP_NVTX_CBID_CUDA_NAME_STREAM_A, GMP_NVTX_CBID_CUDA_NAME_STREAM_W };
+	static const int cudart[] = { GMP_NVTX_CBID_CUDART_NAME_STREAM_A, GMP_NVTX_CBID_CUDART_NAME_STREAM_W };
+	const gmp_nvtx_fn stream_fns[] = { (gmp_nvtx_fn)nvtx_name_stream_a, (gmp_nvtx_fn)nvtx_name_stream_w };
 	fill(cb, GMP_NVTX_CB_MODULE_CORE, core, core_fns, 10);
 	fill(cb, GMP_NVTX_CB_MODULE_CORE2, core2, core2_fns, 6);
+	fill(cb, GMP_NVTX_CB_MODULE_CUDA, cuda, stream_fns, 2); /* streams' names */
+	fill(cb, GMP_NVTX_CB_MODULE_CUDART, cudart, stream_fns, 2);
 	return 1;
 }

@@ -13,10 +13,14 @@
  * detector orders it with nothing but its own work and syncs, as before.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "alloc_api.h"
 #include "collector.h"
+#include "nvtx_abi.h"
 
 void stream_created(const Sanitizer_ResourceStreamData *sd)
 {
@@ -50,4 +54,37 @@ void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok)
 	tmap_call(fn, params, ctx, ok);
 	stream_call(fn, params, ctx, ok);
 	query_call(fn, params, ctx, ok);
+}
+
+/*
+ * A stream's name, as the program gives it through NVTX: the runtime's
+ * nvtxNameCudaStream and the driver's nvtxNameCuStream take the same
+ * handle.  Perfetto names the stream's track by it.  (A default stream
+ * named before the program's first CUDA call is named in the profile
+ * too: NVTX loading the collector as its tool starts it.)
+ */
+static void name_stream(const void *stream, const char *name)
+{
+	static int warned;
+	int seen = 1;
+	pthread_mutex_lock(&gmp_col.lock);
+	if (gmp_col.w && !gmp_col.closed)
+		seen = rec_stream_named((uint64_t)(uintptr_t)stream, name);
+	pthread_mutex_unlock(&gmp_col.lock);
+	if (!seen && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		rec_say("NVTX named stream %p, which is no stream the program made: the name is not recorded", stream);
+}
+
+void nvtx_name_stream_a(const void *stream, const char *name)
+{
+	char buf[GMP_NVTX_NAME_MAX];
+	if (name && nvtx_name(GMP_NVTX_MESSAGE_ASCII, name, buf, sizeof(buf)) && *buf)
+		name_stream(stream, buf);
+}
+
+void nvtx_name_stream_w(const void *stream, const wchar_t *name)
+{
+	char buf[GMP_NVTX_NAME_MAX];
+	if (name && nvtx_name(GMP_NVTX_MESSAGE_UNICODE, name, buf, sizeof(buf)) && *buf)
+		name_stream(stream, buf);
 }

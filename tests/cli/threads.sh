@@ -198,5 +198,9 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 		ok "  ... 8 threads named" || notok "  ... $("$GMPROF" dump "$TMPDIR/g.gmprof" 2>/dev/null | grep '"key":"thread')"
 	"$GMPROF" report "$TMPDIR/g.gmprof" 2>/dev/null | grep -q '^  step  *[0-9.]* GiB' && ok "  ... the ranges named" ||
 		notok "  ... $("$GMPROF" report "$TMPDIR/g.gmprof" 2>&1 | grep -A12 'NVTX range')"
+	# Streams named through NVTX from 8 threads at once (tests/cli/stream_names.sh).
+	nvtx_tsan sn "$S" "streams named" GMP_DOUBLE_NVTX_STREAM_NAMES=1
+	[ "$("$GMPROF" dump "$TMPDIR/sn.gmprof" 2>/dev/null | grep -c '"key":"stream\.[0-9]*\.name","value":"nvtx-stream-[1-8]0[12]"')" -eq 16 ] &&
+		ok "  ... 16 streams named" || notok "  ... $("$GMPROF" dump "$TMPDIR/sn.gmprof" 2>/dev/null | grep '"key":"stream')"
 fi
 finish

@@ -143,6 +143,13 @@ void double_api(const char *name, Sanitizer_ApiCallbackSite site)
 void double_streams_made(const struct gmp_trace *t, uint32_t last, uint32_t base)
 {
 	const char *api = getenv("GMP_DOUBLE_STREAM_API");
+	switches();
+	if (sw.per_thread) /* GMP_DOUBLE_NVTX_STREAM_NAMES: the default stream, the thread's or the legacy one */
+		double_nvtx_name_stream(base, (void *)(uintptr_t)2);
+	else if (!base)
+		double_nvtx_name_stream(0, NULL);
+	if (!base) /* and a handle that is no stream: the collector says so */
+		double_nvtx_name_stream(99, (void *)(uintptr_t)0x7e570000);
 	for (uint32_t n = 1; n <= last; n++) {
 		const struct gmp_stream_info *decl = NULL;
 		for (size_t i = 0; i < t->nstreams && !decl; i++)
@@ -152,6 +159,7 @@ void double_streams_made(const struct gmp_trace *t, uint32_t last, uint32_t base
 						    .hStream = double_hstream(base + n) };
 		if (!decl) { /* made by a call the collector does not read */
 			double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_STREAM_CREATED, &sd);
+			double_nvtx_name_stream(base + n, sd.stream);
 			continue;
 		}
 		const int blocking = gmp_stream__blocking(decl->flags);
@@ -169,6 +177,7 @@ void double_streams_made(const struct gmp_trace *t, uint32_t last, uint32_t base
 		cd.callbackSite = SANITIZER_API_EXIT;
 		cd.functionReturnValue = &rv;
 		api_deliver(dom, &cd);
+		double_nvtx_name_stream(base + n, sd.stream);
 	}
 }
 

@@ -29,6 +29,11 @@
 #if HAVE_NVTX
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtMem.h>
+#if __has_include(<cuda.h>) && __has_include(<driver_types.h>)
+#include <nvtx3/nvToolsExtCuda.h>   /* streams' names */
+#include <nvtx3/nvToolsExtCudaRt.h>
+#define HAVE_NVTX_CUDA 1
+#endif
 
 static unsigned long n_pushes;
 /*
@@ -231,6 +236,32 @@ void double_nvtx_name_thread(unsigned k, int after)
 		nvtxNameOsThreadW(tid, widen(name, wide));
 }
 
+void double_nvtx_name_stream(uint32_t n, void *handle)
+{
+	const char *v = getenv("GMP_DOUBLE_NVTX_STREAM_NAMES");
+	if (!v || strcmp(v, "1"))
+		return;
+#if HAVE_NVTX_CUDA
+	char name[32];
+	wchar_t wide[128];
+	if (!handle)
+		snprintf(name, sizeof(name), "nvtx-legacy");
+	else
+		snprintf(name, sizeof(name), (uintptr_t)handle == 2 ? "nvtx-default-%u" : "nvtx-stream-%u", n);
+	switch (n % 4) { /* the runtime's and the driver's, A and W */
+	case 0: nvtxNameCudaStreamA((cudaStream_t)handle, name); break;
+	case 1: nvtxNameCuStreamA((CUstream)handle, name); break;
+	case 2: nvtxNameCudaStreamW((cudaStream_t)handle, widen(name, wide)); break;
+	default: nvtxNameCuStreamW((CUstream)handle, widen(name, wide)); break;
+	}
+#else
+	(void)n;
+	(void)handle;
+	fprintf(stderr, "double: GMP_DOUBLE_NVTX_STREAM_NAMES needs the toolkit's cuda.h\n");
+	abort();
+#endif
+}
+
 static unsigned long n_unregisters;
 
 int nvtx_mode(const char *m)
@@ -421,5 +452,14 @@ void double_nvtx_name_thread(unsigned k, int after)
 {
 	(void)k;
 	(void)after;
+}
+void double_nvtx_name_stream(uint32_t n, void *handle)
+{
+	(void)n;
+	(void)handle;
+	if (getenv("GMP_DOUBLE_NVTX_STREAM_NAMES")) {
+		fprintf(stderr, "double: GMP_DOUBLE_NVTX_STREAM_NAMES needs the toolkit's nvtx3 headers\n");
+		abort();
+	}
 }
 #endif

@@ -43,6 +43,14 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
  * "nvtx-main" after its replay (after: 1), once it has recorded events.
  */
 void double_nvtx_name_thread(unsigned k, int after);
+/*
+ * GMP_DOUBLE_NVTX_STREAM_NAMES=1: stream n (handle) named "nvtx-stream-n",
+ * the legacy default stream (NULL) "nvtx-legacy", the calling thread's
+ * default stream (CU_STREAM_PER_THREAD) "nvtx-default-n", with
+ * nvtxNameCudaStreamA, nvtxNameCuStreamA, nvtxNameCudaStreamW and
+ * nvtxNameCuStreamW in turn (n % 4).
+ */
+void double_nvtx_name_stream(uint32_t n, void *handle);
 #if HAVE_NVTX
 /*
  * A region of the live pool containing it (or of the process-wide heap when

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "double_patch.h"
+#include "fake_nvtx.h"
 #include "sanitizer_double.h"
 
 struct api {
@@ -255,6 +256,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fake_app: GMPROF_DOUBLE must name the test double\n");
 		return 2;
 	}
+	if (fake_nvtx_early()) /* GMP_DOUBLE_NVTX_STREAM_NAMES=early */
+		return 2;
 	if (!preloaded && !bare) {
 		/* What the driver does with CUDA_INJECTION64_PATH. */
 		const char *col = getenv("GMPROF_COLLECTOR");

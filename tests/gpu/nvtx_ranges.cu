@@ -10,8 +10,11 @@
  * range.  The findings are nvtx_ranges.expect, which is what the event
  * model nvtx_ranges.jsonl gives (make test checks that and the report's
  * lines).  `gmprof run` names the collector to NVTX (NVTX_INJECTION64_PATH).
+ * The program names the legacy default stream (nvtxNameCudaStreamA), which
+ * the profile must keep (nvtx_ranges.meta).
  */
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtCudaRt.h>
 
 #include "common.h"
 
@@ -30,6 +33,7 @@ int main()
 	const size_t n = 4u << 20; /* 16 MiB of floats */
 	const size_t bytes = n * sizeof(float);
 	nvtxDomainHandle_t dom = nvtxDomainCreateA("trainer");
+	nvtxNameCudaStreamA(0, "main"); /* META stream.0.name */
 	nvtxRangePushA("setup");
 	float *w, *m;
 	CHECK(cudaMalloc(&w, bytes));

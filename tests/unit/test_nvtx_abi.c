@@ -143,6 +143,12 @@ static void constants_agree(void **state)
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP, NVTX_CBID_CORE2_DomainRangePop);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_A, NVTX_CBID_CORE2_DomainRegisterStringA);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_W, NVTX_CBID_CORE2_DomainRegisterStringW);
+	assert_int_equal(GMP_NVTX_CB_MODULE_CUDA, NVTX_CB_MODULE_CUDA);
+	assert_int_equal(GMP_NVTX_CB_MODULE_CUDART, NVTX_CB_MODULE_CUDART);
+	assert_int_equal(GMP_NVTX_CBID_CUDA_NAME_STREAM_A, NVTX_CBID_CUDA_NameCuStreamA);
+	assert_int_equal(GMP_NVTX_CBID_CUDA_NAME_STREAM_W, NVTX_CBID_CUDA_NameCuStreamW);
+	assert_int_equal(GMP_NVTX_CBID_CUDART_NAME_STREAM_A, NVTX_CBID_CUDART_NameCudaStreamA);
+	assert_int_equal(GMP_NVTX_CBID_CUDART_NAME_STREAM_W, NVTX_CBID_CUDART_NameCudaStreamW);
 }
 
 int main(void)
