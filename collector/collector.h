@@ -203,13 +203,6 @@ uint32_t rec_stream_in(uint64_t handle, const char *call);
 void rec_stream_created(uint64_t handle, uint32_t device);
 /* The flags the call that made it was given (GMP_STREAM_*): written as its STREAM record. */
 void rec_stream_flags(uint64_t handle, uint32_t device, uint32_t flags);
-/*
- * Lock held, the profile open: the stream of handle (NULL, CU_STREAM_LEGACY:
- * the legacy default stream; CU_STREAM_PER_THREAD: the calling thread's)
- * named name, as META stream.N.name.  0 where the handle is no stream the
- * collector has seen.
- */
-int rec_stream_named(uint64_t handle, const char *name);
 /* Whether stream number n is known to be blocking (lock held). */
 int rec_stream_blocking(uint32_t n);
 void rec_context(CUcontext ctx, uint32_t device);

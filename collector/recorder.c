@@ -502,23 +502,6 @@ void rec_stream_created(uint64_t handle, uint32_t device)
 	stream_record(*slot, device, handle, 0);
 }
 
-int rec_stream_named(uint64_t handle, const char *name)
-{
-	uint32_t number;
-	if (handle <= 2) { /* a default stream (a thread's: made at first sight) */
-		number = rec_stream_in(handle, NULL);
-	} else { /* a stream the program made: one the collector has seen */
-		const uint32_t *slot = gmp_u64map__get(&gmp_col.streams, handle);
-		if (!slot)
-			return 0;
-		number = *slot;
-	}
-	char key[40];
-	snprintf(key, sizeof(key), "stream.%" PRIu32 ".name", number);
-	rec_meta(key, name);
-	return 1;
-}
-
 void rec_stream_flags(uint64_t handle, uint32_t device, uint32_t flags)
 {
 	uint32_t number = handle > 2 ? rec_stream(handle) : 0;

@@ -13,8 +13,10 @@
  * detector orders it with nothing but its own work and syncs, as before.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <wchar.h>
 
@@ -63,13 +65,36 @@ void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok)
  * named before the program's first CUDA call is named in the profile
  * too: NVTX loading the collector as its tool starts it.)
  */
+/*
+ * Lock held, the profile open: the stream of handle (NULL, CU_STREAM_LEGACY:
+ * the legacy default stream; CU_STREAM_PER_THREAD: the calling thread's)
+ * named name, as META stream.N.name.  0 where the handle is no stream the
+ * collector has seen.
+ */
+static int record_name(uint64_t handle, const char *name)
+{
+	uint32_t number;
+	if (handle <= 2) { /* a default stream (a thread's: made at first sight) */
+		number = rec_stream_in(handle, NULL);
+	} else { /* a stream the program made: one the collector has seen */
+		const uint32_t *slot = gmp_u64map__get(&gmp_col.streams, handle);
+		if (!slot)
+			return 0;
+		number = *slot;
+	}
+	char key[40];
+	snprintf(key, sizeof(key), "stream.%" PRIu32 ".name", number);
+	rec_meta(key, name);
+	return 1;
+}
+
 static void name_stream(const void *stream, const char *name)
 {
 	static int warned;
 	int seen = 1;
 	pthread_mutex_lock(&gmp_col.lock);
 	if (gmp_col.w && !gmp_col.closed)
-		seen = rec_stream_named((uint64_t)(uintptr_t)stream, name);
+		seen = record_name((uint64_t)(uintptr_t)stream, name);
 	pthread_mutex_unlock(&gmp_col.lock);
 	if (!seen && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 		rec_say("NVTX named stream %p, which is no stream the program made: the name is not recorded", stream);
