@@ -5,8 +5,10 @@
  * the thread's calls made inside one range, nested as the ranges were (a
  * range holding no GPU call leaves no slice: the profile never heard of
  * it).  A slice lasts from its first call to its last, plus a slice's
- * length, cut where the next call outside it begins.  The topological axis
- * has none: its levels do not follow a thread's order.
+ * length, cut where the next call outside it begins.  NVTX marks are
+ * instants on their threads' tracks (the process is "host: NVTX marks"
+ * where there are no ranges).  The topological axis has none: its levels
+ * do not follow a thread's order.
  */
 #define _GNU_SOURCE
 #include "perfetto.h"
@@ -96,58 +98,103 @@ static void close_from(struct pr *p, struct thread_ranges *th, size_t k, uint64_
 	}
 }
 
+/* The host threads met so far: their ranges, and whether their tracks are named. */
+struct threads {
+	struct gmp_u64map of; /* host thread -> its index + 1 */
+	struct thread_ranges *th;
+	size_t nth, cap;
+};
+
+/* Thread tid's entry, added at first sight (NULL: out of memory). */
+static struct thread_ranges *thread_at(struct threads *ts, uint32_t tid)
+{
+	int is_new = 0;
+	uint32_t *slot = gmp_u64map__slot(&ts->of, tid, 0, &is_new);
+	if (!slot || (is_new && GMP_GROW(ts->th, ts->cap, ts->nth + 1)))
+		return NULL;
+	if (is_new) {
+		ts->th[ts->nth] = (struct thread_ranges){ .tid = tid };
+		*slot = (uint32_t)++ts->nth;
+	}
+	return &ts->th[*slot - 1];
+}
+
+/* Names h's track once: "pt_autograd_0 (thread 4242)" where the profile has its name. */
+static void name_track(struct pr *p, struct thread_ranges *h)
+{
+	if (h->named)
+		return;
+	char key[40], buf[160], one[100];
+	snprintf(key, sizeof(key), "thread.%u.name", h->tid);
+	const char *os = gmp_trace__meta(p->t, key);
+	if (os && *os)
+		snprintf(buf, sizeof(buf), "%s (thread %u)", gmp_oneline(os, one, sizeof(one)), h->tid);
+	else
+		snprintf(buf, sizeof(buf), "thread %u", h->tid);
+	name_event(p, "thread_name", h->tid, buf);
+	h->named = 1;
+}
+
+/* An NVTX mark: an instant on its thread's track. */
+static void mark(struct pr *p, const struct gmp_mark *m)
+{
+	struct gmp_jw *jw = open_event(p, "i", gmp_trace__str(p->t, m->name, NULL));
+	GMP_JW_KEY(jw, "tid");
+	gmp_jw__u64(jw, m->thread);
+	GMP_JW_KEY(jw, "ts");
+	gmp_jw__milli(jw, m->host_ns);
+	GMP_JW_KEY(jw, "s");
+	gmp_jw__str(jw, "t");
+	GMP_JW_KEY(jw, "cat");
+	gmp_jw__str(jw, "nvtx_mark");
+	gmp_jw__obj_end(jw);
+}
+
 int gmp_perfetto__ranges(struct gmp_perfetto_doc *d, const struct gmp_trace *t, uint32_t pid)
 {
-	if (!d->host || !t->ev_range)
+	if (!d->host || (!t->ev_range && !t->nmarks))
 		return 0;
 	struct pr p = { d, t, pid };
-	struct gmp_u64map of; /* host thread -> its index + 1 */
-	gmp_u64map__init(&of);
-	struct thread_ranges *th = NULL;
-	size_t nth = 0, cap = 0;
+	struct threads ts = { 0 };
+	gmp_u64map__init(&ts.of);
 	int err = 0;
-	name_event(&p, "process_name", 0, "host: NVTX ranges");
-	for (size_t i = 0; i < t->nev && !err; i++) {
+	name_event(&p, "process_name", 0, t->ev_range ? "host: NVTX ranges" : "host: NVTX marks");
+	for (size_t i = 0; i < t->nev && t->ev_range && !err; i++) {
 		const struct gmp_event *e = &t->ev[i];
 		if (gmp_event__in_kernel(e))
 			continue; /* read back later, on another thread: its launch's ranges */
-		int is_new = 0;
-		uint32_t *slot = gmp_u64map__slot(&of, e->thread, 0, &is_new);
-		if (!slot || (is_new && GMP_GROW(th, cap, nth + 1))) {
+		struct thread_ranges *h = thread_at(&ts, e->thread);
+		if (!h) {
 			err = -ENOMEM;
 			break;
 		}
-		if (is_new) {
-			th[nth].tid = e->thread;
-			th[nth].depth = 0;
-			th[nth].named = 0;
-			*slot = (uint32_t)++nth;
-		}
-		struct thread_ranges *h = &th[*slot - 1];
 		const uint32_t *names;
 		size_t n = gmp_trace__range_path(t, t->ev_range[i], &names), k = 0;
 		while (k < n && k < h->depth && h->open[k].name == names[k])
 			k++;
-		if (n && !h->named) { /* "pt_autograd_0 (thread 4242)" where the profile has its name */
-			char key[40], buf[160], one[100];
-			snprintf(key, sizeof(key), "thread.%u.name", e->thread);
-			const char *os = gmp_trace__meta(t, key);
-			if (os && *os)
-				snprintf(buf, sizeof(buf), "%s (thread %u)", gmp_oneline(os, one, sizeof(one)), e->thread);
-			else
-				snprintf(buf, sizeof(buf), "thread %u", e->thread);
-			name_event(&p, "thread_name", e->thread, buf);
-			h->named = 1;
-		}
+		if (n)
+			name_track(&p, h);
 		close_from(&p, h, k, e->host_ns);
 		for (; h->depth < n; h->depth++)
 			h->open[h->depth] = (struct open_range){ names[h->depth], e->host_ns, e->host_ns };
 		for (size_t j = 0; j < h->depth; j++)
 			h->open[j].last = e->host_ns;
 	}
-	for (size_t i = 0; i < nth; i++)
-		close_from(&p, &th[i], 0, UINT64_MAX);
-	free(th);
-	gmp_u64map__release(&of);
+	for (size_t i = 0; i < ts.nth; i++)
+		close_from(&p, &ts.th[i], 0, UINT64_MAX);
+	for (size_t i = 0; i < t->nmarks && !err; i++) {
+		const struct gmp_mark *m = &t->marks[i];
+		if (!m->host_ns)
+			continue; /* a script's mark with no time: nowhere on this axis */
+		struct thread_ranges *h = thread_at(&ts, m->thread);
+		if (!h) {
+			err = -ENOMEM;
+			break;
+		}
+		name_track(&p, h);
+		mark(&p, m);
+	}
+	free(ts.th);
+	gmp_u64map__release(&ts.of);
 	return err;
 }

@@ -133,6 +133,48 @@ static int domain_range_pop(void *domain)
 	return pop();
 }
 
+/*
+ * A mark (nvtxMarkA, W, Ex and the domain's): a MARK record of the calling
+ * thread at this moment, before its next event (Perfetto's host axis shows
+ * it).  Its ranges are not written: a mark makes no GPU call.
+ */
+static void mark(int32_t type, const void *message)
+{
+	char name[RANGE_NAME];
+	range_name(type, message, name);
+	uint32_t tid = rec_tid();
+	pthread_mutex_lock(&gmp_col.lock);
+	if (gmp_col.active && !gmp_col.closed && !gmp_col.write_failed) {
+		rec_thread_named(tid);
+		int64_t id = gmp_writer__string(gmp_col.w, name, strlen(name));
+		int rc = id < 0 ? (int)id : gmp_writer__mark(gmp_col.w, tid, rec_now(), (uint32_t)id);
+		if (rc)
+			rec_write_failed(rc);
+	}
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
+static void mark_a(const char *message)
+{
+	mark(GMP_NVTX_MESSAGE_ASCII, message);
+}
+
+static void mark_w(const wchar_t *message)
+{
+	mark(GMP_NVTX_MESSAGE_UNICODE, message);
+}
+
+static void mark_ex(const struct gmp_nvtx_event_attr *a)
+{
+	mark(known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
+}
+
+static void domain_mark_ex(void *domain, const struct gmp_nvtx_event_attr *a)
+{
+	(void)domain;
+	mark_ex(a);
+}
+
 /* A process's range begins: its id, for the end (never 0). */
 static uint64_t start(int32_t type, const void *message)
 {
@@ -342,27 +384,33 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 				    GMP_NVTX_CBID_CORE_RANGE_PUSH_W,   GMP_NVTX_CBID_CORE_RANGE_POP,
 				    GMP_NVTX_CBID_CORE_RANGE_START_EX, GMP_NVTX_CBID_CORE_RANGE_START_A,
 				    GMP_NVTX_CBID_CORE_RANGE_START_W,  GMP_NVTX_CBID_CORE_RANGE_END,
-				    GMP_NVTX_CBID_CORE_NAME_OS_THREAD_A, GMP_NVTX_CBID_CORE_NAME_OS_THREAD_W };
+				    GMP_NVTX_CBID_CORE_NAME_OS_THREAD_A, GMP_NVTX_CBID_CORE_NAME_OS_THREAD_W,
+				    GMP_NVTX_CBID_CORE_MARK_EX, GMP_NVTX_CBID_CORE_MARK_A, GMP_NVTX_CBID_CORE_MARK_W };
 	const gmp_nvtx_fn core_fns[] = { (gmp_nvtx_fn)range_push_ex,  (gmp_nvtx_fn)range_push_a,
 					 (gmp_nvtx_fn)range_push_w,   (gmp_nvtx_fn)pop,
 					 (gmp_nvtx_fn)range_start_ex, (gmp_nvtx_fn)range_start_a,
 					 (gmp_nvtx_fn)range_start_w,  (gmp_nvtx_fn)end,
 					 (gmp_nvtx_fn)nvtx_name_os_thread_a, /* threads' names */
-					 (gmp_nvtx_fn)nvtx_name_os_thread_w };
+					 (gmp_nvtx_fn)nvtx_name_os_thread_w,
+					 (gmp_nvtx_fn)mark_ex, (gmp_nvtx_fn)mark_a, (gmp_nvtx_fn)mark_w };
 	static const int core2[] = { GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP,
 				     GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_START_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_END,
 				     GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_A,
-				     GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_W };
+				     GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_W, GMP_NVTX_CBID_CORE2_DOMAIN_MARK_EX };
 	const gmp_nvtx_fn core2_fns[] = { (gmp_nvtx_fn)domain_range_push_ex, (gmp_nvtx_fn)domain_range_pop,
 					  (gmp_nvtx_fn)domain_range_start_ex, (gmp_nvtx_fn)domain_range_end,
 					  (gmp_nvtx_fn)nvtx_register_a, /* names given by handle */
-					  (gmp_nvtx_fn)nvtx_register_w };
+					  (gmp_nvtx_fn)nvtx_register_w, (gmp_nvtx_fn)domain_mark_ex };
 	static const int cuda[] = { GMP_NVTX_CBID_CUDA_NAME_STREAM_A, GMP_NVTX_CBID_CUDA_NAME_STREAM_W };
 	static const int cudart[] = { GMP_NVTX_CBID_CUDART_NAME_STREAM_A, GMP_NVTX_CBID_CUDART_NAME_STREAM_W };
 	const gmp_nvtx_fn stream_fns[] = { (gmp_nvtx_fn)nvtx_name_stream_a, (gmp_nvtx_fn)nvtx_name_stream_w };
-	fill(cb, GMP_NVTX_CB_MODULE_CORE, core, core_fns, 10);
-	fill(cb, GMP_NVTX_CB_MODULE_CORE2, core2, core2_fns, 6);
-	fill(cb, GMP_NVTX_CB_MODULE_CUDA, cuda, stream_fns, 2); /* streams' names */
-	fill(cb, GMP_NVTX_CB_MODULE_CUDART, cudart, stream_fns, 2);
+#define FILL(module, ids, fns)                                                           \
+	_Static_assert(sizeof(ids) / sizeof(ids[0]) == sizeof(fns) / sizeof(fns[0]), "a function per id"); \
+	fill(cb, module, ids, fns, sizeof(ids) / sizeof(ids[0]))
+	FILL(GMP_NVTX_CB_MODULE_CORE, core, core_fns);
+	FILL(GMP_NVTX_CB_MODULE_CORE2, core2, core2_fns);
+	FILL(GMP_NVTX_CB_MODULE_CUDA, cuda, stream_fns); /* streams' names */
+	FILL(GMP_NVTX_CB_MODULE_CUDART, cudart, stream_fns);
+#undef FILL
 	return 1;
 }

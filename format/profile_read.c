@@ -188,6 +188,20 @@ static int parse_returned(struct parser *ps, struct gmp_dec *d, const char **why
 	return err;
 }
 
+/* MARK (1.6): an NVTX mark before the next event. */
+static int parse_mark(struct parser *ps, struct gmp_dec *d, const char **why)
+{
+	uint32_t thread = gmp_dec_u32(d);
+	uint64_t ns = gmp_dec_varint(d);
+	uint32_t name = gmp_dec_u32(d);
+	if (d->err)
+		BAD("malformed mark record");
+	int err = gmp_trace__add_mark(ps->t, thread, ns, name);
+	if (err == -EINVAL)
+		BAD("mark record refers to an undefined string");
+	return err;
+}
+
 /* RANGES (1.2): a host thread's NVTX ranges from the next event on. */
 static int parse_ranges(struct parser *ps, struct gmp_dec *d, const char **why)
 {
@@ -330,6 +344,7 @@ static int parse_record(struct parser *ps, uint8_t type, const uint8_t *p, size_
 	case GMP_REC_RANGES: r = parse_ranges(ps, &d, why); break;
 	case GMP_REC_POOLS: r = parse_pools(ps, &d, why); break;
 	case GMP_REC_RETURNED: r = parse_returned(ps, &d, why); break;
+	case GMP_REC_MARK: r = parse_mark(ps, &d, why); break;
 	case GMP_REC_FINDINGS:
 		r = gmp_trace__set_findings(ps->t, (const char *)p, n);
 		d.p = d.end;

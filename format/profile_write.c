@@ -356,6 +356,14 @@ int gmp_writer__returned(struct gmp_writer *w, uint64_t event, uint64_t host_ns)
 	return rec_end(w, &r);
 }
 
+int gmp_writer__mark(struct gmp_writer *w, uint32_t thread, uint64_t host_ns, uint32_t name)
+{
+	struct rec r;
+	if (rec_begin(w, &r, GMP_REC_MARK, 30) || rec_varint(w, thread) || rec_varint(w, host_ns) || rec_varint(w, name))
+		return w->err;
+	return rec_end(w, &r);
+}
+
 int gmp_writer__pools(struct gmp_writer *w, const struct gmp_pool_state *s)
 {
 	struct rec r;
@@ -512,12 +520,17 @@ static int write_ranges(struct gmp_writer *w, const struct gmp_trace *t, size_t 
 	return 0;
 }
 
-/* Writes the range changes, failed allocations, pool states and returns that came before event i (ids remapped). */
+/* Writes the range changes, marks, failed allocations, pool states and returns that came before event i (ids remapped). */
 static int write_failures(struct gmp_writer *w, const struct gmp_trace *t, size_t *next,
 			  size_t i)
 {
 	if (write_ranges(w, t, &next[1], i))
 		return w->err;
+	for (; next[4] < t->nmarks && t->marks[next[4]].before <= i; next[4]++) {
+		int64_t name = map_str(w, t, t->marks[next[4]].name);
+		if (name < 0 || gmp_writer__mark(w, t->marks[next[4]].thread, t->marks[next[4]].host_ns, (uint32_t)name))
+			return w->err;
+	}
 	for (; *next < t->nfails && t->fails[*next].before <= i; ++*next) {
 		struct gmp_alloc_failure f = t->fails[*next];
 		int64_t at = map_str(w, t, f.at), api = map_str(w, t, f.api);
@@ -541,7 +554,7 @@ static int write_failures(struct gmp_writer *w, const struct gmp_trace *t, size_
 
 int gmp_writer__write_trace(struct gmp_writer *w, const struct gmp_trace *t)
 {
-	size_t nextf[4] = { 0, 0, 0, 0 }; /* the next failure, range change, pool state and return */
+	size_t nextf[5] = { 0 }; /* the next failure, range change, pool state, return and mark */
 	if (write_tables(w, t))
 		return w->err;
 	for (size_t i = 0; i < t->nev; i++) {

@@ -24,9 +24,11 @@
 #define OP_META 0x103u /* run metadata: {"op":"meta","key":K,"value":V} */
 #define OP_POOLS 0x104u /* a device's stream-ordered memory pools (gmprof's addition) */
 #define OP_STREAM 0x105u /* a stream's creation flags: blocking or not (gmprof's addition) */
+#define OP_MARK 0x106u /* an NVTX mark (gmprof's addition) */
 #define OP_END 0u
 
-static const char *const extra_ops[] = { "alloc_failed", "range_push", "range_pop", "meta", "pools", "stream" };
+static const char *const extra_ops[] = { "alloc_failed", "range_push", "range_pop", "meta", "pools", "stream",
+					 "mark" };
 
 static const char *op_name(unsigned op)
 {
@@ -59,7 +61,8 @@ static const char *const *op_fields(unsigned op)
 	case OP_STREAM: return stream_f;
 	case OP_POOLS: return pools_f;
 	case OP_ALLOC_FAILED: return failed_f;
-	case OP_RANGE_PUSH: return push_f;
+	case OP_RANGE_PUSH:
+	case OP_MARK: return push_f;
 	case OP_META: return meta_f;
 	case GMP_OP_ALLOC: return alloc_f;
 	case GMP_OP_FREE: return free_f;
@@ -414,13 +417,15 @@ static int parse_line(struct reader *r, const char *line, size_t len)
 		goto out;
 	}
 	uint32_t name = 0;
-	if (op == OP_RANGE_PUSH && (rc = sr_opt_str(r, o, "name", &name)) != 0)
+	if ((op == OP_RANGE_PUSH || op == OP_MARK) && (rc = sr_opt_str(r, o, "name", &name)) != 0)
 		rc = rc > 0 ? sr_fail(r, "missing required field 'name'") : rc;
+	else if (op == OP_MARK)
+		rc = gmp_trace__add_mark(r->t, e.thread, e.host_ns, name);
 	else if (op == OP_RANGE_PUSH || op == OP_RANGE_POP)
 		rc = gmp_range_stacks__change(&r->ranges, r->t, e.thread, name, r->t->nev);
 	if (rc == -ENOENT || rc == -E2BIG)
 		rc = sr_fail(r, rc == -ENOENT ? "a range_pop with no range open on its thread" : "ranges nest deeper than 64");
-	if (rc || op == OP_RANGE_PUSH || op == OP_RANGE_POP)
+	if (rc || op == OP_RANGE_PUSH || op == OP_RANGE_POP || op == OP_MARK)
 		goto out;
 	if (op == OP_END) {
 		r->ended = 1;

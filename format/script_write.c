@@ -188,9 +188,9 @@ static int range_ops(struct gmp_jw *jw, const struct gmp_trace *t, struct gmp_u6
 	return 0;
 }
 
-/* Where the lines between events stand: the next failure and range change, each thread's path. */
+/* Where the lines between events stand: the next failure, range change, pool state and mark, each thread's path. */
 struct between {
-	size_t fail, chg, pool;
+	size_t fail, chg, pool, mark;
 	struct gmp_u64map path;
 	struct gmp_u64map rets; /* event -> its earliest return in t->rets */
 };
@@ -216,7 +216,7 @@ static void pool_line(struct gmp_jw *jw, const struct gmp_pool_state *s)
 	gmp_jw__raw(jw, "\n", 1);
 }
 
-/* The range changes, failed allocations and pool states that came before event i. */
+/* The range changes, marks, failed allocations and pool states that came before event i. */
 static void failures(struct gmp_jw *jw, const struct gmp_trace *t, struct between *bt, size_t i,
 		     gmp_at_fn at_fn, void *ctx)
 {
@@ -224,6 +224,15 @@ static void failures(struct gmp_jw *jw, const struct gmp_trace *t, struct betwee
 	for (; bt->chg < t->nrchg && t->rchg[bt->chg].before <= i && !jw->err; bt->chg++)
 		if (range_ops(jw, t, &bt->path, &t->rchg[bt->chg]))
 			jw->err = -ENOMEM;
+	for (; bt->mark < t->nmarks && t->marks[bt->mark].before <= i && !jw->err; bt->mark++) {
+		const struct gmp_mark *m = &t->marks[bt->mark];
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "op", "mark");
+		gmp_jw__kstr(jw, "name", gmp_trace__str(t, m->name, NULL));
+		common(jw, t, 0, 0, m->thread, m->host_ns, 0, 0, NULL, NULL);
+		gmp_jw__obj_end(jw);
+		gmp_jw__raw(jw, "\n", 1);
+	}
 	for (; *next < t->nfails && t->fails[*next].before <= i && !jw->err; ++*next) {
 		const struct gmp_alloc_failure *f = &t->fails[*next];
 		gmp_jw__obj(jw);

@@ -52,6 +52,7 @@ void gmp_trace__free(struct gmp_trace *t)
 	free(t->fails);
 	free(t->pools);
 	free(t->rets);
+	free(t->marks);
 	gmp_trace__free_ranges(t);
 	free(t->findings_json);
 	free(t);
@@ -135,6 +136,16 @@ int gmp_trace__add_pool_state(struct gmp_trace *t, const struct gmp_pool_state *
 	if (GMP_GROW(t->pools, t->pools_cap, t->npools + 1))
 		return -ENOMEM;
 	t->pools[t->npools++] = *s;
+	return 0;
+}
+
+int gmp_trace__add_mark(struct gmp_trace *t, uint32_t thread, uint64_t host_ns, uint32_t name)
+{
+	if (!name || name > gmp_trace__nstrings(t))
+		return -EINVAL;
+	if (GMP_GROW(t->marks, t->marks_cap, t->nmarks + 1))
+		return -ENOMEM;
+	t->marks[t->nmarks++] = (struct gmp_mark){ .before = t->nev, .host_ns = host_ns, .thread = thread, .name = name };
 	return 0;
 }
 
@@ -240,9 +251,12 @@ int gmp_trace__place_heap_ops(struct gmp_trace *t)
 	for (size_t i = 0; i < n; i++)
 		if (gmp_event__in_kernel(&ev[i]))
 			ev[i].value = pos[ev[i].value];
-	/* Failures, range changes and returns after file event b-1 come after every event placed before it. */
-	size_t f = 0, c = 0, p = 0, rt = 0, upto = 0;
-	for (size_t i = 0; i <= n && (f < t->nfails || c < t->nrchg || p < t->npools || rt < t->nrets); i++) {
+	/* Failures, range changes, marks and returns after file event b-1 come after every event placed before it. */
+	size_t f = 0, c = 0, p = 0, rt = 0, mk = 0, upto = 0;
+	for (size_t i = 0; i <= n && (f < t->nfails || c < t->nrchg || p < t->npools || rt < t->nrets || mk < t->nmarks);
+	     i++) {
+		while (mk < t->nmarks && t->marks[mk].before == i)
+			t->marks[mk++].before = i ? upto : 0;
 		while (f < t->nfails && t->fails[f].before == i)
 			t->fails[f++].before = i ? upto : 0;
 		while (p < t->npools && t->pools[p].before == i)

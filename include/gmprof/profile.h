@@ -30,8 +30,8 @@ extern "C" {
 #define GMP_PROFILE_MAGIC_LEN 8
 #define GMP_PROFILE_HEADER_LEN 16
 #define GMP_PROFILE_VERSION_MAJOR 1
-#define GMP_PROFILE_VERSION_MINOR 5 /* 1.1: LABEL records; 1.2: FAILED_ALLOC, RANGES; 1.3: POOLS; 1.4: kind cuda_array;
-				    1.5: RETURNED */
+#define GMP_PROFILE_VERSION_MINOR 6 /* 1.1: LABEL records; 1.2: FAILED_ALLOC, RANGES; 1.3: POOLS; 1.4: kind cuda_array;
+				    1.5: RETURNED; 1.6: MARK */
 
 enum gmp_record_type {
 	GMP_REC_META = 1,
@@ -49,7 +49,8 @@ enum gmp_record_type {
 	GMP_REC_RANGES = 13, /* 1.2: a host thread's NVTX ranges from here on */
 	GMP_REC_POOLS = 14,  /* 1.3: a device's stream-ordered memory pools, as the driver said */
 	GMP_REC_RETURNED = 15, /* 1.5: when a blocking call returned */
-	GMP_REC_MAX = 15
+	GMP_REC_MARK = 16,   /* 1.6: an NVTX mark */
+	GMP_REC_MAX = 16
 };
 
 struct gmp_writer;
@@ -96,6 +97,8 @@ int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label);
 int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f);
 /* A RETURNED record: event's call (and its thread's earlier calls) had returned by host_ns. */
 int gmp_writer__returned(struct gmp_writer *w, uint64_t event, uint64_t host_ns);
+/* An NVTX mark of host thread `thread` at host_ns, named by the writer's string `name`, before the next event. */
+int gmp_writer__mark(struct gmp_writer *w, uint32_t thread, uint64_t host_ns, uint32_t name);
 /* A POOLS record: a device's stream-ordered pools after the events written so far (s->before ignored). */
 int gmp_writer__pools(struct gmp_writer *w, const struct gmp_pool_state *s);
 /*

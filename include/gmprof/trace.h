@@ -258,6 +258,18 @@ struct gmp_return {
 	uint32_t ev;
 };
 
+/*
+ * An NVTX mark (1.6): host thread `thread` marked a moment, named by STRING
+ * `name`, at host time `host_ns` (0: unknown), after the first `before`
+ * events.  Marks make no GPU work: the Perfetto trace shows them.
+ */
+struct gmp_mark {
+	uint64_t before;
+	uint64_t host_ns;
+	uint32_t thread;
+	uint32_t name;
+};
+
 /* Run metadata: owned strings, kept apart from the interned string ids. */
 struct gmp_kv {
 	char *key;
@@ -292,6 +304,8 @@ struct gmp_trace {
 	size_t npools, pools_cap;
 	struct gmp_return *rets;         /* in issue order (`before` never decreases) */
 	size_t nrets, rets_cap;
+	struct gmp_mark *marks;          /* in issue order (`before` never decreases) */
+	size_t nmarks, marks_cap;
 	struct gmp_range_change *rchg;   /* in issue order (`before` never decreases) */
 	size_t nrchg, rchg_cap;
 	/* range paths: path k (1-based) names rnames[rpath_off[k-1] .. rpath_off[k]) */
@@ -344,6 +358,11 @@ int gmp_trace__add_pool_state(struct gmp_trace *t, const struct gmp_pool_state *
  * is 0 or before the event's own host time, or -ENOMEM.
  */
 int gmp_trace__add_return(struct gmp_trace *t, uint32_t ev, uint64_t host_ns);
+/*
+ * Appends a mark after the events so far.  Returns 0, -EINVAL when name is
+ * no string of t, or -ENOMEM.
+ */
+int gmp_trace__add_mark(struct gmp_trace *t, uint32_t thread, uint64_t host_ns, uint32_t name);
 /*
  * Each event's earliest return (any is a true bound; the earliest the
  * tightest): event -> its index in t->rets, into m (initialized).  0 or -ENOMEM.

@@ -56,6 +56,13 @@ for src in tests/gpu/*.cu; do
 		! waits_check "$name" "$TMPDIR/$name.noret.jsonl" "tests/gpu/$name.returned.waits" &&
 			ok "tests/gpu/$name.returned.waits fails without the returns" || notok "tests/gpu/$name.returned.waits holds without the returns"
 	fi
+	# The NVTX marks gpu-check wants are the model's.
+	if [ -f "tests/gpu/$name.marks" ]; then
+		"$GMPROF" convert -o "$TMPDIR/$name.m.gmprof" "tests/gpu/$name.jsonl" 2>/dev/null
+		"$GMPROF" dump "$TMPDIR/$name.m.gmprof" 2>/dev/null | sed -n 's/^{"op":"mark","name":"\([^"]*\)".*/\1/p' |
+			diff -u "tests/gpu/$name.marks" - >"$TMPDIR/$name.marks.diff" && ok "tests/gpu/$name.marks are its event model's" ||
+			{ notok "tests/gpu/$name.marks:"; cat "$TMPDIR/$name.marks.diff"; }
+	fi
 	# The lines gpu-check looks for in the report are in the model's report.
 	[ -f "tests/gpu/$name.report" ] || continue
 	"$GMPROF" report "tests/gpu/$name.jsonl" >"$TMPDIR/$name.rep" 2>&1

@@ -198,6 +198,11 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 		ok "  ... 8 threads named" || notok "  ... $("$GMPROF" dump "$TMPDIR/g.gmprof" 2>/dev/null | grep '"key":"thread')"
 	"$GMPROF" report "$TMPDIR/g.gmprof" 2>/dev/null | grep -q '^  step  *[0-9.]* GiB' && ok "  ... the ranges named" ||
 		notok "  ... $("$GMPROF" report "$TMPDIR/g.gmprof" 2>&1 | grep -A12 'NVTX range')"
+	# NVTX marks from 8 threads at once (tests/cli/marks.sh), the five calls in turn.
+	grep -v '"op":"end"' tests/fuzz/corpus/script/marks.jsonl | sed 's/,"thread":[0-9]*//' >"$TMPDIR/marks.jsonl"
+	nvtx_tsan mk "$TMPDIR/marks.jsonl" "NVTX marks"
+	[ "$("$GMPROF" dump "$TMPDIR/mk.gmprof" 2>/dev/null | grep -c '"op":"mark"')" -eq 40 ] && ok "  ... 8 x 5 marks recorded" ||
+		notok "  ... $("$GMPROF" dump "$TMPDIR/mk.gmprof" 2>/dev/null | grep -c '"op":"mark"') marks"
 	# Streams named through NVTX from 8 threads at once (tests/cli/stream_names.sh).
 	nvtx_tsan sn "$S" "streams named" GMP_DOUBLE_NVTX_STREAM_NAMES=1
 	[ "$("$GMPROF" dump "$TMPDIR/sn.gmprof" 2>/dev/null | grep -c '"key":"stream\.[0-9]*\.name","value":"nvtx-stream-[1-8]0[12]"')" -eq 16 ] &&

@@ -178,7 +178,8 @@ static void push(nvtxDomainHandle_t domain, const char *name, size_t i)
 	}
 }
 
-int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
+/* The double's own NVTX domain, a library's: made once, by whichever thread comes first. */
+static nvtxDomainHandle_t double_domain(void)
 {
 	static nvtxDomainHandle_t made;
 	nvtxDomainHandle_t domain = __atomic_load_n(&made, __ATOMIC_ACQUIRE);
@@ -189,6 +190,32 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 		else
 			nvtxDomainDestroy(d); /* another thread's won: domain holds it */
 	}
+	return domain;
+}
+
+int double_nvtx_mark(const struct gmp_trace *t, const struct gmp_mark *m, size_t k)
+{
+	const char *name = gmp_trace__str(t, m->name, NULL);
+	wchar_t wide[128];
+	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+				     .messageType = NVTX_MESSAGE_TYPE_ASCII, .message.ascii = name };
+	switch (k % 5) {
+	case 0: nvtxMarkA(name); break;
+	case 1: nvtxMarkW(widen(name, wide)); break;
+	case 2: nvtxMarkEx(&ea); break;
+	case 3: /* by a registered string */
+		ea.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+		ea.message.registered = nvtxDomainRegisterStringA(double_domain(), name);
+		nvtxDomainMarkEx(double_domain(), &ea);
+		break;
+	default: nvtxDomainMarkEx(double_domain(), &ea); break;
+	}
+	return 0;
+}
+
+int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
+{
+	nvtxDomainHandle_t domain = double_domain();
 	const uint32_t *a, *b;
 	size_t na = gmp_trace__range_path(t, *cur, &a), nb = gmp_trace__range_path(t, c->path, &b), k = 0;
 	while (k < na && k < nb && a[k] == b[k])
@@ -443,6 +470,13 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 	(void)t;
 	(void)c;
 	(void)cur;
+	return -ENOTSUP;
+}
+int double_nvtx_mark(const struct gmp_trace *t, const struct gmp_mark *m, size_t k)
+{
+	(void)t;
+	(void)m;
+	(void)k;
 	return -ENOTSUP;
 }
 void double_nvtx_start(void)

@@ -36,6 +36,13 @@ struct gmp_range_change;
  * -ENOTSUP without the nvtx3 headers, or -2 when no thread could start.
  */
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur);
+struct gmp_mark;
+/*
+ * A script's mark k, on the calling thread: nvtxMarkA, nvtxMarkW,
+ * nvtxMarkEx, nvtxDomainMarkEx by a registered string, and by a string, in
+ * turn.  0, or -ENOTSUP without the nvtx3 headers.
+ */
+int double_nvtx_mark(const struct gmp_trace *t, const struct gmp_mark *m, size_t k);
 /*
  * GMP_DOUBLE_NVTX_THREAD_NAMES=1: replaying thread k names itself with
  * nvtxNameOsThread: a worker (k > 0) as "nvtx-worker-k" before its replay

@@ -539,7 +539,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 			t->touch[e->touch_off + k].addr += addr_offset;
 	}
 	__atomic_add_fetch(&replaying, 1, __ATOMIC_RELAXED);
-	size_t nextf = 0, nextc = 0;
+	size_t nextf = 0, nextc = 0, nextm = 0;
 	uint32_t path = 0; /* this thread's NVTX ranges, as the double pushed them */
 	uint32_t graph = 0; /* the graph launch open (double_graph_switch) */
 	for (size_t i = 0; i <= t->nev && !err; i++) {
@@ -556,6 +556,9 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 				err = fail(0, rc == -2 ? "the test double could not start a thread for an NVTX range"
 						       : "the test double was built without the nvtx3 headers: no NVTX ranges");
 		}
+		for (; !err && nextm < t->nmarks && t->marks[nextm].before <= i; nextm++)
+			if (double_nvtx_mark(t, &t->marks[nextm], nextm))
+				err = fail(0, "the test double was built without the nvtx3 headers: no NVTX marks");
 		for (; !err && nextf < t->nfails && t->fails[nextf].before <= i; nextf++)
 			double_replay_failure(t, &t->fails[nextf]);
 		if (err || i == t->nev)

@@ -11,7 +11,9 @@
  * model nvtx_ranges.jsonl gives (make test checks that and the report's
  * lines).  `gmprof run` names the collector to NVTX (NVTX_INJECTION64_PATH).
  * The program names the legacy default stream (nvtxNameCudaStreamA), which
- * the profile must keep (nvtx_ranges.meta).
+ * the profile must keep (nvtx_ranges.meta), and marks the step's start and
+ * end (nvtxMarkA, and a domain's nvtxDomainMarkEx), which it must record
+ * (nvtx_ranges.marks).
  */
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
@@ -40,6 +42,7 @@ int main()
 	CHECK(cudaMalloc(&m, bytes)); /* optimizer state: first used in step > optimizer */
 	fill<<<blocks(n), 256>>>(w, n, 1.0f);
 	nvtxRangePop();
+	nvtxMarkA("step begins");
 	nvtxRangePushA("step");
 	push_ex("forward");
 	float *act;
@@ -63,6 +66,9 @@ int main()
 	CHECK(cudaFree(g));
 	nvtxRangeEnd(optimizer);
 	nvtxRangePop();
+	a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+	a.message.ascii = "step ends";
+	nvtxDomainMarkEx(dom, &a);
 	CHECK(cudaDeviceSynchronize());
 	CHECK(cudaFree(m));
 	CHECK(cudaFree(w));

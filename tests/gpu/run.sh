@@ -11,6 +11,7 @@
 #     are those it lists ("API KIND" each, in order); where a .report
 #     file is, each of its lines appears in `gmprof report`'s output; where
 #     a .meta file is, the profile has each META it lists ("KEY VALUE"); where
+#     a .marks file is, the profile's NVTX marks are those it lists, in order; where
 #     a .waits file is, each finding it names waited (by the host's clock)
 #     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS"),
 #     and where a .returned.waits file is, as it says too (ranges that only
@@ -185,6 +186,14 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 			ok "$name: the profile's META as expected"
 		else
 			bad "$name: META lacks: $missing (has: $(grep -F "$(cut -d' ' -f1 "$dir/$name.meta" | head -1)" "$OUT_DIR/$name.meta.got"))"
+		fi
+	fi
+	if [ -f "$dir/$name.marks" ]; then # the NVTX marks the profile must hold, in order: a name a line
+		"$G" dump "$OUT_DIR/$name.gmprof" 2>/dev/null | sed -n 's/^{"op":"mark","name":"\([^"]*\)".*/\1/p' >"$OUT_DIR/$name.marks.got"
+		if diff -u "$dir/$name.marks" "$OUT_DIR/$name.marks.got" >"$OUT_DIR/$name.marks.diff"; then
+			ok "$name: its NVTX marks recorded"
+		else
+			bad "$name: NVTX marks:"; cat "$OUT_DIR/$name.marks.diff"
 		fi
 	fi
 	if [ -f "$dir/$name.waits" ]; then

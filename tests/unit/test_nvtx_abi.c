@@ -127,6 +127,10 @@ static void constants_agree(void **state)
 	assert_int_equal(GMP_NVTX_ETID_CALLBACKS, NVTX_ETID_CALLBACKS);
 	assert_int_equal(GMP_NVTX_CB_MODULE_CORE, NVTX_CB_MODULE_CORE);
 	assert_int_equal(GMP_NVTX_CB_MODULE_CORE2, NVTX_CB_MODULE_CORE2);
+	assert_int_equal(GMP_NVTX_CBID_CORE_MARK_EX, NVTX_CBID_CORE_MarkEx);
+	assert_int_equal(GMP_NVTX_CBID_CORE_MARK_A, NVTX_CBID_CORE_MarkA);
+	assert_int_equal(GMP_NVTX_CBID_CORE_MARK_W, NVTX_CBID_CORE_MarkW);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_MARK_EX, NVTX_CBID_CORE2_DomainMarkEx);
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_START_EX, NVTX_CBID_CORE_RangeStartEx);
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_START_A, NVTX_CBID_CORE_RangeStartA);
 	assert_int_equal(GMP_NVTX_CBID_CORE_RANGE_START_W, NVTX_CBID_CORE_RangeStartW);

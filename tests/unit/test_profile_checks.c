@@ -140,6 +140,11 @@ static void every_damage_named(void **state)
 	CASE(GMP_REC_RETURNED, "returned record names no earlier event, or a time before that event's",
 	     put(&p, 1); put(&p, 0)); /* no time */
 	CASE(GMP_REC_RETURNED, "record has trailing bytes", put(&p, 1); put(&p, 500); put(&p, 0));
+	CASE(GMP_REC_MARK, "malformed mark record", put(&p, 1); put(&p, 500));
+	CASE(GMP_REC_MARK, "malformed mark record", put(&p, 1ull << 33); put(&p, 500); put(&p, 1)); /* thread past 32 bits */
+	CASE(GMP_REC_MARK, "mark record refers to an undefined string", put(&p, 1); put(&p, 500); put(&p, 2));
+	CASE(GMP_REC_MARK, "mark record refers to an undefined string", put(&p, 1); put(&p, 500); put(&p, 0));
+	CASE(GMP_REC_MARK, "record has trailing bytes", put(&p, 1); put(&p, 500); put(&p, 1); put(&p, 0));
 	CASE(GMP_REC_RANGES, "malformed ranges record", put(&p, 1); put(&p, GMP_RANGE_DEPTH_MAX + 1));
 	CASE(GMP_REC_RANGES, "malformed ranges record", put(&p, 1); put(&p, 2); put(&p, 1));
 	CASE(GMP_REC_RANGES, "ranges record refers to an undefined string", put(&p, 1); put(&p, 1); put(&p, 2));
