@@ -255,13 +255,12 @@ static void names(struct pf *p)
 	}
 	for (size_t i = 0; i < p->ntracks; i++) {
 		const struct track *tr = &p->tracks[i];
-		char key[40], one[100];
+		char one[100];
 		unsigned stream = tr->tid - 2;
-		snprintf(key, sizeof(key), "stream.%u.name", stream);
-		const char *named = tr->tid == TID_HOST ? NULL : gmp_trace__meta(p->t, key); /* the program's, through NVTX */
+		const char *named = tr->tid == TID_HOST ? NULL : gmp_trace__stream_name(p->t, stream); /* through NVTX */
 		if (tr->tid == TID_HOST)
 			snprintf(buf, sizeof(buf), "host: device synchronization");
-		else if (named && *named) /* "h2d copies (stream 3)" */
+		else if (named) /* "h2d copies (stream 3)" */
 			snprintf(buf, sizeof(buf), "%s (stream %u%s)", gmp_oneline(named, one, sizeof(one)), stream,
 				 stream ? "" : ", legacy default");
 		else

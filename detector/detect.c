@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "oneline.h"
 #include "util.h"
 
 static const char *const pattern_names[GMP_PAT_COUNT] = {
@@ -185,6 +186,18 @@ int gmp_result__unknown_launch(const struct gmp_result *r, uint32_t ev)
 	return ev < r->trace->nev && (det_unknown_launch_of(&r->opts, &r->trace->ev[ev]) || det_graph_lost(r, ev));
 }
 
+/* "stream 3", or "stream 3 'h2d copies'" where the program named it through NVTX. */
+static const char *stream_text(const struct gmp_trace *t, uint32_t stream, char *buf, size_t n)
+{
+	char one[100];
+	const char *name = gmp_trace__stream_name(t, stream);
+	if (name)
+		snprintf(buf, n, "stream %" PRIu32 " '%s'", stream, gmp_oneline(name, one, sizeof(one)));
+	else
+		snprintf(buf, n, "stream %" PRIu32, stream);
+	return buf;
+}
+
 const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char *buf,
 				  size_t n)
 {
@@ -194,22 +207,22 @@ const char *gmp_result__api_label(const struct gmp_result *r, uint32_t ev, char 
 		return buf;
 	}
 	const struct gmp_event *e = &t->ev[ev];
-	char dev[32] = "";
+	char dev[32] = "", st[140];
 	if (e->device)
 		snprintf(dev, sizeof(dev), "device %" PRIu32 ", ", e->device);
 	if (gmp_event__in_kernel(e) && e->value < ev) {
 		const struct gmp_event *k = &t->ev[e->value];
-		snprintf(buf, n, "%s in KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 ")",
+		snprintf(buf, n, "%s in KERNEL %s (%s%s, #%" PRIu32 ")",
 			 e->op == GMP_OP_ALLOC ? "malloc()" : "free()",
-			 gmp_result__kernel_name(r, k->name), dev, k->stream,
+			 gmp_result__kernel_name(r, k->name), dev, stream_text(t, k->stream, st, sizeof(st)),
 			 r->ordinal[e->value]);
 	} else if (e->op == GMP_OP_KERNEL)
-		snprintf(buf, n, "KERNEL %s (%sstream %" PRIu32 ", #%" PRIu32 "%s)",
-			 gmp_result__kernel_name(r, e->name), dev, e->stream, r->ordinal[ev],
-			 gmp_result__unknown_launch(r, ev) ? ", not monitored" : "");
+		snprintf(buf, n, "KERNEL %s (%s%s, #%" PRIu32 "%s)",
+			 gmp_result__kernel_name(r, e->name), dev, stream_text(t, e->stream, st, sizeof(st)),
+			 r->ordinal[ev], gmp_result__unknown_launch(r, ev) ? ", not monitored" : "");
 	else
-		snprintf(buf, n, "%s (%sstream %" PRIu32 ", #%" PRIu32 ")", gmp_api__kind(e->op),
-			 dev, e->stream, r->ordinal[ev]);
+		snprintf(buf, n, "%s (%s%s, #%" PRIu32 ")", gmp_api__kind(e->op),
+			 dev, stream_text(t, e->stream, st, sizeof(st)), r->ordinal[ev]);
 	return buf;
 }
 

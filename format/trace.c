@@ -413,6 +413,7 @@ int gmp_trace__set_meta(struct gmp_trace *t, const char *key, const char *value)
 		return -ENOMEM;
 	}
 	t->meta[t->nmeta++] = (struct gmp_kv){ .key = k, .value = v };
+	t->stream_names |= strncmp(key, "stream.", 7) == 0;
 	return 0;
 }
 
@@ -422,6 +423,16 @@ const char *gmp_trace__meta(const struct gmp_trace *t, const char *key)
 		if (strcmp(t->meta[i].key, key) == 0)
 			return t->meta[i].value;
 	return NULL;
+}
+
+const char *gmp_trace__stream_name(const struct gmp_trace *t, uint32_t stream)
+{
+	if (!t->stream_names) /* the common case, and a label's every stream: no search */
+		return NULL;
+	char key[40];
+	snprintf(key, sizeof(key), "stream.%" PRIu32 ".name", stream);
+	const char *name = gmp_trace__meta(t, key);
+	return name && *name ? name : NULL;
 }
 
 static const char *device_meta(const struct gmp_trace *t, uint32_t dev, const char *what)

@@ -298,6 +298,7 @@ struct gmp_trace {
 	size_t nstreams, streams_cap;
 	struct gmp_kv *meta;
 	size_t nmeta, meta_cap;
+	int stream_names;        /* some META stream.N.name (gmp_trace__stream_name) */
 	struct gmp_alloc_failure *fails; /* in issue order (`before` never decreases) */
 	size_t nfails, fails_cap;
 	struct gmp_pool_state *pools;    /* in issue order (`before` never decreases) */
@@ -440,6 +441,8 @@ int gmp_trace__add_stream(struct gmp_trace *t, const struct gmp_stream_info *s);
 int gmp_trace__set_meta(struct gmp_trace *t, const char *key, const char *value);
 /* The value of metadata key, or NULL. */
 const char *gmp_trace__meta(const struct gmp_trace *t, const char *key);
+/* The name the program gave stream number `stream` through NVTX (META stream.N.name), or NULL. */
+const char *gmp_trace__stream_name(const struct gmp_trace *t, uint32_t stream);
 /*
  * What the collector recorded of device dev (META device.N.name and
  * device.N.memory, docs/profile-format.md): its name, or NULL; its memory

@@ -33,6 +33,11 @@ for t in '"tid":2,"args":{"name":"nvtx-legacy (stream 0, legacy default)"}' '"ti
 	'"tid":4,"args":{"name":"nvtx-stream-2 (stream 2)"}'; do
 	grep -qF "$t" "$TMPDIR/a.json" && ok "  ... track $t" || notok "  ... no track $t: $(grep -o '"thread_name"[^}]*' "$TMPDIR/a.json")"
 done
+# The reports name each call's stream as the program did.
+expect_exit 0 "report" -- "$GMPROF" report "$TMPDIR/a.gmprof"
+grep -q "^  device 0: [0-9.]* MiB at ALLOC (stream 0 'nvtx-legacy', #[0-9]*)" "$TMPDIR/out" &&
+	grep -q "KERNEL incKernel (stream 1 'nvtx-stream-1', #[0-9]*)" "$TMPDIR/out" &&
+	ok "  ... each call's stream by its name" || notok "  ... $(grep -m3 'stream [0-9]' "$TMPDIR/out")"
 # Through an event script: the names are metadata, kept by dump and convert.
 "$GMPROF" dump "$TMPDIR/a.gmprof" >"$TMPDIR/a.jsonl" 2>/dev/null
 expect_exit 0 "convert back" -- "$GMPROF" convert -o "$TMPDIR/b.gmprof" "$TMPDIR/a.jsonl"
@@ -48,6 +53,9 @@ grep -qF '"tid":3,"args":{"name":"copies\\n\"h2d\" (stream 1)"}' "$TMPDIR/c.json
 	grep -qF '"tid":2,"args":{"name":"stream 0 (legacy default)"}' "$TMPDIR/c.json" &&
 	grep -qF '"tid":4,"args":{"name":"stream 2"}' "$TMPDIR/c.json" && ok "a name made one line; unnamed streams as before" ||
 	notok "a name made one line: $(cat "$TMPDIR/err") $(grep -o '"thread_name"[^}]*' "$TMPDIR/c.json")"
+"$GMPROF" report "$TMPDIR/c.jsonl" >"$TMPDIR/c.rep" 2>"$TMPDIR/err"
+grep -qF "(stream 1 'copies\\n\"h2d\"', #" "$TMPDIR/c.rep" && grep -q "(stream 2, #" "$TMPDIR/c.rep" &&
+	grep -q "(stream 0, #" "$TMPDIR/c.rep" && ok "  ... in the report too" || notok "  ... $(grep -m3 '(stream' "$TMPDIR/c.rep")"
 
 # Two threads built per-thread: each names its own default stream (CU_STREAM_PER_THREAD)
 # and its streams; each name is on a stream whose events are its thread's alone.
