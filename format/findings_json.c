@@ -102,6 +102,9 @@ void gmp_findings__api_ref(struct gmp_jw *jw, const struct gmp_result *r, uint32
 	if (e->device)
 		gmp_jw__ku64(jw, "device", e->device);
 	gmp_jw__ku64(jw, "stream", e->stream);
+	const char *sname = gmp_trace__stream_name(r->trace, e->stream);
+	if (sname)
+		gmp_jw__kstr(jw, "stream_name", sname);
 	gmp_jw__ku64(jw, "ordinal", r->ordinal[ev]);
 	gmp_jw__ku64(jw, "level", r->level[ev]);
 	gmp_jw__ku64(jw, "event", ev);

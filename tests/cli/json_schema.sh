@@ -14,7 +14,7 @@ D=$TMPDIR/docs
 mkdir -p "$D"
 S=docs/schema
 
-# Devices with names and memory, NVTX ranges, a pool with regions, host
+# Devices with names and memory, a stream named, NVTX ranges, a pool with regions, host
 # times, a failed allocation the driver described (and what stream-ordered
 # pools held then) and a retry, work on two
 # devices (the fields only such runs have).
@@ -23,6 +23,7 @@ cat >"$TMPDIR/extras.jsonl" <<'EOF'
 {"op":"meta","key":"device.0.memory","value":"67108864"}
 {"op":"meta","key":"device.1.name","value":"Test GPU"}
 {"op":"meta","key":"device.1.memory","value":"67108864"}
+{"op":"meta","key":"stream.0.name","value":"main"}
 {"op":"range_push","name":"setup","time_ns":100}
 {"op":"alloc","addr":"0x100000","size":1048576,"label":"pool","time_ns":200,"at":"alloc.cu:10"}
 {"op":"alloc","addr":"0x100000","size":65536,"kind":"pool_region","label":"x","time_ns":300,"at":"model.cu:20"}

@@ -38,6 +38,9 @@ expect_exit 0 "report" -- "$GMPROF" report "$TMPDIR/a.gmprof"
 grep -q "^  device 0: [0-9.]* MiB at ALLOC (stream 0 'nvtx-legacy', #[0-9]*)" "$TMPDIR/out" &&
 	grep -q "KERNEL incKernel (stream 1 'nvtx-stream-1', #[0-9]*)" "$TMPDIR/out" &&
 	ok "  ... each call's stream by its name" || notok "  ... $(grep -m3 'stream [0-9]' "$TMPDIR/out")"
+expect_exit 0 "report --format json" -- "$GMPROF" report --format json "$TMPDIR/a.gmprof"
+grep -q '"stream":1,"stream_name":"nvtx-stream-1","ordinal"' "$TMPDIR/out" && ok "  ... a call's stream_name" ||
+	notok "  ... $(grep -o '"stream":[0-9]*,[^,]*' "$TMPDIR/out" | sort -u | head -5)"
 # Through an event script: the names are metadata, kept by dump and convert.
 "$GMPROF" dump "$TMPDIR/a.gmprof" >"$TMPDIR/a.jsonl" 2>/dev/null
 expect_exit 0 "convert back" -- "$GMPROF" convert -o "$TMPDIR/b.gmprof" "$TMPDIR/a.jsonl"
@@ -56,6 +59,9 @@ grep -qF '"tid":3,"args":{"name":"copies\\n\"h2d\" (stream 1)"}' "$TMPDIR/c.json
 "$GMPROF" report "$TMPDIR/c.jsonl" >"$TMPDIR/c.rep" 2>"$TMPDIR/err"
 grep -qF "(stream 1 'copies\\n\"h2d\"', #" "$TMPDIR/c.rep" && grep -q "(stream 2, #" "$TMPDIR/c.rep" &&
 	grep -q "(stream 0, #" "$TMPDIR/c.rep" && ok "  ... in the report too" || notok "  ... $(grep -m3 '(stream' "$TMPDIR/c.rep")"
+"$GMPROF" report --format json "$TMPDIR/c.jsonl" >"$TMPDIR/c.rep.json" 2>"$TMPDIR/err"
+grep -q '"stream":2,"ordinal"' "$TMPDIR/c.rep.json" && ! grep -q '"stream":2,"stream_name"' "$TMPDIR/c.rep.json" &&
+	ok "  ... and no stream_name for a stream named by none" || notok "  ... $(grep -o '"stream":2,[^,]*' "$TMPDIR/c.rep.json" | sort -u)"
 
 # Two threads built per-thread: each names its own default stream (CU_STREAM_PER_THREAD)
 # and its streams; each name is on a stream whose events are its thread's alone.
