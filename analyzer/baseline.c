@@ -66,33 +66,43 @@ static int only_keys(const cJSON *o, const char *const *keys, size_t n, char *er
 	return 0;
 }
 
-/* A "peak_sites" array (each {"site": string, "bytes": N}) into p. */
-static int parse_sites(const cJSON *ss, struct gmp_baseline_peak *p, char *err, size_t errn)
+/* A sites array, key `array` (each {"site": string, "bytes": N, "key": hex}; a `noun` each), into *out and *n. */
+static int parse_sites(const cJSON *ss, const char *array, const char *noun, struct gmp_baseline_site **out,
+		       size_t *nout, char *err, size_t errn)
 {
 	static const char *const keys[] = { "site", "bytes", "key" };
-	if (!cJSON_IsArray(ss))
-		return bad(err, errn, "\"peak_sites\" must be an array");
+	char msg[160];
+	if (!cJSON_IsArray(ss)) {
+		snprintf(msg, sizeof(msg), "\"%s\" must be an array", array);
+		return bad(err, errn, msg);
+	}
 	size_t n = (size_t)cJSON_GetArraySize(ss);
-	if (!(p->sites = calloc(n ? n : 1, sizeof(*p->sites))))
+	if (!(*out = calloc(n ? n : 1, sizeof(**out))))
 		return -ENOMEM;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, ss) {
-		if (!cJSON_IsObject(e))
-			return bad(err, errn, "every peak site must be an object");
+		if (!cJSON_IsObject(e)) {
+			snprintf(msg, sizeof(msg), "every %s must be an object", noun);
+			return bad(err, errn, msg);
+		}
 		int rc = only_keys(e, keys, 3, err, errn);
 		if (rc)
 			return rc;
 		const cJSON *site = cJSON_GetObjectItemCaseSensitive(e, "site");
 		const cJSON *key = cJSON_GetObjectItemCaseSensitive(e, "key");
-		struct gmp_baseline_site *x = &p->sites[p->nsites];
-		if (!cJSON_IsString(site) || get_u64(e, "bytes", &x->bytes))
-			return bad(err, errn, "a peak site needs a \"site\" string and \"bytes\", a non-negative integer");
-		if (key && (!cJSON_IsString(key) || parse_hex(key->valuestring, &x->key)))
-			return bad(err, errn, "a peak site's \"key\" must be 16 lower-case hex digits");
+		struct gmp_baseline_site *x = &(*out)[*nout];
+		if (!cJSON_IsString(site) || get_u64(e, "bytes", &x->bytes)) {
+			snprintf(msg, sizeof(msg), "a %s needs a \"site\" string and \"bytes\", a non-negative integer", noun);
+			return bad(err, errn, msg);
+		}
+		if (key && (!cJSON_IsString(key) || parse_hex(key->valuestring, &x->key))) {
+			snprintf(msg, sizeof(msg), "a %s's \"key\" must be 16 lower-case hex digits", noun);
+			return bad(err, errn, msg);
+		}
 		x->has_key = key != NULL;
 		if (!(x->site = strdup(site->valuestring)))
 			return -ENOMEM;
-		p->nsites++;
+		++*nout;
 	}
 	return 0;
 }
@@ -100,22 +110,24 @@ static int parse_sites(const cJSON *ss, struct gmp_baseline_peak *p, char *err, 
 /*
  * Version 4's "range_peaks" (each {"range": string, "peak_bytes": N}) into
  * p, sorted by path; version 5's also with "times" (2 or more) and
- * "grew_bytes", where a range was entered more than once (once where not).
+ * "grew_bytes", where a range was entered more than once (once where not);
+ * version 6's also with "kept_sites", where it grew.
  */
 static int parse_ranges(const cJSON *rs, struct gmp_baseline_peak *p, uint64_t version, char *err, size_t errn)
 {
-	static const char *const keys[] = { "range", "peak_bytes", "times", "grew_bytes" };
+	static const char *const keys[] = { "range", "peak_bytes", "times", "grew_bytes", "kept_sites" };
 	if (!cJSON_IsArray(rs))
 		return bad(err, errn, "\"range_peaks\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(rs);
 	if (!(p->ranges = calloc(n ? n : 1, sizeof(*p->ranges))))
 		return -ENOMEM;
 	p->growth = version >= 5;
+	p->kept = version >= 6;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, rs) {
 		if (!cJSON_IsObject(e))
 			return bad(err, errn, "every range peak must be an object");
-		int rc = only_keys(e, keys, version >= 5 ? 4 : 2, err, errn);
+		int rc = only_keys(e, keys, version >= 6 ? 5 : version >= 5 ? 4 : 2, err, errn);
 		if (rc)
 			return rc;
 		const cJSON *range = cJSON_GetObjectItemCaseSensitive(e, "range");
@@ -133,6 +145,11 @@ static int parse_ranges(const cJSON *rs, struct gmp_baseline_peak *p, uint64_t v
 		if (!(x->range = strdup(range->valuestring)))
 			return -ENOMEM;
 		p->nranges++;
+		const cJSON *ks = cJSON_GetObjectItemCaseSensitive(e, "kept_sites");
+		if (ks && !x->grew_bytes)
+			return bad(err, errn, "a range peak has \"kept_sites\" only where it grew (\"grew_bytes\" above 0)");
+		if (ks && (rc = parse_sites(ks, "kept_sites", "kept site", &x->kept, &x->nkept, err, errn)))
+			return rc;
 	}
 	if (gmp_baseline__sort_ranges(p, 0))
 		return bad(err, errn, "a range is in a peak's \"range_peaks\" twice");
@@ -156,12 +173,17 @@ int gmp_baseline__sort_ranges(struct gmp_baseline_peak *p, int merge)
 		}
 		if (!merge)
 			return -EINVAL;
-		struct gmp_baseline_range *x = &p->ranges[u - 1];
-		const struct gmp_baseline_range *y = &p->ranges[k];
-		x->peak_bytes = y->peak_bytes > x->peak_bytes ? y->peak_bytes : x->peak_bytes;
-		x->times = y->times > x->times ? y->times : x->times;
-		x->grew_bytes = y->grew_bytes > x->grew_bytes ? y->grew_bytes : x->grew_bytes;
-		free(p->ranges[k].range);
+		struct gmp_baseline_range *x = &p->ranges[u - 1], *y = &p->ranges[k];
+		uint64_t peak = y->peak_bytes > x->peak_bytes ? y->peak_bytes : x->peak_bytes;
+		uint64_t times = y->times > x->times ? y->times : x->times;
+		if (y->grew_bytes > x->grew_bytes) { /* keep the one that grew more, with what it kept */
+			struct gmp_baseline_range t = *x;
+			*x = *y;
+			*y = t;
+		}
+		x->peak_bytes = peak;
+		x->times = times;
+		gmp_baseline__range_release(y);
 	}
 	p->nranges = u;
 	return 0;
@@ -219,7 +241,7 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version
 		const cJSON *ss = cJSON_GetObjectItemCaseSensitive(e, "peak_sites");
 		if (!ss)
 			return bad(err, errn, "a peak needs its \"peak_sites\"");
-		if ((rc = parse_sites(ss, p, err, errn)))
+		if ((rc = parse_sites(ss, "peak_sites", "peak site", &p->sites, &p->nsites, err, errn)))
 			return rc;
 		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(e, "range_peaks");
 		if (rs && (rc = parse_ranges(rs, p, version, err, errn)))
@@ -239,8 +261,8 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 	if (rc)
 		return rc;
 	uint64_t version;
-	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 5)
-		return bad(err, errn, "not a gmprof baseline of version 1 to 5 (\"gmprof_baseline\": 5)");
+	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 6)
+		return bad(err, errn, "not a gmprof baseline of version 1 to 6 (\"gmprof_baseline\": 6)");
 	const cJSON *sites = cJSON_GetObjectItemCaseSensitive(root, "peak_sites");
 	const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(root, "peaks");
 	if (version == 1 && sites)
@@ -259,7 +281,7 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 			return -ENOMEM;
 		b->npeaks = 1;
 		b->peaks[0] = (struct gmp_baseline_peak){ .device = GMP_ANY_DEVICE, .peak_bytes = b->peak_bytes };
-		if (sites && (rc = parse_sites(sites, &b->peaks[0], err, errn)))
+		if (sites && (rc = parse_sites(sites, "peak_sites", "peak site", &b->peaks[0].sites, &b->peaks[0].nsites, err, errn)))
 			return rc;
 	}
 	if (get_u64(root, "leaked_bytes", &b->leaked_bytes))
@@ -402,7 +424,7 @@ void gmp_baseline__release(struct gmp_baseline *b)
 			free(b->peaks[i].sites[k].site);
 		free(b->peaks[i].sites);
 		for (size_t k = 0; k < b->peaks[i].nranges; k++)
-			free(b->peaks[i].ranges[k].range);
+			gmp_baseline__range_release(&b->peaks[i].ranges[k]);
 		free(b->peaks[i].ranges);
 		free(b->peaks[i].input);
 	}
@@ -422,13 +444,33 @@ const char *gmp_baseline__input_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site, uint64_t key)
+/* The bytes of the sites (of n) that are site: by key where they have one, else by name. */
+static uint64_t sites_bytes(const struct gmp_baseline_site *s, size_t n, const char *site, uint64_t key)
 {
 	uint64_t sum = 0;
-	for (size_t i = 0; i < p->nsites; i++)
-		if (p->sites[i].has_key ? p->sites[i].key == key : !strcmp(p->sites[i].site, site))
-			sum += p->sites[i].bytes;
+	for (size_t i = 0; i < n; i++)
+		if (s[i].has_key ? s[i].key == key : !strcmp(s[i].site, site))
+			sum += s[i].bytes;
 	return sum;
+}
+
+uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site, uint64_t key)
+{
+	return sites_bytes(p->sites, p->nsites, site, key);
+}
+
+uint64_t gmp_baseline__kept_bytes(const struct gmp_baseline_range *br, const char *site, uint64_t key)
+{
+	return sites_bytes(br->kept, br->nkept, site, key);
+}
+
+void gmp_baseline__range_release(struct gmp_baseline_range *br)
+{
+	for (size_t i = 0; i < br->nkept; i++)
+		free(br->kept[i].site);
+	free(br->kept);
+	free(br->range);
+	memset(br, 0, sizeof(*br));
 }
 
 uint64_t gmp_baseline__allowed(uint64_t peak, double pct, uint64_t abs)

@@ -9,8 +9,10 @@
  * each range entered more than once, how many times and how many more
  * bytes were live as its last time began than as its first (written only
  * where a range was, so a run whose ranges were each entered once keeps
- * version 4).  Version 2 had one peak, the largest, with its sites;
- * version 1 no sites.
+ * version 4); version 6 also, for such a range that grew, where what its
+ * times kept was allocated (written only where a range grew: a run whose
+ * loops kept nothing keeps version 5).  Version 2 had one peak, the
+ * largest, with its sites; version 1 no sites.
  *
  *   {"gmprof_baseline": 4, "input": "...", "peak_bytes": N, "leaked_bytes": N,
  *    "peaks": [{"input": "app.gmprof", "device": N, "peak_bytes": N,
@@ -18,7 +20,9 @@
  *               "pool_reserved_high_bytes": N (where it had stream-ordered pools),
  *               "peak_sites": [{"site": "file:line", "bytes": N, "key": "16 hex digits"}, ...],
  *               "range_peaks": [{"range": "outer > inner", "peak_bytes": N,
- *                                "times": N, "grew_bytes": N (version 5, where times > 1)}, ...]
+ *                                "times": N, "grew_bytes": N (version 5, where times > 1),
+ *                                "kept_sites": [{"site": ..., "bytes": N, "key": ...}, ...]
+ *                                  (version 6, where grew_bytes > 0: the 8 holding most)}, ...]
  *                 (version 4)}, ...],
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
  *                  "object": "...", "saving_bytes": N}, ...],
@@ -52,12 +56,17 @@ struct gmp_baseline_site {
 	int has_key;
 };
 
-/* An NVTX range's peak on a device (rangemem.h), version 4; its times and growth, version 5. */
+/*
+ * An NVTX range's peak on a device (rangemem.h), version 4; its times and
+ * growth, version 5; where what its times kept was allocated, version 6.
+ */
 struct gmp_baseline_range {
 	char *range;       /* its path, "outer > inner" */
 	uint64_t peak_bytes;
 	uint64_t times;    /* how many times it was entered (1 where version 5 omits it; 0: not recorded) */
 	uint64_t grew_bytes; /* how many more bytes were live as its last time began than as its first */
+	struct gmp_baseline_site *kept; /* what its times kept, by allocation site, the most bytes first */
+	size_t nkept;
 };
 
 /* A peak of the baseline run: of one input's device, or (version 1 or 2) the largest of all. */
@@ -72,6 +81,7 @@ struct gmp_baseline_peak {
 	struct gmp_baseline_range *ranges; /* version 4: the device's NVTX ranges, sorted by path */
 	size_t nranges;
 	int growth;        /* its ranges have their times and growth (version 5, or a run's own) */
+	int kept;          /* and where what they kept was allocated (version 6, or a run's own) */
 };
 
 struct gmp_baseline {
@@ -127,6 +137,10 @@ uint64_t gmp_baseline__allowed(uint64_t peak, double pct, uint64_t abs);
  * "fingerprints": 2), else by name; 0 when none.
  */
 uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site, uint64_t key);
+/* The same of what range br's times kept (version 6). */
+uint64_t gmp_baseline__kept_bytes(const struct gmp_baseline_range *br, const char *site, uint64_t key);
+/* Frees a range's path and kept sites. */
+void gmp_baseline__range_release(struct gmp_baseline_range *br);
 
 /*
  * A peak of a checked run against the baseline's: one per device the run

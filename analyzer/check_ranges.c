@@ -239,9 +239,27 @@ int gmp_range__growth_compared(const struct gmp_rmem_dev *x, const struct gmp_ba
 	return x->times > 1 || br->times > 1; /* entered once in both: nothing kept from one time to the next */
 }
 
+/*
+ * Where the baseline knows what its times kept (version 6): what they kept
+ * from each of the run's (up to three) sites, "none from train.cu:42".
+ */
+static void kept_in_baseline(FILE *fp, struct gmp_sites *sites, const struct gmp_rmem_kept *kp,
+			     const struct gmp_baseline_range *br)
+{
+	fprintf(fp, "\n    the baseline's times kept:");
+	for (size_t i = 0; i < kp->nsites && i < 3; i++) {
+		const struct gmp_rmem_kept_site *k = &kp->sites[i];
+		uint64_t was = gmp_baseline__kept_bytes(br, k->site, k->named ? 0 : gmp_sites__event_key(sites, k->alloc_ev));
+		char b[32], one[1024];
+		fprintf(fp, "%s %s from %s", i ? "," : "", was ? gmp_human_bytes(was, b, sizeof(b)) : "none",
+			gmp_oneline(k->site, one, sizeof(one)));
+	}
+}
+
 /* Node k (path) of the run on device index d against its baseline br: did its times keep more than br allows? */
 static void range_kept(const struct gmp_result *r, const struct gmp_rmem *m, uint32_t k, size_t d,
-		       const struct gmp_baseline_range *br, const char *path, double pct, uint64_t abs, struct grown *gr)
+		       const struct gmp_baseline_range *br, int base_kept, const char *path, double pct, uint64_t abs,
+		       struct grown *gr)
 {
 	const struct gmp_rmem_dev *x = gmp_rmem__at(m, k, d);
 	uint32_t device = r->devices[d].device;
@@ -262,8 +280,11 @@ static void range_kept(const struct gmp_result *r, const struct gmp_rmem *m, uin
 	char text[1024];
 	if (gmp_rmem__kept_sites(gr->sites, r, m, k, d, &kp))
 		fprintf(gr->glines, "\n    (out of memory finding what its times kept)");
-	else if (kp.objects)
+	else if (kp.objects) {
 		fprintf(gr->glines, "\n    %s", gmp_rmem_kept__text(&kp, 3, text, sizeof(text)));
+		if (base_kept)
+			kept_in_baseline(gr->glines, gr->sites, &kp, br);
+	}
 	gmp_rmem_kept__release(&kp);
 }
 
@@ -286,7 +307,7 @@ static void range_growth(const struct gmp_result *r, const struct gmp_rmem *m, s
 		seen++;
 		gr->compared++;
 		if (bp->growth)
-			range_kept(r, m, m->tree[i], d, br, path, pct, abs, gr);
+			range_kept(r, m, m->tree[i], d, br, bp->kept, path, pct, abs, gr);
 		uint64_t allowed = gmp_baseline__allowed(br->peak_bytes, pct, abs);
 		if (x->peak <= allowed)
 			continue;

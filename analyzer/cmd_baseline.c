@@ -100,9 +100,37 @@ static int one_peak(struct bl *b, struct gmp_session *s, const char *input, size
 	return err;
 }
 
-/* Device index d's NVTX ranges in m, with their peaks, times and growth, into p. */
-static int bl_ranges(struct gmp_baseline_peak *p, const struct gmp_rmem *m, const struct gmp_result *r, size_t d)
+#define BL_KEPT_SITES 8 /* of what a range's times kept, the sites holding most */
+
+/* What range node's times kept on device index d, by allocation site (those that name a place), into y. */
+static int bl_kept(struct gmp_baseline_range *y, struct gmp_session *s, const struct gmp_rmem *m, uint32_t node,
+		   size_t d)
 {
+	struct gmp_rmem_kept kp;
+	int err = gmp_rmem__kept_sites(&s->sites, s->r, m, node, d, &kp);
+	if (!err && kp.nsites && !(y->kept = calloc(kp.nsites, sizeof(*y->kept))))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < kp.nsites && y->nkept < BL_KEPT_SITES; i++) {
+		const struct gmp_rmem_kept_site *k = &kp.sites[i];
+		if (gmp_site__is_local(k->site))
+			continue;
+		struct gmp_baseline_site *x = &y->kept[y->nkept];
+		*x = (struct gmp_baseline_site){ .site = strdup(k->site), .bytes = k->bytes, .has_key = !k->named };
+		if (!x->site)
+			err = -ENOMEM;
+		else
+			y->nkept++;
+		if (x->has_key) /* a label's objects are matched by the label */
+			x->key = gmp_sites__event_key(&s->sites, k->alloc_ev);
+	}
+	gmp_rmem_kept__release(&kp);
+	return err;
+}
+
+/* Device index d's NVTX ranges in m, with their peaks, times, growth and what they kept, into p. */
+static int bl_ranges(struct gmp_baseline_peak *p, struct gmp_session *s, const struct gmp_rmem *m, size_t d)
+{
+	const struct gmp_result *r = s->r;
 	if (!m->ntree)
 		return 0;
 	if (!(p->ranges = calloc(m->ntree, sizeof(*p->ranges))))
@@ -118,8 +146,11 @@ static int bl_ranges(struct gmp_baseline_peak *p, const struct gmp_rmem *m, cons
 		y->peak_bytes = x->peak;
 		y->times = x->times > 1 ? x->times : 1;
 		y->grew_bytes = gmp_rmem__growth(x);
+		int err = y->grew_bytes ? bl_kept(y, s, m, m->tree[i], d) : 0;
+		if (err)
+			return err;
 	}
-	p->growth = 1;
+	p->growth = p->kept = 1;
 	return gmp_baseline__sort_ranges(p, 1);
 }
 
@@ -133,7 +164,7 @@ static int bl_peaks(struct bl *b, struct gmp_session *s, const char *input)
 		if (GMP_GROW(b->peaks, b->peaks_cap, b->npeaks + 1))
 			err = -ENOMEM;
 		else if (!(err = one_peak(b, s, input, d)))
-			err = bl_ranges(&b->peaks[b->npeaks - 1], &m, r, d);
+			err = bl_ranges(&b->peaks[b->npeaks - 1], s, &m, d);
 	gmp_rmem__release(&m);
 	return err;
 }
@@ -227,17 +258,36 @@ int gmp_baseline__of_session(struct gmp_session *s, struct gmp_baseline *out)
 	return err;
 }
 
+/* key: [{"site", "bytes", "key" (where it has one)}] */
+static void sites_json(struct gmp_jw *jw, const char *key, const struct gmp_baseline_site *s, size_t n)
+{
+	gmp_jw__key(jw, key);
+	gmp_jw__arr(jw);
+	for (size_t i = 0; i < n; i++) {
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "site", s[i].site);
+		gmp_jw__ku64(jw, "bytes", s[i].bytes);
+		if (s[i].has_key) {
+			char hex[17];
+			snprintf(hex, sizeof(hex), "%016" PRIx64, s[i].key);
+			gmp_jw__kstr(jw, "key", hex);
+		}
+		gmp_jw__obj_end(jw);
+	}
+	gmp_jw__arr_end(jw);
+}
+
 static int write_baseline(FILE *fp, void *ctx)
 {
 	const struct bl *b = ctx;
 	struct gmp_jw jw;
 	gmp_jw__init(&jw, fp, 1);
 	gmp_jw__obj(&jw);
-	int ranges = 0, loops = 0; /* version 4 (5) only where it says more than version 3 (4) */
+	int ranges = 0, loops = 0, kept = 0; /* version 4 (5, 6) only where it says more than version 3 (4, 5) */
 	for (size_t k = 0; k < b->npeaks; k++)
 		for (size_t i = 0; i < b->peaks[k].nranges; i++)
-			ranges = 1, loops |= b->peaks[k].ranges[i].times > 1;
-	gmp_jw__ku64(&jw, "gmprof_baseline", loops ? 5 : ranges ? 4 : 3);
+			ranges = 1, loops |= b->peaks[k].ranges[i].times > 1, kept |= b->peaks[k].ranges[i].nkept > 0;
+	gmp_jw__ku64(&jw, "gmprof_baseline", kept ? 6 : loops ? 5 : ranges ? 4 : 3);
 	gmp_jw__kstr(&jw, "input", b->inputs);
 	gmp_jw__ku64(&jw, "peak_bytes", b->peak);
 	gmp_jw__ku64(&jw, "leaked_bytes", b->leaked);
@@ -253,18 +303,7 @@ static int write_baseline(FILE *fp, void *ctx)
 			gmp_jw__ku64(&jw, "inuse_peak_bytes", p->inuse_peak_bytes);
 		if (p->pool_reserved_high)
 			gmp_jw__ku64(&jw, "pool_reserved_high_bytes", p->pool_reserved_high);
-		gmp_jw__key(&jw, "peak_sites");
-		gmp_jw__arr(&jw);
-		for (size_t i = 0; i < p->nsites; i++) {
-			gmp_jw__obj(&jw);
-			gmp_jw__kstr(&jw, "site", p->sites[i].site);
-			gmp_jw__ku64(&jw, "bytes", p->sites[i].bytes);
-			char hex[17];
-			snprintf(hex, sizeof(hex), "%016" PRIx64, p->sites[i].key);
-			gmp_jw__kstr(&jw, "key", hex);
-			gmp_jw__obj_end(&jw);
-		}
-		gmp_jw__arr_end(&jw);
+		sites_json(&jw, "peak_sites", p->sites, p->nsites);
 		if (p->nranges) {
 			gmp_jw__key(&jw, "range_peaks");
 			gmp_jw__arr(&jw);
@@ -276,6 +315,8 @@ static int write_baseline(FILE *fp, void *ctx)
 					gmp_jw__ku64(&jw, "times", p->ranges[i].times);
 					gmp_jw__ku64(&jw, "grew_bytes", p->ranges[i].grew_bytes);
 				}
+				if (p->ranges[i].nkept)
+					sites_json(&jw, "kept_sites", p->ranges[i].kept, p->ranges[i].nkept);
 				gmp_jw__obj_end(&jw);
 			}
 			gmp_jw__arr_end(&jw);

@@ -118,7 +118,9 @@ EOF
 	"$GMPROF" baseline -o "$D/baseline.1.json" tests/data/gpu/simple_multi_copy.gmprof tests/scripts/oom.jsonl &&
 	"$GMPROF" baseline -o "$D/baseline.2.json" tests/scripts/pool_regions.jsonl &&
 	"$GMPROF" baseline -o "$D/baseline.3.json" tests/scripts/pool_cache.jsonl &&
-	"$GMPROF" baseline -o "$D/baseline.4.json" tests/scripts/nvtx_loop.jsonl || notok "baseline"
+	"$GMPROF" baseline -o "$D/baseline.4.json" tests/scripts/nvtx_loop.jsonl &&
+	kept_at tests/scripts/nvtx_loop.jsonl "$TMPDIR/loop_at.jsonl" && "$GMPROF" baseline -o "$D/baseline.5.json" "$TMPDIR/loop_at.jsonl" ||
+	notok "baseline"
 
 for kind in findings diff baseline; do
 	case $kind in

@@ -104,11 +104,13 @@ expect_exit 1 "check --baseline RUN" -- "$GMPROF" check --baseline "$S" "$TMPDIR
 grep -q '^FAIL baseline:range_peak: 3 of 5 NVTX ranges grew past the baseline$' "$TMPDIR/out" && ok "  ... the run's ranges are the baseline's" ||
 	notok "  ... $(grep range_peak "$TMPDIR/out")"
 # Against a baseline, what a loop's times kept (baseline:range_growth): version 5 keeps each
-# range entered more than once with its times and growth.  fixed.jsonl is the loop with each
-# step's buffer freed inside it (nvtx_loop_fixed.jsonl): its steps keep nothing.
-"$GMPROF" baseline -o "$TMPDIR/bl.json" "$TMPDIR/loop.jsonl" && grep -q '"gmprof_baseline": 5,' "$TMPDIR/bl.json" &&
-	tr -d ' \n' <"$TMPDIR/bl.json" | grep -q '"range_peaks":\[{"range":"step","peak_bytes":13312,"times":3,"grew_bytes":8192}\]' &&
-	ok "baseline of a loop: version 5, the range's times and growth" || notok "baseline of a loop: $(cat "$TMPDIR/bl.json")"
+# range entered more than once with its times and growth, version 6 also where what a range
+# that grew kept was allocated.  fixed.jsonl is the loop with each step's buffer freed inside
+# it (nvtx_loop_fixed.jsonl): its steps keep nothing.
+"$GMPROF" baseline -o "$TMPDIR/bl.json" "$TMPDIR/loop.jsonl" && grep -q '"gmprof_baseline": 6,' "$TMPDIR/bl.json" &&
+	tr -d ' \n' <"$TMPDIR/bl.json" | grep -q '"range_peaks":\[{"range":"step","peak_bytes":13312,"times":3,"grew_bytes":8192,"kept_sites":\[{"site":"kept1","bytes":4096},{"site":"kept2","bytes":4096}\]}\]' &&
+	ok "baseline of a loop: version 6, the range's times, growth and what it kept (by label: no source line)" ||
+	notok "baseline of a loop: $(cat "$TMPDIR/bl.json")"
 grep -q '"times"' "$TMPDIR/b.json" && notok "  ... ranges entered once: no times" || ok "  ... ranges entered once: no times (version 4)"
 cp tests/scripts/nvtx_loop_fixed.jsonl "$TMPDIR/fixed.jsonl"
 "$GMPROF" baseline -o "$TMPDIR/bf.json" "$TMPDIR/fixed.jsonl" &&
@@ -152,6 +154,42 @@ expect_exit 0 "  ... within the tolerance, no result" -- "$GMPROF" check --basel
 	--sarif "$TMPDIR/kt.sarif" "$TMPDIR/loop_at.jsonl"
 grep -q '"ruleId": "range_growth"' "$TMPDIR/kt.sarif" && notok "  ... a result: $(grep -c range_growth "$TMPDIR/kt.sarif")" ||
 	ok "  ... none"
+# Version 6: where the baseline's times kept what they kept, the failure says what they kept from
+# each of the run's sites: the one site new since the baseline is told from the one it had.  The
+# worse loop keeps its first step's 1 KiB buffer too (allocated at model.cu:7).
+kept_at "$TMPDIR/loop.jsonl" "$TMPDIR/loop_at.jsonl"
+"$GMPROF" baseline -o "$TMPDIR/bk.json" "$TMPDIR/loop_at.jsonl" &&
+	tr -d ' \n' <"$TMPDIR/bk.json" | grep -q '"kept_sites":\[{"site":"train.cu:42","bytes":8192,"key":"[0-9a-f]\{16\}"}\]' &&
+	ok "baseline of a loop with sites: kept sites with their keys" || notok "  ... $(cat "$TMPDIR/bk.json")"
+awk '/"label":"tmp1"/ { sub(/"label":"tmp1"/, "\"label\":\"tmp1\",\"at\":\"model.cu:7\"") }
+	/"op":"free","addr":73728/ { held = $0; next } { print } END { print held }' "$TMPDIR/loop_at.jsonl" >"$TMPDIR/worse.jsonl"
+expect_exit 1 "check a loop that keeps more, at a new site, against a version 6 baseline" -- \
+	"$GMPROF" check --baseline "$TMPDIR/bk.json" "$TMPDIR/worse.jsonl"
+printf '%s\n' "  step on device 0: began the last of its 3 times with 9.0 KiB more live than the first; the baseline's, 8.0 KiB over 3 times (allowed up to 8.0 KiB)" \
+	"    live as its last time began, allocated since its first: 9.0 KiB in 3 objects, from train.cu:42 (8.0 KiB in 2), model.cu:7 (1.0 KiB in 1)" \
+	"    the baseline's times kept: 8.0 KiB from train.cu:42, none from model.cu:7" >"$TMPDIR/kk.want"
+grep -A3 '^FAIL baseline:range_growth' "$TMPDIR/out" | tail -n 3 | diff -u "$TMPDIR/kk.want" - >"$TMPDIR/diff" &&
+	ok "  ... what the baseline's times kept from each site: the new one said" || { notok "  ... kept"; cat "$TMPDIR/diff"; }
+expect_exit 1 "  ... a run as the baseline knows the same" -- "$GMPROF" check --baseline "$TMPDIR/loop_at.jsonl" "$TMPDIR/worse.jsonl"
+grep -qx "    the baseline's times kept: 8.0 KiB from train.cu:42, none from model.cu:7" "$TMPDIR/out" && ok "  ... said" ||
+	notok "  ... $(grep -A3 '^FAIL baseline:range_growth' "$TMPDIR/out")"
+tr -d '\n' <"$TMPDIR/bk.json" | sed 's/"gmprof_baseline": 6/"gmprof_baseline": 5/; s/,[ ]*"kept_sites": \[[^]]*\]//' >"$TMPDIR/bk5.json"
+expect_exit 1 "  ... a version 5 baseline, which lacks them, does not" -- "$GMPROF" check --baseline "$TMPDIR/bk5.json" "$TMPDIR/worse.jsonl"
+grep -q "^FAIL baseline:range_growth" "$TMPDIR/out" && ! grep -q "the baseline's times kept" "$TMPDIR/out" && ok "  ... the growth alone" ||
+	notok "  ... $(grep -A3 '^FAIL baseline:range_growth' "$TMPDIR/out")"
+# Read strictly: kept sites only in version 6, only where the range grew, each a site.
+sed 's/"gmprof_baseline": 6/"gmprof_baseline": 5/' "$TMPDIR/bk.json" >"$TMPDIR/k5.json"
+expect_exit 2 "a version 5 baseline with kept sites" -- "$GMPROF" check --baseline "$TMPDIR/k5.json" "$TMPDIR/loop.jsonl"
+expect_stderr_line "bad baseline '.*k5.json': unknown key 'kept_sites'" "  ... one sentence"
+sed 's/"grew_bytes": 8192/"grew_bytes": 0/' "$TMPDIR/bk.json" >"$TMPDIR/k0.json"
+expect_exit 2 "kept sites of a range that did not grow" -- "$GMPROF" check --baseline "$TMPDIR/k0.json" "$TMPDIR/loop.jsonl"
+expect_stderr_line "a range peak has \"kept_sites\" only where it grew (\"grew_bytes\" above 0)" "  ... one sentence"
+tr -d '\n' <"$TMPDIR/bk.json" | sed 's/"kept_sites": \[[^]]*\]/"kept_sites": [1]/' >"$TMPDIR/kx.json"
+expect_exit 2 "a kept site that is no object" -- "$GMPROF" check --baseline "$TMPDIR/kx.json" "$TMPDIR/loop.jsonl"
+expect_stderr_line "every kept site must be an object" "  ... one sentence"
+tr -d '\n' <"$TMPDIR/bk.json" | sed 's/"key": "[0-9a-f]*"/"key": "xyz"/2' >"$TMPDIR/kh.json"
+expect_exit 2 "a kept site with a bad key" -- "$GMPROF" check --baseline "$TMPDIR/kh.json" "$TMPDIR/loop.jsonl"
+expect_stderr_line "a kept site's \"key\" must be 16 lower-case hex digits" "  ... one sentence"
 # A loop entered once in the baseline (version 5 omits its times; its peaks made the loop's) and three
 # times in the run: held to no growth.
 tr -d '\n' <"$TMPDIR/bf.json" | sed 's/,[ ]*"times": 3,[ ]*"grew_bytes": 0//; s/": 5120/": 13312/g' >"$TMPDIR/b1.json"
@@ -164,7 +202,7 @@ sed 's/"gmprof_baseline": 5/"gmprof_baseline": 4/' "$TMPDIR/b1.json" >"$TMPDIR/b
 expect_exit 0 "check the loop against a version 4 baseline" -- "$GMPROF" check --baseline "$TMPDIR/b4.json" "$TMPDIR/loop.jsonl"
 grep -q range_growth "$TMPDIR/out" && notok "  ... compared growth: $(grep range_growth "$TMPDIR/out")" || ok "  ... no growth compared"
 # Read strictly: times only in version 5, 2 or more, and with grew_bytes.
-sed 's/"gmprof_baseline": 5/"gmprof_baseline": 4/' "$TMPDIR/bl.json" >"$TMPDIR/v4t.json"
+sed 's/"gmprof_baseline": 6/"gmprof_baseline": 4/' "$TMPDIR/bl.json" >"$TMPDIR/v4t.json"
 expect_exit 2 "a version 4 baseline with times" -- "$GMPROF" check --baseline "$TMPDIR/v4t.json" "$TMPDIR/loop.jsonl"
 expect_stderr_line "bad baseline '.*v4t.json': unknown key 'times'" "  ... one sentence"
 sed 's/"times": 3/"times": 1/' "$TMPDIR/bl.json" >"$TMPDIR/t1.json"
