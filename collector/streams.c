@@ -59,13 +59,6 @@ void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok)
 }
 
 /*
- * A stream's name, as the program gives it through NVTX: the runtime's
- * nvtxNameCudaStream and the driver's nvtxNameCuStream take the same
- * handle.  Perfetto names the stream's track by it.  (A default stream
- * named before the program's first CUDA call is named in the profile
- * too: NVTX loading the collector as its tool starts it.)
- */
-/*
  * Lock held, the profile open: the stream of handle (NULL, CU_STREAM_LEGACY:
  * the legacy default stream; CU_STREAM_PER_THREAD: the calling thread's)
  * named name, as META stream.N.name.  0 where the handle is no stream the
@@ -88,12 +81,19 @@ static int record_name(uint64_t handle, const char *name)
 	return 1;
 }
 
+/*
+ * A stream's name, as the program gives it through NVTX: the runtime's
+ * nvtxNameCudaStream and the driver's nvtxNameCuStream take the same
+ * handle.  Perfetto and the reports name the stream by it.  (A default
+ * stream named before the program's first CUDA call is named in the
+ * profile too: NVTX loading the collector as its tool starts it.)
+ */
 static void name_stream(const void *stream, const char *name)
 {
 	static int warned;
 	int seen = 1;
 	pthread_mutex_lock(&gmp_col.lock);
-	if (gmp_col.w && !gmp_col.closed)
+	if (gmp_col.active && !gmp_col.closed)
 		seen = record_name((uint64_t)(uintptr_t)stream, name);
 	pthread_mutex_unlock(&gmp_col.lock);
 	if (!seen && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))

@@ -427,7 +427,7 @@ const char *gmp_trace__meta(const struct gmp_trace *t, const char *key)
 
 const char *gmp_trace__stream_name(const struct gmp_trace *t, uint32_t stream)
 {
-	if (!t->stream_names) /* the common case, and a label's every stream: no search */
+	if (!t->stream_names) /* none named (the common case): no search for each call a report names */
 		return NULL;
 	char key[40];
 	snprintf(key, sizeof(key), "stream.%" PRIu32 ".name", stream);
