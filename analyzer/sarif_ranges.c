@@ -30,10 +30,11 @@ struct rr {
  * Range node k on device index d grew past allowed (why says by what): a
  * range_growth result at each of the (up to three) allocation sites, with
  * a file and line, of what its times kept; once a range and device, for
- * whichever check failed it first.
+ * whichever check failed it first.  base: the baseline's range, where it
+ * knows what its times kept by site (version 6), else NULL.
  */
 static void kept_results(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr *rr, uint32_t k, size_t d,
-			 uint64_t allowed, const char *why)
+			 uint64_t allowed, const char *why, const struct gmp_baseline_range *base)
 {
 	const struct gmp_result *r = sf->s->r;
 	const struct gmp_rmem *m = &rr->m;
@@ -41,7 +42,7 @@ static void kept_results(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr *rr,
 		return;
 	const struct gmp_rmem_dev *x = gmp_rmem__at(m, k, d);
 	struct gmp_rmem_kept kp;
-	char path[1024], one[1024], a[32], c[32], msg[1400], hex[32];
+	char path[1024], one[1024], a[32], c[32], msg[1400], hex[32], was[80] = "";
 	if (gmp_rmem__kept_sites(&sf->s->sites, r, m, k, d, &kp)) {
 		gmp_rmem_kept__release(&kp);
 		jw->err = -ENOMEM;
@@ -52,15 +53,19 @@ static void kept_results(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr *rr,
 		struct gmp_sarif_loc l;
 		if (kp.sites[i].named || gmp_sarif__split_site(kp.sites[i].site, &l))
 			continue; /* no file and line to point at: the check's line names it */
+		uint64_t key = gmp_sites__event_key(&sf->s->sites, kp.sites[i].alloc_ev);
+		uint64_t before = base ? gmp_baseline__kept_bytes(base, kp.sites[i].site, key) : 0;
+		if (base) /* a leak new since the baseline, told from one it had */
+			snprintf(was, sizeof(was), " The baseline's times kept %s from here.",
+				 before ? gmp_human_bytes(before, c, sizeof(c)) : "none");
 		snprintf(msg, sizeof(msg), "NVTX range '%s' on device %u began the last of its %llu times with %s more GPU "
 			 "memory live than the first, %s; objects allocated here since its first time began hold %s of "
-			 "what was live as its last began.", name, r->devices[d].device, (unsigned long long)x->times,
+			 "what was live as its last began.%s", name, r->devices[d].device, (unsigned long long)x->times,
 			 gmp_human_bytes(gmp_rmem__growth(x), a, sizeof(a)), why,
-			 gmp_human_bytes(kp.sites[i].bytes, c, sizeof(c)));
+			 gmp_human_bytes(kp.sites[i].bytes, c, sizeof(c)), was);
 		gmp_sarif__result_head(sf, jw, "range_growth", GMP_SARIF_RULE_GROWTH, msg, &l);
 		snprintf(hex, sizeof(hex), "%016" PRIx64,
-			 gmp_sites__site_fingerprint("range_growth", gmp_sites__event_key(&sf->s->sites, kp.sites[i].alloc_ev) ^
-									     gmp_sites__label_fingerprint(path)));
+			 gmp_sites__site_fingerprint("range_growth", key ^ gmp_sites__label_fingerprint(path)));
 		gmp_jw__key(jw, "partialFingerprints");
 		gmp_jw__obj(jw);
 		gmp_jw__kstr(jw, "gmprofRangeGrowth/v1", hex);
@@ -74,6 +79,8 @@ static void kept_results(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr *rr,
 		gmp_jw__ku64(jw, "allowed_bytes", allowed);
 		gmp_jw__ku64(jw, "kept_bytes", kp.sites[i].bytes);
 		gmp_jw__ku64(jw, "kept_objects", kp.sites[i].objects);
+		if (base)
+			gmp_jw__ku64(jw, "baseline_kept_bytes", before);
 		if (sf->name_inputs)
 			gmp_jw__kstr(jw, "input", sf->s->name);
 		gmp_jw__obj_end(jw);
@@ -83,7 +90,7 @@ static void kept_results(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr *rr,
 	gmp_rmem_kept__release(&kp);
 }
 
-/* Each range of a compared device whose growth is past what the baseline (version 5) allows. */
+/* Each range of a compared device whose growth is past what the baseline (version 5 or 6) allows. */
 static void baseline_growth(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr *rr)
 {
 	const struct gmp_rmem *m = &rr->m;
@@ -104,7 +111,7 @@ static void baseline_growth(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr *
 				continue;
 			snprintf(why, sizeof(why), "past the baseline's %s and the tolerance (baseline:range_growth)",
 				 gmp_human_bytes(br->grew_bytes, a, sizeof(a)));
-			kept_results(sf, jw, rr, m->tree[j], d, allowed, why);
+			kept_results(sf, jw, rr, m->tree[j], d, allowed, why, bp->kept ? br : NULL);
 		}
 	}
 }
@@ -122,7 +129,7 @@ static void range_over_budget(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr
 		if (sf->range[o->rule].growth) { /* at the sites of what its times kept */
 			snprintf(why, sizeof(why), "over its growth budget of %s (--max-range-growth '%s')",
 				 gmp_human_bytes(o->budget, b, sizeof(b)), sf->range[o->rule].glob);
-			kept_results(sf, jw, rr, o->node, o->d, o->budget, why);
+			kept_results(sf, jw, rr, o->node, o->d, o->budget, why, NULL);
 			continue;
 		}
 		const char *site = gmp_sites__event(&sf->s->sites, o->peak_ev, NULL);

@@ -170,6 +170,12 @@ printf '%s\n' "  step on device 0: began the last of its 3 times with 9.0 KiB mo
 	"    the baseline's times kept: 8.0 KiB from train.cu:42, none from model.cu:7" >"$TMPDIR/kk.want"
 grep -A3 '^FAIL baseline:range_growth' "$TMPDIR/out" | tail -n 3 | diff -u "$TMPDIR/kk.want" - >"$TMPDIR/diff" &&
 	ok "  ... what the baseline's times kept from each site: the new one said" || { notok "  ... kept"; cat "$TMPDIR/diff"; }
+expect_exit 1 "  ... SARIF" -- "$GMPROF" check --baseline "$TMPDIR/bk.json" --sarif "$TMPDIR/kk.sarif" "$TMPDIR/worse.jsonl"
+"$B/tools/sarif_check" "$TMPDIR/kk.sarif" >/dev/null && [ "$(grep -c '"ruleId": "range_growth"' "$TMPDIR/kk.sarif")" -eq 2 ] &&
+	tr -d '\n' <"$TMPDIR/kk.sarif" | grep -q "The baseline's times kept none from here.*\"uri\": \"model.cu\".*\"baseline_kept_bytes\": 0" &&
+	tr -d '\n' <"$TMPDIR/kk.sarif" | grep -q "The baseline's times kept 8.0 KiB from here.*\"uri\": \"train.cu\".*\"baseline_kept_bytes\": 8192" &&
+	ok "  ... a result at each site, saying what the baseline's times kept there" ||
+	notok "  ... $(grep -A30 '"ruleId": "range_growth"' "$TMPDIR/kk.sarif")"
 expect_exit 1 "  ... a run as the baseline knows the same" -- "$GMPROF" check --baseline "$TMPDIR/loop_at.jsonl" "$TMPDIR/worse.jsonl"
 grep -qx "    the baseline's times kept: 8.0 KiB from train.cu:42, none from model.cu:7" "$TMPDIR/out" && ok "  ... said" ||
 	notok "  ... $(grep -A3 '^FAIL baseline:range_growth' "$TMPDIR/out")"
