@@ -93,7 +93,7 @@ static void name_stream(const void *stream, const char *name)
 	static int warned;
 	int seen = 1;
 	pthread_mutex_lock(&gmp_col.lock);
-	if (gmp_col.active && !gmp_col.closed)
+	if (gmp_col.active && !gmp_col.closed && !gmp_col.write_failed) /* after a failure, streams go unrecorded */
 		seen = record_name((uint64_t)(uintptr_t)stream, name);
 	pthread_mutex_unlock(&gmp_col.lock);
 	if (!seen && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))

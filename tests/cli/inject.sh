@@ -99,6 +99,17 @@ sweep "NVTX ranges: diff, text, JSON and Markdown" 3 900 "$R/gmprof" -- sh -c '"
 	"$1" diff --format json nvtx.jsonl grads.jsonl && "$1" diff --format markdown nvtx.jsonl grads.jsonl' sh "$G"
 sweep "NVTX ranges: html, Markdown report" 3 600 "$R/gmprof" -- sh -c '"$1" html -o - nvtx.jsonl && "$1" report --format markdown nvtx.jsonl' sh "$G"
 cd "$OLDPWD" || exit 1
+# A loop that keeps memory: what its times kept, in a baseline (version 6) and a check against it.
+kept_at tests/scripts/nvtx_loop.jsonl "$TMPDIR/loop.jsonl"
+awk '/"label":"tmp1"/ { sub(/"label":"tmp1"/, "\"label\":\"tmp1\",\"at\":\"model.cu:7\"") }
+	/"op":"free","addr":73728/ { held = $0; next } { print } END { print held }' "$TMPDIR/loop.jsonl" >"$TMPDIR/worse.jsonl"
+"$G" baseline -o "$TMPDIR/v6.base.json" "$TMPDIR/loop.jsonl" 2>/dev/null
+cd "$TMPDIR" || exit 1
+sweep "a loop's kept sites: baseline" 2 400 "$R/gmprof" -- "$G" baseline -o - loop.jsonl
+sweep "a loop's kept sites: check against version 6, SARIF" 2 600 "$R/gmprof" -- "$G" check --baseline v6.base.json \
+	--sarif k.sarif --force worse.jsonl
+sweep "a loop's kept sites: check against a run" 2 600 "$R/gmprof" -- "$G" check --baseline loop.jsonl worse.jsonl
+cd "$OLDPWD" || exit 1
 # Memory over time (host times): every allocation of the report in each format, in turn.
 cp tests/scripts/figure2_timed.jsonl "$TMPDIR/timed.jsonl"
 sed 's/"size":1048576,"label":"B"/"size":524288,"label":"B"/' tests/scripts/figure2_timed.jsonl >"$TMPDIR/half.jsonl"
@@ -151,5 +162,8 @@ collector_sweep "collector" "$S" 300
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	export NVTX_INJECTION64_PATH=$GMPROF_COLLECTOR
 	collector_sweep "collector with NVTX regions" tests/scripts/pool_regions.jsonl 150
+	# NVTX marks and streams named through NVTX (records of their own, META).
+	awk 'NR % 4 == 0 { print "{\"op\":\"mark\",\"name\":\"m" NR "\"}" } { print }' "$S" >"$TMPDIR/marks.jsonl"
+	GMP_DOUBLE_NVTX_STREAM_NAMES=1 collector_sweep "collector with NVTX marks and named streams" "$TMPDIR/marks.jsonl" 150
 fi
 finish

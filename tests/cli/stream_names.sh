@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
 # Streams named through NVTX (nvtxNameCudaStreamA/W, nvtxNameCuStreamA/W):
 # the collector records each name as META stream.N.name for the stream's
-# number, and the Perfetto trace names the stream's track by it.  The test
-# double names each stream a script's thread makes "nvtx-stream-K" (K the
-# stream's number in the double: 100 per thread), the legacy default
-# stream "nvtx-legacy" or, built per-thread, each thread's default stream
-# "nvtx-default-BASE", by the four calls in turn, and a handle that is no
-# stream, which the collector says it did not record; or, before the program's
-# first CUDA call, the default streams (GMP_DOUBLE_NVTX_STREAM_NAMES=early).
+# number; the Perfetto trace names the stream's track by it, and the reports
+# each call's stream.  The test double names each stream a script's thread
+# makes "nvtx-stream-K" (K the stream's number in the double: 100 per
+# thread), the legacy default stream "nvtx-legacy" or, built per-thread,
+# each thread's default stream "nvtx-default-BASE", by the four calls in
+# turn, and (GMP_DOUBLE_NVTX_STREAM_NAMES=bogus) a handle that is no stream,
+# which the collector says it did not record; or (=early), before the
+# program's first CUDA call, the default streams.
 . tests/cli/lib.sh
 B=$(cd "$(dirname "$GMPROF")" && pwd)
 FAKE=$B/double/fake_app
@@ -22,7 +23,7 @@ names() { # PROFILE: its streams' names as "N=NAME", sorted, on one line
 }
 
 rm -f "$TMPDIR/a.gmprof"
-expect_exit 0 "streams named through NVTX" -- env GMP_DOUBLE_NVTX_STREAM_NAMES=1 GMPROF_OUTPUT="$TMPDIR/a.gmprof" "$FAKE" "$S"
+expect_exit 0 "streams named through NVTX" -- env GMP_DOUBLE_NVTX_STREAM_NAMES=bogus GMPROF_OUTPUT="$TMPDIR/a.gmprof" "$FAKE" "$S"
 [ "$(names "$TMPDIR/a.gmprof")" = "0=nvtx-legacy 1=nvtx-stream-1 2=nvtx-stream-2 " ] &&
 	ok "  ... each name under its stream's number, the legacy default stream's under 0" ||
 	notok "  ... names: $(names "$TMPDIR/a.gmprof")"

@@ -51,7 +51,8 @@ int double_nvtx_mark(const struct gmp_trace *t, const struct gmp_mark *m, size_t
  */
 void double_nvtx_name_thread(unsigned k, int after);
 /*
- * GMP_DOUBLE_NVTX_STREAM_NAMES=1: stream n (handle) named "nvtx-stream-n",
+ * GMP_DOUBLE_NVTX_STREAM_NAMES=1 (or bogus, which also names a handle that
+ * is no stream, once): stream n (handle) named "nvtx-stream-n",
  * the legacy default stream (NULL) "nvtx-legacy", the calling thread's
  * default stream (CU_STREAM_PER_THREAD) "nvtx-default-n", with
  * nvtxNameCudaStreamA, nvtxNameCuStreamA, nvtxNameCudaStreamW and
