@@ -11,11 +11,7 @@
  * fix shortens lifetimes but cannot lower the peak: the native peak of
  * both versions is the same, and the results file says so.
  * About 0.6 s natively on an H100 (2026-11-23), most of it CUDA starting.
- * The two streams are named through NVTX, as a program profiled with Nsight
- * Systems names them: gmprof's reports and trace name them so too.
  */
-#include <nvtx3/nvToolsExtCudaRt.h>
-
 #include "bench.h"
 
 __global__ void inc_kernel(int *out, const int *in, size_t n, int reps, int scale)
@@ -52,7 +48,6 @@ int main(int argc, char **argv)
 		}
 #endif
 		CHECK(cudaStreamCreate(&stream[i]));
-		nvtxNameCudaStreamA(stream[i], i ? "pipeline 1" : "pipeline 0");
 		CHECK(cudaEventCreate(&done[i]));
 		CHECK(cudaEventRecord(done[i], stream[i]));
 	}

@@ -305,6 +305,46 @@ static void version5_times(void **state)
 	free(q.ranges[0].range);
 }
 
+/* Version 6: a range that grew has what its times kept, by site (keyed) or label (by name). */
+static void version6_kept(void **state)
+{
+	(void)state;
+	static const char v6[] =
+		"{\"gmprof_baseline\":6,\"peak_bytes\":1000,\"leaked_bytes\":0,\"peaks\":["
+		"{\"input\":\"a.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[],\"range_peaks\":["
+		"{\"range\":\"step\",\"peak_bytes\":1000,\"times\":3,\"grew_bytes\":96,\"kept_sites\":["
+		"{\"site\":\"train.cu:42\",\"bytes\":64,\"key\":\"00000000000000ab\"},{\"site\":\"acts\",\"bytes\":32}]},"
+		"{\"range\":\"setup\",\"peak_bytes\":300}]}],\"findings\":[]}";
+	struct gmp_baseline b;
+	parse(v6, &b);
+	const struct gmp_baseline_peak *p = &b.peaks[0];
+	assert_true(p->growth);
+	assert_true(p->kept);
+	const struct gmp_baseline_range *step = gmp_baseline__range(p, "step");
+	assert_int_equal(step->nkept, 2);
+	assert_int_equal(gmp_baseline__kept_bytes(step, "elsewhere.cu:1", 0xab), 64); /* by key: lines moved */
+	assert_int_equal(gmp_baseline__kept_bytes(step, "train.cu:42", 0xcd), 0);
+	assert_int_equal(gmp_baseline__kept_bytes(step, "acts", 0), 32);            /* a label, by name */
+	assert_int_equal(gmp_baseline__range(p, "setup")->nkept, 0);
+	gmp_baseline__release(&b);
+	/* Merged, the range that grew more keeps its kept sites; the other's are freed. */
+	struct gmp_baseline_site *k0 = calloc(1, sizeof(*k0)), *k1 = calloc(1, sizeof(*k1));
+	assert_non_null(k0);
+	assert_non_null(k1);
+	*k0 = (struct gmp_baseline_site){ strdup("a.cu:1"), 10, 0, 0 };
+	*k1 = (struct gmp_baseline_site){ strdup("b.cu:2"), 20, 0, 0 };
+	struct gmp_baseline_range r[2] = { { strdup("x"), 5, 4, 100, k0, 1 }, { strdup("x"), 9, 2, 300, k1, 1 } };
+	struct gmp_baseline_peak q = { .ranges = r, .nranges = 2 };
+	assert_int_equal(gmp_baseline__sort_ranges(&q, 1), 0);
+	assert_int_equal(q.nranges, 1);
+	assert_int_equal(q.ranges[0].grew_bytes, 300);
+	assert_int_equal(q.ranges[0].peak_bytes, 9);
+	assert_int_equal(q.ranges[0].times, 4);
+	assert_int_equal(gmp_baseline__kept_bytes(&q.ranges[0], "b.cu:2", 0), 20);
+	assert_int_equal(gmp_baseline__kept_bytes(&q.ranges[0], "a.cu:1", 0), 0);
+	gmp_baseline__range_release(&q.ranges[0]);
+}
+
 static void rejected(void **state)
 {
 	(void)state;
@@ -330,7 +370,17 @@ static void rejected(void **state)
 		"{\"gmprof_baseline\":4,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
 		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"x\":0}]}],"
 		"\"findings\":[]}",
-		"{\"gmprof_baseline\":6,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"findings\":[]}",
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"findings\":[]}",
+		/* kept sites: only in version 6, only where the range grew */
+		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":2,"
+		"\"grew_bytes\":1,\"kept_sites\":[]}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":6,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":2,"
+		"\"grew_bytes\":0,\"kept_sites\":[]}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":6,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":2,"
+		"\"grew_bytes\":1,\"kept_sites\":[{\"site\":\"a\",\"bytes\":-1}]}]}],\"findings\":[]}",
 		/* a range's times: only in version 5, 2 or more, with its growth */
 		"{\"gmprof_baseline\":4,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
 		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":2,"
@@ -426,6 +476,7 @@ int main(void)
 		cmocka_unit_test(pools),
 		cmocka_unit_test(version4_ranges),
 		cmocka_unit_test(version5_times),
+		cmocka_unit_test(version6_kept),
 		cmocka_unit_test(rejected),
 		cmocka_unit_test(fingerprint_scheme),
 		cmocka_unit_test(site_keys),
