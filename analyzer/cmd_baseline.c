@@ -108,20 +108,21 @@ static int bl_kept(struct gmp_baseline_range *y, struct gmp_session *s, const st
 {
 	struct gmp_rmem_kept kp;
 	int err = gmp_rmem__kept_sites(&s->sites, s->r, m, node, d, &kp);
-	if (!err && kp.nsites && !(y->kept = calloc(kp.nsites, sizeof(*y->kept))))
+	size_t most = kp.nsites < BL_KEPT_SITES ? kp.nsites : BL_KEPT_SITES;
+	if (!err && most && !(y->kept = calloc(most, sizeof(*y->kept))))
 		err = -ENOMEM;
-	for (size_t i = 0; !err && i < kp.nsites && y->nkept < BL_KEPT_SITES; i++) {
+	for (size_t i = 0; !err && i < kp.nsites && y->nkept < most; i++) {
 		const struct gmp_rmem_kept_site *k = &kp.sites[i];
 		if (gmp_site__is_local(k->site))
 			continue;
-		struct gmp_baseline_site *x = &y->kept[y->nkept];
-		*x = (struct gmp_baseline_site){ .site = strdup(k->site), .bytes = k->bytes, .has_key = !k->named };
-		if (!x->site)
+		/* a label's objects are matched by the label, a site's by its key */
+		y->kept[y->nkept] = (struct gmp_baseline_site){
+			.site = strdup(k->site), .bytes = k->bytes, .has_key = !k->named,
+			.key = k->named ? 0 : gmp_sites__event_key(&s->sites, k->alloc_ev) };
+		if (!y->kept[y->nkept].site)
 			err = -ENOMEM;
 		else
 			y->nkept++;
-		if (x->has_key) /* a label's objects are matched by the label */
-			x->key = gmp_sites__event_key(&s->sites, k->alloc_ev);
 	}
 	gmp_rmem_kept__release(&kp);
 	return err;

@@ -183,19 +183,21 @@ tr -d '\n' <"$TMPDIR/bk.json" | sed 's/"gmprof_baseline": 6/"gmprof_baseline": 5
 expect_exit 1 "  ... a version 5 baseline, which lacks them, does not" -- "$GMPROF" check --baseline "$TMPDIR/bk5.json" "$TMPDIR/worse.jsonl"
 grep -q "^FAIL baseline:range_growth" "$TMPDIR/out" && ! grep -q "the baseline's times kept" "$TMPDIR/out" && ok "  ... the growth alone" ||
 	notok "  ... $(grep -A3 '^FAIL baseline:range_growth' "$TMPDIR/out")"
+# refused NAME BASELINE SENTENCE: check of the loop refuses BASELINE, in one sentence matching SENTENCE.
+refused() {
+	expect_exit 2 "$1" -- "$GMPROF" check --baseline "$2" "$TMPDIR/loop.jsonl"
+	expect_stderr_line "$3" "  ... one sentence"
+}
 # Read strictly: kept sites only in version 6, only where the range grew, each a site.
 sed 's/"gmprof_baseline": 6/"gmprof_baseline": 5/' "$TMPDIR/bk.json" >"$TMPDIR/k5.json"
-expect_exit 2 "a version 5 baseline with kept sites" -- "$GMPROF" check --baseline "$TMPDIR/k5.json" "$TMPDIR/loop.jsonl"
-expect_stderr_line "bad baseline '.*k5.json': unknown key 'kept_sites'" "  ... one sentence"
+refused "a version 5 baseline with kept sites" "$TMPDIR/k5.json" "bad baseline '.*k5.json': unknown key 'kept_sites'"
 sed 's/"grew_bytes": 8192/"grew_bytes": 0/' "$TMPDIR/bk.json" >"$TMPDIR/k0.json"
-expect_exit 2 "kept sites of a range that did not grow" -- "$GMPROF" check --baseline "$TMPDIR/k0.json" "$TMPDIR/loop.jsonl"
-expect_stderr_line "a range peak has \"kept_sites\" only where it grew (\"grew_bytes\" above 0)" "  ... one sentence"
+refused "kept sites of a range that did not grow" "$TMPDIR/k0.json" \
+	"a range peak has \"kept_sites\" only where it grew (\"grew_bytes\" above 0)"
 tr -d '\n' <"$TMPDIR/bk.json" | sed 's/"kept_sites": \[[^]]*\]/"kept_sites": [1]/' >"$TMPDIR/kx.json"
-expect_exit 2 "a kept site that is no object" -- "$GMPROF" check --baseline "$TMPDIR/kx.json" "$TMPDIR/loop.jsonl"
-expect_stderr_line "every kept site must be an object" "  ... one sentence"
+refused "a kept site that is no object" "$TMPDIR/kx.json" "every kept site must be an object"
 tr -d '\n' <"$TMPDIR/bk.json" | sed 's/"key": "[0-9a-f]*"/"key": "xyz"/2' >"$TMPDIR/kh.json"
-expect_exit 2 "a kept site with a bad key" -- "$GMPROF" check --baseline "$TMPDIR/kh.json" "$TMPDIR/loop.jsonl"
-expect_stderr_line "a kept site's \"key\" must be 16 lower-case hex digits" "  ... one sentence"
+refused "a kept site with a bad key" "$TMPDIR/kh.json" "a kept site's \"key\" must be 16 lower-case hex digits"
 # A loop entered once in the baseline (version 5 omits its times; its peaks made the loop's) and three
 # times in the run: held to no growth.
 tr -d '\n' <"$TMPDIR/bf.json" | sed 's/,[ ]*"times": 3,[ ]*"grew_bytes": 0//; s/": 5120/": 13312/g' >"$TMPDIR/b1.json"
@@ -209,14 +211,13 @@ expect_exit 0 "check the loop against a version 4 baseline" -- "$GMPROF" check -
 grep -q range_growth "$TMPDIR/out" && notok "  ... compared growth: $(grep range_growth "$TMPDIR/out")" || ok "  ... no growth compared"
 # Read strictly: times only in version 5, 2 or more, and with grew_bytes.
 sed 's/"gmprof_baseline": 6/"gmprof_baseline": 4/' "$TMPDIR/bl.json" >"$TMPDIR/v4t.json"
-expect_exit 2 "a version 4 baseline with times" -- "$GMPROF" check --baseline "$TMPDIR/v4t.json" "$TMPDIR/loop.jsonl"
-expect_stderr_line "bad baseline '.*v4t.json': unknown key 'times'" "  ... one sentence"
+refused "a version 4 baseline with times" "$TMPDIR/v4t.json" "bad baseline '.*v4t.json': unknown key 'times'"
 sed 's/"times": 3/"times": 1/' "$TMPDIR/bl.json" >"$TMPDIR/t1.json"
-expect_exit 2 "a baseline with a range entered once given its times" -- "$GMPROF" check --baseline "$TMPDIR/t1.json" "$TMPDIR/loop.jsonl"
-expect_stderr_line "bad baseline '.*t1.json': a range peak's \"times\" (2 or more) and \"grew_bytes\" (a non-negative integer) go together" "  ... one sentence"
+refused "a baseline with a range entered once given its times" "$TMPDIR/t1.json" \
+	"bad baseline '.*t1.json': a range peak's \"times\" (2 or more) and \"grew_bytes\" (a non-negative integer) go together"
 tr -d '\n' <"$TMPDIR/bl.json" | sed 's/,[ ]*"grew_bytes": 8192//' >"$TMPDIR/ng.json"
-expect_exit 2 "a baseline with times and no growth" -- "$GMPROF" check --baseline "$TMPDIR/ng.json" "$TMPDIR/loop.jsonl"
-expect_stderr_line "\"times\" (2 or more) and \"grew_bytes\" (a non-negative integer) go together" "  ... one sentence"
+refused "a baseline with times and no growth" "$TMPDIR/ng.json" \
+	"\"times\" (2 or more) and \"grew_bytes\" (a non-negative integer) go together"
 
 # A baseline of version 4 is read strictly: a range twice is refused in one sentence.
 sed '0,/"range": "step",/s//"range": "setup",/' "$TMPDIR/b.json" >"$TMPDIR/twice.json"
