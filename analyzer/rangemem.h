@@ -35,11 +35,16 @@ struct gmp_rmem_kept {
 int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_rmem *m, uint32_t node,
 			 size_t d, struct gmp_rmem_kept *out);
 void gmp_rmem_kept__release(struct gmp_rmem_kept *k);
+/* The same of any n objects (objs: r's object indices, borrowed), by allocation site.  0 or -ENOMEM; release out. */
+int gmp_kept__sites(struct gmp_sites *sites, const struct gmp_result *r, const uint32_t *objs, size_t n,
+		    struct gmp_rmem_kept *out);
 /*
  * "live as its last time began, allocated since its first: 8.0 KiB in 2
  * objects, from a.cu:4 (8.0 KiB in 2)", at most max sites, into buf.
  */
 const char *gmp_rmem_kept__text(const struct gmp_rmem_kept *k, size_t max, char *buf, size_t n);
+/* The same after another lead than "live as its last time began, allocated since its first". */
+const char *gmp_kept__text(const char *lead, const struct gmp_rmem_kept *k, size_t max, char *buf, size_t n);
 /* key: {"bytes", "objects", "sites": [{"site" or "object", "bytes", "objects"}]}. */
 void gmp_rmem_kept__json(struct gmp_jw *jw, const char *key, const struct gmp_rmem_kept *k);
 

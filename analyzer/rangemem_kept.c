@@ -92,12 +92,23 @@ static int group_keys(struct gmp_sites *sites, const struct gmp_result *r, const
 int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_rmem *m, uint32_t node,
 			 size_t d, struct gmp_rmem_kept *out)
 {
-	memset(out, 0, sizeof(*out));
 	uint32_t *objs;
 	size_t n;
+	memset(out, 0, sizeof(*out));
 	int err = gmp_rmem__kept(m, r, node, d, &objs, &n);
-	if (err || !n)
-		return err;
+	if (!err)
+		err = gmp_kept__sites(sites, r, objs, n, out);
+	free(objs);
+	return err;
+}
+
+int gmp_kept__sites(struct gmp_sites *sites, const struct gmp_result *r, const uint32_t *objs, size_t n,
+		    struct gmp_rmem_kept *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!n)
+		return 0;
+	int err = 0;
 	/* By key first, so that each call path is symbolized once however many objects it made. */
 	struct keyed *kv = malloc(n * sizeof(*kv));
 	if (kv && !(out->sites = calloc(n, sizeof(*out->sites))))
@@ -106,7 +117,6 @@ int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, co
 		const struct gmp_event *e = &r->trace->ev[r->objects[objs[i]].alloc_ev];
 		kv[i] = (struct keyed){ e->at, e->stack, (e->flags & GMP_EF_HAS_LABEL) ? e->name : 0, objs[i] };
 	}
-	free(objs);
 	if (!kv || err) {
 		free(kv);
 		return -ENOMEM;
@@ -137,10 +147,15 @@ int gmp_rmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, co
 
 const char *gmp_rmem_kept__text(const struct gmp_rmem_kept *k, size_t max, char *buf, size_t n)
 {
+	return gmp_kept__text("live as its last time began, allocated since its first", k, max, buf, n);
+}
+
+const char *gmp_kept__text(const char *lead, const struct gmp_rmem_kept *k, size_t max, char *buf, size_t n)
+{
 	char a[32], one[256];
 	size_t len = 0;
-	int w = snprintf(buf, n, "live as its last time began, allocated since its first: %s in %llu object%s, from ",
-			 gmp_human_bytes(k->bytes, a, sizeof(a)), (unsigned long long)k->objects, k->objects == 1 ? "" : "s");
+	int w = snprintf(buf, n, "%s: %s in %llu object%s, from ", lead, gmp_human_bytes(k->bytes, a, sizeof(a)),
+			 (unsigned long long)k->objects, k->objects == 1 ? "" : "s");
 	len = w > 0 ? (size_t)w : 0;
 	for (size_t i = 0; i < k->nsites && i < max && len < n; i++) {
 		int none = !k->sites[i].named && !strcmp(k->sites[i].site, "no site");
