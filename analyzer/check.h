@@ -17,12 +17,13 @@
  * The checks one input can get, each at most once: complete, monitored,
  * out_of_memory, suppressions, graphs, tensor_maps, pools, a pattern:NAME
  * per pattern, max_peak, max_in_use, max_range_peak, max_range_growth,
- * max_leak, baseline:new_findings, baseline:peak, baseline:pools,
- * baseline:in_use, baseline:range_peak.  gmp_gate__add stops gmprof rather
+ * max_mark, max_mark_growth, max_leak, baseline:new_findings,
+ * baseline:peak, baseline:pools, baseline:in_use, baseline:range_peak,
+ * baseline:range_growth.  gmp_gate__add stops gmprof rather
  * than write past them (a check added without counting it here);
  * tests/cli/all_checks.sh asks for every one.
  */
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 18)
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 20)
 
 struct gmp_check {
 	char name[64];
@@ -78,7 +79,7 @@ void gmp_gate__baseline(struct gmp_gate *g, const struct gmp_baseline *b, const 
  * --max-range-growth GLOB=BUDGET: held to how much more was live as their
  * latest time began than as their first did (rangemem.h).
  */
-#define GMP_RANGE_BUDGETS 16   /* --max-range-peak and --max-range-growth options at most */
+#define GMP_RANGE_BUDGETS 16   /* --max-range-peak and --max-range-growth options at most (and of --max-mark*) */
 
 struct gmp_range_budget {
 	char glob[256];
@@ -107,6 +108,8 @@ struct gmp_range_eval {
 
 /* "GLOB=BUDGET" (the last '=' splits) of a peak or growth budget: 0, or -EINVAL (no glob, a glob too long, a bad budget). */
 int gmp_range_budget__parse(const char *arg, int growth, struct gmp_range_budget *b);
+/* "'step > *' <= 1.0 GiB" (or "<= 50% of each device's memory"), into buf. */
+const char *gmp_range_budget__text(const struct gmp_range_budget *b, char *buf, size_t n);
 /* The budgets on r's ranges.  0 or -ENOMEM; release ev in every case. */
 int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_budget *rules, size_t n,
 			   struct gmp_range_eval *ev);
@@ -117,6 +120,15 @@ void gmp_range_eval__release(struct gmp_range_eval *ev);
  * matched no range.
  */
 void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n);
+
+/*
+ * The checks max_mark and max_mark_growth (check_marks.c; each where a
+ * budget of rules is of its kind): --max-mark GLOB=BUDGET holds the live
+ * bytes at every NVTX mark whose name matches GLOB, --max-mark-growth
+ * GLOB=BUDGET how many more were live at the last mark of a name than at
+ * its first (markmem.h); a budget that matched no mark fails.
+ */
+void gmp_gate__marks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n);
 
 /*
  * baseline:range_peak, where the baseline has NVTX ranges' peaks (version
@@ -159,6 +171,8 @@ struct gmp_budgets {
 	uint64_t max_leak;
 	const struct gmp_range_budget *range;  /* --max-range-peak and --max-range-growth, nrange of them */
 	size_t nrange;
+	const struct gmp_range_budget *mark;   /* --max-mark and --max-mark-growth, nmark of them */
+	size_t nmark;
 	const struct gmp_baseline *base;   /* NULL: no baseline */
 	double tol_pct;
 	uint64_t tol_abs;
@@ -171,6 +185,7 @@ struct gmp_check_args {
 	struct gmp_cli_common cm;
 	struct gmp_budgets bu;         /* base: set once the baseline is loaded */
 	struct gmp_range_budget ranges[GMP_RANGE_BUDGETS];
+	struct gmp_range_budget marks[GMP_RANGE_BUDGETS];
 	const char *sarif, *junit, *md, *basefile, *root, *cq;
 	int annotations;
 };

@@ -12,9 +12,9 @@
 #include "cmds.h"
 #include "session.h"
 
-/* check's own options, after the common ones (OPT_CMD_BASE); check_option takes O_FAILON .. O_RANGEGROWTH. */
+/* check's own options, after the common ones (OPT_CMD_BASE); check_option takes O_FAILON .. O_MARKGROWTH. */
 enum { O_FAILON = OPT_CMD_BASE, O_MAXPEAK, O_MAXINUSE, O_MAXLEAK, O_BASELINE, O_TOL, O_SARIF, O_JUNIT, O_MD,
-       O_ROOT, O_INCOMPLETE, O_OOM, O_ANNOT, O_CQ, O_RANGEPEAK, O_RANGEGROWTH };
+       O_ROOT, O_INCOMPLETE, O_OOM, O_ANNOT, O_CQ, O_RANGEPEAK, O_RANGEGROWTH, O_MARK, O_MARKGROWTH };
 
 /* "5%", "1MiB", "5%,1MiB" (either order). */
 static int parse_tolerance(const char *s, double *pct, uint64_t *abs)
@@ -83,6 +83,14 @@ static int check_option(int c, const char *arg, struct gmp_check_args *ar)
 						    "or 'step*=50%%'; at most %d of them in all)",
 						    c == O_RANGEGROWTH ? "growth" : "peak", arg, GMP_RANGE_BUDGETS);
 		break;
+	case O_MARK:
+	case O_MARKGROWTH:
+		if (bu->nmark == GMP_RANGE_BUDGETS ||
+		    gmp_range_budget__parse(arg, c == O_MARKGROWTH, &ar->marks[bu->nmark++]))
+			return gmp_cli__usage_error("check", "bad --max-mark%s '%s' (like 'model loaded=6GiB' "
+						    "or 'epoch*=50%%'; at most %d of them in all)",
+						    c == O_MARKGROWTH ? "-growth" : "", arg, GMP_RANGE_BUDGETS);
+		break;
 	case O_BASELINE: ar->basefile = arg; break;
 	case O_SARIF: ar->sarif = arg; break;
 	case O_JUNIT: ar->junit = arg; break;
@@ -106,16 +114,18 @@ int gmp_check__args(int argc, char **argv, const char *usage, struct gmp_check_a
 		{ "symbols", required_argument, 0, OPT_SYMBOLS }, { "allow-incomplete", no_argument, 0, O_INCOMPLETE },
 		{ "allow-oom", no_argument, 0, O_OOM }, { "annotations", required_argument, 0, O_ANNOT },
 		{ "codequality", required_argument, 0, O_CQ }, { "max-range-peak", required_argument, 0, O_RANGEPEAK },
-		{ "max-range-growth", required_argument, 0, O_RANGEGROWTH },
+		{ "max-range-growth", required_argument, 0, O_RANGEGROWTH }, { "max-mark", required_argument, 0, O_MARK },
+		{ "max-mark-growth", required_argument, 0, O_MARKGROWTH },
 		{ "force", no_argument, 0, OPT_FORCE }, { "help", no_argument, 0, 'h' },
 		GMP_DETECT_LONGOPTS, GMP_SOURCE_LONGOPTS, { 0, 0, 0, 0 },
 	};
 	gmp_cli__common_init(&ar->cm);
 	ar->bu.range = ar->ranges;
+	ar->bu.mark = ar->marks;
 	gmp_cli__reset_getopt();
 	int c;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c < O_FAILON || c > O_RANGEGROWTH) {
+		if (c < O_FAILON || c > O_MARKGROWTH) {
 			if (gmp_cli__common("check", usage, c, argv, &ar->cm, ex) < 0)
 				return 1;
 		} else if ((*ex = check_option(c, optarg, ar))) {

@@ -104,8 +104,7 @@ void gmp_range_eval__release(struct gmp_range_eval *ev)
 	memset(ev, 0, sizeof(*ev));
 }
 
-/* "'step > *' <= 1.0 GiB" (or "<= 50% of each device's memory"), into buf. */
-static const char *rule_text(const struct gmp_range_budget *b, char *buf, size_t n)
+const char *gmp_range_budget__text(const struct gmp_range_budget *b, char *buf, size_t n)
 {
 	char a[32];
 	if (b->pct > 0)
@@ -165,7 +164,7 @@ static void range_gate(struct gmp_gate *g, const struct gmp_range_budget *rules,
 			if (rules[k].growth != growth)
 				continue;
 			int w = snprintf(line + len, sizeof(line) - len, "%s%s: %zu matched (the largest %s)", len ? "; " : "",
-					 rule_text(&rules[k], rt, sizeof(rt)), ev.matched[k],
+					 gmp_range_budget__text(&rules[k], rt, sizeof(rt)), ev.matched[k],
 					 gmp_human_bytes(ev.largest[k], a, sizeof(a)));
 			len += w > 0 ? (size_t)w : 0;
 		}
@@ -181,11 +180,11 @@ static void range_gate(struct gmp_gate *g, const struct gmp_range_budget *rules,
 		if (growth) {
 			snprintf(line, sizeof(line), "  %s on device %u: began the last of its %llu times with %s more live "
 				 "than the first > %s (%s)", o->path, o->device, (unsigned long long)o->times, a, b,
-				 rule_text(&rules[o->rule], rt, sizeof(rt)));
+				 gmp_range_budget__text(&rules[o->rule], rt, sizeof(rt)));
 		} else {
 			const char *site = gmp_sites__event(&g->s->sites, o->peak_ev, NULL);
 			snprintf(line, sizeof(line), "  %s on device %u: %s > %s (%s), reached at %s%s%s", o->path, o->device,
-				 a, b, rule_text(&rules[o->rule], rt, sizeof(rt)),
+				 a, b, gmp_range_budget__text(&rules[o->rule], rt, sizeof(rt)),
 				 gmp_result__api_label(r, o->peak_ev, api, sizeof(api)), site ? " at " : "", site ? site : "");
 		}
 		gmp_check__more(c, line);

@@ -53,6 +53,12 @@ static const char usage[] =
 	"                           times (a loop's iterations) with more than BYTES (or P%)\n"
 	"                           more live on a device than its first, or when no range\n"
 	"                           matches (repeatable)\n"
+	"      --max-mark GLOB=BYTES\n"
+	"                           fail when more than BYTES (or P%) is live on a device at\n"
+	"                           an NVTX mark whose name matches GLOB, or when none does\n"
+	"      --max-mark-growth GLOB=BYTES\n"
+	"                           fail when more than BYTES (or P%) more is live at the\n"
+	"                           last mark of such a name than at its first\n"
 	"      --max-leak BYTES     fail when more than BYTES are leaked\n"
 	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
 	"                           a device's peak (and each NVTX range's peak, and what\n"
@@ -94,6 +100,7 @@ static const char usage[] =
 	"  gmprof check --max-peak 90% app.gmprof     # leave a tenth of each GPU's memory free\n"
 	"  gmprof check --max-range-peak 'step > forward=4GiB' --max-range-peak 'step > backward=6GiB' app.gmprof\n"
 	"  gmprof check --max-range-growth 'step=0' app.gmprof   # no memory kept from one step to the next\n"
+	"  gmprof check --max-mark 'model loaded=12GiB' --max-mark-growth 'epoch=0' app.gmprof\n"
 	"  gmprof check --baseline main.baseline.json --markdown \"$GITHUB_STEP_SUMMARY\" --force app.gmprof\n"
 	"  gmprof check --fail-on all --min-size 1MiB --annotations github app.gmprof  # no code scanning\n"
 	"  gmprof check --baseline main.baseline.json --codequality gl-code-quality.json app.gmprof  # GitLab\n";
@@ -348,6 +355,8 @@ static size_t run_checks(struct gmp_gate *g, const struct gmp_budgets *bu, const
 	}
 	if (bu->nrange)
 		gmp_gate__range_peaks(g, bu->range, bu->nrange);
+	if (bu->nmark)
+		gmp_gate__marks(g, bu->mark, bu->nmark);
 	if (bu->have_leak)
 		check_budget(g, "max_leak", gmp_leaked_bytes(s->r), bu->max_leak);
 	if (bu->base) {
@@ -401,6 +410,10 @@ static int check_one(struct gmp_session *s, size_t i, void *ctx)
 		if (!gmp_report__shares_known("check", s->name, s->r,
 					      a->bu->range[k].growth ? "--max-range-growth" : "--max-range-peak",
 					      a->bu->range[k].pct))
+			return GMP_OUTPUT_ABANDON;
+	for (size_t k = 0; k < a->bu->nmark; k++)
+		if (!gmp_report__shares_known("check", s->name, s->r,
+					      a->bu->mark[k].growth ? "--max-mark-growth" : "--max-mark", a->bu->mark[k].pct))
 			return GMP_OUTPUT_ABANDON;
 	struct gmp_gate *g = &a->gates[a->ngates];
 	*g = (struct gmp_gate){ .s = s, .name = strdup(s->name) };
@@ -562,9 +575,10 @@ int cmd_check(int argc, char **argv)
 	if ((ex = gmp_cli__inputs("check", argc, argv, &ar.cm, &in)))
 		return ex;
 	struct gmp_sarif sf = { .error_mask = bu->fail_on | (bu->allow_oom ? 0 : 1u << GMP_PAT_COUNT) |
-					      15u << (GMP_PAT_COUNT + 1),
+					      31u << (GMP_PAT_COUNT + 1),
 				.has_max_peak = bu->have_peak, .max_peak = bu->max_peak, .max_peak_pct = bu->peak_pct,
-				.range = ar.ranges, .nrange = bu->nrange, .tol_pct = bu->tol_pct, .tol_abs = bu->tol_abs };
+				.range = ar.ranges, .nrange = bu->nrange, .mark = ar.marks, .nmark = bu->nmark,
+				.tol_pct = bu->tol_pct, .tol_abs = bu->tol_abs };
 	if (source_root(ar.root, sf.root, sizeof(sf.root)))
 		return GMP_EXIT_USAGE;
 	struct gmp_baseline base = { 0 };

@@ -20,6 +20,7 @@
 #include "across.h"
 #include "kernels_from.h"
 #include "memtime.h"
+#include "marks.h"
 #include "rangemem.h"
 #include "session.h"
 #include "source.h"
@@ -65,7 +66,6 @@ static const char usage[] =
 	"  gmprof report --fit 40GiB app.gmprof\n"
 	"  gmprof report --fit 90% app.gmprof   # what to fix to leave a tenth of each GPU free\n";
 
-
 struct report {
 	struct gmp_session *s;    /* the input being written */
 	const char *format;
@@ -76,7 +76,6 @@ struct report {
 	struct gmp_source *src;   /* source lines (text and Markdown), or NULL */
 	int summary;              /* --summary: the inputs' table and their findings by fingerprint alone */
 };
-
 
 const char *const gmp_report__run_keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback", NULL };
 
@@ -143,7 +142,6 @@ static const char *at_text(struct gmp_session *s, uint32_t ev, const char *site,
 	snprintf(buf, n, "%s%s%s%s", site ? " at " : "", site ? site : "", *rg ? " in " : "", rg);
 	return buf;
 }
-
 
 /* Under a call's line: the source line its site names, where --source-dir's rules let it be read. */
 static void source_line(FILE *fp, struct gmp_session *s, const char *site, int indent)
@@ -378,6 +376,8 @@ static int text_one(FILE *fp, struct report *rp)
 	if (!err)
 		err = gmp_rmem__text(fp, r, &s->sites, 16);
 	if (!err)
+		err = gmp_mmem__text(fp, r, &s->sites, 16);
+	if (!err)
 		err = gmp_report__plans(fp, rp->s->r, &rp->fit);
 	if (!err)
 		err = gmp_report__by_range(fp, rp->s->r);
@@ -407,11 +407,11 @@ static int text_one(FILE *fp, struct report *rp)
 	return ferror(fp) ? -5 /* EIO */ : 0;
 }
 
-
 /*
  * What the report adds to the findings document: the run's gaps, gmprof's
- * own memory, plans, findings by NVTX range, "by_site" (every group of
- * findings by allocation site and pattern, ranked) and "peak_sites".
+ * own memory, plans, findings and memory by NVTX range, memory at NVTX
+ * marks, "by_site" (every group of findings by allocation site and pattern,
+ * ranked) and "peak_sites".
  */
 static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_result *r)
 {
@@ -419,6 +419,7 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 	gmp_report__json_run(jw, r);
 	struct gmp_bysite b;
 	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) || gmp_rmem__json(jw, r, &rp->s->sites) ||
+	    gmp_mmem__json(jw, r, &rp->s->sites) ||
 	    gmp_memtime__json(jw, rp->s->clock) ||
 	    gmp_bysite__build(&rp->s->sites, r, &b)) {
 		jw->err = -ENOMEM;

@@ -26,6 +26,7 @@
 #include "demangle.h"
 #include "kernels_from.h"
 #include "options.h"
+#include "marks.h"
 #include "rangemem.h"
 #include "run_env.h"
 #include "san.h"
@@ -289,6 +290,7 @@ static int report(const struct run_opts *o, const char *path)
 		gmp_text__findings(stdout, r, path, o->top, &s.sites, clock, src);
 		putchar('\n');
 		rc = gmp_rmem__summary(stdout, r, &s.sites, 3); /* a loop that keeps memory from one step to the next */
+		rc = rc || gmp_mmem__summary(stdout, r, &s.sites, 3) ? -1 : 0; /* the same, marked each time round */
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
 		gmp_report__capture(stdout, s.in.trace);
 		gmp_report__graphs(stdout, r);

@@ -21,6 +21,7 @@
 #include "findings_json.h"
 #include "flame.h"
 #include "html.h"
+#include "marks.h"
 #include "memtime.h"
 #include "rangemem.h"
 #include "session.h"
@@ -403,6 +404,8 @@ static void input_report(FILE *fp, struct page *pg, size_t k)
 		fprintf(fp, "<p class=\"incomplete\">Out of memory summing memory over time.</p>\n");
 	if (gmp_rmem__html(fp, r, &pg->s->sites, 40))
 		fprintf(fp, "<p class=\"incomplete\">Out of memory summing the NVTX ranges.</p>\n");
+	if (gmp_mmem__html(fp, r, &pg->s->sites, 40))
+		fprintf(fp, "<p class=\"incomplete\">Out of memory summing the NVTX marks.</p>\n");
 	kept_flame(fp, pg->s);
 	gmp_html__failures(fp, pg->s);
 	if (gmp_report__html(fp, r))

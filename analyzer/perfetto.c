@@ -563,7 +563,7 @@ int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const c
 	if (!rc) {
 		write_events(&p);
 		/* The NVTX ranges' process sits after the input's GPUs (a thousand pids apart). */
-		rc = gmp_perfetto__ranges(d, p.t, d->pid_base + 999);
+		rc = gmp_perfetto__ranges(d, p.r, d->pid_base + 999);
 	}
 	if (!rc)
 		rc = gmp_jw__flush(&d->jw);

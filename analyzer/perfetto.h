@@ -31,11 +31,11 @@ void gmp_perfetto__begin(struct gmp_perfetto_doc *d, FILE *fp, int host_time);
 /* A slice's length on either axis (one level of the topological one), ns. */
 #define GMP_PERFETTO_SLICE_NS 1000u
 /*
- * On the host axis, the NVTX ranges of t's host threads as nested slices,
- * and their marks as instants, in process pid (perfetto_ranges.c); nothing
- * on the topological one.
+ * On the host axis, the NVTX ranges of r's host threads as nested slices,
+ * and their marks as instants (with the live bytes at each: markmem.h), in
+ * process pid (perfetto_ranges.c); nothing on the topological one.
  */
-int gmp_perfetto__ranges(struct gmp_perfetto_doc *d, const struct gmp_trace *t, uint32_t pid);
+int gmp_perfetto__ranges(struct gmp_perfetto_doc *d, const struct gmp_result *r, uint32_t pid);
 int gmp_perfetto__add(struct gmp_perfetto_doc *d, struct gmp_session *s, const char *label);
 int gmp_perfetto__end(struct gmp_perfetto_doc *d, const char *const *inputs, size_t n);
 /* A child slice's name into buf (n > 20), "read obj#12", "write weights": without printf, for millions. */

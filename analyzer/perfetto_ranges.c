@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "findings_json.h"
+#include "markmem.h"
 #include "oneline.h"
 #include "u64map.h"
 #include "util.h"
@@ -38,6 +40,8 @@ struct pr {
 	struct gmp_perfetto_doc *d;
 	const struct gmp_trace *t;
 	uint32_t pid;
+	const struct gmp_result *r;
+	const struct gmp_mmem *mm;  /* the live bytes at the marks */
 };
 
 /* Starts a trace event on a line of its own: its phase, name and process. */
@@ -73,10 +77,11 @@ static void slice(struct pr *p, uint32_t tid, const struct open_range *o, uint64
 	gmp_jw__obj_end(jw);
 }
 
-static void name_event(struct pr *p, const char *what, uint32_t tid, const char *name)
+/* A metadata event: the process's name, or (thread: a thread_name) thread tid's, 0 too (a script's thread). */
+static void name_event(struct pr *p, const char *what, int thread, uint32_t tid, const char *name)
 {
 	struct gmp_jw *jw = open_event(p, "M", what);
-	if (tid) {
+	if (thread) {
 		GMP_JW_KEY(jw, "tid");
 		gmp_jw__u64(jw, tid);
 	}
@@ -131,13 +136,14 @@ static void name_track(struct pr *p, struct thread_ranges *h)
 		snprintf(buf, sizeof(buf), "%s (thread %u)", gmp_oneline(os, one, sizeof(one)), h->tid);
 	else
 		snprintf(buf, sizeof(buf), "thread %u", h->tid);
-	name_event(p, "thread_name", h->tid, buf);
+	name_event(p, "thread_name", 1, h->tid, buf);
 	h->named = 1;
 }
 
-/* An NVTX mark: an instant on its thread's track. */
-static void mark(struct pr *p, const struct gmp_mark *m)
+/* NVTX mark k: an instant on its thread's track, with the live bytes then on each device its group is shown on. */
+static void mark(struct pr *p, size_t k, size_t g)
 {
+	const struct gmp_mark *m = &p->t->marks[k];
 	struct gmp_jw *jw = open_event(p, "i", gmp_trace__str(p->t, m->name, NULL));
 	GMP_JW_KEY(jw, "tid");
 	gmp_jw__u64(jw, m->thread);
@@ -147,18 +153,30 @@ static void mark(struct pr *p, const struct gmp_mark *m)
 	gmp_jw__str(jw, "t");
 	GMP_JW_KEY(jw, "cat");
 	gmp_jw__str(jw, "nvtx_mark");
+	GMP_JW_KEY(jw, "args");
+	gmp_jw__obj(jw);
+	for (size_t d = 0; d < p->mm->ndev; d++) {
+		char key[48], b[32];
+		if (!gmp_mmem__shown(p->mm, g, d))
+			continue;
+		snprintf(key, sizeof(key), "live on device %u", p->r->devices[d].device);
+		gmp_jw__kstr(jw, key, gmp_human_bytes(p->mm->live[k * p->mm->ndev + d], b, sizeof(b)));
+	}
+	gmp_jw__obj_end(jw);
 	gmp_jw__obj_end(jw);
 }
 
-int gmp_perfetto__ranges(struct gmp_perfetto_doc *d, const struct gmp_trace *t, uint32_t pid)
+int gmp_perfetto__ranges(struct gmp_perfetto_doc *d, const struct gmp_result *r, uint32_t pid)
 {
+	const struct gmp_trace *t = r->trace;
 	if (!d->host || (!t->ev_range && !t->nmarks))
 		return 0;
-	struct pr p = { d, t, pid };
+	struct gmp_mmem mm;
+	struct pr p = { d, t, pid, r, &mm };
 	struct threads ts = { 0 };
 	gmp_u64map__init(&ts.of);
-	int err = 0;
-	name_event(&p, "process_name", 0, t->ev_range ? "host: NVTX ranges" : "host: NVTX marks");
+	int err = gmp_mmem__build(r, &mm);
+	name_event(&p, "process_name", 0, 0, t->ev_range ? "host: NVTX ranges" : "host: NVTX marks");
 	for (size_t i = 0; i < t->nev && t->ev_range && !err; i++) {
 		const struct gmp_event *e = &t->ev[i];
 		if (gmp_event__in_kernel(e))
@@ -192,9 +210,10 @@ int gmp_perfetto__ranges(struct gmp_perfetto_doc *d, const struct gmp_trace *t, 
 			break;
 		}
 		name_track(&p, h);
-		mark(&p, m);
+		mark(&p, i, mm.of[i]);
 	}
 	free(ts.th);
 	gmp_u64map__release(&ts.of);
+	gmp_mmem__release(&mm);
 	return err;
 }

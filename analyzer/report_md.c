@@ -18,6 +18,7 @@
 #include "findings_json.h"
 #include "frameworks.h"
 #include "markdown.h"
+#include "marks.h"
 #include "memtime.h"
 #include "rangemem.h"
 #include "session.h"
@@ -233,6 +234,8 @@ int gmp_report__markdown(FILE *fp, struct gmp_session *s, uint32_t top)
 		err = gmp_memtime__markdown(fp, s->r, clock);
 	if (!err)
 		err = gmp_rmem__markdown(fp, s->r, &s->sites, 16);
+	if (!err)
+		err = gmp_mmem__markdown(fp, s->r, &s->sites, 16);
 	if (!err)
 		err = failures_md(fp, s);
 	if (err)

@@ -74,8 +74,9 @@ int gmp_sarif__split_site(const char *site, struct gmp_sarif_loc *l)
 #define RULE_BUDGET (GMP_PAT_COUNT + 2)
 #define RULE_RANGE GMP_SARIF_RULE_RANGE
 #define RULE_GROWTH GMP_SARIF_RULE_GROWTH
+#define RULE_MARK GMP_SARIF_RULE_MARK
 
-static const struct rule extra_rules[5] = {
+static const struct rule extra_rules[6] = {
 	{ "out_of_memory", "OutOfMemory", "GPU allocation that ran out of memory",
 	  "The allocation call returned out of memory. gmprof report lists what was live on the device then and which findings' fixes free memory at that moment." },
 	{ "peak_growth", "PeakGrowth", "Allocation site that grew the GPU memory peak past the baseline",
@@ -86,6 +87,8 @@ static const struct rule extra_rules[5] = {
 	  "The most live GPU memory on a device right after a call made inside an NVTX range is over the budget gmprof check was given for the range (--max-range-peak), and this call is the first inside the range to reach it. gmprof report shows each range's peak, what it allocated and what outlived it (Memory by NVTX range)." },
 	{ "range_growth", "RangeGrowth", "Allocation site of GPU memory a loop's NVTX range kept from one time to the next",
 	  "An NVTX range entered more than once (a loop's step) began its last time with more GPU memory live than its first, by more than its budget (--max-range-growth) or than the baseline's growth and the tolerance (baseline:range_growth), and objects allocated here since its first time began were still live as its last began. gmprof report shows each range's growth and what its times kept; gmprof flamegraph --at kept:PATH shows them by call path." },
+	{ "mark_growth", "MarkGrowth", "Allocation site of GPU memory kept from the first NVTX mark of a name to its last",
+	  "More GPU memory was live at the last NVTX mark of a name (a loop that marks each epoch) than at its first, by more than its budget (--max-mark-growth), and objects allocated here since its first mark were still live at its last. gmprof report shows the live bytes at each mark name and what it kept (Memory at NVTX marks)." },
 };
 
 /* site ("file:line"), or without one the input at its script line (0: none). */
@@ -192,7 +195,7 @@ static void rule_list(struct gmp_jw *jw)
 {
 	gmp_jw__key(jw, "rules");
 	gmp_jw__arr(jw);
-	for (unsigned p = 0; p <= RULE_GROWTH; p++) {
+	for (unsigned p = 0; p <= RULE_MARK; p++) {
 		int extra = p >= RULE_OOM;
 		const struct rule *ru = extra ? &extra_rules[p - RULE_OOM] : &rules[p];
 		const char *fulld = ru->fulld;
@@ -469,6 +472,8 @@ void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 			over_budget(sf, jw, dev, budget);
 	}
 	gmp_sarif__ranges(sf, jw);
+	if (!jw->err && sf->nmark)
+		gmp_sarif__marks(sf, jw);
 }
 
 static void input_props(struct gmp_jw *jw, const struct gmp_sarif_input *in)

@@ -22,7 +22,8 @@ struct gmp_sarif {
 						 GMP_PAT_COUNT + 2: a peak over --max-peak,
 						 GMP_PAT_COUNT + 3: a range over --max-range-peak,
 						 GMP_PAT_COUNT + 4: a range's growth over its
-						 budget or past the baseline's */
+						 budget or past the baseline's,
+						 GMP_PAT_COUNT + 5: a mark's growth over its budget */
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
 	const struct gmp_peak_cmp *cmps;      /* the session's peaks against the baseline's
 						 (borrowed): each past what it allows adds a
@@ -36,6 +37,8 @@ struct gmp_sarif {
 	size_t nrange;                        /* range over one adds a range_peak_over_budget
 						 result where its peak is first reached; over
 						 --max-range-growth, range_growth results */
+	const struct gmp_range_budget *mark;  /* gmprof check --max-mark (nmark): over a */
+	size_t nmark;                         /* --max-mark-growth, mark_growth results */
 	double tol_pct;                       /* --tolerance, for the baseline's ranges' growth */
 	uint64_t tol_abs;
 	int name_inputs;                      /* each result names its input (several inputs) */
@@ -61,6 +64,7 @@ void gmp_sarif__end(struct gmp_jw *jw, const struct gmp_sarif_input *in, size_t 
 /* sarif.c's parts that sarif_ranges.c shares. */
 #define GMP_SARIF_RULE_RANGE (GMP_PAT_COUNT + 3)
 #define GMP_SARIF_RULE_GROWTH (GMP_PAT_COUNT + 4)
+#define GMP_SARIF_RULE_MARK (GMP_PAT_COUNT + 5)
 struct gmp_sarif_loc {
 	char file[PATH_MAX];
 	uint32_t line;
@@ -77,5 +81,12 @@ void gmp_sarif__result_head(struct gmp_sarif *sf, struct gmp_jw *jw, const char 
  * growth, kept.
  */
 void gmp_sarif__ranges(struct gmp_sarif *sf, struct gmp_jw *jw);
+/*
+ * check_marks.c: mark_growth results at the allocation sites (the three
+ * that hold most, with a file and line) of what each mark name over its
+ * --max-mark-growth kept.  A mark over --max-mark has none: a mark has no
+ * source line of its own.
+ */
+void gmp_sarif__marks(struct gmp_sarif *sf, struct gmp_jw *jw);
 
 #endif

@@ -171,6 +171,10 @@ void rec_online_add(const struct gmp_event *e, const char *name, int64_t idx);
 void rec_online(void);
 /* Out of memory for the online trace: it is given up, with one sentence; the profile goes on. */
 void rec_online_lost(void);
+/* Past GMPROF_ONLINE_EVENTS of what ("events", "NVTX marks"): the online trace is given up, with one sentence. */
+void rec_online_capped(const char *what);
+/* A mark of thread tid at host_ns into the online trace (lock held). */
+void rec_online_mark(uint32_t tid, uint64_t host_ns, const char *name);
 /* A META record (run metadata): lock held. */
 void rec_meta(const char *key, const char *value);
 /* What the driver says of a device (driver.c); "" and 0 where it did not say. */

@@ -136,7 +136,8 @@ static int domain_range_pop(void *domain)
 /*
  * A mark (nvtxMarkA, W, Ex and the domain's): a MARK record of the calling
  * thread at this moment, before its next event (Perfetto's host axis shows
- * it).  Its ranges are not written: a mark makes no GPU call.
+ * it, the reports the live bytes at it), and the same in the online trace.
+ * Its ranges are not written: a mark makes no GPU call.
  */
 static void mark(int32_t type, const void *message)
 {
@@ -146,10 +147,13 @@ static void mark(int32_t type, const void *message)
 	pthread_mutex_lock(&gmp_col.lock);
 	if (gmp_col.active && !gmp_col.closed && !gmp_col.write_failed) {
 		rec_thread_named(tid);
+		uint64_t now = rec_now();
 		int64_t id = gmp_writer__string(gmp_col.w, name, strlen(name));
-		int rc = id < 0 ? (int)id : gmp_writer__mark(gmp_col.w, tid, rec_now(), (uint32_t)id);
+		int rc = id < 0 ? (int)id : gmp_writer__mark(gmp_col.w, tid, now, (uint32_t)id);
 		if (rc)
 			rec_write_failed(rc);
+		else
+			rec_online_mark(tid, now, name); /* the exit summary's marks that grew */
 	}
 	pthread_mutex_unlock(&gmp_col.lock);
 }

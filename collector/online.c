@@ -14,6 +14,7 @@
 #include "demangle.h"
 #include "findings_json.h"
 #include "gmprof/detect.h"
+#include "markmem.h"
 #include "oneline.h"
 #include "rangemem_core.h"
 
@@ -22,6 +23,27 @@ void rec_online_lost(void)
 	gmp_trace__free(gmp_col.trace);
 	gmp_col.trace = NULL;
 	rec_say("out of memory for the online analysis; the profile is still written");
+}
+
+void rec_online_capped(const char *what)
+{
+	gmp_trace__free(gmp_col.trace);
+	gmp_col.trace = NULL;
+	rec_say("more than %u %s: the online analysis stops here (GMPROF_ONLINE_EVENTS); "
+		"run 'gmprof report %s' after the program ends", gmp_col.opts.online_events, what, gmp_col.path);
+}
+
+void rec_online_mark(uint32_t tid, uint64_t host_ns, const char *name)
+{
+	if (!gmp_col.trace)
+		return;
+	if (gmp_col.trace->nmarks >= gmp_col.opts.online_events) {
+		rec_online_capped("NVTX marks");
+		return;
+	}
+	uint32_t id = gmp_trace__intern_cstr(gmp_col.trace, name);
+	if (!id || gmp_trace__add_mark(gmp_col.trace, tid, host_ns, id))
+		rec_online_lost(); /* keep recording */
 }
 
 /* The online trace gets the same event at the same index. */
@@ -60,6 +82,55 @@ static void ranges_grown(const struct gmp_result *r)
 		fprintf(stderr, "==gmprof== ... and %zu more NVTX ranges grew\n", n - 3);
 	free(v);
 	gmp_rmem__release(&m);
+}
+
+/* A mark name that grew on a device index. */
+struct grown_mark {
+	uint64_t growth;
+	size_t g, d;
+};
+
+/* The most first, then by their first marks. */
+static int by_growth(const void *a, const void *b)
+{
+	const struct grown_mark *x = a, *y = b;
+	if (x->growth != y->growth)
+		return x->growth > y->growth ? -1 : 1;
+	return x->g != y->g ? (x->g > y->g ? 1 : -1) : (x->d > y->d) - (x->d < y->d);
+}
+
+/* The NVTX mark names whose last mark found more live than their first, the most first, 3 at most. */
+static void marks_grown(const struct gmp_result *r)
+{
+	struct gmp_mmem m;
+	struct grown_mark *v = NULL;
+	size_t n = 0;
+	int err = gmp_mmem__build(r, &m);
+	if (!err && m.ngroups && !(v = malloc(m.ngroups * m.ndev * sizeof(*v) + 1)))
+		err = -ENOMEM;
+	if (err) {
+		fprintf(stderr, "==gmprof== out of memory finding the NVTX marks that grew\n");
+		gmp_mmem__release(&m);
+		return;
+	}
+	for (size_t g = 0; g < m.ngroups; g++)
+		for (size_t d = 0; d < m.ndev; d++)
+			if (gmp_mmem__growth(gmp_mmem__at(&m, g, d)))
+				v[n++] = (struct grown_mark){ gmp_mmem__growth(gmp_mmem__at(&m, g, d)), g, d };
+	if (n)
+		qsort(v, n, sizeof(*v), by_growth);
+	for (size_t i = 0; i < n && i < 3; i++) {
+		const struct gmp_mmem_dev *x = gmp_mmem__at(&m, v[i].g, v[i].d);
+		char one[200], a[32], b[32];
+		fprintf(stderr, "==gmprof== NVTX mark %s on device %u: live bytes grew from %s (the first of its %" PRIu64
+			" marks) to %s (the last)\n", gmp_oneline(gmp_trace__str(r->trace, m.group[v[i].g].name, NULL), one,
+			sizeof(one)), r->devices[v[i].d].device, gmp_human_bytes(x->first, a, sizeof(a)),
+			m.group[v[i].g].times, gmp_human_bytes(x->last, b, sizeof(b)));
+	}
+	if (n > 3)
+		fprintf(stderr, "==gmprof== ... and %zu more NVTX marks grew\n", n - 3);
+	free(v);
+	gmp_mmem__release(&m);
 }
 
 /* The online detector's verdict: into the profile, and a summary on stderr. */
@@ -164,6 +235,7 @@ void rec_online(void)
 		fprintf(stderr, ": %s\n", gmp_oneline(gmp_result__suggestion(r, f, sugg, sizeof(sugg)), sone, sizeof(sone)));
 	}
 	ranges_grown(r);
+	marks_grown(r);
 	fprintf(stderr, "==gmprof== full report: gmprof report %s\n", gmp_col.path);
 	gmp_clock__free(clock);
 	gmp_result__free(r);

@@ -275,14 +275,8 @@ int64_t rec_event(struct gmp_event *e, const char *name, int stack)
 	gmp_col.last_device_sync = e->op == GMP_OP_SYNC &&
 				   !(e->flags & (GMP_EF_SYNC_STREAM | GMP_EF_SYNC_EVENT))
 					   ? (int64_t)e->device : -1;
-	if (gmp_col.trace && gmp_col.trace->nev >= gmp_col.opts.online_events) {
-		/* Bounded memory: past the cap the profile alone carries the run. */
-		gmp_trace__free(gmp_col.trace);
-		gmp_col.trace = NULL;
-		rec_say("more than %u events: the online analysis stops here (GMPROF_ONLINE_EVENTS); "
-			"run 'gmprof report %s' after the program ends", gmp_col.opts.online_events,
-			gmp_col.path);
-	}
+	if (gmp_col.trace && gmp_col.trace->nev >= gmp_col.opts.online_events)
+		rec_online_capped("events"); /* bounded memory: past the cap the profile alone carries the run */
 	rec_online_add(e, name, idx);
 	return idx;
 }

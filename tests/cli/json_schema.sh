@@ -14,7 +14,7 @@ D=$TMPDIR/docs
 mkdir -p "$D"
 S=docs/schema
 
-# Devices with names and memory, a stream named, NVTX ranges, a pool with regions, host
+# Devices with names and memory, a stream named, NVTX ranges and marks, a pool with regions, host
 # times, a failed allocation the driver described (and what stream-ordered
 # pools held then) and a retry, work on two
 # devices (the fields only such runs have).
@@ -29,9 +29,11 @@ cat >"$TMPDIR/extras.jsonl" <<'EOF'
 {"op":"alloc","addr":"0x100000","size":65536,"kind":"pool_region","label":"x","time_ns":300,"at":"model.cu:20"}
 {"op":"alloc","addr":"0x110000","size":65536,"kind":"pool_region","label":"w","time_ns":310,"at":"model.cu:21"}
 {"op":"alloc","addr":"0x4000000","size":262144,"label":"d1","device":1,"time_ns":400,"at":"model.cu:30"}
+{"op":"mark","name":"epoch","time_ns":410}
 {"op":"alloc_failed","size":8388608,"api":"cudaMalloc","device_free":1000,"device_total":67108864,"time_ns":450,"at":"model.cu:31"}
 {"op":"pools","reserved":4194304,"used":0,"reserved_high":6291456,"used_high":2097152,"release_threshold":8388608}
 {"op":"alloc","addr":"0x8000000","size":8388608,"label":"big","time_ns":460,"at":"model.cu:31"}
+{"op":"mark","name":"epoch","time_ns":465}
 {"op":"range_pop","time_ns":470}
 {"op":"range_push","name":"step","time_ns":500}
 {"op":"kernel","name":"k","write":["0x100000","0x8000000"],"time_ns":600,"at":"model.cu:40"}

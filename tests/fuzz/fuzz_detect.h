@@ -4,8 +4,10 @@
  * detector, which may reject it but never crash, with its levels checked
  * against the general Kahn's algorithm; a disagreement aborts.  Then
  * combine its fixes (plans, with a budget of half each peak), whose
- * fixes must bring no peak above the measured one, and make memory over
- * time, whose least must never pass its most, nor its most what was held.
+ * fixes must bring no peak above the measured one, make memory over
+ * time, whose least must never pass its most, nor its most what was held,
+ * and the memory at NVTX marks, whose first and last lie between their
+ * least and most, and whose kept objects lie between their first and last.
  */
 #ifndef GMPROF_FUZZ_DETECT_H
 #define GMPROF_FUZZ_DETECT_H
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "gmprof/detect.h"
+#include "markmem.h"
 
 static inline void fuzz_clock(const struct gmp_result *r)
 {
@@ -36,6 +39,30 @@ static inline void fuzz_clock(const struct gmp_result *r)
 				abort();
 	}
 	gmp_clock__free(c);
+}
+
+static inline void fuzz_marks(const struct gmp_result *r)
+{
+	struct gmp_mmem m;
+	if (gmp_mmem__build(r, &m) == 0)
+		for (size_t g = 0; g < m.ngroups; g++)
+			for (size_t d = 0; d < m.ndev; d++) {
+				const struct gmp_mmem_dev *v = gmp_mmem__at(&m, g, d);
+				if (!(v->min <= v->first && v->first <= v->max && v->min <= v->last && v->last <= v->max) ||
+				    m.live[(size_t)v->max_mark * m.ndev + d] != v->max || m.of[v->max_mark] != g)
+					abort();
+				uint32_t *kept;
+				size_t n;
+				if (gmp_mmem__kept(&m, r, g, d, &kept, &n))
+					continue;
+				uint64_t from = r->trace->marks[m.group[g].first_mark].before;
+				uint64_t to = r->trace->marks[m.group[g].last_mark].before;
+				for (size_t i = 0; i < n; i++)
+					if (r->objects[kept[i]].alloc_ev < from || r->objects[kept[i]].alloc_ev >= to)
+						abort();
+				free(kept);
+			}
+	gmp_mmem__release(&m);
 }
 
 static inline void fuzz_detect(const struct gmp_trace *t)
@@ -65,6 +92,7 @@ static inline void fuzz_detect(const struct gmp_trace *t)
 	free(targets);
 	free(p);
 	fuzz_clock(r);
+	fuzz_marks(r);
 	gmp_result__free(r);
 }
 

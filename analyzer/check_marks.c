@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gmprof check --max-mark GLOB=BUDGET: a budget for the memory live at a
+ * moment the program names with an NVTX mark ("model loaded", "epoch"):
+ * on each device, every mark whose name matches GLOB (fnmatch) held to
+ * BUDGET, in bytes or as a share of the device's memory.
+ * --max-mark-growth GLOB=BUDGET holds instead how many more bytes were
+ * live at the last mark of a name than at its first (a loop that marks
+ * each time round and keeps memory).  Live bytes: markmem.h.  A rule that
+ * matches no mark fails, as a range budget does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <inttypes.h>
+
+#include "check.h"
+#include "cmds.h"
+#include "findings_json.h"
+#include "marks.h"
+#include "oneline.h"
+#include "rangemem.h"
+#include "sarif.h"
+#include "session.h"
+#include "sites.h"
+
+#define SHOWN_MAX 20 /* lines of marks over their budgets, a check */
+
+/* A name's marks over a budget on a device. */
+struct over {
+	size_t g, d, rule;
+	uint64_t val, budget;
+};
+
+static int by_excess(const void *x, const void *y)
+{
+	const struct over *a = x, *b = y;
+	uint64_t ea = a->val - a->budget, eb = b->val - b->budget;
+	if (ea != eb)
+		return ea > eb ? -1 : 1;
+	if (a->g != b->g)
+		return a->g > b->g ? 1 : -1;
+	return (a->d > b->d) - (a->d < b->d);
+}
+
+/* Which of group x's marks mark k is (1: its first). */
+static uint64_t ordinal(const struct gmp_trace *t, const struct gmp_mmem_group *x, uint32_t k)
+{
+	uint64_t n = 0;
+	for (uint32_t i = x->first_mark; i <= k; i++)
+		n += t->marks[i].name == x->name;
+	return n;
+}
+
+struct eval {
+	struct over *over;   /* the largest excess first */
+	size_t nover;
+	size_t *matched;     /* per rule of the kind: names (per device) it matched */
+	uint64_t *largest;   /* and the most (or growth) among them */
+};
+
+static int evaluate(const struct gmp_result *r, const struct gmp_mmem *m, const struct gmp_range_budget *rules,
+		    size_t n, int growth, struct eval *ev)
+{
+	size_t cap = 0;
+	if (!(ev->matched = calloc(n, sizeof(*ev->matched))) || !(ev->largest = calloc(n, sizeof(*ev->largest))))
+		return -ENOMEM;
+	for (size_t g = 0; g < m->ngroups; g++) {
+		const char *name = gmp_trace__str(r->trace, m->group[g].name, NULL);
+		for (size_t k = 0; k < n; k++) {
+			if (rules[k].growth != growth || fnmatch(rules[k].glob, name, 0))
+				continue;
+			for (size_t d = 0; d < m->ndev; d++) {
+				if (!gmp_mmem__shown(m, g, d))
+					continue;
+				const struct gmp_mmem_dev *v = gmp_mmem__at(m, g, d);
+				uint32_t dev = r->devices[d].device;
+				uint64_t budget = rules[k].pct > 0 ? gmp_trace__device_share_bytes(r->trace, dev, rules[k].pct)
+								   : rules[k].bytes;
+				uint64_t val = growth ? gmp_mmem__growth(v) : v->max;
+				ev->matched[k]++;
+				ev->largest[k] = val > ev->largest[k] ? val : ev->largest[k];
+				if (val <= budget)
+					continue;
+				if (ev->nover == cap) {
+					struct over *o = realloc(ev->over, (cap = cap ? 2 * cap : 8) * sizeof(*o));
+					if (!o)
+						return -ENOMEM;
+					ev->over = o;
+				}
+				ev->over[ev->nover++] = (struct over){ g, d, k, val, budget };
+			}
+		}
+	}
+	if (ev->nover)
+		qsort(ev->over, ev->nover, sizeof(*ev->over), by_excess);
+	return 0;
+}
+
+/* The check's first line: what failed, or what every rule of the kind matched. */
+static struct gmp_check *headline(struct gmp_gate *g, const char *name, const struct gmp_range_budget *rules,
+				  size_t n, int growth, const struct eval *ev)
+{
+	size_t unmatched = 0;
+	char line[1024], rt[300], a[64];
+	for (size_t k = 0; k < n; k++)
+		unmatched += rules[k].growth == growth && !ev->matched[k];
+	if (ev->nover || unmatched) {
+		char over[64] = "", un[64] = "";
+		if (ev->nover)
+			snprintf(over, sizeof(over), "%zu NVTX mark%s over %s", ev->nover, ev->nover == 1 ? "" : "s",
+				 !growth ? "budget" : ev->nover == 1 ? "its growth budget" : "their growth budgets");
+		if (unmatched)
+			snprintf(un, sizeof(un), "%s%zu budget%s matched no mark", ev->nover ? "; " : "", unmatched,
+				 unmatched == 1 ? "" : "s");
+		return gmp_gate__add(g, name, 1, "%s%s", over, un);
+	}
+	size_t len = 0;
+	line[0] = 0;
+	for (size_t k = 0; k < n && len < sizeof(line); k++) {
+		if (rules[k].growth != growth)
+			continue;
+		int w = snprintf(line + len, sizeof(line) - len, "%s%s: %zu matched (the %s %s)", len ? "; " : "",
+				 gmp_range_budget__text(&rules[k], rt, sizeof(rt)), ev->matched[k],
+				 growth ? "largest growth" : "most", gmp_human_bytes(ev->largest[k], a, sizeof(a)));
+		len += w > 0 ? (size_t)w : 0;
+	}
+	return gmp_gate__add(g, name, 0, "every NVTX mark within its%s budget: %s", growth ? " growth" : "", line);
+}
+
+/* Under the headline: each name over its budget (with what it kept, for growth), each rule that matched none. */
+static void details(struct gmp_gate *g, struct gmp_check *c, const struct gmp_mmem *m,
+		    const struct gmp_range_budget *rules, size_t n, int growth, const struct eval *ev)
+{
+	const struct gmp_result *r = g->s->r;
+	char line[1400], rt[300], a[64], b[64], buf[256], kept[1024];
+	for (size_t i = 0; i < ev->nover && i < SHOWN_MAX; i++) {
+		const struct over *o = &ev->over[i];
+		const struct gmp_mmem_group *x = &m->group[o->g];
+		gmp_gate__two_sizes(o->val, o->budget, a, b, sizeof(a));
+		const char *one = gmp_oneline(gmp_trace__str(r->trace, x->name, NULL), buf, sizeof(buf));
+		gmp_range_budget__text(&rules[o->rule], rt, sizeof(rt));
+		if (growth)
+			snprintf(line, sizeof(line), "  %s on device %u: %s more live at the last of its %llu marks than at "
+				 "the first > %s (%s)", one, r->devices[o->d].device, a, (unsigned long long)x->times, b, rt);
+		else if (x->times == 1)
+			snprintf(line, sizeof(line), "  %s on device %u: %s live > %s (%s)", one, r->devices[o->d].device, a,
+				 b, rt);
+		else
+			snprintf(line, sizeof(line), "  %s on device %u: %s live > %s (%s), at mark %llu of its %llu", one,
+				 r->devices[o->d].device, a, b, rt,
+				 (unsigned long long)ordinal(r->trace, x, gmp_mmem__at(m, o->g, o->d)->max_mark),
+				 (unsigned long long)x->times);
+		gmp_check__more(c, line);
+		if (!growth)
+			continue;
+		if (gmp_mmem__kept_text(&g->s->sites, r, m, o->g, o->d, 3, kept, sizeof(kept)))
+			snprintf(kept, sizeof(kept), "(out of memory finding what its marks kept)");
+		snprintf(line, sizeof(line), "    %s", kept);
+		gmp_check__more(c, line);
+	}
+	if (ev->nover > SHOWN_MAX) {
+		snprintf(line, sizeof(line), "  ... and %zu more", ev->nover - SHOWN_MAX);
+		gmp_check__more(c, line);
+	}
+	for (size_t k = 0; k < n; k++)
+		if (rules[k].growth == growth && !ev->matched[k]) {
+			snprintf(line, sizeof(line), "  no NVTX mark matches '%s' (does the program mark it, and was the "
+				 "collector NVTX's tool? gmprof run makes it so)", rules[k].glob);
+			gmp_check__more(c, line);
+		}
+}
+
+/* One of the two checks: the budgets of rules of its kind (growth) on g's run. */
+static void mark_gate(struct gmp_gate *g, const struct gmp_mmem *m, const struct gmp_range_budget *rules, size_t n,
+		      int growth)
+{
+	const char *name = growth ? "max_mark_growth" : "max_mark";
+	struct eval ev = { 0 };
+	if (evaluate(g->s->r, m, rules, n, growth, &ev))
+		gmp_gate__add(g, name, 1, "out of memory evaluating the NVTX marks");
+	else
+		details(g, headline(g, name, rules, n, growth, &ev), m, rules, n, growth, &ev);
+	free(ev.over);
+	free(ev.matched);
+	free(ev.largest);
+}
+
+void gmp_gate__marks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n)
+{
+	int kinds[2] = { 0, 0 };
+	for (size_t k = 0; k < n; k++)
+		kinds[rules[k].growth != 0] = 1;
+	struct gmp_mmem m;
+	int err = gmp_mmem__build(g->s->r, &m);
+	for (int growth = 0; growth < 2; growth++)
+		if (kinds[growth] && err)
+			gmp_gate__add(g, growth ? "max_mark_growth" : "max_mark", 1, "out of memory evaluating the NVTX marks");
+		else if (kinds[growth])
+			mark_gate(g, &m, rules, n, growth);
+	gmp_mmem__release(&m);
+}
+
+/* Name g over its growth budget on device index d: a mark_growth result at each of the (up to three) sites of what it kept. */
+static void growth_results(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_mmem *m, const struct over *o)
+{
+	const struct gmp_result *r = sf->s->r;
+	const struct gmp_mmem_group *x = &m->group[o->g];
+	const char *name = gmp_trace__str(r->trace, x->name, NULL);
+	struct gmp_rmem_kept kp;
+	char one[256], a[32], b[32], c[32], msg[1400], hex[32];
+	if (gmp_mmem__kept_sites(&sf->s->sites, r, m, o->g, o->d, &kp)) {
+		gmp_rmem_kept__release(&kp);
+		jw->err = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0, shown = 0; i < kp.nsites && shown < 3; i++) {
+		struct gmp_sarif_loc l;
+		if (kp.sites[i].named || gmp_sarif__split_site(kp.sites[i].site, &l))
+			continue; /* no file and line to point at: the check's line names it */
+		snprintf(msg, sizeof(msg), "%s more GPU memory was live on device %u at the last of the %llu NVTX marks "
+			 "'%s' than at the first, over its growth budget of %s (--max-mark-growth '%s'); objects "
+			 "allocated here since the first mark hold %s of what was live at the last.",
+			 gmp_human_bytes(o->val, a, sizeof(a)), r->devices[o->d].device, (unsigned long long)x->times,
+			 gmp_oneline(name, one, sizeof(one)), gmp_human_bytes(o->budget, b, sizeof(b)),
+			 sf->mark[o->rule].glob, gmp_human_bytes(kp.sites[i].bytes, c, sizeof(c)));
+		gmp_sarif__result_head(sf, jw, "mark_growth", GMP_SARIF_RULE_MARK, msg, &l);
+		uint64_t key = gmp_sites__event_key(&sf->s->sites, kp.sites[i].alloc_ev);
+		snprintf(hex, sizeof(hex), "%016" PRIx64,
+			 gmp_sites__site_fingerprint("mark_growth", key ^ gmp_sites__label_fingerprint(name)));
+		gmp_jw__key(jw, "partialFingerprints");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "gmprofMarkGrowth/v1", hex);
+		gmp_jw__obj_end(jw);
+		gmp_jw__key(jw, "properties");
+		gmp_jw__obj(jw);
+		gmp_jw__kstr(jw, "mark", name);
+		gmp_jw__ku64(jw, "device", r->devices[o->d].device);
+		gmp_jw__ku64(jw, "times", x->times);
+		gmp_jw__ku64(jw, "grew_bytes", o->val);
+		gmp_jw__ku64(jw, "allowed_bytes", o->budget);
+		gmp_jw__ku64(jw, "kept_bytes", kp.sites[i].bytes);
+		gmp_jw__ku64(jw, "kept_objects", kp.sites[i].objects);
+		if (sf->name_inputs)
+			gmp_jw__kstr(jw, "input", sf->s->name);
+		gmp_jw__obj_end(jw);
+		gmp_jw__obj_end(jw);
+		shown++;
+	}
+	gmp_rmem_kept__release(&kp);
+}
+
+void gmp_sarif__marks(struct gmp_sarif *sf, struct gmp_jw *jw)
+{
+	struct gmp_mmem m;
+	struct eval ev = { 0 };
+	if (gmp_mmem__build(sf->s->r, &m) || evaluate(sf->s->r, &m, sf->mark, sf->nmark, 1, &ev))
+		jw->err = -ENOMEM;
+	for (size_t i = 0; i < ev.nover && i < SHOWN_MAX && !jw->err; i++)
+		growth_results(sf, jw, &m, &ev.over[i]);
+	free(ev.over);
+	free(ev.matched);
+	free(ev.largest);
+	gmp_mmem__release(&m);
+}

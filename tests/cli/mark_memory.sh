@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: MIT
+# Memory at NVTX marks: the live bytes at each moment a program names with
+# nvtxMark ("loaded", "epoch"), by name in the text and JSON reports, on
+# Perfetto's mark instants, in gmprof run's summary (a name whose live bytes
+# grew, and what it kept by allocation site), and as CI budgets (gmprof
+# check --max-mark, --max-mark-growth).  tests/scripts/nvtx_marks.jsonl: a
+# loop marking "epoch" three times keeps 1 KiB each time.
+. tests/cli/lib.sh
+B=$(cd "$(dirname "$GMPROF")" && pwd)
+S=tests/scripts/nvtx_marks.jsonl
+
+expect_exit 0 "report of a run with marks" -- "$GMPROF" report --no-source "$S"
+printf '%s\n' "Memory at NVTX marks on device 0" \
+	"  live: the bytes that the calls issued before the mark had allocated and not freed" \
+	"  mark                                times      first       last      least       most" \
+	"  start                                   1        0 B" \
+	"  loaded                                  1    4.0 KiB" \
+	"  epoch                                   3    5.0 KiB    7.0 KiB    5.0 KiB    7.0 KiB" \
+	"  done                                    1    3.0 KiB" \
+	"  epoch: live bytes grew from 5.0 KiB (the first of its 3 marks) to 7.0 KiB (the last), 1.0 KiB more each time" \
+	"    live at its last mark, allocated since its first: 2.0 KiB in 2 objects, from train.cu:42 (2.0 KiB in 2)" >"$TMPDIR/want"
+sed -n '/^Memory at NVTX marks/,/^$/p' "$TMPDIR/out" | sed '/^$/d' | diff -u "$TMPDIR/want" - >"$TMPDIR/diff" &&
+	ok "  ... a table by name: the first, last, least and most live; the name that grew and what it kept" ||
+	{ notok "  ... the marks' table"; cat "$TMPDIR/diff"; }
+expect_exit 0 "Markdown report" -- "$GMPROF" report --format markdown "$S"
+printf '%s\n' "### Memory at NVTX marks, device 0" "" \
+	"Live: the bytes that the calls issued before the mark had allocated and not freed." "" \
+	"| mark | times | first | last | least | most |" "|---|---|---|---|---|---|" \
+	'| `start` | 1 | 0 B | | | |' '| `loaded` | 1 | 4.0 KiB | | | |' \
+	'| `epoch` | 3 | 5.0 KiB | 7.0 KiB | 5.0 KiB | 7.0 KiB |' '| `done` | 1 | 3.0 KiB | | | |' "" \
+	'`epoch`: live bytes grew from 5.0 KiB (the first of its 3 marks) to 7.0 KiB (the last), 1.0 KiB more each time' "" \
+	"live at its last mark, allocated since its first: 2.0 KiB in 2 objects, from train.cu:42 (2.0 KiB in 2)" "" >"$TMPDIR/want"
+sed -n '/^### Memory at NVTX marks/,/^### Findings/p' "$TMPDIR/out" | sed '$d' | diff -u "$TMPDIR/want" - >"$TMPDIR/diff" &&
+	ok "  ... the same table, and the name that grew" || { notok "  ... Markdown"; cat "$TMPDIR/diff"; }
+expect_exit 0 "HTML report" -- "$GMPROF" html -o "$TMPDIR/r.html" "$S"
+sed -n '/<h2>Memory at NVTX marks, device 0<\/h2>/,/<\/table>/p' "$TMPDIR/r.html" | tr -d '\n' >"$TMPDIR/h"
+grep -q '<tr><td>epoch</td><td class="n">3</td><td class="n">5.0 KiB</td><td class="n">7.0 KiB</td><td class="n">5.0 KiB</td><td class="n">7.0 KiB</td></tr>' "$TMPDIR/h" &&
+	grep -q '<tr><td>loaded</td><td class="n">1</td><td class="n">4.0 KiB</td><td></td><td></td><td></td></tr>' "$TMPDIR/h" &&
+	grep -q '<tr><td colspan="6">&nbsp;&nbsp;live at its last mark, allocated since its first: 2.0 KiB in 2 objects, from train.cu:42 (2.0 KiB in 2)</td></tr></tbody></table>' "$TMPDIR/h" &&
+	ok "  ... the same table" || notok "  ... HTML: $(cat "$TMPDIR/h")"
+expect_exit 0 "a report without marks" -- "$GMPROF" report --no-source tests/scripts/nvtx_loop.jsonl
+! grep -q "NVTX marks" "$TMPDIR/out" && ok "  ... has no such table" || notok "  ... $(grep -A3 'NVTX marks' "$TMPDIR/out")"
+
+expect_exit 0 "JSON report" -- "$GMPROF" report --format json "$S"
+grep -q '"memory_at_marks":\[{"mark":"start","device":0,"times":1,"first_bytes":0,"last_bytes":0,"min_bytes":0,"max_bytes":0,"growth_bytes":0,"first_host_ns":100,"last_host_ns":100,"max_host_ns":100},{"mark":"loaded",' "$TMPDIR/out" &&
+	grep -q '{"mark":"epoch","device":0,"times":3,"first_bytes":5120,"last_bytes":7168,"min_bytes":5120,"max_bytes":7168,"growth_bytes":2048,"first_host_ns":600,"last_host_ns":1200,"max_host_ns":1200,"kept":{"bytes":2048,"objects":2,"sites":\[{"site":"train.cu:42","bytes":2048,"objects":2}\]}}' "$TMPDIR/out" &&
+	ok "  ... memory_at_marks: every name, what epoch kept by site" || notok "  ... $(grep -o '"memory_at_marks":.*' "$TMPDIR/out" | head -c 900)"
+
+# Perfetto's host axis: each mark's instant carries the live bytes then.
+expect_exit 0 "perfetto --time host" -- "$GMPROF" perfetto --time host -o "$TMPDIR/p.json" "$S"
+grep -o '"ph":"i","name":"[a-z]*","pid":[0-9]*,"tid":[0-9]*,"ts":[0-9.]*,"s":"t","cat":"nvtx_mark","args":{[^}]*}' "$TMPDIR/p.json" |
+	sed 's/"pid":[0-9]*,"tid":[0-9]*,"ts":[0-9.]*,//' >"$TMPDIR/inst"
+printf '%s\n' '"ph":"i","name":"start","s":"t","cat":"nvtx_mark","args":{"live on device 0":"0 B"}' \
+	'"ph":"i","name":"loaded","s":"t","cat":"nvtx_mark","args":{"live on device 0":"4.0 KiB"}' \
+	'"ph":"i","name":"epoch","s":"t","cat":"nvtx_mark","args":{"live on device 0":"5.0 KiB"}' \
+	'"ph":"i","name":"epoch","s":"t","cat":"nvtx_mark","args":{"live on device 0":"6.0 KiB"}' \
+	'"ph":"i","name":"epoch","s":"t","cat":"nvtx_mark","args":{"live on device 0":"7.0 KiB"}' \
+	'"ph":"i","name":"done","s":"t","cat":"nvtx_mark","args":{"live on device 0":"3.0 KiB"}' | diff -u - "$TMPDIR/inst" >"$TMPDIR/diff" &&
+	"$B/tools/trace_check" "$TMPDIR/p.json" >/dev/null 2>&1 &&
+	ok "  ... each mark's instant says what was live on the device" || { notok "  ... instants"; cat "$TMPDIR/diff"; }
+
+# Two devices: a name is told on the devices where something was live at one of its marks.
+cat >"$TMPDIR/two.jsonl" <<'J'
+{"op":"mark","name":"begin"}
+{"op":"alloc","addr":"0x1000","size":4096,"device":1}
+{"op":"mark","name":"on1"}
+{"op":"alloc","addr":"0x9000","size":2048}
+{"op":"kernel","name":"k","write":["0x1000"],"device":1}
+{"op":"kernel","name":"k","write":["0x9000"]}
+{"op":"mark","name":"both"}
+J
+expect_exit 0 "two devices" -- "$GMPROF" report --no-source "$TMPDIR/two.jsonl"
+sed -n '/^Memory at NVTX marks on device 0/,/^$/p' "$TMPDIR/out" | grep -o '^  [a-z0-9]* ' | tr -d ' \n' >"$TMPDIR/d0"
+sed -n '/^Memory at NVTX marks on device 1/,/^$/p' "$TMPDIR/out" | grep -o '^  [a-z0-9]* ' | tr -d ' \n' >"$TMPDIR/d1"
+[ "$(cat "$TMPDIR/d0")" = "markboth" ] && [ "$(cat "$TMPDIR/d1")" = "markon1both" ] &&
+	ok "  ... device 0 tells 'both', device 1 'on1' and 'both'; 'begin' found nothing on either" ||
+	notok "  ... device 0: $(cat "$TMPDIR/d0"), device 1: $(cat "$TMPDIR/d1")"
+
+# Many names ("step 1" .. "step 20"): the first eight and the last eight, the rest counted.
+awk 'BEGIN { for (i = 1; i <= 20; i++) { printf "{\"op\":\"alloc\",\"addr\":%d,\"size\":1024}\n", 65536 * i
+	printf "{\"op\":\"mark\",\"name\":\"step %d\"}\n", i } }' >"$TMPDIR/many.jsonl"
+expect_exit 0 "twenty names" -- "$GMPROF" report --no-source "$TMPDIR/many.jsonl"
+sed -n '/^Memory at NVTX marks/,/^$/p' "$TMPDIR/out" | awk '/^  step|^  \.\.\./ { printf "%s|", $1 == "..." ? $0 : $2 }' >"$TMPDIR/rows"
+[ "$(cat "$TMPDIR/rows")" = "1|2|3|4|5|6|7|8|  ... 4 more marks (--format json lists every one)|13|14|15|16|17|18|19|20|" ] &&
+	ok "  ... 16 rows: the first and last eight, the four between counted" || notok "  ... $(cat "$TMPDIR/rows")"
+
+# The CI gate: a budget at a mark, and on how much a name's marks may grow.
+expect_exit 1 "check --max-mark, --max-mark-growth over budget" -- "$GMPROF" check --max-mark 'loaded=2KiB' \
+	--max-mark 'ep*=5KiB' --max-mark-growth 'epoch=1KiB' --junit "$TMPDIR/g.xml" --force "$S"
+printf '%s\n' "FAIL max_mark: 2 NVTX marks over budget" \
+	"  loaded on device 0: 4.0 KiB live > 2.0 KiB ('loaded' <= 2.0 KiB)" \
+	"  epoch on device 0: 7.0 KiB live > 5.0 KiB ('ep*' <= 5.0 KiB), at mark 3 of its 3" \
+	"FAIL max_mark_growth: 1 NVTX mark over its growth budget" \
+	"  epoch on device 0: 2.0 KiB more live at the last of its 3 marks than at the first > 1.0 KiB ('epoch' <= 1.0 KiB)" \
+	"    live at its last mark, allocated since its first: 2.0 KiB in 2 objects, from train.cu:42 (2.0 KiB in 2)" \
+	>"$TMPDIR/want"
+sed -n '/^FAIL max_mark/,/^gmprof check/p' "$TMPDIR/out" | sed '$d' | diff -u "$TMPDIR/want" - >"$TMPDIR/diff" &&
+	ok "  ... each name over its budget, the largest excess first; what the growing one kept" || { notok "  ... lines"; cat "$TMPDIR/diff"; }
+grep -A1 'name="max_mark"' "$TMPDIR/g.xml" | grep -q '<failure' && grep -A1 'name="max_mark_growth"' "$TMPDIR/g.xml" | grep -q '<failure' &&
+	ok "  ... JUnit: two failed test cases" || notok "  ... JUnit: $(grep -A2 max_mark "$TMPDIR/g.xml")"
+# SARIF: a mark_growth error at the site of what the growing name kept (a mark has no source line of its own).
+expect_exit 1 "check --max-mark-growth --sarif" -- "$GMPROF" check --max-mark 'loaded=2KiB' --max-mark-growth 'epoch=1KiB' \
+	--sarif "$TMPDIR/g.sarif" --annotations github --force "$S"
+"$B/tools/sarif_check" "$TMPDIR/g.sarif" >"$TMPDIR/sc" 2>&1 && [ "$(grep -c '"ruleId": "mark_growth"' "$TMPDIR/g.sarif")" -eq 1 ] &&
+	grep -A40 '"ruleId": "mark_growth"' "$TMPDIR/g.sarif" | tr -d '\n ' |
+	grep -q '"level":"error","message":{"text":"2.0KiBmoreGPUmemorywasliveondevice0atthelastofthe3NVTXmarks.epoch.thanatthefirst,overitsgrowthbudgetof1.0KiB(--max-mark-growth.epoch.);objectsallocatedheresincethefirstmarkhold2.0KiBofwhatwasliveatthelast."},"locations":\[{"physicalLocation":{"artifactLocation":{"uri":"train.cu","uriBaseId":"%SRCROOT%"},"region":{"startLine":42}}}\],"partialFingerprints":{"gmprofMarkGrowth/v1":"[0-9a-f]*"},"properties":{"mark":"epoch","device":0,"times":3,"grew_bytes":2048,"allowed_bytes":1024,"kept_bytes":2048,"kept_objects":2}' &&
+	ok "  ... one mark_growth error, at train.cu:42" || notok "  ... SARIF: $(cat "$TMPDIR/sc") $(grep -A30 mark_growth "$TMPDIR/g.sarif")"
+grep -q '^::error file=train.cu,line=42,title=gmprof mark_growth::2.0 KiB more GPU memory was live on device 0 at the last' "$TMPDIR/out" &&
+	ok "  ... and a GitHub annotation there" || notok "  ... annotations: $(grep '^::' "$TMPDIR/out")"
+grep -A3 '"id": "mark_growth"' "$TMPDIR/g.sarif" | grep -q '"name": "MarkGrowth"' && ok "  ... its rule declared" ||
+	notok "  ... rule: $(grep -A3 mark_growth "$TMPDIR/g.sarif" | head -5)"
+expect_exit 0 "check within budget" -- "$GMPROF" check --max-mark '*=7KiB' --max-mark-growth 'epoch=2KiB' "$S"
+grep -qx "PASS max_mark: every NVTX mark within its budget: '\*' <= 7.0 KiB: 4 matched (the most 7.0 KiB)" "$TMPDIR/out" &&
+	grep -qx "PASS max_mark_growth: every NVTX mark within its growth budget: 'epoch' <= 2.0 KiB: 1 matched (the largest growth 2.0 KiB)" "$TMPDIR/out" &&
+	ok "  ... one line each: the budget, the names it matched, the most among them" || notok "  ... $(grep max_mark "$TMPDIR/out")"
+expect_exit 1 "check --max-mark with a budget that matches no mark" -- "$GMPROF" check --max-mark 'epoch=1GiB' \
+	--max-mark 'saved=1GiB' "$S"
+grep -qx "FAIL max_mark: 1 budget matched no mark" "$TMPDIR/out" &&
+	grep -q "^  no NVTX mark matches 'saved' (does the program mark it" "$TMPDIR/out" &&
+	ok "  ... fails, saying so (no silent pass when the marks are gone)" || notok "  ... $(grep -A2 max_mark "$TMPDIR/out")"
+expect_exit 1 "  ... a program without marks fails it too" -- "$GMPROF" check --max-mark-growth '*=1GiB' tests/scripts/nvtx_loop.jsonl
+{ printf '{"op":"meta","key":"device.0.memory","value":"8192"}\n'; cat "$S"; } >"$TMPDIR/mem.jsonl"
+expect_exit 1 "check --max-mark as a share of the device's memory" -- "$GMPROF" check --max-mark 'epoch=75%' "$TMPDIR/mem.jsonl"
+grep -qx "  epoch on device 0: 7.0 KiB live > 6.0 KiB ('epoch' <= 75% of each device's memory), at mark 3 of its 3" "$TMPDIR/out" &&
+	ok "  ... 75% of 8 KiB" || notok "  ... $(grep -A2 max_mark "$TMPDIR/out")"
+expect_exit 2 "  ... refused where the profile does not record the device's memory" -- "$GMPROF" check --max-mark 'epoch=50%' "$S"
+expect_stderr_line "does not record device 0's memory .*: give --max-mark in bytes" "  ... one sentence"
+for bad in 'epoch' '=1GiB' 'epoch=lots'; do
+	expect_exit 2 "check --max-mark '$bad' is refused" -- "$GMPROF" check --max-mark "$bad" "$S"
+	expect_stderr_line "bad --max-mark '$bad'" "  ... in one line"
+done
+expect_exit 2 "check --max-mark-growth without a budget is refused" -- "$GMPROF" check --max-mark-growth 'epoch' "$S"
+expect_stderr_line "bad --max-mark-growth 'epoch'" "  ... in one line"
+
+# gmprof run's summary, through the collector (NVTX's tool) and the test double.
+if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExt.h" ]; then
+	use_double "$B"
+	export GMPROF_CUDA_DRIVER=$B/double/libcuda-fake.so
+	expect_exit 0 "gmprof run of a loop that marks each epoch" -- "$GMPROF" run --top 1 -- "$B/double/fake_app" "$S"
+	grep -qx "  marks    epoch on device 0: live bytes grew from 5.0 KiB (the first of its 3 marks) to 7.0 KiB (the last), 1.0 KiB more each time" \
+		"$TMPDIR/out" && grep -A1 "^  marks    epoch" "$TMPDIR/out" | grep -q "^             live at its last mark, allocated since its first: 2.0 KiB in 2 objects, from " &&
+		ok "  ... the summary names the mark that grew, and where what it kept came from" || notok "  ... summary: $(cat "$TMPDIR/out")"
+	expect_exit 0 "  ... a run without marks" -- "$GMPROF" run --top 1 -- "$B/double/fake_app" tests/scripts/nvtx_loop.jsonl
+	! grep -q "^  marks" "$TMPDIR/out" && ok "  ... has no such line" || notok "  ... $(grep -A1 '^  marks' "$TMPDIR/out")"
+	# The collector's own exit summary (GMPROF_SUMMARY), from its online trace of the marks.
+	expect_exit 0 "the collector's summary" -- env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/s.gmprof" "$B/double/fake_app" "$S"
+	grep -qx "==gmprof== NVTX mark epoch on device 0: live bytes grew from 5.0 KiB (the first of its 3 marks) to 7.0 KiB (the last)" \
+		"$TMPDIR/err" && [ "$(grep -c '==gmprof== NVTX mark' "$TMPDIR/err")" -eq 1 ] &&
+		ok "  ... names the mark that grew, and only it" || notok "  ... stderr: $(cat "$TMPDIR/err")"
+	awk 'BEGIN { print "{\"op\":\"alloc\",\"addr\":4096,\"size\":64}"; for (i = 0; i < 5; i++) print "{\"op\":\"mark\",\"name\":\"m\"}" }' \
+		>"$TMPDIR/marks5.jsonl"
+	expect_exit 0 "more marks than GMPROF_ONLINE_EVENTS" -- env GMPROF_ONLINE_EVENTS=3 GMPROF_SUMMARY=1 \
+		GMPROF_OUTPUT="$TMPDIR/c.gmprof" "$B/double/fake_app" "$TMPDIR/marks5.jsonl"
+	expect_stderr_line "^gmprof: more than 3 NVTX marks: the online analysis stops here (GMPROF_ONLINE_EVENTS); run 'gmprof report $TMPDIR/c.gmprof' after the program ends$" \
+		"  ... the online analysis stops, in one sentence"
+	[ "$("$GMPROF" dump "$TMPDIR/c.gmprof" | grep -c '"op":"mark"')" -eq 5 ] && ok "  ... the profile has every mark" ||
+		notok "  ... $("$GMPROF" dump "$TMPDIR/c.gmprof" | grep -c '"op":"mark"') marks"
+else
+	notok "the toolkit's nvtx3 headers are missing: the double cannot mark"
+fi
+finish
