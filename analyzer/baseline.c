@@ -7,27 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline_json.h"
 #include "input.h"
 #include "json_parse.h"
 
 #define MAX_BASELINE (64u << 20)
-
-static int bad(char *err, size_t n, const char *msg)
-{
-	snprintf(err, n, "%s", msg);
-	return -EINVAL;
-}
-
-/* A JSON number that is a non-negative integer below 2^53. */
-static int get_u64(const cJSON *o, const char *key, uint64_t *v)
-{
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0) || x->valuedouble >= 9007199254740992.0 ||
-	    x->valuedouble != (double)(uint64_t)x->valuedouble)
-		return -1;
-	*v = (uint64_t)x->valuedouble;
-	return 0;
-}
 
 static int parse_hex(const char *s, uint64_t *v)
 {
@@ -49,21 +33,6 @@ static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return x < y ? -1 : x > y;
-}
-
-static int only_keys(const cJSON *o, const char *const *keys, size_t n, char *err, size_t errn)
-{
-	const cJSON *c;
-	cJSON_ArrayForEach(c, o) {
-		size_t i = 0;
-		while (i < n && strcmp(c->string, keys[i]))
-			i++;
-		if (i == n) {
-			snprintf(err, errn, "unknown key '%.60s'", c->string);
-			return -EINVAL;
-		}
-	}
-	return 0;
 }
 
 /* A sites array, key `array` (each {"site": string, "bytes": N, "key": hex}; a `noun` each), into *out and *n. */
@@ -202,11 +171,11 @@ static int cmp_peak(const void *x, const void *y)
 	return c ? c : (p->device > q->device) - (p->device < q->device);
 }
 
-/* Version 3's to 5's "peaks": one per input and device, none twice; version 4's and 5's with their ranges. */
+/* Version 3's and later "peaks": one per input and device, none twice; from version 4 with their ranges, 7 marks. */
 static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version, char *err, size_t errn)
 {
 	static const char *const keys[] = { "input", "device", "peak_bytes", "inuse_peak_bytes",
-					    "pool_reserved_high_bytes", "peak_sites", "range_peaks" };
+					    "pool_reserved_high_bytes", "peak_sites", "range_peaks", "mark_peaks" };
 	if (!cJSON_IsArray(ps))
 		return bad(err, errn, "\"peaks\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(ps);
@@ -216,7 +185,7 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version
 	cJSON_ArrayForEach(e, ps) {
 		if (!cJSON_IsObject(e))
 			return bad(err, errn, "every peak must be an object");
-		int rc = only_keys(e, keys, version >= 4 ? 7 : 6, err, errn);
+		int rc = only_keys(e, keys, version >= 7 ? 8 : version >= 4 ? 7 : 6, err, errn);
 		if (rc)
 			return rc;
 		struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
@@ -246,6 +215,9 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version
 		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(e, "range_peaks");
 		if (rs && (rc = parse_ranges(rs, p, version, err, errn)))
 			return rc;
+		const cJSON *ms = cJSON_GetObjectItemCaseSensitive(e, "mark_peaks");
+		if (ms && (rc = gmp_baseline__parse_marks(ms, p, err, errn)))
+			return rc;
 	}
 	return 0;
 }
@@ -261,8 +233,8 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 	if (rc)
 		return rc;
 	uint64_t version;
-	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 6)
-		return bad(err, errn, "not a gmprof baseline of version 1 to 6 (\"gmprof_baseline\": 6)");
+	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 7)
+		return bad(err, errn, "not a gmprof baseline of version 1 to 7 (\"gmprof_baseline\": 7)");
 	const cJSON *sites = cJSON_GetObjectItemCaseSensitive(root, "peak_sites");
 	const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(root, "peaks");
 	if (version == 1 && sites)
@@ -426,6 +398,9 @@ void gmp_baseline__release(struct gmp_baseline *b)
 		for (size_t k = 0; k < b->peaks[i].nranges; k++)
 			gmp_baseline__range_release(&b->peaks[i].ranges[k]);
 		free(b->peaks[i].ranges);
+		for (size_t k = 0; k < b->peaks[i].nmarks; k++)
+			free(b->peaks[i].marks[k].mark);
+		free(b->peaks[i].marks);
 		free(b->peaks[i].input);
 	}
 	free(b->peaks);

@@ -11,8 +11,12 @@
  * where a range was, so a run whose ranges were each entered once keeps
  * version 4); version 6 also, for such a range that grew, where what its
  * times kept was allocated (written only where a range grew: a run whose
- * loops kept nothing keeps version 5).  Version 2 had one peak, the
- * largest, with its sites; version 1 no sites.
+ * loops kept nothing keeps version 5); version 7 also, for each NVTX mark
+ * name shown on the device (markmem.h), the most live at one of its marks,
+ * how many marks, and how many more bytes were live at its last than at
+ * its first (written only where the run made marks, so a run without them
+ * keeps version 6 or earlier).  Version 2 had one peak, the largest, with
+ * its sites; version 1 no sites.
  *
  *   {"gmprof_baseline": 4, "input": "...", "peak_bytes": N, "leaked_bytes": N,
  *    "peaks": [{"input": "app.gmprof", "device": N, "peak_bytes": N,
@@ -23,7 +27,9 @@
  *                                "times": N, "grew_bytes": N (version 5, where times > 1),
  *                                "kept_sites": [{"site": ..., "bytes": N, "key": ...}, ...]
  *                                  (version 6, where grew_bytes > 0: the 8 holding most)}, ...]
- *                 (version 4)}, ...],
+ *                 (version 4),
+ *               "mark_peaks": [{"mark": "epoch", "max_bytes": N, "times": N, "grew_bytes": N}, ...]
+ *                 (version 7)}, ...],
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
  *                  "object": "...", "saving_bytes": N}, ...],
  *    "fingerprints": 2}
@@ -69,6 +75,14 @@ struct gmp_baseline_range {
 	size_t nkept;
 };
 
+/* An NVTX mark name's live bytes on a device (markmem.h), version 7. */
+struct gmp_baseline_mark {
+	char *mark;        /* its name */
+	uint64_t max_bytes; /* the most live at one of its marks */
+	uint64_t times;    /* how many marks (1 or more) */
+	uint64_t grew_bytes; /* how many more bytes were live at its last mark than at its first */
+};
+
 /* A peak of the baseline run: of one input's device, or (version 1 or 2) the largest of all. */
 struct gmp_baseline_peak {
 	char *input;       /* the input's file name, without its directory; NULL: any (version 1 or 2) */
@@ -82,6 +96,8 @@ struct gmp_baseline_peak {
 	size_t nranges;
 	int growth;        /* its ranges have their times and growth (version 5, or a run's own) */
 	int kept;          /* and where what they kept was allocated (version 6, or a run's own) */
+	struct gmp_baseline_mark *marks; /* version 7: the device's NVTX mark names, sorted by name */
+	size_t nmarks;
 };
 
 struct gmp_baseline {
@@ -139,6 +155,16 @@ uint64_t gmp_baseline__allowed(uint64_t peak, double pct, uint64_t abs);
 uint64_t gmp_baseline__site_bytes(const struct gmp_baseline_peak *p, const char *site, uint64_t key);
 /* The same of what range br's times kept (version 6). */
 uint64_t gmp_baseline__kept_bytes(const struct gmp_baseline_range *br, const char *site, uint64_t key);
+/* Mark name's entry at peak p, NULL when it has none. */
+const struct gmp_baseline_mark *gmp_baseline__mark(const struct gmp_baseline_peak *p, const char *mark);
+/* Sorts p's marks by name for gmp_baseline__mark: 0, or -EINVAL where a name is there twice. */
+int gmp_baseline__sort_marks(struct gmp_baseline_peak *p);
+/*
+ * Version 7's "mark_peaks" (baseline_marks.c) into p, sorted by name:
+ * 0, -EINVAL with a reason in err, or -ENOMEM.
+ */
+struct cJSON;
+int gmp_baseline__parse_marks(const struct cJSON *ms, struct gmp_baseline_peak *p, char *err, size_t errn);
 /* Frees a range's path and kept sites. */
 void gmp_baseline__range_release(struct gmp_baseline_range *br);
 

@@ -19,11 +19,12 @@
  * per pattern, max_peak, max_in_use, max_range_peak, max_range_growth,
  * max_mark, max_mark_growth, max_leak, baseline:new_findings,
  * baseline:peak, baseline:pools, baseline:in_use, baseline:range_peak,
- * baseline:range_growth.  gmp_gate__add stops gmprof rather
+ * baseline:range_growth, baseline:mark_peak, baseline:mark_growth.
+ * gmp_gate__add stops gmprof rather
  * than write past them (a check added without counting it here);
  * tests/cli/all_checks.sh asks for every one.
  */
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 20)
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 22)
 
 struct gmp_check {
 	char name[64];
@@ -129,6 +130,18 @@ void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *ru
  * its first (markmem.h); a budget that matched no mark fails.
  */
 void gmp_gate__marks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n);
+
+/*
+ * Against a baseline that has NVTX marks for a device of cmps (version 7):
+ * baseline:mark_peak, each mark name of the run that the baseline has on
+ * the device held to the most live at its marks there plus the tolerance
+ * (pct percent or abs bytes, the larger), failing too where a device has
+ * none of the baseline's names; baseline:mark_growth, where a name was made
+ * more than once in either run, its growth held to the baseline's plus the
+ * tolerance.
+ */
+void gmp_gate__baseline_marks(struct gmp_gate *g, const struct gmp_peak_cmp *cmps, size_t ncmps, double pct,
+			      uint64_t abs);
 
 /*
  * baseline:range_peak, where the baseline has NVTX ranges' peaks (version

@@ -16,6 +16,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "jw.h"
+#include "markmem.h"
 #include "rangemem.h"
 #include "session.h"
 #include "u64map.h"
@@ -29,7 +30,8 @@ static const char usage_baseline[] =
 	"names when that peak grew), where pools have NVTX regions its peak of bytes\n"
 	"in use, and where the program pushed NVTX ranges each range's peak (and of\n"
 	"a range entered more than once, how much more was live as its last time\n"
-	"began than as its first, which a check holds to the same); the leaked\n"
+	"began than as its first, which a check holds to the same), and where it\n"
+	"made NVTX marks the most live at each mark name and its growth; the leaked\n"
 	"bytes and the fingerprints of its findings.  Of several inputs (an MPI\n"
 	"job's ranks): each input's peaks, under its file name (which a check\n"
 	"matches), the largest leak, and the findings of all, each fingerprint once.\n"
@@ -155,18 +157,43 @@ static int bl_ranges(struct gmp_baseline_peak *p, struct gmp_session *s, const s
 	return gmp_baseline__sort_ranges(p, 1);
 }
 
-/* Each device's largest peak of the session, by allocation site (the sites that name a place), and its ranges'. */
+/* Device index d's NVTX mark names in mm (those shown there), with their most, times and growth, into p. */
+static int bl_marks(struct gmp_baseline_peak *p, const struct gmp_result *r, const struct gmp_mmem *mm, size_t d)
+{
+	if (!mm->ngroups)
+		return 0;
+	if (!(p->marks = calloc(mm->ngroups, sizeof(*p->marks))))
+		return -ENOMEM;
+	for (size_t g = 0; g < mm->ngroups; g++) {
+		if (!gmp_mmem__shown(mm, g, d))
+			continue;
+		const struct gmp_mmem_dev *v = gmp_mmem__at(mm, g, d);
+		struct gmp_baseline_mark *y = &p->marks[p->nmarks];
+		*y = (struct gmp_baseline_mark){ .mark = strdup(gmp_trace__str(r->trace, mm->group[g].name, NULL)),
+						 .max_bytes = v->max, .times = mm->group[g].times,
+						 .grew_bytes = gmp_mmem__growth(v) };
+		if (!y->mark)
+			return -ENOMEM;
+		p->nmarks++;
+	}
+	return gmp_baseline__sort_marks(p); /* a group per name: none twice */
+}
+
+/* Each device's largest peak of the session, by allocation site (the sites that name a place), its ranges' and marks'. */
 static int bl_peaks(struct bl *b, struct gmp_session *s, const char *input)
 {
 	const struct gmp_result *r = s->r;
 	struct gmp_rmem m;
-	int err = gmp_rmem__build(r, &m);
+	struct gmp_mmem mm;
+	int err = gmp_rmem__build(r, &m), merr = gmp_mmem__build(r, &mm);
+	err = err ? err : merr;
 	for (size_t d = 0; d < r->ndevices && !err; d++)
 		if (GMP_GROW(b->peaks, b->peaks_cap, b->npeaks + 1))
 			err = -ENOMEM;
-		else if (!(err = one_peak(b, s, input, d)))
-			err = bl_ranges(&b->peaks[b->npeaks - 1], s, &m, d);
+		else if (!(err = one_peak(b, s, input, d)) && !(err = bl_ranges(&b->peaks[b->npeaks - 1], s, &m, d)))
+			err = bl_marks(&b->peaks[b->npeaks - 1], r, &mm, d);
 	gmp_rmem__release(&m);
+	gmp_mmem__release(&mm);
 	return err;
 }
 
@@ -284,11 +311,13 @@ static int write_baseline(FILE *fp, void *ctx)
 	struct gmp_jw jw;
 	gmp_jw__init(&jw, fp, 1);
 	gmp_jw__obj(&jw);
-	int ranges = 0, loops = 0, kept = 0; /* version 4 (5, 6) only where it says more than version 3 (4, 5) */
-	for (size_t k = 0; k < b->npeaks; k++)
+	int ranges = 0, loops = 0, kept = 0, marks = 0; /* version 4 (5, 6, 7) where it says more than 3 (4, 5, 6) */
+	for (size_t k = 0; k < b->npeaks; k++) {
 		for (size_t i = 0; i < b->peaks[k].nranges; i++)
 			ranges = 1, loops |= b->peaks[k].ranges[i].times > 1, kept |= b->peaks[k].ranges[i].nkept > 0;
-	gmp_jw__ku64(&jw, "gmprof_baseline", kept ? 6 : loops ? 5 : ranges ? 4 : 3);
+		marks |= b->peaks[k].nmarks > 0;
+	}
+	gmp_jw__ku64(&jw, "gmprof_baseline", marks ? 7 : kept ? 6 : loops ? 5 : ranges ? 4 : 3);
 	gmp_jw__kstr(&jw, "input", b->inputs);
 	gmp_jw__ku64(&jw, "peak_bytes", b->peak);
 	gmp_jw__ku64(&jw, "leaked_bytes", b->leaked);
@@ -318,6 +347,19 @@ static int write_baseline(FILE *fp, void *ctx)
 				}
 				if (p->ranges[i].nkept)
 					sites_json(&jw, "kept_sites", p->ranges[i].kept, p->ranges[i].nkept);
+				gmp_jw__obj_end(&jw);
+			}
+			gmp_jw__arr_end(&jw);
+		}
+		if (p->nmarks) {
+			gmp_jw__key(&jw, "mark_peaks");
+			gmp_jw__arr(&jw);
+			for (size_t i = 0; i < p->nmarks; i++) {
+				gmp_jw__obj(&jw);
+				gmp_jw__kstr(&jw, "mark", p->marks[i].mark);
+				gmp_jw__ku64(&jw, "max_bytes", p->marks[i].max_bytes);
+				gmp_jw__ku64(&jw, "times", p->marks[i].times);
+				gmp_jw__ku64(&jw, "grew_bytes", p->marks[i].grew_bytes);
 				gmp_jw__obj_end(&jw);
 			}
 			gmp_jw__arr_end(&jw);

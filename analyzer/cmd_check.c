@@ -63,9 +63,9 @@ static const char usage[] =
 	"      --baseline FILE      fail on findings whose fingerprint FILE lacks, and on\n"
 	"                           a device's peak (and each NVTX range's peak, and what\n"
 	"                           a range entered more than once kept from its first\n"
-	"                           time to its last) grown past its own in FILE by more\n"
-	"                           than the tolerance\n"
-	"                           (FILE: gmprof baseline, or the\n"
+	"                           time to its last, and the live bytes at each NVTX mark\n"
+	"                           name and their growth) grown past its own in FILE by\n"
+	"                           more than the tolerance (FILE: gmprof baseline, or the\n"
 	"                           profile or event script of the run to compare with)\n"
 	"      --tolerance T        peak growth allowed over the baseline: a percentage,\n"
 	"                           bytes, or both as 5%,1MiB (the larger applies; default 0)\n"
@@ -362,6 +362,7 @@ static size_t run_checks(struct gmp_gate *g, const struct gmp_budgets *bu, const
 	if (bu->base) {
 		gmp_gate__baseline(g, bu->base, cmps, ncmps);
 		gmp_gate__baseline_ranges(g, cmps, ncmps, bu->tol_pct, bu->tol_abs);
+		gmp_gate__baseline_marks(g, cmps, ncmps, bu->tol_pct, bu->tol_abs);
 	}
 	for (size_t i = 0; i < g->n; i++) {
 		const struct gmp_check *ck = &g->checks[i];

@@ -88,7 +88,7 @@ static const struct rule extra_rules[6] = {
 	{ "range_growth", "RangeGrowth", "Allocation site of GPU memory a loop's NVTX range kept from one time to the next",
 	  "An NVTX range entered more than once (a loop's step) began its last time with more GPU memory live than its first, by more than its budget (--max-range-growth) or than the baseline's growth and the tolerance (baseline:range_growth), and objects allocated here since its first time began were still live as its last began. gmprof report shows each range's growth and what its times kept; gmprof flamegraph --at kept:PATH shows them by call path." },
 	{ "mark_growth", "MarkGrowth", "Allocation site of GPU memory kept from the first NVTX mark of a name to its last",
-	  "More GPU memory was live at the last NVTX mark of a name (a loop that marks each epoch) than at its first, by more than its budget (--max-mark-growth), and objects allocated here since its first mark were still live at its last. gmprof report shows the live bytes at each mark name and what it kept (Memory at NVTX marks)." },
+	  "More GPU memory was live at the last NVTX mark of a name (a loop that marks each epoch) than at its first, by more than its budget (--max-mark-growth) or than the baseline's growth and the tolerance (baseline:mark_growth), and objects allocated here since its first mark were still live at its last. gmprof report shows the live bytes at each mark name and what it kept (Memory at NVTX marks)." },
 };
 
 /* site ("file:line"), or without one the input at its script line (0: none). */
@@ -472,7 +472,7 @@ void gmp_sarif__results(struct gmp_sarif *sf, struct gmp_jw *jw)
 			over_budget(sf, jw, dev, budget);
 	}
 	gmp_sarif__ranges(sf, jw);
-	if (!jw->err && sf->nmark)
+	if (!jw->err)
 		gmp_sarif__marks(sf, jw);
 }
 

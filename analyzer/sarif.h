@@ -23,7 +23,8 @@ struct gmp_sarif {
 						 GMP_PAT_COUNT + 3: a range over --max-range-peak,
 						 GMP_PAT_COUNT + 4: a range's growth over its
 						 budget or past the baseline's,
-						 GMP_PAT_COUNT + 5: a mark's growth over its budget */
+						 GMP_PAT_COUNT + 5: a mark's growth over its
+						 budget or past the baseline's */
 	const struct gmp_baseline *baseline;  /* adds baselineState; may be NULL */
 	const struct gmp_peak_cmp *cmps;      /* the session's peaks against the baseline's
 						 (borrowed): each past what it allows adds a
@@ -84,8 +85,8 @@ void gmp_sarif__ranges(struct gmp_sarif *sf, struct gmp_jw *jw);
 /*
  * check_marks.c: mark_growth results at the allocation sites (the three
  * that hold most, with a file and line) of what each mark name over its
- * --max-mark-growth kept.  A mark over --max-mark has none: a mark has no
- * source line of its own.
+ * --max-mark-growth, or past the baseline's growth, kept.  A mark over
+ * --max-mark has none: a mark has no source line of its own.
  */
 void gmp_sarif__marks(struct gmp_sarif *sf, struct gmp_jw *jw);
 

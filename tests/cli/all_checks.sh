@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
-# gmprof check with every check at once: one input that gets each of the 30
+# gmprof check with every check at once: one input that gets each of the 32
 # (complete, monitored, out_of_memory, suppressions, graphs, tensor_maps,
-# pools, the ten patterns, the seven budgets and the six baseline
+# pools, the ten patterns, the seven budgets and the eight baseline
 # comparisons), written to every output.  Until 2026-11-28 the gate had room
 # for 23 and a run asking for them all wrote past it (a crash); until
 # 2026-11-29 it had room for 25, one fewer than there were with tensor_maps
-# (gmprof stopped, saying so); the marks' two budgets came on 2026-11-29.
+# (gmprof stopped, saying so); the marks' four checks came on 2026-11-29.
 . tests/cli/lib.sh
 cat >"$TMPDIR/all.jsonl" <<'J'
 {"op":"meta","key":"tensor_maps","value":"encoded=1 launches=0 graph_nodes=2"}
@@ -32,8 +32,8 @@ NAMES="complete monitored out_of_memory suppressions graphs tensor_maps pools pa
 pattern:redundant_allocation pattern:unused_allocation pattern:memory_leak pattern:temporary_idleness pattern:dead_write
 pattern:overallocation pattern:non_uniform_access_frequency pattern:structured_access max_peak max_in_use max_range_peak
 max_range_growth max_mark max_mark_growth max_leak baseline:new_findings baseline:peak baseline:in_use baseline:pools baseline:range_peak
-baseline:range_growth"
-every() { # OUT: each check named once, 30 in all
+baseline:range_growth baseline:mark_peak baseline:mark_growth"
+every() { # OUT: each check named once, 32 in all
 	_n=0
 	for c in $NAMES; do
 		[ "$(grep -c "^\(PASS\|FAIL\) \(.*: \)\?$c: " "$1")" = "${2:-1}" ] || { echo "# $c: $(grep -c "^\(PASS\|FAIL\) \(.*: \)\?$c: " "$1") lines"; _n=$((_n + 1)); }
@@ -46,19 +46,19 @@ ALL="--fail-on all --suppressions $TMPDIR/sup.txt --max-peak 1GiB --max-in-use 1
 expect_exit 1 "every check at once: the gate runs to its end" -- "$GMPROF" check $ALL \
 	--sarif "$TMPDIR/g.sarif" --junit "$TMPDIR/g.xml" --markdown "$TMPDIR/g.md" --codequality "$TMPDIR/g.cq.json" \
 	"$TMPDIR/all.jsonl"
-every "$TMPDIR/out" && ok "  ... each of the 30 checks once" || notok "  ... checks: $(cat "$TMPDIR/out")"
-grep -q "^gmprof check: 30 checks, 5 failed$" "$TMPDIR/out" && ok "  ... 30 counted, 5 failed" || notok "  ... total: $(tail -1 "$TMPDIR/out")"
-[ "$(grep -c '<testcase ' "$TMPDIR/g.xml")" = 30 ] && grep -q 'tests="30" failures="5"' "$TMPDIR/g.xml" &&
-	ok "  ... JUnit: 30 test cases, 5 failures" || notok "  ... JUnit: $(head -5 "$TMPDIR/g.xml")"
-[ "$(grep -c '^| \*\*FAIL\*\* \|^| PASS ' "$TMPDIR/g.md")" = 30 ] && ok "  ... Markdown: 30 rows" ||
+every "$TMPDIR/out" && ok "  ... each of the 32 checks once" || notok "  ... checks: $(cat "$TMPDIR/out")"
+grep -q "^gmprof check: 32 checks, 5 failed$" "$TMPDIR/out" && ok "  ... 32 counted, 5 failed" || notok "  ... total: $(tail -1 "$TMPDIR/out")"
+[ "$(grep -c '<testcase ' "$TMPDIR/g.xml")" = 32 ] && grep -q 'tests="32" failures="5"' "$TMPDIR/g.xml" &&
+	ok "  ... JUnit: 32 test cases, 5 failures" || notok "  ... JUnit: $(head -5 "$TMPDIR/g.xml")"
+[ "$(grep -c '^| \*\*FAIL\*\* \|^| PASS ' "$TMPDIR/g.md")" = 32 ] && ok "  ... Markdown: 32 rows" ||
 	notok "  ... Markdown: $(grep -c '^| ' "$TMPDIR/g.md") rows"
 [ -s "$TMPDIR/g.sarif" ] && [ -s "$TMPDIR/g.cq.json" ] && ok "  ... SARIF and Code Quality written" || notok "  ... SARIF, Code Quality"
-# Two inputs (ranks), their baseline of both: each gets its own 30.
+# Two inputs (ranks), their baseline of both: each gets its own 32.
 cp "$TMPDIR/all.jsonl" "$TMPDIR/again.jsonl"
 "$GMPROF" baseline -o "$TMPDIR/base2.json" "$TMPDIR/all.jsonl" "$TMPDIR/again.jsonl" || notok "baseline of two inputs"
 # shellcheck disable=SC2086
 expect_exit 1 "two inputs, every check" -- "$GMPROF" check $(echo "$ALL" | sed "s|base.json|base2.json|") \
 	"$TMPDIR/all.jsonl" "$TMPDIR/again.jsonl"
-every "$TMPDIR/out" 2 && grep -q "^gmprof check: 2 inputs, 60 checks, 10 failed$" "$TMPDIR/out" &&
+every "$TMPDIR/out" 2 && grep -q "^gmprof check: 2 inputs, 64 checks, 10 failed$" "$TMPDIR/out" &&
 	ok "  ... each check twice, once an input" || notok "  ... checks: $(cat "$TMPDIR/out")"
 finish

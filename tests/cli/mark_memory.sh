@@ -132,6 +132,55 @@ done
 expect_exit 2 "check --max-mark-growth without a budget is refused" -- "$GMPROF" check --max-mark-growth 'epoch' "$S"
 expect_stderr_line "bad --max-mark-growth 'epoch'" "  ... in one line"
 
+# A baseline keeps each device's mark names (version 7): the most live at their marks, how many, their growth.
+expect_exit 0 "baseline of a run with marks" -- "$GMPROF" baseline -o "$TMPDIR/b.json" "$S"
+tr -d ' \n' <"$TMPDIR/b.json" >"$TMPDIR/b1"
+grep -q '^{"gmprof_baseline":7,' "$TMPDIR/b1" &&
+	grep -q '"mark_peaks":\[{"mark":"done","max_bytes":3072,"times":1,"grew_bytes":0},{"mark":"epoch","max_bytes":7168,"times":3,"grew_bytes":2048},{"mark":"loaded","max_bytes":4096,"times":1,"grew_bytes":0},{"mark":"start","max_bytes":0,"times":1,"grew_bytes":0}\]' "$TMPDIR/b1" &&
+	ok "  ... version 7, every name by name" || notok "  ... $(cat "$TMPDIR/b1")"
+expect_exit 0 "  ... a run without marks keeps version 6 or earlier" -- "$GMPROF" baseline -o "$TMPDIR/b6.json" tests/scripts/nvtx_loop.jsonl
+grep -q '"gmprof_baseline": 6,' "$TMPDIR/b6.json" && ! grep -q mark_peaks "$TMPDIR/b6.json" && ok "  ... and no mark_peaks" ||
+	notok "  ... $(head -3 "$TMPDIR/b6.json")"
+expect_exit 0 "check the run against its baseline" -- "$GMPROF" check --baseline "$TMPDIR/b.json" "$S"
+grep -qx "PASS baseline:mark_peak: 4 NVTX mark names within the baseline's most live" "$TMPDIR/out" &&
+	grep -qx "PASS baseline:mark_growth: 1 NVTX mark name made more than once, none growing more from its first mark to its last than the baseline's" "$TMPDIR/out" &&
+	ok "  ... both pass" || notok "  ... $(grep mark "$TMPDIR/out")"
+# Each epoch keeps 2 KiB instead of 1: the most at epoch and done grows, and so does epoch's growth.
+sed 's/"size":1024,"label":"kept\([23]\)"/"size":2048,"label":"kept\1"/' "$S" >"$TMPDIR/worse.jsonl"
+expect_exit 1 "check a run whose epochs keep more against the baseline" -- "$GMPROF" check --baseline "$TMPDIR/b.json" \
+	--sarif "$TMPDIR/w.sarif" --force "$TMPDIR/worse.jsonl"
+printf '%s\n' "FAIL baseline:mark_peak: 2 of 4 NVTX mark names found more live than in the baseline" \
+	"  epoch on device 0: 9.0 KiB live at the most, the baseline's 7.0 KiB (allowed up to 7.0 KiB)" \
+	"  done on device 0: 5.0 KiB live at the most, the baseline's 3.0 KiB (allowed up to 3.0 KiB)" \
+	"FAIL baseline:mark_growth: 1 of 1 NVTX mark names made more than once grew more from their first mark to their last than the baseline's" \
+	"  epoch on device 0: 4.0 KiB more live at the last of its 3 marks than at the first; the baseline's, 2.0 KiB over 3 marks (allowed up to 2.0 KiB)" \
+	"    live at its last mark, allocated since its first: 4.0 KiB in 2 objects, from train.cu:42 (4.0 KiB in 2)" >"$TMPDIR/want"
+sed -n '/^FAIL baseline:mark_peak/,/^gmprof check/p' "$TMPDIR/out" | sed '$d' | diff -u "$TMPDIR/want" - >"$TMPDIR/diff" &&
+	ok "  ... both fail: each name past the baseline's, and what epoch kept" || { notok "  ... lines"; cat "$TMPDIR/diff"; }
+[ "$(grep -c '"ruleId": "mark_growth"' "$TMPDIR/w.sarif")" -eq 1 ] &&
+	grep -q "past the baseline's 2.0 KiB and the tolerance (baseline:mark_growth)" "$TMPDIR/w.sarif" &&
+	ok "  ... SARIF: a mark_growth result at train.cu:42" || notok "  ... SARIF: $(grep -A5 mark_growth "$TMPDIR/w.sarif")"
+expect_exit 0 "  ... within a tolerance of 2 KiB" -- "$GMPROF" check --baseline "$TMPDIR/b.json" --tolerance 2KiB "$TMPDIR/worse.jsonl"
+expect_exit 1 "check a run without marks against it" -- "$GMPROF" check --baseline "$TMPDIR/b.json" tests/scripts/nvtx_loop.jsonl
+grep -qx "FAIL baseline:mark_peak: 1 device without the baseline's NVTX marks (0 new in this run, 4 of the baseline's not in it)" "$TMPDIR/out" &&
+	! grep -q "baseline:mark_growth" "$TMPDIR/out" && ok "  ... fails: the marks are gone" || notok "  ... $(grep mark "$TMPDIR/out")"
+sed 's/"gmprof_baseline":7/"gmprof_baseline":6/; s/,"mark_peaks":\[[^]]*\]//' "$TMPDIR/b1" >"$TMPDIR/nomarks.json"
+expect_exit 0 "check a run with marks against its baseline without them (version 6)" -- \
+	"$GMPROF" check --baseline "$TMPDIR/nomarks.json" "$S"
+! grep -q "baseline:mark" "$TMPDIR/out" && ok "  ... no mark checks" || notok "  ... $(grep mark "$TMPDIR/out")"
+# Read strictly.
+refused() { # NAME SED: the baseline edited by SED is refused in one sentence naming REASON
+	tr -d ' \n' <"$TMPDIR/b.json" | sed "$2" >"$TMPDIR/r.json"
+	expect_exit 2 "a baseline with $1 is refused" -- "$GMPROF" check --baseline "$TMPDIR/r.json" "$S"
+	expect_stderr_line "bad baseline '.*r.json': $3" "  ... one sentence"
+}
+refused "mark peaks in version 6" 's/"gmprof_baseline":7/"gmprof_baseline":6/' "unknown key 'mark_peaks'"
+refused "a mark twice" 's/"mark":"loaded"/"mark":"epoch"/' "a mark is in a peak's \"mark_peaks\" twice"
+refused "growth of one mark" 's/"times":1,"grew_bytes":0},{"mark":"epoch"/"times":1,"grew_bytes":5},{"mark":"epoch"/' \
+	"a mark peak's \"grew_bytes\" must be 0 for one mark"
+refused "no times" 's/"times":3,//' "a mark peak needs a \"mark\""
+refused "an unknown key" 's/"grew_bytes":2048/"grew_bytes":2048,"x":1/' "unknown key 'x'"
+
 # gmprof run's summary, through the collector (NVTX's tool) and the test double.
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExt.h" ]; then
 	use_double "$B"

@@ -345,6 +345,33 @@ static void version6_kept(void **state)
 	gmp_baseline__range_release(&q.ranges[0]);
 }
 
+/* Version 7: each device's mark names, sorted for lookup by name. */
+static void version7_marks(void **state)
+{
+	(void)state;
+	static const char v7[] =
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1000,\"leaked_bytes\":0,\"peaks\":["
+		"{\"input\":\"a.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[],\"mark_peaks\":["
+		"{\"mark\":\"loaded\",\"max_bytes\":400,\"times\":1,\"grew_bytes\":0},"
+		"{\"mark\":\"epoch\",\"max_bytes\":900,\"times\":5,\"grew_bytes\":100}]},"
+		"{\"input\":\"a.gmprof\",\"device\":1,\"peak_bytes\":10,\"peak_sites\":[]}],\"findings\":[]}";
+	struct gmp_baseline b;
+	parse(v7, &b);
+	const struct gmp_baseline_peak *p = &b.peaks[0];
+	assert_int_equal(p->nmarks, 2);
+	assert_string_equal(p->marks[0].mark, "epoch"); /* sorted */
+	const struct gmp_baseline_mark *e = gmp_baseline__mark(p, "epoch");
+	assert_non_null(e);
+	assert_int_equal(e->max_bytes, 900);
+	assert_int_equal(e->times, 5);
+	assert_int_equal(e->grew_bytes, 100);
+	assert_int_equal(gmp_baseline__mark(p, "loaded")->max_bytes, 400);
+	assert_null(gmp_baseline__mark(p, "done"));
+	assert_int_equal(b.peaks[1].nmarks, 0); /* a device without marks */
+	assert_null(gmp_baseline__mark(&b.peaks[1], "epoch"));
+	gmp_baseline__release(&b);
+}
+
 static void rejected(void **state)
 {
 	(void)state;
@@ -370,7 +397,30 @@ static void rejected(void **state)
 		"{\"gmprof_baseline\":4,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
 		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"x\":0}]}],"
 		"\"findings\":[]}",
-		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"findings\":[]}",
+		"{\"gmprof_baseline\":8,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[],\"findings\":[]}",
+		/* mark peaks: only in version 7; a non-empty name, its most, 1 or more times, a growth within its most */
+		"{\"gmprof_baseline\":6,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"mark_peaks\":[]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"mark_peaks\":[{\"mark\":\"\",\"max_bytes\":1,\"times\":1,"
+		"\"grew_bytes\":0}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"mark_peaks\":[{\"mark\":\"m\",\"max_bytes\":1,\"times\":0,"
+		"\"grew_bytes\":0}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"mark_peaks\":[{\"mark\":\"m\",\"max_bytes\":1,\"times\":2}]}],"
+		"\"findings\":[]}",
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"mark_peaks\":[{\"mark\":\"m\",\"max_bytes\":4,\"times\":2,"
+		"\"grew_bytes\":5}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"mark_peaks\":[{\"mark\":\"m\",\"max_bytes\":4,\"times\":1,"
+		"\"grew_bytes\":1}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"mark_peaks\":[{\"mark\":\"m\",\"max_bytes\":4,\"times\":1,"
+		"\"grew_bytes\":0},{\"mark\":\"m\",\"max_bytes\":5,\"times\":1,\"grew_bytes\":0}]}],\"findings\":[]}",
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
+		"\"peak_bytes\":1,\"peak_sites\":[],\"mark_peaks\":{}}],\"findings\":[]}",
 		/* kept sites: only in version 6, only where the range grew */
 		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
 		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":2,"
@@ -477,6 +527,7 @@ int main(void)
 		cmocka_unit_test(version4_ranges),
 		cmocka_unit_test(version5_times),
 		cmocka_unit_test(version6_kept),
+		cmocka_unit_test(version7_marks),
 		cmocka_unit_test(rejected),
 		cmocka_unit_test(fingerprint_scheme),
 		cmocka_unit_test(site_keys),
