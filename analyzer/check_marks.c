@@ -219,7 +219,7 @@ static void growth_results(struct gmp_sarif *sf, struct gmp_jw *jw, const struct
 	const struct gmp_mmem_group *x = &m->group[o->g];
 	const char *name = gmp_trace__str(r->trace, x->name, NULL);
 	struct gmp_rmem_kept kp;
-	char one[256], a[32], c[32], msg[1400], hex[32];
+	char one[256], a[32], c[32], msg[1400];
 	if (done[o->g * m->ndev + o->d]++)
 		return;
 	if (gmp_mmem__kept_sites(&sf->s->sites, r, m, o->g, o->d, &kp)) {
@@ -237,26 +237,10 @@ static void growth_results(struct gmp_sarif *sf, struct gmp_jw *jw, const struct
 			 (unsigned long long)x->times, gmp_oneline(name, one, sizeof(one)), why,
 			 gmp_human_bytes(kp.sites[i].bytes, c, sizeof(c)));
 		gmp_sarif__result_head(sf, jw, "mark_growth", GMP_SARIF_RULE_MARK, msg, &l);
-		uint64_t key = gmp_sites__event_key(&sf->s->sites, kp.sites[i].alloc_ev);
-		snprintf(hex, sizeof(hex), "%016" PRIx64,
-			 gmp_sites__site_fingerprint("mark_growth", key ^ gmp_sites__label_fingerprint(name)));
-		gmp_jw__key(jw, "partialFingerprints");
-		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "gmprofMarkGrowth/v1", hex);
-		gmp_jw__obj_end(jw);
-		gmp_jw__key(jw, "properties");
-		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "mark", name);
-		gmp_jw__ku64(jw, "device", r->devices[o->d].device);
-		gmp_jw__ku64(jw, "times", x->times);
-		gmp_jw__ku64(jw, "grew_bytes", o->val);
-		gmp_jw__ku64(jw, "allowed_bytes", o->budget);
-		gmp_jw__ku64(jw, "kept_bytes", kp.sites[i].bytes);
-		gmp_jw__ku64(jw, "kept_objects", kp.sites[i].objects);
-		if (sf->name_inputs)
-			gmp_jw__kstr(jw, "input", sf->s->name);
-		gmp_jw__obj_end(jw);
-		gmp_jw__obj_end(jw);
+		struct gmp_sarif_growth gr = { "mark_growth", "gmprofMarkGrowth/v1", "mark", name, r->devices[o->d].device,
+					       x->times, o->val, o->budget, &kp.sites[i],
+					       gmp_sites__event_key(&sf->s->sites, kp.sites[i].alloc_ev), 0, 0 };
+		gmp_sarif__growth_tail(sf, jw, &gr);
 		shown++;
 	}
 	gmp_rmem_kept__release(&kp);

@@ -76,6 +76,26 @@ int gmp_sarif__split_site(const char *site, struct gmp_sarif_loc *l);
 void gmp_sarif__result_head(struct gmp_sarif *sf, struct gmp_jw *jw, const char *rule, unsigned index,
 			    const char *msg, const struct gmp_sarif_loc *l);
 /*
+ * What closes a range_growth or mark_growth result after
+ * gmp_sarif__result_head, at one site of what the range's times (the mark
+ * name's marks) kept: its fingerprint, of the site's key and the name, and
+ * its properties.
+ */
+struct gmp_rmem_kept_site;
+struct gmp_sarif_growth {
+	const char *rule;         /* "range_growth", "mark_growth" */
+	const char *fingerprint;  /* its partialFingerprints key, "gmprofRangeGrowth/v1" */
+	const char *what;         /* the property naming it: "range", "mark" */
+	const char *name;         /* the range's path, the marks' name */
+	uint32_t device;
+	uint64_t times, grew, allowed;
+	const struct gmp_rmem_kept_site *site;
+	uint64_t key;             /* the site as fingerprints know it */
+	int has_before;           /* the baseline knows what it kept there (before) */
+	uint64_t before;
+};
+void gmp_sarif__growth_tail(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_sarif_growth *g);
+/*
  * sarif_ranges.c: a range_peak_over_budget result for each range over its
  * --max-range-peak, and range_growth results at the allocation sites of
  * what each range over its --max-range-growth, or past the baseline's

@@ -42,7 +42,7 @@ static void kept_results(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr *rr,
 		return;
 	const struct gmp_rmem_dev *x = gmp_rmem__at(m, k, d);
 	struct gmp_rmem_kept kp;
-	char path[1024], one[1024], a[32], c[32], msg[1400], hex[32], was[80] = "";
+	char path[1024], one[1024], a[32], c[32], msg[1400], was[80] = "";
 	if (gmp_rmem__kept_sites(&sf->s->sites, r, m, k, d, &kp)) {
 		gmp_rmem_kept__release(&kp);
 		jw->err = -ENOMEM;
@@ -64,30 +64,39 @@ static void kept_results(struct gmp_sarif *sf, struct gmp_jw *jw, struct rr *rr,
 			 gmp_human_bytes(gmp_rmem__growth(x), a, sizeof(a)), why,
 			 gmp_human_bytes(kp.sites[i].bytes, c, sizeof(c)), was);
 		gmp_sarif__result_head(sf, jw, "range_growth", GMP_SARIF_RULE_GROWTH, msg, &l);
-		snprintf(hex, sizeof(hex), "%016" PRIx64,
-			 gmp_sites__site_fingerprint("range_growth", key ^ gmp_sites__label_fingerprint(path)));
-		gmp_jw__key(jw, "partialFingerprints");
-		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "gmprofRangeGrowth/v1", hex);
-		gmp_jw__obj_end(jw);
-		gmp_jw__key(jw, "properties");
-		gmp_jw__obj(jw);
-		gmp_jw__kstr(jw, "range", path);
-		gmp_jw__ku64(jw, "device", r->devices[d].device);
-		gmp_jw__ku64(jw, "times", x->times);
-		gmp_jw__ku64(jw, "grew_bytes", gmp_rmem__growth(x));
-		gmp_jw__ku64(jw, "allowed_bytes", allowed);
-		gmp_jw__ku64(jw, "kept_bytes", kp.sites[i].bytes);
-		gmp_jw__ku64(jw, "kept_objects", kp.sites[i].objects);
-		if (base)
-			gmp_jw__ku64(jw, "baseline_kept_bytes", before);
-		if (sf->name_inputs)
-			gmp_jw__kstr(jw, "input", sf->s->name);
-		gmp_jw__obj_end(jw);
-		gmp_jw__obj_end(jw);
+		struct gmp_sarif_growth gr = { "range_growth", "gmprofRangeGrowth/v1", "range", path, r->devices[d].device,
+					       x->times, gmp_rmem__growth(x), allowed, &kp.sites[i], key, base != NULL,
+					       before };
+		gmp_sarif__growth_tail(sf, jw, &gr);
 		shown++;
 	}
 	gmp_rmem_kept__release(&kp);
+}
+
+void gmp_sarif__growth_tail(struct gmp_sarif *sf, struct gmp_jw *jw, const struct gmp_sarif_growth *g)
+{
+	char hex[32];
+	snprintf(hex, sizeof(hex), "%016" PRIx64,
+		 gmp_sites__site_fingerprint(g->rule, g->key ^ gmp_sites__label_fingerprint(g->name)));
+	gmp_jw__key(jw, "partialFingerprints");
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, g->fingerprint, hex);
+	gmp_jw__obj_end(jw);
+	gmp_jw__key(jw, "properties");
+	gmp_jw__obj(jw);
+	gmp_jw__kstr(jw, g->what, g->name);
+	gmp_jw__ku64(jw, "device", g->device);
+	gmp_jw__ku64(jw, "times", g->times);
+	gmp_jw__ku64(jw, "grew_bytes", g->grew);
+	gmp_jw__ku64(jw, "allowed_bytes", g->allowed);
+	gmp_jw__ku64(jw, "kept_bytes", g->site->bytes);
+	gmp_jw__ku64(jw, "kept_objects", g->site->objects);
+	if (g->has_before)
+		gmp_jw__ku64(jw, "baseline_kept_bytes", g->before);
+	if (sf->name_inputs)
+		gmp_jw__kstr(jw, "input", sf->s->name);
+	gmp_jw__obj_end(jw);
+	gmp_jw__obj_end(jw);
 }
 
 /* Each range of a compared device whose growth is past what the baseline (version 5 or 6) allows. */
