@@ -6,8 +6,9 @@
  * multiset: a fingerprint BEFORE has more often than AFTER is fixed that
  * many times, and the other way round new.  At each device's largest
  * peak, what changed by allocation site (where a regression came from:
- * diff_sites.c), and each NVTX range's peak and what outlived it
- * (rangemem_diff.c).  Both inputs are analyzed with the same thresholds and suppressions.
+ * diff_sites.c), each NVTX range's peak and what outlived it
+ * (rangemem_diff.c), and the live bytes at each NVTX mark name
+ * (marks_diff.c).  Both inputs are analyzed with the same thresholds and suppressions.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "jw.h"
 #include "markdown.h"
 #include "memtime.h"
+#include "marks.h"
 #include "rangemem.h"
 #include "baseline.h"
 #include "session.h"
@@ -30,7 +32,8 @@ static const char usage[] =
 	"\n"
 	"Compare two runs (profiles or event scripts), say of a program before and\n"
 	"after a fix: the peak of each device and what changed there by allocation\n"
-	"site (and by NVTX range: each range's peak and what outlived it), and the\n"
+	"site (and by NVTX range: each range's peak and what outlived it; by NVTX\n"
+	"mark: the most live at each name's marks and their growth), and the\n"
 	"findings fixed (in BEFORE, not in AFTER) and new (the other way), matched\n"
 	"by their fingerprints.\n"
 	"\n"
@@ -229,6 +232,8 @@ static int text(FILE *fp, void *ctx)
 		gmp_diff__sites_text(fp, &d->a, &d->b, dev[i]);
 		if (gmp_rmem__diff_text(fp, ra, rb, &d->b.sites, dev[i], 10))
 			fprintf(fp, "    (out of memory comparing the NVTX ranges)\n");
+		if (gmp_mmem__diff_text(fp, ra, rb, &d->b.sites, dev[i], 10))
+			fprintf(fp, "    (out of memory comparing the NVTX marks)\n");
 		if (has_regions(a, b))
 			text_peak(fp, "in use", dev[i], a, b, 1);
 		uint64_t la, lb;
@@ -327,7 +332,8 @@ static int json(FILE *fp, void *ctx)
 			gmp_jw__ku64(&jw, "pool_reserved_high_before", la);
 			gmp_jw__ku64(&jw, "pool_reserved_high_after", lb);
 		}
-		if (gmp_diff__sites_json(&jw, &d->a, &d->b, dev[i]) || gmp_rmem__diff_json(&jw, ra, rb, &d->b.sites, dev[i]))
+		if (gmp_diff__sites_json(&jw, &d->a, &d->b, dev[i]) || gmp_rmem__diff_json(&jw, ra, rb, &d->b.sites, dev[i]) ||
+		    gmp_mmem__diff_json(&jw, ra, rb, &d->b.sites, dev[i]))
 			return -ENOMEM;
 		gmp_jw__obj_end(&jw);
 	}
@@ -428,7 +434,8 @@ static int md(FILE *fp, void *ctx)
 	fprintf(fp, "| findings | %zu | %zu | %zu fixed, %zu new, %zu in both |\n\n", ra->nfindings, rb->nfindings,
 		d->nfixed, d->nfresh, ra->nfindings - d->nfixed);
 	for (size_t i = 0; i < nd; i++)
-		if (gmp_diff__sites_md(fp, &d->a, &d->b, dev[i]) || gmp_rmem__diff_md(fp, ra, rb, &d->b.sites, dev[i], 10))
+		if (gmp_diff__sites_md(fp, &d->a, &d->b, dev[i]) || gmp_rmem__diff_md(fp, ra, rb, &d->b.sites, dev[i], 10) ||
+		    gmp_mmem__diff_md(fp, ra, rb, &d->b.sites, dev[i], 10))
 			return -ENOMEM;
 	md_findings(fp, "Fixed", &d->a, &d->b, d->fixed, d->nfixed);
 	md_findings(fp, "New", &d->b, &d->a, d->fresh, d->nfresh);

@@ -43,4 +43,19 @@ int gmp_mmem__kept_sites(struct gmp_sites *sites, const struct gmp_result *r, co
 int gmp_mmem__kept_text(struct gmp_sites *sites, const struct gmp_result *r, const struct gmp_mmem *m, size_t g,
 			size_t d, size_t max, char *buf, size_t n);
 
+/*
+ * gmprof diff by NVTX mark (marks_diff.c): device's mark names in either
+ * run, matched by name, the largest change (of the most live at their
+ * marks, or of their growth) first, with what run b's marks kept (sites_b:
+ * b's) where a name's growth grew.  Text (under the device's peak) and
+ * Markdown: the changed ones, at most max; JSON: "marks", every one
+ * (nothing where neither run has marks on the device).  0 or -ENOMEM.
+ */
+int gmp_mmem__diff_text(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, struct gmp_sites *sites_b,
+			uint32_t device, size_t max);
+int gmp_mmem__diff_md(FILE *fp, const struct gmp_result *a, const struct gmp_result *b, struct gmp_sites *sites_b,
+		      uint32_t device, size_t max);
+int gmp_mmem__diff_json(struct gmp_jw *jw, const struct gmp_result *a, const struct gmp_result *b,
+			struct gmp_sites *sites_b, uint32_t device);
+
 #endif

@@ -103,6 +103,9 @@ done
 sed 's/"d1"/"d1b"/; s/"size":262144/"size":524288/' "$TMPDIR/extras.jsonl" >"$TMPDIR/extras2.jsonl"
 # The loop fixed (each step frees its buffer), with and without sites: diffs to the loop keep memory.
 kept_at tests/scripts/nvtx_loop_fixed.jsonl "$TMPDIR/loop_fix_at.jsonl"
+# The marks' loop keeping 2 KiB an epoch instead of 1, without its "loaded" mark: a diff of marks changed and gone.
+sed 's/"size":1024,"label":"kept\([23]\)"/"size":2048,"label":"kept\1"/; /"name":"loaded"/d' tests/scripts/nvtx_marks.jsonl \
+	>"$TMPDIR/marks_worse.jsonl"
 k=0
 while read -r a b; do
 	"$GMPROF" diff --format json "$a" "$b" >"$D/diff.$k.json" || notok "diff $a $b"
@@ -115,6 +118,7 @@ $TMPDIR/extras.jsonl $TMPDIR/extras2.jsonl
 tests/scripts/pool_regions.jsonl tests/scripts/oom.jsonl
 tests/scripts/nvtx_loop_fixed.jsonl tests/scripts/nvtx_loop.jsonl
 $TMPDIR/loop_fix_at.jsonl $TMPDIR/loop_at.jsonl
+tests/scripts/nvtx_marks.jsonl $TMPDIR/marks_worse.jsonl
 EOF
 "$GMPROF" baseline -o "$D/baseline.0.json" tests/scripts/nvtx_ranges.jsonl &&
 	"$GMPROF" baseline -o "$D/baseline.1.json" tests/data/gpu/simple_multi_copy.gmprof tests/scripts/oom.jsonl &&

@@ -181,6 +181,30 @@ refused "growth of one mark" 's/"times":1,"grew_bytes":0},{"mark":"epoch"/"times
 refused "no times" 's/"times":3,//' "a mark peak needs a \"mark\""
 refused "an unknown key" 's/"grew_bytes":2048/"grew_bytes":2048,"x":1/' "unknown key 'x'"
 
+# gmprof diff by NVTX mark: the worse run, without its "loaded" mark and with a new one.
+grep -v '"name":"loaded"\|"op":"end"' "$TMPDIR/worse.jsonl" >"$TMPDIR/after.jsonl"
+printf '{"op":"mark","name":"saved"}\n' >>"$TMPDIR/after.jsonl"
+expect_exit 0 "diff of two runs with marks" -- "$GMPROF" diff "$S" "$TMPDIR/after.jsonl"
+printf '%s\n' "    by NVTX mark (the largest changes first):" \
+	"      -4.0 KiB    loaded: only before: most 4.0 KiB over 1 mark" \
+	"      +2.0 KiB    done: most 3.0 KiB -> 5.0 KiB" \
+	"      +2.0 KiB    epoch: most 7.0 KiB -> 9.0 KiB, its last mark 2.0 KiB -> 4.0 KiB above its first" \
+	"                  live at its last mark, allocated since its first: 4.0 KiB in 2 objects, from train.cu:42 (4.0 KiB in 2)" \
+	"      +0 B        saved: new: most 0 B over 1 mark" >"$TMPDIR/want"
+sed -n '/^    by NVTX mark/,/^  live on average/p' "$TMPDIR/out" | sed '$d' | diff -u "$TMPDIR/want" - >"$TMPDIR/diff" &&
+	ok "  ... each name that changed, the largest change first; what epoch kept after" || { notok "  ... diff"; cat "$TMPDIR/diff"; }
+expect_exit 0 "diff --format json" -- "$GMPROF" diff --format json "$S" "$TMPDIR/after.jsonl"
+grep -q '"marks":\[{"mark":"loaded","max_before":4096,"grew_before":0,"times_before":1,"max_after":null,"grew_after":null,"times_after":null},' "$TMPDIR/out" &&
+	grep -q '{"mark":"start","max_before":0,"grew_before":0,"times_before":1,"max_after":0,"grew_after":0,"times_after":1}\]' "$TMPDIR/out" &&
+	grep -q '"kept_after":{"bytes":4096,"objects":2,"sites":\[{"site":"train.cu:42","bytes":4096,"objects":2}\]}' "$TMPDIR/out" &&
+	ok "  ... marks: every name, unchanged ones too" || notok "  ... $(grep -o '"marks":.*' "$TMPDIR/out" | head -c 600)"
+expect_exit 0 "diff --format markdown" -- "$GMPROF" diff --format markdown "$S" "$TMPDIR/after.jsonl"
+grep -qx '| +2.0 KiB | `epoch` | 7.0 KiB | 9.0 KiB | 2.0 KiB | 4.0 KiB |' "$TMPDIR/out" &&
+	grep -qx '`epoch` after: live at its last mark, allocated since its first: 4.0 KiB in 2 objects, from train.cu:42 (4.0 KiB in 2)' "$TMPDIR/out" &&
+	ok "  ... a table, and what epoch kept under it" || notok "  ... $(sed -n '/by NVTX mark/,/^###/p' "$TMPDIR/out")"
+expect_exit 0 "diff of a run with itself" -- "$GMPROF" diff "$S" "$S"
+! grep -q "by NVTX mark" "$TMPDIR/out" && ok "  ... no marks changed: no such lines" || notok "  ... $(grep -A3 'by NVTX mark' "$TMPDIR/out")"
+
 # gmprof run's summary, through the collector (NVTX's tool) and the test double.
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExt.h" ]; then
 	use_double "$B"
