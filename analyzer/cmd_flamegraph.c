@@ -43,7 +43,10 @@ static const char usage[] =
 	"                           (\"outer > inner\", as gmprof report lists them) on\n"
 	"                           each device; kept:PATH: those the times of NVTX range\n"
 	"                           PATH kept (allocated since its first time began, live\n"
-	"                           as its last began: what a loop keeps) (peak)\n"
+	"                           as its last began: what a loop keeps); mark:NAME:\n"
+	"                           those live at the NVTX mark NAME that found the most\n"
+	"                           on each device; mark-kept:NAME: those allocated since\n"
+	"                           the first mark NAME and live at the last (peak)\n"
 	"      --device N           only the objects of device N\n"
 	"      --nvtx               the NVTX ranges each object was allocated in, as\n"
 	"                           frames above its call path\n"
@@ -76,6 +79,7 @@ static const char usage[] =
 	"  gmprof flamegraph --at leaked --nvtx -o leaks.svg prof.*.gmprof\n"
 	"  gmprof flamegraph --at 'range:step > forward' -o forward.svg app.gmprof\n"
 	"  gmprof flamegraph --at kept:step -o kept.svg app.gmprof   # what each step keeps\n"
+	"  gmprof flamegraph --at 'mark:model loaded' -o loaded.svg app.gmprof\n"
 	"  gmprof flamegraph --diff -o grew.svg main.gmprof branch.gmprof\n"
 	"  gmprof flamegraph --format tree --threshold 5 app.gmprof\n";
 
@@ -100,8 +104,9 @@ static int add_input(struct gmp_session *s, size_t i, void *ctx)
 	gmp_flame__side(g->f, g->diff ? (int)i : 0);
 	int64_t added = gmp_flame__session(g->f, s, &g->o);
 	if (added == -ENOENT) {
-		fprintf(stderr, "gmprof flamegraph: '%s' has no NVTX range '%s' (gmprof report lists its ranges)\n",
-			s->name, g->o.range);
+		int mark = g->o.what == GMP_FLAME_MARK || g->o.what == GMP_FLAME_MARK_KEPT;
+		fprintf(stderr, "gmprof flamegraph: '%s' has no NVTX %s '%s' (gmprof report lists its %s)\n", s->name,
+			mark ? "mark" : "range", g->o.range, mark ? "marks" : "ranges");
 		return GMP_OUTPUT_ABANDON;
 	}
 	if (added < 0) {
@@ -155,6 +160,11 @@ static void title(const struct fg *g, char *buf, size_t n)
 			snprintf(dev, sizeof(dev), " on device %u", g->dev);
 		snprintf(what, sizeof(what), g->o.what == GMP_FLAME_RANGE ? "live at the peak of NVTX range '%.40s'%s%s" :
 			 "kept from one time to the next by NVTX range '%.40s'%s%s", g->o.range, dev, inputs);
+	} else if (g->o.what == GMP_FLAME_MARK || g->o.what == GMP_FLAME_MARK_KEPT) {
+		if (one)
+			snprintf(dev, sizeof(dev), " on device %u", g->dev);
+		snprintf(what, sizeof(what), g->o.what == GMP_FLAME_MARK ? "live at the NVTX mark '%.40s' that found the most%s%s"
+			 : "kept from the first NVTX mark '%.40s' to the last%s%s", g->o.range, dev, inputs);
 	} else if (g->o.what == GMP_FLAME_PEAK || g->o.what == GMP_FLAME_IN_USE) {
 		if (one && (g->in.n == 1 || g->diff))
 			snprintf(dev, sizeof(dev), "device %u's", g->dev);
@@ -248,9 +258,13 @@ int cmd_flamegraph(int argc, char **argv)
 				g.o.what = GMP_FLAME_RANGE, g.o.range = optarg + 6;
 			else if (!strncmp(optarg, "kept:", 5) && optarg[5])
 				g.o.what = GMP_FLAME_KEPT, g.o.range = optarg + 5;
+			else if (!strncmp(optarg, "mark:", 5) && optarg[5])
+				g.o.what = GMP_FLAME_MARK, g.o.range = optarg + 5;
+			else if (!strncmp(optarg, "mark-kept:", 10) && optarg[10])
+				g.o.what = GMP_FLAME_MARK_KEPT, g.o.range = optarg + 10;
 			else
 				return gmp_cli__usage_error("flamegraph", "'--at %s': expected peak, in-use, leaked, allocated, "
-							    "range:PATH or kept:PATH", optarg);
+							    "range:PATH, kept:PATH, mark:NAME or mark-kept:NAME", optarg);
 			break;
 		case O_DEVICE:
 			if (gmp_cli__u32(optarg, &u) || u == GMP_ANY_DEVICE)

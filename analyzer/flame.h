@@ -82,6 +82,10 @@ enum gmp_flame_what {
 				 (rangemem.h: right after the first call inside it to reach it) */
 	GMP_FLAME_KEPT,       /* those NVTX range `range`'s times kept on each device: allocated
 				 since its first time began, live as its last began (gmp_rmem__kept) */
+	GMP_FLAME_MARK,       /* those live at the NVTX mark named `range` that found the most on
+				 each device (markmem.h) */
+	GMP_FLAME_MARK_KEPT,  /* those the marks named `range` kept on each device: allocated since
+				 the first, live at the last (gmp_mmem__kept) */
 };
 
 struct gmp_flame_opts {
@@ -92,7 +96,8 @@ struct gmp_flame_opts {
 	const char *root;     /* a frame above every path (an input's name), or NULL */
 	int device_frames;    /* "device N" above each path even when the run used one device */
 	const char *ranges;   /* only objects allocated in NVTX ranges matching this glob, or NULL */
-	const char *range;    /* GMP_FLAME_RANGE, GMP_FLAME_KEPT: the range's path, "outer > inner" */
+	const char *range;    /* GMP_FLAME_RANGE, GMP_FLAME_KEPT: the range's path, "outer > inner";
+				 GMP_FLAME_MARK, GMP_FLAME_MARK_KEPT: the marks' name */
 };
 
 /*

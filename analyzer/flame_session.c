@@ -15,6 +15,7 @@
 #include "baseline.h"
 #include "bysite.h"
 #include "flame.h"
+#include "markmem.h"
 #include "rangemem.h"
 #include "session.h"
 #include "u64map.h"
@@ -225,6 +226,30 @@ static int range_peak(struct walk *w)
 	return err;
 }
 
+/* The objects live at the mark named w->o->range that found the most, or (kept) what its marks kept, on each device. */
+static int marks(struct walk *w, int kept)
+{
+	const struct gmp_result *r = w->s->r;
+	struct gmp_mmem m;
+	int err = gmp_mmem__build(r, &m);
+	size_t g = err ? SIZE_MAX : gmp_mmem__group_named(&m, r, w->o->range);
+	if (!err && g == SIZE_MAX)
+		err = -ENOENT;
+	for (size_t d = 0; !err && d < m.ndev; d++) {
+		uint32_t *v;
+		size_t n;
+		if (!gmp_mmem__shown(&m, g, d))
+			continue;
+		err = kept ? gmp_mmem__kept(&m, r, g, d, &v, &n)
+			   : gmp_mmem__live_at(r, gmp_mmem__at(&m, g, d)->max_mark, d, &v, &n);
+		for (size_t i = 0; i < n && !err; i++)
+			err = add_object(w, v[i]);
+		free(v);
+	}
+	gmp_mmem__release(&m);
+	return err;
+}
+
 int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const struct gmp_flame_opts *o)
 {
 	const struct gmp_result *r = s->r;
@@ -253,6 +278,10 @@ int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const str
 		break;
 	case GMP_FLAME_KEPT:
 		err = range_kept(&w);
+		break;
+	case GMP_FLAME_MARK:
+	case GMP_FLAME_MARK_KEPT:
+		err = marks(&w, o->what == GMP_FLAME_MARK_KEPT);
 		break;
 	case GMP_FLAME_ALLOCATED:
 		for (size_t i = 0; i < r->nobjects && !err; i++)

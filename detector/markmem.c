@@ -141,13 +141,19 @@ static int by_alloc(const void *a, const void *b, void *ctx)
 	return (x > y) - (x < y);
 }
 
-int gmp_mmem__kept(const struct gmp_mmem *m, const struct gmp_result *r, size_t g, size_t d, uint32_t **out,
-		   size_t *n)
+size_t gmp_mmem__group_named(const struct gmp_mmem *m, const struct gmp_result *r, const char *name)
+{
+	for (size_t g = 0; g < m->ngroups; g++)
+		if (!strcmp(gmp_trace__str(r->trace, m->group[g].name, NULL), name))
+			return g;
+	return SIZE_MAX;
+}
+
+/* The objects counted on device index d allocated in [from, to) and live after the first `to` events. */
+static int allocated_live(const struct gmp_result *r, size_t d, uint64_t from, uint64_t to, uint32_t **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
-	const struct gmp_mmem_group *x = &m->group[g];
-	uint64_t from = r->trace->marks[x->first_mark].before, to = r->trace->marks[x->last_mark].before;
 	size_t cap = 0;
 	for (size_t i = 0; i < r->nobjects && from < to; i++) {
 		const struct gmp_object *o = &r->objects[i];
@@ -169,4 +175,16 @@ int gmp_mmem__kept(const struct gmp_mmem *m, const struct gmp_result *r, size_t 
 	if (*n)
 		qsort_r(*out, *n, sizeof(**out), by_alloc, (void *)r);
 	return 0;
+}
+
+int gmp_mmem__live_at(const struct gmp_result *r, size_t k, size_t d, uint32_t **out, size_t *n)
+{
+	return allocated_live(r, d, 0, r->trace->marks[k].before, out, n);
+}
+
+int gmp_mmem__kept(const struct gmp_mmem *m, const struct gmp_result *r, size_t g, size_t d, uint32_t **out,
+		   size_t *n)
+{
+	const struct gmp_mmem_group *x = &m->group[g];
+	return allocated_live(r, d, r->trace->marks[x->first_mark].before, r->trace->marks[x->last_mark].before, out, n);
 }

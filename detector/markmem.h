@@ -67,6 +67,16 @@ static inline uint64_t gmp_mmem__growth(const struct gmp_mmem_dev *x)
  */
 int gmp_mmem__shown(const struct gmp_mmem *m, size_t g, size_t d);
 
+/* Group of mark name `name` (a string of r's trace), or SIZE_MAX. */
+size_t gmp_mmem__group_named(const struct gmp_mmem *m, const struct gmp_result *r, const char *name);
+
+/*
+ * The objects live on device index d at r's mark k (counted as above: their
+ * bytes are gmp_mmem's live[k * ndev + d]), in the order of their allocations, into
+ * *out (malloc'd; NULL when none), *n of them.  0 or -ENOMEM.
+ */
+int gmp_mmem__live_at(const struct gmp_result *r, size_t k, size_t d, uint32_t **out, size_t *n);
+
 /*
  * What group g's series kept on device index d: the objects (counted as
  * above) allocated after its first mark and still live at its last, in

@@ -181,6 +181,18 @@ refused "growth of one mark" 's/"times":1,"grew_bytes":0},{"mark":"epoch"/"times
 refused "no times" 's/"times":3,//' "a mark peak needs a \"mark\""
 refused "an unknown key" 's/"grew_bytes":2048/"grew_bytes":2048,"x":1/' "unknown key 'x'"
 
+# Flame graphs: what was live at the mark of a name that found the most, and what its marks kept.
+expect_exit 0 "flamegraph --at mark:epoch" -- "$GMPROF" flamegraph --format folded --at mark:epoch "$S"
+[ "$(cat "$TMPDIR/out" | tr '\n' '|')" = "model.cu:10 4096|train.cu:42 3072|" ] &&
+	ok "  ... the 7 KiB live at the third epoch mark, by call path" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "flamegraph --at mark-kept:epoch" -- "$GMPROF" flamegraph --at mark-kept:epoch -o "$TMPDIR/k.svg" "$S"
+grep -q "<title>2.0 KiB kept from the first NVTX mark &#39;epoch&#39; to the last on device 0, by allocation call path</title>" \
+	"$TMPDIR/k.svg" && grep -q "<title>train.cu:42: 2.0 KiB (2048 bytes), 100.0%</title>" "$TMPDIR/k.svg" &&
+	ok "  ... the 2 KiB the epochs kept, at train.cu:42" || notok "  ... $(grep -o '<title>[^<]*' "$TMPDIR/k.svg" | head -3)"
+expect_exit 2 "flamegraph --at mark:NAME of no mark" -- "$GMPROF" flamegraph --at mark:saved -o "$TMPDIR/n.svg" "$S"
+expect_stderr_line "has no NVTX mark 'saved' (gmprof report lists its marks)" "  ... one sentence"
+[ ! -e "$TMPDIR/n.svg" ] && ok "  ... and no file" || notok "  ... wrote $TMPDIR/n.svg"
+
 # gmprof diff by NVTX mark: the worse run, without its "loaded" mark and with a new one.
 grep -v '"name":"loaded"\|"op":"end"' "$TMPDIR/worse.jsonl" >"$TMPDIR/after.jsonl"
 printf '{"op":"mark","name":"saved"}\n' >>"$TMPDIR/after.jsonl"

@@ -27,13 +27,12 @@ static uint64_t live_at(const struct gmp_result *r, uint32_t dev, uint64_t befor
 	return live;
 }
 
-static size_t group_named(const struct gmp_mmem *m, const struct gmp_trace *t, const char *name)
+static size_t group_named(const struct gmp_mmem *m, const struct gmp_result *r, const char *name)
 {
-	for (size_t g = 0; g < m->ngroups; g++)
-		if (!strcmp(gmp_trace__str(t, m->group[g].name, NULL), name))
-			return g;
-	fail_msg("no mark group '%s'", name);
-	return 0;
+	size_t g = gmp_mmem__group_named(m, r, name);
+	if (g == SIZE_MAX)
+		fail_msg("no mark group '%s'", name);
+	return g;
 }
 
 /* A loop marking "epoch" three times keeps a 1 KiB buffer each time; "start" before anything, "done" after a free. */
@@ -62,7 +61,7 @@ static void epoch_loop(void **state)
 	static const uint64_t want[] = { 0, 5120, 6144, 7168, 3072 }; /* tmp freed before the second epoch */
 	for (size_t k = 0; k < 5; k++)
 		assert_int_equal(m.live[k], want[k]);
-	size_t e = group_named(&m, t, "epoch");
+	size_t e = group_named(&m, r, "epoch");
 	assert_int_equal(e, 1); /* by their first marks */
 	assert_int_equal(m.of[2], e);
 	const struct gmp_mmem_dev *v = gmp_mmem__at(&m, e, 0);
@@ -80,12 +79,13 @@ static void epoch_loop(void **state)
 	assert_int_equal(kept[0], ts_obj(r, "kept2"));
 	assert_int_equal(kept[1], ts_obj(r, "kept3"));
 	free(kept);
-	size_t d = group_named(&m, t, "done");
+	size_t d = group_named(&m, r, "done");
 	assert_int_equal(gmp_mmem__growth(gmp_mmem__at(&m, d, 0)), 0);
 	assert_int_equal(gmp_mmem__kept(&m, r, d, 0, &kept, &n), 0); /* one mark: nothing kept */
 	assert_int_equal(n, 0);
 	assert_null(kept);
-	assert_true(gmp_mmem__shown(&m, group_named(&m, t, "start"), 0)); /* one device: every name, 0 B too */
+	assert_true(gmp_mmem__shown(&m, group_named(&m, r, "start"), 0)); /* one device: every name, 0 B too */
+	assert_int_equal(gmp_mmem__group_named(&m, r, "nothing"), SIZE_MAX);
 	gmp_mmem__release(&m);
 	gmp_result__free(r);
 	gmp_trace__free(t);
@@ -119,10 +119,22 @@ static void check_group(const struct gmp_mmem *m, const struct gmp_result *r, si
 	for (uint32_t k = 0; k < t->nmarks; k++) {
 		if (t->marks[k].name != x->name)
 			continue;
-		uint64_t live = live_at(r, dev, t->marks[k].before);
+		uint64_t live = live_at(r, dev, t->marks[k].before), listed = 0;
 		if (m->live[k * m->ndev + d] != live)
 			fail_msg("round %d, mark %u, device %u: %llu live, %llu counted", round, k, dev,
 				 (unsigned long long)m->live[k * m->ndev + d], (unsigned long long)live);
+		uint32_t *objs;
+		size_t nobjs;
+		assert_int_equal(gmp_mmem__live_at(r, k, d, &objs, &nobjs), 0);
+		for (size_t i = 0; i < nobjs; i++) {
+			assert_int_equal(r->objects[objs[i]].device, dev);
+			assert_true(i == 0 || r->objects[objs[i - 1]].alloc_ev < r->objects[objs[i]].alloc_ev);
+			listed += r->objects[objs[i]].size;
+		}
+		free(objs);
+		if (listed != live)
+			fail_msg("round %d, mark %u, device %u: %llu live, %llu listed", round, k, dev,
+				 (unsigned long long)live, (unsigned long long)listed);
 		assert_int_equal(m->of[k], g);
 		if (!times++) {
 			first = live;
