@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <inttypes.h>
-
 #include "baseline.h"
 #include "check.h"
 #include "cmds.h"
@@ -68,7 +66,8 @@ static int evaluate(const struct gmp_result *r, const struct gmp_mmem *m, const 
 		    size_t n, int growth, struct eval *ev)
 {
 	size_t cap = 0;
-	if (!(ev->matched = calloc(n, sizeof(*ev->matched))) || !(ev->largest = calloc(n, sizeof(*ev->largest))))
+	if (!(ev->matched = calloc(n ? n : 1, sizeof(*ev->matched))) ||
+	    !(ev->largest = calloc(n ? n : 1, sizeof(*ev->largest))))
 		return -ENOMEM;
 	for (size_t g = 0; g < m->ngroups; g++) {
 		const char *name = gmp_trace__str(r->trace, m->group[g].name, NULL);
@@ -278,6 +277,8 @@ void gmp_sarif__marks(struct gmp_sarif *sf, struct gmp_jw *jw)
 	struct eval ev = { 0 };
 	uint8_t *done = NULL;
 	char why[400], b[32];
+	if (!sf->s->r->trace->nmarks)
+		return; /* no marks: no results */
 	if (gmp_mmem__build(sf->s->r, &m) || !(done = calloc(m.ngroups * m.ndev + 1, 1)) ||
 	    evaluate(sf->s->r, &m, sf->mark, sf->nmark, 1, &ev))
 		jw->err = -ENOMEM;

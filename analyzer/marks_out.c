@@ -61,24 +61,6 @@ int gmp_mmem__kept_text(struct gmp_sites *sites, const struct gmp_result *r, con
 	return err;
 }
 
-/* A name that grew on a device (index d). */
-struct grown {
-	size_t g;
-	uint64_t growth;
-	size_t d;
-};
-
-/* The most growth first, then by their first marks. */
-static int cmp_growth(const void *a, const void *b)
-{
-	const struct grown *x = a, *y = b;
-	if (x->growth != y->growth)
-		return x->growth > y->growth ? -1 : 1;
-	if (x->g != y->g)
-		return x->g > y->g ? 1 : -1;
-	return (x->d > y->d) - (x->d < y->d);
-}
-
 /* A table format: its head for a device, a row per name shown, the names left out, a line per name that grew. */
 struct table {
 	void (*head)(FILE *fp, const struct gmp_result *r, size_t d);
@@ -89,9 +71,12 @@ struct table {
 	void (*tail)(FILE *fp);
 };
 
-/* Device index d's table: at most max names (the first and the last half), then the names that grew there. */
+/*
+ * Device index d's table: at most max names (the first and the last half),
+ * then the names that grew there (of gv, every name that grew, the most first).
+ */
 static int table(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, const struct gmp_mmem *m, size_t d,
-		 size_t max, struct grown *gv, const struct table *tb)
+		 size_t max, const struct gmp_mmem_grown *gv, size_t ngv, const struct table *tb)
 {
 	size_t n = 0, ng = 0;
 	for (size_t g = 0; g < m->ngroups; g++)
@@ -108,12 +93,11 @@ static int table(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, 
 			tb->row(fp, name_of(m, r, g, one, sizeof(one)), m->group[g].times, gmp_mmem__at(m, g, d));
 		else if (k == head)
 			tb->more(fp, n - head - tail, "");
-		if (gmp_mmem__growth(gmp_mmem__at(m, g, d)))
-			gv[ng++] = (struct grown){ g, gmp_mmem__growth(gmp_mmem__at(m, g, d)), d };
 		k++;
 	}
-	qsort(gv, ng, sizeof(*gv), cmp_growth);
-	for (size_t i = 0; i < ng && i < GREW_MAX; i++) {
+	for (size_t i = 0; i < ngv; i++) {
+		if (gv[i].d != d || ng++ >= GREW_MAX)
+			continue;
 		tb->grew(fp, name_of(m, r, gv[i].g, one, sizeof(one)), gmp_mmem__grew_text(m, gv[i].g, d, what, sizeof(what)));
 		int err = gmp_mmem__kept_text(sites, r, m, gv[i].g, d, 3, what, sizeof(what));
 		if (err)
@@ -129,12 +113,13 @@ static int table(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, 
 static int tables(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max, const struct table *tb)
 {
 	struct gmp_mmem m;
+	struct gmp_mmem_grown *gv = NULL;
+	size_t ngv = 0;
 	int err = gmp_mmem__build(r, &m);
-	struct grown *gv = err || !m.ngroups ? NULL : malloc(m.ngroups * sizeof(*gv));
-	if (!err && m.ngroups && !gv)
-		err = -ENOMEM;
+	if (!err)
+		err = gmp_mmem__grown(&m, &gv, &ngv);
 	for (size_t d = 0; !err && m.ngroups && d < m.ndev; d++)
-		err = table(fp, r, sites, &m, d, max, gv, tb);
+		err = table(fp, r, sites, &m, d, max, gv, ngv, tb);
 	free(gv);
 	gmp_mmem__release(&m);
 	return err;
@@ -296,17 +281,11 @@ int gmp_mmem__html(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites
 int gmp_mmem__summary(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
 	struct gmp_mmem m;
-	int err = gmp_mmem__build(r, &m);
-	struct grown *gv = err || !m.ngroups ? NULL : malloc(m.ngroups * m.ndev * sizeof(*gv));
+	struct gmp_mmem_grown *gv = NULL;
 	size_t n = 0;
-	if (!err && m.ngroups && !gv)
-		err = -ENOMEM;
-	for (size_t g = 0; g < m.ngroups && gv; g++)
-		for (size_t d = 0; d < m.ndev; d++)
-			if (gmp_mmem__growth(gmp_mmem__at(&m, g, d)))
-				gv[n++] = (struct grown){ g, gmp_mmem__growth(gmp_mmem__at(&m, g, d)), d };
-	if (n)
-		qsort(gv, n, sizeof(*gv), cmp_growth);
+	int err = gmp_mmem__build(r, &m);
+	if (!err)
+		err = gmp_mmem__grown(&m, &gv, &n);
 	for (size_t i = 0; i < n && i < max && !err; i++) {
 		char what[1024], one[256];
 		fprintf(fp, "  %-8s %s on device %u: %s\n", i ? "" : "marks", name_of(&m, r, gv[i].g, one, sizeof(one)),
@@ -314,7 +293,7 @@ int gmp_mmem__summary(FILE *fp, const struct gmp_result *r, struct gmp_sites *si
 		if (!(err = gmp_mmem__kept_text(sites, r, &m, gv[i].g, gv[i].d, 3, what, sizeof(what))))
 			fprintf(fp, "             %s\n", what);
 	}
-	if (n > max)
+	if (n > max && !err)
 		fprintf(fp, "           ... and %zu more mark%s grew (gmprof report shows them)\n", n - max,
 			n - max == 1 ? "" : "s");
 	free(gv);

@@ -84,41 +84,17 @@ static void ranges_grown(const struct gmp_result *r)
 	gmp_rmem__release(&m);
 }
 
-/* A mark name that grew on a device index. */
-struct grown_mark {
-	uint64_t growth;
-	size_t g, d;
-};
-
-/* The most first, then by their first marks. */
-static int by_growth(const void *a, const void *b)
-{
-	const struct grown_mark *x = a, *y = b;
-	if (x->growth != y->growth)
-		return x->growth > y->growth ? -1 : 1;
-	return x->g != y->g ? (x->g > y->g ? 1 : -1) : (x->d > y->d) - (x->d < y->d);
-}
-
 /* The NVTX mark names whose last mark found more live than their first, the most first, 3 at most. */
 static void marks_grown(const struct gmp_result *r)
 {
 	struct gmp_mmem m;
-	struct grown_mark *v = NULL;
+	struct gmp_mmem_grown *v = NULL;
 	size_t n = 0;
-	int err = gmp_mmem__build(r, &m);
-	if (!err && m.ngroups && !(v = malloc(m.ngroups * m.ndev * sizeof(*v) + 1)))
-		err = -ENOMEM;
-	if (err) {
+	if (gmp_mmem__build(r, &m) || gmp_mmem__grown(&m, &v, &n)) {
 		fprintf(stderr, "==gmprof== out of memory finding the NVTX marks that grew\n");
 		gmp_mmem__release(&m);
 		return;
 	}
-	for (size_t g = 0; g < m.ngroups; g++)
-		for (size_t d = 0; d < m.ndev; d++)
-			if (gmp_mmem__growth(gmp_mmem__at(&m, g, d)))
-				v[n++] = (struct grown_mark){ gmp_mmem__growth(gmp_mmem__at(&m, g, d)), g, d };
-	if (n)
-		qsort(v, n, sizeof(*v), by_growth);
 	for (size_t i = 0; i < n && i < 3; i++) {
 		const struct gmp_mmem_dev *x = gmp_mmem__at(&m, v[i].g, v[i].d);
 		char one[200], a[32], b[32];

@@ -141,6 +141,35 @@ static int by_alloc(const void *a, const void *b, void *ctx)
 	return (x > y) - (x < y);
 }
 
+static int by_growth(const void *a, const void *b)
+{
+	const struct gmp_mmem_grown *x = a, *y = b;
+	if (x->growth != y->growth)
+		return x->growth > y->growth ? -1 : 1;
+	if (x->g != y->g)
+		return x->g > y->g ? 1 : -1;
+	return (x->d > y->d) - (x->d < y->d);
+}
+
+int gmp_mmem__grown(const struct gmp_mmem *m, struct gmp_mmem_grown **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < m->ngroups * m->ndev; i++)
+		k += gmp_mmem__growth(&m->dev[i]) != 0;
+	if (!k)
+		return 0;
+	if (!(*out = malloc(k * sizeof(**out))))
+		return -ENOMEM;
+	for (size_t g = 0; g < m->ngroups; g++)
+		for (size_t d = 0; d < m->ndev; d++)
+			if (gmp_mmem__growth(gmp_mmem__at(m, g, d)))
+				(*out)[(*n)++] = (struct gmp_mmem_grown){ g, d, gmp_mmem__growth(gmp_mmem__at(m, g, d)) };
+	qsort(*out, *n, sizeof(**out), by_growth);
+	return 0;
+}
+
 size_t gmp_mmem__group_named(const struct gmp_mmem *m, const struct gmp_result *r, const char *name)
 {
 	for (size_t g = 0; g < m->ngroups; g++)

@@ -67,6 +67,19 @@ static inline uint64_t gmp_mmem__growth(const struct gmp_mmem_dev *x)
  */
 int gmp_mmem__shown(const struct gmp_mmem *m, size_t g, size_t d);
 
+/* A mark name that grew on a device (r->devices[d]). */
+struct gmp_mmem_grown {
+	size_t g, d;
+	uint64_t growth;          /* gmp_mmem__growth, > 0 */
+};
+
+/*
+ * Every name that grew on any device, the most first (then by their first
+ * marks, then by device), into *out (malloc'd; NULL when none), *n of them.
+ * 0 or -ENOMEM.
+ */
+int gmp_mmem__grown(const struct gmp_mmem *m, struct gmp_mmem_grown **out, size_t *n);
+
 /* Group of mark name `name` (a string of r's trace), or SIZE_MAX. */
 size_t gmp_mmem__group_named(const struct gmp_mmem *m, const struct gmp_result *r, const char *name);
 

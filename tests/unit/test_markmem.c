@@ -228,6 +228,20 @@ static void random_traces(void **state)
 				grew += gmp_mmem__growth(gmp_mmem__at(&m, g, d)) != 0;
 			}
 		}
+		struct gmp_mmem_grown *gv;
+		size_t ng, want_ng = 0;
+		assert_int_equal(gmp_mmem__grown(&m, &gv, &ng), 0);
+		for (size_t i = 0; i < m.ngroups * m.ndev; i++)
+			want_ng += gmp_mmem__growth(&m.dev[i]) != 0;
+		assert_int_equal(ng, want_ng);
+		for (size_t i = 0; i < ng; i++) {
+			assert_int_equal(gv[i].growth, gmp_mmem__growth(gmp_mmem__at(&m, gv[i].g, gv[i].d)));
+			assert_true(gv[i].growth > 0);
+			assert_true(i == 0 || gv[i - 1].growth > gv[i].growth ||
+				    (gv[i - 1].growth == gv[i].growth &&
+				     (gv[i - 1].g < gv[i].g || (gv[i - 1].g == gv[i].g && gv[i - 1].d < gv[i].d))));
+		}
+		free(gv);
 		groups += m.ngroups;
 		gmp_mmem__release(&m);
 		gmp_result__free(r);
