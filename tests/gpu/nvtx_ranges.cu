@@ -13,7 +13,8 @@
  * The program names the legacy default stream (nvtxNameCudaStreamA), which
  * the profile must keep (nvtx_ranges.meta), and marks the step's start and
  * end (nvtxMarkA, and a domain's nvtxDomainMarkEx), which it must record
- * (nvtx_ranges.marks).
+ * (nvtx_ranges.marks), with the 32 MiB of w and m live at each
+ * (nvtx_ranges.report: "Memory at NVTX marks").
  */
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
