@@ -110,6 +110,23 @@ sweep "a loop's kept sites: check against version 6, SARIF" 2 600 "$R/gmprof" --
 	--sarif k.sarif --force worse.jsonl
 sweep "a loop's kept sites: check against a run" 2 600 "$R/gmprof" -- "$G" check --baseline loop.jsonl worse.jsonl
 cd "$OLDPWD" || exit 1
+# Memory at NVTX marks: every allocation of the reports, the budgets and their SARIF, a baseline (version 7)
+# and a check against it, a diff and the flame graphs, failed in turn (each sweep past the most its commands
+# make: some runs end well).
+cp tests/scripts/nvtx_marks.jsonl "$TMPDIR/marks.jsonl"
+sed 's/"size":1024,"label":"kept\([23]\)"/"size":2048,"label":"kept\1"/' tests/scripts/nvtx_marks.jsonl >"$TMPDIR/marks2.jsonl"
+"$G" baseline -o "$TMPDIR/v7.base.json" "$TMPDIR/marks.jsonl" 2>/dev/null
+cd "$TMPDIR" || exit 1
+sweep "NVTX marks: report as text, JSON and Markdown, html, perfetto" 2 540 "$R/gmprof" -- sh -c '"$1" report marks.jsonl &&
+	"$1" report --format json marks.jsonl && "$1" report --format markdown marks.jsonl && "$1" html -o - marks.jsonl &&
+	"$1" perfetto --time host -o - marks.jsonl' sh "$G"
+sweep "NVTX marks: check budgets and a version 7 baseline, SARIF" 2 1040 "$R/gmprof" -- "$G" check --max-mark 'ep*=1KiB' \
+	--max-mark-growth 'epoch=0' --baseline v7.base.json --sarif m.sarif --force marks2.jsonl
+sweep "NVTX marks: baseline" 1 490 "$R/gmprof" -- "$G" baseline -o - marks.jsonl
+sweep "NVTX marks: diff as text, JSON and Markdown, flame graphs" 2 980 "$R/gmprof" -- sh -c '"$1" diff marks.jsonl marks2.jsonl &&
+	"$1" diff --format json marks.jsonl marks2.jsonl && "$1" diff --format markdown marks.jsonl marks2.jsonl &&
+	"$1" flamegraph --at mark:epoch -o - marks.jsonl && "$1" flamegraph --at mark-kept:epoch -o - marks2.jsonl' sh "$G"
+cd "$OLDPWD" || exit 1
 # Memory over time (host times): every allocation of the report in each format, in turn.
 cp tests/scripts/figure2_timed.jsonl "$TMPDIR/timed.jsonl"
 sed 's/"size":1048576,"label":"B"/"size":524288,"label":"B"/' tests/scripts/figure2_timed.jsonl >"$TMPDIR/half.jsonl"
