@@ -43,7 +43,7 @@ static int parse_sites(const cJSON *ss, const char *array, const char *noun, str
 	char msg[160];
 	if (!cJSON_IsArray(ss)) {
 		snprintf(msg, sizeof(msg), "\"%s\" must be an array", array);
-		return bad(err, errn, msg);
+		return gmp_bj__bad(err, errn, msg);
 	}
 	size_t n = (size_t)cJSON_GetArraySize(ss);
 	if (!(*out = calloc(n ? n : 1, sizeof(**out))))
@@ -52,21 +52,21 @@ static int parse_sites(const cJSON *ss, const char *array, const char *noun, str
 	cJSON_ArrayForEach(e, ss) {
 		if (!cJSON_IsObject(e)) {
 			snprintf(msg, sizeof(msg), "every %s must be an object", noun);
-			return bad(err, errn, msg);
+			return gmp_bj__bad(err, errn, msg);
 		}
-		int rc = only_keys(e, keys, 3, err, errn);
+		int rc = gmp_bj__only_keys(e, keys, 3, err, errn);
 		if (rc)
 			return rc;
 		const cJSON *site = cJSON_GetObjectItemCaseSensitive(e, "site");
 		const cJSON *key = cJSON_GetObjectItemCaseSensitive(e, "key");
 		struct gmp_baseline_site *x = &(*out)[*nout];
-		if (!cJSON_IsString(site) || get_u64(e, "bytes", &x->bytes)) {
+		if (!cJSON_IsString(site) || gmp_bj__u64(e, "bytes", &x->bytes)) {
 			snprintf(msg, sizeof(msg), "a %s needs a \"site\" string and \"bytes\", a non-negative integer", noun);
-			return bad(err, errn, msg);
+			return gmp_bj__bad(err, errn, msg);
 		}
 		if (key && (!cJSON_IsString(key) || parse_hex(key->valuestring, &x->key))) {
 			snprintf(msg, sizeof(msg), "a %s's \"key\" must be 16 lower-case hex digits", noun);
-			return bad(err, errn, msg);
+			return gmp_bj__bad(err, errn, msg);
 		}
 		x->has_key = key != NULL;
 		if (!(x->site = strdup(site->valuestring)))
@@ -86,7 +86,7 @@ static int parse_ranges(const cJSON *rs, struct gmp_baseline_peak *p, uint64_t v
 {
 	static const char *const keys[] = { "range", "peak_bytes", "times", "grew_bytes", "kept_sites" };
 	if (!cJSON_IsArray(rs))
-		return bad(err, errn, "\"range_peaks\" must be an array");
+		return gmp_bj__bad(err, errn, "\"range_peaks\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(rs);
 	if (!(p->ranges = calloc(n ? n : 1, sizeof(*p->ranges))))
 		return -ENOMEM;
@@ -95,19 +95,20 @@ static int parse_ranges(const cJSON *rs, struct gmp_baseline_peak *p, uint64_t v
 	const cJSON *e;
 	cJSON_ArrayForEach(e, rs) {
 		if (!cJSON_IsObject(e))
-			return bad(err, errn, "every range peak must be an object");
-		int rc = only_keys(e, keys, version >= 6 ? 5 : version >= 5 ? 4 : 2, err, errn);
+			return gmp_bj__bad(err, errn, "every range peak must be an object");
+		int rc = gmp_bj__only_keys(e, keys, version >= 6 ? 5 : version >= 5 ? 4 : 2, err, errn);
 		if (rc)
 			return rc;
 		const cJSON *range = cJSON_GetObjectItemCaseSensitive(e, "range");
 		struct gmp_baseline_range *x = &p->ranges[p->nranges];
-		if (!cJSON_IsString(range) || !*range->valuestring || get_u64(e, "peak_bytes", &x->peak_bytes))
-			return bad(err, errn, "a range peak needs a \"range\" (a non-empty string) and \"peak_bytes\", "
+		if (!cJSON_IsString(range) || !*range->valuestring || gmp_bj__u64(e, "peak_bytes", &x->peak_bytes))
+			return gmp_bj__bad(err, errn, "a range peak needs a \"range\" (a non-empty string) and \"peak_bytes\", "
 					      "a non-negative integer");
 		int has_times = cJSON_GetObjectItemCaseSensitive(e, "times") != NULL;
 		if (has_times != (cJSON_GetObjectItemCaseSensitive(e, "grew_bytes") != NULL) ||
-		    (has_times && (get_u64(e, "times", &x->times) || x->times < 2 || get_u64(e, "grew_bytes", &x->grew_bytes))))
-			return bad(err, errn, "a range peak's \"times\" (2 or more) and \"grew_bytes\" (a non-negative "
+		    (has_times && (gmp_bj__u64(e, "times", &x->times) || x->times < 2 ||
+				   gmp_bj__u64(e, "grew_bytes", &x->grew_bytes))))
+			return gmp_bj__bad(err, errn, "a range peak's \"times\" (2 or more) and \"grew_bytes\" (a non-negative "
 					      "integer) go together");
 		if (!has_times)
 			x->times = p->growth; /* version 5: entered once; version 4: not recorded */
@@ -116,12 +117,12 @@ static int parse_ranges(const cJSON *rs, struct gmp_baseline_peak *p, uint64_t v
 		p->nranges++;
 		const cJSON *ks = cJSON_GetObjectItemCaseSensitive(e, "kept_sites");
 		if (ks && !x->grew_bytes)
-			return bad(err, errn, "a range peak has \"kept_sites\" only where it grew (\"grew_bytes\" above 0)");
+			return gmp_bj__bad(err, errn, "a range peak has \"kept_sites\" only where it grew (\"grew_bytes\" above 0)");
 		if (ks && (rc = parse_sites(ks, "kept_sites", "kept site", &x->kept, &x->nkept, err, errn)))
 			return rc;
 	}
 	if (gmp_baseline__sort_ranges(p, 0))
-		return bad(err, errn, "a range is in a peak's \"range_peaks\" twice");
+		return gmp_bj__bad(err, errn, "a range is in a peak's \"range_peaks\" twice");
 	return 0;
 }
 
@@ -177,39 +178,39 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version
 	static const char *const keys[] = { "input", "device", "peak_bytes", "inuse_peak_bytes",
 					    "pool_reserved_high_bytes", "peak_sites", "range_peaks", "mark_peaks" };
 	if (!cJSON_IsArray(ps))
-		return bad(err, errn, "\"peaks\" must be an array");
+		return gmp_bj__bad(err, errn, "\"peaks\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(ps);
 	if (!(b->peaks = calloc(n ? n : 1, sizeof(*b->peaks))))
 		return -ENOMEM;
 	const cJSON *e;
 	cJSON_ArrayForEach(e, ps) {
 		if (!cJSON_IsObject(e))
-			return bad(err, errn, "every peak must be an object");
-		int rc = only_keys(e, keys, version >= 7 ? 8 : version >= 4 ? 7 : 6, err, errn);
+			return gmp_bj__bad(err, errn, "every peak must be an object");
+		int rc = gmp_bj__only_keys(e, keys, version >= 7 ? 8 : version >= 4 ? 7 : 6, err, errn);
 		if (rc)
 			return rc;
 		struct gmp_baseline_peak *p = &b->peaks[b->npeaks];
 		if (cJSON_GetObjectItemCaseSensitive(e, "inuse_peak_bytes") &&
-		    (get_u64(e, "inuse_peak_bytes", &p->inuse_peak_bytes) || !p->inuse_peak_bytes))
-			return bad(err, errn, "a peak's \"inuse_peak_bytes\" must be a positive integer");
+		    (gmp_bj__u64(e, "inuse_peak_bytes", &p->inuse_peak_bytes) || !p->inuse_peak_bytes))
+			return gmp_bj__bad(err, errn, "a peak's \"inuse_peak_bytes\" must be a positive integer");
 		if (cJSON_GetObjectItemCaseSensitive(e, "pool_reserved_high_bytes") &&
-		    (get_u64(e, "pool_reserved_high_bytes", &p->pool_reserved_high) || !p->pool_reserved_high))
-			return bad(err, errn, "a peak's \"pool_reserved_high_bytes\" must be a positive integer");
+		    (gmp_bj__u64(e, "pool_reserved_high_bytes", &p->pool_reserved_high) || !p->pool_reserved_high))
+			return gmp_bj__bad(err, errn, "a peak's \"pool_reserved_high_bytes\" must be a positive integer");
 		const cJSON *in = cJSON_GetObjectItemCaseSensitive(e, "input");
 		uint64_t dev;
 		if (!cJSON_IsString(in) || !*in->valuestring || strchr(in->valuestring, '/'))
-			return bad(err, errn, "a peak's \"input\" must be a file name (no directory)");
-		if (get_u64(e, "device", &dev) || dev >= GMP_ANY_DEVICE)
-			return bad(err, errn, "a peak's \"device\" must be a device number");
-		if (get_u64(e, "peak_bytes", &p->peak_bytes))
-			return bad(err, errn, "a peak's \"peak_bytes\" must be a non-negative integer");
+			return gmp_bj__bad(err, errn, "a peak's \"input\" must be a file name (no directory)");
+		if (gmp_bj__u64(e, "device", &dev) || dev >= GMP_ANY_DEVICE)
+			return gmp_bj__bad(err, errn, "a peak's \"device\" must be a device number");
+		if (gmp_bj__u64(e, "peak_bytes", &p->peak_bytes))
+			return gmp_bj__bad(err, errn, "a peak's \"peak_bytes\" must be a non-negative integer");
 		p->device = (uint32_t)dev;
 		if (!(p->input = strdup(in->valuestring)))
 			return -ENOMEM;
 		b->npeaks++;
 		const cJSON *ss = cJSON_GetObjectItemCaseSensitive(e, "peak_sites");
 		if (!ss)
-			return bad(err, errn, "a peak needs its \"peak_sites\"");
+			return gmp_bj__bad(err, errn, "a peak needs its \"peak_sites\"");
 		if ((rc = parse_sites(ss, "peak_sites", "peak site", &p->sites, &p->nsites, err, errn)))
 			return rc;
 		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(e, "range_peaks");
@@ -228,23 +229,23 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 					   "findings", "peak_sites", "peaks", "fingerprints" };
 	static const char *const fkeys[] = { "fingerprint", "pattern", "object", "saving_bytes" };
 	if (!cJSON_IsObject(root))
-		return bad(err, errn, "not a JSON object");
-	int rc = only_keys(root, top, 8, err, errn);
+		return gmp_bj__bad(err, errn, "not a JSON object");
+	int rc = gmp_bj__only_keys(root, top, 8, err, errn);
 	if (rc)
 		return rc;
 	uint64_t version;
-	if (get_u64(root, "gmprof_baseline", &version) || version < 1 || version > 7)
-		return bad(err, errn, "not a gmprof baseline of version 1 to 7 (\"gmprof_baseline\": 7)");
+	if (gmp_bj__u64(root, "gmprof_baseline", &version) || version < 1 || version > 7)
+		return gmp_bj__bad(err, errn, "not a gmprof baseline of version 1 to 7 (\"gmprof_baseline\": 7)");
 	const cJSON *sites = cJSON_GetObjectItemCaseSensitive(root, "peak_sites");
 	const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(root, "peaks");
 	if (version == 1 && sites)
-		return bad(err, errn, "a baseline of version 1 has no \"peak_sites\"");
+		return gmp_bj__bad(err, errn, "a baseline of version 1 has no \"peak_sites\"");
 	if (version < 3 && peaks)
-		return bad(err, errn, "only a baseline of version 3 or later has \"peaks\"");
+		return gmp_bj__bad(err, errn, "only a baseline of version 3 or later has \"peaks\"");
 	if (version >= 3 && (sites || !peaks))
-		return bad(err, errn, "a baseline of version 3 or later has \"peaks\", and its sites in them");
-	if (get_u64(root, "peak_bytes", &b->peak_bytes))
-		return bad(err, errn, "\"peak_bytes\" must be a non-negative integer");
+		return gmp_bj__bad(err, errn, "a baseline of version 3 or later has \"peaks\", and its sites in them");
+	if (gmp_bj__u64(root, "peak_bytes", &b->peak_bytes))
+		return gmp_bj__bad(err, errn, "\"peak_bytes\" must be a non-negative integer");
 	if (version >= 3) {
 		if ((rc = parse_peaks(peaks, b, version, err, errn)))
 			return rc;
@@ -256,21 +257,21 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 		if (sites && (rc = parse_sites(sites, "peak_sites", "peak site", &b->peaks[0].sites, &b->peaks[0].nsites, err, errn)))
 			return rc;
 	}
-	if (get_u64(root, "leaked_bytes", &b->leaked_bytes))
-		return bad(err, errn, "\"leaked_bytes\" must be a non-negative integer");
+	if (gmp_bj__u64(root, "leaked_bytes", &b->leaked_bytes))
+		return gmp_bj__bad(err, errn, "\"leaked_bytes\" must be a non-negative integer");
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "input");
 	if (in && !cJSON_IsString(in))
-		return bad(err, errn, "\"input\" must be a string");
+		return gmp_bj__bad(err, errn, "\"input\" must be a string");
 	const cJSON *fs = cJSON_GetObjectItemCaseSensitive(root, "findings");
 	if (!cJSON_IsArray(fs))
-		return bad(err, errn, "\"findings\" must be an array");
+		return gmp_bj__bad(err, errn, "\"findings\" must be an array");
 	size_t n = (size_t)cJSON_GetArraySize(fs);
 	/* Fingerprints of the scheme gmprof makes (sites.c: lines ranked, files by name); none: an earlier one. */
 	const cJSON *scheme = cJSON_GetObjectItemCaseSensitive(root, "fingerprints");
 	if (scheme && !(cJSON_IsNumber(scheme) && scheme->valuedouble == GMP_FINGERPRINTS))
-		return bad(err, errn, "\"fingerprints\" must be 2");
+		return gmp_bj__bad(err, errn, "\"fingerprints\" must be 2");
 	if (!scheme && n)
-		return bad(err, errn, "its findings' fingerprints were made by an earlier gmprof, which this one makes "
+		return gmp_bj__bad(err, errn, "its findings' fingerprints were made by an earlier gmprof, which this one makes "
 				      "otherwise: write it again with gmprof baseline");
 	b->fingerprints = malloc((n ? n : 1) * sizeof(uint64_t));
 	if (!b->fingerprints)
@@ -279,26 +280,26 @@ static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size
 	size_t i = 0;
 	cJSON_ArrayForEach(f, fs) {
 		if (!cJSON_IsObject(f))
-			return bad(err, errn, "every finding must be an object");
-		if ((rc = only_keys(f, fkeys, 4, err, errn)))
+			return gmp_bj__bad(err, errn, "every finding must be an object");
+		if ((rc = gmp_bj__only_keys(f, fkeys, 4, err, errn)))
 			return rc;
 		const cJSON *fp = cJSON_GetObjectItemCaseSensitive(f, "fingerprint");
 		if (!cJSON_IsString(fp) || parse_hex(fp->valuestring, &b->fingerprints[i]))
-			return bad(err, errn, "a finding's \"fingerprint\" must be 16 lower-case hex digits");
+			return gmp_bj__bad(err, errn, "a finding's \"fingerprint\" must be 16 lower-case hex digits");
 		const cJSON *pat = cJSON_GetObjectItemCaseSensitive(f, "pattern");
 		if (pat && (!cJSON_IsString(pat) || gmp_pattern__parse(pat->valuestring) < 0))
-			return bad(err, errn, "a finding's \"pattern\" must name a pattern");
+			return gmp_bj__bad(err, errn, "a finding's \"pattern\" must name a pattern");
 		const cJSON *obj = cJSON_GetObjectItemCaseSensitive(f, "object");
 		if (obj && !cJSON_IsString(obj))
-			return bad(err, errn, "a finding's \"object\" must be a string");
+			return gmp_bj__bad(err, errn, "a finding's \"object\" must be a string");
 		uint64_t saving;
-		if (cJSON_GetObjectItemCaseSensitive(f, "saving_bytes") && get_u64(f, "saving_bytes", &saving))
-			return bad(err, errn, "a finding's \"saving_bytes\" must be a non-negative integer");
+		if (cJSON_GetObjectItemCaseSensitive(f, "saving_bytes") && gmp_bj__u64(f, "saving_bytes", &saving))
+			return gmp_bj__bad(err, errn, "a finding's \"saving_bytes\" must be a non-negative integer");
 		i++;
 	}
 	b->nfingerprints = n;
 	if (gmp_baseline__index(b))
-		return bad(err, errn, "two peaks of one input and device");
+		return gmp_bj__bad(err, errn, "two peaks of one input and device");
 	return 0;
 }
 
@@ -353,7 +354,7 @@ int gmp_baseline__parse(const char *text, size_t len, struct gmp_baseline *b, ch
 		return -ENOMEM;
 	}
 	if (!root)
-		return bad(err, errn, "not valid JSON");
+		return gmp_bj__bad(err, errn, "not valid JSON");
 	int rc = parse_tree(root, b, err, errn);
 	cJSON_Delete(root);
 	if (rc)

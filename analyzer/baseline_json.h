@@ -4,42 +4,14 @@
 #define GMPROF_BASELINE_JSON_H
 
 #include <cjson/cJSON.h>
-#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <string.h>
 
-static inline int bad(char *err, size_t n, const char *msg)
-{
-	snprintf(err, n, "%s", msg);
-	return -EINVAL;
-}
-
-/* A JSON number that is a non-negative integer below 2^53. */
-static inline int get_u64(const cJSON *o, const char *key, uint64_t *v)
-{
-	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0) || x->valuedouble >= 9007199254740992.0 ||
-	    x->valuedouble != (double)(uint64_t)x->valuedouble)
-		return -1;
-	*v = (uint64_t)x->valuedouble;
-	return 0;
-}
-
-/* -EINVAL naming the first key of o that keys[0..n) lacks. */
-static inline int only_keys(const cJSON *o, const char *const *keys, size_t n, char *err, size_t errn)
-{
-	const cJSON *c;
-	cJSON_ArrayForEach(c, o) {
-		size_t i = 0;
-		while (i < n && strcmp(c->string, keys[i]))
-			i++;
-		if (i == n) {
-			snprintf(err, errn, "unknown key '%.60s'", c->string);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
+/* msg into err (n bytes); returns -EINVAL. */
+int gmp_bj__bad(char *err, size_t n, const char *msg);
+/* o's key as a JSON number that is a non-negative integer below 2^53, into *v: 0, or -1. */
+int gmp_bj__u64(const cJSON *o, const char *key, uint64_t *v);
+/* 0, or -EINVAL naming (in err) the first key of o that keys[0..n) lacks. */
+int gmp_bj__only_keys(const cJSON *o, const char *const *keys, size_t n, char *err, size_t errn);
 
 #endif
