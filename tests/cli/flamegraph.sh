@@ -194,7 +194,8 @@ grep -q '<title>Device 0: 256.0 MiB live at its largest peak, by allocation call
 
 # Bad uses: one sentence, status 2, nothing written.
 expect_exit 2 "--at sometime" -- "$GMPROF" flamegraph --at sometime $P
-expect_stderr_line "'--at sometime': expected peak, in-use, leaked, allocated, range:PATH or kept:PATH" "  ... says what --at takes"
+expect_stderr_line "'--at sometime': expected peak, in-use, leaked, allocated, range:PATH, kept:PATH, mark:NAME or mark-kept:NAME" \
+	"  ... says what --at takes"
 expect_exit 2 "--format png" -- "$GMPROF" flamegraph --format png $P
 expect_stderr_line "unknown format 'png' (folded, svg or tree)" "  ... names the format and the ones there are"
 expect_exit 2 "--width 20" -- "$GMPROF" flamegraph --width 20 $P
@@ -304,7 +305,12 @@ grep -q "^0 B kept from one time to the next by NVTX range 'setup'" "$TMPDIR/out
 expect_exit 2 "--at kept:nope" -- "$GMPROF" flamegraph --at kept:nope $S/nvtx_loop.jsonl
 expect_stderr_line "has no NVTX range 'nope' (gmprof report lists its ranges)" "  ... one sentence"
 expect_exit 2 "--at kept:" -- "$GMPROF" flamegraph --at kept: $S/nvtx_loop.jsonl
-expect_stderr_line "'--at kept:': expected peak, in-use, leaked, allocated, range:PATH or kept:PATH" "  ... one sentence"
+expect_stderr_line "'--at kept:': expected peak, in-use, leaked, allocated, range:PATH, kept:PATH, mark:NAME or mark-kept:NAME" \
+	"  ... one sentence"
+for at in mark: mark-kept:; do
+	expect_exit 2 "--at $at" -- "$GMPROF" flamegraph --at $at $S/nvtx_loop.jsonl
+	expect_stderr_line "'--at $at': expected peak, in-use" "  ... one sentence: a mark needs its name"
+done
 expect_exit 0 "--help" -- "$GMPROF" flamegraph --help
 grep -q '^EXAMPLES' "$TMPDIR/out" && ok "  ... with examples" || notok "  ... with examples"
 finish
