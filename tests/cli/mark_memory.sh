@@ -84,6 +84,16 @@ sed -n '/^Memory at NVTX marks/,/^$/p' "$TMPDIR/out" | awk '/^  step|^  \.\.\./ 
 [ "$(cat "$TMPDIR/rows")" = "1|2|3|4|5|6|7|8|  ... 4 more marks (--format json lists every one)|13|14|15|16|17|18|19|20|" ] &&
 	ok "  ... 16 rows: the first and last eight, the four between counted" || notok "  ... $(cat "$TMPDIR/rows")"
 
+# Ten names that grow (g1 by 1 KiB .. g10 by 10 KiB): eight growth lines, the most first, and the rest counted.
+awk 'BEGIN { a = 65536; for (r = 1; r <= 10; r++) for (t = 0; t < 2; t++) {
+	printf "{\"op\":\"mark\",\"name\":\"g%d\"}\n", r
+	printf "{\"op\":\"alloc\",\"addr\":%d,\"size\":%d,\"label\":\"b%d\"}\n", a, r * 1024, r; a += 65536 } }' >"$TMPDIR/ten.jsonl"
+expect_exit 0 "ten names that grow" -- "$GMPROF" report --no-source "$TMPDIR/ten.jsonl"
+sed -n '/^Memory at NVTX marks/,/^$/p' "$TMPDIR/out" | awk '/^  g[0-9]+: live bytes grew/ { sub(/:.*/, "", $1); printf "%s|", $1 }
+	/^  \.\.\. and/ { printf "%s|", $0 }' >"$TMPDIR/grew"
+[ "$(cat "$TMPDIR/grew")" = "g10|g9|g8|g7|g6|g5|g4|g3|  ... and 2 more marks grew (--format json lists every one)|" ] &&
+	ok "  ... the eight that grew most, the two others counted" || notok "  ... $(cat "$TMPDIR/grew")"
+
 # The CI gate: a budget at a mark, and on how much a name's marks may grow.
 expect_exit 1 "check --max-mark, --max-mark-growth over budget" -- "$GMPROF" check --max-mark 'loaded=2KiB' \
 	--max-mark 'ep*=5KiB' --max-mark-growth 'epoch=1KiB' --junit "$TMPDIR/g.xml" --force "$S"
