@@ -13,6 +13,7 @@
 #include "findings_json.h"
 #include "markdown.h"
 #include "oneline.h"
+#include "markmem.h"
 #include "rangemem.h"
 #include "session.h"
 #include "sites.h"
@@ -136,6 +137,23 @@ int gmp_across__add(struct gmp_across *a, size_t i, struct gmp_session *s)
 	}
 	free(gv);
 	gmp_rmem__release(&m);
+	struct gmp_mmem mm; /* and the mark name that grew most: an epoch loop that keeps memory */
+	struct gmp_mmem_grown *mg = NULL;
+	size_t nmg = 0;
+	if (!err)
+		err = gmp_mmem__build(r, &mm);
+	else
+		memset(&mm, 0, sizeof(mm));
+	if (!err)
+		err = gmp_mmem__grown(&mm, &mg, &nmg);
+	if (!err && nmg) {
+		char one[1024];
+		a->row[i].mark_grew = mg[0].growth;
+		snprintf(a->row[i].grew_mark, sizeof(a->row[i].grew_mark), "%s",
+			 gmp_oneline(gmp_trace__str(r->trace, mm.group[mg[0].g].name, NULL), one, sizeof(one)));
+	}
+	free(mg);
+	gmp_mmem__release(&mm);
 	if (err)
 		return err;
 	for (size_t k = 0; k < r->nfindings; k++) {
@@ -194,39 +212,50 @@ static int ranked(const struct gmp_across *a, size_t max, const struct group ***
 	return 0;
 }
 
-/* Whether an input has an NVTX range that grew: the tables then say, for each, the one that grew most. */
-static int any_grew(const struct gmp_across *a)
+/*
+ * Whether an input has an NVTX range (mark: a mark name) that grew: the
+ * tables then say, for each, the one that grew most.
+ */
+static int any_grew(const struct gmp_across *a, int mark)
 {
 	for (size_t i = 0; i < a->n; i++)
-		if (a->row[i].grew)
+		if (mark ? a->row[i].mark_grew : a->row[i].grew)
 			return 1;
 	return 0;
 }
 
-/* "8.0 KiB in step", or "-". */
-static const char *grew_cell(const struct gmp_input_row *row, char *buf, size_t n)
+/* "8.0 KiB in step" (mark: "2.0 KiB at epoch"), or "-". */
+static const char *grew_cell(const struct gmp_input_row *row, int mark, char *buf, size_t n)
 {
 	char b[32];
-	if (!row->grew)
+	uint64_t v = mark ? row->mark_grew : row->grew;
+	if (!v)
 		return "-";
-	snprintf(buf, n, "%s in %s", gmp_human_bytes(row->grew, b, sizeof(b)), row->grew_range);
+	snprintf(buf, n, "%s %s %s", gmp_human_bytes(v, b, sizeof(b)), mark ? "at" : "in",
+		 mark ? row->grew_mark : row->grew_range);
 	return buf;
 }
 
 int gmp_across__text(FILE *fp, const struct gmp_across *a, const char *const *names, size_t max)
 {
-	char x[32], y[32], z[32], gc[96];
+	char x[32], y[32], z[32], gc[96], mc[96];
 	size_t w = 5;
-	int grew = any_grew(a);
+	int grew = any_grew(a, 0), mgrew = any_grew(a, 1);
 	for (size_t i = 0; i < a->n; i++)
 		w = strlen(names[i]) > w ? strlen(names[i]) : w;
-	fprintf(fp, "\nInputs: %zu\n  %-*s %12s %9s %14s %12s%s\n", a->n, (int)w, "input", "peak", "findings",
-		"top saving", "leaked", grew ? "  range that grew most" : "");
-	for (size_t i = 0; i < a->n; i++)
-		fprintf(fp, "  %-*s %12s %9zu %14s %12s%s%s\n", (int)w, names[i],
-			gmp_human_bytes(a->row[i].peak, x, sizeof(x)), a->row[i].findings,
-			gmp_human_bytes(a->row[i].saving, y, sizeof(y)), gmp_human_bytes(a->row[i].leaked, z, sizeof(z)),
-			grew ? "  " : "", grew ? grew_cell(&a->row[i], gc, sizeof(gc)) : "");
+	fprintf(fp, "\nInputs: %zu\n  %-*s %12s %9s %14s %12s%s%s\n", a->n, (int)w, "input", "peak", "findings",
+		"top saving", "leaked", grew ? "  range that grew most" : "", mgrew ? "  mark that grew most" : "");
+	for (size_t i = 0; i < a->n; i++) {
+		const char *rc = grew_cell(&a->row[i], 0, gc, sizeof(gc));
+		fprintf(fp, "  %-*s %12s %9zu %14s %12s", (int)w, names[i], gmp_human_bytes(a->row[i].peak, x, sizeof(x)),
+			a->row[i].findings, gmp_human_bytes(a->row[i].saving, y, sizeof(y)),
+			gmp_human_bytes(a->row[i].leaked, z, sizeof(z)));
+		if (grew)
+			fprintf(fp, "  %-*s", mgrew ? 21 : 0, rc);
+		if (mgrew)
+			fprintf(fp, "  %s", grew_cell(&a->row[i], 1, mc, sizeof(mc)));
+		fputc('\n', fp);
+	}
 	const struct group **v;
 	size_t n;
 	int err = ranked(a, max, &v, &n);
@@ -253,20 +282,22 @@ int gmp_across__text(FILE *fp, const struct gmp_across *a, const char *const *na
 int gmp_across__markdown(FILE *fp, const struct gmp_across *a, const char *const *names, size_t max)
 {
 	char x[32], y[32], z[32], gc[96];
-	int grew = any_grew(a);
-	fprintf(fp, "## Inputs: %zu\n\n| input | peak | findings | top saving | leaked |%s\n|---|---|---|---|---|%s\n", a->n,
-		grew ? " range that grew most |" : "", grew ? "---|" : "");
+	int grew = any_grew(a, 0), mgrew = any_grew(a, 1);
+	fprintf(fp, "## Inputs: %zu\n\n| input | peak | findings | top saving | leaked |%s%s\n|---|---|---|---|---|%s%s\n",
+		a->n, grew ? " range that grew most |" : "", mgrew ? " mark that grew most |" : "", grew ? "---|" : "",
+		mgrew ? "---|" : "");
 	for (size_t i = 0; i < a->n; i++) {
 		fputs("| ", fp);
 		gmp_md__code(fp, names[i], 1);
 		fprintf(fp, " | %s | %zu | %s | %s |", gmp_human_bytes(a->row[i].peak, x, sizeof(x)),
 			a->row[i].findings, gmp_human_bytes(a->row[i].saving, y, sizeof(y)),
 			gmp_human_bytes(a->row[i].leaked, z, sizeof(z)));
-		if (grew) {
-			fputc(' ', fp);
-			gmp_md__text(fp, grew_cell(&a->row[i], gc, sizeof(gc)));
-			fputs(" |", fp);
-		}
+		for (int mark = 0; mark < 2; mark++)
+			if (mark ? mgrew : grew) {
+				fputc(' ', fp);
+				gmp_md__text(fp, grew_cell(&a->row[i], mark, gc, sizeof(gc)));
+				fputs(" |", fp);
+			}
 		fputc('\n', fp);
 	}
 	const struct group **v;

@@ -139,6 +139,8 @@ struct gmp_input_row {
 	size_t findings;
 	uint64_t grew;            /* the most an NVTX range's last time began above its first (0: none) */
 	char grew_range[48];      /* that range's path, cut to fit */
+	uint64_t mark_grew;       /* the most an NVTX mark name's last mark found above its first (0: none) */
+	char grew_mark[48];       /* that name, cut to fit */
 };
 struct gmp_session;
 /* gmprof report --format markdown (report_md.c): one input's report (top 0: at most 50 findings). */

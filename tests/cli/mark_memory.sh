@@ -94,6 +94,19 @@ sed -n '/^Memory at NVTX marks/,/^$/p' "$TMPDIR/out" | awk '/^  g[0-9]+: live by
 [ "$(cat "$TMPDIR/grew")" = "g10|g9|g8|g7|g6|g5|g4|g3|  ... and 2 more marks grew (--format json lists every one)|" ] &&
 	ok "  ... the eight that grew most, the two others counted" || notok "  ... $(cat "$TMPDIR/grew")"
 
+# Several inputs (an MPI job's ranks): each one's line says the mark name that grew most.
+expect_exit 0 "report --summary of a loop with ranges and one with marks" -- "$GMPROF" report --summary \
+	tests/scripts/nvtx_loop.jsonl "$S"
+grep -Eq '^  input +peak +findings +top saving +leaked  range that grew most  mark that grew most$' "$TMPDIR/out" &&
+	grep -Eq '^  tests/scripts/nvtx_loop.jsonl .* 8.0 KiB in step +-$' "$TMPDIR/out" &&
+	grep -Eq '^  tests/scripts/nvtx_marks.jsonl .*  -  +2.0 KiB at epoch$' "$TMPDIR/out" &&
+	ok "  ... a column each: the range and the mark name that grew most" || notok "  ... $(sed -n '/^Inputs/,/^$/p' "$TMPDIR/out")"
+expect_exit 0 "  ... as Markdown" -- "$GMPROF" report --summary --format markdown tests/scripts/nvtx_loop.jsonl "$S"
+grep -qx '| `tests/scripts/nvtx_marks.jsonl` | 7.5 KiB | 13 | 1.0 KiB | 0 B | - | 2.0 KiB at epoch |' "$TMPDIR/out" &&
+	ok "  ... the same columns" || notok "  ... $(grep '^|' "$TMPDIR/out" | head -4)"
+expect_exit 0 "  ... inputs without marks" -- "$GMPROF" report --summary tests/scripts/nvtx_loop.jsonl tests/scripts/figure2.jsonl
+! grep -q "mark that grew most" "$TMPDIR/out" && ok "  ... have no such column" || notok "  ... $(grep 'grew most' "$TMPDIR/out")"
+
 # The CI gate: a budget at a mark, and on how much a name's marks may grow.
 expect_exit 1 "check --max-mark, --max-mark-growth over budget" -- "$GMPROF" check --max-mark 'loaded=2KiB' \
 	--max-mark 'ep*=5KiB' --max-mark-growth 'epoch=1KiB' --junit "$TMPDIR/g.xml" --force "$S"
