@@ -32,12 +32,28 @@ for bin in "$@"; do
 	fi
 done
 
+# What the checkout holds outside its build trees: a case that leaves a file
+# there (a profile written to the working directory, say) fails, named.
+tree() {
+	find . \( -path ./build -o -path "./$BUILD" -o -path ./.git -o -path ./.deps \) -prune -o -type f -print | LC_ALL=C sort
+}
+tree >"$TMPDIR/tree"
+
 for t in tests/cli/*.sh; do
 	[ "$(basename "$t")" = lib.sh ] && continue
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
 	mkdir -p "$TMPDIR/$name"
-	if TMPDIR="$TMPDIR/$name" sh "$t" >"$log" 2>&1; then
+	TMPDIR="$TMPDIR/$name" sh "$t" >"$log" 2>&1
+	rc=$?
+	tree >"$TMPDIR/tree.now"
+	left=$(LC_ALL=C comm -13 "$TMPDIR/tree" "$TMPDIR/tree.now")
+	if [ -n "$left" ]; then
+		echo "not ok it left files in the checkout: $(echo $left)" >>"$log"
+		rc=1
+		mv "$TMPDIR/tree.now" "$TMPDIR/tree"
+	fi
+	if [ "$rc" -eq 0 ]; then
 		n=$(grep -c '^ok ' "$log")
 		[ "$n" -eq 0 ] && n=1
 		pass=$((pass + n))

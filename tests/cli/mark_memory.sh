@@ -244,7 +244,7 @@ expect_exit 0 "diff of a run with itself" -- "$GMPROF" diff "$S" "$S"
 if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExt.h" ]; then
 	use_double "$B"
 	export GMPROF_CUDA_DRIVER=$B/double/libcuda-fake.so
-	expect_exit 0 "gmprof run of a loop that marks each epoch" -- "$GMPROF" run --top 1 -- "$B/double/fake_app" "$S"
+	expect_exit 0 "gmprof run of a loop that marks each epoch" -- "$GMPROF" run --top 1 --force -o "$TMPDIR/run.gmprof" -- "$B/double/fake_app" "$S"
 	grep -qx "  marks    epoch on device 0: live bytes grew from 5.0 KiB (the first of its 3 marks) to 7.0 KiB (the last), 1.0 KiB more each time" \
 		"$TMPDIR/out" && grep -A1 "^  marks    epoch" "$TMPDIR/out" | grep -q "^             live at its last mark, allocated since its first: 2.0 KiB in 2 objects, from " &&
 		ok "  ... the summary names the mark that grew, and where what it kept came from" || notok "  ... summary: $(cat "$TMPDIR/out")"
@@ -252,12 +252,12 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExt.h" ]; then
 	awk 'BEGIN { a = 65536; for (r = 1; r <= 5; r++) for (t = 0; t < 2; t++) {
 		printf "{\"op\":\"mark\",\"name\":\"m%d\"}\n", r
 		printf "{\"op\":\"alloc\",\"addr\":%d,\"size\":%d}\n", a, r * 1024; a += 65536 } }' >"$TMPDIR/five.jsonl"
-	expect_exit 0 "gmprof run of five names that grow" -- "$GMPROF" run --top 1 -- "$B/double/fake_app" "$TMPDIR/five.jsonl"
+	expect_exit 0 "gmprof run of five names that grow" -- "$GMPROF" run --top 1 --force -o "$TMPDIR/run.gmprof" -- "$B/double/fake_app" "$TMPDIR/five.jsonl"
 	grep -E '^  (marks   |        ) m[0-9]|^           \.\.\. and' "$TMPDIR/out" | sed 's/: live bytes grew.*//' >"$TMPDIR/m5"
 	printf '%s\n' "  marks    m5 on device 0" "           m4 on device 0" "           m3 on device 0" \
 		"           ... and 2 more marks grew (gmprof report shows them)" | diff -u - "$TMPDIR/m5" >"$TMPDIR/diff" &&
 		ok "  ... the three that grew most, the rest counted" || { notok "  ... summary"; cat "$TMPDIR/diff"; }
-	expect_exit 0 "  ... a run without marks" -- "$GMPROF" run --top 1 -- "$B/double/fake_app" tests/scripts/nvtx_loop.jsonl
+	expect_exit 0 "  ... a run without marks" -- "$GMPROF" run --top 1 --force -o "$TMPDIR/run.gmprof" -- "$B/double/fake_app" tests/scripts/nvtx_loop.jsonl
 	! grep -q "^  marks" "$TMPDIR/out" && ok "  ... has no such line" || notok "  ... $(grep -A1 '^  marks' "$TMPDIR/out")"
 	# The collector's own exit summary (GMPROF_SUMMARY), from its online trace of the marks.
 	expect_exit 0 "the collector's summary" -- env GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/s.gmprof" "$B/double/fake_app" "$S"
