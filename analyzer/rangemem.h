@@ -67,24 +67,15 @@ int gmp_rmem__markdown(FILE *fp, const struct gmp_result *r, struct gmp_sites *s
 int gmp_rmem__html(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max);
 
 /*
- * gmprof diff by range (rangemem_diff.c): a range path of device's, in
- * run a (index 0) or b (1) or both, with its peak, outlived bytes and growth.
+ * Device's ranges in either run as rows of d (namediff.h: each named by its
+ * path, with its peak, the bytes that outlived it and its growth in each
+ * run), matched by path, the largest change first; with changed_only,
+ * those in both runs with the same numbers are left out.  0 or -ENOMEM;
+ * release d after 0.
  */
-struct gmp_rmem_delta {
-	char *path;               /* "outer > inner" (owned) */
-	int has[2];
-	uint64_t peak[2], outlived[2];
-	uint64_t grew[2];         /* how much more was live as its last time began than as its first */
-};
-
-/*
- * Device's ranges in either run, matched by path, the largest change (of
- * the peak, or of what outlived it) first; with changed_only, those in
- * both runs with the same numbers are left out.  0 or -ENOMEM.
- */
+struct gmp_ndiff;
 int gmp_rmem__deltas(const struct gmp_result *a, const struct gmp_result *b, uint32_t device, int changed_only,
-		     struct gmp_rmem_delta **out, size_t *n);
-void gmp_rmem__deltas_free(struct gmp_rmem_delta *v, size_t n);
+		     struct gmp_ndiff *d);
 /*
  * The changed ones (at most max) under a device's peak in gmprof diff (a
  * range whose last time began further above its first than before has,

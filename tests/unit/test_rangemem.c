@@ -13,6 +13,7 @@
 #include "support.h"
 
 #include "check.h"
+#include "namediff.h"
 #include "rangemem.h"
 
 #define MIB (1024ull * 1024)
@@ -282,9 +283,8 @@ static void deltas(void **state)
 		ALLOC(131072, 4096) KERNEL(131072) POP PUSH("extra") KERNEL(65536) POP POP FREE(131072) FREE(65536);
 	struct gmp_trace *ta = ts_script(before), *tb = ts_script(after);
 	struct gmp_result *a = ts_detect(ta, NULL), *b = ts_detect(tb, NULL);
-	struct gmp_rmem_delta *v;
-	size_t n;
-	assert_int_equal(gmp_rmem__deltas(a, b, 0, 1, &v, &n), 0);
+	struct gmp_ndiff d;
+	assert_int_equal(gmp_rmem__deltas(a, b, 0, 1, &d), 0);
 	/* fwd's and step's peaks grew by 3 KiB and what outlived fwd by 4 KiB; extra is new, bwd gone. */
 	static const struct { const char *path; int has0, has1; uint64_t p0, p1, o0, o1; } want[] = {
 		{ "step > fwd", 1, 1, 2048, 5120, 0, 4096 },
@@ -292,40 +292,41 @@ static void deltas(void **state)
 		{ "step", 1, 1, 2048, 5120, 0, 4096 },
 		{ "step > bwd", 1, 0, 1024, 0, 0, 0 },
 	};
-	assert_int_equal(n, 4);
-	for (size_t i = 0; i < n; i++) {
-		const struct gmp_rmem_delta *e = NULL;
-		for (size_t j = 0; j < n && !e; j++)
-			if (!strcmp(v[j].path, want[i].path))
-				e = &v[j];
+	/* A row's numbers in run k: its peak (0), what outlived it (1). */
+	assert_int_equal(d.n, 4);
+	for (size_t i = 0; i < d.n; i++) {
+		const struct gmp_ndiff_row *e = NULL;
+		for (size_t j = 0; j < d.n && !e; j++)
+			if (!strcmp(d.v[j].name, want[i].path))
+				e = &d.v[j];
 		assert_non_null(e);
-		if (e->has[0] != want[i].has0 || e->has[1] != want[i].has1 || e->peak[0] != want[i].p0 ||
-		    e->peak[1] != want[i].p1 || e->outlived[0] != want[i].o0 || e->outlived[1] != want[i].o1)
-			fail_msg("%s: has %d %d, peak %llu -> %llu, outlived %llu -> %llu", e->path, e->has[0], e->has[1],
-				 (unsigned long long)e->peak[0], (unsigned long long)e->peak[1],
-				 (unsigned long long)e->outlived[0], (unsigned long long)e->outlived[1]);
+		if (e->has[0] != want[i].has0 || e->has[1] != want[i].has1 || e->v[0][0] != want[i].p0 ||
+		    e->v[1][0] != want[i].p1 || e->v[0][1] != want[i].o0 || e->v[1][1] != want[i].o1)
+			fail_msg("%s: has %d %d, peak %llu -> %llu, outlived %llu -> %llu", e->name, e->has[0], e->has[1],
+				 (unsigned long long)e->v[0][0], (unsigned long long)e->v[1][0],
+				 (unsigned long long)e->v[0][1], (unsigned long long)e->v[1][1]);
 	}
 	/* The largest change first: 5 KiB (extra's peak), 4 KiB (fwd, step: by path), 1 KiB (bwd). */
-	assert_string_equal(v[0].path, "step > extra");
-	assert_string_equal(v[1].path, "step");
-	assert_string_equal(v[2].path, "step > fwd");
-	assert_string_equal(v[3].path, "step > bwd");
-	gmp_rmem__deltas_free(v, n);
-	assert_int_equal(gmp_rmem__deltas(a, b, 0, 0, &v, &n), 0);
-	assert_int_equal(n, 5); /* and setup, the same in both */
-	assert_string_equal(v[4].path, "setup");
-	assert_true(v[4].has[0] && v[4].has[1]);
-	gmp_rmem__deltas_free(v, n);
+	assert_string_equal(d.v[0].name, "step > extra");
+	assert_string_equal(d.v[1].name, "step");
+	assert_string_equal(d.v[2].name, "step > fwd");
+	assert_string_equal(d.v[3].name, "step > bwd");
+	gmp_ndiff__release(&d);
+	assert_int_equal(gmp_rmem__deltas(a, b, 0, 0, &d), 0);
+	assert_int_equal(d.n, 5); /* and setup, the same in both */
+	assert_string_equal(d.v[4].name, "setup");
+	assert_true(d.v[4].has[0] && d.v[4].has[1]);
+	gmp_ndiff__release(&d);
 	/* The other way round: the same ranges, before and after swapped. */
-	assert_int_equal(gmp_rmem__deltas(b, a, 0, 1, &v, &n), 0);
-	assert_int_equal(n, 4);
-	assert_string_equal(v[3].path, "step > bwd");
-	assert_true(!v[3].has[0] && v[3].has[1] && v[3].peak[1] == 1024);
-	gmp_rmem__deltas_free(v, n);
+	assert_int_equal(gmp_rmem__deltas(b, a, 0, 1, &d), 0);
+	assert_int_equal(d.n, 4);
+	assert_string_equal(d.v[3].name, "step > bwd");
+	assert_true(!d.v[3].has[0] && d.v[3].has[1] && d.v[3].v[1][0] == 1024);
+	gmp_ndiff__release(&d);
 	/* A device neither run has: nothing. */
-	assert_int_equal(gmp_rmem__deltas(a, b, 7, 0, &v, &n), 0);
-	assert_int_equal(n, 0);
-	assert_null(v);
+	assert_int_equal(gmp_rmem__deltas(a, b, 7, 0, &d), 0);
+	assert_int_equal(d.n, 0);
+	assert_null(d.v);
 	gmp_result__free(a);
 	gmp_result__free(b);
 	gmp_trace__free(ta);
