@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Shared command-line parsing for the gmprof subcommands. */
 #include "cli.h"
+#include "nvtx_fold.h"
 #include "session.h"
 
 #include <errno.h>
@@ -158,7 +159,8 @@ int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_
 void gmp_cli__session_opts(const struct gmp_cli_common *cm, struct gmp_session_opts *so)
 {
 	*so = (struct gmp_session_opts){ .salvage = cm->salvage, .detect = &cm->o, .symdir = cm->symdir,
-					 .suppress = cm->suppress, .ranges = cm->ranges, .alloc_fns = cm->alloc_fns,
+					 .suppress = cm->suppress, .ranges = cm->ranges, .nvtx_strip = cm->nvtx_strip,
+					 .nvtx_numbers = cm->nvtx_numbers, .alloc_fns = cm->alloc_fns,
 					 .nalloc_fns = cm->nalloc_fns, .notes = cm->notes };
 }
 
@@ -212,6 +214,18 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 	}
 	case OPT_SUPPRESS: cm->suppress = optarg; return 1;
 	case OPT_RANGES: cm->ranges = optarg; return 1;
+	case OPT_NVTX_NUMBERS: cm->nvtx_numbers = 1; return 1;
+	case OPT_NVTX_STRIP: {
+		struct gmp_nvtx_fold f; /* a bad expression is found before any input is read */
+		char why[256];
+		if (gmp_nvtx_fold__init(&f, optarg, 0, why, sizeof(why))) {
+			*exit_code = gmp_cli__usage_error(cmd, "--nvtx-strip '%s' is not a regular expression: %s", optarg, why);
+			return -1;
+		}
+		gmp_nvtx_fold__release(&f);
+		cm->nvtx_strip = optarg;
+		return 1;
+	}
 	case OPT_NO_SOURCE: cm->no_source = 1; return 1;
 	case OPT_SOURCE_DIR:
 		if (cm->nsrcdirs == GMP_MAX_SOURCE_DIRS) {

@@ -23,6 +23,7 @@ enum {
 	OPT_EARLY = 1000, OPT_LATE, OPT_IDLE, OPT_REDUNDANT, OPT_OVERALLOC, OPT_FRAG, OPT_CV,
 	OPT_PEAKS, OPT_PATTERNS, OPT_SALVAGE, OPT_FORCE, OPT_FORMAT, OPT_SYMBOLS, OPT_SUPPRESS,
 	OPT_ALLOC_FN, OPT_RANGES, OPT_MIN_SIZE, OPT_SOURCE_DIR, OPT_NO_SOURCE, OPT_MANAGED,
+	OPT_NVTX_NUMBERS, OPT_NVTX_STRIP,
 	OPT_CMD_BASE = 1100,   /* subcommands number their own options from here */
 };
 
@@ -42,7 +43,9 @@ enum {
 	{ "salvage", no_argument, 0, OPT_SALVAGE },                           \
 	{ "suppressions", required_argument, 0, OPT_SUPPRESS },               \
 	{ "alloc-fn", required_argument, 0, OPT_ALLOC_FN },                   \
-	{ "ranges", required_argument, 0, OPT_RANGES }
+	{ "ranges", required_argument, 0, OPT_RANGES },                       \
+	{ "nvtx-numbers", no_argument, 0, OPT_NVTX_NUMBERS },                 \
+	{ "nvtx-strip", required_argument, 0, OPT_NVTX_STRIP }
 
 #define GMP_DETECT_HELP                                                                \
 	"Detection thresholds (the paper's defaults):\n"                               \
@@ -67,7 +70,12 @@ enum {
 	"      --alloc-fn GLOB    a function that wraps cudaMalloc: its callers are the\n" \
 	"                         allocation sites (repeatable; as massif's --alloc-fn)\n" \
 	"      --ranges GLOB      only the findings whose objects were allocated in NVTX\n" \
-	"                         ranges matching GLOB, as \"outer > inner\" (fnmatch)\n"
+	"                         ranges matching GLOB, as \"outer > inner\" (fnmatch)\n" \
+	"      --nvtx-numbers     NVTX range and mark names that carry a counter read as\n" \
+	"                         one: each number that stands alone becomes N (\"epoch 3\"\n" \
+	"                         and \"epoch 4\" are \"epoch N\"; \"conv2d\" stays)\n"        \
+	"      --nvtx-strip REGEX remove what REGEX (POSIX extended) matches from NVTX\n"  \
+	"                         range and mark names (', seq = [0-9]+.*': \"aten::mm\")\n"
 
 /* Source lines beside findings (report, html): their options and help. */
 #define GMP_SOURCE_LONGOPTS                                                   \
@@ -93,6 +101,8 @@ struct gmp_cli_common {
 	const char *symdir;      /* --symbols */
 	const char *suppress;    /* --suppressions */
 	const char *ranges;      /* --ranges */
+	const char *nvtx_strip;  /* --nvtx-strip */
+	int nvtx_numbers;        /* --nvtx-numbers */
 	const char *alloc_fns[GMP_MAX_ALLOC_FNS]; /* --alloc-fn, repeatable */
 	size_t nalloc_fns;
 	const char *srcdirs[GMP_MAX_SOURCE_DIRS]; /* --source-dir, repeatable */

@@ -9,6 +9,7 @@
 #include "gz.h"
 #include "safefile.h"
 #include "frameworks.h"
+#include "nvtx_fold.h"
 #include "wrappers.h"
 
 int gmp_session__load(struct gmp_session *s, const char *path, const struct gmp_session_opts *so)
@@ -47,9 +48,27 @@ static int keep_ranges(struct gmp_result *r, const char *glob, int remake_failur
 	return remake_failures ? gmp_result__failures(r, NULL) : 0;
 }
 
+/* --nvtx-strip, --nvtx-numbers: the trace's NVTX names folded before anything reads them.  0 or -1 (said). */
+static int fold_names(struct gmp_trace *t, const struct gmp_session_opts *so)
+{
+	struct gmp_nvtx_fold f;
+	char why[256];
+	if (!so->nvtx_strip && !so->nvtx_numbers)
+		return 0;
+	if (gmp_nvtx_fold__init(&f, so->nvtx_strip, so->nvtx_numbers, why, sizeof(why))) {
+		fprintf(stderr, "gmprof: --nvtx-strip '%s' is not a regular expression: %s\n", so->nvtx_strip, why);
+		return -1;
+	}
+	int err = gmp_nvtx_fold__trace(&f, t);
+	gmp_nvtx_fold__release(&f);
+	if (err)
+		fprintf(stderr, "gmprof: out of memory\n");
+	return err ? -1 : 0;
+}
+
 int gmp_session__analyze(struct gmp_session *s, const struct gmp_session_opts *so)
 {
-	if (gmp_input__detect(&s->in, so->detect, &s->r)) {
+	if (fold_names(s->in.trace, so) || gmp_input__detect(&s->in, so->detect, &s->r)) {
 		gmp_session__close(s);
 		return -1;
 	}

@@ -40,6 +40,8 @@ struct gmp_session_opts {
 	const char *symdir;              /* --symbols, or NULL */
 	const char *suppress;            /* --suppressions: matching findings are left out; or NULL */
 	const char *ranges;              /* --ranges: only findings allocated in matching NVTX ranges; or NULL */
+	const char *nvtx_strip;          /* --nvtx-strip: removed from NVTX names (nvtx_fold.h); or NULL */
+	int nvtx_numbers;                /* --nvtx-numbers: numbers in NVTX names read N */
 	const char *const *alloc_fns;    /* --alloc-fn globs: allocation wrappers, never sites */
 	size_t nalloc_fns;
 	struct gmp_symnotes *notes;      /* each session's modules without source lines, at its close; or NULL */

@@ -192,3 +192,101 @@ int gmp_range_stacks__change(struct gmp_range_stacks *st, struct gmp_trace *t, u
 		return (int)path;
 	return gmp_trace__add_range_change(t, before, thread, (uint32_t)path);
 }
+
+/* The path tables of a trace, set aside while new ones are made. */
+struct paths {
+	uint32_t *rnames, *rpath_off;
+	size_t nrnames, rnames_cap, npaths, rpaths_cap;
+	struct gmp_u64map *rpath_ids;
+};
+
+static void swap_paths(struct gmp_trace *t, struct paths *p)
+{
+	struct paths was = { t->rnames, t->rpath_off, t->nrnames, t->rnames_cap, t->npaths, t->rpaths_cap,
+			     t->rpath_ids };
+	t->rnames = p->rnames;
+	t->rpath_off = p->rpath_off;
+	t->nrnames = p->nrnames;
+	t->rnames_cap = p->rnames_cap;
+	t->npaths = p->npaths;
+	t->rpaths_cap = p->rpaths_cap;
+	t->rpath_ids = p->rpath_ids;
+	*p = was;
+}
+
+static void free_paths(struct paths *p)
+{
+	free(p->rnames);
+	free(p->rpath_off);
+	if (p->rpath_ids)
+		gmp_u64map__release(p->rpath_ids);
+	free(p->rpath_ids);
+}
+
+static uint32_t renamed(const uint32_t *map, size_t nmap, uint32_t k)
+{
+	return k < nmap ? map[k] : k;
+}
+
+int gmp_trace__rename_nvtx(struct gmp_trace *t, const uint32_t *map, size_t nmap)
+{
+	size_t ns = gmp_trace__nstrings(t);
+	for (size_t k = 0; k < nmap; k++)
+		if (k && (!map[k] || map[k] > ns))
+			return -EINVAL;
+	struct paths old = { 0 };
+	swap_paths(t, &old); /* t: no paths; old: its paths */
+	uint32_t *pmap = malloc((old.npaths + 1) * sizeof(*pmap));
+	int err = pmap ? 0 : -ENOMEM;
+	if (pmap)
+		pmap[0] = 0;
+	for (size_t p = 1; p <= old.npaths && !err; p++) {
+		uint32_t names[GMP_RANGE_DEPTH_MAX];
+		size_t n = old.rpath_off[p] - old.rpath_off[p - 1];
+		for (size_t i = 0; i < n; i++)
+			names[i] = renamed(map, nmap, old.rnames[old.rpath_off[p - 1] + i]);
+		int64_t id = gmp_trace__add_range_path(t, names, n);
+		err = id < 0 ? (int)id : 0;
+		pmap[p] = (uint32_t)id;
+	}
+	if (err) {
+		swap_paths(t, &old); /* t: its own paths again; old: the new ones */
+		free_paths(&old);
+		free(pmap);
+		return err;
+	}
+	/* What settling changes, kept until it has succeeded. */
+	uint32_t *ev_range = t->ev_range, *fails = t->nfails ? malloc(t->nfails * sizeof(*fails)) : NULL;
+	struct gmp_range_change *rchg = t->rchg;
+	t->ev_range = NULL;
+	t->rchg = t->nrchg ? malloc(t->nrchg * sizeof(*t->rchg)) : NULL;
+	if ((t->nrchg && !t->rchg) || (t->nfails && !fails))
+		err = -ENOMEM;
+	for (size_t i = 0; i < t->nfails && !err; i++)
+		fails[i] = t->fails[i].range;
+	for (size_t i = 0; i < t->nrchg && !err; i++)
+		t->rchg[i] = (struct gmp_range_change){ rchg[i].before, rchg[i].thread, pmap[rchg[i].path] };
+	if (!err)
+		err = gmp_trace__settle_ranges(t);
+	if (err) { /* all as it was */
+		for (size_t i = 0; i < t->nfails && fails; i++)
+			t->fails[i].range = fails[i];
+		free(t->rchg);
+		t->rchg = rchg;
+		free(t->ev_range);
+		t->ev_range = ev_range;
+		swap_paths(t, &old);
+	} else {
+		t->rchg_cap = t->nrchg;
+		free(rchg);
+		free(ev_range);
+	}
+	free_paths(&old);
+	free(pmap);
+	free(fails);
+	if (err)
+		return err;
+	for (size_t i = 0; i < t->nmarks; i++)
+		t->marks[i].name = renamed(map, nmap, t->marks[i].name);
+	return 0;
+}

@@ -392,6 +392,15 @@ int gmp_trace__add_range_change(struct gmp_trace *t, uint64_t before, uint32_t t
  * events are in and placed.  0 or -ENOMEM.
  */
 int gmp_trace__settle_ranges(struct gmp_trace *t);
+/*
+ * Renames the NVTX names: each string id k used as a range name or a mark
+ * name becomes map[k] (a string id; k < nmap, or it stays).  The range
+ * paths are made again of the new names, so paths that become alike
+ * become one; each range change's path and each mark's name follow, and
+ * the events' paths are settled again.  0, -EINVAL (a map entry that is
+ * no string), or -ENOMEM (the trace is then unchanged).
+ */
+int gmp_trace__rename_nvtx(struct gmp_trace *t, const uint32_t *map, size_t nmap);
 /* Event ev's range path (0: none, or no ranges in t). */
 static inline uint32_t gmp_trace__event_range(const struct gmp_trace *t, size_t ev)
 {

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/* NVTX names with counters folded into one (nvtx_fold.h). */
+#include "nvtx_fold.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmprof/trace.h"
+
+int gmp_nvtx_fold__init(struct gmp_nvtx_fold *f, const char *strip, int numbers, char *why, size_t n)
+{
+	memset(f, 0, sizeof(*f));
+	f->numbers = numbers;
+	if (!strip)
+		return 0;
+	int rc = regcomp(&f->re, strip, REG_EXTENDED);
+	if (rc) {
+		regerror(rc, &f->re, why, n);
+		return -1;
+	}
+	f->strip = 1;
+	return 0;
+}
+
+void gmp_nvtx_fold__release(struct gmp_nvtx_fold *f)
+{
+	if (f->strip)
+		regfree(&f->re);
+	memset(f, 0, sizeof(*f));
+}
+
+/* s with each of re's matches removed, into buf (n > 0). */
+static void strip(const regex_t *re, const char *s, char *buf, size_t n)
+{
+	size_t len = 0;
+	int flags = 0;
+	regmatch_t m;
+	while (*s && !regexec(re, s, 1, &m, flags)) {
+		size_t keep = (size_t)m.rm_so, skip = (size_t)m.rm_eo;
+		if (skip == keep) /* an empty match: keep one character and look past it */
+			keep = skip = keep + 1;
+		for (size_t i = 0; i < keep && s[i] && len + 1 < n; i++)
+			buf[len++] = s[i];
+		size_t left = strlen(s);
+		s += skip < left ? skip : left;
+		flags = REG_NOTBOL;
+	}
+	for (; *s && len + 1 < n; s++)
+		buf[len++] = *s;
+	buf[len] = 0;
+}
+
+/* Letters, digits, underscores and dots: what a word ("conv2d", "layer.3", "v1.2") is made of. */
+static int word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.';
+}
+
+/*
+ * s with each number that stands alone written N, into buf (n > 0): a word
+ * of digits with dots between them ("3", "0.001", "1.2.3"; trailing dots
+ * stay).
+ */
+static void numbers(const char *s, char *buf, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; s[i] && len + 1 < n;) {
+		if (!word_char(s[i])) {
+			buf[len++] = s[i++];
+			continue;
+		}
+		size_t end = i, num = i; /* the word s[i, end); a number s[i, num) */
+		while (word_char(s[end]))
+			end++;
+		while (isdigit((unsigned char)s[num]) || (num > i && s[num] == '.' && isdigit((unsigned char)s[num + 1])))
+			num++;
+		size_t dots = num;
+		while (dots < end && s[dots] == '.')
+			dots++;
+		if (num > i && dots == end) {
+			buf[len++] = 'N';
+			i = num;
+		}
+		for (; i < end && len + 1 < n; i++)
+			buf[len++] = s[i];
+	}
+	buf[len] = 0;
+}
+
+const char *gmp_nvtx_fold__name(const struct gmp_nvtx_fold *f, const char *name, char *buf, size_t n)
+{
+	char tmp[1024];
+	if (!n)
+		return buf;
+	snprintf(tmp, sizeof(tmp), "%s", name);
+	if (f->strip)
+		strip(&f->re, name, tmp, sizeof(tmp));
+	if (f->numbers)
+		numbers(tmp, buf, n);
+	else
+		snprintf(buf, n, "%s", tmp);
+	if (!*buf)
+		snprintf(buf, n, "%s", "(unnamed)");
+	return buf;
+}
+
+int gmp_nvtx_fold__trace(const struct gmp_nvtx_fold *f, struct gmp_trace *t)
+{
+	if (!f->numbers && !f->strip)
+		return 0;
+	size_t ns = gmp_trace__nstrings(t) + 1;
+	uint32_t *map = malloc(ns * sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	for (size_t k = 0; k < ns; k++)
+		map[k] = (uint32_t)k;
+	uint8_t *named = calloc(ns, 1); /* the string ids ranges and marks use */
+	int err = named ? 0 : -ENOMEM;
+	for (size_t i = 0; !err && i < t->nrnames; i++)
+		named[t->rnames[i]] = 1;
+	for (size_t i = 0; !err && i < t->nmarks; i++)
+		named[t->marks[i].name] = 1;
+	for (size_t k = 1; !err && k < ns; k++) {
+		char was[1024], now[1024];
+		if (!named[k])
+			continue;
+		snprintf(was, sizeof(was), "%s", gmp_trace__str(t, (uint32_t)k, NULL)); /* interning may move it */
+		gmp_nvtx_fold__name(f, was, now, sizeof(now));
+		if (strcmp(was, now) && !(map[k] = gmp_trace__intern_cstr(t, now)))
+			err = -ENOMEM;
+	}
+	if (!err)
+		err = gmp_trace__rename_nvtx(t, map, ns);
+	free(named);
+	free(map);
+	return err;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVTX names that carry a counter ("epoch 3", "aten::mm, seq = 812") read
+ * as one name (--nvtx-numbers, --nvtx-strip): the names of a trace's
+ * ranges and marks rewritten before it is analyzed, so that every table,
+ * check, baseline and diff by range or mark sees the folded names.
+ */
+#ifndef GMPROF_NVTX_FOLD_H
+#define GMPROF_NVTX_FOLD_H
+
+#include <regex.h>
+#include <stddef.h>
+
+struct gmp_trace;
+
+struct gmp_nvtx_fold {
+	int numbers;     /* each number that stands alone becomes N */
+	int strip;       /* re holds --nvtx-strip's expression: its matches are removed */
+	regex_t re;
+};
+
+/*
+ * Compiles strip (a POSIX extended regular expression, or NULL for none)
+ * and sets numbers.  0, or -1 with why (the regex library's words) in buf;
+ * release f after 0.
+ */
+int gmp_nvtx_fold__init(struct gmp_nvtx_fold *f, const char *strip, int numbers, char *why, size_t n);
+void gmp_nvtx_fold__release(struct gmp_nvtx_fold *f);
+/*
+ * Name folded into buf: the strip's matches removed first, then each run
+ * of digits that no letter, digit or underscore touches (with a fraction:
+ * "0.5") written N; "(unnamed)" for a name with nothing left.  Returns buf.
+ */
+const char *gmp_nvtx_fold__name(const struct gmp_nvtx_fold *f, const char *name, char *buf, size_t n);
+/* Folds the names of t's ranges and marks (gmp_trace__rename_nvtx).  0 or -ENOMEM. */
+int gmp_nvtx_fold__trace(const struct gmp_nvtx_fold *f, struct gmp_trace *t);
+
+#endif

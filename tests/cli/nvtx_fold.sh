@@ -1,0 +1,108 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# NVTX names that carry a counter, read as one name: --nvtx-numbers and
+# --nvtx-strip on the analyzing commands (report, check, baseline, diff,
+# perfetto), on a loop whose ranges ("epoch K") and marks ("epoch K done")
+# carry the epoch, and that keeps a 1 KiB buffer each epoch.
+. "$(dirname "$0")/lib.sh"
+
+# loop N FILE: N epochs.
+loop() {
+	awk -v n="$1" 'BEGIN { for (k = 1; k <= n; k++) {
+		printf "{\"op\":\"range_push\",\"name\":\"epoch %d\"}\n{\"op\":\"range_push\",\"name\":\"conv2d\"}\n", k
+		printf "{\"op\":\"alloc\",\"addr\":%d,\"size\":1024,\"label\":\"kept%d\",\"at\":\"train.cu:42\"}\n", k * 65536, k
+		printf "{\"op\":\"kernel\",\"name\":\"k\",\"write\":[%d]}\n", k * 65536
+		printf "{\"op\":\"range_pop\"}\n{\"op\":\"range_pop\"}\n{\"op\":\"mark\",\"name\":\"epoch %d done\"}\n", k } }' >"$2"
+}
+loop 3 "$TMPDIR/three.jsonl"
+loop 4 "$TMPDIR/four.jsonl"
+S=$TMPDIR/three.jsonl
+
+expect_exit 0 "report --help names the options" -- "$GMPROF" report --help
+grep -q -- "--nvtx-numbers" "$TMPDIR/out" && grep -q -- "--nvtx-strip REGEX" "$TMPDIR/out" &&
+	ok "  ... both" || notok "  ... $(grep nvtx "$TMPDIR/out")"
+
+# Without: three ranges and three marks, none entered twice.
+expect_exit 0 "report without" -- "$GMPROF" report "$S"
+grep -q "^  epoch 2 " "$TMPDIR/out" && grep -q "^  epoch 3 done  *1 " "$TMPDIR/out" && ! grep -q "epoch N" "$TMPDIR/out" &&
+	ok "  ... an epoch's range and mark each" || notok "  ... $(sed -n '/Memory by NVTX range/,$p' "$TMPDIR/out")"
+
+# With: one range entered three times, one mark series, each grew by the kept buffers; conv2d is a word.
+expect_exit 0 "report --nvtx-numbers" -- "$GMPROF" report --nvtx-numbers "$S"
+grep -q "^  epoch N  .*  3  3.0 KiB in 3 " "$TMPDIR/out" && grep -q "^    conv2d " "$TMPDIR/out" &&
+	ok "  ... one range, 3 times, conv2d inside" || notok "  ... $(sed -n '/Memory by NVTX range/,/^$/p' "$TMPDIR/out")"
+grep -qx "  epoch N: live bytes as it began grew from 0 B (the first of its 3 times) to 2.0 KiB (the last), 1.0 KiB more each time" \
+	"$TMPDIR/out" && ok "  ... the range grew" || notok "  ... $(grep 'grew' "$TMPDIR/out")"
+grep -qx "  epoch N done: live bytes grew from 1.0 KiB (the first of its 3 marks) to 3.0 KiB (the last), 1.0 KiB more each time" \
+	"$TMPDIR/out" && ok "  ... the marks grew" || notok "  ... $(sed -n '/Memory at NVTX marks/,/^$/p' "$TMPDIR/out")"
+! grep -q "epoch [0-9]" "$TMPDIR/out" && ok "  ... no name with its number left" || notok "  ... $(grep 'epoch [0-9]' "$TMPDIR/out")"
+
+expect_exit 0 "report --format json --nvtx-numbers" -- "$GMPROF" report --format json --nvtx-numbers "$S"
+python3 - "$TMPDIR/out" <<'PY' && ok "  ... memory_at_marks and memory_by_range" || notok "  ... JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [x for x in d["memory_at_marks"] if x["mark"] == "epoch N done"]
+assert len(d["memory_at_marks"]) == 1 and m[0]["times"] == 3 and m[0]["growth_bytes"] == 2048, d["memory_at_marks"]
+paths = sorted(" > ".join(x["ranges"]) for x in d["memory_by_range"])
+assert paths == ["epoch N", "epoch N > conv2d"], paths
+PY
+
+# --ranges matches the folded names.
+expect_exit 0 "replay --nvtx-numbers --ranges 'epoch N*'" -- "$GMPROF" replay --nvtx-numbers --ranges 'epoch N*' "$S"
+n_with=$(grep -c "^  *[0-9]*\. \|^[a-z_]*:" "$TMPDIR/out")
+expect_exit 0 "replay --ranges 'epoch N*' without" -- "$GMPROF" replay --ranges 'epoch N*' "$S"
+grep -q "epoch N" "$TMPDIR/out" && notok "  ... $(cat "$TMPDIR/out")" || ok "  ... without, no finding is in such a range"
+[ "$(grep -c "epoch N" "$TMPDIR/out")" -eq 0 ] && [ "$n_with" -gt 0 ] && ok "  ... with, findings are" ||
+	notok "  ... with: $n_with lines"
+
+# --nvtx-strip: the matches removed; both together: stripped first.
+expect_exit 0 "report --nvtx-strip ' [0-9]+'" -- "$GMPROF" report --nvtx-strip ' [0-9]+' "$S"
+grep -q "^  epoch  .*  3  3.0 KiB in 3 " "$TMPDIR/out" && grep -q "^  epoch done  *3 " "$TMPDIR/out" &&
+	ok "  ... 'epoch' and 'epoch done'" || notok "  ... $(sed -n '/Memory by NVTX range/,$p' "$TMPDIR/out")"
+expect_exit 0 "report --nvtx-strip 'epoch' --nvtx-numbers" -- "$GMPROF" report --nvtx-strip '^epoch ' --nvtx-numbers "$S"
+grep -q "^  N done  *3 " "$TMPDIR/out" && ok "  ... 'N done'" || notok "  ... $(sed -n '/Memory at NVTX marks/,/^$/p' "$TMPDIR/out")"
+
+# A bad expression: one line naming it, exit 2, before any input is read.
+expect_exit 2 "--nvtx-strip '('" -- "$GMPROF" report --nvtx-strip '(' "$TMPDIR/none.jsonl"
+expect_stderr_line "^gmprof report: --nvtx-strip '(' is not a regular expression: " "  ... one line naming it"
+for cmd in check baseline diff perfetto html flamegraph replay; do
+	expect_exit 2 "$cmd --nvtx-strip '[': refused" -- "$GMPROF" $cmd --nvtx-strip '[' "$S" "$S"
+	expect_stderr_line "^gmprof $cmd: --nvtx-strip '\[' is not a regular expression: " "  ... said"
+done
+
+# The CI gate: a budget on the folded series; without the option the name matches no mark.
+expect_exit 1 "check --nvtx-numbers --max-mark-growth 'epoch N done=1KiB'" -- \
+	"$GMPROF" check --nvtx-numbers --max-mark-growth 'epoch N done=1KiB' "$S"
+grep -q "^  epoch N done on device 0: 2.0 KiB more live at the last of its 3 marks than at the first" "$TMPDIR/out" &&
+	ok "  ... over its budget, named" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "  ... within 4 KiB" -- "$GMPROF" check --nvtx-numbers --max-mark-growth 'epoch N done=4KiB' "$S"
+expect_exit 1 "  ... without --nvtx-numbers: no such mark" -- "$GMPROF" check --max-mark-growth 'epoch N done=4KiB' "$S"
+grep -q "no NVTX mark matches 'epoch N done'" "$TMPDIR/out" && ok "  ... said" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 1 "check --nvtx-numbers --max-range-growth" -- \
+	"$GMPROF" check --nvtx-numbers --max-range-growth 'epoch N=1KiB' "$S"
+
+# A baseline of three epochs against a run of four: the same names, the growth grew.
+expect_exit 0 "baseline --nvtx-numbers" -- "$GMPROF" baseline --nvtx-numbers -o "$TMPDIR/b.json" "$S"
+grep -q '"epoch N done"' "$TMPDIR/b.json" && ! grep -q '"epoch 1' "$TMPDIR/b.json" &&
+	ok "  ... keeps the folded names" || notok "  ... $(cat "$TMPDIR/b.json")"
+expect_exit 1 "check --nvtx-numbers --baseline, a fourth epoch" -- \
+	"$GMPROF" check --nvtx-numbers --baseline "$TMPDIR/b.json" "$TMPDIR/four.jsonl"
+grep -q "^FAIL baseline:mark_growth" "$TMPDIR/out" && grep -q "^FAIL baseline:range_growth" "$TMPDIR/out" &&
+	ok "  ... the marks' and the range's growth grew" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "  ... the same three epochs pass" -- "$GMPROF" check --nvtx-numbers --baseline "$TMPDIR/b.json" "$S"
+
+# diff: matched across runs with four and three epochs.
+expect_exit 0 "diff --nvtx-numbers" -- "$GMPROF" diff --nvtx-numbers "$S" "$TMPDIR/four.jsonl"
+grep -q "^      +1.0 KiB    epoch N: peak 3.0 KiB -> 4.0 KiB" "$TMPDIR/out" &&
+	grep -q "^      +1.0 KiB    epoch N done: most 3.0 KiB -> 4.0 KiB" "$TMPDIR/out" && ! grep -q "new:" "$TMPDIR/out" &&
+	ok "  ... the range and the marks matched" || notok "  ... $(grep -A12 'by NVTX' "$TMPDIR/out")"
+expect_exit 0 "diff without" -- "$GMPROF" diff "$S" "$TMPDIR/four.jsonl"
+grep -q "epoch 4: new: " "$TMPDIR/out" && grep -q "epoch 4 done: new: " "$TMPDIR/out" &&
+	ok "  ... the fourth epoch is new" || notok "  ... $(grep -A12 'by NVTX' "$TMPDIR/out")"
+
+# Perfetto: the slices and instants carry the folded names.
+expect_exit 0 "perfetto --nvtx-numbers --time host" -- "$GMPROF" perfetto --nvtx-numbers -o "$TMPDIR/t.json" "$S"
+grep -q '"epoch N"' "$TMPDIR/t.json" && ! grep -q '"epoch 1"' "$TMPDIR/t.json" &&
+	ok "  ... folded names" || notok "  ... $(grep -o '"epoch[^"]*"' "$TMPDIR/t.json" | sort -u)"
+
+finish
