@@ -146,6 +146,16 @@ int gmp_cli__detect_opt(const char *cmd, int c, const char *arg, struct gmp_dete
 	return 1;
 }
 
+int gmp_cli__nvtx_strip(const char *cmd, const char *re)
+{
+	struct gmp_nvtx_fold f;
+	char why[256];
+	if (gmp_nvtx_fold__init(&f, re, 0, why, sizeof(why)))
+		return gmp_cli__usage_error(cmd, "--nvtx-strip '%s' is not a regular expression: %s", re, why);
+	gmp_nvtx_fold__release(&f);
+	return 0;
+}
+
 int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_t *n)
 {
 	if (*n == GMP_MAX_ALLOC_FNS)
@@ -215,17 +225,10 @@ int gmp_cli__common(const char *cmd, const char *usage, int c, char **argv,
 	case OPT_SUPPRESS: cm->suppress = optarg; return 1;
 	case OPT_RANGES: cm->ranges = optarg; return 1;
 	case OPT_NVTX_NUMBERS: cm->nvtx_numbers = 1; return 1;
-	case OPT_NVTX_STRIP: {
-		struct gmp_nvtx_fold f; /* a bad expression is found before any input is read */
-		char why[256];
-		if (gmp_nvtx_fold__init(&f, optarg, 0, why, sizeof(why))) {
-			*exit_code = gmp_cli__usage_error(cmd, "--nvtx-strip '%s' is not a regular expression: %s", optarg, why);
-			return -1;
-		}
-		gmp_nvtx_fold__release(&f);
+	case OPT_NVTX_STRIP:
 		cm->nvtx_strip = optarg;
-		return 1;
-	}
+		*exit_code = gmp_cli__nvtx_strip(cmd, optarg);
+		return *exit_code ? -1 : 1;
 	case OPT_NO_SOURCE: cm->no_source = 1; return 1;
 	case OPT_SOURCE_DIR:
 		if (cm->nsrcdirs == GMP_MAX_SOURCE_DIRS) {

@@ -81,6 +81,9 @@ static const char usage[] =
 	"                           and --fail-on (README: Suppressions)\n"
 	"      --alloc-fn GLOB      a function that wraps cudaMalloc: its callers are the\n"
 	"                           allocation sites in the report (repeatable)\n"
+	"      --nvtx-numbers       NVTX range and mark names that carry a counter read as\n"
+	"                           one in the summary (\"epoch 3\" is \"epoch N\")\n"
+	"      --nvtx-strip REGEX   remove what REGEX matches from NVTX names in the summary\n"
 	"  -h, --help               show this help\n"
 	"\n"
 	"Exit status: the program's own when it fails; else 1 when --fail-on matched;\n"
@@ -278,7 +281,8 @@ static int report(const struct run_opts *o, const char *path)
 	struct gmp_session s;
 	struct gmp_symnotes notes = { .wrappers = 1 }; /* a binary without -g, a wrapper: said after the summary */
 	struct gmp_session_opts so = { .detect = &dopts, .suppress = o->suppress, .alloc_fns = o->alloc_fns,
-				       .nalloc_fns = o->nalloc_fns, .notes = &notes };
+				       .nalloc_fns = o->nalloc_fns, .notes = &notes, .nvtx_strip = o->nvtx_strip,
+				       .nvtx_numbers = o->nvtx_numbers };
 	if (gmp_session__open(&s, path, &so))
 		return -1;
 	const struct gmp_result *r = s.r;
@@ -388,7 +392,8 @@ static int run_program(const struct run_opts *o, char **argv)
 int cmd_run(int argc, char **argv)
 {
 	enum { O_FORCE = OPT_CMD_BASE, O_MODE, O_SAMPLE, O_KERNELS, O_DEPTH, O_HARVEST, O_SANLIB,
-	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN, O_KFROM, O_KTOP, O_CAPTURE, O_NOCACHE };
+	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN, O_KFROM, O_KTOP, O_CAPTURE, O_NOCACHE,
+	       O_NVTX_NUMBERS, O_NVTX_STRIP };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, O_FORCE },
 		{ "mode", required_argument, 0, O_MODE }, { "kernel-sample", required_argument, 0, O_SAMPLE },
@@ -398,6 +403,7 @@ int cmd_run(int argc, char **argv)
 		{ "sanitizer-lib", required_argument, 0, O_SANLIB }, { "no-caching", no_argument, 0, O_NOCACHE },
 		{ "fail-on", required_argument, 0, O_FAILON }, { "top", required_argument, 0, O_TOP },
 		{ "suppressions", required_argument, 0, O_SUPPRESS }, { "alloc-fn", required_argument, 0, O_ALLOCFN },
+		{ "nvtx-numbers", no_argument, 0, O_NVTX_NUMBERS }, { "nvtx-strip", required_argument, 0, O_NVTX_STRIP },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct run_opts o = { .output = "gmprof.%p.gmprof", .top = 10, .kernels_top = 5 };
@@ -464,6 +470,14 @@ int cmd_run(int argc, char **argv)
 				return GMP_EXIT_USAGE;
 			gmp_suppress__release(&sp);
 			o.suppress = optarg;
+			break;
+		}
+		case O_NVTX_NUMBERS: o.nvtx_numbers = 1; break;
+		case O_NVTX_STRIP: {
+			int ex = gmp_cli__nvtx_strip("run", optarg);
+			if (ex)
+				return ex;
+			o.nvtx_strip = optarg;
 			break;
 		}
 		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;

@@ -21,6 +21,8 @@ struct run_opts {
 	size_t nalloc_fns;
 	int force;
 	int no_caching;            /* --no-caching */
+	const char *nvtx_strip;    /* --nvtx-strip, for the summary */
+	int nvtx_numbers;          /* --nvtx-numbers */
 	uint32_t fail_on, top;
 };
 

@@ -228,6 +228,54 @@ static uint32_t renamed(const uint32_t *map, size_t nmap, uint32_t k)
 	return k < nmap ? map[k] : k;
 }
 
+/*
+ * The range changes (rchg, n of them, of the old paths) made of the new
+ * paths (pmap) into t->rchg (room for 2n).  A change from a path to another
+ * that leaves the ranges past their common names (a pop of "epoch 1" and a
+ * push of "epoch 2" between two calls) enters those anew: where the new
+ * names make more of the two paths alike, a change to the common part
+ * comes first, so that they are still entered anew, as a pop and a push of
+ * the same range are written.  0 or -ENOMEM.
+ */
+static int renamed_changes(struct gmp_trace *t, const struct paths *old, const struct gmp_range_change *rchg,
+			   size_t n, const uint32_t *pmap)
+{
+	struct gmp_u64map cur; /* thread -> its old path */
+	int err = 0;
+	gmp_u64map__init(&cur);
+	for (size_t i = 0; i < n && !err; i++) {
+		uint32_t *was = gmp_u64map__slot(&cur, rchg[i].thread, 0, NULL);
+		if (!was) {
+			err = -ENOMEM;
+			break;
+		}
+		uint32_t a = *was, b = rchg[i].path, common[GMP_RANGE_DEPTH_MAX];
+		const uint32_t *x, *y, *oa = old->rnames + (a ? old->rpath_off[a - 1] : 0),
+				      *ob = old->rnames + (b ? old->rpath_off[b - 1] : 0);
+		size_t na = a ? old->rpath_off[a] - old->rpath_off[a - 1] : 0;
+		size_t nb = b ? old->rpath_off[b] - old->rpath_off[b - 1] : 0;
+		size_t nx = gmp_trace__range_path(t, pmap[a], &x), ny = gmp_trace__range_path(t, pmap[b], &y);
+		size_t kept = 0, kept_now = 0;
+		while (kept < na && kept < nb && oa[kept] == ob[kept])
+			kept++;
+		while (kept_now < nx && kept_now < ny && x[kept_now] == y[kept_now])
+			kept_now++;
+		if (kept_now > kept) { /* enters anew what it entered anew before */
+			memcpy(common, y, kept * sizeof(*y)); /* adding a path may move y */
+			int64_t id = gmp_trace__add_range_path(t, common, kept);
+			if (id < 0) {
+				err = (int)id;
+				break;
+			}
+			t->rchg[t->nrchg++] = (struct gmp_range_change){ rchg[i].before, rchg[i].thread, (uint32_t)id };
+		}
+		t->rchg[t->nrchg++] = (struct gmp_range_change){ rchg[i].before, rchg[i].thread, pmap[b] };
+		*was = b;
+	}
+	gmp_u64map__release(&cur);
+	return err;
+}
+
 int gmp_trace__rename_nvtx(struct gmp_trace *t, const uint32_t *map, size_t nmap)
 {
 	size_t ns = gmp_trace__nstrings(t);
@@ -258,14 +306,16 @@ int gmp_trace__rename_nvtx(struct gmp_trace *t, const uint32_t *map, size_t nmap
 	/* What settling changes, kept until it has succeeded. */
 	uint32_t *ev_range = t->ev_range, *fails = t->nfails ? malloc(t->nfails * sizeof(*fails)) : NULL;
 	struct gmp_range_change *rchg = t->rchg;
+	size_t nrchg = t->nrchg;
 	t->ev_range = NULL;
-	t->rchg = t->nrchg ? malloc(t->nrchg * sizeof(*t->rchg)) : NULL;
-	if ((t->nrchg && !t->rchg) || (t->nfails && !fails))
+	t->rchg = nrchg ? malloc(2 * nrchg * sizeof(*t->rchg)) : NULL;
+	t->nrchg = 0;
+	if ((nrchg && !t->rchg) || (t->nfails && !fails))
 		err = -ENOMEM;
 	for (size_t i = 0; i < t->nfails && !err; i++)
 		fails[i] = t->fails[i].range;
-	for (size_t i = 0; i < t->nrchg && !err; i++)
-		t->rchg[i] = (struct gmp_range_change){ rchg[i].before, rchg[i].thread, pmap[rchg[i].path] };
+	if (!err)
+		err = renamed_changes(t, &old, rchg, nrchg, pmap);
 	if (!err)
 		err = gmp_trace__settle_ranges(t);
 	if (err) { /* all as it was */
@@ -273,11 +323,12 @@ int gmp_trace__rename_nvtx(struct gmp_trace *t, const uint32_t *map, size_t nmap
 			t->fails[i].range = fails[i];
 		free(t->rchg);
 		t->rchg = rchg;
+		t->nrchg = nrchg;
 		free(t->ev_range);
 		t->ev_range = ev_range;
 		swap_paths(t, &old);
 	} else {
-		t->rchg_cap = t->nrchg;
+		t->rchg_cap = 2 * nrchg;
 		free(rchg);
 		free(ev_range);
 	}

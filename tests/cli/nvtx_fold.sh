@@ -105,4 +105,22 @@ expect_exit 0 "perfetto --nvtx-numbers --time host" -- "$GMPROF" perfetto --nvtx
 grep -q '"epoch N"' "$TMPDIR/t.json" && ! grep -q '"epoch 1"' "$TMPDIR/t.json" &&
 	ok "  ... folded names" || notok "  ... $(grep -o '"epoch[^"]*"' "$TMPDIR/t.json" | sort -u)"
 
+# gmprof run's summary, through the collector (NVTX's tool) and the test double.
+if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExt.h" ]; then
+	B=$(cd "$(dirname "$GMPROF")" && pwd)
+	expect_exit 2 "run --nvtx-strip '(': refused before the program runs" -- \
+		"$GMPROF" run --nvtx-strip '(' -o "$TMPDIR/never.gmprof" -- "$B/double/fake_app" "$S"
+	expect_stderr_line "^gmprof run: --nvtx-strip '(' is not a regular expression: " "  ... said"
+	[ ! -e "$TMPDIR/never.gmprof" ] && ok "  ... no profile" || notok "  ... a profile was written"
+	( use_double "$B"; GMPROF_CUDA_DRIVER=$B/double/libcuda-fake.so; export GMPROF_CUDA_DRIVER
+	expect_exit 0 "run --nvtx-numbers" -- "$GMPROF" run --top 1 --nvtx-numbers --force -o "$TMPDIR/run.gmprof" -- \
+		"$B/double/fake_app" "$S"
+	grep -q "^  ranges   epoch N on device 0: live bytes as it began grew from 0 B (the first of its 3 times)" "$TMPDIR/out" &&
+		grep -q "^  marks    epoch N done on device 0: live bytes grew from 1.0 KiB (the first of its 3 marks)" "$TMPDIR/out" &&
+		ok "  ... the summary names the folded range and marks" || notok "  ... $(cat "$TMPDIR/out")"
+	expect_exit 0 "run without" -- "$GMPROF" run --top 1 --force -o "$TMPDIR/run.gmprof" -- "$B/double/fake_app" "$S"
+	! grep -q "^  ranges\|^  marks" "$TMPDIR/out" && ok "  ... no name grew" || notok "  ... $(cat "$TMPDIR/out")"
+	finish ) || failed=1
+fi
+
 finish

@@ -163,24 +163,51 @@ static void trace(void **state)
 	gmp_trace__free(t);
 }
 
-/* Random ranges over numbered names in t, names[] or as folded (folded[]), from the same seed. */
-static void random_ranges(struct gmp_trace *t, uint64_t seed, const char *const *names, size_t nnames)
+/*
+ * The same random range changes in t, of the names raw[], and in u, of the
+ * names folded[]: each thread's path changes every few events to a random
+ * one.  Where a change leaves a raw name for another that folds alike
+ * ("step 1" to "step 2"), u first changes to the part the raw paths share,
+ * as a pop and a push of the same name are written: the range is entered
+ * anew.
+ */
+static void random_ranges(struct gmp_trace *t, struct gmp_trace *u, uint64_t seed, const char *const *raw,
+			  const char *const *folded, size_t nnames)
 {
-	uint32_t ids[8];
-	for (size_t i = 0; i < nnames; i++)
-		ids[i] = gmp_trace__intern_cstr(t, names[i]);
+	uint32_t rid[8], fid[8], cur[4][3] = { { 0 } };
+	size_t ncur[4] = { 0 };
+	for (size_t i = 0; i < nnames; i++) {
+		rid[i] = gmp_trace__intern_cstr(t, raw[i]);
+		fid[i] = gmp_trace__intern_cstr(u, folded[i]);
+	}
 	for (size_t i = 0; i < t->nev; i++)
-		t->ev[i].thread = 1 + (uint32_t)(ts_rnd(&seed) % 3);
+		t->ev[i].thread = u->ev[i].thread = 1 + (uint32_t)(ts_rnd(&seed) % 3);
 	for (uint64_t before = ts_rnd(&seed) % 4; before < t->nev; before += 1 + ts_rnd(&seed) % 6) {
-		uint32_t path[3];
-		size_t n = ts_rnd(&seed) % 4;
-		for (size_t i = 0; i < n; i++)
-			path[i] = ids[ts_rnd(&seed) % nnames];
-		int64_t id = gmp_trace__add_range_path(t, path, n);
-		assert_true(id >= 0);
-		assert_int_equal(gmp_trace__add_range_change(t, before, t->ev[before].thread, (uint32_t)id), 0);
+		uint32_t th = t->ev[before].thread, p[3], rp[3], fp[3]; /* name indices; raw and folded ids */
+		size_t n = ts_rnd(&seed) % 4, kr = 0, kf = 0;
+		for (size_t i = 0; i < n; i++) {
+			p[i] = (uint32_t)(ts_rnd(&seed) % nnames);
+			rp[i] = rid[p[i]];
+			fp[i] = fid[p[i]];
+		}
+		while (kr < n && kr < ncur[th] && cur[th][kr] == p[kr])
+			kr++;
+		while (kf < n && kf < ncur[th] && !strcmp(folded[cur[th][kf]], folded[p[kf]]))
+			kf++;
+		int64_t id;
+		if (kf > kr) {
+			assert_true((id = gmp_trace__add_range_path(u, fp, kr)) >= 0);
+			assert_int_equal(gmp_trace__add_range_change(u, before, th, (uint32_t)id), 0);
+		}
+		assert_true((id = gmp_trace__add_range_path(t, rp, n)) >= 0);
+		assert_int_equal(gmp_trace__add_range_change(t, before, th, (uint32_t)id), 0);
+		assert_true((id = gmp_trace__add_range_path(u, fp, n)) >= 0);
+		assert_int_equal(gmp_trace__add_range_change(u, before, th, (uint32_t)id), 0);
+		memcpy(cur[th], p, sizeof(p));
+		ncur[th] = n;
 	}
 	assert_int_equal(gmp_trace__settle_ranges(t), 0);
+	assert_int_equal(gmp_trace__settle_ranges(u), 0);
 }
 
 /* Each range path's numbers in m, as "path calls peak times growth" lines, sorted, into buf. */
@@ -224,16 +251,16 @@ static void random_traces(void **state)
 	for (int round = 0; round < 200; round++) {
 		uint64_t s1 = ts_rnd(&seed), s2 = ts_rnd(&seed), s3 = s1;
 		struct gmp_trace *t = ts_random_trace(&s1), *u = ts_random_trace(&s3);
-		random_ranges(t, s2, raw, 6);
-		random_ranges(u, s2, folded, 6);
-		size_t npaths = t->npaths;
+		random_ranges(t, u, s2, raw, folded, 6);
+		size_t npaths = t->npaths, nrchg = t->nrchg;
 		struct gmp_nvtx_fold f;
 		char why[64];
 		assert_int_equal(gmp_nvtx_fold__init(&f, NULL, 1, why, sizeof(why)), 0);
 		assert_int_equal(gmp_nvtx_fold__trace(&f, t), 0);
 		gmp_nvtx_fold__release(&f);
 		assert_int_equal(t->npaths, u->npaths);
-		merged += npaths - t->npaths;
+		assert_int_equal(t->nrchg, u->nrchg);
+		merged += npaths - t->npaths + (t->nrchg - nrchg);
 		for (uint32_t p = 1; p <= t->npaths; p++)
 			for (uint32_t q = 1; q < p; q++) {
 				const uint32_t *x, *y;
