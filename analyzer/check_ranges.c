@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
+#include "nvtx_fold.h"
 #include "rangemem.h"
 #include "session.h"
 
@@ -197,12 +198,18 @@ static void range_gate(struct gmp_gate *g, const struct gmp_range_budget *rules,
 		snprintf(line, sizeof(line), "  ... and %zu more", nover - 20);
 		gmp_check__more(c, line);
 	}
-	for (size_t k = 0; k < n; k++)
-		if (rules[k].growth == growth && !ev.matched[k]) {
+	for (size_t k = 0; k < n; k++) {
+		char hint[600];
+		if (rules[k].growth != growth || ev.matched[k])
+			continue;
+		if (*gmp_nvtx_fold__hint(r->trace, 1, rules[k].glob, hint, sizeof(hint)))
+			snprintf(line, sizeof(line), "  no NVTX range matches '%s': its names carry numbers, which --nvtx-numbers "
+				 "folds (%s)", rules[k].glob, hint);
+		else
 			snprintf(line, sizeof(line), "  no NVTX range matches '%s' (does the program push it, and was the "
 				 "collector NVTX's tool? gmprof run makes it so)", rules[k].glob);
-			gmp_check__more(c, line);
-		}
+		gmp_check__more(c, line);
+	}
 	gmp_range_eval__release(&ev);
 }
 

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,27 @@ const char *gmp_nvtx_fold__name(const struct gmp_nvtx_fold *f, const char *name,
 		snprintf(buf, n, "%s", tmp);
 	if (!*buf)
 		snprintf(buf, n, "%s", "(unnamed)");
+	return buf;
+}
+
+const char *gmp_nvtx_fold__hint(const struct gmp_trace *t, int ranges, const char *glob, char *buf, size_t n)
+{
+	const struct gmp_nvtx_fold f = { .numbers = 1 };
+	size_t count = ranges ? t->npaths : t->nmarks;
+	if (n)
+		buf[0] = 0;
+	for (size_t i = 0; i < count && n; i++) {
+		char name[1024], now[1024];
+		if (ranges)
+			gmp_trace__range_text(t, (uint32_t)(i + 1), name, sizeof(name));
+		else
+			snprintf(name, sizeof(name), "%s", gmp_trace__str(t, t->marks[i].name, NULL));
+		gmp_nvtx_fold__name(&f, name, now, sizeof(now));
+		if (strcmp(name, now) && !fnmatch(glob, now, 0)) {
+			snprintf(buf, n, "'%s' reads '%s'", name, now);
+			break;
+		}
+	}
 	return buf;
 }
 

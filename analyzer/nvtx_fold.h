@@ -32,6 +32,12 @@ void gmp_nvtx_fold__release(struct gmp_nvtx_fold *f);
  * "0.5") written N; "(unnamed)" for a name with nothing left.  Returns buf.
  */
 const char *gmp_nvtx_fold__name(const struct gmp_nvtx_fold *f, const char *name, char *buf, size_t n);
+/*
+ * For a budget's glob that matched no NVTX range path (ranges) or mark name
+ * of t: the first that glob matches with its numbers folded, into buf as
+ * "'epoch 3 done' reads 'epoch N done'"; "" for none.  Returns buf.
+ */
+const char *gmp_nvtx_fold__hint(const struct gmp_trace *t, int ranges, const char *glob, char *buf, size_t n);
 /* Folds the names of t's ranges and marks (gmp_trace__rename_nvtx).  0 or -ENOMEM. */
 int gmp_nvtx_fold__trace(const struct gmp_nvtx_fold *f, struct gmp_trace *t);
 

@@ -77,7 +77,14 @@ grep -q "^  epoch N done on device 0: 2.0 KiB more live at the last of its 3 mar
 	ok "  ... over its budget, named" || notok "  ... $(cat "$TMPDIR/out")"
 expect_exit 0 "  ... within 4 KiB" -- "$GMPROF" check --nvtx-numbers --max-mark-growth 'epoch N done=4KiB' "$S"
 expect_exit 1 "  ... without --nvtx-numbers: no such mark" -- "$GMPROF" check --max-mark-growth 'epoch N done=4KiB' "$S"
-grep -q "no NVTX mark matches 'epoch N done'" "$TMPDIR/out" && ok "  ... said" || notok "  ... $(cat "$TMPDIR/out")"
+grep -qx "  no NVTX mark matches 'epoch N done': its names carry numbers, which --nvtx-numbers folds ('epoch 1 done' reads 'epoch N done')" \
+	"$TMPDIR/out" && ok "  ... said, with what --nvtx-numbers would make of a name" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 1 "  ... a range budget, the same" -- "$GMPROF" check --max-range-peak 'epoch N > conv*=1GiB' "$S"
+grep -qx "  no NVTX range matches 'epoch N > conv\*': its names carry numbers, which --nvtx-numbers folds ('epoch 1 > conv2d' reads 'epoch N > conv2d')" \
+	"$TMPDIR/out" && ok "  ... said" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 1 "  ... a glob no folded name matches" -- "$GMPROF" check --max-mark 'warmup N=1GiB' "$S"
+grep -q "no NVTX mark matches 'warmup N' (does the program mark it" "$TMPDIR/out" && ok "  ... no hint" ||
+	notok "  ... $(cat "$TMPDIR/out")"
 expect_exit 1 "check --nvtx-numbers --max-range-growth" -- \
 	"$GMPROF" check --nvtx-numbers --max-range-growth 'epoch N=1KiB' "$S"
 
