@@ -15,8 +15,10 @@
  * name shown on the device (markmem.h), the most live at one of its marks,
  * how many marks, and how many more bytes were live at its last than at
  * its first (written only where the run made marks, so a run without them
- * keeps version 6 or earlier).  Version 2 had one peak, the largest, with
- * its sites; version 1 no sites.
+ * keeps version 6 or earlier); version 8 also how the NVTX names were
+ * folded (--nvtx-numbers, --nvtx-strip: written only where they were and
+ * the run had ranges or marks), which a check must fold alike.  Version 2
+ * had one peak, the largest, with its sites; version 1 no sites.
  *
  *   {"gmprof_baseline": 4, "input": "...", "peak_bytes": N, "leaked_bytes": N,
  *    "peaks": [{"input": "app.gmprof", "device": N, "peak_bytes": N,
@@ -30,6 +32,7 @@
  *                 (version 4),
  *               "mark_peaks": [{"mark": "epoch", "max_bytes": N, "times": N, "grew_bytes": N}, ...]
  *                 (version 7)}, ...],
+ *    "nvtx_names": {"numbers": true, "strip": "REGEX"} (version 8; "strip" where given),
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
  *                  "object": "...", "saving_bytes": N}, ...],
  *    "fingerprints": 2}
@@ -108,6 +111,8 @@ struct gmp_baseline {
 	size_t ninputs;           /* distinct inputs the peaks name (0: version 1 or 2) */
 	uint64_t *fingerprints;   /* sorted, unique */
 	size_t nfingerprints;
+	int nvtx_numbers;         /* version 8: its NVTX names were folded by --nvtx-numbers */
+	char *nvtx_strip;         /* version 8: and by --nvtx-strip's expression (owned; NULL: none) */
 };
 
 /* Parses a baseline; returns 0, or -EINVAL with a reason in err, or -ENOMEM. */
@@ -165,6 +170,13 @@ int gmp_baseline__sort_marks(struct gmp_baseline_peak *p);
  */
 struct cJSON;
 int gmp_baseline__parse_marks(const struct cJSON *ms, struct gmp_baseline_peak *p, char *err, size_t errn);
+/*
+ * Whether a check folds the NVTX names as the baseline's run did (numbers,
+ * strip: the check's --nvtx-numbers and --nvtx-strip): 1 when alike, or
+ * when the baseline has no ranges or marks for it to matter; else 0 with
+ * how each folds into buf ("--nvtx-numbers", "no option").
+ */
+int gmp_baseline__same_names(const struct gmp_baseline *b, int numbers, const char *strip, char *buf, size_t n);
 /* Frees a range's path and kept sites. */
 void gmp_baseline__range_release(struct gmp_baseline_range *br);
 

@@ -139,8 +139,18 @@ int gmp_check__args(int argc, char **argv, const char *usage, struct gmp_check_a
 int gmp_check__load_baseline(const char *path, struct gmp_cli_common *cm, struct gmp_baseline *b)
 {
 	int is = gmp_baseline__sniff(path);
+	char why[700];
+	if (is < 0 || (is && gmp_baseline__load(path, b)))
+		return -1;
+	if (is && !gmp_baseline__same_names(b, cm->nvtx_numbers, cm->nvtx_strip, why, sizeof(why))) {
+		fprintf(stderr, "gmprof check: the baseline '%s' cannot be compared: %s, so that its NVTX ranges and marks "
+			"would not match the run's; give check the options gmprof baseline was given, or write the baseline "
+			"again with check's\n", path, why);
+		gmp_baseline__release(b);
+		return -1;
+	}
 	if (is)
-		return is < 0 ? -1 : gmp_baseline__load(path, b);
+		return 0;
 	struct gmp_session_opts so;
 	struct gmp_session s;
 	gmp_cli__session_opts(cm, &so);

@@ -65,6 +65,8 @@ struct bl {
 	struct bl_finding *f;
 	size_t n, cap;
 	struct gmp_u64map seen; /* fingerprints of the inputs before the current one (a set) */
+	int nvtx_numbers;       /* --nvtx-numbers */
+	const char *nvtx_strip; /* --nvtx-strip, or NULL */
 };
 
 /* Device index d's largest peak, by allocation site (the sites that name a place): one more of b's peaks. */
@@ -317,10 +319,19 @@ static int write_baseline(FILE *fp, void *ctx)
 			ranges = 1, loops |= b->peaks[k].ranges[i].times > 1, kept |= b->peaks[k].ranges[i].nkept > 0;
 		marks |= b->peaks[k].nmarks > 0;
 	}
-	gmp_jw__ku64(&jw, "gmprof_baseline", marks ? 7 : kept ? 6 : loops ? 5 : ranges ? 4 : 3);
+	int folded = (b->nvtx_numbers || b->nvtx_strip) && (ranges || marks); /* version 8: a check must fold alike */
+	gmp_jw__ku64(&jw, "gmprof_baseline", folded ? 8 : marks ? 7 : kept ? 6 : loops ? 5 : ranges ? 4 : 3);
 	gmp_jw__kstr(&jw, "input", b->inputs);
 	gmp_jw__ku64(&jw, "peak_bytes", b->peak);
 	gmp_jw__ku64(&jw, "leaked_bytes", b->leaked);
+	if (folded) {
+		gmp_jw__key(&jw, "nvtx_names");
+		gmp_jw__obj(&jw);
+		gmp_jw__kbool(&jw, "numbers", b->nvtx_numbers);
+		if (b->nvtx_strip)
+			gmp_jw__kstr(&jw, "strip", b->nvtx_strip);
+		gmp_jw__obj_end(&jw);
+	}
 	gmp_jw__key(&jw, "peaks");
 	gmp_jw__arr(&jw);
 	for (size_t k = 0; k < b->npeaks; k++) {
@@ -401,7 +412,7 @@ int cmd_baseline(int argc, char **argv)
 	struct gmp_inputs in;
 	if ((ex = gmp_cli__inputs("baseline", argc, argv, &cm, &in)))
 		return ex;
-	struct bl b = { 0 };
+	struct bl b = { .nvtx_numbers = cm.nvtx_numbers, .nvtx_strip = cm.nvtx_strip };
 	int rc = gmp_session__each(&in, bl_one, &b) ? -1 : 0;
 	if (!rc)
 		rc = gmp_output__write(cm.output, cm.force, write_baseline, &b);

@@ -126,7 +126,8 @@ EOF
 	"$GMPROF" baseline -o "$D/baseline.3.json" tests/scripts/pool_cache.jsonl &&
 	"$GMPROF" baseline -o "$D/baseline.4.json" tests/scripts/nvtx_loop.jsonl &&
 	kept_at tests/scripts/nvtx_loop.jsonl "$TMPDIR/loop_at.jsonl" && "$GMPROF" baseline -o "$D/baseline.5.json" "$TMPDIR/loop_at.jsonl" &&
-	"$GMPROF" baseline -o "$D/baseline.6.json" tests/scripts/nvtx_marks.jsonl ||
+	"$GMPROF" baseline -o "$D/baseline.6.json" tests/scripts/nvtx_marks.jsonl &&
+	"$GMPROF" baseline --nvtx-numbers --nvtx-strip '^ep' -o "$D/baseline.7.json" tests/scripts/nvtx_marks.jsonl ||
 	notok "baseline"
 
 for kind in findings diff baseline; do

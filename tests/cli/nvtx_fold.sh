@@ -97,6 +97,24 @@ expect_exit 1 "check --nvtx-numbers --baseline, a fourth epoch" -- \
 grep -q "^FAIL baseline:mark_growth" "$TMPDIR/out" && grep -q "^FAIL baseline:range_growth" "$TMPDIR/out" &&
 	ok "  ... the marks' and the range's growth grew" || notok "  ... $(cat "$TMPDIR/out")"
 expect_exit 0 "  ... the same three epochs pass" -- "$GMPROF" check --nvtx-numbers --baseline "$TMPDIR/b.json" "$S"
+grep -q '"gmprof_baseline": 8' "$TMPDIR/b.json" && grep -A2 '"nvtx_names"' "$TMPDIR/b.json" | grep -q '"numbers": true' &&
+	ok "  ... a baseline of version 8 says how the names were folded" || notok "  ... $(head -12 "$TMPDIR/b.json")"
+# A check that folds otherwise would compare nothing by name: refused, one line, exit 2.
+expect_exit 2 "check --baseline of folded names, not folding" -- "$GMPROF" check --baseline "$TMPDIR/b.json" "$S"
+expect_stderr_line "^gmprof check: the baseline '.*b.json' cannot be compared: its run's NVTX names were folded (--nvtx-numbers), and this check does not fold them, so that its NVTX ranges and marks would not match the run's; give check the options gmprof baseline was given, or write the baseline again with check's\$" \
+	"  ... said"
+expect_exit 2 "  ... folding by another expression" -- \
+	"$GMPROF" check --nvtx-numbers --nvtx-strip x --baseline "$TMPDIR/b.json" "$S"
+expect_stderr_line "were folded by --nvtx-numbers, and this check folds them by --nvtx-numbers --nvtx-strip 'x'," "  ... said"
+expect_exit 0 "baseline without" -- "$GMPROF" baseline -o "$TMPDIR/b7.json" "$S"
+expect_exit 2 "check --nvtx-numbers against it" -- "$GMPROF" check --nvtx-numbers --baseline "$TMPDIR/b7.json" "$S"
+expect_stderr_line "its run's NVTX names were not folded, and this check folds them (--nvtx-numbers)," "  ... said"
+# Without ranges or marks the names do not matter: version 3, and any check compares it.
+expect_exit 0 "baseline --nvtx-numbers of a run without NVTX" -- \
+	"$GMPROF" baseline --nvtx-numbers -o "$TMPDIR/b3.json" tests/scripts/figure2.jsonl
+grep -q '"gmprof_baseline": 3' "$TMPDIR/b3.json" && ! grep -q nvtx_names "$TMPDIR/b3.json" && ok "  ... version 3" ||
+	notok "  ... $(head -3 "$TMPDIR/b3.json")"
+expect_exit 0 "  ... checked without the option" -- "$GMPROF" check --baseline "$TMPDIR/b3.json" tests/scripts/figure2.jsonl
 
 # diff: matched across runs with four and three epochs.
 expect_exit 0 "diff --nvtx-numbers" -- "$GMPROF" diff --nvtx-numbers "$S" "$TMPDIR/four.jsonl"

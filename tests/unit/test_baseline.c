@@ -372,6 +372,46 @@ static void version7_marks(void **state)
 	gmp_baseline__release(&b);
 }
 
+/* Version 8: how the NVTX names were folded, which a check must fold alike where the run had ranges or marks. */
+static void version8_names(void **state)
+{
+	(void)state;
+	static const char v8[] =
+		"{\"gmprof_baseline\":8,\"peak_bytes\":1000,\"leaked_bytes\":0,"
+		"\"nvtx_names\":{\"numbers\":true,\"strip\":\"^ep\"},\"peaks\":["
+		"{\"input\":\"a.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[],\"mark_peaks\":["
+		"{\"mark\":\"och N\",\"max_bytes\":900,\"times\":5,\"grew_bytes\":100}]}],\"findings\":[]}";
+	static const char v7[] =
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1000,\"leaked_bytes\":0,\"peaks\":["
+		"{\"input\":\"a.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[],\"mark_peaks\":["
+		"{\"mark\":\"epoch 3\",\"max_bytes\":900,\"times\":1,\"grew_bytes\":0}]}],\"findings\":[]}";
+	struct gmp_baseline b;
+	char why[400];
+	parse(v8, &b);
+	assert_true(b.nvtx_numbers);
+	assert_string_equal(b.nvtx_strip, "^ep");
+	assert_int_equal(gmp_baseline__same_names(&b, 1, "^ep", why, sizeof(why)), 1);
+	assert_int_equal(gmp_baseline__same_names(&b, 1, NULL, why, sizeof(why)), 0);
+	assert_string_equal(why, "its run's NVTX names were folded by --nvtx-numbers --nvtx-strip '^ep', and this check "
+				 "folds them by --nvtx-numbers");
+	assert_int_equal(gmp_baseline__same_names(&b, 1, "^e", why, sizeof(why)), 0);
+	assert_int_equal(gmp_baseline__same_names(&b, 0, NULL, why, sizeof(why)), 0);
+	assert_string_equal(why, "its run's NVTX names were folded (--nvtx-numbers --nvtx-strip '^ep'), and this check "
+				 "does not fold them");
+	gmp_baseline__release(&b);
+	assert_null(b.nvtx_strip);
+	parse(v7, &b); /* marks, names as given */
+	assert_false(b.nvtx_numbers);
+	assert_null(b.nvtx_strip);
+	assert_int_equal(gmp_baseline__same_names(&b, 0, NULL, why, sizeof(why)), 1);
+	assert_int_equal(gmp_baseline__same_names(&b, 0, "x", why, sizeof(why)), 0);
+	assert_string_equal(why, "its run's NVTX names were not folded, and this check folds them (--nvtx-strip 'x')");
+	gmp_baseline__release(&b);
+	parse(v3, &b); /* neither ranges nor marks (the file's version 3 baseline): nothing to fold alike */
+	assert_int_equal(gmp_baseline__same_names(&b, 1, "x", why, sizeof(why)), 1);
+	gmp_baseline__release(&b);
+}
+
 static void rejected(void **state)
 {
 	(void)state;
@@ -421,6 +461,23 @@ static void rejected(void **state)
 		"\"grew_bytes\":0},{\"mark\":\"m\",\"max_bytes\":5,\"times\":1,\"grew_bytes\":0}]}],\"findings\":[]}",
 		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
 		"\"peak_bytes\":1,\"peak_sites\":[],\"mark_peaks\":{}}],\"findings\":[]}",
+		/* nvtx_names: in version 8 and only there; "numbers" a boolean, "strip" an expression, one of them */
+		"{\"gmprof_baseline\":7,\"peak_bytes\":1,\"leaked_bytes\":0,\"nvtx_names\":{\"numbers\":true},"
+		"\"peaks\":[],\"findings\":[]}",
+		"{\"gmprof_baseline\":8,\"peak_bytes\":1,\"leaked_bytes\":0,\"nvtx_names\":{\"numbers\":1},"
+		"\"peaks\":[],\"findings\":[]}",
+		"{\"gmprof_baseline\":8,\"peak_bytes\":1,\"leaked_bytes\":0,\"nvtx_names\":{\"numbers\":false},"
+		"\"peaks\":[],\"findings\":[]}",
+		"{\"gmprof_baseline\":8,\"peak_bytes\":1,\"leaked_bytes\":0,\"nvtx_names\":{\"numbers\":true,"
+		"\"strip\":\"\"},\"peaks\":[],\"findings\":[]}",
+		"{\"gmprof_baseline\":8,\"peak_bytes\":1,\"leaked_bytes\":0,\"nvtx_names\":{\"numbers\":true,"
+		"\"strip\":3},\"peaks\":[],\"findings\":[]}",
+		"{\"gmprof_baseline\":8,\"peak_bytes\":1,\"leaked_bytes\":0,\"nvtx_names\":{\"numbers\":true,"
+		"\"x\":1},\"peaks\":[],\"findings\":[]}",
+		"{\"gmprof_baseline\":8,\"peak_bytes\":1,\"leaked_bytes\":0,\"nvtx_names\":[],\"peaks\":[],"
+		"\"findings\":[]}",
+		"{\"gmprof_baseline\":9,\"peak_bytes\":1,\"leaked_bytes\":0,\"nvtx_names\":{\"numbers\":true},"
+		"\"peaks\":[],\"findings\":[]}",
 		/* kept sites: only in version 6, only where the range grew */
 		"{\"gmprof_baseline\":5,\"peak_bytes\":1,\"leaked_bytes\":0,\"peaks\":[{\"input\":\"a\",\"device\":0,"
 		"\"peak_bytes\":1,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"s\",\"peak_bytes\":1,\"times\":2,"
@@ -528,6 +585,7 @@ int main(void)
 		cmocka_unit_test(version5_times),
 		cmocka_unit_test(version6_kept),
 		cmocka_unit_test(version7_marks),
+		cmocka_unit_test(version8_names),
 		cmocka_unit_test(rejected),
 		cmocka_unit_test(fingerprint_scheme),
 		cmocka_unit_test(site_keys),
