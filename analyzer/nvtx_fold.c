@@ -92,21 +92,27 @@ static void numbers(const char *s, char *buf, size_t n)
 	buf[len] = 0;
 }
 
-const char *gmp_nvtx_fold__name(const struct gmp_nvtx_fold *f, const char *name, char *buf, size_t n)
+char *gmp_nvtx_fold__dup(const struct gmp_nvtx_fold *f, const char *name)
 {
-	char tmp[1024];
-	if (!n)
-		return buf;
-	snprintf(tmp, sizeof(tmp), "%s", name);
-	if (f->strip)
-		strip(&f->re, name, tmp, sizeof(tmp));
-	if (f->numbers)
-		numbers(tmp, buf, n);
-	else
-		snprintf(buf, n, "%s", tmp);
-	if (!*buf)
-		snprintf(buf, n, "%s", "(unnamed)");
-	return buf;
+	size_t n = strlen(name) + sizeof("(unnamed)"); /* folding never lengthens a name */
+	char *tmp = malloc(n), *out = malloc(n);
+	if (tmp && out) {
+		if (f->strip)
+			strip(&f->re, name, tmp, n);
+		else
+			memcpy(tmp, name, strlen(name) + 1);
+		if (f->numbers)
+			numbers(tmp, out, n);
+		else
+			memcpy(out, tmp, strlen(tmp) + 1);
+		if (!*out)
+			memcpy(out, "(unnamed)", sizeof("(unnamed)"));
+	} else {
+		free(out);
+		out = NULL;
+	}
+	free(tmp);
+	return out;
 }
 
 const char *gmp_nvtx_fold__hint(const struct gmp_trace *t, int ranges, const char *glob, char *buf, size_t n)
@@ -115,17 +121,14 @@ const char *gmp_nvtx_fold__hint(const struct gmp_trace *t, int ranges, const cha
 	size_t count = ranges ? t->npaths : t->nmarks;
 	if (n)
 		buf[0] = 0;
-	for (size_t i = 0; i < count && n; i++) {
-		char name[1024], now[1024];
-		if (ranges)
-			gmp_trace__range_text(t, (uint32_t)(i + 1), name, sizeof(name));
-		else
-			snprintf(name, sizeof(name), "%s", gmp_trace__str(t, t->marks[i].name, NULL));
-		gmp_nvtx_fold__name(&f, name, now, sizeof(now));
-		if (strcmp(name, now) && !fnmatch(glob, now, 0)) {
+	for (size_t i = 0; i < count && n && !*buf; i++) {
+		char path[4096];
+		const char *name = ranges ? gmp_trace__range_text(t, (uint32_t)(i + 1), path, sizeof(path))
+					  : gmp_trace__str(t, t->marks[i].name, NULL);
+		char *now = gmp_nvtx_fold__dup(&f, name); /* NULL: no hint, for want of memory */
+		if (now && strcmp(name, now) && !fnmatch(glob, now, 0))
 			snprintf(buf, n, "'%s' reads '%s'", name, now);
-			break;
-		}
+		free(now);
 	}
 	return buf;
 }
@@ -147,13 +150,14 @@ int gmp_nvtx_fold__trace(const struct gmp_nvtx_fold *f, struct gmp_trace *t)
 	for (size_t i = 0; !err && i < t->nmarks; i++)
 		named[t->marks[i].name] = 1;
 	for (size_t k = 1; !err && k < ns; k++) {
-		char was[1024], now[1024];
 		if (!named[k])
 			continue;
-		snprintf(was, sizeof(was), "%s", gmp_trace__str(t, (uint32_t)k, NULL)); /* interning may move it */
-		gmp_nvtx_fold__name(f, was, now, sizeof(now));
-		if (strcmp(was, now) && !(map[k] = gmp_trace__intern_cstr(t, now)))
+		char *now = gmp_nvtx_fold__dup(f, gmp_trace__str(t, (uint32_t)k, NULL)); /* before interning moves it */
+		if (!now)
 			err = -ENOMEM;
+		else if (strcmp(gmp_trace__str(t, (uint32_t)k, NULL), now) && !(map[k] = gmp_trace__intern_cstr(t, now)))
+			err = -ENOMEM;
+		free(now);
 	}
 	if (!err)
 		err = gmp_trace__rename_nvtx(t, map, ns);

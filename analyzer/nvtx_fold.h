@@ -27,11 +27,13 @@ struct gmp_nvtx_fold {
 int gmp_nvtx_fold__init(struct gmp_nvtx_fold *f, const char *strip, int numbers, char *why, size_t n);
 void gmp_nvtx_fold__release(struct gmp_nvtx_fold *f);
 /*
- * Name folded into buf: the strip's matches removed first, then each run
- * of digits that no letter, digit or underscore touches (with a fraction:
- * "0.5") written N; "(unnamed)" for a name with nothing left.  Returns buf.
+ * Name folded (malloc'd; NULL: out of memory): the strip's matches removed
+ * first, then each number that stands alone (a word of digits with dots
+ * between them: "3", "0.001") written N, where a word is letters, digits,
+ * underscores and dots ("conv2d", "layer.3" stay); "(unnamed)" for a name
+ * with nothing left.
  */
-const char *gmp_nvtx_fold__name(const struct gmp_nvtx_fold *f, const char *name, char *buf, size_t n);
+char *gmp_nvtx_fold__dup(const struct gmp_nvtx_fold *f, const char *name);
 /*
  * For a budget's glob that matched no NVTX range path (ranges) or mark name
  * of t: the first that glob matches with its numbers folded, into buf as

@@ -25,11 +25,13 @@ static int strcmp_p(const char *const *a, const char *const *b)
 static void folds(const char *strip, int numbers, const char *name, const char *want)
 {
 	struct gmp_nvtx_fold f;
-	char why[128], buf[256];
+	char why[128];
 	assert_int_equal(gmp_nvtx_fold__init(&f, strip, numbers, why, sizeof(why)), 0);
-	const char *got = gmp_nvtx_fold__name(&f, name, buf, sizeof(buf));
+	char *got = gmp_nvtx_fold__dup(&f, name);
+	assert_non_null(got);
 	if (strcmp(got, want))
 		fail_msg("'%s' (strip %s, numbers %d): '%s', want '%s'", name, strip ? strip : "none", numbers, got, want);
+	free(got);
 	gmp_nvtx_fold__release(&f);
 }
 
@@ -71,21 +73,31 @@ static void strip(void **state)
 	assert_true(strlen(why) > 0);
 }
 
+/* Names of any length: folded whole. */
 static void long_names(void **state)
 {
 	(void)state;
-	char name[3000], buf[16];
+	char name[3000];
 	memset(name, '7', sizeof(name) - 1);
 	name[sizeof(name) - 1] = 0;
+	folds("7", 1, name, "(unnamed)");
+	folds(NULL, 1, name, "N");
+	memcpy(name + 2990, " x 12", 6);
 	struct gmp_nvtx_fold f;
 	char why[64];
-	assert_int_equal(gmp_nvtx_fold__init(&f, "7", 1, why, sizeof(why)), 0);
-	assert_string_equal(gmp_nvtx_fold__name(&f, name, buf, sizeof(buf)), "(unnamed)");
+	assert_int_equal(gmp_nvtx_fold__init(&f, NULL, 1, why, sizeof(why)), 0);
+	char *got = gmp_nvtx_fold__dup(&f, name);
+	assert_non_null(got);
+	assert_string_equal(got, "N x N");
+	free(got);
 	gmp_nvtx_fold__release(&f);
-	assert_int_equal(gmp_nvtx_fold__init(&f, "x", 0, why, sizeof(why)), 0);
-	gmp_nvtx_fold__name(&f, name, buf, sizeof(buf));
-	assert_int_equal(strlen(buf), sizeof(buf) - 1);
-	gmp_nvtx_fold__release(&f);
+	memset(name, 'a', 2990); /* letters, " 5 " among them, then " x 12" */
+	memcpy(name + 2500, " 5 ", 3);
+	char want[3000];
+	snprintf(want, sizeof(want), "%s", name);
+	memcpy(want + 2500, " N ", 3);
+	memcpy(want + 2990, " x N", 5);
+	folds(NULL, 1, name, want);
 }
 
 /* Three epochs, each a range "epoch K" around a "fwd" that keeps a buffer, and a mark "epoch K done". */
