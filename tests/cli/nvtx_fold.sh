@@ -62,6 +62,26 @@ grep -q "^  epoch  .*  3  3.0 KiB in 3 " "$TMPDIR/out" && grep -q "^  epoch done
 expect_exit 0 "report --nvtx-strip 'epoch' --nvtx-numbers" -- "$GMPROF" report --nvtx-strip '^epoch ' --nvtx-numbers "$S"
 grep -q "^  N done  *3 " "$TMPDIR/out" && ok "  ... 'N done'" || notok "  ... $(sed -n '/Memory at NVTX marks/,/^$/p' "$TMPDIR/out")"
 
+# PyTorch's emit_nvtx: every operator call a range of its own ("aten::mm, seq = 7, sizes = [...]").
+# Stripped of its sequence number and shapes, memory by operator: each op entered once per step.
+awk 'BEGIN { seq = 0; a = 65536; for (step = 1; step <= 3; step++) {
+	printf "{\"op\":\"range_push\",\"name\":\"aten::linear, seq = %d, sizes = [[64, 512], [1024, 512]]\"}\n", seq++
+	printf "{\"op\":\"alloc\",\"addr\":%d,\"size\":4096}\n{\"op\":\"kernel\",\"name\":\"gemm\",\"write\":[%d]}\n", a, a
+	printf "{\"op\":\"range_pop\"}\n{\"op\":\"range_push\",\"name\":\"aten::relu, seq = %d, sizes = [[64, 1024]]\"}\n", seq++
+	printf "{\"op\":\"kernel\",\"name\":\"relu\",\"read\":[%d],\"write\":[%d]}\n{\"op\":\"range_pop\"}\n", a, a
+	printf "{\"op\":\"free\",\"addr\":%d}\n", a; a += 65536 } }' >"$TMPDIR/torch.jsonl"
+expect_exit 0 "report --nvtx-strip ', seq = .*' of emit_nvtx's ranges" -- \
+	"$GMPROF" report --format json --nvtx-strip ', seq = .*' "$TMPDIR/torch.jsonl"
+python3 - "$TMPDIR/out" <<'PY' && ok "  ... memory by operator: aten::linear and aten::relu, 3 times each" || notok "  ... JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((" > ".join(x["ranges"]), x["times"], x["peak_bytes"]) for x in d["memory_by_range"])
+assert got == [("aten::linear", 3, 4096), ("aten::relu", 3, 4096)], got
+PY
+expect_exit 0 "  ... without, a range per call" -- "$GMPROF" report --format json "$TMPDIR/torch.jsonl"
+python3 -c 'import json, sys; assert len(json.load(open(sys.argv[1]))["memory_by_range"]) == 6' "$TMPDIR/out" &&
+	ok "  ... six" || notok "  ... $(head -c 600 "$TMPDIR/out")"
+
 # A bad expression: one line naming it, exit 2, before any input is read.
 expect_exit 2 "--nvtx-strip '('" -- "$GMPROF" report --nvtx-strip '(' "$TMPDIR/none.jsonl"
 expect_stderr_line "^gmprof report: --nvtx-strip '(' is not a regular expression: " "  ... one line naming it"
