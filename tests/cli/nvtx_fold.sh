@@ -145,6 +145,12 @@ expect_exit 0 "diff without" -- "$GMPROF" diff "$S" "$TMPDIR/four.jsonl"
 grep -q "epoch 4: new: " "$TMPDIR/out" && grep -q "epoch 4 done: new: " "$TMPDIR/out" &&
 	ok "  ... the fourth epoch is new" || notok "  ... $(grep -A12 'by NVTX' "$TMPDIR/out")"
 
+# flamegraph --at mark:NAME finds the folded name: the mark of it that found the most.
+expect_exit 0 "flamegraph --nvtx-numbers --at 'mark:epoch N done'" -- \
+	"$GMPROF" flamegraph --nvtx-numbers --at 'mark:epoch N done' "$S"
+grep -qx "train.cu:42 3072" "$TMPDIR/out" && ok "  ... the 3 buffers live at the last" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 2 "  ... without, no such mark" -- "$GMPROF" flamegraph --at 'mark:epoch N done' "$S"
+
 # Perfetto: the slices and instants carry the folded names.
 expect_exit 0 "perfetto --nvtx-numbers --time host" -- "$GMPROF" perfetto --nvtx-numbers -o "$TMPDIR/t.json" "$S"
 grep -q '"epoch N"' "$TMPDIR/t.json" && ! grep -q '"epoch 1"' "$TMPDIR/t.json" &&
