@@ -15,6 +15,7 @@
 #include "findings_json.h"
 #include "gmprof/detect.h"
 #include "markmem.h"
+#include "nvtx_fold.h"
 #include "oneline.h"
 #include "rangemem_core.h"
 
@@ -109,6 +110,26 @@ static void marks_grown(const struct gmp_result *r)
 	gmp_mmem__release(&m);
 }
 
+/*
+ * GMPROF_NVTX_NUMBERS, GMPROF_NVTX_STRIP: the trace's NVTX names folded
+ * for the summary, after the profile has its findings as the names were.
+ */
+static void fold_names(void)
+{
+	struct gmp_nvtx_fold f;
+	char why[160];
+	const char *strip = gmp_col.opts.nvtx_strip[0] ? gmp_col.opts.nvtx_strip : NULL;
+	if (!gmp_col.opts.nvtx_numbers && !strip)
+		return;
+	if (gmp_nvtx_fold__init(&f, strip, gmp_col.opts.nvtx_numbers, why, sizeof(why))) { /* checked at start */
+		rec_say("GMPROF_NVTX_STRIP: %s; the summary has the NVTX names as given", why);
+		return;
+	}
+	if (gmp_nvtx_fold__trace(&f, gmp_col.trace))
+		rec_say("out of memory folding the NVTX names; the summary has them as given");
+	gmp_nvtx_fold__release(&f);
+}
+
 /* The online detector's verdict: into the profile, and a summary on stderr. */
 void rec_online(void)
 {
@@ -145,6 +166,7 @@ void rec_online(void)
 		gmp_result__free(r);
 		return;
 	}
+	fold_names(); /* the summary's NVTX names, as GMPROF_NVTX_NUMBERS and GMPROF_NVTX_STRIP ask */
 	char a[32], b[32], name[160], sugg[768], one[200], sone[900];
 	fprintf(stderr, "==gmprof== %zu GPU memory events, %zu objects; profile: %s\n",
 		gmp_col.trace->nev, r->nobjects, gmp_col.path);

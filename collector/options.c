@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Parsing and validation of the GMPROF_* variables (no side effects). */
 #include "options.h"
+#include "nvtx_fold.h"
 #include "patch_abi.h"
 
 #include <errno.h>
@@ -226,6 +227,8 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    bool_opt(get, "GMPROF_ONLINE", &o->online, err, n) ||
 	    u32_opt(get, "GMPROF_ONLINE_EVENTS", 1, 1u << 30, &o->online_events, err, n) ||
 	    bool_opt(get, "GMPROF_SUMMARY", &o->summary, err, n) ||
+	    bool_opt(get, "GMPROF_NVTX_NUMBERS", &o->nvtx_numbers, err, n) ||
+	    str_opt(get, "GMPROF_NVTX_STRIP", o->nvtx_strip, sizeof(o->nvtx_strip), err, n) ||
 	    choice_opt(get, "GMPROF_HARVEST", CHOICES("deferred", "launch"), &o->harvest, err, n) ||
 	    u32_opt(get, "GMPROF_POOL", 1, 1u << 20, &o->pool, err, n) ||
 	    u32_opt(get, "GMPROF_GRANULARITY", 1, 1u << 20, &o->gran, err, n) ||
@@ -259,5 +262,11 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	}
 	if (!o->output[0])
 		return bad(err, n, "GMPROF_OUTPUT", "", "the profile needs a name");
+	struct gmp_nvtx_fold f;
+	char why[160];
+	if (o->nvtx_strip[0] && gmp_nvtx_fold__init(&f, o->nvtx_strip, 0, why, sizeof(why)))
+		return bad(err, n, "GMPROF_NVTX_STRIP", o->nvtx_strip, why);
+	if (o->nvtx_strip[0])
+		gmp_nvtx_fold__release(&f);
 	return 0;
 }

@@ -89,6 +89,8 @@ struct gmp_opts {
 	int online;              /* GMPROF_ONLINE: run the detector at exit (1) */
 	uint32_t online_events;  /* GMPROF_ONLINE_EVENTS: events kept for it (2000000) */
 	int summary;             /* GMPROF_SUMMARY: print the summary on stderr (1) */
+	int nvtx_numbers;        /* GMPROF_NVTX_NUMBERS: the summary's NVTX names with numbers folded (0) */
+	char nvtx_strip[256];    /* GMPROF_NVTX_STRIP: and with what this regex matches removed ("") */
 	int harvest;             /* GMPROF_HARVEST: deferred | launch (deferred) */
 	uint32_t pool;           /* GMPROF_POOL: launch buffers before a forced harvest (256) */
 	uint32_t gran;           /* GMPROF_GRANULARITY: bitmap bytes per bit, power of 2 (4) */

@@ -171,6 +171,18 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExt.h" ]; then
 		ok "  ... the summary names the folded range and marks" || notok "  ... $(cat "$TMPDIR/out")"
 	expect_exit 0 "run without" -- "$GMPROF" run --top 1 --force -o "$TMPDIR/run.gmprof" -- "$B/double/fake_app" "$S"
 	! grep -q "^  ranges\|^  marks" "$TMPDIR/out" && ok "  ... no name grew" || notok "  ... $(cat "$TMPDIR/out")"
+	# The collector's own summary folds them with GMPROF_NVTX_NUMBERS; the profile keeps them as given.
+	expect_exit 0 "the collector's summary, GMPROF_NVTX_NUMBERS=1" -- env GMPROF_SUMMARY=1 GMPROF_NVTX_NUMBERS=1 \
+		GMPROF_OUTPUT="$TMPDIR/c.gmprof" "$B/double/fake_app" "$S"
+	grep -q "^==gmprof== NVTX range epoch N on device 0: live bytes as it began grew from 0 B (the first of its 3 times)" \
+		"$TMPDIR/err" && grep -q "^==gmprof== NVTX mark epoch N done on device 0: live bytes grew from 1.0 KiB" "$TMPDIR/err" &&
+		ok "  ... names the folded range and marks" || notok "  ... $(grep '==gmprof==' "$TMPDIR/err")"
+	"$GMPROF" dump "$TMPDIR/c.gmprof" | grep -q '"name":"epoch 2 done"' && ok "  ... the profile has the names as given" ||
+		notok "  ... $("$GMPROF" dump "$TMPDIR/c.gmprof" | grep mark)"
+	expect_exit 0 "  ... GMPROF_NVTX_STRIP='(': said, unprofiled" -- env GMPROF_NVTX_STRIP='(' \
+		GMPROF_OUTPUT="$TMPDIR/c2.gmprof" "$B/double/fake_app" "$S"
+	grep -q "^gmprof: GMPROF_NVTX_STRIP='(' is not valid: .*; the program runs unprofiled" "$TMPDIR/err" &&
+		[ ! -e "$TMPDIR/c2.gmprof" ] && ok "  ... one line" || notok "  ... $(cat "$TMPDIR/err")"
 	finish ) || failed=1
 fi
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * NVTX names that carry a counter ("epoch 3", "aten::mm, seq = 812") read
- * as one name (--nvtx-numbers, --nvtx-strip): the names of a trace's
- * ranges and marks rewritten before it is analyzed, so that every table,
- * check, baseline and diff by range or mark sees the folded names.
+ * as one name (gmprof's --nvtx-numbers and --nvtx-strip; the collector's
+ * GMPROF_NVTX_NUMBERS and GMPROF_NVTX_STRIP, for its summary): the names
+ * of a trace's ranges and marks rewritten before it is analyzed, so that
+ * every table, check, baseline and diff by range or mark sees the folded
+ * names.
  */
 #ifndef GMPROF_NVTX_FOLD_H
 #define GMPROF_NVTX_FOLD_H
