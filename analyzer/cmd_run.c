@@ -27,6 +27,7 @@
 #include "kernels_from.h"
 #include "options.h"
 #include "marks.h"
+#include "nvtx_fold.h"
 #include "rangemem.h"
 #include "run_env.h"
 #include "san.h"
@@ -295,6 +296,12 @@ static int report(const struct run_opts *o, const char *path)
 		putchar('\n');
 		rc = gmp_rmem__summary(stdout, r, &s.sites, 3); /* a loop that keeps memory from one step to the next */
 		rc = rc || gmp_mmem__summary(stdout, r, &s.sites, 3) ? -1 : 0; /* the same, marked each time round */
+		for (int k = 1, said = 0; k >= 0 && !rc; k--) { /* NVTX names with counters: each seen once */
+			char note[1024];
+			rc = gmp_nvtx_fold__note(r->trace, k, note, sizeof(note)) ? -1 : 0;
+			if (!rc && *note)
+				printf("  %-8s %s\n", said++ ? "" : "names", note);
+		}
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
 		gmp_report__capture(stdout, s.in.trace);
 		gmp_report__graphs(stdout, r);

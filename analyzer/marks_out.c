@@ -13,6 +13,7 @@
 #include "findings_json.h"
 #include "markdown.h"
 #include "marks.h"
+#include "nvtx_fold.h"
 #include "oneline.h"
 #include "rangemem.h"
 
@@ -166,7 +167,11 @@ static void text_tail(FILE *fp)
 int gmp_mmem__text(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
 	static const struct table tb = { text_head, text_row, text_more, text_grew, text_kept, text_tail };
-	return tables(fp, r, sites, max, &tb);
+	char note[1024];
+	int err = tables(fp, r, sites, max, &tb);
+	if (!err && !(err = gmp_nvtx_fold__note(r->trace, 0, note, sizeof(note))) && *note)
+		fprintf(fp, "  %s\n", note); /* names with counters: each marked once */
+	return err;
 }
 
 static void md_head(FILE *fp, const struct gmp_result *r, size_t d)

@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "markdown.h"
+#include "nvtx_fold.h"
 
 static int cmp_peak(const void *a, const void *b, void *ctx)
 {
@@ -182,7 +183,11 @@ static void text_tail(FILE *fp, size_t more)
 int gmp_rmem__text(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
 	static const struct table tb = { text_head, text_row, text_grew, text_kept, text_tail };
-	return tables(fp, r, sites, max, &tb);
+	char note[1024];
+	int err = tables(fp, r, sites, max, &tb);
+	if (!err && !(err = gmp_nvtx_fold__note(r->trace, 1, note, sizeof(note))) && *note)
+		fprintf(fp, "  %s\n", note); /* names with counters: each entered once */
+	return err;
 }
 
 static void md_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)

@@ -133,6 +133,59 @@ const char *gmp_nvtx_fold__hint(const struct gmp_trace *t, int ranges, const cha
 	return buf;
 }
 
+/* A name and the same with its numbers folded, for gmp_nvtx_fold__note. */
+struct folded {
+	char *now;
+	uint32_t id;
+};
+
+static int by_folded(const void *x, const void *y)
+{
+	const struct folded *a = x, *b = y;
+	int c = strcmp(a->now, b->now);
+	return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+int gmp_nvtx_fold__note(const struct gmp_trace *t, int ranges, char *buf, size_t n)
+{
+	const struct gmp_nvtx_fold f = { .numbers = 1 };
+	size_t ns = gmp_trace__nstrings(t) + 1, count = 0, distinct = 0, most = 0, at = 0;
+	uint8_t *used = calloc(ns, 1);
+	struct folded *v = NULL;
+	int err = used ? 0 : -ENOMEM;
+	if (n)
+		buf[0] = 0;
+	for (size_t i = 0; !err && i < (ranges ? t->nrnames : t->nmarks); i++) {
+		uint32_t id = ranges ? t->rnames[i] : t->marks[i].name;
+		count += !used[id];
+		used[id] = 1;
+	}
+	if (!err && count && !(v = malloc(count * sizeof(*v))))
+		err = -ENOMEM;
+	size_t k = 0;
+	for (uint32_t id = 1; !err && id < ns; id++)
+		if (used[id] && !(v[k++] = (struct folded){ gmp_nvtx_fold__dup(&f, gmp_trace__str(t, id, NULL)), id }).now)
+			err = -ENOMEM;
+	if (!err && count) {
+		qsort(v, count, sizeof(*v), by_folded);
+		for (size_t i = 0, run = 1; i < count; i++, run++) { /* the folded name most names share */
+			if (i && strcmp(v[i].now, v[i - 1].now))
+				run = 1;
+			distinct += run == 1;
+			if (run > most)
+				most = run, at = i + 1 - run;
+		}
+	}
+	if (!err && distinct < count)
+		snprintf(buf, n, "--nvtx-numbers reads these %zu %s names as %zu ('%s' and %zu more as '%s')", count,
+			 ranges ? "range" : "mark", distinct, gmp_trace__str(t, v[at].id, NULL), most - 1, v[at].now);
+	for (size_t i = 0; i < k; i++)
+		free(v[i].now);
+	free(v);
+	free(used);
+	return err;
+}
+
 int gmp_nvtx_fold__trace(const struct gmp_nvtx_fold *f, struct gmp_trace *t)
 {
 	if (!f->numbers && !f->strip)

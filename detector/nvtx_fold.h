@@ -42,6 +42,13 @@ char *gmp_nvtx_fold__dup(const struct gmp_nvtx_fold *f, const char *name);
  * "'epoch 3 done' reads 'epoch N done'"; "" for none.  Returns buf.
  */
 const char *gmp_nvtx_fold__hint(const struct gmp_trace *t, int ranges, const char *glob, char *buf, size_t n);
+/*
+ * Where t's range names (ranges) or mark names would become fewer with
+ * their numbers folded: "--nvtx-numbers reads these 4 range names as 2
+ * ('epoch 1' and 2 more as 'epoch N')" into buf; "" where not.  0 or
+ * -ENOMEM.
+ */
+int gmp_nvtx_fold__note(const struct gmp_trace *t, int ranges, char *buf, size_t n);
 /* Folds the names of t's ranges and marks (gmp_trace__rename_nvtx).  0 or -ENOMEM. */
 int gmp_nvtx_fold__trace(const struct gmp_nvtx_fold *f, struct gmp_trace *t);
 

@@ -24,8 +24,11 @@ grep -q -- "--nvtx-numbers" "$TMPDIR/out" && grep -q -- "--nvtx-strip REGEX" "$T
 
 # Without: three ranges and three marks, none entered twice.
 expect_exit 0 "report without" -- "$GMPROF" report "$S"
-grep -q "^  epoch 2 " "$TMPDIR/out" && grep -q "^  epoch 3 done  *1 " "$TMPDIR/out" && ! grep -q "epoch N" "$TMPDIR/out" &&
+grep -q "^  epoch 2 " "$TMPDIR/out" && grep -q "^  epoch 3 done  *1 " "$TMPDIR/out" &&
 	ok "  ... an epoch's range and mark each" || notok "  ... $(sed -n '/Memory by NVTX range/,$p' "$TMPDIR/out")"
+grep -qx "  --nvtx-numbers reads these 4 range names as 2 ('epoch 1' and 2 more as 'epoch N')" "$TMPDIR/out" &&
+	grep -qx "  --nvtx-numbers reads these 3 mark names as 1 ('epoch 1 done' and 2 more as 'epoch N done')" "$TMPDIR/out" &&
+	ok "  ... each section says what --nvtx-numbers would make of its names" || notok "  ... $(grep nvtx "$TMPDIR/out")"
 
 # With: one range entered three times, one mark series, each grew by the kept buffers; conv2d is a word.
 expect_exit 0 "report --nvtx-numbers" -- "$GMPROF" report --nvtx-numbers "$S"
@@ -36,6 +39,7 @@ grep -qx "  epoch N: live bytes as it began grew from 0 B (the first of its 3 ti
 grep -qx "  epoch N done: live bytes grew from 1.0 KiB (the first of its 3 marks) to 3.0 KiB (the last), 1.0 KiB more each time" \
 	"$TMPDIR/out" && ok "  ... the marks grew" || notok "  ... $(sed -n '/Memory at NVTX marks/,/^$/p' "$TMPDIR/out")"
 ! grep -q "epoch [0-9]" "$TMPDIR/out" && ok "  ... no name with its number left" || notok "  ... $(grep 'epoch [0-9]' "$TMPDIR/out")"
+! grep -q "reads these" "$TMPDIR/out" && ok "  ... and no note" || notok "  ... $(grep 'reads these' "$TMPDIR/out")"
 
 expect_exit 0 "report --format json --nvtx-numbers" -- "$GMPROF" report --format json --nvtx-numbers "$S"
 python3 - "$TMPDIR/out" <<'PY' && ok "  ... memory_at_marks and memory_by_range" || notok "  ... JSON"
@@ -171,6 +175,12 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExt.h" ]; then
 		ok "  ... the summary names the folded range and marks" || notok "  ... $(cat "$TMPDIR/out")"
 	expect_exit 0 "run without" -- "$GMPROF" run --top 1 --force -o "$TMPDIR/run.gmprof" -- "$B/double/fake_app" "$S"
 	! grep -q "^  ranges\|^  marks" "$TMPDIR/out" && ok "  ... no name grew" || notok "  ... $(cat "$TMPDIR/out")"
+	grep -qx "  names    --nvtx-numbers reads these 4 range names as 2 ('epoch 1' and 2 more as 'epoch N')" "$TMPDIR/out" &&
+		grep -qx "           --nvtx-numbers reads these 3 mark names as 1 ('epoch 1 done' and 2 more as 'epoch N done')" \
+		"$TMPDIR/out" && ok "  ... but what --nvtx-numbers would make of the names" || notok "  ... $(cat "$TMPDIR/out")"
+	expect_exit 0 "run --nvtx-numbers: no such note" -- "$GMPROF" run --top 1 --nvtx-numbers --force -o "$TMPDIR/run.gmprof" -- \
+		"$B/double/fake_app" "$S"
+	! grep -q "reads these" "$TMPDIR/out" && ok "  ... none" || notok "  ... $(cat "$TMPDIR/out")"
 	# The collector's own summary folds them with GMPROF_NVTX_NUMBERS; the profile keeps them as given.
 	expect_exit 0 "the collector's summary, GMPROF_NVTX_NUMBERS=1" -- env GMPROF_SUMMARY=1 GMPROF_NVTX_NUMBERS=1 \
 		GMPROF_OUTPUT="$TMPDIR/c.gmprof" "$B/double/fake_app" "$S"

@@ -122,6 +122,11 @@ static void trace(void **state)
 	for (size_t i = 0; i < nev && i < 8; i++)
 		gmp_trace__event_range_text(t, i, was[i], sizeof(was[i]));
 	assert_int_equal(t->npaths, 6); /* epoch K, epoch K > fwd */
+	char note[256];
+	assert_int_equal(gmp_nvtx_fold__note(t, 1, note, sizeof(note)), 0);
+	assert_string_equal(note, "--nvtx-numbers reads these 4 range names as 2 ('epoch 1' and 2 more as 'epoch N')");
+	assert_int_equal(gmp_nvtx_fold__note(t, 0, note, sizeof(note)), 0);
+	assert_string_equal(note, "--nvtx-numbers reads these 3 mark names as 1 ('epoch 1 done' and 2 more as 'epoch N done')");
 	struct gmp_nvtx_fold f;
 	char why[64];
 	assert_int_equal(gmp_nvtx_fold__init(&f, NULL, 1, why, sizeof(why)), 0);
@@ -149,6 +154,10 @@ static void trace(void **state)
 	assert_int_equal(t->nmarks, 3);
 	for (size_t i = 0; i < 3; i++)
 		assert_string_equal(gmp_trace__str(t, t->marks[i].name, NULL), "epoch N done");
+	for (int ranges = 0; ranges < 2; ranges++) { /* folded: nothing more to fold */
+		assert_int_equal(gmp_nvtx_fold__note(t, ranges, note, sizeof(note)), 0);
+		assert_string_equal(note, "");
+	}
 	/* The ranges' and marks' memory: one range entered three times, one mark series that grew. */
 	struct gmp_result *r = ts_detect(t, NULL);
 	struct gmp_rmem m;
