@@ -114,7 +114,7 @@ struct gmp_cli_common {
 };
 
 void gmp_cli__common_init(struct gmp_cli_common *cm);
-/* --nvtx-strip's expression checked before any input is read (or a program run): 0, or the usage error's exit status. */
+/* --nvtx-strip's expression, checked before any input is read (or program run): 0, or the usage error's exit status. */
 int gmp_cli__nvtx_strip(const char *cmd, const char *re);
 /* Adds an --alloc-fn glob to fns (GMP_MAX_ALLOC_FNS of them); 0, or the usage error's exit status. */
 int gmp_cli__alloc_fn(const char *cmd, const char *glob, const char **fns, size_t *n);

@@ -159,7 +159,8 @@ static int kept_after(const struct gmp_ndiff_row *e, const struct gmp_ndiff_kind
 	return err;
 }
 
-static int gmp_ndiff__text(FILE *fp, const struct gmp_ndiff *d, const struct gmp_ndiff_kind *kind, void *ctx, size_t max)
+static int gmp_ndiff__text(FILE *fp, const struct gmp_ndiff *d, const struct gmp_ndiff_kind *kind, void *ctx,
+			   size_t max)
 {
 	int err = 0;
 	if (d->n)
@@ -177,8 +178,8 @@ static int gmp_ndiff__text(FILE *fp, const struct gmp_ndiff *d, const struct gmp
 	return err;
 }
 
-static int gmp_ndiff__md(FILE *fp, const struct gmp_ndiff *d, const struct gmp_ndiff_kind *kind, void *ctx, uint32_t device,
-		  size_t max)
+static int gmp_ndiff__md(FILE *fp, const struct gmp_ndiff *d, const struct gmp_ndiff_kind *kind, void *ctx,
+			 uint32_t device, size_t max)
 {
 	int err = 0;
 	if (!d->n)

@@ -126,7 +126,8 @@ static void trace(void **state)
 	assert_int_equal(gmp_nvtx_fold__note(t, 1, note, sizeof(note)), 0);
 	assert_string_equal(note, "--nvtx-numbers reads these 4 range names as 2 ('epoch 1' and 2 more as 'epoch N')");
 	assert_int_equal(gmp_nvtx_fold__note(t, 0, note, sizeof(note)), 0);
-	assert_string_equal(note, "--nvtx-numbers reads these 3 mark names as 1 ('epoch 1 done' and 2 more as 'epoch N done')");
+	assert_string_equal(note, "--nvtx-numbers reads these 3 mark names as 1 ('epoch 1 done' and 2 more as "
+				  "'epoch N done')");
 	struct gmp_nvtx_fold f;
 	char why[64];
 	assert_int_equal(gmp_nvtx_fold__init(&f, NULL, 1, why, sizeof(why)), 0);
