@@ -250,8 +250,8 @@ static int renamed_changes(struct gmp_trace *t, const struct paths *old, const s
 			break;
 		}
 		uint32_t a = *was, b = rchg[i].path, common[GMP_RANGE_DEPTH_MAX];
-		const uint32_t *x, *y, *oa = old->rnames + (a ? old->rpath_off[a - 1] : 0),
-				      *ob = old->rnames + (b ? old->rpath_off[b - 1] : 0);
+		const uint32_t *x, *y, *oa = a ? old->rnames + old->rpath_off[a - 1] : NULL,
+				      *ob = b ? old->rnames + old->rpath_off[b - 1] : NULL;
 		size_t na = a ? old->rpath_off[a] - old->rpath_off[a - 1] : 0;
 		size_t nb = b ? old->rpath_off[b] - old->rpath_off[b - 1] : 0;
 		size_t nx = gmp_trace__range_path(t, pmap[a], &x), ny = gmp_trace__range_path(t, pmap[b], &y);

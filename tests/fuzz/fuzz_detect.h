@@ -8,15 +8,20 @@
  * time, whose least must never pass its most, nor its most what was held,
  * and the memory at NVTX marks, whose first and last lie between their
  * least and most, and whose kept objects lie between their first and last.
+ * Last, fold the trace's NVTX names (--nvtx-numbers): every event's ranges
+ * and every mark's name must read as the old ones folded, and the folded
+ * trace go through the same.
  */
 #ifndef GMPROF_FUZZ_DETECT_H
 #define GMPROF_FUZZ_DETECT_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gmprof/detect.h"
 #include "markmem.h"
+#include "nvtx_fold.h"
 
 static inline void fuzz_clock(const struct gmp_result *r)
 {
@@ -94,6 +99,56 @@ static inline void fuzz_detect(const struct gmp_trace *t)
 	fuzz_clock(r);
 	fuzz_marks(r);
 	gmp_result__free(r);
+}
+
+/* Event ev's ranges, each name folded by f (fold NULL: as they are), joined by " > " (NULL: out of memory). */
+static inline char *fuzz_ranges(const struct gmp_trace *t, size_t ev, const struct gmp_nvtx_fold *f)
+{
+	const uint32_t *names;
+	size_t k = gmp_trace__range_path(t, gmp_trace__event_range(t, ev), &names), len = 0;
+	char *out = calloc(1, 1);
+	for (size_t i = 0; out && i < k; i++) {
+		const char *name = gmp_trace__str(t, names[i], NULL);
+		char *one = f ? gmp_nvtx_fold__dup(f, name) : strdup(name);
+		char *more = one ? realloc(out, len + strlen(one) + 4) : NULL;
+		if (!more) {
+			free(one);
+			free(out);
+			return NULL;
+		}
+		out = more;
+		len += (size_t)sprintf(out + len, "%s%s", i ? " > " : "", one);
+		free(one);
+	}
+	return out;
+}
+
+static inline void fuzz_fold(struct gmp_trace *t)
+{
+	struct gmp_nvtx_fold f = { .numbers = 1 };
+	size_t nev = t->nev < 4096 ? t->nev : 4096, nm = t->nmarks < 4096 ? t->nmarks : 4096;
+	char **want = calloc(nev + nm + 1, sizeof(*want)); /* each event's ranges and mark's name, folded */
+	if (!want)
+		return;
+	for (size_t i = 0; i < nev; i++)
+		want[i] = fuzz_ranges(t, i, &f);
+	for (size_t i = 0; i < nm; i++)
+		want[nev + i] = gmp_nvtx_fold__dup(&f, gmp_trace__str(t, t->marks[i].name, NULL));
+	if (gmp_nvtx_fold__trace(&f, t) == 0) {
+		for (size_t i = 0; i < nev; i++) {
+			char *now = fuzz_ranges(t, i, NULL);
+			if (want[i] && now && strcmp(want[i], now))
+				abort();
+			free(now);
+		}
+		for (size_t i = 0; i < nm; i++)
+			if (want[nev + i] && strcmp(want[nev + i], gmp_trace__str(t, t->marks[i].name, NULL)))
+				abort();
+		fuzz_detect(t);
+	}
+	for (size_t i = 0; i < nev + nm; i++)
+		free(want[i]);
+	free(want);
 }
 
 #endif

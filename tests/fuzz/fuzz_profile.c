@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gmp_profile__read_mem(data, size, &t) || !t)
 		return 0;
 	fuzz_detect(t);
+	fuzz_fold(t);
 	FILE *null = fopen("/dev/null", "w");
 	if (null) {
 		gmp_script__write(null, t, NULL, NULL);

@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gmp_script__read_mem((const char *)data, size, &t, &err) || !t)
 		return 0;
 	fuzz_detect(t);
+	fuzz_fold(t);
 	gmp_trace__free(t);
 	return 0;
 }

@@ -306,6 +306,25 @@ static void random_traces(void **state)
 	assert_true(merged > 100); /* paths that became one: 169 */
 }
 
+/* Range changes to no ranges, in a trace that has no range path at all (a profile's empty RANGES records). */
+static void no_paths(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script("{\"op\":\"alloc\",\"addr\":4096,\"size\":64}\n{\"op\":\"free\",\"addr\":4096}\n");
+	assert_int_equal(gmp_trace__add_range_change(t, 0, 1, 0), 0);
+	assert_int_equal(gmp_trace__add_range_change(t, 1, 1, 0), 0);
+	assert_int_equal(gmp_trace__settle_ranges(t), 0);
+	struct gmp_nvtx_fold f;
+	char why[64];
+	assert_int_equal(gmp_nvtx_fold__init(&f, NULL, 1, why, sizeof(why)), 0);
+	assert_int_equal(gmp_nvtx_fold__trace(&f, t), 0);
+	gmp_nvtx_fold__release(&f);
+	assert_int_equal(t->npaths, 0);
+	assert_int_equal(t->nrchg, 2);
+	assert_int_equal(gmp_trace__event_range(t, 1), 0);
+	gmp_trace__free(t);
+}
+
 static void bad_map(void **state)
 {
 	(void)state;
@@ -336,6 +355,7 @@ int main(void)
 		cmocka_unit_test(long_names),
 		cmocka_unit_test(trace),
 		cmocka_unit_test(random_traces),
+		cmocka_unit_test(no_paths),
 		cmocka_unit_test(bad_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
