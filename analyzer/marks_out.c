@@ -69,15 +69,17 @@ struct table {
 	void (*more)(FILE *fp, size_t n, const char *what); /* "4 more marks", "2 more marks grew" */
 	void (*grew)(FILE *fp, const char *name, const char *what);
 	void (*kept)(FILE *fp, const char *what);
+	void (*note)(FILE *fp, const char *note); /* under the first table: what --nvtx-numbers would fold */
 	void (*tail)(FILE *fp);
 };
 
 /*
  * Device index d's table: at most max names (the first and the last half),
- * then the names that grew there (of gv, every name that grew, the most first).
+ * then the names that grew there (of gv, every name that grew, the most first),
+ * and note where not empty (its first); 1 when it had a table.
  */
 static int table(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, const struct gmp_mmem *m, size_t d,
-		 size_t max, const struct gmp_mmem_grown *gv, size_t ngv, const struct table *tb)
+		 size_t max, const struct gmp_mmem_grown *gv, size_t ngv, const struct table *tb, const char *note)
 {
 	size_t n = 0, ng = 0;
 	for (size_t g = 0; g < m->ngroups; g++)
@@ -107,8 +109,10 @@ static int table(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, 
 	}
 	if (ng > GREW_MAX)
 		tb->more(fp, ng - GREW_MAX, " grew");
+	if (*note)
+		tb->note(fp, note);
 	tb->tail(fp);
-	return 0;
+	return 1;
 }
 
 static int tables(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max, const struct table *tb)
@@ -116,11 +120,15 @@ static int tables(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites,
 	struct gmp_mmem m;
 	struct gmp_mmem_grown *gv = NULL;
 	size_t ngv = 0;
-	int err = gmp_mmem__build(r, &m);
+	char note[1024];
+	int err = gmp_mmem__build(r, &m), shown = 0;
 	if (!err)
 		err = gmp_mmem__grown(&m, &gv, &ngv);
+	if (!err)
+		err = gmp_nvtx_fold__note(r->trace, 0, note, sizeof(note)); /* names with counters: each marked once */
 	for (size_t d = 0; !err && m.ngroups && d < m.ndev; d++)
-		err = table(fp, r, sites, &m, d, max, gv, ngv, tb);
+		if ((err = table(fp, r, sites, &m, d, max, gv, ngv, tb, shown ? "" : note)) > 0)
+			shown = 1, err = 0;
 	free(gv);
 	gmp_mmem__release(&m);
 	return err;
@@ -159,6 +167,11 @@ static void text_kept(FILE *fp, const char *what)
 	fprintf(fp, "    %s\n", what);
 }
 
+static void text_note(FILE *fp, const char *note)
+{
+	fprintf(fp, "  %s\n", note);
+}
+
 static void text_tail(FILE *fp)
 {
 	(void)fp;
@@ -166,12 +179,8 @@ static void text_tail(FILE *fp)
 
 int gmp_mmem__text(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
-	static const struct table tb = { text_head, text_row, text_more, text_grew, text_kept, text_tail };
-	char note[1024];
-	int err = tables(fp, r, sites, max, &tb);
-	if (!err && !(err = gmp_nvtx_fold__note(r->trace, 0, note, sizeof(note))) && *note)
-		fprintf(fp, "  %s\n", note); /* names with counters: each marked once */
-	return err;
+	static const struct table tb = { text_head, text_row, text_more, text_grew, text_kept, text_note, text_tail };
+	return tables(fp, r, sites, max, &tb);
 }
 
 static void md_head(FILE *fp, const struct gmp_result *r, size_t d)
@@ -223,7 +232,7 @@ static void md_tail(FILE *fp)
 
 int gmp_mmem__markdown(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
-	static const struct table tb = { md_head, md_row, md_more, md_grew, md_kept, md_tail };
+	static const struct table tb = { md_head, md_row, md_more, md_grew, md_kept, md_kept, md_tail };
 	return tables(fp, r, sites, max, &tb);
 }
 
@@ -279,7 +288,7 @@ static void html_tail(FILE *fp)
 
 int gmp_mmem__html(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
-	static const struct table tb = { html_head, html_row, html_more, html_grew, html_kept, html_tail };
+	static const struct table tb = { html_head, html_row, html_more, html_grew, html_kept, html_kept, html_tail };
 	return tables(fp, r, sites, max, &tb);
 }
 

@@ -77,6 +77,7 @@ struct table {
 		    const struct gmp_rmem_dev *x, int at_peak, int inuse);
 	void (*grew)(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k, const char *what);
 	void (*kept)(FILE *fp, const char *what); /* under a range's grew: where what it kept came from */
+	void (*note)(FILE *fp, const char *note); /* under the first table: what --nvtx-numbers would fold */
 	void (*tail)(FILE *fp, size_t more);
 };
 
@@ -89,8 +90,11 @@ static int tables(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites,
 	uint8_t *show = malloc(cap);
 	uint32_t *tmp = malloc(cap * sizeof(*tmp));
 	const struct gmp_rmem_dev **by_node = malloc(cap * sizeof(*by_node));
+	char note[1024];
 	if (!err && (!show || !tmp || !by_node))
 		err = -ENOMEM;
+	if (!err)
+		err = gmp_nvtx_fold__note(r->trace, 1, note, sizeof(note)); /* names with counters: each entered once */
 	for (size_t d = 0; !err && d < m.ndev && m.ntree; d++) {
 		size_t n = pick(&m, d, max, show, tmp, by_node), shown = 0;
 		if (!n)
@@ -125,6 +129,9 @@ static int tables(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites,
 				 ng - GREW_MAX == 1 ? "" : "s");
 			tb->grew(fp, &m, r, GMP_RMEM_ROOT, what);
 		}
+		if (*note)
+			tb->note(fp, note);
+		note[0] = 0;
 		tb->tail(fp, n - shown);
 	}
 	free(show);
@@ -174,6 +181,11 @@ static void text_kept(FILE *fp, const char *what)
 	fprintf(fp, "    %s\n", what);
 }
 
+static void text_note(FILE *fp, const char *note)
+{
+	fprintf(fp, "  %s\n", note);
+}
+
 static void text_tail(FILE *fp, size_t more)
 {
 	if (more)
@@ -182,12 +194,8 @@ static void text_tail(FILE *fp, size_t more)
 
 int gmp_rmem__text(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
-	static const struct table tb = { text_head, text_row, text_grew, text_kept, text_tail };
-	char note[1024];
-	int err = tables(fp, r, sites, max, &tb);
-	if (!err && !(err = gmp_nvtx_fold__note(r->trace, 1, note, sizeof(note))) && *note)
-		fprintf(fp, "  %s\n", note); /* names with counters: each entered once */
-	return err;
+	static const struct table tb = { text_head, text_row, text_grew, text_kept, text_note, text_tail };
+	return tables(fp, r, sites, max, &tb);
 }
 
 static void md_head(FILE *fp, const struct gmp_result *r, size_t d, int inuse)
@@ -240,7 +248,7 @@ static void md_tail(FILE *fp, size_t more)
 
 int gmp_rmem__markdown(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
-	static const struct table tb = { md_head, md_row, md_grew, md_kept, md_tail };
+	static const struct table tb = { md_head, md_row, md_grew, md_kept, md_kept, md_tail };
 	return tables(fp, r, sites, max, &tb);
 }
 
@@ -300,7 +308,7 @@ static void html_tail(FILE *fp, size_t more)
 
 int gmp_rmem__html(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, size_t max)
 {
-	static const struct table tb = { html_head, html_row, html_grew, html_kept, html_tail };
+	static const struct table tb = { html_head, html_row, html_grew, html_kept, html_kept, html_tail };
 	return tables(fp, r, sites, max, &tb);
 }
 

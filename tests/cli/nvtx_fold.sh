@@ -29,6 +29,12 @@ grep -q "^  epoch 2 " "$TMPDIR/out" && grep -q "^  epoch 3 done  *1 " "$TMPDIR/o
 grep -qx "  --nvtx-numbers reads these 4 range names as 2 ('epoch 1' and 2 more as 'epoch N')" "$TMPDIR/out" &&
 	grep -qx "  --nvtx-numbers reads these 3 mark names as 1 ('epoch 1 done' and 2 more as 'epoch N done')" "$TMPDIR/out" &&
 	ok "  ... each section says what --nvtx-numbers would make of its names" || notok "  ... $(grep nvtx "$TMPDIR/out")"
+expect_exit 0 "report --format markdown" -- "$GMPROF" report --format markdown "$S"
+[ "$(grep -c "^--nvtx-numbers reads these [43] \(range\|mark\) names as [21] ('epoch 1" "$TMPDIR/out")" -eq 2 ] &&
+	ok "  ... the same two notes" || notok "  ... $(grep nvtx "$TMPDIR/out")"
+expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/page.html" "$S"
+[ "$(grep -c '<tr><td colspan="[69]">&nbsp;&nbsp;--nvtx-numbers reads these' "$TMPDIR/page.html")" -eq 2 ] &&
+	ok "  ... the same two notes, in their tables" || notok "  ... $(grep -o 'nvtx-numbers reads[^<]*' "$TMPDIR/page.html")"
 
 # With: one range entered three times, one mark series, each grew by the kept buffers; conv2d is a word.
 expect_exit 0 "report --nvtx-numbers" -- "$GMPROF" report --nvtx-numbers "$S"
