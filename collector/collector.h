@@ -391,7 +391,7 @@ void pools_record(const struct gmp_pool_state *s, size_t n, int always);
 /* ---- nvtx_ranges.c: NVTX ranges (lock held) ------------------------------- */
 /* Before a record of this thread's: its ranges, when they changed since its last one. */
 void nvtx_sync_ranges(void);
-/* Whether this thread is inside an NVTX range named name (at any of the depths kept). */
+/* Whether this thread is inside an NVTX range whose name the glob name matches (at any of the depths kept). */
 int nvtx_in_range(const char *name);
 /* In a forked child (one thread): the lock of the process's ranges, which another thread may have held. */
 void nvtx_ranges_in_child(void);

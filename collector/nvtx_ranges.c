@@ -25,6 +25,7 @@
  * times apart.
  */
 #define _GNU_SOURCE
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -346,14 +347,14 @@ void nvtx_sync_ranges(void)
 int nvtx_in_range(const char *name)
 {
 	for (unsigned i = 0; i < tr.depth && i < RANGE_DEPTH; i++)
-		if (!strcmp(tr.name[i], name))
+		if (!fnmatch(name, tr.name[i], 0))
 			return 1;
 	if (!__atomic_load_n(&open_gen, __ATOMIC_ACQUIRE))
 		return 0;
 	int in = 0;
 	pthread_mutex_lock(&open_lock);
 	for (size_t i = 0; i < nopen && !in; i++)
-		in = !strcmp(open_r[i].name, name);
+		in = !fnmatch(name, open_r[i].name, 0);
 	pthread_mutex_unlock(&open_lock);
 	return in;
 }

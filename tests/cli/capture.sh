@@ -138,6 +138,13 @@ if [ -f "${CUDA_HOME:-/usr/local/cuda}/include/nvtx3/nvToolsExtMem.h" ]; then
 	collect outer GMPROF_CAPTURE=nvtx:train
 	[ "$(grep -c '"monitored":false' "$TMPDIR/outer.kernels")" -eq 2 ] &&
 		ok "nvtx:train: at any depth of the thread's ranges" || notok "nvtx train: $(cat "$TMPDIR/outer.kernels")"
+	# NAME is a glob: 'i?e*' is iter; 'x*' matches no range, so nothing is monitored.
+	collect glob 'GMPROF_CAPTURE=nvtx:i?e*'
+	cmp -s "$TMPDIR/nvtx.kernels" "$TMPDIR/glob.kernels" && ok "nvtx:i?e*: the glob matches iter" ||
+		notok "nvtx glob: $(cat "$TMPDIR/glob.kernels")"
+	collect none 'GMPROF_CAPTURE=nvtx:x*'
+	[ "$(grep -c '"monitored":false' "$TMPDIR/none.kernels")" -eq 4 ] && ok "nvtx:x*: no range matches, none monitored" ||
+		notok "nvtx none: $(cat "$TMPDIR/none.kernels")"
 else
 	echo "ok - skipped: the NVTX capture range (no nvtx3 headers: the test double has no NVTX)"
 fi
