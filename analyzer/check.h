@@ -88,6 +88,13 @@ struct gmp_range_budget {
 	double pct;               /* > 0: a share of the device's memory instead */
 	int growth;               /* --max-range-growth's (else --max-range-peak's) */
 };
+/*
+ * Under a check of range (ranges) or mark budgets: a line for each of
+ * rules (of kind growth) that matched none (matched[k] 0) of t's names,
+ * with what --nvtx-numbers would make of one where that would match.
+ */
+void gmp_check__unmatched(struct gmp_check *c, const struct gmp_trace *t, int ranges,
+			  const struct gmp_range_budget *rules, size_t n, int growth, const size_t *matched);
 
 /* A range over a budget on a device. */
 struct gmp_range_over {

@@ -21,7 +21,6 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "marks.h"
-#include "nvtx_fold.h"
 #include "oneline.h"
 #include "rangemem.h"
 #include "sarif.h"
@@ -168,18 +167,7 @@ static void details(struct gmp_gate *g, struct gmp_check *c, const struct gmp_mm
 		snprintf(line, sizeof(line), "  ... and %zu more", ev->nover - SHOWN_MAX);
 		gmp_check__more(c, line);
 	}
-	for (size_t k = 0; k < n; k++) {
-		char hint[600];
-		if (rules[k].growth != growth || ev->matched[k])
-			continue;
-		if (*gmp_nvtx_fold__hint(r->trace, 0, rules[k].glob, hint, sizeof(hint)))
-			snprintf(line, sizeof(line), "  no NVTX mark matches '%s': its names carry numbers, which --nvtx-numbers "
-				 "folds (%s)", rules[k].glob, hint);
-		else
-			snprintf(line, sizeof(line), "  no NVTX mark matches '%s' (does the program mark it, and was the "
-				 "collector NVTX's tool? gmprof run makes it so)", rules[k].glob);
-		gmp_check__more(c, line);
-	}
+	gmp_check__unmatched(c, r->trace, 0, rules, n, growth, ev->matched);
 }
 
 /* One of the two checks: the budgets of rules of its kind (growth) on g's run. */

@@ -198,19 +198,26 @@ static void range_gate(struct gmp_gate *g, const struct gmp_range_budget *rules,
 		snprintf(line, sizeof(line), "  ... and %zu more", nover - 20);
 		gmp_check__more(c, line);
 	}
+	gmp_check__unmatched(c, r->trace, 1, rules, n, growth, ev.matched);
+	gmp_range_eval__release(&ev);
+}
+
+void gmp_check__unmatched(struct gmp_check *c, const struct gmp_trace *t, int ranges,
+			  const struct gmp_range_budget *rules, size_t n, int growth, const size_t *matched)
+{
+	const char *what = ranges ? "range" : "mark", *does = ranges ? "push" : "mark";
 	for (size_t k = 0; k < n; k++) {
-		char hint[600];
-		if (rules[k].growth != growth || ev.matched[k])
+		char hint[600], line[1024];
+		if (rules[k].growth != growth || matched[k])
 			continue;
-		if (*gmp_nvtx_fold__hint(r->trace, 1, rules[k].glob, hint, sizeof(hint)))
-			snprintf(line, sizeof(line), "  no NVTX range matches '%s': its names carry numbers, which --nvtx-numbers "
-				 "folds (%s)", rules[k].glob, hint);
+		if (*gmp_nvtx_fold__hint(t, ranges, rules[k].glob, hint, sizeof(hint)))
+			snprintf(line, sizeof(line), "  no NVTX %s matches '%s': its names carry numbers, which --nvtx-numbers "
+				 "folds (%s)", what, rules[k].glob, hint);
 		else
-			snprintf(line, sizeof(line), "  no NVTX range matches '%s' (does the program push it, and was the "
-				 "collector NVTX's tool? gmprof run makes it so)", rules[k].glob);
+			snprintf(line, sizeof(line), "  no NVTX %s matches '%s' (does the program %s it, and was the "
+				 "collector NVTX's tool? gmprof run makes it so)", what, rules[k].glob, does);
 		gmp_check__more(c, line);
 	}
-	gmp_range_eval__release(&ev);
 }
 
 void gmp_gate__range_peaks(struct gmp_gate *g, const struct gmp_range_budget *rules, size_t n)
