@@ -127,6 +127,21 @@ sweep "NVTX marks: diff as text, JSON and Markdown, flame graphs" 2 980 "$R/gmpr
 	"$1" diff --format json marks.jsonl marks2.jsonl && "$1" diff --format markdown marks.jsonl marks2.jsonl &&
 	"$1" flamegraph --at mark:epoch -o - marks.jsonl && "$1" flamegraph --at mark-kept:epoch -o - marks2.jsonl' sh "$G"
 cd "$OLDPWD" || exit 1
+# NVTX names that carry a counter: folded (--nvtx-numbers, --nvtx-strip) in a report, a check against a
+# version 8 baseline and a diff, and the reports' notes where they are not; every allocation in turn.
+awk -v n=3 'BEGIN { for (k = 1; k <= n; k++) {
+	printf "{\"op\":\"range_push\",\"name\":\"epoch %d\"}\n{\"op\":\"alloc\",\"addr\":%d,\"size\":1024}\n", k, k * 65536
+	printf "{\"op\":\"kernel\",\"name\":\"k\",\"write\":[%d]}\n{\"op\":\"range_pop\"}\n", k * 65536
+	printf "{\"op\":\"mark\",\"name\":\"epoch %d done\"}\n", k } }' >"$TMPDIR/epochs.jsonl"
+sed 's/"size":1024}/"size":2048}/' "$TMPDIR/epochs.jsonl" >"$TMPDIR/epochs2.jsonl"
+"$G" baseline --nvtx-numbers -o "$TMPDIR/v8.base.json" "$TMPDIR/epochs.jsonl" 2>/dev/null
+cd "$TMPDIR" || exit 1
+sweep "NVTX names folded: report, Markdown, notes" 2 700 "$R/gmprof" -- sh -c '"$1" report --nvtx-numbers epochs.jsonl &&
+	"$1" report --format markdown --nvtx-strip " [0-9]+" epochs.jsonl && "$1" report epochs.jsonl' sh "$G"
+sweep "NVTX names folded: check against version 8, diff" 2 900 "$R/gmprof" -- sh -c '"$1" check --nvtx-numbers \
+	--max-mark-growth "epoch N done=1GiB" --baseline v8.base.json --sarif f.sarif --force epochs2.jsonl;
+	[ $? -le 1 ] && "$1" diff --nvtx-numbers epochs.jsonl epochs2.jsonl' sh "$G"
+cd "$OLDPWD" || exit 1
 # Memory over time (host times): every allocation of the report in each format, in turn.
 cp tests/scripts/figure2_timed.jsonl "$TMPDIR/timed.jsonl"
 sed 's/"size":1048576,"label":"B"/"size":524288,"label":"B"/' tests/scripts/figure2_timed.jsonl >"$TMPDIR/half.jsonl"
