@@ -14,7 +14,9 @@
  * the profile must keep (nvtx_ranges.meta), and marks the step's start and
  * end (nvtxMarkA, and a domain's nvtxDomainMarkEx), which it must record
  * (nvtx_ranges.marks), with the 32 MiB of w and m live at each
- * (nvtx_ranges.report: "Memory at NVTX marks").
+ * (nvtx_ranges.report: "Memory at NVTX marks"), and two marks whose names
+ * carry a counter, "epoch 1 done" and "epoch 2 done" (after m is freed: 16
+ * MiB), of which the report says that --nvtx-numbers reads them as one.
  */
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtCudaRt.h>
@@ -70,8 +72,10 @@ int main()
 	a.messageType = NVTX_MESSAGE_TYPE_ASCII;
 	a.message.ascii = "step ends";
 	nvtxDomainMarkEx(dom, &a);
+	nvtxMarkA("epoch 1 done"); /* names with a counter: the report says --nvtx-numbers folds them */
 	CHECK(cudaDeviceSynchronize());
 	CHECK(cudaFree(m));
+	nvtxMarkA("epoch 2 done"); /* w alone live */
 	CHECK(cudaFree(w));
 	nvtxDomainDestroy(dom);
 	return 0;
