@@ -346,15 +346,16 @@ void nvtx_sync_ranges(void)
 
 int nvtx_in_range(const char *name)
 {
+	int glob = strpbrk(name, "*?[\\") != NULL; /* a plain name: compared, as before globs (every launch) */
 	for (unsigned i = 0; i < tr.depth && i < RANGE_DEPTH; i++)
-		if (!fnmatch(name, tr.name[i], 0))
+		if (glob ? !fnmatch(name, tr.name[i], 0) : !strcmp(name, tr.name[i]))
 			return 1;
 	if (!__atomic_load_n(&open_gen, __ATOMIC_ACQUIRE))
 		return 0;
 	int in = 0;
 	pthread_mutex_lock(&open_lock);
 	for (size_t i = 0; i < nopen && !in; i++)
-		in = !fnmatch(name, open_r[i].name, 0);
+		in = glob ? !fnmatch(name, open_r[i].name, 0) : !strcmp(name, open_r[i].name);
 	pthread_mutex_unlock(&open_lock);
 	return in;
 }
