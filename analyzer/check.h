@@ -95,6 +95,13 @@ struct gmp_range_budget {
  */
 void gmp_check__unmatched(struct gmp_check *c, const struct gmp_trace *t, int ranges,
 			  const struct gmp_range_budget *rules, size_t n, int growth, const size_t *matched);
+/*
+ * Under a baseline's range (ranges) or mark check that found fresh names
+ * new in the run, which it does not compare: a line where t's names carry
+ * numbers that --nvtx-numbers would fold ("epoch 4" new, "epoch N" not).
+ * 0 or -ENOMEM.
+ */
+int gmp_check__fresh_names(struct gmp_check *c, const struct gmp_trace *t, int ranges, size_t fresh);
 
 /* A range over a budget on a device. */
 struct gmp_range_over {

@@ -390,6 +390,8 @@ void gmp_gate__baseline_marks(struct gmp_gate *g, const struct gmp_peak_cmp *cmp
 						     "marks%s", mc.devices_without, mc.devices_without == 1 ? "" : "s", tail)
 		: gmp_gate__add(g, "baseline:mark_peak", 0, "%zu NVTX mark name%s within the baseline's most live%s",
 				mc.compared, mc.compared == 1 ? "" : "s", tail);
+	if (gmp_check__fresh_names(peak, r->trace, 0, mc.fresh))
+		gmp_check__more(peak, "  (out of memory reading the NVTX names)");
 	struct gmp_check *growth = NULL;
 	if (mc.loops)
 		growth = mc.kept_more ? gmp_gate__add(g, "baseline:mark_growth", 1, "%zu of %zu NVTX mark names made more than "

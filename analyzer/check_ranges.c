@@ -202,6 +202,18 @@ static void range_gate(struct gmp_gate *g, const struct gmp_range_budget *rules,
 	gmp_range_eval__release(&ev);
 }
 
+int gmp_check__fresh_names(struct gmp_check *c, const struct gmp_trace *t, int ranges, size_t fresh)
+{
+	char note[1024], line[1200];
+	int err = fresh ? gmp_nvtx_fold__note(t, ranges, note, sizeof(note)) : 0;
+	if (!err && fresh && *note) {
+		snprintf(line, sizeof(line), "  names new in this run are not compared, and these carry numbers: %s, "
+			 "given to gmprof baseline and check alike", note);
+		gmp_check__more(c, line);
+	}
+	return err;
+}
+
 void gmp_check__unmatched(struct gmp_check *c, const struct gmp_trace *t, int ranges,
 			  const struct gmp_range_budget *rules, size_t n, int growth, const size_t *matched)
 {
@@ -387,6 +399,8 @@ void gmp_gate__baseline_ranges(struct gmp_gate *g, const struct gmp_peak_cmp *cm
 				gr.compared == 1 ? "" : "s", tail);
 	more_lines(c, err ? NULL : text, len);
 	free(text);
+	if (!err && gmp_check__fresh_names(c, r->trace, 1, gr.fresh))
+		gmp_check__more(c, "  (out of memory reading the NVTX names)");
 	if (loops || gr.loops) { /* the baseline has loops' growth, or the run loops where the baseline did not */
 		c = err ? gmp_gate__add(g, "baseline:range_growth", 1, "out of memory comparing the NVTX ranges")
 		: gr.kept_more ? gmp_gate__add(g, "baseline:range_growth", 1, "%zu of %zu NVTX ranges entered more than once "

@@ -137,6 +137,16 @@ expect_exit 2 "  ... folding by another expression" -- \
 	"$GMPROF" check --nvtx-numbers --nvtx-strip x --baseline "$TMPDIR/b.json" "$S"
 expect_stderr_line "were folded by --nvtx-numbers, and this check folds them by --nvtx-numbers --nvtx-strip 'x'," "  ... said"
 expect_exit 0 "baseline without" -- "$GMPROF" baseline -o "$TMPDIR/b7.json" "$S"
+# Names new in a run are not compared: the check says where they carry numbers (a fourth epoch passes).
+expect_exit 1 "check --baseline of names as given, a fourth epoch (the peak grew)" -- "$GMPROF" check \
+	--baseline "$TMPDIR/b7.json" "$TMPDIR/four.jsonl"
+grep -q "^PASS baseline:range_peak: .*(2 new in this run" "$TMPDIR/out" && grep -q "^PASS baseline:mark_peak: .*(1 new in this run" \
+	"$TMPDIR/out" && ok "  ... its ranges and marks pass: the fourth epoch's are new" || notok "  ... $(cat "$TMPDIR/out")"
+grep -qx "  names new in this run are not compared, and these carry numbers: --nvtx-numbers reads these 5 range names as 2 ('epoch 1' and 3 more as 'epoch N'), given to gmprof baseline and check alike" \
+	"$TMPDIR/out" && grep -q "^  names new in this run are not compared, .* these 4 mark names as 1 ('epoch 1 done' and 3 more" \
+	"$TMPDIR/out" && ok "  ... and says why" || notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "  ... the same three epochs: nothing new, no such line" -- "$GMPROF" check --baseline "$TMPDIR/b7.json" "$S"
+! grep -q "names new in this run" "$TMPDIR/out" && ok "  ... none" || notok "  ... $(cat "$TMPDIR/out")"
 expect_exit 2 "check --nvtx-numbers against it" -- "$GMPROF" check --nvtx-numbers --baseline "$TMPDIR/b7.json" "$S"
 expect_stderr_line "its run's NVTX names were not folded, and this check folds them (--nvtx-numbers)," "  ... said"
 # Without ranges or marks the names do not matter: version 3, and any check compares it.
