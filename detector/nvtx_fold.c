@@ -155,15 +155,20 @@ int gmp_nvtx_fold__note(const struct gmp_trace *t, int ranges, char *buf, size_t
 	int err = used ? 0 : -ENOMEM;
 	if (n)
 		buf[0] = 0;
+	int digits = 0; /* a name without digits folds to itself: none, nothing to say */
 	for (size_t i = 0; !err && i < (ranges ? t->nrnames : t->nmarks); i++) {
 		uint32_t id = ranges ? t->rnames[i] : t->marks[i].name;
+		if (!used[id])
+			digits |= strpbrk(gmp_trace__str(t, id, NULL), "0123456789") != NULL;
 		count += !used[id];
 		used[id] = 1;
 	}
+	if (!digits)
+		count = 0;
 	if (!err && count && !(v = malloc(count * sizeof(*v))))
 		err = -ENOMEM;
 	size_t k = 0;
-	for (uint32_t id = 1; !err && id < ns; id++)
+	for (uint32_t id = 1; !err && count && id < ns; id++)
 		if (used[id] && !(v[k++] = (struct folded){ gmp_nvtx_fold__dup(&f, gmp_trace__str(t, id, NULL)), id }).now)
 			err = -ENOMEM;
 	if (!err && count) {

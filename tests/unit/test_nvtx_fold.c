@@ -325,6 +325,20 @@ static void no_paths(void **state)
 	gmp_trace__free(t);
 }
 
+/* Names without digits fold to themselves: no note, and nothing allocated for one. */
+static void no_digits(void **state)
+{
+	(void)state;
+	struct gmp_trace *t = ts_script("{\"op\":\"range_push\",\"name\":\"step\"}\n{\"op\":\"alloc\",\"addr\":4096,"
+				       "\"size\":64}\n{\"op\":\"range_pop\"}\n{\"op\":\"mark\",\"name\":\"done\"}\n");
+	char note[64] = "x";
+	for (int ranges = 0; ranges < 2; ranges++) {
+		assert_int_equal(gmp_nvtx_fold__note(t, ranges, note, sizeof(note)), 0);
+		assert_string_equal(note, "");
+	}
+	gmp_trace__free(t);
+}
+
 static void bad_map(void **state)
 {
 	(void)state;
@@ -356,6 +370,7 @@ int main(void)
 		cmocka_unit_test(trace),
 		cmocka_unit_test(random_traces),
 		cmocka_unit_test(no_paths),
+		cmocka_unit_test(no_digits),
 		cmocka_unit_test(bad_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
