@@ -125,6 +125,8 @@ struct gmp_range_eval {
 int gmp_range_budget__parse(const char *arg, int growth, struct gmp_range_budget *b);
 /* "'step > *' <= 1.0 GiB" (or "<= 50% of each device's memory"), into buf. */
 const char *gmp_range_budget__text(const struct gmp_range_budget *b, char *buf, size_t n);
+/* b's bytes on device of t's run: its bytes, or its share of the device's memory. */
+uint64_t gmp_range_budget__bytes(const struct gmp_range_budget *b, const struct gmp_trace *t, uint32_t device);
 /* The budgets on r's ranges.  0 or -ENOMEM; release ev in every case. */
 int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_budget *rules, size_t n,
 			   struct gmp_range_eval *ev);

@@ -78,9 +78,7 @@ static int evaluate(const struct gmp_result *r, const struct gmp_mmem *m, const 
 				if (!gmp_mmem__shown(m, g, d))
 					continue;
 				const struct gmp_mmem_dev *v = gmp_mmem__at(m, g, d);
-				uint32_t dev = r->devices[d].device;
-				uint64_t budget = rules[k].pct > 0 ? gmp_trace__device_share_bytes(r->trace, dev, rules[k].pct)
-								   : rules[k].bytes;
+				uint64_t budget = gmp_range_budget__bytes(&rules[k], r->trace, r->devices[d].device);
 				uint64_t val = growth ? gmp_mmem__growth(v) : v->max;
 				ev->matched[k]++;
 				ev->largest[k] = val > ev->largest[k] ? val : ev->largest[k];

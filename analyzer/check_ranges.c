@@ -47,6 +47,11 @@ static int by_excess(const void *x, const void *y)
 	return c ? c : (a->device > b->device) - (a->device < b->device);
 }
 
+uint64_t gmp_range_budget__bytes(const struct gmp_range_budget *b, const struct gmp_trace *t, uint32_t device)
+{
+	return b->pct > 0 ? gmp_trace__device_share_bytes(t, device, b->pct) : b->bytes;
+}
+
 int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_budget *rules, size_t n,
 			   struct gmp_range_eval *ev)
 {
@@ -66,8 +71,7 @@ int gmp_range_budget__eval(const struct gmp_result *r, const struct gmp_range_bu
 			for (size_t d = 0; d < m.ndev && !err; d++) {
 				const struct gmp_rmem_dev *x = gmp_rmem__at(&m, m.tree[i], d);
 				uint32_t dev = r->devices[d].device;
-				uint64_t budget = rules[k].pct > 0 ? gmp_trace__device_share_bytes(r->trace, dev, rules[k].pct)
-								   : rules[k].bytes;
+				uint64_t budget = gmp_range_budget__bytes(&rules[k], r->trace, dev);
 				if (!x->calls)
 					continue;
 				uint64_t val = rules[k].growth ? gmp_rmem__growth(x) : x->peak;
