@@ -27,6 +27,7 @@
 #include "kernels_from.h"
 #include "options.h"
 #include "marks.h"
+#include "nvtx_domains.h"
 #include "nvtx_fold.h"
 #include "rangemem.h"
 #include "run_env.h"
@@ -86,6 +87,9 @@ static const char usage[] =
 	"      --nvtx-numbers       NVTX range and mark names that carry a counter read as\n"
 	"                           one in the summary (\"epoch 3\" is \"epoch N\")\n"
 	"      --nvtx-strip REGEX   remove what REGEX matches from NVTX names in the summary\n"
+	"      --nvtx-domain-include LIST  record the NVTX ranges and marks of these domains\n"
+	"                           only (a comma list; \"default\" names the default domain)\n"
+	"      --nvtx-domain-exclude LIST  record those of every domain but these (NCCL)\n"
 	"  -h, --help               show this help\n"
 	"\n"
 	"Exit status: the program's own when it fails; else 1 when --fail-on matched;\n"
@@ -297,12 +301,16 @@ static int report(const struct run_opts *o, const char *path)
 		putchar('\n');
 		rc = gmp_rmem__summary(stdout, r, &s.sites, 3); /* a loop that keeps memory from one step to the next */
 		rc = rc || gmp_mmem__summary(stdout, r, &s.sites, 3) ? -1 : 0; /* the same, marked each time round */
-		for (int k = 1, said = 0; k >= 0 && !rc; k--) { /* NVTX names with counters: each seen once */
+		int said = 0;
+		for (int k = 1; k >= 0 && !rc; k--) { /* NVTX names with counters: each seen once */
 			char note[1024];
 			rc = gmp_nvtx_fold__note(r->trace, k, note, sizeof(note)) ? -1 : 0;
 			if (!rc && *note)
 				printf("  %-8s %s\n", said++ ? "" : "names", note);
 		}
+		char domains[1024]; /* which libraries' ranges and marks, and which were left out */
+		if (!rc && *gmp_nvtx_domains__note(r->trace, domains, sizeof(domains)))
+			printf("  %-8s %s\n", said++ ? "" : "names", domains);
 		gmp_report__self_time(stdout, s.in.trace); /* what gmprof cost the run on the host */
 		gmp_report__capture(stdout, s.in.trace);
 		gmp_report__graphs(stdout, r);
@@ -401,7 +409,7 @@ int cmd_run(int argc, char **argv)
 {
 	enum { O_FORCE = OPT_CMD_BASE, O_MODE, O_SAMPLE, O_KERNELS, O_DEPTH, O_HARVEST, O_SANLIB,
 	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN, O_KFROM, O_KTOP, O_CAPTURE, O_NOCACHE,
-	       O_NVTX_NUMBERS, O_NVTX_STRIP };
+	       O_NVTX_NUMBERS, O_NVTX_STRIP, O_DOMAINS_IN, O_DOMAINS_OUT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, O_FORCE },
 		{ "mode", required_argument, 0, O_MODE }, { "kernel-sample", required_argument, 0, O_SAMPLE },
@@ -412,6 +420,8 @@ int cmd_run(int argc, char **argv)
 		{ "fail-on", required_argument, 0, O_FAILON }, { "top", required_argument, 0, O_TOP },
 		{ "suppressions", required_argument, 0, O_SUPPRESS }, { "alloc-fn", required_argument, 0, O_ALLOCFN },
 		{ "nvtx-numbers", no_argument, 0, O_NVTX_NUMBERS }, { "nvtx-strip", required_argument, 0, O_NVTX_STRIP },
+		{ "nvtx-domain-include", required_argument, 0, O_DOMAINS_IN },
+		{ "nvtx-domain-exclude", required_argument, 0, O_DOMAINS_OUT },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct run_opts o = { .output = "gmprof.%p.gmprof", .top = 10, .kernels_top = 5 };
@@ -488,6 +498,14 @@ int cmd_run(int argc, char **argv)
 			o.nvtx_strip = optarg;
 			break;
 		}
+		case O_DOMAINS_IN:
+		case O_DOMAINS_OUT:
+			if (!*optarg || strlen(optarg) >= 1024) /* the collector's room for the list */
+				return gmp_cli__usage_error("run", "bad value '%s' for --%s (a comma list of NVTX domains' "
+							    "names, under 1024 bytes)", optarg,
+							    c == O_DOMAINS_IN ? "nvtx-domain-include" : "nvtx-domain-exclude");
+			*(c == O_DOMAINS_IN ? &o.domains_in : &o.domains_out) = optarg;
+			break;
 		case 'h': fputs(usage, stdout); return GMP_EXIT_OK;
 		case ':': return gmp_cli__usage_error("run", "option '%s' needs a value", argv[optind - 1]);
 		default: return gmp_cli__usage_error("run", "unknown option '%s'", argv[optind - 1]);
@@ -503,6 +521,8 @@ int cmd_run(int argc, char **argv)
 					    "record", gmp_pattern__name((unsigned)__builtin_ctz(lost)));
 	if (o.mode && !strcmp(o.mode, "alloc") && o.capture && strcmp(o.capture, "all"))
 		return gmp_cli__usage_error("run", "--capture chooses the launches to monitor, and --mode alloc monitors none");
+	if (o.domains_in && o.domains_out)
+		return gmp_cli__usage_error("run", "give --nvtx-domain-include or --nvtx-domain-exclude, not both");
 	if (o.kernels_from) {
 		if (o.kernels)
 			return gmp_cli__usage_error("run", "give --kernels or --kernels-from, not both");

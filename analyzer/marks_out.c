@@ -13,6 +13,7 @@
 #include "findings_json.h"
 #include "markdown.h"
 #include "marks.h"
+#include "nvtx_domains.h"
 #include "nvtx_fold.h"
 #include "oneline.h"
 #include "rangemem.h"
@@ -69,17 +70,17 @@ struct table {
 	void (*more)(FILE *fp, size_t n, const char *what); /* "4 more marks", "2 more marks grew" */
 	void (*grew)(FILE *fp, const char *name, const char *what);
 	void (*kept)(FILE *fp, const char *what);
-	void (*note)(FILE *fp, const char *note); /* under the first table: what --nvtx-numbers would fold */
+	void (*note)(FILE *fp, const char *note); /* under the first table: what --nvtx-numbers would fold, the domains */
 	void (*tail)(FILE *fp);
 };
 
 /*
  * Device index d's table: at most max names (the first and the last half),
  * then the names that grew there (of gv, every name that grew, the most first),
- * and note where not empty (its first); 1 when it had a table.
+ * and the notes (NULL for none; each where not empty); 1 when it had a table.
  */
 static int table(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, const struct gmp_mmem *m, size_t d,
-		 size_t max, const struct gmp_mmem_grown *gv, size_t ngv, const struct table *tb, const char *note)
+		 size_t max, const struct gmp_mmem_grown *gv, size_t ngv, const struct table *tb, char (*notes)[1024])
 {
 	size_t n = 0, ng = 0;
 	for (size_t g = 0; g < m->ngroups; g++)
@@ -109,8 +110,9 @@ static int table(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites, 
 	}
 	if (ng > GREW_MAX)
 		tb->more(fp, ng - GREW_MAX, " grew");
-	if (*note)
-		tb->note(fp, note);
+	for (int i = 0; notes && i < 2; i++)
+		if (*notes[i])
+			tb->note(fp, notes[i]);
 	tb->tail(fp);
 	return 1;
 }
@@ -120,14 +122,15 @@ static int tables(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites,
 	struct gmp_mmem m;
 	struct gmp_mmem_grown *gv = NULL;
 	size_t ngv = 0;
-	char note[1024];
+	char note[2][1024];
 	int err = gmp_mmem__build(r, &m), shown = 0;
 	if (!err)
 		err = gmp_mmem__grown(&m, &gv, &ngv);
 	if (!err)
-		err = gmp_nvtx_fold__note(r->trace, 0, note, sizeof(note)); /* names with counters: each marked once */
+		err = gmp_nvtx_fold__note(r->trace, 0, note[0], sizeof(note[0])); /* names with counters: each marked once */
+	gmp_nvtx_domains__note(r->trace, note[1], sizeof(note[1])); /* which libraries' marks they are */
 	for (size_t d = 0; !err && m.ngroups && d < m.ndev; d++)
-		if ((err = table(fp, r, sites, &m, d, max, gv, ngv, tb, shown ? "" : note)) > 0)
+		if ((err = table(fp, r, sites, &m, d, max, gv, ngv, tb, shown ? NULL : note)) > 0)
 			shown = 1, err = 0;
 	free(gv);
 	gmp_mmem__release(&m);

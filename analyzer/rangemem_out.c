@@ -12,6 +12,7 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "markdown.h"
+#include "nvtx_domains.h"
 #include "nvtx_fold.h"
 
 static int cmp_peak(const void *a, const void *b, void *ctx)
@@ -77,7 +78,7 @@ struct table {
 		    const struct gmp_rmem_dev *x, int at_peak, int inuse);
 	void (*grew)(FILE *fp, const struct gmp_rmem *m, const struct gmp_result *r, uint32_t k, const char *what);
 	void (*kept)(FILE *fp, const char *what); /* under a range's grew: where what it kept came from */
-	void (*note)(FILE *fp, const char *note); /* under the first table: what --nvtx-numbers would fold */
+	void (*note)(FILE *fp, const char *note); /* under the first table: what --nvtx-numbers would fold, the domains */
 	void (*tail)(FILE *fp, size_t more);
 };
 
@@ -90,11 +91,12 @@ static int tables(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites,
 	uint8_t *show = malloc(cap);
 	uint32_t *tmp = malloc(cap * sizeof(*tmp));
 	const struct gmp_rmem_dev **by_node = malloc(cap * sizeof(*by_node));
-	char note[1024];
+	char note[1024], domains[1024];
 	if (!err && (!show || !tmp || !by_node))
 		err = -ENOMEM;
 	if (!err)
 		err = gmp_nvtx_fold__note(r->trace, 1, note, sizeof(note)); /* names with counters: each entered once */
+	gmp_nvtx_domains__note(r->trace, domains, sizeof(domains)); /* which libraries' ranges they are */
 	for (size_t d = 0; !err && d < m.ndev && m.ntree; d++) {
 		size_t n = pick(&m, d, max, show, tmp, by_node), shown = 0;
 		if (!n)
@@ -131,7 +133,9 @@ static int tables(FILE *fp, const struct gmp_result *r, struct gmp_sites *sites,
 		}
 		if (*note)
 			tb->note(fp, note);
-		note[0] = 0;
+		if (*domains)
+			tb->note(fp, domains);
+		note[0] = domains[0] = 0;
 		tb->tail(fp, n - shown);
 	}
 	free(show);

@@ -19,6 +19,7 @@ int gmp_run__set_env(const struct run_opts *o, const char *collector)
 		{ "GMPROF_KERNEL_SAMPLE", o->sample }, { "GMPROF_KERNELS", o->kernels },
 		{ "GMPROF_DEPTH", o->depth }, { "GMPROF_HARVEST", o->harvest },
 		{ "GMPROF_SANITIZER_LIB", o->sanlib }, { "GMPROF_CAPTURE", o->capture },
+		{ "GMPROF_NVTX_DOMAIN_INCLUDE", o->domains_in }, { "GMPROF_NVTX_DOMAIN_EXCLUDE", o->domains_out },
 		/* Each tensor an allocation of its own (frameworks.c names the pools that hide them). */
 		{ "PYTORCH_NO_CUDA_MEMORY_CACHING", o->no_caching ? "1" : NULL },
 		{ "TF_GPU_ALLOCATOR", o->no_caching ? "cuda_malloc_async" : NULL },
@@ -28,6 +29,9 @@ int gmp_run__set_env(const struct run_opts *o, const char *collector)
 	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++)
 		if (given[i].value)
 			err |= setenv(given[i].var, given[i].value, 1);
+	/* One NVTX domain list: the option's, not one the environment had of the other kind. */
+	if (o->domains_in || o->domains_out)
+		err |= unsetenv(o->domains_in ? "GMPROF_NVTX_DOMAIN_EXCLUDE" : "GMPROF_NVTX_DOMAIN_INCLUDE");
 	/* The report comes from gmprof; the program's stderr stays the program's. */
 	err |= setenv("GMPROF_SUMMARY", "0", 1);
 	/* gmprof analyzes the profile itself: the program need not do it at its exit too. */

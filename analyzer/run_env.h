@@ -14,6 +14,7 @@
 /* gmprof run's options, as cmd_run.c parses them from its flags. */
 struct run_opts {
 	const char *output, *mode, *sample, *kernels, *depth, *harvest, *sanlib, *suppress, *capture;
+	const char *domains_in, *domains_out; /* --nvtx-domain-include, --nvtx-domain-exclude */
 	const char *kernels_from;  /* --kernels-from: a profile */
 	char *chosen;              /* the regex it gave (o.kernels then points at it) */
 	uint32_t kernels_top;

@@ -396,6 +396,22 @@ int nvtx_in_range(const char *name);
 /* In a forked child (one thread): the lock of the process's ranges, which another thread may have held. */
 void nvtx_ranges_in_child(void);
 
+/* ---- nvtx_domains.c: NVTX domains (no lock needed) ------------------------ */
+/* nvtxDomainCreateA/W: a handle for the domain (the same for the same name), or NULL; Destroy keeps it. */
+void *nvtx_domain_create_a(const char *name);
+void *nvtx_domain_create_w(const wchar_t *name);
+void nvtx_domain_destroy(void *domain);
+/* Once the options are read, before the first NVTX call: whether the default domain is recorded. */
+void nvtx_domains_init(void);
+/* Whether the domain's ranges and marks go to the profile (GMPROF_NVTX_DOMAIN_INCLUDE/EXCLUDE); NULL: the default. */
+int nvtx_domain_recorded(const void *domain);
+/* A range pushed or begun (mark 0) or a mark made (1) in the domain, recorded or not. */
+void nvtx_domain_count(const void *domain, int mark);
+/* At exit, lock held: which domains made ranges or marks, and which were left out (META nvtx.domain.K.*). */
+void nvtx_domains_meta(void);
+/* In a forked child: the domains' lock. */
+void nvtx_domains_in_child(void);
+
 /* ---- nvtx_strings.c: NVTX's registered strings (no lock needed) ----------- */
 #define GMP_NVTX_NAME_MAX 96 /* bytes of a range's, heap's or region's name kept, its NUL included */
 /* The name a string handle the collector gave stands for, or NULL (NULL, or not one of its handles). */

@@ -91,6 +91,7 @@ static void in_child(void)
 	pthread_mutex_init(&gmp_col.lock, NULL);
 	nvtx_ranges_in_child(); /* a data loader's worker may begin and end ranges */
 	nvtx_strings_in_child(); /* and register names */
+	nvtx_domains_in_child(); /* and make domains */
 	threads_in_child();     /* and name threads */
 }
 

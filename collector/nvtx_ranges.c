@@ -7,7 +7,10 @@
  *
  * Two kinds of range.  nvtxRangePush/Pop (and their domain versions) nest
  * on one thread: a thread keeps its stack of open ranges in thread-local
- * memory, with no lock.  nvtxRangeStart/End (and their domain versions)
+ * memory, with no lock, each with its NVTX domain (nvtx_domains.c): every
+ * domain has a stack of its own, so a pop ends its domain's innermost
+ * range, which need not be the thread's (a library's range begun before
+ * the program's ends, and the program's is still open).  nvtxRangeStart/End (and their domain versions)
  * belong to the process: open from their start until their end, which
  * may come on another thread, they hold every thread's calls in between;
  * they are kept in one list under a lock of their own.  A thread's calls
@@ -36,16 +39,26 @@
 #include "nvtx_abi.h"
 
 #define API __attribute__((visibility("default")))
-#define RANGE_DEPTH 32  /* deeper ranges are counted, not named */
+#define RANGE_DEPTH 32  /* a path's ranges: deeper ones are counted, not named */
+/*
+ * Ranges named on a thread's stack: some past RANGE_DEPTH, so that a range
+ * of another domain open for a while above them (each domain pops its own)
+ * does not cost a name that comes within RANGE_DEPTH when it is popped.
+ */
+#define RANGE_KEPT 48
+#define DOMAIN_DEPTH 256 /* the domains of the ranges this deep kept; a pop deeper ends the innermost */
 #define RANGE_NAME GMP_NVTX_NAME_MAX
+#define NO_TRACKING (-2) /* NVTX's level for a push or pop whose stack the tool does not keep */
 #define OPEN_MAX 64     /* start/end ranges kept open at once; later ones are counted, not named */
 
 static __thread struct {
-	char name[RANGE_DEPTH][RANGE_NAME];
-	uint64_t seq[RANGE_DEPTH]; /* when each began, among all ranges */
-	uint64_t tok[RANGE_DEPTH]; /* which push each is (pushes counts them) */
+	char name[RANGE_KEPT][RANGE_NAME];
+	uint64_t seq[RANGE_KEPT]; /* when each began, among all ranges */
+	uint64_t tok[RANGE_KEPT]; /* which push each is (pushes counts them) */
 	uint64_t pushes;
-	unsigned depth;           /* may exceed RANGE_DEPTH */
+	unsigned depth;           /* may exceed RANGE_KEPT */
+	const void *dom[DOMAIN_DEPTH]; /* each range's domain (NULL: the default) */
+	unsigned in_domains;      /* ranges kept in dom of a domain not the default */
 	uint64_t gen, written;    /* changes made, and the one the profile has */
 	uint64_t open_written;    /* the process's ranges' change the profile has for this thread */
 	uint32_t last[RANGE_DEPTH]; /* the path last written (string ids) */
@@ -64,7 +77,8 @@ static struct {
 	char name[RANGE_NAME];
 } open_r[OPEN_MAX];
 static size_t nopen;
-static uint64_t next_id, open_gen; /* open_gen: changes to the list (atomic, written under open_lock) */
+static uint64_t next_id, open_gen; /* next_id: the last id given (atomic); open_gen: changes to the list
+				    (atomic, written under open_lock) */
 static int warned_open;
 
 static void range_name(int32_t type, const void *message, char *buf)
@@ -76,11 +90,29 @@ static void range_name(int32_t type, const void *message, char *buf)
 		snprintf(buf, RANGE_NAME, "(unnamed)");
 }
 
-static int push(int32_t type, const void *message)
+/* The level of a range at index k of the stack in its domain: how many of the domain's are below it. */
+static int level(const void *dom, unsigned k)
 {
+	if (!tr.in_domains || k > DOMAIN_DEPTH)
+		return (int)k; /* one domain only (the common case), or too deep to tell */
+	int n = 0;
+	for (unsigned i = 0; i < k; i++)
+		n += tr.dom[i] == dom;
+	return n;
+}
+
+static int push(const void *dom, int32_t type, const void *message)
+{
+	nvtx_domain_count(dom, 0);
+	if (!nvtx_domain_recorded(dom))
+		return NO_TRACKING; /* a domain left out (GMPROF_NVTX_DOMAIN_*): its stack is its own, not kept */
 	unsigned d = tr.depth++;
 	tr.gen++;
-	if (d < RANGE_DEPTH) {
+	if (d < DOMAIN_DEPTH) {
+		tr.dom[d] = dom;
+		tr.in_domains += dom != NULL;
+	}
+	if (d < RANGE_KEPT) {
 		range_name(type, message, tr.name[d]);
 		tr.tok[d] = ++tr.pushes;
 		/*
@@ -91,15 +123,57 @@ static int push(int32_t type, const void *message)
 		tr.seq[d] = __atomic_load_n(&open_gen, __ATOMIC_RELAXED)
 				    ? __atomic_fetch_add(&range_seq, 1, __ATOMIC_RELAXED) : 0;
 	}
-	return (int)d;
+	return level(dom, d);
 }
 
-static int pop(void)
+/* Takes the range at index k (named, k < RANGE_KEPT) out of the stack; the ranges above it move down. */
+static void take_out(unsigned k)
 {
+	unsigned top = tr.depth - 1, named = tr.depth < RANGE_KEPT ? tr.depth : RANGE_KEPT;
+	size_t m = named - 1 - k;
+	memmove(tr.name[k], tr.name[k + 1], m * sizeof(tr.name[0]));
+	memmove(&tr.seq[k], &tr.seq[k + 1], m * sizeof(tr.seq[0]));
+	memmove(&tr.tok[k], &tr.tok[k + 1], m * sizeof(tr.tok[0]));
+	if (top >= RANGE_KEPT) {
+		/* The first range past those named comes into them: its name was not kept. */
+		snprintf(tr.name[RANGE_KEPT - 1], RANGE_NAME, "(unnamed)");
+		tr.tok[RANGE_KEPT - 1] = ++tr.pushes;
+		tr.seq[RANGE_KEPT - 1] = __atomic_load_n(&open_gen, __ATOMIC_RELAXED)
+						 ? __atomic_fetch_add(&range_seq, 1, __ATOMIC_RELAXED) : 0;
+	}
+}
+
+static int pop(const void *dom)
+{
+	if (!nvtx_domain_recorded(dom))
+		return NO_TRACKING; /* as push: not kept */
 	if (!tr.depth)
 		return -1; /* NVTX's answer to a pop with nothing pushed */
-	tr.gen++;
+	unsigned top = tr.depth - 1, k = top;
+	if (top < DOMAIN_DEPTH) {
+		/* The domain's innermost range: the thread's unless another domain's was pushed since. */
+		while (k > 0 && tr.dom[k] != dom)
+			k--;
+		if (tr.dom[k] != dom)
+			return -1; /* none of this domain's is open */
+		int lv = level(dom, k);
+		tr.in_domains -= dom != NULL;
+		if (k < top) {
+			memmove(&tr.dom[k], &tr.dom[k + 1], (top - k) * sizeof(tr.dom[0]));
+			if (k < RANGE_KEPT)
+				take_out(k);
+		}
+		tr.gen++;
+		tr.depth--;
+		return lv;
+	}
+	tr.gen++; /* deeper than the domains kept: the innermost, whichever domain it is in */
 	return (int)--tr.depth;
+}
+
+static int pop_default(void)
+{
+	return pop(NULL);
 }
 
 static int known_attr(const struct gmp_nvtx_event_attr *a)
@@ -109,29 +183,27 @@ static int known_attr(const struct gmp_nvtx_event_attr *a)
 
 static int range_push_a(const char *message)
 {
-	return push(GMP_NVTX_MESSAGE_ASCII, message);
+	return push(NULL, GMP_NVTX_MESSAGE_ASCII, message);
 }
 
 static int range_push_w(const wchar_t *message)
 {
-	return push(GMP_NVTX_MESSAGE_UNICODE, message);
+	return push(NULL, GMP_NVTX_MESSAGE_UNICODE, message);
 }
 
 static int range_push_ex(const struct gmp_nvtx_event_attr *a)
 {
-	return push(known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
+	return push(NULL, known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
 }
 
 static int domain_range_push_ex(void *domain, const struct gmp_nvtx_event_attr *a)
 {
-	(void)domain;
-	return range_push_ex(a);
+	return push(domain, known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
 }
 
 static int domain_range_pop(void *domain)
 {
-	(void)domain;
-	return pop();
+	return pop(domain);
 }
 
 /*
@@ -140,8 +212,11 @@ static int domain_range_pop(void *domain)
  * it, the reports the live bytes at it), and the same in the online trace.
  * Its ranges are not written: a mark makes no GPU call.
  */
-static void mark(int32_t type, const void *message)
+static void mark(const void *dom, int32_t type, const void *message)
 {
+	nvtx_domain_count(dom, 1);
+	if (!nvtx_domain_recorded(dom))
+		return; /* a domain left out (GMPROF_NVTX_DOMAIN_*) */
 	char name[RANGE_NAME];
 	range_name(type, message, name);
 	uint32_t tid = rec_tid();
@@ -161,34 +236,36 @@ static void mark(int32_t type, const void *message)
 
 static void mark_a(const char *message)
 {
-	mark(GMP_NVTX_MESSAGE_ASCII, message);
+	mark(NULL, GMP_NVTX_MESSAGE_ASCII, message);
 }
 
 static void mark_w(const wchar_t *message)
 {
-	mark(GMP_NVTX_MESSAGE_UNICODE, message);
+	mark(NULL, GMP_NVTX_MESSAGE_UNICODE, message);
 }
 
 static void mark_ex(const struct gmp_nvtx_event_attr *a)
 {
-	mark(known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
+	mark(NULL, known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
 }
 
 static void domain_mark_ex(void *domain, const struct gmp_nvtx_event_attr *a)
 {
-	(void)domain;
-	mark_ex(a);
+	mark(domain, known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
 }
 
-/* A process's range begins: its id, for the end (never 0). */
-static uint64_t start(int32_t type, const void *message)
+/* A process's range begins: its id, for the end (never 0; ids are the process's, whatever the domain). */
+static uint64_t start(const void *dom, int32_t type, const void *message)
 {
+	nvtx_domain_count(dom, 0);
+	if (!nvtx_domain_recorded(dom)) /* a domain left out (GMPROF_NVTX_DOMAIN_*): an id, and no range */
+		return __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	char name[RANGE_NAME];
 	range_name(type, message, name);
 	uint64_t seq = __atomic_fetch_add(&range_seq, 1, __ATOMIC_RELAXED);
 	int say = 0;
 	pthread_mutex_lock(&open_lock);
-	uint64_t id = ++next_id;
+	uint64_t id = __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	if (nopen < OPEN_MAX) {
 		open_r[nopen].id = id;
 		open_r[nopen].seq = seq;
@@ -220,23 +297,22 @@ static void end(uint64_t id)
 
 static uint64_t range_start_a(const char *message)
 {
-	return start(GMP_NVTX_MESSAGE_ASCII, message);
+	return start(NULL, GMP_NVTX_MESSAGE_ASCII, message);
 }
 
 static uint64_t range_start_w(const wchar_t *message)
 {
-	return start(GMP_NVTX_MESSAGE_UNICODE, message);
+	return start(NULL, GMP_NVTX_MESSAGE_UNICODE, message);
 }
 
 static uint64_t range_start_ex(const struct gmp_nvtx_event_attr *a)
 {
-	return start(known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
+	return start(NULL, known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
 }
 
 static uint64_t domain_range_start_ex(void *domain, const struct gmp_nvtx_event_attr *a)
 {
-	(void)domain;
-	return range_start_ex(a);
+	return start(domain, known_attr(a) ? a->message_type : 0, known_attr(a) ? a->message : NULL);
 }
 
 static void domain_range_end(void *domain, uint64_t id)
@@ -386,6 +462,7 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 		get_export_table ? get_export_table(GMP_NVTX_ETID_CALLBACKS) : NULL;
 	if (!cb || cb->struct_size < sizeof(*cb) || !cb->get_module_function_table)
 		return 1; /* no ranges, and the memory extension still loads */
+	nvtx_domains_init();
 	static const int core[] = { GMP_NVTX_CBID_CORE_RANGE_PUSH_EX,  GMP_NVTX_CBID_CORE_RANGE_PUSH_A,
 				    GMP_NVTX_CBID_CORE_RANGE_PUSH_W,   GMP_NVTX_CBID_CORE_RANGE_POP,
 				    GMP_NVTX_CBID_CORE_RANGE_START_EX, GMP_NVTX_CBID_CORE_RANGE_START_A,
@@ -393,7 +470,7 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 				    GMP_NVTX_CBID_CORE_NAME_OS_THREAD_A, GMP_NVTX_CBID_CORE_NAME_OS_THREAD_W,
 				    GMP_NVTX_CBID_CORE_MARK_EX, GMP_NVTX_CBID_CORE_MARK_A, GMP_NVTX_CBID_CORE_MARK_W };
 	const gmp_nvtx_fn core_fns[] = { (gmp_nvtx_fn)range_push_ex,  (gmp_nvtx_fn)range_push_a,
-					 (gmp_nvtx_fn)range_push_w,   (gmp_nvtx_fn)pop,
+					 (gmp_nvtx_fn)range_push_w,   (gmp_nvtx_fn)pop_default,
 					 (gmp_nvtx_fn)range_start_ex, (gmp_nvtx_fn)range_start_a,
 					 (gmp_nvtx_fn)range_start_w,  (gmp_nvtx_fn)end,
 					 (gmp_nvtx_fn)nvtx_name_os_thread_a, /* threads' names */
@@ -402,11 +479,15 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 	static const int core2[] = { GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_PUSH_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP,
 				     GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_START_EX, GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_END,
 				     GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_A,
-				     GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_W, GMP_NVTX_CBID_CORE2_DOMAIN_MARK_EX };
+				     GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_W, GMP_NVTX_CBID_CORE2_DOMAIN_MARK_EX,
+				     GMP_NVTX_CBID_CORE2_DOMAIN_CREATE_A, GMP_NVTX_CBID_CORE2_DOMAIN_CREATE_W,
+				     GMP_NVTX_CBID_CORE2_DOMAIN_DESTROY };
 	const gmp_nvtx_fn core2_fns[] = { (gmp_nvtx_fn)domain_range_push_ex, (gmp_nvtx_fn)domain_range_pop,
 					  (gmp_nvtx_fn)domain_range_start_ex, (gmp_nvtx_fn)domain_range_end,
 					  (gmp_nvtx_fn)nvtx_register_a, /* names given by handle */
-					  (gmp_nvtx_fn)nvtx_register_w, (gmp_nvtx_fn)domain_mark_ex };
+					  (gmp_nvtx_fn)nvtx_register_w, (gmp_nvtx_fn)domain_mark_ex,
+					  (gmp_nvtx_fn)nvtx_domain_create_a, /* domains: a stack each */
+					  (gmp_nvtx_fn)nvtx_domain_create_w, (gmp_nvtx_fn)nvtx_domain_destroy };
 	static const int cuda[] = { GMP_NVTX_CBID_CUDA_NAME_STREAM_A, GMP_NVTX_CBID_CUDA_NAME_STREAM_W };
 	static const int cudart[] = { GMP_NVTX_CBID_CUDART_NAME_STREAM_A, GMP_NVTX_CBID_CUDART_NAME_STREAM_W };
 	const gmp_nvtx_fn stream_fns[] = { (gmp_nvtx_fn)nvtx_name_stream_a, (gmp_nvtx_fn)nvtx_name_stream_w };

@@ -229,6 +229,8 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    bool_opt(get, "GMPROF_SUMMARY", &o->summary, err, n) ||
 	    bool_opt(get, "GMPROF_NVTX_NUMBERS", &o->nvtx_numbers, err, n) ||
 	    str_opt(get, "GMPROF_NVTX_STRIP", o->nvtx_strip, sizeof(o->nvtx_strip), err, n) ||
+	    str_opt(get, "GMPROF_NVTX_DOMAIN_INCLUDE", o->nvtx_domain_include, sizeof(o->nvtx_domain_include), err, n) ||
+	    str_opt(get, "GMPROF_NVTX_DOMAIN_EXCLUDE", o->nvtx_domain_exclude, sizeof(o->nvtx_domain_exclude), err, n) ||
 	    choice_opt(get, "GMPROF_HARVEST", CHOICES("deferred", "launch"), &o->harvest, err, n) ||
 	    u32_opt(get, "GMPROF_POOL", 1, 1u << 20, &o->pool, err, n) ||
 	    u32_opt(get, "GMPROF_GRANULARITY", 1, 1u << 20, &o->gran, err, n) ||
@@ -260,6 +262,9 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 		return bad(err, n, "GMPROF_COUNTER_GRANULARITY", v,
 			   "expected a power of 2 no finer than GMPROF_GRANULARITY");
 	}
+	if (o->nvtx_domain_include[0] && o->nvtx_domain_exclude[0])
+		return bad(err, n, "GMPROF_NVTX_DOMAIN_EXCLUDE", o->nvtx_domain_exclude,
+			   "GMPROF_NVTX_DOMAIN_INCLUDE is set too: give one of them");
 	if (!o->output[0])
 		return bad(err, n, "GMPROF_OUTPUT", "", "the profile needs a name");
 	struct gmp_nvtx_fold f;

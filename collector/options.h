@@ -91,6 +91,9 @@ struct gmp_opts {
 	int summary;             /* GMPROF_SUMMARY: print the summary on stderr (1) */
 	int nvtx_numbers;        /* GMPROF_NVTX_NUMBERS: the summary's NVTX names with numbers folded (0) */
 	char nvtx_strip[256];    /* GMPROF_NVTX_STRIP: and with what this regex matches removed ("") */
+	char nvtx_domain_include[1024]; /* GMPROF_NVTX_DOMAIN_INCLUDE: only these NVTX domains' ranges and marks
+					   recorded, a comma list ("default": the default domain) ("": all) */
+	char nvtx_domain_exclude[1024]; /* GMPROF_NVTX_DOMAIN_EXCLUDE: these domains' left out ("": none) */
 	int harvest;             /* GMPROF_HARVEST: deferred | launch (deferred) */
 	uint32_t pool;           /* GMPROF_POOL: launch buffers before a forced harvest (256) */
 	uint32_t gran;           /* GMPROF_GRANULARITY: bitmap bytes per bit, power of 2 (4) */

@@ -551,6 +551,7 @@ void rec_close(int clean)
 	gmp_col.closing = 1; /* dev_finish releases the lock while it waits */
 	if (clean)
 		dev_finish();
+	nvtx_domains_meta(); /* which NVTX domains made ranges or marks, and which were left out */
 	if (gmp_col.heap_lost && gmp_col.w && !gmp_col.write_failed) {
 		char n[32];
 		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.heap_lost);

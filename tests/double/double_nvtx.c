@@ -38,9 +38,9 @@
 static unsigned long n_pushes;
 /*
  * Per thread, whether each open range was pushed in the domain: such a one
- * is popped by the domain.  Not the handle: with a tool that makes no
- * domains (the collector), nvtxDomainCreateA gives NULL, and the domain
- * calls still reach the tool with it.
+ * is popped by the domain (each domain has a stack of its own).  Not the
+ * handle: with a tool that makes no domains, nvtxDomainCreateA gives
+ * NULL, and the domain calls still reach the tool with it.
  */
 static __thread unsigned char in_domain[GMP_RANGE_DEPTH_MAX];
 
@@ -213,9 +213,68 @@ int double_nvtx_mark(const struct gmp_trace *t, const struct gmp_mark *m, size_t
 	return 0;
 }
 
+/* A second library's domain, for GMP_DOUBLE_NVTX_CROSS (double_nvtx_ranges). */
+static nvtxDomainHandle_t cross_domain(void)
+{
+	static nvtxDomainHandle_t made;
+	nvtxDomainHandle_t domain = __atomic_load_n(&made, __ATOMIC_ACQUIRE);
+	if (!domain) {
+		domain = nvtxDomainCreateA("gmprof-cross");
+		__atomic_store_n(&made, domain, __ATOMIC_RELEASE); /* the same handle, made again or not */
+	}
+	return domain;
+}
+
+static __thread int cross_outer; /* GMP_DOUBLE_NVTX_CROSS=outer: this thread's range is open */
+
+/*
+ * GMP_DOUBLE_NVTX_CROSS=1: at every change of a thread's ranges, a range
+ * of another domain ("crossing", in "gmprof-cross") is pushed before the
+ * script's are popped, and popped after the new ones are pushed: each
+ * domain's pops end its own ranges, not the thread's innermost, so the
+ * profile still has the script's.  =outer: a range "library" of that
+ * domain is pushed at the thread's first change and never popped, so the
+ * thread's every call is made in it (unless the domain is left out).
+ */
+static void cross(int before)
+{
+	const char *v = getenv("GMP_DOUBLE_NVTX_CROSS");
+	if (!v)
+		return;
+	nvtxEventAttributes_t ea = { .version = NVTX_VERSION, .size = NVTX_EVENT_ATTRIB_STRUCT_SIZE,
+				     .messageType = NVTX_MESSAGE_TYPE_ASCII };
+	if (!strcmp(v, "outer")) {
+		if (before && !cross_outer++) {
+			ea.message.ascii = "library";
+			nvtxDomainRangePushEx(cross_domain(), &ea);
+		}
+		return;
+	}
+	/* Left out, the domain's stack is not kept: NVTX's "no tracking" for every push and pop. */
+	const char *ex = getenv("GMPROF_NVTX_DOMAIN_EXCLUDE");
+	const int untracked = ex && strstr(ex, "gmprof-cross");
+	int level, want;
+	if (before) {
+		/* Its level is its domain's: 0, however deep the thread's other ranges are. */
+		ea.message.ascii = "crossing";
+		level = nvtxDomainRangePushEx(cross_domain(), &ea);
+		want = untracked ? NVTX_NO_PUSH_POP_TRACKING : 0;
+	} else if ((level = nvtxDomainRangePop(cross_domain())) == (want = untracked ? NVTX_NO_PUSH_POP_TRACKING : 0)) {
+		/* And a pop with none of the domain's open: -1, the thread's ranges untouched. */
+		level = nvtxDomainRangePop(cross_domain());
+		want = untracked ? NVTX_NO_PUSH_POP_TRACKING : -1;
+	}
+	if (level != want) {
+		fprintf(stderr, "double: a %s of gmprof-cross gave level %d, not %d\n", before ? "push" : "pop", level,
+			want);
+		abort();
+	}
+}
+
 int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change *c, uint32_t *cur)
 {
 	nvtxDomainHandle_t domain = double_domain();
+	cross(1);
 	const uint32_t *a, *b;
 	size_t na = gmp_trace__range_path(t, *cur, &a), nb = gmp_trace__range_path(t, c->path, &b), k = 0;
 	while (k < na && k < nb && a[k] == b[k])
@@ -244,6 +303,7 @@ int double_nvtx_ranges(const struct gmp_trace *t, const struct gmp_range_change 
 			push(domain, name, i);
 		}
 	}
+	cross(0);
 	*cur = c->path;
 	return 0;
 }

@@ -57,12 +57,22 @@ int main()
 	a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
 	a.messageType = NVTX_MESSAGE_TYPE_REGISTERED; /* the collector's handle for the name */
 	a.message.registered = nvtxDomainRegisterStringA(dom, "backward");
-	nvtxDomainRangePushEx(dom, &a);
+	/* Each domain keeps its own stack: the trainer's first range is its level 0, inside "step" (-2: no tool). */
+	int level = nvtxDomainRangePushEx(dom, &a);
+	if (level != 0 && level != NVTX_NO_PUSH_POP_TRACKING) {
+		fprintf(stderr, "nvtx_ranges: the trainer domain's first range is not at its level 0\n");
+		return 1;
+	}
 	float *g;
 	CHECK(cudaMalloc(&g, bytes)); /* the peak: w, m, act and g */
 	add<<<blocks(n), 256>>>(g, act, w, n);
 	CHECK(cudaFree(act));
 	nvtxDomainRangePop(dom);
+	/* None of the trainer's open: -1, and "step" (the default domain's) stays open. */
+	if ((level = nvtxDomainRangePop(dom)) != -1 && level != NVTX_NO_PUSH_POP_TRACKING) {
+		fprintf(stderr, "nvtx_ranges: a pop of the trainer domain with none of its ranges open did not give -1\n");
+		return 1;
+	}
 	nvtxRangeId_t optimizer = nvtxRangeStartA("optimizer"); /* the process's: ends by id */
 	add<<<blocks(n), 256>>>(m, g, m, n);
 	scale<<<blocks(n), 256>>>(w, n, 0.5f);

@@ -147,6 +147,9 @@ static void constants_agree(void **state)
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_RANGE_POP, NVTX_CBID_CORE2_DomainRangePop);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_A, NVTX_CBID_CORE2_DomainRegisterStringA);
 	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_REGISTER_STRING_W, NVTX_CBID_CORE2_DomainRegisterStringW);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_CREATE_A, NVTX_CBID_CORE2_DomainCreateA);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_CREATE_W, NVTX_CBID_CORE2_DomainCreateW);
+	assert_int_equal(GMP_NVTX_CBID_CORE2_DOMAIN_DESTROY, NVTX_CBID_CORE2_DomainDestroy);
 	assert_int_equal(GMP_NVTX_CB_MODULE_CUDA, NVTX_CB_MODULE_CUDA);
 	assert_int_equal(GMP_NVTX_CB_MODULE_CUDART, NVTX_CB_MODULE_CUDART);
 	assert_int_equal(GMP_NVTX_CBID_CUDA_NAME_STREAM_A, NVTX_CBID_CUDA_NameCuStreamA);
