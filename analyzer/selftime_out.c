@@ -16,6 +16,7 @@
 #include "frameworks.h"
 #include "input.h"
 #include "jw.h"
+#include "nvtx_domains.h"
 #include "selftime.h"
 
 static const char *ms(uint64_t ns, char *buf, size_t n)
@@ -213,6 +214,25 @@ void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r)
 		gmp_jw__ku64(jw, "graph_launches_merged", r->graph_launches_merged);
 	if (r->graph_launches_lost) /* and those whose nodes reported nothing, counted as unknown */
 		gmp_jw__ku64(jw, "graph_launches_unknown", r->graph_launches_lost);
+	struct gmp_nvtx_domain d;
+	int def_out = gmp_nvtx_domains__default_left_out(t);
+	if (def_out || gmp_nvtx_domains__get(t, 0, &d)) { /* which libraries' ranges and marks, which left out */
+		gmp_jw__key(jw, "nvtx_domains");
+		gmp_jw__obj(jw);
+		gmp_jw__kbool(jw, "default_left_out", def_out);
+		gmp_jw__key(jw, "domains");
+		gmp_jw__arr(jw);
+		for (size_t k = 0; gmp_nvtx_domains__get(t, k, &d); k++) {
+			gmp_jw__obj(jw);
+			gmp_jw__kstr(jw, "name", d.name);
+			gmp_jw__ku64(jw, "ranges", d.ranges);
+			gmp_jw__ku64(jw, "marks", d.marks);
+			gmp_jw__kbool(jw, "left_out", d.left_out);
+			gmp_jw__obj_end(jw);
+		}
+		gmp_jw__arr_end(jw);
+		gmp_jw__obj_end(jw);
+	}
 	struct gmp_tmaps m;
 	if (gmp_tmaps__of(t, &m)) {
 		gmp_jw__key(jw, "tensor_maps");

@@ -10,51 +10,70 @@
 
 #include "gmprof/trace.h"
 
-#define NAMED_MAX 8 /* domains named in each list; the others counted */
+#define NAMED_MAX 8 /* domains named in each list of the note; the others counted */
+
+/* META key "nvtx.domain.K.FIELD" of t. */
+static const char *field(const struct gmp_trace *t, size_t k, const char *f)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "nvtx.domain.%zu.%s", k, f);
+	return gmp_trace__meta(t, key);
+}
+
+static int is_one(const char *v)
+{
+	return v && !strcmp(v, "1");
+}
+
+int gmp_nvtx_domains__get(const struct gmp_trace *t, size_t k, struct gmp_nvtx_domain *d)
+{
+	const char *name = field(t, k, "name"), *r = field(t, k, "ranges"), *m = field(t, k, "marks");
+	if (!name)
+		return 0;
+	d->name = name;
+	d->ranges = r ? strtoull(r, NULL, 10) : 0;
+	d->marks = m ? strtoull(m, NULL, 10) : 0;
+	d->left_out = is_one(field(t, k, "left_out"));
+	return 1;
+}
+
+int gmp_nvtx_domains__default_left_out(const struct gmp_trace *t)
+{
+	return is_one(gmp_trace__meta(t, "nvtx.default.left_out"));
+}
 
 /* "N ranges, M marks" for a domain, into out. */
-static const char *counts(const char *ranges, const char *marks, char *out, size_t n)
+static const char *counts(const struct gmp_nvtx_domain *d, char *out, size_t n)
 {
-	uint64_t r = ranges ? strtoull(ranges, NULL, 10) : 0, m = marks ? strtoull(marks, NULL, 10) : 0;
 	out[0] = 0;
-	if (r)
-		snprintf(out, n, "%" PRIu64 " range%s", r, r == 1 ? "" : "s");
-	if (m) {
+	if (d->ranges)
+		snprintf(out, n, "%" PRIu64 " range%s", d->ranges, d->ranges == 1 ? "" : "s");
+	if (d->marks) {
 		size_t len = strlen(out);
-		snprintf(out + len, n - len, "%s%" PRIu64 " mark%s", len ? ", " : "", m, m == 1 ? "" : "s");
+		snprintf(out + len, n - len, "%s%" PRIu64 " mark%s", len ? ", " : "", d->marks, d->marks == 1 ? "" : "s");
 	}
 	return out;
 }
 
 const char *gmp_nvtx_domains__note(const struct gmp_trace *t, char *buf, size_t n)
 {
-	char key[64], what[64];
+	char what[64];
 	size_t shown[2] = { 0, 0 }, more[2] = { 0, 0 };
 	char part[2][768] = { "", "" }; /* recorded, left out */
-	const char *def = gmp_trace__meta(t, "nvtx.default.left_out");
-	if (def && !strcmp(def, "1")) {
+	if (gmp_nvtx_domains__default_left_out(t)) {
 		snprintf(part[1], sizeof(part[1]), "the default domain");
 		shown[1]++;
 	}
-	for (size_t k = 0;; k++) {
-		snprintf(key, sizeof(key), "nvtx.domain.%zu.name", k);
-		const char *name = gmp_trace__meta(t, key);
-		if (!name)
-			break;
-		snprintf(key, sizeof(key), "nvtx.domain.%zu.ranges", k);
-		const char *r = gmp_trace__meta(t, key);
-		snprintf(key, sizeof(key), "nvtx.domain.%zu.marks", k);
-		const char *m = gmp_trace__meta(t, key);
-		snprintf(key, sizeof(key), "nvtx.domain.%zu.left_out", k);
-		const char *lo = gmp_trace__meta(t, key);
-		int out = lo && !strcmp(lo, "1");
+	struct gmp_nvtx_domain d;
+	for (size_t k = 0; gmp_nvtx_domains__get(t, k, &d); k++) {
+		int out = d.left_out;
 		if (shown[out] >= NAMED_MAX) {
 			more[out]++;
 			continue;
 		}
-		counts(r, m, what, sizeof(what));
+		counts(&d, what, sizeof(what));
 		size_t len = strlen(part[out]); /* what does not fit is cut */
-		snprintf(part[out] + len, sizeof(part[out]) - len, "%s%s%s%s%s", shown[out] ? ", " : "", name,
+		snprintf(part[out] + len, sizeof(part[out]) - len, "%s%s%s%s%s", shown[out] ? ", " : "", d.name,
 			 *what ? " (" : "", what, *what ? ")" : "");
 		shown[out]++;
 	}

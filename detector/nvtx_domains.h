@@ -8,8 +8,21 @@
 #define GMPROF_NVTX_DOMAINS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct gmp_trace;
+
+/* A domain as the profile tells of it. */
+struct gmp_nvtx_domain {
+	const char *name;       /* the trace's (META value) */
+	uint64_t ranges, marks; /* pushed or begun, and marked, recorded or not */
+	int left_out;           /* GMPROF_NVTX_DOMAIN_INCLUDE/EXCLUDE left it out */
+};
+
+/* The k-th domain of t (from 0, as the collector numbered them) into *d: 1, or 0 past the last. */
+int gmp_nvtx_domains__get(const struct gmp_trace *t, size_t k, struct gmp_nvtx_domain *d);
+/* Whether the default domain was left out. */
+int gmp_nvtx_domains__default_left_out(const struct gmp_trace *t);
 
 /*
  * A line for the reports under their range and mark tables, into buf:

@@ -14,7 +14,7 @@ D=$TMPDIR/docs
 mkdir -p "$D"
 S=docs/schema
 
-# Devices with names and memory, a stream named, NVTX ranges and marks, a pool with regions, host
+# Devices with names and memory, a stream named, NVTX ranges and marks (and a domain left out), a pool with regions, host
 # times, a failed allocation the driver described (and what stream-ordered
 # pools held then) and a retry, work on two
 # devices (the fields only such runs have).
@@ -24,6 +24,10 @@ cat >"$TMPDIR/extras.jsonl" <<'EOF'
 {"op":"meta","key":"device.1.name","value":"Test GPU"}
 {"op":"meta","key":"device.1.memory","value":"67108864"}
 {"op":"meta","key":"stream.0.name","value":"main"}
+{"op":"meta","key":"nvtx.domain.0.name","value":"NCCL"}
+{"op":"meta","key":"nvtx.domain.0.ranges","value":"12"}
+{"op":"meta","key":"nvtx.domain.0.marks","value":"0"}
+{"op":"meta","key":"nvtx.domain.0.left_out","value":"1"}
 {"op":"range_push","name":"setup","time_ns":100}
 {"op":"alloc","addr":"0x100000","size":1048576,"label":"pool","time_ns":200,"at":"alloc.cu:10"}
 {"op":"alloc","addr":"0x100000","size":65536,"kind":"pool_region","label":"x","time_ns":300,"at":"model.cu:20"}

@@ -96,6 +96,11 @@ ranges_of "$TMPDIR/ex.gmprof" | diff -u "$TMPDIR/ways.jsonl" - >"$TMPDIR/diff" &
 expect_exit 0 "  ... report" -- "$GMPROF" report "$TMPDIR/ex.gmprof"
 grep -qx '  NVTX domains besides the default: gmprof-double (1 range); left out when recorded: gmprof-cross (1 range)' "$TMPDIR/out" &&
 	ok "  ... says which domain was left out" || notok "  ... $(grep -A12 '^Memory by NVTX' "$TMPDIR/out")"
+expect_exit 0 "  ... report --format json" -- "$GMPROF" report --format json "$TMPDIR/ex.gmprof"
+grep -q '"nvtx_domains":{"default_left_out":false,"domains":\[{"name":"gmprof-double","ranges":1,"marks":0,"left_out":false},{"name":"gmprof-cross","ranges":1,"marks":0,"left_out":true}\]}' "$TMPDIR/out" &&
+	ok "  ... JSON: nvtx_domains" || notok "  ... JSON: $(grep -o '"nvtx_domains":[^]]*' "$TMPDIR/out")"
+"$GMPROF" report --format json "$TMPDIR/ways.jsonl" 2>/dev/null | grep -q '"nvtx_domains"' &&
+	notok "  ... JSON: nvtx_domains in a run with none" || ok "  ... none in a run without domains"
 collect "  ... crossed at every change, left out (NVTX's no-tracking level for its pushes and pops)" "$TMPDIR/ex2.gmprof" \
 	"$TMPDIR/ways.jsonl" GMP_DOUBLE_NVTX_CROSS=1 GMPROF_NVTX_DOMAIN_EXCLUDE=gmprof-cross
 ranges_of "$TMPDIR/ex2.gmprof" | diff -u "$TMPDIR/ways.jsonl" - >"$TMPDIR/diff" &&
