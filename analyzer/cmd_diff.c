@@ -22,6 +22,7 @@
 #include "jw.h"
 #include "markdown.h"
 #include "memtime.h"
+#include "nvtx_domains.h"
 #include "marks.h"
 #include "rangemem.h"
 #include "baseline.h"
@@ -221,6 +222,9 @@ static int text(FILE *fp, void *ctx)
 	const struct gmp_result *ra = d->a.r, *rb = d->b.r;
 	char x[32], y[32], z[48];
 	fprintf(fp, "gmprof diff: %s -> %s\n", d->a.name, d->b.name);
+	char note[1024]; /* ranges and marks of a domain one run left out compare with none */
+	if (*gmp_nvtx_domains__differ(ra->trace, rb->trace, note, sizeof(note)))
+		fprintf(fp, "  note: %s; their ranges and marks compare with none\n", note);
 	uint32_t dev[64];
 	size_t nd = devices(d, dev, 64);
 	for (size_t i = 0; i < nd; i++) {
@@ -405,7 +409,13 @@ static int md(FILE *fp, void *ctx)
 	gmp_md__code(fp, d->a.name, 0);
 	fputs(" -> ", fp);
 	gmp_md__code(fp, d->b.name, 0);
-	fputs("\n\n| | before | after | change |\n|---|---|---|---|\n", fp);
+	fputs("\n\n", fp);
+	char note[1024]; /* as in the text */
+	if (*gmp_nvtx_domains__differ(ra->trace, rb->trace, note, sizeof(note))) {
+		gmp_md__text(fp, note);
+		fputs("; their ranges and marks compare with none.\n\n", fp);
+	}
+	fputs("| | before | after | change |\n|---|---|---|---|\n", fp);
 	uint32_t dev[64];
 	size_t nd = devices(d, dev, 64);
 	for (size_t i = 0; i < nd; i++) {

@@ -90,3 +90,45 @@ const char *gmp_nvtx_domains__note(const struct gmp_trace *t, char *buf, size_t 
 	}
 	return buf;
 }
+
+/* Whether t left out the domain of this name (NULL: the default one). */
+static int left_out(const struct gmp_trace *t, const char *name)
+{
+	if (!name)
+		return gmp_nvtx_domains__default_left_out(t);
+	struct gmp_nvtx_domain d;
+	for (size_t k = 0; gmp_nvtx_domains__get(t, k, &d); k++)
+		if (!strcmp(d.name, name))
+			return d.left_out;
+	return 0;
+}
+
+/* Adds to buf the domains run x left out and run y did not, each once, with "(before)" (x is a) or "(after)". */
+static void left_out_only(const struct gmp_trace *x, const struct gmp_trace *y, int second, char *buf, size_t n,
+			  size_t *said)
+{
+	struct gmp_nvtx_domain d;
+	const char *which = second ? "after" : "before";
+	for (size_t k = 0;; k++) {
+		const char *name = NULL;
+		if (k > 0) { /* k 0: the default domain; then x's domains by number */
+			if (!gmp_nvtx_domains__get(x, k - 1, &d))
+				break;
+			name = d.name;
+		}
+		if (!left_out(x, name) || left_out(y, name))
+			continue;
+		size_t len = strlen(buf); /* what does not fit is cut */
+		snprintf(buf + len, n - len, "%s%s (%s)", (*said)++ ? ", " : "NVTX domains were left out of one run only: ",
+			 name ? name : "the default domain", which);
+	}
+}
+
+const char *gmp_nvtx_domains__differ(const struct gmp_trace *a, const struct gmp_trace *b, char *buf, size_t n)
+{
+	size_t said = 0;
+	buf[0] = 0;
+	left_out_only(a, b, 0, buf, n, &said);
+	left_out_only(b, a, 1, buf, n, &said);
+	return buf;
+}

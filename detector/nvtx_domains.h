@@ -33,4 +33,14 @@ int gmp_nvtx_domains__default_left_out(const struct gmp_trace *t);
  */
 const char *gmp_nvtx_domains__note(const struct gmp_trace *t, char *buf, size_t n);
 
+/*
+ * Where two runs' profiles left out different NVTX domains (a domain left
+ * out of one and made, or not left out, in the other; the default domain
+ * too): "NVTX domains were left out of one run only: NCCL (before), the
+ * default domain (after)" into buf (a is the run before), for gmprof diff, whose tables then
+ * compare their ranges and marks with none; "" where they agree.  Returns
+ * buf.
+ */
+const char *gmp_nvtx_domains__differ(const struct gmp_trace *a, const struct gmp_trace *b, char *buf, size_t n);
+
 #endif

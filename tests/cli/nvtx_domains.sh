@@ -117,6 +117,15 @@ ranges_of "$TMPDIR/in.gmprof" | grep range_push | sed 's/.*"name":"\(.*\)"}/\1/'
 "$GMPROF" report "$TMPDIR/in.gmprof" 2>/dev/null |
 	grep -qx '  left out when recorded: gmprof-double (1 range), gmprof-cross (1 range)' &&
 	ok "  ... both others said left out" || notok "  ... $("$GMPROF" report "$TMPDIR/in.gmprof" 2>&1 | grep -A12 '^Memory by NVTX')"
+# gmprof diff of two runs that left out different domains says so: those ranges compare with none.
+expect_exit 0 "diff of runs that left out different domains" -- "$GMPROF" diff "$TMPDIR/outer.gmprof" "$TMPDIR/in.gmprof"
+sed -n 2p "$TMPDIR/out" | grep -qx '  note: NVTX domains were left out of one run only: gmprof-double (after), gmprof-cross (after); their ranges and marks compare with none' &&
+	ok "  ... a note under its first line" || notok "  ... $(head -3 "$TMPDIR/out")"
+expect_exit 0 "  ... Markdown" -- "$GMPROF" diff --format markdown "$TMPDIR/in.gmprof" "$TMPDIR/outer.gmprof"
+grep -qx 'NVTX domains were left out of one run only: gmprof-double (before), gmprof-cross (before); their ranges and marks compare with none.' "$TMPDIR/out" &&
+	ok "  ... a paragraph" || notok "  ... $(head -5 "$TMPDIR/out")"
+"$GMPROF" diff "$TMPDIR/outer.gmprof" "$TMPDIR/cross.gmprof" 2>/dev/null | grep -q 'left out of one run' &&
+	notok "  ... a note where neither left a domain out" || ok "  ... none where neither left a domain out"
 collect "GMPROF_NVTX_DOMAIN_EXCLUDE=default" "$TMPDIR/exd.gmprof" "$TMPDIR/ways.jsonl" \
 	GMP_DOUBLE_NVTX_CROSS=outer GMPROF_NVTX_DOMAIN_EXCLUDE=default
 ranges_of "$TMPDIR/exd.gmprof" | grep range_push | sed 's/.*"name":"\(.*\)"}/\1/' | tr '\n' ' ' | grep -qx 'library d ' &&

@@ -3,7 +3,8 @@
  * The reports' line on NVTX domains (detector/nvtx_domains.c), from the
  * META records the collector writes at exit: recorded and left-out
  * domains, counts in the singular and plural, the default domain left
- * out, many domains, and room for less than the whole line.
+ * out, many domains, and room for less than the whole line; and gmprof
+ * diff's line on two runs that left out different domains.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -106,6 +107,33 @@ static void cut(void **state)
 	gmp_trace__free(t);
 }
 
+/* Two runs that left out different domains: each named once, with the run that left it out. */
+static void differ(void **state)
+{
+	(void)state;
+	struct gmp_trace *a = gmp_trace__new(), *b = gmp_trace__new();
+	assert_non_null(a);
+	assert_non_null(b);
+	char buf[1024];
+	assert_string_equal(gmp_nvtx_domains__differ(a, b, buf, sizeof(buf)), "");
+	domain(a, 0, "NCCL", "4", "0", 1);
+	domain(b, 0, "NCCL", "4", "0", 1);
+	assert_string_equal(gmp_nvtx_domains__differ(a, b, buf, sizeof(buf)), ""); /* both left it out */
+	domain(a, 1, "noise", "1", "0", 1);
+	domain(b, 1, "noise", "1", "0", 0);
+	domain(b, 2, "cuDNN", "0", "3", 1);
+	assert_int_equal(gmp_trace__set_meta(b, "nvtx.default.left_out", "1"), 0);
+	assert_string_equal(gmp_nvtx_domains__differ(a, b, buf, sizeof(buf)),
+			    "NVTX domains were left out of one run only: noise (before), the default domain (after), "
+			    "cuDNN (after)");
+	assert_string_equal(gmp_nvtx_domains__differ(b, a, buf, sizeof(buf)),
+			    "NVTX domains were left out of one run only: the default domain (before), cuDNN (before), "
+			    "noise (after)");
+	assert_string_equal(gmp_nvtx_domains__differ(a, b, buf, 12), "NVTX domain");
+	gmp_trace__free(a);
+	gmp_trace__free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +142,7 @@ int main(void)
 		cmocka_unit_test(default_only_left_out),
 		cmocka_unit_test(many),
 		cmocka_unit_test(cut),
+		cmocka_unit_test(differ),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
