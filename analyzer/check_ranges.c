@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "cmds.h"
 #include "findings_json.h"
+#include "nvtx_domains.h"
 #include "nvtx_fold.h"
 #include "rangemem.h"
 #include "session.h"
@@ -229,6 +230,9 @@ void gmp_check__unmatched(struct gmp_check *c, const struct gmp_trace *t, int ra
 		if (*gmp_nvtx_fold__hint(t, ranges, rules[k].glob, hint, sizeof(hint)))
 			snprintf(line, sizeof(line), "  no NVTX %s matches '%s': its names carry numbers, which --nvtx-numbers "
 				 "folds (%s)", what, rules[k].glob, hint);
+		else if (*gmp_nvtx_domains__left_out_names(t, hint, sizeof(hint)))
+			snprintf(line, sizeof(line), "  no NVTX %s matches '%s' (the run left out NVTX domains when it was "
+				 "recorded: %s; is it theirs?)", what, rules[k].glob, hint);
 		else
 			snprintf(line, sizeof(line), "  no NVTX %s matches '%s' (does the program %s it, and was the "
 				 "collector NVTX's tool? gmprof run makes it so)", what, rules[k].glob, does);

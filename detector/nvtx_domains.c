@@ -55,39 +55,48 @@ static const char *counts(const struct gmp_nvtx_domain *d, char *out, size_t n)
 	return out;
 }
 
-const char *gmp_nvtx_domains__note(const struct gmp_trace *t, char *buf, size_t n)
+/* The domains recorded (out 0) or left out (1, the default one first), with their counts, into buf; "" for none. */
+static const char *list(const struct gmp_trace *t, int out, char *buf, size_t n)
 {
 	char what[64];
-	size_t shown[2] = { 0, 0 }, more[2] = { 0, 0 };
-	char part[2][768] = { "", "" }; /* recorded, left out */
-	if (gmp_nvtx_domains__default_left_out(t)) {
-		snprintf(part[1], sizeof(part[1]), "the default domain");
-		shown[1]++;
+	size_t shown = 0, more = 0;
+	buf[0] = 0;
+	if (out && gmp_nvtx_domains__default_left_out(t)) {
+		snprintf(buf, n, "the default domain");
+		shown++;
 	}
 	struct gmp_nvtx_domain d;
 	for (size_t k = 0; gmp_nvtx_domains__get(t, k, &d); k++) {
-		int out = d.left_out;
-		if (shown[out] >= NAMED_MAX) {
-			more[out]++;
+		if (d.left_out != out)
+			continue;
+		if (shown >= NAMED_MAX) {
+			more++;
 			continue;
 		}
 		counts(&d, what, sizeof(what));
-		size_t len = strlen(part[out]); /* what does not fit is cut */
-		snprintf(part[out] + len, sizeof(part[out]) - len, "%s%s%s%s%s", shown[out] ? ", " : "", d.name,
-			 *what ? " (" : "", what, *what ? ")" : "");
-		shown[out]++;
+		size_t len = strlen(buf); /* what does not fit is cut */
+		snprintf(buf + len, n - len, "%s%s%s%s%s", shown++ ? ", " : "", d.name, *what ? " (" : "", what,
+			 *what ? ")" : "");
 	}
-	buf[0] = 0;
-	for (int out = 0; out < 2; out++) {
-		if (!shown[out])
-			continue;
+	if (more) {
 		size_t len = strlen(buf);
-		char tail[48] = "";
-		if (more[out])
-			snprintf(tail, sizeof(tail), " and %zu more", more[out]);
-		snprintf(buf + len, n - len, "%s%s%s%s", len ? "; " : "",
-			 out ? "left out when recorded: " : "NVTX domains besides the default: ", part[out], tail);
+		snprintf(buf + len, n - len, " and %zu more", more);
 	}
+	return buf;
+}
+
+const char *gmp_nvtx_domains__left_out_names(const struct gmp_trace *t, char *buf, size_t n)
+{
+	return list(t, 1, buf, n);
+}
+
+const char *gmp_nvtx_domains__note(const struct gmp_trace *t, char *buf, size_t n)
+{
+	char part[2][768];
+	list(t, 0, part[0], sizeof(part[0]));
+	list(t, 1, part[1], sizeof(part[1]));
+	snprintf(buf, n, "%s%s%s%s%s", *part[0] ? "NVTX domains besides the default: " : "", part[0],
+		 *part[0] && *part[1] ? "; " : "", *part[1] ? "left out when recorded: " : "", part[1]);
 	return buf;
 }
 

@@ -33,6 +33,9 @@ int gmp_nvtx_domains__default_left_out(const struct gmp_trace *t);
  */
 const char *gmp_nvtx_domains__note(const struct gmp_trace *t, char *buf, size_t n);
 
+/* The domains t left out, as the note lists them ("the default domain, NCCL (4 ranges)"), into buf; "" for none. */
+const char *gmp_nvtx_domains__left_out_names(const struct gmp_trace *t, char *buf, size_t n);
+
 /*
  * Where two runs' profiles left out different NVTX domains (a domain left
  * out of one and made, or not left out, in the other; the default domain

@@ -126,6 +126,10 @@ grep -qx 'NVTX domains were left out of one run only: gmprof-double (before), gm
 	ok "  ... a paragraph" || notok "  ... $(head -5 "$TMPDIR/out")"
 "$GMPROF" diff "$TMPDIR/outer.gmprof" "$TMPDIR/cross.gmprof" 2>/dev/null | grep -q 'left out of one run' &&
 	notok "  ... a note where neither left a domain out" || ok "  ... none where neither left a domain out"
+# A range budget that matches nothing in a run that left domains out says which.
+expect_exit 1 "check --max-range-peak on a range of a domain left out: no range matches" -- "$GMPROF" check --max-range-peak 'library=1KiB' "$TMPDIR/in.gmprof"
+grep -qF "  no NVTX range matches 'library' (the run left out NVTX domains when it was recorded: gmprof-double (1 range), gmprof-cross (1 range); is it theirs?)" "$TMPDIR/out" &&
+	ok "  ... says which domains were left out" || notok "  ... $(cat "$TMPDIR/out")"
 collect "GMPROF_NVTX_DOMAIN_EXCLUDE=default" "$TMPDIR/exd.gmprof" "$TMPDIR/ways.jsonl" \
 	GMP_DOUBLE_NVTX_CROSS=outer GMPROF_NVTX_DOMAIN_EXCLUDE=default
 ranges_of "$TMPDIR/exd.gmprof" | grep range_push | sed 's/.*"name":"\(.*\)"}/\1/' | tr '\n' ' ' | grep -qx 'library d ' &&
