@@ -223,47 +223,23 @@ static int parse_peaks(const cJSON *ps, struct gmp_baseline *b, uint64_t version
 	return 0;
 }
 
-/* Version 8's "nvtx_names" (names, NULL where absent): how the run's NVTX names were folded. */
-static int parse_names(const cJSON *names, uint64_t version, struct gmp_baseline *b, char *err, size_t errn)
-{
-	static const char *const keys[] = { "numbers", "strip" };
-	if (!names != (version < 8))
-		return gmp_bj__bad(err, errn, "a baseline of version 8, and only one, has \"nvtx_names\"");
-	if (!names)
-		return 0;
-	if (!cJSON_IsObject(names))
-		return gmp_bj__bad(err, errn, "\"nvtx_names\" must be an object");
-	int rc = gmp_bj__only_keys(names, keys, 2, err, errn);
-	if (rc)
-		return rc;
-	const cJSON *num = cJSON_GetObjectItemCaseSensitive(names, "numbers"),
-		    *strip = cJSON_GetObjectItemCaseSensitive(names, "strip");
-	if (!cJSON_IsBool(num))
-		return gmp_bj__bad(err, errn, "\"nvtx_names\" must say \"numbers\": true or false");
-	if (strip && (!cJSON_IsString(strip) || !*strip->valuestring))
-		return gmp_bj__bad(err, errn, "\"nvtx_names\"'s \"strip\" must be a regular expression");
-	if (!cJSON_IsTrue(num) && !strip)
-		return gmp_bj__bad(err, errn, "\"nvtx_names\" must say how the names were folded");
-	b->nvtx_numbers = cJSON_IsTrue(num);
-	if (strip && !(b->nvtx_strip = strdup(strip->valuestring)))
-		return -ENOMEM;
-	return 0;
-}
-
 static int parse_tree(const cJSON *root, struct gmp_baseline *b, char *err, size_t errn)
 {
 	static const char *const top[] = { "gmprof_baseline", "input", "peak_bytes", "leaked_bytes",
-					   "findings", "peak_sites", "peaks", "fingerprints", "nvtx_names" };
+					   "findings", "peak_sites", "peaks", "fingerprints", "nvtx_names",
+					   "nvtx_domains_left_out" };
 	static const char *const fkeys[] = { "fingerprint", "pattern", "object", "saving_bytes" };
 	if (!cJSON_IsObject(root))
 		return gmp_bj__bad(err, errn, "not a JSON object");
-	int rc = gmp_bj__only_keys(root, top, 9, err, errn);
+	int rc = gmp_bj__only_keys(root, top, 10, err, errn);
 	if (rc)
 		return rc;
 	uint64_t version;
-	if (gmp_bj__u64(root, "gmprof_baseline", &version) || version < 1 || version > 8)
-		return gmp_bj__bad(err, errn, "not a gmprof baseline of version 1 to 8 (\"gmprof_baseline\": 8)");
-	if ((rc = parse_names(cJSON_GetObjectItemCaseSensitive(root, "nvtx_names"), version, b, err, errn)))
+	if (gmp_bj__u64(root, "gmprof_baseline", &version) || version < 1 || version > 9)
+		return gmp_bj__bad(err, errn, "not a gmprof baseline of version 1 to 9 (\"gmprof_baseline\": 9)");
+	if ((rc = gmp_baseline__parse_names(cJSON_GetObjectItemCaseSensitive(root, "nvtx_names"), version, b, err, errn)) ||
+	    (rc = gmp_baseline__parse_domains(cJSON_GetObjectItemCaseSensitive(root, "nvtx_domains_left_out"), version, b,
+					      err, errn)))
 		return rc;
 	const cJSON *sites = cJSON_GetObjectItemCaseSensitive(root, "peak_sites");
 	const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(root, "peaks");
@@ -436,35 +412,10 @@ void gmp_baseline__release(struct gmp_baseline *b)
 	free(b->peaks);
 	free(b->fingerprints);
 	free(b->nvtx_strip);
+	for (size_t i = 0; i < b->ndomains_out; i++)
+		free(b->domains_out[i]);
+	free(b->domains_out);
 	memset(b, 0, sizeof(*b));
-}
-
-/* The options that fold NVTX names so, into buf ("" for none). */
-static const char *folding(int numbers, const char *strip, char *buf, size_t n)
-{
-	snprintf(buf, n, "%s%s%s%s%s", numbers ? "--nvtx-numbers" : "", numbers && strip ? " " : "",
-		 strip ? "--nvtx-strip '" : "", strip ? strip : "", strip ? "'" : "");
-	return buf;
-}
-
-int gmp_baseline__same_names(const struct gmp_baseline *b, int numbers, const char *strip, char *buf, size_t n)
-{
-	int names = 0;
-	for (size_t i = 0; i < b->npeaks; i++)
-		names |= b->peaks[i].nranges || b->peaks[i].nmarks;
-	int same = !b->nvtx_numbers == !numbers && !b->nvtx_strip == !strip && (!strip || !strcmp(strip, b->nvtx_strip));
-	if (!names || same)
-		return 1;
-	char was[300], now[300];
-	folding(b->nvtx_numbers, b->nvtx_strip, was, sizeof(was));
-	folding(numbers, strip, now, sizeof(now));
-	if (!*was)
-		snprintf(buf, n, "its run's NVTX names were not folded, and this check folds them (%s)", now);
-	else if (!*now)
-		snprintf(buf, n, "its run's NVTX names were folded (%s), and this check does not fold them", was);
-	else
-		snprintf(buf, n, "its run's NVTX names were folded by %s, and this check folds them by %s", was, now);
-	return 0;
 }
 
 int gmp_baseline__has(const struct gmp_baseline *b, uint64_t fp)

@@ -17,7 +17,9 @@
  * its first (written only where the run made marks, so a run without them
  * keeps version 6 or earlier); version 8 also how the NVTX names were
  * folded (--nvtx-numbers, --nvtx-strip: written only where they were and
- * the run had ranges or marks), which a check must fold alike.  Version 2
+ * the run had ranges or marks), which a check must fold alike; version 9
+ * also which NVTX domains the collector left out (written only where it
+ * left one out), which a check names where its run left out others.  Version 2
  * had one peak, the largest, with its sites; version 1 no sites.
  *
  *   {"gmprof_baseline": 4, "input": "...", "peak_bytes": N, "leaked_bytes": N,
@@ -32,7 +34,8 @@
  *                 (version 4),
  *               "mark_peaks": [{"mark": "epoch", "max_bytes": N, "times": N, "grew_bytes": N}, ...]
  *                 (version 7)}, ...],
- *    "nvtx_names": {"numbers": true, "strip": "REGEX"} (version 8; "strip" where given),
+ *    "nvtx_names": {"numbers": true, "strip": "REGEX"} (version 8, or 9; "strip" where given),
+ *    "nvtx_domains_left_out": ["default", "NCCL"] (version 9),
  *    "findings": [{"fingerprint": "16 hex digits", "pattern": "...",
  *                  "object": "...", "saving_bytes": N}, ...],
  *    "fingerprints": 2}
@@ -113,6 +116,8 @@ struct gmp_baseline {
 	size_t nfingerprints;
 	int nvtx_numbers;         /* version 8: its NVTX names were folded by --nvtx-numbers */
 	char *nvtx_strip;         /* version 8: and by --nvtx-strip's expression (owned; NULL: none) */
+	char **domains_out;       /* version 9: the NVTX domains its run left out ("default": the default one) */
+	size_t ndomains_out;      /* (owned, each name too; 0 before version 9: none could be) */
 };
 
 /* Parses a baseline; returns 0, or -EINVAL with a reason in err, or -ENOMEM. */
@@ -170,6 +175,20 @@ int gmp_baseline__sort_marks(struct gmp_baseline_peak *p);
  */
 struct cJSON;
 int gmp_baseline__parse_marks(const struct cJSON *ms, struct gmp_baseline_peak *p, char *err, size_t errn);
+/* baseline_nvtx.c: version 8's "nvtx_names" and version 9's "nvtx_domains_left_out" (NULL where absent). */
+int gmp_baseline__parse_names(const struct cJSON *names, uint64_t version, struct gmp_baseline *b, char *err,
+			      size_t errn);
+int gmp_baseline__parse_domains(const struct cJSON *domains, uint64_t version, struct gmp_baseline *b, char *err,
+				size_t errn);
+struct gmp_trace;
+/* Adds the NVTX domains run t left out to b's (each once).  0 or -ENOMEM. */
+int gmp_baseline__add_domains(struct gmp_baseline *b, const struct gmp_trace *t);
+/*
+ * Where run t left out other NVTX domains than the baseline's run: "NCCL
+ * (this run only), default (the baseline's run only)" into buf; "" where
+ * alike.  Returns buf.
+ */
+const char *gmp_baseline__domains_differ(const struct gmp_baseline *b, const struct gmp_trace *t, char *buf, size_t n);
 /*
  * Whether a check folds the NVTX names as the baseline's run did (numbers,
  * strip: the check's --nvtx-numbers and --nvtx-strip): 1 when alike, or

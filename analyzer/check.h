@@ -24,7 +24,7 @@
  * than write past them (a check added without counting it here);
  * tests/cli/all_checks.sh asks for every one.
  */
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 22)
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 23)
 
 struct gmp_check {
 	char name[64];

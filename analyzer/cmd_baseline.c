@@ -67,6 +67,7 @@ struct bl {
 	struct gmp_u64map seen; /* fingerprints of the inputs before the current one (a set) */
 	int nvtx_numbers;       /* --nvtx-numbers */
 	const char *nvtx_strip; /* --nvtx-strip, or NULL */
+	struct gmp_baseline left; /* the NVTX domains any input left out (its domains_out alone) */
 };
 
 /* Device index d's largest peak, by allocation site (the sites that name a place): one more of b's peaks. */
@@ -230,7 +231,7 @@ static int bl_add(struct bl *b, struct gmp_session *s)
 				input);
 			return -EINVAL;
 		}
-	if (bl_peaks(b, s, input))
+	if (bl_peaks(b, s, input) || gmp_baseline__add_domains(&b->left, r->trace))
 		return -ENOMEM;
 	uint64_t leaked = gmp_leaked_bytes(r);
 	b->peak = r->peak_bytes > b->peak ? r->peak_bytes : b->peak;
@@ -261,6 +262,7 @@ static void bl_release(struct bl *b)
 	free(b->inputs);
 	struct gmp_baseline bb = { .peaks = b->peaks, .npeaks = b->npeaks };
 	gmp_baseline__release(&bb); /* the peaks, their inputs and sites */
+	gmp_baseline__release(&b->left);
 }
 
 int gmp_baseline__of_session(struct gmp_session *s, struct gmp_baseline *out)
@@ -280,6 +282,10 @@ int gmp_baseline__of_session(struct gmp_session *s, struct gmp_baseline *out)
 		b.npeaks = 0;
 		out->peak_bytes = b.peak;
 		out->leaked_bytes = b.leaked;
+		out->domains_out = b.left.domains_out; /* moved */
+		out->ndomains_out = b.left.ndomains_out;
+		b.left.domains_out = NULL;
+		b.left.ndomains_out = 0;
 		err = gmp_baseline__index(out);
 	}
 	bl_release(&b);
@@ -320,7 +326,9 @@ static int write_baseline(FILE *fp, void *ctx)
 		marks |= b->peaks[k].nmarks > 0;
 	}
 	int folded = (b->nvtx_numbers || b->nvtx_strip) && (ranges || marks); /* version 8: a check must fold alike */
-	gmp_jw__ku64(&jw, "gmprof_baseline", folded ? 8 : marks ? 7 : kept ? 6 : loops ? 5 : ranges ? 4 : 3);
+	/* version 9: a check says where its run left out other NVTX domains */
+	gmp_jw__ku64(&jw, "gmprof_baseline",
+		     b->left.ndomains_out ? 9 : folded ? 8 : marks ? 7 : kept ? 6 : loops ? 5 : ranges ? 4 : 3);
 	gmp_jw__kstr(&jw, "input", b->inputs);
 	gmp_jw__ku64(&jw, "peak_bytes", b->peak);
 	gmp_jw__ku64(&jw, "leaked_bytes", b->leaked);
@@ -331,6 +339,13 @@ static int write_baseline(FILE *fp, void *ctx)
 		if (b->nvtx_strip)
 			gmp_jw__kstr(&jw, "strip", b->nvtx_strip);
 		gmp_jw__obj_end(&jw);
+	}
+	if (b->left.ndomains_out) {
+		gmp_jw__key(&jw, "nvtx_domains_left_out");
+		gmp_jw__arr(&jw);
+		for (size_t i = 0; i < b->left.ndomains_out; i++)
+			gmp_jw__str(&jw, b->left.domains_out[i]);
+		gmp_jw__arr_end(&jw);
 	}
 	gmp_jw__key(&jw, "peaks");
 	gmp_jw__arr(&jw);

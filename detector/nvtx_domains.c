@@ -42,6 +42,18 @@ int gmp_nvtx_domains__default_left_out(const struct gmp_trace *t)
 	return is_one(gmp_trace__meta(t, "nvtx.default.left_out"));
 }
 
+size_t gmp_nvtx_domains__left_out_keys(const struct gmp_trace *t, const char **out, size_t max)
+{
+	size_t n = 0;
+	if (gmp_nvtx_domains__default_left_out(t) && n < max)
+		out[n++] = "default";
+	struct gmp_nvtx_domain d;
+	for (size_t k = 0; n < max && gmp_nvtx_domains__get(t, k, &d); k++)
+		if (d.left_out)
+			out[n++] = d.name;
+	return n;
+}
+
 /* "N ranges, M marks" for a domain, into out. */
 static const char *counts(const struct gmp_nvtx_domain *d, char *out, size_t n)
 {

@@ -33,6 +33,8 @@ int gmp_nvtx_domains__default_left_out(const struct gmp_trace *t);
  */
 const char *gmp_nvtx_domains__note(const struct gmp_trace *t, char *buf, size_t n);
 
+/* The names of the domains t left out, "default" for the default one (first), at most max into out: how many. */
+size_t gmp_nvtx_domains__left_out_keys(const struct gmp_trace *t, const char **out, size_t max);
 /* The domains t left out, as the note lists them ("the default domain, NCCL (4 ranges)"), into buf; "" for none. */
 const char *gmp_nvtx_domains__left_out_names(const struct gmp_trace *t, char *buf, size_t n);
 

@@ -183,8 +183,14 @@ bad "two peaks of one input and device" "{\"gmprof_baseline\":3,\"peak_bytes\":1
 bad "an input with a directory" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"d/a","device":0,"peak_bytes":1,"peak_sites":[]}],"findings":[]}' "file name (no directory)"
 bad "a peak without sites" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"a","device":0,"peak_bytes":1}],"findings":[]}' "needs its \"peak_sites\""
 bad "an in-use peak of 0" '{"gmprof_baseline":3,"peak_bytes":1,"leaked_bytes":0,"peaks":[{"input":"a","device":0,"peak_bytes":1,"inuse_peak_bytes":0,"peak_sites":[]}],"findings":[]}' "must be a positive integer"
-bad "version 9" '{"gmprof_baseline":9,"peak_bytes":1,"leaked_bytes":0,"findings":[]}' "version 1 to 8"
-bad "version 8 without nvtx_names" '{"gmprof_baseline":8,"peak_bytes":1,"leaked_bytes":0,"peaks":[],"findings":[]}' "version 8, and only one, has \"nvtx_names\""
+bad "version 10" '{"gmprof_baseline":10,"peak_bytes":1,"leaked_bytes":0,"findings":[]}' "version 1 to 9"
+bad "version 8 without nvtx_names" '{"gmprof_baseline":8,"peak_bytes":1,"leaked_bytes":0,"peaks":[],"findings":[]}' "version 8 has \"nvtx_names\", and one before 8 none"
+bad "nvtx_names in version 7" '{"gmprof_baseline":7,"nvtx_names":{"numbers":true},"peak_bytes":1,"leaked_bytes":0,"peaks":[],"findings":[]}' "version 8 has \"nvtx_names\", and one before 8 none"
+bad "version 9 without nvtx_domains_left_out" '{"gmprof_baseline":9,"peak_bytes":1,"leaked_bytes":0,"peaks":[],"findings":[]}' "version 9, and only one, has \"nvtx_domains_left_out\""
+bad "nvtx_domains_left_out in version 8" '{"gmprof_baseline":8,"nvtx_names":{"numbers":true},"nvtx_domains_left_out":["NCCL"],"peak_bytes":1,"leaked_bytes":0,"peaks":[],"findings":[]}' "version 9, and only one, has \"nvtx_domains_left_out\""
+bad "no domain left out" '{"gmprof_baseline":9,"nvtx_domains_left_out":[],"peak_bytes":1,"leaked_bytes":0,"peaks":[],"findings":[]}' "an array of 1 to 264 names"
+bad "a domain left out twice" '{"gmprof_baseline":9,"nvtx_domains_left_out":["NCCL","NCCL"],"peak_bytes":1,"leaked_bytes":0,"peaks":[],"findings":[]}' "names a domain twice"
+bad "a domain without a name" '{"gmprof_baseline":9,"nvtx_domains_left_out":[""],"peak_bytes":1,"leaked_bytes":0,"peaks":[],"findings":[]}' "must hold NVTX domains' names"
 bad "version 4 without peaks" '{"gmprof_baseline":4,"peak_bytes":1,"leaked_bytes":0,"findings":[]}' "version 3 or later has \"peaks\""
 # Every other check of the reader, each in a baseline otherwise valid (version 4, or 1 and 2 where
 # only they can say it): a hand-edited baseline is refused with the sentence that names its fault.

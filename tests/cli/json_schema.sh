@@ -131,7 +131,8 @@ EOF
 	"$GMPROF" baseline -o "$D/baseline.4.json" tests/scripts/nvtx_loop.jsonl &&
 	kept_at tests/scripts/nvtx_loop.jsonl "$TMPDIR/loop_at.jsonl" && "$GMPROF" baseline -o "$D/baseline.5.json" "$TMPDIR/loop_at.jsonl" &&
 	"$GMPROF" baseline -o "$D/baseline.6.json" tests/scripts/nvtx_marks.jsonl &&
-	"$GMPROF" baseline --nvtx-numbers --nvtx-strip '^ep' -o "$D/baseline.7.json" tests/scripts/nvtx_marks.jsonl ||
+	"$GMPROF" baseline --nvtx-numbers --nvtx-strip '^ep' -o "$D/baseline.7.json" tests/scripts/nvtx_marks.jsonl &&
+	"$GMPROF" baseline -o "$D/baseline.8.json" "$TMPDIR/extras.jsonl" ||
 	notok "baseline"
 
 for kind in findings diff baseline; do
@@ -158,6 +159,13 @@ sed '0,/"pattern":"[a-z_]*"/s//"pattern":"leaky"/' "$doc" >"$TMPDIR/m4.json" && 
 sed 's/"gmprof_findings":1/"gmprof_findings":2/' "$doc" >"$TMPDIR/m5.json" && reject "another version" "$TMPDIR/m5.json"
 sed 's/"addr":"0x/"addr":"x/' "$doc" >"$TMPDIR/m6.json" && reject "an address not matching its pattern" "$TMPDIR/m6.json"
 sed 's/"peak_bytes":[0-9]*/"peak_bytes":-1/' "$doc" >"$TMPDIR/m7.json" && reject "a negative byte count" "$TMPDIR/m7.json"
+# A baseline's domains left out: none, or one twice (minItems, uniqueItems).
+for bad in '[]' '["NCCL","NCCL"]'; do
+	tr -d '\n' <"$D/baseline.8.json" | sed "s/\"nvtx_domains_left_out\": *\[[^]]*\]/\"nvtx_domains_left_out\":$bad/" >"$TMPDIR/m9.json"
+	"$CHECK" "$S/baseline.schema.json" "$TMPDIR/m9.json" >/dev/null 2>"$TMPDIR/err"
+	[ $? -eq 1 ] && grep -q "nvtx_domains_left_out" "$TMPDIR/err" && ok "rejected: nvtx_domains_left_out $bad" ||
+		notok "not rejected: nvtx_domains_left_out $bad ($(cat "$TMPDIR/err"))"
+done
 # figure2's one early allocation, without its first use: only the rule for
 # that pattern (an if/then in the schema) makes it invalid.
 "$GMPROF" replay --format json tests/scripts/figure2.jsonl >"$TMPDIR/fig2.json"

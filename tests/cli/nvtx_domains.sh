@@ -130,6 +130,20 @@ grep -qx 'NVTX domains were left out of one run only: gmprof-double (before), gm
 expect_exit 1 "check --max-range-peak on a range of a domain left out: no range matches" -- "$GMPROF" check --max-range-peak 'library=1KiB' "$TMPDIR/in.gmprof"
 grep -qF "  no NVTX range matches 'library' (the run left out NVTX domains when it was recorded: gmprof-double (1 range), gmprof-cross (1 range); is it theirs?)" "$TMPDIR/out" &&
 	ok "  ... says which domains were left out" || notok "  ... $(cat "$TMPDIR/out")"
+# A baseline of a run that left a domain out says which (version 9); a check whose run left out others says so.
+expect_exit 0 "baseline of a run that left a domain out" -- "$GMPROF" baseline -o "$TMPDIR/ex.base.json" "$TMPDIR/ex.gmprof"
+tr -d ' \n' <"$TMPDIR/ex.base.json" | grep -q '^{"gmprof_baseline":9,.*"nvtx_domains_left_out":\["gmprof-cross"\],"peaks"' &&
+	ok "  ... version 9, with the domain" || notok "  ... $(head -c 400 "$TMPDIR/ex.base.json")"
+"$GMPROF" check --baseline "$TMPDIR/ex.base.json" "$TMPDIR/ex.gmprof" >"$TMPDIR/out" 2>&1
+grep -q 'nvtx_domains' "$TMPDIR/out" && notok "  ... a check of the same run: $(grep nvtx_domains "$TMPDIR/out")" ||
+	ok "  ... a check of a run that left out the same: no word of domains"
+cp "$TMPDIR/in.gmprof" "$TMPDIR/ex2.gmprof" # another run: it left out both other domains
+"$GMPROF" check --baseline "$TMPDIR/ex.base.json" "$TMPDIR/ex2.gmprof" >"$TMPDIR/out" 2>&1
+grep -qx 'PASS baseline:nvtx_domains: NVTX domains left out when recorded differ: gmprof-double (this run only); their ranges and marks are not compared' "$TMPDIR/out" &&
+	ok "  ... a check of a run that left out another: a line that does not fail" || notok "  ... $(cat "$TMPDIR/out")"
+"$GMPROF" check --baseline "$TMPDIR/ex.gmprof" "$TMPDIR/outer.gmprof" >"$TMPDIR/out" 2>&1
+grep -qx 'PASS baseline:nvtx_domains: NVTX domains left out when recorded differ: gmprof-cross (the baseline.s run only); their ranges and marks are not compared' "$TMPDIR/out" &&
+	ok "  ... the baseline taken from the profile itself" || notok "  ... $(cat "$TMPDIR/out")"
 collect "GMPROF_NVTX_DOMAIN_EXCLUDE=default" "$TMPDIR/exd.gmprof" "$TMPDIR/ways.jsonl" \
 	GMP_DOUBLE_NVTX_CROSS=outer GMPROF_NVTX_DOMAIN_EXCLUDE=default
 ranges_of "$TMPDIR/exd.gmprof" | grep range_push | sed 's/.*"name":"\(.*\)"}/\1/' | tr '\n' ' ' | grep -qx 'library d ' &&

@@ -189,6 +189,26 @@ static void number_rules(const cJSON *x, const cJSON *s, const char *path)
 		fail(path, "%s is above the maximum", v);
 }
 
+/* An array's "minItems" and "uniqueItems". */
+static void array_rules(const cJSON *x, const cJSON *s, const char *path)
+{
+	const cJSON *min = get(s, "minItems"), *uniq = get(s, "uniqueItems");
+	int n = cJSON_GetArraySize(x);
+	char msg[128];
+	if (cJSON_IsNumber(min) && n < min->valuedouble) {
+		snprintf(msg, sizeof(msg), "has %d items, fewer than minItems", n);
+		fail(path, "%s", msg);
+	}
+	if (!cJSON_IsTrue(uniq))
+		return;
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (equal(cJSON_GetArrayItem(x, i), cJSON_GetArrayItem(x, j))) {
+				snprintf(msg, sizeof(msg), "has items %d and %d alike, and uniqueItems", i, j);
+				fail(path, "%s", msg);
+			}
+}
+
 /* Each "pattern" of the schema, compiled once. */
 static struct compiled {
 	const cJSON *node;
@@ -222,6 +242,7 @@ static void check_keywords(const cJSON *s, const char *path)
 		"$schema", "$id", "$comment", "title", "description", "$defs", "$ref", "type",
 		"properties", "required", "additionalProperties", "items", "enum", "const",
 		"minimum", "maximum", "pattern", "allOf", "anyOf", "oneOf", "if", "then",
+		"minItems", "uniqueItems",
 	};
 	const cJSON *k;
 	cJSON_ArrayForEach(k, s) {
@@ -288,6 +309,8 @@ static void validate(const cJSON *x, const cJSON *s, const char *path)
 		fail(path, "%s", "is not the const the schema gives");
 	if (cJSON_IsObject(x))
 		object_rules(x, s, path);
+	if (cJSON_IsArray(x))
+		array_rules(x, s, path);
 	if (cJSON_IsArray(x) && get(s, "items")) {
 		char sub[1024];
 		int i = 0;

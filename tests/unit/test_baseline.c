@@ -14,6 +14,8 @@
 #include "baseline.h"
 #include "support.h"
 
+#include "gmprof/trace.h"
+
 static void parse(const char *json, struct gmp_baseline *b)
 {
 	char err[160];
@@ -412,6 +414,51 @@ static void version8_names(void **state)
 	gmp_baseline__release(&b);
 }
 
+/* Version 9: the NVTX domains the run left out, and a run that left out others. */
+static void version9_domains(void **state)
+{
+	(void)state;
+	static const char v9[] =
+		"{\"gmprof_baseline\":9,\"peak_bytes\":1000,\"leaked_bytes\":0,\"nvtx_domains_left_out\":[\"default\",\"NCCL\"],"
+		"\"peaks\":[{\"input\":\"a.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[]}],\"findings\":[]}";
+	static const char v9_folded[] =
+		"{\"gmprof_baseline\":9,\"peak_bytes\":1000,\"leaked_bytes\":0,\"nvtx_names\":{\"numbers\":true},"
+		"\"nvtx_domains_left_out\":[\"NCCL\"],\"peaks\":[{\"input\":\"a.gmprof\",\"device\":0,"
+		"\"peak_bytes\":1000,\"peak_sites\":[],\"range_peaks\":[{\"range\":\"epoch N\",\"peak_bytes\":9}]}],"
+		"\"findings\":[]}";
+	struct gmp_baseline b;
+	char buf[400];
+	parse(v9, &b);
+	assert_int_equal(b.ndomains_out, 2);
+	assert_string_equal(b.domains_out[0], "default");
+	assert_string_equal(b.domains_out[1], "NCCL");
+	struct gmp_trace *t = gmp_trace__new();
+	assert_non_null(t);
+	assert_int_equal(gmp_trace__set_meta(t, "nvtx.default.left_out", "1"), 0);
+	assert_int_equal(gmp_trace__set_meta(t, "nvtx.domain.0.name", "NCCL"), 0);
+	assert_int_equal(gmp_trace__set_meta(t, "nvtx.domain.0.left_out", "1"), 0);
+	assert_string_equal(gmp_baseline__domains_differ(&b, t, buf, sizeof(buf)), ""); /* alike */
+	assert_int_equal(gmp_trace__set_meta(t, "nvtx.domain.1.name", "cuDNN"), 0);
+	assert_int_equal(gmp_trace__set_meta(t, "nvtx.domain.1.left_out", "1"), 0);
+	assert_int_equal(gmp_trace__set_meta(t, "nvtx.default.left_out", "0"), 0);
+	assert_string_equal(gmp_baseline__domains_differ(&b, t, buf, sizeof(buf)),
+			    "cuDNN (this run only), default (the baseline's run only)");
+	gmp_trace__free(t);
+	gmp_baseline__release(&b);
+	assert_null(b.domains_out);
+	parse(v9_folded, &b); /* version 9 may say how the names were folded too */
+	assert_true(b.nvtx_numbers);
+	assert_int_equal(b.ndomains_out, 1);
+	t = gmp_trace__new();
+	assert_non_null(t);
+	assert_string_equal(gmp_baseline__domains_differ(&b, t, buf, sizeof(buf)), "NCCL (the baseline's run only)");
+	gmp_trace__free(t);
+	gmp_baseline__release(&b);
+	parse(v3, &b); /* before version 9: no domain left out, as no collector could */
+	assert_int_equal(b.ndomains_out, 0);
+	gmp_baseline__release(&b);
+}
+
 static void rejected(void **state)
 {
 	(void)state;
@@ -586,6 +633,7 @@ int main(void)
 		cmocka_unit_test(version6_kept),
 		cmocka_unit_test(version7_marks),
 		cmocka_unit_test(version8_names),
+		cmocka_unit_test(version9_domains),
 		cmocka_unit_test(rejected),
 		cmocka_unit_test(fingerprint_scheme),
 		cmocka_unit_test(site_keys),
