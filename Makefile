@@ -358,7 +358,8 @@ FUZZ_TARGETS := profile script baseline dwarf
 FUZZ_BINS := $(if $(CLANG),$(patsubst %,$(FUZZ)/fuzz_%,$(FUZZ_TARGETS)))
 FUZZ_FLAGS := $(CSTD) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-Iinclude -Iformat -Idetector -Ianalyzer $(DEP_CFLAGS)
-FUZZ_SRC := $(CORE_SRC) analyzer/baseline.c analyzer/baseline_json.c analyzer/baseline_marks.c analyzer/input.c
+FUZZ_SRC := $(CORE_SRC) analyzer/baseline.c analyzer/baseline_json.c analyzer/baseline_marks.c analyzer/baseline_nvtx.c \
+	analyzer/input.c
 # Built in one command each, so without .d files: every header they may include.
 FUZZ_HDR := $(wildcard include/gmprof/*.h format/*.h detector/*.h analyzer/*.h)
 FUZZ_TIME ?= 300
