@@ -10,10 +10,11 @@
  * memory, with no lock, each with its NVTX domain (nvtx_domains.c): every
  * domain has a stack of its own, so a pop ends its domain's innermost
  * range, which need not be the thread's (a library's range begun before
- * the program's ends, and the program's is still open).  nvtxRangeStart/End (and their domain versions)
- * belong to the process: open from their start until their end, which
- * may come on another thread, they hold every thread's calls in between;
- * they are kept in one list under a lock of their own.  A thread's calls
+ * the program's ends, and the program's is still open).
+ * nvtxRangeStart/End (and their domain versions) belong to the process:
+ * open from their start until their end, which may come on another
+ * thread, they hold every thread's calls in between; they are kept in one
+ * list under a lock of their own.  A thread's calls
  * are made in both, listed in the order they began (a sequence number
  * each), so ranges of either kind that nest on one thread keep their
  * nesting.
