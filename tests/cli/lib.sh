@@ -27,6 +27,24 @@ expect_stderr_line() {
 	if [ "$_n" -eq 1 ] && grep -q -- "$1" "$TMPDIR/err"; then ok "$2"; else notok "$2: $(cat "$TMPDIR/err")"; fi
 }
 finish() { exit "$failed"; }
+# ways_script OUT: four NVTX ranges nested, then popped one by one, an
+# allocation in each state (ranges.sh, nvtx_domains.sh: the double pushes
+# each of the four a way of its own).
+ways_script() {
+	{
+		for _r in a b c d; do
+			echo "{\"op\":\"range_push\",\"name\":\"$_r\"}"
+			echo "{\"op\":\"alloc\",\"addr\":\"0x${_r}0000\",\"size\":4096}"
+		done
+		echo '{"op":"range_pop"}'
+		echo '{"op":"alloc","addr":"0xe0000","size":4096}'
+		echo '{"op":"range_pop"}'
+		echo '{"op":"alloc","addr":"0xf0000","size":4096}'
+		echo '{"op":"range_pop"}'
+		echo '{"op":"range_pop"}'
+		echo '{"op":"alloc","addr":"0x100000","size":4096}'
+	} >"$1"
+}
 # kept_at IN OUT: a training-loop script (nvtx_loop*.jsonl) with its kept buffers allocated at train.cu:42.
 kept_at() { sed 's/"label":"kept\([0-9]\)"/"label":"kept\1","at":"train.cu:42"/' "$1" >"$2"; }
 # use_double DIR [PATCH]: the collector in DIR drives the Sanitizer test double

@@ -14,20 +14,7 @@ B=$(cd "$(dirname "$GMPROF")" && pwd)
 FAKE=$B/double/fake_app
 use_double "$B"
 
-# Four ranges nested, then popped one by one, an allocation in each state.
-{
-	for r in a b c d; do
-		echo "{\"op\":\"range_push\",\"name\":\"$r\"}"
-		echo "{\"op\":\"alloc\",\"addr\":\"0x${r}0000\",\"size\":4096}"
-	done
-	echo '{"op":"range_pop"}'
-	echo '{"op":"alloc","addr":"0xe0000","size":4096}'
-	echo '{"op":"range_pop"}'
-	echo '{"op":"alloc","addr":"0xf0000","size":4096}'
-	echo '{"op":"range_pop"}'
-	echo '{"op":"range_pop"}'
-	echo '{"op":"alloc","addr":"0x100000","size":4096}'
-} >"$TMPDIR/ways.jsonl"
+ways_script "$TMPDIR/ways.jsonl"
 
 # The profile's ranges and allocations as the script writes them.
 ranges_of() {

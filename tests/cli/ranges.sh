@@ -200,19 +200,7 @@ expect_stderr_line "NVTX ranges nest deeper than 32: the deeper ones are not rec
 # library's domain: nvtxDomainRangePushEx), nested four deep and popped
 # each its own way (the domain's by nvtxDomainRangePop): the profile's
 # ranges are the script's.
-{
-	for r in a b c d; do
-		echo "{\"op\":\"range_push\",\"name\":\"$r\"}"
-		echo "{\"op\":\"alloc\",\"addr\":\"0x${r}0000\",\"size\":4096}"
-	done
-	echo '{"op":"range_pop"}'
-	echo '{"op":"alloc","addr":"0xe0000","size":4096}'
-	echo '{"op":"range_pop"}'
-	echo '{"op":"alloc","addr":"0xf0000","size":4096}'
-	echo '{"op":"range_pop"}'
-	echo '{"op":"range_pop"}'
-	echo '{"op":"alloc","addr":"0x100000","size":4096}'
-} >"$TMPDIR/ways.jsonl"
+ways_script "$TMPDIR/ways.jsonl"
 expect_exit 0 "ranges pushed four ways, a domain's the innermost" -- env GMPROF_OUTPUT="$TMPDIR/ways.gmprof" "$FAKE" "$TMPDIR/ways.jsonl"
 "$GMPROF" dump "$TMPDIR/ways.gmprof" 2>/dev/null | grep -E '"op":"(alloc|range_push|range_pop)"' | sed -E 's/,"thread".*/}/' >"$TMPDIR/ways.got"
 diff -u "$TMPDIR/ways.jsonl" "$TMPDIR/ways.got" >"$TMPDIR/diff" && ok "  ... each popped where the script pops it" ||
