@@ -185,8 +185,8 @@ struct gmp_trace;
 int gmp_baseline__add_domains(struct gmp_baseline *b, const struct gmp_trace *t);
 /*
  * Where run t left out other NVTX domains than the baseline's run: "NCCL
- * (this run only), default (the baseline's run only)" into buf; "" where
- * alike.  Returns buf.
+ * (this run only), the default domain (the baseline's run only)" into
+ * buf; "" where alike.  Returns buf.
  */
 const char *gmp_baseline__domains_differ(const struct gmp_baseline *b, const struct gmp_trace *t, char *buf, size_t n);
 /*

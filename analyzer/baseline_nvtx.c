@@ -19,8 +19,6 @@
 #include "baseline_json.h"
 #include "nvtx_domains.h"
 
-#define DOMAINS_MAX 264 /* the collector's 256 and the default one, with room */
-
 int gmp_baseline__parse_names(const cJSON *names, uint64_t version, struct gmp_baseline *b, char *err, size_t errn)
 {
 	static const char *const keys[] = { "numbers", "strip" };
@@ -76,7 +74,7 @@ int gmp_baseline__parse_domains(const cJSON *domains, uint64_t version, struct g
 		return gmp_bj__bad(err, errn, "a baseline of version 9, and only one, has \"nvtx_domains_left_out\"");
 	if (!domains)
 		return 0;
-	if (!cJSON_IsArray(domains) || !cJSON_GetArraySize(domains) || cJSON_GetArraySize(domains) > DOMAINS_MAX)
+	if (!cJSON_IsArray(domains) || !cJSON_GetArraySize(domains) || cJSON_GetArraySize(domains) > GMP_NVTX_DOMAINS_MAX)
 		return gmp_bj__bad(err, errn, "\"nvtx_domains_left_out\" must be an array of 1 to 264 names");
 	const cJSON *d;
 	cJSON_ArrayForEach(d, domains) {
@@ -93,37 +91,22 @@ int gmp_baseline__parse_domains(const cJSON *domains, uint64_t version, struct g
 
 int gmp_baseline__add_domains(struct gmp_baseline *b, const struct gmp_trace *t)
 {
-	const char *names[DOMAINS_MAX];
-	size_t n = gmp_nvtx_domains__left_out_keys(t, names, DOMAINS_MAX);
+	const char *names[GMP_NVTX_DOMAINS_MAX];
+	size_t n = gmp_nvtx_domains__left_out_keys(t, names, GMP_NVTX_DOMAINS_MAX);
 	int err = 0;
 	for (size_t i = 0; i < n && !err; i++)
 		err = add_domain(b, names[i]);
 	return err;
 }
 
-/* Adds to buf the names of one list that the other lacks, each with which side has it. */
-static void only_in(const char *const *x, size_t nx, const char *const *y, size_t ny, const char *which, char *buf,
-		    size_t n, size_t *said)
-{
-	for (size_t i = 0; i < nx; i++) {
-		size_t j = 0;
-		while (j < ny && strcmp(x[i], y[j]))
-			j++;
-		if (j < ny)
-			continue;
-		size_t len = strlen(buf); /* what does not fit is cut */
-		snprintf(buf + len, n - len, "%s%s (%s)", (*said)++ ? ", " : "", x[i], which);
-	}
-}
-
 const char *gmp_baseline__domains_differ(const struct gmp_baseline *b, const struct gmp_trace *t, char *buf, size_t n)
 {
-	const char *run[DOMAINS_MAX];
-	size_t nrun = gmp_nvtx_domains__left_out_keys(t, run, DOMAINS_MAX), said = 0;
+	const char *run[GMP_NVTX_DOMAINS_MAX];
+	size_t nrun = gmp_nvtx_domains__left_out_keys(t, run, GMP_NVTX_DOMAINS_MAX), said = 0;
 	buf[0] = 0;
-	only_in(run, nrun, (const char *const *)b->domains_out, b->ndomains_out, "this run only", buf, n, &said);
-	only_in((const char *const *)b->domains_out, b->ndomains_out, run, nrun, "the baseline's run only", buf, n,
-		&said);
+	const char *const *base = (const char *const *)b->domains_out;
+	gmp_nvtx_domains__only_in(run, nrun, base, b->ndomains_out, "this run only", buf, n, &said);
+	gmp_nvtx_domains__only_in(base, b->ndomains_out, run, nrun, "the baseline's run only", buf, n, &said);
 	return buf;
 }
 /* The options that fold NVTX names so, into buf ("" for none). */

@@ -112,44 +112,30 @@ const char *gmp_nvtx_domains__note(const struct gmp_trace *t, char *buf, size_t 
 	return buf;
 }
 
-/* Whether t left out the domain of this name (NULL: the default one). */
-static int left_out(const struct gmp_trace *t, const char *name)
+void gmp_nvtx_domains__only_in(const char *const *x, size_t nx, const char *const *y, size_t ny, const char *which,
+			       char *buf, size_t n, size_t *said)
 {
-	if (!name)
-		return gmp_nvtx_domains__default_left_out(t);
-	struct gmp_nvtx_domain d;
-	for (size_t k = 0; gmp_nvtx_domains__get(t, k, &d); k++)
-		if (!strcmp(d.name, name))
-			return d.left_out;
-	return 0;
-}
-
-/* Adds to buf the domains run x left out and run y did not, each once, with "(before)" (x is a) or "(after)". */
-static void left_out_only(const struct gmp_trace *x, const struct gmp_trace *y, int second, char *buf, size_t n,
-			  size_t *said)
-{
-	struct gmp_nvtx_domain d;
-	const char *which = second ? "after" : "before";
-	for (size_t k = 0;; k++) {
-		const char *name = NULL;
-		if (k > 0) { /* k 0: the default domain; then x's domains by number */
-			if (!gmp_nvtx_domains__get(x, k - 1, &d))
-				break;
-			name = d.name;
-		}
-		if (!left_out(x, name) || left_out(y, name))
+	for (size_t i = 0; i < nx; i++) {
+		size_t j = 0;
+		while (j < ny && strcmp(x[i], y[j]))
+			j++;
+		if (j < ny)
 			continue;
 		size_t len = strlen(buf); /* what does not fit is cut */
-		snprintf(buf + len, n - len, "%s%s (%s)", (*said)++ ? ", " : "NVTX domains were left out of one run only: ",
-			 name ? name : "the default domain", which);
+		snprintf(buf + len, n - len, "%s%s (%s)", (*said)++ ? ", " : "",
+			 strcmp(x[i], "default") ? x[i] : "the default domain", which);
 	}
 }
 
 const char *gmp_nvtx_domains__differ(const struct gmp_trace *a, const struct gmp_trace *b, char *buf, size_t n)
 {
+	const char *ka[GMP_NVTX_DOMAINS_MAX], *kb[GMP_NVTX_DOMAINS_MAX];
+	size_t na = gmp_nvtx_domains__left_out_keys(a, ka, GMP_NVTX_DOMAINS_MAX);
+	size_t nb = gmp_nvtx_domains__left_out_keys(b, kb, GMP_NVTX_DOMAINS_MAX);
+	char list[768] = "";
 	size_t said = 0;
-	buf[0] = 0;
-	left_out_only(a, b, 0, buf, n, &said);
-	left_out_only(b, a, 1, buf, n, &said);
+	gmp_nvtx_domains__only_in(ka, na, kb, nb, "before", list, sizeof(list), &said);
+	gmp_nvtx_domains__only_in(kb, nb, ka, na, "after", list, sizeof(list), &said);
+	snprintf(buf, n, "%s%s", said ? "NVTX domains were left out of one run only: " : "", list);
 	return buf;
 }

@@ -12,6 +12,9 @@
 
 struct gmp_trace;
 
+/* Domains a profile can name: the collector's 256 and the default one, with room. */
+#define GMP_NVTX_DOMAINS_MAX 264
+
 /* A domain as the profile tells of it. */
 struct gmp_nvtx_domain {
 	const char *name;       /* the trace's (META value) */
@@ -37,6 +40,14 @@ const char *gmp_nvtx_domains__note(const struct gmp_trace *t, char *buf, size_t 
 size_t gmp_nvtx_domains__left_out_keys(const struct gmp_trace *t, const char **out, size_t max);
 /* The domains t left out, as the note lists them ("the default domain, NCCL (4 ranges)"), into buf; "" for none. */
 const char *gmp_nvtx_domains__left_out_names(const struct gmp_trace *t, char *buf, size_t n);
+
+/*
+ * Appends to buf (NUL-terminated, n bytes; what does not fit is cut) each
+ * name of x that y lacks, as "NCCL (which)" ("default" written "the
+ * default domain"), after a comma where *said counts earlier ones.
+ */
+void gmp_nvtx_domains__only_in(const char *const *x, size_t nx, const char *const *y, size_t ny, const char *which,
+			       char *buf, size_t n, size_t *said);
 
 /*
  * Where two runs' profiles left out different NVTX domains (a domain left

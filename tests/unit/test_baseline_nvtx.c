@@ -97,7 +97,7 @@ static void version9_domains(void **state)
 	assert_int_equal(gmp_trace__set_meta(t, "nvtx.domain.1.left_out", "1"), 0);
 	assert_int_equal(gmp_trace__set_meta(t, "nvtx.default.left_out", "0"), 0);
 	assert_string_equal(gmp_baseline__domains_differ(&b, t, buf, sizeof(buf)),
-			    "cuDNN (this run only), default (the baseline's run only)");
+			    "cuDNN (this run only), the default domain (the baseline's run only)");
 	gmp_trace__free(t);
 	gmp_baseline__release(&b);
 	assert_null(b.domains_out);
