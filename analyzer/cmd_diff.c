@@ -342,6 +342,21 @@ static int json(FILE *fp, void *ctx)
 		gmp_jw__obj_end(&jw);
 	}
 	gmp_jw__arr_end(&jw);
+	char note[1024]; /* where the runs left out different NVTX domains: each run's list */
+	if (*gmp_nvtx_domains__differ(ra->trace, rb->trace, note, sizeof(note))) {
+		gmp_jw__key(&jw, "nvtx_domains_left_out");
+		gmp_jw__obj(&jw);
+		for (int k = 0; k < 2; k++) {
+			const char *names[GMP_NVTX_DOMAINS_MAX];
+			size_t n = gmp_nvtx_domains__left_out_keys(k ? rb->trace : ra->trace, names, GMP_NVTX_DOMAINS_MAX);
+			gmp_jw__key(&jw, k ? "after" : "before");
+			gmp_jw__arr(&jw);
+			for (size_t i = 0; i < n; i++)
+				gmp_jw__str(&jw, names[i]);
+			gmp_jw__arr_end(&jw);
+		}
+		gmp_jw__obj_end(&jw);
+	}
 	gmp_jw__ku64(&jw, "leaked_before", gmp_leaked_bytes(ra));
 	gmp_jw__ku64(&jw, "leaked_after", gmp_leaked_bytes(rb));
 	gmp_jw__ku64(&jw, "failed_allocations_before", ra->nfails_total);

@@ -123,6 +123,7 @@ tests/scripts/pool_regions.jsonl tests/scripts/oom.jsonl
 tests/scripts/nvtx_loop_fixed.jsonl tests/scripts/nvtx_loop.jsonl
 $TMPDIR/loop_fix_at.jsonl $TMPDIR/loop_at.jsonl
 tests/scripts/nvtx_marks.jsonl $TMPDIR/marks_worse.jsonl
+$TMPDIR/extras.jsonl tests/scripts/nvtx_ranges.jsonl
 EOF
 "$GMPROF" baseline -o "$D/baseline.0.json" tests/scripts/nvtx_ranges.jsonl &&
 	"$GMPROF" baseline -o "$D/baseline.1.json" tests/data/gpu/simple_multi_copy.gmprof tests/scripts/oom.jsonl &&

@@ -108,6 +108,9 @@ ranges_of "$TMPDIR/in.gmprof" | grep range_push | sed 's/.*"name":"\(.*\)"}/\1/'
 expect_exit 0 "diff of runs that left out different domains" -- "$GMPROF" diff "$TMPDIR/outer.gmprof" "$TMPDIR/in.gmprof"
 sed -n 2p "$TMPDIR/out" | grep -qx '  note: NVTX domains were left out of one run only: gmprof-double (after), gmprof-cross (after); their ranges and marks compare with none' &&
 	ok "  ... a note under its first line" || notok "  ... $(head -3 "$TMPDIR/out")"
+expect_exit 0 "  ... JSON" -- "$GMPROF" diff --format json "$TMPDIR/outer.gmprof" "$TMPDIR/in.gmprof"
+grep -q '"nvtx_domains_left_out":{"before":\[\],"after":\["gmprof-double","gmprof-cross"\]}' "$TMPDIR/out" &&
+	ok "  ... each run's list" || notok "  ... $(grep -o '"nvtx_domains_left_out":[^}]*}' "$TMPDIR/out")"
 expect_exit 0 "  ... Markdown" -- "$GMPROF" diff --format markdown "$TMPDIR/in.gmprof" "$TMPDIR/outer.gmprof"
 grep -qx 'NVTX domains were left out of one run only: gmprof-double (before), gmprof-cross (before); their ranges and marks compare with none.' "$TMPDIR/out" &&
 	ok "  ... a paragraph" || notok "  ... $(head -5 "$TMPDIR/out")"
