@@ -289,12 +289,19 @@ $(REL)/gmprof-bench: $(REL)/benchmarks/harness.o
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(OPT) -o $@ $^ -lm
 
+# NVTX ranges' cost through NVTX's loader, with and without the collector as its tool (the toolkit's nvtx3 headers).
+$(REL)/tools/nvtx_cost: benchmarks/nvtx_cost.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(BASE_CFLAGS) $(OPT) -isystem $(CUDA_HOME)/include -o $@ $< -ldl
+
 # The GPU overhead harness: native vs gmprof object/intra vs compute-sanitizer
 # memcheck, and native peaks of each program's unfixed and fixed builds.
 bench-gpu: all $(REL)/gmprof-bench
 	$(Q)BUILD=$(BUILD) NVCC=$(NVCC) RUNS=$(or $(RUNS),5) SCALE=$(or $(SCALE),1) sh benchmarks/overhead.sh
 
-bench: all $(REL)/gmprof-gen $(REL)/gmprof-bench $(REL)/double/fake_app $(REL)/double/libsanitizer-public.so
+bench: all $(REL)/gmprof-gen $(REL)/gmprof-bench $(REL)/double/fake_app $(REL)/double/libsanitizer-public.so \
+	$(if $(wildcard $(CUDA_HOME)/include/nvtx3/nvToolsExt.h),$(REL)/tools/nvtx_cost)
 	$(Q)BUILD=$(BUILD) sh benchmarks/run-cpu.sh
 
 # ---- the main job ------------------------------------------------------------

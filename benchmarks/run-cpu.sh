@@ -103,6 +103,30 @@ for shape in "pool 10000 400000" "pool 100000 400000" "fresh 100000 200000" "reu
 	rm -f "$W/col.gmprof" "$W/out.gmprof"
 done
 echo
+# NVTX ranges through NVTX's loader: its stubs (no tool), and the collector as its tool
+# (benchmarks/nvtx_cost.c: a framework's range per operator; GPU calls none, so nothing is written).
+if [ -x "$B/tools/nvtx_cost" ]; then
+	echo "| NVTX push and pop, ns a pair (nvtx_cost)             | no tool | collector | collector, library left out |"
+	echo "|------------------------------------------------------|---------|-----------|-----------------------------|"
+	"$B/tools/nvtx_cost" >"$W/nvtx.none"
+	for ex in "" library; do
+		env GMPROF_COLLECTOR="$PWD/$B/libgmprof.so" NVTX_INJECTION64_PATH="$PWD/$B/libgmprof.so" \
+			GMPROF_DOUBLE="$PWD/$B/double/libsanitizer-public.so" \
+			GMPROF_SANITIZER_LIB="$PWD/$B/double/libsanitizer-public.so" GMPROF_PATCH="$W/patches.fatbin" \
+			GMPROF_SUMMARY=0 GMPROF_ONLINE=0 GMPROF_FORCE=1 GMPROF_OUTPUT="$W/nvtx.gmprof" \
+			${ex:+GMPROF_NVTX_DOMAIN_EXCLUDE=$ex} "$B/tools/nvtx_cost" >"$W/nvtx.col$ex"
+	done
+	for shape in "default:the default domain, 4 deep" "under:the same, a library's range open beneath" \
+		"domain:in the library's own domain"; do
+		k=${shape%%:*}
+		printf '| %-52s | %7s | %9s | %27s |\n' "${shape#*:}" "$(awk -v k="$k" '$1 == k { print $2 }' "$W/nvtx.none")" \
+			"$(awk -v k="$k" '$1 == k { print $2 }' "$W/nvtx.col")" "$(awk -v k="$k" '$1 == k { print $2 }' "$W/nvtx.collibrary")"
+	done
+	rm -f "$W/nvtx.gmprof"
+else
+	echo "(no nvtx3 headers in \$CUDA_HOME/include: NVTX's cost not measured)"
+fi
+echo
 echo "addr2line against binutils (goal: at least 5x faster, identical output):"
 echo
 SHAPE=loop BUILD=$BUILD sh benchmarks/addr2line.sh

@@ -227,6 +227,12 @@ static void clean_name(const char *in, char *out, size_t n)
 	const unsigned char *p = (const unsigned char *)in;
 	size_t len = 0;
 	while (*p) {
+		if (*p >= 0x20 && *p < 0x7f) { /* printable ASCII, nearly every name's every byte: no copy call */
+			if (len + 1 >= n)
+				break;
+			out[len++] = (char)*p++;
+			continue;
+		}
 		size_t k = utf8_char(p);
 		const char *c = k ? (const char *)p : "\xef\xbf\xbd";
 		size_t w = k ? k : 3;

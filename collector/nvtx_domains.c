@@ -69,9 +69,11 @@ static int chosen(const char *name)
 	return !listed(o->nvtx_domain_exclude, name);
 }
 
-void nvtx_domains_init(void)
+int nvtx_domains_init(void)
 {
-	__atomic_store_n(&default_recorded, chosen("default"), __ATOMIC_RELAXED);
+	int rec = chosen("default");
+	__atomic_store_n(&default_recorded, rec, __ATOMIC_RELAXED);
+	return rec;
 }
 
 /* The entry of name (clean UTF-8), made where there is none; NULL when the table is full or out of memory. */

@@ -82,6 +82,21 @@ static uint64_t next_id, open_gen; /* next_id: the last id given (atomic); open_
 				    (atomic, written under open_lock) */
 static int warned_open;
 
+static int default_kept = 1; /* the default domain's ranges and marks recorded (atomic; set before a slot is) */
+
+/*
+ * Whether domain dom's ranges and marks are recorded (nvtx_domains.c), and
+ * a named domain's range (mark 0) or mark counted: the default domain's,
+ * every framework's range per operator, takes neither call.
+ */
+static inline int kept(const void *dom, int mark)
+{
+	if (!dom)
+		return __atomic_load_n(&default_kept, __ATOMIC_RELAXED);
+	nvtx_domain_count(dom, mark);
+	return nvtx_domain_recorded(dom);
+}
+
 static void range_name(int32_t type, const void *message, char *buf)
 {
 	const char *n = type == GMP_NVTX_MESSAGE_ASCII || type == GMP_NVTX_MESSAGE_UNICODE ||
@@ -104,8 +119,7 @@ static int level(const void *dom, unsigned k)
 
 static int push(const void *dom, int32_t type, const void *message)
 {
-	nvtx_domain_count(dom, 0);
-	if (!nvtx_domain_recorded(dom))
+	if (!kept(dom, 0))
 		return NO_TRACKING; /* a domain left out (GMPROF_NVTX_DOMAIN_*): its stack is its own, not kept */
 	unsigned d = tr.depth++;
 	tr.gen++;
@@ -146,7 +160,7 @@ static void take_out(unsigned k)
 
 static int pop(const void *dom)
 {
-	if (!nvtx_domain_recorded(dom))
+	if (dom ? !nvtx_domain_recorded(dom) : !__atomic_load_n(&default_kept, __ATOMIC_RELAXED))
 		return NO_TRACKING; /* as push: not kept */
 	if (!tr.depth)
 		return -1; /* NVTX's answer to a pop with nothing pushed */
@@ -215,8 +229,7 @@ static int domain_range_pop(void *domain)
  */
 static void mark(const void *dom, int32_t type, const void *message)
 {
-	nvtx_domain_count(dom, 1);
-	if (!nvtx_domain_recorded(dom))
+	if (!kept(dom, 1))
 		return; /* a domain left out (GMPROF_NVTX_DOMAIN_*) */
 	char name[RANGE_NAME];
 	range_name(type, message, name);
@@ -258,8 +271,7 @@ static void domain_mark_ex(void *domain, const struct gmp_nvtx_event_attr *a)
 /* A process's range begins: its id, for the end (never 0; ids are the process's, whatever the domain). */
 static uint64_t start(const void *dom, int32_t type, const void *message)
 {
-	nvtx_domain_count(dom, 0);
-	if (!nvtx_domain_recorded(dom)) /* a domain left out (GMPROF_NVTX_DOMAIN_*): an id, and no range */
+	if (!kept(dom, 0)) /* a domain left out (GMPROF_NVTX_DOMAIN_*): an id, and no range */
 		return __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	char name[RANGE_NAME];
 	range_name(type, message, name);
@@ -463,7 +475,7 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 		get_export_table ? get_export_table(GMP_NVTX_ETID_CALLBACKS) : NULL;
 	if (!cb || cb->struct_size < sizeof(*cb) || !cb->get_module_function_table)
 		return 1; /* no ranges, and the memory extension still loads */
-	nvtx_domains_init();
+	__atomic_store_n(&default_kept, nvtx_domains_init(), __ATOMIC_RELAXED);
 	static const int core[] = { GMP_NVTX_CBID_CORE_RANGE_PUSH_EX,  GMP_NVTX_CBID_CORE_RANGE_PUSH_A,
 				    GMP_NVTX_CBID_CORE_RANGE_PUSH_W,   GMP_NVTX_CBID_CORE_RANGE_POP,
 				    GMP_NVTX_CBID_CORE_RANGE_START_EX, GMP_NVTX_CBID_CORE_RANGE_START_A,
