@@ -46,17 +46,31 @@ static size_t count;                      /* entries (written under lock, read a
 static int default_recorded = 1;          /* set once, by nvtx_domains_init */
 static int warned_full;
 
+/* The next name of a comma-separated list at *p, spaces around it left out, into [*a, *b); 0 at the list's end. */
+static int next_name(const char **p, const char **a, const char **b)
+{
+	if (!**p)
+		return 0;
+	const char *e = strchr(*p, ',');
+	const char *end = e ? e : *p + strlen(*p);
+	*a = *p;
+	*b = end;
+	while (*a < *b && **a == ' ')
+		(*a)++;
+	while (*b > *a && (*b)[-1] == ' ')
+		(*b)--;
+	*p = e ? e + 1 : end;
+	return 1;
+}
+
 /* Whether name is one of list's comma-separated names. */
 static int listed(const char *list, const char *name)
 {
 	size_t n = strlen(name);
-	for (const char *p = list; *p;) {
-		const char *e = strchr(p, ',');
-		size_t k = e ? (size_t)(e - p) : strlen(p);
-		if (k == n && !memcmp(p, name, n))
+	const char *a, *b;
+	for (const char *p = list; next_name(&p, &a, &b);)
+		if ((size_t)(b - a) == n && !memcmp(a, name, n))
 			return 1;
-		p += k + (e != NULL);
-	}
 	return 0;
 }
 
@@ -138,10 +152,40 @@ void nvtx_domain_count(const void *handle, int mark)
 		__atomic_add_fetch(mark ? &d->marks : &d->ranges, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * At exit: the names of the option's list (var) that no domain the program
+ * made has, said in one line with those it made: a name mistyped leaves
+ * nothing out (or, in an include list, everything).
+ */
+static void unmade(const char *var, const char *list, size_t n)
+{
+	char missing[512] = "", made[512] = "";
+	const char *a, *b;
+	for (const char *p = list; next_name(&p, &a, &b);) {
+		size_t k = (size_t)(b - a), i = 0;
+		while (i < n && (strlen(table[i]->name) != k || memcmp(table[i]->name, a, k)))
+			i++;
+		if (!k || (k == 7 && !memcmp(a, "default", 7)) || i < n)
+			continue;
+		size_t len = strlen(missing); /* what does not fit is cut */
+		snprintf(missing + len, sizeof(missing) - len, "%s'%.*s'", len ? ", " : "", (int)k, a);
+	}
+	if (!*missing)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(made);
+		snprintf(made + len, sizeof(made) - len, "%s%s", i ? ", " : "", table[i]->name);
+	}
+	rec_say("%s names %s, but the program made no NVTX domain of that name (%s%s)", var, missing,
+		n ? "it made " : "it made none", made);
+}
+
 void nvtx_domains_meta(void)
 {
 	size_t n = __atomic_load_n(&count, __ATOMIC_ACQUIRE), k = 0;
 	char key[64], v[32];
+	unmade("GMPROF_NVTX_DOMAIN_INCLUDE", gmp_col.opts.nvtx_domain_include, n);
+	unmade("GMPROF_NVTX_DOMAIN_EXCLUDE", gmp_col.opts.nvtx_domain_exclude, n);
 	if (!__atomic_load_n(&default_recorded, __ATOMIC_RELAXED))
 		rec_meta("nvtx.default.left_out", "1");
 	for (size_t i = 0; i < n; i++) {

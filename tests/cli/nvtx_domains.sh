@@ -96,6 +96,19 @@ collect "GMPROF_NVTX_DOMAIN_INCLUDE=default,gmprof-double" "$TMPDIR/in2.gmprof" 
 	GMP_DOUBLE_NVTX_CROSS=outer GMPROF_NVTX_DOMAIN_INCLUDE=default,gmprof-double
 ranges_of "$TMPDIR/in2.gmprof" | diff -u "$TMPDIR/ways.jsonl" - >"$TMPDIR/diff" &&
 	ok "  ... the profile's ranges are the script's" || { notok "  ... they differ"; cat "$TMPDIR/diff"; }
+# Spaces around the names are not theirs; a name no domain has is said at exit, with the domains made.
+collect "GMPROF_NVTX_DOMAIN_INCLUDE=' default , gmprof-double '" "$TMPDIR/in3.gmprof" "$TMPDIR/ways.jsonl" \
+	GMP_DOUBLE_NVTX_CROSS=outer "GMPROF_NVTX_DOMAIN_INCLUDE= default , gmprof-double "
+ranges_of "$TMPDIR/in3.gmprof" | diff -u "$TMPDIR/ways.jsonl" - >"$TMPDIR/diff" &&
+	ok "  ... the profile's ranges are the script's" || { notok "  ... they differ"; cat "$TMPDIR/diff"; }
+collect "GMPROF_NVTX_DOMAIN_EXCLUDE=gmprof-crosss (a name mistyped)" "$TMPDIR/typo.gmprof" "$TMPDIR/ways.jsonl" \
+	GMP_DOUBLE_NVTX_CROSS=outer GMPROF_NVTX_DOMAIN_EXCLUDE=default,gmprof-crosss
+expect_stderr_line "^gmprof: GMPROF_NVTX_DOMAIN_EXCLUDE names 'gmprof-crosss', but the program made no NVTX domain of that name (it made gmprof-double, gmprof-cross)$" \
+	"  ... said at exit, in one line"
+collect "GMPROF_NVTX_DOMAIN_INCLUDE=NCCL in a program without NVTX" "$TMPDIR/none.gmprof" tests/scripts/figure2.jsonl \
+	GMPROF_NVTX_DOMAIN_INCLUDE=NCCL
+expect_stderr_line "^gmprof: GMPROF_NVTX_DOMAIN_INCLUDE names 'NCCL', but the program made no NVTX domain of that name (it made none)$" \
+	"  ... said"
 collect "GMPROF_NVTX_DOMAIN_INCLUDE=default" "$TMPDIR/in.gmprof" "$TMPDIR/ways.jsonl" \
 	GMP_DOUBLE_NVTX_CROSS=outer GMPROF_NVTX_DOMAIN_INCLUDE=default
 ranges_of "$TMPDIR/in.gmprof" | grep range_push | sed 's/.*"name":"\(.*\)"}/\1/' | tr '\n' ' ' | grep -qx 'a b c ' &&
