@@ -12,11 +12,12 @@
  * others without one).
  *
  * GMPROF_NVTX_DOMAIN_INCLUDE and GMPROF_NVTX_DOMAIN_EXCLUDE (comma lists
- * of names, "default" the default domain; one of them at most) say whose
- * ranges and marks the profile gets: those of a domain left out are not
- * recorded at all, which, with a stack of its own, changes no other
- * domain's.  At exit the profile says which domains made ranges or marks,
- * and which were left out (META nvtx.domain.K.*: nvtx_domains_meta).
+ * of names, spaces around each ignored, "default" the default domain; one
+ * of them at most) say whose ranges and marks the profile gets: those of
+ * a domain left out are not recorded at all, which, with a stack of its
+ * own, changes no other domain's.  At exit the profile says which domains
+ * made ranges or marks, and which were left out (META nvtx.domain.K.*:
+ * nvtx_domains_meta), and a line names those of a list no domain had.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
