@@ -49,18 +49,20 @@ expect_exit 0 "  ... on three threads" -- env GMP_DOUBLE_NVTX_CROSS=1 GMPROF_OUT
 "$GMPROF" dump "$TMPDIR/cross.gmprof" 2>/dev/null | grep -c '"name":"crossing"' | grep -qx 0 &&
 	ok "  ... and the other domain's ranges, around no GPU call, are not written" ||
 	notok "  ... $("$GMPROF" dump "$TMPDIR/cross.gmprof" 2>/dev/null | grep -m3 crossing)"
-# The deep script: ranges nested deeper than the 32 named, crossed at every change.
+# The deep script: ranges nested deeper than the 48 whose names the collector keeps (a profile's
+# paths hold the outermost 32), crossed at every change: the crossing range, pushed past the 48th,
+# comes into the names kept when the 48th is popped from under it.
 {
-	for i in $(seq 1 40); do
+	for i in $(seq 1 52); do
 		echo "{\"op\":\"range_push\",\"name\":\"r$i\"}"
 		echo "{\"op\":\"alloc\",\"addr\":\"$(printf '0x%x' $((i * 4096)))\",\"size\":64}"
 	done
-	for i in $(seq 1 40); do
+	for i in $(seq 1 52); do
 		echo '{"op":"range_pop"}'
-		echo "{\"op\":\"free\",\"addr\":\"$(printf '0x%x' $(((41 - i) * 4096)))\"}"
+		echo "{\"op\":\"free\",\"addr\":\"$(printf '0x%x' $(((53 - i) * 4096)))\"}"
 	done
 } >"$TMPDIR/deep.jsonl"
-collect "ranges nested 40 deep, crossed by another domain's" "$TMPDIR/deep-x.gmprof" "$TMPDIR/deep.jsonl" GMP_DOUBLE_NVTX_CROSS=1
+collect "ranges nested 52 deep, crossed by another domain's" "$TMPDIR/deep-x.gmprof" "$TMPDIR/deep.jsonl" GMP_DOUBLE_NVTX_CROSS=1
 collect "  ... and not crossed" "$TMPDIR/deep.gmprof" "$TMPDIR/deep.jsonl"
 ranges_of "$TMPDIR/deep.gmprof" >"$TMPDIR/deep.want"
 ranges_of "$TMPDIR/deep-x.gmprof" | diff -u "$TMPDIR/deep.want" - >"$TMPDIR/diff" &&
