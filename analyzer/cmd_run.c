@@ -90,6 +90,8 @@ static const char usage[] =
 	"      --nvtx-domain-include LIST  record the NVTX ranges and marks of these domains\n"
 	"                           only (a comma list; \"default\" names the default domain)\n"
 	"      --nvtx-domain-exclude LIST  record those of every domain but these (NCCL)\n"
+	"      --nvtx-domain-names  record a named domain's ranges and marks as DOMAIN:NAME\n"
+	"                           (\"NCCL:ncclAllReduce\": select them with --ranges 'NCCL:*')\n"
 	"  -h, --help               show this help\n"
 	"\n"
 	"Exit status: the program's own when it fails; else 1 when --fail-on matched;\n"
@@ -409,7 +411,7 @@ int cmd_run(int argc, char **argv)
 {
 	enum { O_FORCE = OPT_CMD_BASE, O_MODE, O_SAMPLE, O_KERNELS, O_DEPTH, O_HARVEST, O_SANLIB,
 	       O_FAILON, O_TOP, O_SUPPRESS, O_ALLOCFN, O_KFROM, O_KTOP, O_CAPTURE, O_NOCACHE,
-	       O_NVTX_NUMBERS, O_NVTX_STRIP, O_DOMAINS_IN, O_DOMAINS_OUT };
+	       O_NVTX_NUMBERS, O_NVTX_STRIP, O_DOMAINS_IN, O_DOMAINS_OUT, O_DOMAIN_NAMES };
 	static const struct option longopts[] = {
 		{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, O_FORCE },
 		{ "mode", required_argument, 0, O_MODE }, { "kernel-sample", required_argument, 0, O_SAMPLE },
@@ -422,6 +424,7 @@ int cmd_run(int argc, char **argv)
 		{ "nvtx-numbers", no_argument, 0, O_NVTX_NUMBERS }, { "nvtx-strip", required_argument, 0, O_NVTX_STRIP },
 		{ "nvtx-domain-include", required_argument, 0, O_DOMAINS_IN },
 		{ "nvtx-domain-exclude", required_argument, 0, O_DOMAINS_OUT },
+		{ "nvtx-domain-names", no_argument, 0, O_DOMAIN_NAMES },
 		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	struct run_opts o = { .output = "gmprof.%p.gmprof", .top = 10, .kernels_top = 5 };
@@ -491,6 +494,7 @@ int cmd_run(int argc, char **argv)
 			break;
 		}
 		case O_NVTX_NUMBERS: o.nvtx_numbers = 1; break;
+		case O_DOMAIN_NAMES: o.domain_names = 1; break;
 		case O_NVTX_STRIP: {
 			int ex = gmp_cli__nvtx_strip("run", optarg);
 			if (ex)

@@ -20,6 +20,7 @@ int gmp_run__set_env(const struct run_opts *o, const char *collector)
 		{ "GMPROF_DEPTH", o->depth }, { "GMPROF_HARVEST", o->harvest },
 		{ "GMPROF_SANITIZER_LIB", o->sanlib }, { "GMPROF_CAPTURE", o->capture },
 		{ "GMPROF_NVTX_DOMAIN_INCLUDE", o->domains_in }, { "GMPROF_NVTX_DOMAIN_EXCLUDE", o->domains_out },
+		{ "GMPROF_NVTX_DOMAIN_NAMES", o->domain_names ? "1" : NULL },
 		/* Each tensor an allocation of its own (frameworks.c names the pools that hide them). */
 		{ "PYTORCH_NO_CUDA_MEMORY_CACHING", o->no_caching ? "1" : NULL },
 		{ "TF_GPU_ALLOCATOR", o->no_caching ? "cuda_malloc_async" : NULL },

@@ -24,6 +24,7 @@ struct run_opts {
 	int no_caching;            /* --no-caching */
 	const char *nvtx_strip;    /* --nvtx-strip, for the summary */
 	int nvtx_numbers;          /* --nvtx-numbers */
+	int domain_names;          /* --nvtx-domain-names */
 	uint32_t fail_on, top;
 };
 

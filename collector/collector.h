@@ -405,6 +405,12 @@ void nvtx_domain_destroy(void *domain);
 int nvtx_domains_init(void);
 /* Whether the domain's ranges and marks go to the profile (GMPROF_NVTX_DOMAIN_INCLUDE/EXCLUDE); NULL: the default. */
 int nvtx_domain_recorded(const void *domain);
+/*
+ * "NCCL:" into buf, to go before the names of domain's ranges and marks
+ * (GMPROF_NVTX_DOMAIN_NAMES): its name cut to whole characters to fit n
+ * bytes with the colon and a NUL.  Its length; 0 ("") for the default domain.
+ */
+size_t nvtx_domain_prefix(const void *domain, char *buf, size_t n);
 /* A range pushed or begun (mark 0) or a mark made (1) in the domain, recorded or not. */
 void nvtx_domain_count(const void *domain, int mark);
 /* At exit, lock held: which domains made ranges or marks, and which were left out (META nvtx.domain.K.*). */

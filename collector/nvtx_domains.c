@@ -146,6 +146,24 @@ int nvtx_domain_recorded(const void *handle)
 	return d ? d->recorded : __atomic_load_n(&default_recorded, __ATOMIC_RELAXED);
 }
 
+size_t nvtx_domain_prefix(const void *handle, char *buf, size_t n)
+{
+	const struct domain *d = entry(handle);
+	size_t len = d ? strlen(d->name) : 0;
+	buf[0] = 0;
+	if (!len || n < 3)
+		return 0;
+	if (len > n - 2) { /* room for the colon and the NUL: cut at a character's start */
+		len = n - 2;
+		while (len && ((unsigned char)d->name[len] & 0xc0) == 0x80)
+			len--;
+	}
+	memcpy(buf, d->name, len);
+	buf[len] = ':';
+	buf[len + 1] = 0;
+	return len + 1;
+}
+
 void nvtx_domain_count(const void *handle, int mark)
 {
 	struct domain *d = entry(handle);

@@ -97,13 +97,15 @@ static inline int kept(const void *dom, int mark)
 	return nvtx_domain_recorded(dom);
 }
 
-static void range_name(int32_t type, const void *message, char *buf)
+/* A range's or mark's name into buf: its domain's name and a colon first where GMPROF_NVTX_DOMAIN_NAMES asks. */
+static void range_name(const void *dom, int32_t type, const void *message, char *buf)
 {
+	size_t pre = dom && gmp_col.opts.nvtx_domain_names ? nvtx_domain_prefix(dom, buf, RANGE_NAME / 2) : 0;
 	const char *n = type == GMP_NVTX_MESSAGE_ASCII || type == GMP_NVTX_MESSAGE_UNICODE ||
 					type == GMP_NVTX_MESSAGE_REGISTERED
-				? nvtx_name((uint32_t)type, message, buf, RANGE_NAME) : NULL;
+				? nvtx_name((uint32_t)type, message, buf + pre, RANGE_NAME - pre) : NULL;
 	if (!n || !*n)
-		snprintf(buf, RANGE_NAME, "(unnamed)");
+		snprintf(buf + pre, RANGE_NAME - pre, "(unnamed)");
 }
 
 /* The level of a range at index k of the stack in its domain: how many of the domain's are below it. */
@@ -128,7 +130,7 @@ static int push(const void *dom, int32_t type, const void *message)
 		tr.in_domains += dom != NULL;
 	}
 	if (d < RANGE_KEPT) {
-		range_name(type, message, tr.name[d]);
+		range_name(dom, type, message, tr.name[d]);
 		tr.tok[d] = ++tr.pushes;
 		/*
 		 * Ordered among the process's ranges: until one is begun, a push
@@ -232,7 +234,7 @@ static void mark(const void *dom, int32_t type, const void *message)
 	if (!kept(dom, 1))
 		return; /* a domain left out (GMPROF_NVTX_DOMAIN_*) */
 	char name[RANGE_NAME];
-	range_name(type, message, name);
+	range_name(dom, type, message, name);
 	uint32_t tid = rec_tid();
 	pthread_mutex_lock(&gmp_col.lock);
 	if (gmp_col.active && !gmp_col.closed && !gmp_col.write_failed) {
@@ -274,7 +276,7 @@ static uint64_t start(const void *dom, int32_t type, const void *message)
 	if (!kept(dom, 0)) /* a domain left out (GMPROF_NVTX_DOMAIN_*): an id, and no range */
 		return __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 	char name[RANGE_NAME];
-	range_name(type, message, name);
+	range_name(dom, type, message, name);
 	uint64_t seq = __atomic_fetch_add(&range_seq, 1, __ATOMIC_RELAXED);
 	int say = 0;
 	pthread_mutex_lock(&open_lock);

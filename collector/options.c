@@ -231,6 +231,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	    str_opt(get, "GMPROF_NVTX_STRIP", o->nvtx_strip, sizeof(o->nvtx_strip), err, n) ||
 	    str_opt(get, "GMPROF_NVTX_DOMAIN_INCLUDE", o->nvtx_domain_include, sizeof(o->nvtx_domain_include), err, n) ||
 	    str_opt(get, "GMPROF_NVTX_DOMAIN_EXCLUDE", o->nvtx_domain_exclude, sizeof(o->nvtx_domain_exclude), err, n) ||
+	    bool_opt(get, "GMPROF_NVTX_DOMAIN_NAMES", &o->nvtx_domain_names, err, n) ||
 	    choice_opt(get, "GMPROF_HARVEST", CHOICES("deferred", "launch"), &o->harvest, err, n) ||
 	    u32_opt(get, "GMPROF_POOL", 1, 1u << 20, &o->pool, err, n) ||
 	    u32_opt(get, "GMPROF_GRANULARITY", 1, 1u << 20, &o->gran, err, n) ||

@@ -94,6 +94,8 @@ struct gmp_opts {
 	char nvtx_domain_include[1024]; /* GMPROF_NVTX_DOMAIN_INCLUDE: only these NVTX domains' ranges and marks
 					   recorded, a comma list ("default": the default domain) ("": all) */
 	char nvtx_domain_exclude[1024]; /* GMPROF_NVTX_DOMAIN_EXCLUDE: these domains' left out ("": none) */
+	int nvtx_domain_names;   /* GMPROF_NVTX_DOMAIN_NAMES: a named domain's ranges and marks recorded as
+				    "DOMAIN:name" (0) */
 	int harvest;             /* GMPROF_HARVEST: deferred | launch (deferred) */
 	uint32_t pool;           /* GMPROF_POOL: launch buffers before a forced harvest (256) */
 	uint32_t gran;           /* GMPROF_GRANULARITY: bitmap bytes per bit, power of 2 (4) */

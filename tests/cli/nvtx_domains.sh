@@ -77,6 +77,27 @@ expect_exit 0 "  ... report" -- "$GMPROF" report "$TMPDIR/outer.gmprof"
 grep -qx '  NVTX domains besides the default: gmprof-double (1 range), gmprof-cross (1 range)' "$TMPDIR/out" &&
 	ok "  ... the domains named under the range table" || notok "  ... $(grep -A12 '^Memory by NVTX' "$TMPDIR/out")"
 
+# GMPROF_NVTX_DOMAIN_NAMES (gmprof run --nvtx-domain-names): a named domain's ranges and marks are
+# recorded as DOMAIN:NAME (nsys's way), so a glob selects a library's; the default domain's as given.
+collect "GMPROF_NVTX_DOMAIN_NAMES=1" "$TMPDIR/dn.gmprof" "$TMPDIR/ways.jsonl" GMP_DOUBLE_NVTX_CROSS=outer GMPROF_NVTX_DOMAIN_NAMES=1
+ranges_of "$TMPDIR/dn.gmprof" | grep range_push | sed 's/.*"name":"\(.*\)"}/\1/' | tr '\n' ' ' |
+	grep -qx 'gmprof-cross:library a b c gmprof-double:d ' && ok "  ... each named domain's ranges prefixed" ||
+	notok "  ... $(ranges_of "$TMPDIR/dn.gmprof" | grep range_push)"
+expect_exit 0 "  ... report --ranges '*gmprof-double:*'" -- "$GMPROF" report --ranges '*gmprof-double:*' "$TMPDIR/dn.gmprof"
+grep -q "^Findings: 2 (of the objects allocated in NVTX ranges matching '\*gmprof-double:\*')" "$TMPDIR/out" &&
+	grep -q '^     allocated by ALLOC (stream 0, #4) .* in gmprof-cross:library > a > b > c > gmprof-double:d$' "$TMPDIR/out" &&
+	ok "  ... selects the findings of what the library's range allocated" || notok "  ... $(grep -A4 '^Findings' "$TMPDIR/out")"
+collect "  ... marks" "$TMPDIR/dnm.gmprof" tests/scripts/nvtx_marks.jsonl GMPROF_NVTX_DOMAIN_NAMES=1
+"$GMPROF" dump "$TMPDIR/dnm.gmprof" 2>/dev/null | grep '"op":"mark"' | sed 's/.*"name":"\([^"]*\)".*/\1/' | tr '\n' ' ' |
+	grep -qx 'start loaded epoch gmprof-double:epoch gmprof-double:epoch done ' && ok "  ... the domain's marks prefixed" ||
+	notok "  ... $("$GMPROF" dump "$TMPDIR/dnm.gmprof" 2>/dev/null | grep '"op":"mark"')"
+# A domain's name longer than half a range's 95 bytes is cut at a character's start (45 a's, then an é).
+long=$(printf 'a%.0s' $(seq 1 45))$(printf '\303\251')-and-more-of-the-name
+collect "  ... a long domain name" "$TMPDIR/dnl.gmprof" "$TMPDIR/ways.jsonl" GMP_DOUBLE_NVTX_CROSS=outer \
+	"GMP_DOUBLE_NVTX_CROSS_NAME=$long" GMPROF_NVTX_DOMAIN_NAMES=1
+ranges_of "$TMPDIR/dnl.gmprof" | head -1 | grep -qx "{\"op\":\"range_push\",\"name\":\"$(printf 'a%.0s' $(seq 1 45)):library\"}" &&
+	ok "  ... cut before the é, whole" || notok "  ... $(ranges_of "$TMPDIR/dnl.gmprof" | head -1)"
+
 # Left out: the domain's ranges are not recorded, and the others are as they were.
 collect "GMPROF_NVTX_DOMAIN_EXCLUDE=gmprof-cross" "$TMPDIR/ex.gmprof" "$TMPDIR/ways.jsonl" \
 	GMP_DOUBLE_NVTX_CROSS=outer GMPROF_NVTX_DOMAIN_EXCLUDE=gmprof-cross
@@ -225,6 +246,11 @@ expect_exit 0 "gmprof run --nvtx-domain-include, the environment's exclude list 
 	-o "$TMPDIR/run.gmprof" -- env GMP_DOUBLE_NVTX_CROSS=outer "$FAKE" "$TMPDIR/ways.jsonl"
 ranges_of "$TMPDIR/run.gmprof" | grep range_push | sed 's/.*"name":"\(.*\)"}/\1/' | tr '\n' ' ' | grep -qx 'a b c ' &&
 	ok "  ... the default domain's ranges only" || notok "  ... $(ranges_of "$TMPDIR/run.gmprof" | grep range_push)"
+rm -f "$TMPDIR/run.gmprof"
+expect_exit 0 "gmprof run --nvtx-domain-names" -- "$GMPROF" run --sanitizer-lib "$GMPROF_SANITIZER_LIB" --top 0 \
+	--nvtx-domain-names -o "$TMPDIR/run.gmprof" -- env GMP_DOUBLE_NVTX_CROSS=outer "$FAKE" "$TMPDIR/ways.jsonl"
+ranges_of "$TMPDIR/run.gmprof" | head -1 | grep -qx '{"op":"range_push","name":"gmprof-cross:library"}' &&
+	ok "  ... the names prefixed" || notok "  ... $(ranges_of "$TMPDIR/run.gmprof" | head -1)"
 expect_exit 2 "gmprof run with both" -- "$GMPROF" run --nvtx-domain-include a --nvtx-domain-exclude b -- sh -c "touch '$TMPDIR/ran'"
 expect_stderr_line "give --nvtx-domain-include or --nvtx-domain-exclude, not both" "  ... in one sentence"
 expect_exit 2 "gmprof run with an empty list" -- "$GMPROF" run --nvtx-domain-exclude '' -- sh -c "touch '$TMPDIR/ran'"

@@ -213,13 +213,14 @@ int double_nvtx_mark(const struct gmp_trace *t, const struct gmp_mark *m, size_t
 	return 0;
 }
 
-/* A second library's domain, for GMP_DOUBLE_NVTX_CROSS (double_nvtx_ranges). */
+/* A second library's domain, for GMP_DOUBLE_NVTX_CROSS (double_nvtx_ranges): "gmprof-cross", or GMP_DOUBLE_NVTX_CROSS_NAME. */
 static nvtxDomainHandle_t cross_domain(void)
 {
 	static nvtxDomainHandle_t made;
 	nvtxDomainHandle_t domain = __atomic_load_n(&made, __ATOMIC_ACQUIRE);
 	if (!domain) {
-		domain = nvtxDomainCreateA("gmprof-cross");
+		const char *name = getenv("GMP_DOUBLE_NVTX_CROSS_NAME"); /* another name (a long one) */
+		domain = nvtxDomainCreateA(name ? name : "gmprof-cross");
 		__atomic_store_n(&made, domain, __ATOMIC_RELEASE); /* the same handle, made again or not */
 	}
 	return domain;
