@@ -91,7 +91,7 @@ static const char usage[] =
 	"                           only (a comma list; \"default\" names the default domain)\n"
 	"      --nvtx-domain-exclude LIST  record those of every domain but these (NCCL)\n"
 	"      --nvtx-domain-names  record a named domain's ranges and marks as DOMAIN:NAME\n"
-	"                           (\"NCCL:ncclAllReduce\": select them with --ranges 'NCCL:*')\n"
+	"                           (\"NCCL:ncclAllReduce\": report --ranges '*NCCL:*' selects them)\n"
 	"  -h, --help               show this help\n"
 	"\n"
 	"Exit status: the program's own when it fails; else 1 when --fail-on matched;\n"
