@@ -12,17 +12,10 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "baseline_cases.h"
 #include "support.h"
 
 #include "gmprof/trace.h"
-
-static void parse(const char *json, struct gmp_baseline *b)
-{
-	char err[160];
-	int rc = gmp_baseline__parse(json, strlen(json), b, err, sizeof(err));
-	if (rc)
-		fail_msg("parse: %s", err);
-}
 
 /* A run on the devices given, with their peaks. */
 static void run(struct gmp_result *r, struct gmp_device_summary *ds, size_t n)
@@ -33,13 +26,6 @@ static void run(struct gmp_result *r, struct gmp_device_summary *ds, size_t n)
 	for (size_t i = 0; i < n; i++)
 		r->peak_bytes = ds[i].peak_bytes > r->peak_bytes ? ds[i].peak_bytes : r->peak_bytes;
 }
-
-static const char v3[] =
-	"{\"gmprof_baseline\":3,\"peak_bytes\":4000,\"leaked_bytes\":0,\"peaks\":["
-	"{\"input\":\"prof.0.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[{\"site\":\"a.cu:1\",\"bytes\":600},"
-	"{\"site\":\"a.cu:1\",\"bytes\":400}]},"
-	"{\"input\":\"prof.0.gmprof\",\"device\":1,\"peak_bytes\":4000,\"peak_sites\":[]},"
-	"{\"input\":\"prof.1.gmprof\",\"device\":0,\"peak_bytes\":2000,\"peak_sites\":[]}],\"findings\":[]}";
 
 static void version3_by_name(void **state)
 {

@@ -10,25 +10,10 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "baseline_cases.h"
 #include "support.h"
 
 #include "gmprof/trace.h"
-
-static void parse(const char *json, struct gmp_baseline *b)
-{
-	char err[160];
-	int rc = gmp_baseline__parse(json, strlen(json), b, err, sizeof(err));
-	if (rc)
-		fail_msg("parse: %s", err);
-}
-
-/* A version 3 baseline: neither ranges nor marks. */
-static const char v3[] =
-	"{\"gmprof_baseline\":3,\"peak_bytes\":4000,\"leaked_bytes\":0,\"peaks\":["
-	"{\"input\":\"prof.0.gmprof\",\"device\":0,\"peak_bytes\":1000,\"peak_sites\":[{\"site\":\"a.cu:1\",\"bytes\":600},"
-	"{\"site\":\"a.cu:1\",\"bytes\":400}]},"
-	"{\"input\":\"prof.0.gmprof\",\"device\":1,\"peak_bytes\":4000,\"peak_sites\":[]},"
-	"{\"input\":\"prof.1.gmprof\",\"device\":0,\"peak_bytes\":2000,\"peak_sites\":[]}],\"findings\":[]}";
 
 static void version8_names(void **state)
 {
@@ -64,7 +49,7 @@ static void version8_names(void **state)
 	assert_int_equal(gmp_baseline__same_names(&b, 0, "x", why, sizeof(why)), 0);
 	assert_string_equal(why, "its run's NVTX names were not folded, and this check folds them (--nvtx-strip 'x')");
 	gmp_baseline__release(&b);
-	parse(v3, &b); /* neither ranges nor marks (the file's version 3 baseline): nothing to fold alike */
+	parse(v3, &b); /* neither ranges nor marks (baseline_cases.h's version 3): nothing to fold alike */
 	assert_int_equal(gmp_baseline__same_names(&b, 1, "x", why, sizeof(why)), 1);
 	gmp_baseline__release(&b);
 }
