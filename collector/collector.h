@@ -401,8 +401,10 @@ void nvtx_ranges_in_child(void);
 void *nvtx_domain_create_a(const char *name);
 void *nvtx_domain_create_w(const wchar_t *name);
 void nvtx_domain_destroy(void *domain);
-/* Once the options are read, before the first NVTX call: whether the default domain is recorded (1 or 0). */
-int nvtx_domains_init(void);
+/* Once the options are read, before the first NVTX call: sets nvtx_default_recorded. */
+void nvtx_domains_init(void);
+/* Whether the default domain's ranges and marks are recorded (atomic; read on every push of it, no call). */
+extern int nvtx_default_recorded;
 /* Whether the domain's ranges and marks go to the profile (GMPROF_NVTX_DOMAIN_INCLUDE/EXCLUDE); NULL: the default. */
 int nvtx_domain_recorded(const void *domain);
 /*

@@ -44,7 +44,7 @@ struct domain {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct domain *table[MAX_DOMAINS]; /* owned: every entry, until the process ends; in creation order */
 static size_t count;                      /* entries (written under lock, read atomically) */
-static int default_recorded = 1;          /* set once, by nvtx_domains_init */
+int nvtx_default_recorded = 1;            /* atomic: set once, by nvtx_domains_init (collector.h) */
 static int warned_full;
 
 /* The next name of a comma-separated list at *p, spaces around it left out, into [*a, *b); 0 at the list's end. */
@@ -84,11 +84,9 @@ static int chosen(const char *name)
 	return !listed(o->nvtx_domain_exclude, name);
 }
 
-int nvtx_domains_init(void)
+void nvtx_domains_init(void)
 {
-	int rec = chosen("default");
-	__atomic_store_n(&default_recorded, rec, __ATOMIC_RELAXED);
-	return rec;
+	__atomic_store_n(&nvtx_default_recorded, chosen("default"), __ATOMIC_RELAXED);
 }
 
 /* The entry of name (clean UTF-8), made where there is none; NULL when the table is full or out of memory. */
@@ -143,7 +141,7 @@ static struct domain *entry(const void *handle)
 int nvtx_domain_recorded(const void *handle)
 {
 	const struct domain *d = entry(handle);
-	return d ? d->recorded : __atomic_load_n(&default_recorded, __ATOMIC_RELAXED);
+	return d ? d->recorded : __atomic_load_n(&nvtx_default_recorded, __ATOMIC_RELAXED);
 }
 
 size_t nvtx_domain_prefix(const void *handle, char *buf, size_t n)
@@ -205,7 +203,7 @@ void nvtx_domains_meta(void)
 	char key[64], v[32];
 	unmade("GMPROF_NVTX_DOMAIN_INCLUDE", gmp_col.opts.nvtx_domain_include, n);
 	unmade("GMPROF_NVTX_DOMAIN_EXCLUDE", gmp_col.opts.nvtx_domain_exclude, n);
-	if (!__atomic_load_n(&default_recorded, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&nvtx_default_recorded, __ATOMIC_RELAXED))
 		rec_meta("nvtx.default.left_out", "1");
 	for (size_t i = 0; i < n; i++) {
 		const struct domain *d = table[i];

@@ -82,19 +82,21 @@ static uint64_t next_id, open_gen; /* next_id: the last id given (atomic); open_
 				    (atomic, written under open_lock) */
 static int warned_open;
 
-static int default_kept = 1; /* the default domain's ranges and marks recorded (atomic; set before a slot is) */
-
 /*
- * Whether domain dom's ranges and marks are recorded (nvtx_domains.c), and
- * a named domain's range (mark 0) or mark counted: the default domain's,
- * every framework's range per operator, takes neither call.
+ * Whether domain dom's ranges and marks are recorded (nvtx_domains.c): the
+ * default domain's, every framework's range per operator, without a call.
  */
+static inline int recorded(const void *dom)
+{
+	return dom ? nvtx_domain_recorded(dom) : __atomic_load_n(&nvtx_default_recorded, __ATOMIC_RELAXED);
+}
+
+/* The same, a named domain's range (mark 0) or mark counted on the way. */
 static inline int kept(const void *dom, int mark)
 {
-	if (!dom)
-		return __atomic_load_n(&default_kept, __ATOMIC_RELAXED);
-	nvtx_domain_count(dom, mark);
-	return nvtx_domain_recorded(dom);
+	if (dom)
+		nvtx_domain_count(dom, mark);
+	return recorded(dom);
 }
 
 /* A range's or mark's name into buf: its domain's name and a colon first where GMPROF_NVTX_DOMAIN_NAMES asks. */
@@ -162,7 +164,7 @@ static void take_out(unsigned k)
 
 static int pop(const void *dom)
 {
-	if (dom ? !nvtx_domain_recorded(dom) : !__atomic_load_n(&default_kept, __ATOMIC_RELAXED))
+	if (!recorded(dom))
 		return NO_TRACKING; /* as push: not kept */
 	if (!tr.depth)
 		return -1; /* NVTX's answer to a pop with nothing pushed */
@@ -477,7 +479,7 @@ API int InitializeInjectionNvtx2(gmp_nvtx_get_export_table get_export_table)
 		get_export_table ? get_export_table(GMP_NVTX_ETID_CALLBACKS) : NULL;
 	if (!cb || cb->struct_size < sizeof(*cb) || !cb->get_module_function_table)
 		return 1; /* no ranges, and the memory extension still loads */
-	__atomic_store_n(&default_kept, nvtx_domains_init(), __ATOMIC_RELAXED);
+	nvtx_domains_init();
 	static const int core[] = { GMP_NVTX_CBID_CORE_RANGE_PUSH_EX,  GMP_NVTX_CBID_CORE_RANGE_PUSH_A,
 				    GMP_NVTX_CBID_CORE_RANGE_PUSH_W,   GMP_NVTX_CBID_CORE_RANGE_POP,
 				    GMP_NVTX_CBID_CORE_RANGE_START_EX, GMP_NVTX_CBID_CORE_RANGE_START_A,

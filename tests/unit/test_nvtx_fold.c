@@ -22,6 +22,16 @@ static int strcmp_p(const char *const *a, const char *const *b)
 	return strcmp(*a, *b);
 }
 
+/* t's NVTX names with their numbers folded (--nvtx-numbers). */
+static void fold_numbers(struct gmp_trace *t)
+{
+	struct gmp_nvtx_fold f;
+	char why[64];
+	assert_int_equal(gmp_nvtx_fold__init(&f, NULL, 1, why, sizeof(why)), 0);
+	assert_int_equal(gmp_nvtx_fold__trace(&f, t), 0);
+	gmp_nvtx_fold__release(&f);
+}
+
 static void folds(const char *strip, int numbers, const char *name, const char *want)
 {
 	struct gmp_nvtx_fold f;
@@ -128,11 +138,7 @@ static void trace(void **state)
 	assert_int_equal(gmp_nvtx_fold__note(t, 0, note, sizeof(note)), 0);
 	assert_string_equal(note, "--nvtx-numbers reads these 3 mark names as 1 ('epoch 1 done' and 2 more as "
 				  "'epoch N done')");
-	struct gmp_nvtx_fold f;
-	char why[64];
-	assert_int_equal(gmp_nvtx_fold__init(&f, NULL, 1, why, sizeof(why)), 0);
-	assert_int_equal(gmp_nvtx_fold__trace(&f, t), 0);
-	gmp_nvtx_fold__release(&f);
+	fold_numbers(t);
 	/* Two paths now, as many changes; every event in the same ranges but for the epoch's number. */
 	assert_int_equal(t->npaths, 2);
 	assert_int_equal(t->nrchg, nrchg);
@@ -275,11 +281,7 @@ static void random_traces(void **state)
 		struct gmp_trace *t = ts_random_trace(&s1), *u = ts_random_trace(&s3);
 		random_ranges(t, u, s2, raw, folded, 6);
 		size_t npaths = t->npaths, nrchg = t->nrchg;
-		struct gmp_nvtx_fold f;
-		char why[64];
-		assert_int_equal(gmp_nvtx_fold__init(&f, NULL, 1, why, sizeof(why)), 0);
-		assert_int_equal(gmp_nvtx_fold__trace(&f, t), 0);
-		gmp_nvtx_fold__release(&f);
+		fold_numbers(t);
 		assert_int_equal(t->npaths, u->npaths);
 		assert_int_equal(t->nrchg, u->nrchg);
 		merged += npaths - t->npaths + (t->nrchg - nrchg);
@@ -314,11 +316,7 @@ static void no_paths(void **state)
 	assert_int_equal(gmp_trace__add_range_change(t, 0, 1, 0), 0);
 	assert_int_equal(gmp_trace__add_range_change(t, 1, 1, 0), 0);
 	assert_int_equal(gmp_trace__settle_ranges(t), 0);
-	struct gmp_nvtx_fold f;
-	char why[64];
-	assert_int_equal(gmp_nvtx_fold__init(&f, NULL, 1, why, sizeof(why)), 0);
-	assert_int_equal(gmp_nvtx_fold__trace(&f, t), 0);
-	gmp_nvtx_fold__release(&f);
+	fold_numbers(t);
 	assert_int_equal(t->npaths, 0);
 	assert_int_equal(t->nrchg, 2);
 	assert_int_equal(gmp_trace__event_range(t, 1), 0);
