@@ -167,12 +167,13 @@ $(TST)/libgmprof.so: $(call objs,$(TST),$(COLLECTOR_SRC)) $(TST)/libgmprof-core.
 	$(Q)$(CC) -shared $(SAN_FLAGS) -Wl,--exclude-libs,ALL -o $@ $^ $(LIBS_COLLECTOR)
 
 # The Sanitizer test double and the fake CUDA program that drives it (tests only).
+DOUBLE_PARTS := sanitizer_double double_nvtx double_memory double_patch double_graph double_calls double_tmap double_ipc
 $(TST)/tests/double/%.o: tests/double/%.c $(DEPS_STAMP)
 	$(call msg,CC-SAN,$<)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -Itests/double -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
-$(TST)/double/libsanitizer-public.so: $(TST)/tests/double/sanitizer_double.o $(TST)/tests/double/double_nvtx.o $(TST)/tests/double/double_memory.o $(TST)/tests/double/double_patch.o $(TST)/tests/double/double_graph.o $(TST)/tests/double/double_calls.o $(TST)/tests/double/double_tmap.o $(TST)/libgmprof-core.a
+$(TST)/double/libsanitizer-public.so: $(DOUBLE_PARTS:%=$(TST)/tests/double/%.o) $(TST)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared $(SAN_FLAGS) -o $@ $^ -lcjson -lm -lpthread -ldl
@@ -204,7 +205,7 @@ $(REL)/tests/double/%.o: tests/double/%.c $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(BASE_CFLAGS) -Icollector -Itests/double $(OPT) -MMD -MP -c $< -o $@
 
-$(REL)/double/libsanitizer-public.so: $(REL)/tests/double/sanitizer_double.o $(REL)/tests/double/double_nvtx.o $(REL)/tests/double/double_memory.o $(REL)/tests/double/double_patch.o $(REL)/tests/double/double_graph.o $(REL)/tests/double/double_calls.o $(REL)/tests/double/double_tmap.o $(REL)/libgmprof-core.a
+$(REL)/double/libsanitizer-public.so: $(DOUBLE_PARTS:%=$(REL)/tests/double/%.o) $(REL)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -o $@ $^ -lcjson -lm -lpthread -ldl
@@ -239,7 +240,7 @@ $(TSN)/libgmprof-core.a: $(call objs,$(TSN),$(CORE_SRC))
 $(TSN)/libgmprof.so: $(call objs,$(TSN),$(COLLECTOR_SRC)) $(TSN)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)$(CC) -shared -fsanitize=thread -Wl,--exclude-libs,ALL -o $@ $^ $(LIBS_COLLECTOR)
-$(TSN)/double/libsanitizer-public.so: $(TSN)/tests/double/sanitizer_double.o $(TSN)/tests/double/double_nvtx.o $(TSN)/tests/double/double_memory.o $(TSN)/tests/double/double_patch.o $(TSN)/tests/double/double_graph.o $(TSN)/tests/double/double_calls.o $(TSN)/tests/double/double_tmap.o $(TSN)/libgmprof-core.a
+$(TSN)/double/libsanitizer-public.so: $(DOUBLE_PARTS:%=$(TSN)/tests/double/%.o) $(TSN)/libgmprof-core.a
 	$(call msg,LD,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -shared -fsanitize=thread -o $@ $^ -lcjson -lm -lpthread -ldl

@@ -77,62 +77,6 @@ struct report {
 	int summary;              /* --summary: the inputs' table and their findings by fingerprint alone */
 };
 
-const char *const gmp_report__run_keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback", NULL };
-
-static void header(FILE *fp, struct gmp_session *s)
-{
-	const struct gmp_trace *t = s->in.trace;
-	const struct gmp_result *r = s->r;
-	fprintf(fp, "gmprof report: %s\n", s->name);
-	for (const char *const *k = gmp_report__run_keys; *k; k++) {
-		const char *v = gmp_trace__meta(t, *k);
-		if (v && *v)
-			fprintf(fp, "  %-8s %s\n", *k, v);
-	}
-	for (size_t i = 0; i < r->ndevices; i++) {
-		char d[160], k[16];
-		if (gmp_text__device(t, r->devices[i].device, d, sizeof(d))) {
-			snprintf(k, sizeof(k), "device %u", r->devices[i].device);
-			fprintf(fp, "  %-8s %s\n", k, d);
-		}
-	}
-	fprintf(fp, "  events   %zu (%" PRIu64 " GPU APIs), %zu objects, %u levels\n", t->nev,
-		r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);
-	const char *own = gmp_trace__meta(t, "collector_device_peak");
-	char ob[32];
-	if (own && *own)
-		fprintf(fp, "  gmprof   held at most %s of device memory itself (not in the peaks below)\n",
-			gmp_human_bytes(strtoull(own, NULL, 10), ob, sizeof(ob)));
-	gmp_report__self_time(fp, t);
-	if (t->damaged)
-		fprintf(fp, "  status   INCOMPLETE: damaged at byte %" PRIu64 " (%s); what came before is reported\n",
-			t->bytes_read, t->damage);
-	else if (t->truncated)
-		fprintf(fp, "  status   INCOMPLETE: cut off after %" PRIu64 " of %" PRIu64 " bytes; what came before is reported\n",
-			t->bytes_read, t->bytes_total);
-	else if (s->in.is_profile && !t->ended)
-		fprintf(fp, "  status   INCOMPLETE: the program did not reach its end (crashed or killed); objects still live were not necessarily leaked\n");
-	if (gmp_input__alloc_mode(t))
-		fprintf(fp, "  note     alloc mode records no kernel accesses: peaks, what was live there and leaks "
-			"are reported, not the patterns that need the accesses (gmprof run --mode object)\n");
-	else if (gmp_trace__meta(t, "capture"))
-		gmp_report__capture(fp, t);
-	else if (t->unharvested)
-		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets; each counts "
-			"as a use of every object live when it was issued\n", t->unharvested);
-	gmp_report__graphs(fp, r);
-	if (t->untouched)
-		fprintf(fp, "  note     %" PRIu64 " intra-mode kernel launches have no recorded touches (their "
-			"maps did not fit, their access records overflowed, or they touched an object their "
-			"kernel had no maps for); the intra-object patterns rest on the other launches\n",
-			t->untouched);
-	const char *cmd = gmp_trace__meta(t, "command");
-	if (gmp_kernels_from__suggested(t))
-		fprintf(fp, "  next     intra mode also finds overallocation and access patterns; on the kernels "
-			"at this profile's peaks: gmprof run --kernels-from %s -- %s\n", s->name,
-			cmd && *cmd ? cmd : "PROGRAM");
-}
-
 /* " at file:line in outer > inner": where the host issued ev, and inside which NVTX ranges. */
 /* " at SITE in RANGES" of call ev, whose site (NULL: none) the caller looked up. */
 static const char *at_text(struct gmp_session *s, uint32_t ev, const char *site, char *buf, size_t n)
@@ -361,7 +305,7 @@ static int text_one(FILE *fp, struct report *rp)
 {
 	struct gmp_session *s = rp->s;
 	const struct gmp_result *r = s->r;
-	header(fp, s);
+	gmp_report__header(fp, s);
 	peaks(fp, s);
 	failures(fp, s);
 	for (size_t d = 0; d < r->ndevices; d++) {
@@ -399,6 +343,9 @@ static int text_one(FILE *fp, struct report *rp)
 	if (r->nmanaged)
 		fprintf(fp, " (%zu more on managed objects, whose use by the host is not seen: --managed-gpu-only)",
 			r->nmanaged);
+	if (r->nshared)
+		fprintf(fp, " (%zu more on memory shared between processes, whose use by the other process is not seen)",
+			r->nshared);
 	if (rp->in.so.ranges)
 		fprintf(fp, " (of the objects allocated in NVTX ranges matching '%s')", rp->in.so.ranges);
 	fprintf(fp, ", ranked by what fixing them saves at the peak\n");

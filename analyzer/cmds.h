@@ -120,18 +120,30 @@ void gmp_report__capture(FILE *fp, const struct gmp_trace *t);
  * it as the "graphs" line.
  */
 int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n);
-/* The "graphs" line, and a note on the run's tensor maps (gmp_tmaps__words), where there is one. */
+/*
+ * Memory shared between processes (CUDA IPC): the objects mapped from
+ * another process (kind imported) and those this one shared (exported),
+ * and what the reports make of them, into buf (returns 1), or 0 (none).
+ */
+int gmp_report__shared_words(const struct gmp_result *r, char *buf, size_t n);
+/*
+ * The "graphs" line, a note on the run's tensor maps (gmp_tmaps__words)
+ * and the "shared" line (gmp_report__shared_words), where there are.
+ */
 void gmp_report__graphs(FILE *fp, const struct gmp_result *r);
 /*
  * The JSON report's fields of how the collector ran: its device memory and
  * time, launches without access sets or touches, the capture range, the
  * graph launches of gmp_report__graph_words, the tensor maps (META
- * tensor_maps).
+ * tensor_maps), the objects shared between processes.
  */
 void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r);
 
 /* The profile's metadata a report shows about the run, in this order (NULL-terminated). */
 extern const char *const gmp_report__run_keys[];
+struct gmp_session;
+/* The text report's header: the run, its devices, its events, and notes on how it was monitored. */
+void gmp_report__header(FILE *fp, struct gmp_session *s);
 
 /* One input's line of the closing table of several reports. */
 struct gmp_input_row {

@@ -119,7 +119,7 @@ static int live_at(struct walk *w, const uint32_t *pos, uint32_t device, uint32_
 	for (size_t i = 0; i < r->nobjects && !err; i++) {
 		const struct gmp_object *ob = &r->objects[i];
 		uint32_t a = pos[ob->alloc_ev], e = ob->free_ev == GMP_NO_EVENT ? UINT32_MAX : pos[ob->free_ev];
-		if (ob->device == device && !(skip && skip[i]) && a <= at && at < e)
+		if (ob->device == device && !(skip && skip[i]) && ob->kind != GMP_MEM_IMPORTED && a <= at && at < e)
 			err = add_object(w, (uint32_t)i);
 	}
 	return err;
@@ -214,7 +214,7 @@ static int range_peak(struct walk *w)
 	if (!err && (k = range_node(&m, r, w->o->range)) == UINT32_MAX)
 		err = -ENOENT;
 	for (size_t i = 0; !err && i < r->nobjects; i++)
-		region[i] = r->objects[i].kind == GMP_MEM_POOL_REGION;
+		region[i] = !gmp_mem_kind__device_bytes(r->objects[i].kind);
 	for (size_t d = 0; !err && d < m.ndev; d++) {
 		const struct gmp_rmem_dev *x = gmp_rmem__at(&m, k, d);
 		if (x->calls)
@@ -285,7 +285,7 @@ int64_t gmp_flame__session(struct gmp_flame *f, struct gmp_session *s, const str
 		break;
 	case GMP_FLAME_ALLOCATED:
 		for (size_t i = 0; i < r->nobjects && !err; i++)
-			if (r->objects[i].kind != GMP_MEM_POOL_REGION)
+			if (gmp_mem_kind__device_bytes(r->objects[i].kind))
 				err = add_object(&w, (uint32_t)i);
 		break;
 	}

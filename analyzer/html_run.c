@@ -82,9 +82,10 @@ void gmp_html__summary(FILE *fp, struct gmp_session *s)
 		fprintf(fp, "</dd>");
 	}
 	char cap[768];
-	static const char *const what[] = { "capture", "graphs", "tensor maps" };
-	for (int k = 0; k < 3; k++) /* what was monitored, how far graphs' kernel nodes can be told apart, TMA reads */
-		if (k == 2 ? gmp_tmaps__words(t, cap, sizeof(cap))
+	static const char *const what[] = { "capture", "graphs", "tensor maps", "shared" };
+	for (int k = 0; k < 4; k++) /* what was monitored, how far graphs' kernel nodes can be told apart, TMA reads, IPC */
+		if (k == 3   ? gmp_report__shared_words(r, cap, sizeof(cap))
+		    : k == 2 ? gmp_tmaps__words(t, cap, sizeof(cap))
 		    : k    ? gmp_report__graph_words(r, cap, sizeof(cap))
 			   : gmp_report__capture_words(t, cap, sizeof(cap))) {
 			fprintf(fp, "<dt>%s</dt><dd>", what[k]);
@@ -98,6 +99,9 @@ void gmp_html__summary(FILE *fp, struct gmp_session *s)
 	if (r->nmanaged)
 		fprintf(fp, " (%zu more on managed objects, whose use by the host is not seen: "
 			"<code>--managed-gpu-only</code>)", r->nmanaged);
+	if (r->nshared)
+		fprintf(fp, " (%zu more on memory shared between processes, whose use by the other process is not seen)",
+			r->nshared);
 	fprintf(fp, "</dd>");
 	if (gmp_kernels_from__suggested(t)) {
 		const char *cmd = gmp_trace__meta(t, "command");

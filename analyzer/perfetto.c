@@ -350,8 +350,8 @@ static void own_object(struct pf *p, const struct gmp_event *e, uint32_t obj, ui
 	uint32_t *at = gmp_u64map__get(&p->inuse_at, (uint64_t)(e - p->t->ev));
 	if (at)
 		counter(p, "bytes in use", "bytes", o->device, p->r->inuse_curve[*at].live, ts);
-	if (o->kind == GMP_MEM_POOL_REGION)
-		return; /* inside its pool, which counts already */
+	if (!gmp_mem_kind__device_bytes(o->kind))
+		return; /* inside its pool, which counts already, or another process's */
 	if (e->op == GMP_OP_ALLOC)
 		p->live[*slot] += o->size;
 	else

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * What gmprof report adds beside the findings: fixes combined per device
+ * What gmprof report adds beside the findings: the run's header, fixes combined per device
  * (the peak with all of them fixed, and with --fit the findings that reach
  * a budget), and the findings grouped by the NVTX ranges their objects
  * were allocated in.  Text and JSON.
@@ -14,8 +14,66 @@
 #include "cmds.h"
 #include "findings_json.h"
 #include "jw.h"
+#include "kernels_from.h"
+#include "session.h"
 #include "source.h"
 #include "symbolize.h"
+
+const char *const gmp_report__run_keys[] = { "command", "host", "pid", "device", "cuda", "mode", "fallback", NULL };
+
+void gmp_report__header(FILE *fp, struct gmp_session *s)
+{
+	const struct gmp_trace *t = s->in.trace;
+	const struct gmp_result *r = s->r;
+	fprintf(fp, "gmprof report: %s\n", s->name);
+	for (const char *const *k = gmp_report__run_keys; *k; k++) {
+		const char *v = gmp_trace__meta(t, *k);
+		if (v && *v)
+			fprintf(fp, "  %-8s %s\n", *k, v);
+	}
+	for (size_t i = 0; i < r->ndevices; i++) {
+		char d[160], k[16];
+		if (gmp_text__device(t, r->devices[i].device, d, sizeof(d))) {
+			snprintf(k, sizeof(k), "device %u", r->devices[i].device);
+			fprintf(fp, "  %-8s %s\n", k, d);
+		}
+	}
+	fprintf(fp, "  events   %zu (%" PRIu64 " GPU APIs), %zu objects, %u levels\n", t->nev,
+		r->napis, r->nobjects, t->nev ? r->max_level + 1 : 0);
+	const char *own = gmp_trace__meta(t, "collector_device_peak");
+	char ob[32];
+	if (own && *own)
+		fprintf(fp, "  gmprof   held at most %s of device memory itself (not in the peaks below)\n",
+			gmp_human_bytes(strtoull(own, NULL, 10), ob, sizeof(ob)));
+	gmp_report__self_time(fp, t);
+	if (t->damaged)
+		fprintf(fp, "  status   INCOMPLETE: damaged at byte %" PRIu64 " (%s); what came before is reported\n",
+			t->bytes_read, t->damage);
+	else if (t->truncated)
+		fprintf(fp, "  status   INCOMPLETE: cut off after %" PRIu64 " of %" PRIu64 " bytes; what came before is reported\n",
+			t->bytes_read, t->bytes_total);
+	else if (s->in.is_profile && !t->ended)
+		fprintf(fp, "  status   INCOMPLETE: the program did not reach its end (crashed or killed); objects still live were not necessarily leaked\n");
+	if (gmp_input__alloc_mode(t))
+		fprintf(fp, "  note     alloc mode records no kernel accesses: peaks, what was live there and leaks "
+			"are reported, not the patterns that need the accesses (gmprof run --mode object)\n");
+	else if (gmp_trace__meta(t, "capture"))
+		gmp_report__capture(fp, t);
+	else if (t->unharvested)
+		fprintf(fp, "  note     %" PRIu64 " kernel launches have no recorded access sets; each counts "
+			"as a use of every object live when it was issued\n", t->unharvested);
+	gmp_report__graphs(fp, r);
+	if (t->untouched)
+		fprintf(fp, "  note     %" PRIu64 " intra-mode kernel launches have no recorded touches (their "
+			"maps did not fit, their access records overflowed, or they touched an object their "
+			"kernel had no maps for); the intra-object patterns rest on the other launches\n",
+			t->untouched);
+	const char *cmd = gmp_trace__meta(t, "command");
+	if (gmp_kernels_from__suggested(t))
+		fprintf(fp, "  next     intra mode also finds overallocation and access patterns; on the kernels "
+			"at this profile's peaks: gmprof run --kernels-from %s -- %s\n", s->name,
+			cmd && *cmd ? cmd : "PROGRAM");
+}
 
 int gmp_report__shares_known(const char *cmd, const char *name, const struct gmp_result *r, const char *option,
 			     double pct)

@@ -81,6 +81,8 @@ static void run_table(FILE *fp, struct gmp_session *s)
 		meta_row(fp, "graphs", both, 0);
 	if (gmp_tmaps__words(t, both, sizeof(both)))
 		meta_row(fp, "tensor maps", both, 0);
+	if (gmp_report__shared_words(r, both, sizeof(both)))
+		meta_row(fp, "shared", both, 0);
 	const char *status = t->damaged || t->truncated ? "**INCOMPLETE**: the profile is cut off or damaged; what came before is reported"
 			     : s->in.is_profile && !t->ended ? "**INCOMPLETE**: the program did not reach its end (crashed or killed)"
 			     : "complete";
@@ -187,6 +189,9 @@ static void findings_md(FILE *fp, struct gmp_session *s, uint32_t top)
 	if (r->nmanaged)
 		fprintf(fp, "(%zu more on managed objects, whose use by the host is not seen: `--managed-gpu-only`)\n\n",
 			r->nmanaged);
+	if (r->nshared)
+		fprintf(fp, "(%zu more on memory shared between processes, whose use by the other process is not seen)\n\n",
+			r->nshared);
 	if (!n)
 		return;
 	fputs("| # | pattern | object | size | saves at the peak | allocated at | fix |\n"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmds.h"
+#include "findings_json.h"
 #include "frameworks.h"
 #include "input.h"
 #include "jw.h"
@@ -182,6 +183,38 @@ int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n)
 	return m || u || k;
 }
 
+/* The objects shared between processes: how many imported and their bytes, how many exported. */
+static void shared_counts(const struct gmp_result *r, size_t *imp, uint64_t *bytes, size_t *exp)
+{
+	*imp = *exp = 0;
+	*bytes = 0;
+	for (uint32_t o = 0; o < r->nobjects; o++) {
+		int sh = gmp_object__shared(r, o);
+		*imp += sh == GMP_SHARED_IMPORTED;
+		*bytes += sh == GMP_SHARED_IMPORTED ? r->objects[o].size : 0;
+		*exp += sh == GMP_SHARED_EXPORTED;
+	}
+}
+
+int gmp_report__shared_words(const struct gmp_result *r, char *buf, size_t n)
+{
+	size_t imp, exp, len = 0;
+	uint64_t bytes;
+	char b[32];
+	shared_counts(r, &imp, &bytes, &exp);
+	buf[0] = 0;
+	if (imp)
+		len = (size_t)snprintf(buf, n, "%zu object%s (%s) mapped from another process (CUDA IPC): %s bytes are "
+				       "the exporter's, so not in the peaks; %s uses order the calls, and no finding is told "
+				       "on %s", imp, imp == 1 ? "" : "s", gmp_human_bytes(bytes, b, sizeof(b)),
+				       imp == 1 ? "its" : "their", imp == 1 ? "its" : "their", imp == 1 ? "it" : "them");
+	if (exp && len < n)
+		snprintf(buf + len, n - len, "%s%zu object%s shared with other processes (CUDA IPC): their use of %s is not "
+			 "seen, so only leaks and access patterns are told on %s", len ? "; " : "", exp, exp == 1 ? "" : "s",
+			 exp == 1 ? "it" : "them", exp == 1 ? "it" : "them");
+	return imp || exp;
+}
+
 void gmp_report__graphs(FILE *fp, const struct gmp_result *r)
 {
 	char buf[768];
@@ -189,6 +222,8 @@ void gmp_report__graphs(FILE *fp, const struct gmp_result *r)
 		fprintf(fp, "  graphs   %s\n", buf);
 	if (gmp_tmaps__words(r->trace, buf, sizeof(buf)))
 		fprintf(fp, "  note     %s\n", buf);
+	if (gmp_report__shared_words(r, buf, sizeof(buf)))
+		fprintf(fp, "  shared   %s\n", buf);
 }
 
 void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r)
@@ -231,6 +266,17 @@ void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r)
 			gmp_jw__obj_end(jw);
 		}
 		gmp_jw__arr_end(jw);
+		gmp_jw__obj_end(jw);
+	}
+	size_t imp, exp;
+	uint64_t bytes;
+	shared_counts(r, &imp, &bytes, &exp);
+	if (imp || exp) { /* the "shared" line: objects of other processes, and shared with them */
+		gmp_jw__key(jw, "shared_objects");
+		gmp_jw__obj(jw);
+		gmp_jw__ku64(jw, "imported", imp);
+		gmp_jw__ku64(jw, "imported_bytes", bytes);
+		gmp_jw__ku64(jw, "exported", exp);
 		gmp_jw__obj_end(jw);
 	}
 	struct gmp_tmaps m;

@@ -48,7 +48,8 @@ static int site_ids(struct gmp_sites *sites, const struct gmp_result *r, uint32_
 			sid[r->objects[o].parent] = 0;
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
-		if (ob->device != device || !sid[o] || (!inuse && ob->kind == GMP_MEM_POOL_REGION)) {
+		if (ob->device != device || !sid[o] || ob->kind == GMP_MEM_IMPORTED ||
+		    (!inuse && ob->kind == GMP_MEM_POOL_REGION)) {
 			sid[o] = 0;
 			continue;
 		}

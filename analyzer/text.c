@@ -327,6 +327,9 @@ void gmp_text__findings(FILE *fp, const struct gmp_result *r, const char *source
 	if (r->nmanaged)
 		fprintf(fp, "%zu finding%s on managed objects left out: the host's use of managed memory is not seen "
 			"(--managed-gpu-only)\n", r->nmanaged, r->nmanaged == 1 ? "" : "s");
+	if (r->nshared)
+		fprintf(fp, "%zu finding%s on memory shared between processes left out: the other process's use of it is "
+			"not seen\n", r->nshared, r->nshared == 1 ? "" : "s");
 	if (!r->nfindings) {
 		fprintf(fp, "no findings\n");
 		return;

@@ -87,6 +87,38 @@ int gmp_tex_api__kind(const char *function_name)
 	return 0;
 }
 
+int gmp_ipc_api__kind(const char *function_name)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} calls[] = {
+		{ "cudaIpcOpenMemHandle", GMP_IPC_OPEN },
+		{ "cuIpcOpenMemHandle", GMP_IPC_OPEN },
+		{ "cudaMemPoolImportPointer", GMP_IPC_OPEN },
+		{ "cuMemPoolImportPointer", GMP_IPC_OPEN },
+		{ "cuMemImportFromShareableHandle", GMP_IPC_IMPORT_HANDLE },
+		{ "cuMemMap", GMP_IPC_MAP },
+		{ "cudaIpcGetMemHandle", GMP_IPC_EXPORT_POINTER },
+		{ "cuIpcGetMemHandle", GMP_IPC_EXPORT_POINTER },
+		{ "cudaMemPoolExportPointer", GMP_IPC_EXPORT_POINTER },
+		{ "cuMemPoolExportPointer", GMP_IPC_EXPORT_POINTER },
+		{ "cuMemExportToShareableHandle", GMP_IPC_EXPORT_HANDLE },
+		{ "cuMemRelease", GMP_IPC_RELEASE },
+		{ "cuMemUnmap", GMP_IPC_UNMAP },
+		{ "cudaIpcCloseMemHandle", GMP_IPC_CLOSE },
+		{ "cuIpcCloseMemHandle", GMP_IPC_CLOSE },
+	};
+	char l = letter(function_name);
+	if (l != 'I' && l != 'M')
+		return 0;
+	size_t n = gmp_api__base_len(function_name);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (strlen(calls[i].name) == n && !strncmp(calls[i].name, function_name, n))
+			return calls[i].kind;
+	return 0;
+}
+
 int gmp_tmap_api__kind(const char *function_name)
 {
 	if (letter(function_name) != 'T')

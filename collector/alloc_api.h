@@ -103,6 +103,40 @@ int gmp_stream_api__kind(const char *function_name);
 int gmp_api__per_thread(const char *function_name);
 
 /*
+ * Memory shared between processes (ipc.c).  An import maps another
+ * process's memory: cudaIpcOpenMemHandle and cuIpcOpenMemHandle take
+ * (pointer *, handle, flags), cudaMemPoolImportPointer and
+ * cuMemPoolImportPointer (pointer *, pool, export data *), and
+ * cuMemImportFromShareableHandle (CUmemGenericAllocationHandle *, OS
+ * handle, type) gives a handle that cuMemMap (pointer, size, offset,
+ * handle, flags) then maps.  An export shares this process's memory:
+ * cudaIpcGetMemHandle, cuIpcGetMemHandle, cudaMemPoolExportPointer and
+ * cuMemPoolExportPointer take (handle or export data *, pointer),
+ * cuMemExportToShareableHandle (OS handle *, handle, type, flags);
+ * cuMemUnmap (pointer, size) ends mappings, cudaIpcCloseMemHandle and
+ * cuIpcCloseMemHandle (pointer) an open's, and cuMemRelease (handle) lets
+ * a handle go.  tests/unit/test_alloc_abi.c
+ * checks these against the toolkit's headers.
+ */
+#define GMP_IPC_PARAM_IMPORTED 0 /* an import's pointer (or handle) pointer */
+#define GMP_IPC_PARAM_EXPORTED 8 /* an export's pointer (or handle) */
+#define GMP_IPC_MAP_HANDLE 24     /* cuMemMap's handle */
+#define GMP_IPC_RELEASE_HANDLE 0  /* cuMemRelease's */
+#define GMP_IPC_UNMAP_SIZE 8      /* cuMemUnmap (pointer, size)'s size */
+enum {
+	GMP_IPC_OPEN = 1,       /* maps another process's memory at a new pointer */
+	GMP_IPC_IMPORT_HANDLE,  /* gives a handle to another process's memory */
+	GMP_IPC_MAP,            /* cuMemMap */
+	GMP_IPC_EXPORT_POINTER, /* shares the allocation a pointer is in */
+	GMP_IPC_EXPORT_HANDLE,  /* shares the memory of a handle */
+	GMP_IPC_RELEASE,        /* cuMemRelease */
+	GMP_IPC_UNMAP,          /* cuMemUnmap */
+	GMP_IPC_CLOSE,          /* cudaIpcCloseMemHandle, cuIpcCloseMemHandle: unmaps what an open mapped */
+};
+/* What a call does with memory shared between processes (GMP_IPC_*), or 0 (any suffixes). */
+int gmp_ipc_api__kind(const char *function_name);
+
+/*
  * Queries (queries.c): cudaEventQuery and cuEventQuery take (event),
  * cudaStreamQuery and cuStreamQuery (stream), by value.
  */

@@ -134,6 +134,7 @@ static void api(const Sanitizer_CallbackData *cd)
 			}
 			if (gmp_col.opts.capture == GMP_CAPTURE_PROFILER && cb_api_name)
 				profiler_api(cb_api_name);
+			ipc_call_begins(cd->functionName, cd->functionParams);
 			/* Where a graph is made, captured or launched, or a tensor map made, for reading the callbacks around it. */
 			if (gmp_col.opts.log_callbacks && cb_api_name &&
 			    (strstr(cb_api_name, "Graph") || strstr(cb_api_name, "Capture") || strstr(cb_api_name, "TensorMap")))
@@ -177,8 +178,10 @@ static int ignored(const Sanitizer_ResourceMemoryData *md)
 
 static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t stream)
 {
+	int exported;
 	if (ignored(md) || !md->size)
 		return;
+	kind = (uint8_t)ipc_kind(kind, &exported); /* another process's memory, or this one's shared */
 	uint64_t start, end;
 	while (rec_live_floor(md->address + md->size - 1, &start, &end) && end > md->address) {
 		/* A free missed (made before gmprof was loaded, say), or a reset's: end the stale object. */
@@ -194,7 +197,10 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 	struct gmp_event e = { .op = GMP_OP_ALLOC, .kind = kind, .addr = md->address,
 			       .size = md->size, .device = (uint32_t)md->device, .stream = stream };
 	/* With its ALLOC event: an NVTX heap's name may come for it. */
-	rec_live_add(md->address, md->size, (uint32_t)md->device, event(&e, NULL));
+	int64_t ev = event(&e, NULL);
+	rec_live_add(md->address, md->size, (uint32_t)md->device, ev);
+	if (exported && ev >= 0)
+		rec_exported((uint64_t)ev);
 }
 
 /* Contexts being torn down: what they release then was leaked by the program. */
@@ -279,7 +285,8 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 	}
 	case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC: {
 		const Sanitizer_ResourceMemoryData *md = cbdata;
-		if (!ignored(md))
+		int exported;
+		if (!ignored(md) && ipc_kind(GMP_MEM_ASYNC, &exported) != GMP_MEM_IMPORTED) /* an imported pool is not ours */
 			pools_note(md->memoryPool, (uint32_t)md->device);
 		alloc(md, GMP_MEM_ASYNC, rec_stream(h(md->stream)));
 		break;
@@ -296,7 +303,7 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 		pools_forget(((const Sanitizer_ResourceMempoolData *)cbdata)->memoryPool, 0, 0);
 		break;
 	case SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE:
-		release(cbdata, 0, 1);
+		release(cbdata, 0, !ipc_closing());
 		break;
 	case SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC:
 		release(cbdata, rec_stream(h(((const Sanitizer_ResourceMemoryData *)cbdata)->stream)), 0);

@@ -215,6 +215,9 @@ void rec_online(void)
 	if (r->nmanaged)
 		fprintf(stderr, "==gmprof== %zu more on managed objects, whose use by the host is not seen "
 			"(gmprof report --managed-gpu-only %s)\n", r->nmanaged, gmp_col.path);
+	if (r->nshared)
+		fprintf(stderr, "==gmprof== %zu more on memory shared between processes, whose use by the other process is "
+			"not seen\n", r->nshared);
 	/* How long each one's memory waited, by the host's clock (none: the top findings as they are). */
 	struct gmp_clock *clock = NULL;
 	if (r->nfindings && gmp_clock__new(r, &clock) == -ENOMEM)

@@ -323,6 +323,20 @@ void rec_device_desc(uint32_t device, const struct gmp_device_desc *d)
 	}
 }
 
+void rec_exported(uint64_t ev)
+{
+	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)
+		return;
+	int rc = gmp_writer__exported(gmp_col.w, ev);
+	if (rc < 0) {
+		rec_write_failed(rc);
+		return;
+	}
+	struct gmp_trace *t = gmp_col.trace;
+	if (t && ev < t->nev && gmp_mem_kind__device_bytes(t->ev[ev].kind))
+		t->ev[ev].flags |= GMP_EF_EXPORTED;
+}
+
 void rec_label(uint64_t ev, const char *label)
 {
 	if (!gmp_col.active || gmp_col.closed || gmp_col.write_failed)

@@ -96,6 +96,11 @@ int det_add_finding(struct det *d, const struct gmp_finding *f)
 		r->nmanaged++; /* the host may have used it where the GPU did not */
 		return 0;
 	}
+	int sh = gmp_object__shared(r, f->object) | (f->other != GMP_NO_OBJECT ? gmp_object__shared(r, f->other) : 0);
+	if ((sh & GMP_SHARED_IMPORTED) || ((sh & GMP_SHARED_EXPORTED) && !(GMP_PAT_MANAGED_SEEN & (1u << f->pattern)))) {
+		r->nshared++; /* another process may have used it where this one did not */
+		return 0;
+	}
 	if (r->objects[f->object].size < d->o->min_bytes) {
 		r->nsmall++; /* too small to be worth telling (--min-size) */
 		r->min_bytes = d->o->min_bytes;
@@ -241,6 +246,14 @@ const char *gmp_result__object_name(const struct gmp_result *r, uint32_t obj, ch
 const char *det_obj(const struct det *d, uint32_t obj, char *buf, size_t n)
 {
 	return gmp_result__object_name(d->r, obj, buf, n);
+}
+
+int gmp_object__shared(const struct gmp_result *r, uint32_t obj)
+{
+	const struct gmp_object *o = &r->objects[obj];
+	if (o->kind == GMP_MEM_IMPORTED)
+		return GMP_SHARED_IMPORTED;
+	return r->trace->ev[o->alloc_ev].flags & GMP_EF_EXPORTED ? GMP_SHARED_EXPORTED : 0;
 }
 
 int gmp_finding__in_use(const struct gmp_result *r, const struct gmp_finding *f)

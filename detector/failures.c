@@ -31,7 +31,7 @@
 static int live_at(const struct gmp_object *o, uint64_t b)
 {
 	return o->alloc_ev < b && (o->free_ev == GMP_NO_EVENT || o->free_ev >= b) &&
-	       o->kind != GMP_MEM_POOL_REGION && o->kind != GMP_MEM_DEVICE_HEAP;
+	       gmp_mem_kind__device_bytes(o->kind) && o->kind != GMP_MEM_DEVICE_HEAP;
 }
 
 /* Bytes fixing fd frees after the first b events (its object is live then). */

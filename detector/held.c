@@ -276,7 +276,7 @@ int det_clock_summarize(struct gmp_clock *c)
 		}
 		const struct gmp_object *o = &r->objects[obj];
 		size_t d = gmp_result__device_index(r, o->device);
-		if (o->kind != GMP_MEM_POOL_REGION && d != SIZE_MAX)
+		if (gmp_mem_kind__device_bytes(o->kind) && d != SIZE_MAX)
 			add_object(c, obj, v, k, untimed, &c->mt[d]);
 	}
 	free(v);

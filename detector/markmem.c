@@ -37,7 +37,7 @@ static int by_ev(const void *a, const void *b)
 /* Objects as the peaks count them, with their device index (SIZE_MAX: not counted). */
 static size_t counted_on(const struct gmp_result *r, const struct gmp_object *o)
 {
-	return o->kind == GMP_MEM_POOL_REGION ? SIZE_MAX : gmp_result__device_index(r, o->device);
+	return !gmp_mem_kind__device_bytes(o->kind) ? SIZE_MAX : gmp_result__device_index(r, o->device);
 }
 
 /* live[]: each mark's live bytes per device. */

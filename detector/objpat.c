@@ -77,11 +77,13 @@ static int one_object(struct det *d, uint32_t obj, uint32_t gap_off, uint32_t ng
 		struct gmp_finding f = base(GMP_PAT_MEMORY_LEAK, obj);
 		/*
 		 * Its last use; unknown when kernels may have used it unrecorded,
-		 * or the host may have (a texture's reads are not seen, nor the
-		 * host's use of managed memory).
+		 * or the host or another process may have (a texture's reads are
+		 * not seen, nor the host's use of managed memory, nor another
+		 * process's of memory shared with it).
 		 */
 		if (d->o->accesses_unknown || o->kind == GMP_MEM_ARRAY ||
-		    (o->kind == GMP_MEM_MANAGED && !d->o->managed_gpu_only))
+		    (o->kind == GMP_MEM_MANAGED && !d->o->managed_gpu_only) ||
+		    gmp_object__shared(d->r, obj) == GMP_SHARED_EXPORTED)
 			f.ev_a = GMP_NO_EVENT;
 		else
 			f.ev_a = o->naccess ? o->last_ev : o->alloc_ev;

@@ -34,7 +34,7 @@ struct dev_curve {
 
 static int counted(const struct gmp_object *o)
 {
-	return o->kind != GMP_MEM_POOL_REGION;
+	return gmp_mem_kind__device_bytes(o->kind);
 }
 
 /* Index of the last change point at or before position p. */
@@ -217,7 +217,7 @@ static int build_curves(struct det *d)
 	size_t cap = 0, nregions = 0;
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
-		nregions += !counted(ob);
+		nregions += ob->kind == GMP_MEM_POOL_REGION;
 		if (!counted(ob))
 			continue;
 		size_t di = gmp_result__device_index(r, ob->device);
@@ -243,9 +243,9 @@ static int build_curves(struct det *d)
 	if (!err && nregions) {
 		/* In use: a pool with regions counts by its regions, every other object by itself. */
 		for (size_t o = 0; o < r->nobjects; o++)
-			use[o] = 1;
+			use[o] = r->objects[o].kind != GMP_MEM_IMPORTED;
 		for (size_t o = 0; o < r->nobjects; o++)
-			if (!counted(&r->objects[o]) && r->objects[o].parent != GMP_NO_OBJECT)
+			if (r->objects[o].kind == GMP_MEM_POOL_REGION && r->objects[o].parent != GMP_NO_OBJECT)
 				use[r->objects[o].parent] = 0;
 		err = build_set(d, &d->icurves, use, &r->inuse_curve, &r->ninuse_curve);
 		for (size_t i = 0; !err && i < r->ndevices; i++)

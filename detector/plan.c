@@ -179,7 +179,7 @@ static int peak_of(struct plan_ctx *c, uint32_t device, uint64_t *peak, uint32_t
 	memset(c->delta, 0, (c->npos + 1) * sizeof(*c->delta));
 	for (uint32_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
-		if (ob->kind == GMP_MEM_POOL_REGION || ob->device != device)
+		if (!gmp_mem_kind__device_bytes(ob->kind) || ob->device != device)
 			continue;
 		uint32_t q = c->pair[o];
 		size_t n = 0;
@@ -523,7 +523,7 @@ int gmp_result__plan(const struct gmp_result *r, const uint64_t *targets, struct
 		size_t n = 0;
 		for (uint32_t i = 0; i < r->nfindings; i++) {
 			const struct gmp_finding *f = &r->findings[i];
-			if (r->objects[f->object].kind == GMP_MEM_POOL_REGION ||
+			if (!gmp_mem_kind__device_bytes(r->objects[f->object].kind) ||
 			    det_root(r, f->object)->device != dev)
 				continue;
 			/*

@@ -197,12 +197,22 @@ static int report(struct det *d, const struct cand *j, const struct cand *p)
 	return det_add_finding(d, &f);
 }
 
+/*
+ * An object whose memory another could reuse, or that could reuse
+ * another's: used, and neither another process's (imported) nor shared
+ * with one (exported), whose use there is not seen.
+ */
+static int candidate(const struct gmp_result *r, uint32_t obj)
+{
+	return r->objects[obj].naccess > 0 && !gmp_object__shared(r, obj);
+}
+
 int det_redundant(struct det *d)
 {
 	struct gmp_result *r = d->r;
 	size_t n = 0;
 	for (size_t o = 0; o < r->nobjects; o++)
-		n += r->objects[o].naccess > 0;
+		n += candidate(r, (uint32_t)o);
 	if (n < 2)
 		return 0;
 	int err = -ENOMEM;
@@ -215,7 +225,7 @@ int det_redundant(struct det *d)
 	size_t k = 0;
 	for (size_t o = 0; o < r->nobjects; o++) {
 		const struct gmp_object *ob = &r->objects[o];
-		if (!ob->naccess)
+		if (!candidate(r, (uint32_t)o))
 			continue;
 		c[k++] = (struct cand){ .obj = (uint32_t)o, .size = ob->size,
 					.group = ob->device * 2 + (ob->kind == GMP_MEM_POOL_REGION),

@@ -49,6 +49,11 @@ const char *gmp_result__suggestion(const struct gmp_result *r, const struct gmp_
 		else if (ob->kind == GMP_MEM_MANAGED && f->ev_a == GMP_NO_EVENT && !r->opts.accesses_unknown)
 			snprintf(buf, n, "free it once the host no longer uses it (no GPU API accesses it; the host's "
 				 "use of managed memory is not seen)");
+		else if (f->ev_a == GMP_NO_EVENT && gmp_object__shared(r, f->object) == GMP_SHARED_EXPORTED &&
+			 !r->opts.accesses_unknown)
+			snprintf(buf, n, "free it once the processes it was shared with no longer use it (their use is not "
+				 "seen; this process's last is %s)", ob->naccess ? gmp_result__api_label(r, ob->last_ev, a, sizeof(a))
+										 : "none: it never used it");
 		else if (f->ev_a == GMP_NO_EVENT)
 			snprintf(buf, n, "free it once no kernel uses it any more (its last use is not known: the "
 				 "kernels' accesses were not recorded)");

@@ -452,11 +452,13 @@ void gmp_findings__json(struct gmp_jw *jw, const struct gmp_result *r,
 	for (size_t i = 0; i < n; i++)
 		gmp_findings__one(jw, r, &r->findings[i], o);
 	gmp_jw__arr_end(jw);
-	if (r->nsmall || r->nmanaged) {
+	if (r->nsmall || r->nmanaged || r->nshared) {
 		gmp_jw__key(jw, "findings_left_out");
 		gmp_jw__obj(jw);
 		gmp_jw__ku64(jw, "min_size", r->nsmall);
 		gmp_jw__ku64(jw, "managed", r->nmanaged);
+		if (r->nshared)
+			gmp_jw__ku64(jw, "shared", r->nshared);
 		gmp_jw__obj_end(jw);
 	}
 	if (o && o->top_extra)

@@ -122,6 +122,17 @@ static int parse_access(struct parser *ps, struct gmp_dec *d, const char **why)
 	return gmp_trace__set_accesses(ps->t, idx, ps->acc, n) ? -ENOMEM : 0;
 }
 
+/* EXPORTED (1.7): an earlier allocation was shared with other processes. */
+static int parse_exported(struct parser *ps, struct gmp_dec *d, const char **why)
+{
+	uint64_t idx = gmp_dec_varint(d);
+	if (d->err || idx >= ps->t->nev || ps->t->ev[idx].op != GMP_OP_ALLOC ||
+	    !gmp_mem_kind__device_bytes(ps->t->ev[idx].kind))
+		BAD("malformed exported record");
+	ps->t->ev[idx].flags |= GMP_EF_EXPORTED;
+	return 0;
+}
+
 /* LABEL (1.1): an earlier allocation gets a name, replacing any it had. */
 static int parse_label(struct parser *ps, struct gmp_dec *d, const char **why)
 {
@@ -345,6 +356,7 @@ static int parse_record(struct parser *ps, uint8_t type, const uint8_t *p, size_
 	case GMP_REC_POOLS: r = parse_pools(ps, &d, why); break;
 	case GMP_REC_RETURNED: r = parse_returned(ps, &d, why); break;
 	case GMP_REC_MARK: r = parse_mark(ps, &d, why); break;
+	case GMP_REC_EXPORTED: r = parse_exported(ps, &d, why); break;
 	case GMP_REC_FINDINGS:
 		r = gmp_trace__set_findings(ps->t, (const char *)p, n);
 		d.p = d.end;

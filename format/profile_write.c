@@ -328,12 +328,26 @@ int gmp_writer__touches(struct gmp_writer *w, uint64_t event,
 	return rec_end(w, &r);
 }
 
-int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label)
+/* A record of n varints. */
+static int varints(struct gmp_writer *w, uint8_t type, const uint64_t *v, size_t n)
 {
 	struct rec r;
-	if (rec_begin(w, &r, GMP_REC_LABEL, 20) || rec_varint(w, event) || rec_varint(w, label))
+	if (rec_begin(w, &r, type, 10 * n))
 		return w->err;
+	for (size_t i = 0; i < n; i++)
+		if (rec_varint(w, v[i]))
+			return w->err;
 	return rec_end(w, &r);
+}
+
+int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label)
+{
+	return varints(w, GMP_REC_LABEL, (const uint64_t[]){ event, label }, 2);
+}
+
+int gmp_writer__exported(struct gmp_writer *w, uint64_t event)
+{
+	return varints(w, GMP_REC_EXPORTED, &event, 1);
 }
 
 int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f)
@@ -350,28 +364,18 @@ int gmp_writer__failure(struct gmp_writer *w, const struct gmp_alloc_failure *f)
 
 int gmp_writer__returned(struct gmp_writer *w, uint64_t event, uint64_t host_ns)
 {
-	struct rec r;
-	if (rec_begin(w, &r, GMP_REC_RETURNED, 20) || rec_varint(w, event) || rec_varint(w, host_ns))
-		return w->err;
-	return rec_end(w, &r);
+	return varints(w, GMP_REC_RETURNED, (const uint64_t[]){ event, host_ns }, 2);
 }
 
 int gmp_writer__mark(struct gmp_writer *w, uint32_t thread, uint64_t host_ns, uint32_t name)
 {
-	struct rec r;
-	if (rec_begin(w, &r, GMP_REC_MARK, 30) || rec_varint(w, thread) || rec_varint(w, host_ns) || rec_varint(w, name))
-		return w->err;
-	return rec_end(w, &r);
+	return varints(w, GMP_REC_MARK, (const uint64_t[]){ thread, host_ns, name }, 3);
 }
 
 int gmp_writer__pools(struct gmp_writer *w, const struct gmp_pool_state *s)
 {
-	struct rec r;
-	if (rec_begin(w, &r, GMP_REC_POOLS, 70) || rec_varint(w, s->device) || rec_varint(w, s->pools) ||
-	    rec_varint(w, s->reserved) || rec_varint(w, s->used) || rec_varint(w, s->reserved_high) ||
-	    rec_varint(w, s->used_high) || rec_varint(w, s->threshold))
-		return w->err;
-	return rec_end(w, &r);
+	return varints(w, GMP_REC_POOLS, (const uint64_t[]){ s->device, s->pools, s->reserved, s->used,
+							     s->reserved_high, s->used_high, s->threshold }, 7);
 }
 
 int gmp_writer__ranges(struct gmp_writer *w, uint32_t thread, const uint32_t *names, size_t n)

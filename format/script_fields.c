@@ -194,7 +194,8 @@ int sr_parse_kind(struct reader *r, const cJSON *o, uint8_t *kind)
 		return 0;
 	int v = cJSON_IsString(k) ? gmp_mem_kind__parse(k->valuestring) : -1;
 	if (v < 0)
-		return sr_fail(r, "field 'kind' must be one of \"device\", \"managed\", \"async\", \"pool_region\", \"device_heap\", \"cuda_array\"");
+		return sr_fail(r, "field 'kind' must be one of \"device\", \"managed\", \"async\", \"pool_region\", "
+			       "\"device_heap\", \"cuda_array\", \"imported\"");
 	*kind = (uint8_t)v;
 	return 0;
 }

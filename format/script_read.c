@@ -41,7 +41,7 @@ static const char *const common_fields[] = { "op", "at", "thread", "stream", "de
 /* Fields each op accepts besides the common ones. */
 static const char *const *op_fields(unsigned op)
 {
-	static const char *const alloc_f[] = { "addr", "size", "label", "kind", NULL };
+	static const char *const alloc_f[] = { "addr", "size", "label", "kind", "exported", NULL };
 	static const char *const free_f[] = { "addr", NULL };
 	static const char *const memcpy_f[] = { "dst", "src", "size", "async", NULL };
 	static const char *const memset_f[] = { "addr", "size", "value", "async", NULL };
@@ -142,6 +142,21 @@ static int async_flag(struct reader *r, const cJSON *o, struct gmp_event *e)
 	return 0;
 }
 
+/* "exported": true, an allocation shared with other processes (cudaIpcGetMemHandle): its own memory. */
+static int exported_flag(struct reader *r, const cJSON *o, struct gmp_event *e)
+{
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, "exported");
+	if (x && !cJSON_IsBool(x))
+		return sr_fail(r, "field 'exported' must be true or false");
+	if (!x || !cJSON_IsTrue(x))
+		return 0;
+	if (!gmp_mem_kind__device_bytes(e->kind))
+		return sr_fail(r, "an allocation of kind \"%s\" cannot be exported: it is not this process's own memory",
+			       gmp_mem_kind__name(e->kind));
+	e->flags |= GMP_EF_EXPORTED;
+	return 0;
+}
+
 static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e,
 			   int *touch_present)
 {
@@ -158,7 +173,7 @@ static int op_fields_parse(struct reader *r, const cJSON *o, struct gmp_event *e
 			return rc;
 		if (rc == 0)
 			e->flags |= GMP_EF_HAS_LABEL;
-		return sr_parse_kind(r, o, &e->kind);
+		return sr_parse_kind(r, o, &e->kind) || exported_flag(r, o, e) ? -EINVAL : 0;
 	case GMP_OP_FREE:
 		return sr_req_num(r, o, "addr", &e->addr);
 	case GMP_OP_MEMCPY:
@@ -276,7 +291,7 @@ static int failed_alloc(struct reader *r, const cJSON *o, const struct gmp_event
 		return -EINVAL;
 	if (f.size == 0)
 		return sr_fail(r, "a failed allocation must have a positive size");
-	if (kind == GMP_MEM_POOL_REGION || kind == GMP_MEM_DEVICE_HEAP)
+	if (kind == GMP_MEM_POOL_REGION || kind == GMP_MEM_DEVICE_HEAP || kind == GMP_MEM_IMPORTED)
 		return sr_fail(r, "a failed allocation is of kind \"device\", \"managed\", \"async\" or \"cuda_array\"");
 	f.kind = kind;
 	if ((rc = sr_opt_str(r, o, "api", &f.api)) < 0 || sr_opt_num(r, o, "device_free", &f.dev_free) < 0 ||

@@ -62,6 +62,8 @@ static void op_fields(struct gmp_jw *jw, const struct gmp_trace *t, const struct
 			gmp_jw__kstr(jw, "kind", gmp_mem_kind__name(e->kind));
 		if (e->flags & GMP_EF_HAS_LABEL)
 			gmp_jw__kstr(jw, "label", gmp_trace__str(t, e->name, NULL));
+		if (e->flags & GMP_EF_EXPORTED)
+			gmp_jw__kbool(jw, "exported", 1);
 		break;
 	case GMP_OP_FREE:
 		gmp_jw__khex(jw, "addr", e->addr);

@@ -528,6 +528,7 @@ static const char *const kind_names[] = {
 	[GMP_MEM_POOL_REGION] = "pool_region",
 	[GMP_MEM_DEVICE_HEAP] = "device_heap",
 	[GMP_MEM_ARRAY] = "cuda_array",
+	[GMP_MEM_IMPORTED] = "imported",
 };
 
 const char *gmp_mem_kind__name(unsigned kind)

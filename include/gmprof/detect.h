@@ -49,6 +49,16 @@ enum gmp_pattern {
 	((1u << GMP_PAT_MEMORY_LEAK) | (1u << GMP_PAT_NON_UNIFORM_ACCESS_FREQUENCY) | \
 	 (1u << GMP_PAT_STRUCTURED_ACCESS))
 
+/*
+ * Memory shared between processes: 1 for another process's memory mapped
+ * into this one (kind GMP_MEM_IMPORTED: not in the peaks, no findings), 2
+ * for this process's memory shared with others (GMP_EF_EXPORTED: their use
+ * of it is not seen, so only what GMP_PAT_MANAGED_SEEN names is told), 0
+ * for neither.
+ */
+#define GMP_SHARED_IMPORTED 1
+#define GMP_SHARED_EXPORTED 2
+
 /* The patterns mask names that need the kernels' accesses; "all" names none of them in particular. */
 static inline uint32_t gmp_patterns__need_accesses(uint32_t mask)
 {
@@ -275,6 +285,10 @@ struct gmp_result {
 	uint64_t min_bytes;             /* under this (gmp_detect_opts.min_bytes) */
 	size_t nmanaged;                /* findings on managed objects left out: the host's
 					   use of them is not seen (GMP_PAT_MANAGED_SEEN) */
+	size_t nshared;                 /* findings left out on memory shared between processes
+					   (gmp_object__shared): the other process's use is not
+					   seen.  All on imported objects, those outside
+					   GMP_PAT_MANAGED_SEEN on exported ones */
 	struct gmp_range *ranges;
 	size_t nranges;
 	struct gmp_span *spans;         /* idle ranges */
@@ -368,6 +382,9 @@ int gmp_result__failures(struct gmp_result *r, const uint8_t *skip);
 const struct gmp_peak *gmp_result__top_peak(const struct gmp_result *r, uint32_t device);
 /* A device's index in r->devices, or SIZE_MAX when it allocated nothing. */
 size_t gmp_result__device_index(const struct gmp_result *r, uint32_t device);
+
+/* Whether object obj is memory shared between processes: GMP_SHARED_IMPORTED, _EXPORTED or 0. */
+int gmp_object__shared(const struct gmp_result *r, uint32_t obj);
 
 /* The object's name: its label, or "obj#N" (N counts allocations from 1). */
 const char *gmp_result__object_name(const struct gmp_result *r, uint32_t obj,

@@ -30,8 +30,8 @@ extern "C" {
 #define GMP_PROFILE_MAGIC_LEN 8
 #define GMP_PROFILE_HEADER_LEN 16
 #define GMP_PROFILE_VERSION_MAJOR 1
-#define GMP_PROFILE_VERSION_MINOR 6 /* 1.1: LABEL records; 1.2: FAILED_ALLOC, RANGES; 1.3: POOLS; 1.4: kind cuda_array;
-				    1.5: RETURNED; 1.6: MARK */
+#define GMP_PROFILE_VERSION_MINOR 7 /* 1.1: LABEL records; 1.2: FAILED_ALLOC, RANGES; 1.3: POOLS; 1.4: kind cuda_array;
+				    1.5: RETURNED; 1.6: MARK; 1.7: kind imported, EXPORTED */
 
 enum gmp_record_type {
 	GMP_REC_META = 1,
@@ -50,7 +50,8 @@ enum gmp_record_type {
 	GMP_REC_POOLS = 14,  /* 1.3: a device's stream-ordered memory pools, as the driver said */
 	GMP_REC_RETURNED = 15, /* 1.5: when a blocking call returned */
 	GMP_REC_MARK = 16,   /* 1.6: an NVTX mark */
-	GMP_REC_MAX = 16
+	GMP_REC_EXPORTED = 17, /* 1.7: an earlier allocation shared with other processes */
+	GMP_REC_MAX = 17
 };
 
 struct gmp_writer;
@@ -89,6 +90,12 @@ int gmp_writer__findings(struct gmp_writer *w, const char *json, size_t len);
  * replaces an earlier one.
  */
 int gmp_writer__label(struct gmp_writer *w, uint64_t event, uint32_t label);
+/*
+ * The allocation of an earlier ALLOC event was shared with other processes
+ * (exported: cudaIpcGetMemHandle, cudaMemPoolExportPointer): readers set
+ * GMP_EF_EXPORTED on it.
+ */
+int gmp_writer__exported(struct gmp_writer *w, uint64_t event);
 /*
  * An allocation that failed for lack of memory, after the events written
  * so far (f->before is not written: it is the writer's event count); ids

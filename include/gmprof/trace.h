@@ -44,7 +44,8 @@ enum gmp_mem_kind {
 	GMP_MEM_POOL_REGION = 3, /* a sub-allocation inside another object (NVTX) */
 	GMP_MEM_DEVICE_HEAP = 4, /* malloc() inside a kernel */
 	GMP_MEM_ARRAY = 5,       /* a CUDA array (cudaMallocArray, cuArray3DCreate): textures and surfaces */
-	GMP_MEM_KIND_MAX = 5
+	GMP_MEM_IMPORTED = 6,    /* another process's memory mapped into this one (cudaIpcOpenMemHandle) */
+	GMP_MEM_KIND_MAX = 6
 };
 
 /*
@@ -57,6 +58,17 @@ enum gmp_mem_kind {
 static inline int gmp_mem_kind__unanalyzed(unsigned kind)
 {
 	return kind == GMP_MEM_DEVICE_HEAP || kind == GMP_MEM_ARRAY;
+}
+
+/*
+ * Objects whose bytes count towards their device's live bytes (the peaks):
+ * not a pool region (its bytes are its pool's) nor memory imported from
+ * another process (its bytes are the exporter's: this process's mapping of
+ * them allocates none).
+ */
+static inline int gmp_mem_kind__device_bytes(unsigned kind)
+{
+	return kind != GMP_MEM_POOL_REGION && kind != GMP_MEM_IMPORTED;
 }
 
 /* How a kernel launch was monitored (GMP_OP_KERNEL's kind). */
@@ -82,6 +94,8 @@ enum gmp_kernel_kind {
 #define GMP_EF_ASYNC 0x0100u        /* memcpy/memset: an *Async call */
 #define GMP_EF_IN_KERNEL 0x0200u    /* alloc/free of a device_heap object: malloc() or
 				       free() inside the kernel launch at event `value` */
+#define GMP_EF_EXPORTED 0x0400u     /* alloc: the object was shared with other processes
+				       (cudaIpcGetMemHandle): their use of it is not seen */
 
 /*
  * One GPU API as issued by the host.  64 bytes: the detector's memory

@@ -39,6 +39,18 @@ for src in tests/gpu/*.cu; do
 	"$NVCC" -O0 -o "$TMPDIR/$name" "$src" -lpthread $(cat "tests/gpu/$name.nvcc" 2>/dev/null) >"$TMPDIR/$name.log" 2>&1 &&
 		ok "tests/gpu/$name.cu compiles" || { notok "tests/gpu/$name.cu compiles"; cat "$TMPDIR/$name.log"; }
 	[ -f "tests/gpu/$name.expect" ] && ok "$name has expected findings" || notok "$name has expected findings"
+	# Its child process's model (ipc.cu): the child's expected findings and report lines.
+	if [ -f "tests/gpu/$name.child.jsonl" ]; then
+		model_findings "tests/gpu/$name.child.jsonl" "tests/gpu/$name.child.expect" |
+			diff -u "tests/gpu/$name.child.expect" - >"$TMPDIR/$name.child.diff" &&
+			ok "tests/gpu/$name.child.expect is what its child's event model gives" ||
+			{ notok "tests/gpu/$name.child.expect:"; cat "$TMPDIR/$name.child.diff"; }
+		"$GMPROF" report "tests/gpu/$name.child.jsonl" >"$TMPDIR/$name.child.rep" 2>&1
+		missing=$(while IFS= read -r l; do grep -qF -- "$l" "$TMPDIR/$name.child.rep" || echo "$l"; done \
+			<"tests/gpu/$name.child.report")
+		[ -z "$missing" ] && ok "tests/gpu/$name.child.report is in its child's model's report" ||
+			notok "tests/gpu/$name.child.report: the model's report lacks: $missing"
+	fi
 	# Where the program has an event model, its expected findings are what the model gives.
 	[ -f "tests/gpu/$name.jsonl" ] || continue
 	model_findings "tests/gpu/$name.jsonl" "tests/gpu/$name.expect" >"$TMPDIR/$name.model"

@@ -140,6 +140,15 @@ void double_api(const char *name, Sanitizer_ApiCallbackSite site)
 	api_deliver(SANITIZER_CB_DOMAIN_RUNTIME_API, &cd);
 }
 
+void double_api_params(const char *name, const void *params, Sanitizer_ApiCallbackSite site)
+{
+	static const int ok = 0;
+	Sanitizer_CallbackData cd = { .callbackSite = site, .functionName = name, .functionParams = params,
+				      .functionReturnValue = site == SANITIZER_API_EXIT ? &ok : NULL,
+				      .context = DOUBLE_CTX };
+	api_deliver(strncmp(name, "cuda", 4) ? SANITIZER_CB_DOMAIN_DRIVER_API : SANITIZER_CB_DOMAIN_RUNTIME_API, &cd);
+}
+
 void double_streams_made(const struct gmp_trace *t, uint32_t last, uint32_t base)
 {
 	const char *api = getenv("GMP_DOUBLE_STREAM_API");

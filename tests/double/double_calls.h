@@ -42,6 +42,8 @@ void double_deliver(Sanitizer_CallbackDomain d, Sanitizer_CallbackId cbid, const
  * (GMP_DOUBLE_API_IDS=one: 1 for all), unless that id was turned off.
  */
 void double_api(const char *name, Sanitizer_ApiCallbackSite site);
+/* The same with the call's parameter block (the exit: returning success). */
+void double_api_params(const char *name, const void *params, Sanitizer_ApiCallbackSite site);
 /*
  * Streams 1 to last of t (base + n as the collector sees them), made in
  * that order: a stream t declares (a script's `stream` line) inside the

@@ -67,6 +67,17 @@ void double_array(uint64_t addr, uint64_t size, int create);
  * (GMP_DOUBLE_PEER) and a texture object over it (GMP_DOUBLE_TEXTURE).
  */
 void double_alongside(const Sanitizer_ResourceMemoryData *md, int made);
+/*
+ * Memory shared between processes (double_ipc.c): the script's allocation
+ * md of kind imported, or flagged exported, made with the calls a program
+ * makes for it (GMP_DOUBLE_IPC in double_ipc.c), and freed so (as it was
+ * made, kept in the live object's `shared`; blocking: the free follows a
+ * device sync, and an exported object's is then a cudaFree, else a
+ * cudaFreeAsync).  Returns what the free needs to know: 1 an imported
+ * object, 2 an exported one mapped by cuMemMap, 3 another exported one.
+ */
+int double_ipc_alloc(const Sanitizer_ResourceMemoryData *md, int imported);
+void double_ipc_free(const Sanitizer_ResourceMemoryData *md, int shared, int blocking);
 /* Sleeps the milliseconds the environment variable env gives (GMP_DOUBLE_SYNC_MS, GMP_DOUBLE_PATCH_MS). */
 void double_delay(const char *env);
 /* Dies as gmp_double_set_die said when n events have been replayed. */

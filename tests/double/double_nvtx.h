@@ -23,6 +23,7 @@ struct live {
 	uint8_t pool;  /* a stream-ordered allocation's pool (double_memory.c) */
 	void *handle;  /* a pool's heap, a region's handle */
 	const char *label; /* a pool's label in the script: its heap's name (GMP_DOUBLE_NVTX=heapnames) */
+	int shared;        /* memory shared between processes: how double_ipc_alloc made it */
 };
 
 /* The first NVTX call, with no regions (see double_nvtx.c). */

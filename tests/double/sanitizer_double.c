@@ -250,6 +250,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 	switch (e->op) {
 	case GMP_OP_ALLOC: {
 		uint8_t pool = 0;
+		int shared = 0;
 		if (e->kind == GMP_MEM_POOL_REGION) {
 #if HAVE_NVTX
 			void *handle = region_register(*live, *nlive, e->addr, e->size,
@@ -267,7 +268,8 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		if (e->kind == GMP_MEM_ARRAY && !g) {
 			double_array(e->addr, e->size, 1); /* cudaMallocArray */
 		} else {
-			if (e->kind != GMP_MEM_DEVICE && e->kind != GMP_MEM_MANAGED && e->kind != GMP_MEM_ASYNC)
+			if (e->kind != GMP_MEM_DEVICE && e->kind != GMP_MEM_MANAGED && e->kind != GMP_MEM_ASYNC &&
+			    e->kind != GMP_MEM_IMPORTED)
 				return fail(e->line, "the test double cannot replay this kind of allocation");
 			Sanitizer_ResourceMemoryData md = {
 				.address = e->addr, .size = e->size, .context = CTX, .device = (CUdevice)e->device,
@@ -276,7 +278,9 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 				.visibility = SANITIZER_MEMORY_VISIBILITY_GLOBAL };
 			if (e->kind == GMP_MEM_ASYNC && !g)
 				md.memoryPool = double_pool_alloc(e->size, &pool);
-			if (g) {
+			if ((e->kind == GMP_MEM_IMPORTED || (e->flags & GMP_EF_EXPORTED)) && !g) {
+				shared = double_ipc_alloc(&md, e->kind == GMP_MEM_IMPORTED);
+			} else if (g) {
 				md.stream = double_stream_handle(DOUBLE_GRAPH_STREAM(e->stream));
 				md.hStream = double_hstream(DOUBLE_GRAPH_STREAM(e->stream));
 				double_graph_node(DOUBLE_NODE_MEM_ALLOC, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &md, sizeof(md));
@@ -293,11 +297,13 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		if (!nl)
 			return -ENOMEM;
 		nl[(*nlive)++] = (struct live){ e->addr, e->size, e->kind, pool, NULL,
-						e->flags & GMP_EF_HAS_LABEL ? gmp_trace__str(t, e->name, NULL) : NULL };
+						e->flags & GMP_EF_HAS_LABEL ? gmp_trace__str(t, e->name, NULL) : NULL, shared };
 		break;
 	}
 	case GMP_OP_FREE: {
 		uint8_t kind = GMP_MEM_DEVICE;
+		int shared = 0;
+		uint64_t size = 0;
 		void *heap = NULL;
 		/* A region and its pool share a start: the region is the one freed first. */
 		size_t found = SIZE_MAX;
@@ -308,6 +314,8 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		if (found != SIZE_MAX) {
 			kind = (*live)[found].kind;
 			heap = (*live)[found].handle;
+			shared = (*live)[found].shared;
+			size = (*live)[found].size;
 			if (kind == GMP_MEM_ASYNC && !g)
 				double_pool_change((*live)[found].pool, 0, (*live)[found].size);
 #if HAVE_NVTX
@@ -334,6 +342,9 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 		if (g) {
 			double_graph_node(DOUBLE_NODE_MEM_FREE, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_BEGIN, &e->addr,
 					  sizeof(e->addr));
+		} else if (shared) {
+			md.size = size;
+			double_ipc_free(&md, shared, blocking);
 		} else {
 			double_alongside(&md, 0);
 			double_api(blocking ? "cudaFree" : "cudaFreeAsync", SANITIZER_API_ENTER);

@@ -16,7 +16,10 @@
 #     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS"),
 #     and where a .returned.waits file is, as it says too (ranges that only
 #     the syncs' returns, the collector's RETURNED records, make that narrow);
-#     a .nvcc file holds the flags its build needs besides the others.
+#     a .nvcc file holds the flags its build needs besides the others;
+#     where a .child.expect file is, the profile the program's child process
+#     wrote (NAME.child.gmprof: the program names it) has those findings, and
+#     the lines of a .child.report file are in its report.
 #     A program that runs past GPU_TEST_LIMIT seconds (60) fails; SKIP="a b"
 #     leaves programs out.  One whose findings differ runs again with the
 #     Sanitizer's callbacks logged, and under GMPROF_FALLBACK, to say which
@@ -175,6 +178,22 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 			ok "$name: the report says what it should"
 		else
 			bad "$name: the report lacks: $missing"
+		fi
+	fi
+	if [ -f "$dir/$name.child.expect" ]; then # its child process's profile (ipc.cu)
+		if [ ! -f "$OUT_DIR/$name.child.gmprof" ]; then
+			bad "$name: its child process wrote no profile"
+		elif check "$name.child" "$OUT_DIR/$name.child.gmprof" "$dir/$name.child.expect"; then
+			ok "$name: its child's findings as expected"
+		else
+			bad "$name: its child's findings:"; cat "$OUT_DIR/$name.child.diff"
+		fi
+		if [ -f "$dir/$name.child.report" ]; then
+			"$G" report "$OUT_DIR/$name.child.gmprof" >"$OUT_DIR/$name.child.report.got" 2>&1
+			missing=$(while IFS= read -r l; do grep -qF -- "$l" "$OUT_DIR/$name.child.report.got" || echo "$l"; done \
+				<"$dir/$name.child.report")
+			[ -z "$missing" ] && ok "$name: its child's report says what it should" ||
+				bad "$name: its child's report lacks: $missing"
 		fi
 	fi
 	if [ -f "$dir/$name.meta" ]; then # META values the collector must write: "KEY VALUE" lines

@@ -64,6 +64,33 @@ static void texture_calls(void **state)
 	assert_int_equal(gmp_tex_api__kind(NULL), 0);
 }
 
+/* The calls that share memory between processes (collector/ipc.c), with any suffixes; nothing else. */
+static void ipc_calls(void **state)
+{
+	(void)state;
+	assert_int_equal(gmp_ipc_api__kind("cudaIpcOpenMemHandle_v4010"), GMP_IPC_OPEN);
+	assert_int_equal(gmp_ipc_api__kind("cuIpcOpenMemHandle_v2"), GMP_IPC_OPEN);
+	assert_int_equal(gmp_ipc_api__kind("cudaMemPoolImportPointer_v11020"), GMP_IPC_OPEN);
+	assert_int_equal(gmp_ipc_api__kind("cuMemPoolImportPointer"), GMP_IPC_OPEN);
+	assert_int_equal(gmp_ipc_api__kind("cuMemImportFromShareableHandle"), GMP_IPC_IMPORT_HANDLE);
+	assert_int_equal(gmp_ipc_api__kind("cuMemMap"), GMP_IPC_MAP);
+	assert_int_equal(gmp_ipc_api__kind("cuMemUnmap"), GMP_IPC_UNMAP);
+	assert_int_equal(gmp_ipc_api__kind("cudaIpcGetMemHandle_v4010"), GMP_IPC_EXPORT_POINTER);
+	assert_int_equal(gmp_ipc_api__kind("cuIpcGetMemHandle"), GMP_IPC_EXPORT_POINTER);
+	assert_int_equal(gmp_ipc_api__kind("cudaMemPoolExportPointer_v11020"), GMP_IPC_EXPORT_POINTER);
+	assert_int_equal(gmp_ipc_api__kind("cuMemPoolExportPointer"), GMP_IPC_EXPORT_POINTER);
+	assert_int_equal(gmp_ipc_api__kind("cuMemExportToShareableHandle"), GMP_IPC_EXPORT_HANDLE);
+	assert_int_equal(gmp_ipc_api__kind("cuMemRelease"), GMP_IPC_RELEASE);
+	assert_int_equal(gmp_ipc_api__kind("cudaIpcCloseMemHandle_v4010"), GMP_IPC_CLOSE);
+	assert_int_equal(gmp_ipc_api__kind("cuIpcCloseMemHandle"), GMP_IPC_CLOSE);
+	static const char *const no[] = { "cudaIpcOpenEventHandle", "cuIpcGetEventHandle", "cuMemMapArrayAsync",
+					  "cuMemCreate", "cudaMalloc", "cuMemPoolExportToShareableHandle",
+					  "cuMemRetainAllocationHandle", "cuMemMa", "cuMemMapX", "cudaIpc", "", "c" };
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_int_equal(gmp_ipc_api__kind(no[i]), 0);
+	assert_int_equal(gmp_ipc_api__kind(NULL), 0);
+}
+
 /* The tensor map calls and the launch calls with kernel parameters (collector/tensormaps.c). */
 static void tensor_map_calls(void **state)
 {
@@ -304,6 +331,24 @@ static void layouts_agree(void **state)
 	assert_int_equal((uintptr_t)CU_LAUNCH_PARAM_END, GMP_LAUNCH_EXTRA_END);
 	assert_int_equal((uintptr_t)CU_LAUNCH_PARAM_BUFFER_POINTER, GMP_LAUNCH_EXTRA_BUFFER);
 	assert_int_equal((uintptr_t)CU_LAUNCH_PARAM_BUFFER_SIZE, GMP_LAUNCH_EXTRA_SIZE);
+	/* Memory shared between processes (collector/ipc.c). */
+	assert_int_equal(offsetof(cudaIpcOpenMemHandle_v4010_params, devPtr), GMP_IPC_PARAM_IMPORTED);
+	assert_int_equal(offsetof(cuIpcOpenMemHandle_v2_params, pdptr), GMP_IPC_PARAM_IMPORTED);
+	assert_int_equal(offsetof(cudaMemPoolImportPointer_v11020_params, ptr), GMP_IPC_PARAM_IMPORTED);
+	assert_int_equal(offsetof(cuMemPoolImportPointer_params, ptr_out), GMP_IPC_PARAM_IMPORTED);
+	assert_int_equal(offsetof(cuMemImportFromShareableHandle_params, handle), GMP_IPC_PARAM_IMPORTED);
+	assert_int_equal(offsetof(cudaIpcGetMemHandle_v4010_params, devPtr), GMP_IPC_PARAM_EXPORTED);
+	assert_int_equal(offsetof(cuIpcGetMemHandle_params, dptr), GMP_IPC_PARAM_EXPORTED);
+	assert_int_equal(offsetof(cudaMemPoolExportPointer_v11020_params, ptr), GMP_IPC_PARAM_EXPORTED);
+	assert_int_equal(offsetof(cuMemPoolExportPointer_params, ptr), GMP_IPC_PARAM_EXPORTED);
+	assert_int_equal(offsetof(cuMemExportToShareableHandle_params, handle), GMP_IPC_PARAM_EXPORTED);
+	assert_int_equal(offsetof(cuMemMap_params, ptr), 0);
+	assert_int_equal(offsetof(cuMemMap_params, handle), GMP_IPC_MAP_HANDLE);
+	assert_int_equal(offsetof(cuMemUnmap_params, ptr), 0);
+	assert_int_equal(offsetof(cuMemUnmap_params, size), GMP_IPC_UNMAP_SIZE);
+	assert_int_equal(offsetof(cuMemRelease_params, handle), GMP_IPC_RELEASE_HANDLE);
+	assert_int_equal(sizeof(CUmemGenericAllocationHandle), sizeof(uint64_t));
+	assert_int_equal(sizeof(CUdeviceptr), sizeof(uint64_t));
 	/* Queries (collector/queries.c): the handle, by value. */
 	assert_int_equal(offsetof(cudaEventQuery_v3020_params, event), GMP_QUERY_PARAM_HANDLE);
 	assert_int_equal(offsetof(cuEventQuery_params, hEvent), GMP_QUERY_PARAM_HANDLE);
@@ -391,6 +436,7 @@ int main(void)
 		cmocka_unit_test(names),
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(texture_calls),
+		cmocka_unit_test(ipc_calls),
 		cmocka_unit_test(tensor_map_calls),
 		cmocka_unit_test(stream_calls),
 		cmocka_unit_test(array_sizes),

@@ -126,6 +126,9 @@ static void every_damage_named(void **state)
 	CASE(GMP_REC_TOUCH, "malformed kernel touch record", put(&p, 0); put(&p, 0));
 	CASE(GMP_REC_LABEL, "malformed label record", put(&p, 1); put(&p, 1)); /* a kernel gets no label */
 	CASE(GMP_REC_LABEL, "malformed label record", put(&p, 0); put(&p, 2)); /* no string 2 */
+	CASE(GMP_REC_EXPORTED, "malformed exported record", put(&p, 1)); /* a kernel is not exported */
+	CASE(GMP_REC_EXPORTED, "malformed exported record", put(&p, 2)); /* no event 2 */
+	CASE(GMP_REC_EXPORTED, "malformed exported record", put_byte(&p, 0x80)); /* a varint cut short */
 	CASE(GMP_REC_FAILED_ALLOC, "malformed failed-allocation record",
 	     for (int i = 0; i < 7; i++) put(&p, 0); put(&p, 64); put(&p, 0); put(&p, 9); put(&p, 8));
 	CASE(GMP_REC_FAILED_ALLOC, "failed-allocation record refers to an undefined string or stack",

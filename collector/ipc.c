@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory shared between processes (CUDA IPC).  A process that maps another
+ * process's memory (cudaIpcOpenMemHandle, cudaMemPoolImportPointer, a
+ * cuMemMap of a handle from cuMemImportFromShareableHandle) allocates none
+ * of it: the object is recorded as kind imported, whose bytes the peaks
+ * leave out, whose uses still order the calls, and on which no finding is
+ * told.  A process that shares its memory (cudaIpcGetMemHandle,
+ * cudaMemPoolExportPointer, cuMemExportToShareableHandle) lets others use
+ * it unseen: an EXPORTED record marks the object, and only what those uses
+ * cannot make wrong is told on it (docs/known-limits.md).
+ *
+ * Which allocation callback comes from an import is told by the program's
+ * call in progress: the outermost call's name, or, for cuMemMap, whether
+ * its handle is one the program imported.  A handle exported before it is
+ * mapped marks each later mapping of it; one exported after, the mappings
+ * made so far, so every mapping's handle is kept until cuMemUnmap.  The
+ * handles and mappings are kept under a lock of their own
+ * (GMP_IPC_HANDLES_MAX and GMP_IPC_MAPS_MAX of them; past that, said once,
+ * the later ones are not told apart).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "alloc_api.h"
+#include "collector.h"
+#include "gmprof/trace.h"
+
+#define GMP_IPC_HANDLES_MAX 4096
+#define GMP_IPC_MAPS_MAX 16384
+
+enum { HANDLE_IMPORTED = 1, HANDLE_EXPORTED = 2 };
+
+static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Handles imported or exported, and what of the two. */
+static struct handle {
+	uint64_t handle;
+	int what;
+} handles[GMP_IPC_HANDLES_MAX];
+static size_t nhandles;
+/* Mappings made by cuMemMap: where each starts, and its handle. */
+static struct map {
+	uint64_t addr, handle;
+} maps[GMP_IPC_MAPS_MAX];
+static size_t nmaps;
+static int maps_lost; /* a mapping found no room */
+
+/* What the thread's cuMemMap in progress maps (HANDLE_*), and its handle. */
+static __thread int map_what;
+static __thread uint64_t map_handle;
+
+/* Said once: what is shared past the tables is recorded as the program's own memory. */
+static void full(const char *what, int max)
+{
+	static int warned;
+	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		rec_say("more than %d %s: memory shared between processes through the later ones may be recorded as the "
+			"program's own", max, what);
+}
+
+/* ipc_lock held: handle's entry, or NULL. */
+static struct handle *find_handle(uint64_t handle)
+{
+	for (size_t i = 0; i < nhandles; i++)
+		if (handles[i].handle == handle)
+			return &handles[i];
+	return NULL;
+}
+
+static void note_handle(uint64_t handle, int what)
+{
+	pthread_mutex_lock(&ipc_lock);
+	struct handle *h = find_handle(handle);
+	if (!h && nhandles < GMP_IPC_HANDLES_MAX)
+		h = &handles[nhandles++], *h = (struct handle){ handle, 0 };
+	if (h)
+		h->what |= what;
+	pthread_mutex_unlock(&ipc_lock);
+	if (!h)
+		full("memory handles imported or exported", GMP_IPC_HANDLES_MAX);
+}
+
+/* gmp_col.lock held: the live object containing addr, exported. */
+static void export_at(uint64_t addr)
+{
+	uint64_t start, end;
+	if (rec_live_floor(addr, &start, &end) && addr < end) {
+		uint32_t ev = rec_live_event(start);
+		if (ev != UINT32_MAX)
+			rec_exported(ev);
+	}
+}
+
+/* The starts of the mappings of handle, into at (at most n): their count. */
+static size_t mappings_of(uint64_t handle, uint64_t *at, size_t n)
+{
+	size_t k = 0;
+	pthread_mutex_lock(&ipc_lock);
+	int lost = maps_lost;
+	for (size_t i = 0; i < nmaps && k < n; i++)
+		if (maps[i].handle == handle)
+			at[k++] = maps[i].addr;
+	pthread_mutex_unlock(&ipc_lock);
+	if (lost || k == n)
+		full("mappings of memory handles", lost ? GMP_IPC_MAPS_MAX : (int)n);
+	return k;
+}
+
+void ipc_call_begins(const char *fn, const void *params)
+{
+	if (gmp_ipc_api__kind(fn) != GMP_IPC_MAP || !params)
+		return;
+	uint64_t handle;
+	memcpy(&handle, (const char *)params + GMP_IPC_MAP_HANDLE, sizeof(handle));
+	pthread_mutex_lock(&ipc_lock);
+	const struct handle *h = find_handle(handle);
+	map_what = h ? h->what : 0;
+	map_handle = handle;
+	pthread_mutex_unlock(&ipc_lock);
+}
+
+int ipc_kind(int kind, int *exported)
+{
+	*exported = 0;
+	if (!cb_api_name)
+		return kind;
+	int call = gmp_ipc_api__kind(cb_api_name);
+	if (call == GMP_IPC_OPEN || (call == GMP_IPC_MAP && (map_what & HANDLE_IMPORTED)))
+		return GMP_MEM_IMPORTED;
+	*exported = call == GMP_IPC_MAP && (map_what & HANDLE_EXPORTED);
+	return kind;
+}
+
+int ipc_closing(void)
+{
+	return cb_api_name && gmp_ipc_api__kind(cb_api_name) == GMP_IPC_CLOSE;
+}
+
+void ipc_call_ended(const char *fn, const void *params, int ok)
+{
+	int call = gmp_ipc_api__kind(fn);
+	if (!call || !params)
+		return;
+	const char *p = params;
+	uint64_t v, at[64];
+	const void *out;
+	if (call == GMP_IPC_MAP) {
+		map_what = 0;
+		if (!ok)
+			return;
+		memcpy(&v, p, sizeof(v)); /* the mapping's start */
+		pthread_mutex_lock(&ipc_lock);
+		if (nmaps < GMP_IPC_MAPS_MAX)
+			maps[nmaps++] = (struct map){ v, map_handle };
+		else
+			maps_lost = 1;
+		pthread_mutex_unlock(&ipc_lock);
+		return;
+	}
+	if (!ok)
+		return;
+	switch (call) {
+	case GMP_IPC_IMPORT_HANDLE: /* the handle it wrote */
+		memcpy(&out, p + GMP_IPC_PARAM_IMPORTED, sizeof(out));
+		if (out) {
+			memcpy(&v, out, sizeof(v));
+			note_handle(v, HANDLE_IMPORTED);
+		}
+		break;
+	case GMP_IPC_EXPORT_POINTER:
+		memcpy(&v, p + GMP_IPC_PARAM_EXPORTED, sizeof(v));
+		pthread_mutex_lock(&gmp_col.lock);
+		export_at(v);
+		pthread_mutex_unlock(&gmp_col.lock);
+		break;
+	case GMP_IPC_EXPORT_HANDLE: { /* its mappings so far; later ones at their cuMemMap */
+		memcpy(&v, p + GMP_IPC_PARAM_EXPORTED, sizeof(v));
+		note_handle(v, HANDLE_EXPORTED);
+		size_t n = mappings_of(v, at, sizeof(at) / sizeof(at[0]));
+		pthread_mutex_lock(&gmp_col.lock);
+		for (size_t i = 0; i < n; i++)
+			export_at(at[i]);
+		pthread_mutex_unlock(&gmp_col.lock);
+		break;
+	}
+	case GMP_IPC_UNMAP: { /* the mappings in [ptr, ptr + size) */
+		uint64_t size;
+		memcpy(&v, p, sizeof(v));
+		memcpy(&size, p + GMP_IPC_UNMAP_SIZE, sizeof(size));
+		pthread_mutex_lock(&ipc_lock);
+		for (size_t i = nmaps; i--;)
+			if (maps[i].addr >= v && maps[i].addr - v < size)
+				maps[i] = maps[--nmaps];
+		pthread_mutex_unlock(&ipc_lock);
+		break;
+	}
+	case GMP_IPC_RELEASE: /* the driver may give the handle again */
+		memcpy(&v, p + GMP_IPC_RELEASE_HANDLE, sizeof(v));
+		pthread_mutex_lock(&ipc_lock);
+		struct handle *h = find_handle(v);
+		if (h)
+			*h = handles[--nhandles];
+		pthread_mutex_unlock(&ipc_lock);
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory shared between processes, as the test double replays it: each
+ * allocation of kind imported is another process's memory mapped into the
+ * program, and each one flagged exported the program's own, shared.
+ * GMP_DOUBLE_IPC says through which calls (each with its parameters, the
+ * Sanitizer's allocation callback inside the call that maps the memory):
+ *   open (the default)  cudaIpcOpenMemHandle and cudaIpcCloseMemHandle;
+ *                       an export: cudaMalloc, then cudaIpcGetMemHandle
+ *   pool                cudaMemPoolImportPointer (a stream-ordered
+ *                       allocation); an export: cudaMallocAsync, then
+ *                       cudaMemPoolExportPointer
+ *   vmm                 cuMemImportFromShareableHandle, then cuMemMap;
+ *                       freed by cuMemUnmap and cuMemRelease; an export:
+ *                       cuMemCreate, cuMemExportToShareableHandle, then
+ *                       cuMemMap (the handle shared before it is mapped)
+ *   vmm-late            the same, an export's handle shared after cuMemMap
+ * A cuMemMap's handle is the mapping's address, so the free finds it.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "double_calls.h"
+#include "double_memory.h"
+
+enum { OPEN, POOL, VMM, VMM_LATE };
+
+static int mode(void)
+{
+	const char *m = getenv("GMP_DOUBLE_IPC");
+	return !m || !strcmp(m, "open") ? OPEN : !strcmp(m, "pool") ? POOL : !strcmp(m, "vmm") ? VMM : VMM_LATE;
+}
+
+static void resource(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData *md)
+{
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, cbid, md);
+}
+
+/* A call with parameters p, and the Sanitizer's callback cbid of md inside it (cbid 0: none). */
+static void call(const char *name, const void *p, Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData *md)
+{
+	double_api_params(name, p, SANITIZER_API_ENTER);
+	if (cbid)
+		resource(cbid, md);
+	double_api_params(name, p, SANITIZER_API_EXIT);
+}
+
+/* cuMemMap (ptr, size, offset, handle, flags) of handle at md's address. */
+static void map(const Sanitizer_ResourceMemoryData *md, uint64_t handle)
+{
+	uint64_t p[5] = { md->address, md->size, 0, handle, 0 };
+	call("cuMemMap", p, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, md);
+}
+
+int double_ipc_alloc(const Sanitizer_ResourceMemoryData *md, int imported)
+{
+	int m = mode();
+	uint64_t out = md->address, handle = md->address;
+	void *outp = &out, *hp = &handle;
+	char data[64] = { 0 }; /* an IPC handle, export data: opaque */
+	if (imported) {
+		if (m == OPEN) {
+			const void *p[10] = { outp }; /* (devPtr *, handle (64 bytes), flags) */
+			call("cudaIpcOpenMemHandle", p, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, md);
+		} else if (m == POOL) {
+			const void *p[3] = { outp, NULL, data };
+			call("cudaMemPoolImportPointer", p, SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC, md);
+		} else {
+			const void *p[3] = { hp, NULL, NULL };
+			call("cuMemImportFromShareableHandle", p, 0, NULL);
+			map(md, handle);
+		}
+		return 1;
+	}
+	if (m == OPEN || m == POOL) {
+		call(m == OPEN ? "cudaMalloc" : "cudaMallocAsync", NULL,
+		     m == OPEN ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC : SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC, md);
+		const void *p[2] = { data, (const void *)(uintptr_t)(md->address + md->size / 2) }; /* a pointer inside */
+		call(m == OPEN ? "cudaIpcGetMemHandle" : "cudaMemPoolExportPointer", p, 0, NULL);
+		return 3;
+	}
+	const void *create[4] = { hp, (const void *)(uintptr_t)md->size, NULL, NULL };
+	call("cuMemCreate", create, 0, NULL);
+	int fd = 0;
+	const void *exp[4] = { &fd, (const void *)(uintptr_t)handle, NULL, NULL };
+	if (m == VMM)
+		call("cuMemExportToShareableHandle", exp, 0, NULL);
+	map(md, handle);
+	if (m == VMM_LATE)
+		call("cuMemExportToShareableHandle", exp, 0, NULL);
+	return 2;
+}
+
+void double_ipc_free(const Sanitizer_ResourceMemoryData *md, int shared, int blocking)
+{
+	int m = mode();
+	uint64_t p[2] = { md->address, md->size };
+	if ((shared == 1 && m >= VMM) || shared == 2) {
+		call("cuMemUnmap", p, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE, md);
+		call("cuMemRelease", p, 0, NULL); /* its handle: the mapping's address */
+	} else if (shared == 1 && m == OPEN) {
+		call("cudaIpcCloseMemHandle", p, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE, md);
+	} else if (shared == 1) { /* an imported pool pointer is freed as any stream-ordered one */
+		call("cudaFreeAsync", p, SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC, md);
+	} else {
+		blocking = blocking && m != POOL;
+		call(blocking ? "cudaFree" : "cudaFreeAsync", p,
+		     blocking ? SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE : SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC, md);
+	}
+}
