@@ -109,8 +109,12 @@ int gmp_ipc_api__kind(const char *function_name)
 		{ "cudaIpcCloseMemHandle", GMP_IPC_CLOSE },
 		{ "cuIpcCloseMemHandle", GMP_IPC_CLOSE },
 	};
+	/* Every call ends here: most (cudaMalloc, cudaMemcpyAsync, cuMemAlloc) leave on the letters after the prefix. */
 	char l = letter(function_name);
 	if (l != 'I' && l != 'M')
+		return 0;
+	const char *rest = function_name + (function_name[2] == 'd' ? 4 : 2); /* "Ipc...", "Mem..." */
+	if (rest[1] != (l == 'I' ? 'p' : 'e') || (l == 'M' && !strchr("MUREIP", rest[3] ? rest[3] : '-')))
 		return 0;
 	size_t n = gmp_api__base_len(function_name);
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)

@@ -120,4 +120,8 @@ for way in open pool vmm vmm-late; do
 	grep -qx "==gmprof== 6 more on memory shared between processes, whose use by the other process is not seen" \
 		"$TMPDIR/err" && ok "  ... its summary says how many it left out" || notok "  ... stderr: $(cat "$TMPDIR/err")"
 done
+# An imported pool is the exporter's: what it holds is not the program's (POOLS records: the device's pool alone).
+"$GMPROF" dump "$TMPDIR/pool.gmprof" 2>/dev/null | grep '"op":"pools"' >"$TMPDIR/pools"
+[ -s "$TMPDIR/pools" ] && ! grep -q '"pools":' "$TMPDIR/pools" && ok "the imported pool's bytes are not recorded" ||
+	notok "the pools recorded: $(cat "$TMPDIR/pools")"
 finish

@@ -8,7 +8,8 @@
  *   open (the default)  cudaIpcOpenMemHandle and cudaIpcCloseMemHandle;
  *                       an export: cudaMalloc, then cudaIpcGetMemHandle
  *   pool                cudaMemPoolImportPointer (a stream-ordered
- *                       allocation); an export: cudaMallocAsync, then
+ *                       allocation from the imported pool, DOUBLE_POOL2's
+ *                       handle); an export: cudaMallocAsync, then
  *                       cudaMemPoolExportPointer
  *   vmm                 cuMemImportFromShareableHandle, then cuMemMap;
  *                       freed by cuMemUnmap and cuMemRelease; an export:
@@ -23,6 +24,7 @@
 
 #include "double_calls.h"
 #include "double_memory.h"
+#include "double_patch.h"
 
 enum { OPEN, POOL, VMM, VMM_LATE };
 
@@ -65,7 +67,9 @@ int double_ipc_alloc(const Sanitizer_ResourceMemoryData *md, int imported)
 			call("cudaIpcOpenMemHandle", p, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, md);
 		} else if (m == POOL) {
 			const void *p[3] = { outp, NULL, data };
-			call("cudaMemPoolImportPointer", p, SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC, md);
+			Sanitizer_ResourceMemoryData in_pool = *md;
+			in_pool.memoryPool = DOUBLE_POOL2;
+			call("cudaMemPoolImportPointer", p, SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC, &in_pool);
 		} else {
 			const void *p[3] = { hp, NULL, NULL };
 			call("cuMemImportFromShareableHandle", p, 0, NULL);

@@ -85,7 +85,9 @@ static void ipc_calls(void **state)
 	assert_int_equal(gmp_ipc_api__kind("cuIpcCloseMemHandle"), GMP_IPC_CLOSE);
 	static const char *const no[] = { "cudaIpcOpenEventHandle", "cuIpcGetEventHandle", "cuMemMapArrayAsync",
 					  "cuMemCreate", "cudaMalloc", "cuMemPoolExportToShareableHandle",
-					  "cuMemRetainAllocationHandle", "cuMemMa", "cuMemMapX", "cudaIpc", "", "c" };
+					  "cuMemRetainAllocationHandle", "cuMemMa", "cuMemMapX", "cudaIpc", "", "c",
+					  "cudaMemcpyAsync", "cuMemAlloc_v2", "cudaMemsetAsync", "cuMem", "cudaMemPrefetchAsync",
+					  "cuMemPoolCreate", "cuda", "cu" };
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
 		assert_int_equal(gmp_ipc_api__kind(no[i]), 0);
 	assert_int_equal(gmp_ipc_api__kind(NULL), 0);
