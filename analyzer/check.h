@@ -15,7 +15,7 @@
 
 /*
  * The checks one input can get, each at most once: complete, monitored,
- * out_of_memory, suppressions, graphs, tensor_maps, pools, a pattern:NAME
+ * out_of_memory, suppressions, graphs, tensor_maps, pools, shared, a pattern:NAME
  * per pattern, max_peak, max_in_use, max_range_peak, max_range_growth,
  * max_mark, max_mark_growth, max_leak, baseline:new_findings,
  * baseline:peak, baseline:pools, baseline:in_use, baseline:range_peak,
@@ -24,7 +24,7 @@
  * than write past them (a check added without counting it here);
  * tests/cli/all_checks.sh asks for every one.
  */
-#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 23)
+#define GMP_MAX_CHECKS (GMP_PAT_COUNT + 24)
 
 struct gmp_check {
 	char name[64];
@@ -55,6 +55,8 @@ struct gmp_check *gmp_gate__add(struct gmp_gate *g, const char *name, int failed
 	__attribute__((format(printf, 4, 5)));
 /* Appends a line to a check's detail. */
 void gmp_check__more(struct gmp_check *c, const char *line);
+/* The checks that never fail (check_notes.c): graphs, tensor_maps, pools, shared, where each has something to say. */
+void gmp_gate__notes(struct gmp_gate *g);
 /*
  * Adds "  pattern: object (size) allocated at site [fingerprint]" to c's
  * detail, and under it the site's source line ("      | code") where the

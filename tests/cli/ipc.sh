@@ -82,6 +82,13 @@ expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/s.html" "$S"
 grep -q "<dt>shared</dt><dd>2 objects (12.0 MiB) mapped from another process" "$TMPDIR/s.html" &&
 	grep -q "(6 more on memory shared between processes, whose use by the other process is not seen)" "$TMPDIR/s.html" &&
 	ok "  ... the row and the count" || notok "  ... $(grep -o '<dt>findings.\{0,300\}' "$TMPDIR/s.html")"
+# The CI gate: the program's own findings fail it, and a line says what was left out and why.
+expect_exit 1 "check --fail-on all" -- "$GMPROF" check --fail-on all "$S"
+grep -q "^PASS shared: 2 objects (12.0 MiB) mapped from another process (CUDA IPC)" "$TMPDIR/out" &&
+	grep -qx "  6 findings on them left out" "$TMPDIR/out" && grep -q "^PASS pattern:unused_allocation: 0 findings" "$TMPDIR/out" &&
+	grep -q "^FAIL pattern:memory_leak: 1 finding" "$TMPDIR/out" && ok "  ... shared never fails, and says so" ||
+	notok "  ... $(cat "$TMPDIR/out")"
+expect_exit 0 "check --max-peak 8MiB: the imported bytes are not the program's" -- "$GMPROF" check --max-peak 8MiB "$S"
 expect_exit 0 "flamegraph --at allocated" -- "$GMPROF" flamegraph --at allocated "$S"
 grep -q "spare\|;in " "$TMPDIR/out" && notok "  ... $(cat "$TMPDIR/out")" || ok "  ... no imported bytes"
 expect_exit 0 "perfetto" -- "$GMPROF" perfetto -o "$TMPDIR/s.json" "$S"
