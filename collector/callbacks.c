@@ -198,7 +198,7 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 			       .size = md->size, .device = (uint32_t)md->device, .stream = stream };
 	/* With its ALLOC event: an NVTX heap's name may come for it. */
 	int64_t ev = event(&e, NULL);
-	rec_live_add(md->address, md->size, (uint32_t)md->device, ev);
+	rec_live_add(md->address, md->size, (uint32_t)md->device, ev, kind);
 	if (exported && ev >= 0)
 		rec_exported((uint64_t)ev);
 }

@@ -66,6 +66,7 @@ struct gmp_collector {
 	struct gmp_live_info {
 		uint32_t device;
 		uint32_t ev;      /* its ALLOC event (UINT32_MAX: unknown) */
+		uint8_t kind;     /* enum gmp_mem_kind */
 	} *live_info;
 	size_t live_info_n, live_info_cap;
 	uint32_t *live_free;      /* slots of live_info to reuse */
@@ -219,10 +220,10 @@ uint32_t rec_device(CUcontext ctx);
  * objects it overlaps.  Adding returns -ENOMEM (the profile is then
  * stopped, with one sentence) when memory ran out.
  */
-int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev);
+int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev, uint8_t kind);
 int rec_live_remove(uint64_t addr);
-/* The ALLOC event of the live object starting at addr, or UINT32_MAX. */
-uint32_t rec_live_event(uint64_t addr);
+/* The ALLOC event of the live object starting at addr, or UINT32_MAX; *kind (when not NULL) its kind. */
+uint32_t rec_live_event(uint64_t addr, uint8_t *kind);
 /* The device of the live object containing addr, or UINT32_MAX. */
 uint32_t rec_live_device(uint64_t addr);
 /* 1 when [addr, addr+size) lies inside one live object. */

@@ -82,13 +82,14 @@ static void note_handle(uint64_t handle, int what)
 		full("memory handles imported or exported", GMP_IPC_HANDLES_MAX);
 }
 
-/* gmp_col.lock held: the live object containing addr, exported. */
+/* gmp_col.lock held: the live object containing addr, exported (another process's shared again: not ours). */
 static void export_at(uint64_t addr)
 {
 	uint64_t start, end;
+	uint8_t kind;
 	if (rec_live_floor(addr, &start, &end) && addr < end) {
-		uint32_t ev = rec_live_event(start);
-		if (ev != UINT32_MAX)
+		uint32_t ev = rec_live_event(start, &kind);
+		if (ev != UINT32_MAX && gmp_mem_kind__device_bytes(kind))
 			rec_exported(ev);
 	}
 }

@@ -40,7 +40,7 @@ int rec_live_floor(uint64_t addr, uint64_t *start, uint64_t *end)
 	return gmp_col.live && gmp_objmap__floor(gmp_col.live, addr, start, end, NULL);
 }
 
-int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev)
+int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev, uint8_t kind)
 {
 	uint32_t slot = gmp_col.live_free_n ? gmp_col.live_free[gmp_col.live_free_n - 1]
 					    : (uint32_t)gmp_col.live_info_n;
@@ -56,7 +56,7 @@ int rec_live_add(uint64_t addr, uint64_t size, uint32_t device, int64_t ev)
 	else
 		gmp_col.live_free_n--;
 	gmp_col.live_info[slot] = (struct gmp_live_info){
-		device, ev >= 0 && ev < UINT32_MAX ? (uint32_t)ev : UINT32_MAX };
+		device, ev >= 0 && ev < UINT32_MAX ? (uint32_t)ev : UINT32_MAX, kind };
 	gmp_col.tab_n++;
 	gmp_col.live_version++;
 	log_change(addr, addr + size, 0);
@@ -94,12 +94,14 @@ int rec_is_device(uint64_t addr, uint64_t size)
 	return addr >= start && addr + (size ? size : 1) <= end;
 }
 
-uint32_t rec_live_event(uint64_t addr)
+uint32_t rec_live_event(uint64_t addr, uint8_t *kind)
 {
 	uint64_t start;
 	uint32_t slot;
 	if (!gmp_col.live || !gmp_objmap__floor(gmp_col.live, addr, &start, NULL, &slot) || start != addr)
 		return UINT32_MAX;
+	if (kind)
+		*kind = gmp_col.live_info[slot].kind;
 	return gmp_col.live_info[slot].ev;
 }
 

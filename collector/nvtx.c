@@ -295,7 +295,7 @@ static void name_block(const struct gmp_nvtx_heap_desc *d)
 		return; /* (rec_label checks that the profile is still recording) */
 	struct gmp_nvtx_range r;
 	memcpy(&r, d->type_desc, sizeof(r));
-	uint32_t ev = rec_live_event((uint64_t)(uintptr_t)r.ptr);
+	uint32_t ev = rec_live_event((uint64_t)(uintptr_t)r.ptr, NULL);
 	const char *n = nvtx_name(d->message_type, d->message, name, sizeof(name));
 	if (ev != UINT32_MAX && n && *n)
 		rec_label(ev, n);

@@ -16,6 +16,8 @@
  *                       cuMemCreate, cuMemExportToShareableHandle, then
  *                       cuMemMap (the handle shared before it is mapped)
  *   vmm-late            the same, an export's handle shared after cuMemMap
+ *   vmm-reshare         vmm-late, and each imported handle shared again
+ *                       after it is mapped (cuMemExportToShareableHandle)
  * A cuMemMap's handle is the mapping's address, so the free finds it.
  */
 #include <stdint.h>
@@ -26,12 +28,16 @@
 #include "double_memory.h"
 #include "double_patch.h"
 
-enum { OPEN, POOL, VMM, VMM_LATE };
+enum { OPEN, POOL, VMM, VMM_LATE, VMM_RESHARE };
 
 static int mode(void)
 {
 	const char *m = getenv("GMP_DOUBLE_IPC");
-	return !m || !strcmp(m, "open") ? OPEN : !strcmp(m, "pool") ? POOL : !strcmp(m, "vmm") ? VMM : VMM_LATE;
+	return !m || !strcmp(m, "open") ? OPEN
+	       : !strcmp(m, "pool")     ? POOL
+	       : !strcmp(m, "vmm")      ? VMM
+	       : !strcmp(m, "vmm-late") ? VMM_LATE
+					: VMM_RESHARE;
 }
 
 static void resource(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData *md)
@@ -74,6 +80,10 @@ int double_ipc_alloc(const Sanitizer_ResourceMemoryData *md, int imported)
 			const void *p[3] = { hp, NULL, NULL };
 			call("cuMemImportFromShareableHandle", p, 0, NULL);
 			map(md, handle);
+			int fd = 0;
+			const void *exp[4] = { &fd, (const void *)(uintptr_t)handle, NULL, NULL };
+			if (m == VMM_RESHARE) /* another process's memory shared on: still not the program's */
+				call("cuMemExportToShareableHandle", exp, 0, NULL);
 		}
 		return 1;
 	}
@@ -91,7 +101,7 @@ int double_ipc_alloc(const Sanitizer_ResourceMemoryData *md, int imported)
 	if (m == VMM)
 		call("cuMemExportToShareableHandle", exp, 0, NULL);
 	map(md, handle);
-	if (m == VMM_LATE)
+	if (m >= VMM_LATE)
 		call("cuMemExportToShareableHandle", exp, 0, NULL);
 	return 2;
 }
