@@ -189,8 +189,10 @@ static void lifetimes(FILE *fp, struct page *pg)
 		double w = (double)(to - from) * PLOT_W / (double)levels;
 		fprintf(fp, "<text x=\"0\" y=\"%zu\">", i * ROW_H + 11);
 		gmp_text__markup(fp, gmp_result__object_name(r, idx[i], name, sizeof(name)));
+		int sh = gmp_object__shared(r, idx[i]);
 		fprintf(fp, " (%s%s)</text>", gmp_human_bytes(o->size, a, sizeof(a)),
-			o->kind == GMP_MEM_ARRAY ? ", CUDA array" : "");
+			o->kind == GMP_MEM_ARRAY ? ", CUDA array" : sh == GMP_SHARED_IMPORTED ? ", another process's"
+			: sh == GMP_SHARED_EXPORTED ? ", shared with other processes" : "");
 		fprintf(fp, "<rect class=\"life%s\" x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"%d\">"
 			"<title>", flagged[idx[i]] ? " f" : "", x, i * ROW_H + 2, w < 1 ? 1.0 : w, ROW_H - 3);
 		gmp_text__markup(fp, name);

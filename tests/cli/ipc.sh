@@ -81,7 +81,9 @@ grep -q "^| shared | 2 objects (12.0 MiB) mapped from another process" "$TMPDIR/
 expect_exit 0 "html" -- "$GMPROF" html -o "$TMPDIR/s.html" "$S"
 grep -q "<dt>shared</dt><dd>2 objects (12.0 MiB) mapped from another process" "$TMPDIR/s.html" &&
 	grep -q "(6 more on memory shared between processes, whose use by the other process is not seen)" "$TMPDIR/s.html" &&
-	ok "  ... the row and the count" || notok "  ... $(grep -o '<dt>findings.\{0,300\}' "$TMPDIR/s.html")"
+	grep -q ">in (4.0 MiB, another process's)</text>" "$TMPDIR/s.html" &&
+	grep -q ">out (2.0 MiB, shared with other processes)</text>" "$TMPDIR/s.html" &&
+	ok "  ... the row, the count, and the lifetimes say whose memory" || notok "  ... $(grep -o '<dt>findings.\{0,300\}' "$TMPDIR/s.html")"
 # The CI gate: the program's own findings fail it, and a line says what was left out and why.
 expect_exit 1 "check --fail-on all" -- "$GMPROF" check --fail-on all "$S"
 grep -q "^PASS shared: 2 objects (12.0 MiB) mapped from another process (CUDA IPC)" "$TMPDIR/out" &&
