@@ -315,6 +315,11 @@ static void lifetime(struct pf *p, uint32_t obj, const char *ph, uint64_t ts, in
 	gmp_jw__u64(jw, o->size);
 	GMP_JW_KEY(jw, "addr");
 	gmp_jw__hex(jw, o->addr);
+	int sh = gmp_object__shared(p->r, obj);
+	if (sh) { /* memory shared between processes: whose it is */
+		GMP_JW_KEY(jw, "shared");
+		gmp_jw__str(jw, sh == GMP_SHARED_IMPORTED ? "another process's" : "with other processes");
+	}
 	if (leaked) {
 		GMP_JW_KEY(jw, "leaked");
 		gmp_jw__bool(jw, 1);

@@ -97,8 +97,10 @@ expect_exit 0 "perfetto" -- "$GMPROF" perfetto -o "$TMPDIR/s.json" "$S"
 python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
 live = [e["args"]["bytes"] for e in d["traceEvents"] if e.get("ph") == "C" and e.get("name") == "live bytes"]
-sys.exit(0 if live and max(live) == 7405568 else 1)' "$TMPDIR/s.json" 2>/dev/null &&
-	ok "  ... its live bytes leave the imported out" || notok "  ... live bytes wrong"
+shared = {e["args"]["object"]: e["args"].get("shared") for e in d["traceEvents"] if e.get("cat") == "object" and e.get("ph") == "b"}
+sys.exit(0 if live and max(live) == 7405568 and shared["in"] == "another process'"'"'s" and shared["out"] == "with other processes"
+	 and shared["a"] is None else 1)' "$TMPDIR/s.json" 2>/dev/null &&
+	ok "  ... its live bytes leave the imported out; its object slices say whose" || notok "  ... live bytes or slices wrong"
 
 # Event scripts: the kind and the flag round-trip; a wrong flag is one sentence and exit 2.
 expect_exit 0 "dump of the convert of it" -- sh -c "'$GMPROF' convert -o '$TMPDIR/s.gmprof' '$S' && '$GMPROF' dump '$TMPDIR/s.gmprof'"
