@@ -356,7 +356,7 @@ static int text_one(FILE *fp, struct report *rp)
 
 /*
  * What the report adds to the findings document: the run's gaps, gmprof's
- * own memory, plans, findings and memory by NVTX range, memory at NVTX
+ * own memory, how the NVTX names were folded (--nvtx-numbers, --nvtx-strip), plans, findings and memory by NVTX range, memory at NVTX
  * marks, "by_site" (every group of findings by allocation site and pattern,
  * ranked) and "peak_sites".
  */
@@ -364,6 +364,14 @@ static void report_json_extra(void *ctx, struct gmp_jw *jw, const struct gmp_res
 {
 	struct report *rp = ctx;
 	gmp_report__json_run(jw, r);
+	if (rp->in.so.nvtx_numbers || rp->in.so.nvtx_strip) { /* the NVTX names below were folded so */
+		gmp_jw__key(jw, "nvtx_names");
+		gmp_jw__obj(jw);
+		gmp_jw__kbool(jw, "numbers", rp->in.so.nvtx_numbers);
+		if (rp->in.so.nvtx_strip)
+			gmp_jw__kstr(jw, "strip", rp->in.so.nvtx_strip);
+		gmp_jw__obj_end(jw);
+	}
 	struct gmp_bysite b;
 	if (gmp_report__json_plans(jw, r, &rp->fit) || gmp_report__json_by_range(jw, r) || gmp_rmem__json(jw, r, &rp->s->sites) ||
 	    gmp_mmem__json(jw, r, &rp->s->sites) ||

@@ -102,7 +102,9 @@ done
 	"$GMPROF" report --format json --top 3 --fit 8388609 "$TMPDIR/many.gmprof" >"$D/report.many.json" &&
 	"$GMPROF" report --format json tests/scripts/figure2.jsonl "$TMPDIR/extras.jsonl" >"$D/report.several.json" &&
 	kept_at tests/scripts/nvtx_loop.jsonl "$TMPDIR/loop_at.jsonl" &&
-	"$GMPROF" report --format json "$TMPDIR/loop_at.jsonl" >"$D/report.loop_at.json" ||
+	"$GMPROF" report --format json "$TMPDIR/loop_at.jsonl" >"$D/report.loop_at.json" &&
+	"$GMPROF" report --format json --nvtx-numbers --nvtx-strip ' ?done' tests/scripts/nvtx_marks.jsonl \
+		>"$D/report.folded.json" ||
 	notok "report --fit, several inputs"
 sed 's/"d1"/"d1b"/; s/"size":262144/"size":524288/' "$TMPDIR/extras.jsonl" >"$TMPDIR/extras2.jsonl"
 # The loop fixed (each step frees its buffer), with and without sites: diffs to the loop keep memory.

@@ -55,6 +55,7 @@ m = [x for x in d["memory_at_marks"] if x["mark"] == "epoch N done"]
 assert len(d["memory_at_marks"]) == 1 and m[0]["times"] == 3 and m[0]["growth_bytes"] == 2048, d["memory_at_marks"]
 paths = sorted(" > ".join(x["ranges"]) for x in d["memory_by_range"])
 assert paths == ["epoch N", "epoch N > conv2d"], paths
+assert d["nvtx_names"] == {"numbers": True}, d.get("nvtx_names")
 PY
 
 # --ranges matches the folded names.
@@ -87,10 +88,11 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 got = sorted((" > ".join(x["ranges"]), x["times"], x["peak_bytes"]) for x in d["memory_by_range"])
 assert got == [("aten::linear", 3, 4096), ("aten::relu", 3, 4096)], got
+assert d["nvtx_names"] == {"numbers": False, "strip": ", seq = .*"}, d.get("nvtx_names")
 PY
 expect_exit 0 "  ... without, a range per call" -- "$GMPROF" report --format json "$TMPDIR/torch.jsonl"
-python3 -c 'import json, sys; assert len(json.load(open(sys.argv[1]))["memory_by_range"]) == 6' "$TMPDIR/out" &&
-	ok "  ... six" || notok "  ... $(head -c 600 "$TMPDIR/out")"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["memory_by_range"]) == 6 and "nvtx_names" not in d' \
+	"$TMPDIR/out" && ok "  ... six, and no folding said" || notok "  ... $(head -c 600 "$TMPDIR/out")"
 
 # A bad expression: one line naming it, exit 2, before any input is read.
 expect_exit 2 "--nvtx-strip '('" -- "$GMPROF" report --nvtx-strip '(' "$TMPDIR/none.jsonl"
