@@ -108,6 +108,7 @@ int gmp_ipc_api__kind(const char *function_name)
 		{ "cuMemUnmap", GMP_IPC_UNMAP },
 		{ "cudaIpcCloseMemHandle", GMP_IPC_CLOSE },
 		{ "cuIpcCloseMemHandle", GMP_IPC_CLOSE },
+		{ "cuMemRetainAllocationHandle", GMP_IPC_RETAIN },
 	};
 	/* Every call ends here: most (cudaMalloc, cudaMemcpyAsync, cuMemAlloc) leave on the letters after the prefix. */
 	char l = letter(function_name);

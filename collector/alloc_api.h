@@ -114,8 +114,9 @@ int gmp_api__per_thread(const char *function_name);
  * cuMemPoolExportPointer take (handle or export data *, pointer),
  * cuMemExportToShareableHandle (OS handle *, handle, type, flags);
  * cuMemUnmap (pointer, size) ends mappings, cudaIpcCloseMemHandle and
- * cuIpcCloseMemHandle (pointer) an open's, and cuMemRelease (handle) lets
- * a handle go.  tests/unit/test_alloc_abi.c
+ * cuIpcCloseMemHandle (pointer) an open's, cuMemRelease (handle) lets a
+ * handle go, and cuMemRetainAllocationHandle (handle *, pointer) gives a
+ * new one to the memory mapped at a pointer.  tests/unit/test_alloc_abi.c
  * checks these against the toolkit's headers.
  */
 #define GMP_IPC_PARAM_IMPORTED 0 /* an import's pointer (or handle) pointer */
@@ -123,6 +124,7 @@ int gmp_api__per_thread(const char *function_name);
 #define GMP_IPC_MAP_HANDLE 24     /* cuMemMap's handle */
 #define GMP_IPC_RELEASE_HANDLE 0  /* cuMemRelease's */
 #define GMP_IPC_UNMAP_SIZE 8      /* cuMemUnmap (pointer, size)'s size */
+#define GMP_IPC_RETAIN_POINTER 8  /* cuMemRetainAllocationHandle (handle *, pointer)'s pointer */
 enum {
 	GMP_IPC_OPEN = 1,       /* maps another process's memory at a new pointer */
 	GMP_IPC_IMPORT_HANDLE,  /* gives a handle to another process's memory */
@@ -132,6 +134,7 @@ enum {
 	GMP_IPC_RELEASE,        /* cuMemRelease */
 	GMP_IPC_UNMAP,          /* cuMemUnmap */
 	GMP_IPC_CLOSE,          /* cudaIpcCloseMemHandle, cuIpcCloseMemHandle: unmaps what an open mapped */
+	GMP_IPC_RETAIN,         /* cuMemRetainAllocationHandle: a new handle to a mapping's memory */
 };
 /* What a call does with memory shared between processes (GMP_IPC_*), or 0 (any suffixes). */
 int gmp_ipc_api__kind(const char *function_name);

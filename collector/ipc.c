@@ -14,7 +14,9 @@
  * call in progress: the outermost call's name, or, for cuMemMap, whether
  * its handle is one the program imported.  A handle exported before it is
  * mapped marks each later mapping of it; one exported after, the mappings
- * made so far, so every mapping's handle is kept until cuMemUnmap.  The
+ * made so far, so every mapping's handle is kept until cuMemUnmap (or the
+ * handle's cuMemRelease: the driver may give its value again; a handle
+ * cuMemRetainAllocationHandle gives for a mapping is kept as its own).  The
  * handles and mappings are kept under a lock of their own
  * (GMP_IPC_HANDLES_MAX and GMP_IPC_MAPS_MAX of them; past that, said once,
  * the later ones are not told apart).
@@ -94,6 +96,17 @@ static void export_at(uint64_t addr)
 	}
 }
 
+/* A mapping of handle at addr (its start, or a pointer into it): kept, room allowing. */
+static void note_map(uint64_t addr, uint64_t handle)
+{
+	pthread_mutex_lock(&ipc_lock);
+	if (nmaps < GMP_IPC_MAPS_MAX)
+		maps[nmaps++] = (struct map){ addr, handle };
+	else
+		maps_lost = 1;
+	pthread_mutex_unlock(&ipc_lock);
+}
+
 /* The starts of the mappings of handle, into at (at most n): their count. */
 static size_t mappings_of(uint64_t handle, uint64_t *at, size_t n)
 {
@@ -152,12 +165,7 @@ void ipc_call_ended(const char *fn, const void *params, int ok)
 		if (!ok)
 			return;
 		memcpy(&v, p, sizeof(v)); /* the mapping's start */
-		pthread_mutex_lock(&ipc_lock);
-		if (nmaps < GMP_IPC_MAPS_MAX)
-			maps[nmaps++] = (struct map){ v, map_handle };
-		else
-			maps_lost = 1;
-		pthread_mutex_unlock(&ipc_lock);
+		note_map(v, map_handle);
 		return;
 	}
 	if (!ok)
@@ -197,12 +205,25 @@ void ipc_call_ended(const char *fn, const void *params, int ok)
 		pthread_mutex_unlock(&ipc_lock);
 		break;
 	}
-	case GMP_IPC_RELEASE: /* the driver may give the handle again */
+	case GMP_IPC_RETAIN: { /* the handle it wrote, to the memory mapped at the pointer */
+		uint64_t addr;
+		memcpy(&out, p + GMP_IPC_PARAM_IMPORTED, sizeof(out));
+		memcpy(&addr, p + GMP_IPC_RETAIN_POINTER, sizeof(addr));
+		if (out) {
+			memcpy(&v, out, sizeof(v));
+			note_map(addr, v);
+		}
+		break;
+	}
+	case GMP_IPC_RELEASE: /* the driver may give the handle again: it names neither it nor its mappings now */
 		memcpy(&v, p + GMP_IPC_RELEASE_HANDLE, sizeof(v));
 		pthread_mutex_lock(&ipc_lock);
 		struct handle *h = find_handle(v);
 		if (h)
 			*h = handles[--nhandles];
+		for (size_t i = nmaps; i--;)
+			if (maps[i].handle == v)
+				maps[i] = maps[--nmaps];
 		pthread_mutex_unlock(&ipc_lock);
 		break;
 	default:

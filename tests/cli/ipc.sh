@@ -119,7 +119,7 @@ expect_exit 2 "a failed import" -- "$GMPROF" replay "$TMPDIR/bad.jsonl"
 # The collector, through each way a program shares memory.
 B=$(cd "$(dirname "$GMPROF")" && pwd)
 use_double "$B"
-for way in open pool vmm vmm-late vmm-reshare; do
+for way in open pool vmm vmm-late vmm-reshare vmm-retain; do
 	expect_exit 0 "the collector's run of it, shared through $way" -- env GMP_DOUBLE_IPC=$way GMPROF_SUMMARY=1 \
 		GMPROF_OUTPUT="$TMPDIR/$way.gmprof" "$B/double/fake_app" "$S"
 	"$GMPROF" dump "$TMPDIR/$way.gmprof" >"$TMPDIR/dump" 2>&1

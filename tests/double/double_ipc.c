@@ -18,6 +18,10 @@
  *   vmm-late            the same, an export's handle shared after cuMemMap
  *   vmm-reshare         vmm-late, and each imported handle shared again
  *                       after it is mapped (cuMemExportToShareableHandle)
+ *   vmm-retain          an export's handle released once mapped (every
+ *                       cuMemCreate giving the same value, as a driver
+ *                       may), then a handle from cuMemRetainAllocationHandle
+ *                       of a pointer into the mapping shared
  * A cuMemMap's handle is the mapping's address, so the free finds it.
  */
 #include <stdint.h>
@@ -28,7 +32,7 @@
 #include "double_memory.h"
 #include "double_patch.h"
 
-enum { OPEN, POOL, VMM, VMM_LATE, VMM_RESHARE };
+enum { OPEN, POOL, VMM, VMM_LATE, VMM_RESHARE, VMM_RETAIN };
 
 static int mode(void)
 {
@@ -37,7 +41,8 @@ static int mode(void)
 	       : !strcmp(m, "pool")     ? POOL
 	       : !strcmp(m, "vmm")      ? VMM
 	       : !strcmp(m, "vmm-late") ? VMM_LATE
-					: VMM_RESHARE;
+	       : !strcmp(m, "vmm-reshare") ? VMM_RESHARE
+					: VMM_RETAIN;
 }
 
 static void resource(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData *md)
@@ -95,12 +100,21 @@ int double_ipc_alloc(const Sanitizer_ResourceMemoryData *md, int imported)
 		return 3;
 	}
 	const void *create[4] = { hp, (const void *)(uintptr_t)md->size, NULL, NULL };
+	if (m == VMM_RETAIN)
+		handle = 0x7700; /* each handle is released before the next is made */
 	call("cuMemCreate", create, 0, NULL);
 	int fd = 0;
 	const void *exp[4] = { &fd, (const void *)(uintptr_t)handle, NULL, NULL };
 	if (m == VMM)
 		call("cuMemExportToShareableHandle", exp, 0, NULL);
 	map(md, handle);
+	if (m == VMM_RETAIN) {
+		uint64_t release[1] = { handle }, again = md->address | 1;
+		call("cuMemRelease", release, 0, NULL);
+		const void *retain[2] = { &again, (const void *)(uintptr_t)(md->address + md->size - 1) };
+		call("cuMemRetainAllocationHandle", retain, 0, NULL);
+		exp[1] = (const void *)(uintptr_t)again;
+	}
 	if (m >= VMM_LATE)
 		call("cuMemExportToShareableHandle", exp, 0, NULL);
 	return 2;

@@ -83,9 +83,10 @@ static void ipc_calls(void **state)
 	assert_int_equal(gmp_ipc_api__kind("cuMemRelease"), GMP_IPC_RELEASE);
 	assert_int_equal(gmp_ipc_api__kind("cudaIpcCloseMemHandle_v4010"), GMP_IPC_CLOSE);
 	assert_int_equal(gmp_ipc_api__kind("cuIpcCloseMemHandle"), GMP_IPC_CLOSE);
+	assert_int_equal(gmp_ipc_api__kind("cuMemRetainAllocationHandle"), GMP_IPC_RETAIN);
 	static const char *const no[] = { "cudaIpcOpenEventHandle", "cuIpcGetEventHandle", "cuMemMapArrayAsync",
 					  "cuMemCreate", "cudaMalloc", "cuMemPoolExportToShareableHandle",
-					  "cuMemRetainAllocationHandle", "cuMemMa", "cuMemMapX", "cudaIpc", "", "c",
+					  "cuMemRetainAllocationHandl", "cuMemMa", "cuMemMapX", "cudaIpc", "", "c",
 					  "cudaMemcpyAsync", "cuMemAlloc_v2", "cudaMemsetAsync", "cuMem", "cudaMemPrefetchAsync",
 					  "cuMemPoolCreate", "cuda", "cu" };
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
@@ -349,6 +350,8 @@ static void layouts_agree(void **state)
 	assert_int_equal(offsetof(cuMemUnmap_params, ptr), 0);
 	assert_int_equal(offsetof(cuMemUnmap_params, size), GMP_IPC_UNMAP_SIZE);
 	assert_int_equal(offsetof(cuMemRelease_params, handle), GMP_IPC_RELEASE_HANDLE);
+	assert_int_equal(offsetof(cuMemRetainAllocationHandle_params, handle), GMP_IPC_PARAM_IMPORTED);
+	assert_int_equal(offsetof(cuMemRetainAllocationHandle_params, addr), GMP_IPC_RETAIN_POINTER);
 	assert_int_equal(sizeof(CUmemGenericAllocationHandle), sizeof(uint64_t));
 	assert_int_equal(sizeof(CUdeviceptr), sizeof(uint64_t));
 	/* Queries (collector/queries.c): the handle, by value. */
