@@ -253,7 +253,7 @@ int gmp_object__shared(const struct gmp_result *r, uint32_t obj)
 	const struct gmp_object *o = &r->objects[obj];
 	if (o->kind == GMP_MEM_IMPORTED)
 		return GMP_SHARED_IMPORTED;
-	return r->trace->ev[o->alloc_ev].flags & GMP_EF_EXPORTED ? GMP_SHARED_EXPORTED : 0;
+	return o->flags & GMP_OBJ_EXPORTED ? GMP_SHARED_EXPORTED : 0;
 }
 
 int gmp_finding__in_use(const struct gmp_result *r, const struct gmp_finding *f)

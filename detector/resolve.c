@@ -109,7 +109,7 @@ static int new_object(struct rs *s, uint32_t v, const struct gmp_event *e, uint3
 	r->objects[id] = (struct gmp_object){
 		.addr = e->addr, .size = e->size, .alloc_ev = v, .free_ev = GMP_NO_EVENT,
 		.first_ev = GMP_NO_EVENT, .last_ev = GMP_NO_EVENT, .device = e->device,
-		.kind = e->kind, .parent = GMP_NO_OBJECT,
+		.kind = e->kind, .parent = GMP_NO_OBJECT, .flags = e->flags & GMP_EF_EXPORTED ? GMP_OBJ_EXPORTED : 0,
 	};
 	s->stamp[id] = 0;
 	*out = id;

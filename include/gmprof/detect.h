@@ -129,8 +129,10 @@ struct gmp_object {
 	uint32_t unmonitored;    /* kernel launches with unknown accesses issued while it
 				    was live: each counts as a use (first_ev, last_ev and
 				    naccess include them) */
-	uint32_t reserved;
+	uint32_t flags;          /* GMP_OBJ_* */
 };
+
+#define GMP_OBJ_EXPORTED 0x1u    /* its allocation carries GMP_EF_EXPORTED: shared with other processes */
 
 /* A byte range inside an object (offsets from the object's start). */
 struct gmp_range {
