@@ -257,6 +257,8 @@ int drv_pool_attr(CUmemoryPool pool, int attr, uint64_t *value);
 int drv_param_info(CUfunction f, size_t i, size_t *off, size_t *size);
 /* The pool cudaMallocAsync takes from on device (cuDeviceGetMemPool). */
 int drv_device_pool(uint32_t device, CUmemoryPool *pool);
+/* The allocation ptr falls in, as the driver has it (cuMemGetAddressRange_v2): its start and bytes. */
+int drv_address_range(uint64_t ptr, uint64_t *base, uint64_t *size);
 /* A CUDA array's dimensions and element format (cuArray3DGetDescriptor_v2). */
 struct gmp_array3d_desc;
 int drv_array_desc(CUarray a, struct gmp_array3d_desc *d);
@@ -297,10 +299,12 @@ void call_returned(int64_t *sync_ev);
  * ipc.c, memory shared between processes.  No lock held: the beginning of
  * the program's outermost call fn (a cuMemMap of an imported or exported
  * handle is noted), and its end (ok: it succeeded): handles imported and
- * exported, mappings made and ended, pointers exported.
+ * exported, mappings made and ended, pointers exported; and an import
+ * (or its close) the Sanitizer reported no allocation (no free) for,
+ * recorded from the driver's address range.
  */
 void ipc_call_begins(const char *fn, const void *params);
-void ipc_call_ended(const char *fn, const void *params, int ok);
+void ipc_call_ended(const char *fn, const void *params, CUcontext ctx, int ok);
 /*
  * The kind an allocation the Sanitizer reports now is recorded as: kind,
  * or GMP_MEM_IMPORTED inside a call that maps another process's memory;

@@ -7,7 +7,8 @@
  * to the device's capacity), and which module a launched function is in
  * (GMPROF_PATCH_AT=launch: patched before the launch, callbacks.c), and
  * what the stream-ordered memory pools hold (pools.c), and what a CUDA array
- * holds (arrays.c), and where a function's parameters lie (tensormaps.c).
+ * holds (arrays.c), and where a function's parameters lie (tensormaps.c),
+ * and the allocation a pointer falls in (ipc.c).
  * They are looked up once, in the driver the
  * program loaded (a no-load open: the collector never loads a driver
  * itself), else among the process's exported symbols.  Callers hold no
@@ -35,6 +36,7 @@ static struct {
 	int (*device_pool)(CUmemoryPool *pool, int device);         /* cuDeviceGetMemPool (CUDA 11.2) */
 	int (*array_desc)(struct gmp_array3d_desc *d, CUarray a);   /* cuArray3DGetDescriptor_v2 (CUDA 3.2) */
 	int (*param_info)(CUfunction f, size_t i, size_t *off, size_t *size); /* cuFuncGetParamInfo (CUDA 12.4) */
+	int (*address_range)(uint64_t *base, size_t *size, uint64_t ptr);    /* cuMemGetAddressRange_v2 */
 } drv;
 static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
 
@@ -59,6 +61,7 @@ static void find_driver(void)
 	*(void **)&drv.device_pool = find(lib, "cuDeviceGetMemPool");
 	*(void **)&drv.array_desc = find(lib, "cuArray3DGetDescriptor_v2");
 	*(void **)&drv.param_info = find(lib, "cuFuncGetParamInfo");
+	*(void **)&drv.address_range = find(lib, "cuMemGetAddressRange_v2");
 }
 
 static int found(void)
@@ -140,6 +143,17 @@ int drv_array_desc(CUarray a, struct gmp_array3d_desc *d)
 {
 	memset(d, 0, sizeof(*d));
 	return found() && drv.array_desc && a && drv.array_desc(d, a) == 0 ? 0 : -1;
+}
+
+int drv_address_range(uint64_t ptr, uint64_t *base, uint64_t *size)
+{
+	uint64_t b = 0;
+	size_t n = 0;
+	if (!found() || !drv.address_range || drv.address_range(&b, &n, ptr) != 0 || !n || ptr < b || ptr - b >= n)
+		return -1;
+	*base = b;
+	*size = n;
+	return 0;
 }
 
 int drv_param_info(CUfunction f, size_t i, size_t *off, size_t *size)

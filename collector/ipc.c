@@ -12,7 +12,11 @@
  *
  * Which allocation callback comes from an import is told by the program's
  * call in progress: the outermost call's name, or, for cuMemMap, whether
- * its handle is one the program imported.  A handle exported before it is
+ * its handle is one the program imported.  Where an open's call reports no
+ * allocation at all (not yet known of the Sanitizer: docs/sanitizer-api.md),
+ * the collector asks the driver which allocation the pointer it returned
+ * falls in (cuMemGetAddressRange) and records that, and the close's free
+ * when none came, saying so once.  A handle exported before it is
  * mapped marks each later mapping of it; one exported after, the mappings
  * made so far, so every mapping's handle is kept until cuMemUnmap (or the
  * handle's cuMemRelease: the driver may give its value again; a handle
@@ -52,6 +56,8 @@ static int maps_lost; /* a mapping found no room */
 /* What the thread's cuMemMap in progress maps (HANDLE_*), and its handle. */
 static __thread int map_what;
 static __thread uint64_t map_handle;
+/* Allocations recorded as imported in the thread's call in progress. */
+static __thread unsigned imported_in_call;
 
 /* Said once: what is shared past the tables is recorded as the program's own memory. */
 static void full(const char *what, int max)
@@ -124,7 +130,9 @@ static size_t mappings_of(uint64_t handle, uint64_t *at, size_t n)
 
 void ipc_call_begins(const char *fn, const void *params)
 {
-	if (gmp_ipc_api__kind(fn) != GMP_IPC_MAP || !params)
+	int call = gmp_ipc_api__kind(fn);
+	imported_in_call = 0;
+	if (call != GMP_IPC_MAP || !params)
 		return;
 	uint64_t handle;
 	memcpy(&handle, (const char *)params + GMP_IPC_MAP_HANDLE, sizeof(handle));
@@ -141,8 +149,10 @@ int ipc_kind(int kind, int *exported)
 	if (!cb_api_name)
 		return kind;
 	int call = gmp_ipc_api__kind(cb_api_name);
-	if (call == GMP_IPC_OPEN || (call == GMP_IPC_MAP && (map_what & HANDLE_IMPORTED)))
+	if (call == GMP_IPC_OPEN || (call == GMP_IPC_MAP && (map_what & HANDLE_IMPORTED))) {
+		imported_in_call++;
 		return GMP_MEM_IMPORTED;
+	}
 	*exported = call == GMP_IPC_MAP && (map_what & HANDLE_EXPORTED);
 	return kind;
 }
@@ -152,7 +162,56 @@ int ipc_closing(void)
 	return cb_api_name && gmp_ipc_api__kind(cb_api_name) == GMP_IPC_CLOSE;
 }
 
-void ipc_call_ended(const char *fn, const void *params, int ok)
+static void unseen(const char *fn)
+{
+	static int said;
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		rec_say("the Sanitizer reported no allocation for %s: the memory it mapped is recorded as the driver's "
+			"address range gives it", fn);
+}
+
+/* An open that reported no allocation: the allocation the pointer it wrote falls in, recorded as imported. */
+static void open_unseen(const char *fn, const void *params, CUcontext ctx)
+{
+	const void *out;
+	uint64_t ptr, base, size;
+	memcpy(&out, (const char *)params + GMP_IPC_PARAM_IMPORTED, sizeof(out));
+	if (!out)
+		return;
+	memcpy(&ptr, out, sizeof(ptr));
+	int was = cb_guard(); /* the driver's own callbacks are not the program's */
+	int err = drv_address_range(ptr, &base, &size);
+	cb_unguard(was);
+	if (err)
+		return;
+	unseen(fn);
+	pthread_mutex_lock(&gmp_col.lock);
+	uint64_t start, end;
+	if (!gmp_col.closed && !(rec_live_floor(base + size - 1, &start, &end) && end > base)) {
+		uint32_t device = rec_device(ctx);
+		struct gmp_event e = { .op = GMP_OP_ALLOC, .kind = GMP_MEM_IMPORTED, .addr = base, .size = size,
+				       .device = device, .stream = rec_stream(0) };
+		rec_live_add(base, size, device, rec_event(&e, fn, 1), GMP_MEM_IMPORTED);
+	}
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
+/* A close whose free did not come: the imported object at ptr, freed. */
+static void close_unseen(const char *fn, const void *params, CUcontext ctx)
+{
+	uint64_t ptr;
+	uint8_t kind;
+	memcpy(&ptr, params, sizeof(ptr));
+	pthread_mutex_lock(&gmp_col.lock);
+	if (!gmp_col.closed && rec_live_event(ptr, &kind) != UINT32_MAX && kind == GMP_MEM_IMPORTED) {
+		struct gmp_event e = { .op = GMP_OP_FREE, .addr = ptr, .device = rec_device(ctx), .stream = rec_stream(0) };
+		rec_event(&e, fn, 1);
+		rec_live_remove(ptr);
+	}
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
+void ipc_call_ended(const char *fn, const void *params, CUcontext ctx, int ok)
 {
 	int call = gmp_ipc_api__kind(fn);
 	if (!call || !params)
@@ -171,6 +230,13 @@ void ipc_call_ended(const char *fn, const void *params, int ok)
 	if (!ok)
 		return;
 	switch (call) {
+	case GMP_IPC_OPEN:
+		if (!imported_in_call)
+			open_unseen(fn, params, ctx);
+		break;
+	case GMP_IPC_CLOSE:
+		close_unseen(fn, params, ctx);
+		break;
 	case GMP_IPC_IMPORT_HANDLE: /* the handle it wrote */
 		memcpy(&out, p + GMP_IPC_PARAM_IMPORTED, sizeof(out));
 		if (out) {

@@ -56,7 +56,7 @@ void calls_ended(const char *fn, const void *params, CUcontext ctx, int ok)
 	tmap_call(fn, params, ctx, ok);
 	stream_call(fn, params, ctx, ok);
 	query_call(fn, params, ctx, ok);
-	ipc_call_ended(fn, params, ok);
+	ipc_call_ended(fn, params, ctx, ok);
 }
 
 /*

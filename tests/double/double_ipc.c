@@ -23,7 +23,11 @@
  *                       may), then a handle from cuMemRetainAllocationHandle
  *                       of a pointer into the mapping shared
  * A cuMemMap's handle is the mapping's address, so the free finds it.
+ * GMP_DOUBLE_IPC_UNSEEN=1: an open (open, pool) and its close bring no
+ * allocation or free callback; the driver's cuMemGetAddressRange_v2
+ * (fake_app) answers for what they mapped (gmp_double_address_range).
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,7 @@
 #include "double_calls.h"
 #include "double_memory.h"
 #include "double_patch.h"
+#include "sanitizer_double.h"
 
 enum { OPEN, POOL, VMM, VMM_LATE, VMM_RESHARE, VMM_RETAIN };
 
@@ -43,6 +48,42 @@ static int mode(void)
 	       : !strcmp(m, "vmm-late") ? VMM_LATE
 	       : !strcmp(m, "vmm-reshare") ? VMM_RESHARE
 					: VMM_RETAIN;
+}
+
+static int unseen(void)
+{
+	const char *v = getenv("GMP_DOUBLE_IPC_UNSEEN");
+	return v && !strcmp(v, "1");
+}
+
+/* What the opens mapped, for cuMemGetAddressRange_v2. */
+#define MAPPED_MAX 64
+static pthread_mutex_t mapped_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	uint64_t addr, size;
+} mapped[MAPPED_MAX];
+static size_t nmapped;
+
+static void mapped_add(uint64_t addr, uint64_t size)
+{
+	pthread_mutex_lock(&mapped_lock);
+	if (nmapped < MAPPED_MAX)
+		mapped[nmapped].addr = addr, mapped[nmapped++].size = size;
+	pthread_mutex_unlock(&mapped_lock);
+}
+
+int gmp_double_address_range(uint64_t *base, size_t *size, uint64_t ptr)
+{
+	int rc = 1; /* CUDA_ERROR_INVALID_VALUE */
+	pthread_mutex_lock(&mapped_lock);
+	for (size_t i = 0; i < nmapped && rc; i++)
+		if (ptr >= mapped[i].addr && ptr - mapped[i].addr < mapped[i].size) {
+			*base = mapped[i].addr;
+			*size = mapped[i].size;
+			rc = 0;
+		}
+	pthread_mutex_unlock(&mapped_lock);
+	return rc;
 }
 
 static void resource(Sanitizer_CallbackId cbid, const Sanitizer_ResourceMemoryData *md)
@@ -73,7 +114,12 @@ int double_ipc_alloc(const Sanitizer_ResourceMemoryData *md, int imported)
 	void *outp = &out, *hp = &handle;
 	char data[64] = { 0 }; /* an IPC handle, export data: opaque */
 	if (imported) {
-		if (m == OPEN) {
+		if (m <= POOL)
+			mapped_add(md->address, md->size);
+		if (m <= POOL && unseen()) {
+			const void *p[10] = { outp };
+			call(m == OPEN ? "cudaIpcOpenMemHandle" : "cudaMemPoolImportPointer", p, 0, NULL);
+		} else if (m == OPEN) {
 			const void *p[10] = { outp }; /* (devPtr *, handle (64 bytes), flags) */
 			call("cudaIpcOpenMemHandle", p, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, md);
 		} else if (m == POOL) {
@@ -128,7 +174,7 @@ void double_ipc_free(const Sanitizer_ResourceMemoryData *md, int shared, int blo
 		call("cuMemUnmap", p, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE, md);
 		call("cuMemRelease", p, 0, NULL); /* its handle: the mapping's address */
 	} else if (shared == 1 && m == OPEN) {
-		call("cudaIpcCloseMemHandle", p, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE, md);
+		call("cudaIpcCloseMemHandle", p, unseen() ? 0 : SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_FREE, md);
 	} else if (shared == 1) { /* an imported pool pointer is freed as any stream-ordered one */
 		call("cudaFreeAsync", p, SANITIZER_CBID_RESOURCE_MEMORY_FREE_ASYNC, md);
 	} else {

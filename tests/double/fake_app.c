@@ -30,6 +30,7 @@ struct api {
 	__typeof__(&gmp_double_error) error;
 	__typeof__(&gmp_double_pool_attr) pool_attr;
 	__typeof__(&gmp_double_array_desc) array_desc;
+	__typeof__(&gmp_double_address_range) address_range;
 	__typeof__(&gmp_double_fork_during_ranges) fork_ranges;
 };
 
@@ -62,6 +63,13 @@ int cuArray3DGetDescriptor_v2(void *desc, void *array);
 int cuArray3DGetDescriptor_v2(void *desc, void *array)
 {
 	return d.array_desc ? d.array_desc(desc, array) : 1;
+}
+
+/* The allocation a pointer falls in: what the double's IPC opens mapped (double_ipc.c). */
+int cuMemGetAddressRange_v2(uint64_t *base, size_t *size, uint64_t ptr);
+int cuMemGetAddressRange_v2(uint64_t *base, size_t *size, uint64_t ptr)
+{
+	return d.address_range ? d.address_range(base, size, ptr) : 1;
 }
 
 /*
@@ -286,6 +294,7 @@ int main(int argc, char **argv)
 	*(void **)&d.error = must(h, "gmp_double_error");
 	*(void **)&d.pool_attr = must(h, "gmp_double_pool_attr");
 	*(void **)&d.array_desc = must(h, "gmp_double_array_desc");
+	*(void **)&d.address_range = must(h, "gmp_double_address_range");
 	*(void **)&d.fork_ranges = must(h, "gmp_double_fork_during_ranges");
 	if (oom >= 0)
 		d.set_oom((uint64_t)oom);

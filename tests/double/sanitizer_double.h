@@ -3,6 +3,7 @@
 #ifndef GMPROF_SANITIZER_DOUBLE_H
 #define GMPROF_SANITIZER_DOUBLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum { GMP_DOUBLE_DIE_KILL = 1, GMP_DOUBLE_DIE_SEGV, GMP_DOUBLE_DIE_ABORT, GMP_DOUBLE_DIE_EXIT };
@@ -34,5 +35,7 @@ int gmp_double_pool_attr(unsigned which, int attr, uint64_t *value);
 int gmp_double_fork_during_ranges(int n);
 /* The driver's cuArray3DGetDescriptor_v2 for the double's CUDA arrays (double_memory.c): 0, or 1 (invalid). */
 int gmp_double_array_desc(void *desc, void *array);
+/* The driver's cuMemGetAddressRange_v2 for the memory the double's IPC opens mapped (double_ipc.c): 0, or 1. */
+int gmp_double_address_range(uint64_t *base, size_t *size, uint64_t ptr);
 
 #endif

@@ -87,11 +87,13 @@
 # two buffers with the child it starts, through cudaIpcGetMemHandle): the
 # child's profile (ipc.child.gmprof) wants both as imported objects, out
 # of its peak; "its child process wrote no profile" means the child did
-# not inherit the collector; a child report without its "shared" line
-# and a peak of 4 MiB, that the Sanitizer reported no allocation for the
-# mapped buffers, and one with findings on them and a peak of 12 MiB, that
-# it reported them outside cudaIpcOpenMemHandle (GMPROF_LOG_CALLBACKS=1 in
-# the parent's environment shows where the child's callbacks came).
+# not inherit the collector; "the Sanitizer reported no allocation for
+# cudaIpcOpenMemHandle" in ipc.log, that the collector recorded the mapped
+# buffers from the driver's address ranges (write that down in
+# docs/sanitizer-api.md); a child with findings on them and a peak of 12
+# MiB, that the Sanitizer reported them outside cudaIpcOpenMemHandle
+# (GMPROF_LOG_CALLBACKS=1 in the parent's environment shows where the
+# child's callbacks came).
 # The calls below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
