@@ -13,6 +13,7 @@
 
 #include "alloc_api.h"
 #include "collector.h"
+#include "ipc.h"
 
 static __thread int in_callback, api_depth; /* api_depth: runtime/driver API calls in progress */
 static __thread int pools_due; /* a sync came in this thread's call: ask the pools at its end */

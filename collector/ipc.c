@@ -32,6 +32,7 @@
 
 #include "alloc_api.h"
 #include "collector.h"
+#include "ipc.h"
 #include "gmprof/trace.h"
 
 #define GMP_IPC_HANDLES_MAX 4096

@@ -22,6 +22,7 @@
 
 #include "alloc_api.h"
 #include "collector.h"
+#include "ipc.h"
 #include "nvtx_abi.h"
 
 void stream_created(const Sanitizer_ResourceStreamData *sd)
