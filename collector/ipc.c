@@ -15,8 +15,9 @@
  * its handle is one the program imported.  Where an open's call reports no
  * allocation at all (not yet known of the Sanitizer: docs/sanitizer-api.md),
  * the collector asks the driver which allocation the pointer it returned
- * falls in (cuMemGetAddressRange) and records that, and the close's free
- * when none came, saying so once.  A handle exported before it is
+ * falls in (cuMemGetAddressRange) and records that, and its free at the
+ * close that ends the last of its opens (the driver counts opens of one
+ * handle), saying so once.  A handle exported before it is
  * mapped marks each later mapping of it; one exported after, the mappings
  * made so far, so every mapping's handle is kept until cuMemUnmap (or the
  * handle's cuMemRelease: the driver may give its value again; a handle
@@ -40,7 +41,7 @@
 
 enum { HANDLE_IMPORTED = 1, HANDLE_EXPORTED = 2 };
 
-static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER; /* taken inside gmp_col.lock, never around it */
 /* Handles imported or exported, and what of the two. */
 static struct handle {
 	uint64_t handle;
@@ -59,6 +60,21 @@ static __thread int map_what;
 static __thread uint64_t map_handle;
 /* Allocations recorded as imported in the thread's call in progress. */
 static __thread unsigned imported_in_call;
+/* Objects recorded from the driver's address ranges (open_unseen), and their opens not yet closed (ipc_lock). */
+static struct opened {
+	uint64_t addr;
+	uint32_t opens;
+} opened[GMP_IPC_HANDLES_MAX];
+static size_t nopened;
+
+/* ipc_lock held: addr's entry in opened, or NULL. */
+static struct opened *find_opened(uint64_t addr)
+{
+	for (size_t i = 0; i < nopened; i++)
+		if (opened[i].addr == addr)
+			return &opened[i];
+	return NULL;
+}
 
 /* Said once: what is shared past the tables is recorded as the program's own memory. */
 static void full(const char *what, int max)
@@ -187,22 +203,37 @@ static void open_unseen(const char *fn, const void *params, CUcontext ctx)
 		return;
 	unseen(fn);
 	pthread_mutex_lock(&gmp_col.lock);
+	pthread_mutex_lock(&ipc_lock); /* inside the collector's lock: never the other way */
+	struct opened *o = find_opened(base);
 	uint64_t start, end;
-	if (!gmp_col.closed && !(rec_live_floor(base + size - 1, &start, &end) && end > base)) {
+	if (o) { /* the same handle opened again: the driver gives the same mapping */
+		o->opens++;
+	} else if (!gmp_col.closed && nopened < GMP_IPC_HANDLES_MAX &&
+		   !(rec_live_floor(base + size - 1, &start, &end) && end > base)) { /* else the Sanitizer's */
+		opened[nopened++] = (struct opened){ base, 1 };
 		uint32_t device = rec_device(ctx);
 		struct gmp_event e = { .op = GMP_OP_ALLOC, .kind = GMP_MEM_IMPORTED, .addr = base, .size = size,
 				       .device = device, .stream = rec_stream(0) };
 		rec_live_add(base, size, device, rec_event(&e, fn, 1), GMP_MEM_IMPORTED);
 	}
+	pthread_mutex_unlock(&ipc_lock);
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 
-/* A close whose free did not come: the imported object at ptr, freed. */
+/* A close of an object open_unseen recorded: at the last of its opens, its free. */
 static void close_unseen(const char *fn, const void *params, CUcontext ctx)
 {
 	uint64_t ptr;
 	uint8_t kind;
 	memcpy(&ptr, params, sizeof(ptr));
+	pthread_mutex_lock(&ipc_lock);
+	struct opened *o = find_opened(ptr);
+	int last = o && --o->opens == 0;
+	if (last)
+		*o = opened[--nopened];
+	pthread_mutex_unlock(&ipc_lock);
+	if (!last)
+		return; /* reported by the Sanitizer (its free comes with the last close), or still open */
 	pthread_mutex_lock(&gmp_col.lock);
 	if (!gmp_col.closed && rec_live_event(ptr, &kind) != UINT32_MAX && kind == GMP_MEM_IMPORTED) {
 		struct gmp_event e = { .op = GMP_OP_FREE, .addr = ptr, .device = rec_device(ctx), .stream = rec_stream(0) };
