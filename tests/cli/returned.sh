@@ -35,7 +35,9 @@ set -- $(late_x "$TMPDIR/s.jsonl")
 	notok "the script alone: $*"
 expect_exit 0 "a paced run" -- env GMP_DOUBLE_PACE=1 GMPROF_SUMMARY=1 GMPROF_OUTPUT="$TMPDIR/p.gmprof" "$B/double/fake_app" "$TMPDIR/s.jsonl"
 # The collector's summary at exit says how long each top finding's memory waited, as the report does.
-grep -q '^==gmprof==   [0-9]\. late_deallocation: obj#1 (4.0 KiB), held 2[0-9][0-9]\.[0-9] ms after its last use: free it just after' "$TMPDIR/err" &&
+# (one length, or a range both of whose ends are past 200 ms: a loaded machine may wait a few ms between
+# the sync's return and the collector's stamp of it; without the returns the range starts at 50 ms)
+grep -q '^==gmprof==   [0-9]\. late_deallocation: obj#1 (4.0 KiB), held 2[0-9][0-9]\.[0-9] ms \(to 2[0-9][0-9]\.[0-9] ms \)\?after its last use: free it just after' "$TMPDIR/err" &&
 	ok "the exit summary: how long X was held after its last use" || notok "the exit summary: $(grep 'obj#1' "$TMPDIR/err")"
 "$GMPROF" dump "$TMPDIR/p.gmprof" >"$TMPDIR/p.jsonl"
 # Each sync's return: after it began, before the thread's next call.
@@ -53,8 +55,8 @@ set -- $(late_x "$TMPDIR/p.gmprof")
 [ "${1:-0}" -ge 200000000 ] && [ "${1:-0}" -le "${2:-0}" ] && ok "recorded: X waited at least 200 ms ($1 to $2 ns)" ||
 	notok "recorded: X waited $*"
 expect_exit 0 "report the run" -- "$GMPROF" report "$TMPDIR/p.gmprof"
-grep -q '^     distance 4, 3 APIs between, held 2[0-9][0-9]\.[0-9] ms after its last use;' "$TMPDIR/out" &&
-	ok "the report: one length, not a range" || notok "the report: $(grep -A1 'late_deallocation: obj#1' "$TMPDIR/out")"
+grep -q '^     distance 4, 3 APIs between, held 2[0-9][0-9]\.[0-9] ms \(to 2[0-9][0-9]\.[0-9] ms \)\?after its last use;' "$TMPDIR/out" &&
+	ok "the report: one length (or a range of a few ms), not 50 ms to 248 ms" || notok "the report: $(grep -A1 'late_deallocation: obj#1' "$TMPDIR/out")"
 # The dump keeps the returns: converted back, the same waits.
 expect_exit 0 "convert the dump" -- "$GMPROF" convert -o "$TMPDIR/c.gmprof" "$TMPDIR/p.jsonl"
 [ "$(late_x "$TMPDIR/p.jsonl")" = "$(late_x "$TMPDIR/p.gmprof")" ] && [ "$(late_x "$TMPDIR/c.gmprof")" = "$(late_x "$TMPDIR/p.gmprof")" ] &&
