@@ -146,6 +146,13 @@ for way in open pool; do
 	"$GMPROF" replay "$TMPDIR/unseen.$way.gmprof" >"$TMPDIR/out" 2>&1
 	grep -q "^device 0: peak 7.1 MiB" "$TMPDIR/out" && ok "  ... not in the peak" || notok "  ... $(head -3 "$TMPDIR/out")"
 done
+# The driver counts the opens of a handle: the memory stays mapped until the last close.
+expect_exit 0 "an import opened twice, one open closed at once" -- env GMP_DOUBLE_IPC=open GMP_DOUBLE_IPC_UNSEEN=2 \
+	GMPROF_OUTPUT="$TMPDIR/twice.gmprof" "$B/double/fake_app" "$S"
+"$GMPROF" dump "$TMPDIR/twice.gmprof" 2>&1 | sed -n 's/^{"op":"\(alloc\|free\)","addr":"0x10000000".*/\1/p; s/^{"op":"kernel","name":"k",.*/k/p' |
+	tr '\n' ' ' >"$TMPDIR/order"
+[ "$(cat "$TMPDIR/order")" = "alloc k free " ] && ok "  ... in's free comes after k read it: at its second close" ||
+	notok "  ... in's alloc, k and in's free, in order: $(cat "$TMPDIR/order")"
 # An imported pool is the exporter's: what it holds is not the program's (POOLS records: the device's pool alone).
 "$GMPROF" dump "$TMPDIR/pool.gmprof" 2>/dev/null | grep '"op":"pools"' >"$TMPDIR/pools"
 [ -s "$TMPDIR/pools" ] && ! grep -q '"pools":' "$TMPDIR/pools" && ok "the imported pool's bytes are not recorded" ||

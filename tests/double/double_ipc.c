@@ -26,6 +26,9 @@
  * GMP_DOUBLE_IPC_UNSEEN=1: an open (open, pool) and its close bring no
  * allocation or free callback; the driver's cuMemGetAddressRange_v2
  * (fake_app) answers for what they mapped (gmp_double_address_range).
+ * GMP_DOUBLE_IPC_UNSEEN=2: the same, each open made twice and closed once
+ * at once (the driver counts the opens of a handle: the memory stays
+ * mapped until the second close, at the script's free).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -50,10 +53,11 @@ static int mode(void)
 					: VMM_RETAIN;
 }
 
+/* GMP_DOUBLE_IPC_UNSEEN: 0, 1 or 2. */
 static int unseen(void)
 {
 	const char *v = getenv("GMP_DOUBLE_IPC_UNSEEN");
-	return v && !strcmp(v, "1");
+	return v && (!strcmp(v, "1") || !strcmp(v, "2")) ? v[0] - '0' : 0;
 }
 
 /* What the opens mapped, for cuMemGetAddressRange_v2. */
@@ -119,6 +123,11 @@ int double_ipc_alloc(const Sanitizer_ResourceMemoryData *md, int imported)
 		if (m <= POOL && unseen()) {
 			const void *p[10] = { outp };
 			call(m == OPEN ? "cudaIpcOpenMemHandle" : "cudaMemPoolImportPointer", p, 0, NULL);
+			if (m == OPEN && unseen() == 2) { /* opened again, and that open closed */
+				uint64_t close[1] = { md->address };
+				call("cudaIpcOpenMemHandle", p, 0, NULL);
+				call("cudaIpcCloseMemHandle", close, 0, NULL);
+			}
 		} else if (m == OPEN) {
 			const void *p[10] = { outp }; /* (devPtr *, handle (64 bytes), flags) */
 			call("cudaIpcOpenMemHandle", p, SANITIZER_CBID_RESOURCE_DEVICE_MEMORY_ALLOC, md);
