@@ -177,11 +177,12 @@ static int ignored(const Sanitizer_ResourceMemoryData *md)
 			    SANITIZER_MEMORY_FLAG_HOST_PINNED | SANITIZER_MEMORY_FLAG_PEER);
 }
 
-static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t stream)
+/* Records md's allocation: the kind it was recorded as (ipc_kind), or -1 for none. */
+static int alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t stream)
 {
 	int exported;
 	if (ignored(md) || !md->size)
-		return;
+		return -1;
 	kind = (uint8_t)ipc_kind(kind, &exported); /* another process's memory, or this one's shared */
 	uint64_t start, end;
 	while (rec_live_floor(md->address + md->size - 1, &start, &end) && end > md->address) {
@@ -202,6 +203,7 @@ static void alloc(const Sanitizer_ResourceMemoryData *md, uint8_t kind, uint32_t
 	rec_live_add(md->address, md->size, (uint32_t)md->device, ev, kind);
 	if (exported && ev >= 0)
 		rec_exported((uint64_t)ev);
+	return kind;
 }
 
 /* Contexts being torn down: what they release then was leaked by the program. */
@@ -286,10 +288,8 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 	}
 	case SANITIZER_CBID_RESOURCE_MEMORY_ALLOC_ASYNC: {
 		const Sanitizer_ResourceMemoryData *md = cbdata;
-		int exported;
-		if (!ignored(md) && ipc_kind(GMP_MEM_ASYNC, &exported) != GMP_MEM_IMPORTED) /* an imported pool is not ours */
+		if (alloc(md, GMP_MEM_ASYNC, rec_stream(h(md->stream))) == GMP_MEM_ASYNC) /* an imported pool is not ours */
 			pools_note(md->memoryPool, (uint32_t)md->device);
-		alloc(md, GMP_MEM_ASYNC, rec_stream(h(md->stream)));
 		break;
 	}
 	case SANITIZER_CBID_RESOURCE_ARRAY_CREATED:

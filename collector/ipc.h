@@ -19,8 +19,10 @@ void ipc_call_begins(const char *fn, const void *params);
 void ipc_call_ended(const char *fn, const void *params, CUcontext ctx, int ok);
 /*
  * The kind an allocation the Sanitizer reports now is recorded as: kind,
- * or GMP_MEM_IMPORTED inside a call that maps another process's memory;
- * *exported set where it maps a handle the program shared.
+ * or GMP_MEM_IMPORTED inside a call that maps another process's memory
+ * (counted for the call: an open with none is recorded at its end);
+ * *exported set where it maps a handle the program shared.  Once per
+ * allocation recorded.
  */
 int ipc_kind(int kind, int *exported);
 /*
