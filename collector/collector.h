@@ -99,6 +99,7 @@ struct gmp_collector {
 	uint64_t launch_begins, launch_ends;
 	int unpatching;
 	pthread_cond_t unpatched;
+	pthread_cond_t patch_done; /* a thread ended its patching of a context (patching.c; lock) */
 	uint64_t unpatches;
 	uint32_t graph_launches;  /* graph launches so far: each one's number (lock) */
 	uint64_t api_callbacks;   /* atomic: API callbacks taken (enter and exit), added by 256 (cb_api_callbacks) */

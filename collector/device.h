@@ -202,6 +202,7 @@ struct gmp_ctx_state {
 	CUcontext ctx;
 	uint32_t device;
 	int patches;              /* 0 not yet, 1 loaded, -1 failed */
+	int patching;             /* a thread is patching a module of it: others wait (patch_done) */
 	int heap;                 /* device-side malloc/free were patched in some module */
 	struct snapshot *cur;
 	struct tbase *base;       /* the base of the next tables */

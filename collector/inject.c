@@ -22,7 +22,8 @@
 
 struct gmp_collector gmp_col = { .lock = PTHREAD_MUTEX_INITIALIZER,
 				  .patch_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, .last_device_sync = -1,
-				  .unpatched = PTHREAD_COND_INITIALIZER };
+				  .unpatched = PTHREAD_COND_INITIALIZER,
+				  .patch_done = PTHREAD_COND_INITIALIZER };
 
 int InitializeInjection(void);
 

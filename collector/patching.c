@@ -84,17 +84,35 @@ static int is_patched(const struct gmp_ctx_state *s, CUmodule m)
 	return 0;
 }
 
+/* Whether s is still one of the collector's contexts (the lock was released meanwhile). */
+static int alive(const struct gmp_ctx_state *s)
+{
+	for (size_t i = 0; i < gmp_col.nctxs; i++)
+		if (gmp_col.ctxs[i] == s)
+			return 1;
+	return 0;
+}
+
 /*
  * Loads the patches into s's context (once) and patches module: lock held,
  * released for the Sanitizer's calls, which take the patch lock instead
  * (the Sanitizer wants them serialized; with GMPROF_PATCH_AT=launch modules
- * are patched from launches on any thread).
+ * are patched from launches on any thread).  One thread patches a context
+ * at a time, and the others wait for it and look again: on an H200
+ * (2026-11-30) eight threads' first launches each patched the module (and
+ * loaded the patches) anew while the first one's kernels ran, and those
+ * hit an illegal instruction.
  */
 static void patch(struct gmp_ctx_state *s, CUmodule module)
 {
-	/* Two threads may load the patches into one context at once: both succeed. */
+	while (s->patching) {
+		pthread_cond_wait(&gmp_col.patch_done, &gmp_col.lock);
+		if (!alive(s) || s->patches < 0 || is_patched(s, module))
+			return; /* gone, the patches failed to load, or patched by the other thread */
+	}
 	int add = s->patches == 0;
 	CUcontext ctx = s->ctx;
+	s->patching = 1;
 	dev_unlock_for(GMP_ST_PATCH);
 	pthread_mutex_lock(&gmp_col.patch_lock);
 	SanitizerResult added = add ? gmp_col.san.AddPatchesFromFile(gmp_col.patch_path, ctx)
@@ -104,6 +122,10 @@ static void patch(struct gmp_ctx_state *s, CUmodule module)
 	SanitizerResult r = added == SANITIZER_SUCCESS ? patch_module(module, &what, &heap) : added;
 	pthread_mutex_unlock(&gmp_col.patch_lock);
 	dev_lock();
+	pthread_cond_broadcast(&gmp_col.patch_done);
+	if (!alive(s))
+		return; /* the context went meanwhile */
+	s->patching = 0;
 	if (heap && r == SANITIZER_SUCCESS)
 		s->heap = 1;
 	if (add && s->patches == 0) {

@@ -161,6 +161,26 @@ done
 [ "$unp" -gt 0 ] && ok "unpatching after ranges: $unp unpatches in 3 runs" || notok "unpatching after ranges: never unpatched in 3 runs"
 [ "$("$GMPROF" dump "$TMPDIR/c.gmprof" 2>/dev/null | grep -c '"monitored":false')" -eq 9 ] &&
 	ok "capture launches:10-200: the 9 launches before the tenth are not monitored" || notok "capture launches:10-200: unmonitored launches"
+# GMPROF_PATCH_AT=launch with 8 threads whose first launches come at once:
+# one thread patches the module and the others wait for it.  On an H200
+# each patched it again while the first one's kernels ran, which hit an
+# illegal instruction; the double aborts on such a patching (and the slow
+# patching, GMP_DOUBLE_PATCH_MS, makes the threads meet there).
+for run in 1 2; do
+	rm -f "$TMPDIR/l.gmprof"
+	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
+		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
+		GMPROF_PATCH_AT=launch GMP_DOUBLE_STATS=3 GMP_DOUBLE_PATCH_MS=20 GMPROF_OUTPUT="$TMPDIR/l.gmprof" \
+		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 "$S" >/dev/null 2>"$TMPDIR/tsan"
+	rc=$?
+	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
+	p=$(sed -n 's/^double: .*, \([0-9]*\) module patches, [0-9]* module unpatches$/\1/p' "$TMPDIR/tsan")
+	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && [ "$p" = 1 ] &&
+		ok "patched at the first launch, run $run: 8 threads, the module patched once, no ThreadSanitizer report" ||
+		{ notok "patched at the first launch, run $run: exit $rc, $n TSan reports, ${p:-no} patches"; grep -v '^double: ' "$TMPDIR/tsan" | head -30; }
+	m=$("$GMPROF" dump "$TMPDIR/l.gmprof" 2>/dev/null | grep -c '"monitored":false')
+	[ "$m" -eq 0 ] && ok "  ... every launch monitored" || notok "  ... $m launches not monitored"
+done
 # NVTX pool regions from 8 threads at once (NVTX calls take the collector's lock too).
 # nvtx_tsan NAME SCRIPT WHAT [VAR=VALUE...]: the double on 8 threads under ThreadSanitizer,
 # NVTX's tool the collector, into $TMPDIR/NAME.gmprof; no report, or notok naming WHAT.

@@ -15,6 +15,10 @@
  * on an H100 (2026-11-27), a module patched again while patched, after
  * functions of it were loaded lazily, leaves those functions reporting no
  * access at all, until it is unpatched.
+ * Patching a module again while kernels of it may run is as bad: on an
+ * H200 (2026-11-30) eight threads' first launches each patched the module
+ * while the first one's kernels ran, and those hit an illegal instruction;
+ * the double aborts on it too.
  * Patching from inside a kernel launch's callback (LAUNCH_BEGIN, or a graph
  * kernel node's) waits on an H100 for a driver lock the launch holds: a
  * deadlock (2026-11-27, sanitizerAddPatchesFromFile and sanitizerPatchModule
@@ -222,8 +226,17 @@ SanitizerResult sanitizerPatchModule(CUmodule module)
 	not_in_launch("sanitizerPatchModule");
 	if (module != MODULE || double_fails(DOUBLE_FAIL_MODULE))
 		return SANITIZER_ERROR_INVALID_PARAMETER;
-	if (__atomic_exchange_n(&module_patched, 1, __ATOMIC_RELAXED))
+	if (__atomic_exchange_n(&module_patched, 1, __ATOMIC_RELAXED)) {
+		unsigned long started = __atomic_load_n(&kernels_started, __ATOMIC_SEQ_CST),
+			      covered = __atomic_load_n(&kernels_covered, __ATOMIC_SEQ_CST);
+		if (started > covered) {
+			fprintf(stderr, "sanitizer double: sanitizerPatchModule of a patched module while %lu kernels "
+				"of it may still run: their code changes under them (an illegal instruction)\n",
+				started - covered);
+			abort();
+		}
 		lazy_silence(1); /* patched again: its lazily loaded functions fall silent */
+	}
 	__atomic_add_fetch(&double_stats.module_patches, 1, __ATOMIC_RELAXED);
 	double_delay("GMP_DOUBLE_PATCH_MS");
 	return SANITIZER_SUCCESS;
