@@ -214,6 +214,7 @@ int gmp_opts__parse(struct gmp_opts *o, gmp_getenv_fn get, char *err, size_t n)
 	o->maps_mb = 512;
 	o->heap_records = 1024;
 	o->hit_epochs = GMP_HIT_EPOCHS;
+	o->graph_fn_data = 1; /* per function: on an H200 (2026-11-30) per launch mixed kernel nodes' accesses */
 	if (str_opt(get, "GMPROF_OUTPUT", o->output, sizeof(o->output), err, n) ||
 	    bool_opt(get, "GMPROF_FORCE", &o->force, err, n) ||
 	    mode_opt(get, &o->mode, err, n) ||

@@ -112,7 +112,7 @@ struct gmp_opts {
 				    bitmap words before setting them (l2) */
 	int patch_at;            /* GMPROF_PATCH_AT: enum gmp_patch_at (load) */
 	int graph_fn_data;       /* GMPROF_GRAPH_NODE_DATA: launch | function: how a graph's kernel
-				    node gets its launch buffer, per launch or per function (launch) */
+				    node gets its launch buffer, per launch or per function (function) */
 	char run_manifest[1024]; /* GMPROF_RUN_MANIFEST: gmprof run's list of the profiles its
 				    run wrote, a directory; each collector adds a file ("": none) */
 	int api_needed;          /* GMPROF_API_CALLBACKS: all | needed: the callbacks of calls that

@@ -50,7 +50,7 @@ for s in tests/scripts/*.jsonl "$TMPDIR/memnodes.jsonl" tests/gpu/graphs.jsonl t
 	"$GMPROF" replay --format json --pretty "$TMPDIR/$name.plain.jsonl" | grep -v '"at": ' >"$TMPDIR/want.json"
 	rm -f "$TMPDIR/$name.calls.gmprof" "$TMPDIR/$name.graph.gmprof"
 	env GMPROF_MODE=$mode GMPROF_OUTPUT="$TMPDIR/$name.calls.gmprof" "$FAKE" "$s" 2>/dev/null
-	expect_exit 0 "$name as graphs ($mode mode)" -- env GMP_DOUBLE_GRAPH=1 GMPROF_MODE=$mode \
+	expect_exit 0 "$name as graphs ($mode mode)" -- env GMP_DOUBLE_GRAPH=1 GMPROF_GRAPH_NODE_DATA=launch GMPROF_MODE=$mode \
 		GMPROF_OUTPUT="$TMPDIR/$name.graph.gmprof" "$FAKE" "$s"
 	"$GMPROF" replay --format json --pretty "$TMPDIR/$name.graph.gmprof" 2>"$TMPDIR/err" | grep -v '"at": ' >"$TMPDIR/got.json"
 	diff -u "$TMPDIR/want.json" "$TMPDIR/got.json" >"$TMPDIR/diff" &&
@@ -59,19 +59,20 @@ for s in tests/scripts/*.jsonl "$TMPDIR/memnodes.jsonl" tests/gpu/graphs.jsonl t
 	events_of "$TMPDIR/$name.graph.gmprof" >"$TMPDIR/graph.events"
 	diff -u "$TMPDIR/calls.events" "$TMPDIR/graph.events" >"$TMPDIR/diff" &&
 		ok "  ... the events of the same work as calls" || { notok "  ... the events of the same work as calls"; head -30 "$TMPDIR/diff"; }
-	# Kernel nodes given their buffers per function (the double aborts if one is left set for
-	# a later launch outside a graph): the same findings.
+	# Kernel nodes given their buffers per function, the default (the double aborts if one is
+	# left set for a later launch outside a graph): the same findings.
 	rm -f "$TMPDIR/$name.fn.gmprof"
-	env GMP_DOUBLE_GRAPH=1 GMPROF_GRAPH_NODE_DATA=function GMPROF_MODE=$mode GMP_DOUBLE_PATCHES=1 \
+	env GMP_DOUBLE_GRAPH=1 GMPROF_MODE=$mode GMP_DOUBLE_PATCHES=1 \
 		GMPROF_OUTPUT="$TMPDIR/$name.fn.gmprof" "$FAKE" "$s" 2>"$TMPDIR/err" &&
 		[ "$(grep -c 'callback data of function .* set$' "$TMPDIR/err")" -ge 1 ] &&
 		[ "$(grep -c 'callback data of function .* taken back$' "$TMPDIR/err")" -ge 1 ] &&
 		"$GMPROF" replay --format json --pretty "$TMPDIR/$name.fn.gmprof" 2>/dev/null | grep -v '"at": ' |
 		diff -u "$TMPDIR/want.json" - >"$TMPDIR/diff" &&
-		ok "  ... GMPROF_GRAPH_NODE_DATA=function: set per function, taken back after, the same findings" ||
-		{ notok "  ... GMPROF_GRAPH_NODE_DATA=function"; head -30 "$TMPDIR/err" "$TMPDIR/diff"; }
+		ok "  ... per function (the default): set per function, taken back after, the same findings" ||
+		{ notok "  ... per function (the default)"; head -30 "$TMPDIR/err" "$TMPDIR/diff"; }
 done
-# Graph launches of two or more kernel nodes, given their buffers per launch: the profile counts
+# Graph launches of two or more kernel nodes, given their buffers per launch
+# (GMPROF_GRAPH_NODE_DATA=launch): the profile counts
 # them (graph_capture's two launches of fill and add), and every report cautions on their
 # accesses (on an H100 such nodes' accesses mixed); per function, or as plain calls, no caution.
 "$GMPROF" report "$TMPDIR/graph_capture.graph.gmprof" >"$TMPDIR/gc.txt" 2>&1
@@ -88,14 +89,15 @@ grep -q '^  graphs   2 graph launches ran two or more kernel nodes, each given i
 	ok "kernel nodes numbered by their graph launch (1 1 2 2), plain launches not" ||
 	notok "graph numbers: $("$GMPROF" dump "$TMPDIR/graph_capture.graph.gmprof" | grep '"op":"kernel"')"
 
-# Kernel nodes whose accesses mix, as on an H100 (GMP_DOUBLE_GRAPH_MIX=1: the nodes of a
+# Kernel nodes given their buffers per launch (GMPROF_GRAPH_NODE_DATA=launch), whose
+# accesses mix, as on an H100 and an H200 (GMP_DOUBLE_GRAPH_MIX=1: the nodes of a
 # graph launch all begin, then all run into the callback data set last, then all end):
 # graph_capture's fill reports nothing and add both kernels' accesses.  The detector merges
 # each such launch (every kernel node makes every access of any), which gives the findings
 # of tests/gpu/graph_capture.merged (make gpu-check accepts them for such a run), and every
 # report says so.
 rm -f "$TMPDIR/mix.gmprof"
-expect_exit 0 "graph_capture, kernel nodes' accesses mixed" -- env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 \
+expect_exit 0 "graph_capture, kernel nodes' accesses mixed" -- env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_GRAPH_NODE_DATA=launch \
 	GMPROF_OUTPUT="$TMPDIR/mix.gmprof" "$FAKE" tests/gpu/graph_capture.jsonl
 "$GMPROF" dump "$TMPDIR/mix.gmprof" | grep '"op":"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' >"$TMPDIR/mix.k"
 cat >"$TMPDIR/mix.want" <<'J'
@@ -129,6 +131,14 @@ grep -q "^PASS graphs: 2 graph launches had a kernel node that reported no acces
 	! "$GMPROF" check --fail-on early_allocation "$TMPDIR/graph_capture.graph.gmprof" 2>&1 | grep -q '^PASS graphs' &&
 	ok "  ... gmprof check says which launches were merged (the early allocation is not found then)" ||
 	notok "  ... check: $(cat "$TMPDIR/check.log")"
+# The default, per function: the same kernel nodes kept apart (as on an H200,
+# 2026-11-30, where per launch they mixed): graph_capture.expect's findings, no caution.
+rm -f "$TMPDIR/mixfn.gmprof"
+env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_OUTPUT="$TMPDIR/mixfn.gmprof" "$FAKE" tests/gpu/graph_capture.jsonl 2>/dev/null
+check mixfn "$TMPDIR/mixfn.gmprof" tests/gpu/graph_capture.expect &&
+	! "$GMPROF" report "$TMPDIR/mixfn.gmprof" 2>&1 | grep -q '^  graphs ' &&
+	ok "  ... per function, the default: the nodes kept apart, graph_capture.expect's findings, no caution" ||
+	{ notok "  ... per function, the default"; cat "$TMPDIR/mixfn.diff"; "$GMPROF" report "$TMPDIR/mixfn.gmprof" 2>&1 | grep graphs; }
 # The collector ends each kernel node's launch at its own END (BEGIN, BEGIN, END, END), and
 # collects it at a sync of the stream the graph was launched into: the device memory it holds
 # does not grow with the graph launches of a loop.
@@ -142,7 +152,8 @@ held_by() { "$GMPROF" dump "$1" | sed -n 's/.*"key":"collector_device_peak","val
 for n in 2 40; do
 	loop $n >"$TMPDIR/loop$n.jsonl"
 	rm -f "$TMPDIR/loop$n.gmprof"
-	env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_OUTPUT="$TMPDIR/loop$n.gmprof" "$FAKE" "$TMPDIR/loop$n.jsonl" 2>/dev/null
+	env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_GRAPH_NODE_DATA=launch GMPROF_OUTPUT="$TMPDIR/loop$n.gmprof" \
+		"$FAKE" "$TMPDIR/loop$n.jsonl" 2>/dev/null
 done
 [ -n "$(held_by "$TMPDIR/loop2.gmprof")" ] && [ "$(held_by "$TMPDIR/loop2.gmprof")" = "$(held_by "$TMPDIR/loop40.gmprof")" ] &&
 	ok "  ... 40 graph launches hold no more device memory than 2" ||
@@ -170,7 +181,8 @@ cat >"$TMPDIR/x2.jsonl" <<'J'
 J
 for m in 0 2; do
 	rm -f "$TMPDIR/x2.$m.gmprof"
-	env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=$m GMPROF_OUTPUT="$TMPDIR/x2.$m.gmprof" "$FAKE" "$TMPDIR/x2.jsonl" 2>/dev/null
+	env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=$m GMPROF_GRAPH_NODE_DATA=launch GMPROF_OUTPUT="$TMPDIR/x2.$m.gmprof" \
+		"$FAKE" "$TMPDIR/x2.jsonl" 2>/dev/null
 	findings "$TMPDIR/x2.$m.gmprof" >"$TMPDIR/x2.$m.f"
 done
 "$GMPROF" dump "$TMPDIR/x2.2.gmprof" | grep '"op":"kernel"' | sed -E 's/,"thread":[0-9]+,"time_ns":[0-9]+//' >"$TMPDIR/x2.k"

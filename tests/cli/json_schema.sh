@@ -81,7 +81,7 @@ env GMPROF_MODE=intra GMPROF_RECORDS=2 GMPROF_HEAP_RECORDS=0 GMPROF_OUTPUT="$TMP
 env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_TENSORMAP=0x10000000 GMP_DOUBLE_TENSORMAP_OTHERS=4096 \
 	GMPROF_OUTPUT="$TMPDIR/graphs.gmprof" "$B/double/fake_app" \
 	tests/gpu/graph_capture.jsonl 2>/dev/null || notok "the collector's run of graphs"
-env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_OUTPUT="$TMPDIR/mixed.gmprof" "$B/double/fake_app" \
+env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_GRAPH_NODE_DATA=launch GMPROF_OUTPUT="$TMPDIR/mixed.gmprof" "$B/double/fake_app" \
 	tests/gpu/graph_capture.jsonl 2>/dev/null || notok "the collector's run of mixed graphs"
 
 # The corpus: every script and recorded profile the tests have, and the above.

@@ -46,7 +46,7 @@ static void options(void **state)
 	assert_int_equal(o.online, 1);
 	assert_int_equal(o.patch_l1, 0);
 	assert_int_equal(o.patch_at, GMP_PATCH_AT_LOAD);
-	assert_int_equal(o.graph_fn_data, 0);
+	assert_int_equal(o.graph_fn_data, 1); /* per function */
 	assert_int_equal(o.log_callbacks, 0);
 	assert_int_equal(o.hit_epochs, GMP_HIT_EPOCHS);
 	assert_int_equal(o.device_info, 1);
@@ -57,7 +57,7 @@ static void options(void **state)
 					    "GMPROF_COUNTER_GRANULARITY=128", "GMPROF_PATCH_EMPTY=1",
 					    "GMPROF_PATCH_LOADS=l1", "GMPROF_LOG_CALLBACKS=1",
 					    "GMPROF_HIT_EPOCHS=3", "GMPROF_PATCH_AT=range", "GMPROF_DEVICE_INFO=0",
-					    "GMPROF_GRAPH_NODE_DATA=function", "GMPROF_API_CALLBACKS=needed", NULL };
+					    "GMPROF_GRAPH_NODE_DATA=launch", "GMPROF_API_CALLBACKS=needed", NULL };
 	assert_int_equal(parse(good, &o, err), 0);
 	assert_int_equal(o.mode, GMP_COLLECT_INTRA);
 	assert_int_equal(o.kernel_sample, 100);
@@ -68,7 +68,7 @@ static void options(void **state)
 	assert_int_equal(o.log_callbacks, 1);
 	assert_int_equal(o.hit_epochs, 3);
 	assert_int_equal(o.patch_at, GMP_PATCH_AT_RANGE);
-	assert_int_equal(o.graph_fn_data, 1);
+	assert_int_equal(o.graph_fn_data, 0);
 	assert_int_equal(o.device_info, 0);
 	assert_int_equal(o.api_needed, 1);
 	assert_int_equal(o.fallback, 0);
