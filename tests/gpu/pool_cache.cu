@@ -4,10 +4,12 @@
  * pool's release threshold is raised to 4 GiB, 1 GiB of activations is
  * allocated with cudaMallocAsync, written, read and freed back, and after
  * the stream's sync the pool still holds it reserved (no object in it).
- * Then cudaMalloc asks for twice the device's memory and fails: gmprof is
- * to ask the driver what the pool holds right after the failure and say
- * so (pool_cache.report: "cached by stream-ordered memory pools"), and
- * the most the pool reserved and used (cuMemPoolGetAttribute, from the
+ * Then cudaMalloc asks for twice the device's memory and fails: gmprof
+ * asks the driver what the pool holds right after the failure.  On an
+ * H200 (2026-11-30) the driver gave the cache back inside the failed call
+ * (docs/sanitizer-api.md), so the report says nothing cached then; it
+ * says the most the pool reserved and used, and its release threshold
+ * (pool_cache.report; cuMemPoolGetAttribute, from the
  * API exit callbacks: docs/sanitizer-api.md).  pool_cache.jsonl is the
  * event model the expected findings come from.
  */

@@ -58,9 +58,11 @@ int main()
 	}
 	return a_to_b("tma", n, [&](const float *a, float *b) {
 		CUtensorMap map;
-		const cuuint64_t dim[1] = { n };
+		/* A rank-1 map has no global stride to give, but the driver wants the array (an
+		   H200, 2026-11-30: CUDA_ERROR_INVALID_VALUE for a null one). */
+		const cuuint64_t dim[1] = { n }, gstride[1] = { n * sizeof(float) };
 		const cuuint32_t box[1] = { BOX }, stride[1] = { 1 };
-		CUresult r = ((encode_fn)fn)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, (void *)a, dim, nullptr, box,
+		CUresult r = ((encode_fn)fn)(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 1, (void *)a, dim, gstride, box,
 					     stride, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
 					     CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 		if (r != CUDA_SUCCESS) {
