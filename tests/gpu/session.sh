@@ -19,81 +19,23 @@
 # 135 s):
 #   GPU_TEST_LIMIT=30 FALLBACK_TRIES=1 CHECK_TIMEOUT=300 sh tests/gpu/session.sh $OUT/s   (timeout_s 400)
 #   STEPS=bench RUNS=3 CONFIGS="native object intra memcheck" sh tests/gpu/session.sh $OUT/b
-# and give the machine back.  2026-11-27 ran those four; next, the columns
-# not yet measured, those that decide issue 8's object goal first:
-#   BENCH_TIMEOUT=440 STEPS=bench RUNS=3 CONFIGS="native alloc object object-empty object-hints object-l1 object-quiet intra" sh tests/gpu/session.sh $OUT/b
-# (about 35 s a column at 2026-11-27's times, intra's about 60, so about 310 s: timeout_s 480;
-# intra: since the thirty-eighth session its maps come back through pinned
-# host memory, and its "Sanitizer calls" beside 2026-11-27's (simple_multi_copy
-# 483 ms, laghos_state 199 ms) say what that saved;
-# object: since the thirty-ninth session object mode's own function leaves
-# the per-instruction records out and searches in 32 bits (on sm_90 14
-# local stores where 43): access_cost's object row beside 2026-11-27's
-# 3.59 ns per warp instruction, and its object-plain row, say what that saved;
-# object-l1: hit words tested through the L1, the other way past the one
-# L2 line every warp reading an array asks for; alloc: gmprof's host work without device patches; object-quiet: the
-# callbacks of calls that make no GPU work turned off, GMPROF_API_CALLBACKS=needed,
-# with api_cost's row beside object's; object-empty: the
-# Sanitizer's call per access without gmprof's; object-hints: the cheaper
-# steady state of per-instruction records; many_allocs' 80 ms above native
-# that were not gmprof's host time are 160k patched accesses at most, about
-# 0.6 ms: alloc and object-empty tell where the rest goes), then
-# object-outside, object-outside-at-launch and intra-l1; and gpu-check once under
-# CUDA_MODULE_LOADING=LAZY (gmprof run keeps the user's setting), which
-# says whether gmprof run can stop asking for eager loading.  In gpu-check's
-# log, for CUDA graphs (since 2026-11-27's lease): graph_capture passing as
-# ".merged" (the detector merged its launches: nodes' accesses still mix)
-# or as expected (nodes kept apart), and what GMPROF_GRAPH_NODE_DATA=function
-# gave; graph_loop (launches back to back): as expected, or which of its
-# launches were merged or counted not monitored (the report's "graphs" line); GMPROF_PATCH_AT=launch on multithread and streams_events (patched
-# from the driver's launch call since the deadlock); pool_cache (since
-# 2026-11-27, second session): its report lines (what the stream-ordered
-# pool cached at the failure, the most it held) and the layout facts of
-# memoryPool and Sanitizer_ResourceMempoolData; cuda_array (since
-# 2026-11-27, third session): the leaked table alone (a second object of
-# the same memory would mean the Sanitizer reports an array's memory as an
-# allocation too), its report lines (both arrays at their formats' sizes)
-# and the layout facts of Sanitizer_ResourceArrayData; since the thirtieth
-# session (patch ABI 7) every launch's hit list is in pinned host memory
-# by default: if programs' findings differ and their fallback tries pass
-# with device-lists alone, the lists do not come back from host memory
-# (make GMPROF_FALLBACK=device-lists the default until that is mended);
-# step 5's GMPROF_API_CALLBACKS=needed lines: what it turned off, and how
-# many calls came after; since the thirty-first session a launch buffer's
-# headers are uploaded 8 at a time and each launch's patches read a slot
-# of its own: findings that differ and pass with launch-headers alone
-# mean a slot's address or epoch is wrong on the GPU, and bench's
-# "Sanitizer calls" column for object mode says what it saved per launch
-# (many_allocs: 23.8 ms for 1000 launches on 2026-11-27, before the hit
-# lists moved to host memory too); since the thirty-seventh session each
-# call that synchronized has a RETURNED record: idle_time's
-# "waits bounded by its syncs' returns" line says whether the Sanitizer's
-# sync callbacks come between the call's enter and exit (if it fails with
-# the plain .waits passing, they do not: the returns are missing); since
-# the fortieth session, tma (a kernel reading a only through a tensor map
-# encoded by cuTensorMapEncodeTiled from cudaGetDriverEntryPointByVersion):
-# a redundant allocation of b over a means the collector did not see the
-# encode or the map among the launch's parameters (rerun it with
-# GMPROF_LOG_CALLBACKS=1 to see which driver calls came; its META
-# tensor_maps line, checked against tma.meta, says which: encoded=0, the
-# encode's callback did not come; launches=0, the parameters were not found);
-# since the forty-eighth session, NVTX domains: nvtx_ranges exits 1 ("the
-# trainer domain's first range is not at its level 0", or "a pop ... did
-# not give -1") where the real NVTX library does not route
-# nvtxDomainCreateA and each domain's pops to the collector, and its .meta
-# wants nvtx.domain.0.name trainer; capture_nvtx: --capture 'nvtx:epoch
-# [23]' over epochs named with snprintf (its report's capture line: 3 of 5
-# launches monitored); since the forty-ninth session, ipc (a parent shares
-# two buffers with the child it starts, through cudaIpcGetMemHandle): the
-# child's profile (ipc.child.gmprof) wants both as imported objects, out
-# of its peak; "its child process wrote no profile" means the child did
-# not inherit the collector; "the Sanitizer reported no allocation for
-# cudaIpcOpenMemHandle" in ipc.log, that the collector recorded the mapped
-# buffers from the driver's address ranges (write that down in
-# docs/sanitizer-api.md); a child with findings on them and a peak of 12
-# MiB, that the Sanitizer reported them outside cudaIpcOpenMemHandle
-# (GMPROF_LOG_CALLBACKS=1 in the parent's environment shows where the
-# child's callbacks came).
+# and give the machine back.  2026-11-30 (an H200; its results file)
+# ran gpu-check (115 of 115 after that day's fixes) and every bench column
+# but object-launch, 3 runs each, in two calls: object mode 1.22x and
+# 1.11x native at the median, the empty callback 1.15x.  Next, to settle
+# issue 8's object goal inside the noise, the same columns with 5 runs on
+# one warm machine, interleaved (about 60 s a column at 5 runs):
+#   BENCH_TIMEOUT=440 STEPS=bench RUNS=5 CONFIGS="native object object-empty alloc" sh tests/gpu/session.sh $OUT/b
+# (timeout_s 480; bench.tgz is over the 16 MiB a file that comes back, so
+# bench.log is the record).  What gpu-check's log still says something
+# new about: a program whose findings differ runs again under
+# GMPROF_FALLBACK (which mechanism to blame); graph programs say whether
+# their launches merged (the report's "graphs" line: per function, the
+# default since 2026-11-30, none did there); ipc.log's "the Sanitizer
+# reported no allocation for cudaIpcOpenMemHandle" would mean the
+# collector fell back to the driver's address ranges (none on the H200);
+# GMPROF_PATCH_AT=launch on multithread (illegal instructions there before
+# 2026-11-30's fix: one thread patches a context at a time).
 # The calls below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
