@@ -183,7 +183,7 @@ static void check_oom(struct gmp_gate *g, int allow)
 	if (retried)
 		snprintf(rt, sizeof(rt), " (%zu got by a retry)", retried);
 	char cached[80] = ""; /* what stream-ordered pools held then, in no object */
-	uint64_t pc = gmp_trace__pool_cached(t, f);
+	uint64_t pc = gmp_trace__pool_cached(t, f, f0->live_bytes, NULL);
 	if (pc)
 		snprintf(cached, sizeof(cached), " and %s cached by stream-ordered pools", gmp_human_bytes(pc, e, sizeof(e)));
 	gmp_gate__add(g, "out_of_memory", !allow,

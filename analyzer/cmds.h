@@ -172,8 +172,8 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 int gmp_text__pool_words(const struct gmp_trace *t, uint32_t device, char *buf, size_t n);
 /* The same as a line after indent, if any. */
 void gmp_text__pools(FILE *fp, const struct gmp_trace *t, uint32_t device, const char *indent);
-/* Under failure f: what the device's pools cached then (reserved, no object in it), if anything. */
-void gmp_text__pool_cache(FILE *fp, const struct gmp_trace *t, const struct gmp_alloc_failure *f,
+/* Under failure f (live bytes then): what the device's pools cached (reserved, in no object), if anything. */
+void gmp_text__pool_cache(FILE *fp, const struct gmp_trace *t, const struct gmp_alloc_failure *f, uint64_t live,
 			  const char *indent);
 /*
  * Prints the findings as readable text (replay's default format): counts,

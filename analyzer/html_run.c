@@ -139,7 +139,7 @@ void gmp_html__failures(FILE *fp, struct gmp_session *s)
 				gmp_human_bytes(f->dev_total, b, sizeof(b)));
 		fprintf(fp, "</td><td class=\"n\">%u</td><td class=\"n\">%s in %" PRIu64 " object%s", f->device,
 			gmp_human_bytes(g->live_bytes, b, sizeof(b)), g->live_objects, g->live_objects == 1 ? "" : "s");
-		uint64_t pc = gmp_trace__pool_cached(r->trace, f); /* reserved by stream-ordered pools, in no object */
+		uint64_t pc = gmp_trace__pool_cached(r->trace, f, g->live_bytes, NULL); /* in pools, in no object */
 		if (pc)
 			fprintf(fp, "; %s cached by pools", gmp_human_bytes(pc, b, sizeof(b)));
 		fprintf(fp, "</td><td>");

@@ -232,7 +232,7 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 			"gmprof's, other processes)\n", indent,
 			gmp_human_bytes(f->dev_total - f->dev_free - g->live_bytes, a, sizeof(a)),
 			gmp_human_bytes(f->dev_total, b, sizeof(b)));
-	gmp_text__pool_cache(fp, r->trace, f, indent);
+	gmp_text__pool_cache(fp, r->trace, f, g->live_bytes, indent);
 	if (!g->fix_n) {
 		fprintf(fp, "%s  no finding's fix frees memory at that moment\n", indent);
 		return;
@@ -277,15 +277,20 @@ void gmp_text__pools(FILE *fp, const struct gmp_trace *t, uint32_t device, const
 		fprintf(fp, "%s%s\n", indent, w);
 }
 
-void gmp_text__pool_cache(FILE *fp, const struct gmp_trace *t, const struct gmp_alloc_failure *f,
+void gmp_text__pool_cache(FILE *fp, const struct gmp_trace *t, const struct gmp_alloc_failure *f, uint64_t live,
 			  const char *indent)
 {
 	const struct gmp_pool_state *ps = gmp_trace__pool_state_at(t, f->before, f->device);
-	if (!ps || ps->reserved == ps->used)
-		return;
+	uint64_t stale, cached = gmp_trace__pool_cached(t, f, live, &stale);
 	char a[32], b[32];
+	if (stale)
+		fprintf(fp, "%s  stream-ordered memory pools: their counters still said %s cached, but the device's free "
+			"memory had it back (the driver gives their cache back when an allocation fails): not in the way\n",
+			indent, gmp_human_bytes(stale, a, sizeof(a)));
+	if (!cached)
+		return;
 	fprintf(fp, "%s  cached by stream-ordered memory pools: %s (reserved on the device, in no object)",
-		indent, gmp_human_bytes(ps->reserved - ps->used, a, sizeof(a)));
+		indent, gmp_human_bytes(cached, a, sizeof(a)));
 	if (ps->threshold >= ps->reserved)
 		fprintf(fp, "; their release threshold, %s, keeps it past a sync: cudaMemPoolTrimTo or a lower "
 			"threshold gives it back", gmp_human_bytes(ps->threshold, b, sizeof(b)));

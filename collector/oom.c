@@ -189,7 +189,7 @@ void oom_summary(const struct gmp_result *r)
 			fprintf(stderr, " (%s free of %s)", gmp_human_bytes(f->dev_free, b, sizeof(b)),
 				gmp_human_bytes(f->dev_total, c, sizeof(c)));
 		fprintf(stderr, " with %s live", gmp_human_bytes(g->live_bytes, b, sizeof(b)));
-		uint64_t pc = gmp_trace__pool_cached(r->trace, f);
+		uint64_t pc = gmp_trace__pool_cached(r->trace, f, g->live_bytes, NULL);
 		if (pc)
 			fprintf(stderr, " and %s cached by stream-ordered pools", gmp_human_bytes(pc, b, sizeof(b)));
 		if (g->fix_n) {

@@ -390,8 +390,16 @@ const struct gmp_pool_state *gmp_trace__pool_state_at(const struct gmp_trace *t,
 const struct gmp_pool_state *gmp_trace__pool_state_last(const struct gmp_trace *t, uint32_t device);
 /* The most device's pools reserved over the run (its last state's), 0 when none was recorded. */
 uint64_t gmp_trace__pool_high(const struct gmp_trace *t, uint32_t device);
-/* What the pools of failure f's device cached at its moment (reserved, in no object): 0 when nothing or unknown. */
-uint64_t gmp_trace__pool_cached(const struct gmp_trace *t, const struct gmp_alloc_failure *f);
+/*
+ * What the pools of failure f's device cached at its moment (reserved, in no
+ * object), with live bytes in the program's objects then: 0 when nothing or
+ * unknown, or when the device's memory in use beside the objects is less
+ * (the pools' counters lag behind the driver, which gives their cache back
+ * when an allocation runs out of memory); *stale, unless NULL, gets what the
+ * counters said in that case, else 0.
+ */
+uint64_t gmp_trace__pool_cached(const struct gmp_trace *t, const struct gmp_alloc_failure *f, uint64_t live,
+				uint64_t *stale);
 
 /* Interns a range path of n STRING ids (outermost first): its id (>= 1), 0 for n 0, or -errno. */
 int64_t gmp_trace__add_range_path(struct gmp_trace *t, const uint32_t *names, size_t n);
