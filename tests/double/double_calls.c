@@ -528,6 +528,7 @@ void double_reset_calls(size_t i, struct live *live, size_t *nlive)
 	double_api("cudaDeviceReset", SANITIZER_API_ENTER);
 	Sanitizer_ResourceContextData cd = { .context = DOUBLE_CTX, .device = 0 };
 	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, &cd);
+	double_context_destroyed();
 	for (size_t k = 0; k < *nlive; k++) {
 		if (live[k].kind == GMP_MEM_POOL_REGION || live[k].kind == GMP_MEM_ARRAY)
 			continue; /* the tests reset with device memory only */

@@ -191,6 +191,15 @@ void double_context_sync_begins(void)
 	}
 }
 
+void double_context_destroyed(void)
+{
+	double_context_sync_begins();
+	for (size_t i = 0; i < sizeof(patched_cb) / sizeof(patched_cb[0]); i++)
+		__atomic_store_n(&patched_cb[i], NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&module_patched, 0, __ATOMIC_RELAXED);
+	lazy_silence(0);
+}
+
 SanitizerResult sanitizerAddPatchesFromFile(const char *filename, CUcontext ctx)
 {
 	(void)ctx;

@@ -28,6 +28,8 @@ const char *double_patched_cb(Sanitizer_InstructionId id);
 void double_kernel_started(void);
 void double_kernel_launched(void);
 void double_context_sync_begins(void);
+/* The context was destroyed (a device reset): its kernels ended, its module gone unpatched with it. */
+void double_context_destroyed(void);
 /*
  * GMP_DOUBLE_LAZY=1: a kernel of fn is about to launch (its function is
  * loaded lazily on the first); whether fn reports no accesses (patched
