@@ -164,7 +164,13 @@ int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n)
 	uint64_t k = meta_count(r->trace, "graph_shared_launches");
 	size_t m = r->graph_launches_merged, u = r->graph_launches_lost, len = 0;
 	buf[0] = 0;
-	if (m)
+	const char *data = gmp_trace__meta(r->trace, "graph_node_data");
+	if (m && data && !strcmp(data, "function")) /* buffers per function: a kernel's nodes share its (graphs.c) */
+		len = (size_t)snprintf(buf, n, "%zu graph launch%s had a kernel node that reported no access while "
+				       "another reported some (the nodes of one kernel share its buffer): such a node counts "
+				       "as making every access its kernel's other nodes made, or where none reported any, "
+				       "every access of its launch", m, m == 1 ? "" : "es");
+	else if (m)
 		len = (size_t)snprintf(buf, n, "%zu graph launch%s had a kernel node that reported no access while "
 				       "another reported some (on an H100 kernel nodes launched together reported into one "
 				       "node's buffer): each kernel node of %s counts as making every access any of them made",

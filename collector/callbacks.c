@@ -480,6 +480,8 @@ static void graph_launch(Sanitizer_CallbackId cbid, const Sanitizer_GraphLaunchD
 	if (graph_open) {
 		graph_kernels = 0;
 		graph_no = ++gmp_col.graph_launches; /* its kernel nodes' events carry it (detector/graphs.c) */
+		if (graph_no == 1 && gmp_col.opts.graph_fn_data && gmp_col.san.SetCallbackData)
+			rec_meta("graph_node_data", "function"); /* only a kernel's own nodes may share a buffer */
 		return;
 	}
 	/* Kernel nodes launched together, each given its buffer per launch: their accesses may mix (META). */

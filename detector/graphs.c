@@ -24,6 +24,13 @@
  * launch's before its kernels run: its kernel nodes count as launches
  * whose accesses are unknown (unmonitored.c: a use of every object live
  * when each was issued; r->graph_lost).
+ * Where the collector gave each kernel node its buffer per function (META
+ * graph_node_data function, the default since 2026-11-30: on an H200 that
+ * kept different kernels apart), only nodes of one kernel can share a
+ * buffer (a kernel that runs as two nodes of the launch).  Then a node that
+ * reported nothing shares the accesses of its kernel's other nodes, and
+ * the launch's nodes of other kernels keep their own; where none of that
+ * kernel's nodes reported any, they share the whole launch's, as above.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,6 +41,7 @@
 
 struct member {
 	uint32_t graph, ev;      /* once plan has kept a merged launch's node: graph is its union's index */
+	uint32_t kernel;         /* its kernel's name, where nodes got their buffers per function; else 0 */
 };
 
 static int by_graph(const void *a, const void *b)
@@ -41,6 +49,8 @@ static int by_graph(const void *a, const void *b)
 	const struct member *x = a, *y = b;
 	if (x->graph != y->graph)
 		return x->graph < y->graph ? -1 : 1;
+	if (x->kernel != y->kernel)
+		return x->kernel < y->kernel ? -1 : 1;
 	return x->ev < y->ev ? -1 : x->ev > y->ev;
 }
 
@@ -120,21 +130,40 @@ static int add_union(const struct gmp_trace *t, const struct member *m, size_t k
 	return 0;
 }
 
+/* Whether member m made no reported access (nor heap work, which is never reported). */
+static int empty_node(const struct gmp_trace *t, const struct member *m, const uint32_t *heap, size_t nh)
+{
+	const struct gmp_event *e = &t->ev[m->ev];
+	return !e->acc_n && !e->touch_n && !(nh && bsearch(&m->ev, heap, nh, sizeof(*heap), by_u32));
+}
+
+/* A union of members m[0..k) as group g->ngroups; members out[*kept ..) of it are added by the caller. */
+static int new_group(const struct gmp_trace *t, const struct member *m, size_t k, struct det_graphs *g,
+		     size_t *ucap, size_t *offcap)
+{
+	if (GMP_GROW(g->uoff, *offcap, g->ngroups + 2))
+		return -ENOMEM;
+	g->uoff[g->ngroups] = (uint32_t)g->nu;
+	if (add_union(t, m, k, g, ucap))
+		return -ENOMEM;
+	g->uoff[g->ngroups + 1] = (uint32_t)g->nu;
+	g->ngroups++;
+	return 0;
+}
+
 /*
- * The merged launches' members: (event, union) in g->ev and g->grp; the
- * others dropped from m.  heap: the kernels of heap_kernels, nh of them.
+ * The merged launches' members: (event, union) in g->ev and g->grp, from
+ * m, sorted by launch and kernel (0 for every node but per function), n of
+ * them, out room for as many.  heap: the kernels of heap_kernels, nh.
  */
-static int plan(const struct gmp_trace *t, struct member *m, size_t n, const uint32_t *heap, size_t nh,
-		struct det_graphs *g)
+static int plan(const struct gmp_trace *t, struct member *m, size_t n, struct member *out, const uint32_t *heap,
+		size_t nh, struct det_graphs *g)
 {
 	size_t ucap = 0, kept = 0, offcap = 0, lostcap = 0;
-	qsort(m, n, sizeof(*m), by_graph);
 	for (size_t i = 0; i < n;) {
 		size_t j = i, empty = 0;
-		for (; j < n && m[j].graph == m[i].graph; j++) {
-			const struct gmp_event *e = &t->ev[m[j].ev];
-			empty += !e->acc_n && !e->touch_n && !(nh && bsearch(&m[j].ev, heap, nh, sizeof(*heap), by_u32));
-		}
+		for (; j < n && m[j].graph == m[i].graph; j++)
+			empty += empty_node(t, &m[j], heap, nh);
 		if (empty == j - i) { /* none reported anything: its kernels' accesses are unknown */
 			if (GMP_GROW(g->lost, lostcap, g->nlost + empty))
 				return -ENOMEM;
@@ -142,15 +171,29 @@ static int plan(const struct gmp_trace *t, struct member *m, size_t n, const uin
 				g->lost[g->nlost++] = m[k].ev;
 			g->nlost_launches++;
 		} else if (empty) { /* some node reported nothing, another something */
-			if (GMP_GROW(g->uoff, offcap, g->ngroups + 2))
-				return -ENOMEM;
-			g->uoff[g->ngroups] = (uint32_t)g->nu;
-			if (add_union(t, m + i, j - i, g, &ucap))
-				return -ENOMEM;
-			g->uoff[g->ngroups + 1] = (uint32_t)g->nu;
-			for (size_t k = i; k < j; k++)
-				m[kept++] = (struct member){ .graph = (uint32_t)g->ngroups, .ev = m[k].ev };
-			g->ngroups++;
+			int whole = -1; /* the whole launch's union, made once if a kernel needs it */
+			for (size_t a = i, b; a < j; a = b) {
+				size_t e = 0;
+				for (b = a; b < j && m[b].kernel == m[a].kernel; b++)
+					e += empty_node(t, &m[b], heap, nh);
+				if (!e)
+					continue; /* its nodes reported theirs (a kernel of its own buffer) */
+				if (e < b - a || !m[a].kernel) { /* its nodes share their union */
+					if (new_group(t, m + a, b - a, g, &ucap, &offcap))
+						return -ENOMEM;
+					for (size_t k = a; k < b; k++)
+						out[kept++] = (struct member){ .graph = (uint32_t)g->ngroups - 1, .ev = m[k].ev };
+					continue;
+				}
+				if (whole < 0) { /* none of its nodes reported: they share the launch's */
+					if (new_group(t, m + i, j - i, g, &ucap, &offcap))
+						return -ENOMEM;
+					whole = (int)g->ngroups - 1;
+				}
+				for (size_t k = a; k < b; k++)
+					out[kept++] = (struct member){ .graph = (uint32_t)whole, .ev = m[k].ev };
+			}
+			g->nmerged++;
 		}
 		i = j;
 	}
@@ -158,14 +201,14 @@ static int plan(const struct gmp_trace *t, struct member *m, size_t n, const uin
 		qsort(g->lost, g->nlost, sizeof(*g->lost), by_u32);
 	if (!kept)
 		return 0;
-	qsort(m, kept, sizeof(*m), by_ev);
+	qsort(out, kept, sizeof(*out), by_ev);
 	g->ev = malloc(kept * sizeof(*g->ev));
 	g->grp = malloc(kept * sizeof(*g->grp));
 	if (!g->ev || !g->grp)
 		return -ENOMEM;
 	for (size_t k = 0; k < kept; k++) {
-		g->ev[k] = m[k].ev;
-		g->grp[k] = m[k].graph;
+		g->ev[k] = out[k].ev;
+		g->grp[k] = out[k].graph;
 	}
 	g->n = kept;
 	return 0;
@@ -179,18 +222,22 @@ int det_graphs_plan(const struct gmp_trace *t, struct det_graphs *g)
 		n += monitored_node(&t->ev[i]);
 	if (!n)
 		return 0;
-	struct member *m = malloc(n * sizeof(*m));
+	struct member *m = malloc(2 * n * sizeof(*m)); /* the nodes, then room for those kept */
 	if (!m)
 		return -ENOMEM;
+	const char *data = gmp_trace__meta(t, "graph_node_data");
+	const int per_fn = data && !strcmp(data, "function");
 	n = 0;
 	for (size_t i = 0; i < t->nev; i++)
 		if (monitored_node(&t->ev[i]))
-			m[n++] = (struct member){ .graph = t->ev[i].graph, .ev = (uint32_t)i };
+			m[n++] = (struct member){ .graph = t->ev[i].graph, .ev = (uint32_t)i,
+						  .kernel = per_fn ? t->ev[i].name : 0 };
+	qsort(m, n, sizeof(*m), by_graph);
 	uint32_t *heap = NULL;
 	size_t nh = 0;
 	int err = heap_kernels(t, &heap, &nh);
 	if (!err)
-		err = plan(t, m, n, heap, nh, g);
+		err = plan(t, m, n, m + n, heap, nh, g);
 	free(heap);
 	free(m);
 	if (err)

@@ -72,8 +72,9 @@ struct det {
 
 /*
  * The kernel nodes of CUDA graph launches whose accesses mixed (graphs.c):
- * each such node's accesses are its launch's union, u[uoff[k] ..
- * uoff[k + 1]) for k = grp[i] of node ev[i] (ascending).
+ * each such node's accesses are its launch's union (or its kernel's nodes'
+ * in the launch), u[uoff[k] .. uoff[k + 1]) for k = grp[i] of node ev[i]
+ * (ascending).
  */
 struct det_graphs {
 	uint32_t *ev, *grp;
@@ -81,7 +82,8 @@ struct det_graphs {
 	struct gmp_access *u;    /* each union sorted by address, its read/write bits ORed */
 	size_t nu;
 	uint32_t *uoff;
-	size_t ngroups;          /* graph launches merged */
+	size_t ngroups;          /* unions */
+	size_t nmerged;          /* graph launches some of whose nodes share a union */
 	uint32_t *lost;          /* kernel nodes of launches that reported no access at all, ascending */
 	size_t nlost, nlost_launches;
 };

@@ -327,7 +327,7 @@ int det_resolve(struct det *d)
 	s->regions = gmp_objmap__new();
 	if (det_graphs_plan(t, &s->graphs))
 		goto out;
-	d->r->graph_launches_merged = s->graphs.ngroups;
+	d->r->graph_launches_merged = s->graphs.nmerged;
 	d->r->graph_launches_lost = s->graphs.nlost_launches;
 	d->r->graph_lost = s->graphs.lost; /* the result's now */
 	d->r->ngraph_lost = s->graphs.nlost;

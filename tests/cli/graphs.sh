@@ -139,6 +139,69 @@ check mixfn "$TMPDIR/mixfn.gmprof" tests/gpu/graph_capture.expect &&
 	! "$GMPROF" report "$TMPDIR/mixfn.gmprof" 2>&1 | grep -q '^  graphs ' &&
 	ok "  ... per function, the default: the nodes kept apart, graph_capture.expect's findings, no caution" ||
 	{ notok "  ... per function, the default"; cat "$TMPDIR/mixfn.diff"; "$GMPROF" report "$TMPDIR/mixfn.gmprof" 2>&1 | grep graphs; }
+# A kernel that runs as two nodes of one graph launch, per function (the
+# default): its nodes share its buffer, so the first reports nothing (the
+# double runs the launch's nodes after all have begun, GMP_DOUBLE_GRAPH_MIX=1,
+# each into its function's data set last).  The profile says the buffers
+# were per function (META graph_node_data), and the detector merges only
+# that kernel's nodes: g keeps its own write of C, so B (written by f) may
+# reuse C's memory, and C's last use is g.  Per launch every node of the
+# launch is merged, and neither is found.
+cat >"$TMPDIR/twice.jsonl" <<'J'
+{"op":"alloc","addr":"0x100000","size":1048576}
+{"op":"alloc","addr":"0x200000","size":1048576}
+{"op":"alloc","addr":"0x300000","size":1048576}
+{"op":"kernel","name":"g","write":["0x300000"],"stream":1}
+{"op":"kernel","name":"f","read":["0x100000"],"stream":1}
+{"op":"kernel","name":"f","write":["0x200000"],"stream":1}
+{"op":"sync","stream":1}
+{"op":"kernel","name":"h","read":["0x200000"]}
+{"op":"kernel","name":"h","read":["0x200000"]}
+{"op":"free","addr":"0x300000"}
+{"op":"free","addr":"0x100000"}
+{"op":"free","addr":"0x200000"}
+{"op":"end"}
+J
+for data in function launch; do
+	rm -f "$TMPDIR/twice.$data.gmprof"
+	env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_GRAPH_NODE_DATA=$data GMPROF_OUTPUT="$TMPDIR/twice.$data.gmprof" \
+		"$FAKE" "$TMPDIR/twice.jsonl" 2>/dev/null
+	"$GMPROF" replay "$TMPDIR/twice.$data.gmprof" >"$TMPDIR/twice.$data.txt" 2>/dev/null
+	"$GMPROF" report "$TMPDIR/twice.$data.gmprof" >"$TMPDIR/twice.$data.rep" 2>/dev/null
+done
+"$GMPROF" dump "$TMPDIR/twice.function.gmprof" | grep -q '"key":"graph_node_data","value":"function"' &&
+	! "$GMPROF" dump "$TMPDIR/twice.launch.gmprof" | grep -q 'graph_node_data' &&
+	grep -q '^  [0-9]*\. redundant_allocation: obj#2 ' "$TMPDIR/twice.function.txt" &&
+	grep -A1 'late_deallocation: obj#3' "$TMPDIR/twice.function.txt" | grep -q 'KERNEL g (stream 1, #1) -> FREE' &&
+	ok "a kernel twice in a launch, per function: only its nodes merged, the other kernel's accesses kept" ||
+	{ notok "a kernel twice in a launch, per function"; cat "$TMPDIR/twice.function.txt"; }
+! grep -q 'redundant_allocation' "$TMPDIR/twice.launch.txt" &&
+	grep -A1 'late_deallocation: obj#3' "$TMPDIR/twice.launch.txt" | grep -q 'KERNEL f (stream 1, #3) -> FREE' &&
+	ok "  ... per launch: the whole launch merged, g's write of C made by f too" ||
+	{ notok "  ... per launch"; cat "$TMPDIR/twice.launch.txt"; }
+grep -q "^  graphs   2 graph launches had a kernel node that reported no access while another reported some (the nodes of one kernel share its buffer): such a node counts as making every access its kernel's other nodes made" "$TMPDIR/twice.function.rep" &&
+	grep -q "^  graphs   2 graph launches had a kernel node that reported no access while another reported some (on an H100" "$TMPDIR/twice.launch.rep" &&
+	ok "  ... each report's graphs line says which way it merged" ||
+	notok "  ... graphs lines: $(grep graphs "$TMPDIR/twice.function.rep" "$TMPDIR/twice.launch.rep")"
+
+# Per function, a kernel none of whose nodes reported an access, beside one
+# that did: its nodes share the whole launch's accesses (C's last use is
+# then the second f, not g).
+cat >"$TMPDIR/allempty.jsonl" <<'J'
+{"op":"meta","key":"graph_node_data","value":"function"}
+{"op":"alloc","addr":"0x300000","size":1048576}
+{"op":"kernel","name":"g","graph":1,"write":["0x300000"]}
+{"op":"kernel","name":"f","graph":1}
+{"op":"kernel","name":"f","graph":1}
+{"op":"kernel","name":"k"}
+{"op":"kernel","name":"k"}
+{"op":"free","addr":"0x300000"}
+{"op":"end"}
+J
+"$GMPROF" replay "$TMPDIR/allempty.jsonl" 2>/dev/null | grep -A1 'late_deallocation: obj#1' | grep -q 'KERNEL f (stream 0, #3) -> FREE' &&
+	ok "  ... a kernel whose nodes all reported nothing shares its launch's accesses" ||
+	notok "  ... a kernel whose nodes all reported nothing: $("$GMPROF" replay "$TMPDIR/allempty.jsonl" 2>&1)"
+
 # The collector ends each kernel node's launch at its own END (BEGIN, BEGIN, END, END), and
 # collects it at a sync of the stream the graph was launched into: the device memory it holds
 # does not grow with the graph launches of a loop.
