@@ -42,7 +42,7 @@ cat >"$TMPDIR/memnodes.jsonl" <<'J'
 {"op":"end"}
 J
 for s in tests/scripts/*.jsonl "$TMPDIR/memnodes.jsonl" tests/gpu/graphs.jsonl tests/gpu/graph_capture.jsonl \
-	tests/gpu/graph_loop.jsonl; do
+	tests/gpu/graph_loop.jsonl tests/gpu/graph_repeat.jsonl; do
 	name=$(basename "$s" .jsonl)
 	mode=object
 	grep -q '"touch"' "$s" && mode=intra
@@ -183,6 +183,21 @@ grep -q "^  graphs   2 graph launches had a kernel node that reported no access 
 	grep -q "^  graphs   2 graph launches had a kernel node that reported no access while another reported some (on an H100" "$TMPDIR/twice.launch.rep" &&
 	ok "  ... each report's graphs line says which way it merged" ||
 	notok "  ... graphs lines: $(grep graphs "$TMPDIR/twice.function.rep" "$TMPDIR/twice.launch.rep")"
+
+# tests/gpu/graph_repeat.cu, the same on a GPU: its kernel pass runs as two
+# nodes of the graph.  Mixed as above, per function its findings are still
+# graph_repeat.expect's (the nodes of pass merged, fill's write of c kept);
+# per launch the redundant allocation and the idleness are lost.
+for data in function launch; do
+	rm -f "$TMPDIR/repeat.$data.gmprof"
+	env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_GRAPH_NODE_DATA=$data GMPROF_OUTPUT="$TMPDIR/repeat.$data.gmprof" \
+		"$FAKE" tests/gpu/graph_repeat.jsonl 2>/dev/null
+done
+check repeat "$TMPDIR/repeat.function.gmprof" tests/gpu/graph_repeat.expect &&
+	[ "$("$GMPROF" dump "$TMPDIR/repeat.function.gmprof" | grep -c '"name":"pass","graph":1,"stream":1,')" = 1 ] &&
+	! check repeat.launch "$TMPDIR/repeat.launch.gmprof" tests/gpu/graph_repeat.expect &&
+	ok "graph_repeat mixed: per function its expected findings, per launch not" ||
+	{ notok "graph_repeat mixed"; cat "$TMPDIR/repeat.diff"; "$GMPROF" dump "$TMPDIR/repeat.function.gmprof" | grep kernel; }
 
 # Per function, a kernel none of whose nodes reported an access, beside one
 # that did: its nodes share the whole launch's accesses (C's last use is

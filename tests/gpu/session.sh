@@ -31,7 +31,9 @@
 # new about: a program whose findings differ runs again under
 # GMPROF_FALLBACK (which mechanism to blame); graph programs say whether
 # their launches merged (the report's "graphs" line: per function, the
-# default since 2026-11-30, none did there); ipc.log's "the Sanitizer
+# default since 2026-11-30, none did there; graph_repeat, new since, runs
+# one kernel as two nodes: its "graphs" line says whether they shared a
+# buffer and were merged alone); ipc.log's "the Sanitizer
 # reported no allocation for cudaIpcOpenMemHandle" would mean the
 # collector fell back to the driver's address ranges (none on the H200);
 # GMPROF_PATCH_AT=launch on multithread (illegal instructions there before
