@@ -2,8 +2,8 @@
 /*
  * The Sanitizer callback: reads each callback's data and hands plain
  * values to the recorder and the device side.  This is the only file that
- * knows the callback structs.  A thread-local guard stops re-entry; the
- * collector's lock is taken once per callback.
+ * knows the callback structs.  A thread-local guard stops re-entry (2: but
+ * the modules our own driver query loads are kept); one lock per callback.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -144,8 +144,10 @@ static void api(const Sanitizer_CallbackData *cd)
 		if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && gmp_col.opts.mode != GMP_COLLECT_ALLOC)
 			launch_call(cd);
 		if (tmap_any() && gmp_col.opts.mode != GMP_COLLECT_ALLOC) { /* its kernel's tensor maps */
-			in_callback = 1; /* the driver's own callbacks are not the program's */
+			in_callback = 2; /* the driver's own callbacks are not the program's; its module loads are */
 			tmap_launch_call(cd->functionName, cd->functionParams);
+			in_callback = 1;
+			dev_modules_later(); /* patched now: the launch to come is monitored */
 			in_callback = 0;
 		}
 	} else if (api_depth > 0 && --api_depth == 0) {
@@ -390,8 +392,7 @@ static void copy(const Sanitizer_MemcpyData *md, int node, const CUstream *on)
 	/* Neither side an object gmprof tracks (a module's variable, pinned host memory): no copy, but a wait below. */
 	if (e.flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC))
 		event(&e, NULL);
-	/* A blocking copy with host memory on a side returns when it is done: later work comes after it
-	   (between device buffers, cudaMemcpy does not wait: CUDA's API synchronization behavior). */
+	/* A blocking copy with host memory returns when done (cudaMemcpy between device buffers does not). */
 	const int d2d = md->direction == SANITIZER_MEMCPY_DIRECTION_DEVICE_TO_DEVICE ||
 			(e.flags & (GMP_EF_HAS_DST | GMP_EF_HAS_SRC)) == (GMP_EF_HAS_DST | GMP_EF_HAS_SRC);
 	if (!md->isAsync && !node && !d2d) {
@@ -534,6 +535,9 @@ void gmp_sanitizer_callback(void *userdata, Sanitizer_CallbackDomain domain,
 			    Sanitizer_CallbackId cbid, const void *cbdata)
 {
 	(void)userdata;
+	const Sanitizer_ResourceModuleData *lm = cbdata; /* loaded inside our own driver query (in_callback 2) */
+	if (in_callback == 2 && lm && domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
+		dev_module_later(lm->context, lm->module);
 	if (in_callback || !gmp_col.active || !cbdata)
 		return;
 	if (domain == SANITIZER_CB_DOMAIN_RUNTIME_API || domain == SANITIZER_CB_DOMAIN_DRIVER_API) {

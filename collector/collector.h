@@ -541,6 +541,9 @@ struct gmp_launch_info {
 
 void dev_context_created(CUcontext ctx, uint32_t device);
 void dev_module_loaded(CUcontext ctx, CUmodule module);
+/* A module loaded inside the collector's own driver query (lock not held); those kept, handled (lock not held). */
+void dev_module_later(CUcontext ctx, CUmodule module);
+void dev_modules_later(void);
 /*
  * GMPROF_PATCH_AT=launch or range, from a kernel launch's driver call as it
  * begins (lock not held): patches module when the launch will be monitored.

@@ -84,6 +84,44 @@ static int is_patched(const struct gmp_ctx_state *s, CUmodule m)
 	return 0;
 }
 
+/*
+ * Modules the driver loaded lazily inside the collector's own queries at a
+ * launch call (cuKernelGetFunction under CUDA_MODULE_LOADING=LAZY): their
+ * MODULE_LOADED callbacks come while the collector is in a callback, so
+ * they are kept and handled when the query is over (callbacks.c).  On an
+ * H200 (2026-11-30) tma.cu's module, loaded so, was never patched.
+ */
+#define LATER 8
+static _Thread_local struct later {
+	CUcontext ctx;
+	CUmodule module;
+} later[LATER];
+static _Thread_local size_t nlater;
+
+void dev_module_later(CUcontext ctx, CUmodule module)
+{
+	if (nlater < LATER) {
+		later[nlater++] = (struct later){ ctx, module };
+		return;
+	}
+	static int said; /* atomic */
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+		rec_say("more than %d modules loaded by one query of the driver: the others are not patched", LATER);
+}
+
+void dev_modules_later(void)
+{
+	if (!nlater)
+		return;
+	uint64_t t0 = st_now();
+	st_lock(t0);
+	for (size_t i = 0; i < nlater && !gmp_col.closed; i++)
+		dev_module_loaded(later[i].ctx, later[i].module);
+	nlater = 0;
+	st_since(GMP_ST_CALLBACKS, t0);
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
 /* Whether s is still one of the collector's contexts (the lock was released meanwhile). */
 static int alive(const struct gmp_ctx_state *s)
 {

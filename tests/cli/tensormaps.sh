@@ -24,12 +24,19 @@ run() { run_on "$TMPDIR/tma.jsonl" "$@"; } # NAME PROFILE ENV...: of the script 
 run "no tensor map" "$TMPDIR/none.gmprof"
 "$GMPROF" replay "$TMPDIR/none.gmprof" | grep -q "redundant_allocation: obj#2" &&
 	ok "  ... B may reuse A's memory (k does not read A)" || notok "  ... $("$GMPROF" replay "$TMPDIR/none.gmprof")"
-for how in struct extra replace handles; do
+# lazy: the module loads at its first use (GMP_DOUBLE_LAZY=module, as under
+# CUDA_MODULE_LOADING=LAZY), here inside the collector's own query of the
+# launched function's parameters, whose callbacks it takes for its own: on
+# an H200 (2026-11-30) such a module was never patched and the launch not
+# monitored; the collector keeps such a load and patches it after the query.
+for how in struct extra replace handles lazy lazy-handles; do
 	case $how in
 	struct) set -- ;;
 	extra) set -- GMP_DOUBLE_TENSORMAP_EXTRA=1 ;;
 	replace) set -- GMP_DOUBLE_TENSORMAP_API=replace ;;
 	handles) set -- FAKE_CUDA_KERNEL_HANDLES=1 ;;
+	lazy) set -- GMP_DOUBLE_LAZY=module ;;
+	lazy-handles) set -- GMP_DOUBLE_LAZY=module FAKE_CUDA_KERNEL_HANDLES=1 ;;
 	esac
 	run "a tensor map over A ($how)" "$TMPDIR/$how.gmprof" GMP_DOUBLE_TENSORMAP=0x10000 "$@"
 	[ ! -s "$TMPDIR/err" ] && ok "  ... not a word" || notok "  ... stderr: $(cat "$TMPDIR/err")"

@@ -32,6 +32,7 @@ struct api {
 	__typeof__(&gmp_double_array_desc) array_desc;
 	__typeof__(&gmp_double_address_range) address_range;
 	__typeof__(&gmp_double_fork_during_ranges) fork_ranges;
+	__typeof__(&gmp_double_module_used) module_used;
 };
 
 static struct api d;
@@ -119,6 +120,8 @@ static int kernel_handles(void)
 int cuFuncGetModule(CUmodule *module, CUfunction f);
 int cuFuncGetModule(CUmodule *module, CUfunction f)
 {
+	if (d.module_used)
+		d.module_used(); /* GMP_DOUBLE_LAZY=module: a query of its function loads it */
 	if (!f || (kernel_handles() && !((uintptr_t)f & 1)))
 		return 1; /* CUDA_ERROR_INVALID_VALUE */
 	if (!DOUBLE_IS_FUNCTION((uintptr_t)f & ~(uintptr_t)1))
@@ -130,6 +133,8 @@ int cuFuncGetModule(CUmodule *module, CUfunction f)
 int cuKernelGetFunction(CUfunction *fn, void *kernel);
 int cuKernelGetFunction(CUfunction *fn, void *kernel)
 {
+	if (d.module_used)
+		d.module_used();
 	if (!kernel || !kernel_handles())
 		return 1;
 	*fn = (CUfunction)((uintptr_t)kernel | 1);
@@ -159,6 +164,8 @@ int cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size);
 int cuFuncGetParamInfo(CUfunction f, size_t i, size_t *off, size_t *size)
 {
 	__atomic_add_fetch(&param_info_calls, 1, __ATOMIC_RELAXED);
+	if (d.module_used)
+		d.module_used();
 	if (!f || i > 1 || !off || !size || (kernel_handles() && !((uintptr_t)f & 1)))
 		return 1; /* CUDA_ERROR_INVALID_VALUE; a kernel handle: cuKernelGetFunction's function */
 	*off = i ? 128 : 0;
@@ -296,6 +303,7 @@ int main(int argc, char **argv)
 	*(void **)&d.array_desc = must(h, "gmp_double_array_desc");
 	*(void **)&d.address_range = must(h, "gmp_double_address_range");
 	*(void **)&d.fork_ranges = must(h, "gmp_double_fork_during_ranges");
+	*(void **)&d.module_used = must(h, "gmp_double_module_used");
 	if (oom >= 0)
 		d.set_oom((uint64_t)oom);
 	if (die_after >= 0)

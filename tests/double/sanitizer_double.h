@@ -10,6 +10,8 @@ enum { GMP_DOUBLE_DIE_KILL = 1, GMP_DOUBLE_DIE_SEGV, GMP_DOUBLE_DIE_ABORT, GMP_D
 
 /* The CUDA context and module come to life (the collector patches the module). */
 void gmp_double_start(void);
+/* The program's module is used: loaded now if it was not (GMP_DOUBLE_LAZY=module). */
+void gmp_double_module_used(void);
 /*
  * Replays a script as callbacks.  Stream numbers are shifted by
  * stream_base and device addresses by addr_offset, so threads can replay

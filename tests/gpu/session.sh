@@ -37,7 +37,11 @@
 # reported no allocation for cudaIpcOpenMemHandle" would mean the
 # collector fell back to the driver's address ranges (none on the H200);
 # GMPROF_PATCH_AT=launch on multithread (illegal instructions there before
-# 2026-11-30's fix: one thread patches a context at a time).
+# 2026-11-30's fix: one thread patches a context at a time).  And once,
+# CUDA_MODULE_LOADING=LAZY in the environment of a whole gpu-check call
+# (on 2026-11-30 all but tma passed so; since then a module loaded inside
+# the collector's own driver query is patched after it): if tma passes too,
+# gmprof run can stop asking for eager loading.
 # The calls below are for a longer lease.
 # The bench step passes CONFIGS and KEEP to make bench-gpu, so that the
 # overhead benchmark's ten configurations can be spread over calls that
