@@ -35,6 +35,7 @@
 #include "double_calls.h"
 #include "double_memory.h"
 #include "double_patch.h"
+#include "sanitizer_double.h"
 
 static const char *patched_cb[64]; /* callback name per instruction id (atomic: patched while kernels run) */
 static int module_patched;
@@ -189,6 +190,38 @@ void double_context_sync_begins(void)
 	while (launched > covered && !__atomic_compare_exchange_n(&kernels_covered, &covered, launched, 1,
 								    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
 	}
+}
+
+/*
+ * GMP_DOUBLE_LAZY=module: the module loads at its first use, as under
+ * CUDA_MODULE_LOADING=LAZY: a driver query of one of its functions (the
+ * collector's own, inside its callback: fake_app's cuFuncGetParamInfo,
+ * cuKernelGetFunction, cuFuncGetModule) or the first launch, after the
+ * launch call's enter.  Otherwise it loads as the program starts.
+ */
+static int module_lazy, module_loaded; /* module_loaded: atomic */
+static void read_module_lazy(void)
+{
+	const char *v = getenv("GMP_DOUBLE_LAZY");
+	module_lazy = v && !strcmp(v, "module");
+}
+
+void gmp_double_module_used(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_module_lazy);
+	if (__atomic_exchange_n(&module_loaded, 1, __ATOMIC_ACQ_REL))
+		return;
+	Sanitizer_ResourceModuleData md = { .context = DOUBLE_CTX, .module = MODULE };
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_LOADED, &md);
+}
+
+void double_module_start(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_module_lazy);
+	if (!module_lazy)
+		gmp_double_module_used();
 }
 
 void double_context_destroyed(void)

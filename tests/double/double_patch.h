@@ -28,6 +28,8 @@ const char *double_patched_cb(Sanitizer_InstructionId id);
 void double_kernel_started(void);
 void double_kernel_launched(void);
 void double_context_sync_begins(void);
+/* The program starts: its module loads now, unless GMP_DOUBLE_LAZY=module (gmp_double_module_used). */
+void double_module_start(void);
 /* The context was destroyed (a device reset): its kernels ended, its module gone unpatched with it. */
 void double_context_destroyed(void);
 /*

@@ -489,38 +489,11 @@ const char *gmp_double_error(void)
 	return last_error;
 }
 
-/*
- * GMP_DOUBLE_LAZY=module: the module loads at its first use, as under
- * CUDA_MODULE_LOADING=LAZY: a driver query of one of its functions (the
- * collector's own, inside its callback: fake_app's cuFuncGetParamInfo,
- * cuKernelGetFunction, cuFuncGetModule) or the first launch, after the
- * launch call's enter.  Otherwise it loads as the program starts.
- */
-static int module_lazy, module_loaded; /* module_loaded: atomic */
-static void read_module_lazy(void)
-{
-	const char *v = getenv("GMP_DOUBLE_LAZY");
-	module_lazy = v && !strcmp(v, "module");
-}
-
-void gmp_double_module_used(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, read_module_lazy);
-	if (__atomic_exchange_n(&module_loaded, 1, __ATOMIC_ACQ_REL))
-		return;
-	Sanitizer_ResourceModuleData md = { .context = CTX, .module = MODULE };
-	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_LOADED, &md);
-}
-
 void gmp_double_start(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, read_module_lazy);
 	Sanitizer_ResourceContextData cd = { .context = CTX, .device = 0 };
 	deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_FINISHED, &cd);
-	if (!module_lazy)
-		gmp_double_module_used();
+	double_module_start();
 	double_nvtx_start();
 }
 
