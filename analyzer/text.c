@@ -227,10 +227,10 @@ void gmp_text__failure(FILE *fp, const struct gmp_result *r, size_t i, struct gm
 	}
 	fprintf(fp, "%s\n", g->live_objects > 3 ? ", ..." : "");
 	/* What the device held beside the program's objects: what an out-of-memory puzzle often is. */
-	if (f->dev_total && f->dev_total - f->dev_free > g->live_bytes)
+	uint64_t held = gmp_trace__held_beside(f, g->live_bytes);
+	if (held)
 		fprintf(fp, "%s  held beside them: %s of the device's %s (the CUDA context, libraries' own memory, "
-			"gmprof's, other processes)\n", indent,
-			gmp_human_bytes(f->dev_total - f->dev_free - g->live_bytes, a, sizeof(a)),
+			"gmprof's, other processes)\n", indent, gmp_human_bytes(held, a, sizeof(a)),
 			gmp_human_bytes(f->dev_total, b, sizeof(b)));
 	gmp_text__pool_cache(fp, r->trace, f, g->live_bytes, indent);
 	if (!g->fix_n) {

@@ -122,15 +122,6 @@ void dev_modules_later(void)
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 
-/* Whether s is still one of the collector's contexts (the lock was released meanwhile). */
-static int alive(const struct gmp_ctx_state *s)
-{
-	for (size_t i = 0; i < gmp_col.nctxs; i++)
-		if (gmp_col.ctxs[i] == s)
-			return 1;
-	return 0;
-}
-
 /*
  * Loads the patches into s's context (once) and patches module: lock held,
  * released for the Sanitizer's calls, which take the patch lock instead
@@ -143,13 +134,13 @@ static int alive(const struct gmp_ctx_state *s)
  */
 static void patch(struct gmp_ctx_state *s, CUmodule module)
 {
+	CUcontext ctx = s->ctx; /* s is found again by it where the lock was released */
 	while (s->patching) {
 		pthread_cond_wait(&gmp_col.patch_done, &gmp_col.lock);
-		if (!alive(s) || s->patches < 0 || is_patched(s, module))
+		if (dev_find_state(ctx) != s || s->patches < 0 || is_patched(s, module))
 			return; /* gone, the patches failed to load, or patched by the other thread */
 	}
 	int add = s->patches == 0;
-	CUcontext ctx = s->ctx;
 	s->patching = 1;
 	dev_unlock_for(GMP_ST_PATCH);
 	pthread_mutex_lock(&gmp_col.patch_lock);
@@ -161,7 +152,7 @@ static void patch(struct gmp_ctx_state *s, CUmodule module)
 	pthread_mutex_unlock(&gmp_col.patch_lock);
 	dev_lock();
 	pthread_cond_broadcast(&gmp_col.patch_done);
-	if (!alive(s))
+	if (dev_find_state(ctx) != s)
 		return; /* the context went meanwhile */
 	s->patching = 0;
 	if (heap && r == SANITIZER_SUCCESS)

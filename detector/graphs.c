@@ -42,6 +42,7 @@
 struct member {
 	uint32_t graph, ev;      /* once plan has kept a merged launch's node: graph is its union's index */
 	uint32_t kernel;         /* its kernel's name, where nodes got their buffers per function; else 0 */
+	int empty;               /* it reported no access (nor heap work, which is never reported) */
 };
 
 static int by_graph(const void *a, const void *b)
@@ -130,14 +131,7 @@ static int add_union(const struct gmp_trace *t, const struct member *m, size_t k
 	return 0;
 }
 
-/* Whether member m made no reported access (nor heap work, which is never reported). */
-static int empty_node(const struct gmp_trace *t, const struct member *m, const uint32_t *heap, size_t nh)
-{
-	const struct gmp_event *e = &t->ev[m->ev];
-	return !e->acc_n && !e->touch_n && !(nh && bsearch(&m->ev, heap, nh, sizeof(*heap), by_u32));
-}
-
-/* A union of members m[0..k) as group g->ngroups; members out[*kept ..) of it are added by the caller. */
+/* A union of members m[0..k) as group g->ngroups (its members are the caller's to add). */
 static int new_group(const struct gmp_trace *t, const struct member *m, size_t k, struct det_graphs *g,
 		     size_t *ucap, size_t *offcap)
 {
@@ -154,16 +148,15 @@ static int new_group(const struct gmp_trace *t, const struct member *m, size_t k
 /*
  * The merged launches' members: (event, union) in g->ev and g->grp, from
  * m, sorted by launch and kernel (0 for every node but per function), n of
- * them, out room for as many.  heap: the kernels of heap_kernels, nh.
+ * them, out room for as many.
  */
-static int plan(const struct gmp_trace *t, struct member *m, size_t n, struct member *out, const uint32_t *heap,
-		size_t nh, struct det_graphs *g)
+static int plan(const struct gmp_trace *t, const struct member *m, size_t n, struct member *out, struct det_graphs *g)
 {
 	size_t ucap = 0, kept = 0, offcap = 0, lostcap = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i, empty = 0;
 		for (; j < n && m[j].graph == m[i].graph; j++)
-			empty += empty_node(t, &m[j], heap, nh);
+			empty += m[j].empty;
 		if (empty == j - i) { /* none reported anything: its kernels' accesses are unknown */
 			if (GMP_GROW(g->lost, lostcap, g->nlost + empty))
 				return -ENOMEM;
@@ -175,7 +168,7 @@ static int plan(const struct gmp_trace *t, struct member *m, size_t n, struct me
 			for (size_t a = i, b; a < j; a = b) {
 				size_t e = 0;
 				for (b = a; b < j && m[b].kernel == m[a].kernel; b++)
-					e += empty_node(t, &m[b], heap, nh);
+					e += m[b].empty;
 				if (!e)
 					continue; /* its nodes reported theirs (a kernel of its own buffer) */
 				if (e < b - a || !m[a].kernel) { /* its nodes share their union */
@@ -225,19 +218,22 @@ int det_graphs_plan(const struct gmp_trace *t, struct det_graphs *g)
 	struct member *m = malloc(2 * n * sizeof(*m)); /* the nodes, then room for those kept */
 	if (!m)
 		return -ENOMEM;
+	uint32_t *heap = NULL; /* kernel nodes that called malloc() or free(): not empty though they report none */
+	size_t nh = 0;
+	int err = heap_kernels(t, &heap, &nh);
 	const char *data = gmp_trace__meta(t, "graph_node_data");
 	const int per_fn = data && !strcmp(data, "function");
 	n = 0;
-	for (size_t i = 0; i < t->nev; i++)
-		if (monitored_node(&t->ev[i]))
-			m[n++] = (struct member){ .graph = t->ev[i].graph, .ev = (uint32_t)i,
-						  .kernel = per_fn ? t->ev[i].name : 0 };
+	for (uint32_t i = 0; !err && i < t->nev; i++) {
+		const struct gmp_event *e = &t->ev[i];
+		if (monitored_node(e))
+			m[n++] = (struct member){ .graph = e->graph, .ev = i, .kernel = per_fn ? e->name : 0,
+						  .empty = !e->acc_n && !e->touch_n &&
+							   !(nh && bsearch(&i, heap, nh, sizeof(*heap), by_u32)) };
+	}
 	qsort(m, n, sizeof(*m), by_graph);
-	uint32_t *heap = NULL;
-	size_t nh = 0;
-	int err = heap_kernels(t, &heap, &nh);
 	if (!err)
-		err = plan(t, m, n, m + n, heap, nh, g);
+		err = plan(t, m, n, m + n, g);
 	free(heap);
 	free(m);
 	if (err)

@@ -196,14 +196,19 @@ uint64_t gmp_trace__pool_high(const struct gmp_trace *t, uint32_t device)
 	return ps ? ps->reserved_high : 0;
 }
 
+uint64_t gmp_trace__held_beside(const struct gmp_alloc_failure *f, uint64_t live)
+{
+	uint64_t in_use = f->dev_total > f->dev_free ? f->dev_total - f->dev_free : 0;
+	return in_use > live ? in_use - live : 0;
+}
+
 uint64_t gmp_trace__pool_cached(const struct gmp_trace *t, const struct gmp_alloc_failure *f, uint64_t live,
 				uint64_t *stale)
 {
 	const struct gmp_pool_state *ps = gmp_trace__pool_state_at(t, f->before, f->device);
 	uint64_t cached = ps ? ps->reserved - ps->used : 0; /* used <= reserved (gmp_trace__add_pool_state) */
 	/* An H200 (2026-11-30): the counters read 1 GiB cached in the failed call's exit; free memory had it back. */
-	uint64_t in_use = f->dev_total > f->dev_free ? f->dev_total - f->dev_free : 0;
-	int gone = f->dev_total && cached > (in_use > live ? in_use - live : 0);
+	int gone = f->dev_total && cached > gmp_trace__held_beside(f, live);
 	if (stale)
 		*stale = gone ? cached : 0;
 	return gone ? 0 : cached;

@@ -390,6 +390,8 @@ const struct gmp_pool_state *gmp_trace__pool_state_at(const struct gmp_trace *t,
 const struct gmp_pool_state *gmp_trace__pool_state_last(const struct gmp_trace *t, uint32_t device);
 /* The most device's pools reserved over the run (its last state's), 0 when none was recorded. */
 uint64_t gmp_trace__pool_high(const struct gmp_trace *t, uint32_t device);
+/* What failure f's device held beside live bytes in the program's objects (total - free - live): 0 unknown. */
+uint64_t gmp_trace__held_beside(const struct gmp_alloc_failure *f, uint64_t live);
 /*
  * What the pools of failure f's device cached at its moment (reserved, in no
  * object), with live bytes in the program's objects then: 0 when nothing or
