@@ -15,13 +15,16 @@
  * Never fails: where the detector merged graph launches whose kernel nodes'
  * accesses mixed, or counted those of launches that reported no access as
  * unknown, the pattern checks rest on that (findings may be missed, none
- * made up: docs/known-limits.md, CUDA graphs).
+ * made up: docs/known-limits.md, CUDA graphs); likewise where unmonitored
+ * launches began while another thread's graph launch held their kernel's
+ * buffer as its data (META graph_data_crossed_bare).
  */
 static void graphs(struct gmp_gate *g)
 {
-	char buf[768];
+	char buf[1024];
 	const struct gmp_result *r = g->s->r;
-	if ((r->graph_launches_merged || r->graph_launches_lost) && gmp_report__graph_words(r, buf, sizeof(buf)))
+	const int bare = gmp_trace__meta(r->trace, "graph_data_crossed_bare") != NULL; /* collector/graphdata.c */
+	if ((r->graph_launches_merged || r->graph_launches_lost || bare) && gmp_report__graph_words(r, buf, sizeof(buf)))
 		gmp_gate__add(g, "graphs", 0, "%s", buf);
 }
 

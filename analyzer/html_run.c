@@ -81,7 +81,7 @@ void gmp_html__summary(FILE *fp, struct gmp_session *s)
 		}
 		fprintf(fp, "</dd>");
 	}
-	char cap[768];
+	char cap[1024];
 	static const char *const what[] = { "capture", "graphs", "tensor maps", "shared" };
 	for (int k = 0; k < 4; k++) /* what was monitored, how far graphs' kernel nodes can be told apart, TMA reads, IPC */
 		if (k == 3   ? gmp_report__shared_words(r, cap, sizeof(cap))

@@ -68,7 +68,7 @@ static void run_table(FILE *fp, struct gmp_session *s)
 			 gmp_human_bytes(strtoull(own, NULL, 10), ob, sizeof(ob)));
 		meta_row(fp, "gmprof", buf, 0);
 	}
-	char head[256], parts[512], both[800];
+	char head[256], parts[512], both[1024];
 	int st = gmp_report__self_time_words(t, head, sizeof(head), parts, sizeof(parts));
 	if (st) {
 		snprintf(both, sizeof(both), "%s%s%s", st < 0 ? gmp_report__self_time_malformed : head,

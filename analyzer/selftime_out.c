@@ -159,6 +159,34 @@ void gmp_report__capture(FILE *fp, const struct gmp_trace *t)
 		fprintf(fp, "  capture  %s\n", buf);
 }
 
+/*
+ * Appends to buf what META graph_data_crossed says: launches begun while
+ * another thread's graph launch held their kernel's buffer as the kernel's
+ * data (collector/graphdata.c); whether there were any.
+ */
+static int crossed_words(const struct gmp_trace *t, char *buf, size_t n)
+{
+	uint64_t x = meta_count(t, "graph_data_crossed"), bare = meta_count(t, "graph_data_crossed_bare");
+	size_t len = strlen(buf);
+	if (!x || len >= n)
+		return x != 0;
+	int l = snprintf(buf + len, n - len, "%s%" PRIu64 " launch%s of a kernel began while another thread's graph "
+			 "launch held the kernel's buffer as its data (GMPROF_GRAPH_NODE_DATA=function); ", len ? "; " : "", x,
+			 x == 1 ? "" : "es");
+	len += l > 0 ? (size_t)l : 0;
+	if (len >= n)
+		return 1;
+	if (bare)
+		snprintf(buf + len, n - len, "%" PRIu64 " of them had no buffer of %s own (unmonitored), so if the Sanitizer "
+			 "gave %s that one, the graph's node counts %s accesses as its own; GMPROF_GRAPH_NODE_DATA=launch rules "
+			 "it out (docs/known-limits.md, CUDA graphs)", bare, bare == 1 ? "its" : "their", bare == 1 ? "it" : "them",
+			 bare == 1 ? "its" : "their");
+	else
+		snprintf(buf + len, n - len, "%s had a buffer of its own, taken to be the one the Sanitizer gives it (not yet "
+			 "shown on a GPU; GMPROF_GRAPH_NODE_DATA=launch rules it out)", x == 1 ? "it" : "each");
+	return 1;
+}
+
 int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n)
 {
 	uint64_t k = meta_count(r->trace, "graph_shared_launches");
@@ -186,7 +214,7 @@ int gmp_report__graph_words(const struct gmp_result *r, char *buf, size_t n)
 		snprintf(buf, n, "%" PRIu64 " graph launch%s ran two or more kernel nodes, each given its buffer per launch; "
 			 "every one of them reported accesses of its own, taken as reported (docs/known-limits.md, CUDA graphs)",
 			 k, k == 1 ? "" : "es");
-	return m || u || k;
+	return crossed_words(r->trace, buf, n) || m || u || k;
 }
 
 /* The objects shared between processes: how many imported and their bytes, how many exported. */
@@ -223,7 +251,7 @@ int gmp_report__shared_words(const struct gmp_result *r, char *buf, size_t n)
 
 void gmp_report__graphs(FILE *fp, const struct gmp_result *r)
 {
-	char buf[768];
+	char buf[1024];
 	if (gmp_report__graph_words(r, buf, sizeof(buf)))
 		fprintf(fp, "  graphs   %s\n", buf);
 	if (gmp_tmaps__words(r->trace, buf, sizeof(buf)))
@@ -255,6 +283,11 @@ void gmp_report__json_run(struct gmp_jw *jw, const struct gmp_result *r)
 		gmp_jw__ku64(jw, "graph_launches_merged", r->graph_launches_merged);
 	if (r->graph_launches_lost) /* and those whose nodes reported nothing, counted as unknown */
 		gmp_jw__ku64(jw, "graph_launches_unknown", r->graph_launches_lost);
+	uint64_t x = meta_count(t, "graph_data_crossed"), bare = meta_count(t, "graph_data_crossed_bare");
+	if (x) { /* launches begun while another thread's graph launch held their kernel's data (the same line) */
+		gmp_jw__ku64(jw, "graph_data_crossed", x);
+		gmp_jw__ku64(jw, "graph_data_crossed_unmonitored", bare);
+	}
 	struct gmp_nvtx_domain d;
 	int def_out = gmp_nvtx_domains__default_left_out(t);
 	if (def_out || gmp_nvtx_domains__get(t, 0, &d)) { /* which libraries' ranges and marks, which left out */

@@ -349,9 +349,12 @@ static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld, CU
 		dev_launch_begin(&li, &e);
 		if (li.ev == UINT64_MAX)
 			return;
-		if (nopen == OPEN_LAUNCHES) /* an END never came: that launch waits for the exit */
+		if (nopen == OPEN_LAUNCHES) { /* an END never came: that launch waits for the exit */
+			dev_graph_issuing(open_launches[0].fn, 0);
 			memmove(open_launches, open_launches + 1, --nopen * sizeof(*open_launches));
+		}
 		open_launches[nopen++] = (struct open_launch){ li.ev, ld->function };
+		dev_graph_issuing(ld->function, 1); /* until its END: no other thread's graph node sets its data */
 	} else if (cbid == SANITIZER_CBID_LAUNCH_END) {
 		if (range)
 			__atomic_add_fetch(&gmp_col.launch_ends, 1, __ATOMIC_ACQ_REL);
@@ -362,6 +365,7 @@ static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld, CU
 			return;
 		li.ev = open_launches[i].ev;
 		memmove(open_launches + i, open_launches + i + 1, (--nopen - i) * sizeof(*open_launches));
+		dev_graph_issuing(ld->function, 0);
 		dev_launch_end(&li);
 	}
 }
@@ -470,7 +474,6 @@ static void events(Sanitizer_CallbackId cbid, const Sanitizer_EventData *ed)
  * order their callbacks come (a graph's own edges are not known).
  */
 static __thread CUstream graph_stream;
-static __thread uint32_t graph_kernels; /* kernel nodes in this thread's graph launch so far */
 
 static void graph_launch(Sanitizer_CallbackId cbid, const Sanitizer_GraphLaunchData *gl)
 {
@@ -479,14 +482,11 @@ static void graph_launch(Sanitizer_CallbackId cbid, const Sanitizer_GraphLaunchD
 	graph_open = cbid == SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN;
 	graph_stream = graph_open ? gl->stream : NULL;
 	if (graph_open) {
-		graph_kernels = 0;
 		graph_no = ++gmp_col.graph_launches; /* its kernel nodes' events carry it (detector/graphs.c) */
 		if (graph_no == 1 && gmp_col.opts.graph_fn_data && gmp_col.san.SetCallbackData)
 			rec_meta("graph_node_data", "function"); /* only a kernel's own nodes may share a buffer */
 		return;
 	}
-	/* Kernel nodes launched together, each given its buffer per launch: their accesses may mix (META). */
-	gmp_col.graph_shared += graph_kernels >= 2 && !(gmp_col.opts.graph_fn_data && gmp_col.san.SetCallbackData);
 	dev_graph_launch_end();
 }
 
@@ -500,7 +500,6 @@ static void graph_node(Sanitizer_CallbackId cbid, const Sanitizer_GraphNodeLaunc
 	switch ((int)gd->nodeType) {
 	case NODE_KERNEL: {
 		const Sanitizer_LaunchData *ld = &gd->launchData;
-		graph_kernels += begin && graph_open;
 		launch(begin ? SANITIZER_CBID_LAUNCH_BEGIN : SANITIZER_CBID_LAUNCH_END, ld,
 		       on ? *on : ld->apiStream ? ld->apiStream : ld->stream, 1);
 		break;

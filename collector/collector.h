@@ -103,7 +103,6 @@ struct gmp_collector {
 	uint64_t unpatches;
 	uint32_t graph_launches;  /* graph launches so far: each one's number (lock) */
 	uint64_t api_callbacks;   /* atomic: API callbacks taken (enter and exit), added by 256 (cb_api_callbacks) */
-	uint64_t graph_shared;    /* graph launches of two or more kernel nodes given buffers per launch (lock) */
 	int patch_wanted;         /* atomic: some context has modules to patch after a call (patching.c) */
 	struct gmp_ctx_state **ctxs;
 	size_t nctxs, ctxs_cap;
@@ -537,6 +536,8 @@ struct gmp_launch_info {
 	const char *name;
 	uint64_t ev;              /* set by dev_launch_begin: the kernel's event, or UINT64_MAX */
 	int graph_node;           /* a graph's kernel node */
+	int fn_data;              /* its buffer set as its function's data (graphdata.c) */
+	int crossed;              /* begun while another thread's graph launch held its function's data */
 };
 
 void dev_context_created(CUcontext ctx, uint32_t device);
@@ -557,6 +558,8 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e);
 void dev_launch_end(const struct gmp_launch_info *li);
 /* A graph launch on this thread ended: per-function callback data set for its nodes is taken back. */
 void dev_graph_launch_end(void);
+/* This thread begins (begins 1) or ends issuing a launch of fn (graphdata.c; lock held). */
+void dev_graph_issuing(CUfunction fn, int begins);
 /*
  * Harvests the launches a sync completed: one stream (hs) or all (hs NULL,
  * all DEV_SYNC_ALL), or the legacy default stream's (hs) and, with it, the

@@ -265,6 +265,7 @@ static void record_as(struct gmp_launch_info *li, struct gmp_event *e, uint32_t 
 							       : GMP_KERNEL_OBJECT);
 	int64_t ev = rec_event(e, li->name, stack);
 	li->ev = ev < 0 ? UINT64_MAX : (uint64_t)ev;
+	dev_graph_recorded(li, mode != 0);
 }
 
 static void record(struct gmp_launch_info *li, struct gmp_event *e, uint32_t mode)
@@ -273,7 +274,6 @@ static void record(struct gmp_launch_info *li, struct gmp_event *e, uint32_t mod
 	record_as(li, e, mode, gmp_col.opts.mode != GMP_COLLECT_ALLOC);
 }
 
-/* Whether GMPROF_CAPTURE lets this launch be monitored (on the launching thread). */
 /* Whether a launch, the n-th (counted for a launches: range only), is inside the capture range. */
 static int capturing(uint64_t n)
 {
@@ -312,47 +312,6 @@ static void unmonitored(struct gmp_ctx_state *s, struct pending *p, struct gmp_l
 	if (e)
 		record(li, e, 0);
 	dev_collect_garbage(s);
-}
-
-/*
- * GMPROF_GRAPH_NODE_DATA=function: the functions of this thread's graph
- * launch whose nodes got their buffer per function, taken back when the
- * launch ends (a later launch of the function, not monitored, must not
- * write into a buffer reused meanwhile).  On an H100 (2026-11-27) two
- * kernel nodes of one graph launch given their buffers per launch both
- * wrote into the second one's (docs/sanitizer-api.md); whether per
- * function keeps two kernels apart is for the next GPU session.
- */
-#define GRAPH_FNS 64
-static __thread CUfunction graph_fns[GRAPH_FNS];
-static __thread size_t ngraph_fns;
-
-/* Sets a launch's buffer for its patches (lock released); 0, or -EIO said once. */
-static int set_data(const struct gmp_launch_info *li, void *buf)
-{
-	if (li->graph_node && gmp_col.opts.graph_fn_data && gmp_col.san.SetCallbackData) {
-		size_t i = 0;
-		while (i < ngraph_fns && graph_fns[i] != li->function)
-			i++;
-		if (i < GRAPH_FNS) {
-			graph_fns[i] = li->function;
-			ngraph_fns += i == ngraph_fns;
-			return dev_check(gmp_col.san.SetCallbackData(li->function, buf), "sanitizerSetCallbackData");
-		}
-	}
-	return dev_check(gmp_col.san.SetLaunchCallbackData(li->hlaunch, li->function, li->hstream, buf),
-			 "sanitizerSetLaunchCallbackData");
-}
-
-void dev_graph_launch_end(void)
-{
-	if (!ngraph_fns)
-		return;
-	dev_unlock();
-	for (size_t i = 0; i < ngraph_fns; i++)
-		dev_check(gmp_col.san.SetCallbackData(graph_fns[i], NULL), "sanitizerSetCallbackData");
-	ngraph_fns = 0;
-	dev_lock();
 }
 
 /*
@@ -460,6 +419,7 @@ static int plan_intra(struct gmp_ctx_state *s, struct pending *p, const struct g
 void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 {
 	dev_unpatch_wait();
+	dev_graph_launch_begins(li);
 	if (!captured()) {
 		/* Outside the capture range: as cheap as it can be, no call path either. */
 		record_as(li, e, 0, 0);
@@ -484,6 +444,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 	struct spare spare = { NULL, 0, 0 };
 	int unmapped = 0;
 	int intra = plan_intra(s, &p, li, &need, &spare, &unmapped);
+	dev_graph_choose_data(li);
 	dev_unlock();
 	int intra_err = intra && setup_intra(s, &p, &l, need, spare);
 	struct gmp_patch_launch hdrs[LBUF_RING];
@@ -493,7 +454,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e)
 				     "uploading a launch buffer")) ||
 		  (clear && dev_check(gmp_col.san.Memset((char *)p.buf.dev + lbuf_hints_off(&p.buf), 0, clear,
 							 li->hstream), "clearing hit flags")) ||
-		  set_data(li, (char *)p.buf.dev + (size_t)slot * GMP_PATCH_LAUNCH_SIZE);
+		  dev_set_data(li, (char *)p.buf.dev + (size_t)slot * GMP_PATCH_LAUNCH_SIZE);
 	dev_lock();
 	if (p.maps && p.maps != spare.dev)
 		dev_allocated(p.maps_cap);

@@ -546,8 +546,5 @@ void dev_finish(void)
 	}
 	if (gmp_col.opts.api_needed)
 		api_off_meta();
-	if (gmp_col.graph_shared) { /* graph launches whose kernel nodes' accesses may mix (callbacks.c) */
-		snprintf(n, sizeof(n), "%" PRIu64, gmp_col.graph_shared);
-		rec_meta("graph_shared_launches", n);
-	}
+	dev_graph_meta(); /* graph launches whose kernel nodes' accesses may mix (graphdata.c) */
 }

@@ -83,12 +83,17 @@ env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_TENSORMAP=0x10000000 GMP_DOUBLE_TENSORMAP_OTHE
 	tests/gpu/graph_capture.jsonl 2>/dev/null || notok "the collector's run of graphs"
 env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_GRAPH_NODE_DATA=launch GMPROF_OUTPUT="$TMPDIR/mixed.gmprof" "$B/double/fake_app" \
 	tests/gpu/graph_capture.jsonl 2>/dev/null || notok "the collector's run of mixed graphs"
+# Two threads: a launch begun while the other's graph node held its kernel's data (graph_threads.sh).
+printf '%s\n' '{"op":"alloc","addr":"0x100000","size":4096}' \
+	'{"op":"kernel","name":"step","write":["0x100000"],"stream":1}' '{"op":"sync"}' >"$TMPDIR/step.jsonl"
+env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_CROSS=plain GMPROF_CAPTURE=launches:1-1 GMPROF_OUTPUT="$TMPDIR/crossed.gmprof" \
+	"$B/double/fake_app" --threads 2 "$TMPDIR/step.jsonl" 2>/dev/null || notok "the collector's run of crossed graphs"
 
 # The corpus: every script and recorded profile the tests have, and the above.
 n=0
 for f in tests/scripts/*.jsonl tests/fuzz/corpus/script/* tests/data/gpu/*.gmprof "$TMPDIR/extras.jsonl" \
 	"$TMPDIR/failures.jsonl" "$TMPDIR/pool.gmprof" "$TMPDIR/collected.gmprof" "$TMPDIR/graphs.gmprof" \
-	"$TMPDIR/mixed.gmprof"; do
+	"$TMPDIR/mixed.gmprof" "$TMPDIR/crossed.gmprof"; do
 	"$GMPROF" replay --format json "$f" >"$D/replay.$n.json" 2>/dev/null || { rm -f "$D/replay.$n.json"; continue; }
 	sym=
 	case $f in tests/data/gpu/*) sym="--symbols tests/data/gpu/bin" ;; esac

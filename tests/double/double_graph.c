@@ -4,15 +4,21 @@
 #include "double_graph.h"
 #include "double_patch.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "double_calls.h"
 #include "double_nvtx.h"
 #include "gmprof/trace.h"
 
 static int mode, mix;
+enum { CROSS_PLAIN = 1, CROSS_GRAPH, CROSS_ISSUING };
+static int cross;
+static __thread uint32_t thread_no;
 
 static void read_mode(void)
 {
@@ -20,14 +26,93 @@ static void read_mode(void)
 	mode = v && !strcmp(v, "1");
 	v = getenv("GMP_DOUBLE_GRAPH_MIX");
 	mix = mode && v && (!strcmp(v, "1") || !strcmp(v, "2")) ? *v - '0' : 0;
+	v = getenv("GMP_DOUBLE_GRAPH_CROSS");
+	cross = !mode || mix || !v ? 0 : !strcmp(v, "plain") ? CROSS_PLAIN : !strcmp(v, "graph") ? CROSS_GRAPH
+		: !strcmp(v, "issuing") ? CROSS_ISSUING : 0;
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+void double_graph_thread(uint32_t no)
+{
+	thread_no = no;
+}
+
+/* GMP_DOUBLE_GRAPH_CROSS: what the two threads' first kernels have reached (bits), under cross_lock. */
+enum { HELD = 1, DONE = 2, RAN = 4, ISSUING = 8 };
+static unsigned reached;
+static pthread_mutex_t cross_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cross_cond = PTHREAD_COND_INITIALIZER;
+static __thread int crossed; /* this thread's first kernel is past its meeting */
+
+static void post(unsigned bit)
+{
+	pthread_mutex_lock(&cross_lock);
+	reached |= bit;
+	pthread_cond_broadcast(&cross_cond);
+	pthread_mutex_unlock(&cross_lock);
+}
+
+/* Waits for the other thread to reach bit; aborts with a sentence after 10 s. */
+static void wait_for(unsigned bit)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	pthread_mutex_lock(&cross_lock);
+	int rc = 0;
+	while (!(reached & bit) && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&cross_cond, &cross_lock, &until);
+	pthread_mutex_unlock(&cross_lock);
+	if (rc == ETIMEDOUT) {
+		fprintf(stderr, "sanitizer double: GMP_DOUBLE_GRAPH_CROSS: thread %u waited 10 s for the other "
+			"thread's first kernel\n", (unsigned)thread_no);
+		abort();
+	}
+}
+
+void double_graph_cross(int stage)
+{
+	pthread_once(&once, read_mode);
+	if (!cross || crossed || (thread_no != 1 && thread_no != 2))
+		return;
+	const int first = thread_no == 1, issuing = cross == CROSS_ISSUING;
+	switch (stage * 2 + !first) {
+	case 0: /* thread 1, before its node begins */
+		if (issuing)
+			wait_for(ISSUING);
+		break;
+	case 1: /* thread 2, before its launch begins */
+		if (!issuing)
+			wait_for(HELD);
+		break;
+	case 2: /* thread 1's node began: its function's data set, not yet run */
+		post(HELD);
+		wait_for(DONE);
+		break;
+	case 3: /* thread 2's launch began */
+		if (issuing) {
+			post(ISSUING);
+			wait_for(HELD);
+		}
+		break;
+	case 4: /* thread 1's node ran */
+		post(RAN);
+		crossed = 1;
+		break;
+	default: /* thread 2's ran: thread 1's graph launch still holds the data until its node ran */
+		post(DONE);
+		if (!issuing)
+			wait_for(RAN);
+		crossed = 1;
+	}
 }
 
 uint32_t double_graph_node_of(const struct gmp_trace *t, size_t i, const struct live *live, size_t nlive)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, read_mode);
 	const struct gmp_event *e = &t->ev[i];
-	if (!mode || (e->flags & GMP_EF_IN_KERNEL))
+	if (!mode || (e->flags & GMP_EF_IN_KERNEL) || (thread_no == 2 && (cross == CROSS_PLAIN || cross == CROSS_ISSUING)))
 		return 0;
 	int ok = e->op == GMP_OP_KERNEL || e->op == GMP_OP_MEMCPY || e->op == GMP_OP_MEMSET ||
 		 (e->op == GMP_OP_ALLOC && e->kind == GMP_MEM_ASYNC);

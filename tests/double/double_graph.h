@@ -69,4 +69,20 @@ int double_graph_holds_past(const struct gmp_trace *t, size_t i, uint32_t want, 
  */
 void double_kernel_runs(const struct gmp_trace *t, size_t i, const Sanitizer_LaunchData *ld, int first);
 
+/*
+ * GMP_DOUBLE_GRAPH_CROSS (with GMP_DOUBLE_GRAPH=1 and fake_app --threads 2):
+ * the two threads' first kernels meet, as two threads of a program may.
+ * plain: thread 2's work comes as plain calls, and its first launch begins
+ * after thread 1's first kernel node began and before that node runs (its
+ * function's callback data set by then); thread 2's kernel runs, then
+ * thread 1's, then thread 2 goes on.  graph: the same with thread 2's work
+ * as graphs too.  issuing: thread 2's plain launch begins first, thread 1's
+ * node begins before thread 2's kernel runs, and runs after it.
+ * double_graph_thread names the replaying thread (1, 2, ...);
+ * double_graph_cross(stage) comes at each kernel's stages: 0 before its
+ * launch begins, 1 after it began, 2 after it ran.
+ */
+void double_graph_thread(uint32_t no);
+void double_graph_cross(int stage);
+
 #endif

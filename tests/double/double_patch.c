@@ -64,7 +64,9 @@ static struct {
 	CUfunction fn;
 	int loaded, silent;
 	void *data;
+	const void *by; /* the thread that set data (&self) */
 } fns[256];
+static __thread char self;
 static size_t nfns;
 static pthread_mutex_t fns_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -118,8 +120,10 @@ SanitizerResult sanitizerSetCallbackData(CUfunction kernel, const void *userdata
 {
 	pthread_mutex_lock(&fns_lock);
 	__typeof__(&fns[0]) f = entry(kernel);
-	if (f)
+	if (f) {
 		f->data = (void *)userdata;
+		f->by = &self;
+	}
 	pthread_mutex_unlock(&fns_lock);
 	if (!f)
 		return SANITIZER_ERROR_OUT_OF_MEMORY;
@@ -140,9 +144,18 @@ static __typeof__(fns[0]) entry_of(CUfunction fn)
 	return f;
 }
 
-void *double_function_data(CUfunction fn)
+void *double_function_data(CUfunction fn, int node)
 {
-	return entry_of(fn).data;
+	__typeof__(fns[0]) f = entry_of(fn);
+	if (f.data && f.by != &self) /* the Sanitizer may do so: the collector counts such launches */
+		fprintf(stderr, "sanitizer double: a %s read the callback data another thread's graph launch set for "
+			"its function\n", node ? "kernel node" : "launch outside any graph");
+	else if (f.data && !node) { /* a graph node's per-function data, left set: its buffer may serve another launch now */
+		fprintf(stderr, "sanitizer double: a launch outside any graph got the callback data a graph's "
+			"node set for its function\n");
+		abort();
+	}
+	return f.data;
 }
 
 int double_function_silent(CUfunction fn)

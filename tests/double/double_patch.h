@@ -40,8 +40,13 @@ void double_context_destroyed(void);
 void double_function_launching(CUfunction fn);
 /* This thread enters (1) or leaves (0) a kernel launch's callback, where no patching call may come. */
 void double_launch_callback(int inside);
-/* What sanitizerSetCallbackData set for fn's launches (NULL: nothing). */
-void *double_function_data(CUfunction fn);
+/*
+ * What sanitizerSetCallbackData set for fn's launches (NULL: nothing), read
+ * by a launch given no data of its own (node: a graph's kernel node).  Said
+ * on stderr when another thread set it; a launch outside any graph aborts
+ * when this thread's graph node left it set.
+ */
+void *double_function_data(CUfunction fn, int node);
 int double_function_silent(CUfunction fn);
 
 #endif

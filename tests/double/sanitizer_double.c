@@ -183,13 +183,7 @@ static CUevent event_handle(uint64_t v)
 static void run_kernel(const struct gmp_trace *t, size_t k, CUfunction fn, int node, int first)
 {
 	const struct gmp_event *e = &t->ev[k];
-	struct gmp_patch_launch *l = launch_userdata;
-	if (!l && (l = double_function_data(fn)) && !node) {
-		/* A graph node's per-function data, left set: its buffer may serve another launch now. */
-		fprintf(stderr, "sanitizer double: a launch outside any graph got the callback data a graph's "
-			"node set for its function\n");
-		abort();
-	}
+	struct gmp_patch_launch *l = launch_userdata ? launch_userdata : double_function_data(fn, node);
 	const int patched = double_module_patched() && !double_function_silent(fn);
 	__atomic_add_fetch(&double_stats.unpatched_kernels, !patched, __ATOMIC_RELAXED);
 	if (!l || !patched || !double_patched_cb(SANITIZER_INSTRUCTION_GLOBAL_MEMORY_ACCESS))
@@ -421,6 +415,7 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			ld.apiStream = double_stream_handle(e->stream);
 			ld.hApiStream = double_hstream(e->stream);
 		}
+		double_graph_cross(0); /* GMP_DOUBLE_GRAPH_CROSS: two threads' first kernels meet */
 		launch_userdata = NULL;
 		double_function_launching(ld.function);
 		if (g) {
@@ -433,9 +428,11 @@ static int replay_event(const struct gmp_trace *t, size_t i, struct live **live,
 			deliver(SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN, &ld);
 			double_launch_callback(0);
 		}
+		double_graph_cross(1);
 		if (g && double_graph_hold(t, i, g, &ld))
 			break; /* runs and ends with the graph's next kernel nodes */
 		double_kernel_runs(t, i, &ld, 1);
+		double_graph_cross(2);
 		if (g) {
 			double_graph_node(DOUBLE_NODE_KERNEL, SANITIZER_CBID_GRAPHS_NODE_LAUNCH_END, &ld, sizeof(ld));
 		} else {
@@ -530,6 +527,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 			t->fails[i].stream += stream_base;
 	}
 	double_streams_made(t, maxs, stream_base);
+	double_graph_thread(stream_base / 100);
 	double_nvtx_name_thread(stream_base / 100, 0); /* GMP_DOUBLE_NVTX_THREAD_NAMES: a worker, before it records */
 	struct live *live = NULL;
 	size_t nlive = 0;
