@@ -20,6 +20,17 @@ make -s --no-print-directory gpu-record BUILD="$TMPDIR/rb" RECORD_DIR="$TMPDIR/r
 [ "$(cd "$TMPDIR/rec" && ls *.gmprof | tr '\n' ' ')" = "three_mm.gmprof unused.gmprof " ] &&
 	ok "gpu-record keeps three_mm and unused, not three_mm.x2, intra.l1, leak.alloc" ||
 	notok "gpu-record kept: $(ls "$TMPDIR/rec") ($(cat "$TMPDIR/rec.out"))"
+# A .launches file (gpu-check): launches whose accesses name its objects, counted in a recorded profile
+# (graph_loop: fill writes x, add reads x and writes y, four launches of the graph).
+printf 'obj#1 8\nobj#2 4\nobj#1,obj#2 4\nobj#3 0\nnone 0\n' >"$TMPDIR/loop.launches"
+launches_check loop tests/data/gpu/graph_loop.gmprof "$TMPDIR/loop.launches" &&
+	ok "launches_check: graph_loop's launches and the objects their accesses name" ||
+	notok "launches_check: $(cat "$TMPDIR/loop.launches.diff")"
+printf 'obj#2 4\nobj#1,obj#3 0\nnone 1\n' >"$TMPDIR/loop.launches"
+! launches_check loop tests/data/gpu/graph_loop.gmprof "$TMPDIR/loop.launches" &&
+	[ "$(cat "$TMPDIR/loop.launches.diff")" = "none: 0 launches, want 1" ] &&
+	ok "launches_check: a count that differs fails, and says which" ||
+	notok "launches_check passed a wrong count: $(cat "$TMPDIR/loop.launches.diff")"
 if [ -z "${NVCC:-}" ]; then
 	ok "no nvcc: the GPU programs are not compiled here"
 	finish

@@ -18,6 +18,10 @@ for p in "$D"/*.gmprof; do
 	if [ -z "$exp" ]; then notok "$name: no .expect file for this recorded profile"; continue; fi
 	n=$((n + 1))
 	if check "$name" "$p" "$exp"; then ok "$name: findings as on the GPU"; else notok "$name: $(cat "$TMPDIR/$name.diff")"; fi
+	if [ -f "tests/gpu/$name.launches" ]; then
+		launches_check "$name" "$p" "tests/gpu/$name.launches" && ok "$name: each launch's accesses as on the GPU" ||
+			notok "$name: launches' accesses: $(cat "$TMPDIR/$name.launches.diff")"
+	fi
 	if [ -f "tests/gpu/$name.waits" ]; then
 		waits_check "$name" "$p" "tests/gpu/$name.waits" && ok "$name: waits as on the GPU" ||
 			notok "$name: waits: $(cat "$TMPDIR/$name.waits.diff")"

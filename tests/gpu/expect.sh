@@ -84,3 +84,28 @@ waits_check() { # name profile waits: 0 when each "PATTERN OBJECT MIN_MS MAX_MS"
 		       bad = 1 } }
 	     END { exit bad }' "$OUT_DIR/$1.waits.got" "$3" >"$OUT_DIR/$1.waits.diff"
 }
+launches_of() { # profile -> per kernel launch, the objects its accesses name ("obj#N" by allocation order), or "none"
+	"$G" dump "$1" 2>/dev/null | awk '
+		function ids(t, key,  s, r) { s = ""
+			if (!match(t, "\"" key "\":\\[[^]]*\\]")) return s
+			r = substr(t, RSTART, RLENGTH)
+			while (match(r, /"0x[0-9a-fA-F]+"/)) { s = s " " substr(r, RSTART + 1, RLENGTH - 2); r = substr(r, RSTART + RLENGTH) }
+			return s }
+		/^\{"op":"alloc"/ { n++; match($0, /"addr":"0x[0-9a-fA-F]+"/); obj[substr($0, RSTART + 8, RLENGTH - 9)] = n }
+		/^\{"op":"kernel"/ { split(ids($0, "read") ids($0, "write"), a, " "); delete seen; line = ""
+			for (i in a) if (a[i] in obj && !(obj[a[i]] in seen)) { seen[obj[a[i]]] = 1; line = line " obj#" obj[a[i]] }
+			print line == "" ? "none" : substr(line, 2) }'
+}
+launches_check() { # name profile launches: 0 when each "OBJ[,OBJ...] COUNT" line (or "none COUNT") counts the
+	# launches whose accesses name every one of those objects (none: no object); the differences in $OUT_DIR/name.launches.diff
+	launches_of "$2" >"$OUT_DIR/$1.launches.got"
+	awk 'NR == FNR { l[++k] = $0; next }
+	     { want = $2; split($1, o, ","); have = 0
+	       for (i = 1; i <= k; i++) {
+		       if ($1 == "none") { have += l[i] == "none"; continue }
+		       all = 1; split(l[i], g, " "); delete in_l; for (j in g) in_l[g[j]] = 1
+		       for (j in o) if (!(o[j] in in_l)) all = 0
+		       have += all }
+	       if (have != want) { printf "%s: %d launches, want %d\n", $1, have, want; bad = 1 } }
+	     END { exit bad }' "$OUT_DIR/$1.launches.got" "$3" >"$OUT_DIR/$1.launches.diff"
+}

@@ -12,6 +12,8 @@
 #     file is, each of its lines appears in `gmprof report`'s output; where
 #     a .meta file is, the profile has each META it lists ("KEY VALUE"); where
 #     a .marks file is, the profile's NVTX marks are those it lists, in order; where
+#     a .launches file is, as many kernel launches' accesses name its objects as
+#     each line says ("OBJ[,OBJ...] COUNT", or "none COUNT": launches with none); where
 #     a .waits file is, each finding it names waited (by the host's clock)
 #     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS"),
 #     and where a .returned.waits file is, as it says too (ranges that only
@@ -206,6 +208,14 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		else
 			bad "$name: META lacks: $missing (has: $(grep -F "$(cut -d' ' -f1 "$dir/$name.meta" | head -1)" "$OUT_DIR/$name.meta.got"))"
 		fi
+	fi
+	if [ -f "$dir/$name.launches" ]; then # "OBJ[,OBJ...] COUNT": launches whose accesses name those objects
+		if launches_check "$name" "$OUT_DIR/$name.gmprof" "$dir/$name.launches"; then
+			ok "$name: each launch's accesses as expected ($(grep -c . "$OUT_DIR/$name.launches.got") launches)"
+		else
+			bad "$name: launches' accesses:"; cat "$OUT_DIR/$name.launches.diff"
+		fi
+		"$G" report "$OUT_DIR/$name.gmprof" 2>/dev/null | grep '^  graphs ' | sed 's/^ */  report: /'
 	fi
 	if [ -f "$dir/$name.marks" ]; then # the NVTX marks the profile must hold, in order: a name a line
 		"$G" dump "$OUT_DIR/$name.gmprof" 2>/dev/null | sed -n 's/^{"op":"mark","name":"\([^"]*\)".*/\1/p' >"$OUT_DIR/$name.marks.got"
