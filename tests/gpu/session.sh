@@ -37,7 +37,10 @@
 # reported no allocation for cudaIpcOpenMemHandle" would mean the
 # collector fell back to the driver's address ranges (none on the H200);
 # GMPROF_PATCH_AT=launch on multithread (illegal instructions there before
-# 2026-11-30's fix: one thread patches a context at a time).  And once,
+# 2026-11-30's fix: one thread patches a context at a time);
+# graph_threads (new since: one thread's graph launches and another's plain
+# launches of one kernel; its .launches check says whether every launch
+# reported its own object, and its "graphs" line how many crossed).  And once,
 # CUDA_MODULE_LOADING=LAZY in the environment of a whole gpu-check call
 # (on 2026-11-30 all but tma passed so; since then a module loaded inside
 # the collector's own driver query is patched after it): if tma passes too,
