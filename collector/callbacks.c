@@ -347,14 +347,15 @@ static void launch(Sanitizer_CallbackId cbid, const Sanitizer_LaunchData *ld, CU
 		struct gmp_event e = { .op = GMP_OP_KERNEL, .device = (uint32_t)ld->device,
 				       .stream = rec_stream(h(stream)), .graph = node && graph_open ? graph_no : 0 };
 		dev_launch_begin(&li, &e);
-		if (li.ev == UINT64_MAX)
+		if (li.ev == UINT64_MAX) {
+			dev_graph_issuing(ld->function, 0); /* no END will be matched to it */
 			return;
+		}
 		if (nopen == OPEN_LAUNCHES) { /* an END never came: that launch waits for the exit */
 			dev_graph_issuing(open_launches[0].fn, 0);
 			memmove(open_launches, open_launches + 1, --nopen * sizeof(*open_launches));
 		}
-		open_launches[nopen++] = (struct open_launch){ li.ev, ld->function };
-		dev_graph_issuing(ld->function, 1); /* until its END: no other thread's graph node sets its data */
+		open_launches[nopen++] = (struct open_launch){ li.ev, ld->function }; /* issuing it until its END */
 	} else if (cbid == SANITIZER_CBID_LAUNCH_END) {
 		if (range)
 			__atomic_add_fetch(&gmp_col.launch_ends, 1, __ATOMIC_ACQ_REL);

@@ -558,7 +558,7 @@ void dev_launch_begin(struct gmp_launch_info *li, struct gmp_event *e);
 void dev_launch_end(const struct gmp_launch_info *li);
 /* A graph launch on this thread ended: per-function callback data set for its nodes is taken back. */
 void dev_graph_launch_end(void);
-/* This thread begins (begins 1) or ends issuing a launch of fn (graphdata.c; lock held). */
+/* This thread begins (begins 1, at dev_launch_begin) or ends issuing a launch of fn (graphdata.c; lock held). */
 void dev_graph_issuing(CUfunction fn, int begins);
 /*
  * Harvests the launches a sync completed: one stream (hs) or all (hs NULL,

@@ -380,7 +380,7 @@ void dev_harvest_now(struct gmp_ctx_state *s, struct pending *p);
 /* Everything still pending on s. */
 void dev_drain(struct gmp_ctx_state *s);
 
-/* graphdata.c, lock held: li->crossed, at its launch's begin; counts it as recorded (monitored or not). */
+/* graphdata.c, lock held: li->crossed, and the launch issuing, at its begin; counts it as recorded (monitored or not). */
 void dev_graph_launch_begins(struct gmp_launch_info *li);
 void dev_graph_recorded(const struct gmp_launch_info *li, int monitored);
 /* Sets li->fn_data for a monitored launch: whether its buffer is set as its function's data. */

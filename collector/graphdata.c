@@ -95,6 +95,7 @@ void dev_graph_issuing(CUfunction fn, int begins)
 void dev_graph_launch_begins(struct gmp_launch_info *li)
 {
 	li->crossed = fn_mode() && nuses && used_elsewhere(li->function, 1);
+	dev_graph_issuing(li->function, 1); /* in the same hold of the lock: no claim comes between */
 }
 
 void dev_graph_recorded(const struct gmp_launch_info *li, int monitored)
