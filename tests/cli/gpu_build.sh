@@ -79,6 +79,12 @@ for src in tests/gpu/*.cu; do
 		! waits_check "$name" "$TMPDIR/$name.noret.jsonl" "tests/gpu/$name.returned.waits" &&
 			ok "tests/gpu/$name.returned.waits fails without the returns" || notok "tests/gpu/$name.returned.waits holds without the returns"
 	fi
+	# The launches with intra touches gpu-check wants are the model's.
+	if [ -f "tests/gpu/$name.touched" ]; then
+		"$GMPROF" convert -o "$TMPDIR/$name.t.gmprof" "tests/gpu/$name.jsonl" 2>/dev/null
+		touched_of "$TMPDIR/$name.t.gmprof" | diff -u "tests/gpu/$name.touched" - >"$TMPDIR/$name.touched.diff" &&
+			ok "tests/gpu/$name.touched is its event model's" || { notok "tests/gpu/$name.touched:"; cat "$TMPDIR/$name.touched.diff"; }
+	fi
 	# The NVTX marks gpu-check wants are the model's.
 	if [ -f "tests/gpu/$name.marks" ]; then
 		"$GMPROF" convert -o "$TMPDIR/$name.m.gmprof" "tests/gpu/$name.jsonl" 2>/dev/null

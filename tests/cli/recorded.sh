@@ -18,6 +18,10 @@ for p in "$D"/*.gmprof; do
 	if [ -z "$exp" ]; then notok "$name: no .expect file for this recorded profile"; continue; fi
 	n=$((n + 1))
 	if check "$name" "$p" "$exp"; then ok "$name: findings as on the GPU"; else notok "$name: $(cat "$TMPDIR/$name.diff")"; fi
+	if [ -f "tests/gpu/$name.touched" ]; then
+		touched_of "$p" | diff -u "tests/gpu/$name.touched" - >"$TMPDIR/$name.touched.diff" &&
+			ok "$name: the launches with intra touches as on the GPU" || notok "$name: touches: $(cat "$TMPDIR/$name.touched.diff")"
+	fi
 	if [ -f "tests/gpu/$name.launches" ]; then
 		launches_check "$name" "$p" "tests/gpu/$name.launches" && ok "$name: each launch's accesses as on the GPU" ||
 			notok "$name: launches' accesses: $(cat "$TMPDIR/$name.launches.diff")"

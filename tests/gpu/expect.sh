@@ -109,3 +109,6 @@ launches_check() { # name profile launches: 0 when each "OBJ[,OBJ...] COUNT" lin
 	       if (have != want) { printf "%s: %d launches, want %d\n", $1, have, want; bad = 1 } }
 	     END { exit bad }' "$OUT_DIR/$1.launches.got" "$3" >"$OUT_DIR/$1.launches.diff"
 }
+touched_of() { # profile -> per kernel launch, "touches" where intra-mode touches were recorded, else "none"
+	"$G" dump "$1" 2>/dev/null | awk '/^\{"op":"kernel"/ { print /"touch":/ ? "touches" : "none" }'
+}

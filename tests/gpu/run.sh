@@ -14,6 +14,9 @@
 #     a .marks file is, the profile's NVTX marks are those it lists, in order; where
 #     a .launches file is, as many kernel launches' accesses name its objects as
 #     each line says ("OBJ[,OBJ...] COUNT", or "none COUNT": launches with none); where
+#     a .touched file is, the launches with intra touches recorded are those it
+#     says ("touches" or "none" a launch, in order); a .env file holds settings
+#     (VAR=VALUE, split on spaces) for each of its runs; where
 #     a .waits file is, each finding it names waited (by the host's clock)
 #     at least and at most as long as it says ("PATTERN OBJECT MIN_MS MAX_MS"),
 #     and where a .returned.waits file is, as it says too (ranges that only
@@ -93,7 +96,8 @@ fallbacks() { # NAME MODE EXPECT
 	[ "$tries" -gt 0 ] || return
 	tries=$((tries - 1))
 	for fb in all hit-list two-tables table-reuse hit-epochs object-callback device-lists launch-headers pinned-reads; do
-		timeout "$LIMIT" env GMPROF_FALLBACK=$fb "$G" run --mode "$2" --capture "$capture" --force --top 0 \
+		# shellcheck disable=SC2086
+		timeout "$LIMIT" env $penv GMPROF_FALLBACK=$fb "$G" run --mode "$2" --capture "$capture" --force --top 0 \
 			-o "$OUT_DIR/$1.fb.gmprof" -- "$OUT_DIR/$1" >"$OUT_DIR/$1.fb.log" 2>&1
 		if check "$1.fb" "$OUT_DIR/$1.fb.gmprof" "$3"; then
 			echo "  findings as expected with GMPROF_FALLBACK=$fb"
@@ -108,7 +112,8 @@ fallbacks() { # NAME MODE EXPECT
 # the exact findings (for docs/sanitizer-api.md, CUDA graphs).
 graph_fn() { # NAME MODE EXPECT
 	"$G" report "$OUT_DIR/$1.gmprof" 2>/dev/null | grep '^  graphs ' | sed 's/^ */  report: /'
-	timeout "$LIMIT" env GMPROF_GRAPH_NODE_DATA=function "$G" run --mode "$2" --force --top 0 \
+	# shellcheck disable=SC2086
+	timeout "$LIMIT" env $penv GMPROF_GRAPH_NODE_DATA=function "$G" run --mode "$2" --force --top 0 \
 		-o "$OUT_DIR/$1.gfn.gmprof" -- "$OUT_DIR/$1" >"$OUT_DIR/$1.gfn.log" 2>&1
 	if check "$1.gfn" "$OUT_DIR/$1.gfn.gmprof" "$3"; then
 		echo "  findings as expected with GMPROF_GRAPH_NODE_DATA=function"
@@ -141,9 +146,11 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 		bad "$name: does not build"; cat "$OUT_DIR/$name.build"; continue
 	fi
 	case " ${SKIP:-} " in *" $name "*) echo "skip $name (SKIP)"; continue ;; esac
+	penv=$(cat "$dir/$name.env" 2>/dev/null) # NAME.env: VAR=VALUE settings for each of its runs here
 	lim=$LIMIT # a program of what gmprof has not yet run on a GPU says how long it may take (NAME.limit)
 	[ -f "$dir/$name.limit" ] && lim=$(cat "$dir/$name.limit")
-	timeout "$lim" "$G" run --mode "$mode" --capture "$capture" --force --top 0 -o "$OUT_DIR/$name.gmprof" \
+	# shellcheck disable=SC2086 # penv: settings, split on purpose
+	timeout "$lim" env $penv "$G" run --mode "$mode" --capture "$capture" --force --top 0 -o "$OUT_DIR/$name.gmprof" \
 		-- "$OUT_DIR/$name" >"$OUT_DIR/$name.log" 2>&1
 	rc=$?
 	if [ $rc = 124 ]; then
@@ -209,6 +216,14 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 			bad "$name: META lacks: $missing (has: $(grep -F "$(cut -d' ' -f1 "$dir/$name.meta" | head -1)" "$OUT_DIR/$name.meta.got"))"
 		fi
 	fi
+	if [ -f "$dir/$name.touched" ]; then # per launch, in order: "touches" where intra touches were recorded, or "none"
+		touched_of "$OUT_DIR/$name.gmprof" >"$OUT_DIR/$name.touched.got"
+		if diff -u "$dir/$name.touched" "$OUT_DIR/$name.touched.got" >"$OUT_DIR/$name.touched.diff"; then
+			ok "$name: the launches with intra touches as expected"
+		else
+			bad "$name: launches with intra touches:"; cat "$OUT_DIR/$name.touched.diff"
+		fi
+	fi
 	if [ -f "$dir/$name.launches" ]; then # "OBJ[,OBJ...] COUNT": launches whose accesses name those objects
 		if launches_check "$name" "$OUT_DIR/$name.gmprof" "$dir/$name.launches"; then
 			ok "$name: each launch's accesses as expected ($(grep -c . "$OUT_DIR/$name.launches.got") launches)"
@@ -254,7 +269,8 @@ for src in tests/gpu/*.cu benchmarks/cuda/*.cu; do
 	else
 		bad "$name ($mode):"; cat "$OUT_DIR/$name.diff"
 		# What the Sanitizer delivered, to see why (memory callbacks first).
-		timeout "$LIMIT" env GMPROF_LOG_CALLBACKS=1 "$G" run --mode "$mode" --force --top 0 \
+		# shellcheck disable=SC2086
+		timeout "$LIMIT" env $penv GMPROF_LOG_CALLBACKS=1 "$G" run --mode "$mode" --force --top 0 \
 			-o "$OUT_DIR/$name.log.gmprof" -- "$OUT_DIR/$name" 2>&1 | grep -E '^gmprof: (callback|api) ' \
 			>"$OUT_DIR/$name.callbacks"
 		echo "  $(wc -l <"$OUT_DIR/$name.callbacks") callbacks; those with memory data, and graphs':"

@@ -40,7 +40,10 @@
 # 2026-11-30's fix: one thread patches a context at a time);
 # graph_threads (new since: one thread's graph launches and another's plain
 # launches of one kernel; its .launches check says whether every launch
-# reported its own object, and its "graphs" line how many crossed).  And once,
+# reported its own object, and its "graphs" line how many crossed);
+# intra_khist (new too: intra maps only for what a kernel touched before,
+# under GMPROF_MAPS_MB=1; its .touched check names the launch without
+# touches).  And once,
 # CUDA_MODULE_LOADING=LAZY in the environment of a whole gpu-check call
 # (on 2026-11-30 all but tma passed so; since then a module loaded inside
 # the collector's own driver query is patched after it): if tma passes too,
