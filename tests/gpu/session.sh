@@ -43,7 +43,9 @@
 # reported its own object, and its "graphs" line how many crossed);
 # intra_khist (new too: intra maps only for what a kernel touched before,
 # under GMPROF_MAPS_MB=1; its .touched check names the launch without
-# touches).  And once,
+# touches); ipc_handles (new too: IPC through a pool's pointer and a
+# shared mapping; its child's report line says whether both imports were
+# reported).  And once,
 # CUDA_MODULE_LOADING=LAZY in the environment of a whole gpu-check call
 # (on 2026-11-30 all but tma passed so; since then a module loaded inside
 # the collector's own driver query is patched after it): if tma passes too,

@@ -12,22 +12,9 @@
  * a GPU: whether the Sanitizer reports mappings as allocations, and with
  * which address, is what this program is for.
  *
- * The driver functions come through cudaGetDriverEntryPointByVersion, so
- * the program links like the others (no -lcuda).
+ * The driver functions come through driver.h.
  */
-#include <cuda.h>
-
-#include "common.h"
-
-#define DRV(call)                                                                \
-	do {                                                                     \
-		CUresult r_ = (call);                                            \
-		if (r_ != CUDA_SUCCESS) {                                        \
-			std::fprintf(stderr, "%s:%d: %s: CUresult %d\n", __FILE__, __LINE__, #call, \
-				     (int)r_);                                   \
-			std::exit(1);                                            \
-		}                                                                \
-	} while (0)
+#include "driver.h"
 
 static struct {
 	decltype(&::cuMemGetAllocationGranularity) granularity;
@@ -39,18 +26,6 @@ static struct {
 	decltype(&::cuMemUnmap) unmap;
 	decltype(&::cuMemSetAccess) access;
 } drv;
-
-template <typename F> static void entry(F *fn, const char *name)
-{
-	void *p = nullptr;
-	cudaDriverEntryPointQueryResult st;
-	CHECK(cudaGetDriverEntryPointByVersion(name, &p, 12000, cudaEnableDefault, &st));
-	if (st != cudaDriverEntryPointSuccess || !p) {
-		std::fprintf(stderr, "vmm: the driver has no %s\n", name);
-		std::exit(1);
-	}
-	*fn = reinterpret_cast<F>(p);
-}
 
 static CUmemAllocationProp prop_of(int dev)
 {
