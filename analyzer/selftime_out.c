@@ -178,12 +178,12 @@ static int crossed_words(const struct gmp_trace *t, char *buf, size_t n)
 		return 1;
 	if (bare)
 		snprintf(buf + len, n - len, "%" PRIu64 " of them had no buffer of %s own (unmonitored), so if the Sanitizer "
-			 "gave %s that one, the graph's node counts %s accesses as its own; GMPROF_GRAPH_NODE_DATA=launch rules "
-			 "it out (docs/known-limits.md, CUDA graphs)", bare, bare == 1 ? "its" : "their", bare == 1 ? "it" : "them",
-			 bare == 1 ? "its" : "their");
+			 "gave %s that one, the graph's node counts %s accesses as its own (GMPROF_GRAPH_NODE_DATA=launch rules "
+			 "that out, but merges a graph launch's kernel nodes; docs/known-limits.md, CUDA graphs)", bare,
+			 bare == 1 ? "its" : "their", bare == 1 ? "it" : "them", bare == 1 ? "its" : "their");
 	else
 		snprintf(buf + len, n - len, "%s had a buffer of its own, taken to be the one the Sanitizer gives it (not yet "
-			 "shown on a GPU; GMPROF_GRAPH_NODE_DATA=launch rules it out)", x == 1 ? "it" : "each");
+			 "shown on a GPU)", x == 1 ? "it" : "each");
 	return 1;
 }
 

@@ -92,7 +92,7 @@ grep -q "$crossed_read" "$TMPDIR/err" && ok "  ... the double's launch read the 
 	ok "  ... META: one launch crossed, unmonitored" ||
 	notok "  ... META: crossed '$(meta bare graph_data_crossed)' bare '$(meta bare graph_data_crossed_bare)'"
 "$GMPROF" report "$TMPDIR/bare.gmprof" >"$TMPDIR/report"
-grep -q "1 of them had no buffer of its own (unmonitored), so if the Sanitizer gave it that one, the graph's node counts its accesses as its own; GMPROF_GRAPH_NODE_DATA=launch rules it out" "$TMPDIR/report" &&
+grep -q "1 of them had no buffer of its own (unmonitored), so if the Sanitizer gave it that one, the graph's node counts its accesses as its own (GMPROF_GRAPH_NODE_DATA=launch rules that out, but merges a graph launch's kernel nodes" "$TMPDIR/report" &&
 	ok "  ... the report's graphs line says what it may mean and the way around it" ||
 	{ notok "  ... the report's graphs line"; grep graphs "$TMPDIR/report"; }
 "$GMPROF" report --format json "$TMPDIR/bare.gmprof" >"$TMPDIR/bare.json"
