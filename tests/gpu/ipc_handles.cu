@@ -24,31 +24,17 @@
 
 static const size_t n = 1 << 20; /* 4 MiB of floats each */
 
+/* The driver's functions that share an allocation as a file descriptor. */
 static struct {
-	decltype(&::cuMemGetAllocationGranularity) granularity;
-	decltype(&::cuMemCreate) create;
-	decltype(&::cuMemRelease) release;
-	decltype(&::cuMemAddressReserve) reserve;
-	decltype(&::cuMemAddressFree) unreserve;
-	decltype(&::cuMemMap) map;
-	decltype(&::cuMemUnmap) unmap;
-	decltype(&::cuMemSetAccess) access;
 	decltype(&::cuMemExportToShareableHandle) export_handle;
 	decltype(&::cuMemImportFromShareableHandle) import_handle;
-} drv;
+} share;
 
 static void load_driver(void)
 {
-	entry(&drv.granularity, "cuMemGetAllocationGranularity");
-	entry(&drv.create, "cuMemCreate");
-	entry(&drv.release, "cuMemRelease");
-	entry(&drv.reserve, "cuMemAddressReserve");
-	entry(&drv.unreserve, "cuMemAddressFree");
-	entry(&drv.map, "cuMemMap");
-	entry(&drv.unmap, "cuMemUnmap");
-	entry(&drv.access, "cuMemSetAccess");
-	entry(&drv.export_handle, "cuMemExportToShareableHandle");
-	entry(&drv.import_handle, "cuMemImportFromShareableHandle");
+	load_vmm();
+	entry(&share.export_handle, "cuMemExportToShareableHandle");
+	entry(&share.import_handle, "cuMemImportFromShareableHandle");
 }
 
 static CUmemAllocationProp prop_of(void)
@@ -124,7 +110,7 @@ static int child(int pool_fd, const char *exported, int mem_fd)
 	CHECK(cudaMemPoolImportPointer((void **)&p, pool, &data));
 	const size_t bytes = mapping_bytes();
 	CUmemGenericAllocationHandle h;
-	DRV(drv.import_handle(&h, (void *)(uintptr_t)mem_fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	DRV(share.import_handle(&h, (void *)(uintptr_t)mem_fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
 	CUdeviceptr at;
 	float *v = map(h, bytes, &at);
 	CHECK(cudaMalloc(&out, n * sizeof(float)));
@@ -172,7 +158,7 @@ int main(int argc, char **argv)
 	CHECK(cudaMemPoolExportToShareableHandle(&pool_fd, pool, cudaMemHandleTypePosixFileDescriptor, 0));
 	cudaMemPoolPtrExportData data;
 	CHECK(cudaMemPoolExportPointer(&data, p));
-	DRV(drv.export_handle(&mem_fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	DRV(share.export_handle(&mem_fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
 	/* dup: a descriptor the child inherits across exec (the driver's may close on exec). */
 	const int pool_dup = dup(pool_fd), mem_dup = dup(mem_fd);
 	if (pool_dup < 0 || mem_dup < 0) {

@@ -16,17 +16,6 @@
  */
 #include "driver.h"
 
-static struct {
-	decltype(&::cuMemGetAllocationGranularity) granularity;
-	decltype(&::cuMemCreate) create;
-	decltype(&::cuMemRelease) release;
-	decltype(&::cuMemAddressReserve) reserve;
-	decltype(&::cuMemAddressFree) unreserve;
-	decltype(&::cuMemMap) map;
-	decltype(&::cuMemUnmap) unmap;
-	decltype(&::cuMemSetAccess) access;
-} drv;
-
 static CUmemAllocationProp prop_of(int dev)
 {
 	CUmemAllocationProp prop = {};
@@ -57,14 +46,7 @@ static void unmap(CUdeviceptr at, size_t bytes, CUmemGenericAllocationHandle h)
 
 int main()
 {
-	entry(&drv.granularity, "cuMemGetAllocationGranularity");
-	entry(&drv.create, "cuMemCreate");
-	entry(&drv.release, "cuMemRelease");
-	entry(&drv.reserve, "cuMemAddressReserve");
-	entry(&drv.unreserve, "cuMemAddressFree");
-	entry(&drv.map, "cuMemMap");
-	entry(&drv.unmap, "cuMemUnmap");
-	entry(&drv.access, "cuMemSetAccess");
+	load_vmm();
 	int dev = 0;
 	CHECK(cudaSetDevice(dev));
 	CHECK(cudaFree(nullptr)); /* the primary context, current */
