@@ -10,11 +10,12 @@
  * A function's data is the process's, not the thread's.  So a graph node
  * takes it only when no other thread's graph launch holds it and no other
  * thread is issuing a launch of that function; otherwise the node gets its
- * buffer per launch, as under GMPROF_GRAPH_NODE_DATA=launch (its graph
- * launch then counts in graph_shared_launches).  A launch that another
- * thread begins while a graph launch holds its function's data is counted
- * (META graph_data_crossed; graph_data_crossed_bare: those with no data of
- * their own, outside a capture range or not set up), since whether the
+ * buffer per launch, as under GMPROF_GRAPH_NODE_DATA=launch (a graph
+ * launch with two or more such nodes counts in graph_shared_launches).  A
+ * launch that another thread begins while a graph launch holds its
+ * function's data is counted (META graph_data_crossed;
+ * graph_data_crossed_bare: those with no data of their own, outside a
+ * capture range or not set up), since whether the
  * Sanitizer gives such a launch its own data or the function's is not
  * known yet (docs/known-limits.md).  All of it with gmp_col.lock held,
  * except the Sanitizer's calls.
