@@ -58,14 +58,21 @@ static int used_elsewhere(CUfunction fn, int held)
 	return 0;
 }
 
-/* This thread's entry for fn, made when new (NULL: the table is full). */
-static struct fn_use *use_of(CUfunction fn)
+/* This thread's entry for fn, or NULL. */
+static struct fn_use *own_use(CUfunction fn)
 {
 	for (size_t i = 0; i < nuses; i++)
 		if (uses[i].fn == fn && uses[i].thread == &self)
 			return &uses[i];
-	if (nuses == FN_USES)
-		return NULL;
+	return NULL;
+}
+
+/* This thread's entry for fn, made when new (NULL: the table is full). */
+static struct fn_use *use_of(CUfunction fn)
+{
+	struct fn_use *u = own_use(fn);
+	if (u || nuses == FN_USES)
+		return u;
 	uses[nuses] = (struct fn_use){ .fn = fn, .thread = &self };
 	return &uses[nuses++];
 }
@@ -83,10 +90,8 @@ void dev_graph_issuing(CUfunction fn, int begins)
 {
 	if (!fn_mode())
 		return;
-	struct fn_use *u = begins ? use_of(fn) : NULL;
-	for (size_t i = 0; !begins && i < nuses && !u; i++)
-		u = uses[i].fn == fn && uses[i].thread == &self && uses[i].n ? &uses[i] : NULL;
-	if (!u)
+	struct fn_use *u = begins ? use_of(fn) : own_use(fn);
+	if (!u || (!begins && !u->n))
 		return; /* the table full at its begin: not counted then either */
 	u->n = begins ? u->n + 1 : u->n - 1;
 	if (!u->n && !u->held)
@@ -147,7 +152,7 @@ void dev_graph_launch_end(void)
 		dev_check(gmp_col.san.SetCallbackData(graph_fns[i], NULL), "sanitizerSetCallbackData");
 	dev_lock();
 	for (size_t i = 0; i < ngraph_fns; i++) {
-		struct fn_use *u = use_of(graph_fns[i]);
+		struct fn_use *u = own_use(graph_fns[i]);
 		if (u)
 			u->held = 0;
 	}

@@ -33,22 +33,29 @@ run() {
 meta() { "$GMPROF" dump "$TMPDIR/$1.gmprof" | grep -o "\"key\":\"$2\",\"value\":\"[^\"]*\"" | sed 's/.*"value":"//; s/"$//'; }
 # The kernel events' accesses, one line per thread's kernel (each thread's objects at its own addresses).
 accesses() { "$GMPROF" dump "$TMPDIR/$1.gmprof" | grep '"op":"kernel"' | grep -o '"read":[^]]*],"write":[^]]*]' | sort; }
+# no_read_across OK-TEXT: no kernel of the last run read callback data another thread's graph launch set.
+no_read_across() {
+	if grep -q "$crossed_read" "$TMPDIR/err"; then notok "  ... a kernel read another thread's data: $(head -3 "$TMPDIR/err")"
+	else ok "  ... $1"; fi
+}
+# own_accesses NAME OK-TEXT: each thread's kernel of run NAME has the accesses of the plain calls.
+own_accesses() {
+	accesses "$1" >"$TMPDIR/got"
+	diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" && ok "  ... $2" || { notok "  ... $2"; cat "$TMPDIR/diff"; }
+}
 
 # The plain calls: what every run below must give when nothing crossed.
 rm -f "$TMPDIR/calls.gmprof"
 env GMPROF_OUTPUT="$TMPDIR/calls.gmprof" "$FAKE" --threads 2 "$TMPDIR/step.jsonl" 2>/dev/null
-"$GMPROF" dump "$TMPDIR/calls.gmprof" | grep '"op":"kernel"' | grep -o '"read":[^]]*],"write":[^]]*]' | sort >"$TMPDIR/want"
+accesses calls >"$TMPDIR/want"
 [ "$(wc -l <"$TMPDIR/want")" -eq 2 ] && ok "the plain calls: two kernels with their accesses" ||
 	notok "the plain calls: $(cat "$TMPDIR/want")"
 
 # Thread 2's graph node begins while thread 1's holds the kernel's data: it
 # gets its buffer per launch, so thread 1's node keeps its own.
 run graph graph
-if grep -q "$crossed_read" "$TMPDIR/err"; then notok "  ... a kernel node read the other thread's data: $err"
-else ok "  ... no kernel read the data another thread's graph launch set"; fi
-accesses graph >"$TMPDIR/got"
-diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" && ok "  ... each thread's node its own accesses" ||
-	{ notok "  ... each thread's node its own accesses"; cat "$TMPDIR/diff"; }
+no_read_across "no kernel read the data another thread's graph launch set"
+own_accesses graph "each thread's node its own accesses"
 [ "$(meta graph graph_data_crossed)" = 1 ] && [ -z "$(meta graph graph_data_crossed_bare)" ] &&
 	ok "  ... META: one launch crossed, with a buffer of its own" ||
 	notok "  ... META: crossed '$(meta graph graph_data_crossed)' bare '$(meta graph graph_data_crossed_bare)'"
@@ -63,8 +70,7 @@ grep -q "graphs" "$TMPDIR/check" && notok "  ... check: a graphs line where ever
 # being issued: the node gets its buffer per launch, so thread 2's kernel,
 # outside the capture range (no data of its own), reads none of the node's.
 run issuing issuing GMPROF_CAPTURE=launches:2-2
-if grep -q "$crossed_read" "$TMPDIR/err"; then notok "  ... a launch read the other thread's data: $err"
-else ok "  ... no kernel read the data another thread's graph launch set"; fi
+no_read_across "no kernel read the data another thread's graph launch set"
 [ -z "$(meta issuing graph_data_crossed)" ] && ok "  ... nothing crossed: no META graph_data_crossed" ||
 	notok "  ... META graph_data_crossed '$(meta issuing graph_data_crossed)'"
 "$GMPROF" dump "$TMPDIR/issuing.gmprof" | grep '"op":"kernel"' | grep -c '"read"' | grep -qx 1 &&
@@ -74,11 +80,8 @@ else ok "  ... no kernel read the data another thread's graph launch set"; fi
 # Thread 2's plain launch begins while thread 1's node holds the kernel's
 # data, with a buffer of its own: counted, and nothing read across.
 run plain plain
-if grep -q "$crossed_read" "$TMPDIR/err"; then notok "  ... a launch read the other thread's data: $err"
-else ok "  ... the launch read its own buffer"; fi
-accesses plain >"$TMPDIR/got"
-diff -u "$TMPDIR/want" "$TMPDIR/got" >"$TMPDIR/diff" && ok "  ... each thread's kernel its own accesses" ||
-	{ notok "  ... each thread's kernel its own accesses"; cat "$TMPDIR/diff"; }
+no_read_across "the launch read its own buffer"
+own_accesses plain "each thread's kernel its own accesses"
 [ "$(meta plain graph_data_crossed)" = 1 ] && ok "  ... META graph_data_crossed 1" ||
 	notok "  ... META graph_data_crossed '$(meta plain graph_data_crossed)'"
 
@@ -104,8 +107,7 @@ grep -q "PASS graphs: 1 launch of a kernel began" "$TMPDIR/out" && ok "  ... che
 
 # Per launch (GMPROF_GRAPH_NODE_DATA=launch) no function's data is set: nothing to cross.
 run launch plain GMPROF_CAPTURE=launches:1-1 GMPROF_GRAPH_NODE_DATA=launch
-if grep -q "$crossed_read" "$TMPDIR/err"; then notok "  ... a launch read another thread's data: $err"
-else ok "  ... nothing read across"; fi
+no_read_across "nothing read across"
 [ -z "$(meta launch graph_data_crossed)" ] && [ -z "$(meta launch graph_node_data)" ] &&
 	ok "  ... no META graph_data_crossed or graph_node_data" || notok "  ... META says '$(meta launch graph_data_crossed)'"
 
@@ -123,8 +125,7 @@ done >>"$TMPDIR/loop.jsonl"
 rm -f "$TMPDIR/loop.gmprof"
 expect_exit 0 "four threads, 200 graph launches each of the same two kernels" -- env GMP_DOUBLE_GRAPH=1 \
 	GMPROF_OUTPUT="$TMPDIR/loop.gmprof" "$FAKE" --threads 4 "$TMPDIR/loop.jsonl"
-if grep -q "$crossed_read" "$TMPDIR/err"; then notok "  ... a kernel read another thread's data: $(head -3 "$TMPDIR/err")"
-else ok "  ... no kernel read another thread's data"; fi
+no_read_across "no kernel read another thread's data"
 "$GMPROF" dump "$TMPDIR/loop.gmprof" | grep '"op":"kernel"' | grep -c '"read"' | grep -qx 1600 &&
 	ok "  ... every one of the 1600 kernel nodes with its accesses" ||
 	notok "  ... kernel nodes with accesses: $("$GMPROF" dump "$TMPDIR/loop.gmprof" | grep '"op":"kernel"' | grep -c '"read"')"
