@@ -156,6 +156,8 @@ static inline void st_lock(uint64_t t)
 /* ---- recorder.c (callers hold gmp_col.lock) -------------------------------- */
 /* Creates the profile; on failure one sentence is in err. */
 int rec_open(char *err, size_t errn);
+/* Names the profile in gmprof run's list (GMPROF_RUN_MANIFEST), once the collector is subscribed. */
+void rec_list_for_run(void);
 /* Flushes, runs the online detector (clean) and closes; idempotent. */
 void rec_close(int clean);
 /* ns since the run began. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collector.h"
@@ -140,6 +141,31 @@ static void give_up(const char *what)
 		exit(2);
 }
 
+/*
+ * Profiling given up after rec_open made the profile (not yet in gmprof
+ * run's list): it holds nothing of the run, so it goes rather than read as
+ * a run that died at its start.  A file that was there before is
+ * untouched, as rec_open made none then (it replaces one only under
+ * GMPROF_FORCE, whose old profile is gone anyway); so is what is not a
+ * regular file (GMPROF_FORCE=1 GMPROF_OUTPUT=/dev/full).
+ */
+static void discard_profile(void)
+{
+	pthread_mutex_lock(&gmp_col.lock);
+	int made = gmp_col.w != NULL;
+	gmp_col.write_failed = 1; /* nothing more goes into it, nor is said of it: give_up says why */
+	pthread_mutex_unlock(&gmp_col.lock);
+	if (!made)
+		return;
+	rec_close(0);
+	struct stat st;
+	if (lstat(gmp_col.path, &st) || !S_ISREG(st.st_mode))
+		return;
+	if (unlink(gmp_col.path) && errno != ENOENT)
+		rec_say("cannot remove the profile '%s', which holds nothing of the run: %s", gmp_col.path,
+			strerror(errno));
+}
+
 static void start(void)
 {
 	char err[2 * PATH_MAX + 256], dir[PATH_MAX];
@@ -191,6 +217,7 @@ static void start(void)
 	int rc = rec_open(err, sizeof(err));
 	pthread_mutex_unlock(&gmp_col.lock);
 	if (rc) {
+		discard_profile();
 		give_up(err);
 		return;
 	}
@@ -203,27 +230,35 @@ static void start(void)
 			 : r == SANITIZER_ERROR_NOT_INITIALIZED
 				 ? ": the driver and the Sanitizer library do not match"
 				 : "");
-		rec_close(0);
+		discard_profile();
 		give_up(err);
 		return;
 	}
-	static const Sanitizer_CallbackDomain domains[] = {
-		SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CB_DOMAIN_MEMCPY,
-		SANITIZER_CB_DOMAIN_MEMSET, SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CB_DOMAIN_EVENTS,
-		SANITIZER_CB_DOMAIN_GRAPHS, SANITIZER_CB_DOMAIN_RUNTIME_API,
-		SANITIZER_CB_DOMAIN_DRIVER_API,
+	/* Every domain or no profile: without one (events', say) the profile would be wrong, and silently. */
+	static const struct {
+		Sanitizer_CallbackDomain domain;
+		const char *name;
+	} domains[] = {
+		{ SANITIZER_CB_DOMAIN_RESOURCE, "resource" }, { SANITIZER_CB_DOMAIN_LAUNCH, "launch" },
+		{ SANITIZER_CB_DOMAIN_MEMCPY, "memcpy" }, { SANITIZER_CB_DOMAIN_MEMSET, "memset" },
+		{ SANITIZER_CB_DOMAIN_SYNCHRONIZE, "synchronize" }, { SANITIZER_CB_DOMAIN_EVENTS, "events" },
+		{ SANITIZER_CB_DOMAIN_GRAPHS, "graphs" }, { SANITIZER_CB_DOMAIN_RUNTIME_API, "runtime API" },
+		{ SANITIZER_CB_DOMAIN_DRIVER_API, "driver API" },
 	};
 	for (size_t i = 0; i < sizeof(domains) / sizeof(domains[0]); i++) {
-		r = gmp_col.san.EnableDomain(1, gmp_col.sub, domains[i]);
-		if (r != SANITIZER_SUCCESS && domains[i] <= SANITIZER_CB_DOMAIN_MEMSET) {
-			snprintf(err, sizeof(err), "cannot enable Compute Sanitizer callbacks (%s)",
-				 gmp_san__strerror(&gmp_col.san, r));
+		r = gmp_col.san.EnableDomain(1, gmp_col.sub, domains[i].domain);
+		if (r != SANITIZER_SUCCESS) {
+			snprintf(err, sizeof(err), "cannot enable the Compute Sanitizer's %s callbacks (%s)",
+				 domains[i].name, gmp_san__strerror(&gmp_col.san, r));
 			gmp_col.san.Unsubscribe(gmp_col.sub);
-			rec_close(0);
+			discard_profile();
 			give_up(err);
 			return;
 		}
 	}
+	pthread_mutex_lock(&gmp_col.lock);
+	rec_list_for_run(); /* a profile that will hold the run: for gmprof run to report */
+	pthread_mutex_unlock(&gmp_col.lock);
 	if (gmp_col.opts.api_needed && !gmp_col.san.EnableCallback) {
 		rec_say("the Compute Sanitizer library has no sanitizerEnableCallback: GMPROF_API_CALLBACKS=needed takes every API callback");
 		gmp_col.opts.api_needed = 0;

@@ -113,7 +113,9 @@ static const char *getenv_fn(const char *name)
  * reports every profile its program wrote: the ranks of an MPI job, the
  * children of a script.
  */
-static void list_for_run(const char *host)
+static char host[256] = "localhost"; /* this machine's name, as rec_open found it */
+
+void rec_list_for_run(void)
 {
 	const char *m = gmp_col.opts.run_manifest;
 	char line[PATH_MAX + 1], entry[PATH_MAX];
@@ -140,7 +142,6 @@ static void list_for_run(const char *host)
 
 int rec_open(char *err, size_t errn)
 {
-	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
 	host[sizeof(host) - 1] = '\0';
 	if (gmp_path__expand(gmp_col.opts.output, getpid(), host, getenv_fn, gmp_col.path,
@@ -187,7 +188,6 @@ int rec_open(char *err, size_t errn)
 		snprintf(err, errn, "cannot write the profile '%s': %s", gmp_col.path, strerror(-rc));
 		return rc;
 	}
-	list_for_run(host);
 	gmp_col.t0_ns = st_now();
 	pthread_cond_init(&gmp_col.wake, NULL);
 	if (pthread_create(&gmp_col.flusher, NULL, flusher_main, NULL) == 0)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "codec.h"
@@ -156,7 +157,12 @@ int gmp_writer__create(const char *path, int force, size_t buffer_bytes,
 	int fd = gmp_file__create(path, force);
 	if (fd < 0)
 		return fd;
-	return gmp_writer__open_fd(fd, buffer_bytes, out);
+	struct stat st;
+	int regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
+	int rc = gmp_writer__open_fd(fd, buffer_bytes, out);
+	if (rc && regular)
+		unlink(path); /* made or emptied here, and no header in it: not a profile (a device stays) */
+	return rc;
 }
 
 static int rec_bytes(struct gmp_writer *w, const void *p, size_t n)

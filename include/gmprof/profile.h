@@ -60,7 +60,8 @@ struct gmp_writer;
 int gmp_writer__open_fd(int fd, size_t buffer_bytes, struct gmp_writer **out);
 /*
  * Creates path (never following a symlink; never overwriting unless force)
- * and opens a writer on it.
+ * and opens a writer on it; a regular file whose header cannot be written
+ * is removed.
  */
 int gmp_writer__create(const char *path, int force, size_t buffer_bytes,
 		       struct gmp_writer **out);

@@ -160,6 +160,12 @@ for f in open:1 write:1 write:2+ write:3 fsync:1; do
 	expect_exit 0 "collector: $f on the profile fails; the program runs on" -- env GMP_INJECT=$f GMP_INJECT_PATH=p.gmprof \
 		GMPROF_OUTPUT="$TMPDIR/p.gmprof" LD_PRELOAD="$SHIM" "$R/double/fake_app" "$S"
 	expect_stderr_line "gmprof: cannot .*p.gmprof" "  ... one sentence naming the profile"
+	# Failed before the profile had the run's first record (the header's write, the start's
+	# flush): no file to read as a run that died at its start; later, what was written stays.
+	case $f in
+	write:3 | fsync:1) [ -s "$TMPDIR/p.gmprof" ] && ok "  ... what was written stays" || notok "  ... no profile left" ;;
+	*) [ ! -e "$TMPDIR/p.gmprof" ] && ok "  ... no profile left" || notok "  ... a profile of nothing was left" ;;
+	esac
 done
 # collector_sweep NAME SCRIPT COUNT: each of the collector's first COUNT allocations fails in turn.
 collector_sweep() {

@@ -242,10 +242,12 @@ void gmp_double_set_oom_above(uint64_t bytes)
  * counted from the program's start), as a device short of memory or a
  * failing context would make them; "patches:1" the 1st
  * sanitizerAddPatchesFromFile (a fatbin with no code for the GPU),
- * "module:N" the Nth sanitizerPatchModule (double_patch.c).
+ * "module:N" the Nth sanitizerPatchModule (double_patch.c); "subscribe:1"
+ * the 1st sanitizerSubscribe, as when another tool subscribed first, and
+ * "domain:N" the Nth sanitizerEnableDomain that enables (sanitizer_double.c).
  */
 static const char *const fail_names[DOUBLE_FAIL_KINDS] = { "alloc", "upload", "set", "download", "patches",
-							   "module", "unpatch" };
+							   "module", "unpatch", "subscribe", "domain" };
 static unsigned long fail_at[DOUBLE_FAIL_KINDS], fail_calls[DOUBLE_FAIL_KINDS];
 static void read_fail(void)
 {

@@ -84,7 +84,7 @@ void double_delay(const char *env);
 void double_maybe_die(long n);
 /* GMP_DOUBLE_FAIL: 1 when this call of the kind is the one to fail (double_memory.c). */
 enum { DOUBLE_FAIL_ALLOC, DOUBLE_FAIL_UPLOAD, DOUBLE_FAIL_SET, DOUBLE_FAIL_DOWNLOAD, DOUBLE_FAIL_PATCHES,
-       DOUBLE_FAIL_MODULE, DOUBLE_FAIL_UNPATCH, DOUBLE_FAIL_KINDS };
+       DOUBLE_FAIL_MODULE, DOUBLE_FAIL_UNPATCH, DOUBLE_FAIL_SUBSCRIBE, DOUBLE_FAIL_DOMAIN, DOUBLE_FAIL_KINDS };
 int double_fails(int kind);
 
 #endif

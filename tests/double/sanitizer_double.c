@@ -93,7 +93,7 @@ SanitizerResult sanitizerGetResultString(SanitizerResult result, const char **st
 SanitizerResult sanitizerSubscribe(Sanitizer_SubscriberHandle *subscriber,
 				   Sanitizer_CallbackFunc cb, void *userdata)
 {
-	if (subscribed)
+	if (subscribed || double_fails(DOUBLE_FAIL_SUBSCRIBE))
 		return SANITIZER_ERROR_MAX_LIMIT_REACHED;
 	subscribed = 1;
 	callback = cb;
@@ -114,7 +114,7 @@ SanitizerResult sanitizerEnableDomain(uint32_t enable, Sanitizer_SubscriberHandl
 				      Sanitizer_CallbackDomain domain)
 {
 	(void)subscriber;
-	if (domain <= 0 || domain > 31)
+	if (domain <= 0 || domain > 31 || (enable && double_fails(DOUBLE_FAIL_DOMAIN)))
 		return SANITIZER_ERROR_INVALID_DOMAIN_ID;
 	if (enable)
 		domains |= 1u << domain;
