@@ -17,11 +17,14 @@
 #   object-empty    object with GMPROF_PATCH_EMPTY=1 (every access calls an
 #                   empty callback: the Sanitizer's own cost and gmprof's
 #                   host work, without gmprof's device patches; no findings)
-#   object-outside  object with --capture profiler-api: the programs never
-#                   call cudaProfilerStart, so every launch is outside the
-#                   capture range (what a user pays outside it: the patches
-#                   called with no launch data, no call paths; no findings)
-#   object-outside-at-launch  object-outside with GMPROF_PATCH_AT=launch: no
+#   object-outside  object with --capture profiler-api and
+#                   GMPROF_PATCH_AT=load: the programs never call
+#                   cudaProfilerStart, so every launch is outside the capture
+#                   range (what a user pays outside it with modules patched
+#                   at load: the patches called with no launch data, no call
+#                   paths; no findings)
+#   object-outside-at-launch  object-outside with GMPROF_PATCH_AT=launch (the
+#                   default under a capture range since 2026-11-30): no
 #                   module is patched, since none has a monitored launch
 #   intra           gmprof run --mode intra, every kernel monitored
 #   intra-l1        intra with GMPROF_PATCH_LOADS=l1
@@ -160,7 +163,7 @@ while [ $r -le "$RUNS" ]; do
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-empty || timed "$p" object-empty env GMPROF_PATCH_EMPTY=1 \
 			"$G" run --mode object --force --top 0 -o "$prof" -- "$OUT/$p"
-		! want object-outside || timed "$p" object-outside \
+		! want object-outside || timed "$p" object-outside env GMPROF_PATCH_AT=load \
 			"$G" run --mode object --capture profiler-api --force --top 0 -o "$prof" -- "$OUT/$p"
 		! want object-outside-at-launch || timed "$p" object-outside-at-launch env GMPROF_PATCH_AT=launch \
 			"$G" run --mode object --capture profiler-api --force --top 0 -o "$prof" -- "$OUT/$p"
@@ -266,8 +269,8 @@ res=benchmarks/results/$(date -u +%Y-%m-%d)-$slug$suffix.md
 	echo "- object-hints: object with \`GMPROF_PATCH_HINTS=1\` (each instruction tries the table entry it found last)"
 	echo "- object-quiet: object with \`GMPROF_API_CALLBACKS=needed\` (the callbacks of runtime and driver calls that make no GPU work turned off)"
 	echo "- object-empty: object with \`GMPROF_PATCH_EMPTY=1\` (every access calls an empty callback: the Sanitizer's cost and gmprof's host work, not its device patches)"
-	echo "- object-outside: object with \`--capture profiler-api\` (the programs never call cudaProfilerStart: every launch outside the capture range, its patches called with no launch data)"
-	echo "- object-outside-at-launch: object-outside with \`GMPROF_PATCH_AT=launch\` (no module patched: none has a monitored launch)"
+	echo "- object-outside: object with \`--capture profiler-api\` and \`GMPROF_PATCH_AT=load\` (the programs never call cudaProfilerStart: every launch outside the capture range, its patches called with no launch data)"
+	echo "- object-outside-at-launch: object-outside with \`GMPROF_PATCH_AT=launch\`, the default under a capture range (no module patched: none has a monitored launch)"
 	echo "- memcheck: \`compute-sanitizer --tool memcheck --leak-check full P\`"
 	echo
 	echo "- access_cost: \`benchmarks/micro/access_cost\` natively, with \`GMPROF_PATCH_EMPTY=1 gmprof run\`, and under object and intra mode"

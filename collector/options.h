@@ -110,7 +110,9 @@ struct gmp_opts {
 				    search (0) */
 	int patch_l1;            /* GMPROF_PATCH_LOADS: l2 | l1: where the patches test hit and
 				    bitmap words before setting them (l2) */
-	int patch_at;            /* GMPROF_PATCH_AT: enum gmp_patch_at (load) */
+	int patch_at;            /* GMPROF_PATCH_AT: enum gmp_patch_at (load; launch under a
+				    capture range) */
+	int patch_at_default;    /* GMPROF_PATCH_AT unset: patch_at is the default */
 	int graph_fn_data;       /* GMPROF_GRAPH_NODE_DATA: launch | function: how a graph's kernel
 				    node gets its launch buffer, per launch or per function (function) */
 	char run_manifest[1024]; /* GMPROF_RUN_MANIFEST: gmprof run's list of the profiles its

@@ -221,10 +221,13 @@ static void want(struct gmp_ctx_state *s, CUmodule module)
 	__atomic_store_n(&gmp_col.patch_wanted, 1, __ATOMIC_RELEASE);
 	static int said;
 	if (!said++)
-		rec_say("GMPROF_PATCH_AT=%s: a kernel was launched with no launch call to patch its module before "
+		rec_say("GMPROF_PATCH_AT=%s%s: a kernel was launched with no launch call to patch its module before "
 			"(a CUDA graph's kernel node, or a driver without cuFuncGetModule); that launch is not "
-			"monitored, and the module is patched for the launches after it",
-			gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE ? "range" : "launch");
+			"monitored, and the module is patched for the launches after it%s",
+			gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE ? "range" : "launch",
+			gmp_col.opts.patch_at_default ? " (the default under a capture range)" : "",
+			gmp_col.opts.patch_at_default ? " (GMPROF_PATCH_AT=load monitors it, at the cost of "
+							"patched kernels outside the range)" : "");
 }
 
 int dev_ready(struct gmp_ctx_state *s, CUmodule module)

@@ -154,11 +154,18 @@ fi
 # kernels that ran before their module was patched, and the patches), and
 # what is monitored is exactly what it is when modules are patched at load.
 patched() { sed -n 's/^double: .*, \([0-9]*\) kernels ran unpatched, \([0-9]*\) module patches, \([0-9]*\) module unpatches$/\1 \2 \3/p' "$TMPDIR/$1.err"; }
-collect at-load GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3
+collect at-load GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=load
 collect at-launch GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
 [ "$(patched at-load)" = "0 1 0" ] && [ "$(patched at-launch)" = "1 1 0" ] &&
 	ok "GMPROF_PATCH_AT=launch: the module is patched at the range's first launch, the kernel before it runs unpatched" ||
 	notok "GMPROF_PATCH_AT: at load '$(patched at-load)', at launch '$(patched at-launch)'"
+# Unset, it is launch under a capture range (kernels outside it then run as they are), load without one.
+collect at-default GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3
+collect all-default GMP_DOUBLE_STATS=3
+[ "$(patched at-default)" = "1 1 0" ] && [ "$(patched all-default)" = "0 1 0" ] &&
+	cmp -s "$TMPDIR/at-load.kernels" "$TMPDIR/at-default.kernels" &&
+	ok "GMPROF_PATCH_AT unset: launch under a capture range, the same launches monitored; load without a range" ||
+	notok "GMPROF_PATCH_AT unset: with a range '$(patched at-default)', without '$(patched all-default)'"
 cmp -s "$TMPDIR/at-load.kernels" "$TMPDIR/at-launch.kernels" && cmp -s "$TMPDIR/prof.kernels" "$TMPDIR/at-launch.kernels" &&
 	ok "  ... the same launches monitored, with the same accesses" || notok "  ... the launches differ: $(diff "$TMPDIR/at-load.kernels" "$TMPDIR/at-launch.kernels")"
 # Launch calls that name kernel handles (as the runtime may since CUDA 12): the module
@@ -207,6 +214,13 @@ for case in "GMP_DOUBLE_DRIVER_LAUNCH=0,2 1 0,step2\",\"read\":\[\"0x200000\"\]"
 	[ "$(grep -c 'GMPROF_PATCH_AT=launch: a kernel was launched with no launch call to patch its module before' "$TMPDIR/late.err")" = 1 ] &&
 		ok "  ... said once" || notok "  ... said: $(cat "$TMPDIR/late.err")"
 done
+# The same graph under the default for a range: said as the default, with the way to monitor it.
+collect late-default GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMP_DOUBLE_GRAPH=1
+[ "$(grep -c '"monitored":false' "$TMPDIR/late-default.kernels")" -eq 3 ] &&
+	grep -q '^gmprof: GMPROF_PATCH_AT=launch (the default under a capture range): a kernel was launched with no launch call .*after it (GMPROF_PATCH_AT=load monitors it, at the cost of patched kernels outside the range)$' \
+		"$TMPDIR/late-default.err" &&
+	ok "GMPROF_PATCH_AT unset, a graph in the range: its first launch unmonitored, said with GMPROF_PATCH_AT=load" ||
+	notok "late-default: $(cat "$TMPDIR/late-default.kernels" "$TMPDIR/late-default.err")"
 
 # GMPROF_PATCH_AT=range: as launch, and once the range is over, a context
 # sync that covered every launch unpatches the module (the double aborts if

@@ -86,7 +86,7 @@ env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_MIX=1 GMPROF_GRAPH_NODE_DATA=launch GMPR
 # Two threads: a launch begun while the other's graph node held its kernel's data (graph_threads.sh).
 printf '%s\n' '{"op":"alloc","addr":"0x100000","size":4096}' \
 	'{"op":"kernel","name":"step","write":["0x100000"],"stream":1}' '{"op":"sync"}' >"$TMPDIR/step.jsonl"
-env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_CROSS=plain GMPROF_CAPTURE=launches:1-1 GMPROF_OUTPUT="$TMPDIR/crossed.gmprof" \
+env GMP_DOUBLE_GRAPH=1 GMP_DOUBLE_GRAPH_CROSS=plain GMPROF_CAPTURE=launches:1-1 GMPROF_PATCH_AT=load GMPROF_OUTPUT="$TMPDIR/crossed.gmprof" \
 	"$B/double/fake_app" --threads 2 "$TMPDIR/step.jsonl" 2>/dev/null || notok "the collector's run of crossed graphs"
 
 # The corpus: every script and recorded profile the tests have, and the above.

@@ -45,7 +45,10 @@
 # under GMPROF_MAPS_MB=1; its .touched check names the launch without
 # touches); ipc_handles (new too: IPC through a pool's pointer and a
 # shared mapping; its child's report line says whether both imports were
-# reported).  And once,
+# reported); capture, capture_nvtx and capture_ranges (since the
+# fifty-second session a capture range patches modules at their first
+# monitored launch by default: capture and capture_ranges passed so in
+# step 4b on the H200, capture_nvtx has not run so).  And once,
 # CUDA_MODULE_LOADING=LAZY in the environment of a whole gpu-check call
 # (on 2026-11-30 all but tma passed so; since then a module loaded inside
 # the collector's own driver query is patched after it): if tma passes too,

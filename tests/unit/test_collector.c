@@ -72,6 +72,18 @@ static void options(void **state)
 	assert_int_equal(o.device_info, 0);
 	assert_int_equal(o.api_needed, 1);
 	assert_int_equal(o.fallback, 0);
+	/* GMPROF_PATCH_AT unset: launch under a capture range, load without one; set, as given. */
+	static const char *const ranged[] = { "GMPROF_CAPTURE=profiler-api", NULL };
+	assert_int_equal(parse(ranged, &o, err), 0);
+	assert_int_equal(o.patch_at, GMP_PATCH_AT_LAUNCH);
+	assert_int_equal(o.patch_at_default, 1);
+	static const char *const ranged_load[] = { "GMPROF_CAPTURE=launches:5-9", "GMPROF_PATCH_AT=load", NULL };
+	assert_int_equal(parse(ranged_load, &o, err), 0);
+	assert_int_equal(o.patch_at, GMP_PATCH_AT_LOAD);
+	assert_int_equal(o.patch_at_default, 0);
+	static const char *const whole[] = { "GMPROF_CAPTURE=all", NULL };
+	assert_int_equal(parse(whole, &o, err), 0);
+	assert_int_equal(o.patch_at, GMP_PATCH_AT_LOAD);
 	static const char *const alloc[] = { "GMPROF_MODE=alloc", NULL };
 	assert_int_equal(parse(alloc, &o, err), 0);
 	assert_int_equal(o.mode, GMP_COLLECT_ALLOC);
