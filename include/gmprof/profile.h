@@ -120,6 +120,9 @@ int gmp_writer__flush(struct gmp_writer *w);
 uint64_t gmp_writer__events(const struct gmp_writer *w);
 /* Bytes handed to the file so far (after the last flush). */
 uint64_t gmp_writer__bytes_flushed(const struct gmp_writer *w);
+/* The writer's first error (sticky; 0: none); _fail makes err (negative) it where there was none. */
+int gmp_writer__error(const struct gmp_writer *w);
+int gmp_writer__fail(struct gmp_writer *w, int err);
 /*
  * Writes an END record when clean, flushes, closes and frees.  Returns the
  * first error seen over the writer's life, or 0.  NULL is a no-op.
