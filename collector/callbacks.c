@@ -91,37 +91,6 @@ static void profiler_api(const char *name)
 		__atomic_store_n(&gmp_col.profiling, on, __ATOMIC_RELAXED);
 }
 
-/*
- * GMPROF_PATCH_AT=launch or range: a driver call that launches a kernel,
- * as it begins, before the driver takes the locks the launch holds; its
- * parameters (cuLaunchKernel's and cuLaunchCooperativeKernel's, the
- * function first; cuLaunchKernelEx's, after the launch's configuration)
- * name the function, whose module is patched now if the launch will be
- * monitored (patching.c).
- */
-static void launch_call(const Sanitizer_CallbackData *cd)
-{
-	const char *n = cd->functionName;
-	if (!n || strncmp(n, "cuLaunch", 8) || !cd->functionParams)
-		return;
-	size_t len = strcspn(n, "_"); /* cuLaunchKernel_ptsz: the per-thread stream's */
-	int at;
-	if ((len == 14 && !strncmp(n, "cuLaunchKernel", len)) || (len == 25 && !strncmp(n, "cuLaunchCooperativeKernel", len)))
-		at = 0;
-	else if (len == 16 && !strncmp(n, "cuLaunchKernelEx", len))
-		at = 1;
-	else
-		return;
-	CUfunction f = ((const CUfunction *)cd->functionParams)[at];
-	CUmodule m;
-	in_callback = 1; /* the driver's and the patching's own callbacks are not the program's */
-	if (drv_func_module(f, &m) == 0)
-		dev_launch_call(cd->context, m);
-	in_callback = 0;
-	if (gmp_col.opts.log_callbacks)
-		fprintf(stderr, "gmprof: api %s function %p module %p\n", n, (void *)f, (void *)m);
-}
-
 static void api(const Sanitizer_CallbackData *cd)
 {
 	if (cd->callbackSite == SANITIZER_API_ENTER) {
@@ -142,7 +111,7 @@ static void api(const Sanitizer_CallbackData *cd)
 				fprintf(stderr, "gmprof: api %s\n", cb_api_name);
 		}
 		if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD && gmp_col.opts.mode != GMP_COLLECT_ALLOC)
-			launch_call(cd);
+			dev_api_launch_call(cd);
 		if (tmap_any() && gmp_col.opts.mode != GMP_COLLECT_ALLOC) { /* its kernel's tensor maps */
 			in_callback = 2; /* the driver's own callbacks are not the program's; its module loads are */
 			tmap_launch_call(cd->functionName, cd->functionParams);
@@ -273,9 +242,12 @@ static void resource(Sanitizer_CallbackId cbid, const void *cbdata)
 		dev_module_loaded(m->context, m->module);
 		break;
 	}
-	case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING:
-		tmap_functions_gone(); /* their handles may be given again */
+	case SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING: {
+		const Sanitizer_ResourceModuleData *m = cbdata;
+		tmap_functions_gone(); /* their handles may be given again, as may the module's */
+		dev_module_unloading(m->context, m->module);
 		break;
+	}
 	/*
 	 * FUNCTIONS_LAZY_LOADED: nothing to do.  The Sanitizer patches lazily
 	 * loaded functions of a patched module itself (FUNCTIONS_LAZY_PATCHED

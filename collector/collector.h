@@ -553,6 +553,10 @@ void dev_modules_later(void);
  * Patching from the launch's own callback can deadlock (patching.c).
  */
 void dev_launch_call(CUcontext ctx, CUmodule module);
+/* The same from any driver API enter callback (lock not held): a launch's, a graph launch's. */
+void dev_api_launch_call(const Sanitizer_CallbackData *cd);
+/* A module about to be unloaded (lock held): off the lists of loaded and patched ones. */
+void dev_module_unloading(CUcontext ctx, CUmodule module);
 /* At the end of an API call (lock not held): patches the modules launches could not (patching.c). */
 void dev_patch_wanted(void);
 /* Prepares the launch's buffers and records its kernel event e (kind: how it is monitored). */

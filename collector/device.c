@@ -301,6 +301,16 @@ void dev_launch_call(CUcontext ctx, CUmodule module)
 	pthread_mutex_unlock(&gmp_col.lock);
 }
 
+void dev_graph_call(CUcontext ctx)
+{
+	uint64_t t0 = st_now();
+	st_lock(t0);
+	if (ctx && !gmp_col.closed && capturing(gmp_col.launches + 1)) /* its first node */
+		dev_patch_all(state_of(ctx));
+	st_since(GMP_ST_CALLBACKS, t0);
+	pthread_mutex_unlock(&gmp_col.lock);
+}
+
 /* A launch that stays unmonitored: its resources back, its event recorded. */
 static void unmonitored(struct gmp_ctx_state *s, struct pending *p, struct gmp_launch_info *li,
 			struct gmp_event *e)
@@ -545,6 +555,7 @@ void dev_context_destroying(CUcontext ctx)
 	free(s->pend);
 	free(s->patched);
 	free(s->wanted);
+	free(s->loaded);
 	free(s->garbage);
 	pthread_mutex_destroy(&s->stage_lock);
 	free(s);

@@ -220,6 +220,8 @@ struct gmp_ctx_state {
 	size_t npatched, patched_cap;
 	CUmodule *wanted;         /* GMPROF_PATCH_AT=launch: to patch once the API call returns */
 	size_t nwanted, wanted_cap;
+	CUmodule *loaded;         /* GMPROF_PATCH_AT=launch: every module loaded (dev_patch_all) */
+	size_t nloaded, loaded_cap;
 	struct gmp_dev_block {    /* device (or pinned host) memory to free once the lock is released */
 		void *dev;
 		size_t bytes;
@@ -306,6 +308,10 @@ void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module);
 int dev_ready(struct gmp_ctx_state *s, CUmodule module);
 /* GMPROF_PATCH_AT=launch or range: patches module before a launch (dev_launch_call). */
 void dev_patch_early(struct gmp_ctx_state *s, CUmodule module);
+/* The same before a graph launch (dev_graph_call): every module s loaded. */
+void dev_patch_all(struct gmp_ctx_state *s);
+/* From a graph launch's driver call as it begins (lock not held): dev_patch_all when it will be monitored. */
+void dev_graph_call(CUcontext ctx);
 /* A context's state; NULL when gmprof has none for it. */
 struct gmp_ctx_state *dev_find_state(CUcontext ctx);
 /* GMPROF_PATCH_AT=range: a launch waits here while modules are being unpatched (dev_unpatch). */

@@ -10,6 +10,9 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "device.h"
 #include "util.h"
@@ -76,12 +79,17 @@ static SanitizerResult patch_module(CUmodule module, const char **what, int *hea
 	return gmp_col.san.PatchModule(module);
 }
 
-static int is_patched(const struct gmp_ctx_state *s, CUmodule m)
+static int listed(const CUmodule *list, size_t n, CUmodule m)
 {
-	for (size_t i = 0; i < s->npatched; i++)
-		if (s->patched[i] == m)
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == m)
 			return 1;
 	return 0;
+}
+
+static int is_patched(const struct gmp_ctx_state *s, CUmodule m)
+{
+	return listed(s->patched, s->npatched, m);
 }
 
 /*
@@ -186,9 +194,104 @@ void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module)
 	 * launch (dev_ready).  Functions loaded lazily into a patched module
 	 * the Sanitizer patches itself (callbacks.c).
 	 */
-	if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD)
+	if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD) { /* kept for a graph launch (dev_patch_all) */
+		if (!GMP_GROW(s->loaded, s->loaded_cap, s->nloaded + 1))
+			s->loaded[s->nloaded++] = module;
+		else
+			dev_out_of_memory("recording a loaded module");
 		return;
+	}
 	patch(s, module);
+}
+
+/* Takes module off a list of n (order not kept); whether it was there. */
+static int drop(CUmodule *list, size_t *n, CUmodule module)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (list[i] == module) {
+			list[i] = list[--*n];
+			return 1;
+		}
+	return 0;
+}
+
+void dev_module_unloading(CUcontext ctx, CUmodule module)
+{
+	struct gmp_ctx_state *s = dev_find_state(ctx);
+	if (s) { /* its handle may come back for another module */
+		while (drop(s->loaded, &s->nloaded, module)) {
+		}
+		drop(s->patched, &s->npatched, module);
+		drop(s->wanted, &s->nwanted, module);
+	}
+}
+
+/*
+ * GMPROF_PATCH_AT=launch or range: a graph launch's call (cuGraphLaunch)
+ * does not name its kernel nodes' functions, and a node whose module is
+ * not patched runs unmonitored.  So a graph launch that will be monitored
+ * first patches every module the context loaded (what GMPROF_PATCH_AT=load
+ * would have done), and says so once: the kernels of those modules then
+ * call the patches outside the range too.
+ */
+void dev_patch_all(struct gmp_ctx_state *s)
+{
+	if (!patching(s))
+		return;
+	CUmodule *todo = malloc((s->nloaded + 1) * sizeof(*todo));
+	size_t n = 0;
+	for (size_t i = 0; todo && i < s->nloaded; i++)
+		if (!is_patched(s, s->loaded[i]))
+			todo[n++] = s->loaded[i];
+	if (!todo)
+		dev_out_of_memory("patching the modules for a graph launch");
+	static int said;
+	if (n && !said++)
+		rec_say("GMPROF_PATCH_AT=%s: a CUDA graph launch is monitored, so every module the program loaded "
+			"is patched before it (a graph launch does not name its kernels' modules); their kernels "
+			"call the patches from here on, outside a capture range too",
+			gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE ? "range" : "launch");
+	/* patch() releases the lock: the context, and each module, are looked for again. */
+	CUcontext ctx = s->ctx;
+	for (size_t i = 0; i < n && dev_find_state(ctx) == s; i++)
+		if (listed(s->loaded, s->nloaded, todo[i]) && !is_patched(s, todo[i]))
+			patch(s, todo[i]);
+	free(todo);
+}
+
+/*
+ * GMPROF_PATCH_AT=launch or range: a driver call that launches a kernel,
+ * as it begins, before the driver takes the locks the launch holds; its
+ * parameters (cuLaunchKernel's and cuLaunchCooperativeKernel's, the
+ * function first; cuLaunchKernelEx's, after the launch's configuration)
+ * name the function, whose module is patched now if the launch will be
+ * monitored; a graph's (cuGraphLaunch) names none (dev_patch_all).
+ */
+void dev_api_launch_call(const Sanitizer_CallbackData *cd)
+{
+	const char *n = cd->functionName;
+	if (!n || strncmp(n, "cu", 2) || !cd->functionParams)
+		return;
+	size_t len = strcspn(n, "_"); /* cuLaunchKernel_ptsz: the per-thread stream's */
+	int at;
+	if ((len == 14 && !strncmp(n, "cuLaunchKernel", len)) || (len == 25 && !strncmp(n, "cuLaunchCooperativeKernel", len)))
+		at = 0;
+	else if (len == 16 && !strncmp(n, "cuLaunchKernelEx", len))
+		at = 1;
+	else if (len == 13 && !strncmp(n, "cuGraphLaunch", len))
+		at = -1;
+	else
+		return;
+	int was = cb_guard(); /* the driver's and the patching's own callbacks are not the program's */
+	CUfunction f = at < 0 ? NULL : ((const CUfunction *)cd->functionParams)[at];
+	CUmodule m = NULL;
+	if (at < 0)
+		dev_graph_call(cd->context);
+	else if (drv_func_module(f, &m) == 0)
+		dev_launch_call(cd->context, m);
+	cb_unguard(was);
+	if (gmp_col.opts.log_callbacks)
+		fprintf(stderr, "gmprof: api %s function %p module %p\n", n, (void *)f, (void *)m);
 }
 
 /*

@@ -196,31 +196,52 @@ collect all-at-launch GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch
 # launch call begins, never from the launch's callback (on an H100 that
 # deadlocked; the double aborts on it).  Where no launch call announced the
 # kernel (a driver without cuFuncGetModule, as GMP_DOUBLE_DRIVER_LAUNCH=0
-# has it; a graph's kernel nodes), that launch runs unmonitored and unpatched,
-# the module is patched as the program's call returns, and the next launch
-# is monitored; it is said once.
+# has it), that launch runs unmonitored and unpatched, the module is
+# patched as the program's call returns, and the next launch is monitored;
+# it is said once.
 cp "$TMPDIR/plain.jsonl" "$TMPDIR/c.jsonl" # without the NVTX ranges added above
-# HOW, what the double's stats say (unpatched kernels, patches, unpatches),
-# the first monitored launch: a graph launch's nodes all run unpatched.
-for case in "GMP_DOUBLE_DRIVER_LAUNCH=0,2 1 0,step2\",\"read\":\[\"0x200000\"\]" \
-	"GMP_DOUBLE_GRAPH=1,3 1 0,last\",\"read\":\[\"0x100000\"\]"; do
-	how=${case%%,*} rest=${case#*,}
-	stats=${rest%%,*} first=${rest#*,}
-	collect late GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch "$how"
-	[ "$(patched late)" = "$stats" ] && [ "$(grep -c '"monitored":false' "$TMPDIR/late.kernels")" -eq 3 ] &&
-		grep -q '"step","monitored":false' "$TMPDIR/late.kernels" && grep -q "\"$first" "$TMPDIR/late.kernels" &&
-		ok "GMPROF_PATCH_AT=launch, $how: the range's first launch unmonitored, the module patched after its call" ||
-		notok "$how: '$(patched late)' $(cat "$TMPDIR/late.kernels" "$TMPDIR/late.err")"
-	[ "$(grep -c 'GMPROF_PATCH_AT=launch: a kernel was launched with no launch call to patch its module before' "$TMPDIR/late.err")" = 1 ] &&
-		ok "  ... said once" || notok "  ... said: $(cat "$TMPDIR/late.err")"
-done
-# The same graph under the default for a range: said as the default, with the way to monitor it.
-collect late-default GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMP_DOUBLE_GRAPH=1
+collect late GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=launch GMP_DOUBLE_DRIVER_LAUNCH=0
+[ "$(patched late)" = "2 1 0" ] && [ "$(grep -c '"monitored":false' "$TMPDIR/late.kernels")" -eq 3 ] &&
+	grep -q '"step","monitored":false' "$TMPDIR/late.kernels" && grep -q '"step2","read":\["0x200000"\]' "$TMPDIR/late.kernels" &&
+	ok "GMPROF_PATCH_AT=launch, no launch call: the range's first launch unmonitored, the module patched after its call" ||
+	notok "no launch call: '$(patched late)' $(cat "$TMPDIR/late.kernels" "$TMPDIR/late.err")"
+[ "$(grep -c 'GMPROF_PATCH_AT=launch: a kernel was launched with no launch call to patch its module before' "$TMPDIR/late.err")" = 1 ] &&
+	ok "  ... said once" || notok "  ... said: $(cat "$TMPDIR/late.err")"
+# The same under the default for a range: said as the default, with the way to monitor it.
+collect late-default GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMP_DOUBLE_DRIVER_LAUNCH=0
 [ "$(grep -c '"monitored":false' "$TMPDIR/late-default.kernels")" -eq 3 ] &&
 	grep -q '^gmprof: GMPROF_PATCH_AT=launch (the default under a capture range): a kernel was launched with no launch call .*after it (GMPROF_PATCH_AT=load monitors it, at the cost of patched kernels outside the range)$' \
 		"$TMPDIR/late-default.err" &&
-	ok "GMPROF_PATCH_AT unset, a graph in the range: its first launch unmonitored, said with GMPROF_PATCH_AT=load" ||
+	ok "GMPROF_PATCH_AT unset, no launch call: its first launch unmonitored, said with GMPROF_PATCH_AT=load" ||
 	notok "late-default: $(cat "$TMPDIR/late-default.kernels" "$TMPDIR/late-default.err")"
+# A graph launch's call (cuGraphLaunch) names no kernel: one that will be monitored first patches
+# every module the context loaded, so its nodes are monitored from its first launch, as at load
+# (said once); one outside the range patches nothing.
+collect graph-load GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=load GMP_DOUBLE_GRAPH=1
+for at in launch default; do
+	collect "graph-$at" GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMP_DOUBLE_GRAPH=1 \
+		$([ $at = launch ] && echo GMPROF_PATCH_AT=launch)
+	[ "$(patched "graph-$at")" = "1 1 0" ] && cmp -s "$TMPDIR/graph-load.kernels" "$TMPDIR/graph-$at.kernels" &&
+		[ "$(grep -c '"monitored":false' "$TMPDIR/graph-$at.kernels")" -eq 1 ] &&
+		ok "graphs, GMPROF_PATCH_AT $([ $at = launch ] && echo =launch || echo unset): patched at the range's first graph launch, the same launches monitored as at load" ||
+		notok "graphs, $at: '$(patched "graph-$at")' $(diff "$TMPDIR/graph-load.kernels" "$TMPDIR/graph-$at.kernels")"
+	[ "$(grep -c '^gmprof: GMPROF_PATCH_AT=launch: a CUDA graph launch is monitored, so every module the program loaded is patched before it' "$TMPDIR/graph-$at.err")" = 1 ] &&
+		! grep -q 'no launch call' "$TMPDIR/graph-$at.err" && ok "  ... said once" || notok "  ... said: $(cat "$TMPDIR/graph-$at.err")"
+done
+# A module unloaded and loaded again at the same handle inside the range is no longer patched:
+# its next monitored launch patches it again (the double's kernels report nothing unpatched).
+for at in launch load; do
+	collect "reload-$at" GMPROF_CAPTURE=profiler-api GMP_DOUBLE_PROFILER=2,6 GMP_DOUBLE_STATS=3 GMPROF_PATCH_AT=$at \
+		GMP_DOUBLE_RELOAD_AT=5
+	[ "$(patched "reload-$at")" = "$([ $at = launch ] && echo 1 || echo 0) 2 0" ] &&
+		cmp -s "$TMPDIR/at-launch.kernels" "$TMPDIR/reload-$at.kernels" &&
+		ok "a module loaded again at its handle, GMPROF_PATCH_AT=$at: patched again, the same launches and accesses" ||
+		notok "reload, $at: '$(patched "reload-$at")' $(diff "$TMPDIR/at-launch.kernels" "$TMPDIR/reload-$at.kernels")"
+done
+collect graph-never GMPROF_CAPTURE=profiler-api GMP_DOUBLE_STATS=3 GMP_DOUBLE_GRAPH=1
+[ "$(patched graph-never)" = "4 0 0" ] && ! grep -q 'CUDA graph' "$TMPDIR/graph-never.err" &&
+	ok "graphs outside a range never started: no module patched, nothing said" ||
+	notok "graph-never: '$(patched graph-never)' $(cat "$TMPDIR/graph-never.err")"
 
 # GMPROF_PATCH_AT=range: as launch, and once the range is over, a context
 # sync that covered every launch unpatches the module (the double aborts if

@@ -70,8 +70,10 @@ grep -q "graphs" "$TMPDIR/check" && notok "  ... check: a graphs line where ever
 # being issued: the node gets its buffer per launch, so thread 2's kernel,
 # outside the capture range (no data of its own), reads none of the node's.
 # (Capture ranges here patch modules at load: under the default for a range,
-# GMPROF_PATCH_AT=launch, a graph's node whose module no launch call patched
-# runs unmonitored, and these cases need the node monitored.)
+# GMPROF_PATCH_AT=launch, a graph launch's call patches them only when the
+# launch to come is in the range, and here another thread's plain launch,
+# begun first, may not be counted yet when it asks; these cases need the
+# node monitored.)
 run issuing issuing GMPROF_CAPTURE=launches:2-2 GMPROF_PATCH_AT=load
 no_read_across "no kernel read the data another thread's graph launch set"
 [ -z "$(meta issuing graph_data_crossed)" ] && ok "  ... nothing crossed: no META graph_data_crossed" ||

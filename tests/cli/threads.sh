@@ -118,19 +118,26 @@ r=$("$GMPROF" dump "$TMPDIR/m.gmprof" | grep -c '"read":\["0x10000010000"\]')
 # Capture ranges with 8 threads: each thread's replay calls cudaProfilerStart and cudaProfilerStop
 # (GMP_DOUBLE_PROFILER), which turn monitoring on and off for all, with the
 # module patched at load and (GMPROF_PATCH_AT=launch) by whichever thread
-# makes the range's first launch; then launches by number.
-for run in profiler-api,load profiler-api,launch launches:10-200,load; do
-	cap=${run%,*}
+# makes the range's first launch (or, as graph launches, GMP_DOUBLE_GRAPH=1,
+# whichever thread's graph launch call comes first patches every module);
+# then launches by number.
+for run in profiler-api,load profiler-api,launch profiler-api,launch,graph launches:10-200,load; do
+	cap=${run%%,*} at=${run#*,}
+	graph=0
+	[ "${at#*,}" = graph ] && graph=1 at=${at%,*}
 	rm -f "$TMPDIR/c.gmprof"
 	env GMPROF_COLLECTOR="$T/libgmprof.so" GMPROF_SANITIZER_LIB="$T/double/libsanitizer-public.so" \
 		GMPROF_DOUBLE="$T/double/libsanitizer-public.so" GMPROF_PATCH="$TMPDIR/patches.fatbin" GMPROF_SUMMARY=0 \
-		GMPROF_CAPTURE=$cap GMPROF_PATCH_AT=${run#*,} GMP_DOUBLE_PROFILER=5,30,40,60 GMPROF_OUTPUT="$TMPDIR/c.gmprof" \
+		GMP_DOUBLE_GRAPH=$graph \
+		GMPROF_CAPTURE=$cap GMPROF_PATCH_AT=$at GMP_DOUBLE_PROFILER=5,30,40,60 GMPROF_OUTPUT="$TMPDIR/c.gmprof" \
 		TSAN_OPTIONS="halt_on_error=0 exitcode=66" "$T/double/fake_app" --threads 8 "$S" >/dev/null 2>"$TMPDIR/tsan"
 	rc=$?
 	n=$(grep -c "WARNING: ThreadSanitizer" "$TMPDIR/tsan")
 	[ "$rc" -eq 0 ] && [ "$n" -eq 0 ] && ok "capture $run: 8 threads, no ThreadSanitizer report" || { notok "capture $run: exit $rc, $n TSan reports"; head -30 "$TMPDIR/tsan"; }
 	"$GMPROF" report "$TMPDIR/c.gmprof" 2>"$TMPDIR/err" | grep -q "^  capture  [1-9][0-9]* of 48 kernel launches monitored" &&
 		ok "capture $run: some of the 48 launches monitored, and the profile reports" || notok "capture $run: $(cat "$TMPDIR/err")"
+	[ "$graph" = 0 ] || { [ "$(grep -c '^gmprof: GMPROF_PATCH_AT=launch: a CUDA graph launch is monitored, so every module' "$TMPDIR/tsan")" = 1 ] &&
+		ok "capture $run: every module patched by one graph launch call, said once" || notok "capture $run: $(grep gmprof: "$TMPDIR/tsan")"; }
 done
 # GMPROF_PATCH_AT=range with 8 threads: the module unpatched at context
 # syncs after a range, while other threads launch, and patched again by

@@ -142,16 +142,21 @@ void double_graph_switch(uint32_t *open, uint32_t want, CUstream stream, Sanitiz
 {
 	if (*open == want)
 		return;
+	/* The runtime's call, and inside it the driver's, whose parameters are the graph and the stream. */
 	if (*open) {
+		const void *params[2] = { (void *)(uintptr_t)0x9000, open_stream };
 		bracket(SANITIZER_CBID_GRAPHS_LAUNCH_END, open_stream, open_hstream, 0);
+		double_api_params("cuGraphLaunch", params, SANITIZER_API_EXIT);
 		double_api("cudaGraphLaunch", SANITIZER_API_EXIT);
 		*open = 0;
 	}
 	if (!want)
 		return;
+	const void *params[2] = { (void *)(uintptr_t)0x9000, stream };
 	bracket(SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN, stream, hstream, 1); /* cudaGraphUpload first */
 	bracket(SANITIZER_CBID_GRAPHS_LAUNCH_END, stream, hstream, 1);
 	double_api("cudaGraphLaunch", SANITIZER_API_ENTER);
+	double_api_params("cuGraphLaunch", params, SANITIZER_API_ENTER);
 	bracket(SANITIZER_CBID_GRAPHS_LAUNCH_BEGIN, stream, hstream, 0);
 	open_stream = stream;
 	open_hstream = hstream;

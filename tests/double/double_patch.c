@@ -237,6 +237,32 @@ void double_module_start(void)
 		gmp_double_module_used();
 }
 
+/*
+ * GMP_DOUBLE_RELOAD_AT=N: before the Nth event the program unloads its
+ * module and loads it again, at the same handle (as a driver may give a
+ * freed handle again): unloaded, it is no longer patched.
+ */
+static long reload_at;
+static void read_reload_at(void)
+{
+	const char *v = getenv("GMP_DOUBLE_RELOAD_AT");
+	reload_at = v ? strtol(v, NULL, 10) : 0;
+}
+
+void double_module_reload_at(long n)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, read_reload_at);
+	if (n != reload_at || !__atomic_load_n(&module_loaded, __ATOMIC_ACQUIRE))
+		return;
+	Sanitizer_ResourceModuleData md = { .context = DOUBLE_CTX, .module = MODULE };
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &md);
+	for (size_t i = 0; i < sizeof(patched_cb) / sizeof(patched_cb[0]); i++)
+		__atomic_store_n(&patched_cb[i], NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&module_patched, 0, __ATOMIC_RELAXED);
+	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_LOADED, &md);
+}
+
 void double_context_destroyed(void)
 {
 	double_context_sync_begins();

@@ -31,6 +31,8 @@ void double_context_sync_begins(void);
 /* The program starts: its module loads now, unless GMP_DOUBLE_LAZY=module (gmp_double_module_used). */
 void double_module_start(void);
 /* The context was destroyed (a device reset): its kernels ended, its module gone unpatched with it. */
+/* GMP_DOUBLE_RELOAD_AT: the module unloaded and loaded again before the Nth event (from 1). */
+void double_module_reload_at(long n);
 void double_context_destroyed(void);
 /*
  * GMP_DOUBLE_LAZY=1: a kernel of fn is about to launch (its function is

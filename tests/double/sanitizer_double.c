@@ -573,6 +573,7 @@ int gmp_double_replay(const char *script, uint32_t stream_base, uint64_t addr_of
 		if (err || i == t->nev)
 			break;
 		double_profiler_calls(i);
+		double_module_reload_at((long)i + 1);
 		double_reset_calls(i, live, &nlive);
 		double_before_event(&t->ev[i]);
 		err = replay_event(t, i, &live, &nlive, want);

@@ -302,7 +302,12 @@ done
 #    With GMPROF_PATCH_AT=range, modules are also unpatched at a device
 #    sync after a range and patched again by the next range's first launch
 #    (capture_ranges: two ranges, its profile counting two unpatches).
+#    Graph programs: a graph launch's driver call (cuGraphLaunch) names no
+#    kernel, so it patches every module the program loaded before the
+#    graph runs (since the fifty-second session); their logs must say so,
+#    and never that a kernel ran with no launch call to patch its module.
 for run in capture,,launch capture,LAZY,launch multithread,,launch streams_events,,launch launch_ex,,launch \
+	graphs,,launch graph_loop,,launch graph_capture,,launch \
 	capture,,range capture_ranges,,range capture_ranges,LAZY,range; do
 	name=${run%%,*} rest=${run#*,}
 	lazy=${rest%,*} at=${rest#*,}
@@ -317,6 +322,14 @@ for run in capture,,launch capture,LAZY,launch multithread,,launch streams_event
 	else
 		bad "$name (GMPROF_PATCH_AT=$at${lazy:+, lazy loading}):"; cat "$OUT_DIR/$name.$tag.diff" "$OUT_DIR/$name.$tag.log"
 	fi
+	case $name in graph*)
+		if grep -q "a CUDA graph launch is monitored, so every module" "$OUT_DIR/$name.$tag.log" &&
+			! grep -q "no launch call to patch its module" "$OUT_DIR/$name.$tag.log"; then
+			ok "$name (GMPROF_PATCH_AT=$at): its graph launch call patched the modules before the graph ran"
+		else
+			bad "$name (GMPROF_PATCH_AT=$at): no cuGraphLaunch patching: $(grep gmprof: "$OUT_DIR/$name.$tag.log")"
+		fi
+	esac
 	[ "$name,$at" = capture_ranges,range ] || continue
 	u=$("$G" dump "$OUT_DIR/$name.$tag.gmprof" 2>/dev/null | sed -n 's/.*"key":"module_unpatches","value":"\([0-9]*\)".*/\1/p')
 	[ "$u" = 2 ] && ok "$name (GMPROF_PATCH_AT=range${lazy:+, lazy loading}): unpatched after each range" ||

@@ -48,7 +48,9 @@
 # reported); capture, capture_nvtx and capture_ranges (since the
 # fifty-second session a capture range patches modules at their first
 # monitored launch by default: capture and capture_ranges passed so in
-# step 4b on the H200, capture_nvtx has not run so).  And once,
+# step 4b on the H200, capture_nvtx has not run so); graphs, graph_loop
+# and graph_capture in step 4b (new: a graph launch's driver call patches
+# every module before the graph runs; each log says which way).  And once,
 # CUDA_MODULE_LOADING=LAZY in the environment of a whole gpu-check call
 # (on 2026-11-30 all but tma passed so; since then a module loaded inside
 # the collector's own driver query is patched after it): if tma passes too,
