@@ -300,8 +300,9 @@ void dev_api_launch_call(const Sanitizer_CallbackData *cd)
  * never from the launch's own callback: there sanitizerAddPatchesFromFile
  * waited for a lock that the launch holds (an H100, 2026-11-27, a stream
  * with stream-ordered allocations; docs/sanitizer-api.md).  A launch no
- * such call announced (a CUDA graph's kernel node, or a driver without
- * cuFuncGetModule) finds its module unpatched: it runs unmonitored, and
+ * such call announced (a graph's kernel node its graph launch's call did
+ * not patch for, dev_patch_all; a driver without cuFuncGetModule) finds
+ * its module unpatched: it runs unmonitored, and
  * the module is patched when the program's API call returns
  * (dev_patch_wanted), for the launches after it.
  */
@@ -325,7 +326,8 @@ static void want(struct gmp_ctx_state *s, CUmodule module)
 	static int said;
 	if (!said++)
 		rec_say("GMPROF_PATCH_AT=%s%s: a kernel was launched with no launch call to patch its module before "
-			"(a CUDA graph's kernel node, or a driver without cuFuncGetModule); that launch is not "
+			"(a driver without cuFuncGetModule, or a CUDA graph's kernel node its graph launch's call did not "
+			"patch for); that launch is not "
 			"monitored, and the module is patched for the launches after it%s",
 			gmp_col.opts.patch_at == GMP_PATCH_AT_RANGE ? "range" : "launch",
 			gmp_col.opts.patch_at_default ? " (the default under a capture range)" : "",
