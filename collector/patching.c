@@ -195,6 +195,8 @@ void dev_patch_loaded(struct gmp_ctx_state *s, CUmodule module)
 	 * the Sanitizer patches itself (callbacks.c).
 	 */
 	if (gmp_col.opts.patch_at != GMP_PATCH_AT_LOAD) { /* kept for a graph launch (dev_patch_all) */
+		if (listed(s->loaded, s->nloaded, module))
+			return;
 		if (!GMP_GROW(s->loaded, s->loaded_cap, s->nloaded + 1))
 			s->loaded[s->nloaded++] = module;
 		else
@@ -219,8 +221,7 @@ void dev_module_unloading(CUcontext ctx, CUmodule module)
 {
 	struct gmp_ctx_state *s = dev_find_state(ctx);
 	if (s) { /* its handle may come back for another module */
-		while (drop(s->loaded, &s->nloaded, module)) {
-		}
+		drop(s->loaded, &s->nloaded, module);
 		drop(s->patched, &s->npatched, module);
 		drop(s->wanted, &s->nwanted, module);
 	}
@@ -314,9 +315,8 @@ void dev_patch_early(struct gmp_ctx_state *s, CUmodule module)
 
 static void want(struct gmp_ctx_state *s, CUmodule module)
 {
-	for (size_t i = 0; i < s->nwanted; i++)
-		if (s->wanted[i] == module)
-			return;
+	if (listed(s->wanted, s->nwanted, module))
+		return;
 	if (GMP_GROW(s->wanted, s->wanted_cap, s->nwanted + 1)) {
 		dev_out_of_memory("recording a module to patch");
 		return;

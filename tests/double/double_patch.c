@@ -242,6 +242,15 @@ void double_module_start(void)
  * module and loads it again, at the same handle (as a driver may give a
  * freed handle again): unloaded, it is no longer patched.
  */
+/* The module gone (unloaded, or its context destroyed): nothing of it is patched any more. */
+static void module_gone(void)
+{
+	for (size_t i = 0; i < sizeof(patched_cb) / sizeof(patched_cb[0]); i++)
+		__atomic_store_n(&patched_cb[i], NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&module_patched, 0, __ATOMIC_RELAXED);
+	lazy_silence(0);
+}
+
 static long reload_at;
 static void read_reload_at(void)
 {
@@ -257,19 +266,14 @@ void double_module_reload_at(long n)
 		return;
 	Sanitizer_ResourceModuleData md = { .context = DOUBLE_CTX, .module = MODULE };
 	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &md);
-	for (size_t i = 0; i < sizeof(patched_cb) / sizeof(patched_cb[0]); i++)
-		__atomic_store_n(&patched_cb[i], NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&module_patched, 0, __ATOMIC_RELAXED);
+	module_gone();
 	double_deliver(SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_LOADED, &md);
 }
 
 void double_context_destroyed(void)
 {
 	double_context_sync_begins();
-	for (size_t i = 0; i < sizeof(patched_cb) / sizeof(patched_cb[0]); i++)
-		__atomic_store_n(&patched_cb[i], NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&module_patched, 0, __ATOMIC_RELAXED);
-	lazy_silence(0);
+	module_gone();
 }
 
 SanitizerResult sanitizerAddPatchesFromFile(const char *filename, CUcontext ctx)
